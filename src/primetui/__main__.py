@@ -1,0 +1,3 @@
+from primetui.cli import main
+
+raise SystemExit(main())

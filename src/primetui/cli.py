@@ -1,0 +1,83 @@
+"""Entry points: ``primetui``, ``primetui local serve``, ``primetui validate``, ``primetui edit``,
+``primetui runs`` and ``primetui run``.
+
+Every subcommand imports its implementation lazily, so ``primetui validate`` or the headless
+commands never pay for the UI toolkit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="primetui",
+        description="Terminal dashboard for Prime Intellect hosted SFT training.",
+    )
+    parser.add_argument(
+        "--local",
+        action="store_true",
+        help="start the embedded local platform in the background (with demo data) and open the dashboard on it",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command")
+
+    local = sub.add_parser("local", help="the embedded local platform")
+    local_sub = local.add_subparsers(dest="local_command", required=True)
+    serve = local_sub.add_parser("serve", help="serve the Prime-compatible HTTP API on 127.0.0.1")
+    serve.add_argument("--port", type=int, default=None, help="port to bind (default: a free port)")
+    serve.add_argument("--data-dir", default=None, help="where state lives (default: the user data dir; env PRIMETUI_LOCAL_DATA_DIR)")
+    serve.add_argument("--demo", action="store_true", help="seed the demo volume and config on first start")
+    serve.add_argument("--ready-file", default=None, help="write a JSON file with base_url and token once serving (for supervisors and tests)")
+
+    validate = sub.add_parser("validate", help="validate sft.toml files: file:line:col: level: message")
+    validate.add_argument("files", nargs="+", help="TOML files to check")
+    validate.add_argument("--json", action="store_true", help="machine-readable output")
+    validate.add_argument("--offline", action="store_true", help="do not ask the platform for its model cache")
+
+    edit = sub.add_parser("edit", help="open an sft.toml in the config editor")
+    edit.add_argument("file", help="the file to open or create")
+    edit.add_argument("--local", action="store_true", help="use the embedded local platform")
+
+    runs = sub.add_parser("runs", help="list runs (headless with --once)")
+    runs.add_argument("--once", action="store_true", help="print once and exit instead of opening the dashboard")
+    runs.add_argument("--json", action="store_true", help="JSON output (with --once)")
+    runs.add_argument("--local", action="store_true", help="use the embedded local platform")
+
+    run = sub.add_parser("run", help="show one run (headless with --once)")
+    run.add_argument("run_id")
+    run.add_argument("--once", action="store_true", help="print once and exit instead of opening the dashboard")
+    run.add_argument("--json", action="store_true", help="JSON output (with --once)")
+    run.add_argument("--local", action="store_true", help="use the embedded local platform")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.version:
+        from primetui import __version__
+
+        print(f"primetui {__version__}")
+        return 0
+    if args.command == "local":
+        from primetui.local.cli import serve
+
+        return serve(args)
+    if args.command == "validate":
+        from primetui.sft.cli import validate
+
+        return validate(args)
+    if args.command in ("runs", "run") and args.once:
+        from primetui import headless
+
+        return headless.main(args)
+    from primetui.ui.launch import run_app
+
+    return run_app(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
