@@ -1,0 +1,29 @@
+"""``python -m primetui.local.trainer --run-dir RUN_DIR``: one local training run (see __init__)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+# Pin BLAS threads before numpy loads: the machine is shared by the server, other runs and tests.
+_THREADS = os.environ.get("PRIMETUI_TRAINER_THREADS", "1")
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, _THREADS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m primetui.local.trainer")
+    parser.add_argument("--run-dir", required=True, help="the run's platform directory (holds config.json)")
+    args = parser.parse_args(argv)
+    from pathlib import Path
+
+    from primetui.local.trainer.loop import Trainer
+
+    trainer = Trainer(Path(args.run_dir), threads=int(os.environ.get("OPENBLAS_NUM_THREADS", "1") or 1))
+    trainer.install_signals()
+    return trainer.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,374 @@
+"""The training process: setup, the step loop, checkpoints, pause/stop, and the eval components."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from primetui.local.trainer import ckpt as ckpt_mod
+from primetui.local.trainer.config import TrainConfig, parse_config
+from primetui.local.trainer.data import (
+    DatasetError,
+    FakeStream,
+    SampleStream,
+    load_sources,
+    pack_row,
+    tokenize_rows,
+    volume_path,
+)
+from primetui.local.trainer.logs import ConsoleLog, format_time
+from primetui.local.trainer.model import ModelShape, contexts, forward_backward, init_params
+from primetui.local.trainer.optim import Optimizer, clip_grad_norm
+from primetui.local.trainer.perf import PerfCounter, cpu_peak_flops, peak_rss_gib, total_memory_gib
+from primetui.local.trainer.runfiles import Component, RunFiles
+from primetui.local.trainer.scheduler import Scheduler
+
+CHUNK = 4096  # positions per forward/backward call: bounds memory for long packed rows
+
+
+class RunFailure(RuntimeError):
+    """A failure whose message is already the one-sentence reason shown to the user."""
+
+
+class Interrupted(Exception):
+    """SIGTERM arrived: stop now."""
+
+
+class Trainer:
+    def __init__(self, run_dir: Path, *, threads: int = 1) -> None:
+        self.files = RunFiles(run_dir)
+        self.log = ConsoleLog(self.files.logs_dir / "trainer.log")
+        self.threads = threads
+        self.stop_requested = False
+        self.pause_requested = False
+        self.step = 0
+        self.evals: Any = None
+        self.trainer_comp: Component | None = None
+
+    # -- signals ---------------------------------------------------------------------------------
+    def install_signals(self) -> None:
+        signal.signal(signal.SIGTERM, self._on_term)
+        signal.signal(signal.SIGINT, self._on_term)
+        signal.signal(signal.SIGUSR1, self._on_pause)
+
+    def _on_term(self, signum: int, frame: Any) -> None:
+        self.stop_requested = True
+
+    def _on_pause(self, signum: int, frame: Any) -> None:
+        self.pause_requested = True
+
+    # -- entry -----------------------------------------------------------------------------------
+    def run(self) -> int:
+        self.files.set_status("starting", 0)
+        try:
+            spec = self.files.read_input()
+        except (OSError, ValueError) as exc:
+            return self._fail(f"Cannot read {self.files.run_dir / 'config.json'} ({exc}); the platform must write it before starting the trainer.")
+        self.files.run_id = str(spec.get("run_id", ""))
+        self.trainer_comp = self.files.add_component(
+            Component("trainer", f"{self.files.run_id}-trainer-0", "running", os.getpid())
+        )
+        try:
+            cfg = parse_config(spec.get("config") or {})
+            self.files.max_steps = cfg.max_steps
+            return self._train(spec, cfg)
+        except Interrupted:
+            return self._finish_stopped()
+        except (RunFailure, DatasetError, ckpt_mod.CheckpointError) as exc:
+            return self._fail(str(exc))
+        except Exception as exc:  # noqa: BLE001 - a crash must still leave a reason behind
+            for line in traceback.format_exc().rstrip().splitlines():
+                self.log.error(line)
+            return self._fail(f"Trainer crashed: {type(exc).__name__}: {exc}")
+
+    # -- setup -----------------------------------------------------------------------------------
+    def _train(self, spec: dict[str, Any], cfg: TrainConfig) -> int:
+        log = self.log
+        model_spec = spec.get("model") or {}
+        model_name = str(model_spec.get("name") or cfg.model_name)
+        shape = ModelShape.from_standin(model_spec.get("standin"))
+        volume_dir = Path(spec["volume_dir"]) if spec.get("volume_dir") else None
+        output_dir = Path(spec.get("output_dir") or self.files.run_dir / "output")
+        data_cfg = cfg.data
+        row_len = data_cfg.seq_len * data_cfg.micro_batch_size
+        if data_cfg.batch_size % data_cfg.micro_batch_size:
+            raise RunFailure("Batch size must be divisible by micro batch size; fix data.batch_size or data.micro_batch_size.")
+        grad_accum = data_cfg.batch_size // data_cfg.micro_batch_size
+
+        log.warning(
+            f"Local platform: training a stand-in model instead of {model_name}; real weights cannot run "
+            f"on this machine. Stand-in: {shape.describe()}."
+        )
+        log.info("Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) on CPU")
+        log.info(f"Initializing monitors (file={self.files.run_dir / 'metrics.jsonl'})")
+        ckpt_root = self._ckpt_root(cfg, output_dir, volume_dir)
+        if cfg.ckpt is not None:
+            log.info(
+                f"Initializing checkpoint manager (dir={ckpt_root}, interval={cfg.ckpt.interval}, keep_last={cfg.ckpt.keep_last})"
+            )
+        log.info(f"Initializing model ({model_name} -> stand-in, {shape.num_params:,} parameters, dtype=float32)")
+        params = init_params(shape, seed=int((model_spec.get("standin") or {}).get("seed", 0)))
+        log.info("Initializing tokenizer (byte-level, vocab 260)")
+        log.info(f"Initialized ByteChatRenderer for {model_name}")
+        opt = Optimizer(cfg.optim, params)
+        log.info(f"Initializing optimizer (type={cfg.optim.type}, lr={cfg.optim.lr}, weight_decay={cfg.optim.weight_decay}, max_norm={cfg.optim.max_norm})")
+        if opt.fallback_note:
+            log.warning(opt.fallback_note)
+        sched = Scheduler(cfg.scheduler, cfg.optim.lr, cfg.max_steps)
+        steps_label = cfg.max_steps if cfg.max_steps is not None else "infinite"
+        log.info(f"Setting up {cfg.scheduler.type} scheduler with {steps_label} steps ({sched.describe()})")
+        stream = self._data(cfg, volume_dir, row_len)
+        self._check_signals()
+
+        # -- resume ---------------------------------------------------------------------------------
+        progress = {"step": 0, "total_tokens": 0, "total_samples": 0}
+        resumed = self._resume_dir(spec, cfg, ckpt_root, volume_dir)
+        if resumed is not None:
+            step_dir, shown = resumed
+            state = ckpt_mod.load(step_dir, shown)
+            if set(state.params) != set(params) or any(state.params[k].shape != params[k].shape for k in params):
+                raise RunFailure(f"Checkpoint {shown} was written by a stand-in of a different shape; resume it with the same model.")
+            skip = cfg.ckpt or None
+            for k in params:
+                params[k][...] = state.params[k]
+            if not (skip and skip.skip_optimizer):
+                opt.load_state_arrays(state.optim_arrays, state.optim_t)
+            if not (skip and skip.skip_progress):
+                progress = {k: state.progress.get(k, 0) for k in progress}
+            if not (skip and skip.skip_dataloader) and state.dataloader:
+                stream.load_state(state.dataloader)
+            log.info(f"Resuming training from checkpoint step {state.progress.get('step', 0)} ({shown})")
+        start = int(progress["step"]) + 1
+        log.info(
+            f"Starting from step {start} (total_tokens={progress['total_tokens']}, total_samples={progress['total_samples']}, "
+            f"dataset_state={stream.state()})"
+        )
+
+        if cfg.eval is not None and cfg.eval.sources:
+            from primetui.local.evals.launcher import EvalComponents
+
+            self.evals = EvalComponents(self.files, cfg, shape, model_name, log, self._check_signals)
+            self.evals.start()
+            if not cfg.eval.skip_first_step and resumed is None:
+                self.evals.broadcast(start - 1, params)
+
+        self.files.set_status("running", start - 1)
+        log.info(f"Starting training loop (max_steps={steps_label})")
+        perf = PerfCounter(cpu_peak_flops(self.threads))
+        mem_total = total_memory_gib()
+        grads = {k: np.zeros_like(v) for k, v in params.items()}
+        total_tokens = int(progress["total_tokens"])
+        total_samples = int(progress["total_samples"])
+        last_saved = -1
+        last_broadcast = start - 1 if self.evals else -1
+        step = start - 1
+        tokens_per_step = data_cfg.batch_size * data_cfg.seq_len
+
+        def save(step_n: int) -> float:
+            t0 = time.perf_counter()
+            log.info(f"Saving checkpoint at step {step_n}")
+            state = ckpt_mod.TrainState(
+                params={k: v.astype(np.float32) for k, v in params.items()},
+                optim_arrays={k: v.astype(np.float32) for k, v in opt.state_arrays().items()},
+                optim_t=opt.t,
+                scheduler={"type": cfg.scheduler.type, "last_step": step_n, "lr": sched.lr_at(step_n)},
+                progress={"step": step_n, "total_tokens": total_tokens, "total_samples": total_samples,
+                          "epoch": stream.epoch},
+                dataloader=stream.state(),
+            )
+            path, size = ckpt_mod.save(ckpt_root, step_n, state)
+            self.files.log_checkpoint(step_n, path, size)
+            if cfg.ckpt is not None:
+                for gone in ckpt_mod.prune(ckpt_root, cfg.ckpt.keep_last, cfg.ckpt.keep_interval):
+                    self.files.log_checkpoint_deleted(gone)
+            return time.perf_counter() - t0
+
+        while cfg.max_steps is None or step < cfg.max_steps:
+            step += 1
+            self.step = step
+            t_start = time.perf_counter()
+            for g in grads.values():
+                g.fill(0.0)
+            loss_sum = 0.0
+            n_tok = 0
+            nan_count = 0
+            for _ in range(grad_accum):
+                self._check_signals()
+                row = pack_row(stream, row_len)
+                total_samples += row.num_samples
+                pos = np.flatnonzero(row.mask)
+                for c in range(0, len(pos), CHUNK):
+                    p = pos[c:c + CHUNK]
+                    ctx = contexts(row.ids, row.doc_start, p, shape.context)
+                    ls, nn = forward_backward(params, ctx, row.ids[p].astype(np.int64), grads)
+                    loss_sum += ls
+                    nan_count += nn
+                n_tok += len(pos)
+            t_fb = time.perf_counter() - t_start
+            if n_tok:
+                for g in grads.values():
+                    g /= n_tok
+            loss = loss_sum / n_tok if n_tok else float("nan")
+            grad_norm = clip_grad_norm(grads, cfg.optim.max_norm)
+            lr = sched.lr_at(step)
+            if math.isfinite(loss) and math.isfinite(grad_norm):
+                opt.step(params, grads, lr)
+            else:
+                log.warning(f"Local loss is nan, excluding this micro step from backward (step {step})")
+            step_time = time.perf_counter() - t_start
+            total_tokens += tokens_per_step
+            perf.count(time.perf_counter(), tokens_per_step, float(shape.flops_per_token) * n_tok)
+            tok_s = perf.tokens_per_second()
+            mfu = perf.mfu()
+            peak = peak_rss_gib()
+            msg = f"Step {step} | {format_time(step_time):>7} | Loss {loss:.4f}"
+            if cfg.optim.max_norm is not None:
+                msg += f" | Grad. Norm {grad_norm:.4f}"
+            pct = peak / mem_total * 100 if mem_total else 0.0
+            msg += (
+                f" | LR {lr:.2e} | Throughput {tok_s or 0:.0f} tokens/s | MFU {mfu or 0:.1f}%"
+                f" | Peak Mem. {peak:.1f}/{mem_total:.1f} GiB ({pct:.1f}%)"
+            )
+            log.success(msg)
+
+            is_last = cfg.max_steps is not None and step >= cfg.max_steps
+            save_time = None
+            if cfg.ckpt is not None and (
+                is_last or (cfg.ckpt.interval and step % cfg.ckpt.interval == 0)
+            ):
+                save_time = save(step)
+                last_saved = step
+            bcast_time = None
+            if self.evals is not None:
+                self.evals.check()
+                due = is_last or step % cfg.eval.interval == 0 or any(step % s.interval == 0 for s in cfg.eval.sources)
+                if due:
+                    t0 = time.perf_counter()
+                    self.evals.broadcast(step, params, final=is_last)
+                    bcast_time = time.perf_counter() - t0
+                    last_broadcast = step
+
+            epoch = stream.epoch
+            self.files.log_metrics(step, {"progress/epoch": epoch, "progress/num_samples": total_samples, "progress/num_tokens": total_tokens})
+            self.files.log_metrics(step, {"perf/throughput": tok_s, "perf/throughput_per_gpu": tok_s, "perf/peak_memory": peak, "perf/mfu": mfu})
+            self.files.log_metrics(step, {"optim/lr": lr, "optim/grad_norm": grad_norm if cfg.optim.max_norm is not None else None})
+            self.files.log_metrics(step, {"loss/mean": loss, "loss/perplexity": math.exp(min(loss, 20.0)) if math.isfinite(loss) else None, "loss/nan_count": nan_count})
+            self.files.log_metrics(step, {"time/step": step_time, "time/forward_backward": t_fb, "time/save_ckpt": save_time, "time/broadcast_weights": bcast_time})
+            self.files.set_status("running", step)
+
+            if self.pause_requested and not is_last:
+                if last_saved != step:
+                    save(step)
+                return self._finish_paused(step)
+            self._check_signals()
+
+        log.info(f"Peak memory: {peak_rss_gib():.1f} GiB")
+        if self.evals is not None:
+            if last_broadcast != step:
+                log.info("Broadcasting final weights")
+                self.evals.broadcast(step, params, final=True)
+            self.evals.finish(step)
+        log.success("SFT trainer finished!")
+        self.files.set_status("completed", step)
+        self._set_trainer_status("completed")
+        return 0
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _check_signals(self) -> None:
+        if self.stop_requested:
+            raise Interrupted()
+
+    def _ckpt_root(self, cfg: TrainConfig, output_dir: Path, volume_dir: Path | None) -> Path:
+        if cfg.ckpt is not None and cfg.ckpt.output_dir:
+            name = cfg.ckpt.output_dir
+            if volume_dir is not None and (name.startswith("/volume") or not name.startswith("/")):
+                return volume_path(name, volume_dir)[0] / "checkpoints"
+            return Path(name) / "checkpoints"
+        return output_dir / "checkpoints"
+
+    def _data(self, cfg: TrainConfig, volume_dir: Path | None, row_len: int) -> SampleStream | FakeStream:
+        d = cfg.data
+        if d.type == "fake":
+            self.log.info(
+                f"Initializing data (type=fake, length={d.length}, input_ids={d.input_ids}, seq_len={d.seq_len}, batch_size={d.batch_size}, micro_batch_size={d.micro_batch_size})"
+            )
+            return FakeStream(d)
+        self.log.info(
+            f"Initializing data (name={d.name}, splits={d.splits or ['train']}, seq_len={d.seq_len}, batch_size={d.batch_size}, micro_batch_size={d.micro_batch_size}, shuffle={d.shuffle}, seed={d.seed})"
+        )
+        sources = []
+        for label, rows in load_sources(d, volume_dir):
+            samples = tokenize_rows(rows, d, row_len, self.log.warning)
+            if not samples:
+                raise RunFailure(
+                    f"No example in split '{label}' of {d.name} has trainable tokens within seq_len {d.seq_len}; raise data.seq_len or check the loss mask."
+                )
+            self.log.info(f"Loaded {len(samples)} examples from split '{label}' ({sum(len(s.ids) for s in samples):,} tokens)")
+            sources.append(samples)
+        stream = SampleStream(sources, d)
+        if cfg.log_data:
+            from primetui.local.trainer.tokenizer import decode
+
+            first = stream.peek()
+            self.log.info(f"First data sample: {decode(first.ids)[:500]!r}")
+        return stream
+
+    def _resume_dir(
+        self, spec: dict[str, Any], cfg: TrainConfig, ckpt_root: Path, volume_dir: Path | None
+    ) -> tuple[Path, str] | None:
+        if spec.get("resume_from"):
+            p = Path(spec["resume_from"])
+            return p, str(p)
+        r = cfg.resume
+        if r is None:
+            return None
+        if r.dir:
+            if volume_dir is not None and (r.dir.startswith("/volume") or not r.dir.startswith("/")):
+                return volume_path(r.dir, volume_dir)
+            return Path(r.dir), r.dir
+        if r.step:
+            return ckpt_root / f"step_{r.step}", f"checkpoints/step_{r.step}"
+        steps = ckpt_mod.list_steps(ckpt_root)
+        if not steps:
+            self.log.warning(f"No checkpoints found in {ckpt_root}. Starting from scratch.")
+            return None
+        return ckpt_root / f"step_{steps[-1]}", f"checkpoints/step_{steps[-1]}"
+
+    def _set_trainer_status(self, status: str) -> None:
+        if self.trainer_comp is not None:
+            self.trainer_comp.status = status
+            self.files.write_components()
+
+    def _finish_paused(self, step: int) -> int:
+        self.log.info(f"Paused at step {step}: checkpoint saved; resume continues at step {step + 1}")
+        if self.evals is not None:
+            self.evals.stop("stopped")
+        self.files.set_status("paused", step)
+        self._set_trainer_status("stopped")
+        return 0
+
+    def _finish_stopped(self) -> int:
+        self.log.warning(f"Stop requested: stopping at step {self.step}")
+        if self.evals is not None:
+            self.evals.stop("stopped")
+        self.files.set_status("stopped", self.step)
+        self._set_trainer_status("stopped")
+        return 0
+
+    def _fail(self, reason: str) -> int:
+        self.log.error(reason)
+        if self.evals is not None:
+            try:
+                self.evals.stop("stopped")
+            except Exception:  # noqa: BLE001 - the original reason matters more
+                pass
+        self.files.set_status("failed", self.step, reason)
+        self._set_trainer_status("failed")
+        return 1
