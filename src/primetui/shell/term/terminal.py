@@ -1,0 +1,416 @@
+"""The stream side: bytes from a program in, screen operations out.
+
+Speed comes from three layers, tried in order at each position of the input:
+
+1. *Bulk lines*: a run of plain one-cell text separated by CRLF (``seq``, ``cat``, ``ls``, build
+   logs) is split with ``str.split`` and, once the cursor sits on the bottom row, whole rows go
+   straight into the scrollback deque and only the last screenful becomes cells.
+2. *Text runs*: printable text between control characters is drawn a row-slice at a time.
+3. *Escape sequences*: matched whole by regular expressions (CSI, OSC, DCS, ESC) and dispatched.
+
+A sequence cut by a chunk boundary is carried over to the next :meth:`Terminal.feed`.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import re
+
+from primetui.shell.term.attrs import apply_sgr
+from primetui.shell.term.screen import Line, Screen
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_BULK = re.compile(r"[\x20-\x7e]*(?:\r\n[\x20-\x7e]*)+")
+_CSI = re.compile(r"\x1b\[([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e])")
+_CSI_PREFIX = re.compile(r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*")
+_ESC = re.compile(r"\x1b([\x20-\x2f]*)([\x30-\x7e])")
+_ESC_PREFIX = re.compile(r"\x1b[\x20-\x2f]*")
+_STRING_END = re.compile(r"\x07|\x1b\\|\x9c")
+
+_MAX_STRING = 1 << 20  # an OSC/DCS longer than this (1 MiB) is dropped, not buffered forever
+
+_DEC_MODES_MOUSE = {9, 1000, 1002, 1003}
+_MOUSE_ENCODINGS = {1005: "utf8", 1006: "sgr", 1015: "urxvt"}
+
+
+def _params(raw: str) -> list[list[int]]:
+    """Split CSI parameters into colon groups of ints (empty means 0 / default)."""
+    if not raw:
+        return []
+    out = []
+    for part in raw.split(";"):
+        group = []
+        for sub in part.split(":"):
+            try:
+                group.append(min(int(sub), 65535) if sub else 0)
+            except ValueError:
+                group.append(0)
+        out.append(group)
+    return out
+
+
+class Terminal(Screen):
+    """A VT/xterm screen fed with the bytes a program writes (``TERM=xterm-256color``)."""
+
+    def __init__(self, cols: int = 80, rows: int = 24, scrollback: int = 10_000) -> None:
+        super().__init__(cols, rows, scrollback)
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._carry = ""
+
+    # -- input ---------------------------------------------------------------------------------
+    def feed(self, data: bytes) -> None:
+        """Feed raw bytes (UTF-8, possibly cut mid-character or mid-sequence)."""
+        self.feed_text(self._decoder.decode(data))
+
+    def feed_text(self, data: str) -> None:
+        """Feed decoded text."""
+        if self._carry:
+            data = self._carry + data
+            self._carry = ""
+        n = len(data)
+        pos = 0
+        find_control = _CONTROL.search
+        bulk = _BULK.match
+        while pos < n:
+            m = bulk(data, pos)
+            if m is not None:
+                self._bulk(m.group())
+                pos = m.end()
+                continue
+            m = find_control(data, pos)
+            if m is None:
+                self.draw(data[pos:])
+                return
+            i = m.start()
+            if i > pos:
+                self.draw(data[pos:i])
+            c = data[i]
+            if c == "\x1b":
+                pos = self._escape(data, i)
+                if pos < 0:  # incomplete: wait for more input
+                    self._carry = data[i:]
+                    return
+            else:
+                self._control(c)
+                pos = i + 1
+
+    def _control(self, c: str) -> None:
+        if c == "\r":
+            self.carriage_return()
+        elif c in "\n\x0b\x0c":
+            self.linefeed()
+        elif c == "\x08":
+            self.backspace()
+        elif c == "\t":
+            self.tab()
+        elif c == "\x07":
+            self.bell += 1
+        elif c == "\x0e":
+            self.shift_out = True
+        elif c == "\x0f":
+            self.shift_out = False
+        # Other C0/C1 controls (NUL, ENQ, ...) are ignored, as xterm does.
+
+    # -- the bulk path ---------------------------------------------------------------------------
+    def _bulk(self, block: str) -> None:
+        parts = block.split("\r\n")
+        if parts[0]:
+            self.draw(parts[0])
+        rest = parts[1:]
+        # Row by row until the cursor reaches the bottom of a full-screen region.
+        i = 0
+        k = len(rest)
+        while i < k and not (self.y == self.bottom == self.rows - 1 and self.top == 0):
+            self.carriage_return()
+            self.linefeed()
+            if rest[i]:
+                self.draw(rest[i])
+            i += 1
+        if i == k:
+            return
+        rest = rest[i:] if i else rest
+        cols = self.cols
+        if self.insert_mode or self.charset == "0" or max(map(len, rest)) > cols:
+            for part in rest:
+                self.carriage_return()
+                self.linefeed()
+                if part:
+                    self.draw(part)
+            return
+        self._bulk_scroll(rest)
+
+    def _bulk_scroll(self, rest: list[str]) -> None:
+        """Append whole rows below the bottom row, as if each were preceded by CR LF."""
+        rows, cols = self.rows, self.cols
+        k = len(rest)
+        style, fill = self.attr, self.fill
+        plain = style is fill and style[1] == -1 and style[2] == 0 and style[0] == -1
+        keep_history = not self.alt_screen and self.scrollback.maxlen
+        if k >= rows:
+            if keep_history:
+                self.scrollback.extend(self.lines)
+                gone = rest[: k - rows]
+                if plain:
+                    # Only the tail that fits matters; the deque drops older rows itself.
+                    self.scrollback.extend(gone[-self.scrollback.maxlen :])
+                else:
+                    self.scrollback.extend(Line.from_text(p, cols, style, fill) for p in gone[-self.scrollback.maxlen :])
+                self.history_pushed += k
+            self.lines = [Line.from_text(p, cols, style, fill) for p in rest[k - rows :]]
+        else:
+            if keep_history:
+                self.scrollback.extend(self.lines[:k])
+                self.history_pushed += k
+            self.lines = self.lines[k:] + [Line.from_text(p, cols, style, fill) for p in rest]
+        if self.alt_screen:
+            self._alt_lines = self.lines
+        last = len(rest[-1])
+        if last >= cols:
+            self.x, self.pending_wrap = cols - 1, True
+        else:
+            self.x, self.pending_wrap = last, False
+        self.dirty.update(range(rows))
+
+    # -- escape sequences ------------------------------------------------------------------------
+    def _escape(self, data: str, i: int) -> int:
+        """Handle the sequence starting at ``data[i] == ESC``; return the next position or -1."""
+        n = len(data)
+        if i + 1 >= n:
+            return -1
+        kind = data[i + 1]
+        if kind == "[":
+            m = _CSI.match(data, i)
+            if m is None:
+                end = _CSI_PREFIX.match(data, i).end()
+                return -1 if end >= n else end  # malformed: drop what was read so far
+            self._csi(m.group(1), m.group(2), m.group(3))
+            return m.end()
+        if kind in "]P_^X":
+            m = _STRING_END.search(data, i + 2)
+            if m is None:
+                return -1 if n - i < _MAX_STRING else n
+            if kind == "]":
+                self._osc(data[i + 2 : m.start()])
+            return m.end()
+        m = _ESC.match(data, i)
+        if m is None:
+            end = _ESC_PREFIX.match(data, i).end()
+            return -1 if end >= n else end + 1
+        self._esc(m.group(1), m.group(2))
+        return m.end()
+
+    def _esc(self, inter: str, final: str) -> None:
+        if not inter:
+            if final == "7":
+                self.save_cursor()
+            elif final == "8":
+                self.restore_cursor()
+            elif final == "D":
+                self.index()
+            elif final == "E":
+                self.carriage_return()
+                self.index()
+            elif final == "M":
+                self.reverse_index()
+            elif final == "H":
+                self.set_tabstop()
+            elif final == "c":
+                self.reset()
+            elif final == "=":
+                self.app_keypad = True
+            elif final == ">":
+                self.app_keypad = False
+        elif inter == "(":
+            self.g0 = final
+        elif inter == ")":
+            self.g1 = final
+        elif inter == "#" and final == "8":
+            self.alignment_test()
+
+    def _osc(self, body: str) -> None:
+        code, _, rest = body.partition(";")
+        if code in ("0", "2"):
+            self.title = rest[:256]
+        elif code == "52":
+            _, _, payload = rest.partition(";")
+            if payload and payload != "?":  # never answer a clipboard read: it would leak it
+                try:
+                    self.clipboard.append(base64.b64decode(payload, validate=False).decode("utf-8", "replace"))
+                except (ValueError, TypeError):
+                    pass
+                del self.clipboard[:-8]
+
+    def _csi(self, raw: str, inter: str, final: str) -> None:
+        private = ""
+        if raw and raw[0] in "<=>?":
+            private, raw = raw[0], raw[1:]
+        params = _params(raw)
+        p0 = params[0][0] if params else 0
+        n = p0 or 1  # most sequences treat 0 and missing as 1
+        if private == "?":
+            if final in "hl" and not inter:
+                for group in params:
+                    self._dec_mode(group[0], final == "h")
+            elif final == "J":
+                self.erase_in_display(p0)
+            elif final == "K":
+                self.erase_in_line(p0)
+            elif final == "n" and p0 == 6:
+                self.replies.append(f"\x1b[?{self.y + 1};{self.x + 1}R")
+            elif final == "p" and inter == "$":
+                self.replies.append(f"\x1b[?{p0};{self._mode_state(p0)}$y")
+            return
+        if private == ">":
+            if final == "c":
+                self.replies.append("\x1b[>41;330;0c")  # an xterm, version 330
+            return
+        if private:
+            return
+        if inter:
+            if inter == "!" and final == "p":
+                self._soft_reset()
+            return  # DECSCUSR (cursor shape) and the like change nothing we draw
+        if final == "m":
+            self.attr = apply_sgr(self.attr, params)
+        elif final in "Hf":
+            col = params[1][0] if len(params) > 1 else 0
+            self.move_to((col or 1) - 1, n - 1)
+        elif final == "A":
+            self.move_rel(dy=-n)
+        elif final in "Be":
+            self.move_rel(dy=n)
+        elif final in "Ca":
+            self.move_rel(dx=n)
+        elif final == "D":
+            self.move_rel(dx=-n)
+        elif final == "E":
+            self.move_rel(dy=n)
+            self.carriage_return()
+        elif final == "F":
+            self.move_rel(dy=-n)
+            self.carriage_return()
+        elif final in "G`":
+            self.set_column(n - 1)
+        elif final == "d":
+            self.set_row(n - 1)
+        elif final == "J":
+            self.erase_in_display(p0)
+        elif final == "K":
+            self.erase_in_line(p0)
+        elif final == "L":
+            self.insert_lines(n)
+        elif final == "M":
+            self.delete_lines(n)
+        elif final == "@":
+            self.insert_chars(n)
+        elif final == "P":
+            self.delete_chars(n)
+        elif final == "X":
+            self.erase_chars(n)
+        elif final == "S":
+            self.scroll_up(n)
+        elif final == "T":
+            if len(params) <= 1:
+                self.scroll_down(n)
+        elif final == "r":
+            top = p0 or 1
+            bottom = params[1][0] if len(params) > 1 and params[1][0] else self.rows
+            self.set_margins(top - 1, bottom - 1)
+        elif final == "b":
+            self.repeat_last(n)
+        elif final == "I":
+            self.tab(n)
+        elif final == "Z":
+            self.back_tab(n)
+        elif final == "g":
+            self.clear_tabstop(p0)
+        elif final in "hl":
+            on = final == "h"
+            for group in params:
+                if group[0] == 4:
+                    self.insert_mode = on
+                elif group[0] == 20:
+                    self.newline_mode = on
+        elif final == "s":
+            self.save_cursor()
+        elif final == "u":
+            self.restore_cursor()
+        elif final == "c":
+            if p0 == 0:
+                self.replies.append("\x1b[?62;22c")  # VT220 with ANSI colour
+        elif final == "n":
+            if p0 == 5:
+                self.replies.append("\x1b[0n")
+            elif p0 == 6:
+                y = self.y - self.top if self.origin_mode else self.y
+                self.replies.append(f"\x1b[{y + 1};{self.x + 1}R")
+        elif final == "t":
+            if p0 == 18:
+                self.replies.append(f"\x1b[8;{self.rows};{self.cols}t")
+
+    def _mode_state(self, mode: int) -> int:
+        """DECRQM answer: 1 set, 2 reset, 0 unknown."""
+        known = {
+            1: self.app_cursor, 6: self.origin_mode, 7: self.autowrap, 25: self.cursor_visible,
+            1049: self.alt_screen, 47: self.alt_screen, 1047: self.alt_screen, 2004: self.bracketed_paste,
+            1004: self.focus_events, 2026: self.synchronized, 1006: self.mouse_encoding == "sgr",
+        }
+        if mode in _DEC_MODES_MOUSE:
+            return 1 if self.mouse_mode == mode else 2
+        if mode in known:
+            return 1 if known[mode] else 2
+        return 0
+
+    def _dec_mode(self, mode: int, on: bool) -> None:
+        if mode == 1:
+            self.app_cursor = on
+        elif mode == 6:
+            self.origin_mode = on
+            self.move_to(0, 0)
+        elif mode == 7:
+            self.autowrap = on
+        elif mode == 25:
+            self.cursor_visible = on
+            self.dirty.add(self.y)
+        elif mode == 1049:
+            if on:
+                self.save_cursor()
+                self.enter_alt_screen(clear=True)
+            else:
+                self.leave_alt_screen()
+                self.restore_cursor()
+        elif mode == 1047:
+            if on:
+                self.enter_alt_screen(clear=False)
+            else:
+                self.leave_alt_screen(clear=True)
+        elif mode == 47:
+            if on:
+                self.enter_alt_screen(clear=False)
+            else:
+                self.leave_alt_screen()
+        elif mode == 1048:
+            if on:
+                self.save_cursor()
+            else:
+                self.restore_cursor()
+        elif mode in _DEC_MODES_MOUSE:
+            self.mouse_mode = mode if on else 0
+        elif mode in _MOUSE_ENCODINGS:
+            self.mouse_encoding = _MOUSE_ENCODINGS[mode] if on else ""
+        elif mode == 2004:
+            self.bracketed_paste = on
+        elif mode == 1004:
+            self.focus_events = on
+        elif mode == 2026:
+            self.synchronized = on
+
+    def _soft_reset(self) -> None:
+        """DECSTR: modes back to defaults, screen contents kept."""
+        self.insert_mode = self.origin_mode = self.app_cursor = self.app_keypad = False
+        self.autowrap = self.cursor_visible = True
+        self.top, self.bottom = 0, self.rows - 1
+        self.attr = apply_sgr(self.attr, [])
+        self.g0 = self.g1 = "B"
+        self.shift_out = False
