@@ -1,0 +1,343 @@
+"""Validate sft.toml text: TOML syntax, the prime-rl schema, prime-rl's rules, the hosted platform's
+rules and a reviewer's advice, each placed on an exact span of the text.
+
+``check_text(text, ctx)`` never raises on any input; it is what the editor, ``primetui validate`` and
+the local platform's dispatch (via ``server_checks``) all call.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from primetui.sft.cfg import Cfg, Finding
+from primetui.sft.context import CheckContext
+from primetui.sft.diagnostics import Diagnostic, Fix, Span, TextEdit, sort_key
+from primetui.sft.renames import RENAMED
+from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, root_model, specs, variants
+from primetui.sft.spans import Entry, SpanMap
+
+_TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+@dataclass
+class Report:
+    """Everything one check produced: the diagnostics in document order, the parsed dict, the spans."""
+
+    diagnostics: list[Diagnostic]
+    config: dict | None
+    spans: SpanMap
+    schema_errors: list[dict] = field(default_factory=list)  # pydantic-shaped, for a 422
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.level == "error"]
+
+    def count(self, level: str) -> int:
+        return sum(1 for d in self.diagnostics if d.level == level)
+
+
+def check_text(text: str, ctx: CheckContext | None = None) -> Report:
+    """Check one sft.toml document; see the module docstring."""
+    ctx = ctx or CheckContext()
+    spans = SpanMap(text)
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return Report([_syntax_diagnostic(str(exc), spans)], None, spans)
+    return check_parsed(raw, spans, ctx)
+
+
+def check_parsed(raw: dict, spans: SpanMap, ctx: CheckContext) -> Report:
+    """Check an already parsed config (``spans`` may be of an empty text: then every span is line 0)."""
+    diags, schema_errors = schema_diagnostics(raw, spans)
+    from primetui.sft import rules  # the rule modules import this one's helpers
+
+    for finding in rules.run_all(Cfg(raw), ctx, spans):
+        diags.append(place(finding, spans))
+    diags.sort(key=sort_key)
+    return Report(_dedupe(diags), raw, spans, schema_errors)
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple] = set()
+    out = []
+    for d in diags:
+        key = (d.span, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _syntax_diagnostic(message: str, spans: SpanMap) -> Diagnostic:
+    m = _TOML_POS.search(message)
+    line, col = (int(m.group(1)) - 1, int(m.group(2)) - 1) if m else (0, 0)
+    text = _TOML_POS.sub("", message).strip().rstrip(".")
+    line_len = len(spans.line_text(line))
+    col = min(col, line_len)
+    end = min(col + 1, line_len) if line_len > col else col
+    return Diagnostic("error", f"Invalid TOML: {text} — fix the syntax here; nothing else can be checked until it parses.",
+                      Span(line, col, line, end), "toml-syntax", "toml")
+
+
+# -- placing findings ---------------------------------------------------------------------------------
+
+def anchor(spans: SpanMap, path: tuple, on_key: bool = False) -> Span:
+    """The span a problem at ``path`` is shown on: the value, the key, or the nearest written table."""
+    found, entry = spans.locate(path)
+    if entry is None:
+        first = _first_content_line(spans)
+        return Span(first, 0, first, len(spans.line_text(first)))
+    if entry.kind == "pair":
+        if found != tuple(path) or on_key:
+            return entry.key
+        return entry.value
+    return entry.value  # table header `[x]`
+
+
+def _first_content_line(spans: SpanMap) -> int:
+    for i in range(spans.line_count):
+        s = spans.line_text(i).strip()
+        if s and not s.startswith("#"):
+            return i
+    return 0
+
+
+def place(f: Finding, spans: SpanMap) -> Diagnostic:
+    fix = f.fix if f.fix is not None else (f.fix_builder(spans) if f.fix_builder else None)
+    return Diagnostic(f.level, f.message, anchor(spans, f.path, f.on_key), f.code, f.source,
+                      tuple(f.path), fix)
+
+
+# -- schema (pydantic) errors ---------------------------------------------------------------------------
+
+def _walk_loc(loc: tuple, raw: dict) -> tuple[tuple, ClassSpec | None, FieldSpec | None, list[str]]:
+    """Strip union tags and union-member names from a pydantic loc; return (toml path, class, field, tags)."""
+    cls: ClassSpec | None = specs()["SFTConfig"]
+    f: FieldSpec | None = None
+    out: list[Any] = []
+    tags: list[str] = []
+    i = 0
+    node: Any = raw
+    while i < len(loc):
+        part = loc[i]
+        i += 1
+        if isinstance(part, int):
+            out.append(part)
+            node = node[part] if isinstance(node, list) and part < len(node) else None
+            continue
+        if cls is None:
+            if isinstance(node, dict) and part in node:
+                out.append(part)
+                node = node[part]
+            continue
+        f = cls.fields.get(part) or next((x for x in cls.fields.values() if part in x.aliases), None)
+        out.append(part)
+        node = node.get(part) if isinstance(node, dict) else None
+        if f is None:
+            cls = None
+            continue
+        if f.discriminator:
+            v = variants(f)
+            if i < len(loc) and loc[i] in v:
+                tags.append(str(loc[i]))
+                cls = v[loc[i]]
+                i += 1
+            else:
+                cls = None
+        elif f.classes and f.classes[0] in specs():
+            cls = specs()[f.classes[0]]
+        else:
+            cls = None
+    return tuple(out), cls, f, tags
+
+
+def _got(inp: Any) -> str:
+    if isinstance(inp, (dict, list)):
+        return ""
+    return f" (got {inp!r})" if isinstance(inp, str) else f" (got {inp})"
+
+
+def _dotted(path: tuple) -> str:
+    s = ""
+    for p in path:
+        s += f"[{p}]" if isinstance(p, int) else (("." if s else "") + str(p))
+    return s or "<root>"
+
+
+def schema_diagnostics(raw: dict, spans: SpanMap) -> tuple[list[Diagnostic], list[dict]]:
+    """Validate against the mirrored pydantic model; one diagnostic per distinct place."""
+    try:
+        root_model().model_validate(raw)
+        return [], []
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    grouped: dict[tuple, list[dict]] = {}
+    for e in errors:
+        path, _cls, _f, _tags = _walk_loc(tuple(e["loc"]), raw)
+        grouped.setdefault((path, e["type"] == "extra_forbidden"), []).append(e)
+    diags: list[Diagnostic] = []
+    schema_errors: list[dict] = []
+    for (path, is_extra), errs in grouped.items():
+        for e in errs:
+            schema_errors.append({"loc": ["body", "config", *e["loc"]], "msg": e["msg"], "type": e["type"]})
+        diags.append(_schema_diagnostic(path, errs, raw, spans))
+    return diags, schema_errors
+
+
+def _schema_diagnostic(path: tuple, errs: list[dict], raw: dict, spans: SpanMap) -> Diagnostic:
+    e = errs[0]
+    etype = e["type"]
+    where = _dotted(path)
+    if etype == "extra_forbidden":
+        return _extra_diagnostic(path, e, raw, spans)
+    if etype == "union_tag_not_found":
+        return _missing_tag_diagnostic(path, e, raw, spans)
+    if etype == "missing":
+        sp = anchor(spans, path)
+        return Diagnostic("error", f"{where}: Field required — add `{path[-1]} = …` to this table.", sp,
+                          "missing-field", "prime-rl", path, None, etype)
+    if etype == "union_tag_invalid":
+        f = _field_at(path, raw)
+        disc = f.discriminator if f else "type"
+        sp = anchor(spans, path + (disc,))
+        return Diagnostic("error", f"{where}.{disc}: {e['msg']}", sp, "bad-variant", "prime-rl", path + (disc,), None, etype)
+    msgs = []
+    for x in errs:
+        if x["msg"] not in msgs:
+            msgs.append(x["msg"])
+    msg = " or ".join(msgs) + _got(e.get("input"))
+    sp = anchor(spans, path)
+    code = "out-of-range" if etype in ("greater_than_equal", "greater_than", "less_than_equal", "less_than") else (
+        "bad-value" if etype in ("literal_error", "enum") else "bad-type")
+    return Diagnostic("error", f"{where}: {msg}", sp, code, "prime-rl", path, None, etype)
+
+
+def _field_at(path: tuple, raw: dict) -> FieldSpec | None:
+    from primetui.sft.schema import resolve
+
+    f, _ = resolve(tuple(p for p in path), raw)
+    return f
+
+
+def _table_of(path: tuple, raw: dict) -> tuple[FieldSpec | None, ClassSpec | None, Any]:
+    """For a path ``table.key``: the union field of ``table`` (if any), its class, and the raw table."""
+    from primetui.sft.schema import resolve
+
+    f, cls = resolve(path[:-1], raw)
+    node: Any = raw
+    for p in path[:-1]:
+        node = node.get(p) if isinstance(node, dict) else (node[p] if isinstance(node, list) and isinstance(p, int) and p < len(node) else None)
+    return f, cls, node
+
+
+def _extra_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagnostic:
+    key = path[-1] if path else "?"
+    where = _dotted(path)
+    sp = anchor(spans, path, on_key=True)
+    table_path = tuple(p for p in path[:-1] if not isinstance(p, int))
+    union_f, cls, node = _table_of(path, raw)
+    got = _got(e.get("input"))
+    base = f"{where}: Extra inputs are not permitted{got}"
+    renamed = RENAMED.get((table_path, str(key)))
+    if renamed is not None:
+        new, why = renamed
+        fix = _rename_fix(spans, path, new) if new else None
+        return Diagnostic("error", f"{base} — {why}.", sp, "renamed-key", "prime-rl", path, fix, "extra_forbidden")
+    # The §1.3 trap: a union table without its tag silently became the default variant.
+    if union_f is not None and union_f.discriminator and isinstance(node, dict) and union_f.discriminator not in node:
+        tag = injected_tag(union_f)
+        fitting = [t for t, c in variants(union_f).items()
+                   if all(k in c.fields or k == union_f.discriminator for k in node)]
+        if tag and fitting:
+            pick = fitting[0]
+            name = _dotted(path[:-1])
+            msg = (f"{where}: Extra inputs are not permitted — [{name}] has no `{union_f.discriminator}`, so prime-rl "
+                   f"uses the default `{tag}` variant, which has no `{key}`; add `{union_f.discriminator} = \"{pick}\"`.")
+            fix = _add_key_fix(spans, path[:-1], union_f.discriminator, pick)
+            return Diagnostic("error", msg, sp, "missing-type", "prime-rl", path, fix, "extra_forbidden")
+    candidates: list[str] = list(cls.fields) if cls is not None else []
+    if union_f is not None and union_f.discriminator:
+        for c in variants(union_f).values():
+            candidates += [k for k in c.fields if k not in candidates]
+    close = difflib.get_close_matches(str(key), candidates, n=1, cutoff=0.6)
+    if close:
+        fix = _rename_fix(spans, path, close[0])
+        return Diagnostic("error", f"{base} — did you mean `{close[0]}`?", sp, "unknown-key", "prime-rl", path, fix,
+                          "extra_forbidden")
+    return Diagnostic("error", f"{base} — prime-rl forbids unknown keys; remove it.", sp, "unknown-key", "prime-rl",
+                      path, None, "extra_forbidden")
+
+
+def _missing_tag_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagnostic:
+    from primetui.sft.schema import resolve
+
+    f, _ = resolve(path, raw)
+    disc = f.discriminator if f is not None and f.discriminator else "type"
+    where = _dotted(path)
+    sp = anchor(spans, path)
+    pick: str | None = None
+    note = ""
+    if path == ("renderer",):
+        from primetui.sft.renderers import renderer_family
+
+        model = Cfg(raw).str_("model.name") or "Qwen/Qwen3-0.6B"
+        pick, certain = renderer_family(model)
+        if pick:
+            note = f" For `{model}` that is `name = \"{pick}\"`{'' if certain else ' (a guess from the model family: verify it)'}."
+    elif path == ("inference", "router"):
+        pick = "vllm-router"
+        note = " The default router is `type = \"vllm-router\"`."
+    elif f is not None:
+        node = Cfg(raw).written(".".join(str(p) for p in path)) if all(isinstance(p, str) for p in path) else None
+        fitting = [t for t, c in variants(f).items()
+                   if isinstance(node, dict) and node and all(k in c.fields for k in node)]
+        if len(fitting) == 1:
+            pick = fitting[0]
+    msg = f"{where}: {e['msg']} — a [{where}] table must say which variant it is with `{disc} = \"…\"`.{note}"
+    fix = _add_key_fix(spans, path, disc, pick) if pick else None
+    return Diagnostic("error", msg, sp, "missing-type", "prime-rl", path, fix, "union_tag_not_found")
+
+
+# -- quick fixes ------------------------------------------------------------------------------------------
+
+def _add_key_fix(spans: SpanMap, table: tuple, key: str, value: str) -> Fix | None:
+    entry = spans.entries.get(tuple(table))
+    if entry is None or entry.kind not in ("table", "array_table") or entry.header_line < 0:
+        return None
+    line = entry.header_line + 1
+    return Fix(f"Add {key} = \"{value}\" to [{_dotted(table)}]",
+               (TextEdit((line, 0), (line, 0), f'{key} = "{value}"\n'),))
+
+
+def _rename_fix(spans: SpanMap, path: tuple, new: str) -> Fix | None:
+    entry: Entry | None = spans.entries.get(tuple(path))
+    if entry is None or entry.kind not in ("pair", "table"):
+        return None
+    k = entry.key
+    old = str(path[-1])
+    if k.line != k.end_line:
+        return None
+    # The key span of a dotted key covers all its parts; replace only the last part.
+    text = spans.line_text(k.line)[k.col:k.end_col]
+    if not text.endswith(old):
+        return None
+    start = k.end_col - len(old)
+    if entry.kind == "table" and "." in new:
+        start = k.col
+    return Fix(f"Rename {old} to {new}", (TextEdit((k.line, start), (k.line, k.end_col), new),))
+
+
+def remove_line_fix(spans: SpanMap, path: tuple, title: str) -> Fix | None:
+    entry = spans.entries.get(tuple(path))
+    if entry is None or entry.kind != "pair":
+        return None
+    start = entry.key.line
+    end = entry.value.end_line
+    return Fix(title, (TextEdit((start, 0), (end + 1, 0), ""),))

@@ -1,0 +1,56 @@
+"""What a careful reviewer would say: not errors, but runs that waste GPU hours or fill the volume."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from primetui.sft.cfg import Cfg, Finding
+from primetui.sft.context import CheckContext
+from primetui.sft.sizing import checkpoint_bytes, checkpoints_kept, human_bytes, params_from_model_name
+
+
+def run(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
+    max_steps = c.num("max_steps")
+    kind = c.get("scheduler.type") or "constant"
+    w, d = c.num("scheduler.warmup_steps"), c.num("scheduler.decay_steps")
+    if kind in ("linear", "cosine") and max_steps is not None and w is not None and w > max_steps:
+        fatal = kind == "cosine" or (kind == "linear" and d is not None and d > 0)
+        if not fatal:  # those cases are already prime-rl errors
+            yield Finding("warning", "warmup-too-long",
+                          f"warmup_steps ({w}) is longer than max_steps ({max_steps}): the run never leaves warmup, "
+                          "so the LR never reaches its peak and the losses are warmup-dominated.",
+                          ("scheduler", "warmup_steps") if c.is_set("scheduler.warmup_steps") else ("scheduler", "type"), "review")
+    if c.has_table("ckpt"):
+        interval = c.num("ckpt.interval")
+        if interval is not None and max_steps is not None and interval > max_steps:
+            yield Finding("warning", "ckpt-never-fires",
+                          f"ckpt.interval ({interval}) is larger than max_steps ({max_steps}): it never fires, so only the "
+                          "final step is saved.", ("ckpt", "interval"), "review")
+        yield from _volume_fit(c, ctx, max_steps, interval)
+    elif ctx.hosted and (c.get("data.type") or "sft") != "fake":
+        yield Finding("hint", "no-ckpt", "No [ckpt] table: this run saves no checkpoint to the volume — add [ckpt] to keep the final step.",
+                      (), "review")
+    if c.get("model.debug.force_balanced_routing") is True:
+        yield Finding("warning", "force-balanced-routing",
+                      "force_balanced_routing forces round-robin expert routing and is debug-only — remove it for a real run.",
+                      ("model", "debug", "force_balanced_routing"), "review")
+
+
+def _volume_fit(c: Cfg, ctx: CheckContext, max_steps, interval) -> Iterator[Finding]:
+    if ctx.volume_size_bytes is None:
+        return
+    model = c.str_("model.name") or ""
+    params = params_from_model_name(model)
+    if params is None:
+        return
+    keep_last = c.num("ckpt.keep_last")
+    kept = checkpoints_kept(max_steps, interval, keep_last)
+    if kept is None:
+        return
+    per = checkpoint_bytes(params, c.get("optim.type") or "adamw", c.get("model.optimization_dtype") or "float32")
+    total = per * kept
+    if total > ctx.volume_size_bytes:
+        yield Finding("warning", "ckpt-exceeds-volume",
+                      f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(total)} is more than the volume's "
+                      f"{human_bytes(ctx.volume_size_bytes)} — lower ckpt.keep_last or expand the volume.",
+                      ("ckpt", "keep_last") if c.is_set("ckpt.keep_last") else ("ckpt",), "review")

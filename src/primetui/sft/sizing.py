@@ -1,0 +1,71 @@
+"""Checkpoint and volume sizing (prime-rl-sft-schema.md §8.1), for the volume size helper and the reviewer.
+
+A prime-rl SFT checkpoint holds the FSDP-sharded fp32 weights plus the optimizer state: 12 bytes per
+parameter for AdamW, about 4 for the stateless sign_sgd, about 8 for sgd (momentum) and muon,
+about 6 with ``optimization_dtype = "bfloat16"`` and AdamW.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+GIB = 1024**3
+GB = 1000**3
+
+BYTES_PER_PARAM = {"adamw": 12, "sgd": 8, "muon": 8, "sign_sgd": 4}
+_PARAMS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([BM])(?![a-z])", re.IGNORECASE)
+
+
+def bytes_per_param(optim_type: str = "adamw", optimization_dtype: str = "float32") -> int:
+    """Checkpoint bytes per parameter for an optimizer and weight dtype."""
+    per = BYTES_PER_PARAM.get(optim_type, 12)
+    if optimization_dtype == "bfloat16":
+        per = per // 2
+    return per
+
+
+def params_from_model_name(name: str) -> float | None:
+    """Total parameters read from a model id such as ``Qwen/Qwen3-30B-A3B`` (30e9) or None when absent.
+
+    For mixture-of-experts ids the first (total) count wins over the active ``A3B`` part.
+    """
+    tail = name.rsplit("/", 1)[-1]
+    for m in _PARAMS.finditer(tail):
+        start = m.start()
+        if start > 0 and tail[start - 1] in "Aa" and (start < 2 or not tail[start - 2].isalnum()):
+            continue  # the active-parameter part, e.g. -A3B
+        value = float(m.group(1))
+        return value * (1e9 if m.group(2).upper() == "B" else 1e6)
+    return None
+
+
+def checkpoint_bytes(params: float, optim_type: str = "adamw", optimization_dtype: str = "float32") -> int:
+    """Bytes one checkpoint step directory takes on the volume."""
+    return int(params * bytes_per_param(optim_type, optimization_dtype))
+
+
+def checkpoints_kept(max_steps: int | None, interval: int | None, keep_last: int | None) -> int | None:
+    """How many step directories stay on disk at the end of a run with a [ckpt] table (None: unbounded)."""
+    if max_steps is None:
+        return keep_last
+    saves = {max_steps}
+    if interval:
+        saves.update(range(interval, max_steps, interval))
+    n = len(saves)
+    return min(n, keep_last) if keep_last else n
+
+
+def volume_size_for(params: float, kept: int, dataset_bytes: int = 0, optim_type: str = "adamw",
+                    optimization_dtype: str = "float32", headroom: float = 0.2) -> int:
+    """A volume size in bytes (rounded up to whole GiB) for the dataset plus ``kept`` checkpoints and headroom."""
+    need = dataset_bytes + kept * checkpoint_bytes(params, optim_type, optimization_dtype)
+    return int(math.ceil(need * (1 + headroom) / GIB)) * GIB
+
+
+def human_bytes(n: float) -> str:
+    """``7.2 GB`` style (decimal units, like the seed's "~7.2 GB")."""
+    for unit, size in (("TB", 1000**4), ("GB", GB), ("MB", 1000**2), ("KB", 1000)):
+        if abs(n) >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{int(n)} B"
