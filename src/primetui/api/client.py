@@ -1,0 +1,515 @@
+"""`PrimeClient`: the one async client for the Prime platform API.
+
+It speaks the HTTP API exactly as the `prime` CLI 0.18.0 does (contract §1.3, §2): URL =
+base_url + `/api/v1` + path, a Bearer key, JSON bodies, the team in a query parameter or in the
+body with the per-endpoint spelling (`teamId` or `team_id`), 30 s reads (120 s for create and
+resume, which wait on a cold validator), 10 s connects. Replies are parsed into
+`primetui.api.models`; every failure becomes a `primetui.api.errors.PrimeAPIError` subclass whose
+`str()` is one actionable sentence without the API key.
+
+    async with PrimeClient(settings.base_url, settings.api_key, settings.team_id) as client:
+        runs = await client.list_runs()
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import ssl
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+
+from primetui import __version__
+from primetui.api import models as m
+from primetui.api.errors import (
+    APITimeoutError,
+    MalformedResponseError,
+    MissingApiKeyError,
+    NotFoundError,
+    PrimeAPIError,
+    UnreachableError,
+    error_from_response,
+    redact,
+)
+from primetui.api.urls import API_PREFIX, normalize_base_url
+
+__all__ = ["CREATE_RUN_TIMEOUT", "DEFAULT_TIMEOUT", "PrimeAPIError", "PrimeClient", "USER_AGENT"]
+
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+"""The CLI's client-wide timeout: 30 s to read, 10 s to connect."""
+
+CREATE_RUN_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+"""Create and resume validate through a cold rl-validator (up to 60 s), so they wait longer."""
+
+USER_AGENT = f"primetui/{__version__} python/{platform.python_version()}"
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+_ssl_context: ssl.SSLContext | None = None
+
+
+def _shared_ssl_context() -> ssl.SSLContext:
+    """One verified TLS context per process: building one costs ~50-150 ms (CA bundle load)."""
+    global _ssl_context
+    if _ssl_context is None:
+        _ssl_context = httpx.create_ssl_context()
+    return _ssl_context
+
+
+def _seg(value: str) -> str:
+    """One URL path segment (names and ids are restricted, but never trust that blindly)."""
+    return quote(str(value), safe="")
+
+
+class PrimeClient:
+    """Async client for the Prime platform API (one method per endpoint of the contract)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        team_id: str | None = None,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = normalize_base_url(base_url)
+        self.team_id = team_id.strip() if team_id and team_id.strip() else None
+        self._api_key = api_key or ""
+        if not isinstance(timeout, httpx.Timeout):
+            timeout = httpx.Timeout(timeout, connect=min(10.0, float(timeout)))
+        self._timeout = timeout
+        headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url + API_PREFIX,
+            headers=headers,
+            timeout=timeout,
+            follow_redirects=True,
+            transport=transport,
+            verify=_shared_ssl_context(),
+        )
+
+    def __repr__(self) -> str:
+        return f"PrimeClient(base_url={self.base_url!r}, team_id={self.team_id!r}, api_key=***)"
+
+    async def __aenter__(self) -> PrimeClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the underlying connection pool."""
+        await self._http.aclose()
+
+    @property
+    def has_api_key(self) -> bool:
+        """True when requests carry an API key."""
+        return bool(self._api_key)
+
+    # ---------------------------------------------------------------------------------------
+    # transport
+    # ---------------------------------------------------------------------------------------
+
+    def _team_param(self, spelling: str) -> dict[str, str] | None:
+        return {spelling: self.team_id} if self.team_id else None
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json_body: dict[str, Any] | None = None,
+        timeout: httpx.Timeout | None = None,
+    ) -> dict[str, Any]:
+        """Send one request and return its JSON object (204/empty -> {}), or raise a typed error."""
+        if not self._api_key:
+            raise MissingApiKeyError(
+                "No API key is configured; run `prime login`, set PRIME_API_KEY, "
+                "or save a key in primetui's settings.",
+                method=method,
+                path=path,
+            )
+        if not path.startswith("/"):
+            path = "/" + path
+        url = self.base_url + API_PREFIX + path
+        kwargs: dict[str, Any] = {}
+        if params:
+            kwargs["params"] = params
+        if json_body is not None:
+            kwargs["json"] = json_body
+        if timeout is not None:
+            kwargs["timeout"] = timeout
+        try:
+            response = await self._http.request(method, path, **kwargs)
+        except httpx.ConnectTimeout as exc:
+            raise UnreachableError(
+                f"Cannot connect to {self.base_url} (no answer within "
+                f"{(timeout or self._timeout).connect or 10:g} s); check your network and that the "
+                "base URL (PRIME_BASE_URL or ~/.prime/config.json) is right.",
+                method=method,
+                path=path,
+            ) from exc
+        except httpx.TimeoutException as exc:
+            read = (timeout or self._timeout).read
+            within = f" within {read:g} s" if read else ""
+            raise APITimeoutError(
+                f"{self.base_url} did not answer {method} {path}{within}; "
+                "check your network and retry.",
+                method=method,
+                path=path,
+            ) from exc
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise UnreachableError(
+                f"The base URL {self.base_url!r} is not a valid http(s) URL; fix PRIME_BASE_URL "
+                "or base_url in ~/.prime/config.json.",
+                method=method,
+                path=path,
+            ) from exc
+        except httpx.HTTPError as exc:
+            reason = redact(_transport_reason(exc), [self._api_key])
+            raise UnreachableError(
+                f"Cannot reach {self.base_url} ({reason}); check that the platform is running "
+                "and the base URL (PRIME_BASE_URL or ~/.prime/config.json) is right.",
+                method=method,
+                path=path,
+            ) from exc
+
+        if response.status_code >= 400:
+            raise error_from_response(
+                response.status_code,
+                response.text,
+                method=method,
+                url=url,
+                reason=response.reason_phrase,
+                retry_after=response.headers.get("Retry-After"),
+                secrets=[self._api_key],
+            )
+        content = response.content
+        if response.status_code == 204 or not content.strip():
+            return {}
+        try:
+            data = json.loads(content)
+        except ValueError as exc:
+            raise self._malformed(method, path, "the reply is not JSON") from exc
+        if not isinstance(data, dict):
+            raise self._malformed(method, path, f"the reply is a JSON {type(data).__name__}, not an object")
+        return data
+
+    def _malformed(self, method: str, path: str, why: str) -> MalformedResponseError:
+        return MalformedResponseError(
+            f"The reply to {method} {path} from {self.base_url} is not what primetui expects "
+            f"({redact(why, [self._api_key])}); check that the base URL points at the Prime API.",
+            method=method,
+            path=path,
+        )
+
+    def _parse(self, model: type[ModelT], data: Any, method: str, path: str) -> ModelT:
+        try:
+            return model.model_validate(data)
+        except PydanticValidationError as exc:
+            first = exc.errors()[0] if exc.errors() else {}
+            loc = ".".join(str(p) for p in first.get("loc", ())) or model.__name__
+            raise self._malformed(
+                method, path, f"{loc}: {first.get('msg', 'invalid')}"
+            ) from exc
+
+    async def _get(self, model: type[ModelT], path: str, **kw: Any) -> ModelT:
+        return self._parse(model, await self.request("GET", path, **kw), "GET", path)
+
+    @staticmethod
+    def _body(model: BaseModel) -> dict[str, Any]:
+        return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    # ---------------------------------------------------------------------------------------
+    # §2.1 volumes (V1-V8): team as `teamId`
+    # ---------------------------------------------------------------------------------------
+
+    async def list_volumes(self) -> list[m.Volume]:
+        """V1 `GET /training/volumes`."""
+        page = await self._get(m.VolumeList, "/training/volumes", params=self._team_param("teamId"))
+        return page.volumes
+
+    async def create_volume(
+        self, name: str, size: str = "5Ti", *, warm: bool = True, cluster: str | None = None
+    ) -> m.Volume:
+        """V2 `POST /training/volumes`; `warm` starts a background read-only session."""
+        body = m.CreateVolumeRequest(name=name, size=size, warm=warm, team_id=self.team_id, cluster=cluster)
+        path = "/training/volumes"
+        data = await self.request("POST", path, json_body=self._body(body))
+        return self._parse(m.Volume, data, "POST", path)
+
+    async def expand_volume(self, name: str, size: str) -> m.Volume:
+        """V3 `PATCH /training/volumes/{name}`: raise the size cap."""
+        body = m.ExpandVolumeRequest(size=size, team_id=self.team_id)
+        path = f"/training/volumes/{_seg(name)}"
+        data = await self.request("PATCH", path, json_body=self._body(body))
+        return self._parse(m.Volume, data, "PATCH", path)
+
+    async def delete_volume(self, name: str) -> None:
+        """V4 `DELETE /training/volumes/{name}`: delete a volume and everything on it."""
+        await self.request(
+            "DELETE", f"/training/volumes/{_seg(name)}", params=self._team_param("teamId")
+        )
+
+    async def create_session(
+        self, name: str, *, read_only: bool = False, allow_writable: bool = False
+    ) -> m.VolumeSession:
+        """V5 `POST /training/volumes/{name}/sessions` (read-write by default, like `prime volumes ssh`)."""
+        body = m.CreateSessionRequest(
+            read_only=read_only, allow_writable=True if allow_writable else None, team_id=self.team_id
+        )
+        path = f"/training/volumes/{_seg(name)}/sessions"
+        data = await self.request("POST", path, json_body=self._body(body))
+        return self._parse(m.VolumeSession, data, "POST", path)
+
+    async def get_session(self, name: str, session_id: str) -> m.VolumeSession:
+        """V6 `GET /training/volumes/{name}/sessions/{id}`."""
+        return await self._get(
+            m.VolumeSession,
+            f"/training/volumes/{_seg(name)}/sessions/{_seg(session_id)}",
+            params=self._team_param("teamId"),
+        )
+
+    async def stop_session(self, name: str, session_id: str) -> None:
+        """V7 `DELETE /training/volumes/{name}/sessions/{id}`; returns before the final sync ends."""
+        await self.request(
+            "DELETE",
+            f"/training/volumes/{_seg(name)}/sessions/{_seg(session_id)}",
+            params=self._team_param("teamId"),
+        )
+
+    async def list_sessions(self, name: str) -> list[m.VolumeSession]:
+        """V8 `GET /training/volumes/{name}/sessions`: the caller's sessions, newest first."""
+        page = await self._get(
+            m.SessionList,
+            f"/training/volumes/{_seg(name)}/sessions",
+            params=self._team_param("teamId"),
+        )
+        return page.sessions
+
+    # ---------------------------------------------------------------------------------------
+    # §2.2 dedicated training (T1, T2: `team_id`; T4-T6)
+    # ---------------------------------------------------------------------------------------
+
+    async def list_models(self) -> m.AvailableFFTModelsResponse:
+        """T1 `GET /training/available-fft-models`; a 404 (older platform) reads as empty."""
+        try:
+            return await self._get(
+                m.AvailableFFTModelsResponse,
+                "/training/available-fft-models",
+                params=self._team_param("team_id"),
+            )
+        except NotFoundError:
+            return m.AvailableFFTModelsResponse()
+
+    async def list_gpu_types(self) -> m.AvailableGpuTypesResponse:
+        """T2 `GET /training/available-gpu-types`."""
+        return await self._get(
+            m.AvailableGpuTypesResponse,
+            "/training/available-gpu-types",
+            params=self._team_param("team_id"),
+        )
+
+    async def create_run(
+        self,
+        config: dict[str, Any] | m.CreateRunRequest,
+        *,
+        mode: str | None = "sft",
+        name: str | None = None,
+        image_tag: str | None = None,
+        wandb_api_key: str | None = None,
+        hf_token: str | None = None,
+        gpu_type: str | None = None,
+        volume: str | None = None,
+        resume_from: str | None = None,
+        source_ref: str | None = None,
+        normalized_config: dict[str, Any] | None = None,
+    ) -> m.HostedTrainingRunResponse:
+        """T4 `POST /training/runs` (120 s read timeout): dispatch a run.
+
+        Pass the sft.toml table as `config` (or a ready `CreateRunRequest`); `mode` is `sft` by
+        default and omitted when None (RL). The client's team goes in the body as `teamId`.
+        """
+        if isinstance(config, m.CreateRunRequest):
+            body = config
+            if body.team_id is None and self.team_id:
+                body = body.model_copy(update={"team_id": self.team_id})
+        else:
+            body = m.CreateRunRequest(
+                config=config,
+                mode=mode,
+                name=name,
+                team_id=self.team_id,
+                image_tag=image_tag,
+                wandb_api_key=wandb_api_key,
+                hf_token=hf_token,
+                gpu_type=gpu_type,
+                volume=volume,
+                resume_from=resume_from,
+                source_ref=source_ref,
+                normalized_config=normalized_config,
+            )
+        path = "/training/runs"
+        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT)
+        return self._parse(m.HostedTrainingRunResponse, data, "POST", path)
+
+    async def pause_run(self, run_id: str) -> m.PauseRunResponse:
+        """T5 `POST /training/runs/{id}/pause` (no body): pause at a checkpoint, release GPUs."""
+        path = f"/training/runs/{_seg(run_id)}/pause"
+        return self._parse(m.PauseRunResponse, await self.request("POST", path), "POST", path)
+
+    async def resume_run(
+        self,
+        run_id: str,
+        *,
+        gpu_type: str | None = None,
+        image_tag: str | None = None,
+        wandb_api_key: str | None = None,
+        hf_token: str | None = None,
+    ) -> m.HostedTrainingRunResponse:
+        """T6 `POST /training/runs/{id}/resume` (120 s): continue a PAUSED run as a NEW run."""
+        body = m.ResumeRunRequest(
+            gpu_type=gpu_type, image_tag=image_tag, wandb_api_key=wandb_api_key, hf_token=hf_token
+        )
+        path = f"/training/runs/{_seg(run_id)}/resume"
+        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT)
+        return self._parse(m.HostedTrainingRunResponse, data, "POST", path)
+
+    # ---------------------------------------------------------------------------------------
+    # §2.3 run reads and controls (/rft/runs; R1 team as `team_id`)
+    # ---------------------------------------------------------------------------------------
+
+    async def list_runs(self, *, page: int = 1, limit: int = 20, mine: bool = False) -> m.RLRunPage:
+        """R1 `GET /rft/runs`: one page of runs."""
+        params: dict[str, Any] = {"page": page, "limit": limit}
+        if self.team_id:
+            params["team_id"] = self.team_id
+        if mine:
+            params["mine"] = "true"
+        return await self._get(m.RLRunPage, "/rft/runs", params=params)
+
+    async def _run_envelope(self, method: str, path: str) -> m.RLRun:
+        data = await self.request(method, path)
+        return self._parse(m.RunEnvelope, data, method, path).run
+
+    async def get_run(self, run_id: str) -> m.RLRun:
+        """R2 `GET /rft/runs/{id}`."""
+        return await self._run_envelope("GET", f"/rft/runs/{_seg(run_id)}")
+
+    async def stop_run(self, run_id: str) -> m.RLRun:
+        """R3 `PUT /rft/runs/{id}/stop`."""
+        return await self._run_envelope("PUT", f"/rft/runs/{_seg(run_id)}/stop")
+
+    async def delete_run(self, run_id: str) -> None:
+        """R4 `DELETE /rft/runs/{id}`."""
+        await self.request("DELETE", f"/rft/runs/{_seg(run_id)}")
+
+    async def restart_run(self, run_id: str) -> m.RLRun:
+        """R5 `PUT /rft/runs/{id}/restart`: restart a RUNNING run from its latest checkpoint."""
+        return await self._run_envelope("PUT", f"/rft/runs/{_seg(run_id)}/restart")
+
+    async def list_checkpoints(self, run_id: str, status: str | None = None) -> list[m.RLCheckpoint]:
+        """R6 `GET /rft/runs/{id}/checkpoints`, optionally filtered by status (READY, ...)."""
+        params = {"status_filter": status} if status else None
+        page = await self._get(m.CheckpointList, f"/rft/runs/{_seg(run_id)}/checkpoints", params=params)
+        return page.checkpoints
+
+    async def get_logs(
+        self,
+        run_id: str,
+        tail_lines: int = 1000,
+        *,
+        component: str | None = None,
+        pod_index: int | None = None,
+        env_name: str | None = None,
+        search: str | None = None,
+        regex: bool = False,
+        level: str | None = None,
+        since_seconds: int | None = None,
+    ) -> m.LogsResponse:
+        """R7 `GET /rft/runs/{id}/logs`: the last `tail_lines` (1..5000) lines of one component.
+
+        `component` None or `orchestrator` is the server default and is not sent, as in the CLI.
+        """
+        if not 1 <= tail_lines <= 5000:
+            raise ValueError("tail_lines must be between 1 and 5000")
+        params: dict[str, Any] = {"tail_lines": tail_lines}
+        if search:
+            params["search"] = search
+        if regex:
+            params["regex"] = "true"
+        if level:
+            params["level"] = level.upper()
+        if since_seconds is not None:
+            params["since_seconds"] = since_seconds
+        if component and component != m.LogComponent.ORCHESTRATOR:
+            params["component"] = component
+        if pod_index is not None:
+            params["pod_index"] = pod_index
+        if env_name:
+            params["env_name"] = env_name
+        return await self._get(m.LogsResponse, f"/rft/runs/{_seg(run_id)}/logs", params=params)
+
+    async def list_env_servers(self, run_id: str) -> list[m.EnvServer]:
+        """R8 `GET /rft/runs/{id}/env-servers` (snake_case reply)."""
+        page = await self._get(m.EnvServerList, f"/rft/runs/{_seg(run_id)}/env-servers")
+        return page.env_servers
+
+    async def get_metrics(
+        self,
+        run_id: str,
+        *,
+        min_step: int | None = None,
+        max_step: int | None = None,
+        limit: int | None = None,
+    ) -> m.MetricsResponse:
+        """R10 `GET /rft/runs/{id}/metrics` (steps inclusive)."""
+        params: dict[str, Any] = {}
+        if min_step is not None:
+            params["min_step"] = min_step
+        if max_step is not None:
+            params["max_step"] = max_step
+        if limit is not None:
+            params["limit"] = limit
+        return await self._get(m.MetricsResponse, f"/rft/runs/{_seg(run_id)}/metrics", params=params or None)
+
+    async def get_progress(self, run_id: str) -> m.Progress:
+        """R12 `GET /rft/runs/{id}/progress`."""
+        return await self._get(m.Progress, f"/rft/runs/{_seg(run_id)}/progress")
+
+    # ---------------------------------------------------------------------------------------
+    # B1 billing, whoami
+    # ---------------------------------------------------------------------------------------
+
+    async def get_usage(self, run_id: str) -> m.RunUsage:
+        """B1 `GET /billing/runs/{id}/usage` (token-based; 0 for SFT)."""
+        return await self._get(m.RunUsage, f"/billing/runs/{_seg(run_id)}/usage")
+
+    async def whoami(self) -> m.WhoAmI:
+        """`GET /user/whoami`: the key's user (a cheap way to test a key)."""
+        reply = await self._get(m.WhoAmIResponse, "/user/whoami", params=self._team_param("teamId"))
+        return reply.data
+
+
+def _transport_reason(exc: httpx.HTTPError) -> str:
+    """A short, human reason for a transport failure."""
+    text = str(exc).strip()
+    low = text.lower()
+    if "connection refused" in low or "errno 111" in low or "all connection attempts failed" in low:
+        return "connection refused"
+    if "name or service not known" in low or "nodename nor servname" in low or "name resolution" in low:
+        return "host name not found"
+    if "certificate" in low or "ssl" in low:
+        return "TLS handshake failed"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "the server closed the connection"
+    return text.splitlines()[0][:120] if text else type(exc).__name__
