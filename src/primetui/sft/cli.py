@@ -1,0 +1,139 @@
+"""``primetui validate FILE... [--json] [--offline]``: ``file:line:col: level: message``, exit 1 on errors.
+
+The model-cache rule asks the configured platform (T1) for its cached models unless ``--offline``;
+when the platform cannot be reached it says so in one line (stderr) and skips that rule only.
+When prime-rl's own config package (``prime_rl.configs``) is importable, the config is validated
+with it too, and the output says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from primetui.sft.context import CheckContext
+from primetui.sft.diagnostics import Diagnostic, Span, sort_key
+
+
+@dataclass
+class CacheResult:
+    models: frozenset[str] | None
+    note: str
+
+
+def fetch_model_cache(timeout: float = 8.0) -> CacheResult:
+    """The platform's cached model ids (T1), or None with a one-line reason."""
+    try:
+        from primetui.settings import load_settings
+    except ImportError:
+        return CacheResult(None, "model cache: skipped (platform settings are unavailable in this build).")
+    try:
+        settings = load_settings()
+    except Exception as exc:  # noqa: BLE001 - a broken config file must not stop validation
+        return CacheResult(None, f"model cache: skipped ({exc}).")
+    base_url = getattr(settings, "base_url", None)
+    api_key = getattr(settings, "api_key", None)
+    if not base_url or not api_key:
+        return CacheResult(None, "model cache: skipped (no API key configured: run `prime login`, or pass --offline).")
+
+    async def _get() -> frozenset[str]:
+        from primetui.api.client import PrimeClient
+
+        async with PrimeClient(base_url, api_key, getattr(settings, "team_id", None), timeout=timeout) as client:
+            reply = await client.list_models()
+            return frozenset(m.name for m in reply.models)
+
+    try:
+        models = asyncio.run(_get())
+    except Exception as exc:  # noqa: BLE001 - PrimeAPIError or transport trouble: skip one rule, say why
+        return CacheResult(None, f"model cache: could not ask {base_url} ({exc}); the model-cache rule was skipped.")
+    return CacheResult(models, f"model cache: {len(models)} models from {base_url}.")
+
+
+def prime_rl_diagnostics(raw: dict, spans: Any) -> tuple[list[Diagnostic], str | None]:
+    """Validate with the installed ``prime_rl.configs`` too; (diagnostics, note) or ([], None) when absent."""
+    try:
+        from prime_rl.configs.sft import SFTConfig  # type: ignore[import-not-found]
+    except Exception:  # noqa: BLE001 - absent or broken: the mirror is all we have
+        return [], None
+    from pydantic import ValidationError
+
+    from primetui.sft.check import _walk_loc, anchor
+
+    version = getattr(sys.modules.get("prime_rl.configs"), "__version__", None) or "installed"
+    note = f"also validated with prime-rl's own config package (prime_rl.configs, {version})."
+    try:
+        SFTConfig.model_validate(raw)
+        return [], note
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    except Exception as exc:  # noqa: BLE001 - e.g. a taskset package that is not installed
+        line = Span(0, 0, 0, 0)
+        return [Diagnostic("error", f"prime_rl.configs: {type(exc).__name__}: {exc}", line, "prime-rl-installed",
+                           "prime-rl (installed)")], note
+    out = []
+    for e in errors:
+        path, *_ = _walk_loc(tuple(e["loc"]), raw)
+        out.append(Diagnostic("error", f"{'.'.join(map(str, path)) or '<root>'}: {e['msg']} [prime_rl.configs]",
+                              anchor(spans, path, e["type"] == "extra_forbidden"), "prime-rl-installed",
+                              "prime-rl (installed)", tuple(path)))
+    return out, note
+
+
+def validate_file(path: Path, ctx: CheckContext) -> tuple[list[Diagnostic], str | None]:
+    """Diagnostics for one file; an unreadable file is one error at 1:1."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return [Diagnostic("error", f"cannot read this file ({reason}) — check the path.", Span(0, 0, 0, 0),
+                           "unreadable", "io")], None
+    from primetui.sft.check import check_text
+
+    report = check_text(text, ctx)
+    diags = list(report.diagnostics)
+    note = None
+    if report.config is not None:
+        extra, note = prime_rl_diagnostics(report.config, report.spans)
+        seen = {(d.span, d.loc) for d in diags if d.level == "error"}
+        diags.extend(d for d in extra if (d.span, d.loc) not in seen)
+        diags.sort(key=sort_key)
+    return diags, note
+
+
+def validate(args: argparse.Namespace) -> int:
+    """Entry point of ``primetui validate``; returns the exit code (1 when any file has an error)."""
+    from primetui.sft.schema import SCHEMA_NOTE
+
+    cache = CacheResult(None, "model cache: skipped (--offline).") if args.offline else fetch_model_cache()
+    ctx = CheckContext(hosted=True, cached_models=cache.models)
+    results: list[dict] = []
+    errors = warnings = 0
+    notes: set[str] = set()
+    lines: list[str] = []
+    for name in args.files:
+        diags, note = validate_file(Path(name), ctx)
+        if note:
+            notes.add(note)
+        errors += sum(d.level == "error" for d in diags)
+        warnings += sum(d.level == "warning" for d in diags)
+        results.append({"file": name, "diagnostics": [d.to_json() for d in diags]})
+        lines.extend(d.format(name) for d in diags)
+    if args.json:
+        out = {"files": results, "errors": errors, "warnings": warnings, "schema": SCHEMA_NOTE,
+               "model_cache": cache.note, "prime_rl": sorted(notes)}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        for line in lines:
+            print(line)
+        print(cache.note, file=sys.stderr)
+        for note in sorted(notes):
+            print(note, file=sys.stderr)
+        files = len(args.files)
+        print(f"{errors} error(s), {warnings} warning(s) in {files} file(s) — {SCHEMA_NOTE}.", file=sys.stderr)
+    return 1 if errors else 0
