@@ -1,0 +1,338 @@
+"""Volume sessions on the local platform: phases, staging, the SSH endpoint, the final sync, the reaper.
+
+Life of a session::
+
+    creating -> staging -> ready -> [syncing ->] finalizing -> stopped      (failed on error)
+
+- creating: the record exists; the working dir is being prepared.
+- staging: the volume is copied into ``<data_dir>/sessions/work/<id>/`` (``progress`` carries an
+  rclone-style stats line).
+- ready: an SSH endpoint listens on 127.0.0.1 and is reachable directly or through the gateway.
+- syncing (read-write only): after a stop, clients are disconnected and the working dir is written
+  back to the volume (except ``runs/``).
+- finalizing: the working dir is removed. stopped: done.
+
+One live read-write session per volume: a second one is refused (:class:`WriterConflict`, HTTP 409)
+until the first is stopped, i.e. until its final sync has finished. A ready session with no SSH
+connection for ``idle_timeout`` seconds is stopped by the reaper, which is what the hosted
+platform's idle watchdog does after 30 minutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as _dt
+import logging
+import os
+import secrets
+import shutil
+import time
+from pathlib import Path
+
+from primetui.local.sessions import keys, sshd, staging
+from primetui.local.sessions.gateway import Gateway
+from primetui.local.sessions.store import SessionRecord, SessionStore
+
+log = logging.getLogger("primetui.local.sessions")
+
+IDLE_TIMEOUT_ENV = "PRIMETUI_SESSION_IDLE_TIMEOUT"
+SPEED_ENV = "PRIMETUI_LOCAL_SPEED"
+DEFAULT_IDLE_TIMEOUT = 30 * 60.0
+_CREATING_DELAY = 0.5  # seconds at speed 1: the "creating" phase is visible, as on the platform
+
+
+class SessionError(Exception):
+    """Base for errors the routes turn into HTTP replies; ``str()`` is the ``detail``."""
+
+
+class VolumeNotFound(SessionError):
+    pass
+
+
+class SessionNotFound(SessionError):
+    pass
+
+
+class WriterConflict(SessionError):
+    """A second writer on a volume that already has a live read-write session (HTTP 409)."""
+
+
+def _now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        log.warning("ignoring %s=%r: not a number", name, raw)
+        return default
+    return value if value > 0 else default
+
+
+class SessionManager:
+    """Owns every session of one data dir; lives on the server's event loop."""
+
+    def __init__(self, data_dir: Path, *, idle_timeout: float | None = None, speed: float | None = None):
+        self.data_dir = Path(data_dir)
+        self.idle_timeout = idle_timeout if idle_timeout is not None else _env_float(IDLE_TIMEOUT_ENV, DEFAULT_IDLE_TIMEOUT)
+        self.speed = speed if speed is not None else _env_float(SPEED_ENV, 1.0)
+        self._folder = keys.sessions_dir(self.data_dir)
+        self._work_root = self._folder / "work"
+        self._store = SessionStore(self._folder / "sessions.sqlite3")
+        self._records: dict[str, SessionRecord] = {}
+        self._endpoints: dict[str, tuple[object, sshd.EndpointConfig]] = {}
+        self._last_activity: dict[str, float] = {}
+        self._tasks: dict[str, asyncio.Task] = {}
+        self._host_key = None
+        self.host_public_key = ""
+        self.gateway: Gateway | None = None
+        self._reaper: asyncio.Task | None = None
+        self._closing = False
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Load keys, start the gateway and the reaper, and finish sessions a previous run left live."""
+        self._host_key = keys.load_host_key(self.data_dir)
+        self.host_public_key = keys.host_public_key_line(self._host_key)
+        configured = keys.configured_key_path()
+        if configured is None or not Path(str(configured) + ".pub").exists():
+            keys.ensure_local_client_key()
+        log.info("volume sessions accept SSH keys from: %s", ", ".join(keys.describe_accepted_keys(self.data_dir)) or "nowhere")
+        self.gateway = Gateway(keys.load_gateway_cert(self.data_dir), self._port_for_alias)
+        await self.gateway.start()
+        for rec in self._store.load_all():
+            self._records[rec.id] = rec
+            if rec.live:
+                self._tasks[rec.id] = asyncio.create_task(self._recover(rec))
+        self._reaper = asyncio.create_task(self._reap_forever())
+        _register(self)
+
+    async def close(self) -> None:
+        """Stop serving. Live sessions stay live in the table; the next start finishes them."""
+        self._closing = True
+        _unregister(self)
+        if self._reaper:
+            self._reaper.cancel()
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        if self._reaper:
+            await asyncio.gather(self._reaper, return_exceptions=True)
+        for sid in list(self._endpoints):
+            await self._close_endpoint(sid, "the local platform is shutting down")
+        if self.gateway:
+            await self.gateway.close()
+        self._store.close()
+
+    # -- queries --------------------------------------------------------------------------------
+    def volume_path(self, name: str) -> Path:
+        return self.data_dir / "volumes" / name
+
+    def _require_volume(self, name: str) -> Path:
+        path = self.volume_path(name)
+        if "/" in name or name in ("", ".", "..") or not path.is_dir():
+            raise VolumeNotFound(f"Volume '{name}' not found")
+        return path
+
+    def get(self, volume_name: str, session_id: str) -> SessionRecord:
+        rec = self._records.get(session_id)
+        if rec is None or rec.volume_name != volume_name:
+            raise SessionNotFound(f"Session '{session_id}' not found on volume '{volume_name}'")
+        return rec
+
+    def list(self, volume_name: str) -> list[SessionRecord]:
+        self._require_volume(volume_name)
+        mine = [r for r in self._records.values() if r.volume_name == volume_name]
+        return sorted(mine, key=lambda r: r.created_at, reverse=True)
+
+    def list_all(self) -> list[SessionRecord]:
+        return list(self._records.values())
+
+    def live_read_write(self, volume_name: str) -> SessionRecord | None:
+        """The volume's live read-write session (any phase before stopped), or None."""
+        for rec in self._records.values():
+            if rec.volume_name == volume_name and not rec.read_only and rec.live:
+                return rec
+        return None
+
+    def work_dir(self, session_id: str) -> Path:
+        return self._work_root / session_id
+
+    # -- create / stop --------------------------------------------------------------------------
+    def create(self, volume_name: str, *, read_only: bool, allow_writable: bool = False) -> SessionRecord:
+        """Start a session; raises VolumeNotFound or WriterConflict."""
+        self._require_volume(volume_name)
+        writer = self.live_read_write(volume_name)
+        if read_only and allow_writable and writer is not None and writer.phase in ("creating", "staging", "ready"):
+            return writer  # a get may reuse the caller's own live read-write session (CLI 0.18 behaviour)
+        if not read_only and writer is not None:
+            raise WriterConflict(
+                f"Volume '{volume_name}' has an active read-write session ({writer.id}, {writer.phase}); "
+                f"stop it (prime volumes stop {volume_name} {writer.id}) or open a read-only session"
+            )
+        token = secrets.token_hex(6)
+        rec = SessionRecord(
+            id=f"vs_{token}",
+            volume_name=volume_name,
+            read_only=read_only,
+            alias=f"vol-ssh-{token}",
+            created_at=_now_iso(),
+        )
+        self._records[rec.id] = rec
+        self._store.save(rec)
+        self._tasks[rec.id] = asyncio.create_task(self._bring_up(rec))
+        return rec
+
+    def stop(self, volume_name: str, session_id: str, reason: str = "stopped on request") -> SessionRecord:
+        """Ask a session to stop; returns at once (the final sync runs in the background)."""
+        rec = self.get(volume_name, session_id)
+        if rec.phase in ("syncing", "finalizing", "stopped", "failed") or rec.stop_reason:
+            return rec  # idempotent, like the CLI expects from DELETE
+        rec.stop_reason = reason
+        bring_up = self._tasks.get(rec.id)
+        if bring_up is not None and not bring_up.done():
+            bring_up.cancel()
+        self._tasks[rec.id] = asyncio.create_task(self._shut_down(rec, bring_up))
+        return rec
+
+    # -- internals ------------------------------------------------------------------------------
+    def _set_phase(self, rec: SessionRecord, phase: str, *, error: str | None = None) -> None:
+        rec.phase = phase
+        if error is not None:
+            rec.error_message = error
+        if phase in ("stopped", "failed"):
+            rec.stopped_at = _now_iso()
+        self._store.save(rec)
+        log.info("session %s (%s, %s): %s", rec.id, rec.volume_name, "ro" if rec.read_only else "rw", phase)
+
+    def _touch(self, session_id: str) -> None:
+        self._last_activity[session_id] = time.monotonic()
+
+    def _port_for_alias(self, alias: str) -> int | None:
+        for rec in self._records.values():
+            if rec.alias == alias and rec.phase == "ready":
+                return rec.ssh_port
+        return None
+
+    async def _bring_up(self, rec: SessionRecord) -> None:
+        try:
+            volume = self._require_volume(rec.volume_name)
+            work = self.work_dir(rec.id)
+            await asyncio.sleep(_CREATING_DELAY / self.speed)
+            self._set_phase(rec, "staging")
+
+            def report(line: str) -> None:
+                rec.progress = line
+
+            rec.progress = await asyncio.to_thread(staging.stage, volume, work, report)
+            cfg = sshd.EndpointConfig(
+                session_id=rec.id,
+                volume_name=rec.volume_name,
+                root=work,
+                read_only=rec.read_only,
+                data_dir=self.data_dir,
+                on_activity=lambda sid=rec.id: self._touch(sid),
+            )
+            acceptor = await sshd.start_endpoint(cfg, self._host_key)
+            self._endpoints[rec.id] = (acceptor, cfg)
+            rec.ssh_port = acceptor.sockets[0].getsockname()[1]
+            self._touch(rec.id)
+            self._set_phase(rec, "ready")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("session %s failed to start", rec.id)
+            await self._close_endpoint(rec.id, "the session failed")
+            self._set_phase(rec, "failed", error=f"The session could not start: {exc}")
+
+    async def _close_endpoint(self, session_id: str, reason: str) -> None:
+        entry = self._endpoints.pop(session_id, None)
+        if entry is not None:
+            acceptor, cfg = entry
+            await sshd.close_endpoint(acceptor, cfg, reason)
+
+    async def _shut_down(self, rec: SessionRecord, bring_up: asyncio.Task | None) -> None:
+        if bring_up is not None:
+            await asyncio.gather(bring_up, return_exceptions=True)
+        was_ready = rec.phase == "ready"
+        await self._close_endpoint(rec.id, f"session {rec.id} on volume '{rec.volume_name}' stopped: {rec.stop_reason}")
+        work = self.work_dir(rec.id)
+        try:
+            if was_ready and not rec.read_only and work.is_dir():
+                self._set_phase(rec, "syncing")
+
+                def report(line: str) -> None:
+                    rec.progress = line
+
+                rec.progress = await asyncio.to_thread(staging.sync_back, work, self._require_volume(rec.volume_name), report)
+            self._set_phase(rec, "finalizing")
+            await asyncio.to_thread(shutil.rmtree, work, True)
+            self._set_phase(rec, "stopped")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("session %s: final sync failed", rec.id)
+            self._set_phase(
+                rec,
+                "failed",
+                error=f"The final sync failed ({exc}); the session's files are kept in {work}",
+            )
+
+    async def _recover(self, rec: SessionRecord) -> None:
+        """A session live when the platform last stopped: sync it if it was usable, then stop it."""
+        rec.stop_reason = "the local platform restarted"
+        work = self.work_dir(rec.id)
+        try:
+            if not rec.read_only and rec.phase in ("ready", "syncing") and work.is_dir():
+                self._set_phase(rec, "syncing")
+                rec.progress = await asyncio.to_thread(
+                    staging.sync_back, work, self._require_volume(rec.volume_name), lambda line: None
+                )
+            self._set_phase(rec, "finalizing")
+            await asyncio.to_thread(shutil.rmtree, work, True)
+            self._set_phase(rec, "stopped")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._set_phase(rec, "failed", error=f"The final sync after a restart failed ({exc}); files kept in {work}")
+
+    async def _reap_forever(self) -> None:
+        interval = max(0.2, min(30.0, self.idle_timeout / 4))
+        while True:
+            await asyncio.sleep(interval)
+            self.reap_idle()
+
+    def reap_idle(self) -> list[str]:
+        """Stop every ready session with no connection and no activity for ``idle_timeout``."""
+        now = time.monotonic()
+        reaped = []
+        for sid, (_, cfg) in list(self._endpoints.items()):
+            rec = self._records.get(sid)
+            if rec is None or rec.phase != "ready" or cfg.connections:
+                continue
+            if now - self._last_activity.get(sid, now) >= self.idle_timeout:
+                minutes = self.idle_timeout / 60
+                span = f"{minutes:g} min" if minutes >= 1 else f"{self.idle_timeout:g} s"
+                self.stop(rec.volume_name, sid, reason=f"idle for {span}")
+                reaped.append(sid)
+        return reaped
+
+
+_current: list[SessionManager] = []
+
+
+def _register(manager: SessionManager) -> None:
+    _current.append(manager)
+
+
+def _unregister(manager: SessionManager) -> None:
+    with contextlib.suppress(ValueError):
+        _current.remove(manager)
+
+
+def current_manager() -> SessionManager | None:
+    """The manager of the platform running in this process, if any."""
+    return _current[-1] if _current else None

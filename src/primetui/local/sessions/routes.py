@@ -1,0 +1,121 @@
+"""V5-V8: the volume-session endpoints, mounted by the local platform's app under ``/api/v1``.
+
+The router carries its own lifespan (FastAPI merges it into the app's): it starts the
+:class:`SessionManager` (gateway, reaper, recovery of sessions a previous run left live) and keeps
+it in ``state.extras["sessions"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI, Request, Response
+
+from primetui.api.models import CreateSessionRequest, SessionList, VolumeSession, VolumeSessionGateway
+from primetui.local.errors import fail
+from primetui.local.sessions.manager import (
+    SessionManager,
+    SessionNotFound,
+    VolumeNotFound,
+    WriterConflict,
+)
+from primetui.local.sessions.store import SessionRecord
+
+EXTRAS_KEY = "sessions"
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    state = app.state.platform
+    manager = SessionManager(state.data_dir, speed=getattr(state, "speed", None))
+    await manager.start()
+    state.extras[EXTRAS_KEY] = manager
+    try:
+        yield
+    finally:
+        state.extras.pop(EXTRAS_KEY, None)
+        await manager.close()
+
+
+router = APIRouter(lifespan=_lifespan)
+
+
+def _manager(request: Request) -> SessionManager:
+    manager = request.app.state.platform.extras.get(EXTRAS_KEY)
+    if manager is None:
+        raise fail(503, "Volume sessions are still starting on the local platform; retry in a second.")
+    return manager
+
+
+def to_wire(manager: SessionManager, rec: SessionRecord) -> dict:
+    """The V5/V6/V8 body for one session (the endpoint only while it is ready)."""
+    ready = rec.phase == "ready" and rec.ssh_port is not None and manager.gateway is not None
+    model = VolumeSession(
+        id=rec.id,
+        volume_name=rec.volume_name,
+        status=rec.status,
+        read_only=rec.read_only,
+        ssh_connection=f"root@{rec.alias}.localhost -p {rec.ssh_port}" if ready else None,
+        gateway=VolumeSessionGateway(host="127.0.0.1", port=manager.gateway.port, cert_sha256=manager.gateway.cert_sha256)
+        if ready
+        else None,
+        host_public_key=manager.host_public_key if ready else None,
+        error_message=rec.error_message,
+        created_at=rec.created_at,
+        phase=rec.phase,
+        progress=rec.progress,
+    )
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _translate(exc: Exception):
+    if isinstance(exc, (VolumeNotFound, SessionNotFound)):
+        return fail(404, str(exc))
+    if isinstance(exc, WriterConflict):
+        return fail(409, str(exc))
+    return exc
+
+
+@router.post("/training/volumes/{name}/sessions")
+async def create_session(name: str, body: CreateSessionRequest, request: Request) -> dict:
+    """V5: open a read-write or read-only session on the volume."""
+    manager = _manager(request)
+    try:
+        rec = manager.create(name, read_only=body.read_only, allow_writable=bool(body.allow_writable))
+    except (VolumeNotFound, WriterConflict) as exc:
+        raise _translate(exc) from None
+    return to_wire(manager, rec)
+
+
+@router.get("/training/volumes/{name}/sessions/{session_id}")
+async def get_session(name: str, session_id: str, request: Request) -> dict:
+    """V6: one session (poll it until ``sshConnection`` appears, or until ``phase`` is stopped)."""
+    manager = _manager(request)
+    try:
+        return to_wire(manager, manager.get(name, session_id))
+    except SessionNotFound as exc:
+        raise _translate(exc) from None
+
+
+@router.delete("/training/volumes/{name}/sessions/{session_id}", status_code=204)
+async def stop_session(name: str, session_id: str, request: Request) -> Response:
+    """V7: stop a session; returns at once, the final sync runs on (watch ``phase`` with V6)."""
+    manager = _manager(request)
+    try:
+        manager.stop(name, session_id)
+    except SessionNotFound as exc:
+        raise _translate(exc) from None
+    return Response(status_code=204)
+
+
+@router.get("/training/volumes/{name}/sessions")
+async def list_sessions(name: str, request: Request) -> dict:
+    """V8: the volume's sessions, newest first."""
+    manager = _manager(request)
+    try:
+        records = manager.list(name)
+    except VolumeNotFound as exc:
+        raise _translate(exc) from None
+    sessions = [VolumeSession.model_validate(to_wire(manager, r)) for r in records]
+    return SessionList(sessions=sessions).model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -1,0 +1,131 @@
+"""SFTP (and scp, which asyncssh serves through the same object) for one session, contained.
+
+Every client path is mapped inside the session's working dir and resolved: ``..`` cannot climb out
+and a symlink that points outside is refused, whether it is the last component or one on the way.
+``/volume`` (where the hosted pod mounts the volume, and where the official CLI's rsync/scp
+commands aim) is an alias of the root. A read-only session refuses every operation that could
+change a file; a read-write one refuses writes under ``runs/`` (run outputs; the final sync leaves
+them alone, so such a write would be silently lost).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+import asyncssh
+from asyncssh.constants import (
+    ACE4_APPEND_DATA,
+    ACE4_WRITE_ATTRIBUTES,
+    ACE4_WRITE_DATA,
+    FXF_ACCESS_DISPOSITION,
+    FXF_APPEND,
+    FXF_CREAT,
+    FXF_OPEN_EXISTING,
+    FXF_TRUNC,
+    FXF_WRITE,
+)
+
+from primetui.local.paths import PathEscapeError, safe_join
+
+READ_ONLY_MESSAGE = "this is a read-only session; open a read-write session to change the volume"
+RUNS_MESSAGE = "runs/ holds run outputs and is read-only; put elsewhere"
+VOLUME_ALIAS = b"/volume"
+
+
+def volume_relative(path: bytes) -> str:
+    """The client path as a volume-relative string ('' for the root); '/volume' is the root too."""
+    norm = posixpath.normpath(posixpath.join(b"/", path))
+    if norm == VOLUME_ALIAS or norm.startswith(VOLUME_ALIAS + b"/"):
+        norm = norm[len(VOLUME_ALIAS) :] or b"/"
+    return norm.decode("utf-8", "surrogateescape").lstrip("/")
+
+
+class ContainedSFTPServer(asyncssh.SFTPServer):
+    """asyncssh's SFTP server, kept inside ``root`` and optionally read-only."""
+
+    def __init__(self, chan: asyncssh.SSHServerChannel, *, root: Path, read_only: bool, on_activity=None):
+        self._root = Path(root).resolve()
+        self._read_only = read_only
+        self._on_activity = on_activity
+        super().__init__(chan, chroot=bytes(self._root))
+
+    # -- path mapping -------------------------------------------------------------------------
+    def map_path(self, path: bytes) -> bytes:
+        if self._on_activity:
+            self._on_activity()
+        rel = volume_relative(path)
+        try:
+            local = safe_join(self._root, rel)
+        except PathEscapeError as exc:
+            raise asyncssh.SFTPPermissionDenied(str(exc)) from None
+        return str(local).encode("utf-8", "surrogateescape")
+
+    def _check_write(self, path: bytes) -> None:
+        if self._read_only:
+            raise asyncssh.SFTPPermissionDenied(READ_ONLY_MESSAGE)
+        rel = volume_relative(path)
+        if rel.split("/", 1)[0] == "runs":
+            raise asyncssh.SFTPPermissionDenied(RUNS_MESSAGE)
+
+    # -- operations that change something ----------------------------------------------------
+    def open(self, path, pflags, attrs):
+        if pflags & (FXF_WRITE | FXF_APPEND | FXF_CREAT | FXF_TRUNC):
+            self._check_write(path)
+        return super().open(path, pflags, attrs)
+
+    def open56(self, path, desired_access, flags, attrs):
+        writing = desired_access & (ACE4_WRITE_DATA | ACE4_APPEND_DATA | ACE4_WRITE_ATTRIBUTES)
+        if writing or (flags & FXF_ACCESS_DISPOSITION) != FXF_OPEN_EXISTING:
+            self._check_write(path)
+        return super().open56(path, desired_access, flags, attrs)
+
+    def remove(self, path):
+        self._check_write(path)
+        return super().remove(path)
+
+    def mkdir(self, path, attrs):
+        self._check_write(path)
+        return super().mkdir(path, attrs)
+
+    def rmdir(self, path):
+        self._check_write(path)
+        return super().rmdir(path)
+
+    def rename(self, oldpath, newpath):
+        self._check_write(oldpath)
+        self._check_write(newpath)
+        return super().rename(oldpath, newpath)
+
+    def posix_rename(self, oldpath, newpath):
+        self._check_write(oldpath)
+        self._check_write(newpath)
+        return super().posix_rename(oldpath, newpath)
+
+    def symlink(self, oldpath, newpath):
+        self._check_write(newpath)
+        return super().symlink(oldpath, newpath)
+
+    def link(self, oldpath, newpath):
+        self._check_write(newpath)
+        return super().link(oldpath, newpath)
+
+    def setstat(self, path, attrs):
+        self._check_write(path)
+        return super().setstat(path, attrs)
+
+    def lsetstat(self, path, attrs):
+        self._check_write(path)
+        return super().lsetstat(path, attrs)
+
+    def fsetstat(self, file_obj, attrs):
+        if self._read_only:
+            raise asyncssh.SFTPPermissionDenied(READ_ONLY_MESSAGE)
+        return super().fsetstat(file_obj, attrs)
+
+    def write(self, file_obj, offset, data):
+        if self._read_only:  # defence in depth: open() already refused write handles
+            raise asyncssh.SFTPPermissionDenied(READ_ONLY_MESSAGE)
+        if self._on_activity:
+            self._on_activity()
+        return super().write(file_obj, offset, data)

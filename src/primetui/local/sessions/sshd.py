@@ -1,0 +1,336 @@
+"""The SSH endpoint of one session: an asyncssh server on 127.0.0.1 with a login shell, exec and SFTP.
+
+A shell request with a PTY runs the user's login shell on a local pseudo-terminal in the session's
+working dir; window-size changes from the client are applied to that pty (the kernel then sends
+SIGWINCH to the shell). Exec requests run ``$SHELL -c CMD`` (on a pty when the client asked for
+one). SFTP and scp go to :class:`ContainedSFTPServer`. Output is read in up to 64 KiB chunks and
+written with back-pressure (``drain``), so a flood cannot grow memory without bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import fcntl
+import logging
+import os
+import pty
+import signal
+import struct
+import termios
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncssh
+
+from primetui.local.sessions.keys import authorized_keys
+from primetui.local.sessions.sftp_server import ContainedSFTPServer
+
+log = logging.getLogger("primetui.local.sessions")
+
+_READ = 64 * 1024
+
+
+@dataclass
+class EndpointConfig:
+    """What one session's SSH server needs to know."""
+
+    session_id: str
+    volume_name: str
+    root: Path
+    read_only: bool
+    data_dir: Path
+    on_activity: Callable[[], None] = lambda: None
+    connections: set = field(default_factory=set)
+    processes: set = field(default_factory=set)
+
+
+def _login_shell() -> str:
+    shell = os.environ.get("SHELL") or "/bin/bash"
+    return shell if os.path.exists(shell) else "/bin/sh"
+
+
+def _set_winsize(fd: int, cols: int, rows: int) -> None:
+    if cols > 0 and rows > 0:
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+def _take_controlling_tty() -> None:  # runs in the child after setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class _Server(asyncssh.SSHServer):
+    def __init__(self, cfg: EndpointConfig):
+        self._cfg = cfg
+        self._conn: asyncssh.SSHServerConnection | None = None
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self._conn = conn
+        self._cfg.connections.add(conn)
+        self._cfg.on_activity()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cfg.connections.discard(self._conn)
+        self._cfg.on_activity()
+
+    def begin_auth(self, username: str) -> bool:
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        keys = authorized_keys(self._cfg.data_dir)
+        if keys is None:
+            log.warning("session %s: no client keys are configured; refusing %s", self._cfg.session_id, username)
+            return False
+        ok = keys.validate(key, "127.0.0.1", "127.0.0.1") is not None
+        if not ok:
+            log.info("session %s: refused a key that is not authorized", self._cfg.session_id)
+        return ok
+
+
+def _environment(cfg: EndpointConfig, term: str | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRIME_API_KEY", "PRIMETUI_LOCAL_TOKEN"))}
+    env.update(
+        TERM=term or "dumb",
+        PWD=str(cfg.root),
+        PRIMETUI_SESSION_ID=cfg.session_id,
+        PRIMETUI_VOLUME=cfg.volume_name,
+        PRIMETUI_SESSION_MODE="read-only" if cfg.read_only else "read-write",
+    )
+    return env
+
+
+def _banner(cfg: EndpointConfig) -> bytes:
+    if cfg.read_only:
+        text = (
+            f"primetui: READ-ONLY session {cfg.session_id} on volume '{cfg.volume_name}'. "
+            "Changes made here are discarded when the session stops.\r\n"
+        )
+    else:
+        text = (
+            f"primetui: read-write session {cfg.session_id} on volume '{cfg.volume_name}'. "
+            "Changes are saved to the volume when the session stops (runs/ is left alone).\r\n"
+        )
+    return text.encode()
+
+
+async def _pump_fd_to_channel(fd: int, writer: asyncssh.SSHWriter, on_activity) -> None:
+    """Copy a non-blocking fd to the channel until EOF/EIO, waiting for the channel to drain."""
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            data = os.read(fd, _READ)
+        except BlockingIOError:
+            ready = loop.create_future()
+            loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+            try:
+                await ready
+            finally:
+                loop.remove_reader(fd)
+            continue
+        except OSError as exc:
+            if exc.errno == errno.EIO:  # every slave fd closed: the shell and its children are gone
+                return
+            raise
+        if not data:
+            return
+        on_activity()
+        writer.write(data)
+        await writer.drain()
+
+
+async def _write_fd(fd: int, data: bytes) -> None:
+    loop = asyncio.get_running_loop()
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            ready = loop.create_future()
+            loop.add_writer(fd, lambda: ready.done() or ready.set_result(None))
+            try:
+                await ready
+            finally:
+                loop.remove_writer(fd)
+
+
+async def _pump_channel_to_pty(process: asyncssh.SSHServerProcess, master: int, on_activity) -> None:
+    while True:
+        try:
+            data = await process.stdin.read(_READ)
+        except asyncssh.TerminalSizeChanged as change:
+            _set_winsize(master, change.width, change.height)
+            continue
+        except asyncssh.BreakReceived:
+            await _write_fd(master, b"\x03")
+            continue
+        except asyncssh.SignalReceived:
+            continue
+        if not data:
+            return
+        on_activity()
+        await _write_fd(master, data)
+
+
+async def _run_on_pty(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, argv: list[str]) -> int:
+    cols, rows, _, _ = process.term_size
+    master, slave = pty.openpty()
+    _set_winsize(slave, cols or 80, rows or 24)
+    try:
+        child = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cfg.root,
+            env=_environment(cfg, process.term_type),
+            start_new_session=True,
+            preexec_fn=_take_controlling_tty,
+        )
+    finally:
+        os.close(slave)
+    os.set_blocking(master, False)
+    cfg.processes.add(child)
+    output = asyncio.create_task(_pump_fd_to_channel(master, process.stdout, cfg.on_activity))
+    feeder = asyncio.create_task(_pump_channel_to_pty(process, master, cfg.on_activity))
+    try:
+        rc = await child.wait()
+        # Background jobs may keep the pty open; give the last output a moment, then stop reading.
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(output), 1.0)
+    finally:
+        cfg.processes.discard(child)
+        for task in (output, feeder):
+            task.cancel()
+        await asyncio.gather(output, feeder, return_exceptions=True)
+        os.close(master)
+    return rc
+
+
+async def _run_piped(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, argv: list[str]) -> int:
+    child = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=cfg.root,
+        env=_environment(cfg, process.term_type),
+        start_new_session=True,
+    )
+    cfg.processes.add(child)
+
+    async def copy_out(reader: asyncio.StreamReader, writer: asyncssh.SSHWriter) -> None:
+        while data := await reader.read(_READ):
+            cfg.on_activity()
+            writer.write(data)
+            await writer.drain()
+
+    async def copy_in() -> None:
+        assert child.stdin is not None
+        try:
+            while True:
+                try:
+                    data = await process.stdin.read(_READ)
+                except (asyncssh.TerminalSizeChanged, asyncssh.BreakReceived, asyncssh.SignalReceived):
+                    continue
+                if not data:
+                    break
+                child.stdin.write(data)
+                await child.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                child.stdin.close()
+
+    feeder = asyncio.create_task(copy_in())
+    try:
+        await asyncio.gather(copy_out(child.stdout, process.stdout), copy_out(child.stderr, process.stderr))
+        rc = await child.wait()
+    finally:
+        cfg.processes.discard(child)
+        feeder.cancel()
+        await asyncio.gather(feeder, return_exceptions=True)
+    return rc
+
+
+def _exit_code(rc: int) -> int:
+    return 128 - rc if rc < 0 else rc  # killed by signal N -> 128+N, as shells report it
+
+
+def make_process_handler(cfg: EndpointConfig):
+    async def handle(process: asyncssh.SSHServerProcess) -> None:
+        shell = _login_shell()
+        command = process.command
+        try:
+            if command is None:
+                if process.term_type is None:
+                    process.stderr.write(b"primetui: a shell needs a terminal; run `ssh -t` or pass a command.\r\n")
+                    process.exit(1)
+                    return
+                process.stdout.write(_banner(cfg))
+                rc = await _run_on_pty(process, cfg, [shell, "-l"])
+            elif process.term_type is not None:
+                rc = await _run_on_pty(process, cfg, [shell, "-c", command])
+            else:
+                rc = await _run_piped(process, cfg, [shell, "-c", command])
+        except (asyncssh.BreakReceived, asyncssh.ConnectionLost, BrokenPipeError):
+            return
+        except Exception as exc:  # a failed spawn is reported to the client, never crashes the server
+            log.exception("session %s: command failed to start", cfg.session_id)
+            with contextlib.suppress(Exception):
+                process.stderr.write(f"primetui: could not start the command: {exc}\r\n".encode())
+                process.exit(127)
+            return
+        with contextlib.suppress(Exception):
+            process.exit(_exit_code(rc))
+
+    return handle
+
+
+async def start_endpoint(cfg: EndpointConfig, host_key: asyncssh.SSHKey) -> asyncssh.SSHAcceptor:
+    """Listen on a free loopback port for this session; ``acceptor.sockets[0]`` has the port."""
+    return await asyncssh.create_server(
+        lambda: _Server(cfg),
+        "127.0.0.1",
+        0,
+        server_host_keys=[host_key],
+        process_factory=make_process_handler(cfg),
+        sftp_factory=lambda chan: ContainedSFTPServer(
+            chan, root=cfg.root, read_only=cfg.read_only, on_activity=cfg.on_activity
+        ),
+        allow_scp=True,
+        encoding=None,
+        keepalive_interval=30,
+        agent_forwarding=False,
+        x11_forwarding=False,
+        allow_pty=True,
+        line_editor=False,  # the remote shell edits its own lines; asyncssh must not echo them too
+    )
+
+
+def kill_processes(cfg: EndpointConfig) -> None:
+    """Hang up every process the session started (its whole process group)."""
+    for child in list(cfg.processes):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signal.SIGHUP)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signal.SIGKILL)
+
+
+async def close_endpoint(acceptor: asyncssh.SSHAcceptor, cfg: EndpointConfig, reason: str) -> None:
+    """Stop accepting, disconnect every client with ``reason``, and end the session's processes."""
+    acceptor.close()
+    for conn in list(cfg.connections):
+        with contextlib.suppress(Exception):
+            conn.disconnect(asyncssh.DISC_BY_APPLICATION, reason)
+    kill_processes(cfg)
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(acceptor.wait_closed(), 5)
