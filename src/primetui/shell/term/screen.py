@@ -63,6 +63,69 @@ class Line:
             self.attrs.extend([DEFAULT] * (cols - have))
 
 
+_CHARS = Line.chars  # the slot descriptors, used by LazyLine to fill them on first use
+_ATTRS = Line.attrs
+
+
+class LazyLine(Line):
+    """A row of one-style text whose cells are built only when something reads them.
+
+    The bulk path makes a screenful of these per chunk; most scroll away unseen, so building
+    two lists of ``cols`` cells for each would be most of the cost of a flood.
+    """
+
+    __slots__ = ("_text", "_style", "_fill", "_cols")
+
+    def __init__(self, text: str, cols: int, style: Attr, fill: Attr) -> None:
+        self._text: str | None = text
+        self._style, self._fill, self._cols = style, fill, cols
+        self.wrapped = False
+
+    def _materialize(self) -> None:
+        text, self._text = self._text, None
+        assert text is not None
+        n, cols = len(text), self._cols
+        chars = list(text)
+        chars.extend(" " * (cols - n))
+        _CHARS.__set__(self, chars)
+        style, fill = self._style, self._fill
+        _ATTRS.__set__(self, [style] * n + [fill] * (cols - n) if style is not fill else [style] * cols)
+
+    @property  # type: ignore[override]
+    def chars(self) -> list[str]:
+        if self._text is not None:
+            self._materialize()
+        return _CHARS.__get__(self)
+
+    @chars.setter
+    def chars(self, value: list[str]) -> None:
+        if self._text is not None:
+            self._materialize()
+        _CHARS.__set__(self, value)
+
+    @property  # type: ignore[override]
+    def attrs(self) -> list[Attr]:
+        if self._text is not None:
+            self._materialize()
+        return _ATTRS.__get__(self)
+
+    @attrs.setter
+    def attrs(self, value: list[Attr]) -> None:
+        if self._text is not None:
+            self._materialize()
+        _ATTRS.__set__(self, value)
+
+    def text(self) -> str:
+        return self._text.rstrip() if self._text is not None else super().text()
+
+    def resize(self, cols: int) -> None:
+        if self._text is not None:
+            self._text = self._text[:cols]
+            self._cols = cols
+        else:
+            super().resize(cols)
+
+
 def entry_text(entry: Line | str) -> str:
     """Text of a screen row or scrollback entry, trailing blanks removed."""
     return entry.rstrip() if isinstance(entry, str) else entry.text()

@@ -18,7 +18,7 @@ import codecs
 import re
 
 from primetui.shell.term.attrs import apply_sgr
-from primetui.shell.term.screen import Line, Screen
+from primetui.shell.term.screen import LazyLine, Screen
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _BULK = re.compile(r"[\x20-\x7e]*(?:\r\n[\x20-\x7e]*)+")
@@ -155,14 +155,14 @@ class Terminal(Screen):
                     # Only the tail that fits matters; the deque drops older rows itself.
                     self.scrollback.extend(gone[-self.scrollback.maxlen :])
                 else:
-                    self.scrollback.extend(Line.from_text(p, cols, style, fill) for p in gone[-self.scrollback.maxlen :])
+                    self.scrollback.extend(LazyLine(p, cols, style, fill) for p in gone[-self.scrollback.maxlen :])
                 self.history_pushed += k
-            self.lines = [Line.from_text(p, cols, style, fill) for p in rest[k - rows :]]
+            self.lines = [LazyLine(p, cols, style, fill) for p in rest[k - rows :]]
         else:
             if keep_history:
                 self.scrollback.extend(self.lines[:k])
                 self.history_pushed += k
-            self.lines = self.lines[k:] + [Line.from_text(p, cols, style, fill) for p in rest]
+            self.lines = self.lines[k:] + [LazyLine(p, cols, style, fill) for p in rest]
         if self.alt_screen:
             self._alt_lines = self.lines
         last = len(rest[-1])
