@@ -14,6 +14,7 @@ import numpy as np
 
 from primetui.local.trainer import ckpt as ckpt_mod
 from primetui.local.trainer.config import TrainConfig, parse_config
+from primetui.local.trainer.errors import RunFailure
 from primetui.local.trainer.data import (
     DatasetError,
     FakeStream,
@@ -31,10 +32,6 @@ from primetui.local.trainer.runfiles import Component, RunFiles
 from primetui.local.trainer.scheduler import Scheduler
 
 CHUNK = 4096  # positions per forward/backward call: bounds memory for long packed rows
-
-
-class RunFailure(RuntimeError):
-    """A failure whose message is already the one-sentence reason shown to the user."""
 
 
 class Interrupted(Exception):
