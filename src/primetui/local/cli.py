@@ -1,0 +1,103 @@
+"""``primetui local serve``: run the local platform in the foreground until Ctrl+C / SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import IO
+
+from primetui.local.paths import resolve_data_dir
+
+SERVER_FILE = "server.json"
+LOCK_FILE = "server.lock"
+
+
+def _err(message: str) -> None:
+    print(f"primetui local serve: {message}", file=sys.stderr, flush=True)
+
+
+def acquire_lock(data_dir: Path) -> IO[str] | None:
+    """An exclusive lock on the data dir (one server per data dir), or None when another server holds it."""
+    fh = open(data_dir / LOCK_FILE, "a+", encoding="utf-8")
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.close()
+        return None
+    return fh
+
+
+def read_server_file(data_dir: Path) -> dict | None:
+    try:
+        data = json.loads((data_dir / SERVER_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def banner(base_url: str, token: str, data_dir: Path) -> str:
+    return (
+        f"primetui local platform serving {base_url}  (data: {data_dir})\n"
+        f"Token: {token}\n"
+        "Point the official prime CLI at it:\n"
+        f"  export PRIME_BASE_URL={base_url}\n"
+        f"  export PRIME_API_KEY={token}\n"
+        "  export PRIME_DISABLE_VERSION_CHECK=1\n"
+        "Open the dashboard on it: primetui --local   (Ctrl+C stops the server)"
+    )
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Entry point of ``primetui local serve``; returns the process exit code."""
+    from primetui.local.server import bind_socket, serve as serve_app, write_json_atomic
+    from primetui.local.state import LocalState
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    data_dir = resolve_data_dir(getattr(args, "data_dir", None))
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _err(f"cannot create the data dir {data_dir} ({exc.strerror}); pass a writable one with --data-dir.")
+        return 2
+    lock = acquire_lock(data_dir)
+    if lock is None:
+        other = read_server_file(data_dir) or {}
+        where = f" (pid {other.get('pid')}, {other.get('base_url')})" if other else ""
+        _err(f"another local server{where} already serves {data_dir}; stop it first or pass another --data-dir.")
+        return 1
+    state = None
+    try:
+        try:
+            sock = bind_socket(getattr(args, "port", None))
+        except OSError as exc:
+            _err(exc.strerror or str(exc))
+            return 2
+        state = LocalState.open(data_dir)
+        if getattr(args, "demo", False):
+            from primetui.local.demo import seed_demo
+
+            seed_demo(state)
+        ready_file = getattr(args, "ready_file", None)
+
+        def on_ready(base_url: str) -> None:
+            info = {"base_url": base_url, "token": state.token, "pid": os.getpid(), "data_dir": str(data_dir)}
+            write_json_atomic(data_dir / SERVER_FILE, info)
+            if ready_file:
+                write_json_atomic(Path(ready_file), info)
+            print(banner(base_url, state.token, data_dir), flush=True)
+
+        asyncio.run(serve_app(state, sock, on_ready))
+        return 0
+    finally:
+        info = read_server_file(data_dir)
+        if info and info.get("pid") == os.getpid():
+            (data_dir / SERVER_FILE).unlink(missing_ok=True)
+        if state is not None:
+            state.store.close()
+        lock.close()

@@ -1,0 +1,104 @@
+"""T4 dispatch checks: what the hosted platform refuses, with the seed's exact texts, plus local limits.
+
+Order: body shape (422) -> SFT-only -> the sft.toml schema (422 with loc/msg, from ``primetui.sft``)
+-> the hosted platform's rules (400, the seed's texts) -> the local platform's own limits (400).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from primetui.local.errors import fail, invalid
+from primetui.local.models_cache import ModelCacheError
+from primetui.local.paths import PathEscapeError
+from primetui.local.state import LocalState
+
+INFERENCE_WITHOUT_EVAL = "[inference] is only used for online evals — add an [eval] block or remove it."
+DATA_NAME_NEEDS_VOLUME = (
+    "data.name requires `--volume <name>`. Create a volume with `prime volumes create <name>`, "
+    "then rerun `prime train sft.toml --volume <name>`."
+)
+
+
+def model_not_available(name: str) -> str:
+    return f"Model '{name}' is not available on this cluster. Reach out to Prime support to get it added."
+
+
+@dataclass
+class DispatchPlan:
+    """A config that passed every check, with what the run needs."""
+
+    config: dict[str, Any]
+    model: str
+    volume: str | None
+    name: str | None
+
+
+def _schema_errors(config: dict[str, Any]) -> list[tuple[list[str | int], str, str]]:
+    """Schema problems from engineer 4's ``primetui.sft`` checks, as (loc, msg, type), loc below ``config``."""
+    try:
+        from primetui.sft.dispatch import schema_errors  # type: ignore[import-not-found]
+    except ImportError:
+        return []
+    return [(list(loc), msg, kind) for loc, msg, kind in schema_errors(config)]
+
+
+def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
+    """Raise the HTTP error the hosted platform would give for ``body``, or return the plan."""
+    config = body.get("config")
+    if not isinstance(config, dict):
+        raise invalid([(("body", "config"), "Field required" if config is None else "Input should be a valid dictionary",
+                        "missing" if config is None else "dict_type")])
+    mode = body.get("mode")
+    if mode != "sft":
+        raise fail(400, "The local platform runs SFT only: this config looks like an RL run ([trainer] or "
+                        "[orchestrator] without a plain [data] table); dispatch RL runs to the hosted platform.")
+    errors = _schema_errors(config)
+    if errors:
+        raise invalid([(("body", "config", *loc), msg, kind) for loc, msg, kind in errors])
+
+    if "inference" in config and "eval" not in config:
+        raise fail(400, INFERENCE_WITHOUT_EVAL)
+
+    model = (config.get("model") or {}).get("name") if isinstance(config.get("model"), dict) else None
+    if not isinstance(model, str) or not model:
+        model = "Qwen/Qwen3-0.6B"  # prime-rl's default model.name
+    if model.startswith("/volume/"):
+        raise fail(400, f"Volume-hosted models ({model}) cannot run on the local platform: it trains small stand-ins "
+                        "of cached models only; pick one from `prime train models`.")
+    try:
+        cached = state.models.get(model)
+    except ModelCacheError as exc:
+        raise fail(500, str(exc)) from exc
+    if cached is None:
+        raise fail(400, model_not_available(model))
+
+    data = config.get("data") if isinstance(config.get("data"), dict) else {}
+    volume = body.get("volume")
+    if volume is not None and not isinstance(volume, str):
+        raise invalid([(("body", "volume"), "Input should be a valid string", "string_type")])
+    if data.get("type", "sft") != "fake" and data.get("name") and not volume:
+        raise fail(400, DATA_NAME_NEEDS_VOLUME)
+
+    deployment = config.get("deployment") if isinstance(config.get("deployment"), dict) else {}
+    if deployment.get("type") == "multi_node":
+        raise fail(400, "multi_node deployments cannot run on the local platform: this machine is one node. "
+                        "Dispatch this config to the hosted platform, or use [deployment] type = \"single_node\".")
+
+    if volume:
+        row = state.store.get_volume(volume)
+        if row is None:
+            raise fail(404, f"Volume '{volume}' not found; create it with `prime volumes create {volume}`.")
+        if row["status"] != "RUNNING":
+            raise fail(409, f"Volume '{volume}' is not ready (status {row['status']}); wait for it to be RUNNING.")
+        if data.get("type", "sft") != "fake" and isinstance(data.get("name"), str):
+            try:
+                state.volume_path(volume, data["name"])
+            except PathEscapeError:
+                raise fail(400, f"data.name '{data['name']}' points outside the volume; use a path under /volume "
+                                "such as datasets/<name>.") from None
+
+    name = body.get("name") if isinstance(body.get("name"), str) else config.get("name")
+    return DispatchPlan(config=config, model=model, volume=volume or None,
+                        name=name if isinstance(name, str) else None)

@@ -1,0 +1,190 @@
+"""Tail a run's files (the trainer's file protocol) into the store, incrementally and exactly once.
+
+Files under ``<run_dir>``: ``logs/<component>.log``, ``metrics.jsonl``, ``checkpoints.jsonl``,
+``components.json`` and ``status.json`` (see ``primetui.local.trainer``). Appended files are read
+from the byte offset stored with the rows they produced (same transaction), and only whole lines
+are consumed, so a half-written line waits for the next tick and a crash never duplicates rows.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from primetui.local.store import Store
+
+log = logging.getLogger("primetui.local.ingest")
+
+ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+LEVEL_RE = re.compile(
+    r"^(?:\[[A-Za-z]+\d+\]:)?\s*(?:\d{2}:\d{2}(?::\d{2})?)\s+\[?(TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)\]?\s"
+)
+MAX_READ = 4 * 1024 * 1024  # per file per tick: a flood is ingested over several ticks, never all at once
+
+PROTOCOL_FILES = ("logs", "metrics.jsonl", "checkpoints.jsonl", "components.json", "status.json")
+
+
+def line_level(line: str) -> str | None:
+    """The log level of a prime-rl console line (``HH:MM:SS    INFO ...``), or None for other lines."""
+    match = LEVEL_RE.match(ANSI_RE.sub("", line))
+    return match.group(1) if match else None
+
+
+@dataclass
+class IngestResult:
+    """What one pass found: new checkpoint steps (for the quota check) and the latest status."""
+
+    new_checkpoints: list[int] = field(default_factory=list)
+    status: dict[str, Any] | None = None
+
+
+class RunIngestor:
+    """Ingests one run dir; keeps the level of the last line per log file for continuation lines."""
+
+    def __init__(self, store: Store, run_id: str, run_dir: Path) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.run_dir = run_dir
+        self._last_level: dict[str, str | None] = {}
+        self._components_sig: tuple[int, int] | None = None
+
+    def _read_new(self, rel: str) -> tuple[list[str], int] | None:
+        """Whole new lines of ``rel`` since the stored offset, and the offset after them."""
+        path = self.run_dir / rel
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return None
+        offset = self.store.get_offset(self.run_id, rel)
+        if size < offset:  # replaced by a shorter file: start over rather than read garbage
+            offset = 0
+        if size == offset:
+            return None
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            chunk = fh.read(min(size - offset, MAX_READ))
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            if len(chunk) >= MAX_READ:  # one enormous line: take it whole rather than stall forever
+                end = len(chunk) - 1
+            else:
+                return None
+        data = chunk[: end + 1]
+        lines = data.decode("utf-8", errors="replace").split("\n")[:-1]
+        return lines, offset + len(data)
+
+    def ingest(self) -> IngestResult:
+        result = IngestResult()
+        self._ingest_logs()
+        self._ingest_metrics()
+        result.new_checkpoints = self._ingest_checkpoints()
+        self._ingest_components()
+        result.status = self.read_status()
+        return result
+
+    def _ingest_logs(self) -> None:
+        logs_dir = self.run_dir / "logs"
+        if not logs_dir.is_dir():
+            return
+        for path in sorted(logs_dir.glob("*.log")):
+            rel = f"logs/{path.name}"
+            got = self._read_new(rel)
+            if got is None:
+                continue
+            lines, new_offset = got
+            now = time.time()
+            rows: list[tuple[float, str | None, str]] = []
+            last = self._last_level.get(rel)
+            for raw in lines:
+                line = raw.rstrip("\r")
+                level = line_level(line)
+                if level is None and line.strip():
+                    level = last  # a traceback or wrapped line belongs to the line above it
+                else:
+                    last = level if level is not None else last
+                rows.append((now, level, line))
+            self._last_level[rel] = last
+            with self.store.tx() as db:
+                self.store.add_log_lines(db, self.run_id, path.stem, 0, rows)
+                self.store.set_offset(db, self.run_id, rel, new_offset)
+
+    def _json_lines(self, rel: str) -> tuple[list[dict[str, Any]], int] | None:
+        got = self._read_new(rel)
+        if got is None:
+            return None
+        lines, new_offset = got
+        rows = []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                log.warning("run %s: skipping a malformed line in %s", self.run_id, rel)
+                continue
+            if isinstance(row, dict):
+                rows.append(row)
+        return rows, new_offset
+
+    def _ingest_metrics(self) -> None:
+        got = self._json_lines("metrics.jsonl")
+        if got is None:
+            return
+        rows, new_offset = got
+        rows = [r for r in rows if isinstance(r.get("step"), int)]
+        with self.store.tx() as db:
+            self.store.merge_metric_rows(db, self.run_id, rows)
+            self.store.set_offset(db, self.run_id, "metrics.jsonl", new_offset)
+
+    def _ingest_checkpoints(self) -> list[int]:
+        got = self._json_lines("checkpoints.jsonl")
+        if got is None:
+            return []
+        rows, new_offset = got
+        added = []
+        with self.store.tx() as db:
+            for row in rows:
+                step = row.get("step")
+                if not isinstance(step, int):
+                    continue
+                if row.get("deleted"):
+                    db.execute("DELETE FROM checkpoints WHERE run_id = ? AND step = ?", (self.run_id, step))
+                    continue
+                db.execute(
+                    "INSERT OR REPLACE INTO checkpoints (run_id, step, path, size_bytes, created_at) VALUES (?, ?, ?, ?, ?)",
+                    (self.run_id, step, str(row.get("path", "")), int(row.get("size_bytes") or 0),
+                     float(row.get("time") or time.time())),
+                )
+                added.append(step)
+            self.store.set_offset(db, self.run_id, "checkpoints.jsonl", new_offset)
+        return added
+
+    def _ingest_components(self) -> None:
+        path = self.run_dir / "components.json"
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return
+        sig = (st.st_mtime_ns, st.st_size)
+        if sig == self._components_sig:
+            return
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, OSError):
+            return  # written atomically, so this is a transient read race; next tick
+        self._components_sig = sig
+        self.store.db.execute(
+            "INSERT OR REPLACE INTO components (run_id, data) VALUES (?, ?)", (self.run_id, json.dumps(data))
+        )
+
+    def read_status(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads((self.run_dir / "status.json").read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError, OSError):
+            return None
+        return data if isinstance(data, dict) else None

@@ -1,0 +1,97 @@
+"""``primetui --local``: reuse the local server already serving a data dir, or start one in the background."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from primetui.local.paths import resolve_data_dir
+
+SERVER_FILE = "server.json"
+
+
+class LauncherError(RuntimeError):
+    """The local platform could not be started; ``str()`` says why and what to do."""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _answers(base_url: str, token: str) -> bool:
+    """True when the server at ``base_url`` accepts ``token`` (it is ours and it is up)."""
+    import httpx
+
+    try:
+        reply = httpx.get(f"{base_url}/api/v1/training/volumes", headers={"Authorization": f"Bearer {token}"},
+                          timeout=3.0)
+    except httpx.HTTPError:
+        return False
+    return reply.status_code == 200
+
+
+def running_server(data_dir: Path) -> tuple[str, str] | None:
+    """(base_url, token) of a healthy server serving ``data_dir``, or None."""
+    try:
+        info = json.loads((data_dir / SERVER_FILE).read_text(encoding="utf-8"))
+        base_url, token, pid = info["base_url"], info["token"], int(info["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not _pid_alive(pid) or not _answers(base_url, token):
+        return None
+    return base_url, token
+
+
+def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = True,
+                   timeout: float = 30.0) -> tuple[str, str]:
+    """Return (base_url, token) of the local platform for ``data_dir``, starting it detached if needed.
+
+    The started server outlives the dashboard (it keeps runs going); its output goes to
+    ``<data_dir>/server.log``. Stop it with ``kill <pid>`` (the pid is in ``<data_dir>/server.json``).
+    """
+    root = resolve_data_dir(data_dir)
+    found = running_server(root)
+    if found:
+        return found
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise LauncherError(f"Cannot create the local platform's data dir {root} ({exc.strerror}); "
+                            "set PRIMETUI_LOCAL_DATA_DIR to a writable directory.") from exc
+    ready = root / f".ready-{os.getpid()}.json"
+    ready.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(root), "--ready-file", str(ready)]
+    if demo:
+        cmd.append("--demo")
+    with open(root / "server.log", "ab") as log:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, close_fds=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if ready.exists():
+            try:
+                info = json.loads(ready.read_text(encoding="utf-8"))
+            except json.JSONDecodeError:
+                info = None
+            if info:
+                ready.unlink(missing_ok=True)
+                return info["base_url"], info["token"]
+        code = proc.poll()
+        if code is not None:
+            # Another server may have won the race for this data dir; use it if it answers.
+            found = running_server(root)
+            if found:
+                return found
+            raise LauncherError(f"The local platform exited at start (code {code}); see {root / 'server.log'}.")
+        time.sleep(0.05)
+    raise LauncherError(f"The local platform did not start within {timeout:.0f}s; see {root / 'server.log'}.")

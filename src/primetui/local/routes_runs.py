@@ -1,0 +1,249 @@
+"""Run reads and controls R1-R12 and usage B1 (``/rft/runs``, ``/billing``)."""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import time
+from typing import Any
+
+from fastapi import APIRouter, Query, Request, Response
+
+from primetui.api.models import (
+    LOG_LEVELS,
+    CheckpointList,
+    EnvServer,
+    EnvServerList,
+    LogsResponse,
+    MetricsResponse,
+    Progress,
+    RLCheckpoint,
+    RLRunPage,
+    RunEnvelope,
+    RunPricing,
+    RunUsage,
+    RunUsageBreakdown,
+)
+from primetui.local.errors import fail, invalid
+from primetui.local.runs_wire import dump, get_run_or_404, run_model, run_wire
+from primetui.local.state import LocalState
+from primetui.local.store import ACTIVE_RUN_STATUSES, iso_from_unix, iso_now
+
+router = APIRouter()
+
+
+def _platform(request: Request) -> LocalState:
+    return request.app.state.platform
+
+
+@router.get("/rft/runs")
+async def list_runs(request: Request, page: int = 1, limit: int = 20) -> dict[str, Any]:
+    """R1: newest first, paged."""
+    if page < 1:
+        raise invalid([(("query", "page"), "Input should be greater than or equal to 1", "greater_than_equal")])
+    if not 1 <= limit <= 100:
+        raise invalid([(("query", "limit"), "Input should be between 1 and 100", "value_error")])
+    state = _platform(request)
+    rows, total = state.store.list_runs((page - 1) * limit, limit)
+    return dump(RLRunPage(runs=[run_model(r) for r in rows], total=total, page=page, limit=limit,
+                          total_pages=math.ceil(total / limit)))
+
+
+@router.get("/rft/runs/{run_id}")
+async def get_run(request: Request, run_id: str) -> dict[str, Any]:
+    """R2."""
+    return {"run": run_wire(get_run_or_404(_platform(request), run_id))}
+
+
+@router.put("/rft/runs/{run_id}/stop")
+async def stop_run(request: Request, run_id: str) -> dict[str, Any]:
+    """R3: a queued run stops at once; a running one gets SIGTERM and becomes STOPPED when it exits."""
+    state = _platform(request)
+    row = get_run_or_404(state, run_id)
+    if row["status"] == "PENDING":
+        state.store.update_run(run_id, status="STOPPED", completed_at=iso_now(), queue_reason=None)
+    elif row["status"] in ACTIVE_RUN_STATUSES:
+        assert state.supervisor is not None
+        state.supervisor.request_stop(run_id)
+    return dump(RunEnvelope(run=run_model(state.store.get_run(run_id))))
+
+
+async def delete_run_records(state: LocalState, run_id: str) -> None:
+    """Stop the run if needed and forget it; its outputs on the volume stay, as on the hosted platform."""
+    row = get_run_or_404(state, run_id)
+    assert state.supervisor is not None
+    if row["status"] in ACTIVE_RUN_STATUSES:
+        await state.supervisor.kill_for_delete(run_id)
+    state.store.delete_run(run_id)
+    shutil.rmtree(state.run_dir(run_id), ignore_errors=True)
+
+
+@router.delete("/rft/runs/{run_id}", status_code=204)
+async def delete_run(request: Request, run_id: str) -> Response:
+    """R4."""
+    await delete_run_records(_platform(request), run_id)
+    return Response(status_code=204)
+
+
+@router.put("/rft/runs/{run_id}/restart")
+async def restart_run(request: Request, run_id: str) -> dict[str, Any]:
+    """R5: RUNNING only; the trainer restarts from the run's latest checkpoint under the same id."""
+    state = _platform(request)
+    row = get_run_or_404(state, run_id)
+    if row["status"] != "RUNNING":
+        raise fail(409, f"Run {run_id} is {row['status']}; only RUNNING runs can be restarted.")
+    assert state.supervisor is not None
+    await state.supervisor.restart(run_id)
+    return dump(RunEnvelope(run=run_model(state.store.get_run(run_id))))
+
+
+@router.get("/rft/runs/{run_id}/checkpoints")
+async def list_checkpoints(request: Request, run_id: str, status_filter: str | None = None) -> dict[str, Any]:
+    """R6: checkpoints still on the volume, oldest first; ``sizeBytes`` is their size on disk."""
+    state = _platform(request)
+    row = get_run_or_404(state, run_id)
+    items = []
+    for ck in state.store.list_checkpoints(run_id):
+        created = iso_from_unix(ck["created_at"])
+        rel = f"runs/{run_id}/checkpoints/step_{ck['step']}"
+        url = f"volume://{row['volume']}/{rel}" if row["volume"] else f"file://{ck['path']}"
+        items.append(RLCheckpoint(id=f"{run_id}-step-{ck['step']}", rft_run_id=run_id, step=ck["step"],
+                                  storage_url=url, status="READY", created_at=created,
+                                  size_bytes=ck["size_bytes"], uploaded_at=created))
+    if status_filter:
+        items = [c for c in items if c.status == status_filter.upper()]
+    return dump(CheckpointList(checkpoints=items))
+
+
+def _log_component(state: LocalState, row: Any, component: str | None, env_name: str | None) -> str:
+    available = state.store.log_components(row["id"])
+    has_evals = "orchestrator" in available or bool(run_model(row).has_online_evals)
+    if env_name and not component:
+        component = "env-server"
+    if component in (None, "", "orchestrator"):
+        # SFT without online evals has no orchestrator pod: its one log is the trainer's, and that is
+        # what `prime train logs <id>` should show.
+        return "orchestrator" if has_evals else "trainer"
+    if component == "env-server":
+        if not env_name:
+            raise fail(400, "component=env-server needs env_name; list env servers with "
+                            f"`prime train components {row['id']}`.")
+        return f"env-server-{env_name.split('/')[0]}"
+    if component in ("trainer", "inference"):
+        if component == "inference" and not has_evals:
+            raise fail(404, f"Run {row['id']} has no inference component: it is trainer-only SFT "
+                            "(add an [eval] block for online evals); read its log with -c trainer.")
+        return component
+    raise fail(400, f"Unknown component '{component}'; use orchestrator, trainer, inference or env-server.")
+
+
+@router.get("/rft/runs/{run_id}/logs")
+async def get_logs(
+    request: Request,
+    run_id: str,
+    tail_lines: int = 1000,
+    search: str | None = None,
+    regex: bool = False,
+    level: str | None = None,
+    since_seconds: int | None = None,
+    component: str | None = None,
+    pod_index: int | None = None,
+    env_name: str | None = None,
+) -> dict[str, Any]:
+    """R7: one component's log window, filtered like the hosted search backend."""
+    if not 1 <= tail_lines <= 5000:
+        raise invalid([(("query", "tail_lines"), "Input should be between 1 and 5000", "value_error")])
+    if level is not None and level.upper() not in LOG_LEVELS:
+        raise invalid([(("query", "level"), f"Input should be one of {', '.join(LOG_LEVELS)}", "enum")])
+    if since_seconds is not None and since_seconds < 1:
+        raise invalid([(("query", "since_seconds"), "Input should be a positive number of seconds", "value_error")])
+    state = _platform(request)
+    row = get_run_or_404(state, run_id)
+    if row["status"] in ("PENDING", "CREATING") and not state.store.log_components(run_id):
+        raise fail(404, f"Logs are not available yet (run is {row['status']}).")
+    name = _log_component(state, row, component, env_name)
+    since_ts = time.time() - since_seconds if since_seconds else None
+    rows = state.store.query_logs(run_id, name, pod_index, since_ts, level.upper() if level else None)
+    lines = [r["line"] for r in rows]
+    if search:
+        if regex:
+            try:
+                pattern = re.compile(search)
+            except re.error as exc:
+                raise fail(400, f"search is not a valid regular expression ({exc}); fix it or drop --regex.") from exc
+            lines = [ln for ln in lines if pattern.search(ln)]
+        else:
+            lines = [ln for ln in lines if search in ln]
+    return dump(LogsResponse(logs="\n".join(lines[-tail_lines:])))
+
+
+@router.get("/rft/runs/{run_id}/env-servers")
+async def env_servers(request: Request, run_id: str) -> dict[str, Any]:
+    """R8: the env-server pods of a run with online evals (none for trainer-only SFT)."""
+    state = _platform(request)
+    get_run_or_404(state, run_id)
+    items = []
+    for comp in state.store.get_components(run_id) or []:
+        if isinstance(comp, dict) and comp.get("component") == "env-server":
+            items.append(EnvServer(pod_name=str(comp.get("pod_name") or comp.get("env_name") or "env-server"),
+                                   status=str(comp.get("status") or "unknown").upper(),
+                                   env_name=comp.get("env_name"), env_index=comp.get("env_index")))
+    return dump(EnvServerList(env_servers=items))
+
+
+@router.get("/rft/runs/{run_id}/metrics")
+async def get_metrics(request: Request, run_id: str, min_step: int | None = None, max_step: int | None = None,
+                      limit: int | None = Query(default=None, ge=1)) -> dict[str, Any]:
+    """R10: one row per step (prime-rl's per-group rows merged), ascending."""
+    state = _platform(request)
+    get_run_or_404(state, run_id)
+    return dump(MetricsResponse(metrics=state.store.query_metrics(run_id, min_step, max_step, limit)))
+
+
+@router.get("/rft/runs/{run_id}/progress")
+async def get_progress(request: Request, run_id: str) -> dict[str, Any]:
+    """R12: the latest step with metrics (SFT has no samples or distributions)."""
+    state = _platform(request)
+    get_run_or_404(state, run_id)
+    latest = state.store.latest_metric(run_id)
+    return dump(Progress(latest_step=latest["step"] if latest else None,
+                         last_updated_at=iso_from_unix(latest["time"]) if latest and latest.get("time") else None))
+
+
+@router.get("/rft/runs/{run_id}/samples")
+async def get_samples(request: Request, run_id: str, page: int = 1, limit: int = 100) -> dict[str, Any]:
+    """R11: SFT runs have no rollout samples."""
+    get_run_or_404(_platform(request), run_id)
+    return {"run_id": run_id, "samples": [], "total": 0, "page": page, "limit": limit, "total_pages": 0}
+
+
+def trained_tokens(state: LocalState, row: Any) -> int:
+    """Tokens this run itself trained (a resumed run does not count its parent's)."""
+    latest = state.store.latest_metric(row["id"])
+    if not latest:
+        return 0
+    tokens = int(latest.get("progress/num_tokens") or 0)
+    parent = row["resumed_from_run"]
+    if parent and row["resume_from"]:
+        match = re.search(r"step_(\d+)$", row["resume_from"].rstrip("/"))
+        if match:
+            base = state.store.query_metrics(parent, int(match.group(1)), int(match.group(1)), 1)
+            if base:
+                tokens -= int(base[0].get("progress/num_tokens") or 0)
+    return max(0, tokens)
+
+
+@router.get("/billing/runs/{run_id}/usage")
+async def get_usage(request: Request, run_id: str) -> dict[str, Any]:
+    """B1: what really ran here (tokens trained on this machine); local compute costs nothing."""
+    state = _platform(request)
+    row = get_run_or_404(state, run_id)
+    tokens = trained_tokens(state, row)
+    usage = RunUsage(
+        run_id=run_id, run_name=row["name"], base_model=row["model"], status=row["status"],
+        training=RunUsageBreakdown(tokens=tokens, input_tokens=tokens, output_tokens=0, cost_usd=0.0),
+        inference=RunUsageBreakdown(), pricing=RunPricing(training_per_mtok=0.0),
+        total_tokens=tokens, total_cost_usd=0.0, record_count=len(state.store.metric_steps(run_id)),
+    )
+    return dump(usage)

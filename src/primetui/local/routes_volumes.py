@@ -1,0 +1,173 @@
+"""Volumes V1-V4 (plus the transfer routes the local platform answers with 404 on purpose).
+
+A volume is a directory ``<data_dir>/volumes/<name>/``; its size cap is the ``size`` string the
+client chose (``100Gi``, ``5Ti``) and its use is measured on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+from typing import Any
+
+from fastapi import APIRouter, Body, Request, Response
+
+from primetui.api.models import Volume, VolumeList, VolumeStatus
+from primetui.local.errors import fail, invalid
+from primetui.local.models_cache import LOCAL_CLUSTER_ID, LOCAL_CLUSTER_NAME
+from primetui.local.session_hooks import live_session
+from primetui.local.state import LOCAL_USER_ID, LOCAL_USER_NAME, LocalState
+
+router = APIRouter()
+
+NAME_RE = re.compile(r"^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$")
+SIZE_RE = re.compile(r"^([1-9][0-9]{0,6})(Mi|Gi|Ti)$")
+UNIT_BYTES = {"Mi": 1024**2, "Gi": 1024**3, "Ti": 1024**4}
+DEFAULT_SIZE = "5Ti"
+
+
+def parse_size(size: str) -> int:
+    """``100Gi`` -> bytes; raises ValueError for anything else."""
+    match = SIZE_RE.match(size.strip())
+    if not match:
+        raise ValueError(size)
+    return int(match.group(1)) * UNIT_BYTES[match.group(2)]
+
+
+def _platform(request: Request) -> LocalState:
+    return request.app.state.platform
+
+
+def volume_wire(row: Any) -> dict[str, Any]:
+    """A volume row as the wire ``Volume`` object."""
+    return Volume(
+        name=row["name"],
+        status=row["status"],
+        cluster_id=LOCAL_CLUSTER_ID,
+        cluster=LOCAL_CLUSTER_NAME,
+        pvc_name=f"local-volume-{row['name']}",
+        size=row["size"],
+        created_by=LOCAL_USER_ID,
+        created_by_name=LOCAL_USER_NAME,
+        created_at=row["created_at"],
+    ).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def get_volume_or_404(state: LocalState, name: str) -> Any:
+    row = state.store.get_volume(name)
+    if row is None:
+        raise fail(404, f"Volume '{name}' not found; list your volumes with `prime volumes list` "
+                        f"or create it with `prime volumes create {name}`.")
+    return row
+
+
+def _size_or_422(size: Any) -> tuple[str, int]:
+    if not isinstance(size, str):
+        raise invalid([(("body", "size"), "Input should be a valid string", "string_type")])
+    try:
+        return size.strip(), parse_size(size)
+    except ValueError:
+        raise invalid([(("body", "size"),
+                        f"Size '{size}' is not valid: use a whole number followed by Gi or Ti, e.g. 100Gi or 5Ti",
+                        "value_error")]) from None
+
+
+def create_volume_dir(state: LocalState, name: str, size: str, size_bytes: int) -> Any:
+    """Create the directory and the row; used by V2 and by the demo seeding."""
+    state.volume_dir(name).mkdir(parents=True, exist_ok=True)
+    state.store.insert_volume(name, size, size_bytes, VolumeStatus.RUNNING)
+    return state.store.get_volume(name)
+
+
+@router.get("/training/volumes")
+async def list_volumes(request: Request) -> dict[str, Any]:
+    """V1: every volume, oldest first."""
+    state = _platform(request)
+    volumes = [Volume.model_validate(volume_wire(row)) for row in state.store.list_volumes()]
+    return VolumeList(volumes=volumes).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+@router.post("/training/volumes")
+async def create_volume(request: Request, body: dict[str, Any] = Body(...)) -> dict[str, Any]:
+    """V2: create a volume (the directory exists, and the volume is RUNNING, when this returns)."""
+    state = _platform(request)
+    name = body.get("name")
+    if not isinstance(name, str) or not name:
+        raise invalid([(("body", "name"), "Field required" if name is None else "Input should be a valid string",
+                        "missing" if name is None else "string_type")])
+    if not NAME_RE.match(name):
+        raise invalid([(("body", "name"),
+                        f"Volume name '{name}' is not valid: use 1-63 lowercase letters, digits and hyphens, "
+                        "starting with a letter and not ending with a hyphen",
+                        "value_error")])
+    size, size_bytes = _size_or_422(body.get("size", DEFAULT_SIZE))
+    if state.store.get_volume(name) is not None:
+        raise fail(409, f"A volume named '{name}' already exists; pick another name or use the existing one.")
+    row = create_volume_dir(state, name, size, size_bytes)
+    return volume_wire(row)
+
+
+@router.patch("/training/volumes/{name}")
+async def expand_volume(request: Request, name: str, body: dict[str, Any] = Body(...)) -> dict[str, Any]:
+    """V3: raise the size cap; volumes never shrink."""
+    state = _platform(request)
+    row = get_volume_or_404(state, name)
+    size, size_bytes = _size_or_422(body.get("size"))
+    if size_bytes <= row["size_bytes"]:
+        raise fail(400, f"Volume '{name}' is already {row['size']}; volumes can only grow, "
+                        f"so pass a size larger than {row['size']}.")
+    state.store.update_volume(name, size=size, size_bytes=size_bytes)
+    return volume_wire(state.store.get_volume(name))
+
+
+@router.delete("/training/volumes/{name}", status_code=204)
+async def delete_volume(request: Request, name: str) -> Response:
+    """V4: delete the volume and everything on it; refused while a session or an active run uses it."""
+    state = _platform(request)
+    row = get_volume_or_404(state, name)
+    runs = state.store.active_runs_on_volume(name)
+    if runs:
+        run = runs[0]
+        raise fail(409, f"Volume '{name}' is in use by run {run['id']} ({run['status']}); "
+                        f"stop it first with `prime train stop {run['id']}`, then delete the volume.")
+    session = live_session(state, name)
+    if session:
+        raise fail(409, f"Volume '{name}' has a live session {session}; stop it first with "
+                        f"`prime volumes stop {name} {session}`, then delete the volume.")
+    if row["status"] != VolumeStatus.TERMINATING:
+        state.store.update_volume(name, status=VolumeStatus.TERMINATING)
+    try:
+        await asyncio.to_thread(shutil.rmtree, state.volume_dir(name), ignore_errors=False)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        state.store.update_volume(name, status=VolumeStatus.TOMBSTONED)
+        raise fail(500, f"Volume '{name}' could not be removed from disk ({exc.strerror}); "
+                        "fix the permissions under the data dir and delete it again.") from exc
+    state.store.delete_volume(name)
+    return Response(status_code=204)
+
+
+@router.post("/training/volumes/{name}/transfer")
+async def transfer_route(request: Request, name: str) -> dict[str, Any]:
+    """V9: the local platform has no object store, so it says 404 and clients fall back to a session."""
+    get_volume_or_404(_platform(request), name)
+    raise fail(404, "Direct storage transfers are not available on the local platform; "
+                    "the transfer goes through a volume session instead.")
+
+
+@router.api_route("/training/volumes/{name}/transfers", methods=["GET", "POST"])
+async def s3_transfers(request: Request, name: str) -> dict[str, Any]:
+    """V11/V12: S3 import and export need a cluster; say so plainly."""
+    get_volume_or_404(_platform(request), name)
+    raise fail(404, "S3 import and export are not available on the local platform; "
+                    "copy data onto the volume with `prime volumes put` instead.")
+
+
+def volume_usage(state: LocalState, name: str) -> int:
+    """Bytes stored on volume ``name`` right now (measured on disk)."""
+    from primetui.local.paths import dir_size_bytes
+
+    return dir_size_bytes(state.volume_dir(name))
+

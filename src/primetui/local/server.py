@@ -1,0 +1,141 @@
+"""The FastAPI app of the local platform and the uvicorn runner that binds it to 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import logging
+import os
+import signal
+import socket
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from primetui.local.auth import token_matches
+from primetui.local.errors import fail
+from primetui.local.state import LocalState
+
+log = logging.getLogger("primetui.local")
+
+API_PREFIX = "/api/v1"
+LOOPBACK = "127.0.0.1"
+
+
+def _require_token(request: Request) -> None:
+    state: LocalState = request.app.state.platform
+    if not token_matches(request.headers.get("authorization"), state.token):
+        raise fail(
+            401,
+            "Missing or wrong API key: send the token printed by `primetui local serve` "
+            f"(stored in {state.data_dir / 'token'}) as a Bearer token.",
+        )
+
+
+def _session_router():  # pragma: no cover - depends on whether the sessions package has landed
+    """Engineer 7's volume-session routes (V5-V8), when that package is present."""
+    try:
+        from primetui.local.sessions.routes import router
+    except ImportError:
+        return None
+    return router
+
+
+def create_app(state: LocalState) -> FastAPI:
+    """The ASGI app serving the hosted platform's API (see research/prime-cli-contract.md) for ``state``."""
+    from primetui.local.routes_misc import router as misc_router
+    from primetui.local.routes_runs import router as runs_router
+    from primetui.local.routes_training import router as training_router
+    from primetui.local.routes_volumes import router as volumes_router
+    from primetui.local.supervisor import Supervisor
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        supervisor = state.supervisor or Supervisor(state)
+        state.supervisor = supervisor
+        await supervisor.start()
+        try:
+            yield
+        finally:
+            await supervisor.shutdown()
+
+    app = FastAPI(
+        title="primetui local platform",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        lifespan=lifespan,
+    )
+    app.state.platform = state
+    auth = [Depends(_require_token)]
+    app.include_router(volumes_router, prefix=API_PREFIX, dependencies=auth)
+    sessions = _session_router()
+    if sessions is not None:
+        app.include_router(sessions, prefix=API_PREFIX, dependencies=auth)
+    app.include_router(training_router, prefix=API_PREFIX, dependencies=auth)
+    app.include_router(runs_router, prefix=API_PREFIX, dependencies=auth)
+    app.include_router(misc_router, prefix=API_PREFIX, dependencies=auth)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return JSONResponse(
+            status_code=500,
+            content={"detail": f"The local platform hit an internal error ({type(exc).__name__}: {exc}); "
+                               "see the server's output for the traceback."},
+        )
+
+    return app
+
+
+def bind_socket(port: int | None) -> socket.socket:
+    """A listening TCP socket on 127.0.0.1 (``port`` None or 0: a free port). Raises OSError with a clear text."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((LOOPBACK, port or 0))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise OSError(exc.errno, f"Port {port} on {LOOPBACK} is already in use; pick another with --port, "
+                                     "or leave --port out to get a free one.") from exc
+        raise
+    sock.listen(128)
+    sock.set_inheritable(False)
+    return sock
+
+
+def write_json_atomic(path: Path, data: dict, mode: int = 0o600) -> None:
+    """Write ``data`` to ``path`` via a temp file and rename, so readers never see half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh)
+    os.replace(tmp, path)
+
+
+async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str], None]) -> None:
+    """Serve until SIGTERM/SIGINT; ``on_ready(base_url)`` runs once the socket accepts requests."""
+    import uvicorn
+
+    host, port = sock.getsockname()[:2]
+    state.base_url = f"http://{host}:{port}"
+    app = create_app(state)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    # uvicorn re-raises a captured signal after its graceful shutdown; make that a no-op so the
+    # process exits normally (status 0) once everything has been stopped and flushed.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: None)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            await task  # surfaces the startup error
+            return
+        await asyncio.sleep(0.02)
+    on_ready(state.base_url)
+    await task

@@ -1,0 +1,97 @@
+"""The server's shared state, reachable from any route as ``request.app.state.platform``.
+
+Other local packages (``primetui.local.sessions``) get at the data dir, the store and the
+volume helpers through this object, never through globals.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from primetui.local.auth import load_or_create_token
+from primetui.local.models_cache import MODELS_FILE, ModelCache
+from primetui.local.paths import safe_join
+from primetui.local.store import Store
+
+if TYPE_CHECKING:
+    from primetui.local.supervisor import Supervisor
+
+SPEED_ENV = "PRIMETUI_LOCAL_SPEED"
+DB_FILE = "state.sqlite3"
+LOCAL_USER_ID = "local-user"
+LOCAL_USER_NAME = "local"
+
+
+def speed_factor() -> float:
+    """``PRIMETUI_LOCAL_SPEED`` (default 1): artificial platform delays are divided by it (tests use 10+)."""
+    raw = os.environ.get(SPEED_ENV, "1")
+    try:
+        value = float(raw)
+    except ValueError:
+        return 1.0
+    return value if value > 0 else 1.0
+
+
+@dataclass
+class LocalState:
+    """Everything the routes and the supervisor share."""
+
+    data_dir: Path
+    store: Store
+    token: str
+    models: ModelCache
+    speed: float = 1.0
+    base_url: str = ""
+    supervisor: Supervisor | None = None
+    extras: dict[str, Any] = field(default_factory=dict)  # room for other local packages (sessions)
+
+    @classmethod
+    def open(cls, data_dir: Path) -> LocalState:
+        """Create the data dir layout if needed and open the store; never deletes anything."""
+        data_dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(data_dir, 0o700)
+        (data_dir / "volumes").mkdir(exist_ok=True)
+        (data_dir / "runs").mkdir(exist_ok=True)
+        models = ModelCache(data_dir / MODELS_FILE)
+        models.ensure_file()
+        return cls(
+            data_dir=data_dir,
+            store=Store(data_dir / DB_FILE),
+            token=load_or_create_token(data_dir),
+            models=models,
+            speed=speed_factor(),
+        )
+
+    # volumes ---------------------------------------------------------------------------------
+    @property
+    def volumes_dir(self) -> Path:
+        return self.data_dir / "volumes"
+
+    def volume_dir(self, name: str) -> Path:
+        """The directory backing volume ``name`` (the name is validated when the volume is created)."""
+        return safe_join(self.volumes_dir, name)
+
+    def volume_path(self, name: str, relative: str) -> Path:
+        """A client path inside volume ``name``; raises PathEscapeError for ``..``/symlink escapes.
+
+        Accepts the volume-relative form (``datasets/x``) and the mount form (``/volume/datasets/x``).
+        """
+        rel = relative
+        if rel == "/volume" or rel.startswith("/volume/"):
+            rel = rel[len("/volume"):]
+        return safe_join(self.volume_dir(name), rel)
+
+    # runs ------------------------------------------------------------------------------------
+    @property
+    def runs_dir(self) -> Path:
+        return self.data_dir / "runs"
+
+    def run_dir(self, run_id: str) -> Path:
+        return safe_join(self.runs_dir, run_id)
+
+    def delay(self, seconds: float) -> float:
+        """An artificial platform delay, shortened by ``PRIMETUI_LOCAL_SPEED``."""
+        return seconds / self.speed

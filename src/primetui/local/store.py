@@ -1,0 +1,294 @@
+"""The local platform's state: one SQLite database (WAL) under the data dir.
+
+Everything a client can read lives here (volumes, runs, log lines, metric rows, checkpoints), so a
+restart of the server keeps all of it. The ingest cursors (``offsets``) are written in the same
+transaction as the rows they produced, so a crash never duplicates or drops an ingested line.
+
+All access happens on the server's event loop thread; the connection is not shared across threads.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS volumes (
+    name TEXT PRIMARY KEY,
+    size TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL,
+    name TEXT,
+    status TEXT NOT NULL,
+    config TEXT NOT NULL,
+    volume TEXT,
+    model TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    started_at TEXT,
+    completed_at TEXT,
+    error_message TEXT,
+    queue_reason TEXT,
+    notice TEXT,
+    pid INTEGER,
+    attempt INTEGER NOT NULL DEFAULT 0,
+    resume_from TEXT,
+    resumed_from_run TEXT,
+    resumed_as_run TEXT,
+    gpu_type TEXT,
+    requested TEXT,
+    phase_since REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS runs_by_seq ON runs (seq DESC);
+CREATE TABLE IF NOT EXISTS logs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    component TEXT NOT NULL,
+    pod_index INTEGER NOT NULL DEFAULT 0,
+    ts REAL NOT NULL,
+    level TEXT,
+    line TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS logs_by_run ON logs (run_id, component, id);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    time REAL NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run_id, step)
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    run_id TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (run_id, step)
+);
+CREATE TABLE IF NOT EXISTS components (
+    run_id TEXT PRIMARY KEY,
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS offsets (
+    run_id TEXT NOT NULL,
+    file TEXT NOT NULL,
+    offset INTEGER NOT NULL,
+    PRIMARY KEY (run_id, file)
+);
+"""
+
+ACTIVE_RUN_STATUSES = ("PENDING", "CREATING", "RUNNING", "PAUSING")
+TERMINAL_RUN_STATUSES = ("COMPLETED", "FAILED", "STOPPED", "PAUSED")
+
+
+def iso_now() -> str:
+    """UTC now as an ISO-8601 string with a ``Z`` suffix, as the hosted API writes timestamps."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def iso_from_unix(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Store:
+    """A thin, typed layer over the SQLite file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=5000")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """One transaction: everything inside commits together or not at all."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # meta -------------------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row["value"]
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # volumes ----------------------------------------------------------------------------------
+    def list_volumes(self) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM volumes ORDER BY created_at, name").fetchall()
+
+    def get_volume(self, name: str) -> sqlite3.Row | None:
+        return self.db.execute("SELECT * FROM volumes WHERE name = ?", (name,)).fetchone()
+
+    def insert_volume(self, name: str, size: str, size_bytes: int, status: str) -> None:
+        now = iso_now()
+        self.db.execute(
+            "INSERT INTO volumes (name, size, size_bytes, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (name, size, size_bytes, status, now, now),
+        )
+
+    def update_volume(self, name: str, **fields: Any) -> None:
+        fields["updated_at"] = iso_now()
+        cols = ", ".join(f"{k} = ?" for k in fields)
+        self.db.execute(f"UPDATE volumes SET {cols} WHERE name = ?", (*fields.values(), name))
+
+    def delete_volume(self, name: str) -> None:
+        self.db.execute("DELETE FROM volumes WHERE name = ?", (name,))
+
+    # runs -------------------------------------------------------------------------------------
+    def insert_run(self, **fields: Any) -> None:
+        now = iso_now()
+        seq_row = self.db.execute("SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM runs").fetchone()
+        fields.setdefault("created_at", now)
+        fields.setdefault("updated_at", now)
+        fields.setdefault("phase_since", time.time())
+        fields["seq"] = seq_row["seq"]
+        fields["config"] = json.dumps(fields["config"])
+        cols = ", ".join(fields)
+        marks = ", ".join("?" for _ in fields)
+        self.db.execute(f"INSERT INTO runs ({cols}) VALUES ({marks})", tuple(fields.values()))
+
+    def get_run(self, run_id: str) -> sqlite3.Row | None:
+        return self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+
+    def update_run(self, run_id: str, **fields: Any) -> None:
+        fields["updated_at"] = iso_now()
+        if "status" in fields:
+            fields.setdefault("phase_since", time.time())
+        cols = ", ".join(f"{k} = ?" for k in fields)
+        self.db.execute(f"UPDATE runs SET {cols} WHERE id = ?", (*fields.values(), run_id))
+
+    def list_runs(self, offset: int, limit: int) -> tuple[list[sqlite3.Row], int]:
+        total = self.db.execute("SELECT COUNT(*) AS n FROM runs").fetchone()["n"]
+        rows = self.db.execute("SELECT * FROM runs ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)).fetchall()
+        return rows, total
+
+    def runs_with_status(self, statuses: tuple[str, ...]) -> list[sqlite3.Row]:
+        marks = ", ".join("?" for _ in statuses)
+        return self.db.execute(f"SELECT * FROM runs WHERE status IN ({marks}) ORDER BY seq", statuses).fetchall()
+
+    def active_runs_on_volume(self, volume: str) -> list[sqlite3.Row]:
+        marks = ", ".join("?" for _ in ACTIVE_RUN_STATUSES)
+        return self.db.execute(
+            f"SELECT * FROM runs WHERE volume = ? AND status IN ({marks}) ORDER BY seq", (volume, *ACTIVE_RUN_STATUSES)
+        ).fetchall()
+
+    def delete_run(self, run_id: str) -> None:
+        with self.tx() as db:
+            for table in ("runs", "logs", "metrics", "checkpoints", "components", "offsets"):
+                column = "id" if table == "runs" else "run_id"
+                db.execute(f"DELETE FROM {table} WHERE {column} = ?", (run_id,))
+
+    # logs -------------------------------------------------------------------------------------
+    def add_log_lines(self, db: sqlite3.Connection, run_id: str, component: str, pod_index: int,
+                      lines: list[tuple[float, str | None, str]]) -> None:
+        db.executemany(
+            "INSERT INTO logs (run_id, component, pod_index, ts, level, line) VALUES (?, ?, ?, ?, ?, ?)",
+            [(run_id, component, pod_index, ts, level, line) for ts, level, line in lines],
+        )
+
+    def log_components(self, run_id: str) -> list[str]:
+        rows = self.db.execute("SELECT DISTINCT component FROM logs WHERE run_id = ?", (run_id,)).fetchall()
+        return [r["component"] for r in rows]
+
+    def query_logs(self, run_id: str, component: str, pod_index: int | None, since_ts: float | None,
+                   level: str | None) -> list[sqlite3.Row]:
+        sql = "SELECT ts, level, line FROM logs WHERE run_id = ? AND component = ?"
+        args: list[Any] = [run_id, component]
+        if pod_index is not None:
+            sql += " AND pod_index = ?"
+            args.append(pod_index)
+        if since_ts is not None:
+            sql += " AND ts >= ?"
+            args.append(since_ts)
+        if level is not None:
+            sql += " AND level = ?"
+            args.append(level)
+        sql += " ORDER BY id"
+        return self.db.execute(sql, args).fetchall()
+
+    # metrics ----------------------------------------------------------------------------------
+    def merge_metric_rows(self, db: sqlite3.Connection, run_id: str, rows: list[dict[str, Any]]) -> None:
+        """prime-rl writes several rows per step (one per monitor group); the API serves one per step."""
+        for row in rows:
+            step = int(row["step"])
+            existing = db.execute("SELECT data FROM metrics WHERE run_id = ? AND step = ?", (run_id, step)).fetchone()
+            data = json.loads(existing["data"]) if existing else {}
+            data.update(row)
+            db.execute(
+                "INSERT OR REPLACE INTO metrics (run_id, step, time, data) VALUES (?, ?, ?, ?)",
+                (run_id, step, float(data.get("time") or time.time()), json.dumps(data)),
+            )
+
+    def query_metrics(self, run_id: str, min_step: int | None, max_step: int | None, limit: int | None) -> list[dict]:
+        sql = "SELECT data FROM metrics WHERE run_id = ?"
+        args: list[Any] = [run_id]
+        if min_step is not None:
+            sql += " AND step >= ?"
+            args.append(min_step)
+        if max_step is not None:
+            sql += " AND step <= ?"
+            args.append(max_step)
+        sql += " ORDER BY step"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [json.loads(r["data"]) for r in self.db.execute(sql, args).fetchall()]
+
+    def latest_metric(self, run_id: str) -> dict | None:
+        row = self.db.execute(
+            "SELECT data FROM metrics WHERE run_id = ? ORDER BY step DESC LIMIT 1", (run_id,)
+        ).fetchone()
+        return None if row is None else json.loads(row["data"])
+
+    def metric_steps(self, run_id: str) -> list[int]:
+        return [r["step"] for r in self.db.execute("SELECT step FROM metrics WHERE run_id = ? ORDER BY step", (run_id,))]
+
+    # checkpoints ------------------------------------------------------------------------------
+    def list_checkpoints(self, run_id: str) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM checkpoints WHERE run_id = ? ORDER BY step", (run_id,)).fetchall()
+
+    def latest_checkpoint(self, run_id: str) -> sqlite3.Row | None:
+        return self.db.execute(
+            "SELECT * FROM checkpoints WHERE run_id = ? ORDER BY step DESC LIMIT 1", (run_id,)
+        ).fetchone()
+
+    # components -------------------------------------------------------------------------------
+    def get_components(self, run_id: str) -> Any:
+        row = self.db.execute("SELECT data FROM components WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row is None else json.loads(row["data"])
+
+    # offsets ----------------------------------------------------------------------------------
+    def get_offset(self, run_id: str, file: str) -> int:
+        row = self.db.execute("SELECT offset FROM offsets WHERE run_id = ? AND file = ?", (run_id, file)).fetchone()
+        return 0 if row is None else int(row["offset"])
+
+    def set_offset(self, db: sqlite3.Connection, run_id: str, file: str, offset: int) -> None:
+        db.execute("INSERT OR REPLACE INTO offsets (run_id, file, offset) VALUES (?, ?, ?)", (run_id, file, offset))
+
+    def clear_offsets(self, run_id: str) -> None:
+        self.db.execute("DELETE FROM offsets WHERE run_id = ?", (run_id,))

@@ -1,0 +1,162 @@
+"""``LocalPlatform``: a real local server in a subprocess, for tests and benchmarks.
+
+    with LocalPlatform.start(tmp_path, demo=True) as lp:
+        httpx.get(lp.base_url + "/api/v1/training/volumes", headers=lp.headers)
+
+The server binds 127.0.0.1 on a free port with its own data dir; ``stop()`` (on exit) sends SIGTERM
+to its pid and waits; ``kill()`` sends SIGKILL (a crash) and ``restart()`` starts it again on the
+same data dir (a new port), which is how crash-recovery tests work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+DEFAULT_TEST_SPEED = "10"
+
+
+class LocalPlatformError(RuntimeError):
+    """The server did not come up; the message includes its output."""
+
+
+@dataclass
+class LocalPlatform:
+    """A handle on one running ``primetui local serve`` subprocess."""
+
+    data_dir: Path
+    demo: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+    base_url: str = ""
+    token: str = ""
+    pid: int = 0
+    _proc: subprocess.Popen[bytes] | None = None
+    _log_path: Path | None = None
+
+    @classmethod
+    def start(cls, tmp_dir: str | os.PathLike[str], demo: bool = False, *, speed: str | None = DEFAULT_TEST_SPEED,
+              env: dict[str, str] | None = None, timeout: float = 60.0) -> LocalPlatform:
+        """Start a server with data dir ``<tmp_dir>/data`` and wait until it serves."""
+        extra = dict(env or {})
+        if speed is not None:
+            extra.setdefault("PRIMETUI_LOCAL_SPEED", speed)
+        lp = cls(data_dir=Path(tmp_dir) / "data", demo=demo, env=extra)
+        lp._launch(timeout)
+        return lp
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The Authorization header for this server."""
+        return {"Authorization": f"Bearer {self.token}"}
+
+    @property
+    def api_url(self) -> str:
+        return self.base_url + "/api/v1"
+
+    def _launch(self, timeout: float) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        ready = self.data_dir.parent / f"ready-{time.monotonic_ns()}.json"
+        self._log_path = self.data_dir.parent / "server.log"
+        cmd = [sys.executable, "-m", "primetui", "local", "serve", "--port", "0", "--data-dir", str(self.data_dir),
+               "--ready-file", str(ready)]
+        if self.demo:
+            cmd.append("--demo")
+        env = dict(os.environ, **self.env)
+        env.pop("PRIMETUI_LOCAL_DATA_DIR", None)
+        with open(self._log_path, "ab") as log:
+            self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                          env=env, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if ready.exists():
+                try:
+                    info = json.loads(ready.read_text(encoding="utf-8"))
+                except json.JSONDecodeError:
+                    info = None
+                if info:
+                    self.base_url, self.token, self.pid = info["base_url"], info["token"], int(info["pid"])
+                    ready.unlink(missing_ok=True)
+                    return
+            if self._proc.poll() is not None:
+                raise LocalPlatformError(f"the local server exited with {self._proc.returncode}: {self.output()}")
+            time.sleep(0.05)
+        self.kill()
+        raise LocalPlatformError(f"the local server did not become ready within {timeout:.0f}s: {self.output()}")
+
+    def output(self) -> str:
+        """What the server printed so far (its banner includes the token: test-only data)."""
+        try:
+            return self._log_path.read_text(encoding="utf-8", errors="replace")[-4000:] if self._log_path else ""
+        except OSError:
+            return ""
+
+    def stop(self, timeout: float = 30.0) -> int | None:
+        """SIGTERM by pid and wait for a clean exit (SIGKILL after ``timeout``). Returns the exit code."""
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            return None if proc is None else proc.returncode
+        proc.send_signal(signal.SIGTERM)
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return proc.wait()
+
+    def kill(self) -> None:
+        """SIGKILL the server (a crash): its trainers keep running, orphaned, as they would after a real crash."""
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    def restart(self, timeout: float = 60.0) -> None:
+        """Start the server again on the same data dir (after ``stop()`` or ``kill()``)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self.stop()
+        self._launch(timeout)
+
+    def reap_orphans(self) -> None:
+        """SIGKILL trainers of this data dir left running by a killed server that was never restarted."""
+        import sqlite3
+
+        db_path = self.data_dir / "state.sqlite3"
+        if not db_path.exists():
+            return
+        try:
+            db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+            pids = [r[0] for r in db.execute("SELECT pid FROM runs WHERE pid IS NOT NULL")]
+            db.close()
+        except sqlite3.Error:
+            return
+        for pid in pids:
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(self.data_dir).encode() in cmdline:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+    def __enter__(self) -> LocalPlatform:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+        self.reap_orphans()
+
+    def client(self, **kwargs: Any) -> Any:
+        """An async ``PrimeClient`` on this server (caller closes it)."""
+        from primetui.api.client import PrimeClient
+
+        return PrimeClient(self.base_url, self.token, **kwargs)

@@ -1,0 +1,44 @@
+"""Shared fixtures: real local platform servers (subprocesses on 127.0.0.1) and a client on them.
+
+- ``local_platform``: one server per test session, seeded with the demo data (volume ``research``
+  with ``datasets/reverse-text``, ``<data_dir>/sft.toml``). Tests share it: create your own volume
+  or run names and do not delete the demo volume.
+- ``fresh_platform``: a new, empty server for one test (costs ~1 s; use it only when you need a
+  clean or private state, e.g. kill/restart tests).
+- ``client``: an async ``primetui.api.client.PrimeClient`` on ``local_platform``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from primetui.local.testing import LocalPlatform
+
+
+@pytest.fixture(scope="session")
+def local_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPlatform]:
+    with LocalPlatform.start(tmp_path_factory.mktemp("local-platform"), demo=True) as lp:
+        yield lp
+
+
+@pytest.fixture
+def fresh_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPlatform]:
+    with LocalPlatform.start(tmp_path_factory.mktemp("fresh-platform"), demo=False) as lp:
+        yield lp
+
+
+@pytest.fixture
+async def client(local_platform: LocalPlatform) -> AsyncIterator[object]:
+    try:
+        from primetui.api.client import PrimeClient
+    except ImportError:
+        pytest.skip("primetui.api.client is not in the tree yet")
+    c = PrimeClient(local_platform.base_url, local_platform.token)
+    try:
+        yield c
+    finally:
+        close = getattr(c, "aclose", None) or getattr(c, "close", None)
+        if close is not None:
+            await close()
