@@ -1,0 +1,178 @@
+"""``primetui runs --once [--json]`` and ``primetui run ID --once [--json]``: what the screens show, printed.
+
+For scripts, cron and agents. No textual or rich import: the same view model
+(:mod:`primetui.ui.present`) as the screens, formatted as a plain table or JSON.
+Exit codes: 0 ok, 1 platform error (one sentence on stderr), 2 configuration problem.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from datetime import datetime, timezone
+from typing import Any, TextIO
+
+from primetui.ui import present
+from primetui.ui.present import RunProgress, TERMINAL_RUN_STATUSES
+
+RUN_COLUMNS = [("status", "STATUS"), ("id", "ID"), ("name", "NAME"), ("model", "MODEL"), ("steps", "STEPS"), ("loss", "LOSS"), ("started", "STARTED"), ("elapsed", "ELAPSED"), ("eta", "ETA"), ("gpus", "GPUS")]
+
+
+def format_table(rows: list[present.RunRow]) -> str:
+    """Plain aligned columns, one run per line (no colour: pipes and cron want text)."""
+    cells = [[label for _, label in RUN_COLUMNS]]
+    for row in rows:
+        values = {
+            "status": row.status,
+            "id": row.id,
+            "name": row.name or "-",
+            "model": row.model,
+            "steps": row.steps_text(),
+            "loss": f"{row.loss:.4f} {row.spark}" if row.loss is not None else "-",
+            "started": row.started,
+            "elapsed": row.elapsed,
+            "eta": row.eta,
+            "gpus": row.gpus,
+        }
+        cells.append([values[key] for key, _ in RUN_COLUMNS])
+    widths = [max(len(r[i]) for r in cells) for i in range(len(RUN_COLUMNS))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)
+
+
+def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str:
+    lines = [
+        f"Run {detail['id']}" + (f"  ({detail['name']})" if detail["name"] else ""),
+        "",
+        f"  Status:     {detail['status']}",
+        f"  Model:      {detail['model']}",
+        f"  Volume:     {detail['volume']}",
+        f"  Steps:      {detail['step'] if detail['step'] is not None else '-'}/{detail['max_steps'] or '-'}",
+        f"  Loss:       {detail['loss']:.4f}" if detail["loss"] is not None else "  Loss:       -",
+        f"  Elapsed:    {detail['elapsed']}   ETA: {detail['eta']}",
+        f"  GPUs:       {detail['gpus']}",
+        f"  Created:    {detail['lifecycle'].get('created', '-')}",
+        f"  Started:    {detail['lifecycle'].get('started', '-')}",
+    ]
+    for key in ("completed", "failed", "stopped", "paused"):
+        if key in detail["lifecycle"]:
+            lines.append(f"  {key.capitalize() + ':':<11} {detail['lifecycle'][key]}")
+    if detail["runs_ahead"] is not None or detail["queue_reason"]:
+        lines.append(f"  Queue:      {detail['runs_ahead'] if detail['runs_ahead'] is not None else '?'} ahead  {detail['queue_reason'] or ''}".rstrip())
+    if detail["error"]:
+        lines.append(f"  Error:      {detail['error']}")
+    fa = detail.get("failure_analysis")
+    if fa:
+        lines.append(f"  Failure analysis: {fa.get('rootCause') or fa.get('root_cause') or '-'}")
+        for ev in fa.get("evidence") or []:
+            lines.append(f"    - {ev}")
+    if detail["losses"]:
+        lines.append(f"  Loss curve: {present.sparkline(detail['losses'], 40)}")
+    lines.append(f"  Actions:    {', '.join(detail['actions']) or 'none'}")
+    if checkpoints:
+        lines += ["", "  Checkpoints:"]
+        for ck in checkpoints:
+            lines.append(f"    step {ck['step']:<6} {ck['status']:<10} {ck['size']:>10}   {ck['command']}")
+    return "\n".join(lines)
+
+
+def _settings(local: bool) -> Any:
+    from primetui.settings import load_settings
+
+    settings = load_settings()
+    if local:
+        from primetui.local.launcher import ensure_running
+
+        base_url, token = ensure_running(demo=True)[:2]
+        import dataclasses
+
+        if dataclasses.is_dataclass(settings):
+            return dataclasses.replace(settings, base_url=base_url, api_key=token, team_id=None)
+        settings.base_url, settings.api_key = base_url, token
+    return settings
+
+
+async def _metrics(client: Any, run_id: str) -> RunProgress:
+    try:
+        return RunProgress.from_metric_rows(present.items(await client.get_metrics(run_id), "metrics"))
+    except Exception:  # noqa: BLE001 - a run without metrics still prints
+        return RunProgress()
+
+
+async def collect_runs(client: Any, now: datetime, page: int = 1, limit: int = 20) -> tuple[list[present.RunRow], dict[str, Any]]:
+    reply = await client.list_runs(page=page, limit=limit)
+    runs = present.items(reply, "runs")
+    progress = await asyncio.gather(*[_metrics(client, str(present.field(r, "id"))) for r in runs])
+    rows = [present.run_row(r, p, now) for r, p in zip(runs, progress)]
+    meta = {"total": present.field(reply, "total"), "page": present.field(reply, "page", default=page), "total_pages": present.field(reply, "total_pages", "totalPages")}
+    return rows, meta
+
+
+async def collect_run(client: Any, run_id: str, now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    run = await client.get_run(run_id)
+    progress = await _metrics(client, run_id)
+    detail = present.run_detail(run, progress, now)
+    try:
+        cks = present.items(await client.list_checkpoints(run_id), "checkpoints")
+    except Exception:  # noqa: BLE001
+        cks = []
+    volume = detail["volume"] if detail["volume"] != present.DASH else None
+    checkpoints = [
+        {
+            "step": int(present.field(c, "step", default=0)),
+            "status": str(present.field(c, "status", default="-")),
+            "size_bytes": present.field(c, "size_bytes", "sizeBytes"),
+            "size": present.fmt_bytes(present.field(c, "size_bytes", "sizeBytes")),
+            "command": present.checkpoint_command(volume, run_id, int(present.field(c, "step", default=0))),
+        }
+        for c in sorted(cks, key=lambda c: present.field(c, "step", default=0))
+    ]
+    detail["config"] = present.field(run, "run_config", "runConfig")
+    detail["terminal"] = detail["status"] in TERMINAL_RUN_STATUSES
+    return detail, checkpoints
+
+
+async def _main(args: Any, out: TextIO) -> int:
+    from primetui.ui.launch import make_client
+
+    settings = _settings(bool(getattr(args, "local", False)))
+    if not getattr(settings, "api_key", ""):
+        print("No API key configured. Run `prime login`, set PRIME_API_KEY, or add --local.", file=sys.stderr)
+        return 2
+    now = datetime.now(timezone.utc)
+    client = make_client(settings)
+    try:
+        if args.command == "runs":
+            rows, meta = await collect_runs(client, now)
+            if args.json:
+                json.dump({"runs": [r.to_json() for r in rows], **meta}, out, indent=2)
+                out.write("\n")
+            else:
+                out.write(format_table(rows) + "\n")
+                if meta.get("total_pages") and meta["total_pages"] > 1:
+                    out.write(f"page {meta['page']} of {meta['total_pages']} ({meta['total']} runs)\n")
+        else:
+            detail, checkpoints = await collect_run(client, args.run_id, now)
+            if args.json:
+                json.dump({**detail, "checkpoints": checkpoints}, out, indent=2)
+                out.write("\n")
+            else:
+                out.write(format_run(detail, checkpoints) + "\n")
+    finally:
+        close = getattr(client, "aclose", None)
+        if close:
+            await close()
+    return 0
+
+
+def main(args: Any, out: TextIO | None = None) -> int:
+    """Run once, print, exit. Platform errors become one sentence on stderr and exit code 1."""
+    try:
+        return asyncio.run(_main(args, out or sys.stdout))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001
+        from primetui.ui.errors import describe
+
+        print(f"primetui: {describe(exc)}", file=sys.stderr)
+        return 1

@@ -1,0 +1,327 @@
+"""``PrimeApp``: the dashboard shell (screens by key and palette, help, themes, keymap, alerts).
+
+Screens hold no HTTP code of their own beyond starting workers on ``app.client``; everything
+they learn goes into ``app.state`` (last good data + connection health), so when the platform
+is unreachable the last good data stays up with a staleness marker and polling recovers alone.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+
+from primetui.ui import present
+from primetui.ui.clipboard import refusal_reason
+from primetui.ui.commands import PrimeCommands
+from primetui.ui.screens.models import ModelsScreen
+from primetui.ui.screens.runs import RunsScreen
+from primetui.ui.screens.volumes import VolumesScreen
+from primetui.ui.state import DashboardState
+from primetui.ui.themes import DEFAULT_THEME, load_themes, shipped_theme_dir
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def pick_default_theme(env: dict[str, str] | None = None) -> str:
+    """ANSI-16 on terminals that only have 16 colours; the dark theme elsewhere."""
+    env = dict(os.environ) if env is None else env
+    term = env.get("TERM", "")
+    if term in ("linux", "vt100", "vt220", "ansi") or term.endswith("-16color") or "NO_COLOR" in env:
+        return "primetui-ansi"
+    return DEFAULT_THEME
+
+
+class PrimeApp(App):
+    """The primetui dashboard."""
+
+    TITLE = "primetui"
+    CSS = """
+    Screen { background: $background; }
+    DataTable { background: $background; }
+    DataTable > .datatable--header { background: $panel; color: $text; text-style: bold; }
+    Footer { background: $panel; }
+    """
+    MODES = {"runs": RunsScreen, "volumes": VolumesScreen, "models": ModelsScreen}
+    COMMANDS = App.COMMANDS | {PrimeCommands}
+    BINDINGS = [
+        Binding("r", "show('runs')", "Runs", id="app.runs"),
+        Binding("v", "show('volumes')", "Volumes", id="app.volumes"),
+        Binding("m", "show('models')", "Models", id="app.models"),
+        Binding("e", "open_editor", "Editor", id="app.editor"),
+        Binding("f1,question_mark", "help", "Help", id="app.help"),
+        Binding("ctrl+r,f5", "refresh", "Refresh", show=False, id="app.refresh"),
+        Binding("t", "next_theme", "Theme", show=False, id="app.theme"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        client: Any,
+        settings: Any = None,
+        prefs: Any = None,
+        clock: Callable[[], datetime] | None = None,
+        *,
+        platform_label: str | None = None,
+        start: str = "runs",
+        run_id: str | None = None,
+        edit_path: str | Path | None = None,
+        connect: Any = None,
+        poll_scale: float = 1.0,
+        theme_dirs: list[Path] | None = None,
+    ) -> None:
+        """
+        Args:
+            client: a ``PrimeClient`` (or None: the first screen then asks for a key or the local platform).
+            settings: ``primetui.settings.Settings`` (base_url, team_id, ...); never displayed whole.
+            prefs: ``primetui.prefs`` preferences (theme, refresh intervals, keymap).
+            clock: returns "now" (UTC); fixed in snapshot tests.
+            platform_label: what the header calls the platform (default: the base URL's host).
+            start: first screen: runs, volumes or models.
+            run_id: open this run's screen on start.
+            edit_path: open this file in the editor on start.
+            connect: a ``launch.Connector`` used by the first-run screen to connect.
+            poll_scale: multiplies every refresh interval; 0 turns periodic polling off (tests).
+            theme_dirs: where theme files are (default: shipped themes/ and the user's themes dir).
+        """
+        super().__init__()
+        self.client = client
+        self.settings = settings
+        self.prefs = prefs
+        self.state = DashboardState(clock=clock or utc_now)
+        self.platform_label = platform_label or self._label_from_settings(settings)
+        team = present.field(settings, "team_name", "team_id") if settings is not None else None
+        self.team_label = str(team) if team else "personal"
+        self.start = start if start in self.MODES else "runs"
+        self.start_run = run_id
+        self.edit_path = Path(edit_path) if edit_path else None
+        self.connector = connect
+        self.poll_scale = poll_scale
+        self.finished_progress: set[str] = set()
+        self.theme_warnings: list[str] = []
+        self._theme_dirs = theme_dirs
+        self._register_themes()
+
+    # ---- set-up -----------------------------------------------------------------------------
+    @staticmethod
+    def _label_from_settings(settings: Any) -> str:
+        url = str(present.field(settings, "base_url", default="") or "")
+        if not url:
+            return "no platform"
+        host = url.split("://", 1)[-1].split("/", 1)[0]
+        return "local platform " + host if host.startswith(("127.0.0.1", "localhost")) else host
+
+    def _register_themes(self) -> None:
+        dirs: list[Path | None] = list(self._theme_dirs) if self._theme_dirs is not None else [shipped_theme_dir(), self._user_theme_dir()]
+        themes, warnings = load_themes(*dirs)
+        for theme in themes:
+            self.register_theme(theme)
+        self.theme_warnings = warnings
+        wanted = str(present.field(self.prefs, "theme", default="") or "") or pick_default_theme()
+        self.theme = wanted if wanted in self.available_themes else (DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark")
+        if wanted and wanted not in self.available_themes:
+            self.theme_warnings.append(f"Theme {wanted!r} is not installed; using {self.theme}. Pick one with ctrl+p → theme.")
+
+    @staticmethod
+    def _user_theme_dir() -> Path | None:
+        base = os.environ.get("PRIMETUI_CONFIG_DIR")
+        if base:
+            return Path(base) / "themes"
+        try:
+            import platformdirs
+
+            return Path(platformdirs.user_config_dir("primetui")) / "themes"
+        except Exception:  # noqa: BLE001
+            return None
+
+    def on_mount(self) -> None:
+        keymap = present.field(self.prefs, "keymap", default=None)
+        if isinstance(keymap, dict) and keymap:
+            self.set_keymap({str(k): str(v) for k, v in keymap.items()})
+        for warning in self.theme_warnings:
+            self.notify(warning, severity="warning", timeout=8)
+        if self.client is None and self.connector is not None:
+            from primetui.ui.screens.welcome import WelcomeScreen
+
+            self.push_screen(WelcomeScreen(self.connector))
+            return
+        self.begin()
+
+    def begin(self) -> None:
+        """Show the first screen (after a client exists)."""
+        self.switch_mode(self.start)
+        if self.start_run:
+            self.open_run(self.start_run)
+        if self.edit_path:
+            self.open_editor(self.edit_path)
+
+    def connected(self, client: Any, settings: Any, label: str | None = None) -> None:
+        """Called by the first-run screen once a client exists."""
+        self.client = client
+        self.settings = settings
+        self.platform_label = label or self._label_from_settings(settings)
+        self.begin()
+
+    def interval(self, seconds: float) -> float:
+        """A refresh interval after preferences and ``poll_scale`` (0 = no periodic polling)."""
+        return seconds * self.poll_scale
+
+    # ---- health and alerts ------------------------------------------------------------------
+    def report_ok(self) -> None:
+        was_down = self.state.connection.last_error is not None
+        self.state.connection.ok(self.state.now())
+        if was_down:
+            self.notify("Connection to the platform is back.", severity="information")
+
+    def report_error(self, message: str, *, toast: bool = False) -> None:
+        first = self.state.connection.last_error is None
+        self.state.connection.failed(message, self.state.now())
+        if toast or first:
+            self.notify(message, severity="error", timeout=8)
+
+    def observe_run(self, run: Any) -> None:
+        change = self.state.observe_run(run)
+        if change:
+            old, new = change
+            name = present.field(run, "name") or present.field(run, "id")
+            severity = "error" if new == "FAILED" else ("warning" if new in ("STOPPED", "PAUSED") else "information")
+            self.notify(f"Run {name}: {old} → {new}", title="Watched run", severity=severity, timeout=10)
+            self.bell()
+
+    def toggle_watch(self, run_id: str) -> bool:
+        if run_id in self.state.watched:
+            self.state.watched.discard(run_id)
+            return False
+        self.state.watched.add(run_id)
+        return True
+
+    # ---- navigation -------------------------------------------------------------------------
+    def action_show(self, mode: str) -> None:
+        if self.client is None:
+            return
+        if self.current_mode == mode:
+            # Pressing the key of the screen you are in goes back to its top (k9s-like).
+            while len(self.screen_stack) > 1 and not isinstance(self.screen, self.MODES[mode]):
+                self.pop_screen()
+            return
+        self.switch_mode(mode)
+
+    def open_run(self, run_id: str) -> None:
+        from primetui.ui.screens.run import RunScreen
+
+        if self.current_mode != "runs":
+            self.switch_mode("runs")
+        if isinstance(self.screen, RunScreen) and self.screen.run_id == run_id:
+            return
+        self.push_screen(RunScreen(run_id))
+
+    def open_volume(self, name: str) -> None:
+        self.switch_mode("volumes")
+        screen = self.screen
+        if isinstance(screen, VolumesScreen):
+            screen.selected = name
+            screen.render_volumes()
+
+    def act_on_run(self, run_id: str, action: str) -> None:
+        self.open_run(run_id)
+        self.call_after_refresh(lambda: self.screen.act(action))
+
+    def volume_action(self, name: str, action: str) -> None:
+        self.open_volume(name)
+        screen = self.screen
+        if isinstance(screen, VolumesScreen):
+            {"open_rw": lambda: screen.action_open_session(False), "open_ro": lambda: screen.action_open_session(True), "delete": screen.action_delete}[action]()
+
+    def action_help(self) -> None:
+        from primetui.ui.screens.help import HelpScreen
+
+        if type(self.screen).__name__ == "HelpScreen":
+            return
+        self.push_screen(HelpScreen(self.screen))
+
+    def action_refresh(self) -> None:
+        poll = getattr(self.screen, "poll", None)
+        if callable(poll) and self.client is not None:
+            if hasattr(self.screen, "final_fetch_done"):
+                self.screen.final_fetch_done = False
+            poll()
+            self.notify("Refreshing…", timeout=1.5)
+
+    def action_next_theme(self) -> None:
+        names = [n for n in ("primetui-dark", "primetui-light", "primetui-ansi") if n in self.available_themes]
+        if not names:
+            return
+        self.theme = names[(names.index(self.theme) + 1) % len(names)] if self.theme in names else names[0]
+        self.notify(f"Theme: {self.theme}", timeout=2)
+
+    # ---- editor, shell, clipboard -----------------------------------------------------------
+    def action_open_editor(self) -> None:
+        if self.client is None:
+            return
+        self.open_editor(self.edit_path or self.default_config_path())
+
+    def default_config_path(self) -> Path:
+        """The demo sft.toml of the local platform if there is one, else ./sft.toml."""
+        demo = present.field(self.connector, "demo_config", default=None) if self.connector else None
+        if demo and Path(demo).exists():
+            return Path(demo)
+        return Path.cwd() / "sft.toml"
+
+    def open_editor(self, path: Path) -> None:
+        try:
+            from primetui.ui.editor import EditorScreen
+        except ImportError:
+            self.notify("The config editor is not installed in this build; use `primetui validate FILE` meanwhile.", severity="warning")
+            return
+        try:
+            screen = EditorScreen(path, client=self.client)
+        except Exception as exc:  # noqa: BLE001 - a bad path must not take the app down
+            self.notify(f"Could not open {path}: {exc}. Check the path and try again.", severity="error")
+            return
+        self.push_screen(screen, self._editor_closed)
+
+    def _editor_closed(self, result: Any) -> None:
+        run_id = present.field(result, "run_id", "runId", default=None) if result is not None else None
+        if isinstance(result, str):
+            run_id = result
+        if run_id:
+            self.run_dispatched(str(run_id))
+
+    def run_dispatched(self, run_id: str) -> None:
+        """A run was dispatched (by the editor): watch it and show its screen."""
+        self.state.watched.add(run_id)
+        self.notify(f"Dispatched run {run_id}; watching it.")
+        self.open_run(run_id)
+
+    def open_shell(self, session: Any) -> None:
+        """Open engineer 8's shell pane on a ready session (primetui.ui.terminal)."""
+        try:
+            from primetui.ui import terminal
+        except ImportError:
+            conn = present.field(session, "ssh_connection", "sshConnection", default="")
+            self.notify(f"The shell pane is not installed in this build; connect with ssh {conn}.", severity="warning")
+            return
+        opener = getattr(terminal, "open_shell", None)
+        if opener is None:
+            self.notify("The shell pane does not offer open_shell yet.", severity="warning")
+            return
+        try:
+            opener(self, self.client, session, self.settings)
+        except Exception as exc:  # noqa: BLE001
+            self.notify(f"Could not open a shell: {exc}.", severity="error")
+
+    def copy_text(self, text: str, what: str) -> None:
+        """OSC 52 copy with a visible message, including when the terminal will refuse it."""
+        self.copy_to_clipboard(text)
+        reason = refusal_reason()
+        if reason:
+            self.notify(f"Could not copy the {what}: {reason}. Select it here: {text}", severity="warning", timeout=12)
+        else:
+            self.notify(f"Copied {what}: {text}", timeout=4)

@@ -1,0 +1,61 @@
+"""Command palette (ctrl+p): screens, runs and volumes by name or id, and actions on them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from primetui.ui import present
+
+if TYPE_CHECKING:
+    from primetui.ui.app import PrimeApp
+
+
+class PrimeCommands(Provider):
+    """Everything the dashboard knows about, searchable by fuzzy match."""
+
+    @property
+    def prime(self) -> "PrimeApp":
+        return self.app  # type: ignore[return-value]
+
+    def commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        app = self.prime
+        out: list[tuple[str, Callable[[], object], str]] = [
+            ("Go to Runs", partial(app.action_show, "runs"), "every run, newest first"),
+            ("Go to Volumes", partial(app.action_show, "volumes"), "volumes and their sessions"),
+            ("Go to Models", partial(app.action_show, "models"), "model cache and capacity"),
+            ("New config / open editor", app.action_open_editor, "write an sft.toml and dispatch it"),
+            ("Help: keys", app.action_help, "every key on this screen"),
+            ("Refresh now", app.action_refresh, "poll the platform right away"),
+        ]
+        for run in app.state.runs:
+            run_id = str(present.field(run, "id", default=""))
+            name = str(present.field(run, "name", default="") or "")
+            status = present.run_status(run)
+            label = f"{name} {run_id}".strip()
+            out.append((f"Open run {label} ({status})", partial(app.open_run, run_id), present.run_model(run)))
+            out.append((f"Watch run {label}", partial(app.toggle_watch, run_id), "toast + bell on status change"))
+            out.append((f"Copy run id {run_id}", partial(app.copy_text, run_id, "run id"), label))
+            for action in sorted(present.run_actions(status) - {"copy_id", "copy_path"}):
+                out.append((f"{action.capitalize()} run {label}", partial(app.act_on_run, run_id, action), f"currently {status}"))
+        for volume in app.state.volumes:
+            name = str(present.field(volume, "name", default=""))
+            out.append((f"Open volume {name}", partial(app.open_volume, name), str(present.field(volume, "size", default=""))))
+            out.append((f"Open read-write session on {name}", partial(app.volume_action, name, "open_rw"), "blocks dispatch while live"))
+            out.append((f"Open read-only session on {name}", partial(app.volume_action, name, "open_ro"), ""))
+            out.append((f"Delete volume {name}", partial(app.volume_action, name, "delete"), "asks first"))
+        return out
+
+    async def discover(self) -> Hits:
+        for text, callback, help_text in self.commands()[:12]:
+            yield DiscoveryHit(text, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, callback, help_text in self.commands():
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), callback, help=help_text)

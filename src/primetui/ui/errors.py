@@ -1,0 +1,21 @@
+"""Turn any exception from a network call into the one sentence the user sees."""
+
+from __future__ import annotations
+
+
+def describe(exc: BaseException) -> str:
+    """A one-sentence, actionable message; never a traceback, never the API key.
+
+    Platform errors (``primetui.api.errors.PrimeAPIError``) already carry that sentence.
+    Anything else is a bug or an unexpected reply: say so plainly and point at the log.
+    """
+    try:
+        from primetui.api.errors import PrimeAPIError
+    except ImportError:  # pragma: no cover - api package not there yet
+        PrimeAPIError = ()  # type: ignore[assignment]
+    if PrimeAPIError and isinstance(exc, PrimeAPIError):
+        return str(exc)
+    if isinstance(exc, (ConnectionError, OSError)):
+        return f"Could not reach the platform ({exc.__class__.__name__}); check the network, it retries by itself."
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+    return f"Unexpected problem: {text}. Retry, and report it if it keeps happening."

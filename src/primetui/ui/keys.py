@@ -1,0 +1,92 @@
+"""Key bindings as data: collect every binding with an id, apply the user keymap, print docs.
+
+``python -m primetui.ui.keys`` prints docs/keys.md from the same tables the app uses, so the
+manual cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+KEY_NAMES = {
+    "question_mark": "?",
+    "slash": "/",
+    "plus": "+",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "escape": "esc",
+}
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    area: str
+    id: str
+    keys: str
+    description: str
+
+
+def pretty_keys(keys: str) -> str:
+    return ", ".join(KEY_NAMES.get(k.strip(), k.strip()) for k in keys.split(","))
+
+
+def binding_table(owners: Iterable[tuple[str, type]], keymap: dict[str, str] | None = None) -> list[KeyInfo]:
+    """Every binding with an id, per area, with the user's keymap overrides applied."""
+    keymap = keymap or {}
+    out: list[KeyInfo] = []
+    for area, owner in owners:
+        for b in getattr(owner, "BINDINGS", []):
+            if not isinstance(b, Binding) or not b.id:
+                continue
+            out.append(KeyInfo(area, b.id, pretty_keys(keymap.get(b.id, b.key)), b.description or b.action))
+    return out
+
+
+def all_owners() -> list[tuple[str, type]]:
+    from primetui.ui.app import PrimeApp
+    from primetui.ui.screens.models import ModelsScreen
+    from primetui.ui.screens.run import RunScreen
+    from primetui.ui.screens.runs import RunsScreen
+    from primetui.ui.screens.volumes import VolumesScreen
+    from primetui.ui.widgets import ConfirmScreen, FormScreen
+
+    return [
+        ("Everywhere", PrimeApp),
+        ("Runs", RunsScreen),
+        ("Run", RunScreen),
+        ("Volumes", VolumesScreen),
+        ("Models", ModelsScreen),
+        ("Confirm dialog", ConfirmScreen),
+        ("Forms", FormScreen),
+    ]
+
+
+def keys_markdown() -> str:
+    lines = [
+        "# Keys",
+        "",
+        "Generated from the bindings in the code (`uv run python -m primetui.ui.keys > docs/keys.md`).",
+        "Every key can be changed in the `[keymap]` table of your preferences file, by binding id:",
+        "",
+        "```toml",
+        "[keymap]",
+        '"runs.filter" = "f"',
+        '"run.stop" = "ctrl+x"',
+        "```",
+        "",
+        "The palette (ctrl+p) and mouse clicks reach the same actions.",
+    ]
+    area = None
+    for info in binding_table(all_owners()):
+        if info.area != area:
+            area = info.area
+            lines += ["", f"## {area}", "", "| Key | Action | Binding id |", "|---|---|---|"]
+        lines.append(f"| `{info.keys}` | {info.description} | `{info.id}` |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(keys_markdown(), end="")

@@ -1,0 +1,148 @@
+"""``primetui`` / ``primetui --local`` / ``primetui edit FILE`` / ``primetui runs`` / ``primetui run ID``.
+
+Decides which platform to talk to, builds the client, and runs :class:`PrimeApp`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+
+def _with(settings: Any, **changes: Any) -> Any:
+    """A copy of ``settings`` with some fields changed, whatever type it is."""
+    if dataclasses.is_dataclass(settings) and not isinstance(settings, type):
+        return dataclasses.replace(settings, **changes)
+    if hasattr(settings, "model_copy"):
+        return settings.model_copy(update=changes)
+    data = dict(vars(settings)) if settings is not None else {}
+    data.update(changes)
+    return SimpleNamespace(**data)
+
+
+def make_client(settings: Any) -> Any:
+    from primetui.api.client import PrimeClient
+
+    return PrimeClient(settings.base_url, settings.api_key, team_id=getattr(settings, "team_id", None))
+
+
+def load_prefs() -> tuple[Any, str | None]:
+    """Preferences (engineer 1's prefs module) and a warning sentence if the file was broken."""
+    try:
+        from primetui import prefs as prefs_mod
+    except ImportError:
+        return None, None
+    loader = getattr(prefs_mod, "load_prefs", None) or getattr(prefs_mod, "load_preferences", None)
+    if loader is None:
+        return None, None
+    try:
+        result = loader()
+    except Exception as exc:  # noqa: BLE001 - broken preferences never stop the app
+        return None, f"Preferences could not be read ({exc}); using defaults."
+    if isinstance(result, tuple):
+        return result[0], (result[1] if len(result) > 1 and isinstance(result[1], str) else None)
+    return result, getattr(result, "warning", None)
+
+
+def local_data_dir(prefs: Any) -> Path | None:
+    value = os.environ.get("PRIMETUI_LOCAL_DATA_DIR") or getattr(prefs, "local_data_dir", None)
+    return Path(value) if value else None
+
+
+class Connector:
+    """How the first-run screen (and ``--local``) get a client: an API key, or the local platform."""
+
+    def __init__(self, settings: Any, prefs: Any) -> None:
+        self.settings = settings
+        self.prefs = prefs
+        self.demo_config: Path | None = None
+
+    def local_sync(self) -> tuple[Any, Any, str]:
+        """Start (or reuse) the embedded platform for this user; blocks until it answers."""
+        from primetui.local.launcher import ensure_running
+
+        data_dir = local_data_dir(self.prefs)
+        result = ensure_running(data_dir=data_dir, demo=True)
+        base_url, token = result[0], result[1]
+        found = self._find_demo_config(data_dir)
+        if found:
+            self.demo_config = found
+        settings = _with(self.settings, base_url=base_url, api_key=token, team_id=None)
+        host = base_url.split("://", 1)[-1].split("/", 1)[0]
+        return make_client(settings), settings, f"local platform {host}"
+
+    @staticmethod
+    def _find_demo_config(data_dir: Path | None) -> Path | None:
+        if data_dir is None:
+            try:
+                from primetui.local import launcher
+
+                default = getattr(launcher, "default_data_dir", None)
+                data_dir = Path(default()) if callable(default) else None
+            except Exception:  # noqa: BLE001
+                data_dir = None
+        if data_dir is None:
+            return None
+        for candidate in ("sft.toml", "demo/sft.toml", "configs/sft.toml"):
+            if (data_dir / candidate).exists():
+                return data_dir / candidate
+        return None
+
+    async def local(self) -> tuple[Any, Any, str]:
+        return await asyncio.to_thread(self.local_sync)
+
+    async def with_api_key(self, key: str) -> tuple[Any, Any, str]:
+        """Check the key against the platform, then save it where the prime CLI keeps it."""
+        from primetui import settings as settings_mod
+
+        candidate = _with(self.settings, api_key=key)
+        client = make_client(candidate)
+        await client.list_volumes()  # a 401 here raises the CLI's own one-sentence message
+        settings_mod.save_api_key(key)
+        return client, candidate, None  # type: ignore[return-value]
+
+
+def run_app(args: Any) -> int:
+    """Entry point for the dashboard (see ``primetui.cli``)."""
+    from primetui.settings import load_settings
+
+    try:
+        settings = load_settings()
+    except Exception as exc:  # noqa: BLE001
+        print(f"primetui: could not read the prime configuration ({exc}); fix ~/.prime/config.json or set PRIME_API_KEY.", file=sys.stderr)
+        return 2
+    prefs, prefs_warning = load_prefs()
+    connector = Connector(settings, prefs)
+    client = None
+    label = None
+    use_local = bool(getattr(args, "local", False))
+    if use_local:
+        try:
+            client, settings, label = connector.local_sync()
+        except Exception as exc:  # noqa: BLE001
+            print(f"primetui: the local platform did not start ({exc}); try `primetui local serve` to see why.", file=sys.stderr)
+            return 1
+    elif getattr(settings, "api_key", ""):
+        client = make_client(settings)
+    command = getattr(args, "command", None)
+    from primetui.ui.app import PrimeApp
+
+    app = PrimeApp(
+        client,
+        settings,
+        prefs,
+        platform_label=label,
+        start="runs",
+        run_id=getattr(args, "run_id", None) if command == "run" else None,
+        edit_path=getattr(args, "file", None) if command == "edit" else None,
+        connect=connector,
+    )
+    if prefs_warning:
+        app.theme_warnings.append(prefs_warning)
+    app.run()
+    return 0

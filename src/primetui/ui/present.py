@@ -1,0 +1,457 @@
+"""What the screens show, as plain data: run, volume, session and model rows.
+
+This module is the one view model shared by the Textual screens and the headless
+``primetui runs --once`` / ``primetui run ID --once`` output, so both print the same thing.
+It must never import textual or rich (the headless path stays fast): it only formats.
+
+Every function takes wire models from :mod:`primetui.api.models` but reads them through
+:func:`field`, so a reply with a missing optional field renders as "-" instead of crashing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field as dc_field
+from datetime import datetime, timezone
+from typing import Any
+
+Clock = Callable[[], datetime]
+"""Returns the current time (aware, UTC). Injected so snapshots and tests are deterministic."""
+
+DASH = "-"
+
+TERMINAL_RUN_STATUSES = frozenset({"COMPLETED", "FAILED", "STOPPED", "PAUSED"})
+"""Run statuses after which nothing changes any more (the CLI's stop-wait set)."""
+
+DEAD_SESSION_STATUSES = frozenset({"FAILED", "STOPPED", "COMPLETED", "UNKNOWN", "TERMINATING", "TOMBSTONED"})
+"""Session statuses the prime CLI treats as dead (contract §3.1)."""
+
+# Semantic tone per status: the UI maps a tone to a theme variable, headless prints the word.
+# The word is always shown next to the colour, so a 16-colour or monochrome terminal loses nothing.
+RUN_STATUS_TONE: dict[str, str] = {
+    "QUEUED": "muted",
+    "PENDING": "warning",
+    "CREATING": "warning",
+    "RUNNING": "accent",
+    "PAUSING": "warning",
+    "PAUSED": "muted",
+    "COMPLETED": "success",
+    "FAILED": "error",
+    "STOPPED": "muted",
+}
+
+RUN_STATUS_GLYPH: dict[str, str] = {
+    "QUEUED": "◌",
+    "PENDING": "◌",
+    "CREATING": "◐",
+    "RUNNING": "▶",
+    "PAUSING": "‖",
+    "PAUSED": "‖",
+    "COMPLETED": "✓",
+    "FAILED": "✗",
+    "STOPPED": "■",
+}
+
+VOLUME_STATUS_LABEL: dict[str, str] = {
+    "RUNNING": "CREATED",
+    "TERMINATING": "DELETING",
+    "TOMBSTONED": "DELETE FAILED",
+}
+"""The prime CLI shows these volume statuses under friendlier names (contract §2.1)."""
+
+SPARK_CHARS = "▁▂▃▄▅▆▇█"
+
+
+def field(obj: Any, *names: str, default: Any = None) -> Any:
+    """Read the first present, non-None attribute or mapping key among ``names``."""
+    if obj is None:
+        return default
+    for name in names:
+        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+        if value is not None:
+            return value
+    return default
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Parse an ISO timestamp (or pass a datetime through) leniently; naive values are UTC."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        dt = value
+    else:
+        text = str(value).strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt
+
+
+def fmt_time(value: Any) -> str:
+    """``YYYY-MM-DD HH:MM`` in UTC (the prime CLI's format), or "-"."""
+    dt = parse_time(value)
+    return dt.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M") if dt else DASH
+
+
+def fmt_duration(seconds: float | None) -> str:
+    """Compact duration: ``42s``, ``3m05s``, ``2h07m``, ``3d04h``; "-" when unknown."""
+    if seconds is None or seconds != seconds or seconds < 0:
+        return DASH
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    m, s = divmod(s, 60)
+    if m < 60:
+        return f"{m}m{s:02d}s"
+    h, m = divmod(m, 60)
+    if h < 24:
+        return f"{h}h{m:02d}m"
+    d, h = divmod(h, 24)
+    return f"{d}d{h:02d}h"
+
+
+def fmt_age(value: Any, now: datetime) -> str:
+    """How long ago ``value`` was, e.g. ``5m10s``."""
+    dt = parse_time(value)
+    return fmt_duration((now - dt).total_seconds()) if dt else DASH
+
+
+def fmt_bytes(n: float | None) -> str:
+    """Binary units as volumes use them: ``7.2 GiB``."""
+    if n is None:
+        return DASH
+    units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+    value = float(n)
+    for unit in units:
+        if abs(value) < 1024 or unit == units[-1]:
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} PiB"  # pragma: no cover
+
+
+def step_bar(step: int | None, max_steps: int | None, width: int = 10) -> str:
+    """A text progress bar ``█████░░░░░``; empty-looking when nothing is known."""
+    if not max_steps or max_steps <= 0:
+        return "░" * width
+    done = max(0, min(step or 0, max_steps))
+    filled = int(round(width * done / max_steps))
+    return "█" * filled + "░" * (width - filled)
+
+
+def sparkline(values: Sequence[float], width: int = 12) -> str:
+    """Unicode sparkline of the last ``width`` finite values (NaN/Inf shown as ``!``)."""
+    tail = list(values)[-width:]
+    finite = [v for v in tail if isinstance(v, (int, float)) and math.isfinite(v)]
+    if not finite:
+        return "!" * len(tail) if tail else ""
+    lo, hi = min(finite), max(finite)
+    span = hi - lo
+    out = []
+    for v in tail:
+        if not (isinstance(v, (int, float)) and math.isfinite(v)):
+            out.append("!")
+        elif span == 0:
+            out.append(SPARK_CHARS[3])
+        else:
+            out.append(SPARK_CHARS[int((v - lo) / span * (len(SPARK_CHARS) - 1))])
+    return "".join(out)
+
+
+def run_status(run: Any) -> str:
+    return str(field(run, "status", default="UNKNOWN")).upper()
+
+
+def status_tone(status: str) -> str:
+    """Semantic tone (accent/success/warning/error/muted/plain) for a run status."""
+    return RUN_STATUS_TONE.get(status.upper(), "plain")
+
+
+def status_label(status: str) -> str:
+    """Glyph plus word, readable without colour: ``▶ RUNNING``."""
+    status = status.upper()
+    return f"{RUN_STATUS_GLYPH.get(status, '?')} {status}"
+
+
+@dataclass
+class RunProgress:
+    """Per-run live numbers gathered from metrics (R10): last step and the loss series.
+
+    Rows are merged by step, so a row that arrives late for a step it already has (eval rows,
+    the teardown row) updates it instead of duplicating it.
+    """
+
+    rows: dict[int, dict[str, Any]] = dc_field(default_factory=dict)
+
+    @classmethod
+    def from_metric_rows(cls, rows: Iterable[dict[str, Any]]) -> "RunProgress":
+        """Build from R10 rows ``{"step": N, "time": unix, "loss/mean": x, ...}`` (any order)."""
+        progress = cls()
+        progress.extend(rows)
+        return progress
+
+    def extend(self, rows: Iterable[dict[str, Any]]) -> None:
+        for row in rows:
+            step = row.get("step") if isinstance(row, dict) else None
+            if isinstance(step, (int, float)):
+                self.rows.setdefault(int(step), {}).update(row)
+
+    @property
+    def step(self) -> int | None:
+        return max(self.rows) if self.rows else None
+
+    @property
+    def losses(self) -> list[float]:
+        return [float(r["loss/mean"]) for _, r in sorted(self.rows.items()) if isinstance(r.get("loss/mean"), (int, float))]
+
+
+def run_elapsed(run: Any, now: datetime) -> float | None:
+    """Seconds from start to completion (or to now while it runs)."""
+    started = parse_time(field(run, "started_at", "startedAt"))
+    if not started:
+        return None
+    ended = parse_time(field(run, "completed_at", "completedAt"))
+    if not ended and run_status(run) in TERMINAL_RUN_STATUSES:
+        ended = parse_time(field(run, "updated_at", "updatedAt"))
+    return ((ended or now) - started).total_seconds()
+
+
+def run_eta(run: Any, progress: RunProgress | None, now: datetime) -> float | None:
+    """Seconds left at the pace so far, for a RUNNING run with at least one step done."""
+    if run_status(run) != "RUNNING" or not progress or not progress.step:
+        return None
+    max_steps = field(run, "max_steps", "maxSteps")
+    elapsed = run_elapsed(run, now)
+    if not max_steps or not elapsed or progress.step <= 0:
+        return None
+    remaining = max(0, int(max_steps) - progress.step)
+    return elapsed / progress.step * remaining
+
+
+def run_model(run: Any) -> str:
+    cfg = field(run, "run_config", "runConfig", default={}) or {}
+    model = field(run, "base_model", "baseModel")
+    if not model and isinstance(cfg, dict):
+        model = (cfg.get("model") or {}).get("name") if isinstance(cfg.get("model"), dict) else None
+    return str(model) if model else DASH
+
+
+def run_gpus(run: Any) -> str:
+    gpus = field(run, "gpu_count", "gpuCount")
+    if gpus is None:
+        cfg = field(run, "run_config", "runConfig", default={}) or {}
+        dep = cfg.get("deployment") if isinstance(cfg, dict) else None
+        if isinstance(dep, dict):
+            gpus = dep.get("num_train_gpus")
+            if gpus is not None and dep.get("num_infer_gpus"):
+                gpus = int(gpus) + int(dep["num_infer_gpus"])
+    return str(gpus) if gpus is not None else DASH
+
+
+@dataclass
+class RunRow:
+    """One line of the runs table, exactly as the screen and ``primetui runs --once`` show it."""
+
+    id: str
+    name: str
+    status: str
+    tone: str
+    model: str
+    step: int | None
+    max_steps: int | None
+    bar: str
+    loss: float | None
+    spark: str
+    started: str
+    elapsed: str
+    eta: str
+    gpus: str
+    volume: str
+
+    def steps_text(self) -> str:
+        return f"{self.step if self.step is not None else DASH}/{self.max_steps if self.max_steps else DASH}"
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("tone")
+        data.pop("bar")
+        data.pop("spark")
+        return data
+
+
+def run_row(run: Any, progress: RunProgress | None, now: datetime) -> RunRow:
+    status = run_status(run)
+    max_steps = field(run, "max_steps", "maxSteps")
+    step = progress.step if progress else None
+    if step is None and status == "COMPLETED" and max_steps:
+        step = int(max_steps)
+    return RunRow(
+        id=str(field(run, "id", default=DASH)),
+        name=str(field(run, "name", default="") or ""),
+        status=status,
+        tone=status_tone(status),
+        model=run_model(run),
+        step=step,
+        max_steps=int(max_steps) if max_steps else None,
+        bar=step_bar(step, max_steps),
+        loss=progress.losses[-1] if progress and progress.losses else None,
+        spark=sparkline(progress.losses) if progress else "",
+        started=fmt_time(field(run, "started_at", "startedAt")),
+        elapsed=fmt_duration(run_elapsed(run, now)),
+        eta=fmt_duration(run_eta(run, progress, now)),
+        gpus=run_gpus(run),
+        volume=str(field(run, "volume_name", "volumeName", default=DASH)),
+    )
+
+
+def run_matches(row: RunRow, query: str) -> bool:
+    """Filter: every whitespace-separated term must appear in id, name, status, model or volume."""
+    hay = " ".join((row.id, row.name, row.status, row.model, row.volume)).lower()
+    return all(term in hay for term in query.lower().split())
+
+
+@dataclass
+class LifecycleEvent:
+    label: str
+    when: str
+
+
+def run_lifecycle(run: Any) -> list[LifecycleEvent]:
+    """Created / Started / Completed (or Stopped/Failed/Paused) with timestamps, in order."""
+    status = run_status(run)
+    events = [LifecycleEvent("Created", fmt_time(field(run, "created_at", "createdAt")))]
+    events.append(LifecycleEvent("Started", fmt_time(field(run, "started_at", "startedAt"))))
+    end_label = {"FAILED": "Failed", "STOPPED": "Stopped", "PAUSED": "Paused"}.get(status, "Completed")
+    end = field(run, "completed_at", "completedAt")
+    if end is None and status in TERMINAL_RUN_STATUSES:
+        end = field(run, "updated_at", "updatedAt")
+    events.append(LifecycleEvent(end_label, fmt_time(end)))
+    return events
+
+
+def run_actions(status: str) -> set[str]:
+    """Actions the platform accepts for a run in this status (contract §2.5, CLI rules)."""
+    status = status.upper()
+    actions = {"copy_id", "copy_path"}
+    if status in ("QUEUED", "PENDING", "CREATING", "RUNNING", "PAUSING"):
+        actions.add("stop")
+    if status == "RUNNING":
+        actions |= {"pause", "restart"}
+    if status == "PAUSED":
+        actions.add("resume")
+    if status in TERMINAL_RUN_STATUSES:
+        actions.add("delete")
+    return actions
+
+
+def run_detail(run: Any, progress: RunProgress | None, now: datetime) -> dict[str, Any]:
+    """The run screen's summary as a JSON-able dict (headless ``run ID --once --json``)."""
+    row = run_row(run, progress, now)
+    fa = field(run, "failure_analysis", "failureAnalysis")
+    if fa is not None and not isinstance(fa, dict):
+        fa = fa.model_dump() if hasattr(fa, "model_dump") else dict(vars(fa))
+    return {
+        **row.to_json(),
+        "lifecycle": {e.label.lower(): e.when for e in run_lifecycle(run)},
+        "runs_ahead": field(run, "runs_ahead", "runsAhead"),
+        "queue_reason": field(run, "queue_reason", "queueReason"),
+        "error": field(run, "error_message", "errorMessage"),
+        "failure_analysis": fa,
+        "losses": progress.losses if progress else [],
+        "actions": sorted(run_actions(row.status) - {"copy_id", "copy_path"}),
+    }
+
+
+def checkpoint_command(volume: str | None, run_id: str, step: int) -> str:
+    """The exact command that downloads one checkpoint (seed step 5)."""
+    vol = volume or "<volume>"
+    return f"prime volumes get {vol} runs/{run_id}/checkpoints/step_{step}/ ./step_{step}"
+
+
+def volume_status_label(status: str) -> str:
+    return VOLUME_STATUS_LABEL.get(status.upper(), status.upper())
+
+
+def session_is_live(session: Any) -> bool:
+    status = str(field(session, "status", default="")).upper()
+    phase = str(field(session, "phase", default="")).lower()
+    return status not in DEAD_SESSION_STATUSES and phase not in ("stopped", "failed")
+
+
+def session_blocks_dispatch(session: Any) -> bool:
+    """A live read-write session (or one still syncing back) keeps a run from starting."""
+    return session_is_live(session) and not bool(field(session, "read_only", "readOnly", default=False))
+
+
+def session_mode(session: Any) -> str:
+    return "RO" if field(session, "read_only", "readOnly", default=False) else "RW"
+
+
+def parse_size(text: str) -> int | None:
+    """``100Gi`` / ``5Ti`` → bytes; None when it is not a whole number of Gi or Ti."""
+    text = text.strip()
+    for suffix, mult in (("Gi", 1024**3), ("Ti", 1024**4)):
+        if text.endswith(suffix) and text[: -len(suffix)].isdigit():
+            n = int(text[: -len(suffix)])
+            return n * mult if n > 0 else None
+    return None
+
+
+def check_volume_name(name: str) -> str | None:
+    """One sentence saying what is wrong with a volume name, or None when it is fine."""
+    import re
+
+    if not name:
+        return "Give the volume a name, e.g. research."
+    if len(name) > 63:
+        return "Volume names are at most 63 characters; pick a shorter one."
+    if not re.fullmatch(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?", name):
+        return "Use lowercase letters, digits and dashes (not at the ends), e.g. research-2."
+    return None
+
+
+def check_volume_size(text: str, current: str | None = None) -> str | None:
+    """One sentence saying what is wrong with a size (``100Gi``, ``5Ti``), or None."""
+    size = parse_size(text)
+    if size is None:
+        return "Write the size as a whole number of Gi or Ti, e.g. 100Gi or 5Ti."
+    if current is not None:
+        cur = parse_size(current)
+        if cur is not None and size <= cur:
+            return f"A volume can only grow; pick more than {current}."
+    return None
+
+
+def models_empty_reason(on_demand_beta_access: bool | None) -> str:
+    """Why the model list is empty, told apart exactly as the prime CLI does (T1 tri-state)."""
+    if on_demand_beta_access is False:
+        return "On-demand training is in beta and this account is not enrolled: contact Prime support to request access."
+    if on_demand_beta_access is True:
+        return "Your account has on-demand access, but no on-demand capacity is currently listed: try again later."
+    return (
+        "No dispatchable clusters have a warm model cache yet, or the endpoint isn't deployed on this backend: "
+        "ask Prime support, or point [model].name at weights on a volume (/volume/...)."
+    )
+
+
+def model_sort_key(name: str) -> tuple:
+    """Sort by name, comparing ``-<N>B`` parameter counts numerically (as the CLI does)."""
+    import re
+
+    parts = re.split(r"(\d+(?:\.\d+)?)(?=B\b)", name)
+    return tuple((0, float(p)) if i % 2 else (1, p.lower()) for i, p in enumerate(parts))
+
+
+def items(reply: Any, key: str) -> list[Any]:
+    """The list inside a list reply, whether the client returns the list or its wrapper."""
+    if reply is None:
+        return []
+    if isinstance(reply, list):
+        return reply
+    value = field(reply, key)
+    return list(value) if value is not None else []

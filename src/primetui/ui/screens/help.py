@@ -1,0 +1,64 @@
+"""F1 / ? help: generated from the bindings (with ids) active where you pressed it."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+from primetui.ui.keys import pretty_keys
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys of the screen underneath plus the global ones, as the keymap set them."""
+
+    BINDINGS = [Binding("escape,q,f1,question_mark", "dismiss_help", "Close", id="help.close")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Vertical { width: 76; max-width: 96%; height: 90%; border: thick $accent; background: $surface; }
+    HelpScreen #help-title { text-style: bold; padding: 0 1; background: $panel; }
+    HelpScreen VerticalScroll { padding: 0 1; }
+    """
+
+    def __init__(self, under: Screen) -> None:
+        super().__init__()
+        self.under = under
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"Keys · {self.under.title or 'primetui'}   (esc closes · ctrl+p finds anything)", id="help-title")
+            with VerticalScroll():
+                yield Static(self.table(), id="help-body")
+
+    def table(self) -> Table:
+        table = Table(box=None, expand=True, show_header=True, header_style="bold")
+        table.add_column("Key", no_wrap=True, style="bold")
+        table.add_column("Action")
+        table.add_column("Id", style="dim", no_wrap=True)
+        keymap = getattr(self.app, "_keymap", {}) or {}
+        seen: set[str] = set()
+        sections = [(self.under.title or "This screen", type(self.under)), ("Everywhere", type(self.app))]
+        for title, owner in sections:
+            rows = [b for b in getattr(owner, "BINDINGS", []) if isinstance(b, Binding) and b.id and b.id not in seen]
+            if not rows:
+                continue
+            table.add_row(f"[u]{title}[/u]", "", "")
+            for b in rows:
+                seen.add(b.id)
+                enabled = True
+                if owner is type(self.under):
+                    enabled = self.under.check_action(b.action.split("(")[0], ()) is not False and self.under.check_action(b.action.split("(")[0], ()) is not None
+                key = pretty_keys(",".join(keymap.get(b.id, [b.key])) if isinstance(keymap.get(b.id), list) else keymap.get(b.id, b.key))
+                desc = b.description or b.action
+                if not enabled:
+                    desc = f"[dim]{desc} (not now)[/dim]"
+                table.add_row(key, desc, b.id)
+        table.add_row("", "", "")
+        table.add_row("mouse", "click rows, tabs, buttons and footer keys: same actions as the keys", "")
+        return table
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,112 @@
+"""Models screen: the cluster model cache and on-demand capacity (T1), empty states told apart."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Static
+
+from primetui.ui import present
+from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.widgets import tone_style
+
+
+class ModelsScreen(DashboardScreen):
+    """Models a run can boot from, where they are cached, and what capacity costs."""
+
+    TITLE = "Models"
+    AUTO_FOCUS = "#models-table"
+    poll_interval = 60.0
+    DEFAULT_CSS = """
+    ModelsScreen .section { height: 1; padding: 0 1; background: $surface; color: $text-muted; }
+    ModelsScreen DataTable { height: auto; }
+    ModelsScreen #models-empty { padding: 1 2; height: auto; color: $warning; display: none; }
+    ModelsScreen #models-empty.visible { display: block; }
+    ModelsScreen .caption { padding: 0 1; color: $text-muted; height: auto; }
+    """
+
+    def compose_body(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("Models in the cluster cache", classes="section")
+            yield DataTable(id="models-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="models-empty")
+            yield Static("On-demand capacity", classes="section")
+            yield DataTable(id="capacity-table", cursor_type="row")
+            yield Static(
+                "Rate fixed at dispatch; billed per GPU-hour from when pods are ready. Runs may queue depending on GPU count and topology.",
+                classes="caption",
+            )
+
+    def on_mount(self) -> None:
+        mt = self.query_one("#models-table", DataTable)
+        for key, label in (("name", "Model"), ("clusters", "Clusters"), ("gpus", "GPU types")):
+            mt.add_column(label, key=key)
+        ct = self.query_one("#capacity-table", DataTable)
+        for key, label in (("gpu", "GPU type"), ("price", "$/GPU-hr"), ("capacity", "Capacity"), ("note", "")):
+            ct.add_column(label, key=key)
+        self.render_models()
+        super().on_mount()
+
+    def poll(self) -> None:
+        self.fetch_models()
+
+    @work(exclusive=True, group="models")
+    async def fetch_models(self) -> None:
+        try:
+            reply = await self.client.list_models()
+        except Exception as exc:  # noqa: BLE001
+            self.failed(exc)
+            self.render_models()
+            return
+        self.ok()
+        self.prime.state.models = reply
+        self.render_models()
+
+    def render_models(self) -> None:
+        if not self.is_mounted:
+            return
+        reply = self.prime.state.models
+        mt = self.query_one("#models-table", DataTable)
+        ct = self.query_one("#capacity-table", DataTable)
+        empty = self.query_one("#models-empty", Static)
+        mt.clear()
+        ct.clear()
+        if reply is None:
+            empty.update(self.prime.state.connection.last_error or "Loading the model cache…")
+            empty.add_class("visible")
+            return
+        models = present.items(reply, "models")
+        for model in sorted(models, key=lambda m: present.model_sort_key(str(present.field(m, "name", default="")))):
+            clusters = present.field(model, "clusters", default=[]) or []
+            names = sorted({str(present.field(c, "cluster_name", "clusterName", default="?")) for c in clusters})
+            gpus = sorted({str(present.field(c, "gpu_type", "gpuType")) for c in clusters if present.field(c, "gpu_type", "gpuType")})
+            name = str(present.field(model, "name"))
+            mt.add_row(name, ", ".join(names) or "-", ", ".join(gpus) or "-", key=name)
+        on_demand = present.field(reply, "on_demand", "onDemand", default=[]) or []
+        for entry in on_demand:
+            available = bool(present.field(entry, "available_now", "availableNow", default=False))
+            price = present.field(entry, "price_per_gpu_hour", "pricePerGpuHour")
+            note = " ".join(
+                p
+                for p in (
+                    "beta" if present.field(entry, "is_beta", "isBeta") else "",
+                    str(present.field(entry, "discount_label", "discountLabel", default="") or ""),
+                )
+                if p
+            )
+            ct.add_row(
+                str(present.field(entry, "gpu_type", "gpuType", default="?")),
+                f"${price:.2f}" if isinstance(price, (int, float)) else "-",
+                Text("available", style=tone_style(self, "success")) if available else Text("busy", style=tone_style(self, "warning")),
+                note,
+            )
+        if not on_demand:
+            ct.add_row("-", "", "none listed", "")
+        if not models:
+            beta = present.field(reply, "on_demand_beta_access", "onDemandBetaAccess")
+            empty.update("No models available for Hosted Training. " + present.models_empty_reason(beta))
+            empty.add_class("visible")
+        else:
+            empty.remove_class("visible")

@@ -1,0 +1,344 @@
+"""Run screen: lifecycle, queue, errors, config, checkpoints, actions, and the monitor tabs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tomlkit
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Static, TabbedContent, TabPane, TextArea
+
+from primetui.ui import present
+from primetui.ui.monitor_hook import monitor_panes
+from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress
+from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.widgets import ConfirmScreen, tone_style
+
+
+def config_toml(run: Any) -> str:
+    """The run's config as TOML text (what the user dispatched), or a one-line explanation."""
+    cfg = present.field(run, "run_config", "runConfig")
+    if not cfg:
+        return "# The platform did not return this run's config."
+    try:
+        return tomlkit.dumps(cfg)
+    except Exception:  # noqa: BLE001 - odd values (None inside arrays) cannot be TOML
+        import json
+
+        return "# Not representable as TOML; shown as JSON.\n" + json.dumps(cfg, indent=2)
+
+
+class RunScreen(DashboardScreen):
+    """One run: what happened when, what went wrong, and what you can do now."""
+
+    poll_interval = 3.0
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="run.back"),
+        Binding("x", "stop", "Stop", id="run.stop"),
+        Binding("p", "pause", "Pause", id="run.pause"),
+        Binding("u", "resume", "Resume", id="run.resume"),
+        Binding("R", "restart", "Restart", id="run.restart"),
+        Binding("d", "delete", "Delete", id="run.delete"),
+        Binding("y", "copy_id", "Copy id", id="run.copy_id"),
+        Binding("Y", "copy_path", "Copy path", id="run.copy_path"),
+        Binding("w", "watch", "Watch", show=False, id="run.watch"),
+    ]
+    DEFAULT_CSS = """
+    RunScreen #run-summary { height: auto; padding: 0 1; }
+    RunScreen TabbedContent { height: 1fr; }
+    RunScreen #run-config { height: 1fr; }
+    RunScreen #run-checkpoints { height: auto; max-height: 12; }
+    RunScreen .hint { color: $text-muted; padding: 0 1; }
+    """
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.run: Any = self.prime_state_run(run_id)
+        self.checkpoints: list[Any] = []
+        self.final_fetch_done = False
+        self._config_shown = False
+        self._monitor_mounted = False
+        self.title = f"Run {run_id}"
+
+    def prime_state_run(self, run_id: str) -> Any:
+        try:
+            return self.app.state.find_run(run_id)  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - no app yet while constructing in tests
+            return None
+
+    def compose_body(self) -> ComposeResult:
+        with TabbedContent(id="run-tabs"):
+            with TabPane("Overview", id="tab-overview"):
+                with VerticalScroll():
+                    yield Static("Loading run…", id="run-summary")
+                    yield Static("Checkpoints", classes="hint")
+                    yield DataTable(id="run-checkpoints", cursor_type="row")
+            with TabPane("Config", id="tab-config"):
+                yield TextArea.code_editor("", language="toml", read_only=True, id="run-config")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#run-checkpoints", DataTable)
+        for key, label in (("step", "Step"), ("status", "Status"), ("size", "Size"), ("created", "Created"), ("cmd", "Download with")):
+            table.add_column(label, key=key)
+        self.render_run()
+        super().on_mount()
+
+    # ---- data -------------------------------------------------------------------------------
+    def poll(self) -> None:
+        if self.final_fetch_done:
+            return
+        self.fetch_run()
+
+    @work(exclusive=True, group="run-detail")
+    async def fetch_run(self) -> None:
+        try:
+            run = await self.client.get_run(self.run_id)
+        except Exception as exc:  # noqa: BLE001
+            self.failed(exc)
+            self.render_run()
+            return
+        self.ok()
+        run = present.field(run, "run", default=run) if isinstance(run, dict) else run
+        self.run = run
+        self.prime.observe_run(run)
+        status = present.run_status(run)
+        state = self.prime.state
+        known = state.progress.get(self.run_id)
+        if status not in ("QUEUED", "PENDING", "CREATING") or known:
+            try:
+                min_step = (known.step + 1) if known and known.step is not None else None
+                reply = await (self.client.get_metrics(self.run_id, min_step=min_step) if min_step else self.client.get_metrics(self.run_id))
+                state.progress.setdefault(self.run_id, RunProgress()).extend(present.items(reply, "metrics"))
+            except Exception:  # noqa: BLE001 - the summary still shows; charts have their own status
+                pass
+        try:
+            self.checkpoints = present.items(await self.client.list_checkpoints(self.run_id), "checkpoints")
+        except Exception:  # noqa: BLE001
+            pass
+        if status in TERMINAL_RUN_STATUSES:
+            # One last fetch happened with the terminal status in it: nothing changes any more.
+            self.final_fetch_done = True
+        self.render_run()
+
+    # ---- rendering --------------------------------------------------------------------------
+    def render_run(self) -> None:
+        if not self.is_mounted:
+            return
+        summary = self.query_one("#run-summary", Static)
+        run = self.run
+        if run is None:
+            err = self.prime.state.connection.last_error
+            summary.update(err or f"Loading run {self.run_id}…")
+            return
+        now = self.prime.state.now()
+        progress = self.prime.state.progress.get(self.run_id)
+        row = present.run_row(run, progress, now)
+        self.title = f"Run {row.name or row.id}"
+        summary.update(self.summary_renderable(run, row, progress))
+        self.render_checkpoints(row)
+        if not self._config_shown:
+            self.query_one("#run-config", TextArea).load_text(config_toml(run))
+            self._config_shown = True
+        if not self._monitor_mounted:
+            self._monitor_mounted = True
+            self.mount_monitor(run)
+        self.refresh_bindings()
+        self.refresh_status()
+
+    def summary_renderable(self, run: Any, row: present.RunRow, progress: RunProgress | None) -> Group:
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column()
+        status = Text(present.status_label(row.status), style=tone_style(self, row.tone))
+        if row.id in self.prime.state.watched:
+            status.append("  ◉ watched", style="dim")
+        grid.add_row("Status", status)
+        grid.add_row("Run", f"{row.name + '  ' if row.name else ''}{row.id}")
+        grid.add_row("Model", row.model)
+        grid.add_row("Volume", row.volume)
+        grid.add_row("Steps", Text.assemble((row.bar, tone_style(self, "accent")), f" {row.steps_text()}"))
+        if row.loss is not None:
+            grid.add_row("Loss", Text.assemble((present.sparkline(progress.losses if progress else [], 24), tone_style(self, "accent")), f" {row.loss:.4f}"))
+        grid.add_row("Elapsed / ETA", f"{row.elapsed} / {row.eta}")
+        grid.add_row("GPUs", row.gpus)
+        life = Text()
+        for i, event in enumerate(present.run_lifecycle(run)):
+            if i:
+                life.append("  →  ", style="dim")
+            life.append(f"{event.label} ", style="bold")
+            life.append(event.when)
+        grid.add_row("Lifecycle", life)
+        ahead = present.field(run, "runs_ahead", "runsAhead")
+        reason = present.field(run, "queue_reason", "queueReason")
+        if ahead is not None or reason:
+            queue = f"{ahead} runs ahead" if ahead is not None else ""
+            grid.add_row("Queue", Text(" · ".join(p for p in (queue, reason or "") if p), style=tone_style(self, "warning")))
+        notice = present.field(run, "notice")
+        if notice:
+            grid.add_row("Notice", str(notice))
+        parts: list[Any] = [grid]
+        error = present.field(run, "error_message", "errorMessage")
+        if error:
+            parts.append(Text.assemble(("\nError  ", f"bold {tone_style(self, 'error')}"), str(error)))
+        fa = present.field(run, "failure_analysis", "failureAnalysis")
+        if fa:
+            root = present.field(fa, "root_cause", "rootCause", default="-")
+            conf = present.field(fa, "confidence")
+            head = Text.assemble(("Failure analysis  ", "bold"), str(root))
+            if isinstance(conf, (int, float)):
+                head.append(f"  (confidence {conf:.0%})", style="dim")
+            parts.append(head)
+            for ev in present.field(fa, "evidence", default=[]) or []:
+                parts.append(Text(f"  • {ev}", style="dim"))
+        actions = sorted(present.run_actions(row.status) - {"copy_id", "copy_path"})
+        parts.append(Text(f"\nActions now: {', '.join(actions) if actions else 'none'} (see footer)", style="dim"))
+        return Group(*parts)
+
+    def render_checkpoints(self, row: present.RunRow) -> None:
+        table = self.query_one("#run-checkpoints", DataTable)
+        table.clear()
+        volume = row.volume if row.volume != present.DASH else None
+        for ck in sorted(self.checkpoints, key=lambda c: present.field(c, "step", default=0)):
+            step = int(present.field(ck, "step", default=0))
+            table.add_row(
+                str(step),
+                str(present.field(ck, "status", default="-")),
+                present.fmt_bytes(present.field(ck, "size_bytes", "sizeBytes")),
+                present.fmt_time(present.field(ck, "created_at", "createdAt")),
+                present.checkpoint_command(volume, row.id, step),
+                key=str(step),
+            )
+        if not self.checkpoints:
+            table.add_row("-", "none yet", "", "", "checkpoints appear here as the trainer saves them", key="none")
+
+    def mount_monitor(self, run: Any) -> None:
+        """Mount engineer 6's monitor panes (logs, charts, components, evals) as tabs if installed."""
+        tabs = self.query_one("#run-tabs", TabbedContent)
+        for tab_id, title, widget in monitor_panes(self.client, run):
+            tabs.add_pane(TabPane(title, widget, id=tab_id))
+
+    # ---- actions ----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        allowed_by_status = {"stop", "pause", "resume", "restart", "delete"}
+        if action in allowed_by_status:
+            if self.run is None:
+                return None
+            return True if action in present.run_actions(present.run_status(self.run)) else None
+        return True
+
+    def act(self, action: str) -> None:
+        """Run an action by name (from the palette), refusing ones the status does not allow."""
+        if self.run is not None and action not in present.run_actions(present.run_status(self.run)):
+            self.notify(f"{action.capitalize()} is not possible while the run is {present.run_status(self.run)}.", severity="warning")
+            return
+        getattr(self, f"action_{action}")()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def _confirm(self, title: str, body: str, label: str, then) -> None:
+        def done(answer: bool | None) -> None:
+            if answer:
+                then()
+
+        self.app.push_screen(ConfirmScreen(title, body, label), done)
+
+    def _vol(self) -> str:
+        return str(present.field(self.run, "volume_name", "volumeName", default="its volume"))
+
+    def action_stop(self) -> None:
+        self._confirm(
+            f"Stop run {self.run_id}?",
+            f"The trainer stops now. Checkpoints already saved stay on {self._vol()} under runs/{self.run_id}/; "
+            "steps since the last checkpoint are lost.",
+            "Stop",
+            lambda: self.call_action("stop_run", self.client.stop_run, "Stopping"),
+        )
+
+    def action_pause(self) -> None:
+        self._confirm(
+            f"Pause run {self.run_id}?",
+            "A checkpoint is written and the run ends as PAUSED. A paused run cannot be unpaused: "
+            "resume creates a NEW run from that checkpoint (secrets are not kept).",
+            "Pause",
+            lambda: self.call_action("pause_run", self.client.pause_run, "Pausing"),
+        )
+
+    def action_restart(self) -> None:
+        self._confirm(
+            f"Restart run {self.run_id}?",
+            "The run restarts from its latest checkpoint; progress since that checkpoint is lost.",
+            "Restart",
+            lambda: self.call_action("restart_run", self.client.restart_run, "Restarting"),
+        )
+
+    def action_delete(self) -> None:
+        self._confirm(
+            f"Delete run {self.run_id}?",
+            "The run, its logs and its metrics are removed from the platform and cannot be brought back. "
+            f"Its checkpoints on {self._vol()} (runs/{self.run_id}/) stay on the volume.",
+            "Delete",
+            lambda: self.call_action("delete_run", self.client.delete_run, "Deleting"),
+        )
+
+    def action_resume(self) -> None:
+        self.do_resume()
+
+    @work(group="run-action")
+    async def call_action(self, name: str, method, verb: str) -> None:
+        self.notify(f"{verb} {self.run_id}…")
+        try:
+            await method(self.run_id)
+        except Exception as exc:  # noqa: BLE001
+            self.failed(exc, toast=True)
+            return
+        self.ok()
+        if name == "delete_run":
+            self.notify(f"Deleted run {self.run_id}.")
+            self.prime.state.runs = [r for r in self.prime.state.runs if str(present.field(r, "id")) != self.run_id]
+            self.app.pop_screen()
+            return
+        self.final_fetch_done = False
+        self.fetch_run()
+
+    @work(group="run-action")
+    async def do_resume(self) -> None:
+        self.notify(f"Resuming {self.run_id} as a new run…")
+        try:
+            reply = await self.client.resume_run(self.run_id)
+        except Exception as exc:  # noqa: BLE001
+            self.failed(exc, toast=True)
+            return
+        self.ok()
+        new_id = present.field(reply, "run_id", "runId")
+        if new_id:
+            self.notify(f"Resumed as run {new_id}.")
+            self.prime.state.watched.add(str(new_id))
+            self.app.pop_screen()
+            self.prime.open_run(str(new_id))
+
+    def action_copy_id(self) -> None:
+        self.prime.copy_text(self.run_id, "run id")
+
+    def action_copy_path(self) -> None:
+        table = self.query_one("#run-checkpoints", DataTable)
+        path = f"runs/{self.run_id}/"
+        if table.row_count and self.checkpoints:
+            try:
+                key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+                path = f"runs/{self.run_id}/checkpoints/step_{key}/"
+            except Exception:  # noqa: BLE001
+                pass
+        self.prime.copy_text(path, "volume path")
+
+    def action_watch(self) -> None:
+        watched = self.prime.toggle_watch(self.run_id)
+        self.notify("Watching this run." if watched else "Stopped watching this run.")
+        self.render_run()

@@ -1,0 +1,259 @@
+"""Runs screen: every run with status, progress, loss sparkline, timing; filter and paging (R1)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import DataTable, Input, Static
+
+from primetui.ui import present
+from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress, RunRow
+from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.widgets import tone_style
+
+PAGE_SIZE = 20
+
+# (key, label, min terminal width at which the column is shown)
+COLUMNS: list[tuple[str, str, int]] = [
+    ("status", "Status", 0),
+    ("name", "Run", 0),
+    ("steps", "Steps", 0),
+    ("loss", "Loss", 0),
+    ("elapsed", "Elapsed", 0),
+    ("eta", "ETA", 0),
+    ("model", "Model", 120),
+    ("started", "Started", 100),
+    ("gpus", "GPUs", 90),
+    ("volume", "Volume", 140),
+]
+
+
+class RunsScreen(DashboardScreen):
+    """All runs, newest first, one page (R1) at a time."""
+
+    TITLE = "Runs"
+    AUTO_FOCUS = "#runs-table"
+    poll_interval = 5.0
+    BINDINGS = [
+        Binding("enter", "open_run", "Open", id="runs.open"),
+        Binding("slash", "filter", "Filter", id="runs.filter"),
+        Binding("w", "watch", "Watch", id="runs.watch"),
+        Binding("right_square_bracket", "page(1)", "Next page", id="runs.next_page"),
+        Binding("left_square_bracket", "page(-1)", "Prev page", id="runs.prev_page"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="runs.clear_filter"),
+    ]
+    DEFAULT_CSS = """
+    RunsScreen #runs-filter { display: none; height: 3; border: tall $accent; }
+    RunsScreen #runs-filter.visible { display: block; }
+    RunsScreen #runs-table { height: 1fr; }
+    RunsScreen #runs-info { height: 1; padding: 0 1; color: $text-muted; background: $surface; }
+    RunsScreen #runs-empty { padding: 1 2; color: $text-muted; display: none; }
+    RunsScreen #runs-empty.visible { display: block; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_text = ""
+        self._columns: list[str] = []
+        self._rows: list[RunRow] = []
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical():
+            yield Input(placeholder="filter: words in id, name, status, model, volume — enter to keep, esc to clear", id="runs-filter")
+            table: DataTable = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+            yield table
+            yield Static("", id="runs-empty")
+            yield Static("Loading runs…", id="runs-info")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.render_rows()
+
+    def on_resize(self) -> None:
+        self.render_rows()
+
+    # ---- data -------------------------------------------------------------------------------
+    def poll(self) -> None:
+        self.fetch_runs()
+
+    @work(exclusive=True, group="runs-list")
+    async def fetch_runs(self) -> None:
+        state = self.prime.state
+        try:
+            reply = await self.client.list_runs(page=state.runs_page, limit=PAGE_SIZE)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a sentence in the header
+            self.failed(exc)
+            self.render_rows()
+            return
+        self.ok()
+        runs = present.items(reply, "runs")
+        state.runs = runs
+        state.runs_loaded = True
+        state.runs_total = present.field(reply, "total")
+        state.runs_total_pages = present.field(reply, "total_pages", "totalPages")
+        for run in runs:
+            self.prime.observe_run(run)
+        self.render_rows()
+        await self.fetch_progress(runs)
+
+    async def fetch_progress(self, runs: list[Any]) -> None:
+        """Metrics (R10) for runs on this page: incremental for live runs, once for finished ones."""
+        state = self.prime.state
+        for run in runs:
+            run_id = str(present.field(run, "id", default=""))
+            status = present.run_status(run)
+            known = state.progress.get(run_id)
+            if known is not None and status in TERMINAL_RUN_STATUSES and run_id in self.prime.finished_progress:
+                continue
+            if status in ("QUEUED", "PENDING", "CREATING") and known is None:
+                continue
+            min_step = (known.step + 1) if known and known.step is not None else None
+            try:
+                reply = await self.client.get_metrics(run_id, min_step=min_step) if min_step else await self.client.get_metrics(run_id)
+            except Exception:  # noqa: BLE001 - progress is a nicety; the list itself already rendered
+                continue
+            progress = state.progress.setdefault(run_id, RunProgress())
+            progress.extend(present.items(reply, "metrics"))
+            if status in TERMINAL_RUN_STATUSES:
+                self.prime.finished_progress.add(run_id)
+            self.render_rows()
+            await asyncio.sleep(0)
+
+    # ---- rendering --------------------------------------------------------------------------
+    def visible_columns(self) -> list[str]:
+        width = self.size.width or 80
+        return [key for key, _, min_width in COLUMNS if width >= min_width]
+
+    def render_rows(self) -> None:
+        if not self.is_mounted:
+            return
+        state = self.prime.state
+        now = state.now()
+        table = self.query_one("#runs-table", DataTable)
+        columns = self.visible_columns()
+        if columns != self._columns:
+            table.clear(columns=True)
+            labels = dict((k, label) for k, label, _ in COLUMNS)
+            for key in columns:
+                table.add_column(labels[key], key=key)
+            self._columns = columns
+        rows = [present.run_row(run, state.progress.get(str(present.field(run, "id"))), now) for run in state.runs]
+        if self.query_text:
+            rows = [r for r in rows if present.run_matches(r, self.query_text)]
+        self._rows = rows
+        selected = self.selected_run_id()
+        table.clear()
+        for row in rows:
+            table.add_row(*[self.cell(row, key) for key in columns], key=row.id)
+        if selected and any(r.id == selected for r in rows):
+            table.move_cursor(row=table.get_row_index(selected), animate=False)
+        self.update_info(rows)
+
+    def cell(self, row: RunRow, key: str) -> Text | str:
+        if key == "status":
+            label = present.status_label(row.status)
+            if row.id in self.prime.state.watched:
+                label += " ◉"
+            return Text(label, style=tone_style(self, row.tone))
+        if key == "name":
+            return Text(row.name or row.id, overflow="ellipsis", no_wrap=True)
+        if key == "steps":
+            return Text.assemble((row.bar[:8], tone_style(self, "accent")), f" {row.steps_text()}")
+        if key == "loss":
+            loss = f"{row.loss:.4f}" if row.loss is not None else "-"
+            return Text.assemble((row.spark[-8:], tone_style(self, "accent")), f" {loss}")
+        return str(getattr(row, key))
+
+    def update_info(self, rows: list[RunRow]) -> None:
+        state = self.prime.state
+        info = self.query_one("#runs-info", Static)
+        empty = self.query_one("#runs-empty", Static)
+        if not state.runs_loaded:
+            info.update("Loading runs…" if not state.connection.last_error else state.connection.last_error)
+            return
+        total = state.runs_total if state.runs_total is not None else len(state.runs)
+        pages = state.runs_total_pages or 1
+        parts = [f"page {state.runs_page}/{pages}", f"{total} runs"]
+        if self.query_text:
+            parts.append(f"filter “{self.query_text}”: {len(rows)} shown")
+        if state.watched:
+            parts.append(f"watching {len(state.watched)}")
+        info.update(" · ".join(parts))
+        if not state.runs:
+            empty.update("No runs yet. Press e to write a config and dispatch one (or `prime train sft.toml --volume NAME`).")
+            empty.add_class("visible")
+        elif not rows:
+            empty.update(f"No run matches “{self.query_text}”. Press esc to clear the filter.")
+            empty.add_class("visible")
+        else:
+            empty.remove_class("visible")
+
+    def selected_run_id(self) -> str | None:
+        table = self.query_one("#runs-table", DataTable)
+        if table.row_count == 0:
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        except Exception:  # noqa: BLE001 - cursor outside the table after a clear
+            return None
+        return str(key.value) if key and key.value is not None else None
+
+    # ---- actions ----------------------------------------------------------------------------
+    def action_open_run(self) -> None:
+        run_id = self.selected_run_id()
+        if run_id:
+            self.prime.open_run(run_id)
+
+    @on(DataTable.RowSelected, "#runs-table")
+    def row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value:
+            self.prime.open_run(str(event.row_key.value))
+
+    def action_filter(self) -> None:
+        box = self.query_one("#runs-filter", Input)
+        box.add_class("visible")
+        box.focus()
+
+    @on(Input.Changed, "#runs-filter")
+    def filter_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value.strip()
+        self.render_rows()
+
+    @on(Input.Submitted, "#runs-filter")
+    def filter_done(self, event: Input.Submitted) -> None:
+        self.query_one("#runs-table", DataTable).focus()
+        if not self.query_text:
+            self.query_one("#runs-filter", Input).remove_class("visible")
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#runs-filter", Input)
+        box.value = ""
+        box.remove_class("visible")
+        self.query_text = ""
+        self.render_rows()
+        self.query_one("#runs-table", DataTable).focus()
+
+    def action_watch(self) -> None:
+        run_id = self.selected_run_id()
+        if not run_id:
+            return
+        watched = self.prime.toggle_watch(run_id)
+        self.notify(f"{'Watching' if watched else 'Stopped watching'} {run_id}: " + ("a toast and the bell when its status changes." if watched else "no more alerts."))
+        self.render_rows()
+
+    def action_page(self, delta: int) -> None:
+        state = self.prime.state
+        pages = state.runs_total_pages or 1
+        target = state.runs_page + delta
+        if target < 1 or target > pages:
+            self.notify("No more pages that way.", severity="warning")
+            return
+        state.runs_page = target
+        self.render_rows()
+        self.fetch_runs()

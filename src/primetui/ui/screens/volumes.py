@@ -1,0 +1,409 @@
+"""Volumes screen: volumes (V1–V4), their sessions (V5–V8), final sync, the size helper."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from primetui.ui import present
+from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.sizing_hook import size_report
+from primetui.ui.widgets import ConfirmScreen, FormScreen, tone_style
+
+
+class VolumesScreen(DashboardScreen):
+    """Volumes on top, the selected volume's sessions below, a loud flag for live RW sessions."""
+
+    TITLE = "Volumes"
+    AUTO_FOCUS = "#volumes-table"
+    poll_interval = 5.0
+    BINDINGS = [
+        Binding("c", "create", "Create", id="volumes.create"),
+        Binding("plus", "expand", "Expand", id="volumes.expand"),
+        Binding("d", "delete", "Delete", id="volumes.delete"),
+        Binding("o", "open_session(False)", "Open RW", id="volumes.open_rw"),
+        Binding("O", "open_session(True)", "Open RO", id="volumes.open_ro"),
+        Binding("s", "stop_session", "Stop session", id="volumes.stop_session"),
+        Binding("S", "stop_live_rw", "Stop live RW", id="volumes.stop_live_rw"),
+        Binding("enter", "shell", "Shell", id="volumes.shell"),
+        Binding("z", "size_helper", "Size helper", id="volumes.size_helper"),
+        Binding("tab", "focus_next", "Next table", show=False, id="volumes.focus_next"),
+    ]
+    DEFAULT_CSS = """
+    VolumesScreen #volumes-table { height: auto; max-height: 45%; }
+    VolumesScreen #rw-flag { display: none; height: auto; background: $error; color: $text; text-style: bold; padding: 0 1; }
+    VolumesScreen #rw-flag.visible { display: block; }
+    VolumesScreen .section { height: 1; padding: 0 1; background: $surface; color: $text-muted; }
+    VolumesScreen #sessions-table { height: 1fr; }
+    VolumesScreen #volumes-empty { display: none; padding: 1 2; color: $text-muted; height: auto; }
+    VolumesScreen #volumes-empty.visible { display: block; }
+    VolumesScreen #size-helper { height: auto; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.selected: str | None = None
+        self.size_inputs: dict[str, str] = {}
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical():
+            yield Static("", id="rw-flag")
+            yield DataTable(id="volumes-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="volumes-empty")
+            yield Static("Sessions", id="sessions-title", classes="section")
+            yield DataTable(id="sessions-table", cursor_type="row")
+            yield Static("", id="size-helper")
+
+    def on_mount(self) -> None:
+        vt = self.query_one("#volumes-table", DataTable)
+        for key, label in (("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"), ("created", "Created"), ("live", "Live sessions")):
+            vt.add_column(label, key=key)
+        st = self.query_one("#sessions-table", DataTable)
+        for key, label in (("id", "Session"), ("mode", "Mode"), ("status", "Status"), ("phase", "Phase"), ("progress", "Staging progress"), ("age", "Age")):
+            st.add_column(label, key=key)
+        self.render_volumes()
+        super().on_mount()
+
+    # ---- data -------------------------------------------------------------------------------
+    def poll(self) -> None:
+        self.fetch_volumes()
+
+    @work(exclusive=True, group="volumes")
+    async def fetch_volumes(self) -> None:
+        state = self.prime.state
+        try:
+            volumes = present.items(await self.client.list_volumes(), "volumes")
+        except Exception as exc:  # noqa: BLE001
+            self.failed(exc)
+            self.render_volumes()
+            return
+        self.ok()
+        state.volumes = volumes
+        state.volumes_loaded = True
+        # Sessions of every volume: the live-session count per row and the loud RW flag need them.
+        for volume in volumes:
+            name = str(present.field(volume, "name"))
+            try:
+                state.sessions[name] = present.items(await self.client.list_sessions(name), "sessions")
+            except Exception:  # noqa: BLE001 - keep the last good list for that volume
+                continue
+        for gone in set(state.sessions) - {str(present.field(v, "name")) for v in volumes}:
+            state.sessions.pop(gone, None)
+        self.render_volumes()
+        if self.any_session_moving():
+            # Staging or the final sync is in progress: look again soon instead of in 5 s.
+            self.set_timer(self.prime.interval(1.5), self.poll_if_current)
+
+    def poll_if_current(self) -> None:
+        if self.is_current:
+            self.fetch_volumes()
+
+    def any_session_moving(self) -> bool:
+        for sessions in self.prime.state.sessions.values():
+            for s in sessions:
+                phase = str(present.field(s, "phase", default="")).lower()
+                if present.session_is_live(s) and phase in ("creating", "staging", "syncing", "finalizing"):
+                    return True
+        return False
+
+    # ---- rendering --------------------------------------------------------------------------
+    def render_volumes(self) -> None:
+        if not self.is_mounted:
+            return
+        state = self.prime.state
+        now = state.now()
+        vt = self.query_one("#volumes-table", DataTable)
+        vt.clear()
+        for volume in state.volumes:
+            name = str(present.field(volume, "name"))
+            live = [s for s in state.sessions.get(name, []) if present.session_is_live(s)]
+            live_text = Text(", ".join(f"{present.session_mode(s)}" for s in live) or "-")
+            if any(present.session_blocks_dispatch(s) for s in live):
+                live_text.stylize(tone_style(self, "error"))
+            status = str(present.field(volume, "status", default="-"))
+            vt.add_row(
+                name,
+                str(present.field(volume, "size", default="-")),
+                Text(present.volume_status_label(status), style=tone_style(self, "success" if status == "RUNNING" else "warning")),
+                str(present.field(volume, "cluster", "cluster_id", "clusterId", default="-")),
+                present.fmt_time(present.field(volume, "created_at", "createdAt")),
+                live_text,
+                key=name,
+            )
+        if self.selected and vt.row_count and self.selected in [str(present.field(v, "name")) for v in state.volumes]:
+            vt.move_cursor(row=vt.get_row_index(self.selected), animate=False)
+        elif vt.row_count:
+            self.selected = str(present.field(state.volumes[0], "name"))
+        else:
+            self.selected = None
+        empty = self.query_one("#volumes-empty", Static)
+        if state.volumes_loaded and not state.volumes:
+            empty.update("No volumes yet. Press c to create one (e.g. research, 100Gi).")
+            empty.add_class("visible")
+        elif not state.volumes_loaded:
+            empty.update(state.connection.last_error or "Loading volumes…")
+            empty.add_class("visible")
+        else:
+            empty.remove_class("visible")
+        self.render_sessions(now)
+        self.render_rw_flag()
+        self.render_size_helper()
+
+    def render_sessions(self, now) -> None:
+        st = self.query_one("#sessions-table", DataTable)
+        selected_session = self.selected_session_id()
+        st.clear()
+        title = self.query_one("#sessions-title", Static)
+        if not self.selected:
+            title.update("Sessions")
+            return
+        sessions = self.prime.state.sessions.get(self.selected, [])
+        title.update(f"Sessions of {self.selected}  ·  o open read-write · O read-only · s stop · enter shell")
+        for s in sessions:
+            sid = str(present.field(s, "id"))
+            live = present.session_is_live(s)
+            mode = present.session_mode(s)
+            mode_text = Text(mode, style=tone_style(self, "error") if live and mode == "RW" else "")
+            phase = str(present.field(s, "phase", default="-"))
+            st.add_row(
+                sid,
+                mode_text,
+                Text(str(present.field(s, "status", default="-")), style="" if live else "dim"),
+                Text(phase, style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
+                str(present.field(s, "progress", default="") or "-")[:60],
+                present.fmt_age(present.field(s, "created_at", "createdAt"), now),
+                key=sid,
+            )
+        if not sessions:
+            st.add_row("-", "", "no sessions", "", "", "", key="-none-")
+        elif selected_session and any(str(present.field(s, "id")) == selected_session for s in sessions):
+            st.move_cursor(row=st.get_row_index(selected_session), animate=False)
+
+    def live_rw_sessions(self) -> list[tuple[str, Any]]:
+        out = []
+        for name, sessions in self.prime.state.sessions.items():
+            out += [(name, s) for s in sessions if present.session_blocks_dispatch(s)]
+        return out
+
+    def render_rw_flag(self) -> None:
+        flag = self.query_one("#rw-flag", Static)
+        live = self.live_rw_sessions()
+        if not live:
+            flag.remove_class("visible")
+            return
+        name, s = live[0]
+        phase = present.field(s, "phase", default="live")
+        more = f" (+{len(live) - 1} more)" if len(live) > 1 else ""
+        flag.update(
+            f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase}{more}: it blocks dispatch "
+            "until it stops and syncs. Press S to stop it."
+        )
+        flag.add_class("visible")
+
+    def render_size_helper(self) -> None:
+        helper = self.query_one("#size-helper", Static)
+        volume = self.prime.state.find_volume(self.selected) if self.selected else None
+        if volume is None or not self.size_inputs:
+            helper.update("z: size helper (checkpoints × keep_last + dataset vs the volume size)")
+            return
+        helper.update(size_report(self.size_inputs, str(present.field(volume, "size", default=""))))
+
+    def selected_session_id(self) -> str | None:
+        st = self.query_one("#sessions-table", DataTable)
+        if not st.row_count:
+            return None
+        try:
+            key = st.coordinate_to_cell_key(st.cursor_coordinate).row_key.value
+        except Exception:  # noqa: BLE001
+            return None
+        return None if key in (None, "-none-") else str(key)
+
+    def selected_session(self) -> Any | None:
+        sid = self.selected_session_id()
+        if not sid or not self.selected:
+            return None
+        return next((s for s in self.prime.state.sessions.get(self.selected, []) if str(present.field(s, "id")) == sid), None)
+
+    @on(DataTable.RowHighlighted, "#volumes-table")
+    def volume_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        name = str(event.row_key.value) if event.row_key and event.row_key.value else None
+        if name and name != self.selected:
+            self.selected = name
+            self.render_sessions(self.prime.state.now())
+            self.render_size_helper()
+
+    # ---- actions ----------------------------------------------------------------------------
+    def action_create(self) -> None:
+        def validate(values: dict[str, str]) -> str | None:
+            problem = present.check_volume_name(values["name"]) or present.check_volume_size(values["size"])
+            if problem:
+                return problem
+            if self.prime.state.find_volume(values["name"]) is not None:
+                return f"A volume named {values['name']} already exists; pick another name."
+            return None
+
+        self.app.push_screen(
+            FormScreen(
+                "Create a volume",
+                [("name", "Name", ""), ("size", "Size (Gi or Ti)", "100Gi")],
+                validate,
+                submit_label="Create",
+                help_text="Size it for the dataset plus checkpoints: about 12 bytes per parameter per checkpoint kept.",
+            ),
+            lambda values: values and self.do_create(values["name"], values["size"]),
+        )
+
+    @work(group="volume-action")
+    async def do_create(self, name: str, size: str) -> None:
+        self.notify(f"Creating volume {name} ({size})…")
+        try:
+            await self.client.create_volume(name, size)
+        except Exception as exc:  # noqa: BLE001
+            self.failed(exc, toast=True)
+            return
+        self.ok()
+        self.selected = name
+        self.notify(f"Volume {name} created.")
+        self.fetch_volumes()
+
+    def action_expand(self) -> None:
+        volume = self.prime.state.find_volume(self.selected) if self.selected else None
+        if volume is None:
+            self.notify("Select a volume first.", severity="warning")
+            return
+        current = str(present.field(volume, "size", default=""))
+
+        def validate(values: dict[str, str]) -> str | None:
+            return present.check_volume_size(values["size"], current)
+
+        name = self.selected
+        self.app.push_screen(
+            FormScreen(f"Expand {name} (now {current})", [("size", "New size", "")], validate, submit_label="Expand", help_text="Volumes only grow."),
+            lambda values: values and self.do_expand(name, values["size"]),
+        )
+
+    @work(group="volume-action")
+    async def do_expand(self, name: str, size: str) -> None:
+        try:
+            await self.client.expand_volume(name, size)
+        except Exception as exc:  # noqa: BLE001
+            self.failed(exc, toast=True)
+            return
+        self.ok()
+        self.notify(f"Volume {name} is now {size}.")
+        self.fetch_volumes()
+
+    def action_delete(self) -> None:
+        name = self.selected
+        if not name:
+            self.notify("Select a volume first.", severity="warning")
+            return
+        runs_on = [r for r in self.prime.state.runs if present.field(r, "volume_name", "volumeName") == name]
+        body = (
+            f"Everything on {name} is deleted for good: datasets, uploaded models, and the checkpoints of "
+            f"every run that wrote to it (runs/)"
+            + (f" — {len(runs_on)} known run(s)" if runs_on else "")
+            + ". This cannot be undone."
+        )
+        self.app.push_screen(ConfirmScreen(f"Delete volume {name}?", body), lambda ok: ok and self.do_delete(name))
+
+    @work(group="volume-action")
+    async def do_delete(self, name: str) -> None:
+        try:
+            await self.client.delete_volume(name)
+        except Exception as exc:  # noqa: BLE001
+            self.failed(exc, toast=True)
+            return
+        self.ok()
+        self.notify(f"Volume {name} is being deleted.")
+        self.selected = None
+        self.fetch_volumes()
+
+    def action_open_session(self, read_only: bool) -> None:
+        if not self.selected:
+            self.notify("Select a volume first.", severity="warning")
+            return
+        self.do_open_session(self.selected, read_only)
+
+    @work(group="volume-action")
+    async def do_open_session(self, name: str, read_only: bool) -> None:
+        mode = "read-only" if read_only else "read-write"
+        try:
+            session = await self.client.create_session(name, read_only=read_only)
+        except Exception as exc:  # noqa: BLE001
+            message = self.failed(exc)
+            tip = " Tip: press O for a read-only session." if not read_only and "read-write" in message else ""
+            self.notify(message + tip, severity="error", timeout=8)
+            return
+        self.ok()
+        sid = present.field(session, "id")
+        self.notify(f"Session {sid} ({mode}) on {name} is starting; enter opens a shell once it is ready, s stops it.")
+        self.fetch_volumes()
+
+    def action_stop_session(self) -> None:
+        session = self.selected_session()
+        if session is None:
+            self.notify("Select a session in the lower table first (tab moves there).", severity="warning")
+            return
+        self.do_stop(self.selected or "", str(present.field(session, "id")))
+
+    def action_stop_live_rw(self) -> None:
+        live = self.live_rw_sessions()
+        if not live:
+            self.notify("No live read-write session.")
+            return
+        name, s = live[0]
+        self.do_stop(name, str(present.field(s, "id")))
+
+    @work(group="volume-action")
+    async def do_stop(self, name: str, session_id: str) -> None:
+        try:
+            await self.client.stop_session(name, session_id)
+        except Exception as exc:  # noqa: BLE001
+            self.failed(exc, toast=True)
+            return
+        self.ok()
+        self.notify(f"Stopping {session_id}: its final sync runs now; the phase column shows it until stopped.")
+        self.fetch_volumes()
+
+    def action_shell(self) -> None:
+        session = self.selected_session()
+        if session is None:
+            self.notify("Select a session (tab to the sessions table), then press enter.", severity="warning")
+            return
+        if str(present.field(session, "phase", default="")).lower() != "ready" and not present.field(session, "ssh_connection", "sshConnection"):
+            self.notify(f"Session {present.field(session, 'id')} is not ready yet (phase {present.field(session, 'phase', default='?')}).", severity="warning")
+            return
+        self.prime.open_shell(session)
+
+    def action_size_helper(self) -> None:
+        if not self.selected:
+            self.notify("Select a volume first.", severity="warning")
+            return
+        defaults = self.size_inputs or {"params": "0.6B", "keep_last": "1", "dataset": "1Gi"}
+
+        def validate(values: dict[str, str]) -> str | None:
+            from primetui.ui.sizing_hook import parse_inputs
+
+            return parse_inputs(values)[1]
+
+        def done(values: dict[str, str] | None) -> None:
+            if values:
+                self.size_inputs = values
+                self.render_size_helper()
+
+        self.app.push_screen(
+            FormScreen(
+                f"Size helper for {self.selected}",
+                [("params", "Model parameters (e.g. 0.6B, 7B)", defaults["params"]), ("keep_last", "Checkpoints kept (ckpt.keep_last)", defaults["keep_last"]), ("dataset", "Dataset size (e.g. 2Gi, 500Mi)", defaults["dataset"])],
+                validate,
+                submit_label="Compute",
+            ),
+            done,
+        )

@@ -1,0 +1,92 @@
+"""First run without an API key: enter one (saved where the prime CLI keeps it) or go local."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Static
+
+
+class WelcomeScreen(Screen):
+    """Offers the two ways in. The key is typed into a password field and never shown again."""
+
+    TITLE = "Welcome"
+    BINDINGS = [
+        Binding("l", "use_local", "Use the local platform", id="welcome.local"),
+        Binding("ctrl+q", "quit", "Quit", id="welcome.quit"),
+    ]
+    DEFAULT_CSS = """
+    WelcomeScreen { align: center middle; }
+    WelcomeScreen > Vertical { width: 78; max-width: 96%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
+    WelcomeScreen #welcome-title { text-style: bold; margin-bottom: 1; }
+    WelcomeScreen #welcome-error { color: $error; height: auto; }
+    WelcomeScreen Horizontal { height: auto; margin-top: 1; }
+    WelcomeScreen Button { margin-right: 2; }
+    """
+
+    def __init__(self, connector: Any) -> None:
+        super().__init__()
+        self.connector = connector
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("primetui: no API key is configured", id="welcome-title")
+            yield Static(
+                "Paste a Prime Intellect API key (https://app.primeintellect.ai/dashboard/tokens). "
+                "It is saved in ~/.prime/config.json, where the prime CLI keeps it, and never shown.\n\n"
+                "Or press l to use the embedded local platform: no account, no GPU, demo data included."
+            )
+            yield Input(placeholder="API key", password=True, id="api-key")
+            yield Static("", id="welcome-error")
+            with Horizontal():
+                yield Button("Save key and connect", id="save", variant="primary")
+                yield Button("Use the local platform (l)", id="local")
+        yield Footer()
+
+    @on(Input.Submitted, "#api-key")
+    @on(Button.Pressed, "#save")
+    def save_key(self) -> None:
+        key = self.query_one("#api-key", Input).value.strip()
+        if not key:
+            self.query_one("#welcome-error", Static).update("Paste your API key first, or press l for the local platform.")
+            return
+        self.connect_with_key(key)
+
+    @on(Button.Pressed, "#local")
+    def local_pressed(self) -> None:
+        self.action_use_local()
+
+    def action_use_local(self) -> None:
+        self.query_one("#welcome-error", Static).update("Starting the local platform…")
+        self.connect_local()
+
+    @work(exclusive=True, group="welcome")
+    async def connect_with_key(self, key: str) -> None:
+        try:
+            client, settings, label = await self.connector.with_api_key(key)
+        except Exception as exc:  # noqa: BLE001 - shown inline; the typed key stays in the field
+            from primetui.ui.errors import describe
+
+            self.query_one("#welcome-error", Static).update(describe(exc))
+            return
+        self.finish(client, settings, label)
+
+    @work(exclusive=True, group="welcome")
+    async def connect_local(self) -> None:
+        try:
+            client, settings, label = await self.connector.local()
+        except Exception as exc:  # noqa: BLE001
+            from primetui.ui.errors import describe
+
+            self.query_one("#welcome-error", Static).update(describe(exc))
+            return
+        self.finish(client, settings, label)
+
+    def finish(self, client: Any, settings: Any, label: str) -> None:
+        self.app.pop_screen()
+        self.app.connected(client, settings, label)  # type: ignore[attr-defined]

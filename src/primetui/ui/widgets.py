@@ -1,0 +1,173 @@
+"""Small shared widgets: the status bar (header) and the modal dialogs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+TONE_CLASS = {
+    "success": "tone-success",
+    "error": "tone-error",
+    "warning": "tone-warning",
+    "accent": "tone-accent",
+    "muted": "tone-muted",
+    "plain": "tone-plain",
+}
+
+
+def tone_style(widget, tone: str) -> str:
+    """A rich style string for a tone, taken from the running app's theme variables."""
+    variables = widget.app.theme_variables if widget.is_attached else {}
+    key = {"success": "success", "error": "error", "warning": "warning", "accent": "accent"}.get(tone)
+    if key and key in variables:
+        return f"bold {variables[key]}"
+    if tone == "muted":
+        return "dim"
+    return ""
+
+
+class StatusBar(Static):
+    """One line at the top: app, screen, platform, team and connection state (staleness)."""
+
+    DEFAULT_CSS = """
+    StatusBar { dock: top; height: 1; background: $panel; color: $foreground; padding: 0 1; }
+    """
+
+    def on_mount(self) -> None:
+        self.update_status()
+        self.set_interval(1.0, self.update_status)
+
+    def update_status(self) -> None:
+        app = self.app
+        state = getattr(app, "state", None)
+        if state is None:
+            self.update("primetui")
+            return
+        tone, conn = state.connection.describe(state.now())
+        text = Text()
+        text.append(" primetui ", style=f"bold reverse {tone_style(self, 'accent')}")
+        text.append(f" {self.screen.title or ''} ", style="bold")
+        text.append("│ ", style="dim")
+        text.append(getattr(app, "platform_label", "platform"))
+        team = getattr(app, "team_label", "")
+        if team:
+            text.append(" │ ", style="dim")
+            text.append(f"team {team}")
+        text.append(" │ ", style="dim")
+        text.append(conn, style=tone_style(self, tone))
+        self.update(text)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask before a destructive action; the text says exactly what will be lost."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical { width: 64; max-width: 95%; height: auto; border: thick $error; background: $surface; padding: 1 2; }
+    ConfirmScreen #confirm-title { text-style: bold; color: $error; }
+    ConfirmScreen #confirm-body { margin: 1 0; }
+    ConfirmScreen Horizontal { height: auto; align-horizontal: right; }
+    ConfirmScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, title: str, body: str, confirm_label: str = "Delete") -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+        self.confirm_label = confirm_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, id="confirm-title")
+            yield Static(self.body, id="confirm-body")
+            with Horizontal():
+                yield Button("Cancel (n)", id="no")
+                yield Button(f"{self.confirm_label} (y)", id="yes", variant="error")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+class FormScreen(ModalScreen[dict[str, str] | None]):
+    """A small form: labelled inputs checked by ``validate`` before it returns its values.
+
+    ``validate(values)`` returns None or a one-sentence problem shown inline; nothing the user
+    typed is lost when a check fails.
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="form.cancel")]
+    DEFAULT_CSS = """
+    FormScreen { align: center middle; }
+    FormScreen > Vertical { width: 64; max-width: 95%; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
+    FormScreen .form-title { text-style: bold; margin-bottom: 1; }
+    FormScreen .form-help { color: $text-muted; }
+    FormScreen #form-error { color: $error; height: auto; }
+    FormScreen Horizontal { height: auto; align-horizontal: right; }
+    FormScreen Button { margin-left: 2; }
+    """
+
+    def __init__(
+        self,
+        title: str,
+        fields: list[tuple[str, str, str]],
+        validate: Callable[[dict[str, str]], str | None],
+        submit_label: str = "OK",
+        help_text: str = "",
+        password: set[str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.form_title = title
+        self.fields = fields  # (key, label, initial value)
+        self.validate = validate
+        self.submit_label = submit_label
+        self.help_text = help_text
+        self.password = password or set()
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.form_title, classes="form-title")
+            for key, label, value in self.fields:
+                yield Label(label)
+                yield Input(value=value, id=f"field-{key}", password=key in self.password)
+            if self.help_text:
+                yield Static(self.help_text, classes="form-help")
+            yield Static("", id="form-error")
+            with Horizontal():
+                yield Button("Cancel (esc)", id="cancel")
+                yield Button(self.submit_label, id="submit", variant="primary")
+
+    def values(self) -> dict[str, str]:
+        return {key: self.query_one(f"#field-{key}", Input).value.strip() for key, _, _ in self.fields}
+
+    def submit(self) -> None:
+        values = self.values()
+        problem = self.validate(values)
+        if problem:
+            self.query_one("#form-error", Static).update(problem)
+            return
+        self.dismiss(values)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "submit":
+            self.submit()
+        else:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
