@@ -1,0 +1,166 @@
+"""Search and filter over a log store (or a merged view).
+
+Search and filter share one query language but are two separate actions: a search highlights
+every match and moves between them; a filter shows only the matching lines.
+
+- Plain text by default, *smart case*: all-lowercase text matches any case, text with a capital
+  letter matches exactly (as in vim and ripgrep).
+- Regex when asked (Python syntax), with the same smart-case rule.
+- A filter can be inverted (show the lines that do not match) and can require a minimum level.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from primetui.monitor_core.lines import LEVEL_NAMES
+
+
+class QueryError(ValueError):
+    """The query cannot be used (a broken regex); str() says what to fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogQuery:
+    """What to look for: text (or regex), whether to invert, and a minimum level."""
+
+    text: str = ""
+    regex: bool = False
+    invert: bool = False
+    min_level: int = 0
+
+    @property
+    def has_text(self) -> bool:
+        return bool(self.text)
+
+    @property
+    def active(self) -> bool:
+        """True when the query restricts anything."""
+        return bool(self.text) or self.min_level > 0
+
+    @property
+    def case_sensitive(self) -> bool:
+        return any(ch.isupper() for ch in self.text)
+
+    def describe(self) -> str:
+        """A short label for the status line, e.g. ``!/err(or)?/ ≥WARNING``."""
+        parts = []
+        if self.text:
+            body = f"/{self.text}/" if self.regex else repr(self.text)
+            parts.append(("not " if self.invert else "") + body)
+        if self.min_level:
+            parts.append(f"≥{LEVEL_NAMES[self.min_level]}")
+        return " ".join(parts) or "everything"
+
+    def compile_bytes(self) -> re.Pattern[bytes]:
+        """The pattern the store scans with (UTF-8 bytes)."""
+        flags = 0 if self.case_sensitive else re.IGNORECASE
+        source = self.text if self.regex else re.escape(self.text)
+        try:
+            return re.compile(source.encode("utf-8"), flags)
+        except re.error as exc:
+            raise QueryError(f"That regex does not compile ({exc.msg} at position {exc.pos}); fix it or turn regex off.") from exc
+
+    def compile_text(self) -> re.Pattern[str]:
+        """The same pattern for ``str`` (highlighting the visible lines)."""
+        flags = 0 if self.case_sensitive else re.IGNORECASE
+        source = self.text if self.regex else re.escape(self.text)
+        try:
+            return re.compile(source, flags)
+        except re.error as exc:
+            raise QueryError(f"That regex does not compile ({exc.msg} at position {exc.pos}); fix it or turn regex off.") from exc
+
+
+class Matcher:
+    """Finds the lines of a chunk blob that contain a match, at C speed where it can.
+
+    Plain text uses ``bytes.count``/``find``/``replace`` (memchr-fast); case-insensitive
+    matching lowers the haystack instead of asking ``re`` for IGNORECASE, which disables its
+    fast literal scan.
+    """
+
+    __slots__ = ("needle", "pattern", "fold", "text_pattern")
+
+    def __init__(self, query: LogQuery) -> None:
+        self.fold = not query.case_sensitive
+        self.text_pattern = query.compile_text()
+        text = query.text.lower() if self.fold else query.text
+        if query.regex:
+            self.needle = None
+            try:
+                self.pattern = re.compile(text.encode("utf-8"))
+            except re.error as exc:
+                raise QueryError(f"That regex does not compile ({exc.msg} at position {exc.pos}); fix it or turn regex off.") from exc
+        else:
+            self.needle = text.encode("utf-8")
+            self.pattern = None
+
+    def search(self, text: str) -> bool:
+        """Does one line match?"""
+        return self.text_pattern.search(text) is not None
+
+    def rows(self, blob: bytes, offsets: np.ndarray) -> np.ndarray:
+        """Local indices of the lines in ``blob`` (``offsets`` = line starts + end) that match."""
+        hay = blob.lower() if self.fold else blob
+        needle = self.needle
+        if needle is None:
+            positions = [m.start() for m in self.pattern.finditer(hay)]
+        else:
+            count = hay.count(needle)
+            if count == 0:
+                return _EMPTY
+            if count <= 64:
+                positions = []
+                pos = hay.find(needle)
+                while pos >= 0:
+                    positions.append(pos)
+                    pos = hay.find(needle, hay.find(b"\n", pos) + 1)
+            else:
+                # Many hits: mark them with NUL bytes (log text never holds NUL: controls are
+                # neutralised) and let numpy find them.
+                marked = hay.replace(needle, b"\x00" * len(needle))
+                positions = np.flatnonzero(np.frombuffer(marked, dtype=np.uint8) == 0)[:: max(len(needle), 1)]
+        if len(positions) == 0:
+            return _EMPTY
+        return np.unique(np.searchsorted(offsets, positions, side="right") - 1)
+
+
+_EMPTY = np.empty(0, dtype=np.int64)
+
+
+def text_matches(source, query: LogQuery, g0: int | None = None, g1: int | None = None) -> np.ndarray:
+    """Sorted global indices of lines in [g0, g1) whose text matches (ignores invert/level)."""
+    return source.match(Matcher(query), g0, g1)
+
+
+def apply_filter(source, query: LogQuery, g0: int | None = None, g1: int | None = None) -> np.ndarray:
+    """Sorted global indices of lines in [g0, g1) that pass ``query`` as a filter."""
+    g0 = source.first if g0 is None else max(g0, source.first)
+    g1 = source.end if g1 is None else min(g1, source.end)
+    if g1 <= g0:
+        return np.empty(0, dtype=np.int64)
+    keep = np.ones(g1 - g0, dtype=bool)
+    if query.text:
+        hits = text_matches(source, query, g0, g1) - g0
+        mask = np.zeros(g1 - g0, dtype=bool)
+        mask[hits] = True
+        keep = ~mask if query.invert else mask
+    if query.min_level:
+        keep &= source.levels(g0, g1) >= query.min_level
+    return np.flatnonzero(keep) + g0
+
+
+def error_starts(source, g0: int | None = None, g1: int | None = None, min_level: int = 6) -> np.ndarray:
+    """Global indices where an error record starts (a line at ERROR+ after one below it)."""
+    g0 = source.first if g0 is None else max(g0, source.first)
+    g1 = source.end if g1 is None else min(g1, source.end)
+    if g1 <= g0:
+        return np.empty(0, dtype=np.int64)
+    lo = max(g0 - 1, source.first)
+    levels = source.levels(lo, g1) >= min_level
+    prev = np.concatenate(([False], levels[:-1]))
+    starts = np.flatnonzero(levels & ~prev) + lo
+    return starts[starts >= g0]
