@@ -1,0 +1,269 @@
+"""primetui's own preferences: one TOML file in the user config directory.
+
+    ~/.config/primetui/config.toml        (platformdirs; PRIMETUI_CONFIG_DIR overrides the directory)
+
+Platform settings (API key, team, base URL) are NOT here: they are shared with the `prime` CLI,
+see `primetui.settings`. Every field below is documented by its docstring; `default_toml()`
+renders them into a commented example file (also shown in docs/configuration.md).
+
+A broken file never stops the app: a TOML syntax error gives all defaults, a bad value gives that
+field's default, an unknown key is ignored, and each case yields one sentence saying what to fix.
+Saving keeps the user's comments and layout (tomlkit) and never overwrites a file it cannot read.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ValidationError as PydanticValidationError
+
+__all__ = [
+    "CHART_MARKERS",
+    "Prefs",
+    "PrefsError",
+    "RefreshIntervals",
+    "config_dir",
+    "default_toml",
+    "load_prefs",
+    "prefs_path",
+    "save_prefs",
+]
+
+CHART_MARKERS = ("braille", "block", "ascii")
+MIN_INTERVAL = 0.5
+MAX_INTERVAL = 3600.0
+
+
+class PrefsError(Exception):
+    """Preferences could not be saved; `str()` says why and what to do."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, validate_assignment=True)
+
+
+def _interval(default: float) -> Any:
+    return Field(default=default, ge=MIN_INTERVAL, le=MAX_INTERVAL)
+
+
+class RefreshIntervals(_Strict):
+    """How often each view polls the platform, in seconds (0.5 to 3600)."""
+
+    runs_list: float = _interval(5.0)
+    """Runs list: how often the list of runs is re-read."""
+    run_detail: float = _interval(3.0)
+    """Run screen: how often the run's status and step are re-read."""
+    logs: float = _interval(3.0)
+    """Log panes: how often each followed component's log window is re-read."""
+    metrics: float = _interval(5.0)
+    """Charts: how often new metric rows are fetched (only rows after the last step)."""
+
+
+class Prefs(_Strict):
+    """primetui's preferences (the `config.toml` file)."""
+
+    theme: str = ""
+    """Colour theme name, e.g. `primetui-dark`; empty picks one that suits the terminal."""
+    chart_marker: Literal["braille", "block", "ascii"] = "braille"
+    """How charts draw lines: `braille` (finest), `block`, or `ascii` (for fonts without braille)."""
+    local_data_dir: Path | None = None
+    """Where the embedded local platform keeps its volumes and runs; empty uses primetui's data dir."""
+    refresh: RefreshIntervals = Field(default_factory=RefreshIntervals)
+    """Polling intervals, in the `[refresh]` table."""
+    keymap: dict[str, str] = Field(default_factory=dict)
+    """Key overrides, in the `[keymap]` table: binding id = "keys", e.g. `"app.theme" = "ctrl+t"`."""
+
+    @field_validator("theme")
+    @classmethod
+    def _strip_theme(cls, value: str) -> str:
+        return value.strip()
+
+    @field_validator("local_data_dir")
+    @classmethod
+    def _expand(cls, value: Path | None) -> Path | None:
+        if value is None or str(value).strip() in ("", "."):
+            return None
+        return Path(os.path.expanduser(str(value)))
+
+
+def config_dir(env: dict[str, str] | None = None) -> Path:
+    """primetui's config directory: PRIMETUI_CONFIG_DIR, else the platform's user config dir."""
+    env = dict(os.environ) if env is None else env
+    if env.get("PRIMETUI_CONFIG_DIR"):
+        return Path(env["PRIMETUI_CONFIG_DIR"]).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("primetui"))
+
+
+def prefs_path(env: dict[str, str] | None = None) -> Path:
+    """The preferences file."""
+    return config_dir(env) / "config.toml"
+
+
+def _describe(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+def _drop(data: dict[str, Any], loc: tuple[Any, ...]) -> bool:
+    """Remove the value at `loc` (a top-level key or a key in a table); True if removed."""
+    node: Any = data
+    for part in loc[:-1]:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    if isinstance(node, dict) and loc and loc[-1] in node:
+        del node[loc[-1]]
+        return True
+    if loc and isinstance(data, dict) and loc[0] in data:
+        del data[loc[0]]
+        return True
+    return False
+
+
+def _validate_leniently(data: dict[str, Any], path: Path, problems: list[str]) -> Prefs:
+    """Validate; each bad or unknown value is dropped (its default applies) with one problem."""
+    for _ in range(50):
+        try:
+            return Prefs.model_validate(data)
+        except PydanticValidationError as exc:
+            progressed = False
+            for err in exc.errors():
+                loc = tuple(err["loc"])
+                name = _describe(loc)
+                if err["type"] == "extra_forbidden":
+                    problems.append(f"Unknown setting `{name}` in {path} is ignored; check its spelling.")
+                else:
+                    problems.append(
+                        f"`{name}` in {path} is invalid ({err['msg'].rstrip('.')}); fix it, the default "
+                        "is used meanwhile."
+                    )
+                # keymap values live one level deeper than the field itself
+                progressed = _drop(data, loc) or progressed
+            if not progressed:
+                break
+    problems.append(f"{path} could not be applied; fix it, primetui uses default preferences meanwhile.")
+    return Prefs()
+
+
+def load_prefs(path: Path | None = None) -> tuple[Prefs, str | None]:
+    """Read the preferences; returns them and a warning (one sentence per problem) or None.
+
+    A missing file is not a problem: it means defaults.
+    """
+    path = prefs_path() if path is None else path
+    problems: list[str] = []
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Prefs(), None
+    except OSError as exc:
+        return Prefs(), (
+            f"Cannot read {path} ({exc.__class__.__name__}); fix its permissions, primetui uses default "
+            "preferences meanwhile."
+        )
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return Prefs(), f"{path} is not UTF-8 text; fix or delete it, primetui uses default preferences meanwhile."
+    except tomllib.TOMLDecodeError as exc:
+        return Prefs(), (
+            f"{path} is not valid TOML ({exc}); fix or delete it, primetui uses default preferences meanwhile."
+        )
+    prefs = _validate_leniently(data, path, problems)
+    return prefs, (" ".join(problems) or None)
+
+
+def _to_toml_values(prefs: Prefs) -> dict[str, Any]:
+    data = prefs.model_dump(mode="json")
+    if data.get("local_data_dir") is None:
+        data["local_data_dir"] = ""
+    return data
+
+
+def save_prefs(prefs: Prefs, path: Path | None = None) -> Path:
+    """Write `prefs`, keeping the comments and order of an existing file; returns the path."""
+    import tomlkit
+
+    path = prefs_path() if path is None else path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        doc = tomlkit.parse(default_toml())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PrefsError(
+            f"{path} could not be read ({exc.__class__.__name__}), so nothing was saved; fix or move it and retry."
+        ) from exc
+    else:
+        try:
+            doc = tomlkit.parse(text)
+        except Exception as exc:  # tomlkit raises several parse error types
+            raise PrefsError(
+                f"{path} is not valid TOML, so nothing was saved (your file is untouched); fix or delete it "
+                "and retry."
+            ) from exc
+
+    values = _to_toml_values(prefs)
+    for key, value in values.items():
+        if isinstance(value, dict):
+            table = doc.get(key)
+            if table is None or not isinstance(table, dict):
+                table = tomlkit.table()
+                doc[key] = table
+            for stale in [k for k in table if k not in value]:
+                del table[stale]
+            for sub, sub_value in value.items():
+                if table.get(sub) != sub_value:
+                    table[sub] = sub_value
+        elif doc.get(key) != value:
+            doc[key] = value
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".toml", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(tomlkit.dumps(doc))
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
+
+
+def _comment(text: str | None) -> str:
+    return "".join(f"# {line}\n" for line in (text or "").splitlines())
+
+
+def _toml_value(value: Any) -> str:
+    import tomlkit
+
+    return tomlkit.item(value).as_string()
+
+
+def default_toml() -> str:
+    """A commented config.toml holding every field at its default value."""
+    defaults = _to_toml_values(Prefs())
+    out = ["# primetui preferences. Platform settings (API key, team, URL) live in ~/.prime/config.json.\n"]
+    tables: list[tuple[str, Any]] = []
+    for name, info in Prefs.model_fields.items():
+        value = defaults[name]
+        if isinstance(value, dict):
+            tables.append((name, info))
+            continue
+        out.append("\n" + _comment(info.description) + f"{name} = {_toml_value(value)}\n")
+    for name, info in tables:
+        out.append("\n" + _comment(info.description) + f"[{name}]\n")
+        if name == "refresh":
+            for sub, sub_info in RefreshIntervals.model_fields.items():
+                out.append(_comment(sub_info.description) + f"{sub} = {_toml_value(defaults[name][sub])}\n")
+        else:
+            out.append('# "app.theme" = "ctrl+t"\n')
+    return "".join(out)
