@@ -116,9 +116,10 @@ def classify_loss(exc: BaseException | None) -> ShellError | None:
         return None
     if isinstance(exc, ShellError):
         return exc
-    if isinstance(exc, asyncssh.DisconnectError) and exc.code == asyncssh.DISC_BY_APPLICATION and exc.reason:
+    if isinstance(exc, asyncssh.DisconnectError) and exc.code == asyncssh.DISC_SERVICE_NOT_AVAILABLE and exc.reason:
+        # How the platform says "this session is over" (stopped on request or by the idle reaper).
         reason = exc.reason.rstrip(".")
-        return SessionStopped(f"The platform closed the connection: {reason}; reconnect or open a new session.")
+        return SessionStopped(f"The platform closed the connection: {reason}; open a new session to continue.")
     detail = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
     return ConnectionDropped(f"The connection to the session dropped ({detail}); reconnect to continue.")
 

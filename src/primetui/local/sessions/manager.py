@@ -39,6 +39,7 @@ log = logging.getLogger("primetui.local.sessions")
 IDLE_TIMEOUT_ENV = "PRIMETUI_SESSION_IDLE_TIMEOUT"
 SPEED_ENV = "PRIMETUI_LOCAL_SPEED"
 DEFAULT_IDLE_TIMEOUT = 30 * 60.0
+_STAGING_MIN = 1.0
 _CREATING_DELAY = 0.5  # seconds at speed 1: the "creating" phase is visible, as on the platform
 
 
@@ -97,9 +98,6 @@ class SessionManager:
         """Load keys, start the gateway and the reaper, and finish sessions a previous run left live."""
         self._host_key = keys.load_host_key(self.data_dir)
         self.host_public_key = keys.host_public_key_line(self._host_key)
-        configured = keys.configured_key_path()
-        if configured is None or not Path(str(configured) + ".pub").exists():
-            keys.ensure_local_client_key()
         log.info("volume sessions accept SSH keys from: %s", ", ".join(keys.describe_accepted_keys(self.data_dir)) or "nowhere")
         self.gateway = Gateway(keys.load_gateway_cert(self.data_dir), self._port_for_alias)
         await self.gateway.start()
@@ -134,7 +132,10 @@ class SessionManager:
     def _require_volume(self, name: str) -> Path:
         path = self.volume_path(name)
         if "/" in name or name in ("", ".", "..") or not path.is_dir():
-            raise VolumeNotFound(f"Volume '{name}' not found")
+            raise VolumeNotFound(
+                f"Volume '{name}' not found; list your volumes with `prime volumes list` "
+                f"or create it with `prime volumes create {name}`."
+            )
         return path
 
     def get(self, volume_name: str, session_id: str) -> SessionRecord:
@@ -173,6 +174,9 @@ class SessionManager:
                 f"Volume '{volume_name}' has an active read-write session ({writer.id}, {writer.phase}); "
                 f"stop it (prime volumes stop {volume_name} {writer.id}) or open a read-only session"
             )
+        configured = keys.configured_key_path()
+        if configured is None or not Path(str(configured) + ".pub").exists():
+            keys.ensure_local_client_key()  # so a laptop without ~/.ssh keys can still open a shell
         token = secrets.token_hex(6)
         rec = SessionRecord(
             id=f"vs_{token}",
@@ -227,7 +231,10 @@ class SessionManager:
             def report(line: str) -> None:
                 rec.progress = line
 
+            started = time.monotonic()
             rec.progress = await asyncio.to_thread(staging.stage, volume, work, report)
+            # A tiny volume stages in a blink; hold the phase briefly so a watcher can see it happen.
+            await asyncio.sleep(max(0.0, _STAGING_MIN / self.speed - (time.monotonic() - started)))
             cfg = sshd.EndpointConfig(
                 session_id=rec.id,
                 volume_name=rec.volume_name,

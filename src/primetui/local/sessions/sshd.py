@@ -330,7 +330,8 @@ async def close_endpoint(acceptor: asyncssh.SSHAcceptor, cfg: EndpointConfig, re
     acceptor.close()
     for conn in list(cfg.connections):
         with contextlib.suppress(Exception):
-            conn.disconnect(asyncssh.DISC_BY_APPLICATION, reason)
+            # Not DISC_BY_APPLICATION: clients treat that as a clean close and drop the reason.
+            conn.disconnect(asyncssh.DISC_SERVICE_NOT_AVAILABLE, reason)
     kill_processes(cfg)
     with contextlib.suppress(Exception):
         await asyncio.wait_for(acceptor.wait_closed(), 5)

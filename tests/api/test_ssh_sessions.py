@@ -1,0 +1,315 @@
+"""Volume sessions end to end: V5-V8 over real HTTP, SSH over the real gateway and directly."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from primetui.api.errors import PrimeAPIError
+from primetui.shell import (
+    GatewayCertificateMismatch,
+    HostKeyMismatch,
+    KeyFileError,
+    AuthenticationRefused,
+    RemotePathError,
+    SessionStopped,
+    TransferError,
+    get,
+    open_session_connection,
+    open_shell,
+    put,
+)
+import httpx
+
+from primetui.local.testing import LocalPlatform
+
+def make_key(path: Path) -> Path:
+    """An ed25519 key pair at ``path`` / ``path.pub`` (0600), as ``ssh-keygen`` would write it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="test")
+    path.write_bytes(key.export_private_key())
+    os.chmod(path, 0o600)
+    Path(str(path) + ".pub").write_bytes(key.export_public_key())
+    return path
+
+
+def start_platform(tmp: Path, **env: str) -> tuple[LocalPlatform, Path]:
+    """A platform whose HOME is ``tmp/home`` and whose ssh_key_path has a ``.pub`` beside it."""
+    home = tmp / "home"
+    key = make_key(home / ".ssh" / "id_ed25519")
+    lp = LocalPlatform.start(tmp, demo=False, env={"HOME": str(home), "PRIME_SSH_KEY_PATH": str(key), **env})
+    return lp, key
+
+
+def create_volume(lp: LocalPlatform, name: str, files: dict[str, bytes] | None = None) -> Path:
+    with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
+        reply = c.post("/training/volumes", json={"name": name, "size": "10Gi", "warm": False})
+        assert reply.status_code == 200, reply.text
+    root = lp.data_dir / "volumes" / name
+    for rel, data in (files or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    return root
+
+
+async def wait_phase(client, volume: str, session_id: str, phases: set[str], timeout: float = 30.0, seen: list | None = None):
+    """Poll V6 until the session's phase is in ``phases``; record every phase seen in ``seen``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        s = await client.get_session(volume, session_id)
+        if seen is not None and (not seen or seen[-1] != s.phase):
+            seen.append(s.phase)
+        if s.phase in phases:
+            return s
+        assert loop.time() < deadline, f"session {session_id} still {s.phase} after {timeout}s"
+        await asyncio.sleep(0.02)
+
+
+CLI_SSH_CONNECTION = re.compile(r"(?P<user>[a-zA-Z_][a-zA-Z0-9_-]*)@(?P<host>[a-zA-Z0-9.-]+)(?: -p (?P<port>[0-9]{1,5}))?")
+
+
+@pytest.fixture(scope="module")
+def ssh_platform(tmp_path_factory):
+    lp, key = start_platform(tmp_path_factory.mktemp("ssh-platform"))
+    try:
+        yield lp, key
+    finally:
+        lp.stop()
+
+
+@pytest.fixture
+async def api(ssh_platform):
+    lp, _ = ssh_platform
+    client = lp.client()
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+async def _ready(api, volume: str, read_only: bool = False):
+    s = await api.create_session(volume, read_only=read_only)
+    return await wait_phase(api, volume, s.id, {"ready", "failed"})
+
+
+async def _read_until(proc, pattern: bytes, timeout: float = 15.0) -> bytes:
+    out = b""
+
+    async def pump():
+        nonlocal out
+        while pattern not in out:
+            chunk = await proc.read()
+            if not chunk:
+                break
+            out += chunk
+
+    await asyncio.wait_for(pump(), timeout)
+    return out
+
+
+async def test_phases_single_writer_and_final_sync(ssh_platform, api):
+    lp, key = ssh_platform
+    root = create_volume(lp, "phases", {"datasets/a.txt": b"alpha\n", "runs/r1/keep.txt": b"run output\n"})
+    first = await api.create_session("phases")
+    assert first.status == "PENDING" and first.phase == "creating" and first.ssh_connection is None
+    seen: list[str] = []
+    ready = await wait_phase(api, "phases", first.id, {"ready"}, seen=seen)
+    order = ["creating", "staging", "ready"]
+    assert seen == sorted(seen, key=order.index) and seen[-1] == "ready"  # never backwards
+    assert ready.status == "RUNNING"
+    assert ready.progress and ready.progress.startswith("Transferred:") and "(2/2 files)" in ready.progress
+    assert CLI_SSH_CONNECTION.fullmatch(ready.ssh_connection)
+
+    with pytest.raises(PrimeAPIError) as conflict:
+        await api.create_session("phases")
+    assert "active read-write session" in str(conflict.value)
+    ro = await api.create_session("phases", read_only=True)  # readers are always welcome
+    listed = await api.list_sessions("phases")
+    assert [s.id for s in listed] == [ro.id, first.id]  # newest first
+
+    conn = await open_session_connection(ready, key)
+    try:
+        done = await conn.run("echo changed > datasets/a.txt && mkdir -p notes && echo n > notes/new.txt "
+                              "&& echo clobber > runs/r1/keep.txt && rm -f missing")
+        assert done.exit_status == 0, done.stderr
+    finally:
+        await conn.close()
+    await api.stop_session("phases", first.id)
+    seen = []
+    stopped = await wait_phase(api, "phases", first.id, {"stopped", "failed"}, seen=seen)
+    order = ["ready", "syncing", "finalizing", "stopped", "failed"]
+    assert seen == sorted(seen, key=order.index)
+    assert stopped.phase == "stopped" and stopped.status == "STOPPED", stopped.error_message
+    assert (root / "datasets/a.txt").read_bytes() == b"changed\n"
+    assert (root / "notes/new.txt").read_bytes() == b"n\n"
+    assert (root / "runs/r1/keep.txt").read_bytes() == b"run output\n"  # the sync leaves runs/ alone
+    again = await api.create_session("phases")  # the writer slot is free once stopped
+    await api.stop_session("phases", again.id)
+    await api.stop_session("phases", ro.id)
+
+
+async def test_gateway_direct_and_pinning(ssh_platform, api):
+    lp, key = ssh_platform
+    create_volume(lp, "pins", {"hello.txt": b"hi\n"})
+    s = await _ready(api, "pins", read_only=True)
+    host_pub = (lp.data_dir / "sessions" / "ssh_host_ed25519_key.pub").read_text().split()[:2]
+    assert s.host_public_key.split() == host_pub
+    der_pem = (lp.data_dir / "sessions" / "gateway.crt").read_bytes()
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    der = x509.load_pem_x509_certificate(der_pem).public_bytes(Encoding.DER)
+    assert s.gateway.cert_sha256 == hashlib.sha256(der).hexdigest()
+    assert s.gateway.host == "127.0.0.1"
+
+    for direct in (False, True):
+        conn = await open_session_connection(s, key, direct=direct)
+        assert conn.via_gateway is (not direct)
+        out = await conn.run("cat hello.txt; echo $PRIMETUI_SESSION_MODE")
+        assert out.stdout == b"hi\nread-only\n"
+        await conn.close()
+
+    wrong_cert = s.model_copy(update={"gateway": s.gateway.model_copy(update={"cert_sha256": "ab" * 32})})
+    with pytest.raises(GatewayCertificateMismatch) as bad_cert:
+        await open_session_connection(wrong_cert, key)
+    assert str(bad_cert.value) == (
+        f"the gateway 127.0.0.1:{s.gateway.port} presented an unexpected certificate "
+        f"(SHA-256 {s.gateway.cert_sha256}); refusing to connect"
+    )
+    other = asyncssh.generate_private_key("ssh-ed25519").export_public_key().decode().split()
+    wrong_host = s.model_copy(update={"host_public_key": " ".join(other[:2])})
+    for direct in (False, True):
+        with pytest.raises(HostKeyMismatch, match="refusing to connect"):
+            await open_session_connection(wrong_host, key, direct=direct)
+
+    with pytest.raises(KeyFileError, match="SSH key not found"):
+        await open_session_connection(s, lp.data_dir / "no-such-key")
+    stranger = make_key(lp.data_dir.parent / "stranger" / "id_ed25519")
+    with pytest.raises(AuthenticationRefused, match="refused the SSH key"):
+        await open_session_connection(s, stranger)
+    await api.stop_session("pins", s.id)
+
+
+async def test_shell_pty_resize_and_stop_while_connected(ssh_platform, api):
+    lp, key = ssh_platform
+    create_volume(lp, "shell")
+    s = await _ready(api, "shell")
+    conn = await open_session_connection(s, key)
+    proc = await open_shell(conn, "xterm-256color", 100, 30)
+    proc.write(b"stty size; echo T=$TERM\r")
+    out = await _read_until(proc, b"T=xterm-256color")
+    assert b"30 100" in out
+    proc.resize(120, 40)
+    proc.write(b"stty size; echo done-$((6*7))\r")
+    out = await _read_until(proc, b"done-42")
+    assert b"40 120" in out
+
+    await api.stop_session("shell", s.id)  # the platform stops the session under the open shell
+    end = await asyncio.wait_for(proc.wait(), 15)
+    assert isinstance(end.error, SessionStopped)
+    assert "stopped" in str(end.error) and s.id in str(end.error)
+    await wait_phase(api, "shell", s.id, {"stopped"})
+    await conn.close()
+
+
+async def test_read_only_refuses_writes_by_every_path(ssh_platform, api, tmp_path):
+    lp, key = ssh_platform
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("outside the volume\n")
+    root = create_volume(lp, "readonly", {"data.txt": b"original\n"})
+    (root / "escape").symlink_to(outside)  # an absolute link out of the volume
+    (root / "inside").symlink_to("data.txt")  # a harmless relative link
+    s = await _ready(api, "readonly", read_only=True)
+    conn = await open_session_connection(s, key)
+    try:
+        shell = await conn.run("echo evil > data.txt; echo new > new.txt; ls -a")
+        assert b"escape" not in shell.stdout  # links leaving the volume are not staged
+        assert b"inside" in shell.stdout
+        async with conn.conn.start_sftp_client() as sftp:
+            with pytest.raises(asyncssh.SFTPPermissionDenied, match="read-only session"):
+                async with sftp.open("/volume/data.txt", "wb") as f:
+                    await f.write(b"x")
+            for op in (lambda: sftp.remove("/volume/data.txt"), lambda: sftp.mkdir("/volume/d"),
+                       lambda: sftp.rename("/volume/data.txt", "/volume/b.txt"),
+                       lambda: sftp.symlink("/volume/data.txt", "/volume/l"), lambda: sftp.chmod("/volume/data.txt", 0o777)):
+                with pytest.raises(asyncssh.SFTPPermissionDenied):
+                    await op()
+            # a link made in the shell that points at the real volume cannot be followed over SFTP
+            await conn.run(f"ln -s {root} backdoor")
+            with pytest.raises(asyncssh.SFTPPermissionDenied):
+                await sftp.listdir("/volume/backdoor")
+            with pytest.raises(asyncssh.SFTPPermissionDenied):
+                await sftp.stat("/volume/../../..")  if False else await sftp.listdir("/volume/backdoor/")
+        with pytest.raises(RemotePathError, match="read-only session"):
+            await put(conn, lp.data_dir.parent / "home" / ".ssh" / "id_ed25519.pub", "keys/")
+    finally:
+        await conn.close()
+    await api.stop_session("readonly", s.id)
+    await wait_phase(api, "readonly", s.id, {"stopped"})
+    assert (root / "data.txt").read_bytes() == b"original\n"
+    assert not (root / "new.txt").exists()
+    assert (outside / "secret.txt").read_text() == "outside the volume\n"
+
+
+async def test_put_get_round_trip_with_path_rules(ssh_platform, api, tmp_path):
+    lp, key = ssh_platform
+    root = create_volume(lp, "transfer")
+    src = tmp_path / "dataset"
+    (src / "shards").mkdir(parents=True)
+    (src / "train.jsonl").write_bytes(b'{"prompt": "a"}\n' * 5000)
+    (src / "shards" / "0.bin").write_bytes(bytes(range(256)) * 4096)
+    s = await _ready(api, "transfer")
+    conn = await open_session_connection(s, key)
+    calls: list[tuple[int, int, str]] = []
+    try:
+        sent = await put(conn, src, "datasets/", lambda done, total, name: calls.append((done, total, name)))
+        assert sent.files == 2 and calls[-1][0] == calls[-1][1] == sent.bytes
+        assert all(a[0] <= b[0] for a, b in zip(calls, calls[1:]))  # progress only grows
+        back = tmp_path / "back"
+        back.mkdir()
+        got = await get(conn, "datasets/dataset", back)
+        assert got.files == 2
+        for rel in ("train.jsonl", "shards/0.bin"):
+            assert hashlib.sha256((back / "dataset" / rel).read_bytes()).digest() == \
+                hashlib.sha256((src / rel).read_bytes()).digest()
+        with pytest.raises(RemotePathError, match="runs/ holds run outputs and is read-only"):
+            await put(conn, src, "runs/")
+        with pytest.raises(RemotePathError, match="no spaces or shell characters"):
+            await put(conn, src, "my data/")
+        with pytest.raises(RemotePathError, match="climbs above the volume root"):
+            await get(conn, "../etc/passwd", back)
+        with pytest.raises(TransferError, match="no such file"):
+            await get(conn, "datasets/missing.txt", back)
+    finally:
+        await conn.close()
+    await api.stop_session("transfer", s.id)
+    await wait_phase(api, "transfer", s.id, {"stopped"})
+    assert (root / "datasets/dataset/shards/0.bin").read_bytes() == (src / "shards" / "0.bin").read_bytes()
+
+
+def test_idle_sessions_are_reaped(tmp_path):
+    lp, _ = start_platform(tmp_path, PRIMETUI_SESSION_IDLE_TIMEOUT="1")
+    try:
+        create_volume(lp, "idle")
+
+        async def scenario():
+            client = lp.client()
+            try:
+                s = await _ready(client, "idle")
+                assert s.phase == "ready"
+                return await wait_phase(client, "idle", s.id, {"stopped", "failed"}, timeout=30)
+            finally:
+                await client.aclose()
+
+        stopped = asyncio.run(scenario())
+        assert stopped.phase == "stopped"
+    finally:
+        lp.stop()
