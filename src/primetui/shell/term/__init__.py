@@ -14,7 +14,7 @@
 :mod:`.transport` connects a terminal to a local pty or an SSH channel.
 """
 
-from primetui.shell.term.screen import Line, Screen, entry_text
+from primetui.shell.term.screen import Line, Screen, entry_runs, entry_text
 from primetui.shell.term.terminal import Terminal
 
-__all__ = ["Line", "Screen", "Terminal", "entry_text"]
+__all__ = ["Line", "Screen", "Terminal", "entry_runs", "entry_text"]

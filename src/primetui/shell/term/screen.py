@@ -126,6 +126,35 @@ class LazyLine(Line):
             super().resize(cols)
 
 
+def entry_runs(entry: Line | str) -> list[tuple[str, Attr]]:
+    """A row as runs of same-attribute text (what a renderer turns into styled segments)."""
+    if isinstance(entry, str):
+        return [(entry, DEFAULT)]
+    if isinstance(entry, LazyLine) and entry._text is not None:
+        runs = [(entry._text, entry._style)] if entry._text else []
+        pad = entry._cols - len(entry._text)
+        if pad > 0:
+            runs.append((" " * pad, entry._fill))
+        return runs
+    chars, attrs = entry.chars, entry.attrs
+    n = len(attrs)
+    if not n:
+        return []
+    first = attrs[0]
+    if attrs.count(first) == n:
+        return [("".join(chars), first)]
+    runs = []
+    start = 0
+    cur = first
+    for i in range(1, n):
+        a = attrs[i]
+        if a is not cur:
+            runs.append(("".join(chars[start:i]), cur))
+            start, cur = i, a
+    runs.append(("".join(chars[start:]), cur))
+    return runs
+
+
 def entry_text(entry: Line | str) -> str:
     """Text of a screen row or scrollback entry, trailing blanks removed."""
     return entry.rstrip() if isinstance(entry, str) else entry.text()

@@ -1,0 +1,107 @@
+"""The terminal pane with a real program on a real pty: what the user types and sees."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import pytest
+from textual.app import App, ComposeResult
+
+from primetui.shell.term.transport import PtyTransport
+from primetui.ui.terminal.view import TerminalView
+
+BASH = shutil.which("bash")
+pytestmark = pytest.mark.skipif(BASH is None, reason="bash is needed for the pty tests")
+
+
+def shell() -> PtyTransport:
+    return PtyTransport([BASH, "--norc", "--noprofile", "-i"], env={"PS1": "$ ", "HISTFILE": "/dev/null", "LANG": "C.UTF-8"})
+
+
+class TermApp(App):
+    def __init__(self, transport) -> None:
+        super().__init__()
+        self.transport = transport
+        self.ended: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield TerminalView(self.transport, id="term")
+
+    def on_terminal_view_ended(self, event: TerminalView.Ended) -> None:
+        self.ended.append(event.reason)
+
+
+async def wait_for(pilot, predicate, tries: int = 200) -> None:
+    for _ in range(tries):
+        await pilot.pause(0.02)
+        if predicate():
+            return
+    raise AssertionError("condition not reached")
+
+
+def screen_text(app: App) -> str:
+    return "\n".join(app.query_one(TerminalView).term.history_text())
+
+
+async def test_typed_command_output_appears_in_the_pane() -> None:
+    app = TermApp(shell())
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TerminalView)
+        await wait_for(pilot, lambda: "$" in screen_text(app))
+        await pilot.press(*"echo hello-$((6*7))", "enter")
+        await wait_for(pilot, lambda: "hello-42" in screen_text(app))
+        await pilot.press(*"stty size", "enter")
+        await wait_for(pilot, lambda: "20 80" in screen_text(app))
+        assert view.term.text_lines()[view.term.y].startswith("$")
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: bool(app.ended))
+        assert "exited with status 0" in app.ended[0]
+
+
+async def test_resize_reaches_the_program() -> None:
+    app = TermApp(shell())
+    async with app.run_test(size=(80, 20)) as pilot:
+        await wait_for(pilot, lambda: "$" in screen_text(app))
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause(0.1)
+        await pilot.press(*"stty size", "enter")
+        await wait_for(pilot, lambda: "30 100" in screen_text(app))
+
+
+async def test_ctrl_c_and_app_keys_go_to_the_program() -> None:
+    app = TermApp(shell())
+    async with app.run_test(size=(80, 20)) as pilot:
+        await wait_for(pilot, lambda: "$" in screen_text(app))
+        await pilot.press(*"sleep 30", "enter")
+        await pilot.pause(0.2)
+        await pilot.press("ctrl+c")
+        await pilot.press(*"echo after-interrupt", "enter")
+        await wait_for(pilot, lambda: "after-interrupt\n" in screen_text(app) + "\n")
+        # ctrl+p is the app's palette key elsewhere; in the pane it is bash's previous-history
+        await pilot.press("ctrl+p", "enter")
+        await wait_for(pilot, lambda: screen_text(app).count("after-interrupt") >= 4)
+
+
+async def test_paste_is_bracketed_when_the_program_asks() -> None:
+    app = TermApp(PtyTransport([sys.executable, "-c", "import sys,tty;tty.setraw(0);sys.stdout.write('\\x1b[?2004hready\\r\\n');sys.stdout.flush();print(repr(sys.stdin.buffer.read1(100)))"]))
+    async with app.run_test(size=(80, 10)) as pilot:
+        await wait_for(pilot, lambda: "ready" in screen_text(app))
+        app.query_one(TerminalView).post_message(__import__("textual").events.Paste("ls\nrm"))
+        await wait_for(pilot, lambda: "200~" in screen_text(app))
+        assert r"\x1b[200~ls\rrm\x1b[201~" in screen_text(app)
+
+
+async def test_scrollback_scrolls_and_search_finds() -> None:
+    app = TermApp(PtyTransport([sys.executable, "-c", "print('\\n'.join(f'line {i}' for i in range(300))); import time; time.sleep(30)"]))
+    async with app.run_test(size=(60, 10)) as pilot:
+        view = app.query_one(TerminalView)
+        await wait_for(pilot, lambda: "line 299" in screen_text(app))
+        view.focus()
+        await pilot.press("shift+pageup")
+        assert view._view_top is not None
+        assert view.search("line 42")
+        await pilot.pause()
+        assert view._match is not None and view._entry(view._match[0]).rstrip() == "line 42"
+        await pilot.press("escape")
+        assert view._view_top is None
