@@ -1,0 +1,117 @@
+"""`primetui validate` output and exit codes, the dispatch verdict, and the sizing helper."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+
+from primetui.sft.cli import validate
+from primetui.sft.server import server_checks
+from primetui.sft.sizing import checkpoint_bytes, checkpoints_kept, params_from_model_name, volume_size_for
+from primetui.sft.templates import MULTI_NODE, ONLINE_EVAL, WALKTHROUGH
+
+import tomllib
+
+
+def _args(*files, json_out=False, offline=True):
+    return argparse.Namespace(files=[str(f) for f in files], json=json_out, offline=offline)
+
+
+def test_validate_prints_file_line_col_and_fails_on_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("max_steps = 10\n[scheduler]\nwarmup_steps = 5\n[ckpt]\n")
+    good = tmp_path / "sft.toml"
+    good.write_text(WALKTHROUGH)
+    assert validate(_args(good, bad)) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        f"{bad}:3:1: error: scheduler.warmup_steps: Extra inputs are not permitted — [scheduler] has no `type`, so "
+        "prime-rl uses the default `constant` variant, which has no `warmup_steps`; add `type = \"linear\"`."
+    ]
+    assert "model cache: skipped (--offline)." in err
+    assert "1 error(s), 0 warning(s) in 2 file(s)" in err and "559b44772" in err
+
+
+def test_validate_clean_file_exits_zero(tmp_path, capsys):
+    f = tmp_path / "sft.toml"
+    f.write_text(WALKTHROUGH)
+    assert validate(_args(f)) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_validate_json_and_unreadable_file(tmp_path, capsys):
+    missing = tmp_path / "nope.toml"
+    warn = tmp_path / "glm.toml"
+    warn.write_text(MULTI_NODE)
+    assert validate(_args(missing, warn, json_out=True)) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["errors"] == 1 and data["warnings"] == 2
+    first = data["files"][0]["diagnostics"][0]
+    assert first["line"] == 1 and first["col"] == 1 and "cannot read this file" in first["message"]
+    glm = data["files"][1]["diagnostics"]
+    assert [(d["line"], d["col"], d["level"], d["code"]) for d in glm] == [
+        (27, 16, "warning", "warmup-too-long"), (39, 26, "warning", "force-balanced-routing")]
+
+
+def test_validate_uses_installed_prime_rl_configs(tmp_path, capsys, monkeypatch):
+    pkg = tmp_path / "site" / "prime_rl" / "configs"
+    pkg.mkdir(parents=True)
+    (tmp_path / "site" / "prime_rl" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("__version__ = '0.4.0-test'\n")
+    (pkg / "sft.py").write_text(textwrap.dedent("""
+        from pydantic import BaseModel, ConfigDict, field_validator
+        class SFTConfig(BaseModel):
+            model_config = ConfigDict(extra="allow")
+            max_steps: int | None = None
+            @field_validator("max_steps")
+            @classmethod
+            def odd(cls, v):
+                if v is not None and v % 2:
+                    raise ValueError("odd max_steps are not allowed here")
+                return v
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    for mod in [m for m in sys.modules if m.startswith("prime_rl")]:
+        monkeypatch.delitem(sys.modules, mod)
+    f = tmp_path / "sft.toml"
+    f.write_text("max_steps = 3\n[ckpt]\n")
+    assert validate(_args(f)) == 1
+    out, err = capsys.readouterr()
+    assert f"{f}:1:13: error: max_steps: Value error, odd max_steps are not allowed here [prime_rl.configs]" in out
+    assert "also validated with prime-rl's own config package (prime_rl.configs, 0.4.0-test)." in err
+
+
+def test_server_checks_verdicts():
+    cache = {"PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"}
+    for text in (WALKTHROUGH, ONLINE_EVAL):
+        v = server_checks(tomllib.loads(text), has_volume=True, cached_models=cache)
+        assert v.ok and v.schema_errors == [] and v.rejection is None
+    v = server_checks(tomllib.loads(WALKTHROUGH), has_volume=False, cached_models=cache)
+    assert v.rejection.startswith("data.name requires `--volume <name>`.")
+    v = server_checks({"model": {"name": "Qwen/Qwen3-0.6B"}, "data": {"type": "fake"}}, has_volume=False, cached_models=cache)
+    assert v.rejection == "Model 'Qwen/Qwen3-0.6B' is not available on this cluster. Reach out to Prime support to get it added."
+    v = server_checks({"data": {"type": "fake"}, "inference": {}}, has_volume=False, cached_models=None)
+    assert v.rejection == "[inference] is only used for online evals — add an [eval] block or remove it."
+    v = server_checks({"scheduler": {"warmup_steps": 5}, "data": {"type": "fake", "batch_size": 3, "micro_batch_size": 2}},
+                      has_volume=True, cached_models=None)
+    assert v.schema_errors == [
+        {"loc": ["body", "config", "scheduler", "constant", "warmup_steps"], "msg": "Extra inputs are not permitted",
+         "type": "extra_forbidden"},
+        {"loc": ["body", "config", "data", "batch_size"], "msg": "Value error, Batch size must be divisible by micro batch size",
+         "type": "value_error"},
+    ]
+    bad = tomllib.loads(ONLINE_EVAL.replace("num_infer_gpus = 4 ", "num_infer_gpus = 6 "))
+    assert server_checks(bad, has_volume=True, cached_models=None).rejection == (
+        "Total GPU count (10 = 4 train + 6 infer) exceeds gpus_per_node (8).")
+
+
+def test_sizing_matches_the_seed():
+    params = params_from_model_name("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT")
+    assert params == 0.6e9
+    assert checkpoint_bytes(params) == 7_200_000_000  # "the 0.6B smoke run writes ~7.2 GB"
+    assert checkpoint_bytes(params, "sign_sgd") == 2_400_000_000
+    assert params_from_model_name("Qwen/Qwen3-30B-A3B") == 30e9 and params_from_model_name("zai-org/GLM-5.3-BF16") is None
+    assert checkpoints_kept(10, 10, 1) == 1 and checkpoints_kept(100, 10, None) == 10 and checkpoints_kept(100, 30, 2) == 2
+    assert volume_size_for(params, 1) == 9 * 1024**3  # 7.2 GB * 1.2 rounded up to whole GiB
