@@ -115,3 +115,28 @@ def test_sizing_matches_the_seed():
     assert params_from_model_name("Qwen/Qwen3-30B-A3B") == 30e9 and params_from_model_name("zai-org/GLM-5.3-BF16") is None
     assert checkpoints_kept(10, 10, 1) == 1 and checkpoints_kept(100, 10, None) == 10 and checkpoints_kept(100, 30, 2) == 2
     assert volume_size_for(params, 1) == 9 * 1024**3  # 7.2 GB * 1.2 rounded up to whole GiB
+
+
+def test_parse_size():
+    from primetui.sft.sizing import GIB, parse_size
+
+    assert parse_size("100Gi") == 100 * GIB and parse_size("5Ti") == 5 * 1024**4 and parse_size("500G") == 500 * 10**9
+    assert parse_size("lots") is None and parse_size(None) is None
+
+
+def test_server_errors_map_back_to_lines():
+    from primetui.api.errors import ValidationIssue
+    from primetui.sft.server_map import map_server_error
+
+    text = WALKTHROUGH
+    d = map_server_error(text, 400, "Model 'PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT' is not available on this cluster. "
+                         "Reach out to Prime support to get it added.")[0]
+    assert (d.span.line + 1, d.span.col + 1) == (8, 8) and d.message.startswith("platform (400): Model '")
+    d = map_server_error(text, 400, "data.name requires `--volume <name>`. Create a volume with `prime volumes create "
+                         "<name>`, then rerun `prime train sft.toml --volume <name>`.")[0]
+    assert (d.span.line + 1, d.span.col + 1) == (11, 8)
+    d = map_server_error(text, 409, "A read-write session is open on volume research; stop it first.")[0]
+    assert (d.span.line, d.span.col) == (0, 0) and d.code == "server-409"
+    issues = [ValidationIssue(("body", "config", "data", "sft", "seq_len"), "Input should be a valid integer", "int_parsing")]
+    d = map_server_error(text, 422, "The platform rejected the config.", issues)[0]
+    assert (d.span.line + 1, d.span.col + 1) == (13, 11) and d.message == "platform: data.seq_len: Input should be a valid integer"

@@ -69,3 +69,18 @@ def human_bytes(n: float) -> str:
         if abs(n) >= size:
             return f"{n / size:.1f} {unit}"
     return f"{int(n)} B"
+
+
+_UNITS = {"": 1, "k": 1000, "m": 1000**2, "g": GB, "t": 1000**4, "p": 1000**5,
+          "ki": 1024, "mi": 1024**2, "gi": GIB, "ti": 1024**4, "pi": 1024**5}
+
+
+def parse_size(text: str | None) -> int | None:
+    """Bytes in a Kubernetes-style size (``100Gi``, ``5Ti``, ``500G``, ``1.5Ti``), None when unreadable."""
+    if not text:
+        return None
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgtp]i?)?b?\s*", text.strip(), re.IGNORECASE)
+    if not m:
+        return None
+    unit = (m.group(2) or "").lower()
+    return int(float(m.group(1)) * _UNITS[unit])
