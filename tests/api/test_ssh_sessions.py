@@ -293,23 +293,3 @@ async def test_put_get_round_trip_with_path_rules(ssh_platform, api, tmp_path):
     await api.stop_session("transfer", s.id)
     await wait_phase(api, "transfer", s.id, {"stopped"})
     assert (root / "datasets/dataset/shards/0.bin").read_bytes() == (src / "shards" / "0.bin").read_bytes()
-
-
-def test_idle_sessions_are_reaped(tmp_path):
-    lp, _ = start_platform(tmp_path, PRIMETUI_SESSION_IDLE_TIMEOUT="1")
-    try:
-        create_volume(lp, "idle")
-
-        async def scenario():
-            client = lp.client()
-            try:
-                s = await _ready(client, "idle")
-                assert s.phase == "ready"
-                return await wait_phase(client, "idle", s.id, {"stopped", "failed"}, timeout=30)
-            finally:
-                await client.aclose()
-
-        stopped = asyncio.run(scenario())
-        assert stopped.phase == "stopped"
-    finally:
-        lp.stop()

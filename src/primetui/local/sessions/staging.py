@@ -186,7 +186,7 @@ def sync_back(work: Path, volume: Path, report: Report) -> str:
         if stat.S_ISREG(st.st_mode):
             try:
                 old = os.lstat(volume / rel)
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):
                 old = None
             if old is None or not stat.S_ISREG(old.st_mode) or not _same_file(st, old):
                 changed_bytes += st.st_size
@@ -218,7 +218,7 @@ def sync_back(work: Path, volume: Path, report: Report) -> str:
         elif stat.S_ISREG(st.st_mode):
             try:
                 old = os.lstat(dst)
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError):
                 old = None
             if old is not None and stat.S_ISREG(old.st_mode) and _same_file(st, old):
                 continue

@@ -1,0 +1,69 @@
+"""The session manager in-process: the idle reaper, restart recovery, and the single-writer answers."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+import primetui.local.sessions as sessions
+from primetui.local.sessions.manager import SessionManager, VolumeNotFound, WriterConflict
+
+
+async def _wait(rec, phases, timeout=20.0):
+    async def poll():
+        while rec.phase not in phases:
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PRIME_SSH_KEY_PATH", raising=False)
+    (tmp_path / "data" / "volumes" / "vol" / "datasets").mkdir(parents=True)
+    (tmp_path / "data" / "volumes" / "vol" / "datasets" / "a.txt").write_text("a\n")
+    return tmp_path / "data"
+
+
+async def test_idle_session_is_reaped_and_writer_slot_freed(data_dir):
+    manager = SessionManager(data_dir, idle_timeout=0.3, speed=100)
+    await manager.start()
+    try:
+        rec = manager.create("vol", read_only=False)
+        assert sessions.live_read_write("vol") is rec  # what dispatch and volume delete ask
+        with pytest.raises(WriterConflict, match="active read-write session"):
+            manager.create("vol", read_only=False)
+        await _wait(rec, {"ready"})
+        await _wait(rec, {"stopped", "failed"})
+        assert rec.phase == "stopped" and rec.stop_reason.startswith("idle for")
+        assert sessions.live_read_write("vol") is None
+        with pytest.raises(VolumeNotFound, match="prime volumes create nope"):
+            manager.create("nope", read_only=True)
+    finally:
+        await manager.close()
+    # with no ssh_key_path .pub, the platform made its own key and said where
+    assert (Path.home() / ".prime" / "local" / "id_ed25519.pub").exists()
+
+
+async def test_restart_syncs_a_session_left_live(data_dir):
+    manager = SessionManager(data_dir, idle_timeout=3600, speed=100)
+    await manager.start()
+    rec = manager.create("vol", read_only=False)
+    await _wait(rec, {"ready"})
+    (manager.work_dir(rec.id) / "datasets" / "b.txt").write_text("made in the session\n")
+    await manager.close()  # the platform goes away with the session still ready
+    assert rec.phase == "ready"
+
+    again = SessionManager(data_dir, idle_timeout=3600, speed=100)
+    await again.start()
+    try:
+        recovered = again.get("vol", rec.id)
+        await _wait(recovered, {"stopped", "failed"})
+        assert recovered.phase == "stopped", recovered.error_message
+        assert (data_dir / "volumes" / "vol" / "datasets" / "b.txt").read_text() == "made in the session\n"
+        assert not again.work_dir(rec.id).exists()
+    finally:
+        await again.close()
