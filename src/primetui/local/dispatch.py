@@ -41,7 +41,29 @@ def _schema_errors(config: dict[str, Any]) -> list[tuple[list[str | int], str, s
         from primetui.sft.dispatch import schema_errors  # type: ignore[import-not-found]
     except ImportError:
         return []
-    return [(list(loc), msg, kind) for loc, msg, kind in schema_errors(config)]
+    return [(_without_union_tags(config, list(loc)), msg, kind) for loc, msg, kind in schema_errors(config)]
+
+
+def _without_union_tags(config: dict[str, Any], loc: list[str | int]) -> list[str | int]:
+    """Drop pydantic's discriminator segments (``data.sft.seq_len`` -> ``data.seq_len``).
+
+    The hosted platform reports the path as the user wrote it (observed:
+    ``["body","config","data","seq_len"]``), so a segment that is not a key of the table but whose
+    successor is, is a union tag and goes.
+    """
+    out: list[str | int] = []
+    node: Any = config
+    i = 0
+    while i < len(loc):
+        part = loc[i]
+        if isinstance(node, dict) and part not in node and i + 1 < len(loc) and loc[i + 1] in node:
+            i += 1
+            continue
+        out.append(part)
+        node = node.get(part) if isinstance(node, dict) else (
+            node[part] if isinstance(node, list) and isinstance(part, int) and part < len(node) else None)
+        i += 1
+    return out
 
 
 def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
