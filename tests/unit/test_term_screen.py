@@ -149,3 +149,14 @@ def test_reverse_index_at_top_scrolls_down() -> None:
 def test_erase_uses_current_background() -> None:
     term = feed(Terminal(6, 2), "\x1b[44m\x1b[2J")
     assert term.lines[1].attrs[3][1] == 4
+
+
+def test_render_ansi_reproduces_the_screen() -> None:
+    from primetui.shell.term.ansi import render_ansi
+
+    src = feed(Terminal(30, 6), "\x1b[1;32mgreen\x1b[0m plain\r\n日本\x1b[?1h\x1b[?2004h\x1b[4;5Hcursor")
+    copy = Terminal(30, 6)
+    copy.feed(render_ansi(src).encode())
+    assert copy.display() == src.display()
+    assert copy.cursor == src.cursor and copy.app_cursor and copy.bracketed_paste
+    assert copy.lines[0].attrs[0] == src.lines[0].attrs[0]

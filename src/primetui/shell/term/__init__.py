@@ -11,7 +11,7 @@
   ``clipboard`` texts the program copied with OSC 52.
 
 :mod:`.keys` turns key names, pastes and mouse events into the bytes programs expect, and
-:mod:`.transport` connects a terminal to a local pty or an SSH channel.
+:mod:`.transport` connects a terminal to a local pty or a volume session over SSH.
 """
 
 from primetui.shell.term.screen import Line, Screen, entry_runs, entry_text

@@ -19,7 +19,7 @@ import pty
 import signal
 import struct
 import termios
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 _READ_SIZE = 1 << 16
@@ -193,98 +193,60 @@ def _make_controlling_tty() -> None:
         pass
 
 
-class SSHTransport:
-    """A login shell (or ``command``) on an SSH connection, with a PTY of the pane's size.
+class SessionTransport:
+    """A login shell on a volume session over SSH (gateway or direct, host key and certificate
+    pinned), through :mod:`primetui.shell`'s connector. ``dropped`` tells a lost link (offer to
+    reconnect) from a shell that exited."""
 
-    ``connect`` is an async callable returning a connected ``asyncssh.SSHClientConnection``
-    (the shell package's session connector: gateway, pinned host key, the user's key). When
-    ``own_connection`` is true the connection is closed with the transport.
-    """
-
-    def __init__(
-        self,
-        connect: Callable[[], Awaitable[Any]],
-        *,
-        command: str | None = None,
-        own_connection: bool = True,
-        env: dict[str, str] | None = None,
-    ) -> None:
-        self._connect = connect
-        self.command = command
-        self.own_connection = own_connection
-        self.env = env
+    def __init__(self, session: Any, key_path: str | os.PathLike[str], *, direct: bool = False) -> None:
+        self.session = session
+        self.key_path = key_path
+        self.direct = direct
         self.exit_reason: str | None = None
         self.exit_status: int | None = None
+        self.dropped = False
+        self.stopped = False  # the platform stopped or reaped the session
         self.connection: Any = None
         self._process: Any = None
 
     async def start(self, cols: int, rows: int) -> None:
-        import asyncssh
+        from primetui.shell import open_session_connection, open_shell
 
-        self.connection = await self._connect()
+        self.connection = await open_session_connection(self.session, self.key_path, direct=self.direct)
         try:
-            self._process = await self.connection.create_process(
-                self.command,
-                term_type="xterm-256color",
-                term_size=(cols, rows),
-                encoding=None,
-                env=self.env or (),
-                stderr=asyncssh.STDOUT,
-            )
-        except asyncssh.Error as exc:
-            if self.own_connection:
-                self.connection.close()
-            raise ConnectionError(f"The server refused a shell: {exc.reason}.") from exc
+            self._process = await open_shell(self.connection, "xterm-256color", cols, rows)
+        except Exception:
+            await self.connection.close()
+            raise
 
     async def read(self) -> bytes:
-        import asyncssh
-
         if self._process is None:
             return b""
-        try:
-            data = await self._process.stdout.read(_READ_SIZE)
-        except (asyncssh.Error, OSError) as exc:
-            reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
-            self.exit_reason = f"The connection dropped: {reason.rstrip('.')}."
-            return b""
+        data = await self._process.read(_READ_SIZE)
         if data:
             return data
-        await self._finish()
+        from primetui.shell import SessionStopped
+
+        end = await self._process.wait()
+        self.exit_status = end.exit_status
+        if end.error is not None:
+            self.dropped = True
+            self.stopped = isinstance(end.error, SessionStopped)
+            self.exit_reason = str(end.error)
+        else:
+            self.exit_reason = f"The shell exited with status {end.exit_status}."
         return b""
 
-    async def _finish(self) -> None:
-        if self._process is None or self.exit_reason is not None:
-            return
-        try:
-            await asyncio.wait_for(self._process.wait_closed(), 2)
-        except (asyncio.TimeoutError, OSError):
-            pass
-        self.exit_status = self._process.exit_status
-        if self.exit_status is None:
-            self.exit_reason = "The connection closed without an exit status (the session may have been stopped)."
-        else:
-            self.exit_reason = f"The shell exited with status {self.exit_status}."
-
     def write(self, data: bytes) -> None:
-        if self._process is not None and not self._process.stdin.is_closing():
-            try:
-                self._process.stdin.write(data)
-            except (OSError, Exception):  # a write after the channel closed must not crash the pane
-                pass
+        if self._process is not None:
+            self._process.write(data)
 
     def resize(self, cols: int, rows: int) -> None:
         if self._process is not None:
-            try:
-                self._process.change_terminal_size(cols, rows)
-            except (OSError, Exception):
-                pass
+            self._process.resize(cols, rows)
 
     async def close(self) -> None:
         if self._process is not None:
-            self._process.close()
-        if self.connection is not None and self.own_connection:
-            self.connection.close()
-            try:
-                await asyncio.wait_for(self.connection.wait_closed(), 2)
-            except (asyncio.TimeoutError, OSError):
-                pass
+            await self._process.close()
+        if self.connection is not None:
+            await self.connection.close()

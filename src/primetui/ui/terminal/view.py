@@ -104,9 +104,18 @@ class TerminalView(Widget, can_focus=True):
         self._select_to: tuple[int, int] | None = None
         self.bytes_in = 0
         self.frames = 0
+        self.ended = asyncio.Event()
+        # Full-terminal mode: output also goes to the real terminal, which answers queries itself
+        # and owns the size until it hands the program back.
+        self.tee: Callable[[bytes], None] | None = None
 
     # ---- lifecycle --------------------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
+        if self.tee is None:
+            self.sync_size()
+
+    def sync_size(self) -> None:
+        """Make the screen and the program's terminal the size of the pane."""
         cols, rows = max(1, self.size.width), max(1, self.size.height)
         self.term.resize(cols, rows)
         self._cache.clear()
@@ -126,6 +135,7 @@ class TerminalView(Widget, can_focus=True):
         else:
             self.transport = transport  # type: ignore[assignment]
         self.ended_reason = None
+        self.ended = asyncio.Event()
         self.term.feed_text("\r\n")
         self.run_worker(self._run(self.term.cols, self.term.rows), name="terminal-pump", exit_on_error=False)
 
@@ -151,7 +161,9 @@ class TerminalView(Widget, can_focus=True):
                 self.bytes_in += len(data)
                 self.term.feed(data)
                 replies = self.term.take_replies()
-                if replies:
+                if self.tee is not None:
+                    self.tee(data)
+                elif replies:
                     transport.write(replies.encode())
                 self._schedule_frame()
                 # Let keys and timers in between chunks: a flood must never starve the keyboard.
@@ -166,6 +178,7 @@ class TerminalView(Widget, can_focus=True):
         self.ended_reason = reason
         self.term.feed_text(f"\x1b[0m\r\n\x1b[7m {reason} \x1b[0m\r\n")
         self._schedule_frame()
+        self.ended.set()
         self.post_message(self.Ended(self, reason))
         self.refresh_bindings()
 

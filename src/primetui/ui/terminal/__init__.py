@@ -1,0 +1,109 @@
+"""The shell pane: real terminals inside the dashboard, one tab per volume session.
+
+For the dashboard::
+
+    from primetui.ui.terminal import open_shell
+    open_shell(app, client, session, settings)   # session: a ready VolumeSession
+
+opens (or focuses) a tab labelled ``volume · session id · RW/RO`` on the app's shell screen,
+connected with :mod:`primetui.shell` (gateway or direct, certificate and host key pinned, the
+key from ``settings.ssh_key_path``). Leaving a read-write shell offers to stop the session and
+shows the final sync until it is stopped. The screen stays installed while you go back to the
+dashboard, so shells keep running; :func:`show_shells` brings it back.
+
+Pieces: :class:`TerminalView` (the terminal widget, any transport), :class:`ShellScreen` /
+:class:`ShellSpec` (tabs, keys, leave flow, reconnect), ``fullterm.run_full_terminal`` (hands the
+real terminal to the shell). ``python -m primetui.ui.terminal`` runs local shells in the same
+screen, without a platform.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from primetui.ui.terminal.screen import ShellPane, ShellScreen, ShellSpec
+from primetui.ui.terminal.view import TerminalView
+
+__all__ = ["ShellPane", "ShellScreen", "ShellSpec", "TerminalView", "open_shell", "session_spec", "show_shells"]
+
+_SCREEN_NAME = "primetui-shells"
+_screens: "weakref.WeakKeyDictionary[Any, ShellScreen]" = weakref.WeakKeyDictionary()
+
+
+def _field(obj: Any, *names: str, default: Any = None) -> Any:
+    for name in names:
+        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+        if value is not None:
+            return value
+    return default
+
+
+def _is_local(settings: Any, client: Any) -> bool:
+    url = str(_field(settings, "base_url", default="") or _field(client, "base_url", default="") or "")
+    host = url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0]
+    return host in ("127.0.0.1", "localhost", "::1")
+
+
+def session_spec(client: Any, session: Any, settings: Any = None, *, direct: bool = False) -> ShellSpec:
+    """The tab for a ready volume session (label, mode, how to connect again)."""
+    from primetui.shell import resolve_key_path
+    from primetui.shell.term.transport import SessionTransport
+
+    volume = str(_field(session, "volume_name", "volumeName", default="?"))
+    sid = str(_field(session, "id", default="?"))
+    read_only = bool(_field(session, "read_only", "readOnly", default=False))
+    key_path = resolve_key_path(_field(settings, "ssh_key_path", default=None), local_platform=_is_local(settings, client))
+    label = f"{volume} · {sid} · {'RO' if read_only else 'RW'}"
+    return ShellSpec(
+        label=label,
+        make_transport=lambda: SessionTransport(session, key_path, direct=direct),
+        read_only=read_only,
+        volume=volume,
+        session_id=sid,
+        client=client,
+    )
+
+
+def shell_screen(app: Any) -> ShellScreen:
+    """The app's shell screen (created and installed on first use, so shells outlive a pop)."""
+    screen = _screens.get(app)
+    if screen is None:
+        screen = ShellScreen()
+        _screens[app] = screen
+        app.install_screen(screen, name=_SCREEN_NAME)
+    return screen
+
+
+def show_shells(app: Any) -> bool:
+    """Bring the shell screen back; False when no shell is open."""
+    screen = _screens.get(app)
+    if screen is None or not screen.panes:
+        return False
+    if app.screen is not screen:
+        app.push_screen(_SCREEN_NAME)
+    return True
+
+
+def open_shell(app: Any, client: Any, session: Any, settings: Any = None, *, direct: bool = False) -> None:
+    """Open a shell tab on a ready session (or focus its tab if one is open)."""
+    spec = session_spec(client, session, settings, direct=direct)
+    open_spec(app, spec)
+
+
+def open_spec(app: Any, spec: ShellSpec) -> None:
+    """Open a tab for any shell spec (local shells use this too)."""
+    screen = shell_screen(app)
+
+    async def _open() -> None:
+        if app.screen is not screen:
+            await app.push_screen(_SCREEN_NAME)
+        existing = screen.find(spec.session_id) if spec.session_id else None
+        if existing is not None and existing.view.running:
+            tab_id = (existing.id or "").removesuffix("-shell")
+            screen.query_one("#shell-tabs").active = tab_id
+            existing.view.focus()
+            return
+        await screen.add_shell(spec)
+
+    app.run_worker(_open(), group="shell-open", exit_on_error=False)

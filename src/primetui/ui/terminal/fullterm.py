@@ -1,0 +1,110 @@
+"""Full-terminal mode: suspend the dashboard and give the real terminal to the shell.
+
+The same remote shell keeps running: its current screen is painted on the real terminal, the
+program is told the real terminal's size, keys go straight to it and its output goes both to
+the real terminal and to the pane's screen model (so the pane is current when you come back).
+``ctrl+]`` (or the shell exiting) returns to the dashboard, where the program gets the pane's
+size again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import termios
+import tty
+from typing import TYPE_CHECKING
+
+from primetui.shell.term.ansi import mode_sequences, render_ansi
+
+if TYPE_CHECKING:
+    from primetui.ui.terminal.view import TerminalView
+
+DETACH = b"\x1d"  # ctrl+]
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            import select
+
+            select.select([], [fd], [], 1.0)
+        except OSError:
+            return
+
+
+async def run_full_terminal(view: "TerminalView", *, banner: str = "") -> str:
+    """Run the view's program on the real terminal until ctrl+] or its end; return why it ended.
+
+    Raises ``textual.app.SuspendNotSupported`` where the app cannot suspend (tests, the web).
+    """
+    app = view.app
+    transport = view.transport
+    if transport is None or not view.running:
+        return "The shell is not running."
+    loop = asyncio.get_running_loop()
+    with app.suspend():
+        fd_in, fd_out = sys.__stdin__.fileno(), sys.__stdout__.fileno()
+        saved = termios.tcgetattr(fd_in)
+        done: asyncio.Future[str] = loop.create_future()
+
+        def finish(reason: str) -> None:
+            if not done.done():
+                done.set_result(reason)
+
+        def on_input() -> None:
+            try:
+                data = os.read(fd_in, 65536)
+            except OSError:
+                data = b""
+            if not data:
+                finish("The terminal closed its input.")
+                return
+            cut = data.find(DETACH)
+            if cut >= 0:
+                if cut:
+                    transport.write(data[:cut])
+                finish("Back to the dashboard (ctrl+]).")
+                return
+            transport.write(data)
+
+        def on_winch() -> None:
+            cols, rows = os.get_terminal_size(fd_out)
+            view.term.resize(cols, rows)
+            transport.resize(cols, rows)
+
+        async def watch_end() -> None:
+            await view.ended.wait()
+            finish(view.ended_reason or "The shell ended.")
+
+        try:
+            tty.setraw(fd_in)
+            cols, rows = os.get_terminal_size(fd_out)
+            view.term.resize(cols, rows)
+            if banner:
+                _write_all(fd_out, f"\x1b[H\x1b[2J\x1b[7m {banner} \x1b[0m\r\n".encode())
+            _write_all(fd_out, render_ansi(view.term).encode())
+            view.tee = lambda data: _write_all(fd_out, data)
+            transport.resize(cols, rows)
+            loop.add_reader(fd_in, on_input)
+            loop.add_signal_handler(signal.SIGWINCH, on_winch)
+            watcher = loop.create_task(watch_end())
+            try:
+                reason = await done
+            finally:
+                watcher.cancel()
+        finally:
+            view.tee = None
+            loop.remove_reader(fd_in)
+            loop.remove_signal_handler(signal.SIGWINCH)
+            # Leave the real terminal as we found it: the program's modes off, main screen back.
+            _write_all(fd_out, (mode_sequences(view.term, on=False) + "\x1b[0m\x1b[r\x1b[?1049l\x1b[?25h\r\n").encode())
+            termios.tcsetattr(fd_in, termios.TCSADRAIN, saved)
+    view.sync_size()
+    view.focus()
+    return reason

@@ -1,0 +1,249 @@
+"""``ShellScreen``: shells as tabs (volume · session · mode), with the few keys the dashboard keeps.
+
+Everything typed goes to the shell except:
+
+- ``ctrl+]``: leave this shell (back to the dashboard, close it, or close and stop the session);
+- ``ctrl+pageup`` / ``ctrl+pagedown``: previous / next shell;
+- ``f12``: full-terminal mode (the dashboard steps aside; ``ctrl+]`` comes back);
+- ``shift+pageup``: the scrollback (then ``/`` or ``ctrl+f`` searches, ``esc`` returns).
+
+All of them are bindings with ids (``shell.*``, ``terminal.*``), so a user keymap can move them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from primetui.shell.term.transport import Transport
+from primetui.ui.terminal.dialogs import BACK, CLOSE, STOP, LeaveDialog, StopSessionScreen
+from primetui.ui.terminal.view import TerminalView
+
+
+@dataclass
+class ShellSpec:
+    """One shell to open: how to reach it and how to label it."""
+
+    label: str
+    """Tab label, e.g. ``research · vs_1a2b · RW``."""
+    make_transport: Callable[[], Transport]
+    """Returns a fresh transport (called again on reconnect)."""
+    read_only: bool = False
+    volume: str | None = None
+    session_id: str | None = None
+    client: Any = None
+    """The platform client, to check the session on reconnect and stop it on leave."""
+    notes: list[str] = field(default_factory=list)
+    """Lines shown under the tab's title (which key, where the key file is, ...)."""
+
+
+class ShellPane(Vertical):
+    """A tab: a one-line header saying where you are and in which mode, then the terminal."""
+
+    DEFAULT_CSS = """
+    ShellPane { height: 1fr; }
+    ShellPane > .shell-header { height: 1; padding: 0 1; background: $panel; color: $text; }
+    ShellPane.-read-only > .shell-header { background: $warning; color: $background; text-style: bold; }
+    ShellPane.-ended > .shell-header { background: $error; color: $background; }
+    """
+
+    def __init__(self, spec: ShellSpec, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="-read-only" if spec.read_only else "")
+        self.spec = spec
+        self.view = TerminalView(spec.make_transport, id=f"{id}-view" if id else None)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.header_text(), classes="shell-header")
+        yield self.view
+
+    def header_text(self, extra: str = "") -> str:
+        spec = self.spec
+        if spec.session_id:
+            mode = "READ-ONLY: the volume cannot be changed from here" if spec.read_only else "read-write: blocks training until the session stops"
+            text = f" {spec.volume} · session {spec.session_id} · {mode}"
+        else:
+            text = f" {spec.label}"
+        return text + (f" · {extra}" if extra else "") + "  ·  ctrl+] leave · f12 full terminal"
+
+    def set_status(self, extra: str) -> None:
+        self.query_one(".shell-header", Static).update(self.header_text(extra))
+
+
+class ShellScreen(Screen):
+    """All open shells, one tab each."""
+
+    DEFAULT_CSS = """
+    ShellScreen TabbedContent { height: 1fr; }
+    ShellScreen TabPane { padding: 0; height: 1fr; }
+    ShellScreen #no-shells { padding: 1 2; color: $text-muted; }
+    """
+    BINDINGS = [
+        Binding("ctrl+right_square_bracket", "leave", "Leave shell", id="shell.leave"),
+        Binding("ctrl+pageup", "switch(-1)", "Prev shell", id="shell.prev"),
+        Binding("ctrl+pagedown", "switch(1)", "Next shell", id="shell.next"),
+        Binding("f12", "full_terminal", "Full terminal", id="shell.full_terminal"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._count = 0
+
+    def compose(self) -> ComposeResult:
+        yield TabbedContent(id="shell-tabs")
+        yield Footer()
+
+    # ---- tabs ---------------------------------------------------------------------------------
+    @property
+    def panes(self) -> list[ShellPane]:
+        return list(self.query(ShellPane))
+
+    def current_pane(self) -> ShellPane | None:
+        tabs = self.query_one(TabbedContent)
+        active = tabs.active
+        if not active:
+            return None
+        for pane in self.panes:
+            if pane.id == f"{active}-shell":
+                return pane
+        return None
+
+    async def add_shell(self, spec: ShellSpec) -> ShellPane:
+        """Open a new tab running ``spec`` and focus it."""
+        self._count += 1
+        tab_id = f"shell-{self._count}"
+        pane = ShellPane(spec, id=f"{tab_id}-shell")
+        title = spec.label + (" 🔒" if spec.read_only else "")
+        tabs = self.query_one(TabbedContent)
+        await tabs.add_pane(TabPane(title, pane, id=tab_id))
+        tabs.active = tab_id
+        pane.view.focus()
+        return pane
+
+    def find(self, session_id: str) -> ShellPane | None:
+        return next((p for p in self.panes if p.spec.session_id == session_id), None)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane = self.current_pane()
+        if pane is not None:
+            pane.view.focus()
+
+    def action_switch(self, step: int) -> None:
+        tabs = self.query_one(TabbedContent)
+        ids = [p.id for p in tabs.query(TabPane)]
+        if len(ids) < 2 or tabs.active not in ids:
+            return
+        tabs.active = ids[(ids.index(tabs.active) + step) % len(ids)]
+
+    async def close_pane(self, pane: ShellPane) -> None:
+        await pane.view.stop()
+        tab_id = (pane.id or "").removesuffix("-shell")
+        tabs = self.query_one(TabbedContent)
+        await tabs.remove_pane(tab_id)
+        if not self.panes:
+            self.dismiss_or_pop()
+        else:
+            current = self.current_pane()
+            if current is not None:
+                current.view.focus()
+
+    def dismiss_or_pop(self) -> None:
+        if self.app.screen is self and len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+        elif self.app.screen is self:
+            self.app.exit()
+
+    # ---- leaving ------------------------------------------------------------------------------
+    def action_leave(self) -> None:
+        pane = self.current_pane()
+        if pane is None:
+            self.dismiss_or_pop()
+            return
+        self.ask_leave(pane)
+
+    def ask_leave(self, pane: ShellPane) -> None:
+        spec = pane.spec
+        dialog = LeaveDialog(spec.label, read_only=spec.read_only, has_session=bool(spec.session_id and spec.client), shell_running=pane.view.running)
+
+        async def chosen(choice: str | None) -> None:
+            if choice == BACK:
+                self.dismiss_or_pop()
+            elif choice == CLOSE:
+                if spec.session_id and not spec.read_only:
+                    self.app.notify(
+                        f"Session {spec.session_id} is still running and keeps {spec.volume} blocked for training; "
+                        "stop it from the volumes screen (s) when you are done.",
+                        severity="warning",
+                        timeout=10,
+                    )
+                await self.close_pane(pane)
+            elif choice == STOP:
+                await pane.view.stop()
+                self.app.push_screen(StopSessionScreen(spec.client, spec.volume or "", spec.session_id or ""), lambda _r: self.call_later(self.close_pane, pane))
+
+        self.app.push_screen(dialog, chosen)
+
+    # ---- end of a shell ---------------------------------------------------------------------------
+    def on_terminal_view_ended(self, event: TerminalView.Ended) -> None:
+        pane = next((p for p in self.panes if p.view is event.view), None)
+        if pane is None:
+            return
+        pane.add_class("-ended")
+        transport = event.view.transport
+        dropped = bool(getattr(transport, "dropped", False))
+        if dropped:
+            pane.set_status("disconnected: press r to reconnect, ctrl+] to leave")
+            return
+        pane.set_status("ended: ctrl+] to leave")
+        if pane.spec.session_id and not pane.spec.read_only and pane is self.current_pane():
+            # A read-write shell that exited: this is the moment people forget to stop the session.
+            self.ask_leave(pane)
+
+    async def on_terminal_view_reconnect_requested(self, event: TerminalView.ReconnectRequested) -> None:
+        pane = next((p for p in self.panes if p.view is event.view), None)
+        if pane is None:
+            return
+        spec = pane.spec
+        if spec.client is not None and spec.volume and spec.session_id:
+            try:
+                session = await spec.client.get_session(spec.volume, spec.session_id)
+            except Exception as exc:  # noqa: BLE001
+                self.app.notify(f"Cannot check session {spec.session_id}: {exc}", severity="error", timeout=8)
+                return
+            phase = str(getattr(session, "phase", "") or "").lower()
+            status = str(getattr(session, "status", "") or "").upper()
+            if getattr(session, "is_dead", False) or phase in ("stopped", "failed", "syncing", "finalizing"):
+                why = phase or status.lower()
+                pane.view.term.feed_text(f"\r\n\x1b[7m Session {spec.session_id} is {why}; open a new session from the volumes screen (v). \x1b[0m\r\n")
+                pane.view._schedule_frame()
+                return
+            if phase and phase != "ready":
+                self.app.notify(f"Session {spec.session_id} is {phase}; try again when it is ready.", severity="warning")
+                return
+        pane.remove_class("-ended")
+        pane.set_status("reconnecting…")
+        pane.view.start(spec.make_transport)
+        pane.set_status("")
+
+    # ---- full terminal ----------------------------------------------------------------------------
+    async def action_full_terminal(self) -> None:
+        pane = self.current_pane()
+        if pane is None or not pane.view.running:
+            self.app.notify("No running shell to hand the terminal to.", severity="warning")
+            return
+        from textual.app import SuspendNotSupported
+
+        from primetui.ui.terminal.fullterm import run_full_terminal
+
+        try:
+            reason = await run_full_terminal(pane.view, banner=f"{pane.spec.label} · full terminal · ctrl+] returns to the dashboard")
+        except SuspendNotSupported:
+            self.app.notify("Full-terminal mode needs a real terminal (not available here).", severity="warning")
+            return
+        self.app.notify(reason, timeout=4)

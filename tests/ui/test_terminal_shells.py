@@ -1,0 +1,71 @@
+"""Shell tabs: labels, switching, the leave dialog, a read-only tab that looks read-only."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from primetui.shell.term.transport import PtyTransport
+from primetui.ui.terminal import ShellScreen, ShellSpec, open_spec
+from primetui.ui.terminal.__main__ import LocalShellApp
+from primetui.ui.terminal.dialogs import LeaveDialog
+
+BASH = shutil.which("bash")
+pytestmark = pytest.mark.skipif(BASH is None, reason="bash is needed for the pty tests")
+ARGV = [BASH, "--norc", "--noprofile", "-i"] if BASH else []
+
+
+async def wait_for(pilot, predicate, tries: int = 250) -> None:
+    for _ in range(tries):
+        await pilot.pause(0.02)
+        if predicate():
+            return
+    raise AssertionError("condition not reached")
+
+
+def shells(app) -> ShellScreen:
+    screen = app.screen
+    assert isinstance(screen, ShellScreen), type(screen)
+    return screen
+
+
+async def test_two_tabs_switch_and_leave_back_keeps_shells_running() -> None:
+    app = LocalShellApp(ARGV)
+    async with app.run_test(size=(90, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and len(app.screen.panes) == 1)
+        first = shells(app).panes[0]
+        await wait_for(pilot, lambda: first.view.running)
+        open_spec(app, ShellSpec(label="second", make_transport=lambda: PtyTransport(ARGV), read_only=True))
+        await wait_for(pilot, lambda: len(shells(app).panes) == 2)
+        screen = shells(app)
+        await wait_for(pilot, lambda: getattr(screen.current_pane(), "spec", None) is not None and screen.current_pane().spec.label == "second")
+        second = screen.current_pane()
+        assert second is not None and second.spec.label == "second" and second.has_class("-read-only")
+        await pilot.press("ctrl+pageup")
+        assert screen.current_pane() is first and first.view.has_focus
+        await pilot.press(*"echo in-first", "enter")
+        await wait_for(pilot, lambda: "in-first" in "\n".join(first.view.term.text_lines()[1:]))
+        await pilot.press("ctrl+right_square_bracket")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaveDialog))
+        await pilot.press("b")
+        await wait_for(pilot, lambda: not isinstance(app.screen, (ShellScreen, LeaveDialog)))
+        assert first.view.running and second.view.running  # back on the dashboard, shells alive
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen))
+        await pilot.press("ctrl+right_square_bracket")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaveDialog))
+        await pilot.press("c")
+        await wait_for(pilot, lambda: len(screen.panes) == 1)
+        assert screen.panes[0] is second
+
+
+async def test_exited_shell_says_so_in_the_tab() -> None:
+    app = LocalShellApp(ARGV)
+    async with app.run_test(size=(90, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and len(app.screen.panes) == 1)
+        pane = shells(app).panes[0]
+        await wait_for(pilot, lambda: pane.view.running)
+        await pilot.press(*"exit 7", "enter")
+        await wait_for(pilot, lambda: pane.has_class("-ended"))
+        assert "exited with status 7" in "\n".join(pane.view.term.text_lines())
