@@ -4,26 +4,21 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from primetui.local.evals.reverse_text import paragraph
 
 WALKTHROUGH_MODEL = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
 
 
-def write_reverse_text(volume_dir: Path, rows: int = 1000, *, fmt: str = "parquet", seed: int = 0,
-                       sentences: tuple[int, int] = (3, 8)) -> Path:
-    """A reverse-text dataset in the ``hf download`` layout under ``datasets/reverse-text``."""
-    rng = random.Random(seed)
-    data = []
-    for _ in range(rows):
-        p = paragraph(rng, rng.randint(*sentences))
-        data.append({"prompt": p, "completion": p[::-1]})
+def write_reverse_text(volume_dir: Path, rows: int = 1000, *, fmt: str = "parquet", seed: int = 0) -> Path:
+    """The demo's reverse-text dataset in the ``hf download`` layout under ``datasets/reverse-text``."""
+    from primetui.local.demo import reverse_text_rows
+
+    data = reverse_text_rows(rows, seed)
     root = volume_dir / "datasets" / "reverse-text"
     (root / "data").mkdir(parents=True, exist_ok=True)
     if fmt == "parquet":
