@@ -26,6 +26,7 @@ _BRAILLE_CHARS = np.array([" "] + [chr(0x2800 + code) for code in range(1, 256)]
 # Layer numbers: 0 empty, 1..8 series (by index + 1), then these.
 CURSOR = 20
 NAN_MARK = 21
+MARKER = 22
 
 
 @dataclass(slots=True)
@@ -49,6 +50,19 @@ def _dot_spans(c: Columns, y0: float, y1: float, dot_rows: int, log: bool) -> tu
     if len(cols) == 0:
         e = np.empty(0, dtype=np.int64)
         return e, e, e
+    if len(cols) > 1 and cols[-1] - cols[0] + 1 > len(cols):
+        # Sparse data (fewer points than columns): draw straight segments between points by
+        # filling the empty columns with the interpolated value.
+        full = np.arange(cols[0], cols[-1] + 1)
+        pos = np.searchsorted(cols, full)
+        has = (pos < len(cols)) & (cols[np.minimum(pos, len(cols) - 1)] == full)
+        mid = np.interp(full, cols, (first + last) / 2)
+        idx = np.minimum(pos, len(cols) - 1)
+        lo = np.where(has, lo[idx], mid)
+        hi = np.where(has, hi[idx], mid)
+        first = np.where(has, first[idx], mid)
+        last = np.where(has, last[idx], mid)
+        cols = full
     # Join each bucket to the previous one's last value so the line is continuous.
     prev_last = np.concatenate(([first[0]], last[:-1]))
     top_v = np.maximum(hi, prev_last)
@@ -70,11 +84,13 @@ def rasterise(
     log: bool = False,
     cursor_col: int | None = None,
     nan_cols: np.ndarray | None = None,
+    marker_cols: list[int] | None = None,
 ) -> Raster:
     """Draw series (already decimated to ``width * dots-per-cell`` columns) into a grid.
 
     Later series draw over earlier ones (pass raw first, smoothed last). ``cursor_col`` and
-    ``nan_cols`` are in dot columns, like the buckets.
+    ``nan_cols`` and ``marker_cols`` (eval steps: dotted verticals) are in dot columns, like
+    the buckets.
     """
     cw, ch = CELL[mode]
     dot_w, dot_h = width * cw, height * ch
@@ -111,6 +127,12 @@ def rasterise(
         cells = cells[cells < width]
         chars[height - 1, cells] = "×"
         layers[height - 1, cells] = NAN_MARK
+    for mc in marker_cols or []:
+        j = mc // cw
+        if 0 <= j < width:
+            empty = layers[:, j] == 0
+            chars[empty, j] = "┊"
+            layers[empty, j] = MARKER
     if cursor_col is not None and 0 <= cursor_col // cw < width:
         j = cursor_col // cw
         empty = layers[:, j] == 0

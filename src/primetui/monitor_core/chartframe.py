@@ -1,0 +1,291 @@
+"""Compose one chart (title, y labels, plot, x axis, markers, cursor) as rows of styled spans.
+
+Pure: a row is a list of ``(text, style_key)``; the UI maps style keys to theme styles.
+Style keys: ``title``, ``value``, ``muted``, ``axis``, ``warn``, ``error``, ``marker``,
+``cursor``, ``s1``.. (series by index + 1), ``nan``.
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from primetui.monitor_core.canvas import CELL, CURSOR, MARKER, NAN_MARK, rasterise
+from primetui.monitor_core.metrics import Columns, Series, decimate
+
+Span = tuple[str, str]
+Row = list[Span]
+
+STEP, TIME = "step", "time"
+LABEL_W = 9
+
+
+@dataclass(slots=True)
+class ChartView:
+    """How every chart in a grid is drawn (shared, so the cursor and zoom apply to all)."""
+
+    smoothing: float = 0.0  # EMA weight, 0 = off
+    log_y: bool = False
+    x_mode: str = STEP
+    zoom: tuple[float, float] | None = None  # step range, None = everything
+    domain: tuple[float, float] | None = None  # step range of the whole grid (shared x axis)
+    cursor: float | None = None  # a step
+    mode: str = "braille"
+    stale_after: float = 120.0  # seconds without a new point while the run is live
+    live: bool = False
+    now: float | None = None  # fixed clock for snapshots
+    eval_steps: list[float] = field(default_factory=list)
+
+
+def fmt_value(v: float) -> str:
+    """Compact number: 4 significant digits, scientific for tiny or huge values."""
+    if v != v:
+        return "NaN"
+    if math.isinf(v):
+        return "+Inf" if v > 0 else "-Inf"
+    a = abs(v)
+    if a != 0 and (a < 1e-3 or a >= 1e6):
+        return f"{v:.2e}"
+    if a >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.4g}"
+
+
+def fmt_step(s: float) -> str:
+    return f"{int(s):,}" if s == int(s) else f"{s:.1f}"
+
+
+def fmt_clock(t: float) -> str:
+    if t != t:
+        return "?"
+    return _time.strftime("%H:%M:%S", _time.localtime(t))
+
+
+def fmt_age(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f}s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f}m"
+    return f"{seconds / 3600:.1f}h"
+
+
+def _x_of(series: Series, view: ChartView) -> np.ndarray:
+    return series.times if view.x_mode == TIME else series.steps
+
+
+def _step_to_x(series: Series, step: float, view: ChartView) -> float | None:
+    if view.x_mode == STEP:
+        return step
+    hit = series.value_at(step)
+    if hit is None:
+        return None
+    i = int(np.searchsorted(series.steps, hit[0]))
+    return float(series.times[i]) if i < len(series.times) else None
+
+
+def x_range(series: list[Series], view: ChartView) -> tuple[float, float] | None:
+    """The x interval shown: the zoom (in steps, mapped to time when x is wall time) or all data."""
+    xs = [_x_of(s, view) for s in series if len(s)]
+    xs = [x[np.isfinite(x)] for x in xs]
+    xs = [x for x in xs if len(x)]
+    if not xs:
+        return None
+    lo = min(float(x[0]) for x in xs)
+    hi = max(float(x[-1]) for x in xs)
+    window = view.zoom or (view.domain if view.x_mode == STEP else None)
+    if window is not None:
+        ref = max(series, key=len)
+        zlo = _step_to_x(ref, window[0], view)
+        zhi = _step_to_x(ref, window[1], view)
+        if zlo is not None and zhi is not None and zhi > zlo:
+            lo, hi = zlo, zhi
+    if hi <= lo:
+        hi = lo + 1
+    return lo, hi
+
+
+def compose(title: str, series: list[Series], view: ChartView, width: int, height: int) -> list[Row]:
+    """Draw a chart of ``series`` (first one is the main metric) into ``height`` rows."""
+    rows: list[Row] = []
+    main = series[0] if series else None
+    plot_w = max(width - LABEL_W - 1, 4)
+    plot_h = max(height - 2, 1)
+    if main is None or len(main) == 0:
+        rows.append([(title[:width], "title")])
+        msg = "no points yet"
+        rows.append([(msg.center(width)[:width], "muted")])
+        rows += [[(" " * width, "muted")] for _ in range(height - 2)]
+        return rows[:height]
+    xr = x_range(series, view)
+    assert xr is not None or True
+    x0, x1 = xr if xr is not None else (0.0, 1.0)
+    cw, _ = CELL[view.mode]
+    ncols = plot_w * cw
+    drawn: list[tuple[Columns, int]] = []
+    nonfinite = 0
+    nan_cols: list[np.ndarray] = []
+    y_lo, y_hi = math.inf, -math.inf
+    for n, s in enumerate(series):
+        x = _x_of(s, view)
+        ok = np.isfinite(x)
+        xs, ys = (x, s.values) if ok.all() else (x[ok], s.values[ok])
+        raw = decimate(xs, ys, x0, x1, ncols)
+        nonfinite += raw.nonfinite
+        nan_cols.append(raw.nonfinite_cols)
+        layers = [(raw, 2 * n + 1)]
+        if view.smoothing > 0:
+            sm = s.smoothed(view.smoothing)
+            sm = sm if ok.all() else sm[ok]
+            layers.append((decimate(xs, sm, x0, x1, ncols), 2 * n + 2))
+        for cols, layer in layers:
+            lo, hi = cols.lo, cols.hi
+            if view.log_y:
+                lo, hi = lo[lo > 0], hi[hi > 0]
+            if len(lo):
+                y_lo = min(y_lo, float(lo.min()))
+                y_hi = max(y_hi, float(hi.max()))
+            drawn.append((cols, layer))
+    if not math.isfinite(y_lo):
+        y_lo, y_hi = (0.1, 1.0) if view.log_y else (0.0, 1.0)
+    if view.log_y:
+        y_lo, y_hi = math.log10(y_lo), math.log10(y_hi)
+    if y_hi - y_lo < 1e-12:
+        pad = abs(y_hi) * 0.05 or 0.5
+        y_lo, y_hi = y_lo - pad, y_hi + pad
+    else:
+        pad = (y_hi - y_lo) * 0.04
+        y_lo, y_hi = y_lo - pad, y_hi + pad
+
+    cursor_col = None
+    cursor_vals: list[tuple[str, float, float]] = []
+    if view.cursor is not None:
+        cx = _step_to_x(main, view.cursor, view)
+        if cx is not None and x0 <= cx <= x1:
+            cursor_col = int((cx - x0) * (ncols - 1) / (x1 - x0))
+        for n, s in enumerate(series):
+            hit = s.value_at(view.cursor)
+            if hit is not None:
+                cursor_vals.append((s.name, hit[0], hit[1]))
+                if view.smoothing > 0 and n == 0:
+                    i = int(np.searchsorted(s.steps, hit[0]))
+                    cursor_vals.append(("ema", hit[0], float(s.smoothed(view.smoothing)[i])))
+
+    # Draw raw (dim) first, smoothed on top: order layers so later ones win.
+    order = sorted(drawn, key=lambda d: d[1])
+    all_nan = np.unique(np.concatenate(nan_cols)) if nan_cols and any(len(c) for c in nan_cols) else None
+    marker_cols: list[int] = []
+    for s in view.eval_steps:
+        ex = _step_to_x(main, s, view)
+        if ex is not None and x0 <= ex <= x1:
+            marker_cols.append(int((ex - x0) * (ncols - 1) / (x1 - x0)))
+    dotted = len(marker_cols) <= max(plot_w // 6, 1)
+    raster = rasterise(
+        plot_w, plot_h, [c for c, _ in order], y_lo, y_hi, view.mode, view.log_y, cursor_col, all_nan,
+        marker_cols if dotted else None,
+    )
+    layer_of = {i + 1: layer for i, (_, layer) in enumerate(order)}
+
+    # ---- title ----
+    head: Row = [(title, "title")]
+    if cursor_vals:
+        name, step, value = cursor_vals[0]
+        head.append((f"  @ step {fmt_step(step)}: ", "muted"))
+        head.append((fmt_value(value), "value"))
+        for extra_name, _, extra_value in cursor_vals[1:]:
+            head.append((f"  {extra_name.split('/')[-1] if extra_name != 'ema' else 'ema'} {fmt_value(extra_value)}", "muted"))
+    else:
+        last = main.last
+        if last is not None:
+            head.append(("  ", "muted"))
+            head.append((fmt_value(last[1]), "value"))
+            head.append((f" @ {fmt_step(last[0])}", "muted"))
+            if view.smoothing > 0:
+                head.append((f"  ema {fmt_value(float(main.smoothed(view.smoothing)[-1]))}", "muted"))
+    if nonfinite:
+        head.append((f"  ⚠ {nonfinite} NaN/Inf", "error"))
+    if view.live and len(main):
+        now = view.now if view.now is not None else _time.time()
+        t_last = float(np.nanmax(main.times)) if np.isfinite(main.times).any() else math.nan
+        if t_last == t_last and now - t_last > view.stale_after:
+            head.append((f"  stale {fmt_age(now - t_last)}", "warn"))
+    if view.log_y:
+        head.append(("  log", "muted"))
+    rows.append(_fit(head, width))
+
+    # ---- plot with y labels ----
+    def ylabel(v: float) -> str:
+        return fmt_value(10**v if view.log_y else v)
+
+    label_rows = {0: ylabel(y_hi), plot_h - 1: ylabel(y_lo)}
+    if plot_h >= 5:
+        label_rows[(plot_h - 1) // 2] = ylabel((y_hi + y_lo) / 2)
+    for r in range(plot_h):
+        line: Row = [(label_rows.get(r, "").rjust(LABEL_W - 1)[: LABEL_W - 1] + " ", "axis"), ("│" if r not in label_rows else "┤", "axis")]
+        text = raster.rows[r]
+        layers = raster.layers[r]
+        start = 0
+        for j in range(1, plot_w + 1):
+            if j == plot_w or layers[j] != layers[start]:
+                lay = int(layers[start])
+                if lay == 0:
+                    key = "muted"
+                elif lay == CURSOR:
+                    key = "cursor"
+                elif lay == NAN_MARK:
+                    key = "nan"
+                elif lay == MARKER:
+                    key = "marker"
+                else:
+                    key = f"s{layer_of.get(lay, 1)}"
+                line.append((text[start:j], key))
+                start = j
+        rows.append(line)
+
+    # ---- x axis ----
+    axis = [" "] * plot_w
+    axis_keys = ["axis"] * plot_w
+    for mc in marker_cols:
+        c = mc // cw
+        if 0 <= c < plot_w:
+            axis[c] = "┴" if dotted else "▲"
+            axis_keys[c] = "marker"
+    if cursor_col is not None and 0 <= cursor_col // cw < plot_w:
+        axis[cursor_col // cw] = "┴" if axis[cursor_col // cw] == " " else axis[cursor_col // cw]
+        if axis_keys[cursor_col // cw] == "axis":
+            axis_keys[cursor_col // cw] = "cursor"
+    fmt = fmt_clock if view.x_mode == TIME else fmt_step
+    left, right = fmt(x0), fmt(x1)
+    mid = fmt((x0 + x1) / 2 if view.x_mode == TIME or x1 - x0 < 10 else round((x0 + x1) / 2))
+    xrow: Row = [(" " * LABEL_W, "axis"), ("└", "axis")]
+    labels = [" "] * plot_w
+    for pos, lab in ((0, left), (max(0, plot_w - len(right)), right), (max(0, plot_w // 2 - len(mid) // 2), mid)):
+        if plot_w >= len(left) + len(right) + len(mid) + 4 or lab is not mid:
+            for k, ch in enumerate(lab):
+                if pos + k < plot_w:
+                    labels[pos + k] = ch
+    # Markers and cursor win over labels on the axis row.
+    start = 0
+    # Labels win over ticks (the marks stay visible as dotted lines or ▲ elsewhere).
+    merged_chars = [labels[j] if labels[j] != " " else axis[j] for j in range(plot_w)]
+    merged_keys = ["axis" if labels[j] != " " else axis_keys[j] for j in range(plot_w)]
+    for j in range(1, plot_w + 1):
+        if j == plot_w or merged_keys[j] != merged_keys[start]:
+            xrow.append(("".join(merged_chars[start:j]), merged_keys[start]))
+            start = j
+    rows.append(xrow)
+    return rows[:height]
+
+
+def _fit(row: Row, width: int) -> Row:
+    out: Row = []
+    used = 0
+    for text, key in row:
+        if used >= width:
+            break
+        piece = text[: width - used]
+        out.append((piece, key))
+        used += len(piece)
+    return out

@@ -1,0 +1,92 @@
+"""Which log streams a run has, from its config and its env-server list (R8).
+
+trainer always (one stream per node on multi-node runs); with ``runConfig.eval``: the
+orchestrator, inference, and one env server per eval environment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class LogSpec:
+    """One log stream and how to ask R7 for it."""
+
+    key: str  # stable id (tab id, store name)
+    title: str  # what the tab says
+    component: str  # R7 component
+    pod_index: int | None = None
+    env_name: str | None = None
+
+
+def _get(obj: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(obj, dict):
+            if name in obj:
+                return obj[name]
+        elif hasattr(obj, name):
+            return getattr(obj, name)
+    return None
+
+
+def run_config(run: Any) -> dict:
+    """The run's config dict (``runConfig``), or {}."""
+    cfg = _get(run, "run_config", "runConfig")
+    return cfg if isinstance(cfg, dict) else {}
+
+
+def has_evals(run: Any) -> bool:
+    """True when the run was dispatched with an [eval] block."""
+    return bool(run_config(run).get("eval"))
+
+
+def eval_env_names(run: Any) -> list[str]:
+    """Env names of the [[eval.source]] entries, in order (best effort across config shapes)."""
+    ev = run_config(run).get("eval") or {}
+    names = []
+    for src in ev.get("source") or []:
+        if not isinstance(src, dict):
+            continue
+        env = src.get("env")
+        name = None
+        if isinstance(env, dict):
+            name = env.get("name") or env.get("id") or env.get("env_id")
+        elif isinstance(env, str):
+            name = env
+        name = name or src.get("name") or src.get("env_name")
+        if name:
+            names.append(str(name))
+    return names
+
+
+def log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
+    """The log streams to show for ``run`` (env servers from R8 when known, else the config)."""
+    cfg = run_config(run)
+    specs: list[LogSpec] = []
+    deployment = cfg.get("deployment") if isinstance(cfg.get("deployment"), dict) else {}
+    nodes = deployment.get("num_train_nodes") if deployment.get("type") == "multi_node" else None
+    if isinstance(nodes, int) and nodes > 1:
+        specs += [LogSpec(f"trainer-{i}", f"trainer/{i}", "trainer", pod_index=i) for i in range(nodes)]
+    else:
+        specs.append(LogSpec("trainer", "trainer", "trainer"))
+    if not cfg.get("eval"):
+        return specs
+    specs.append(LogSpec("orchestrator", "orchestrator", "orchestrator"))
+    specs.append(LogSpec("inference", "inference", "inference"))
+    names: list[str] = []
+    for server in env_servers or []:
+        name = _get(server, "env_name") or _get(server, "pod_name")
+        if name and str(name) not in names:
+            names.append(str(name))
+    if not names:
+        names = eval_env_names(run)
+    for name in names:
+        short = name.split("/")[-1]
+        specs.append(LogSpec(f"env-{_slug(name)}", f"env:{short}", "env-server", env_name=name))
+    return specs
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text).strip("-").lower() or "env"

@@ -1,0 +1,162 @@
+"""The Components pane: every process of the run and its status (trainer, orchestrator,
+inference, one env server per eval environment), as ``prime train components`` lists them
+but live."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from primetui.monitor_core.components import has_evals, log_specs
+from primetui.ui.monitor.feed import FeedMixin
+
+_RUN_TO_PROCESS = {
+    "QUEUED": "queued",
+    "PENDING": "pending",
+    "CREATING": "starting",
+    "RUNNING": "running",
+    "PAUSING": "stopping",
+    "PAUSED": "paused",
+    "STOPPED": "stopped",
+    "COMPLETED": "completed",
+    "FAILED": "failed",
+}
+_TONE = {
+    "running": "success",
+    "ready": "success",
+    "healthy": "success",
+    "completed": "muted",
+    "stopped": "muted",
+    "paused": "muted",
+    "failed": "error",
+    "error": "error",
+    "crashed": "error",
+    "pending": "warning",
+    "queued": "warning",
+    "starting": "warning",
+    "stopping": "warning",
+}
+
+
+def _field(obj: Any, *names: str) -> Any:
+    for name in names:
+        if isinstance(obj, dict) and name in obj:
+            return obj[name]
+        if not isinstance(obj, dict) and getattr(obj, name, None) is not None:
+            return getattr(obj, name)
+    return None
+
+
+def component_rows(run: Any, env_servers: list[Any] | None) -> list[tuple[str, str, str, str]]:
+    """(component, kind, status, detail) for every process of the run."""
+    status = str(_field(run, "status") or "?").upper()
+    error = str(_field(run, "error_message", "errorMessage") or "")
+    proc = _RUN_TO_PROCESS.get(status, status.lower())
+    rows = []
+    for spec in log_specs(run, env_servers):
+        if spec.component == "env-server":
+            continue
+        state, detail = proc, ""
+        if proc == "failed":
+            # Name the component that failed when the platform's message does.
+            named = spec.component in error.lower()
+            state = "failed" if named or spec.component == "trainer" and not any(
+                c in error.lower() for c in ("orchestrator", "inference", "env-server", "env server")
+            ) else "stopped"
+            detail = error if state == "failed" else ""
+        kind = {"trainer": "training", "orchestrator": "eval orchestration", "inference": "eval inference"}.get(spec.component, spec.component)
+        rows.append((spec.title, kind, state, detail))
+    for server in env_servers or []:
+        name = str(_field(server, "env_name") or _field(server, "pod_name") or "env-server")
+        index = _field(server, "env_index")
+        state = str(_field(server, "status") or "?").lower()
+        detail = f"pod {_field(server, 'pod_name')}" + (f", source #{index}" if index is not None else "")
+        if state in ("failed", "error", "crashed") and error:
+            detail = error
+        rows.append((f"env:{name.split('/')[-1]}", "env server", state, detail))
+    if has_evals(run) and not env_servers:
+        rows.append(("env servers", "env server", "unknown", "not listed by the platform yet"))
+    return rows
+
+
+class ComponentsPane(FeedMixin, Vertical):
+    """Processes of one run with their status: ``ComponentsPane(client, run)``."""
+
+    DEFAULT_CSS = """
+    ComponentsPane { height: 1fr; }
+    ComponentsPane > DataTable { height: auto; max-height: 1fr; }
+    ComponentsPane > .components--note { color: $text-muted; padding: 0 1; }
+    ComponentsPane > .components--error { color: $error; padding: 0 1; }
+    """
+
+    def __init__(self, client: Any, run: Any, *, follow: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.client = client
+        self.run = run
+        self.run_id = str(_field(run, "id") or "run")
+        self.env_servers: list[Any] | None = None
+        self.follow_enabled = follow
+        self.note = ""
+
+    def compose(self) -> ComposeResult:
+        table: DataTable = DataTable(cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", classes="components--note")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for key, label in (("component", "Component"), ("kind", "Kind"), ("status", "Status"), ("detail", "Detail")):
+            table.add_column(label, key=key)
+        self.render_rows()
+        if self.follow_enabled and self.client is not None:
+            self._feed_init()
+            self._start_watcher()
+            if has_evals(self.run):
+                self.run_worker(self._poll_env_servers(), group="monitor-feed", exit_on_error=False)
+
+    def on_unmount(self) -> None:
+        self.stop_feed()
+
+    async def _poll_env_servers(self) -> None:
+        import asyncio
+
+        from primetui.api.models import is_terminal_run_status
+
+        while True:
+            try:
+                self.set_env_servers(await self.client.list_env_servers(self.run_id))
+                self.note = ""
+            except Exception as exc:  # noqa: BLE001 - show it, keep the last list, retry
+                self.note = f"Env servers: {exc}"
+                self.render_rows()
+            if is_terminal_run_status(_field(self.run, "status")):
+                return
+            await asyncio.sleep(5.0)
+
+    def on_run_update(self, run: Any) -> None:
+        self.run = run
+        self.render_rows()
+
+    def set_run(self, run: Any) -> None:
+        """Show a newer snapshot of the run."""
+        self.on_run_update(run)
+
+    def set_env_servers(self, servers: list[Any]) -> None:
+        """Show R8's env-server list."""
+        self.env_servers = list(servers)
+        self.render_rows()
+
+    def render_rows(self) -> None:
+        if not self.is_mounted:
+            return
+        table = self.query_one(DataTable)
+        table.clear()
+        for name, kind, state, detail in component_rows(self.run, self.env_servers):
+            tone = _TONE.get(state, "")
+            style = {"success": "bold", "error": "bold reverse", "warning": "italic", "muted": "dim"}.get(tone, "")
+            table.add_row(name, kind, Text(f"● {state}" if tone != "muted" else f"○ {state}", style=style), detail, key=name)
+        self.query_one(".components--note", Static).update(self.note)

@@ -1,0 +1,141 @@
+"""The Logs pane: a tab per component the run has, plus a merged view interleaved by time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import TabbedContent, TabPane
+
+from primetui.monitor_core.components import LogSpec, log_specs
+from primetui.monitor_core.lines import LineParser
+from primetui.monitor_core.store import LogStore, MergedLog
+from primetui.ui.monitor.feed import FeedMixin
+from primetui.ui.monitor.logtab import LogTab
+
+MERGED_KEY = "all"
+
+
+def _run_id(run: Any) -> str:
+    return str(run.get("id") if isinstance(run, dict) else getattr(run, "id", "run"))
+
+
+class LogsPane(FeedMixin, Vertical):
+    """Live logs of one run: ``LogsPane(client, run)``; followers start on mount, stop on unmount.
+
+    Data can also be fed directly (tests, benchmarks, replays): :meth:`ingest` and
+    :meth:`ingest_gap`.
+    """
+
+    DEFAULT_CSS = """
+    LogsPane { height: 1fr; }
+    LogsPane > TabbedContent { height: 1fr; }
+    LogsPane TabPane { padding: 0; height: 1fr; }
+    """
+
+    def __init__(self, client: Any, run: Any, *, max_lines: int = 2_000_000, follow: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.client = client
+        self.run = run
+        self.run_id = _run_id(run)
+        self.max_lines = max_lines
+        self.follow_enabled = follow
+        self.specs: list[LogSpec] = log_specs(run)
+        self.stores: dict[str, LogStore] = {}
+        self.parsers: dict[str, LineParser] = {}
+        self.merged = MergedLog([], max_lines=max_lines)
+        self.tabs: dict[str, LogTab] = {}
+        for spec in self.specs:
+            self._make_store(spec)
+
+    def _make_store(self, spec: LogSpec) -> LogStore:
+        store = LogStore(spec.title, max_lines=self.max_lines)
+        self.stores[spec.key] = store
+        self.parsers[spec.key] = LineParser()
+        self.merged.add_store(store)
+        return store
+
+    def _names(self) -> list[str]:
+        return [s.name for s in self.merged.stores]
+
+    def compose(self) -> ComposeResult:
+        first = self.specs[0].key if self.specs else MERGED_KEY
+        with TabbedContent(initial=f"log-{first}"):
+            for spec in self.specs:
+                tab = LogTab(self.stores[spec.key], title=spec.title, default_file=f"{self.run_id}-{spec.key}.log")
+                self.tabs[spec.key] = tab
+                with TabPane(spec.title, id=f"log-{spec.key}"):
+                    yield tab
+            merged = LogTab(self.merged, title="all components", source_names=self._names(), default_file=f"{self.run_id}-all.log")
+            self.tabs[MERGED_KEY] = merged
+            with TabPane("all", id=f"log-{MERGED_KEY}"):
+                yield merged
+
+    def on_mount(self) -> None:
+        if self.follow_enabled and self.client is not None:
+            self.start_log_feed()
+
+    def on_unmount(self) -> None:
+        self.stop_feed()
+
+    # ---- components -------------------------------------------------------------------------
+    def ensure_spec(self, spec: LogSpec) -> None:
+        """Add a tab for a stream discovered later (an env server listed by R8)."""
+        if spec.key in self.stores:
+            return
+        self.specs.append(spec)
+        self._make_store(spec)
+        tab = LogTab(self.stores[spec.key], title=spec.title, default_file=f"{self.run_id}-{spec.key}.log")
+        self.tabs[spec.key] = tab
+        self.tabs[MERGED_KEY].view.source_names = self._names()
+        if self.is_mounted:
+            self.query_one(TabbedContent).add_pane(TabPane(spec.title, tab, id=f"log-{spec.key}"), before=f"log-{MERGED_KEY}")
+
+    # ---- data -------------------------------------------------------------------------------
+    def ingest(self, key: str, raw_lines: list[str]) -> None:
+        """Add raw lines (as R7 returns them) to one component's log."""
+        store = self.stores.get(key)
+        if store is None or not raw_lines:
+            return
+        store.append(self.parsers[key].parse_batch(raw_lines))
+        self._changed(key)
+
+    def ingest_gap(self, key: str, message: str) -> None:
+        """Show that lines may be missing here (the follower could not fetch them)."""
+        store = self.stores.get(key)
+        if store is None:
+            return
+        store.append_gap(message)
+        self._changed(key)
+
+    def feed_note(self, key: str, follower) -> None:
+        """Show what the follower of ``key`` is doing (waiting for the run, retrying, stopped)."""
+        tab = self.tabs.get(key)
+        if tab is None:
+            return
+        from primetui.api.followers import FollowerState
+
+        state = follower.state
+        if state == FollowerState.WAITING:
+            note = "waiting for the run to start"
+        elif state == FollowerState.RETRYING:
+            note = f"retrying: {follower.error}" if follower.error else "retrying"
+        elif state == FollowerState.ERROR:
+            note = str(follower.error or "stopped on an error")
+        elif state == FollowerState.STOPPED:
+            note = "complete (run finished)"
+        else:
+            note = ""
+        tab.feed_note = note
+        if tab.is_mounted:
+            tab.update_status()
+
+    def _changed(self, key: str) -> None:
+        self.merged.sync()
+        tab = self.tabs.get(key)
+        if tab is not None and tab.is_mounted:
+            tab.view.data_changed()
+        merged = self.tabs.get(MERGED_KEY)
+        if merged is not None and merged.is_mounted:
+            merged.view.data_changed()
