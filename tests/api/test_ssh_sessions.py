@@ -293,3 +293,30 @@ async def test_put_get_round_trip_with_path_rules(ssh_platform, api, tmp_path):
     await api.stop_session("transfer", s.id)
     await wait_phase(api, "transfer", s.id, {"stopped"})
     assert (root / "datasets/dataset/shards/0.bin").read_bytes() == (src / "shards" / "0.bin").read_bytes()
+
+
+@pytest.mark.slow
+def test_official_prime_cli_ssh_through_the_gateway(ssh_platform, tmp_path):
+    """`prime volumes ssh` (0.18.0) + its TLS `volumes proxy` + OpenSSH with StrictHostKeyChecking."""
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("ssh") is None:
+        pytest.skip("OpenSSH client not installed")
+    lp, key = ssh_platform
+    create_volume(lp, "cli", {"hello.txt": b"hello from the volume\n"})
+    home = tmp_path / "cli-home"
+    home.mkdir()
+    env = dict(os.environ, HOME=str(home), PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token,
+               PRIME_DISABLE_VERSION_CHECK="1", PRIME_SSH_KEY_PATH=str(key))
+    prime = Path(sys.executable).with_name("prime")
+    done = subprocess.run([str(prime), "--plain", "volumes", "ssh", "cli", "--read-only"],
+                          input=b"cat hello.txt\necho marker-$((6*7))\nexit\n", capture_output=True, env=env, timeout=120)
+    out = done.stdout.decode()
+    assert done.returncode == 0, out + done.stderr.decode()
+    assert "hello from the volume" in out and "marker-42" in out
+    config = (home / ".prime" / "volume-ssh" / "config").read_text()
+    assert "ProxyCommand" in config and "StrictHostKeyChecking yes" in config
+    session_id = re.search(r"Session (vs_[0-9a-f]+)", out).group(1)
+    httpx.delete(f"{lp.api_url}/training/volumes/cli/sessions/{session_id}", headers=lp.headers, timeout=30)

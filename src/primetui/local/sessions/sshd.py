@@ -270,11 +270,10 @@ def make_process_handler(cfg: EndpointConfig):
         shell = _login_shell()
         command = process.command
         try:
-            if command is None:
-                if process.term_type is None:
-                    process.stderr.write(b"primetui: a shell needs a terminal; run `ssh -t` or pass a command.\r\n")
-                    process.exit(1)
-                    return
+            if command is None and process.term_type is None:
+                # ssh with stdin not a terminal: a login shell reading commands from the channel
+                rc = await _run_piped(process, cfg, [shell, "-l"])
+            elif command is None:
                 process.stdout.write(_banner(cfg))
                 rc = await _run_on_pty(process, cfg, [shell, "-l"])
             elif process.term_type is not None:
