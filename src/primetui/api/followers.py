@@ -1,0 +1,738 @@
+"""Followers: UI-free poll loops that turn the platform's snapshots into streams of new things.
+
+The platform has no streaming endpoints: run status (R2), metrics (R10) and logs (R7) are polled.
+A follower owns one poll loop and its cursor, and yields only what is new, as typed events:
+
+- `RunWatcher`: the run's status and step; `RunUpdate` whenever either (or the run) changes.
+- `MetricsFollower`: new metric rows, fetched incrementally with `min_step`.
+- `LogFollower`: new log lines of one (component, pod_index, env_name), deduplicated across
+  overlapping windows, with an explicit `LogGap` whenever continuity cannot be proved.
+
+Every follower exposes `state`, `last_success` (monotonic and wall time of its last good poll,
+for staleness in the UI), `error` (the last error, cleared on success), backs off on 429/5xx/
+network trouble with exponential backoff and jitter, and stops by itself after one final fetch
+once the run is terminal (COMPLETED, FAILED, STOPPED, PAUSED). Consume one with
+
+    async for event in follower: ...          # e.g. inside a Textual worker
+    await follower.run(callback)              # or push events to a (sync or async) callback
+
+Clock, sleep and randomness are injectable so tests run instantly and deterministically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from primetui.api.errors import (
+    ForbiddenError,
+    MissingApiKeyError,
+    NotFoundError,
+    PaymentRequiredError,
+    PrimeAPIError,
+    RateLimitedError,
+    RequestRejectedError,
+    UnauthorizedError,
+    ValidationError,
+)
+from primetui.api.models import LogComponent, RLRun, is_terminal_run_status
+
+__all__ = [
+    "FollowerEvent",
+    "FollowerState",
+    "LogFollower",
+    "LogGap",
+    "LogLines",
+    "MetricRows",
+    "MetricsFollower",
+    "PollFailed",
+    "PollStamp",
+    "RunUpdate",
+    "RunWatcher",
+    "StateChanged",
+    "Stopped",
+    "WindowDiff",
+    "diff_windows",
+]
+
+MAX_TAIL_LINES = 5000
+"""R7's hard ceiling per request."""
+
+MIN_PROOF = 3
+"""Overlapping lines needed to trust that a full log window continues the previous one."""
+
+
+class FollowerState:
+    """Values of `Follower.state`."""
+
+    STARTING = "starting"
+    FOLLOWING = "following"
+    WAITING = "waiting"  # the run has not started yet (logs 404 with a startup marker)
+    RETRYING = "retrying"  # a transient failure; backing off
+    STOPPED = "stopped"  # the run is terminal and the final fetch is done, or stop() was called
+    ERROR = "error"  # a failure that retrying cannot fix (bad key, run deleted, bad filter)
+
+
+class PollStamp(NamedTuple):
+    """When a poll succeeded: `monotonic` for ages, `wall` (unix seconds) for display."""
+
+    monotonic: float
+    wall: float
+
+
+# --------------------------------------------------------------------------------------------
+# Events
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FollowerEvent:
+    """Base of every event a follower yields."""
+
+
+@dataclass(frozen=True)
+class StateChanged(FollowerEvent):
+    """The follower's state changed (see FollowerState); `detail` is one sentence or ''."""
+
+    state: str
+    previous: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class PollFailed(FollowerEvent):
+    """A poll failed; the follower retries in `retry_in` seconds (None: it gave up)."""
+
+    error: PrimeAPIError
+    retry_in: float | None
+    attempt: int
+
+
+@dataclass(frozen=True)
+class Stopped(FollowerEvent):
+    """The follower finished; it yields nothing more."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class RunUpdate(FollowerEvent):
+    """The run changed: its status, its latest step, or any other field."""
+
+    run: RLRun
+    previous: RLRun | None
+    step: int | None
+    previous_step: int | None
+
+    @property
+    def status_changed(self) -> bool:
+        """True when the status differs from the previous poll's (or this is the first)."""
+        return self.previous is None or self.previous.status != self.run.status
+
+    @property
+    def step_changed(self) -> bool:
+        """True when the latest step differs from the previous poll's."""
+        return self.step != self.previous_step
+
+
+@dataclass(frozen=True)
+class MetricRows(FollowerEvent):
+    """New metric rows (opaque dicts with a `step`), in step order.
+
+    `late` is True when the rows belong to steps already seen (e.g. an eval row that landed
+    after the training row of its step, or a row written during teardown).
+    """
+
+    rows: tuple[dict[str, Any], ...]
+    late: bool = False
+
+
+@dataclass(frozen=True)
+class LogLines(FollowerEvent):
+    """New raw log lines of one stream, oldest first."""
+
+    stream: str
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LogGap(FollowerEvent):
+    """Lines may be missing here: continuity with the previous window could not be proved.
+
+    `reason` is `overflow` (more new lines than one window held), `uncertain` (the windows
+    overlap by too few lines to be sure) or `restart` (the log started over, e.g. a pod
+    restart). `message` is one sentence for the screen.
+    """
+
+    stream: str
+    reason: str
+    message: str
+
+
+# --------------------------------------------------------------------------------------------
+# Base loop
+# --------------------------------------------------------------------------------------------
+
+Sleep = Callable[[float], Awaitable[Any]]
+
+_FATAL = (
+    UnauthorizedError,
+    PaymentRequiredError,
+    ForbiddenError,
+    MissingApiKeyError,
+    RequestRejectedError,
+    ValidationError,
+)
+
+
+class _Follower:
+    """One poll loop: state, staleness clock, backoff, terminal stop."""
+
+    def __init__(
+        self,
+        client: Any,
+        run_id: str,
+        *,
+        interval: float,
+        max_backoff: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        sleep: Sleep | None = None,
+        rng: Callable[[], float] = random.random,
+    ) -> None:
+        self.client = client
+        self.run_id = run_id
+        self.interval = float(interval)
+        """Seconds between polls while all is well."""
+        self.max_backoff = float(max_backoff)
+        self._clock = clock
+        self._wall = wall
+        self._sleep = sleep
+        self._rng = rng
+        self.state: str = FollowerState.STARTING
+        """What the follower is doing (see FollowerState)."""
+        self.error: PrimeAPIError | None = None
+        """The last error; None after a successful poll."""
+        self.last_success: PollStamp | None = None
+        """When the last poll succeeded; None before the first."""
+        self.done = False
+        """True once the follower has stopped; it yields nothing more."""
+        self.next_delay: float = self.interval
+        """Seconds until the next poll."""
+        self.polls = 0
+        """Requests made (successful or not)."""
+        self.failures = 0
+        """Consecutive failed polls."""
+        self._wake = asyncio.Event()
+
+    # --- staleness ---------------------------------------------------------------------------
+
+    def age(self) -> float | None:
+        """Seconds since the last successful poll (None before the first)."""
+        if self.last_success is None:
+            return None
+        return max(0.0, self._clock() - self.last_success.monotonic)
+
+    # --- control -----------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop after the current poll; wakes a sleeping loop."""
+        self.done = True
+        self._wake.set()
+
+    def poke(self) -> None:
+        """Poll now instead of waiting for the interval (e.g. the user pressed refresh)."""
+        self._wake.set()
+
+    async def _pause(self, delay: float) -> None:
+        if self._sleep is not None:
+            await self._sleep(delay)
+            return
+        self._wake.clear()
+        try:
+            await asyncio.wait_for(self._wake.wait(), timeout=max(0.0, delay))
+        except TimeoutError:
+            pass
+
+    # --- iteration ---------------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[FollowerEvent]:
+        """Poll until stopped, yielding events as they come."""
+        while not self.done:
+            for event in await self.poll():
+                yield event
+            if self.done:
+                break
+            await self._pause(self.next_delay)
+
+    def __aiter__(self) -> AsyncIterator[FollowerEvent]:
+        return self.events()
+
+    async def run(self, callback: Callable[[FollowerEvent], Any]) -> None:
+        """Poll until stopped, handing each event to `callback` (sync or async)."""
+        async for event in self.events():
+            result = callback(event)
+            if inspect.isawaitable(result):
+                await result
+
+    async def poll(self) -> list[FollowerEvent]:
+        """One poll cycle (no sleeping); returns its events."""
+        raise NotImplementedError
+
+    # --- bookkeeping -------------------------------------------------------------------------
+
+    def _set_state(self, state: str, events: list[FollowerEvent], detail: str = "") -> None:
+        if state != self.state:
+            events.append(StateChanged(state, self.state, detail))
+            self.state = state
+
+    def _succeeded(self, events: list[FollowerEvent], state: str = FollowerState.FOLLOWING) -> None:
+        self.last_success = PollStamp(self._clock(), self._wall())
+        self.error = None
+        self.failures = 0
+        self.next_delay = self.interval
+        self._set_state(state, events)
+
+    def _backoff(self) -> float:
+        """Exponential backoff with equal jitter: half fixed, half random."""
+        ceiling = min(self.max_backoff, self.interval * (2 ** (self.failures - 1)))
+        ceiling = max(ceiling, min(self.interval, self.max_backoff))
+        return ceiling / 2 + self._rng() * ceiling / 2
+
+    def _failed(self, exc: PrimeAPIError, events: list[FollowerEvent]) -> None:
+        self.error = exc
+        self.failures += 1
+        if isinstance(exc, _FATAL) or (isinstance(exc, NotFoundError) and not exc.not_started):
+            events.append(PollFailed(exc, None, self.failures))
+            self._set_state(FollowerState.ERROR, events, str(exc))
+            self._finish(str(exc), events, state=FollowerState.ERROR)
+            return
+        delay = self._backoff()
+        if isinstance(exc, RateLimitedError) and exc.retry_after is not None:
+            delay = max(delay, exc.retry_after + self._rng())
+        self.next_delay = delay
+        events.append(PollFailed(exc, delay, self.failures))
+        self._set_state(FollowerState.RETRYING, events, str(exc))
+
+    def _finish(self, reason: str, events: list[FollowerEvent], state: str = FollowerState.STOPPED) -> None:
+        self._set_state(state, events)
+        self.done = True
+        events.append(Stopped(reason))
+
+
+class _RunBound(_Follower):
+    """A follower of one run's data that stops after a final fetch once the run is terminal.
+
+    It learns the run status from a `RunWatcher` (no extra requests) when given one, from
+    `notify_status()`, or else by reading the run itself every `status_interval` seconds.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        run_id: str,
+        *,
+        watcher: RunWatcher | None = None,
+        status_interval: float | None = None,
+        **kw: Any,
+    ) -> None:
+        super().__init__(client, run_id, **kw)
+        self.watcher = watcher
+        self.status_interval = self.interval if status_interval is None else status_interval
+        self.run_status: str | None = None
+        """The latest known run status."""
+        self._status_checked_at: float | None = None
+
+    def notify_status(self, status: str | None) -> None:
+        """Tell the follower the run's status (e.g. from a RunUpdate); terminal ends it."""
+        if status:
+            self.run_status = status
+
+    async def _refresh_status(self) -> None:
+        if self.watcher is not None:
+            self.notify_status(self.watcher.status)
+            return
+        now = self._clock()
+        if self._status_checked_at is not None and now - self._status_checked_at < self.status_interval:
+            return
+        if is_terminal_run_status(self.run_status):
+            return
+        run = await self.client.get_run(self.run_id)
+        self._status_checked_at = now
+        self.notify_status(run.status)
+
+    async def poll(self) -> list[FollowerEvent]:
+        events: list[FollowerEvent] = []
+        if self.done:
+            return events
+        try:
+            await self._refresh_status()
+            # The status was terminal BEFORE this fetch, so this fetch is the final one.
+            final = is_terminal_run_status(self.run_status)
+            self.polls += 1
+            await self._fetch(events, final)
+        except PrimeAPIError as exc:
+            self._failed(exc, events)
+            return events
+        if final and not self.done:
+            self._finish(f"The run is {self.run_status}.", events)
+        return events
+
+    async def _fetch(self, events: list[FollowerEvent], final: bool) -> None:
+        raise NotImplementedError
+
+
+# --------------------------------------------------------------------------------------------
+# RunWatcher
+# --------------------------------------------------------------------------------------------
+
+
+class RunWatcher(_Follower):
+    """Polls R2 (and R12 for the latest step) and yields a RunUpdate whenever the run changes."""
+
+    def __init__(self, client: Any, run_id: str, *, interval: float = 3.0, track_step: bool = True, **kw: Any):
+        super().__init__(client, run_id, interval=interval, **kw)
+        self.run: RLRun | None = None
+        """The latest run snapshot."""
+        self.step: int | None = None
+        """The latest step the platform reports (R12 `latestStep`), if known."""
+        self.track_step = track_step
+        """Also read R12 for the step; switched off by itself if the platform lacks R12."""
+
+    @property
+    def status(self) -> str | None:
+        """The latest run status, or None before the first poll."""
+        return self.run.status if self.run is not None else None
+
+    async def poll(self) -> list[FollowerEvent]:
+        events: list[FollowerEvent] = []
+        if self.done:
+            return events
+        try:
+            self.polls += 1
+            run = await self.client.get_run(self.run_id)
+            step = self.step
+            if self.track_step:
+                try:
+                    step = (await self.client.get_progress(self.run_id)).latest_step
+                except NotFoundError:
+                    self.track_step = False  # the platform has no progress for this run
+        except PrimeAPIError as exc:
+            self._failed(exc, events)
+            return events
+        previous, previous_step = self.run, self.step
+        self.run, self.step = run, step
+        if previous is None or previous != run or previous_step != step:
+            events.append(RunUpdate(run, previous, step, previous_step))
+        self._succeeded(events)
+        if run.is_terminal:
+            self._finish(f"The run is {run.status}.", events)
+        return events
+
+
+# --------------------------------------------------------------------------------------------
+# MetricsFollower
+# --------------------------------------------------------------------------------------------
+
+
+def _fingerprint(row: dict[str, Any]) -> str:
+    return json.dumps(row, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _step_of(row: Any) -> int | float | None:
+    if not isinstance(row, dict):
+        return None
+    step = row.get("step")
+    if isinstance(step, bool) or not isinstance(step, (int, float)):
+        return None
+    return step
+
+
+class MetricsFollower(_RunBound):
+    """Fetches only new metric rows (R10 with `min_step`), never re-downloading rows it has.
+
+    Normal polls ask for `min_step = last_step + 1`. Rows of the last step that land late (an
+    eval row, a row written during teardown) are caught by re-reading from the last step itself
+    every `late_every` polls and at the final fetch; rows already seen there are recognised by
+    content and dropped. Large histories arrive in pages of `page_size` rows.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        run_id: str,
+        *,
+        interval: float = 5.0,
+        page_size: int = 5000,
+        max_pages_per_poll: int = 20,
+        late_every: int = 6,
+        **kw: Any,
+    ) -> None:
+        super().__init__(client, run_id, interval=interval, **kw)
+        self.page_size = page_size
+        self.max_pages_per_poll = max_pages_per_poll
+        self.late_every = late_every
+        self.last_step: int | float | None = None
+        """The highest step received so far."""
+        self.rows_received = 0
+        """Rows handed out so far."""
+        self.skipped_rows = 0
+        """Rows ignored because they carry no numeric `step`."""
+        self._seen_at_last: set[str] = set()
+
+    async def _fetch(self, events: list[FollowerEvent], final: bool) -> None:
+        recheck = final or (self.late_every > 0 and self.polls % self.late_every == 0)
+        min_step = None
+        if self.last_step is not None:
+            min_step = self.last_step if recheck else self.last_step + 1
+        continuing = False
+        for _ in range(self.max_pages_per_poll):
+            reply = await self.client.get_metrics(self.run_id, min_step=min_step, limit=self.page_size)
+            raw = reply.metrics
+            fresh, late = self._take(raw, continuing)
+            if late:
+                events.append(MetricRows(tuple(late), late=True))
+            if fresh:
+                events.append(MetricRows(tuple(fresh)))
+            # A full page may stop in the middle of a step: continue from that step, inclusive.
+            if len(raw) < self.page_size or self.last_step is None:
+                break
+            min_step = self.last_step
+            continuing = True
+        self._succeeded(events)
+
+    def _take(
+        self, raw: Sequence[Any], continuing: bool = False
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Split a reply into fresh rows and late rows, dropping rows already handed out.
+
+        `continuing`: this reply continues a full page, so rows of the last step are still new.
+        """
+        rows = []
+        for row in raw:
+            if _step_of(row) is None:
+                self.skipped_rows += 1
+                continue
+            rows.append(row)
+        rows.sort(key=lambda r: _step_of(r))  # type: ignore[arg-type,return-value]
+        fresh: list[dict[str, Any]] = []
+        late: list[dict[str, Any]] = []
+        for row in rows:
+            step = _step_of(row)
+            assert step is not None
+            if self.last_step is None or step > self.last_step:
+                self.last_step = step
+                self._seen_at_last = {_fingerprint(row)}
+                fresh.append(row)
+            elif step == self.last_step:
+                fp = _fingerprint(row)
+                if fp in self._seen_at_last:
+                    continue
+                self._seen_at_last.add(fp)
+                # Same step as the newest: new if it came in this same batch, late otherwise.
+                same_batch = continuing or (fresh and _step_of(fresh[-1]) == step)
+                (fresh if same_batch else late).append(row)
+            else:
+                # Older than anything we track: a platform that ignores min_step re-sent it.
+                continue
+        self.rows_received += len(fresh) + len(late)
+        return fresh, late
+
+
+# --------------------------------------------------------------------------------------------
+# LogFollower
+# --------------------------------------------------------------------------------------------
+
+
+def _overlap(last: Sequence[int], cur: Sequence[int]) -> int:
+    """Largest k with last[-k:] == cur[:k] (KMP prefix function over cur + sentinel + last)."""
+    if not last or not cur:
+        return 0
+    seq = list(cur) + [-1] + list(last[-len(cur):] if len(last) > len(cur) else last)
+    pi = [0] * len(seq)
+    for i in range(1, len(seq)):
+        k = pi[i - 1]
+        while k and seq[i] != seq[k]:
+            k = pi[k - 1]
+        if seq[i] == seq[k]:
+            k += 1
+        pi[i] = k
+    return pi[-1]
+
+
+def _contains(haystack: Sequence[int], needle: Sequence[int]) -> bool:
+    """True when needle occurs contiguously in haystack (KMP)."""
+    if not needle:
+        return True
+    if len(needle) > len(haystack):
+        return False
+    pi = [0] * len(needle)
+    for i in range(1, len(needle)):
+        k = pi[i - 1]
+        while k and needle[i] != needle[k]:
+            k = pi[k - 1]
+        if needle[i] == needle[k]:
+            k += 1
+        pi[i] = k
+    k = 0
+    for item in haystack:
+        while k and item != needle[k]:
+            k = pi[k - 1]
+        if item == needle[k]:
+            k += 1
+            if k == len(needle):
+                return True
+    return False
+
+
+@dataclass
+class WindowDiff:
+    """What a new log window adds to the previous one."""
+
+    new: list[str] = field(default_factory=list)
+    """Lines not seen before, oldest first."""
+    gap: str | None = None
+    """None when continuity is proved, else `overflow`, `uncertain` or `restart`."""
+    overlap: int = 0
+    """How many lines the windows share."""
+    stale: bool = False
+    """The window holds only lines already seen (an older or lagging snapshot)."""
+
+
+def diff_windows(last: Sequence[str], cur: Sequence[str], *, full: bool) -> WindowDiff:
+    """Compare two consecutive log windows (each: the tail of one growing log).
+
+    `full` says the window may have been cut at the top (it is as long as the platform serves).
+    The rule is the CLI's suffix/prefix overlap, made safe: a window wholly inside the previous
+    one adds nothing (no duplicates), and when no overlap proves continuity — none at all, or
+    fewer than MIN_PROOF lines in a full window — a gap is reported instead of silently
+    dropping or repeating lines.
+    """
+    if not cur:
+        return WindowDiff()
+    if not last:
+        return WindowDiff(new=list(cur))
+    if len(cur) == len(last) and list(cur) == list(last):
+        return WindowDiff(overlap=len(cur))
+    ids: dict[str, int] = {}
+    a = [ids.setdefault(line, len(ids)) for line in last]
+    b = [ids.setdefault(line, len(ids)) for line in cur]
+    k = _overlap(a, b)
+    if k == len(cur):
+        return WindowDiff(overlap=k)
+    if k > 0:
+        weak = full and k < MIN_PROOF and k < len(last)
+        return WindowDiff(new=list(cur[k:]), gap="uncertain" if weak else None, overlap=k)
+    if _contains(a, b):
+        return WindowDiff(stale=True, overlap=len(cur))
+    return WindowDiff(new=list(cur), gap="overflow" if full else "restart")
+
+
+def stream_key(component: str | None, pod_index: int | None = None, env_name: str | None = None) -> str:
+    """A readable name for one log stream: `trainer`, `inference/1`, `env-server:reverse-text`."""
+    name = component or LogComponent.ORCHESTRATOR
+    if env_name:
+        name += f":{env_name}"
+    if pod_index is not None:
+        name += f"/{pod_index}"
+    return name
+
+
+class LogFollower(_RunBound):
+    """Follows one log stream (component, pod_index, env_name) of a run through R7 polling.
+
+    The first poll reads a backlog of `backlog_lines`; later polls read `tail_lines`, which
+    grows (up to 5000) whenever a window fills with new lines, so consecutive windows keep
+    overlapping. A run that has not started yet (404 with a startup marker) puts the follower
+    in the `waiting` state, polling every `waiting_interval` seconds.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        run_id: str,
+        component: str | None = None,
+        *,
+        pod_index: int | None = None,
+        env_name: str | None = None,
+        interval: float = 3.0,
+        waiting_interval: float = 5.0,
+        backlog_lines: int = 1000,
+        tail_lines: int = 200,
+        since_seconds: int | None = None,
+        **kw: Any,
+    ) -> None:
+        super().__init__(client, run_id, interval=interval, **kw)
+        self.component = component
+        self.pod_index = pod_index
+        self.env_name = env_name
+        self.stream = stream_key(component, pod_index, env_name)
+        """This stream's name, carried by its events."""
+        self.waiting_interval = waiting_interval
+        self.backlog_lines = max(1, min(MAX_TAIL_LINES, backlog_lines))
+        self.tail_lines = max(1, min(MAX_TAIL_LINES, tail_lines))
+        """Window size of the next follow poll (adaptive)."""
+        self.since_seconds = since_seconds
+        self.lines_received = 0
+        """Lines handed out so far."""
+        self.gaps = 0
+        """Gaps reported so far."""
+        self._last: list[str] = []
+        self._cap: int | None = None  # window size the platform seems to cap at
+        self._first = True
+
+    async def _fetch(self, events: list[FollowerEvent], final: bool) -> None:
+        requested = self.backlog_lines if self._first else self.tail_lines
+        try:
+            reply = await self.client.get_logs(
+                self.run_id,
+                requested,
+                component=self.component,
+                pod_index=self.pod_index,
+                env_name=self.env_name,
+                since_seconds=self.since_seconds,
+            )
+        except NotFoundError as exc:
+            if not exc.not_started:
+                raise
+            self._succeeded(events, FollowerState.WAITING)
+            self.next_delay = self.waiting_interval
+            return
+        cur = reply.lines()
+        self._first = False
+        self._apply(cur, requested, events)
+        self._succeeded(events)
+
+    def _apply(self, cur: list[str], requested: int, events: list[FollowerEvent]) -> None:
+        full = len(cur) >= requested or (self._cap is not None and len(cur) >= self._cap)
+        diff = diff_windows(self._last, cur, full=full)
+        if diff.stale:
+            return  # keep the newer window we already have as the reference
+        if diff.new and diff.gap is None and self._last and len(cur) <= len(self._last) and len(cur) < requested:
+            # New lines arrived but the window did not grow: the platform cuts it at this size.
+            self._cap = len(cur)
+        if diff.gap is not None:
+            self.gaps += 1
+            events.append(LogGap(self.stream, diff.gap, _gap_message(diff.gap)))
+        if diff.new:
+            self.lines_received += len(diff.new)
+            events.append(LogLines(self.stream, tuple(diff.new)))
+        # Keep the windows overlapping: grow when new lines filled most of a full window
+        # (the first window is all new by definition, so it says nothing about the rate).
+        if full and self._last and (diff.gap in ("overflow", "uncertain") or len(diff.new) * 2 > len(cur)):
+            self.tail_lines = min(MAX_TAIL_LINES, max(self.tail_lines * 2, len(diff.new) * 2))
+        self._last = cur
+
+
+def _gap_message(reason: str) -> str:
+    if reason == "restart":
+        return "The log started over (the process restarted); earlier lines are above."
+    if reason == "uncertain":
+        return "Some lines may be missing here: too little overlap with the previous fetch to be sure."
+    return "Some lines are missing here: more arrived between two fetches than one fetch returns."

@@ -1,0 +1,318 @@
+"""The log follower: windows that repeat, overlap, shift, jump and restart; waiting; backoff; stop."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from primetui.api import followers as f
+from primetui.api.errors import error_from_response
+from primetui.api.models import LogsResponse, RLRun
+from tests.unit.followers_fakes import FakeTime, Scripted, run_status
+
+NOT_STARTED = error_from_response(404, '{"detail": "Logs are not available yet (run is PENDING)"}',
+                                  method="GET", url="http://127.0.0.1:9/api/v1/rft/runs/r1/logs")
+RATE_LIMITED = error_from_response(429, '{"detail": "slow down"}', method="GET", url="http://127.0.0.1:9/x",
+                                   retry_after="12")
+RATE_LIMITED_NO_HINT = error_from_response(429, "{}", method="GET", url="http://127.0.0.1:9/x")
+SERVER = error_from_response(503, '{"detail": "busy"}', method="GET", url="http://127.0.0.1:9/x")
+UNAUTHORIZED = error_from_response(401, "{}", method="GET", url="http://127.0.0.1:9/x")
+GONE = error_from_response(404, '{"detail": "Run not found"}', method="GET", url="http://127.0.0.1:9/x")
+
+
+def L(*lines: str) -> list[str]:
+    return list(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# diff_windows: the pure rule
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "last,cur,full,new,gap",
+    [
+        (L(), L("a", "b"), True, L("a", "b"), None),  # first window
+        (L("a", "b"), L(), True, L(), None),  # nothing in the lookback
+        (L("a", "b", "c"), L("a", "b", "c"), True, L(), None),  # duplicated window
+        (L("a", "b", "c"), L("a", "b", "c", "d", "e"), False, L("d", "e"), None),  # growing
+        (L("a", "b", "c", "d"), L("b", "c", "d", "e"), True, L("e"), None),  # shifted by one
+        (L("a", "b", "c", "d", "e"), L("c", "d", "e", "f", "g"), True, L("f", "g"), None),  # shifted by two
+        (L("a", "b", "c", "d"), L("d", "e", "f", "g"), True, L("e", "f", "g"), "uncertain"),  # 1-line overlap
+        (L("a", "b", "c", "d"), L("d", "e", "f", "g"), False, L("e", "f", "g"), None),  # not full: proven
+        (L("a", "b", "c"), L("x", "y", "z"), True, L("x", "y", "z"), "overflow"),  # jumped past a window
+        (L("a", "b", "c"), L("x", "y"), False, L("x", "y"), "restart"),  # log started over
+        (L("a", "b", "c", "d"), L("b", "c"), True, L(), None),  # stale snapshot inside the last one
+        (L("a", "b", "c", "d"), L("c", "d"), True, L(), None),  # shrunk by lookback, nothing new
+        # repeated lines: the longest overlap wins, so no line is printed twice
+        (L("tick", "tick", "tick"), L("tick", "tick", "tick", "done"), False, L("done"), None),
+        (L("x", "", "", "y", ""), L("", "y", "", "z"), True, L("z"), None),
+        (L("a", "b", "a", "b"), L("a", "b", "a", "b", "c"), False, L("c"), None),
+    ],
+)
+def test_diff_windows(last, cur, full, new, gap):
+    diff = f.diff_windows(last, cur, full=full)
+    assert diff.new == new
+    assert diff.gap == gap
+
+
+def _windows(total: int, ends: list[int], width: int) -> list[list[str]]:
+    log = [f"{i:05d} step {i}" for i in range(total)]
+    return [log[max(0, e - width):e] for e in ends]
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(
+    width=st.integers(min_value=1, max_value=30),
+    steps=st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=25),
+)
+def test_sliding_windows_never_duplicate_and_flag_every_loss(width, steps):
+    """A unique-line log read through a sliding window: output == log exactly, or a gap says where."""
+    ends = []
+    end = 0
+    for s in steps:
+        end += s
+        ends.append(end)
+    log = [f"{i:05d} step {i}" for i in range(end)]
+    out: list[str] = []
+    gaps = 0
+    last: list[str] = []
+    for e in ends:
+        cur = log[max(0, e - width):e]
+        diff = f.diff_windows(last, cur, full=len(cur) == width)
+        if diff.gap:
+            gaps += 1
+        out.extend(diff.new)
+        if not diff.stale:
+            last = cur if cur else last
+    assert len(out) == len(set(out)), "a line was emitted twice"
+    assert out == sorted(out), "lines out of order"
+    if gaps == 0:
+        # with no gap reported, nothing is missing after the start of the first non-empty window
+        first = next((e for e in ends if e > 0), None)
+        assert out == (log[max(0, first - width):] if first else [])
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(
+    alphabet=st.integers(min_value=1, max_value=3),
+    chunks=st.lists(st.lists(st.integers(min_value=0, max_value=2), max_size=6), min_size=1, max_size=12),
+)
+def test_whole_log_windows_are_exact_even_with_repeated_lines(alphabet, chunks):
+    """When the platform returns the whole (growing) log, repeated lines never confuse the diff."""
+    log: list[str] = []
+    out: list[str] = []
+    last: list[str] = []
+    for chunk in chunks:
+        log.extend(f"line {c % alphabet}" for c in chunk)
+        diff = f.diff_windows(last, list(log), full=False)
+        assert diff.gap is None
+        out.extend(diff.new)
+        last = list(log)
+    assert out == log
+
+
+# ---------------------------------------------------------------------------------------------
+# LogFollower against a scripted platform
+# ---------------------------------------------------------------------------------------------
+
+
+def _follower(client, t: FakeTime, **kw) -> f.LogFollower:
+    kw.setdefault("interval", 3.0)
+    return f.LogFollower(client, "r1", kw.pop("component", "trainer"), clock=t.clock, wall=t.wall,
+                         sleep=t.sleep, rng=lambda: 0.5, **kw)
+
+
+def _lines(events) -> list[str]:
+    return [line for e in events if isinstance(e, f.LogLines) for line in e.lines]
+
+
+async def test_follows_overlapping_windows_without_duplicates():
+    t = FakeTime()
+    client = Scripted(
+        logs=["a\nb\nc", "a\nb\nc", "b\nc\nd\ne", "c\nd\ne\nf"],
+        runs=[run_status("RUNNING")] * 4,
+    )
+    fol = _follower(client, t, status_interval=0)
+    events = []
+    for _ in range(4):
+        events += await fol.poll()
+    assert _lines(events) == ["a", "b", "c", "d", "e", "f"]
+    assert not [e for e in events if isinstance(e, f.LogGap)]
+    assert fol.state == f.FollowerState.FOLLOWING and fol.lines_received == 6
+    assert client.log_calls[0] == (1000, {"component": "trainer", "pod_index": None, "env_name": None,
+                                          "since_seconds": None})
+    assert [c[0] for c in client.log_calls[1:]] == [200, 200, 200]
+
+
+async def test_a_jump_past_the_window_is_an_explicit_gap_and_grows_the_window():
+    t = FakeTime()
+    client = Scripted(logs=["1\n2\n3", "7\n8\n9", "8\n9\n10"], runs=[run_status("RUNNING")] * 3)
+    fol = _follower(client, t, tail_lines=3, backlog_lines=3, status_interval=0)
+    first = await fol.poll()
+    second = await fol.poll()
+    gap = [e for e in second if isinstance(e, f.LogGap)]
+    assert len(gap) == 1 and gap[0].reason == "overflow" and gap[0].stream == "trainer"
+    assert "missing" in gap[0].message
+    # the gap comes before the lines after it
+    assert isinstance(second[0], f.LogGap) and isinstance(second[1], f.LogLines)
+    assert _lines(first + second) == ["1", "2", "3", "7", "8", "9"]
+    assert fol.tail_lines == 6 and fol.gaps == 1
+    third = await fol.poll()
+    assert _lines(third) == ["10"] and client.log_calls[-1][0] == 6
+
+
+async def test_not_started_waits_then_follows():
+    t = FakeTime()
+    client = Scripted(logs=[NOT_STARTED, NOT_STARTED, "hello"], runs=[run_status("PENDING")] * 2 + [run_status("RUNNING")])
+    fol = _follower(client, t, waiting_interval=10.0, status_interval=0)
+    ev = await fol.poll()
+    assert fol.state == "waiting" and fol.error is None and fol.next_delay == 10.0
+    assert any(isinstance(e, f.StateChanged) and e.state == "waiting" for e in ev)
+    assert fol.last_success is not None  # the platform answered
+    await fol.poll()
+    ev = await fol.poll()
+    assert fol.state == "following" and _lines(ev) == ["hello"]
+    assert client.log_calls[-1][0] == 1000  # the backlog fetch happens once logs exist
+
+
+async def test_rate_limit_burst_backs_off_with_retry_after_then_recovers():
+    t = FakeTime()
+    client = Scripted(logs=["a", RATE_LIMITED, RATE_LIMITED_NO_HINT, RATE_LIMITED_NO_HINT, "a\nb"],
+                      runs=[run_status("RUNNING")] * 5)
+    fol = _follower(client, t, status_interval=0)
+    await fol.poll()
+    stamp = fol.last_success
+    delays = []
+    for _ in range(3):
+        ev = await fol.poll()
+        failed = [e for e in ev if isinstance(e, f.PollFailed)]
+        assert failed and failed[0].retry_in == fol.next_delay
+        delays.append(fol.next_delay)
+        assert fol.state == "retrying" and fol.error is not None and fol.last_success == stamp
+    assert delays[0] == 12.5  # Retry-After 12 s plus jitter
+    # 2nd and 3rd failures: exponential (3 s * 2^(n-1)) with equal jitter at rng=0.5
+    assert delays[1:] == [3.0 * 2 * 0.75, 3.0 * 4 * 0.75]
+    ev = await fol.poll()
+    assert fol.state == "following" and fol.error is None and fol.failures == 0 and fol.next_delay == 3.0
+    assert _lines(ev) == ["b"]
+
+
+async def test_server_error_burst_is_capped_and_jittered():
+    t = FakeTime()
+    rolls = iter([0.0, 1.0] * 10)
+    client = Scripted(logs=[SERVER] * 8, runs=[run_status("RUNNING")] * 8)
+    fol = f.LogFollower(client, "r1", "trainer", interval=3.0, max_backoff=20.0, clock=t.clock, wall=t.wall,
+                        sleep=t.sleep, rng=lambda: next(rolls), status_interval=0)
+    delays = []
+    for _ in range(8):
+        await fol.poll()
+        delays.append(fol.next_delay)
+    ceilings = [3, 6, 12, 20, 20, 20, 20, 20]
+    for d, c, r in zip(delays, ceilings, [0.0, 1.0] * 4):
+        assert d == c / 2 + r * c / 2
+    assert fol.state == "retrying" and "HTTP 503" in str(fol.error)
+
+
+async def test_fatal_errors_stop_the_follower():
+    for err in (UNAUTHORIZED, GONE):
+        t = FakeTime()
+        fol = _follower(Scripted(logs=[err], runs=[run_status("RUNNING")]), t, status_interval=0)
+        ev = await fol.poll()
+        assert fol.done and fol.state == "error" and fol.error is err
+        assert isinstance(ev[-1], f.Stopped) and [e.retry_in for e in ev if isinstance(e, f.PollFailed)] == [None]
+
+
+async def test_terminal_run_gets_one_final_fetch_then_stops():
+    t = FakeTime()
+    watcher = f.RunWatcher(Scripted(runs=[run_status("RUNNING"), run_status("COMPLETED")], progress=[None, None]),
+                           "r1", clock=t.clock, sleep=t.sleep)
+    client = Scripted(logs=["a", "a\nb", "a\nb\nc"])
+    fol = _follower(client, t, watcher=watcher)
+    await watcher.poll()
+    assert _lines(await fol.poll()) == ["a"]
+    await watcher.poll()  # now COMPLETED
+    ev = await fol.poll()
+    assert _lines(ev) == ["b"] and fol.done and fol.state == "stopped"
+    assert ev[-1] == f.Stopped("The run is COMPLETED.")
+    assert await fol.poll() == [] and len(client.log_calls) == 2
+
+
+async def test_reads_status_itself_without_a_watcher_and_iterates_with_sleep():
+    t = FakeTime()
+    client = Scripted(logs=["a", "a\nb", "a\nb\nc"], runs=[run_status("RUNNING"), run_status("FAILED")])
+    fol = _follower(client, t, status_interval=5.0)
+    seen = []
+    async for event in fol:
+        seen.append(event)
+    # polls at t=0 (status RUNNING), t=3 (status cached), t=6 (status re-read: FAILED -> final fetch)
+    assert _lines(seen) == ["a", "b", "c"]
+    assert t.slept == [3.0, 3.0] and len(client.run_calls) == 2
+    assert isinstance(seen[-1], f.Stopped) and fol.state == "stopped"
+
+
+async def test_already_terminal_run_fetches_the_backlog_once():
+    t = FakeTime()
+    client = Scripted(logs=["x\ny"], runs=[run_status("STOPPED")])
+    fol = _follower(client, t)
+    got = []
+    await fol.run(got.append)
+    assert _lines(got) == ["x", "y"] and len(client.log_calls) == 1 and fol.done
+
+
+async def test_async_callback_and_stop():
+    t = FakeTime()
+    client = Scripted(logs=["a", "a\nb"] + ["a\nb"] * 50, runs=[run_status("RUNNING")] * 60)
+    fol = _follower(client, t, status_interval=0)
+    got = []
+
+    async def cb(event):
+        got.append(event)
+        if isinstance(event, f.LogLines) and "b" in event.lines:
+            fol.stop()
+
+    await fol.run(cb)
+    assert _lines(got) == ["a", "b"] and fol.done and len(client.log_calls) == 2
+
+
+async def test_restart_is_reported():
+    t = FakeTime()
+    client = Scripted(logs=["a\nb\nc", "boot 1"], runs=[run_status("RUNNING")] * 2)
+    fol = _follower(client, t, status_interval=0)
+    await fol.poll()
+    ev = await fol.poll()
+    assert [e.reason for e in ev if isinstance(e, f.LogGap)] == ["restart"] and _lines(ev) == ["boot 1"]
+
+
+async def test_learns_a_platform_window_cap():
+    """Plain fetches come from a 200-line snapshot even when more is asked for."""
+    t = FakeTime()
+    log = [f"l{i}" for i in range(400)]
+    windows = ["\n".join(log[:5]), "\n".join(log[1:6]), "\n".join(log[9:14])]
+    client = Scripted(logs=windows, runs=[run_status("RUNNING")] * 3)
+    fol = _follower(client, t, status_interval=0)
+    await fol.poll()
+    await fol.poll()  # grew by one line but stayed 5 long: the platform cuts at 5
+    ev = await fol.poll()
+    assert [e.reason for e in ev if isinstance(e, f.LogGap)] == ["overflow"]
+
+
+def test_stream_keys():
+    assert f.stream_key(None) == "orchestrator"
+    assert f.stream_key("env-server", None, "reverse-text") == "env-server:reverse-text"
+    assert f.stream_key("trainer", 1) == "trainer/1"
+
+
+async def test_age_uses_monotonic_clock():
+    t = FakeTime()
+    fol = _follower(Scripted(logs=["a"], runs=[run_status("RUNNING")]), t, status_interval=0)
+    assert fol.age() is None
+    await fol.poll()
+    t.now += 7.5
+    assert fol.age() == 7.5 and fol.last_success.wall == 1_700_000_000.0
+
+
+def test_models_used_by_fakes():
+    assert LogsResponse(logs="a\nb").lines() == ["a", "b"]
+    assert isinstance(run_status("RUNNING"), RLRun)
