@@ -67,3 +67,22 @@ async def test_restart_syncs_a_session_left_live(data_dir):
         assert not again.work_dir(rec.id).exists()
     finally:
         await again.close()
+
+
+async def test_stop_before_ready_cleans_up_and_read_only_never_blocks_writers(data_dir):
+    manager = SessionManager(data_dir, idle_timeout=3600, speed=100)
+    await manager.start()
+    try:
+        ro = manager.create("vol", read_only=True)
+        assert sessions.live_session("vol") is ro and sessions.live_read_write("vol") is None
+        rw = manager.create("vol", read_only=False)  # a reader never blocks the writer
+        manager.stop("vol", rw.id)  # stopped while creating/staging: nothing to sync
+        await _wait(rw, {"stopped", "failed"})
+        assert rw.phase == "stopped" and not manager.work_dir(rw.id).exists()
+        assert manager.stop("vol", rw.id) is rw  # stopping twice is fine (DELETE is idempotent)
+        reuse = manager.create("vol", read_only=False)
+        await _wait(reuse, {"ready"})
+        # a get (readOnly + allowWritable) reuses the caller's live read-write session
+        assert manager.create("vol", read_only=True, allow_writable=True) is reuse
+    finally:
+        await manager.close()

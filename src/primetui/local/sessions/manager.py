@@ -43,6 +43,10 @@ _STAGING_MIN = 1.0
 _CREATING_DELAY = 0.5  # seconds at speed 1: the "creating" phase is visible, as on the platform
 
 
+class _StagingAbandoned(Exception):
+    """Raised inside the staging thread when the session is stopped before it is ready."""
+
+
 class SessionError(Exception):
     """Base for errors the routes turn into HTTP replies; ``str()`` is the ``detail``."""
 
@@ -87,6 +91,7 @@ class SessionManager:
         self._endpoints: dict[str, tuple[object, sshd.EndpointConfig]] = {}
         self._last_activity: dict[str, float] = {}
         self._tasks: dict[str, asyncio.Task] = {}
+        self._staging: dict[str, asyncio.Future] = {}
         self._host_key = None
         self.host_public_key = ""
         self.gateway: Gateway | None = None
@@ -229,10 +234,14 @@ class SessionManager:
             self._set_phase(rec, "staging")
 
             def report(line: str) -> None:
+                if rec.stop_reason:  # stopped while staging: end the copy thread at the next tick
+                    raise _StagingAbandoned()
                 rec.progress = line
 
             started = time.monotonic()
-            rec.progress = await asyncio.to_thread(staging.stage, volume, work, report)
+            copy = asyncio.get_running_loop().run_in_executor(None, staging.stage, volume, work, report)
+            self._staging[rec.id] = copy
+            rec.progress = await copy
             # A tiny volume stages in a blink; hold the phase briefly so a watcher can see it happen.
             await asyncio.sleep(max(0.0, _STAGING_MIN / self.speed - (time.monotonic() - started)))
             cfg = sshd.EndpointConfig(
@@ -244,6 +253,7 @@ class SessionManager:
                 on_activity=lambda sid=rec.id: self._touch(sid),
             )
             acceptor = await sshd.start_endpoint(cfg, self._host_key)
+            self._staging.pop(rec.id, None)
             self._endpoints[rec.id] = (acceptor, cfg)
             rec.ssh_port = acceptor.sockets[0].getsockname()[1]
             self._touch(rec.id)
@@ -264,6 +274,9 @@ class SessionManager:
     async def _shut_down(self, rec: SessionRecord, bring_up: asyncio.Task | None) -> None:
         if bring_up is not None:
             await asyncio.gather(bring_up, return_exceptions=True)
+        copy = self._staging.pop(rec.id, None)
+        if copy is not None:  # the copy thread outlives the cancelled task; let it notice and end
+            await asyncio.gather(copy, return_exceptions=True)
         was_ready = rec.phase == "ready"
         await self._close_endpoint(rec.id, f"session {rec.id} on volume '{rec.volume_name}' stopped: {rec.stop_reason}")
         work = self.work_dir(rec.id)
