@@ -91,7 +91,8 @@ class Matcher:
         if query.regex:
             self.needle = None
             try:
-                self.pattern = re.compile(text.encode("utf-8"))
+                # MULTILINE: the blob holds many lines, and ^ / $ mean a line's start and end.
+                self.pattern = re.compile(text.encode("utf-8"), re.MULTILINE)
             except re.error as exc:
                 raise QueryError(f"That regex does not compile ({exc.msg} at position {exc.pos}); fix it or turn regex off.") from exc
         else:
