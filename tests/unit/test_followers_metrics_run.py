@@ -53,6 +53,20 @@ async def test_late_rows_of_the_last_step_are_caught_without_duplicates():
     assert [r["step"] for r in _rows(got, late=False)] == [1, 2, 3, 4]
 
 
+async def test_merged_step_rows_that_grow_yield_only_new_keys():
+    """The local platform merges a step's rows into one: a late eval makes that row grow."""
+    t = FakeTime()
+    train = {"step": 10, "time": 5.0, "loss/mean": 0.5}
+    merged = {"step": 10, "time": 6.0, "loss/mean": 0.5, "eval/reverse-text/avg@1": 0.7}
+    client = Scripted(metrics=[[train], [merged], [merged]], runs=[run_status("RUNNING")] * 3)
+    fol = _metrics(client, t, late_every=1)
+    got = []
+    for _ in range(3):
+        got += await fol.poll()
+    assert _rows(got, late=False) == [train]
+    assert _rows(got, late=True) == [{"step": 10, "time": 6.0, "eval/reverse-text/avg@1": 0.7}]
+
+
 async def test_final_fetch_rereads_last_step_for_teardown_rows_then_stops():
     t = FakeTime()
     teardown = {"step": 2, "perf/throughput": 10.0}

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -441,10 +440,6 @@ class RunWatcher(_Follower):
 # --------------------------------------------------------------------------------------------
 
 
-def _fingerprint(row: dict[str, Any]) -> str:
-    return json.dumps(row, sort_keys=True, separators=(",", ":"), default=str)
-
-
 def _step_of(row: Any) -> int | float | None:
     if not isinstance(row, dict):
         return None
@@ -459,8 +454,8 @@ class MetricsFollower(_RunBound):
 
     Normal polls ask for `min_step = last_step + 1`. Rows of the last step that land late (an
     eval row, a row written during teardown) are caught by re-reading from the last step itself
-    every `late_every` polls and at the final fetch; rows already seen there are recognised by
-    content and dropped. Large histories arrive in pages of `page_size` rows.
+    every `late_every` polls and at the final fetch; values already handed out for that step are
+    dropped, so a platform that merges a step's rows into one yields just the new keys. Large histories arrive in pages of `page_size` rows.
     """
 
     def __init__(
@@ -484,7 +479,7 @@ class MetricsFollower(_RunBound):
         """Rows handed out so far."""
         self.skipped_rows = 0
         """Rows ignored because they carry no numeric `step`."""
-        self._seen_at_last: set[str] = set()
+        self._seen_at_last: dict[str, Any] = {}  # values handed out for the newest step
 
     async def _fetch(self, events: list[FollowerEvent], final: bool) -> None:
         recheck = final or (self.late_every > 0 and self.polls % self.late_every == 0)
@@ -528,19 +523,27 @@ class MetricsFollower(_RunBound):
             assert step is not None
             if self.last_step is None or step > self.last_step:
                 self.last_step = step
-                self._seen_at_last = {_fingerprint(row)}
+                self._seen_at_last = {k: v for k, v in row.items() if k != "step"}
                 fresh.append(row)
-            elif step == self.last_step:
-                fp = _fingerprint(row)
-                if fp in self._seen_at_last:
-                    continue
-                self._seen_at_last.add(fp)
-                # Same step as the newest: new if it came in this same batch, late otherwise.
-                same_batch = continuing or (fresh and _step_of(fresh[-1]) == step)
-                (fresh if same_batch else late).append(row)
-            else:
-                # Older than anything we track: a platform that ignores min_step re-sent it.
                 continue
+            if step < self.last_step:
+                continue  # older than anything we track: a platform that ignored min_step re-sent it
+            # The newest step again: keep only values not handed out yet. This drops an exact
+            # re-send and, when the platform merges a step's rows into one, reduces the grown
+            # row to its new keys (e.g. the eval metrics), so no point is ever added twice.
+            delta = {
+                k: v for k, v in row.items()
+                if k != "step" and (k not in self._seen_at_last or self._seen_at_last[k] != v)
+            }
+            if not delta or set(delta) <= {"time"}:
+                continue
+            self._seen_at_last.update(delta)
+            if "time" in row:
+                delta["time"] = row["time"]
+            out = {"step": step, **delta}
+            # New if it came in the same batch as the step's first row (or continues a page).
+            same_batch = continuing or (fresh and _step_of(fresh[-1]) == step)
+            (fresh if same_batch else late).append(out)
         self.rows_received += len(fresh) + len(late)
         return fresh, late
 
