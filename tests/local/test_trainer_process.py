@@ -21,6 +21,7 @@ STEP_LINE = re.compile(
     r"Loss (?P<loss>\S+) \| Grad\. Norm (?P<gn>\S+) \| LR (?P<lr>\S+) \| Throughput (?P<tp>\d+) tokens/s \| "
     r"MFU (?P<mfu>\S+)% \| Peak Mem\. (?P<peak>[\d.]+)/(?P<total>[\d.]+) GiB \((?P<pct>[\d.]+)%\)$"
 )
+VAL = {"interval": 5, "eval_on_start": True, "data": {"name": "/volume/datasets/reverse-text", "seq_len": 512, "batch_size": 4}}
 FOREVER = {"max_steps": 100000, "data": {"type": "fake", "seq_len": 128, "batch_size": 2}, "optim": {"lr": 1e-3}}
 PREFIX = re.compile(r"^\d{2}:\d{2}:\d{2} (?:  DEBUG|   INFO|SUCCESS|WARNING|  ERROR) \S")
 
@@ -38,7 +39,7 @@ def runs(tmp_path_factory, volume):
     most of their wall time importing numpy, which overlaps well on a shared machine."""
     root = tmp_path_factory.mktemp("runs")
     specs = {
-        "walk": (tt.walkthrough_config(optim={"lr": 3e-3}, **SMALL), volume),
+        "walk": (tt.walkthrough_config(optim={"lr": 3e-3}, **SMALL, val=VAL), volume),
         "first": (tt.walkthrough_config(max_steps=6, ckpt={"interval": 2, "keep_last": 2}, optim={"lr": 3e-3}, **SMALL), volume),
         "missing": (tt.walkthrough_config(), root / "empty-volume"),
         "fake": ({"max_steps": 8, "data": {"type": "fake", "seq_len": 256, "batch_size": 4, "micro_batch_size": 2},
@@ -85,6 +86,9 @@ def test_walkthrough_config_completes_with_prime_rl_logs_metrics_and_checkpoint(
 
     loss = tt.series(run_dir, "loss/mean")
     assert sorted(loss) == list(range(1, 11)) and all(v == v for v in loss.values())
+    val = tt.series(run_dir, "val/loss")  # [val] with eval_on_start
+    assert sorted(val) == [0, 5, 10] and val[10] < val[0]
+    assert re.search(r"SUCCESS Validation \| Step 5 \| Loss \d+\.\d{4}$", text, re.M)
     assert loss[10] < loss[1] - 0.5  # it really learns
     rows = tt.metric_rows(run_dir)
     keys = set().union(*rows)

@@ -107,6 +107,13 @@ class EvalConfig:
 
 
 @dataclass
+class ValConfig:
+    interval: int = 50
+    eval_on_start: bool = False
+    data: DataConfig = field(default_factory=DataConfig)
+
+
+@dataclass
 class TrainConfig:
     model_name: str = "Qwen/Qwen3-0.6B"
     max_steps: int | None = None
@@ -116,6 +123,7 @@ class TrainConfig:
     ckpt: CkptConfig | None = None
     resume: ResumeConfig | None = None
     eval: EvalConfig | None = None
+    val: ValConfig | None = None
     log_data: bool = False
     log_level: str = "info"
 
@@ -160,13 +168,22 @@ def parse_eval(raw: dict[str, Any]) -> EvalConfig:
     return EvalConfig(interval=interval, skip_first_step=bool(raw.get("skip_first_step", False)), sources=sources)
 
 
+def _data(raw: dict[str, Any]) -> DataConfig:
+    data = _pick(DataConfig, raw)
+    if isinstance(raw.get("loss_mask"), dict):
+        data.loss_mask = _pick(LossMask, raw["loss_mask"])
+    return data
+
+
 def parse_config(config: dict[str, Any]) -> TrainConfig:
     """Read the fields the stand-in trainer honours out of an sft.toml dict."""
     model = _section(config, "model", on_by_default=True) or {}
-    data_raw = _section(config, "data", on_by_default=True) or {}
-    data = _pick(DataConfig, data_raw)
-    if isinstance(data_raw.get("loss_mask"), dict):
-        data.loss_mask = _pick(LossMask, data_raw["loss_mask"])
+    data = _data(_section(config, "data", on_by_default=True) or {})
+    val_raw = _section(config, "val")
+    val = None
+    if val_raw is not None:
+        val = _pick(ValConfig, val_raw)
+        val.data = _data(val_raw.get("data") or {})
     optim = _pick(OptimConfig, _section(config, "optim", on_by_default=True) or {})
     if "max_norm" in (config.get("optim") or {}) and _none(config["optim"]["max_norm"]) is None:
         optim.max_norm = None
@@ -185,6 +202,7 @@ def parse_config(config: dict[str, Any]) -> TrainConfig:
         ckpt=_pick(CkptConfig, ckpt_raw) if ckpt_raw is not None else None,
         resume=_pick(ResumeConfig, resume_raw) if resume_raw is not None else None,
         eval=parse_eval(eval_raw) if eval_raw is not None else None,
+        val=val,
         log_data=bool(log.get("log_data", False)),
         log_level=str(log.get("level", "info")),
     )

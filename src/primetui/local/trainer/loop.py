@@ -25,7 +25,7 @@ from primetui.local.trainer.data import (
     volume_path,
 )
 from primetui.local.trainer.logs import ConsoleLog, format_time
-from primetui.local.trainer.model import ModelShape, contexts, forward_backward, init_params
+from primetui.local.trainer.model import ModelShape, contexts, forward_backward, init_params, loss_sum
 from primetui.local.trainer.optim import Optimizer, clip_grad_norm
 from primetui.local.trainer.perf import PerfCounter, cpu_peak_flops, peak_rss_gib, total_memory_gib
 from primetui.local.trainer.runfiles import Component, RunFiles
@@ -122,6 +122,7 @@ class Trainer:
         steps_label = cfg.max_steps if cfg.max_steps is not None else "infinite"
         log.info(f"Setting up {cfg.scheduler.type} scheduler with {steps_label} steps ({sched.describe()})")
         stream = self._data(cfg, volume_dir, row_len)
+        val_rows = self._val_rows(cfg, volume_dir)
         self._check_signals()
 
         # -- resume ---------------------------------------------------------------------------------
@@ -187,13 +188,28 @@ class Trainer:
                     self.files.log_checkpoint_deleted(gone)
             return time.perf_counter() - t0
 
+        def validate(step_n: int) -> None:
+            total, count = 0.0, 0
+            for row in val_rows:
+                pos = np.flatnonzero(row.mask)
+                for c in range(0, len(pos), CHUNK):
+                    p = pos[c:c + CHUNK]
+                    total += loss_sum(params, contexts(row.ids, row.doc_start, p, shape.context), row.ids[p].astype(np.int64))
+                    count += len(p)
+            val_loss = total / count if count else float("nan")
+            log.success(f"Validation | Step {step_n} | Loss {val_loss:.4f}")
+            self.files.log_metrics(step_n, {"val/loss": val_loss, "val/perplexity": math.exp(min(val_loss, 20.0))})
+
+        if val_rows and cfg.val is not None and cfg.val.eval_on_start and resumed is None:
+            validate(0)
+
         while cfg.max_steps is None or step < cfg.max_steps:
             step += 1
             self.step = step
             t_start = time.perf_counter()
             for g in grads.values():
                 g.fill(0.0)
-            loss_sum = 0.0
+            ce_sum = 0.0
             n_tok = 0
             nan_count = 0
             for _ in range(grad_accum):
@@ -205,14 +221,14 @@ class Trainer:
                     p = pos[c:c + CHUNK]
                     ctx = contexts(row.ids, row.doc_start, p, shape.context)
                     ls, nn = forward_backward(params, ctx, row.ids[p].astype(np.int64), grads)
-                    loss_sum += ls
+                    ce_sum += ls
                     nan_count += nn
                 n_tok += len(pos)
             t_fb = time.perf_counter() - t_start
             if n_tok:
                 for g in grads.values():
                     g /= n_tok
-            loss = loss_sum / n_tok if n_tok else float("nan")
+            loss = ce_sum / n_tok if n_tok else float("nan")
             grad_norm = clip_grad_norm(grads, cfg.optim.max_norm)
             lr = sched.lr_at(step)
             if math.isfinite(loss) and math.isfinite(grad_norm):
@@ -252,6 +268,8 @@ class Trainer:
                     bcast_time = time.perf_counter() - t0
                     last_broadcast = step
 
+            if val_rows and cfg.val is not None and step % cfg.val.interval == 0:
+                validate(step)
             epoch = stream.epoch
             self.files.log_metrics(step, {"progress/epoch": epoch, "progress/num_samples": total_samples, "progress/num_tokens": total_tokens})
             self.files.log_metrics(step, {"perf/throughput": tok_s, "perf/throughput_per_gpu": tok_s, "perf/peak_memory": peak, "perf/mfu": mfu})
@@ -316,6 +334,25 @@ class Trainer:
             first = stream.peek()
             self.log.info(f"First data sample: {decode(first.ids)[:500]!r}")
         return stream
+
+    def _val_rows(self, cfg: TrainConfig, volume_dir: Path | None) -> list[Any]:
+        """``[val]``: one pass over the validation data, packed like training rows (at most 64 rows)."""
+        if cfg.val is None:
+            return []
+        d = cfg.val.data
+        row_len = d.seq_len * d.micro_batch_size
+        samples = []
+        for _, rows in load_sources(d, volume_dir):
+            samples += tokenize_rows(rows, d, row_len, self.log.warning)
+        if not samples:
+            raise RunFailure(f"The validation data {d.name} has no example with trainable tokens; check [val.data].")
+        d.shuffle = False
+        stream = SampleStream([samples], d)
+        rows_out = []
+        while stream.epoch == 0 and stream.pos < len(samples) and len(rows_out) < 64:
+            rows_out.append(pack_row(stream, row_len))
+        self.log.info(f"Initialized validation data ({d.name}: {len(samples)} examples, {len(rows_out)} rows, every {cfg.val.interval} steps)")
+        return rows_out
 
     def _resume_dir(
         self, spec: dict[str, Any], cfg: TrainConfig, ckpt_root: Path, volume_dir: Path | None
