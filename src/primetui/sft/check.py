@@ -58,7 +58,10 @@ def check_parsed(raw: dict, spans: SpanMap, ctx: CheckContext) -> Report:
     diags, schema_errors = schema_diagnostics(raw, spans)
     from primetui.sft import rules  # the rule modules import this one's helpers
 
+    bad_paths = {d.loc for d in diags}
     for finding in rules.run_all(Cfg(raw), ctx, spans):
+        if tuple(finding.path) in bad_paths and finding.level != "hint":
+            continue  # prime-rl never runs a validator on a field that failed its own type/range check
         diags.append(place(finding, spans))
     diags.sort(key=sort_key)
     return Report(_dedupe(diags), raw, spans, schema_errors)

@@ -1,0 +1,103 @@
+"""The TOML text area with inline diagnostics: a gutter marker and an underline on the exact span.
+
+Textual's TextArea has no diagnostics API, so this uses its two documented hooks: ``get_line``
+(restyle a line's Text: the underline) and ``render_line`` (post-process the Strip: the gutter
+marker). ``set_diagnostics`` clears the line cache so both show at once. Colours come from the
+app theme's ``$error`` / ``$warning`` / ``$accent`` variables.
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Offset
+from textual.strip import Strip
+from textual.widgets import TextArea
+
+from primetui.sft.diagnostics import Diagnostic
+
+MARKERS = {"error": "●", "warning": "▲", "hint": "·"}
+_RANK = {"error": 0, "warning": 1, "hint": 2}
+_THEME_VAR = {"error": "error", "warning": "warning", "hint": "accent"}
+
+
+class DiagnosticTextArea(TextArea):
+    """A ``TextArea.code_editor`` that draws diagnostics (see the module docstring)."""
+
+    DEFAULT_CSS = """
+    DiagnosticTextArea { height: 1fr; border: none; padding: 0; }
+    DiagnosticTextArea:focus { border: none; }
+    """
+
+    def __init__(self, text: str = "", **kwargs) -> None:
+        super().__init__(text, language="toml", soft_wrap=False, tab_behavior="indent", show_line_numbers=True,
+                         **kwargs)
+        self.diagnostics: list[Diagnostic] = []
+        self._by_line: dict[int, list[Diagnostic]] = {}
+        self._styles: dict[str, Style] = {}
+        self._styles_theme: str | None = None
+
+    # -- diagnostics ---------------------------------------------------------------------------
+    def set_diagnostics(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = list(diagnostics)
+        by_line: dict[int, list[Diagnostic]] = {}
+        for d in self.diagnostics:
+            for line in range(d.span.line, d.span.end_line + 1):
+                by_line.setdefault(line, []).append(d)
+        for items in by_line.values():
+            items.sort(key=lambda d: _RANK[d.level])
+        self._by_line = by_line
+        self.notify_style_update()
+        self.refresh()
+
+    def diagnostics_at_line(self, line: int) -> list[Diagnostic]:
+        return self._by_line.get(line, [])
+
+    def _level_style(self, level: str) -> Style:
+        theme = self.app.theme
+        if theme != self._styles_theme:
+            variables = self.app.get_css_variables()
+            self._styles = {}
+            for lvl, var in _THEME_VAR.items():
+                colour = variables.get(var) or variables.get("foreground") or "default"
+                self._styles[lvl] = Style(color=colour)
+            self._styles_theme = theme
+        return self._styles[level]
+
+    # -- rendering hooks -------------------------------------------------------------------------
+    def get_line(self, line_index: int) -> Text:
+        line = super().get_line(line_index)
+        for d in self._by_line.get(line_index, ()):
+            start = d.span.col if d.span.line == line_index else 0
+            end = d.span.end_col if d.span.end_line == line_index else len(line.plain)
+            if end <= start:  # an empty span still marks one cell
+                end = start + 1
+            style = self._level_style(d.level) + Style(underline=True)
+            if d.level == "hint":
+                style = Style(underline=True, dim=True)
+            line.stylize(style, start, min(end, max(len(line.plain), start + 1)))
+        return line
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if not self._by_line or not self.show_line_numbers:
+            return strip
+        absolute_y = self.scroll_offset.y + y
+        if absolute_y >= self.wrapped_document.height:
+            return strip
+        row, col = self.wrapped_document.offset_to_location(Offset(0, absolute_y))
+        items = self._by_line.get(row)
+        if not items or col != 0:
+            return strip
+        gw = self.gutter_width
+        if gw < 3 or strip.cell_length < gw:
+            return strip
+        level = items[0].level
+        marker_at = gw - 2  # the first of the two margin cells after the line number
+        left = strip.crop(0, marker_at)
+        right = strip.crop(marker_at + 1, strip.cell_length)
+        base = next((seg.style for seg in strip.crop(marker_at, marker_at + 1) if seg.style), None)
+        style = (base + self._level_style(level)) if base else self._level_style(level)
+        marker = Strip([Segment(MARKERS[level], style + Style(bold=True))], 1)
+        return Strip.join([left, marker, right])

@@ -1,0 +1,125 @@
+"""Small dialogs of the editor: key help, templates, draft restore, save as."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from primetui.sft.templates import TEMPLATES
+
+_MODAL_CSS = """
+{name} {{ align: center middle; }}
+{name} > Vertical {{ width: 90%; max-width: 100; height: auto; max-height: 90%; border: round $accent;
+                     background: $surface; padding: 0 1; }}
+{name} .modal-title {{ text-style: bold; color: $accent; height: 1; }}
+{name} .modal-hint {{ color: $text-muted; height: 1; }}
+"""
+
+
+class KeyHelpModal(ModalScreen[None]):
+    """F1: type, default, allowed values and description of the key under the cursor."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="KeyHelpModal") + "KeyHelpModal #help-body { height: auto; }"
+    BINDINGS = [Binding("escape,f1,enter,q", "dismiss_help", "Close", id="editor.help.close")]
+
+    def __init__(self, title: str, lines: list[str]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.title_text, classes="modal-title")
+            yield Static(Text("\n".join(self.lines)), id="help-body")
+            yield Static("esc closes", classes="modal-hint")
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)
+
+
+class TemplatePicker(ModalScreen[str | None]):
+    """Ctrl+T: pick one of the seed's configs; returns its key."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="TemplatePicker") + "TemplatePicker OptionList { height: auto; max-height: 16; }"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.templates.cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Insert a template (replaces the buffer; ctrl+z undoes it)", classes="modal-title")
+            options = []
+            for t in TEMPLATES:
+                label = Text.assemble((t.title, "bold"), "\n  ", (t.description, "dim"))
+                options.append(Option(label, id=t.key))
+            yield OptionList(*options, id="template-list")
+            yield Static("enter inserts · esc cancels", classes="modal-hint")
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class DraftPrompt(ModalScreen[bool]):
+    """Offer back a draft that was autosaved but never saved to the file. True restores it."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="DraftPrompt")
+    BINDINGS = [
+        Binding("r,enter", "choose(True)", "Restore", id="editor.draft.restore"),
+        Binding("d,escape", "choose(False)", "Discard", id="editor.draft.discard"),
+    ]
+
+    def __init__(self, path: Path, saved_at: float, lines_changed: int) -> None:
+        super().__init__()
+        self.path = path
+        self.saved_at = saved_at
+        self.lines_changed = lines_changed
+
+    def compose(self) -> ComposeResult:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.saved_at))
+        with Vertical():
+            yield Static("Unsaved changes found", classes="modal-title")
+            yield Static(f"{self.path.name} has an autosaved draft from {when} that differs from the file "
+                         f"({self.lines_changed} line(s) changed).")
+            yield Static("r / enter restores it (ctrl+z goes back to the file) · d / esc discards it", classes="modal-hint")
+
+    def action_choose(self, restore: bool) -> None:
+        self.dismiss(restore)
+
+
+class SaveAsPrompt(ModalScreen[Path | None]):
+    """F12: a path to save the buffer to."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="SaveAsPrompt")
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.save_as.cancel")]
+
+    def __init__(self, current: Path | None) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Save as", classes="modal-title")
+            yield Input(value=str(self.current or Path.cwd() / "sft.toml"), id="save-as-path")
+            yield Static("enter saves · esc cancels · ~ is your home directory", classes="modal-hint")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        value = event.value.strip()
+        if not value:
+            self.notify("Type a file path first.", severity="warning")
+            return
+        self.dismiss(Path(value).expanduser())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,116 @@
+"""Pre-flight checks before dispatching a config to a volume (no textual: usable headless and in tests).
+
+Each check is one line a user reads top to bottom: the volume is RUNNING, no read-write session is
+open on it, the model is available (cache or /volume path), the kept checkpoints fit the volume,
+and the config itself has no errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from primetui.sft.context import CheckContext
+from primetui.sft.rules_platform import is_volume_path, model_not_available
+from primetui.sft.sizing import (checkpoint_bytes, checkpoints_kept, human_bytes, params_from_model_name,
+                                 parse_size)
+
+State = Literal["ok", "fail", "warn", "skip"]
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    state: State
+    detail: str
+
+
+@dataclass(frozen=True)
+class Preflight:
+    volume: str
+    checks: tuple[Check, ...]
+    cached_models: frozenset[str] | None = None
+    volume_size_bytes: int | None = None
+
+    @property
+    def blocked(self) -> bool:
+        return any(c.state == "fail" for c in self.checks)
+
+
+def _session_is_live_rw(session: Any) -> bool:
+    dead = getattr(session, "is_dead", None)
+    if dead is None:
+        dead = str(getattr(session, "status", "")).upper() in ("TERMINATED", "STOPPED", "FAILED", "TOMBSTONED", "DELETED")
+    return not dead and not getattr(session, "read_only", False)
+
+
+async def run_preflight(client: Any, volume: Any, config: dict, text: str) -> Preflight:
+    """Run every check against the platform; network failures become one ``fail`` line each."""
+    name = volume.name
+    checks: list[Check] = []
+    status = str(getattr(volume, "status", "") or "")
+    if status == "RUNNING":
+        checks.append(Check("Volume", "ok", f"{name} is RUNNING"))
+    else:
+        checks.append(Check("Volume", "fail", f"{name} is {status or 'in an unknown state'} — wait until it is RUNNING (CREATED), or pick another volume."))
+    try:
+        sessions = await client.list_sessions(name)
+        live = [s for s in sessions if _session_is_live_rw(s)]
+        if live:
+            checks.append(Check("Sessions", "fail",
+                                f"read-write session {live[0].id} is open on {name} — stop it (`prime volumes stop {name} {live[0].id}`) and wait for its final sync."))
+        else:
+            checks.append(Check("Sessions", "ok", "no read-write session is open"))
+    except Exception as exc:  # noqa: BLE001 - one failed look-up is one failed line
+        checks.append(Check("Sessions", "fail", f"could not list sessions ({exc})"))
+    model = ((config.get("model") or {}).get("name") if isinstance(config.get("model"), dict) else None) or "Qwen/Qwen3-0.6B"
+    cached: frozenset[str] | None = None
+    if is_volume_path(model):
+        checks.append(Check("Model", "ok", f"{model} is read from the volume (no cache entry needed)"))
+    else:
+        try:
+            reply = await client.list_models()
+            cached = frozenset(m.name for m in reply.models)
+            if model in cached:
+                checks.append(Check("Model", "ok", f"{model} is in the cluster model cache"))
+            else:
+                checks.append(Check("Model", "fail", model_not_available(model)))
+        except Exception as exc:  # noqa: BLE001
+            checks.append(Check("Model", "warn", f"could not read the model cache ({exc}); the platform will check it"))
+    size = parse_size(getattr(volume, "size", None))
+    checks.append(_space_check(config, size))
+    from primetui.sft.check import check_text
+
+    report = check_text(text, CheckContext(has_volume=True, cached_models=cached, volume_size_bytes=size))
+    n = len(report.errors)
+    if n:
+        checks.append(Check("Config", "fail", f"{n} error(s) in the config — fix them first (F8 jumps to each)."))
+    else:
+        w = report.count("warning")
+        checks.append(Check("Config", "warn" if w else "ok", f"no errors, {w} warning(s)" if w else "no errors"))
+    return Preflight(name, tuple(checks), cached, size)
+
+
+def _space_check(config: dict, volume_bytes: int | None) -> Check:
+    ckpt = config.get("ckpt")
+    if not isinstance(ckpt, dict):
+        return Check("Space", "ok", "no [ckpt]: the run writes no checkpoint to the volume")
+    model = config.get("model", {}).get("name", "Qwen/Qwen3-0.6B") if isinstance(config.get("model"), dict) else "Qwen/Qwen3-0.6B"
+    params = params_from_model_name(str(model))
+    if params is None:
+        return Check("Space", "skip", f"checkpoint size unknown: '{model}' does not state its parameter count")
+    optim = config.get("optim", {}).get("type", "adamw") if isinstance(config.get("optim"), dict) else "adamw"
+    dtype = config.get("model", {}).get("optimization_dtype", "float32") if isinstance(config.get("model"), dict) else "float32"
+    max_steps = config.get("max_steps") if isinstance(config.get("max_steps"), int) else None
+    interval = ckpt.get("interval") if isinstance(ckpt.get("interval"), int) else None
+    keep_last = ckpt.get("keep_last") if isinstance(ckpt.get("keep_last"), int) else None
+    kept = checkpoints_kept(max_steps, interval, keep_last)
+    per = checkpoint_bytes(params, str(optim), str(dtype))
+    if kept is None:
+        return Check("Space", "warn", f"{human_bytes(per)} per checkpoint with no keep_last and no max_steps: they pile up")
+    need = per * kept
+    if volume_bytes is None:
+        return Check("Space", "skip", f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(need)}; volume size unknown")
+    if need > volume_bytes:
+        return Check("Space", "fail", f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(need)} > volume {human_bytes(volume_bytes)} — expand the volume or lower keep_last")
+    return Check("Space", "ok", f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(need)} of {human_bytes(volume_bytes)} (plus your dataset)")

@@ -1,0 +1,496 @@
+"""The sft.toml editor: TOML editing with diagnostics as you type, help, quick fixes, templates,
+autosaved drafts, save / save as, and dispatch to a volume with a pre-flight.
+
+Validation runs in a thread worker after a short pause in typing, on a snapshot of the text, so a
+keystroke never waits for it; a result for an older version of the text is dropped.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static, TextArea
+
+from primetui.sft.check import Report, check_text
+from primetui.sft.context import CheckContext
+from primetui.sft.diagnostics import LEVELS, Diagnostic, Fix, sort_key
+from primetui.sft.schema import PRIME_RL_COMMIT, PRIME_RL_VERSION
+from primetui.ui.editor.area import DiagnosticTextArea
+from primetui.ui.editor.drafts import DraftStore
+from primetui.ui.editor.problems import ProblemsList
+
+VALIDATE_DELAY = 0.15  # seconds of quiet typing before a validation starts
+AUTOSAVE_EVERY = 1.0  # a crash loses at most this much typing (plus one write)
+
+
+class EditorScreen(Screen):
+    """Edit one sft.toml. ``client`` (a PrimeClient) enables the model-cache check and dispatch.
+
+    Dismisses with the new run id after a successful dispatch (``PrimeApp`` then opens the run's
+    screen) and posts ``EditorScreen.Dispatched`` as well; dismisses with None when closed.
+    """
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="editor.save"),
+        Binding("f12", "save_as", "Save as", show=False, id="editor.save_as"),
+        Binding("f1", "key_help", "Help", id="editor.help"),
+        Binding("f4,ctrl+full_stop", "quick_fix", "Fix", id="editor.quick_fix"),
+        Binding("f8", "next_problem", "Next", id="editor.next_problem"),
+        Binding("shift+f8", "prev_problem", "Prev problem", show=False, id="editor.prev_problem"),
+        Binding("f2", "toggle_problems", "Problems", id="editor.problems"),
+        Binding("ctrl+t", "templates", "Templates", id="editor.templates"),
+        Binding("f5", "dispatch", "Dispatch", id="editor.dispatch"),
+        Binding("escape", "close", "Close", priority=True, id="editor.close"),
+    ]
+    DEFAULT_CSS = """
+    EditorScreen { layout: vertical; }
+    EditorScreen #editor-title { height: 1; background: $panel; color: $text; padding: 0 1; }
+    EditorScreen #editor-message { height: auto; max-height: 3; padding: 0 1; background: $surface; color: $text; }
+    """
+
+    class Dispatched(Message):
+        """A run was dispatched from the editor."""
+
+        def __init__(self, run_id: str, volume: str | None) -> None:
+            super().__init__()
+            self.run_id = run_id
+            self.volume = volume
+
+    def __init__(self, path: str | Path | None, client: Any = None, *, drafts_root: Path | None = None,
+                 offer_drafts: bool = True) -> None:
+        super().__init__()
+        self.path: Path | None = Path(path).expanduser() if path else None
+        self.client = client
+        self._drafts_root = drafts_root
+        self._offer_drafts = offer_drafts
+        self.drafts = DraftStore(self.path, drafts_root) if self.path else None
+        self.saved_text = ""
+        self.load_error: str | None = None
+        self.report: Report | None = None
+        self.diagnostics: list[Diagnostic] = []
+        self.server_diagnostics: list[Diagnostic] = []
+        self.cached_models: frozenset[str] | None = None
+        self.cache_note = ""
+        self.volume_size: int | None = None
+        self.version = 0
+        self._validated_version = -1
+        self._draft_dirty = False
+        self._timer: Timer | None = None
+        self._close_armed = False
+        self.note = ""
+        self._initial_text = self._read_file()
+
+    # -- file ------------------------------------------------------------------------------------
+    def _read_file(self) -> str:
+        if self.path is None or not self.path.exists():
+            return ""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            self.load_error = f"{self.path} is not UTF-8 text; it was not loaded. Pick another file, or save this buffer elsewhere with F12."
+            return ""
+        except OSError as exc:
+            self.load_error = f"Could not read {self.path} ({exc.strerror or exc}); check the path and permissions."
+            return ""
+        self.saved_text = text
+        return text
+
+    @property
+    def area(self) -> DiagnosticTextArea:
+        return self.query_one("#editor-area", DiagnosticTextArea)
+
+    @property
+    def text(self) -> str:
+        return self.area.text
+
+    @property
+    def modified(self) -> bool:
+        return self.text != self.saved_text
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="editor-title")
+        yield DiagnosticTextArea(self._initial_text, id="editor-area")
+        yield ProblemsList(id="editor-problems")
+        yield Static("", id="editor-message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.area.focus()
+        self.set_interval(AUTOSAVE_EVERY, self._autosave)
+        if self.load_error:
+            self.note = self.load_error
+        elif self.path is not None and not self.path.exists():
+            self.note = f"New file {self.path.name}: ctrl+t inserts a template from the hosted-SFT walkthrough."
+        self._validate_now()
+        if self.client is not None:
+            self.load_model_cache()
+        if self._offer_drafts:
+            self._offer_draft()
+        self._refresh_chrome()
+
+    # -- drafts ----------------------------------------------------------------------------------
+    def _offer_draft(self) -> None:
+        if self.drafts is None:
+            return
+        draft = self.drafts.read()
+        if draft is None or draft.text == self.text:
+            if draft is not None:
+                self.drafts.drop()
+            return
+        from primetui.ui.editor.modals import DraftPrompt
+
+        changed = sum(1 for line in difflib.ndiff(self.text.splitlines(), draft.text.splitlines()) if line[:1] in "+-")
+
+        def _chosen(restore: bool | None) -> None:
+            if restore:
+                self.replace_all(draft.text)
+                self.note = "Draft restored — ctrl+z returns to the file as saved."
+            else:
+                self.drafts.drop()
+                self.note = "Draft discarded."
+            self._refresh_chrome()
+
+        self.app.push_screen(DraftPrompt(self.path, draft.saved_at, changed), _chosen)
+
+    def _autosave(self) -> None:
+        if not self._draft_dirty or self.drafts is None:
+            return
+        self._draft_dirty = False
+        try:
+            if self.modified:
+                self.drafts.write(self.text)
+            else:
+                self.drafts.drop()
+        except OSError as exc:
+            self.note = f"Could not autosave a draft ({exc.strerror or exc}); save with ctrl+s to keep your work."
+            self._refresh_chrome()
+
+    # -- validation ------------------------------------------------------------------------------
+    @on(TextArea.Changed, "#editor-area")
+    def _changed(self, event: TextArea.Changed) -> None:
+        self.version += 1
+        self._draft_dirty = True
+        self._close_armed = False
+        self.note = ""
+        self.server_diagnostics = []
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(VALIDATE_DELAY, self._validate_now)
+        self._refresh_title()
+
+    def context(self) -> CheckContext:
+        return CheckContext(hosted=True, cached_models=self.cached_models, volume_size_bytes=self.volume_size)
+
+    def _validate_now(self) -> None:
+        self._validate(self.text, self.version, self.context())
+
+    @work(thread=True, exclusive=True, group="validate")
+    def _validate(self, text: str, version: int, ctx: CheckContext) -> None:
+        report = check_text(text, ctx)
+        self.app.call_from_thread(self._apply_report, report, version)
+
+    def _apply_report(self, report: Report, version: int) -> None:
+        if version != self.version or not self.is_mounted:
+            return  # the text changed meanwhile: a newer validation is on its way
+        self.report = report
+        self._validated_version = version
+        self._show_diagnostics()
+
+    def _show_diagnostics(self) -> None:
+        diags = sorted([*(self.report.diagnostics if self.report else []), *self.server_diagnostics], key=sort_key)
+        self.diagnostics = diags
+        self.area.set_diagnostics(diags)
+        self.query_one("#editor-problems", ProblemsList).show(diags)
+        self._refresh_chrome()
+
+    @property
+    def validated(self) -> bool:
+        """True when the diagnostics on screen belong to the current text."""
+        return self._validated_version == self.version
+
+    @work(exclusive=True, group="models")
+    async def load_model_cache(self) -> None:
+        try:
+            reply = await self.client.list_models()
+        except Exception as exc:  # noqa: BLE001 - the rule is skipped, and we say so
+            self.cache_note = f"model cache unavailable ({exc}); the model-cache rule is skipped"
+            self._refresh_chrome()
+            return
+        self.cached_models = frozenset(m.name for m in reply.models)
+        self.cache_note = f"model cache: {len(self.cached_models)} models"
+        self._validate_now()
+
+    # -- chrome ------------------------------------------------------------------------------------
+    def _refresh_title(self) -> None:
+        name = str(self.path) if self.path else "untitled"
+        home = str(Path.home())
+        if name.startswith(home + os.sep):
+            name = "~" + name[len(home):]
+        title = Text()
+        title.append(" sft.toml editor ", style="bold reverse")
+        title.append(f" {name}", style="bold")
+        if self.is_mounted and self.modified:
+            title.append("  ● modified")
+        counts = {lvl: sum(1 for d in self.diagnostics if d.level == lvl) for lvl in LEVELS}
+        title.append(f"   {counts['error']} error(s) · {counts['warning']} warning(s) · {counts['hint']} hint(s)")
+        title.append(f"   {PRIME_RL_VERSION.split(' (')[0]} @{PRIME_RL_COMMIT[:7]}", style="dim")
+        self.query_one("#editor-title", Static).update(title)
+
+    def _refresh_chrome(self) -> None:
+        if not self.is_mounted:
+            return
+        self._refresh_title()
+        self._refresh_message()
+
+    def _refresh_message(self) -> None:
+        line, col = self.area.cursor_location
+        here = self.area.diagnostics_at_line(line)
+        msg = Text()
+        msg.append(f"Ln {line + 1}, Col {col + 1}", style="bold")
+        if here:
+            d = self._best_at(line, col) or here[0]
+            msg.append(f"  {d.level}: ", style="bold")
+            msg.append(d.message)
+            if d.fix is not None:
+                msg.append(f"  (F4: {d.fix.title})", style="dim")
+            if len(here) > 1:
+                msg.append(f"  [+{len(here) - 1} more on this line: F2]", style="dim")
+        elif self.cache_note:
+            msg.append("  " + self.cache_note, style="dim")
+        if self.note:
+            msg.append("\n" + self.note)
+        self.query_one("#editor-message", Static).update(msg)
+
+    def _best_at(self, line: int, col: int) -> Diagnostic | None:
+        here = self.area.diagnostics_at_line(line)
+        inside = [d for d in here if (d.span.line, d.span.col) <= (line, col) <= (d.span.end_line, d.span.end_col)]
+        return (inside or here or [None])[0]
+
+    @on(TextArea.SelectionChanged, "#editor-area")
+    def _moved(self, event: TextArea.SelectionChanged) -> None:
+        self._refresh_message()
+
+    # -- editing helpers -----------------------------------------------------------------------------
+    def replace_all(self, text: str) -> None:
+        """Replace the whole buffer as one undoable edit."""
+        self.area.replace(text, (0, 0), self.area.document.end)
+
+    def apply_fix(self, fix: Fix) -> None:
+        for edit in sorted(fix.edits, key=lambda e: e.start, reverse=True):
+            self.area.replace(edit.text, self._clamp(edit.start), self._clamp(edit.end))
+
+    def _clamp(self, pos: tuple[int, int]) -> tuple[int, int]:
+        doc = self.area.document
+        line = min(pos[0], doc.line_count - 1)
+        if pos[0] > line:
+            return doc.end
+        return (line, min(pos[1], len(doc.get_line(line))))
+
+    def jump_to(self, d: Diagnostic) -> None:
+        self.area.cursor_location = (d.span.line, d.span.col)
+        self.area.scroll_cursor_visible(center=True)
+        self.area.focus()
+        self._refresh_message()
+
+    # -- actions ----------------------------------------------------------------------------------------
+    def action_save(self) -> None:
+        if self.path is None or self.load_error:
+            self.action_save_as()
+            return
+        self._write(self.path)
+
+    def _write(self, path: Path) -> bool:
+        text = self.text
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        except OSError as exc:
+            self.note = f"Could not save {path} ({exc.strerror or exc}); your text is kept — pick another place with F12."
+            self.notify(self.note, severity="error")
+            self._refresh_chrome()
+            return False
+        if path != self.path:
+            if self.drafts is not None:
+                self.drafts.drop()
+            self.path = path
+            self.drafts = DraftStore(path, self._drafts_root)
+            self.load_error = None
+        self.saved_text = text
+        if self.drafts is not None:
+            self.drafts.drop()
+        self._draft_dirty = False
+        errors = sum(1 for d in self.diagnostics if d.level == "error")
+        self.note = f"Saved {path.name}" + (f" ({errors} error(s) remain: F8 jumps to them)." if errors else ".")
+        self.notify(self.note, timeout=3)
+        self._refresh_chrome()
+        return True
+
+    def action_save_as(self) -> None:
+        from primetui.ui.editor.modals import SaveAsPrompt
+
+        def _chosen(path: Path | None) -> None:
+            if path is not None:
+                self._write(path)
+
+        self.app.push_screen(SaveAsPrompt(self.path), _chosen)
+
+    def action_key_help(self) -> None:
+        from primetui.sft.help import describe
+        from primetui.sft.spans import SpanMap
+        from primetui.ui.editor.modals import KeyHelpModal
+
+        line, col = self.area.cursor_location
+        text = self.text
+        spans = self.report.spans if self.report is not None and self.validated else SpanMap(text)
+        raw = self.report.config if self.report is not None and self.report.config is not None else _loads(text)
+        hit = spans.at(line, col)
+        path = hit[0] if hit else spans.table_at_line(line)
+        help_ = describe(path, raw) if path else None
+        if help_ is None:
+            where = ".".join(map(str, path)) if path else ""
+            self.note = (f"`{where}` is not a prime-rl SFT key." if where else
+                         "Put the cursor on a key or a [table] header, then press F1.")
+            self._refresh_chrome()
+            return
+        self.app.push_screen(KeyHelpModal(help_.title, list(help_.lines)))
+
+    def action_quick_fix(self) -> None:
+        line, col = self.area.cursor_location
+        here = [d for d in self.area.diagnostics_at_line(line) if d.fix is not None]
+        if not here:
+            self.note = "No quick fix on this line (F8 jumps to the next problem)."
+            self._refresh_chrome()
+            return
+        inside = [d for d in here if d.span.col <= col <= d.span.end_col] or here
+        d = inside[0]
+        self.apply_fix(d.fix)
+        self.note = f"Applied: {d.fix.title} (ctrl+z undoes it)."
+        self._refresh_chrome()
+
+    def _step(self, forward: bool) -> None:
+        if not self.diagnostics:
+            self.note = "No problems."
+            self._refresh_chrome()
+            return
+        here = self.area.cursor_location
+        ordered = self.diagnostics
+        if forward:
+            nxt = next((d for d in ordered if (d.span.line, d.span.col) > here), ordered[0])
+        else:
+            nxt = next((d for d in reversed(ordered) if (d.span.line, d.span.col) < here), ordered[-1])
+        self.jump_to(nxt)
+
+    def action_next_problem(self) -> None:
+        self._step(True)
+
+    def action_prev_problem(self) -> None:
+        self._step(False)
+
+    def action_toggle_problems(self) -> None:
+        problems = self.query_one("#editor-problems", ProblemsList)
+        if problems.has_class("visible") and problems.has_focus:
+            problems.remove_class("visible")
+            self.area.focus()
+        else:
+            problems.add_class("visible")
+            problems.focus()
+            if problems.highlighted is None and self.diagnostics:
+                problems.highlighted = 0
+
+    @on(ProblemsList.Jump)
+    def _jump(self, event: ProblemsList.Jump) -> None:
+        self.jump_to(event.diagnostic)
+
+    def action_templates(self) -> None:
+        from primetui.sft.templates import get
+        from primetui.ui.editor.modals import TemplatePicker
+
+        def _chosen(key: str | None) -> None:
+            if key:
+                t = get(key)
+                self.replace_all(t.text)
+                self.note = f"Inserted the {t.title} template (ctrl+z undoes it)."
+                self.area.cursor_location = (0, 0)
+                self._refresh_chrome()
+
+        self.app.push_screen(TemplatePicker(), _chosen)
+
+    def action_dispatch(self) -> None:
+        if self.client is None:
+            self.note = "Not connected to a platform: start primetui with an API key (prime login) or --local to dispatch."
+            self._refresh_chrome()
+            return
+        text = self.text
+        config = _loads(text)
+        if config is None:
+            self.note = "The buffer is not valid TOML yet: fix the syntax error (F8), then dispatch."
+            self._refresh_chrome()
+            return
+        if self.path is not None and self.modified and not self.load_error:
+            if not self._write(self.path):
+                return
+        from primetui.ui.editor.dispatch import DispatchOutcome, DispatchScreen
+
+        model = (config.get("model") or {}).get("name", "Qwen/Qwen3-0.6B") if isinstance(config.get("model"), dict) else "Qwen/Qwen3-0.6B"
+
+        def _done(outcome: DispatchOutcome | None) -> None:
+            if outcome is None:
+                return
+            if outcome.run_id:
+                self.post_message(self.Dispatched(outcome.run_id, outcome.volume))
+                self.dismiss(outcome.run_id)
+                return
+            self.show_server_error(outcome.status, outcome.detail or outcome.message, outcome.issues)
+
+        self.app.push_screen(DispatchScreen(self.client, config, text, str(model)), _done)
+
+    def show_server_error(self, status: int | None, message: str, issues: list[Any]) -> None:
+        """Put a refused dispatch on the lines it names, and say it in the message line."""
+        from primetui.sft.server_map import map_server_error
+
+        self.server_diagnostics = map_server_error(self.text, status, message, issues)
+        self.note = f"Dispatch refused: {message}"
+        self._show_diagnostics()
+        if self.server_diagnostics:
+            self.jump_to(self.server_diagnostics[0])
+
+    def action_close(self) -> None:
+        problems = self.query_one("#editor-problems", ProblemsList)
+        if problems.has_focus:
+            problems.remove_class("visible")
+            self.area.focus()
+            return
+        if self.modified and not self._close_armed:
+            self._close_armed = True
+            self._autosave_now()
+            self.note = "Unsaved changes: ctrl+s saves; esc again closes (a draft is kept and offered next time)."
+            self._refresh_chrome()
+            return
+        self._autosave_now()
+        self.dismiss(None)
+
+    def _autosave_now(self) -> None:
+        self._draft_dirty = True
+        self._autosave()
+
+
+def _loads(text: str) -> dict | None:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None

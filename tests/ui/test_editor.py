@@ -1,0 +1,183 @@
+"""Pilot tests of the sft.toml editor: what a user sees after each action."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.app import App
+
+from primetui.sft.templates import WALKTHROUGH
+from primetui.ui.editor import EditorScreen
+from primetui.ui.editor.drafts import DraftStore
+from primetui.ui.editor.screen import AUTOSAVE_EVERY, VALIDATE_DELAY
+
+
+class EditorHost(App):
+    """A bare app that opens one editor and records what it was dismissed with."""
+
+    def __init__(self, path: Path, **kwargs) -> None:
+        super().__init__()
+        self.path = path
+        self.kwargs = kwargs
+        self.result: object = "open"
+
+    def on_mount(self) -> None:
+        self.push_screen(EditorScreen(self.path, **self.kwargs), self._editor_done)
+
+    def _editor_done(self, result: object) -> None:
+        self.result = result
+
+
+async def settle(pilot) -> EditorScreen:
+    """Wait for the debounce timer and the validation worker, then for the screen to repaint."""
+    await pilot.pause(VALIDATE_DELAY + 0.05)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return pilot.app.screen
+
+
+def host(tmp_path: Path, text: str | None, **kwargs) -> EditorHost:
+    path = tmp_path / "sft.toml"
+    if text is not None:
+        path.write_text(text)
+    kwargs.setdefault("drafts_root", tmp_path / "drafts")
+    return EditorHost(path, **kwargs)
+
+
+async def test_typing_shows_a_problem_on_its_line_and_in_the_message(tmp_path):
+    app = host(tmp_path, None)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        for line in ("[deployment]", "num_gpus = 2"):
+            await pilot.press(*line)
+            await pilot.press("enter")
+        await pilot.press("up")
+        ed = await settle(pilot)
+        errors = [d for d in ed.diagnostics if d.level == "error"]
+        assert [(d.span.line, d.span.col, d.code) for d in errors] == [(1, 0, "renamed-key")]
+        assert ed.area.diagnostics_at_line(1) == errors
+        message = str(ed.query_one("#editor-message").render())
+        assert "Ln 2, Col 1" in message and "renamed to `num_train_gpus`" in message and "F4" in message
+        assert "1 error(s)" in str(ed.query_one("#editor-title").render())
+
+
+async def test_quick_fix_adds_the_missing_type(tmp_path):
+    app = host(tmp_path, "max_steps = 100\n[scheduler]\nwarmup_steps = 5\n[ckpt]\n")
+    async with app.run_test(size=(100, 24)) as pilot:
+        ed = await settle(pilot)
+        assert [d.code for d in ed.diagnostics] == ["missing-type"]
+        ed.area.cursor_location = (2, 3)
+        await pilot.press("f4")
+        ed = await settle(pilot)
+        assert ed.text == 'max_steps = 100\n[scheduler]\ntype = "linear"\nwarmup_steps = 5\n[ckpt]\n'
+        assert ed.diagnostics == []
+        await pilot.press("ctrl+z")
+        ed = await settle(pilot)
+        assert "type" not in ed.text and [d.code for d in ed.diagnostics] == ["missing-type"]
+
+
+async def test_problems_list_and_f8_jump_to_each_problem(tmp_path):
+    text = "max_steps = \"ten\"\n[data]\nbatch_size = 0\n[ckpt]\ninterval = 20\n"
+    app = host(tmp_path, text)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        assert [(d.span.line, d.span.col) for d in ed.diagnostics] == [(0, 12), (2, 13)]
+        await pilot.press("f8")
+        assert ed.area.cursor_location == (0, 12)
+        await pilot.press("f8")
+        assert ed.area.cursor_location == (2, 13)
+        await pilot.press("f8")  # wraps around
+        assert ed.area.cursor_location == (0, 12)
+        await pilot.press("shift+f8")
+        assert ed.area.cursor_location == (2, 13)
+        await pilot.press("f2")
+        problems = ed.query_one("#editor-problems")
+        assert problems.has_class("visible") and problems.has_focus
+        await pilot.press("down", "enter")
+        assert ed.area.cursor_location == (2, 13) and ed.area.has_focus
+
+
+async def test_save_writes_the_file_and_drops_the_draft(tmp_path):
+    app = host(tmp_path, "max_steps = 1\n[ckpt]\n")
+    async with app.run_test(size=(100, 24)) as pilot:
+        ed = await settle(pilot)
+        ed.area.cursor_location = (0, 13)
+        await pilot.press("0")
+        await pilot.pause(AUTOSAVE_EVERY + 0.3)
+        drafts = list((tmp_path / "drafts").glob("*.json"))
+        assert len(drafts) == 1 and json.loads(drafts[0].read_text())["text"] == "max_steps = 10\n[ckpt]\n"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert (tmp_path / "sft.toml").read_text() == "max_steps = 10\n[ckpt]\n"
+        assert not ed.modified and list((tmp_path / "drafts").glob("*.json")) == []
+
+
+async def test_draft_is_offered_back_and_restored(tmp_path):
+    path = tmp_path / "sft.toml"
+    path.write_text("max_steps = 1\n")
+    DraftStore(path, tmp_path / "drafts").write("max_steps = 1\n[ckpt]\ninterval = 1\n")
+    app = host(tmp_path, None)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DraftPrompt"
+        await pilot.press("r")
+        ed = await settle(pilot)
+        assert isinstance(ed, EditorScreen)
+        assert ed.text == "max_steps = 1\n[ckpt]\ninterval = 1\n" and ed.modified
+        assert path.read_text() == "max_steps = 1\n"  # restoring does not write the file
+
+
+async def test_f1_shows_the_key_help(tmp_path):
+    app = host(tmp_path, WALKTHROUGH)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        ed.area.cursor_location = (20, 2)  # num_train_gpus
+        await pilot.press("f1")
+        await pilot.pause()
+        body = str(app.screen.query_one("#help-body").render())
+        assert "GPUs allocated to the trainer." in body and "default: 1" in body
+        await pilot.press("escape")
+        assert app.screen is ed
+
+
+async def test_template_replaces_the_buffer_and_validates_clean(tmp_path):
+    app = host(tmp_path, None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        await pilot.press("enter")
+        ed = await settle(pilot)
+        assert ed.text == WALKTHROUGH and ed.diagnostics == []
+
+
+async def test_unreadable_file_and_failed_save_keep_the_text(tmp_path):
+    bad = tmp_path / "sft.toml"
+    bad.write_bytes(b"\xff\xfe not utf-8")
+    app = EditorHost(bad, drafts_root=tmp_path / "drafts")
+    async with app.run_test(size=(100, 24)) as pilot:
+        ed = await settle(pilot)
+        assert "not UTF-8" in str(ed.query_one("#editor-message").render())
+        await pilot.press("ctrl+s")  # a file that failed to load is never overwritten: save-as opens
+        await pilot.pause()
+        assert type(app.screen).__name__ == "SaveAsPrompt"
+        field = app.screen.query_one("#save-as-path")
+        field.value = str(tmp_path / "missing-dir-is-a-file" / "x.toml")
+        (tmp_path / "missing-dir-is-a-file").write_text("a file, not a dir")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is ed and "Could not save" in ed.note and bad.read_bytes() == b"\xff\xfe not utf-8"
+
+
+async def test_close_with_unsaved_changes_needs_a_second_escape(tmp_path):
+    app = host(tmp_path, "max_steps = 1\n")
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await pilot.press("escape")
+        assert app.result == "open" and "esc again closes" in app.screen.note
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.result is None
+        assert len(list((tmp_path / "drafts").glob("*.json"))) == 1
