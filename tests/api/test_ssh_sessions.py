@@ -319,4 +319,12 @@ def test_official_prime_cli_ssh_through_the_gateway(ssh_platform, tmp_path):
     config = (home / ".prime" / "volume-ssh" / "config").read_text()
     assert "ProxyCommand" in config and "StrictHostKeyChecking yes" in config
     session_id = re.search(r"Session (vs_[0-9a-f]+)", out).group(1)
+    # what `prime volumes put/get` run without rsync: OpenSSH scp (SFTP mode) over the same config
+    alias = re.findall(r"^Host (\S+)", config, re.M)[-1]
+    payload = tmp_path / "payload.txt"
+    payload.write_text("sent with scp\n")
+    scp = subprocess.run(["scp", "-F", str(home / ".prime" / "volume-ssh" / "config"), f"{alias}:/volume/hello.txt",
+                          str(tmp_path / "got.txt")], capture_output=True, env=env, timeout=120)
+    assert scp.returncode == 0, scp.stderr.decode()
+    assert (tmp_path / "got.txt").read_text() == "hello from the volume\n"
     httpx.delete(f"{lp.api_url}/training/volumes/cli/sessions/{session_id}", headers=lp.headers, timeout=30)

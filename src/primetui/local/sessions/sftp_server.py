@@ -129,3 +129,14 @@ class ContainedSFTPServer(asyncssh.SFTPServer):
         if self._on_activity:
             self._on_activity()
         return super().write(file_obj, offset, data)
+
+    def exit(self):
+        # asyncssh ends an SFTP subsystem without an exit status; OpenSSH's scp/sftp then exit 255
+        # ("Transfer failed" in the prime CLI). Send 0 like OpenSSH's sftp-server does.
+        chan = self.channel
+        if chan.get_subsystem() == "sftp":
+            try:
+                chan.exit(0)
+            except Exception:  # the channel is already closing: nothing left to report to
+                pass
+        return super().exit()

@@ -16,6 +16,8 @@ import fcntl
 import logging
 import os
 import pty
+import re
+import shlex
 import signal
 import struct
 import termios
@@ -31,6 +33,16 @@ from primetui.local.sessions.sftp_server import ContainedSFTPServer
 log = logging.getLogger("primetui.local.sessions")
 
 _READ = 64 * 1024
+
+# The hosted pod mounts the volume at /volume and clients aim commands there (the prime CLI runs
+# `find /volume/x -type l` and rsync/scp to /volume/...). The local platform cannot mount, so an
+# exec command's /volume prefix is rewritten to the session's working dir.
+_VOLUME_PREFIX = re.compile(r"(?<![\w/.~-])/volume(?=/|\s|$|[;|&)'\"])")
+
+
+def map_volume_prefix(command: str, root: Path) -> str:
+    """``find /volume/x`` -> ``find '<working dir>'/x`` (only whole ``/volume`` path prefixes)."""
+    return _VOLUME_PREFIX.sub(lambda _m: shlex.quote(str(root)), command)
 
 
 @dataclass
@@ -269,6 +281,8 @@ def make_process_handler(cfg: EndpointConfig):
     async def handle(process: asyncssh.SSHServerProcess) -> None:
         shell = _login_shell()
         command = process.command
+        if command is not None:
+            command = map_volume_prefix(command, cfg.root)
         try:
             if command is None and process.term_type is None:
                 # ssh with stdin not a terminal: a login shell reading commands from the channel
