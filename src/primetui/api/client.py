@@ -19,11 +19,11 @@ import ssl
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-import httpx
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from primetui import __version__
+from primetui.api._httpx import httpx
 from primetui.api import models as m
 from primetui.api.errors import (
     APITimeoutError,

@@ -11,6 +11,8 @@ Rules (see shared/research/prime-cli-contract.md §2 and §7):
 - Unknown fields are ignored, so a newer platform never breaks parsing.
 - Status fields are plain `str`: a status this code has never seen (e.g. `CREATING`) is kept
   verbatim. The known values live in the constant classes and sets below.
+- Every field is documented by the docstring under it (read from the source, not copied into
+  pydantic descriptions: that would make importing these models several times slower).
 - Timestamps stay ISO strings on the wire (round-trips are exact); `parse_time` reads them
   leniently for display, and `wire_time` writes them.
 """
@@ -96,7 +98,6 @@ class CamelModel(BaseModel):
         populate_by_name=True,
         serialize_by_alias=True,
         extra="ignore",
-        use_attribute_docstrings=True,
     )
 
 
@@ -107,7 +108,6 @@ class SnakeModel(BaseModel):
         populate_by_name=True,
         serialize_by_alias=True,
         extra="ignore",
-        use_attribute_docstrings=True,
     )
 
 
