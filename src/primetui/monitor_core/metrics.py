@@ -8,6 +8,7 @@ several rows per step, each with some of the keys). Every key gets its own growa
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -214,8 +215,10 @@ class MetricTable:
                 changed.add(key)
                 if key.startswith("eval/"):
                     has_eval = True
-            if has_eval and (not self.eval_steps or self.eval_steps[-1] != float(step)):
-                self.eval_steps.append(float(step))
+            if has_eval:
+                i = bisect_left(self.eval_steps, float(step))
+                if i == len(self.eval_steps) or self.eval_steps[i] != float(step):
+                    self.eval_steps.insert(i, float(step))
             if step > self.last_step:
                 self.last_step = float(step)
         return changed

@@ -171,6 +171,7 @@ class LogView(ScrollView, can_focus=True):
         self.pointer: int | None = None  # virtual row
         self.mark: int | None = None  # virtual row where a copy range starts
         self.new_lines = 0
+        self._stick = True
         self._seen_end = source.end
         self._frame_key: tuple | None = None
         self._frame: list[Strip] = []
@@ -204,11 +205,17 @@ class LogView(ScrollView, can_focus=True):
 
     @property
     def following(self) -> bool:
-        return not self.paused and self.at_bottom
+        return not self.paused and self._stick
 
     def on_mount(self) -> None:
         self._update_virtual_size()
         self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def on_resize(self) -> None:
+        # A tab that was hidden while lines arrived had no size to scroll in: catch up now.
+        self._frame_key = None
+        if self._stick and not self.paused:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -218,7 +225,7 @@ class LogView(ScrollView, can_focus=True):
     # ---- data -------------------------------------------------------------------------------
     def data_changed(self) -> None:
         """The source gained (or dropped) lines: extend the row map, hits, and follow the tail."""
-        was_bottom = self.at_bottom or self.row_count <= self.size.height
+        was_bottom = self._stick
         source = self.source
         start = max(self._seen_end, source.first)
         end = source.end
@@ -247,7 +254,10 @@ class LogView(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
-        if new >= self.max_scroll_y:
+        if self.size.height:
+            # Follow sticks only while the view is at the bottom: scrolling up releases it.
+            self._stick = new >= self.max_scroll_y
+        if self._stick:
             self.new_lines = 0
         self.post_message(self.Changed(self))
 
@@ -647,7 +657,7 @@ class LogView(ScrollView, can_focus=True):
                 out.append(Strip(segments, line.cell_len).extend_cell_length(width, base))
             return out
 
-        if self.at_bottom and n:
+        if (self._stick or self.at_bottom) and n:
             row = n - 1
             while row >= 0 and len(strips) < height:
                 strips[0:0] = wrapped(row)
