@@ -5,44 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.app import App
-
 from primetui.sft.templates import WALKTHROUGH
 from primetui.ui.editor import EditorScreen
 from primetui.ui.editor.drafts import DraftStore
-from primetui.ui.editor.screen import AUTOSAVE_EVERY, VALIDATE_DELAY
+from primetui.ui.editor.screen import AUTOSAVE_EVERY
 
-
-class EditorHost(App):
-    """A bare app that opens one editor and records what it was dismissed with."""
-
-    def __init__(self, path: Path, **kwargs) -> None:
-        super().__init__()
-        self.path = path
-        self.kwargs = kwargs
-        self.result: object = "open"
-
-    def on_mount(self) -> None:
-        self.push_screen(EditorScreen(self.path, **self.kwargs), self._editor_done)
-
-    def _editor_done(self, result: object) -> None:
-        self.result = result
-
-
-async def settle(pilot) -> EditorScreen:
-    """Wait for the debounce timer and the validation worker, then for the screen to repaint."""
-    await pilot.pause(VALIDATE_DELAY + 0.05)
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    return pilot.app.screen
-
-
-def host(tmp_path: Path, text: str | None, **kwargs) -> EditorHost:
-    path = tmp_path / "sft.toml"
-    if text is not None:
-        path.write_text(text)
-    kwargs.setdefault("drafts_root", tmp_path / "drafts")
-    return EditorHost(path, **kwargs)
+from editor_helpers import EditorHost, host, settle
 
 
 async def test_typing_shows_a_problem_on_its_line_and_in_the_message(tmp_path):

@@ -1,0 +1,101 @@
+"""Dispatch from the editor to a run on a real local platform, and a refusal mapped back to its line."""
+
+from __future__ import annotations
+
+import pytest
+
+from primetui.sft.templates import WALKTHROUGH
+from primetui.ui.editor.dispatch import DispatchScreen
+
+from editor_helpers import EditorHost, idle, settle
+
+
+@pytest.fixture
+async def platform_client(local_platform):
+    from primetui.api.client import PrimeClient
+
+    c = PrimeClient(local_platform.base_url, local_platform.token)
+    try:
+        yield c
+    finally:
+        await c.aclose()
+
+
+async def _open_dispatch(pilot) -> DispatchScreen:
+    await pilot.press("f5")
+    await pilot.pause()
+    await idle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, DispatchScreen)
+    return screen
+
+
+async def _pick(pilot, screen: DispatchScreen, volume: str) -> str:
+    listing = screen.query_one("#volumes")
+    names = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+    listing.highlighted = names.index(volume)
+    await pilot.press("enter")
+    await pilot.pause()
+    await idle(pilot)
+    return str(screen.query_one("#preflight").render())
+
+
+async def test_dispatch_lands_on_a_new_run(tmp_path, platform_client):
+    path = tmp_path / "sft.toml"
+    path.write_text(WALKTHROUGH)
+    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    async with app.run_test(size=(110, 32)) as pilot:
+        ed = await settle(pilot)
+        await idle(pilot)
+        assert ed.cached_models and "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT" in ed.cached_models
+        screen = await _open_dispatch(pilot)
+        preflight = await _pick(pilot, screen, "research")
+        for line in ("✓ Volume   research is RUNNING", "✓ Sessions no read-write session is open",
+                     "✓ Model    PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT is in the cluster model cache",
+                     "✓ Space    1 checkpoint(s) × 7.2 GB = 7.2 GB of 107.4 GB", "✓ Config   no errors"):
+            assert line in preflight, preflight
+        await pilot.press("d")
+        await pilot.pause()
+        await idle(pilot)
+        run_id = app.result
+        assert isinstance(run_id, str) and run_id
+    run = await platform_client.get_run(run_id)
+    assert run.volume_name == "research" and run.base_model == "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
+    assert run.run_config["data"]["name"] == "datasets/reverse-text"
+    await platform_client.stop_run(run_id)
+
+
+async def test_refused_dispatch_is_shown_on_the_line_it_names(tmp_path, platform_client):
+    path = tmp_path / "sft.toml"
+    path.write_text(WALKTHROUGH.replace('name = "datasets/reverse-text"', 'name = "../../outside"'))
+    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    async with app.run_test(size=(110, 32)) as pilot:
+        ed = await settle(pilot)
+        screen = await _open_dispatch(pilot)
+        await _pick(pilot, screen, "research")
+        await pilot.press("d")
+        await pilot.pause()
+        await idle(pilot)
+        assert app.screen is ed and app.result == "open"
+        server = [d for d in ed.diagnostics if d.source == "platform" and d.code == "server-400"]
+        assert len(server) == 1 and "points outside the volume" in server[0].message
+        assert (server[0].span.line, server[0].span.col) == (10, 7)  # the data.name value
+        assert ed.area.cursor_location == (10, 7)
+        assert "Dispatch refused" in ed.note
+
+
+async def test_preflight_blocks_an_uncached_model(tmp_path, platform_client):
+    path = tmp_path / "sft.toml"
+    path.write_text(WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B")
+                    .replace('name = "prime-qwen3"', 'name = "qwen3"'))
+    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    async with app.run_test(size=(110, 32)) as pilot:
+        ed = await settle(pilot)
+        await idle(pilot)
+        assert [d.code for d in ed.diagnostics if d.level == "error"] == ["model-cache"]
+        screen = await _open_dispatch(pilot)
+        preflight = await _pick(pilot, screen, "research")
+        assert "✗ Model    Model 'Qwen/Qwen3-8B' is not available on this cluster." in preflight
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.screen is screen and "fix them first" in str(screen.query_one("#dispatch-status").render())
