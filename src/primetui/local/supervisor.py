@@ -263,7 +263,11 @@ class Supervisor:
             ing.ingest()
             status = ing.read_status() or {}
             state = status.get("state")
-            if state in ("completed", "failed", "stopped") or (state == "paused" and row["requested"] == "pause"):
+            # "stopped"/"paused" are final only when the user asked for them; otherwise the trainer was
+            # interrupted by our own shutdown and the run goes on.
+            asked = row["requested"]
+            if state in ("completed", "failed") or (state == "stopped" and asked == "stop") \
+                    or (state == "paused" and asked == "pause"):
                 self.finish(run_id, exit_code=None)
             elif row["pid"] is None and row["status"] == "CREATING":
                 self.spawn(run_id)

@@ -1,0 +1,88 @@
+"""A server killed or stopped mid-run loses nothing recorded, and its runs finish after a restart.
+
+Policy (see primetui.local.supervisor): a trainer that outlived the server is adopted by pid; one
+that is gone is resumed in place from its latest checkpoint; a clean shutdown pauses trainers at a
+checkpoint and the restart resumes them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import httpx
+
+from primetui.local.testing import LocalPlatform
+from tests.local.conftest import http, wait_status
+from tests.local.test_runs import small_config
+
+
+def trainer_pid(lp: LocalPlatform, run_id: str) -> int:
+    run_dir = str(lp.data_dir / "runs" / run_id).encode()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes().split(b"\x00")
+            except OSError:
+                continue
+            if run_dir in cmd and b"primetui.local.trainer" in cmd:
+                return int(entry.name)
+    raise AssertionError(f"no trainer process for {run_id}")
+
+
+def seed_dataset(lp: LocalPlatform, api: httpx.Client) -> None:
+    """A fresh platform has no demo data: write the walkthrough config and dataset the same way."""
+    from primetui.local.demo import WALKTHROUGH_TOML, reverse_text_rows, write_dataset
+
+    assert api.post("/training/volumes", json={"name": "research", "size": "1Gi"}).status_code == 200
+    write_dataset(lp.data_dir / "volumes" / "research" / "datasets" / "reverse-text", reverse_text_rows(200))
+    (lp.data_dir / "sft.toml").write_text(WALKTHROUGH_TOML)
+
+
+def assert_complete_history(api: httpx.Client, run_id: str, steps: int) -> None:
+    run = wait_status(api, run_id)
+    assert run["status"] == "COMPLETED", run.get("errorMessage")
+    metrics = api.get(f"/rft/runs/{run_id}/metrics").json()["metrics"]
+    assert [m["step"] for m in metrics] == list(range(1, steps + 1))
+    logs = api.get(f"/rft/runs/{run_id}/logs", params={"tail_lines": 5000}).json()["logs"]
+    assert f"Step {steps} |" in logs
+
+
+def test_kill_mid_run_then_restart_and_a_clean_shutdown_then_restart(fresh_platform: LocalPlatform) -> None:
+    lp = fresh_platform
+    steps = 20
+    with http(lp) as api:
+        seed_dataset(lp, api)
+        survivor = api.post("/training/runs", json={"config": small_config(lp, max_steps=3 * steps),
+                                                    "mode": "sft", "volume": "research"}).json()["runId"]
+        orphan = api.post("/training/runs", json={"config": small_config(lp, max_steps=steps, ckpt={"interval": 5}),
+                                                  "mode": "sft", "volume": "research"}).json()["runId"]
+        wait_status(api, survivor, step=2)
+        wait_status(api, orphan, step=6)
+        before = {m["step"] for m in api.get(f"/rft/runs/{survivor}/metrics").json()["metrics"]}
+        assert api.get(f"/rft/runs/{survivor}").json()["run"]["status"] == "RUNNING"
+    dead_trainer = trainer_pid(lp, orphan)
+    lp.kill()  # SIGKILL: no cleanup at all
+    os.kill(dead_trainer, signal.SIGKILL)  # and the machine lost this run's trainer too
+    lp.restart()
+    with http(lp) as api:
+        after = {m["step"] for m in api.get(f"/rft/runs/{survivor}/metrics").json()["metrics"]}
+        assert before <= after  # nothing recorded before the kill was lost
+        assert_complete_history(api, survivor, 3 * steps)
+        assert_complete_history(api, orphan, steps)
+        logs = api.get(f"/rft/runs/{orphan}/logs", params={"search": "restarted"}).json()["logs"]
+        assert "continuing from checkpoint step" in logs
+        once = api.get(f"/rft/runs/{survivor}/logs", params={"search": "Step 2 |"}).json()["logs"]
+        assert len(once.splitlines()) == 1  # ingested exactly once across the crash
+
+        # A clean shutdown (SIGTERM) pauses the trainer at a checkpoint; the restart resumes it.
+        run_id = api.post("/training/runs", json={"config": small_config(lp, max_steps=steps),
+                                                  "mode": "sft", "volume": "research"}).json()["runId"]
+        wait_status(api, run_id, step=3)
+    assert lp.stop() == 0
+    lp.restart()
+    with http(lp) as api:
+        assert_complete_history(api, run_id, steps)
+        logs = api.get(f"/rft/runs/{run_id}/logs", params={"search": "Local platform"}).json()["logs"]
+        assert "local server restarted" in logs
