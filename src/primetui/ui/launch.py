@@ -80,10 +80,9 @@ class Connector:
     def _find_demo_config(data_dir: Path | None) -> Path | None:
         if data_dir is None:
             try:
-                from primetui.local import launcher
+                from primetui.local.paths import resolve_data_dir
 
-                default = getattr(launcher, "default_data_dir", None)
-                data_dir = Path(default()) if callable(default) else None
+                data_dir = Path(resolve_data_dir(None))
             except Exception:  # noqa: BLE001
                 data_dir = None
         if data_dir is None:

@@ -29,6 +29,11 @@ class DashboardScreen(Screen):
         return self.app  # type: ignore[return-value]
 
     @property
+    def alive(self) -> bool:
+        """Mounted and still in the DOM: a worker finishing after the screen closed must not draw."""
+        return self.is_mounted and self.is_attached and not self._closing
+
+    @property
     def client(self) -> Any:
         return self.prime.client
 

@@ -65,7 +65,7 @@ class ModelsScreen(DashboardScreen):
         self.render_models()
 
     def render_models(self) -> None:
-        if not self.is_mounted:
+        if not self.alive:
             return
         reply = self.prime.state.models
         mt = self.query_one("#models-table", DataTable)

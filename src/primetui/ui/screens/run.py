@@ -129,7 +129,7 @@ class RunScreen(DashboardScreen):
 
     # ---- rendering --------------------------------------------------------------------------
     def render_run(self) -> None:
-        if not self.is_mounted:
+        if not self.alive:
             return
         summary = self.query_one("#run-summary", Static)
         run = self.run
@@ -230,7 +230,7 @@ class RunScreen(DashboardScreen):
         if action in allowed_by_status:
             if self.run is None:
                 return None
-            return True if action in present.run_actions(present.run_status(self.run)) else None
+            return action in present.run_actions(present.run_status(self.run))
         return True
 
     def act(self, action: str) -> None:

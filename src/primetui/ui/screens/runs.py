@@ -131,7 +131,7 @@ class RunsScreen(DashboardScreen):
         return [key for key, _, min_width in COLUMNS if width >= min_width]
 
     def render_rows(self) -> None:
-        if not self.is_mounted:
+        if not self.alive:
             return
         state = self.prime.state
         now = state.now()

@@ -114,7 +114,7 @@ class VolumesScreen(DashboardScreen):
 
     # ---- rendering --------------------------------------------------------------------------
     def render_volumes(self) -> None:
-        if not self.is_mounted:
+        if not self.alive:
             return
         state = self.prime.state
         now = state.now()

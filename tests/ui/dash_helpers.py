@@ -1,0 +1,87 @@
+"""Helpers for the dashboard's Pilot tests: build the app on a real local platform, wait for state."""
+
+from __future__ import annotations
+
+import asyncio
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from primetui.api.client import PrimeClient
+from primetui.ui.app import PrimeApp
+
+
+def make_app(lp: Any, tmp_path: Path | None = None, **kw: Any) -> PrimeApp:
+    """A dashboard on ``lp`` (a LocalPlatform) with fast polling and no user theme/keymap files."""
+    client = PrimeClient(lp.base_url, lp.token)
+    kw.setdefault("poll_scale", 0.1)
+    kw.setdefault("platform_label", "local test")
+    return PrimeApp(client, None, kw.pop("prefs", None), **kw)
+
+
+async def until(pilot: Pilot, cond: Callable[[], Any], what: str, limit: float = 30.0) -> Any:
+    """Let the app run until ``cond()`` is truthy (a wait, not a timing assertion)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + limit
+    while True:
+        value = cond()
+        if value:
+            return value
+        if loop.time() > end:
+            raise AssertionError(f"gave up waiting for: {what}")
+        await pilot.pause(0.05)
+
+
+def notifications(app: PrimeApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def screen_text(app: PrimeApp) -> str:
+    """All text currently visible in Static/DataTable widgets of the active screen (for asserts)."""
+    from textual.widgets import DataTable, Static
+
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=240, file=io.StringIO(), color_system=None)
+    parts: list[str] = []
+    for w in app.screen.query(Static):
+        content = w.content
+        if isinstance(content, str):
+            parts.append(content)
+        else:
+            with console.capture() as cap:
+                console.print(content)
+            parts.append(cap.get())
+    for t in app.screen.query(DataTable):
+        for row_key in t.rows:
+            parts.append(" ".join(str(c) for c in t.get_row(row_key)))
+    return "\n".join(parts)
+
+
+async def dispatch_walkthrough(lp: Any, max_steps: int | None = None, **changes: Any) -> str:
+    """Dispatch the demo sft.toml (the seed walkthrough) through the API; return the run id."""
+    cfg = tomllib.loads((Path(lp.data_dir) / "sft.toml").read_text())
+    if max_steps is not None:
+        cfg["max_steps"] = max_steps
+    cfg.update(changes)
+    async with PrimeClient(lp.base_url, lp.token) as c:
+        reply = await c.create_run(cfg, mode="sft", volume="research")
+    return reply.run_id
+
+
+async def wait_status(lp: Any, run_id: str, statuses: set[str], limit: float = 60.0) -> str:
+    async with PrimeClient(lp.base_url, lp.token) as c:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + limit
+        while True:
+            run = await c.get_run(run_id)
+            if run.status in statuses:
+                return run.status
+            if loop.time() > end:
+                raise AssertionError(f"run {run_id} stayed {run.status}, wanted {statuses}")
+            await asyncio.sleep(0.1)

@@ -1,0 +1,135 @@
+"""Pilot tests: the runs list and the run screen, every action, against the real local platform."""
+
+from __future__ import annotations
+
+import pytest
+from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, until, wait_status
+from textual.widgets import DataTable, Input, TabbedContent, TextArea
+
+from primetui.ui.screens.run import RunScreen
+from primetui.ui.widgets import ConfirmScreen
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def test_runs_list_shows_a_completed_walkthrough_run_and_opens_it(local_platform):
+    run_id = await dispatch_walkthrough(local_platform)
+    await wait_status(local_platform, run_id, {"COMPLETED"})
+    app = make_app(local_platform)
+    async with app.run_test(size=(160, 48)) as pilot:
+        table = app.screen.query_one("#runs-table", DataTable)
+        await until(pilot, lambda: run_id in [k.value for k in table.rows], "run in the table")
+        await until(pilot, lambda: "10/10" in screen_text(app), "steps 10/10 from metrics")
+        text = screen_text(app)
+        assert "✓ COMPLETED" in text
+        assert "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT" in text
+        table.move_cursor(row=table.get_row_index(run_id))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen), "run screen")
+        await until(pilot, lambda: "Completed 20" in screen_text(app), "lifecycle timestamps")
+        await until(pilot, lambda: f"prime volumes get research runs/{run_id}/checkpoints/step_10/ ./step_10" in screen_text(app), "checkpoint command")
+        # Only actions valid for a COMPLETED run are offered.
+        assert app.screen.check_action("delete", ()) is True
+        assert app.screen.check_action("stop", ()) is False
+        assert app.screen.check_action("pause", ()) is False
+        await pilot.press("x")  # stop is not possible: nothing happens, no dialog
+        assert not isinstance(app.screen, ConfirmScreen)
+        # The config tab shows the dispatched TOML, read-only.
+        app.screen.query_one(TabbedContent).active = "tab-config"
+        await pilot.pause()
+        area = app.screen.query_one("#run-config", TextArea)
+        assert 'name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"' in area.text
+        assert area.read_only
+        await pilot.press("y")
+        assert any(f"run id: {run_id}" in n for n in notifications(app))
+        assert app.clipboard == run_id
+        await pilot.press("escape")
+        assert not isinstance(app.screen, RunScreen)
+
+
+async def test_filter_narrows_the_list_and_escape_clears_it(local_platform):
+    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+    app = make_app(local_platform)
+    async with app.run_test(size=(120, 30)) as pilot:
+        table = app.screen.query_one("#runs-table", DataTable)
+        await until(pilot, lambda: run_id in [k.value for k in table.rows], "run listed")
+        await pilot.press("slash")
+        box = app.screen.query_one("#runs-filter", Input)
+        assert box.has_focus
+        box.value = "no-such-run-x"
+        box.cursor_position = len(box.value)
+        await pilot.press("y", "z")
+        await until(pilot, lambda: table.row_count == 0, "filter hides everything")
+        assert "No run matches" in screen_text(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: table.row_count > 0, "filter cleared")
+        await pilot.press("slash")
+        box.value = run_id[:8]
+        box.cursor_position = len(box.value)
+        await pilot.press(run_id[8], run_id[9])
+        await pilot.press("enter")
+        await until(pilot, lambda: [k.value for k in table.rows] == [run_id], f"only the matching run {run_id}: {box.value!r} {app.screen.query_text!r} {[k.value for k in table.rows]}")
+
+
+async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first(local_platform):
+    # A long run so it is still RUNNING when we act on it.
+    run_id = await dispatch_walkthrough(local_platform, max_steps=400)
+    app = make_app(local_platform)
+    bells: list[int] = []
+    app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 30)) as pilot:
+        app.open_run(run_id)
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run loaded")
+        await until(pilot, lambda: app.screen.run.status == "RUNNING", "running", limit=60)
+        await pilot.press("w")
+        assert run_id in app.state.watched
+        assert app.screen.check_action("stop", ()) is True
+        assert app.screen.check_action("pause", ()) is True
+        assert app.screen.check_action("resume", ()) is False
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "confirmation")
+        assert "Checkpoints already saved stay on research" in str(app.screen.query_one("#confirm-body").render())
+        await pilot.press("n")  # declining changes nothing
+        assert isinstance(app.screen, RunScreen)
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "confirmation again")
+        await pilot.press("y")
+        await until(pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", limit=60)
+        assert bells, "the terminal bell rang"
+        assert app.screen.check_action("delete", ()) is True
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "delete confirmation")
+        body = str(app.screen.query_one("#confirm-body").render())
+        assert "cannot be brought back" in body and "stay on the volume" in body
+        await pilot.press("y")
+        await until(pilot, lambda: any(f"Deleted run {run_id}" in n for n in notifications(app)), "deleted")
+        assert not isinstance(app.screen, RunScreen)
+
+
+async def test_restart_then_pause_then_resume_opens_the_new_run(local_platform):
+    run_id = await dispatch_walkthrough(local_platform, max_steps=400)
+    await wait_status(local_platform, run_id, {"RUNNING"})
+    app = make_app(local_platform)
+    async with app.run_test(size=(120, 30)) as pilot:
+        app.open_run(run_id)
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run loaded")
+        await pilot.press("R")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "restart confirmation")
+        assert "latest checkpoint" in str(app.screen.query_one("#confirm-body").render())
+        await pilot.press("y")
+        await until(pilot, lambda: any(f"Restarting {run_id}" in n for n in notifications(app)), "restart sent")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "RUNNING", "running again", limit=60)
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "pause confirmation")
+        assert "cannot be unpaused" in str(app.screen.query_one("#confirm-body").render())
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "PAUSED", f"paused (now {app.screen.run.status})", limit=120)
+        assert app.screen.check_action("resume", ()) is True
+        await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id != run_id, "new run's screen", limit=60)
+        new_id = app.screen.run_id
+        assert new_id in app.state.watched
+        assert any(f"Resumed as run {new_id}" in n for n in notifications(app))
+        await until(pilot, lambda: app.screen.run is not None and app.screen.run.status in ("PENDING", "CREATING", "RUNNING"), "new run live")
+        # Stop the resumed run so it does not keep the shared platform busy.
+        await app.client.stop_run(new_id)
