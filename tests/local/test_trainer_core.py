@@ -12,6 +12,7 @@ from primetui.local.trainer import ckpt
 from primetui.local.trainer.config import DataConfig, OptimConfig, SchedulerConfig, parse_config
 from primetui.local.trainer.data import (
     DatasetError,
+    Sample,
     FakeStream,
     SampleStream,
     load_sources,
@@ -228,3 +229,16 @@ def test_config_defaults_and_none_convention():
         {"name": "rt", "env": {"taskset": {"id": "primeintellect/reverse-text"}}}, {"env": {"taskset": {"id": "x/other"}}, "interval": 3}]}}).eval
     assert [(s.name, s.interval, s.num_examples) for s in ev.sources] == [("rt", 5, 8), ("other", 3, 8)]
     assert math.isclose(parse_config({"scheduler": {"type": "cosine", "min_lr": 1e-5}}).scheduler.min_lr, 1e-5)
+
+
+def test_sources_interleave_round_robin_and_first_exhausted_stops_early():
+    a = [Sample(np.array([1, 2]), np.array([False, True]))] * 3
+    b = [Sample(np.array([3, 4]), np.array([False, True]))] * 1
+    cfg = DataConfig(shuffle=False)
+    stream = SampleStream([a, b], cfg)
+    # all_exhausted: b is oversampled until a has been seen whole, then the next epoch starts
+    assert [stream.next()[1] for _ in range(6)] == [0, 1, 0, 1, 0, 0] and stream.epoch == 1
+    first = SampleStream([a, b], DataConfig(shuffle=False, stopping_strategy="first_exhausted"))
+    assert len(first._epoch_order(0)) == 2
+    row = pack_row(SampleStream([a, b], cfg), 8)
+    assert row.parts == [(0, 2), (1, 2), (0, 2), (1, 2)]

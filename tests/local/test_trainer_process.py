@@ -29,7 +29,10 @@ PREFIX = re.compile(r"^\d{2}:\d{2}:\d{2} (?:  DEBUG|   INFO|SUCCESS|WARNING|  ER
 @pytest.fixture(scope="module")
 def volume(tmp_path_factory):
     vol = tmp_path_factory.mktemp("vol")
-    tt.write_reverse_text(vol, rows=200)
+    root = tt.write_reverse_text(vol, rows=200)
+    # A second split, as `hf download` lays it out, for the multi-split run.
+    train = root / "data" / "train-00000-of-00001.parquet"
+    (root / "data" / "test-00000-of-00001.parquet").write_bytes(train.read_bytes())
     return vol
 
 
@@ -44,6 +47,7 @@ def runs(tmp_path_factory, volume):
         "missing": (tt.walkthrough_config(), root / "empty-volume"),
         "fake": ({"max_steps": 8, "data": {"type": "fake", "seq_len": 256, "batch_size": 4, "micro_batch_size": 2},
                   "optim": {"lr": 1e-2}, "scheduler": {"type": "cosine", "warmup_steps": 2}}, None),
+        "splits": (tt.walkthrough_config(max_steps=2, ckpt=None, data={"seq_len": 256, "batch_size": 2, "splits": ["train", "test"]}), volume),
         "pause": (FOREVER, None),
         "term": (FOREVER, None),
     }
@@ -168,3 +172,13 @@ def test_fake_data_runs_without_a_volume_and_learns(runs):
     assert loss[8] < loss[1] * 0.7
     lrs = tt.series(run_dir, "optim/lr")
     assert lrs[1] == 0.0 and lrs[3] == pytest.approx(1e-2)
+
+
+def test_two_splits_are_interleaved_and_reported_per_split(runs):
+    run_dir, _, proc = runs["splits"]
+    assert _wait(proc) == 0
+    log = (run_dir / "logs" / "trainer.log").read_text()
+    assert "Loaded 200 examples from split 'train'" in log and "Loaded 200 examples from split 'test'" in log
+    [row] = [r for r in tt.metric_rows(run_dir) if r["step"] == 2 and "progress/train/ratio_samples" in r]
+    assert row["progress/train/ratio_samples"] + row["progress/test/ratio_samples"] == pytest.approx(1.0)
+    assert 0 < row["progress/test/ratio_tokens"] < 1

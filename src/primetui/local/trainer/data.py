@@ -250,6 +250,8 @@ class Row:
     mask: np.ndarray
     doc_start: np.ndarray
     num_samples: int
+    # (source index, tokens) per packed sample, for the per-split progress ratios
+    parts: list[tuple[int, int]]
 
 
 def pack_row(stream: SampleStream | FakeStream, row_len: int) -> Row:
@@ -259,17 +261,19 @@ def pack_row(stream: SampleStream | FakeStream, row_len: int) -> Row:
     doc_start = np.zeros(row_len, dtype=np.int64)
     used = 0
     count = 0
+    parts: list[tuple[int, int]] = []
     while used < row_len:
         sample = stream.peek()
         n = len(sample.ids)
         if used and used + n > row_len:
             break
-        stream.next()
+        _, src = stream.next()
         n = min(n, row_len - used)
+        parts.append((src, n))
         ids[used:used + n] = sample.ids[:n]
         mask[used:used + n] = sample.mask[:n]
         doc_start[used:used + n] = used
         used += n
         count += 1
     doc_start[used:] = used
-    return Row(ids, mask, doc_start, count)
+    return Row(ids, mask, doc_start, count, parts)

@@ -121,7 +121,7 @@ class Trainer:
         sched = Scheduler(cfg.scheduler, cfg.optim.lr, cfg.max_steps)
         steps_label = cfg.max_steps if cfg.max_steps is not None else "infinite"
         log.info(f"Setting up {cfg.scheduler.type} scheduler with {steps_label} steps ({sched.describe()})")
-        stream = self._data(cfg, volume_dir, row_len)
+        stream, source_labels = self._data(cfg, volume_dir, row_len)
         val_rows = self._val_rows(cfg, volume_dir)
         self._check_signals()
 
@@ -154,7 +154,8 @@ class Trainer:
 
             self.evals = EvalComponents(self.files, cfg, shape, model_name, log, self._check_signals)
             self.evals.start()
-            if not cfg.eval.skip_first_step and resumed is None:
+            # The startup eval (before any step); on resume only with eval.retrigger_on_resume.
+            if (resumed is None and not cfg.eval.skip_first_step) or (resumed is not None and cfg.eval.retrigger_on_resume):
                 self.evals.broadcast(start - 1, params)
 
         self.files.set_status("running", start - 1)
@@ -212,10 +213,15 @@ class Trainer:
             ce_sum = 0.0
             n_tok = 0
             nan_count = 0
+            src_samples = [0] * len(source_labels)
+            src_tokens = [0] * len(source_labels)
             for _ in range(grad_accum):
                 self._check_signals()
                 row = pack_row(stream, row_len)
                 total_samples += row.num_samples
+                for src, ntok in row.parts:
+                    src_samples[src] += 1
+                    src_tokens[src] += ntok
                 pos = np.flatnonzero(row.mask)
                 for c in range(0, len(pos), CHUNK):
                     p = pos[c:c + CHUNK]
@@ -271,7 +277,12 @@ class Trainer:
             if val_rows and cfg.val is not None and step % cfg.val.interval == 0:
                 validate(step)
             epoch = stream.epoch
-            self.files.log_metrics(step, {"progress/epoch": epoch, "progress/num_samples": total_samples, "progress/num_tokens": total_tokens})
+            progress_row: dict[str, Any] = {"progress/epoch": epoch, "progress/num_samples": total_samples, "progress/num_tokens": total_tokens}
+            if len(source_labels) > 1:
+                for i, label in enumerate(source_labels):
+                    progress_row[f"progress/{label}/ratio_samples"] = src_samples[i] / max(1, sum(src_samples))
+                    progress_row[f"progress/{label}/ratio_tokens"] = src_tokens[i] / max(1, sum(src_tokens))
+            self.files.log_metrics(step, progress_row)
             self.files.log_metrics(step, {"perf/throughput": tok_s, "perf/throughput_per_gpu": tok_s, "perf/peak_memory": peak, "perf/mfu": mfu})
             self.files.log_metrics(step, {"optim/lr": lr, "optim/grad_norm": grad_norm if cfg.optim.max_norm is not None else None})
             self.files.log_metrics(step, {"loss/mean": loss, "loss/perplexity": math.exp(min(loss, 20.0)) if math.isfinite(loss) else None, "loss/nan_count": nan_count})
@@ -308,18 +319,20 @@ class Trainer:
             return Path(name) / "checkpoints"
         return output_dir / "checkpoints"
 
-    def _data(self, cfg: TrainConfig, volume_dir: Path | None, row_len: int) -> SampleStream | FakeStream:
+    def _data(self, cfg: TrainConfig, volume_dir: Path | None, row_len: int) -> tuple[SampleStream | FakeStream, list[str]]:
         d = cfg.data
         if d.type == "fake":
             self.log.info(
                 f"Initializing data (type=fake, length={d.length}, input_ids={d.input_ids}, seq_len={d.seq_len}, batch_size={d.batch_size}, micro_batch_size={d.micro_batch_size})"
             )
-            return FakeStream(d)
+            return FakeStream(d), ["fake"]
         self.log.info(
             f"Initializing data (name={d.name}, splits={d.splits or ['train']}, seq_len={d.seq_len}, batch_size={d.batch_size}, micro_batch_size={d.micro_batch_size}, shuffle={d.shuffle}, seed={d.seed})"
         )
         sources = []
+        labels = []
         for label, rows in load_sources(d, volume_dir):
+            labels.append(label)
             samples = tokenize_rows(rows, d, row_len, self.log.warning)
             if not samples:
                 raise RunFailure(
@@ -333,7 +346,7 @@ class Trainer:
 
             first = stream.peek()
             self.log.info(f"First data sample: {decode(first.ids)[:500]!r}")
-        return stream
+        return stream, labels
 
     def _val_rows(self, cfg: TrainConfig, volume_dir: Path | None) -> list[Any]:
         """``[val]``: one pass over the validation data, packed like training rows (at most 64 rows)."""
