@@ -55,9 +55,6 @@ def banner(base_url: str, token: str, data_dir: Path) -> str:
 
 def serve(args: argparse.Namespace) -> int:
     """Entry point of ``primetui local serve``; returns the process exit code."""
-    from primetui.local.server import bind_socket, serve as serve_app, write_json_atomic
-    from primetui.local.state import LocalState
-
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     data_dir = resolve_data_dir(getattr(args, "data_dir", None))
     try:
@@ -73,6 +70,10 @@ def serve(args: argparse.Namespace) -> int:
         return 1
     state = None
     try:
+        # Imported only now: a refused start (data dir busy) answers before FastAPI loads.
+        from primetui.local.server import bind_socket, serve as serve_app, write_json_atomic
+        from primetui.local.state import LocalState
+
         try:
             sock = bind_socket(getattr(args, "port", None))
         except OSError as exc:
