@@ -33,6 +33,7 @@ from primetui.local.sessions.sftp_server import ContainedSFTPServer
 log = logging.getLogger("primetui.local.sessions")
 
 _READ = 64 * 1024
+_BATCH = 256 * 1024
 
 # The hosted pod mounts the volume at /volume and clients aim commands there (the prime CLI runs
 # `find /volume/x -type l` and rsync/scp to /volume/...). The local platform cannot mount, so an
@@ -153,6 +154,21 @@ async def _pump_fd_to_channel(fd: int, writer: asyncssh.SSHWriter, on_activity) 
             raise
         if not data:
             return
+        # A pty hands out ~4 KiB per read; gather what is already there so one SSH packet
+        # carries up to _BATCH bytes (per-packet cost dominates a flood like `seq 1 1500000`).
+        if len(data) < _BATCH:
+            parts = [data]
+            size = len(data)
+            while size < _BATCH:
+                try:
+                    more = os.read(fd, _READ)
+                except (BlockingIOError, OSError):
+                    break
+                if not more:
+                    break
+                parts.append(more)
+                size += len(more)
+            data = b"".join(parts)
         on_activity()
         writer.write(data)
         await writer.drain()
