@@ -316,3 +316,23 @@ async def test_age_uses_monotonic_clock():
 def test_models_used_by_fakes():
     assert LogsResponse(logs="a\nb").lines() == ["a", "b"]
     assert isinstance(run_status("RUNNING"), RLRun)
+
+
+async def test_poke_wakes_a_real_sleep_and_stop_ends_it():
+    """Without an injected sleep the loop waits on the interval; poke() and stop() cut it short."""
+    import asyncio
+
+    client = Scripted(logs=["a", "a\nb"], runs=[run_status("RUNNING")] * 2)
+    fol = f.LogFollower(client, "r1", "trainer", interval=3600.0, status_interval=0)
+    got: list = []
+
+    async def consume():
+        async for event in fol:
+            got.append(event)
+            if isinstance(event, f.LogLines) and event.lines == ("a",):
+                fol.poke()  # arrives while polling: must not be lost
+            if isinstance(event, f.LogLines) and event.lines == ("b",):
+                fol.stop()
+
+    await asyncio.wait_for(consume(), timeout=30)
+    assert _lines(got) == ["a", "b"] and fol.done

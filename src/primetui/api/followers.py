@@ -253,11 +253,13 @@ class _Follower:
         if self._sleep is not None:
             await self._sleep(delay)
             return
+        # A poke that arrived while the last poll was running counts: poll again at once.
+        if not self._wake.is_set():
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=max(0.0, delay))
+            except TimeoutError:
+                pass
         self._wake.clear()
-        try:
-            await asyncio.wait_for(self._wake.wait(), timeout=max(0.0, delay))
-        except TimeoutError:
-            pass
 
     # --- iteration ---------------------------------------------------------------------------
 
