@@ -68,3 +68,18 @@ def test_killing_the_env_server_fails_the_run_naming_it(local_platform: LocalPla
     os.kill(pid, signal.SIGKILL)
     run = wait_status(api, run_id, {"FAILED"}, timeout=60)
     assert "env server 'reverse-text' exited with code -9" in run["errorMessage"]
+    comps = {c["component"]: c for c in json.loads(components.read_text())}
+    assert comps["env-server"]["status"] == "failed" and comps["trainer"]["status"] == "failed"
+    assert comps["inference"]["status"] == "stopped"
+    for name in ("inference", "orchestrator", "trainer"):  # nothing is left running
+        assert not _alive(comps[name]["pid"]), name
+    trainer_log = api.get(f"/rft/runs/{run_id}/logs", params={"component": "trainer", "tail_lines": 50}).json()["logs"]
+    assert "ERROR env server 'reverse-text' exited with code -9" in trainer_log
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"  # a zombie is gone for our purposes
+    except OSError:
+        return False
