@@ -141,7 +141,10 @@ class Trainer:
             if not (skip and skip.skip_progress):
                 progress = {k: state.progress.get(k, 0) for k in progress}
             if not (skip and skip.skip_dataloader) and state.dataloader:
-                stream.load_state(state.dataloader)
+                try:
+                    stream.load_state(state.dataloader)
+                except (KeyError, TypeError, ValueError):
+                    log.warning("The checkpoint's dataloader state does not fit this run's [data]; the data starts from the beginning.")
             log.info(f"Resuming training from checkpoint step {state.progress.get('step', 0)} ({shown})")
         start = int(progress["step"]) + 1
         log.info(
