@@ -1,0 +1,116 @@
+"""Pilot tests: volumes and sessions, every action, against the real local platform."""
+
+from __future__ import annotations
+
+import pytest
+from dash_helpers import make_app, notifications, screen_text, until
+from textual.widgets import DataTable, Input
+
+from primetui.ui.screens.volumes import VolumesScreen
+from primetui.ui.widgets import ConfirmScreen, FormScreen
+
+pytestmark = pytest.mark.timeout(150)
+
+
+def rows(app, table_id: str) -> list[str]:
+    return [str(k.value) for k in app.screen.query_one(table_id, DataTable).rows]
+
+
+async def fill(pilot, app, values: dict[str, str]) -> None:
+    for key, value in values.items():
+        box = app.screen.query_one(f"#field-{key}", Input)
+        box.value = value
+    await pilot.pause()
+
+
+async def test_create_checks_name_and_size_then_expand_and_delete(local_platform):
+    app = make_app(local_platform)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" in rows(app, "#volumes-table"), "volumes listed")
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "create form")
+        await fill(pilot, app, {"name": "Bad Name", "size": "100Gi"})
+        await pilot.click("#submit")
+        error = str(app.screen.query_one("#form-error").render())
+        assert "lowercase letters" in error
+        assert app.screen.query_one("#field-name", Input).value == "Bad Name"  # nothing typed is lost
+        await fill(pilot, app, {"name": "dash-vol-a", "size": "100GB"})
+        await pilot.press("enter")
+        assert "whole number of Gi or Ti" in str(app.screen.query_one("#form-error").render())
+        await fill(pilot, app, {"size": "20Gi"})
+        await pilot.click("#submit")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "form closed")
+        await until(pilot, lambda: "dash-vol-a" in rows(app, "#volumes-table"), "new volume listed")
+        assert app.screen.selected == "dash-vol-a"
+        # Expand: a smaller size is refused before anything is sent.
+        await pilot.press("plus")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "expand form")
+        await fill(pilot, app, {"size": "10Gi"})
+        await pilot.press("enter")
+        assert "only grow" in str(app.screen.query_one("#form-error").render())
+        await fill(pilot, app, {"size": "40Gi"})
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "40Gi" in screen_text(app), "expanded")
+        # Size helper: 0.6B params × 1 checkpoint + 1Gi dataset against 40Gi.
+        await pilot.press("z")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "size helper form")
+        await fill(pilot, app, {"params": "0.6B", "keep_last": "2", "dataset": "1Gi"})
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "helper closed")
+        helper = screen_text(app)
+        assert "6.7 GiB per checkpoint × 2 kept + 1.0 GiB dataset = 14.4 GiB → fits in 40Gi" in helper
+        # Delete asks first and says what is lost.
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "delete confirmation")
+        assert "deleted for good" in str(app.screen.query_one("#confirm-body").render())
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "dash-vol-a" not in rows(app, "#volumes-table"), "volume gone", limit=60)
+
+
+async def test_read_write_session_is_flagged_and_stopped_through_final_sync(local_platform):
+    app = make_app(local_platform)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" in rows(app, "#volumes-table"), "volumes listed")
+        await app.client.create_volume("dash-vol-s", "10Gi")
+        app.screen.selected = "dash-vol-s"
+        app.screen.fetch_volumes()
+        await until(pilot, lambda: "dash-vol-s" in rows(app, "#volumes-table"), "volume listed")
+        await pilot.press("o")  # read-write session
+        await until(pilot, lambda: any("(read-write) on dash-vol-s" in n for n in notifications(app)), "session started")
+        flag = app.screen.query_one("#rw-flag")
+        await until(pilot, lambda: flag.has_class("visible"), "loud RW flag")
+        assert "blocks dispatch" in str(flag.render()) and "Press S" in str(flag.render())
+        await until(pilot, lambda: "ready" in screen_text(app), "session ready")
+        await pilot.press("S")
+        await until(pilot, lambda: any("final sync" in n for n in notifications(app)), "stop sent")
+        await until(pilot, lambda: not flag.has_class("visible"), "flag gone after the sync", limit=60)
+        assert "stopped" in screen_text(app)
+        # A read-only session, stopped from the sessions table with s.
+        await pilot.press("O")
+        await until(pilot, lambda: any("(read-only) on dash-vol-s" in n for n in notifications(app)), "RO session")
+        assert not flag.has_class("visible")
+        await until(pilot, lambda: "RO" in screen_text(app), "RO row")
+        app.screen.query_one("#sessions-table", DataTable).focus()
+        sessions = app.state.sessions["dash-vol-s"]
+        ro = next(s for s in sessions if s.read_only and s.phase not in ("stopped", "failed"))
+        table = app.screen.query_one("#sessions-table", DataTable)
+        table.move_cursor(row=table.get_row_index(ro.id))
+        await pilot.press("s")
+        await until(pilot, lambda: any(f"Stopping {ro.id}" in n for n in notifications(app)), "RO stop sent")
+        await until(pilot, lambda: all(s.phase in ("stopped", "failed") for s in app.state.sessions["dash-vol-s"]), "all stopped", limit=60)
+        await app.client.delete_volume("dash-vol-s")
+
+
+async def test_second_read_write_session_is_refused_with_a_tip(local_platform):
+    app = make_app(local_platform)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.client.create_volume("dash-vol-w", "10Gi")
+        first = await app.client.create_session("dash-vol-w", read_only=False)
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "dash-vol-w" in rows(app, "#volumes-table"), "listed")
+        app.screen.selected = "dash-vol-w"
+        await pilot.press("o")
+        await until(pilot, lambda: any("Tip: press O" in n for n in notifications(app)), "409 explained with a tip")
+        await app.client.stop_session("dash-vol-w", first.id)
