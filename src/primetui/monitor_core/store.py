@@ -254,10 +254,11 @@ class LogStore:
 class MergedLog:
     """Several stores interleaved by their lines' clocks, each line tagged with its source.
 
-    Holds only (source, global index) pairs, so the merged view costs 9 bytes a line, not a
-    copy of the text. Lines are merged per ingest flush: within what arrives together, lines
-    are ordered by their own clock (stable, so a component's order is never changed); a line
-    that arrives later is never moved above lines already shown.
+    Holds only (source, global index, clock) per line, so the merged view costs 17 bytes a
+    line, not a copy of the text. Lines are ordered by their own clock (stable, so one
+    component's order never changes); a line that arrives late (another component's poll came
+    first) is inserted where its clock puts it, and ``reorders`` counts such insertions so
+    views can recompute their filters. Lines without a clock go to the end.
     """
 
     def __init__(self, stores: list[LogStore], max_lines: int = 2_000_000) -> None:
@@ -265,11 +266,12 @@ class MergedLog:
         self.max_lines = max_lines
         self._src = np.empty(0, dtype=np.uint8)
         self._idx = np.empty(0, dtype=np.int64)
+        self._t = np.empty(0, dtype=np.float64)
         self._filled = 0
         self.first = 0
         self._seen = [s.end for s in stores]
-        self._last_t = -1.0
         self.version = 0
+        self.reorders = 0
         self.name = "all"
 
     @property
@@ -281,8 +283,7 @@ class MergedLog:
 
     @property
     def max_width(self) -> int:
-        width = max((s.max_width for s in self.stores), default=0)
-        return width + max((len(s.name) for s in self.stores), default=0) + 3
+        return max((s.max_width for s in self.stores), default=0)
 
     def add_store(self, store: LogStore) -> int:
         """Add a source; returns its number."""
@@ -309,24 +310,44 @@ class MergedLog:
         t = np.where(t < 0, np.inf, t)
         if len(srcs) > 1:
             order = np.argsort(t, kind="stable")
-            src, idx = src[order], idx[order]
-        self._append(src, idx)
+            src, idx, t = src[order], idx[order], t[order]
+        self._insert(src, idx, t)
         self.version += 1
         return len(src)
 
-    def _append(self, src: np.ndarray, idx: np.ndarray) -> None:
+    def _insert(self, src: np.ndarray, idx: np.ndarray, t: np.ndarray) -> None:
+        n = self._filled
+        cur_t = self._t[:n]
+        if n == 0 or not np.isfinite(t[0]) or t[0] >= cur_t[-1]:
+            self._append(src, idx, t)
+        else:
+            pos = np.searchsorted(cur_t, t, side="right")
+            self._src = np.insert(self._src[:n], pos, src)
+            self._idx = np.insert(self._idx[:n], pos, idx)
+            self._t = np.insert(cur_t, pos, t)
+            self._filled = len(self._src)
+            self.reorders += 1
+        self._trim()
+
+    def _append(self, src: np.ndarray, idx: np.ndarray, t: np.ndarray) -> None:
         need = self._filled + len(src)
         if need > len(self._src):
             cap = max(need, 2 * len(self._src), 4096)
             self._src = np.resize(self._src, cap)
             self._idx = np.resize(self._idx, cap)
+            self._t = np.resize(self._t, cap)
         self._src[self._filled : need] = src
         self._idx[self._filled : need] = idx
+        self._t[self._filled : need] = t
         self._filled = need
+
+    def _trim(self) -> None:
         if self._filled > self.max_lines:
             drop = self._filled - self.max_lines
-            self._src[: self._filled - drop] = self._src[drop : self._filled]
-            self._idx[: self._filled - drop] = self._idx[drop : self._filled]
+            keep = slice(drop, self._filled)
+            self._src = self._src[keep].copy()
+            self._idx = self._idx[keep].copy()
+            self._t = self._t[keep].copy()
             self._filled -= drop
             self.first += drop
 

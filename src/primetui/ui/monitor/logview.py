@@ -173,6 +173,7 @@ class LogView(ScrollView, can_focus=True):
         self.new_lines = 0
         self._stick = True
         self._seen_end = source.end
+        self._reorders = getattr(source, "reorders", 0)
         self._frame_key: tuple | None = None
         self._frame: list[Strip] = []
         self._styles: dict[str, Style] = {}
@@ -209,13 +210,13 @@ class LogView(ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self._update_virtual_size()
-        self.scroll_end(animate=False, immediate=True, x_axis=False)
+        self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
 
     def on_resize(self) -> None:
         # A tab that was hidden while lines arrived had no size to scroll in: catch up now.
         self._frame_key = None
         if self._stick and not self.paused:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -227,6 +228,15 @@ class LogView(ScrollView, can_focus=True):
         """The source gained (or dropped) lines: extend the row map, hits, and follow the tail."""
         was_bottom = self._stick
         source = self.source
+        reorders = getattr(source, "reorders", 0)
+        if reorders != self._reorders:
+            # Lines were inserted above the end (a merged view): row maps must be rebuilt.
+            self._reorders = reorders
+            self._seen_end = source.end
+            if self.filter_query is not None:
+                self.rows = apply_filter(source, self.filter_query)
+            if self.search_query is not None:
+                self.search_hits = text_matches(source, self.search_query)
         start = max(self._seen_end, source.first)
         end = source.end
         if self.rows is not None:
@@ -245,12 +255,22 @@ class LogView(ScrollView, can_focus=True):
         self._update_virtual_size()
         self._frame_key = None
         if was_bottom and not self.paused:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self._scroll_to_end()
             self.new_lines = 0
         else:
             self.new_lines += added if self.rows is None else 0
         self.refresh()
         self.post_message(self.Changed(self))
+
+    def _scroll_to_end(self) -> None:
+        # Now (so state is consistent at once) and again after the next layout, which may add a
+        # horizontal scrollbar and so move the bottom by a row.
+        self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+        self.call_after_refresh(self._restick)
+
+    def _restick(self) -> None:
+        if self._stick and not self.paused:
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
@@ -318,11 +338,11 @@ class LogView(ScrollView, can_focus=True):
         self._frame_key = None
         self.pointer = self.row_of(keep) if keep is not None and self.row_count else None
         if self.paused and top is not None and self.row_count:
-            self.scroll_to(y=self.row_of(top), animate=False, immediate=True)
+            self.scroll_to(y=self.row_of(top), animate=False, immediate=True, force=True)
         elif self.pointer is not None:
             self.scroll_to_row(self.pointer)
         else:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
         self.refresh()
         self.post_message(self.Changed(self))
 
@@ -373,7 +393,7 @@ class LogView(ScrollView, can_focus=True):
         top = int(self.scroll_offset.y)
         height = max(self.size.height, 1)
         if not top <= row < top + height:
-            self.scroll_to(y=max(0, row - height // 2), animate=False, immediate=True)
+            self.scroll_to(y=max(0, row - height // 2), animate=False, immediate=True, force=True)
 
     # ---- actions ----------------------------------------------------------------------------
     def action_search(self) -> None:
@@ -460,7 +480,7 @@ class LogView(ScrollView, can_focus=True):
     def action_toggle_pause(self) -> None:
         self.paused = not self.paused
         if not self.paused:
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
             self.new_lines = 0
         self.post_message(self.Changed(self))
 
@@ -468,7 +488,7 @@ class LogView(ScrollView, can_focus=True):
         self.paused = False
         self.pointer = None
         self.new_lines = 0
-        self.scroll_end(animate=False, immediate=True, x_axis=False)
+        self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
         self._frame_key = None
         self.refresh()
         self.post_message(self.Changed(self))
@@ -476,7 +496,7 @@ class LogView(ScrollView, can_focus=True):
     def action_top(self) -> None:
         self.paused = True
         self.pointer = 0 if self.row_count else None
-        self.scroll_home(animate=False, immediate=True)
+        self.scroll_home(animate=False, immediate=True, force=True)
         self._frame_key = None
         self.refresh()
         self.post_message(self.Changed(self))
@@ -497,9 +517,9 @@ class LogView(ScrollView, can_focus=True):
         top = int(self.scroll_offset.y)
         height = max(self.size.height, 1)
         if self.pointer < top:
-            self.scroll_to(y=self.pointer, animate=False, immediate=True)
+            self.scroll_to(y=self.pointer, animate=False, immediate=True, force=True)
         elif self.pointer >= top + height:
-            self.scroll_to(y=self.pointer - height + 1, animate=False, immediate=True)
+            self.scroll_to(y=self.pointer - height + 1, animate=False, immediate=True, force=True)
         self._frame_key = None
         self.refresh()
         self.post_message(self.Changed(self))
@@ -517,10 +537,10 @@ class LogView(ScrollView, can_focus=True):
         self._move_pointer(max(self.size.height - 1, 1))
 
     def action_scroll_left(self) -> None:
-        self.scroll_to(x=max(0, self.scroll_offset.x - 8), animate=False, immediate=True)
+        self.scroll_to(x=max(0, self.scroll_offset.x - 8), animate=False, immediate=True, force=True)
 
     def action_scroll_right(self) -> None:
-        self.scroll_to(x=self.scroll_offset.x + 8, animate=False, immediate=True)
+        self.scroll_to(x=self.scroll_offset.x + 8, animate=False, immediate=True, force=True)
 
     def action_mark(self) -> None:
         if self.pointer is None:
