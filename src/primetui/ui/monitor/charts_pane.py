@@ -45,7 +45,7 @@ class MetricPicker(ModalScreen[list[str] | None]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="monitor.chart.picker.cancel"),
-        Binding("enter", "apply", "Apply", id="monitor.chart.picker.apply"),
+        Binding("enter", "apply", "Apply", priority=True, id="monitor.chart.picker.apply"),
     ]
     DEFAULT_CSS = """
     MetricPicker { align: center middle; }
