@@ -155,8 +155,17 @@ def _str_or_none(data: Mapping[str, Any], key: str, where: Path, problems: list[
 def load_settings(env: Mapping[str, str] | None = None, home: Path | None = None) -> Settings:
     """Read the platform settings with the prime CLI's precedence: env > context > file > default."""
     env = os.environ if env is None else env
-    home = Path.home() if home is None else home
     problems: list[str] = []
+    if home is None:
+        try:
+            home = Path.home()
+        except (RuntimeError, KeyError):
+            # No HOME and no passwd entry (some containers): nothing to read, say so.
+            home = Path(tempfile.gettempdir())
+            problems.append(
+                "Cannot find your home directory, so ~/.prime/config.json was not read; set HOME or "
+                "use PRIME_API_KEY and PRIME_BASE_URL."
+            )
     sources: dict[str, str] = {}
     cfg_file = config_path(home)
     file_data = _read_json_object(cfg_file, "settings", problems)

@@ -183,3 +183,15 @@ async def test_paused_is_terminal():
     w = _watcher(Scripted(runs=[run_status("PAUSED")], progress=[4]), t)
     ev = await w.poll()
     assert w.done and ev[-1] == f.Stopped("The run is PAUSED.")
+
+
+async def test_unexpected_exceptions_become_retryable_errors():
+    t = FakeTime()
+    client = Scripted(runs=[KeyError("boom"), run_status("RUNNING")], progress=[1])
+    w = _watcher(client, t)
+    ev = await w.poll()
+    assert w.state == "retrying" and isinstance(w.error, f.UnexpectedPollError)
+    assert "KeyError" in str(w.error) and str(w.error).endswith("persists.")
+    assert [e.retry_in is not None for e in ev if isinstance(e, f.PollFailed)] == [True]
+    await w.poll()
+    assert w.state == "following" and w.error is None

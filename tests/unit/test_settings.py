@@ -185,3 +185,12 @@ def test_real_prime_cli_reads_what_we_save(tmp_path, monkeypatch):
 
     cfg = Config()
     assert cfg.api_key == KEY and cfg.base_url == DEFAULT_BASE_URL
+
+
+def test_no_home_directory_is_a_problem_not_a_crash(monkeypatch):
+    def no_home():
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    s = load_settings(env={"PRIME_API_KEY": "pk-env-0000000000"})
+    assert s.api_key == "pk-env-0000000000" and "Cannot find your home directory" in s.problems[0]

@@ -56,6 +56,7 @@ __all__ = [
     "RunWatcher",
     "StateChanged",
     "Stopped",
+    "UnexpectedPollError",
     "WindowDiff",
     "diff_windows",
 ]
@@ -381,6 +382,9 @@ class _RunBound(_Follower):
         except PrimeAPIError as exc:
             self._failed(exc, events)
             return events
+        except Exception as exc:  # noqa: BLE001 - a poll loop must never die silently in a worker
+            self._failed(_unexpected(exc), events)
+            return events
         if final and not self.done:
             self._finish(f"The run is {self.run_status}.", events)
         return events
@@ -426,6 +430,9 @@ class RunWatcher(_Follower):
                     self.track_step = False  # the platform has no progress for this run
         except PrimeAPIError as exc:
             self._failed(exc, events)
+            return events
+        except Exception as exc:  # noqa: BLE001 - a poll loop must never die silently in a worker
+            self._failed(_unexpected(exc), events)
             return events
         previous, previous_step = self.run, self.step
         self.run, self.step = run, step
@@ -733,6 +740,18 @@ class LogFollower(_RunBound):
         if full and self._last and (diff.gap in ("overflow", "uncertain") or len(diff.new) * 2 > len(cur)):
             self.tail_lines = min(MAX_TAIL_LINES, max(self.tail_lines * 2, len(diff.new) * 2))
         self._last = cur
+
+
+class UnexpectedPollError(PrimeAPIError):
+    """A poll failed in a way the client does not classify (a bug); the follower keeps retrying."""
+
+
+def _unexpected(exc: Exception) -> UnexpectedPollError:
+    text = " ".join(str(exc).split())[:200] or type(exc).__name__
+    return UnexpectedPollError(
+        f"Polling failed unexpectedly ({type(exc).__name__}: {text.rstrip('.')}); primetui keeps "
+        "retrying, please report this if it persists."
+    )
 
 
 def _gap_message(reason: str) -> str:
