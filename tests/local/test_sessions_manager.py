@@ -86,3 +86,33 @@ async def test_stop_before_ready_cleans_up_and_read_only_never_blocks_writers(da
         assert manager.create("vol", read_only=True, allow_writable=True) is reuse
     finally:
         await manager.close()
+
+
+async def test_a_dropped_link_is_reported_not_hung(data_dir, tmp_path):
+    import asyncssh
+
+    from primetui.local.sessions.routes import to_wire
+    from primetui.shell import ConnectionDropped, SessionStopped, open_session_connection, open_shell
+
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    key_path = tmp_path / "id_ed25519"
+    key_path.write_bytes(key.export_private_key())
+    (data_dir / "sessions").mkdir(exist_ok=True)
+    (data_dir / "sessions" / "authorized_keys").write_bytes(key.export_public_key())
+    manager = SessionManager(data_dir, idle_timeout=3600, speed=100)
+    await manager.start()
+    try:
+        rec = manager.create("vol", read_only=True)
+        await _wait(rec, {"ready"})
+        conn = await open_session_connection(to_wire(manager, rec), key_path)  # through the gateway
+        proc = await open_shell(conn, "xterm-256color", 80, 24)
+        await proc.read()
+        await manager.gateway.close()  # the network path goes away under the shell
+        end = await asyncio.wait_for(proc.wait(), 15)
+        assert isinstance(end.error, ConnectionDropped) and not isinstance(end.error, SessionStopped)
+        assert "reconnect" in str(end.error)
+        proc.write(b"ignored after the end\r")  # writing to a dead shell is harmless
+        proc.resize(100, 30)
+        await conn.close()
+    finally:
+        await manager.close()
