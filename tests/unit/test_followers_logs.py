@@ -43,7 +43,9 @@ def L(*lines: str) -> list[str]:
         (L("a", "b", "c", "d"), L("d", "e", "f", "g"), False, L("e", "f", "g"), None),  # not full: proven
         (L("a", "b", "c"), L("x", "y", "z"), True, L("x", "y", "z"), "overflow"),  # jumped past a window
         (L("a", "b", "c"), L("x", "y"), False, L("x", "y"), "restart"),  # log started over
-        (L("a", "b", "c", "d"), L("b", "c"), True, L(), None),  # stale snapshot inside the last one
+        (L("a", "b", "c", "d"), L("b", "c"), False, L(), None),  # stale snapshot inside the last one
+        (L("a", "b", "c", "d", "e"), L("b", "c", "d"), True, L(), None),  # same, full window
+        (L("a", "b", "c", "d"), L("b", "c"), True, L("b", "c"), "overflow"),  # too short to call stale
         (L("a", "b", "c", "d"), L("c", "d"), True, L(), None),  # shrunk by lookback, nothing new
         # repeated lines: the longest overlap wins, so no line is printed twice
         (L("tick", "tick", "tick"), L("tick", "tick", "tick", "done"), False, L("done"), None),
@@ -111,6 +113,43 @@ def test_whole_log_windows_are_exact_even_with_repeated_lines(alphabet, chunks):
         out.extend(diff.new)
         last = list(log)
     assert out == log
+
+
+def _cli_new_lines(last: list[str], cur: list[str]) -> tuple[list[str], int]:
+    """`prime train logs -f` 0.18.0's dedupe, as the contract records it (commands/rl.py)."""
+    if cur == last:
+        return [], len(cur)
+    if not last:
+        return list(cur), 0
+    k = 0
+    for i in range(1, min(len(last), len(cur)) + 1):
+        if last[-i:] == cur[:i]:
+            k = i
+    return list(cur[k:]), k
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    width=st.integers(min_value=1, max_value=12),
+    alphabet=st.integers(min_value=1, max_value=4),
+    chunks=st.lists(st.lists(st.integers(min_value=0, max_value=3), max_size=15), min_size=2, max_size=10),
+)
+def test_never_worse_than_the_cli(width, alphabet, chunks):
+    """Same lines as the CLI's rule wherever the CLI can tell; a gap wherever it silently guesses."""
+    log: list[str] = []
+    last: list[str] = []
+    for chunk in chunks:
+        log.extend(f"msg {c % alphabet}" for c in chunk)
+        cur = log[-width:] if log else []
+        ours = f.diff_windows(last, cur, full=len(cur) == width)
+        cli_new, k = _cli_new_lines(last, cur)
+        if ours.stale:
+            assert cli_new == cur  # the CLI would print the whole window again
+            continue
+        assert ours.new == cli_new
+        if last and cur and k == 0 and cur != last:
+            assert ours.gap is not None  # the CLI prints these lines as if nothing was lost
+        last = cur if cur else last
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,6 +335,14 @@ async def test_learns_a_platform_window_cap():
     await fol.poll()  # grew by one line but stayed 5 long: the platform cuts at 5
     ev = await fol.poll()
     assert [e.reason for e in ev if isinstance(e, f.LogGap)] == ["overflow"]
+
+
+async def test_an_empty_window_in_between_does_not_repeat_lines():
+    t = FakeTime()
+    client = Scripted(logs=["a\nb", "", "a\nb\nc"], runs=[run_status("RUNNING")] * 3)
+    fol = _follower(client, t, status_interval=0)
+    got = await fol.poll() + await fol.poll() + await fol.poll()
+    assert _lines(got) == ["a", "b", "c"] and fol.gaps == 0
 
 
 def test_stream_keys():

@@ -641,7 +641,10 @@ def diff_windows(last: Sequence[str], cur: Sequence[str], *, full: bool) -> Wind
     if k > 0:
         weak = full and k < MIN_PROOF and k < len(last)
         return WindowDiff(new=list(cur[k:]), gap="uncertain" if weak else None, overlap=k)
-    if _contains(a, b):
+    # No overlap, but every line sits inside the previous window: an older snapshot (a lagging
+    # replica) or a window that shrank. Only a tiny full window is too short to tell that from
+    # a run of new lines that repeat older ones; that case is reported as a gap instead.
+    if _contains(a, b) and (not full or len(cur) >= MIN_PROOF):
         return WindowDiff(stale=True, overlap=len(cur))
     return WindowDiff(new=list(cur), gap="overflow" if full else "restart")
 
@@ -723,6 +726,10 @@ class LogFollower(_RunBound):
 
     def _apply(self, cur: list[str], requested: int, events: list[FollowerEvent]) -> None:
         full = len(cur) >= requested or (self._cap is not None and len(cur) >= self._cap)
+        if not cur:
+            # An empty window (a hiccup, or everything aged out of the lookback) proves nothing;
+            # keep the last real one so the next window is compared with it, not re-shown whole.
+            return
         diff = diff_windows(self._last, cur, full=full)
         if diff.stale:
             return  # keep the newer window we already have as the reference
