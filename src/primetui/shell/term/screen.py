@@ -74,12 +74,26 @@ class LazyLine(Line):
     two lists of ``cols`` cells for each would be most of the cost of a flood.
     """
 
-    __slots__ = ("_text", "_style", "_fill", "_cols")
+    __slots__ = ("_text", "_style", "_fill", "_cols", "_runs")
 
-    def __init__(self, text: str, cols: int, style: Attr, fill: Attr) -> None:
+    def __init__(
+        self, text: str, cols: int, style: Attr, fill: Attr, runs: list[tuple[str, Attr]] | None = None
+    ) -> None:
         self._text: str | None = text
         self._style, self._fill, self._cols = style, fill, cols
+        self._runs = runs  # several styles: (text, attr) runs whose texts join to ``text``
         self.wrapped = False
+
+    def pending_runs(self) -> list[tuple[str, Attr]] | None:
+        """The row as runs without building cells, or None once it has cells."""
+        text = self._text
+        if text is None:
+            return None
+        runs = list(self._runs) if self._runs is not None else ([(text, self._style)] if text else [])
+        pad = self._cols - len(text)
+        if pad > 0:
+            runs.append((" " * pad, self._fill))
+        return runs
 
     def _materialize(self) -> None:
         text, self._text = self._text, None
@@ -89,6 +103,14 @@ class LazyLine(Line):
         chars.extend(" " * (cols - n))
         _CHARS.__set__(self, chars)
         style, fill = self._style, self._fill
+        if self._runs is not None:
+            attrs: list[Attr] = []
+            for run_text, a in self._runs:
+                attrs.extend([a] * len(run_text))
+            attrs.extend([fill] * (cols - n))
+            self._runs = None
+            _ATTRS.__set__(self, attrs)
+            return
         _ATTRS.__set__(self, [style] * n + [fill] * (cols - n) if style is not fill else [style] * cols)
 
     @property  # type: ignore[override]
@@ -119,7 +141,7 @@ class LazyLine(Line):
         return self._text.rstrip() if self._text is not None else super().text()
 
     def resize(self, cols: int) -> None:
-        if self._text is not None:
+        if self._text is not None and (self._runs is None or len(self._text) <= cols):
             self._text = self._text[:cols]
             self._cols = cols
         else:
@@ -130,12 +152,10 @@ def entry_runs(entry: Line | str) -> list[tuple[str, Attr]]:
     """A row as runs of same-attribute text (what a renderer turns into styled segments)."""
     if isinstance(entry, str):
         return [(entry, DEFAULT)]
-    if isinstance(entry, LazyLine) and entry._text is not None:
-        runs = [(entry._text, entry._style)] if entry._text else []
-        pad = entry._cols - len(entry._text)
-        if pad > 0:
-            runs.append((" " * pad, entry._fill))
-        return runs
+    if isinstance(entry, LazyLine):
+        runs = entry.pending_runs()
+        if runs is not None:
+            return runs
     chars, attrs = entry.chars, entry.attrs
     n = len(attrs)
     if not n:

@@ -22,6 +22,9 @@ from primetui.shell.term.screen import LazyLine, Screen
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _BULK = re.compile(r"[\x20-\x7e]*(?:\r\n[\x20-\x7e]*)+")
+# Lines of text and colour changes only (coloured logs): the same bulk treatment.
+_BULK_STYLED = re.compile(r"(?:[\x20-\x7e]|\x1b\[[0-9;]*m)*(?:\r\n(?:[\x20-\x7e]|\x1b\[[0-9;]*m)*)+")
+_SGR_SPLIT = re.compile(r"\x1b\[([0-9;]*)m")
 _CSI = re.compile(r"\x1b\[([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e])")
 _CSI_PREFIX = re.compile(r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*")
 _ESC = re.compile(r"\x1b([\x20-\x2f]*)([\x30-\x7e])")
@@ -32,6 +35,12 @@ _MAX_STRING = 1 << 20  # an OSC/DCS longer than this (1 MiB) is dropped, not buf
 
 _DEC_MODES_MOUSE = {9, 1000, 1002, 1003}
 _MOUSE_ENCODINGS = {1005: "utf8", 1006: "sgr", 1015: "urxvt"}
+
+
+def _fill_of(a: tuple[int, int, int]) -> tuple[int, int, int]:
+    from primetui.shell.term.attrs import attr
+
+    return attr(-1, a[1], 0)
 
 
 def _params(raw: str) -> list[list[int]]:
@@ -57,6 +66,7 @@ class Terminal(Screen):
         super().__init__(cols, rows, scrollback)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._carry = ""
+        self._sgr_cache: dict[tuple[tuple[int, int, int], str], tuple[int, int, int]] = {}
 
     # -- input ---------------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -72,12 +82,19 @@ class Terminal(Screen):
         pos = 0
         find_control = _CONTROL.search
         bulk = _BULK.match
+        bulk_styled = _BULK_STYLED.match
         while pos < n:
             m = bulk(data, pos)
             if m is not None:
                 self._bulk(m.group())
                 pos = m.end()
                 continue
+            if data[pos] in "\x1b\r" or data[pos] >= " ":
+                m = bulk_styled(data, pos)
+                if m is not None:  # a sequence cut at the end of the data is not part of the match
+                    self._bulk(m.group(), styled=True)
+                    pos = m.end()
+                    continue
             m = find_control(data, pos)
             if m is None:
                 self.draw(data[pos:])
@@ -113,10 +130,30 @@ class Terminal(Screen):
         # Other C0/C1 controls (NUL, ENQ, ...) are ignored, as xterm does.
 
     # -- the bulk path ---------------------------------------------------------------------------
-    def _bulk(self, block: str) -> None:
+    def sgr(self, params: str) -> None:
+        """Apply an SGR parameter string (cached: logs repeat the same few colour changes)."""
+        key = (self.attr, params)
+        found = self._sgr_cache.get(key)
+        if found is None:
+            if len(self._sgr_cache) > 4096:
+                self._sgr_cache.clear()
+            found = self._sgr_cache[key] = apply_sgr(self.attr, _params(params))
+        self.attr = found
+
+    def _draw_styled(self, part: str) -> None:
+        pieces = _SGR_SPLIT.split(part)
+        if pieces[0]:
+            self.draw(pieces[0])
+        for i in range(1, len(pieces), 2):
+            self.sgr(pieces[i])
+            if pieces[i + 1]:
+                self.draw(pieces[i + 1])
+
+    def _bulk(self, block: str, styled: bool = False) -> None:
         parts = block.split("\r\n")
+        draw = self._draw_styled if styled else self.draw
         if parts[0]:
-            self.draw(parts[0])
+            draw(parts[0])
         rest = parts[1:]
         # Row by row until the cursor reaches the bottom of a full-screen region.
         i = 0
@@ -125,12 +162,20 @@ class Terminal(Screen):
             self.carriage_return()
             self.linefeed()
             if rest[i]:
-                self.draw(rest[i])
+                draw(rest[i])
             i += 1
         if i == k:
             return
         rest = rest[i:] if i else rest
         cols = self.cols
+        if styled:
+            if self.insert_mode or self.charset == "0" or not self._bulk_scroll_styled(rest):
+                for part in rest:
+                    self.carriage_return()
+                    self.linefeed()
+                    if part:
+                        draw(part)
+            return
         if self.insert_mode or self.charset == "0" or max(map(len, rest)) > cols:
             for part in rest:
                 self.carriage_return()
@@ -139,6 +184,63 @@ class Terminal(Screen):
                     self.draw(part)
             return
         self._bulk_scroll(rest)
+
+    def _bulk_scroll_styled(self, rest: list[str]) -> bool:
+        """Like :meth:`_bulk_scroll` for rows with colour changes; False (nothing done) if a row is too wide."""
+        cols = self.cols
+        split = _SGR_SPLIT.split
+        cache = self._sgr_cache
+        attr = self.attr
+        made: list[LazyLine] = []
+        for part in rest:
+            fill = self.fill if attr[1] == -1 else _fill_of(attr)
+            if "\x1b" not in part:
+                if len(part) > cols:
+                    return False
+                made.append(LazyLine(part, cols, attr, fill))
+                continue
+            pieces = split(part)
+            runs = []
+            if pieces[0]:
+                runs.append((pieces[0], attr))
+            for i in range(1, len(pieces), 2):
+                key = (attr, pieces[i])
+                nxt = cache.get(key)
+                if nxt is None:
+                    nxt = cache[key] = apply_sgr(attr, _params(pieces[i]))
+                attr = nxt
+                if pieces[i + 1]:
+                    runs.append((pieces[i + 1], attr))
+            text = "".join(t for t, _ in runs)
+            if len(text) > cols:
+                return False
+            made.append(LazyLine(text, cols, attr, fill, runs))
+        self.attr = attr
+        self._scroll_in(made, len(rest[-1]) if "\x1b" not in rest[-1] else len(made[-1]._text or ""))
+        return True
+
+    def _scroll_in(self, made: list, last_len: int) -> None:
+        rows, cols = self.rows, self.cols
+        k = len(made)
+        keep_history = not self.alt_screen and self.scrollback.maxlen
+        if k >= rows:
+            if keep_history:
+                self.scrollback.extend(self.lines)
+                self.scrollback.extend(made[max(0, k - rows - self.scrollback.maxlen) : k - rows])
+                self.history_pushed += k
+            self.lines = made[k - rows :]
+        else:
+            if keep_history:
+                self.scrollback.extend(self.lines[:k])
+                self.history_pushed += k
+            self.lines = self.lines[k:] + made
+        if self.alt_screen:
+            self._alt_lines = self.lines
+        if last_len >= cols:
+            self.x, self.pending_wrap = cols - 1, True
+        else:
+            self.x, self.pending_wrap = last_len, False
+        self.dirty.update(range(rows))
 
     def _bulk_scroll(self, rest: list[str]) -> None:
         """Append whole rows below the bottom row, as if each were preceded by CR LF."""
@@ -272,7 +374,7 @@ class Terminal(Screen):
                 self._soft_reset()
             return  # DECSCUSR (cursor shape) and the like change nothing we draw
         if final == "m":
-            self.attr = apply_sgr(self.attr, params)
+            self.sgr(raw)
         elif final in "Hf":
             col = params[1][0] if len(params) > 1 else 0
             self.move_to((col or 1) - 1, n - 1)

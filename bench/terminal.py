@@ -1,0 +1,291 @@
+"""Terminal pane throughput and keyboard latency, side by side with pyte in the same run.
+
+    uv run python bench/terminal.py            # everything (about a minute)
+    uv run python bench/terminal.py --quick    # smaller inputs, no SSH
+
+Measures, for ``seq 1 1500000`` (12.39 MB once the pty turns each newline into CRLF):
+
+1. the screen model alone (bytes fed in 4 KiB and 64 KiB chunks) vs ``pyte.ByteStream``;
+2. a real pty through the pane (``TerminalView`` in a headless Textual app) vs a pty into pyte;
+3. the same through SSH on a local-platform volume session (gateway, pinned keys);
+4. echo latency while output pours: a key sent through the pane during a flood, until its echo
+   reaches the screen, plus the event-loop lag seen by a 10 ms ticker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from primetui.shell.term import Terminal  # noqa: E402
+from primetui.shell.term.transport import PtyTransport  # noqa: E402
+
+COLS, ROWS = 120, 40
+
+
+def seq_bytes(n: int) -> bytes:
+    return b"".join(b"%d\r\n" % i for i in range(1, n + 1))
+
+
+def coloured_log(lines: int) -> bytes:
+    out = []
+    for i in range(lines):
+        out.append(
+            f"\x1b[38;5;244m2026-12-02 12:00:{i % 60:02d}\x1b[0m \x1b[32mINFO\x1b[0m step {i} "
+            f"loss \x1b[1m{1 / (i + 1):.5f}\x1b[0m lr 3e-4 tokens/s 5321 \x1b[33mgrad_norm\x1b[0m 0.91\r\n"
+        )
+    return "".join(out).encode()
+
+
+def mbps(nbytes: int, seconds: float) -> float:
+    return nbytes / seconds / 1e6
+
+
+def feed_ours(data: bytes, chunk: int) -> float:
+    term = Terminal(COLS, ROWS, scrollback=10_000)
+    t0 = time.perf_counter()
+    for i in range(0, len(data), chunk):
+        term.feed(data[i : i + chunk])
+    return time.perf_counter() - t0
+
+
+def feed_pyte(data: bytes, chunk: int) -> float:
+    import pyte
+
+    screen = pyte.Screen(COLS, ROWS)
+    stream = pyte.ByteStream(screen)
+    t0 = time.perf_counter()
+    for i in range(0, len(data), chunk):
+        stream.feed(data[i : i + chunk])
+    return time.perf_counter() - t0
+
+
+async def pty_raw(n: int) -> tuple[int, float]:
+    t = PtyTransport(["seq", "1", str(n)])
+    await t.start(COLS, ROWS)
+    t0 = time.perf_counter()
+    total = 0
+    while data := await t.read():
+        total += len(data)
+    dt = time.perf_counter() - t0
+    await t.close()
+    return total, dt
+
+
+async def pty_pyte(n: int) -> tuple[int, float]:
+    import pyte
+
+    screen = pyte.Screen(COLS, ROWS)
+    stream = pyte.ByteStream(screen)
+    t = PtyTransport(["seq", "1", str(n)])
+    await t.start(COLS, ROWS)
+    t0 = time.perf_counter()
+    total = 0
+    while data := await t.read():
+        total += len(data)
+        stream.feed(data)
+    dt = time.perf_counter() - t0
+    await t.close()
+    return total, dt
+
+
+async def through_pane(make_transport, last_line: str) -> tuple[int, float, int]:
+    """Run a transport in a TerminalView under a headless app until ``last_line`` is on screen."""
+    from textual.app import App, ComposeResult
+
+    from primetui.ui.terminal.view import TerminalView
+
+    class Bench(App):
+        def compose(self) -> ComposeResult:
+            yield TerminalView(make_transport, id="t")
+
+    app = Bench()
+    async with app.run_test(size=(COLS, ROWS)) as pilot:
+        view = app.query_one(TerminalView)
+        while not view.running and view.ended_reason is None:
+            await asyncio.sleep(0.005)
+        t0 = time.perf_counter()
+        while True:
+            lines = view.term.text_lines()
+            if any(line.endswith(last_line) for line in lines):
+                break
+            if view.ended_reason is not None and not any(last_line in x for x in lines):
+                raise RuntimeError(f"ended early: {view.ended_reason}")
+            await asyncio.sleep(0.002)
+        dt = time.perf_counter() - t0
+        await pilot.pause()
+        return view.bytes_in, dt, view.frames
+
+
+async def echo_latency(samples: int) -> tuple[list[float], list[float]]:
+    """Keys typed into a bash running a long seq: time until each key's echo is on the screen."""
+    from textual.app import App, ComposeResult
+    from textual import events
+
+    from primetui.ui.terminal.view import TerminalView
+
+    transport = PtyTransport(["bash", "--norc", "--noprofile", "-i"], env={"PS1": "$ "})
+
+    class Bench(App):
+        def compose(self) -> ComposeResult:
+            yield TerminalView(transport, id="t")
+
+    app = Bench()
+    latencies: list[float] = []
+    lags: list[float] = []
+    async with app.run_test(size=(COLS, ROWS)) as pilot:
+        view = app.query_one(TerminalView)
+        while not view.running:
+            await asyncio.sleep(0.01)
+        seen: dict[bytes, float] = {}
+        original = view.term.feed
+
+        def spying_feed(data: bytes) -> None:
+            original(data)
+            for marker in list(pending):
+                if marker in data:
+                    seen[marker] = time.perf_counter()
+                    pending.discard(marker)
+
+        pending: set[bytes] = set()
+        view.term.feed = spying_feed  # type: ignore[method-assign]
+        view.focus()
+        transport.write(b"seq 1 20000000\r")
+        await asyncio.sleep(0.5)  # the flood is on
+
+        stop = False
+
+        async def ticker() -> None:
+            last = time.perf_counter()
+            while not stop:
+                await asyncio.sleep(0.01)
+                now = time.perf_counter()
+                lags.append((now - last - 0.01) * 1000)
+                last = now
+
+        tick = asyncio.get_running_loop().create_task(ticker())
+        for i in range(samples):
+            marker = chr(ord("A") + i % 26)
+            code = f"@{marker}".encode()
+            pending.add(code)
+            t0 = time.perf_counter()
+            # Through the app's key path, as a user's key arrives: a Key event to the focused view.
+            view.post_message(events.Key("at", "@"))
+            view.post_message(events.Key(marker.lower(), marker))
+            while code in pending and time.perf_counter() - t0 < 2:
+                await asyncio.sleep(0.001)
+            latencies.append((seen.get(code, t0 + 2) - t0) * 1000)
+            await asyncio.sleep(0.1)
+        stop = True
+        await tick
+        transport.write(b"\x03")
+        await pilot.pause(0.2)
+    return latencies, lags
+
+
+async def ssh_pane(n: int) -> tuple[int, float, int] | None:
+    """seq through a real local-platform volume session (HTTP + TLS gateway + SSH)."""
+    try:
+        import asyncssh
+
+        from primetui.local.testing import LocalPlatform
+        from primetui.shell.term.transport import SessionTransport
+    except ImportError as exc:
+        print(f"  (ssh bench skipped: {exc})")
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        key_path = home / ".ssh" / "id_ed25519"
+        key_path.parent.mkdir(parents=True)
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        key_path.write_bytes(key.export_private_key())
+        os.chmod(key_path, 0o600)
+        Path(str(key_path) + ".pub").write_bytes(key.export_public_key())
+        with LocalPlatform.start(Path(tmp), demo=False, env={"HOME": str(home), "PRIME_SSH_KEY_PATH": str(key_path)}) as lp:
+            import httpx
+
+            with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
+                c.post("/training/volumes", json={"name": "bench", "size": "10Gi", "warm": False}).raise_for_status()
+            client = lp.client()
+            try:
+                s = await client.create_session("bench")
+                for _ in range(3000):
+                    s = await client.get_session("bench", s.id)
+                    if s.phase in ("ready", "failed"):
+                        break
+                    await asyncio.sleep(0.02)
+                if s.phase != "ready":
+                    print(f"  (ssh bench skipped: session {s.phase})")
+                    return None
+
+                class SeqOverSSH(SessionTransport):
+                    async def start(self, cols: int, rows: int) -> None:
+                        await super().start(cols, rows)
+                        self.write(b"stty -echo; clear; seq 1 %d; exit\r" % n)
+
+                result = await through_pane(lambda: SeqOverSSH(s, key_path), str(n))
+                await client.stop_session("bench", s.id)
+                return result
+            finally:
+                await client.aclose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--no-ssh", action="store_true")
+    args = parser.parse_args()
+    n = 300_000 if args.quick else 1_500_000
+    pyte_n = 100_000 if args.quick else 300_000
+    data = seq_bytes(n)
+    pyte_data = seq_bytes(pyte_n)
+    log = coloured_log(20_000 if args.quick else 60_000)
+    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; python {sys.version.split()[0]}")
+    print(f"seq 1 {n}: {len(data) / 1e6:.2f} MB (pyte gets seq 1 {pyte_n}, {len(pyte_data) / 1e6:.2f} MB, to keep the run short)")
+
+    print("\n1. screen model alone")
+    rows = []
+    for chunk in (4096, 65536):
+        ours = mbps(len(data), feed_ours(data, chunk))
+        theirs = mbps(len(pyte_data), feed_pyte(pyte_data, chunk))
+        rows.append((f"seq, {chunk // 1024} KiB chunks", ours, theirs))
+    ours = mbps(len(log), feed_ours(log, 65536))
+    theirs = mbps(len(log), feed_pyte(log, 65536))
+    rows.append(("coloured log (SGR every few words), 64 KiB chunks", ours, theirs))
+    for name, ours, theirs in rows:
+        print(f"  {name:52s} primetui {ours:7.1f} MB/s   pyte {theirs:5.2f} MB/s   x{ours / theirs:5.1f}")
+
+    print("\n2. local pty -> pane (TerminalView, 120x40, headless app)")
+    raw_total, raw_dt = asyncio.run(pty_raw(n))
+    print(f"  pty raw read, no screen                              {mbps(raw_total, raw_dt):7.1f} MB/s")
+    total, dt, frames = asyncio.run(through_pane(lambda: PtyTransport(["seq", "1", str(n)]), str(n)))
+    p_total, p_dt = asyncio.run(pty_pyte(pyte_n))
+    print(f"  pty -> primetui pane                                 {mbps(total, dt):7.1f} MB/s  ({dt:.2f} s, {frames} frames)")
+    print(f"  pty -> pyte feed only                                {mbps(p_total, p_dt):7.2f} MB/s")
+    print(f"  ratio pane / pyte                                    x{mbps(total, dt) / mbps(p_total, p_dt):.1f}")
+
+    if not (args.quick or args.no_ssh):
+        print("\n3. SSH on a local-platform volume session -> pane")
+        result = asyncio.run(ssh_pane(n))
+        if result:
+            total, dt, frames = result
+            print(f"  ssh (gateway, pinned) -> primetui pane               {mbps(total, dt):7.1f} MB/s  ({dt:.2f} s, {frames} frames)")
+
+    print("\n4. echo latency while seq floods the pane (bash on a pty)")
+    lat, lags = asyncio.run(echo_latency(10 if args.quick else 25))
+    lat.sort()
+    print(f"  key -> echo on screen: p50 {statistics.median(lat):.1f} ms, p95 {lat[int(len(lat) * 0.95) - 1]:.1f} ms, max {max(lat):.1f} ms ({len(lat)} keys)")
+    lags.sort()
+    print(f"  event-loop lag (10 ms ticker): p50 {statistics.median(lags):.1f} ms, p99 {lags[int(len(lags) * 0.99) - 1]:.1f} ms, max {max(lags):.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
