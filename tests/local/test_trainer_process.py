@@ -48,6 +48,7 @@ def runs(tmp_path_factory, volume):
         "fake": ({"max_steps": 8, "data": {"type": "fake", "seq_len": 256, "batch_size": 4, "micro_batch_size": 2},
                   "optim": {"lr": 1e-2}, "scheduler": {"type": "cosine", "warmup_steps": 2}}, None),
         "splits": (tt.walkthrough_config(max_steps=2, ckpt=None, data={"seq_len": 256, "batch_size": 2, "splits": ["train", "test"]}), volume),
+        "badresume": ({"max_steps": 4, "data": {"type": "fake", "seq_len": 64, "batch_size": 2}, "resume": {"step": 3}}, None),
         "pause": (FOREVER, None),
         "term": (FOREVER, None),
     }
@@ -182,3 +183,11 @@ def test_two_splits_are_interleaved_and_reported_per_split(runs):
     [row] = [r for r in tt.metric_rows(run_dir) if r["step"] == 2 and "progress/train/ratio_samples" in r]
     assert row["progress/train/ratio_samples"] + row["progress/test/ratio_samples"] == pytest.approx(1.0)
     assert 0 < row["progress/test/ratio_tokens"] < 1
+
+
+def test_resume_step_without_that_checkpoint_fails_pointing_at_resume_dir(runs):
+    run_dir, _, proc = runs["badresume"]
+    assert _wait(proc) == 1
+    error = tt.status(run_dir)["error"]
+    assert error.startswith("resume.step = 3 looks in this run's own checkpoints, which has no step_3")
+    assert '[resume] dir = "/volume/runs/<runId>/checkpoints/step_3"' in error

@@ -352,7 +352,7 @@ class Trainer:
         return stream, labels
 
     def _val_rows(self, cfg: TrainConfig, volume_dir: Path | None) -> list[Any]:
-        """``[val]``: one pass over the validation data, packed like training rows (at most 64 rows)."""
+        """``[val]``: one pass over the validation data, packed like training rows (at most 16 rows)."""
         if cfg.val is None:
             return []
         d = cfg.val.data
@@ -365,7 +365,7 @@ class Trainer:
         d.shuffle = False
         stream = SampleStream([samples], d)
         rows_out = []
-        while stream.epoch == 0 and stream.pos < len(samples) and len(rows_out) < 64:
+        while stream.epoch == 0 and stream.pos < len(samples) and len(rows_out) < 16:
             rows_out.append(pack_row(stream, row_len))
         self.log.info(f"Initialized validation data ({d.name}: {len(samples)} examples, {len(rows_out)} rows, every {cfg.val.interval} steps)")
         return rows_out
@@ -384,6 +384,11 @@ class Trainer:
                 return volume_path(r.dir, volume_dir)
             return Path(r.dir), r.dir
         if r.step:
+            if not (ckpt_root / f"step_{r.step}").is_dir():
+                raise RunFailure(
+                    f"resume.step = {r.step} looks in this run's own checkpoints, which has no step_{r.step}; to continue "
+                    f"another run, set [resume] dir = \"/volume/runs/<runId>/checkpoints/step_{r.step}\" instead."
+                )
             return ckpt_root / f"step_{r.step}", f"checkpoints/step_{r.step}"
         steps = ckpt_mod.list_steps(ckpt_root)
         if not steps:
