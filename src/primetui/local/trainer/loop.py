@@ -127,6 +127,7 @@ class Trainer:
 
         # -- resume ---------------------------------------------------------------------------------
         progress = {"step": 0, "total_tokens": 0, "total_samples": 0}
+        last_broadcast = -1
         resumed = self._resume_dir(spec, cfg, ckpt_root, volume_dir)
         if resumed is not None:
             step_dir, shown = resumed
@@ -160,6 +161,7 @@ class Trainer:
             # The startup eval (before any step); on resume only with eval.retrigger_on_resume.
             if (resumed is None and not cfg.eval.skip_first_step) or (resumed is not None and cfg.eval.retrigger_on_resume):
                 self.evals.broadcast(start - 1, params)
+                last_broadcast = start - 1
 
         self.files.set_status("running", start - 1)
         log.info(f"Starting training loop (max_steps={steps_label})")
@@ -169,7 +171,6 @@ class Trainer:
         total_tokens = int(progress["total_tokens"])
         total_samples = int(progress["total_samples"])
         last_saved = -1
-        last_broadcast = start - 1 if self.evals else -1
         step = start - 1
         tokens_per_step = data_cfg.batch_size * data_cfg.seq_len
 
