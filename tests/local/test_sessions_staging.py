@@ -65,3 +65,22 @@ def test_sync_back_mirrors_changes_and_leaves_runs_alone(tmp_path):
     assert tree["runs/r1/ckpt"] == b"checkpoint" and "runs/r2" not in tree
     assert "evil" not in tree
     assert "(2/2 files)" in final  # only the two changed files were copied
+
+
+def test_read_only_copy_has_no_write_bits_and_can_still_be_removed(tmp_path):
+    import stat
+
+    from primetui.local.sessions.staging import make_read_only, remove_tree
+
+    vol, work = tmp_path / "vol", tmp_path / "work"
+    (vol / "a" / "b").mkdir(parents=True)
+    (vol / "a" / "b" / "f.txt").write_text("x")
+    (vol / "top.txt").write_text("y")
+    stage(vol, work, lambda line: None)
+    make_read_only(work)
+    for path in [work, work / "a", work / "a" / "b", work / "a" / "b" / "f.txt", work / "top.txt"]:
+        assert stat.S_IMODE(path.stat().st_mode) & 0o222 == 0, path
+    remove_tree(work)
+    assert not work.exists()
+    assert (vol / "top.txt").read_text() == "y"  # the volume itself keeps its modes and files
+    assert stat.S_IMODE((vol / "top.txt").stat().st_mode) & 0o200

@@ -26,7 +26,6 @@ import datetime as _dt
 import logging
 import os
 import secrets
-import shutil
 import time
 from pathlib import Path
 
@@ -242,6 +241,8 @@ class SessionManager:
             copy = asyncio.get_running_loop().run_in_executor(None, staging.stage, volume, work, report)
             self._staging[rec.id] = copy
             rec.progress = await copy
+            if rec.read_only:
+                await asyncio.to_thread(staging.make_read_only, work)
             # A tiny volume stages in a blink; hold the phase briefly so a watcher can see it happen.
             await asyncio.sleep(max(0.0, _STAGING_MIN / self.speed - (time.monotonic() - started)))
             cfg = sshd.EndpointConfig(
@@ -289,7 +290,7 @@ class SessionManager:
 
                 rec.progress = await asyncio.to_thread(staging.sync_back, work, self._require_volume(rec.volume_name), report)
             self._set_phase(rec, "finalizing")
-            await asyncio.to_thread(shutil.rmtree, work, True)
+            await asyncio.to_thread(staging.remove_tree, work)
             self._set_phase(rec, "stopped")
         except asyncio.CancelledError:
             raise
@@ -312,7 +313,7 @@ class SessionManager:
                     staging.sync_back, work, self._require_volume(rec.volume_name), lambda line: None
                 )
             self._set_phase(rec, "finalizing")
-            await asyncio.to_thread(shutil.rmtree, work, True)
+            await asyncio.to_thread(staging.remove_tree, work)
             self._set_phase(rec, "stopped")
         except asyncio.CancelledError:
             raise

@@ -147,7 +147,7 @@ def _remove(path: Path) -> None:
 def stage(volume: Path, work: Path, report: Report) -> str:
     """Copy the whole volume into ``work`` (created fresh). Returns the final stats line."""
     if work.exists():
-        shutil.rmtree(work)
+        remove_tree(work)
     work.mkdir(parents=True)
     total, files = _measure(volume, frozenset())
     stats = _Stats(total, files, report)
@@ -226,3 +226,33 @@ def sync_back(work: Path, volume: Path, report: Report) -> str:
             stats.done_files += 1
     stats.tick(force=True)
     return stats.line()
+
+
+def make_read_only(work: Path) -> None:
+    """Drop write permission on a read-only session's copy, so writes fail at once in the shell
+    (as on the hosted pod's read-only mount) instead of being discarded silently at stop.
+    Links are left alone (their mode is meaningless)."""
+    for rel, st in _walk(work):
+        path = work / rel
+        if stat.S_ISDIR(st.st_mode):
+            os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o222)
+        elif stat.S_ISREG(st.st_mode):
+            os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o222)
+    os.chmod(work, stat.S_IMODE(os.stat(work).st_mode) & ~0o222)
+
+
+def remove_tree(work: Path) -> None:
+    """Remove a working dir, restoring write permission where a read-only copy took it away."""
+    if not work.exists():
+        return
+
+    def retry(func, path, _exc):
+        parent = os.path.dirname(path)
+        os.chmod(parent, stat.S_IMODE(os.stat(parent).st_mode) | 0o700)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, stat.S_IMODE(os.stat(path).st_mode) | 0o700)
+        func(path)
+
+    for dirpath, _dirnames, _files in os.walk(work):
+        os.chmod(dirpath, stat.S_IMODE(os.stat(dirpath).st_mode) | 0o700)
+    shutil.rmtree(work, onerror=retry)
