@@ -105,3 +105,54 @@ async def test_followers_track_a_real_run_to_completion(client, local_platform):
     assert not gaps
     assert lines == full and any("Step 6" in ln for ln in lines)
     assert logs.last_success is not None and logs.error is None
+
+
+async def _watch_until(client, run_id, done) -> f.RunUpdate:
+    """Follow the run with a RunWatcher until `done(update)`; returns that update."""
+    watcher = f.RunWatcher(client, run_id, interval=0.2)
+
+    async def loop():
+        async for ev in watcher:
+            if isinstance(ev, f.RunUpdate) and done(ev):
+                watcher.stop()
+                return ev
+        raise AssertionError(f"run {run_id} ended as {watcher.status} first")
+
+    return await asyncio.wait_for(loop(), timeout=120)
+
+
+async def test_controls_through_the_client(client, local_platform):
+    config = _small_config(local_platform, max_steps=100000)
+    config["ckpt"] = {"interval": 1000}
+    run_id = (await client.create_run(config, volume="research", name="api-controls")).run_id
+    await _watch_until(client, run_id, lambda u: u.run.status == "RUNNING" and (u.step or 0) >= 2)
+
+    paused = await client.pause_run(run_id)
+    assert paused.status in {"PAUSING", "PAUSED"}
+    update = await _watch_until(client, run_id, lambda u: u.run.status == "PAUSED")
+    assert update.run.is_terminal and update.run.completed_at
+    checkpoints = await client.list_checkpoints(run_id)
+    assert checkpoints and checkpoints[-1].rft_run_id == run_id
+    assert await client.list_checkpoints(run_id, status="READY") == [c for c in checkpoints if c.status == "READY"]
+
+    assert (await client.pause_run(run_id)).status == "PAUSED"  # idempotent
+
+    resumed = await client.resume_run(run_id)
+    assert resumed.run_id != run_id
+    await _watch_until(client, resumed.run_id, lambda u: u.run.status == "RUNNING")
+    stopped = await client.stop_run(resumed.run_id)
+    assert stopped.id == resumed.run_id
+    await _watch_until(client, resumed.run_id, lambda u: u.run.status == "STOPPED")
+    with pytest.raises(e.ConflictError) as info:
+        await client.pause_run(resumed.run_id)  # only RUNNING runs can be paused
+    assert "only RUNNING" in str(info.value) and str(info.value).endswith("retry.")
+
+    usage = await client.get_usage(run_id)
+    assert usage.run_id == run_id and usage.training.tokens > 0
+    progress = await client.get_progress(run_id)
+    assert progress.latest_step == checkpoints[-1].step
+    assert await client.list_env_servers(run_id) == []
+
+    await client.delete_run(resumed.run_id)
+    with pytest.raises(e.NotFoundError):
+        await client.get_run(resumed.run_id)
