@@ -116,6 +116,8 @@ class LogStore:
     def append_gap(self, message: str) -> int:
         """Add a visible gap marker; returns its global index."""
         p = gap_line(message)
+        # The marker sits where the hole is: at the clock of the line before it.
+        p = p._replace(t=self._times[-1] if self._times else -1.0)
         batch = Batch()
         batch.add(p)
         start, _ = self.append(batch)

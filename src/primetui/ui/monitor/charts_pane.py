@@ -98,6 +98,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         Binding("0,Z", "zoom_reset", "Reset zoom", show=False, id="monitor.chart.zoom_reset"),
         Binding("b", "cycle_mode", "Braille/block/ASCII", show=False, id="monitor.chart.mode"),
     ]
+    _ready = False
     DEFAULT_CSS = """
     ChartsPane { height: 1fr; }
     ChartsPane:focus-within > .charts--status, ChartsPane:focus > .charts--status { color: $foreground; }
@@ -141,6 +142,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         yield self._status
 
     def on_mount(self) -> None:
+        self._ready = True
         self._apply_theme_mode()
         self._rebuild()
         if self.follow_enabled and self.client is not None:
@@ -202,7 +204,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         return keys
 
     def _rebuild(self) -> None:
-        if not self.is_mounted:
+        if not self._ready:
             return
         keys = self._shown_keys()
         for key in list(self.charts):

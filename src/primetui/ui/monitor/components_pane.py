@@ -86,6 +86,7 @@ def component_rows(run: Any, env_servers: list[Any] | None) -> list[tuple[str, s
 class ComponentsPane(FeedMixin, Vertical):
     """Processes of one run with their status: ``ComponentsPane(client, run)``."""
 
+    _ready = False
     DEFAULT_CSS = """
     ComponentsPane { height: 1fr; }
     ComponentsPane > DataTable { height: auto; max-height: 1fr; }
@@ -108,6 +109,7 @@ class ComponentsPane(FeedMixin, Vertical):
         yield Static("", classes="components--note")
 
     def on_mount(self) -> None:
+        self._ready = True
         table = self.query_one(DataTable)
         for key, label in (("component", "Component"), ("kind", "Kind"), ("status", "Status"), ("detail", "Detail")):
             table.add_column(label, key=key)
@@ -151,7 +153,7 @@ class ComponentsPane(FeedMixin, Vertical):
         self.render_rows()
 
     def render_rows(self) -> None:
-        if not self.is_mounted:
+        if not self._ready:
             return
         table = self.query_one(DataTable)
         table.clear()

@@ -27,6 +27,7 @@ def eval_results(table) -> list[tuple[float, str, dict[str, float]]]:
 class EvalsPane(ChartsPane):
     """``EvalsPane(client, run)``: every eval metric charted, and each eval's results in a table."""
 
+    _ready = False
     DEFAULT_CSS = """
     EvalsPane > DataTable { height: auto; max-height: 9; }
     """
@@ -42,6 +43,7 @@ class EvalsPane(ChartsPane):
         yield from super().compose()
 
     def on_mount(self) -> None:
+        self._ready = True
         for key, label in (("step", "Step"), ("env", "Environment"), ("reward", "Reward mean"), ("count", "Samples"), ("other", "Other")):
             self._results.add_column(label, key=key)
         super().on_mount()
@@ -52,7 +54,7 @@ class EvalsPane(ChartsPane):
         self._fill_results()
 
     def _fill_results(self) -> None:
-        if not self.is_mounted:
+        if not self._ready:
             return
         t = self._results
         t.clear()
