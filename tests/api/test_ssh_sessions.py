@@ -330,3 +330,38 @@ def test_official_prime_cli_ssh_through_the_gateway(ssh_platform, tmp_path):
     assert scp.returncode == 0, scp.stderr.decode()
     assert (tmp_path / "got.txt").read_text() == "hello from the volume\n"
     httpx.delete(f"{lp.api_url}/training/volumes/cli/sessions/{session_id}", headers=lp.headers, timeout=30)
+
+
+async def test_openssh_config_with_primetui_proxy(ssh_platform, api, tmp_path):
+    """`ssh -F ~/.prime/volume-ssh/config alias` through primetui's own TLS ProxyCommand."""
+    import shutil
+    import subprocess
+
+    from primetui.shell import write_ssh_config
+
+    if shutil.which("ssh") is None:
+        pytest.skip("OpenSSH client not installed")
+    lp, key = ssh_platform
+    create_volume(lp, "openssh", {"hello.txt": b"hi from openssh\n"})
+    s = await _ready(api, "openssh", read_only=True)
+    folder = tmp_path / "volume-ssh"
+    (folder).mkdir()
+    (folder / "config").write_text("Host other\n  HostName example.invalid\n")
+    cmd = write_ssh_config(s, key, folder=folder)
+    write_ssh_config(s, key, folder=folder)  # rewriting replaces the block, never duplicates it
+    config = (folder / "config").read_text()
+    assert config.count(f"Host {cmd.alias}") == 1 and "Host other" in config
+    assert "primetui.shell.proxy" in config and "StrictHostKeyChecking yes" in config
+    done = await asyncio.to_thread(
+        subprocess.run, [*cmd.argv, "cat hello.txt"], capture_output=True, timeout=60,
+        env=dict(os.environ, HOME=str(tmp_path)),
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == b"hi from openssh\n"
+    # a wrong pin in the config is refused by the proxy before SSH starts
+    (folder / "config").write_text(config.replace(s.gateway.cert_sha256, "0" * 64))
+    bad = await asyncio.to_thread(
+        subprocess.run, [*cmd.argv, "true"], capture_output=True, timeout=60, env=dict(os.environ, HOME=str(tmp_path)),
+    )
+    assert bad.returncode != 0 and b"presented an unexpected certificate" in bad.stderr
+    await api.stop_session("openssh", s.id)

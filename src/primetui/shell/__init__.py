@@ -19,6 +19,10 @@ No textual here; the terminal emulator lives in ``primetui.shell.term`` and the 
     await put(conn, "./data.jsonl", "datasets/", progress)   # progress(done_bytes, total_bytes, name)
     await get(conn, "runs/r1/checkpoints/step_10/", "./ckpt", progress)
 
+For a real terminal (or scp/rsync), ``write_ssh_config(session, key_path)`` writes the session's
+block into ``~/.prime/volume-ssh/config`` (the prime CLI's format, pinned host key, primetui's
+own TLS ProxyCommand) and returns ``.argv`` = ``["ssh", "-F", config, alias]``.
+
 Errors are :class:`ShellError` subclasses with a one-sentence ``str()``:
 ``SessionNotReady``, ``InvalidEndpoint``, ``KeyFileError``, ``AuthenticationRefused``,
 ``GatewayCertificateMismatch``, ``HostKeyMismatch``, ``ConnectFailed``, ``ConnectionDropped``
@@ -40,6 +44,8 @@ _EXPORTS = {
     "ShellProcess": "primetui.shell.connect",
     "ShellEnd": "primetui.shell.connect",
     "resolve_key_path": "primetui.shell.keys",
+    "write_ssh_config": "primetui.shell.openssh",
+    "SshCommand": "primetui.shell.openssh",
     "put": "primetui.shell.transfer",
     "get": "primetui.shell.transfer",
     "remote_path": "primetui.shell.paths",

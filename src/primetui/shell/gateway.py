@@ -97,3 +97,15 @@ class GatewayTunnel:
 
     async def wait_closed(self) -> None:
         pass
+
+
+async def open_verified_tls(gateway: Gateway, sni: str, timeout: float = 10.0) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A TLS stream to the gateway whose certificate matched the pin (for the ProxyCommand relay)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 20)
+
+    def factory():
+        return asyncio.StreamReaderProtocol(reader)
+
+    transport, protocol = await GatewayTunnel(gateway, sni, timeout).create_connection(factory, gateway.host, gateway.port)
+    return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
