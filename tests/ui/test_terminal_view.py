@@ -105,3 +105,19 @@ async def test_scrollback_scrolls_and_search_finds() -> None:
         assert view._match is not None and view._entry(view._match[0]).rstrip() == "line 42"
         await pilot.press("escape")
         assert view._view_top is None
+
+
+@pytest.mark.skipif(shutil.which("vim") is None, reason="vim is not installed")
+async def test_vim_runs_in_the_alternate_screen_and_gives_the_shell_back(tmp_path) -> None:
+    transport = PtyTransport([BASH, "--norc", "--noprofile", "-i"], env={"PS1": "$ ", "HISTFILE": "/dev/null"}, cwd=str(tmp_path))
+    app = TermApp(transport)
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TerminalView)
+        await wait_for(pilot, lambda: "$" in screen_text(app))
+        await pilot.press(*"vim -u NONE -N -n -i NONE notes.txt", "enter")
+        await wait_for(pilot, lambda: view.term.alt_screen and view.term.text_lines()[1].startswith("~"))
+        await pilot.press("i", *"hello from vim", "escape", *":wq", "enter")
+        await wait_for(pilot, lambda: not view.term.alt_screen and (tmp_path / "notes.txt").exists())
+        assert (tmp_path / "notes.txt").read_text() == "hello from vim\n"
+        assert any("vim -u NONE" in line for line in view.term.text_lines())  # the shell's screen is back
+        assert not any(line.startswith("~") for line in view.term.text_lines())

@@ -66,11 +66,11 @@ class ShellPane(Vertical):
     def header_text(self, extra: str = "") -> str:
         spec = self.spec
         if spec.session_id:
-            mode = "READ-ONLY: the volume cannot be changed from here" if spec.read_only else "read-write: blocks training until the session stops"
-            text = f" {spec.volume} · session {spec.session_id} · {mode}"
+            mode = "READ-ONLY · changes never reach the volume" if spec.read_only else "read-write · blocks training until stopped"
+            text = f" {spec.volume} · {spec.session_id} · {mode}"
         else:
             text = f" {spec.label}"
-        return text + (f" · {extra}" if extra else "") + "  ·  ctrl+] leave · f12 full terminal"
+        return text + (f" · {extra}" if extra else "")
 
     def set_status(self, extra: str) -> None:
         self.query_one(".shell-header", Static).update(self.header_text(extra))
@@ -119,7 +119,7 @@ class ShellScreen(Screen):
         self._count += 1
         tab_id = f"shell-{self._count}"
         pane = ShellPane(spec, id=f"{tab_id}-shell")
-        title = spec.label + (" 🔒" if spec.read_only else "")
+        title = spec.label + (" (read-only)" if spec.read_only else "")
         tabs = self.query_one(TabbedContent)
         await tabs.add_pane(TabPane(title, pane, id=tab_id))
         tabs.active = tab_id

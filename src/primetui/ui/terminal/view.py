@@ -350,7 +350,7 @@ class TerminalView(Widget, can_focus=True):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reconnect":
-            return True if self.ended_reason is not None else None
+            return self.ended_reason is not None
         return True
 
     async def on_key(self, event: events.Key) -> None:
