@@ -311,7 +311,8 @@ def runtime_rules(c: Cfg) -> Iterator[Finding]:
     else:
         world = c.num("deployment.num_train_gpus")
     bs, mbs, cp = c.num("data.batch_size"), c.num("data.micro_batch_size"), c.num("model.cp") or 1
-    if world and bs and mbs and isinstance(cp, int) and (bs * cp) % (world * mbs) != 0:
+    divisible = bool(bs and mbs and bs % mbs == 0)  # otherwise prime-rl's own batch error already says it
+    if world and divisible and isinstance(cp, int) and (bs * cp) % (world * mbs) != 0:
         yield Finding("warning", "world-batch",
                       f"batch_size * cp ({bs * cp}) must be divisible by world_size * micro_batch_size ({world * mbs}) — the trainer asserts this at startup.",
                       _p("data.batch_size"), "prime-rl")

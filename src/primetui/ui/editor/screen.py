@@ -57,7 +57,7 @@ class EditorScreen(Screen):
     DEFAULT_CSS = """
     EditorScreen { layout: vertical; }
     EditorScreen #editor-title { height: 1; background: $panel; color: $text; padding: 0 1; }
-    EditorScreen #editor-message { height: auto; max-height: 3; padding: 0 1; background: $surface; color: $text; }
+    EditorScreen #editor-message { height: 3; padding: 0 1; background: $surface; color: $text; }
     """
 
     class Dispatched(Message):
@@ -90,6 +90,7 @@ class EditorScreen(Screen):
         self._timer: Timer | None = None
         self._close_armed = False
         self.note = ""
+        self._note_keep = 0
         self._initial_text = self._read_file()
 
     # -- file ------------------------------------------------------------------------------------
@@ -155,6 +156,7 @@ class EditorScreen(Screen):
 
         def _chosen(restore: bool | None) -> None:
             if restore:
+                self._note_keep = 1
                 self.replace_all(draft.text)
                 self.note = "Draft restored — ctrl+z returns to the file as saved."
             else:
@@ -183,7 +185,10 @@ class EditorScreen(Screen):
         self.version += 1
         self._draft_dirty = True
         self._close_armed = False
-        self.note = ""
+        if self._note_keep > 0:
+            self._note_keep -= 1  # the edit that the note describes
+        else:
+            self.note = ""
         self.server_diagnostics = []
         if self._timer is not None:
             self._timer.stop()
@@ -281,6 +286,8 @@ class EditorScreen(Screen):
     @on(TextArea.SelectionChanged, "#editor-area")
     def _moved(self, event: TextArea.SelectionChanged) -> None:
         self._refresh_message()
+        # the message area may have grown and covered the cursor's row
+        self.call_after_refresh(self.area.scroll_cursor_visible)
 
     # -- editing helpers -----------------------------------------------------------------------------
     def replace_all(self, text: str) -> None:
@@ -378,6 +385,7 @@ class EditorScreen(Screen):
             return
         inside = [d for d in here if d.span.col <= col <= d.span.end_col] or here
         d = inside[0]
+        self._note_keep = 1
         self.apply_fix(d.fix)
         self.note = f"Applied: {d.fix.title} (ctrl+z undoes it)."
         self._refresh_chrome()
@@ -423,6 +431,7 @@ class EditorScreen(Screen):
         def _chosen(key: str | None) -> None:
             if key:
                 t = get(key)
+                self._note_keep = 1
                 self.replace_all(t.text)
                 self.note = f"Inserted the {t.title} template (ctrl+z undoes it)."
                 self.area.cursor_location = (0, 0)
