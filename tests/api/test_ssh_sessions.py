@@ -321,14 +321,6 @@ def test_official_prime_cli_ssh_through_the_gateway(ssh_platform, tmp_path):
     config = (home / ".prime" / "volume-ssh" / "config").read_text()
     assert "ProxyCommand" in config and "StrictHostKeyChecking yes" in config
     session_id = re.search(r"Session (vs_[0-9a-f]+)", out).group(1)
-    # what `prime volumes put/get` run without rsync: OpenSSH scp (SFTP mode) over the same config
-    alias = re.findall(r"^Host (\S+)", config, re.M)[-1]
-    payload = tmp_path / "payload.txt"
-    payload.write_text("sent with scp\n")
-    scp = subprocess.run(["scp", "-F", str(home / ".prime" / "volume-ssh" / "config"), f"{alias}:/volume/hello.txt",
-                          str(tmp_path / "got.txt")], capture_output=True, env=env, timeout=120)
-    assert scp.returncode == 0, scp.stderr.decode()
-    assert (tmp_path / "got.txt").read_text() == "hello from the volume\n"
     httpx.delete(f"{lp.api_url}/training/volumes/cli/sessions/{session_id}", headers=lp.headers, timeout=30)
 
 
@@ -358,6 +350,13 @@ async def test_openssh_config_with_primetui_proxy(ssh_platform, api, tmp_path):
     )
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout == b"hi from openssh\n"
+    # what `prime volumes get` runs without rsync: OpenSSH scp (SFTP mode) to /volume/...
+    scp = await asyncio.to_thread(
+        subprocess.run, ["scp", "-F", str(cmd.config_path), f"{cmd.alias}:/volume/hello.txt", str(tmp_path / "got.txt")],
+        capture_output=True, timeout=60, env=dict(os.environ, HOME=str(tmp_path)),
+    )
+    assert scp.returncode == 0, scp.stderr.decode()
+    assert (tmp_path / "got.txt").read_bytes() == b"hi from openssh\n"
     # a wrong pin in the config is refused by the proxy before SSH starts
     (folder / "config").write_text(config.replace(s.gateway.cert_sha256, "0" * 64))
     bad = await asyncio.to_thread(
