@@ -281,10 +281,14 @@ class Supervisor:
             run_id = row["id"]
             if run_id in self.busy:
                 continue
-            if row["status"] == "PENDING":
-                self._tick_pending(row, now)
-                continue
-            self._tick_active(row, now)
+            try:
+                if row["status"] == "PENDING":
+                    self._tick_pending(row, now)
+                else:
+                    self._tick_active(row, now)
+            except Exception as exc:  # one broken run must not stall the others
+                log.exception("supervising run %s failed", run_id)
+                self._fail_platform_error(run_id, exc)
 
     def _tick_pending(self, row: Any, now: float) -> None:
         run_id = row["id"]
@@ -321,6 +325,19 @@ class Supervisor:
                     self._signal(pid, signal.SIGKILL)
         if not self._alive(run_id):
             self.finish(run_id, exit_code=self._exit_code(run_id))
+
+    def _fail_platform_error(self, run_id: str, exc: Exception) -> None:
+        """Give up on a run the platform itself cannot handle (e.g. the trainer cannot be spawned)."""
+        pid = self._live_pids().get(run_id)
+        if pid:
+            self._signal(pid, signal.SIGKILL)
+        self.procs.pop(run_id, None)
+        self.adopted.pop(run_id, None)
+        self.store.update_run(
+            run_id, status="FAILED", completed_at=iso_now(), pid=None, requested=None,
+            error_message=f"The local platform could not run this job ({type(exc).__name__}: {exc}); "
+                          "see the server's output, fix the cause and dispatch again.",
+        )
 
     def _check_quota(self, row: Any) -> None:
         volume = self.store.get_volume(row["volume"])
