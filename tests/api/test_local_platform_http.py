@@ -145,7 +145,7 @@ async def test_controls_through_the_client(client, local_platform):
     await _watch_until(client, resumed.run_id, lambda u: u.run.status == "STOPPED")
     with pytest.raises(e.ConflictError) as info:
         await client.pause_run(resumed.run_id)  # only RUNNING runs can be paused
-    assert "only RUNNING" in str(info.value) and str(info.value).endswith("retry.")
+    assert str(info.value).startswith(f"Run {resumed.run_id} is STOPPED; only RUNNING runs can be paused (HTTP 409); ")
 
     usage = await client.get_usage(run_id)
     assert usage.run_id == run_id and usage.training.tokens > 0

@@ -344,9 +344,11 @@ def error_from_response(
             **kw,
         )
     if status == 409:
+        # A 409 detail names the blocking state (a live read-write session, a run that is not
+        # RUNNING, a name taken) and usually the way out, so it leads the sentence.
         return ConflictError(
-            f"Conflict (HTTP 409: {text}); wait for the other operation (such as a live "
-            "read-write session or upload) to finish, then retry.",
+            f"{text[:1].upper()}{text[1:]} (HTTP 409); refresh to see the current state and retry "
+            "once it has changed.",
             **kw,
         )
     if status == 422:
