@@ -221,3 +221,14 @@ def test_a_missing_dataset_fails_the_run_with_a_reason(local_platform: LocalPlat
     run_id = dispatch(api, config)
     run = wait_status(api, run_id, {"FAILED"})
     assert "not-there" in run["errorMessage"]
+
+
+def test_a_run_that_fills_its_volume_fails_with_a_way_out(local_platform: LocalPlatform, api: httpx.Client) -> None:
+    assert api.post("/training/volumes", json={"name": "tiny", "size": "1Mi"}).status_code == 200
+    config = small_config(local_platform, max_steps=100000, ckpt={"interval": 1})
+    config["data"] = {"type": "fake", "batch_size": 2, "seq_len": 64}
+    run_id = dispatch(api, config, volume="tiny")
+    run = wait_status(api, run_id, {"FAILED"})
+    assert "Volume 'tiny' is full" in run["errorMessage"]
+    assert "prime volumes expand tiny" in run["errorMessage"]
+    assert api.delete("/training/volumes/tiny").status_code == 204

@@ -69,7 +69,7 @@ def _size_or_422(size: Any) -> tuple[str, int]:
         return size.strip(), parse_size(size)
     except ValueError:
         raise invalid([(("body", "size"),
-                        f"Size '{size}' is not valid: use a whole number followed by Gi or Ti, e.g. 100Gi or 5Ti",
+                        f"Size '{size}' is not valid: use a whole number followed by Gi or Ti (Mi for tiny test volumes), e.g. 100Gi or 5Ti",
                         "value_error")]) from None
 
 
