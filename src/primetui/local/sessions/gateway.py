@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import ssl
+import weakref
 from collections.abc import Callable
 
 from primetui.local.sessions.keys import GatewayCert
@@ -31,7 +32,8 @@ class Gateway:
         self._cert = cert
         self._resolve = resolve
         self._server: asyncio.base_events.Server | None = None
-        self._sni: dict[object, str] = {}
+        # keyed by the connection's SSLObject; weak so a failed handshake leaves nothing behind
+        self._sni: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._streams: set[asyncio.StreamWriter] = set()
 
     @property

@@ -102,7 +102,16 @@ class SessionManager:
         """Load keys, start the gateway and the reaper, and finish sessions a previous run left live."""
         self._host_key = keys.load_host_key(self.data_dir)
         self.host_public_key = keys.host_public_key_line(self._host_key)
-        log.info("volume sessions accept SSH keys from: %s", ", ".join(keys.describe_accepted_keys(self.data_dir)) or "nowhere")
+        if log.level == logging.NOTSET:
+            log.setLevel(logging.INFO)  # session lifecycle and key sources belong in the server's output
+        sources = keys.describe_accepted_keys(self.data_dir)
+        if sources:
+            log.info("volume sessions accept SSH keys from: %s", ", ".join(sources))
+        else:
+            log.info(
+                "no SSH public key beside ssh_key_path; the first session creates %s and accepts it",
+                keys.local_client_key_path(),
+            )
         self.gateway = Gateway(keys.load_gateway_cert(self.data_dir), self._port_for_alias)
         await self.gateway.start()
         for rec in self._store.load_all():
