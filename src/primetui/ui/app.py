@@ -145,6 +145,8 @@ class PrimeApp(App):
         keymap = present.field(self.prefs, "keymap", default=None)
         if isinstance(keymap, dict) and keymap:
             self.set_keymap({str(k): str(v) for k, v in keymap.items()})
+        for problem in present.field(self.settings, "problems", default=()) or ():
+            self.theme_warnings.append(str(problem))
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning", timeout=8)
         if self.client is None and self.connector is not None:
@@ -169,8 +171,12 @@ class PrimeApp(App):
         self.platform_label = label or self._label_from_settings(settings)
         self.begin()
 
-    def interval(self, seconds: float) -> float:
-        """A refresh interval after preferences and ``poll_scale`` (0 = no periodic polling)."""
+    def interval(self, seconds: float, key: str | None = None) -> float:
+        """A refresh interval: the preference ``[refresh] key`` if set, times ``poll_scale`` (0 = off)."""
+        refresh = present.field(self.prefs, "refresh", default=None)
+        preferred = present.field(refresh, key, default=None) if key and refresh is not None else None
+        if isinstance(preferred, (int, float)) and preferred > 0:
+            seconds = float(preferred)
         return seconds * self.poll_scale
 
     # ---- health and alerts ------------------------------------------------------------------

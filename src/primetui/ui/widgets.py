@@ -21,12 +21,27 @@ TONE_CLASS = {
 }
 
 
+def rich_colour(value: str) -> str:
+    """A theme variable's colour as rich understands it (``ansi_bright_cyan`` → ``bright_cyan``)."""
+    from rich.color import Color, ColorParseError
+
+    value = value.strip()
+    for candidate in (value, value.removeprefix("ansi_")):
+        try:
+            Color.parse(candidate)
+        except ColorParseError:
+            continue
+        return candidate
+    return ""
+
+
 def tone_style(widget, tone: str) -> str:
     """A rich style string for a tone, taken from the running app's theme variables."""
     variables = widget.app.theme_variables if widget.is_attached else {}
     key = {"success": "success", "error": "error", "warning": "warning", "accent": "accent"}.get(tone)
     if key and key in variables:
-        return f"bold {variables[key]}"
+        colour = rich_colour(variables[key])
+        return f"bold {colour}" if colour else "bold"
     if tone == "muted":
         return "dim"
     return ""
@@ -50,17 +65,19 @@ class StatusBar(Static):
             self.update("primetui")
             return
         tone, conn = state.connection.describe(state.now())
-        text = Text()
+        # Connection state comes first: at 80 columns it must never be the part that is cut off.
+        text = Text(no_wrap=True, overflow="ellipsis")
         text.append(" primetui ", style=f"bold reverse {tone_style(self, 'accent')}")
-        text.append(f" {self.screen.title or ''} ", style="bold")
-        text.append("│ ", style="dim")
+        text.append(" ")
+        text.append(conn, style=tone_style(self, tone))
+        text.append(" │ ", style="dim")
+        text.append(f"{self.screen.title or ''}", style="bold")
+        text.append(" │ ", style="dim")
         text.append(getattr(app, "platform_label", "platform"))
         team = getattr(app, "team_label", "")
         if team:
             text.append(" │ ", style="dim")
             text.append(f"team {team}")
-        text.append(" │ ", style="dim")
-        text.append(conn, style=tone_style(self, tone))
         self.update(text)
 
 

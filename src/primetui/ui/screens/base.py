@@ -23,6 +23,8 @@ class DashboardScreen(Screen):
     """
 
     poll_interval: float = 5.0
+    refresh_key: str | None = None
+    """Which ``[refresh]`` preference overrides ``poll_interval`` (runs_list, run_detail)."""
 
     @property
     def prime(self) -> "PrimeApp":
@@ -48,7 +50,7 @@ class DashboardScreen(Screen):
     def on_mount(self) -> None:
         if self.prime.client is not None:
             self.poll()
-        interval = self.prime.interval(self.poll_interval)
+        interval = self.prime.interval(self.poll_interval, self.refresh_key)
         if interval > 0:
             self.set_interval(interval, self._tick)
 

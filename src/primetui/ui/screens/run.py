@@ -37,6 +37,7 @@ def config_toml(run: Any) -> str:
 class RunScreen(DashboardScreen):
     """One run: what happened when, what went wrong, and what you can do now."""
 
+    refresh_key = "run_detail"
     poll_interval = 3.0
     BINDINGS = [
         Binding("escape", "back", "Back", id="run.back"),

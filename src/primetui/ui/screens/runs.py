@@ -39,6 +39,7 @@ class RunsScreen(DashboardScreen):
 
     TITLE = "Runs"
     AUTO_FOCUS = "#runs-table"
+    refresh_key = "runs_list"
     poll_interval = 5.0
     BINDINGS = [
         Binding("enter", "open_run", "Open", id="runs.open"),

@@ -16,8 +16,9 @@ class WelcomeScreen(Screen):
     """Offers the two ways in. The key is typed into a password field and never shown again."""
 
     TITLE = "Welcome"
+    AUTO_FOCUS = "#api-key"
     BINDINGS = [
-        Binding("l", "use_local", "Use the local platform", id="welcome.local"),
+        Binding("ctrl+l", "use_local", "Use the local platform", id="welcome.local", priority=True),
         Binding("ctrl+q", "quit", "Quit", id="welcome.quit"),
     ]
     DEFAULT_CSS = """
@@ -39,13 +40,13 @@ class WelcomeScreen(Screen):
             yield Static(
                 "Paste a Prime Intellect API key (https://app.primeintellect.ai/dashboard/tokens). "
                 "It is saved in ~/.prime/config.json, where the prime CLI keeps it, and never shown.\n\n"
-                "Or press l to use the embedded local platform: no account, no GPU, demo data included."
+                "Or press ctrl+l to use the embedded local platform: no account, no GPU, demo data included."
             )
             yield Input(placeholder="API key", password=True, id="api-key")
             yield Static("", id="welcome-error")
             with Horizontal():
                 yield Button("Save key and connect", id="save", variant="primary")
-                yield Button("Use the local platform (l)", id="local")
+                yield Button("Use the local platform (ctrl+l)", id="local")
         yield Footer()
 
     @on(Input.Submitted, "#api-key")
@@ -53,7 +54,7 @@ class WelcomeScreen(Screen):
     def save_key(self) -> None:
         key = self.query_one("#api-key", Input).value.strip()
         if not key:
-            self.query_one("#welcome-error", Static).update("Paste your API key first, or press l for the local platform.")
+            self.query_one("#welcome-error", Static).update("Paste your API key first, or press ctrl+l for the local platform.")
             return
         self.connect_with_key(key)
 

@@ -1,0 +1,226 @@
+"""Pilot tests of the shell: help, palette, keymap, themes, models, first run, outage and recovery."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, until
+from textual.widgets import DataTable, Input
+
+from primetui.api.client import PrimeClient
+from primetui.prefs import Prefs
+from primetui.settings import load_settings
+from primetui.ui.app import PrimeApp
+from primetui.ui.launch import Connector
+from primetui.ui.screens.help import HelpScreen
+from primetui.ui.screens.models import ModelsScreen
+from primetui.ui.screens.run import RunScreen
+from primetui.ui.screens.runs import RunsScreen
+from primetui.ui.screens.volumes import VolumesScreen
+from primetui.ui.themes import load_themes, shipped_theme_dir
+from primetui.ui.widgets import StatusBar
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def test_help_is_generated_from_bindings_and_the_keymap_rebinds_by_id(local_platform):
+    prefs = Prefs(keymap={"runs.filter": "f", "app.volumes": "V"})
+    app = make_app(local_platform, prefs=prefs)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RunsScreen), "runs screen")
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+        body = screen_text(app)
+        for expected in ("runs.filter", "runs.watch", "app.help", "app.quit", "Next page"):
+            assert expected in body
+        assert "f " in body.split("runs.filter")[0].splitlines()[-1]  # shown with the user's key
+        await pilot.press("escape")
+        assert isinstance(app.screen, RunsScreen)
+        await pilot.press("f")
+        assert app.screen.query_one("#runs-filter", Input).has_focus
+        await pilot.press("escape")
+        await pilot.press("V")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "volumes by the remapped key")
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "help on volumes")
+        assert "volumes.stop_live_rw" in screen_text(app)
+
+
+async def test_palette_finds_a_run_by_id_and_opens_it(local_platform):
+    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+    app = make_app(local_platform)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.state.find_run(run_id) is not None, "runs loaded")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        palette_input = app.screen.query_one(Input)
+        palette_input.value = f"open run {run_id[:10]}"
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == run_id, "run screen from the palette")
+        # The palette also offers volumes and actions on them.
+        from primetui.ui.commands import PrimeCommands
+
+        await pilot.press("v")
+        await until(pilot, lambda: app.state.volumes_loaded, "volumes loaded")
+        provider = PrimeCommands(app.screen)
+        texts = [t for t, _, _ in provider.commands()]
+        assert "Open volume research" in texts
+        assert "Open read-write session on research" in texts
+        assert any(t.startswith("Delete run") and run_id in t for t in texts) or any(t.startswith("Stop run") and run_id in t for t in texts)
+
+
+async def test_models_screen_lists_the_cache_and_capacity(local_platform):
+    app = make_app(local_platform)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("m")
+        await until(pilot, lambda: isinstance(app.screen, ModelsScreen) and app.state.models is not None, "models loaded")
+        table = app.screen.query_one("#models-table", DataTable)
+        names = [str(k.value) for k in table.rows]
+        assert "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT" in names
+        assert "local-cpu" in screen_text(app)
+
+
+def test_models_empty_states_are_told_apart():
+    from primetui.ui.present import models_empty_reason
+
+    texts = {models_empty_reason(v) for v in (True, False, None)}
+    assert len(texts) == 3
+    assert "not enrolled" in models_empty_reason(False)
+    assert "no on-demand capacity" in models_empty_reason(True)
+    assert "warm model cache" in models_empty_reason(None)
+
+
+def test_shipped_themes_load_and_a_broken_user_theme_is_a_warning(tmp_path):
+    (tmp_path / "mine.toml").write_text('name = "mine"\nprimary = "#112233"\n')
+    (tmp_path / "broken.toml").write_text("name = [unclosed\n")
+    (tmp_path / "odd.toml").write_text('name = "odd"\nprimary = "#000000"\nsparkles = true\n')
+    themes, warnings = load_themes(shipped_theme_dir(), tmp_path)
+    names = {t.name for t in themes}
+    assert {"primetui-dark", "primetui-light", "primetui-ansi", "mine"} <= names
+    assert next(t for t in themes if t.name == "primetui-ansi").ansi
+    assert len(warnings) == 2
+    assert any("broken.toml could not be read" in w for w in warnings)
+    assert any("unknown keys ['sparkles']" in w for w in warnings)
+
+
+async def test_theme_preference_applies_and_t_cycles(local_platform):
+    app = make_app(local_platform, prefs=Prefs(theme="primetui-light"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.theme == "primetui-light"
+        await pilot.press("t")
+        assert app.theme == "primetui-ansi"
+        await pilot.press("t")
+        assert app.theme == "primetui-dark"
+    app = make_app(local_platform, prefs=Prefs(theme="no-such-theme"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.theme == "primetui-dark"
+        assert any("'no-such-theme' is not installed" in n for n in notifications(app))
+
+
+class Cuttable:
+    """A TCP forwarder on 127.0.0.1 we can cut and restore, to play a network outage."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.server: asyncio.AbstractServer | None = None
+        self.port = 0
+        self.writers: list[asyncio.StreamWriter] = []
+
+    async def start(self) -> None:
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", self.port)
+        self.port = self.server.sockets[0].getsockname()[1]
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_r, up_w = await asyncio.open_connection("127.0.0.1", self.target_port)
+        self.writers += [writer, up_w]
+
+        async def pipe(r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+            try:
+                while data := await r.read(65536):
+                    w.write(data)
+                    await w.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                w.close()
+
+        await asyncio.gather(pipe(reader, up_w), pipe(up_r, writer))
+
+    async def cut(self) -> None:
+        assert self.server is not None
+        self.server.close()
+        await self.server.wait_closed()
+        for w in self.writers:
+            w.close()
+        self.writers.clear()
+
+
+async def test_outage_keeps_last_data_with_a_marker_and_recovers_by_itself(local_platform):
+    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+    port = int(local_platform.base_url.rsplit(":", 1)[1])
+    proxy = Cuttable(port)
+    await proxy.start()
+    app = PrimeApp(PrimeClient(f"http://127.0.0.1:{proxy.port}", local_platform.token), None, None, poll_scale=0.05, platform_label="via proxy")
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.screen.query_one("#runs-table", DataTable)
+        await until(pilot, lambda: run_id in [k.value for k in table.rows], "listed")
+        await proxy.cut()
+        bar = app.screen.query_one(StatusBar)
+        await until(pilot, lambda: "unreachable" in str(bar.content), "unreachable marker")
+        assert run_id in [k.value for k in table.rows], "last good data stays"
+        assert any("platform" in n.lower() for n in notifications(app))
+        assert "Traceback" not in screen_text(app)
+        await proxy.start()  # same port again: the network is back
+        await until(pilot, lambda: "● live" in str(bar.content), "recovered by itself")
+        assert any("Connection to the platform is back" in n for n in notifications(app))
+    await proxy.cut()
+
+
+async def test_first_run_without_a_key_offers_local_and_key_entry(local_platform, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for var in ("PRIME_API_KEY", "PRIME_BASE_URL", "PRIME_API_BASE_URL", "PRIME_TEAM_ID", "PRIME_CONTEXT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PRIME_BASE_URL", local_platform.base_url)
+    settings = load_settings(home=tmp_path)
+    assert not settings.api_key
+    connector = Connector(settings, None)
+    app = PrimeApp(None, settings, None, connect=connector, poll_scale=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen", "welcome")
+        box = app.screen.query_one("#api-key", Input)
+        assert box.password
+        box.value = "wrong-key"
+        await pilot.press("enter")
+        await until(pilot, lambda: "401" in str(app.screen.query_one("#welcome-error").content), "401 explained inline")
+        assert box.value == "wrong-key"  # nothing typed is lost
+        assert "wrong-key" not in screen_text(app)
+        box.value = local_platform.token
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RunsScreen), "dashboard after a good key")
+        config = tmp_path / ".prime" / "config.json"
+        assert json.loads(config.read_text())["api_key"] == local_platform.token
+        assert stat.S_IMODE(os.stat(config).st_mode) == 0o600
+        assert local_platform.token not in screen_text(app)
+
+
+async def test_first_run_local_choice_uses_the_launcher(local_platform):
+    class FakeLauncher(Connector):
+        """The real launcher would start a detached server; here it hands over the test server."""
+
+        async def local(self):
+            settings = load_settings(env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=Path("/nonexistent"))
+            return PrimeClient(local_platform.base_url, local_platform.token), settings, "local platform test"
+
+    app = PrimeApp(None, None, None, connect=FakeLauncher(None, None), poll_scale=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen", "welcome")
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.state.runs_loaded, "runs on the local platform")
+        assert app.platform_label == "local platform test"
