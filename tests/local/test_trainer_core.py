@@ -242,3 +242,16 @@ def test_sources_interleave_round_robin_and_first_exhausted_stops_early():
     assert len(first._epoch_order(0)) == 2
     row = pack_row(SampleStream([a, b], cfg), 8)
     assert row.parts == [(0, 2), (1, 2), (0, 2), (1, 2)]
+
+
+def test_a_broken_jsonl_line_names_the_file_and_line(tmp_path):
+    vol = tmp_path / "vol"
+    path = vol / "datasets" / "bad" / "train.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"prompt": "a", "completion": "b"}\n{"prompt": "a", \n')
+    with pytest.raises(DatasetError, match=r"train.jsonl line 2 is not valid JSON"):
+        load_sources(DataConfig(name="datasets/bad"), vol)
+    path.write_text('{"text": "no sft columns"}\n')
+    [(_, rows)] = load_sources(DataConfig(name="datasets/bad"), vol)
+    with pytest.raises(DatasetError, match="either a 'messages' column or both 'prompt' and 'completion'"):
+        tokenize_rows(rows, DataConfig(), 64, lambda m: None)
