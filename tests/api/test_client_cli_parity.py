@@ -100,17 +100,25 @@ def _seen(request: httpx.Request) -> tuple:
             request.headers.get("Authorization"), request.headers.get("Content-Type"))
 
 
+@pytest.fixture(scope="module")
+def cli_clients(tmp_path_factory):
+    """The CLI's own clients, built once (each builds an httpx client and reads ~/.prime)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(tmp_path_factory.mktemp("prime-home")))
+        mp.setenv("PRIME_BASE_URL", BASE)
+        mp.setenv("PRIME_DISABLE_VERSION_CHECK", "1")
+        for var in ("PRIME_API_KEY", "PRIME_TEAM_ID", "PRIME_CONTEXT", "PRIME_API_BASE_URL"):
+            mp.delenv(var, raising=False)
+        api = core.APIClient(api_key=KEY)
+    yield training.HostedTrainingClient(api), rl.RLClient(api), billing.BillingClient(api)
+    api.client.close()
+
+
 @pytest.mark.parametrize("name,cli_call,our_call", CASES, ids=[c[0] for c in CASES])
-async def test_same_request_as_the_prime_cli(name, cli_call, our_call, tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("PRIME_BASE_URL", BASE)
-    monkeypatch.setenv("PRIME_DISABLE_VERSION_CHECK", "1")
-    for var in ("PRIME_API_KEY", "PRIME_TEAM_ID", "PRIME_CONTEXT", "PRIME_API_BASE_URL"):
-        monkeypatch.delenv(var, raising=False)
+async def test_same_request_as_the_prime_cli(name, cli_call, our_call, cli_clients):
     with respx.mock(assert_all_called=False) as mock:
         route = mock.route(url__startswith=BASE).mock(side_effect=_reply)
-        api = core.APIClient(api_key=KEY)
-        cli_call(training.HostedTrainingClient(api), rl.RLClient(api), billing.BillingClient(api))
+        cli_call(*cli_clients)
         async with PrimeClient(BASE, KEY, team_id="t1") as client:
             await our_call(client)
     assert len(route.calls) == 2
