@@ -212,14 +212,6 @@ class LineParser:
                 rows = np.searchsorted(starts, [pos for pos, _ in found], side="right")
                 for row, (_, step) in zip(rows.tolist(), found):
                     steps[row] = step
-        if special:
-            batch_add = batch.add
-            for row, line in enumerate(texts):
-                if row in special:
-                    self._parse_one(raw_rows[row], batch)
-                    continue
-                self._fast(line, batch_add, steps[row])
-            return batch
         # prime-rl's own layout ("HH:MM:SS LEVEL7 ...") is recognised by slicing; the
         # tolerant regex only runs for lines that may carry another layout.
         fixed = _FIXED_LEVELS.get
@@ -236,62 +228,78 @@ class LineParser:
             if m is not None:
                 codes[row] = _LEVEL_CODES[m.group("level")]
                 times[row] = clock(m.group("time"))
+        kinds: list[int] | None = None
+        if special:
+            # Splice the per-line results of the unusual rows between runs of ordinary rows.
+            o_texts: list[str] = []
+            o_codes: list[int] = []
+            o_times: list[float] = []
+            o_kinds: list[int] = []
+            o_steps: list[int] = []
+            prev = 0
+            for row in sorted(special):
+                if row >= n:
+                    continue
+                o_texts += texts[prev:row]
+                o_codes += codes[prev:row]
+                o_times += times[prev:row]
+                o_steps += steps[prev:row]
+                o_kinds += [TEXT] * (row - prev)
+                for p in self._special(raw_rows[row]):
+                    if p.key is not None:
+                        batch.keys[len(o_texts)] = p.key
+                    o_texts.append(p.text)
+                    o_codes.append(p.level)
+                    o_times.append(p.t)
+                    o_kinds.append(p.kind)
+                    o_steps.append(p.step)
+                prev = row + 1
+            o_texts += texts[prev:]
+            o_codes += codes[prev:]
+            o_times += times[prev:]
+            o_steps += steps[prev:]
+            o_kinds += [TEXT] * (n - prev)
+            texts, codes, times, steps, kinds = o_texts, o_codes, o_times, o_steps, o_kinds
+            n = len(texts)
         levels = np.array(codes, dtype=np.uint8)
         tarr = np.array(times, dtype=np.float64)
         # Continuation lines inherit the level and clock of the record above them.
-        has = levels > 0
-        idx = np.where(has, np.arange(1, n + 1), 0)
+        ar = np.arange(1, n + 1)
+        idx = np.where(levels > 0, ar, 0)
         np.maximum.accumulate(idx, out=idx)
-        prev_level = np.array([self.level], dtype=np.uint8)
-        prev_t = np.array([self.t], dtype=np.float64)
-        levels = np.concatenate([prev_level, levels])[idx]
-        tarr = np.concatenate([prev_t, tarr])[idx]
+        levels = np.concatenate([np.array([self.level], dtype=np.uint8), levels])[idx]
+        tidx = np.where(tarr >= 0, ar, 0)
+        np.maximum.accumulate(tidx, out=tidx)
+        tarr = np.concatenate([np.array([self.t], dtype=np.float64), tarr])[tidx]
         self.level, self.t = int(levels[-1]), float(tarr[-1])
         batch.texts = texts
         batch.levels = levels
-        batch.kinds = np.zeros(n, dtype=np.uint8)
+        batch.kinds = np.zeros(n, dtype=np.uint8) if kinds is None else np.array(kinds, dtype=np.uint8)
         batch.steps = np.array(steps, dtype=np.int64)
         batch.times = tarr
         return batch
 
-    def _fast(self, line: str, add, step: int) -> None:
-        code = _FIXED_LEVELS.get(line[8:17])
-        if code is not None and line[2:3] == ":":
-            self.level = code
-            self.t = _clock_cached(line[:8])
-        elif line[:1] in _LEVEL_FIRST:
-            m = _LEVEL_LINE.match(line)
-            if m is not None:
-                self.level = _LEVEL_CODES[m.group("level")]
-                self.t = _clock_cached(m.group("time"))
-        add(Parsed(line, self.level, TEXT, step, self.t, None))
-
-    def _parse_one(self, raw: str, batch: Batch) -> None:
+    def _special(self, raw: str) -> list[Parsed]:
+        """One unusual line: level 0 / clock -1 mean "inherit from the line above"."""
         first = raw[:1]
         if first == "{" or first == "[" or first == "(":
             envelope = self._envelope(raw)
             if envelope is not None:
-                for p in envelope:
-                    batch.add(p)
-                return
+                return envelope
         text = neutralise(raw)
         m = _LEVEL_LINE.match(text)
         if m is not None:
-            self.level = _LEVEL_CODES[m.group("level")]
-            self.t = _clock(m.group("time"))
-        elif ("%|" in text or "\u2588" in text) and _TQDM.search(text):
+            step = -1
+            if "Step " in text:
+                sm = _STEP.search(text)
+                step = int(sm.group(1)) if sm else -1
+            return [Parsed(text, _LEVEL_CODES[m.group("level")], TEXT, step, _clock_cached(m.group("time")), None)]
+        if ("%|" in text or "\u2588" in text) and _TQDM.search(text):
             km = _TQDM_KEY.match(text)
-            key = km.group(1) if km else ""
-            batch.add(Parsed(text, max(self.level, INFO), PROGRESS, -1, self.t, key))
-            return
-        elif _TRACEBACK.search(text):
-            self.level = ERROR
-        step = -1
-        if "Step " in text:
-            sm = _STEP.search(text)
-            if sm is not None:
-                step = int(sm.group(1))
-        batch.add(Parsed(text, self.level, TEXT, step, self.t, None))
+            return [Parsed(text, INFO, PROGRESS, -1, -1.0, km.group(1) if km else "")]
+        if _TRACEBACK.search(text):
+            return [Parsed(text, ERROR, TEXT, -1, -1.0, None)]
+        return [Parsed(text, NONE, TEXT, -1, -1.0, None)]
 
     def _envelope(self, raw: str) -> list[Parsed] | None:
         pm = _PREFIX.match(raw)
@@ -309,19 +317,19 @@ class LineParser:
         if rendered is None:
             return None
         out = []
+        t = -1.0
         for text, kind, level in rendered:
             text = neutralise(text)
-            if kind == TEXT and level:
+            if kind == TEXT and level and t < 0:
                 m = _LEVEL_LINE.match(text)
                 if m is not None:
-                    self.t = _clock(m.group("time"))
-                self.level = level
+                    t = _clock_cached(m.group("time"))
             step = -1
             if kind == TEXT and "Step " in text:
                 sm = _STEP.search(text)
                 step = int(sm.group(1)) if sm else -1
             key = text.split(":", 1)[0] if kind == PROGRESS else None
-            out.append(Parsed(text, level or self.level, kind, step, self.t, key))
+            out.append(Parsed(text, level, kind, step, t, key))
         return out
 
 

@@ -124,34 +124,41 @@ class LogStore:
         return start
 
     def _collapse(self, batch: Batch):
-        texts: list[str] = []
-        levels: list[int] = []
-        kinds: list[int] = []
-        steps: list[int] = []
-        times: list[float] = []
+        """Drop progress states that a later state of the same bar replaces (only bar rows are
+        visited, so a batch with a few bars costs what a batch without them does)."""
+        keys = batch.keys
+        n = len(batch)
+        drop: set[int] = set()
+        tail_repl: int | None = None  # the batch row that replaces the store's newest line
+        for r in sorted(keys):
+            k = keys[r]
+            if r == 0:
+                if self._texts and self._tail_key == k:
+                    tail_repl = 0
+                    drop.add(0)
+            elif keys.get(r - 1) == k:
+                drop.add(r - 1)
+                if tail_repl == r - 1:
+                    tail_repl = r
+                    drop.add(r)
         replaced = False
-        key = self._tail_key
-        for i, text in enumerate(batch.texts):
-            new_key = batch.keys.get(i)
-            if new_key is not None and new_key == key:
-                if texts:
-                    texts[-1] = text
-                    levels[-1] = int(batch.levels[i])
-                    times[-1] = float(batch.times[i])
-                elif self._texts:
-                    self._texts[-1] = text
-                    replaced = True
-                    w = len(text)
-                    if w > self.max_width:
-                        self.max_width = w
-                continue
-            key = new_key
-            texts.append(text)
-            levels.append(int(batch.levels[i]))
-            kinds.append(int(batch.kinds[i]))
-            steps.append(int(batch.steps[i]))
-            times.append(float(batch.times[i]))
-        self._tail_key = key
+        if tail_repl is not None:
+            text = batch.texts[tail_repl]
+            self._texts[-1] = text
+            self._levels[-1] = int(batch.levels[tail_repl])
+            self._times[-1] = float(batch.times[tail_repl])
+            if len(text) > self.max_width:
+                self.max_width = len(text)
+            replaced = True
+        # The newest line is now a bar only if the batch ends with one.
+        self._tail_key = keys.get(n - 1)
+        levels, kinds, steps, times = (np.asarray(a) for a in (batch.levels, batch.kinds, batch.steps, batch.times))
+        texts = batch.texts
+        if drop:
+            keep = np.ones(n, dtype=bool)
+            keep[list(drop)] = False
+            texts = [t for t, k in zip(texts, keep.tolist()) if k]
+            levels, kinds, steps, times = levels[keep], kinds[keep], steps[keep], times[keep]
         return texts, levels, kinds, steps, times, replaced
 
     def _freeze(self) -> None:
