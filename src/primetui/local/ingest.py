@@ -22,7 +22,7 @@ log = logging.getLogger("primetui.local.ingest")
 
 ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 LEVEL_RE = re.compile(
-    r"^(?:\[[A-Za-z]+\d+\]:)?\s*(?:\d{2}:\d{2}(?::\d{2})?)\s+\[?(TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)\]?\s"
+    r"^(?:\[[A-Za-z]+\d+\]:)?\s*(?P<time>\d{2}:\d{2}(?::\d{2})?)\s+\[?(?P<level>TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)\]?\s"
 )
 MAX_READ = 4 * 1024 * 1024  # per file per tick: a flood is ingested over several ticks, never all at once
 
@@ -32,7 +32,25 @@ PROTOCOL_FILES = ("logs", "metrics.jsonl", "checkpoints.jsonl", "components.json
 def line_level(line: str) -> str | None:
     """The log level of a prime-rl console line (``HH:MM:SS    INFO ...``), or None for other lines."""
     match = LEVEL_RE.match(ANSI_RE.sub("", line))
-    return match.group(1) if match else None
+    return match.group("level") if match else None
+
+
+def line_time(line: str, now: float) -> float | None:
+    """When a console line was written, from its local ``HH:MM:SS`` stamp (the latest such moment <= now).
+
+    Lines read late (after a server restart) keep their real time, so ``since_seconds`` stays right.
+    """
+    match = LEVEL_RE.match(ANSI_RE.sub("", line))
+    if not match or match.group("time").count(":") != 2:
+        return None
+    hh, mm, ss = (int(x) for x in match.group("time").split(":"))
+    if hh > 23 or mm > 59 or ss > 59:
+        return None
+    local = time.localtime(now)
+    stamp = time.mktime((local.tm_year, local.tm_mon, local.tm_mday, hh, mm, ss, 0, 0, -1))
+    if stamp > now + 60:  # written before midnight, read after it
+        stamp -= 86400
+    return stamp
 
 
 @dataclass
@@ -103,11 +121,12 @@ class RunIngestor:
             for raw in lines:
                 line = raw.rstrip("\r")
                 level = line_level(line)
+                stamp = line_time(line, now) if level is not None else None
                 if level is None and line.strip():
                     level = last  # a traceback or wrapped line belongs to the line above it
                 else:
                     last = level if level is not None else last
-                rows.append((now, level, line))
+                rows.append((stamp if stamp is not None else now, level, line))
             self._last_level[rel] = last
             with self.store.tx() as db:
                 self.store.add_log_lines(db, self.run_id, path.stem, 0, rows)

@@ -1,0 +1,26 @@
+"""The log-line reader behind R7: levels and write times from prime-rl console lines."""
+
+from __future__ import annotations
+
+import time
+
+from primetui.local.ingest import line_level, line_time
+
+
+def test_levels_of_prime_rl_lines_with_and_without_colour_and_prefixes() -> None:
+    assert line_level("15:02:08 SUCCESS Step 1 |   754ms | Loss 5.5984") == "SUCCESS"
+    assert line_level("15:02:07    INFO Starting training loop (max_steps=10)") == "INFO"
+    assert line_level("\x1b[2m15:02:07\x1b[0m \x1b[1m WARNING\x1b[0m careful") == "WARNING"
+    assert line_level("[trainer0]:15:02:07   ERROR boom") == "ERROR"
+    assert line_level("35:47 [SUCCESS] Step 1 | 8.5s") == "SUCCESS"  # the seed's re-rendered form
+    assert line_level("Traceback (most recent call last):") is None
+    assert line_level("Generating train split: 100%|████| 1000/1000") is None
+
+
+def test_write_time_comes_from_the_stamp_not_from_when_it_was_read() -> None:
+    now = time.time()
+    written = now - 125
+    line = time.strftime("%H:%M:%S", time.localtime(written)) + "    INFO hello"
+    assert abs(line_time(line, now) - int(written)) <= 1
+    assert line_time("35:47 [SUCCESS] Step 1", now) is None  # mm:ss only: no reliable time
+    assert line_time("99:99:99    INFO nonsense", now) is None
