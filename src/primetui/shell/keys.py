@@ -16,7 +16,11 @@ def resolve_key_path(ssh_key_path: str | os.PathLike[str] | None, *, local_platf
     key primetui created for it. The returned path may not exist: ``open_session_connection``
     then raises a KeyFileError that says what to set."""
     configured = Path(ssh_key_path).expanduser() if ssh_key_path else Path.home() / ".ssh" / "id_rsa"
-    if configured.exists() or not local_platform:
+    if not local_platform:
         return configured
     fallback = local_platform_key_path()
+    if configured.exists() and (Path(str(configured) + ".pub").exists() or not fallback.exists()):
+        return configured
+    # The local platform accepts the configured key only when it can see its public half; when it
+    # could not (no .pub, passphrase), it made ~/.prime/local/id_ed25519 for us instead.
     return fallback if fallback.exists() else configured

@@ -139,12 +139,30 @@ def configured_key_path() -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+def public_half(private_key_path: Path) -> str | None:
+    """The OpenSSH public line of an unencrypted private key, or None (missing, locked, unreadable)."""
+    try:
+        key = asyncssh.read_private_key(str(private_key_path))
+    except (OSError, ValueError, asyncssh.KeyImportError):
+        return None
+    return key.export_public_key("openssh").decode().strip()
+
+
+def has_usable_key(configured: Path | None) -> bool:
+    """True when the configured key can be accepted: a .pub beside it, or an unencrypted private key."""
+    if configured is None:
+        return False
+    return Path(str(configured) + ".pub").exists() or public_half(configured) is not None
+
+
 def describe_accepted_keys(data_dir: Path) -> list[str]:
     """Human-readable list of where accepted keys come from (logged at start)."""
     sources = []
     configured = configured_key_path()
     if configured and Path(str(configured) + ".pub").exists():
         sources.append(f"{configured}.pub (beside ssh_key_path)")
+    elif configured and public_half(configured):
+        sources.append(f"{configured} (ssh_key_path; public half derived, no .pub beside it)")
     local = local_client_key_path()
     if Path(str(local) + ".pub").exists():
         sources.append(f"{local}.pub (primetui's local platform key)")
@@ -163,6 +181,10 @@ def authorized_keys(data_dir: Path) -> asyncssh.SSHAuthorizedKeys | None:
         candidates.append(Path(str(configured) + ".pub"))
     candidates.append(Path(str(local_client_key_path()) + ".pub"))
     candidates.append(sessions_dir(data_dir) / AUTHORIZED_KEYS_FILE)
+    if configured and not Path(str(configured) + ".pub").exists():
+        derived = public_half(configured)  # a key without its .pub beside it (common with id_rsa)
+        if derived:
+            lines.append(derived)
     for path in candidates:
         try:
             text = path.read_text()

@@ -187,8 +187,7 @@ class SessionManager:
                 f"Volume '{volume_name}' has an active read-write session ({writer.id}, {writer.phase}); "
                 f"stop it (prime volumes stop {volume_name} {writer.id}) or open a read-only session"
             )
-        configured = keys.configured_key_path()
-        if configured is None or not Path(str(configured) + ".pub").exists():
+        if not keys.has_usable_key(keys.configured_key_path()):
             keys.ensure_local_client_key()  # so a laptop without ~/.ssh keys can still open a shell
         token = secrets.token_hex(6)
         rec = SessionRecord(
