@@ -1,4 +1,4 @@
-"""The trainer as the platform runs it: a subprocess on a run dir, observed through its files."""
+"""The trainer run by its file contract: real processes where signals and exit codes matter, in-process otherwise."""
 
 from __future__ import annotations
 
@@ -38,29 +38,30 @@ def volume(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, volume):
-    """Start every independent run at once (each test then waits for its own): the runs spend
-    most of their wall time importing numpy, which overlaps well on a shared machine."""
+    """The runs that need a real process (the entry point, exit codes, signals) start at once in
+    the background; the others run in this process (``Trainer.run``), which skips the interpreter
+    start-up that dominates a short run's wall time on a shared machine."""
     root = tmp_path_factory.mktemp("runs")
-    specs = {
-        "walk": (tt.walkthrough_config(optim={"lr": 3e-3}, **SMALL, val=VAL), volume),
-        "first": (tt.walkthrough_config(max_steps=6, ckpt={"interval": 2, "keep_last": 2}, optim={"lr": 3e-3}, **SMALL), volume),
-        "missing": (tt.walkthrough_config(), root / "empty-volume"),
-        "fake": ({"max_steps": 8, "data": {"type": "fake", "seq_len": 256, "batch_size": 4, "micro_batch_size": 2},
-                  "optim": {"lr": 1e-2}, "scheduler": {"type": "cosine", "warmup_steps": 2}}, None),
-        "splits": (tt.walkthrough_config(max_steps=2, ckpt=None, data={"seq_len": 256, "batch_size": 2, "splits": ["train", "test"]}), volume),
-        "badresume": ({"max_steps": 4, "data": {"type": "fake", "seq_len": 64, "batch_size": 2}, "resume": {"step": 3}}, None),
-        "pause": (FOREVER, None),
-        "term": (FOREVER, None),
-    }
     (root / "empty-volume").mkdir()
+    specs = {
+        "walk": (tt.walkthrough_config(optim={"lr": 3e-3}, **SMALL, val=VAL), volume, True),
+        "pause": (FOREVER, None, True),
+        "term": (FOREVER, None, True),
+        "first": (tt.walkthrough_config(max_steps=6, ckpt={"interval": 2, "keep_last": 2}, optim={"lr": 3e-3}, **SMALL), volume, False),
+        "missing": (tt.walkthrough_config(), root / "empty-volume", False),
+        "fake": ({"max_steps": 8, "data": {"type": "fake", "seq_len": 256, "batch_size": 4, "micro_batch_size": 2},
+                  "optim": {"lr": 1e-2}, "scheduler": {"type": "cosine", "warmup_steps": 2}}, None, False),
+        "splits": (tt.walkthrough_config(max_steps=2, ckpt=None, data={"seq_len": 256, "batch_size": 2, "splits": ["train", "test"]}), volume, False),
+        "badresume": ({"max_steps": 4, "data": {"type": "fake", "seq_len": 64, "batch_size": 2}, "resume": {"step": 3}}, None, False),
+    }
     launched = {}
-    for name, (cfg, vol) in specs.items():
+    for name, (cfg, vol, separate) in specs.items():
         run_dir = root / name
         output = tt.write_run_dir(run_dir, cfg, volume_dir=vol, run_id=name, standin=STANDIN)
-        launched[name] = (run_dir, output, tt.start(run_dir))
+        launched[name] = (run_dir, output, tt.start(run_dir) if separate else None)
     yield launched
     for _, _, proc in launched.values():
-        if proc.poll() is None:
+        if proc is not None and proc.poll() is None:
             proc.kill()
             proc.wait()
 
@@ -112,25 +113,6 @@ def test_walkthrough_config_completes_with_prime_rl_logs_metrics_and_checkpoint(
     assert comps == [{"component": "trainer", "pod_name": "walk-trainer-0", "status": "completed", "pid": comps[0]["pid"]}]
 
 
-def test_keep_last_prunes_and_resume_continues_the_same_loss_trajectory(tmp_path, volume, runs):
-    first, out, proc = runs["first"]
-    assert _wait(proc) == 0
-    cfg = json.loads((first / "config.json").read_text())["config"]
-    records = [json.loads(x) for x in (first / "checkpoints.jsonl").read_text().splitlines()]
-    assert [(r["step"], r.get("deleted", False)) for r in records] == [(2, False), (4, False), (6, False), (2, True)]
-    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_4", "step_6"]
-
-    resumed_cfg = {**cfg, "resume": {"dir": "/volume/runs/first/checkpoints/step_4"}}
-    second = tmp_path / "second"
-    tt.write_run_dir(second, resumed_cfg, volume_dir=volume, run_id="second", standin=STANDIN)
-    assert tt.run(second) == 0
-    log = (second / "logs" / "trainer.log").read_text()
-    assert "Resuming training from checkpoint step 4" in log and "Starting from step 5" in log
-    a, b = tt.series(first, "loss/mean"), tt.series(second, "loss/mean")
-    assert sorted(b) == [5, 6]
-    assert b[5] == pytest.approx(a[5], rel=1e-9) and b[6] == pytest.approx(a[6], rel=1e-9)
-
-
 def test_sigusr1_pauses_at_a_step_boundary_with_a_checkpoint(runs):
     run_dir, output, proc = runs["pause"]
     try:
@@ -158,16 +140,16 @@ def test_sigterm_stops_promptly(runs):
 
 
 def test_missing_dataset_fails_at_startup_naming_the_path(runs):
-    run_dir, _, proc = runs["missing"]
-    assert _wait(proc) == 1
+    run_dir, _, _ = runs["missing"]
+    assert tt.run_inline(run_dir) == 1
     st = tt.status(run_dir)
     assert st["state"] == "failed" and "/volume/datasets/reverse-text does not exist" in st["error"]
     assert f"  ERROR {st['error']}" in (run_dir / "logs" / "trainer.log").read_text()
 
 
 def test_fake_data_runs_without_a_volume_and_learns(runs):
-    run_dir, output, proc = runs["fake"]
-    assert _wait(proc) == 0
+    run_dir, output, _ = runs["fake"]
+    assert tt.run_inline(run_dir) == 0
     assert output == run_dir / "output" and not (output / "checkpoints").exists()  # no [ckpt], nothing saved
     loss = tt.series(run_dir, "loss/mean")
     assert loss[8] < loss[1] * 0.7
@@ -176,8 +158,8 @@ def test_fake_data_runs_without_a_volume_and_learns(runs):
 
 
 def test_two_splits_are_interleaved_and_reported_per_split(runs):
-    run_dir, _, proc = runs["splits"]
-    assert _wait(proc) == 0
+    run_dir, _, _ = runs["splits"]
+    assert tt.run_inline(run_dir) == 0
     log = (run_dir / "logs" / "trainer.log").read_text()
     assert "Loaded 200 examples from split 'train'" in log and "Loaded 200 examples from split 'test'" in log
     [row] = [r for r in tt.metric_rows(run_dir) if r["step"] == 2 and "progress/train/ratio_samples" in r]
@@ -186,8 +168,27 @@ def test_two_splits_are_interleaved_and_reported_per_split(runs):
 
 
 def test_resume_step_without_that_checkpoint_fails_pointing_at_resume_dir(runs):
-    run_dir, _, proc = runs["badresume"]
-    assert _wait(proc) == 1
+    run_dir, _, _ = runs["badresume"]
+    assert tt.run_inline(run_dir) == 1
     error = tt.status(run_dir)["error"]
     assert error.startswith("resume.step = 3 looks in this run's own checkpoints, which has no step_3")
     assert '[resume] dir = "/volume/runs/<runId>/checkpoints/step_3"' in error
+
+
+def test_keep_last_prunes_and_resume_continues_the_same_loss_trajectory(tmp_path, volume, runs):
+    first, out, _ = runs["first"]
+    assert tt.run_inline(first) == 0
+    cfg = json.loads((first / "config.json").read_text())["config"]
+    records = [json.loads(x) for x in (first / "checkpoints.jsonl").read_text().splitlines()]
+    assert [(r["step"], r.get("deleted", False)) for r in records] == [(2, False), (4, False), (6, False), (2, True)]
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step_4", "step_6"]
+
+    resumed_cfg = {**cfg, "resume": {"dir": "/volume/runs/first/checkpoints/step_4"}}
+    second = tmp_path / "second"
+    tt.write_run_dir(second, resumed_cfg, volume_dir=volume, run_id="second", standin=STANDIN)
+    assert tt.run_inline(second) == 0
+    log = (second / "logs" / "trainer.log").read_text()
+    assert "Resuming training from checkpoint step 4" in log and "Starting from step 5" in log
+    a, b = tt.series(first, "loss/mean"), tt.series(second, "loss/mean")
+    assert sorted(b) == [5, 6]
+    assert b[5] == pytest.approx(a[5], rel=1e-9) and b[6] == pytest.approx(a[6], rel=1e-9)

@@ -96,6 +96,19 @@ def run(run_dir: Path, timeout: float = 120.0) -> int:
             proc.wait()
 
 
+def run_inline(run_dir: Path) -> int:
+    """Run the trainer in this process (no signal handlers): the same code path minus start-up."""
+    from primetui.local.trainer.loop import Trainer
+
+    trainer = Trainer(run_dir)
+    try:
+        return trainer.run()
+    finally:
+        trainer.log.close()
+        trainer.files.metrics.close()
+        trainer.files.checkpoints.close()
+
+
 def status(run_dir: Path) -> dict[str, Any]:
     try:
         return json.loads((run_dir / "status.json").read_text())
