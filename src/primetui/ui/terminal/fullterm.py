@@ -38,6 +38,17 @@ def _write_all(fd: int, data: bytes) -> None:
             return
 
 
+def _insert_banner(view: "TerminalView", banner: str) -> None:
+    """Put a one-line hint above the shell's current line (main screen only: a full-screen
+    program redraws everything on the size change anyway)."""
+    term = view.term
+    if term.alt_screen or (term.top, term.bottom) != (0, term.rows - 1) or term.rows < 3:
+        return
+    text = banner[: max(0, term.cols - 2)]
+    seq = "\x1b[S\x1b[A" if term.y == term.rows - 1 else ""  # make room when at the bottom
+    term.feed_text(seq + f"\x1b7\x1b[L\x1b[0;7m {text} \x1b8\x1b[B")
+
+
 async def run_full_terminal(view: "TerminalView", *, banner: str = "") -> str:
     """Run the view's program on the real terminal until ctrl+] or its end; return why it ended.
 
@@ -87,7 +98,8 @@ async def run_full_terminal(view: "TerminalView", *, banner: str = "") -> str:
             cols, rows = os.get_terminal_size(fd_out)
             view.term.resize(cols, rows)
             if banner:
-                _write_all(fd_out, f"\x1b[H\x1b[2J\x1b[7m {banner} \x1b[0m\r\n".encode())
+                _insert_banner(view, banner)
+                _write_all(fd_out, f"\x1b]2;{banner}\x07".encode())  # also in the window title
             _write_all(fd_out, render_ansi(view.term).encode())
             view.tee = lambda data: _write_all(fd_out, data)
             transport.resize(cols, rows)

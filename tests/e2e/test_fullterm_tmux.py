@@ -1,0 +1,92 @@
+"""Full-terminal mode in a real terminal (tmux), as a new user meets it: a shell tab, f12 hands
+the whole terminal to the shell, ctrl+] brings the dashboard back with the shell still alive."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None or shutil.which("bash") is None, reason="tmux and bash are needed"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Tmux:
+    def __init__(self, tmp: Path, cols: int, rows: int, command: str) -> None:
+        self.socket = f"primetui-e2e-{os.getpid()}-{time.monotonic_ns()}"
+        env = dict(os.environ, HOME=str(tmp), PS1="$ ", TERM="xterm-256color", HISTFILE="/dev/null")
+        self.run("new-session", "-d", "-x", str(cols), "-y", str(rows), "-s", "t", command, env=env)
+
+    def run(self, *args: str, env: dict[str, str] | None = None) -> str:
+        out = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=env, timeout=20)
+        return out.stdout
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "t", *keys)
+
+    def type(self, text: str) -> None:
+        self.run("send-keys", "-t", "t", "-l", text)
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "t")
+
+    def wait(self, predicate, what: str, timeout: float = 40.0) -> str:
+        deadline = time.monotonic() + timeout
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.screen()
+            if predicate(text):
+                return text
+            time.sleep(0.1)
+        raise AssertionError(f"waited {timeout:.0f}s for {what}; the terminal shows:\n{text}")
+
+    def close(self) -> None:
+        self.run("kill-server")
+
+
+@pytest.fixture
+def tmux(tmp_path):
+    command = f"cd {ROOT} && env PS1='$ ' HISTFILE=/dev/null {sys.executable} -m primetui.ui.terminal -- bash --norc --noprofile -i"
+    t = Tmux(tmp_path, 100, 30, command)
+    try:
+        yield t
+    finally:
+        t.close()
+
+
+def test_full_terminal_mode_round_trip(tmux: Tmux) -> None:
+    tmux.wait(lambda s: "$" in s and "Full terminal" in s, "the shell tab and its keys")
+    tmux.type("echo pane-$((2+3)); stty size")
+    tmux.keys("Enter")
+    pane = tmux.wait(lambda s: "pane-5" in s, "the command's output in the pane")
+    assert "30 100" not in pane  # the pane is smaller than the terminal (tab bar, header, footer)
+
+    tmux.keys("F12")
+    tmux.wait(lambda s: "Full terminal" not in s and "ctrl+] returns" in s, "the real terminal handed to the shell")
+    tmux.type("clear; stty size; echo full-$((3*3))")
+    tmux.keys("Enter")
+    full = tmux.wait(lambda s: "full-9" in s, "output on the real terminal")
+    assert "30 100" in full  # the shell now has the whole terminal
+
+    tmux.keys("C-]")
+    back = tmux.wait(lambda s: "Full terminal" in s, "the dashboard back")
+    assert "full-9" in back  # what happened meanwhile is in the pane too
+    tmux.type("echo still-alive; stty size")
+    tmux.keys("Enter")
+    again = tmux.wait(lambda s: "still-alive" in s.split("full-9")[-1], "the same shell, back in the pane")
+    assert "30 100" not in again.split("still-alive")[-1]  # and back at the pane's size
+
+    tmux.keys("C-]")
+    tmux.wait(lambda s: "Leave" in s and "Close shell" in s, "the leave dialog")
+    tmux.keys("c")
+    tmux.wait(lambda s: "No shell on screen" in s, "the home screen after closing the shell")
+    tmux.keys("q")
