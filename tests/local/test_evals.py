@@ -98,3 +98,42 @@ def test_an_unknown_taskset_fails_the_run_with_the_env_servers_reason(runs):
     assert tt.run_inline(run_dir) == 1
     error = tt.status(run_dir)["error"]
     assert error.startswith("env server 'reverse-text' exited with code 2: Taskset 'someone/unknown-task' is not available")
+
+
+def test_inference_server_loads_stable_broadcasts_and_generates(tmp_path):
+    import numpy as np
+
+    from primetui.local.evals.common import request_json
+    from primetui.local.evals.inference import InferenceServer
+    from primetui.local.trainer.model import ModelShape, init_params
+
+    tt.write_run_dir(tmp_path, {"max_steps": 1}, volume_dir=None, standin=STANDIN)
+    server = InferenceServer(tmp_path)
+    http = server.serve()
+    try:
+        base = json.loads((tmp_path / "evals" / "inference.ready.json").read_text())["base_url"]
+        assert request_json(f"{base}/health") == {"status": "ok", "step": None}
+        assert request_json(f"{base}/v1/models")["data"][0]["id"] == tt.WALKTHROUGH_MODEL
+
+        bcast = tmp_path / "broadcasts" / "step_3"
+        bcast.mkdir(parents=True)
+        params = init_params(ModelShape.from_standin(STANDIN), seed=7)
+        np.savez(bcast / "model.npz", **params)
+        import urllib.error
+
+        with pytest.raises(urllib.error.HTTPError) as refused:  # no STABLE marker yet
+            request_json(f"{base}/update_weights", {"path": str(bcast), "step": 3})
+        assert refused.value.code == 409
+        (bcast / "STABLE").write_text("3")
+        assert request_json(f"{base}/update_weights", {"path": str(bcast), "step": 3}) == {"step": 3}
+        assert np.array_equal(server.params["w1"], params["w1"])
+
+        out = request_json(f"{base}/v1/generate", {"prompts": [[{"role": "user", "content": "abc"}]] * 2, "max_tokens": 5})
+        assert out["step"] == 3 and len(out["completions"]) == 2 and out["completions"][0] == out["completions"][1]
+        chat = request_json(f"{base}/v1/chat/completions", {"messages": [{"role": "user", "content": "abc"}], "max_tokens": 5})
+        assert chat["choices"][0]["message"]["content"] == out["completions"][0]
+        log = (tmp_path / "logs" / "inference.log").read_text()
+        assert "Loaded weights from broadcast step 3" in log and "Generated 2 completions" in log
+    finally:
+        http.shutdown()
+        http.server_close()

@@ -17,6 +17,7 @@ import time
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+from http.server import ThreadingHTTPServer  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -86,7 +87,7 @@ class InferenceServer:
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         }
 
-    def serve(self) -> None:
+    def serve(self) -> ThreadingHTTPServer:
         routes = {
             ("GET", "/health"): lambda _: (200, {"status": "ok", "step": self.step}),
             ("GET", "/v1/models"): lambda _: (200, {"object": "list", "data": [{"id": self.model_name, "object": "model"}]}),
@@ -100,6 +101,7 @@ class InferenceServer:
         self.log.info("Serving the stand-in's initial weights until the first broadcast arrives")
         self.log.info(f"Inference server listening on http://127.0.0.1:{port}/v1")
         announce_ready(self.run_dir, "inference", port)
+        return server
 
 
 def main(argv: list[str] | None = None) -> int:
