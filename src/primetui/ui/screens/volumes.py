@@ -96,9 +96,10 @@ class VolumesScreen(DashboardScreen):
         for gone in set(state.sessions) - {str(present.field(v, "name")) for v in volumes}:
             state.sessions.pop(gone, None)
         self.render_volumes()
-        if self.any_session_moving():
+        soon = self.prime.interval(1.5)
+        if soon > 0 and self.any_session_moving():
             # Staging or the final sync is in progress: look again soon instead of in 5 s.
-            self.set_timer(self.prime.interval(1.5), self.poll_if_current)
+            self.set_timer(soon, self.poll_if_current)
 
     def poll_if_current(self) -> None:
         if self.is_current:
