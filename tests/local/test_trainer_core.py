@@ -255,3 +255,20 @@ def test_a_broken_jsonl_line_names_the_file_and_line(tmp_path):
     [(_, rows)] = load_sources(DataConfig(name="datasets/bad"), vol)
     with pytest.raises(DatasetError, match="either a 'messages' column or both 'prompt' and 'completion'"):
         tokenize_rows(rows, DataConfig(), 64, lambda m: None)
+
+
+def test_generation_is_greedy_or_seeded_sampling_and_stops_at_the_stop_token():
+    from primetui.local.trainer.model import generate
+
+    shape = ModelShape(context=4, embed=8, hidden=16)
+    params = init_params(shape, seed=3)
+    prompts = [np.array([1, 2, 3]), np.array([4])]
+    greedy = generate(params, prompts, context=4, max_new_tokens=6, stop_token=IM_END)
+    assert [len(g) for g in greedy] == [6, 6]
+    assert all(np.array_equal(a, b) for a, b in zip(greedy, generate(params, prompts, context=4, max_new_tokens=6, stop_token=IM_END)))
+    s1 = generate(params, prompts, context=4, max_new_tokens=20, stop_token=IM_END, temperature=1.0, seed=5)
+    s2 = generate(params, prompts, context=4, max_new_tokens=20, stop_token=IM_END, temperature=1.0, seed=5)
+    assert all(np.array_equal(a, b) for a, b in zip(s1, s2))
+    # A model whose output bias always favours the stop token ends every answer at once.
+    params["b2"][IM_END] = 1e3
+    assert [len(g) for g in generate(params, prompts, context=4, max_new_tokens=6, stop_token=IM_END)] == [0, 0]
