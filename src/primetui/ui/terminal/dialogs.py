@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -22,11 +22,11 @@ class LeaveDialog(ModalScreen[str]):
 
     DEFAULT_CSS = """
     LeaveDialog { align: center middle; background: $background 40%; }
-    LeaveDialog > Vertical { width: 76; height: auto; border: round $accent; background: $panel; padding: 1 2; }
+    LeaveDialog > Vertical { width: 76; height: auto; max-height: 100%; border: round $accent; background: $panel; padding: 0 2; }
     LeaveDialog #leave-title { text-style: bold; }
-    LeaveDialog #leave-body { color: $text-muted; margin: 1 0; }
-    LeaveDialog Horizontal { height: auto; }
-    LeaveDialog Button { margin-right: 1; }
+    LeaveDialog #leave-body { color: $text-muted; margin: 1 0 0 0; }
+    LeaveDialog #leave-buttons { height: auto; }
+    LeaveDialog Button { width: 100%; }
     """
     BINDINGS = [
         Binding("escape", "choose('cancel')", "Cancel", id="shell.leave_cancel"),
@@ -55,7 +55,7 @@ class LeaveDialog(ModalScreen[str]):
         with Vertical():
             yield Static(f"Leave {self.label}?", id="leave-title")
             yield Static(body, id="leave-body")
-            with Horizontal():
+            with Vertical(id="leave-buttons"):
                 if self.has_session:
                     yield Button("Stop session and sync (s)" if not self.read_only else "Stop session (s)", id=STOP, variant="warning")
                 yield Button("Close shell, keep session (c)" if self.has_session else "Close shell (c)", id=CLOSE)
