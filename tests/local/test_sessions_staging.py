@@ -57,13 +57,14 @@ def test_sync_back_mirrors_changes_and_leaves_runs_alone(tmp_path):
     (work / "runs" / "r1" / "ckpt").write_text("clobbered")
     (work / "runs" / "r2").mkdir()
     (work / "evil").symlink_to("/etc")
+    (work / ".upload.bin.primetui-partial").write_bytes(b"half a file")  # a put cut off by the stop
     final = sync_back(work, vol, lambda line: None)
     tree = _tree(vol)
     assert "gone.txt" not in tree
     assert tree["becomes-dir/inner.txt"] == b"inner" and tree["new.txt"] == b"new"
     assert tree["keep/same.txt"] == b"same"
     assert tree["runs/r1/ckpt"] == b"checkpoint" and "runs/r2" not in tree
-    assert "evil" not in tree
+    assert "evil" not in tree and ".upload.bin.primetui-partial" not in tree
     assert "(2/2 files)" in final  # only the two changed files were copied
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 RUNS_DIR = "runs"
+PARTIAL_SUFFIX = ".primetui-partial"
 _CHUNK = 1024 * 1024
 _REPORT_EVERY = 0.2
 
@@ -127,7 +128,7 @@ def _measure(root: Path, skip_top: frozenset[str]) -> tuple[int, int]:
 
 def _copy_file(src: Path, dst: Path, stats: _Stats) -> None:
     """Copy through a temp name and rename, so a crash never leaves half a file under the real name."""
-    tmp = dst.with_name(f".{dst.name}.primetui-partial")
+    tmp = dst.with_name(f".{dst.name}{PARTIAL_SUFFIX}")
     with open(src, "rb") as fin, open(tmp, "wb") as fout:
         while chunk := fin.read(_CHUNK):
             fout.write(chunk)
@@ -180,7 +181,11 @@ def sync_back(work: Path, volume: Path, report: Report) -> str:
     files removed in the session are removed from the volume. Returns the final stats line.
     """
     skip = frozenset({RUNS_DIR})
-    wanted: dict[Path, os.stat_result] = dict(_walk(work, skip))
+    # Half-written uploads (primetui's put writes `.name.primetui-partial`, then renames) are
+    # never published: a transfer cut off by the stop must not land on the volume.
+    wanted: dict[Path, os.stat_result] = {
+        rel: st for rel, st in _walk(work, skip) if not rel.name.endswith(PARTIAL_SUFFIX)
+    }
     changed_bytes = changed_files = 0
     for rel, st in wanted.items():
         if stat.S_ISREG(st.st_mode):
