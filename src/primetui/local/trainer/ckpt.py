@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,7 +96,3 @@ def prune(ckpt_root: Path, keep_last: int | None, keep_interval: int | None) -> 
         shutil.rmtree(ckpt_root / f"step_{step}", ignore_errors=True)
         deleted.append(step)
     return deleted
-
-
-def now() -> float:
-    return time.time()
