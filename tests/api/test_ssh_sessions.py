@@ -174,6 +174,8 @@ async def test_gateway_direct_and_pinning(ssh_platform, api):
         assert conn.via_gateway is (not direct)
         out = await conn.run("cat hello.txt; echo $PRIMETUI_SESSION_MODE")
         assert out.stdout == b"hi\nread-only\n"
+        with pytest.raises(asyncssh.ChannelOpenError):  # no port forwarding into the machine
+            await conn.conn.open_connection("127.0.0.1", int(lp.base_url.rsplit(":", 1)[1]))
         await conn.close()
 
     wrong_cert = s.model_copy(update={"gateway": s.gateway.model_copy(update={"cert_sha256": "ab" * 32})})

@@ -88,6 +88,19 @@ class _Server(asyncssh.SSHServer):
         self._cfg.connections.discard(self._conn)
         self._cfg.on_activity()
 
+    # No forwarding of any kind: a session is a shell, commands and file transfer on one volume.
+    def connection_requested(self, *_args, **_kwargs) -> bool:
+        return False
+
+    def server_requested(self, *_args, **_kwargs) -> bool:
+        return False
+
+    def unix_connection_requested(self, *_args, **_kwargs) -> bool:
+        return False
+
+    def unix_server_requested(self, *_args, **_kwargs) -> bool:
+        return False
+
     def begin_auth(self, username: str) -> bool:
         return True
 
