@@ -89,7 +89,8 @@ def _step_to_x(series: Series, step: float, view: ChartView) -> float | None:
 def x_range(series: list[Series], view: ChartView) -> tuple[float, float] | None:
     """The x interval shown: the zoom (in steps, mapped to time when x is wall time) or all data."""
     xs = [_x_of(s, view) for s in series if len(s)]
-    xs = [x[np.isfinite(x)] for x in xs]
+    # Steps are always finite; wall times may be missing (NaN) and are filtered then only.
+    xs = [x if view.x_mode == STEP or (np.isfinite(x[0]) and np.isfinite(x[-1])) else x[np.isfinite(x)] for x in xs]
     xs = [x for x in xs if len(x)]
     if not xs:
         return None
@@ -130,16 +131,18 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
     y_lo, y_hi = math.inf, -math.inf
     for n, s in enumerate(series):
         x = _x_of(s, view)
-        ok = np.isfinite(x)
-        xs, ys = (x, s.values) if ok.all() else (x[ok], s.values[ok])
-        raw = decimate(xs, ys, x0, x1, ncols)
+        ok = None if view.x_mode == STEP else np.isfinite(x)
+        if ok is not None and ok.all():
+            ok = None
+        xs, ys = (x, s.values) if ok is None else (x[ok], s.values[ok])
+        raw = decimate(xs, ys, x0, x1, ncols, all_finite=s.nonfinite == 0)
         nonfinite += raw.nonfinite
         nan_cols.append(raw.nonfinite_cols)
         layers = [(raw, 2 * n + 1)]
         if view.smoothing > 0:
             sm = s.smoothed(view.smoothing)
-            sm = sm if ok.all() else sm[ok]
-            layers.append((decimate(xs, sm, x0, x1, ncols), 2 * n + 2))
+            sm = sm if ok is None else sm[ok]
+            layers.append((decimate(xs, sm, x0, x1, ncols, all_finite=s.nonfinite == 0), 2 * n + 2))
         for cols, layer in layers:
             lo, hi = cols.lo, cols.hi
             if view.log_y:
@@ -226,22 +229,22 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
         line: Row = [(label_rows.get(r, "").rjust(LABEL_W - 1)[: LABEL_W - 1] + " ", "axis"), ("│" if r not in label_rows else "┤", "axis")]
         text = raster.rows[r]
         layers = raster.layers[r]
-        start = 0
-        for j in range(1, plot_w + 1):
-            if j == plot_w or layers[j] != layers[start]:
-                lay = int(layers[start])
-                if lay == 0:
-                    key = "muted"
-                elif lay == CURSOR:
-                    key = "cursor"
-                elif lay == NAN_MARK:
-                    key = "nan"
-                elif lay == MARKER:
-                    key = "marker"
-                else:
-                    key = f"s{layer_of.get(lay, 1)}"
-                line.append((text[start:j], key))
-                start = j
+        # Runs of equal layer, found in numpy (no per-cell Python).
+        cuts = np.flatnonzero(layers[1:] != layers[:-1]) + 1
+        bounds = [0, *cuts.tolist(), plot_w]
+        for a, b in zip(bounds, bounds[1:]):
+            lay = int(layers[a])
+            if lay == 0:
+                key = "muted"
+            elif lay == CURSOR:
+                key = "cursor"
+            elif lay == NAN_MARK:
+                key = "nan"
+            elif lay == MARKER:
+                key = "marker"
+            else:
+                key = f"s{layer_of.get(lay, 1)}"
+            line.append((text[a:b], key))
         rows.append(line)
 
     # ---- x axis ----

@@ -58,6 +58,7 @@ class Series:
         self._time = np.empty(64, dtype=np.float64)
         self._value = np.empty(64, dtype=np.float64)
         self.n = 0
+        self.nonfinite = 0  # NaN/Inf values held (lets a redraw skip the finiteness scan)
         self._sorted = True
         self._ema: dict[float, tuple[int, np.ndarray, float, int]] = {}
         self.version = 0
@@ -68,7 +69,11 @@ class Series:
     def append(self, step: float, value: float, time: float = math.nan) -> None:
         """Add one point (a repeated step replaces its value: a re-sent row, not a new point)."""
         n = self.n
+        if not math.isfinite(value):
+            self.nonfinite += 1
         if n and step == self._step[n - 1]:
+            if not math.isfinite(self._value[n - 1]):
+                self.nonfinite -= 1
             self._value[n - 1] = value
             self._time[n - 1] = time
             self._ema.clear()
@@ -102,6 +107,7 @@ class Series:
             self._sorted = False
         if k > 1 and np.any(np.diff(steps) < 0):
             self._sorted = False
+        self.nonfinite += int(k - np.count_nonzero(np.isfinite(values)))
         self._step[self.n : need] = steps
         self._time[self.n : need] = times
         self._value[self.n : need] = values
@@ -238,7 +244,7 @@ class Columns:
     nonfinite: int  # NaN/Inf points in range
 
 
-def decimate(x: np.ndarray, y: np.ndarray, x0: float, x1: float, ncols: int) -> Columns:
+def decimate(x: np.ndarray, y: np.ndarray, x0: float, x1: float, ncols: int, *, all_finite: bool = False) -> Columns:
     """Reduce the points with x in [x0, x1] to min/max/first/last per column (x sorted).
 
     Column edges are found by binary search (O(ncols log n)) and each bucket is reduced by
@@ -264,8 +270,8 @@ def decimate(x: np.ndarray, y: np.ndarray, x0: float, x1: float, ncols: int) -> 
     cols = np.flatnonzero(nonempty)
     starts = starts_all[nonempty]
     ends = ends_all[nonempty]
-    finite = np.isfinite(ys)
-    if finite.all():
+    finite = None if all_finite else np.isfinite(ys)
+    if finite is None or finite.all():
         lo = np.minimum.reduceat(ys, starts)
         hi = np.maximum.reduceat(ys, starts)
         first = ys[starts]
