@@ -150,6 +150,10 @@ async def test_phases_single_writer_and_final_sync(ssh_platform, api):
     assert (root / "datasets/a.txt").read_bytes() == b"changed\n"
     assert (root / "notes/new.txt").read_bytes() == b"n\n"
     assert (root / "runs/r1/keep.txt").read_bytes() == b"run output\n"  # the sync leaves runs/ alone
+    with pytest.raises(PrimeAPIError, match="not found"):
+        await api.get_session("phases", "vs_nope")
+    with pytest.raises(PrimeAPIError, match="Volume 'nowhere' not found"):
+        await api.create_session("nowhere")
     again = await api.create_session("phases")  # the writer slot is free once stopped
     await api.stop_session("phases", again.id)
     await api.stop_session("phases", ro.id)
@@ -232,6 +236,8 @@ async def test_read_only_refuses_writes_by_every_path(ssh_platform, api, tmp_pat
     s = await _ready(api, "readonly", read_only=True)
     conn = await open_session_connection(s, key)
     try:
+        modes = await conn.run("stat -c %a . data.txt")
+        assert modes.stdout.split() == [b"555", b"444"]  # the copy is read-only, as a read-only mount
         shell = await conn.run("echo evil > data.txt; echo new > new.txt; ls -a")
         assert b"escape" not in shell.stdout  # links leaving the volume are not staged
         assert b"inside" in shell.stdout
