@@ -137,3 +137,16 @@ def test_inference_server_loads_stable_broadcasts_and_generates(tmp_path):
     finally:
         http.shutdown()
         http.server_close()
+
+
+def test_a_restarted_run_dir_starts_fresh_eval_servers(tmp_path):
+    """R5 restarts a run in its own run dir: stale readiness files and broadcasts must not leak in."""
+    cfg = {"max_steps": 2, "ckpt": {}, "data": {"type": "fake", "seq_len": 64, "batch_size": 2},
+           **tt.online_eval_block(interval=1)}
+    output = tt.write_run_dir(tmp_path, cfg, volume_dir=None, standin=STANDIN)
+    assert tt.run_inline(tmp_path) == 0
+    cfg["max_steps"] = 4
+    tt.write_run_dir(tmp_path, cfg, volume_dir=None, standin=STANDIN, resume_from=output / "checkpoints" / "step_2")
+    assert tt.run_inline(tmp_path) == 0
+    assert sorted(tt.series(tmp_path, "eval/reverse-text/reward/mean")) == [0, 1, 2, 3, 4]
+    assert tt.status(tmp_path)["state"] == "completed"

@@ -7,6 +7,7 @@ a run failure that names the component (``env server 'reverse-text' exited with 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,6 +81,10 @@ class EvalComponents:
         rid = self.files.run_id
         names = [s.name for s in self.eval.sources]
         self.log.info(f"Online evals: starting inference, {len(names)} env server(s) ({', '.join(names)}) and the orchestrator")
+        # A restarted run reuses its run dir: readiness files, endpoints and broadcasts of the
+        # previous attempt would point at dead servers and old weights.
+        for stale in (self.run_dir / "evals", self.broadcast_dir):
+            shutil.rmtree(stale, ignore_errors=True)
         (self.run_dir / "evals").mkdir(parents=True, exist_ok=True)
         self._spawn("inference server", "inference", "primetui.local.evals.inference", "inference.log",
                     Component("inference", f"{rid}-inference-0"))
@@ -148,8 +153,6 @@ class EvalComponents:
         np.savez(tmp / "model.npz", **{k: v.astype(np.float32) for k, v in params.items()})
         dest = self.broadcast_dir / f"step_{step}"
         if dest.exists():
-            import shutil
-
             shutil.rmtree(dest)
         tmp.rename(dest)
         (dest / "STABLE").write_text(str(step))
