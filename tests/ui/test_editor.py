@@ -149,3 +149,21 @@ async def test_close_with_unsaved_changes_needs_a_second_escape(tmp_path):
         await pilot.pause()
         assert app.result is None
         assert len(list((tmp_path / "drafts").glob("*.json"))) == 1
+
+
+def test_big_files_are_checked_in_the_helper_process_with_the_same_result():
+    from bench.validate import big_config
+    from primetui.sft.check import check_text
+    from primetui.sft.context import CheckContext
+    from primetui.ui.editor import validator
+
+    text = big_config(1500).replace('num_examples = 32', 'num_examples = "many"', 1)
+    assert len(text) >= validator.BIG_TEXT
+    try:
+        remote = validator.validate(text, CheckContext())
+        assert validator._proc is not None and validator._proc.poll() is None  # the helper answered
+    finally:
+        validator.stop()
+    local = check_text(text, CheckContext())
+    assert remote.spans is None and remote.diagnostics == local.diagnostics
+    assert [d.code for d in remote.errors] == ["bad-type"]

@@ -31,7 +31,7 @@ class Report:
 
     diagnostics: list[Diagnostic]
     config: dict | None
-    spans: SpanMap
+    spans: SpanMap | None  # None when the check ran in another process (spans do not pickle)
     schema_errors: list[dict] = field(default_factory=list)  # pydantic-shaped, for a 422
 
     @property
@@ -40,6 +40,13 @@ class Report:
 
     def count(self, level: str) -> int:
         return sum(1 for d in self.diagnostics if d.level == level)
+
+
+def check_text_portable(text: str, ctx: CheckContext | None = None) -> Report:
+    """``check_text`` without the span map, so the report can cross a process boundary."""
+    report = check_text(text, ctx)
+    report.spans = None
+    return report
 
 
 def check_text(text: str, ctx: CheckContext | None = None) -> Report:
@@ -311,7 +318,7 @@ def _missing_tag_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> 
 # -- quick fixes ------------------------------------------------------------------------------------------
 
 def _add_key_fix(spans: SpanMap, table: tuple, key: str, value: str) -> Fix | None:
-    entry = spans.entries.get(tuple(table))
+    entry = spans.get(tuple(table))
     if entry is None or entry.kind not in ("table", "array_table") or entry.header_line < 0:
         return None
     line = entry.header_line + 1
@@ -320,7 +327,7 @@ def _add_key_fix(spans: SpanMap, table: tuple, key: str, value: str) -> Fix | No
 
 
 def _rename_fix(spans: SpanMap, path: tuple, new: str) -> Fix | None:
-    entry: Entry | None = spans.entries.get(tuple(path))
+    entry: Entry | None = spans.get(tuple(path))
     if entry is None or entry.kind not in ("pair", "table"):
         return None
     k = entry.key
@@ -338,7 +345,7 @@ def _rename_fix(spans: SpanMap, path: tuple, new: str) -> Fix | None:
 
 
 def remove_line_fix(spans: SpanMap, path: tuple, title: str) -> Fix | None:
-    entry = spans.entries.get(tuple(path))
+    entry = spans.get(tuple(path))
     if entry is None or entry.kind != "pair":
         return None
     start = entry.key.line

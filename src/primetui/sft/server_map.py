@@ -31,7 +31,7 @@ def _path_for_message(message: str, spans: SpanMap) -> tuple | None:
             return path
     for m in _TABLE.finditer(message):
         path = tuple(m.group(1).split("."))
-        if path in spans.entries:
+        if spans.get(path) is not None:
             return path
     return None
 

@@ -8,7 +8,6 @@ so a half-typed document still maps every intact key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from tree_sitter import Language, Node, Parser
@@ -24,14 +23,43 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_toml.language()))
 
 
-@dataclass
 class Entry:
-    """Where one path is written: ``kind`` is pair, table, array_table, implicit or item."""
+    """Where one path is written: ``kind`` is pair, table, array_table, implicit or item.
 
-    kind: str
-    key: Span
-    value: Span
-    header_line: int = -1  # for [table] / [[array_table]] headers
+    Spans are computed on first access (most entries of a big file are never shown).
+    """
+
+    __slots__ = ("kind", "header_line", "_key", "_value", "_owner")
+
+    def __init__(self, kind: str, key: Span | Node, value: Span | Node | tuple, header_line: int = -1,
+                 owner: SpanMap | None = None) -> None:
+        self.kind = kind
+        self.header_line = header_line  # for [table] / [[array_table]] headers
+        self._key = key
+        self._value = value
+        self._owner = owner
+
+    def _to_span(self, v: Span | Node | tuple) -> Span:
+        if isinstance(v, Span):
+            return v
+        if isinstance(v, tuple):  # (first node, close node or None, fallback key node) of a table header
+            first, close, key = v
+            line = first.start_point[0]
+            end = self._owner.span(close).end_col if close is not None else self._owner.span(key).end_col
+            return Span(line, self._owner.span(first).col, line, end)
+        return self._owner.span(v)
+
+    @property
+    def key(self) -> Span:
+        if not isinstance(self._key, Span):
+            self._key = self._to_span(self._key)
+        return self._key
+
+    @property
+    def value(self) -> Span:
+        if not isinstance(self._value, Span):
+            self._value = self._to_span(self._value)
+        return self._value
 
 
 class SpanMap:
@@ -42,7 +70,8 @@ class SpanMap:
         self._raw = text.encode("utf-8")
         self._lines = self._raw.split(b"\n")
         self._ascii = [ln.isascii() for ln in self._lines]
-        self.entries: dict[Path, Entry] = {}
+        self._entries: dict[Path, Entry] = {}
+        self._pending: dict[Path, list[Node]] = {}  # table bodies not walked yet (walked on first lookup)
         self.tables: list[tuple[Path, int, int]] = []  # (path, header line, last content line)
         self.has_error = False
         tree = _parser().parse(self._raw)
@@ -78,8 +107,31 @@ class SpanMap:
         return [(raw, node)]
 
     def _add(self, path: Path, entry: Entry) -> None:
-        if path not in self.entries:
-            self.entries[path] = entry
+        if path not in self._entries:
+            self._entries[path] = entry
+
+    @property
+    def entries(self) -> dict[Path, Entry]:
+        """Every entry of the document (walks all table bodies; prefer ``get`` / ``locate``)."""
+        for path in list(self._pending):
+            self._walk_body(path)
+        return self._entries
+
+    def get(self, path: Path) -> Entry | None:
+        """The entry written at exactly ``path``, walking only the tables that can hold it."""
+        path = tuple(path)
+        for table in [t for t in self._pending if path[: len(t)] == t]:
+            self._walk_body(table)
+        return self._entries.get(path)
+
+    def _walk_body(self, table: Path) -> None:
+        for node in self._pending.pop(table, ()):
+            for c in node.children:
+                if c.type == "pair":
+                    self._walk_pair(c, table)
+                elif c.type == "ERROR":
+                    self.has_error = True
+                    self._walk_error(c, table)
 
     def _walk_document(self, root: Node) -> None:
         prefix: Path = ()
@@ -116,37 +168,28 @@ class SpanMap:
             return
         parts = self._key_parts(key_node)
         names = [p for p, _ in parts]
-        header = self.span(node)
-        header_line = header.line
-        body = [c for c in node.children if c.type in ("pair", "comment", "ERROR")]
+        header_line = node.start_point[0]
         last_line = header_line
-        for c in body:
+        for c in node.children:
             if c.type == "pair":
                 last_line = max(last_line, c.end_point[0])
-        key_span = self.span(key_node)
         first = node.children[0]
         close = next((c for c in node.children if c.type in ("]", "]]")), None)
-        head_span = Span(header_line, self.span(first).col, header_line,
-                         self.span(close).end_col if close is not None else key_span.end_col)
+        head = (first, close, key_node)
         if node.type == "table_array_element":
             base = self._resolve(names[:-1]) + (names[-1],)
             idx = self._aot_last.get(base, -1) + 1
             self._aot_last[base] = idx
             path: Path = base + (idx,)
-            self._add(base, Entry("array_table", key_span, head_span, header_line))
-            self.entries[path] = Entry("array_table", key_span, head_span, header_line)
+            self._add(base, Entry("array_table", key_node, head, header_line, self))
+            self._entries[path] = Entry("array_table", key_node, head, header_line, self)
         else:
             path = self._resolve(names)
-            self.entries[path] = Entry("table", key_span, head_span, header_line)
+            self._entries[path] = Entry("table", key_node, head, header_line, self)
         for i in range(1, len(path)):
-            self._add(path[:i], Entry("implicit", key_span, head_span, header_line))
+            self._add(path[:i], Entry("implicit", key_node, head, header_line, self))
         self.tables.append((path, header_line, last_line))
-        for c in node.children:
-            if c.type == "pair":
-                self._walk_pair(c, path)
-            elif c.type == "ERROR":
-                self.has_error = True
-                self._walk_error(c, path)
+        self._pending.setdefault(path, []).append(node)
 
     def _walk_pair(self, node: Node, prefix: Path) -> None:
         key_node = None
@@ -166,11 +209,13 @@ class SpanMap:
         for i, (name, part_node) in enumerate(parts):
             path = path + (name,)
             if i < len(parts) - 1:
-                self._add(path, Entry("implicit", self.span(part_node), self.span(node)))
-        key_span = self.span(key_node)
-        value_span = self.span(value_node) if value_node is not None else Span(
-            key_span.end_line, key_span.end_col, key_span.end_line, key_span.end_col)
-        self.entries[path] = Entry("pair", key_span, value_span)
+                self._add(path, Entry("implicit", part_node, node, -1, self))
+        if value_node is not None:
+            self._entries[path] = Entry("pair", key_node, value_node, -1, self)
+        else:
+            key_span = self.span(key_node)
+            self._entries[path] = Entry("pair", key_span, Span(key_span.end_line, key_span.end_col,
+                                                                key_span.end_line, key_span.end_col))
         if value_node is not None:
             self._walk_value(value_node, path)
 
@@ -184,8 +229,7 @@ class SpanMap:
             for c in node.children:
                 if c.type in ("[", "]", ",", "comment"):
                     continue
-                sp = self.span(c)
-                self.entries[path + (idx,)] = Entry("item", sp, sp)
+                self._entries[path + (idx,)] = Entry("item", c, c, -1, self)
                 self._walk_value(c, path + (idx,))
                 idx += 1
 
@@ -194,7 +238,7 @@ class SpanMap:
         """The entry for ``path`` or its longest written prefix (a missing field lands on its table)."""
         p = tuple(path)
         while p:
-            e = self.entries.get(p)
+            e = self.get(p)
             if e is not None:
                 return p, e
             p = p[:-1]
@@ -203,15 +247,19 @@ class SpanMap:
     def at(self, line: int, col: int) -> tuple[Path, Entry] | None:
         """The key (pair or table header) written at a position, for F1 help."""
         best: tuple[Path, Entry] | None = None
-        for path, e in self.entries.items():
+        self._walk_body(self.table_at_line(line))
+        for path, e in self._entries.items():
             if e.kind in ("implicit", "item"):
+                continue
+            raw_key = e._key
+            if not isinstance(raw_key, Span) and not (raw_key.start_point[0] <= line <= raw_key.end_point[0]):
                 continue
             k = e.key
             if k.line == line and k.col <= col <= k.end_col:
                 if best is None or len(path) > len(best[0]):
                     best = (path, e)
         if best is None:
-            for path, e in self.entries.items():
+            for path, e in self._entries.items():
                 if e.kind == "pair" and e.key.line == line:
                     return path, e
         return best

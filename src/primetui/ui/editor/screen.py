@@ -23,10 +23,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
-from primetui.sft.check import Report, check_text
+from primetui.sft.check import Report
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import LEVELS, Diagnostic, Fix, sort_key
 from primetui.sft.schema import PRIME_RL_COMMIT, PRIME_RL_VERSION
+from primetui.ui.editor import validator
 from primetui.ui.editor.area import DiagnosticTextArea
 from primetui.ui.editor.drafts import DraftStore
 from primetui.ui.editor.problems import ProblemsList
@@ -91,6 +92,8 @@ class EditorScreen(Screen):
         self._close_armed = False
         self.note = ""
         self._note_keep = 0
+        self._in_flight = False
+        self._rerun = False
         self._initial_text = self._read_file()
 
     # -- file ------------------------------------------------------------------------------------
@@ -134,6 +137,8 @@ class EditorScreen(Screen):
             self.note = self.load_error
         elif self.path is not None and not self.path.exists():
             self.note = f"New file {self.path.name}: ctrl+t inserts a template from the hosted-SFT walkthrough."
+        if len(self._initial_text) >= validator.BIG_TEXT:
+            validator.warm()
         self._validate_now()
         if self.client is not None:
             self.load_model_cache()
@@ -199,16 +204,38 @@ class EditorScreen(Screen):
         return CheckContext(hosted=True, cached_models=self.cached_models, volume_size_bytes=self.volume_size)
 
     def _validate_now(self) -> None:
+        if self._in_flight:
+            self._rerun = True  # one at a time: the latest text is checked when this one ends
+            return
+        self._in_flight = True
+        self._rerun = False
         self._validate(self.text, self.version, self.context())
 
-    @work(thread=True, exclusive=True, group="validate")
+    @work(thread=True, group="validate")
     def _validate(self, text: str, version: int, ctx: CheckContext) -> None:
-        report = check_text(text, ctx)
-        self.app.call_from_thread(self._apply_report, report, version)
+        try:
+            report = validator.validate(text, ctx)
+        except Exception as exc:  # noqa: BLE001 - a validator bug must not stop the editor
+            report = None
+            note = f"Validation failed ({type(exc).__name__}: {exc}); please report it."
+            self.app.call_from_thread(self._validation_failed, note)
+        if report is not None:
+            self.app.call_from_thread(self._apply_report, report, version)
+
+    def _validation_failed(self, note: str) -> None:
+        self._in_flight = False
+        self.note = note
+        self._refresh_chrome()
 
     def _apply_report(self, report: Report, version: int) -> None:
-        if version != self.version or not self.is_mounted:
-            return  # the text changed meanwhile: a newer validation is on its way
+        self._in_flight = False
+        if self._rerun or version != self.version:
+            self._rerun = False
+            if self.is_mounted:
+                self._validate_now()  # the text changed meanwhile: check the latest one
+            return
+        if not self.is_mounted:
+            return
         self.report = report
         self._validated_version = version
         self._show_diagnostics()
@@ -363,7 +390,7 @@ class EditorScreen(Screen):
 
         line, col = self.area.cursor_location
         text = self.text
-        spans = self.report.spans if self.report is not None and self.validated else SpanMap(text)
+        spans = self.report.spans if self.report is not None and self.validated and self.report.spans else SpanMap(text)
         raw = self.report.config if self.report is not None and self.report.config is not None else _loads(text)
         hit = spans.at(line, col)
         path = hit[0] if hit else spans.table_at_line(line)
