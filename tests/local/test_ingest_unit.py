@@ -24,3 +24,21 @@ def test_write_time_comes_from_the_stamp_not_from_when_it_was_read() -> None:
     assert abs(line_time(line, now) - int(written)) <= 1
     assert line_time("35:47 [SUCCESS] Step 1", now) is None  # mm:ss only: no reliable time
     assert line_time("99:99:99    INFO nonsense", now) is None
+
+
+def test_log_queries_tail_and_filter_in_the_store(tmp_path) -> None:
+    import re
+
+    from primetui.local.store import Store
+
+    store = Store(tmp_path / "s.sqlite3")
+    lines = [(float(i), "SUCCESS" if i % 2 else "INFO", f"line {i}") for i in range(1000)]
+    with store.tx() as db:
+        store.add_log_lines(db, "r", "trainer", 0, lines)
+    assert store.query_logs("r", "trainer", None, None, None, limit=3) == ["line 997", "line 998", "line 999"]
+    assert store.query_logs("r", "trainer", None, 995.0, "SUCCESS") == ["line 995", "line 997", "line 999"]
+    assert store.query_logs("r", "trainer", None, None, None, search="line 99", limit=2) == ["line 998", "line 999"]
+    assert store.query_logs("r", "trainer", None, None, None, pattern=re.compile(r"^line 1\d$")) == [
+        f"line {i}" for i in range(10, 20)]
+    assert store.query_logs("r", "orchestrator", None, None, None) == []
+    assert store.query_logs("r", "trainer", 1, None, None) == []

@@ -60,6 +60,8 @@ def test_walkthrough_run_completes_with_a_finite_loss_and_a_checkpoint_of_the_re
     assert usage["training"]["tokens"] == rows[-1]["progress/num_tokens"] > 0
     assert usage["total_cost_usd"] == 0 and usage["run_id"] == run_id
     assert api.get(f"/rft/runs/{run_id}/env-servers").json() == {"env_servers": []}
+    samples = api.get(f"/rft/runs/{run_id}/samples", params={"step": 10}).json()
+    assert samples["samples"] == [] and samples["total"] == 0  # SFT has no rollouts
 
 
 def test_higher_lr_run_shows_the_loss_falling(local_platform: LocalPlatform, api: httpx.Client) -> None:
@@ -166,8 +168,13 @@ def test_pause_then_resume_continues_from_the_checkpoint_as_a_new_run(
     wait_status(api, new_id, step=step + 2)
     new_run = api.get(f"/rft/runs/{new_id}").json()["run"]
     assert run_id in new_run["notice"] and new_run["status"] == "RUNNING"
-    first = api.get(f"/rft/runs/{new_id}/metrics").json()["metrics"][0]["step"]
-    assert first == step + 1
+    rows = api.get(f"/rft/runs/{new_id}/metrics").json()["metrics"]
+    assert rows[0]["step"] == step + 1
+    parent_tokens = api.get(f"/rft/runs/{run_id}/metrics", params={"min_step": step}).json()["metrics"][0]
+    usage = api.get(f"/billing/runs/{new_id}/usage").json()
+    rows = api.get(f"/rft/runs/{new_id}/metrics").json()["metrics"]  # after the usage read: it can only grow
+    assert usage["training"]["tokens"] <= rows[-1]["progress/num_tokens"] - parent_tokens["progress/num_tokens"]
+    assert usage["training"]["tokens"] > 0  # only what the resumed run itself trained
     assert api.put(f"/rft/runs/{new_id}/stop").status_code == 200
     wait_status(api, new_id, {"STOPPED"})
 
@@ -202,7 +209,8 @@ def test_delete_forgets_the_run_but_keeps_its_outputs(local_platform: LocalPlatf
 def test_deleting_an_active_run_stops_its_process(local_platform: LocalPlatform, api: httpx.Client) -> None:
     run_id = dispatch(api, small_config(local_platform, max_steps=100000))
     wait_status(api, run_id, step=1)
-    assert api.delete(f"/rft/runs/{run_id}").status_code == 204
+    reply = api.delete(f"/training/runs/{run_id}")  # T7, the admin route: same effect as R4
+    assert reply.status_code == 200 and reply.json() == {"runId": run_id, "deleted": True}
     assert api.get(f"/rft/runs/{run_id}").status_code == 404
 
 

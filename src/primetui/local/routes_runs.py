@@ -164,18 +164,16 @@ async def get_logs(
         raise fail(404, f"Logs are not available yet (run is {row['status']}).")
     name = _log_component(state, row, component, env_name)
     since_ts = time.time() - since_seconds if since_seconds else None
-    rows = state.store.query_logs(run_id, name, pod_index, since_ts, level.upper() if level else None)
-    lines = [r["line"] for r in rows]
-    if search:
-        if regex:
-            try:
-                pattern = re.compile(search)
-            except re.error as exc:
-                raise fail(400, f"search is not a valid regular expression ({exc}); fix it or drop --regex.") from exc
-            lines = [ln for ln in lines if pattern.search(ln)]
-        else:
-            lines = [ln for ln in lines if search in ln]
-    return dump(LogsResponse(logs="\n".join(lines[-tail_lines:])))
+    pattern = None
+    if search and regex:
+        try:
+            pattern = re.compile(search)
+        except re.error as exc:
+            raise fail(400, f"search is not a valid regular expression ({exc}); fix it or drop --regex.") from exc
+    lines = state.store.query_logs(run_id, name, pod_index, since_ts, level.upper() if level else None,
+                                   search=search if search and not regex else None, pattern=pattern,
+                                   limit=tail_lines)
+    return dump(LogsResponse(logs="\n".join(lines)))
 
 
 @router.get("/rft/runs/{run_id}/env-servers")

@@ -10,6 +10,7 @@ All access happens on the server's event loop thread; the connection is not shar
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -216,8 +217,13 @@ class Store:
         return [r["component"] for r in rows]
 
     def query_logs(self, run_id: str, component: str, pod_index: int | None, since_ts: float | None,
-                   level: str | None) -> list[sqlite3.Row]:
-        sql = "SELECT ts, level, line FROM logs WHERE run_id = ? AND component = ?"
+                   level: str | None, search: str | None = None, pattern: re.Pattern[str] | None = None,
+                   limit: int = 5000) -> list[str]:
+        """The last ``limit`` matching lines, oldest first; filtering and tailing happen in SQLite.
+
+        ``search`` is a plain substring; ``pattern`` a compiled regex (checked per candidate row).
+        """
+        sql = "SELECT line FROM logs WHERE run_id = ? AND component = ?"
         args: list[Any] = [run_id, component]
         if pod_index is not None:
             sql += " AND pod_index = ?"
@@ -228,8 +234,18 @@ class Store:
         if level is not None:
             sql += " AND level = ?"
             args.append(level)
-        sql += " ORDER BY id"
-        return self.db.execute(sql, args).fetchall()
+        if search is not None:
+            sql += " AND instr(line, ?) > 0"
+            args.append(search)
+        if pattern is not None:
+            # Re-registered per query (same name): the store is used from one thread only.
+            self.db.create_function("primetui_match", 1, lambda line: 1 if pattern.search(line) else 0)
+            sql += " AND primetui_match(line)"
+        sql += " ORDER BY id DESC LIMIT ?"
+        args.append(limit)
+        lines = [r["line"] for r in self.db.execute(sql, args).fetchall()]
+        lines.reverse()
+        return lines
 
     # metrics ----------------------------------------------------------------------------------
     def merge_metric_rows(self, db: sqlite3.Connection, run_id: str, rows: list[dict[str, Any]]) -> None:
