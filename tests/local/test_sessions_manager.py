@@ -116,3 +116,21 @@ async def test_a_dropped_link_is_reported_not_hung(data_dir, tmp_path):
         await conn.close()
     finally:
         await manager.close()
+
+
+async def test_a_failed_start_says_why_and_leaves_no_copy(data_dir):
+    manager = SessionManager(data_dir, idle_timeout=3600, speed=100)
+    await manager.start()
+    try:
+        rec = manager.create("vol", read_only=False)
+        # the volume disappears before staging can read it (deleted by hand on disk)
+        import shutil
+
+        shutil.rmtree(data_dir / "volumes" / "vol")
+        await _wait(rec, {"failed", "ready"})
+        assert rec.phase == "failed" and rec.status == "FAILED"
+        assert rec.error_message.startswith("The session could not start (") and "open a new session" in rec.error_message
+        assert not manager.work_dir(rec.id).exists()
+        assert sessions.live_read_write("vol") is None  # a failed session blocks nothing
+    finally:
+        await manager.close()

@@ -272,7 +272,13 @@ class SessionManager:
         except Exception as exc:
             log.exception("session %s failed to start", rec.id)
             await self._close_endpoint(rec.id, "the session failed")
-            self._set_phase(rec, "failed", error=f"The session could not start: {exc}")
+            with contextlib.suppress(OSError):
+                await asyncio.to_thread(staging.remove_tree, self.work_dir(rec.id))
+            why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+            self._set_phase(
+                rec, "failed",
+                error=f"The session could not start ({why}); open a new session, and see the platform's output if it fails again.",
+            )
 
     async def _close_endpoint(self, session_id: str, reason: str) -> None:
         entry = self._endpoints.pop(session_id, None)
