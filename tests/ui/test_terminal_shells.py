@@ -69,3 +69,20 @@ async def test_exited_shell_says_so_in_the_tab() -> None:
         await pilot.press(*"exit 7", "enter")
         await wait_for(pilot, lambda: pane.has_class("-ended"))
         assert "exited with status 7" in "\n".join(pane.view.term.text_lines())
+
+
+async def test_user_keymap_moves_the_leave_key_and_frees_ctrl_bracket() -> None:
+    app = LocalShellApp(ARGV)
+    async with app.run_test(size=(90, 24)) as pilot:
+        app.set_keymap({"shell.leave": "f2"})
+        await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and len(app.screen.panes) == 1)
+        pane = shells(app).panes[0]
+        await wait_for(pilot, lambda: pane.view.running)
+        sent: list[bytes] = []
+        original = pane.view.transport.write
+        pane.view.transport.write = lambda data: (sent.append(data), original(data))  # type: ignore[method-assign]
+        await pilot.press("ctrl+right_square_bracket")
+        await pilot.pause(0.1)
+        assert b"\x1d" in sent and isinstance(app.screen, ShellScreen)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaveDialog))

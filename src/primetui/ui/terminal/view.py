@@ -344,9 +344,24 @@ class TerminalView(Widget, can_focus=True):
             keys -= self._LIVE_PASSTHROUGH
         return keys
 
+    def _default_keys(self) -> set[str]:
+        keys: set[str] = set()
+        for node in self.ancestors_with_self:
+            for binding in getattr(node, "BINDINGS", ()):
+                if isinstance(binding, Binding) and binding.id and binding.id.split(".")[0] in ("terminal", "shell"):
+                    keys.update(k.strip() for k in binding.key.split(","))
+        return keys
+
     def check_consume_key(self, key: str, character: str | None) -> bool:
-        """Everything but the pane's own keys goes to the program (even the app's ctrl+p, ctrl+q)."""
-        return self.running and self._view_top is None and key not in self._reserved_keys()
+        """Everything but the pane's own keys goes to the program (even the app's ctrl+p, ctrl+q).
+
+        Textual filters the binding chain with this *before* applying the user's keymap, so the
+        default keys of the pane's own bindings must survive here too, or a remapped binding would
+        vanish; ``on_key`` still sends a freed default key to the program.
+        """
+        if not self.running or self._view_top is not None:
+            return False
+        return key not in self._reserved_keys() and key not in self._default_keys()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reconnect":
