@@ -152,12 +152,17 @@ async def test_close_with_unsaved_changes_needs_a_second_escape(tmp_path):
 
 
 def test_big_files_are_checked_in_the_helper_process_with_the_same_result():
-    from bench.validate import big_config
     from primetui.sft.check import check_text
     from primetui.sft.context import CheckContext
     from primetui.ui.editor import validator
 
-    text = big_config(1500).replace('num_examples = 32', 'num_examples = "many"', 1)
+    blocks = []
+    for i in range(300):
+        examples = "32" if i else '"many"'
+        blocks.append(f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/t-{i}" }} }}\n'
+                      f"num_examples = {examples}\n")
+    sources = "".join(blocks)
+    text = WALKTHROUGH + "\n[eval]\n" + sources
     assert len(text) >= validator.BIG_TEXT
     try:
         remote = validator.validate(text, CheckContext())
