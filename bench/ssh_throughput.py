@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import os
 import pty
+import shutil
 import statistics
 import sys
 import tempfile
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import asyncssh
 
-from primetui.shell import open_session_connection, open_shell
+from primetui.shell import get, open_session_connection, open_shell, put
 
 COMMAND = "seq 1 1500000"
 
@@ -110,6 +111,29 @@ async def main(repeat: int) -> None:
                 rows["local pty (baseline)"].append(await local_pty())
                 rows["ssh direct"].append(await over_ssh(wire, key_path, True))
                 rows["ssh via TLS gateway"].append(await over_ssh(wire, key_path, False))
+            # SFTP put/get of one 64 MiB file on a read-write session, next to a local file copy
+            rw = await client.create_session("bench", read_only=False)
+            while rw.phase != "ready":
+                await asyncio.sleep(0.01)
+                rw = await client.get_session("bench", rw.id)
+            payload = tmp / "payload.bin"
+            payload.write_bytes(os.urandom(64 * 1024 * 1024))
+            conn = await open_session_connection(rw.model_dump(by_alias=True, exclude_none=True), key_path)
+            transfer = {"local copy (baseline)": [], "sftp put": [], "sftp get": []}
+            try:
+                for i in range(repeat):
+                    t = time.perf_counter()
+                    await asyncio.to_thread(shutil.copyfile, payload, tmp / f"copy-{i}.bin")
+                    transfer["local copy (baseline)"].append(time.perf_counter() - t)
+                    t = time.perf_counter()
+                    await put(conn, payload, f"up/{i}.bin")
+                    transfer["sftp put"].append(time.perf_counter() - t)
+                    t = time.perf_counter()
+                    await get(conn, f"up/{i}.bin", tmp / f"down-{i}.bin")
+                    transfer["sftp get"].append(time.perf_counter() - t)
+            finally:
+                await conn.close()
+            await client.stop_session("bench", rw.id)
             await client.stop_session("bench", session.id)
         finally:
             await client.aclose()
@@ -120,6 +144,13 @@ async def main(repeat: int) -> None:
     for name, samples in rows.items():
         rate = statistics.median(n / s for n, s in samples)
         print(f"| {name} | {samples[0][0]:,} | {rate / 1e6:.1f} | {rate / base:.2f}x |")
+    size = 64 * 1024 * 1024
+    copy_rate = size / statistics.median(transfer["local copy (baseline)"])
+    print("\n| transfer (64 MiB) | MB/s | vs baseline |")
+    print("|---|---|---|")
+    for name, seconds in transfer.items():
+        rate = size / statistics.median(seconds)
+        print(f"| {name} | {rate / 1e6:.1f} | {rate / copy_rate:.2f}x |")
     print(f"\ncreate session (HTTP) to ready, 32 MiB volume: {ready_s:.2f} s (artificial holds shortened, speed=1000)")
     print(f"connect through the gateway + shell to first byte: {first_byte_s * 1000:.0f} ms")
 
