@@ -121,3 +121,16 @@ async def test_vim_runs_in_the_alternate_screen_and_gives_the_shell_back(tmp_pat
         assert (tmp_path / "notes.txt").read_text() == "hello from vim\n"
         assert any("vim -u NONE" in line for line in view.term.text_lines())  # the shell's screen is back
         assert not any(line.startswith("~") for line in view.term.text_lines())
+
+
+async def test_mouse_reaches_a_program_that_asked_for_it() -> None:
+    program = (
+        "import sys,tty,os;tty.setraw(0);sys.stdout.write('\\x1b[?1000h\\x1b[?1006hmouse-on\\r\\n');sys.stdout.flush();"
+        "print(repr(os.read(0, 100)), end='\\r\\n');sys.stdout.flush();import time;time.sleep(5)"
+    )
+    app = TermApp(PtyTransport([sys.executable, "-c", program]))
+    async with app.run_test(size=(80, 10)) as pilot:
+        view = app.query_one(TerminalView)
+        await wait_for(pilot, lambda: "mouse-on" in screen_text(app) and view.term.mouse_mode == 1000)
+        await pilot.click(TerminalView, offset=(10, 3))
+        await wait_for(pilot, lambda: "\\x1b[<0;11;4M" in screen_text(app))
