@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from primetui.sft.templates import WALKTHROUGH
+from primetui.sft.templates import ONLINE_EVAL, WALKTHROUGH
 from primetui.ui.editor import EditorScreen
 from primetui.ui.editor.drafts import DraftStore
 from primetui.ui.editor.screen import AUTOSAVE_EVERY
@@ -162,7 +162,7 @@ def test_big_files_are_checked_in_the_helper_process_with_the_same_result():
         blocks.append(f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/t-{i}" }} }}\n'
                       f"num_examples = {examples}\n")
     sources = "".join(blocks)
-    text = WALKTHROUGH + "\n[eval]\n" + sources
+    text = ONLINE_EVAL + sources
     assert len(text) >= validator.BIG_TEXT
     try:
         remote = validator.validate(text, CheckContext())
