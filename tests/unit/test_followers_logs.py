@@ -42,6 +42,7 @@ def L(*lines: str) -> list[str]:
         (L("a", "b", "c", "d"), L("d", "e", "f", "g"), True, L("e", "f", "g"), "uncertain"),  # 1-line overlap
         (L("a", "b", "c", "d"), L("d", "e", "f", "g"), False, L("e", "f", "g"), None),  # not full: proven
         (L("a", "b", "c"), L("x", "y", "z"), True, L("x", "y", "z"), "overflow"),  # jumped past a window
+        (L("c", "d", "e"), L("a", "b", "c", "d", "e", "f"), True, L("a", "b", "c", "d", "e", "f"), "overflow"),
         (L("a", "b", "c"), L("x", "y"), False, L("x", "y"), "restart"),  # log started over
         (L("a", "b", "c", "d"), L("b", "c"), False, L(), None),  # stale snapshot inside the last one
         (L("a", "b", "c", "d", "e"), L("b", "c", "d"), True, L(), None),  # same, full window
@@ -57,6 +58,15 @@ def test_diff_windows(last, cur, full, new, gap):
     diff = f.diff_windows(last, cur, full=full)
     assert diff.new == new
     assert diff.gap == gap
+
+
+def test_a_bigger_window_starts_earlier_in_the_log():
+    log = [f"l{i}" for i in range(20)]
+    diff = f.diff_windows(log[10:13], log[7:14], full=True, grown=True)
+    assert diff.new == ["l13"] and diff.gap is None
+    # repeated lines: only a whole previous window of 3+ lines is trusted as the anchor
+    diff = f.diff_windows(["m0"], ["m1", "m0", "m0", "m0", "m0"], full=True, grown=True)
+    assert diff.new == ["m1", "m0", "m0", "m0", "m0"] and diff.gap == "overflow"
 
 
 def _windows(total: int, ends: list[int], width: int) -> list[list[str]]:
@@ -94,6 +104,39 @@ def test_sliding_windows_never_duplicate_and_flag_every_loss(width, steps):
         # with no gap reported, nothing is missing after the start of the first non-empty window
         first = next((e for e in ends if e > 0), None)
         assert out == (log[max(0, first - width):] if first else [])
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(
+    polls=st.lists(st.tuples(st.integers(min_value=0, max_value=30),
+                             st.integers(min_value=f.MIN_PROOF, max_value=40)), min_size=1, max_size=25),
+)
+def test_windows_of_changing_size_never_duplicate_and_flag_every_loss(polls):
+    """The follower asks for bigger or smaller windows over time; a bigger one starts earlier.
+
+    Windows are at least MIN_PROOF lines, as the follower's always are (hundreds in practice).
+    """
+    log: list[str] = []
+    out: list[str] = []
+    last: list[str] = []
+    gaps = 0
+    first_start = None
+    previous_width = 0
+    for added, width in polls:
+        start = len(log)
+        log.extend(f"{start + i:05d} line" for i in range(added))
+        cur = log[-width:] if log else []
+        diff = f.diff_windows(last, cur, full=len(cur) == width, grown=width > previous_width)
+        previous_width = width
+        gaps += diff.gap is not None
+        if first_start is None and cur:
+            first_start = len(log) - len(cur)
+        out.extend(diff.new)
+        if cur and not diff.stale:
+            last = cur
+    assert len(out) == len(set(out)) and out == sorted(out)
+    if gaps == 0:
+        assert out == (log[first_start:] if first_start is not None else [])
 
 
 @settings(max_examples=120, deadline=None, derandomize=True)
@@ -343,6 +386,30 @@ async def test_an_empty_window_in_between_does_not_repeat_lines():
     fol = _follower(client, t, status_interval=0)
     got = await fol.poll() + await fol.poll() + await fol.poll()
     assert _lines(got) == ["a", "b", "c"] and fol.gaps == 0
+
+
+async def test_window_shrinks_back_after_a_burst():
+    t = FakeTime()
+    log = [f"l{i}" for i in range(2000)]
+    windows, end = [], 3
+    windows.append("\n".join(log[:end]))
+    end += 50  # a burst: 50 new lines, more than a 3-line window holds
+    windows.append("\n".join(log[end - 3:end]))
+    fol = _follower(Scripted(logs=[], runs=[]), t, backlog_lines=3, tail_lines=3, status_interval=0)
+    client = fol.client
+    for w in windows:
+        client.logs.append(w)
+        client.runs.append(run_status("RUNNING"))
+        await fol.poll()
+    grown = fol.tail_lines
+    assert grown > 3
+    for _ in range(40):  # calm: one new line per poll
+        end += 1
+        client.logs.append("\n".join(log[max(0, end - fol.tail_lines):end]))
+        client.runs.append(run_status("RUNNING"))
+        await fol.poll()
+    assert fol.tail_lines < grown and fol.tail_lines >= 4
+    assert fol.gaps == 1  # only the burst
 
 
 def test_stream_keys():

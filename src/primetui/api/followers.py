@@ -67,6 +67,9 @@ MAX_TAIL_LINES = 5000
 MIN_PROOF = 3
 """Overlapping lines needed to trust that a full log window continues the previous one."""
 
+SHRINK_AFTER_CALM_POLLS = 10
+"""Quiet polls after which a log window grown by a burst is halved again."""
+
 
 class FollowerState:
     """Values of `Follower.state`."""
@@ -578,6 +581,34 @@ def _overlap(last: Sequence[int], cur: Sequence[int]) -> int:
     return pi[-1]
 
 
+def _suffix_inside(last: Sequence[int], cur: Sequence[int]) -> tuple[int, int]:
+    """Longest suffix of `last` found anywhere in `cur`: (its length, where it ends in cur).
+
+    Among equally long matches the earliest in `cur` wins (most lines count as new, as the
+    CLI's rule prefers). KMP over the reversed sequences.
+    """
+    pattern = list(reversed(last[-len(cur):] if len(last) > len(cur) else last))
+    text = list(reversed(cur))
+    pi = [0] * len(pattern)
+    for i in range(1, len(pattern)):
+        k = pi[i - 1]
+        while k and pattern[i] != pattern[k]:
+            k = pi[k - 1]
+        if pattern[i] == pattern[k]:
+            k += 1
+        pi[i] = k
+    best, best_end, k = 0, 0, 0
+    for j, item in enumerate(text):
+        while k and (k == len(pattern) or item != pattern[k]):
+            k = pi[k - 1]
+        if item == pattern[k]:
+            k += 1
+        if k and k >= best:
+            # the match covers text[j-k+1 .. j], i.e. cur[len(cur)-1-j .. len(cur)-1-(j-k+1)]
+            best, best_end = k, len(cur) - (j - k + 1)
+    return best, best_end
+
+
 def _contains(haystack: Sequence[int], needle: Sequence[int]) -> bool:
     """True when needle occurs contiguously in haystack (KMP)."""
     if not needle:
@@ -617,10 +648,11 @@ class WindowDiff:
     """The window holds only lines already seen (an older or lagging snapshot)."""
 
 
-def diff_windows(last: Sequence[str], cur: Sequence[str], *, full: bool) -> WindowDiff:
+def diff_windows(last: Sequence[str], cur: Sequence[str], *, full: bool, grown: bool = False) -> WindowDiff:
     """Compare two consecutive log windows (each: the tail of one growing log).
 
     `full` says the window may have been cut at the top (it is as long as the platform serves).
+    `grown` says more lines were asked for than last time, so this window may start earlier.
     The rule is the CLI's suffix/prefix overlap, made safe: a window wholly inside the previous
     one adds nothing (no duplicates), and when no overlap proves continuity — none at all, or
     fewer than MIN_PROOF lines in a full window — a gap is reported instead of silently
@@ -638,9 +670,18 @@ def diff_windows(last: Sequence[str], cur: Sequence[str], *, full: bool) -> Wind
     k = _overlap(a, b)
     if k == len(cur):
         return WindowDiff(overlap=k)
+    weak = full and k < MIN_PROOF and k < len(last)
+    if k > 0 and not weak:
+        return WindowDiff(new=list(cur[k:]), overlap=k)
+    if grown and len(cur) > len(last):
+        # A longer window than last time (the follower asked for more lines) starts EARLIER
+        # in the log, so the previous window's end sits inside it, not at its start. Only a
+        # match of MIN_PROOF lines is trusted as the anchor.
+        k2, end = _suffix_inside(a, b)
+        if k2 > k and k2 >= MIN_PROOF:
+            return WindowDiff(new=list(cur[end:]), overlap=k2)
     if k > 0:
-        weak = full and k < MIN_PROOF and k < len(last)
-        return WindowDiff(new=list(cur[k:]), gap="uncertain" if weak else None, overlap=k)
+        return WindowDiff(new=list(cur[k:]), gap="uncertain", overlap=k)
     # No overlap, but every line sits inside the previous window: an older snapshot (a lagging
     # replica) or a window that shrank. Only a tiny full window is too short to tell that from
     # a run of new lines that repeat older ones; that case is reported as a gap instead.
@@ -664,7 +705,7 @@ class LogFollower(_RunBound):
 
     The first poll reads a backlog of `backlog_lines`; later polls read `tail_lines`, which
     grows (up to 5000) whenever a window fills with new lines, so consecutive windows keep
-    overlapping. A run that has not started yet (404 with a startup marker) puts the follower
+    overlapping, and shrinks back slowly once the log is calm again. A run that has not started yet (404 with a startup marker) puts the follower
     in the `waiting` state, polling every `waiting_interval` seconds.
     """
 
@@ -701,6 +742,10 @@ class LogFollower(_RunBound):
         self._last: list[str] = []
         self._cap: int | None = None  # window size the platform seems to cap at
         self._first = True
+        self._base_tail = self.tail_lines
+        self._calm = 0  # consecutive polls whose new lines used under a quarter of the window
+        self._calm_peak = 0  # most new lines in one poll during that calm stretch
+        self._last_requested = self.backlog_lines
 
     async def _fetch(self, events: list[FollowerEvent], final: bool) -> None:
         requested = self.backlog_lines if self._first else self.tail_lines
@@ -726,11 +771,13 @@ class LogFollower(_RunBound):
 
     def _apply(self, cur: list[str], requested: int, events: list[FollowerEvent]) -> None:
         full = len(cur) >= requested or (self._cap is not None and len(cur) >= self._cap)
+        grown = requested > self._last_requested
+        self._last_requested = requested
         if not cur:
             # An empty window (a hiccup, or everything aged out of the lookback) proves nothing;
             # keep the last real one so the next window is compared with it, not re-shown whole.
             return
-        diff = diff_windows(self._last, cur, full=full)
+        diff = diff_windows(self._last, cur, full=full, grown=grown)
         if diff.stale:
             return  # keep the newer window we already have as the reference
         if diff.new and diff.gap is None and self._last and len(cur) <= len(self._last) and len(cur) < requested:
@@ -746,6 +793,14 @@ class LogFollower(_RunBound):
         # (the first window is all new by definition, so it says nothing about the rate).
         if full and self._last and (diff.gap in ("overflow", "uncertain") or len(diff.new) * 2 > len(cur)):
             self.tail_lines = min(MAX_TAIL_LINES, max(self.tail_lines * 2, len(diff.new) * 2))
+            self._calm = self._calm_peak = 0
+        elif self.tail_lines > self._base_tail and len(diff.new) * 4 < self.tail_lines:
+            # After a burst, shrink back slowly (every poll re-downloads the whole window).
+            self._calm += 1
+            self._calm_peak = max(self._calm_peak, len(diff.new))
+            if self._calm >= SHRINK_AFTER_CALM_POLLS:
+                self.tail_lines = max(self._base_tail, self.tail_lines // 2, self._calm_peak * 4)
+                self._calm = self._calm_peak = 0
         self._last = cur
 
 
