@@ -57,7 +57,7 @@ def test_run_screen_completed(snap_compare, size):
     app = make_app(run_id=COMPLETED)
 
     async def ready(pilot):
-        await settle(pilot, lambda: getattr(app.screen, "final_fetch_done", False))
+        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -67,7 +67,7 @@ def test_run_screen_failed(snap_compare, size):
     app = make_app(run_id=FAILED)
 
     async def ready(pilot):
-        await settle(pilot, lambda: getattr(app.screen, "final_fetch_done", False))
+        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -77,7 +77,7 @@ def test_run_screen_config_tab(snap_compare, size):
     app = make_app(run_id=COMPLETED)
 
     async def ready(pilot):
-        await settle(pilot, lambda: getattr(app.screen, "final_fetch_done", False))
+        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1)
         app.screen.query_one(TabbedContent).active = "tab-config"
         await pilot.pause(0.2)
 

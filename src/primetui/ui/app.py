@@ -257,6 +257,7 @@ class PrimeApp(App):
         if callable(poll) and self.client is not None:
             if hasattr(self.screen, "final_fetch_done"):
                 self.screen.final_fetch_done = False
+                self.screen.terminal_polls = 0
             poll()
             self.notify("Refreshing…", timeout=1.5)
 

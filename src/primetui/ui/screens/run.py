@@ -64,6 +64,7 @@ class RunScreen(DashboardScreen):
         self.run: Any = self.prime_state_run(run_id)
         self.checkpoints: list[Any] = []
         self.final_fetch_done = False
+        self.terminal_polls = 0
         self._config_shown = False
         self._monitor_mounted = False
         self.title = f"Run {run_id}"
@@ -124,8 +125,10 @@ class RunScreen(DashboardScreen):
         except Exception:  # noqa: BLE001
             pass
         if status in TERMINAL_RUN_STATUSES:
-            # One last fetch happened with the terminal status in it: nothing changes any more.
-            self.final_fetch_done = True
+            # The last checkpoint and metrics row can land just after the status turns terminal
+            # (teardown): look a few more times, then stop polling a run that cannot change.
+            self.terminal_polls += 1
+            self.final_fetch_done = self.terminal_polls >= 3 or (self.checkpoints and self.terminal_polls >= 2)
         self.render_run()
 
     # ---- rendering --------------------------------------------------------------------------
@@ -307,6 +310,7 @@ class RunScreen(DashboardScreen):
             self.app.pop_screen()
             return
         self.final_fetch_done = False
+        self.terminal_polls = 0
         self.fetch_run()
 
     @work(group="run-action")

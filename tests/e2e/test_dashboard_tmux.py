@@ -1,0 +1,112 @@
+"""The real terminal path: a new user runs `uv run primetui --local` inside tmux.
+
+HOME, the local platform's data dir and primetui's config dir are fresh temp dirs (a new user).
+Through keys only: create a volume, open the walkthrough sft.toml in the editor, dispatch it to
+the demo volume, and see the run reach COMPLETED on screen. Asserted on `tmux capture-pane`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Tmux:
+    """One private tmux server (its own socket), so nothing else on the machine is touched."""
+
+    def __init__(self, name: str) -> None:
+        self.sock = name
+        self.target = name
+
+    def run(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.sock, *args], capture_output=True, text=True, check=False).stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.target)
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", self.target, *keys)
+
+    def type(self, text: str) -> None:
+        self.run("send-keys", "-t", self.target, "-l", text)
+
+    def wait(self, what: str, limit: float = 60.0) -> str:
+        """Wait until ``what`` is on screen (a wait, not a timing assertion)."""
+        end = time.monotonic() + limit
+        while True:
+            screen = self.screen()
+            if what in screen:
+                return screen
+            if time.monotonic() > end:
+                raise AssertionError(f"{what!r} never appeared; the screen was:\n{screen}")
+            time.sleep(0.2)
+
+
+@pytest.fixture
+def new_user(tmp_path: Path):
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    home = tmp_path / "home"
+    home.mkdir()
+    data = tmp_path / "platform"
+    env = {
+        "HOME": str(home),
+        "PRIMETUI_LOCAL_DATA_DIR": str(data),
+        "PRIMETUI_CONFIG_DIR": str(tmp_path / "config"),
+        "PRIMETUI_LOCAL_SPEED": "10",
+        "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR") or str(Path.home() / ".cache" / "uv"),
+        "TERM": "xterm-256color",
+        "PATH": os.environ["PATH"],
+    }
+    tmux = Tmux(f"primetui-e2e-{os.getpid()}")
+    yield tmux, env, data
+    tmux.run("kill-server")
+    try:  # the dashboard leaves the local platform running on purpose; this test stops it by pid
+        pid = int(json.loads((data / "server.json").read_text())["pid"])
+        os.kill(pid, signal.SIGTERM)
+    except (OSError, ValueError, KeyError):
+        pass
+
+
+def test_new_user_local_walkthrough_reaches_completed(new_user):
+    tmux, env, data = new_user
+    command = " ".join(f"{k}={v!s}" for k, v in env.items()) + " uv run primetui --local"
+    tmux.run("new-session", "-d", "-s", tmux.target, "-x", "120", "-y", "36", "-c", str(ROOT), f"env -i {command}")
+    tmux.wait("Runs", limit=90)
+    tmux.wait("● live", limit=30)
+
+    # Create a volume through the form.
+    tmux.keys("v")
+    tmux.wait("research")
+    tmux.keys("c")
+    tmux.wait("Create a volume")
+    tmux.type("e2e-vol")
+    tmux.keys("Enter")
+    tmux.wait("Volume e2e-vol created")
+    assert "e2e-vol" in tmux.screen()
+
+    # The walkthrough config, from the editor, dispatched to the demo volume (it holds the dataset).
+    tmux.keys("e")
+    tmux.wait("max_steps")
+    tmux.keys("F5")
+    tmux.wait("Pick the volume")
+    tmux.wait("enter runs the pre-flight")
+    tmux.keys("Enter")
+    tmux.wait("dispatches to research", limit=30)
+    tmux.keys("d")
+    tmux.wait("Lifecycle", limit=60)
+    tmux.wait("✓ COMPLETED", limit=120)
+    screen = tmux.wait("prime volumes get research runs/", limit=30)  # the step-10 checkpoint
+    assert "10/10" in screen
+    assert "Traceback" not in screen
