@@ -86,3 +86,39 @@ async def test_user_keymap_moves_the_leave_key_and_frees_ctrl_bracket() -> None:
         assert b"\x1d" in sent and isinstance(app.screen, ShellScreen)
         await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, LeaveDialog))
+
+
+class DroppingLink(PtyTransport):
+    """A pty whose end reads as a dropped connection (what SessionTransport reports on a lost link)."""
+
+    async def read(self) -> bytes:
+        data = await super().read()
+        if not data:
+            self.dropped = True
+            self.exit_reason = "The connection to the session dropped (connection reset); reconnect to continue."
+        return data
+
+
+async def test_dropped_link_is_shown_and_r_reconnects() -> None:
+    app = LocalShellApp(ARGV)
+    starts: list[int] = []
+
+    def make() -> PtyTransport:
+        starts.append(1)
+        return DroppingLink(ARGV)
+
+    async with app.run_test(size=(90, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and len(app.screen.panes) == 1)
+        open_spec(app, ShellSpec(label="flaky", make_transport=make))
+        await wait_for(pilot, lambda: len(shells(app).panes) == 2 and shells(app).panes[1].view.running)
+        pane = shells(app).panes[1]
+        await wait_for(pilot, lambda: shells(app).current_pane() is pane)
+        await pilot.press(*"exit", "enter")
+        await wait_for(pilot, lambda: pane.has_class("-ended"))
+        assert "press r to reconnect" in str(pane.query_one(".shell-header").render())
+        assert "dropped" in "\n".join(pane.view.term.text_lines())
+        await pilot.press("r")
+        await wait_for(pilot, lambda: pane.view.running and len(starts) == 2)
+        assert not pane.has_class("-ended")
+        await pilot.press(*"echo back-again", "enter")
+        await wait_for(pilot, lambda: "back-again" in "\n".join(pane.view.term.text_lines()).split("dropped")[-1])
