@@ -24,33 +24,53 @@ ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 LEVEL_RE = re.compile(
     r"^(?:\[[A-Za-z]+\d+\]:)?\s*(?P<time>\d{2}:\d{2}(?::\d{2})?)\s+\[?(?P<level>TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL)\]?\s"
 )
-MAX_READ = 4 * 1024 * 1024  # per file per tick: a flood is ingested over several ticks, never all at once
+MAX_READ = 1024 * 1024  # per file per tick: a flood is ingested over several ticks, never all at once
 
 PROTOCOL_FILES = ("logs", "metrics.jsonl", "checkpoints.jsonl", "components.json", "status.json")
 
 
+def _match(line: str) -> re.Match[str] | None:
+    return LEVEL_RE.match(ANSI_RE.sub("", line) if "\x1b" in line else line)
+
+
+def local_midnight(now: float) -> float:
+    """Unix time of the local midnight that starts the day of ``now``."""
+    t = time.localtime(now)
+    return time.mktime((t.tm_year, t.tm_mon, t.tm_mday, 0, 0, 0, 0, 0, -1))
+
+
+def parse_line(line: str, now: float, midnight: float) -> tuple[str | None, float | None]:
+    """(level, write time) of a prime-rl console line (``HH:MM:SS    INFO ...``); (None, None) otherwise.
+
+    The write time comes from the line's local ``HH:MM:SS`` stamp (the latest such moment <= now),
+    so lines read late (after a server restart) keep their real time and ``since_seconds`` stays right.
+    """
+    match = _match(line)
+    if not match:
+        return None, None
+    level = match.group("level")
+    parts = match.group("time").split(":")
+    if len(parts) != 3:
+        return level, None  # mm:ss only: no reliable time
+    hh, mm, ss = int(parts[0]), int(parts[1]), int(parts[2])
+    if hh > 23 or mm > 59 or ss > 59:
+        return level, None
+    stamp = midnight + hh * 3600 + mm * 60 + ss
+    if stamp > now + 60:  # written before midnight, read after it
+        stamp -= 86400
+    return level, stamp
+
+
 def line_level(line: str) -> str | None:
-    """The log level of a prime-rl console line (``HH:MM:SS    INFO ...``), or None for other lines."""
-    match = LEVEL_RE.match(ANSI_RE.sub("", line))
+    """The log level of a prime-rl console line, or None for other lines."""
+    match = _match(line)
     return match.group("level") if match else None
 
 
 def line_time(line: str, now: float) -> float | None:
-    """When a console line was written, from its local ``HH:MM:SS`` stamp (the latest such moment <= now).
-
-    Lines read late (after a server restart) keep their real time, so ``since_seconds`` stays right.
-    """
-    match = LEVEL_RE.match(ANSI_RE.sub("", line))
-    if not match or match.group("time").count(":") != 2:
-        return None
-    hh, mm, ss = (int(x) for x in match.group("time").split(":"))
-    if hh > 23 or mm > 59 or ss > 59:
-        return None
-    local = time.localtime(now)
-    stamp = time.mktime((local.tm_year, local.tm_mon, local.tm_mday, hh, mm, ss, 0, 0, -1))
-    if stamp > now + 60:  # written before midnight, read after it
-        stamp -= 86400
-    return stamp
+    """The write time of a prime-rl console line (see :func:`parse_line`), or None."""
+    level, stamp = parse_line(line, now, local_midnight(now))
+    return stamp if level is not None else None
 
 
 @dataclass
@@ -116,12 +136,12 @@ class RunIngestor:
                 continue
             lines, new_offset = got
             now = time.time()
+            midnight = local_midnight(now)
             rows: list[tuple[float, str | None, str]] = []
             last = self._last_level.get(rel)
             for raw in lines:
                 line = raw.rstrip("\r")
-                level = line_level(line)
-                stamp = line_time(line, now) if level is not None else None
+                level, stamp = parse_line(line, now, midnight)
                 if level is None and line.strip():
                     level = last  # a traceback or wrapped line belongs to the line above it
                 else:

@@ -1,0 +1,103 @@
+"""Local platform log path: ingest a long trainer.log into SQLite, then serve R7 windows from it.
+
+    uv run python bench/local_logs.py [--lines 200000]
+
+Two numbers, each next to its baseline in the same run:
+1. Ingest: RunIngestor (whole lines, level + time parsed, one transaction per chunk, offsets stored)
+   vs. the bare floor of reading the file and splitting it into lines.
+2. R7 window (tail 1000, and a search) answered inside SQLite (what the server does) vs. fetching
+   every line of the component and filtering/slicing in Python (the naive server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from primetui.local.ingest import RunIngestor  # noqa: E402
+from primetui.local.store import Store  # noqa: E402
+
+
+def write_log(path: Path, n: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(1, n + 1):
+            stamp = time.strftime("%H:%M:%S", time.localtime(time.time() - (n - i) * 0.01))
+            if i % 50 == 0:
+                fh.write(f"{stamp}    INFO Saving checkpoint at step {i}\n")
+            else:
+                fh.write(f"{stamp} SUCCESS Step {i} |   754ms | Loss {5.0 / (1 + i / 1000):.4f} | Grad. Norm 0.9417 | "
+                         "LR 2.00e-05 | Throughput 19788 tokens/s | MFU 13.0% | Peak Mem. 0.1/23.5 GiB (0.6%)\n")
+
+
+def best_of(fn, repeat: int = 5) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lines", type=int, default=200_000)
+    args = parser.parse_args()
+    n = args.lines
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        run_dir = root / "runs" / "r"
+        write_log(run_dir / "logs" / "trainer.log", n)
+        size_mb = (run_dir / "logs" / "trainer.log").stat().st_size / 1e6
+
+        def floor() -> None:
+            (run_dir / "logs" / "trainer.log").read_text(encoding="utf-8").split("\n")
+
+        floor_s = best_of(floor, 3)
+        store = Store(root / "state.sqlite3")
+        ing = RunIngestor(store, "r", run_dir)
+        t0 = time.perf_counter()
+        while True:
+            before = store.get_offset("r", "logs/trainer.log")
+            ing.ingest()
+            if store.get_offset("r", "logs/trainer.log") == before:
+                break
+        ingest_s = time.perf_counter() - t0
+
+        def sql_tail() -> None:
+            store.query_logs("r", "trainer", None, None, None, limit=1000)
+
+        def naive_tail() -> None:
+            rows = store.db.execute("SELECT line FROM logs WHERE run_id = ? AND component = ? ORDER BY id",
+                                    ("r", "trainer")).fetchall()
+            [r["line"] for r in rows][-1000:]
+
+        def sql_search() -> None:
+            store.query_logs("r", "trainer", None, None, None, search="Saving checkpoint", limit=1000)
+
+        def naive_search() -> None:
+            rows = store.db.execute("SELECT line FROM logs WHERE run_id = ? AND component = ? ORDER BY id",
+                                    ("r", "trainer")).fetchall()
+            [r["line"] for r in rows if "Saving checkpoint" in r["line"]][-1000:]
+
+        tail_sql, tail_naive = best_of(sql_tail), best_of(naive_tail)
+        search_sql, search_naive = best_of(sql_search), best_of(naive_search)
+        print(f"{n:,} lines, {size_mb:.1f} MB trainer.log")
+        print("| step | primetui | baseline | ratio |")
+        print("|---|---|---|---|")
+        print(f"| ingest into SQLite (levels, times, offsets) vs read+split only | {ingest_s:.2f} s "
+              f"({n / ingest_s:,.0f} lines/s) | {floor_s:.2f} s | {ingest_s / floor_s:.1f}x the floor |")
+        print(f"| R7 tail 1000 in SQLite vs fetch all + slice | {tail_sql * 1e3:.1f} ms | {tail_naive * 1e3:.1f} ms "
+              f"| {tail_naive / tail_sql:.0f}x faster |")
+        print(f"| R7 search + tail 1000 in SQLite vs fetch all + filter | {search_sql * 1e3:.1f} ms "
+              f"| {search_naive * 1e3:.1f} ms | {search_naive / search_sql:.1f}x faster |")
+        store.close()
+
+
+if __name__ == "__main__":
+    main()
