@@ -106,3 +106,13 @@ def test_model_cache_defaults_and_errors(tmp_path: Path) -> None:
         bad.write_text(text)
         with pytest.raises(ModelCacheError, match=needle):
             parse_models(bad)
+
+
+def test_an_unreadable_state_database_is_reported_not_overwritten(tmp_path: Path) -> None:
+    data_dir = tmp_path / "d"
+    data_dir.mkdir()
+    (data_dir / "state.sqlite3").write_bytes(b"this is not a database" * 100)
+    reply = serve("--data-dir", str(data_dir))
+    assert reply.returncode == 2
+    assert "cannot be read" in reply.stderr and "move it aside" in reply.stderr and "Traceback" not in reply.stderr
+    assert (data_dir / "state.sqlite3").read_bytes().startswith(b"this is not a database")

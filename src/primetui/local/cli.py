@@ -8,6 +8,7 @@ import fcntl
 import json
 import logging
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import IO
@@ -79,7 +80,15 @@ def serve(args: argparse.Namespace) -> int:
         except OSError as exc:
             _err(exc.strerror or str(exc))
             return 2
-        state = LocalState.open(data_dir)
+        try:
+            state = LocalState.open(data_dir)
+        except sqlite3.DatabaseError as exc:
+            _err(f"the state database {data_dir / 'state.sqlite3'} cannot be read ({exc}); move it aside to start "
+                 "with an empty platform (volume contents under volumes/ stay where they are).")
+            return 2
+        except OSError as exc:
+            _err(f"cannot set up the data dir {data_dir} ({exc.strerror}); pass a writable one with --data-dir.")
+            return 2
         if getattr(args, "demo", False):
             from primetui.local.demo import seed_demo
 

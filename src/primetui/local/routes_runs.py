@@ -42,8 +42,8 @@ async def list_runs(request: Request, page: int = 1, limit: int = 20) -> dict[st
     """R1: newest first, paged."""
     if page < 1:
         raise invalid([(("query", "page"), "Input should be greater than or equal to 1", "greater_than_equal")])
-    if not 1 <= limit <= 100:
-        raise invalid([(("query", "limit"), "Input should be between 1 and 100", "value_error")])
+    if not 1 <= limit <= 1000:
+        raise invalid([(("query", "limit"), "Input should be between 1 and 1000", "value_error")])
     state = _platform(request)
     rows, total = state.store.list_runs((page - 1) * limit, limit)
     return dump(RLRunPage(runs=[run_model(r) for r in rows], total=total, page=page, limit=limit,
