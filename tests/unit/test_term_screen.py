@@ -160,3 +160,12 @@ def test_render_ansi_reproduces_the_screen() -> None:
     assert copy.display() == src.display()
     assert copy.cursor == src.cursor and copy.app_cursor and copy.bracketed_paste
     assert copy.lines[0].attrs[0] == src.lines[0].attrs[0]
+
+
+def test_coloured_lines_through_the_bulk_path_keep_runs_and_background() -> None:
+    rows = "".join(f"\x1b[32mok\x1b[0m {i} \x1b[44mbg\x1b[0m\r\n" for i in range(50))
+    term = feed(Terminal(20, 4, scrollback=100), rows)
+    line = term.scrollback[-1]
+    assert entry_text(line) == "ok 46 bg"
+    assert line.attrs[0][0] == 2 and line.attrs[6][1] == 4 and line.attrs[19] == (-1, -1, 0)
+    assert term.text_lines()[:3] == ["ok 47 bg", "ok 48 bg", "ok 49 bg"]

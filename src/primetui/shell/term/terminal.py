@@ -17,7 +17,7 @@ import base64
 import codecs
 import re
 
-from primetui.shell.term.attrs import apply_sgr
+from primetui.shell.term.attrs import DEFAULT, apply_sgr
 from primetui.shell.term.screen import LazyLine, Screen
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -193,7 +193,7 @@ class Terminal(Screen):
         attr = self.attr
         made: list[LazyLine] = []
         for part in rest:
-            fill = self.fill if attr[1] == -1 else _fill_of(attr)
+            fill = DEFAULT if attr[1] == -1 else _fill_of(attr)  # blank cells keep only the background
             if "\x1b" not in part:
                 if len(part) > cols:
                     return False
