@@ -450,3 +450,52 @@ async def test_poke_wakes_a_real_sleep_and_stop_ends_it():
 
     await asyncio.wait_for(consume(), timeout=30)
     assert _lines(got) == ["a", "b"] and fol.done
+
+
+class _GrowingLog:
+    """A platform whose log grows between polls and serves its last `tail_lines` (maybe capped)."""
+
+    def __init__(self, bursts: list[int], cap: int | None) -> None:
+        self.bursts = list(bursts)
+        self.cap = cap
+        self.log: list[str] = []
+
+    async def get_logs(self, run_id, tail_lines=1000, **kw):
+        added = self.bursts.pop(0) if self.bursts else 0
+        start = len(self.log)
+        self.log.extend(f"{start + i:06d} INFO step line" for i in range(added))
+        n = min(tail_lines, self.cap) if self.cap else tail_lines
+        return LogsResponse(logs="\n".join(self.log[-n:]))
+
+    async def get_run(self, run_id):
+        return run_status("RUNNING")
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    bursts=st.lists(st.integers(min_value=0, max_value=120), min_size=1, max_size=30),
+    cap=st.one_of(st.none(), st.integers(min_value=5, max_value=40)),
+    tail=st.integers(min_value=3, max_value=20),
+)
+async def test_follower_end_to_end_never_repeats_and_flags_every_loss(bursts, cap, tail):
+    """The real LogFollower (adaptive window, learned cap) against a growing log."""
+    platform = _GrowingLog(bursts, cap)
+    t = FakeTime()
+    fol = f.LogFollower(platform, "r1", "trainer", backlog_lines=tail, tail_lines=tail, status_interval=3600,
+                        clock=t.clock, wall=t.wall, sleep=t.sleep, rng=lambda: 0.5)
+    out: list[str] = []
+    gaps = 0
+    first_start = None
+    for _ in range(len(bursts)):
+        before = len(platform.log)
+        for ev in await fol.poll():
+            if isinstance(ev, f.LogLines):
+                if first_start is None:
+                    first_start = len(platform.log) - len(ev.lines)
+                out.extend(ev.lines)
+            elif isinstance(ev, f.LogGap):
+                gaps += 1
+        assert len(platform.log) >= before
+    assert len(out) == len(set(out)) and out == sorted(out)
+    if gaps == 0 and first_start is not None:
+        assert out == platform.log[first_start:]
