@@ -113,7 +113,9 @@ class Matcher:
             count = hay.count(needle)
             if count == 0:
                 return _EMPTY
-            if count <= 64:
+            # Up to one hit in eight lines, hop from hit to hit (one find per matching line);
+            # beyond that, one bulk pass over the chunk is cheaper.
+            if count <= max(64, len(offsets) // 8):
                 positions = []
                 pos = hay.find(needle)
                 while pos >= 0:
