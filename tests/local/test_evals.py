@@ -150,3 +150,20 @@ def test_a_restarted_run_dir_starts_fresh_eval_servers(tmp_path):
     assert tt.run_inline(tmp_path) == 0
     assert sorted(tt.series(tmp_path, "eval/reverse-text/reward/mean")) == [0, 1, 2, 3, 4]
     assert tt.status(tmp_path)["state"] == "completed"
+
+
+def test_orchestrator_says_what_it_waits_for(tmp_path):
+    from primetui.local.evals.orchestrator import Orchestrator
+    from primetui.local.trainer.files import write_json_atomic
+
+    cfg = {"max_steps": 50, "log": {"interval": 2.5}, **tt.online_eval_block(interval=5)}
+    cfg["eval"]["source"].append({"name": "other", "interval": 3, "env": {"taskset": {"id": "reverse-text"}}})
+    tt.write_run_dir(tmp_path, cfg, volume_dir=None)
+    write_json_atomic(tmp_path / "evals" / "endpoints.json", {"inference": "http://127.0.0.1:9", "envs": {}})
+    write_json_atomic(tmp_path / "status.json", {"state": "running", "step": 7})
+    orch = Orchestrator(tmp_path)
+    assert orch.log_interval == 2.5
+    assert orch.idle_note() == "Waiting for the next weight broadcast: trainer at step 7, next eval at step 9"
+    orch.done.add(5)
+    assert orch.idle_note().endswith("next eval at step 9, last evaluated step 5")
+    assert [s.name for s in orch.due(9, final=None)] == ["other"] and len(orch.due(50, final=50)) == 2

@@ -33,6 +33,8 @@ class Orchestrator:
         spec = read_json(run_dir / "config.json")
         config = spec.get("config") or {}
         self.eval = parse_eval(config.get("eval") or {})
+        # prime-rl's [log] interval: seconds between periodic status lines of every component.
+        self.log_interval = float((config.get("log") or {}).get("interval", 10.0))
         self.endpoints = read_json(run_dir / "evals" / "endpoints.json")
         self.metrics = JsonlAppender(run_dir / "metrics.jsonl")
         self.broadcasts = run_dir / "broadcasts"
@@ -118,17 +120,34 @@ class Orchestrator:
             f"Eval {src.name} | Step {step} | Reward {mean:.4f} ± {std:.4f} | {n} samples | {elapsed:.1f}s"
         )
 
+    def idle_note(self) -> str:
+        """What the orchestrator is waiting for, for the periodic status line."""
+        try:
+            trainer_step = int(read_json(self.run_dir / "status.json").get("step") or 0)
+        except (OSError, ValueError, AttributeError):
+            trainer_step = 0
+        intervals = [s.interval for s in self.eval.sources]
+        nxt = min(((trainer_step // i) + 1) * i for i in intervals) if intervals else None
+        last = max(self.done) if self.done else None
+        return (f"Waiting for the next weight broadcast: trainer at step {trainer_step}, next eval at step {nxt}"
+                + (f", last evaluated step {last}" if last is not None else ""))
+
     def run(self) -> int:
         names = ", ".join(f"{s.name} (every {s.interval} steps)" for s in self.eval.sources)
         self.log.info(f"Starting eval orchestrator: sources {names}; inference at {self.endpoints['inference']}")
+        last_activity = time.monotonic()
         while True:
             final = self.final_step()
             for step in self.pending():
                 self.evaluate(step, final)
+                last_activity = time.monotonic()
             if final is not None and final in self.done:
                 write_json_atomic(self.run_dir / "evals" / "done.json", {"step": final})
                 self.log.success(f"Evals of the final checkpoint (step {final}) finished")
                 return 0
+            if time.monotonic() - last_activity >= self.log_interval:
+                self.log.info(self.idle_note())
+                last_activity = time.monotonic()
             time.sleep(0.1)
 
 
