@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 _READ_SIZE = 1 << 16
-_MAX_COALESCE = 1 << 18  # hand the screen at most 256 KiB at once so the UI keeps breathing
+_MAX_COALESCE = 1 << 16  # hand the screen at most 64 KiB at once so keys get in between chunks
 _MAX_QUEUED = 16  # chunks buffered before we stop reading (back-pressure to the program)
 
 

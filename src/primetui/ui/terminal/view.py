@@ -29,6 +29,8 @@ from primetui.shell.term.transport import Transport
 from primetui.ui.terminal.render import StripPainter
 
 FPS = 60
+FLOOD_FPS = 20  # while output pours, fewer frames leave the time to the keyboard and the parser
+_FLOOD_BYTES = 1 << 16  # more than this between two frames counts as a flood
 _SYNC_HOLD = 0.15  # longest we wait for a program's synchronized update (DEC 2026) to finish
 
 TransportFactory = Callable[[], Transport]
@@ -104,6 +106,7 @@ class TerminalView(Widget, can_focus=True):
         self._select_to: tuple[int, int] | None = None
         self.bytes_in = 0
         self.frames = 0
+        self._bytes_at_frame = 0
         self.ended = asyncio.Event()
         # Full-terminal mode: output also goes to the real terminal, which answers queries itself
         # and owns the size until it hands the program back.
@@ -195,7 +198,8 @@ class TerminalView(Widget, can_focus=True):
     def _schedule_frame(self) -> None:
         if self._frame_handle is not None:
             return
-        delay = max(0.001, self._last_frame + 1 / FPS - time.monotonic())  # a 0 s timer divides by zero
+        fps = FLOOD_FPS if self.bytes_in - self._bytes_at_frame > _FLOOD_BYTES else FPS
+        delay = max(0.001, self._last_frame + 1 / fps - time.monotonic())  # a 0 s timer divides by zero
         self._frame_handle = self.set_timer(delay, self._frame, name="terminal-frame")
 
     def _frame(self) -> None:
@@ -211,6 +215,7 @@ class TerminalView(Widget, can_focus=True):
                 return
         self._sync_since = None
         self._last_frame = now
+        self._bytes_at_frame = self.bytes_in
         self.frames += 1
         dirty = term.take_dirty()
         if term.clipboard:
