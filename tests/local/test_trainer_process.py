@@ -161,6 +161,7 @@ def test_two_splits_are_interleaved_and_reported_per_split(runs):
     run_dir, _, _ = runs["splits"]
     assert tt.run_inline(run_dir) == 0
     log = (run_dir / "logs" / "trainer.log").read_text()
+    assert "Reading split 'test' from /volume/datasets/reverse-text/data/test-00000-of-00001.parquet" in log
     assert "Loaded 200 examples from split 'train'" in log and "Loaded 200 examples from split 'test'" in log
     [row] = [r for r in tt.metric_rows(run_dir) if r["step"] == 2 and "progress/train/ratio_samples" in r]
     assert row["progress/train/ratio_samples"] + row["progress/test/ratio_samples"] == pytest.approx(1.0)

@@ -95,8 +95,13 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def load_sources(cfg: DataConfig, volume_dir: Path | None) -> list[tuple[str, list[dict[str, Any]]]]:
-    """Every (subset, split) the config asks for, as named row lists; fails clearly when missing."""
+def load_sources(
+    cfg: DataConfig, volume_dir: Path | None, on_files: Callable[[str, list[str]], None] | None = None
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Every (subset, split) the config asks for, as named row lists; fails clearly when missing.
+
+    ``on_files(label, paths)`` hears which files (as /volume/... paths) make up each split.
+    """
     real, shown = volume_path(cfg.name, volume_dir)
     if not real.exists():
         raise DatasetError(
@@ -125,6 +130,9 @@ def load_sources(cfg: DataConfig, volume_dir: Path | None) -> list[tuple[str, li
                 f"Dataset {shown} has no files for split '{label}'; check data.splits/data.subsets "
                 "against the files on the volume."
             )
+        if on_files is not None:
+            root = volume_dir.resolve() if volume_dir else real
+            on_files(label, ["/volume/" + str(f.resolve().relative_to(root)) for f in files])
         rows: list[dict[str, Any]] = []
         for f in files:
             rows.extend(read_rows(f))

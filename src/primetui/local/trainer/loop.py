@@ -335,7 +335,11 @@ class Trainer:
         )
         sources = []
         labels = []
-        for label, rows in load_sources(d, volume_dir):
+        def files_note(label: str, paths: list[str]) -> None:
+            shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+            self.log.info(f"Reading split '{label}' from {shown}")
+
+        for label, rows in load_sources(d, volume_dir, files_note):
             labels.append(label)
             samples = tokenize_rows(rows, d, row_len, self.log.warning)
             if not samples:
