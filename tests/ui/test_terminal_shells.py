@@ -122,3 +122,15 @@ async def test_dropped_link_is_shown_and_r_reconnects() -> None:
         assert not pane.has_class("-ended")
         await pilot.press(*"echo back-again", "enter")
         await wait_for(pilot, lambda: "back-again" in "\n".join(pane.view.term.text_lines()).split("dropped")[-1])
+
+
+async def test_a_shell_that_cannot_connect_says_why_and_offers_retry() -> None:
+    app = LocalShellApp(ARGV)
+    async with app.run_test(size=(90, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and len(app.screen.panes) == 1)
+        open_spec(app, ShellSpec(label="broken", make_transport=lambda: PtyTransport(["/nonexistent/shell"]), volume="v", session_id="vs_x"))
+        await wait_for(pilot, lambda: len(shells(app).panes) == 2 and shells(app).panes[1].has_class("-ended"))
+        pane = shells(app).panes[1]
+        assert "press r to retry" in str(pane.query_one(".shell-header").render())
+        assert "nonexistent" in "\n".join(pane.view.term.text_lines())
+        assert not isinstance(app.screen, LeaveDialog)  # a failed connection is not a finished shell

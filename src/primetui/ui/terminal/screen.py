@@ -197,6 +197,9 @@ class ShellScreen(Screen):
         pane.add_class("-ended")
         transport = event.view.transport
         dropped = bool(getattr(transport, "dropped", False))
+        if event.view.start_failed:
+            pane.set_status("could not connect: press r to retry, ctrl+] to leave")
+            return
         if dropped:
             pane.set_status("disconnected: press r to reconnect, ctrl+] to leave")
             return

@@ -106,6 +106,7 @@ class TerminalView(Widget, can_focus=True):
         self._select_to: tuple[int, int] | None = None
         self.bytes_in = 0
         self.frames = 0
+        self.start_failed = False  # the last start could not connect (retry makes sense)
         self._bytes_at_frame = 0
         self.ended = asyncio.Event()
         # Full-terminal mode: output also goes to the real terminal, which answers queries itself
@@ -148,9 +149,11 @@ class TerminalView(Widget, can_focus=True):
         transport = self.transport
         if transport is None:
             return
+        self.start_failed = False
         try:
             await transport.start(cols, rows)
         except Exception as exc:  # noqa: BLE001 - any failure to connect ends in a message, never a crash
+            self.start_failed = True
             self._end(str(exc).rstrip(".") + "." if str(exc) else f"Could not start the shell ({type(exc).__name__}).")
             return
         self.running = True
