@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import signal
@@ -186,7 +187,15 @@ class Trainer:
                           "epoch": stream.epoch},
                 dataloader=stream.state(),
             )
-            path, size = ckpt_mod.save(ckpt_root, step_n, state)
+            try:
+                path, size = ckpt_mod.save(ckpt_root, step_n, state)
+            except OSError as exc:
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise RunFailure(
+                        f"No space left on the volume while saving the checkpoint of step {step_n}; expand the "
+                        "volume (prime volumes expand) or lower ckpt.keep_last, then resume from the last checkpoint."
+                    ) from exc
+                raise
             self.files.log_checkpoint(step_n, path, size)
             if cfg.ckpt is not None:
                 for gone in ckpt_mod.prune(ckpt_root, cfg.ckpt.keep_last, cfg.ckpt.keep_interval):
