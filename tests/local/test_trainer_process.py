@@ -193,3 +193,18 @@ def test_keep_last_prunes_and_resume_continues_the_same_loss_trajectory(tmp_path
     a, b = tt.series(first, "loss/mean"), tt.series(second, "loss/mean")
     assert sorted(b) == [5, 6]
     assert b[5] == pytest.approx(a[5], rel=1e-9) and b[6] == pytest.approx(a[6], rel=1e-9)
+
+
+def test_a_full_disk_while_checkpointing_fails_with_what_to_do(tmp_path, monkeypatch):
+    import errno
+
+    from primetui.local.trainer import ckpt
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(ckpt, "save", full)
+    tt.write_run_dir(tmp_path, {"max_steps": 2, "ckpt": {}, "data": {"type": "fake", "seq_len": 32, "batch_size": 2}},
+                     volume_dir=None, standin=STANDIN)
+    assert tt.run_inline(tmp_path) == 1
+    assert tt.status(tmp_path)["error"].startswith("No space left on the volume while saving the checkpoint of step 2;")
