@@ -14,8 +14,8 @@ resume, which wait on a cold validator), 10 s connects. Replies are parsed into
 from __future__ import annotations
 
 import json
-import platform
 import ssl
+import sys
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -45,7 +45,7 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 CREATE_RUN_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 """Create and resume validate through a cold rl-validator (up to 60 s), so they wait longer."""
 
-USER_AGENT = f"primetui/{__version__} python/{platform.python_version()}"
+USER_AGENT = f"primetui/{__version__} python/{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
@@ -245,6 +244,7 @@ def parse_retry_after(value: str | None) -> float | None:
         pass
     try:
         from datetime import datetime, timezone
+        from email.utils import parsedate_to_datetime  # rare: only HTTP-date Retry-After values
 
         when = parsedate_to_datetime(value)
         if when.tzinfo is None:
