@@ -290,6 +290,15 @@ async def test_put_get_round_trip_with_path_rules(ssh_platform, api, tmp_path):
         for rel in ("train.jsonl", "shards/0.bin"):
             assert hashlib.sha256((back / "dataset" / rel).read_bytes()).digest() == \
                 hashlib.sha256((src / rel).read_bytes()).digest()
+        # rsync's rules: "dir/" copies the contents, a path without a trailing slash is the exact name
+        await put(conn, str(src) + "/", "flat/")
+        await put(conn, src / "train.jsonl", "renamed/train-v2.jsonl")
+        listing = await conn.run("ls flat renamed")
+        assert listing.stdout.split() == [b"flat:", b"shards", b"train.jsonl", b"renamed:", b"train-v2.jsonl"]
+        contents = tmp_path / "contents"
+        contents.mkdir()
+        await get(conn, "flat/", contents)  # trailing slash: the folder's contents, not the folder
+        assert sorted(p.name for p in contents.iterdir()) == ["shards", "train.jsonl"]
         with pytest.raises(RemotePathError, match="runs/ holds run outputs and is read-only"):
             await put(conn, src, "runs/")
         with pytest.raises(RemotePathError, match="no spaces or shell characters"):
