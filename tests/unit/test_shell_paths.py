@@ -18,7 +18,7 @@ from primetui.shell.paths import check_put_names, remote_path
         ("/datasets/x.jsonl", "datasets/x.jsonl", False),
         ("a/./b/../c", "a/c", False),
         ("a/b/..", "a", True),
-        ("/volume/datasets/", "datasets", True),
+        ("/volume/datasets/", "volume/datasets", True),  # volume-relative, like the CLI: not the mount
         ("weird@name%2B=,:-.txt", "weird@name%2B=,:-.txt", False),
     ],
 )

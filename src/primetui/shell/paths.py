@@ -54,8 +54,6 @@ def check_length(rel: str, shown: str | None = None) -> None:
 
 def remote_path(path: str) -> RemotePath:
     """Normalise and check a volume path as ``prime volumes put/get`` do."""
-    if path == MOUNT or path.startswith(MOUNT + "/"):
-        path = path[len(MOUNT) :] or "/"
     parts: list[str] = []
     for part in path.split("/"):
         if part == "..":
