@@ -86,6 +86,22 @@ def test_data_name_escaping_the_volume_is_refused(local_platform: LocalPlatform,
         assert "outside the volume" in reply.json()["detail"]
 
 
+def test_every_config_path_must_stay_inside_the_volume(local_platform: LocalPlatform, api: httpx.Client) -> None:
+    for section, key, value in (("ckpt", "output_dir", "/tmp/elsewhere"), ("ckpt", "output_dir", "../../up"),
+                                ("resume", "dir", "/etc/step_1"), ("resume", "dir", "/volume/../../x/step_2"),
+                                ("val", "data", {"name": "/home/someone/data"})):
+        config = walkthrough_config(local_platform)
+        config[section] = {key: value}
+        reply = post(api, config)
+        assert reply.status_code == 400, (section, key, value, reply.text)
+        assert "points outside the volume" in reply.json()["detail"]
+    config = walkthrough_config(local_platform)
+    config["data"] = {"type": "fake"}
+    config["ckpt"] = {"output_dir": "somewhere"}
+    reply = post(api, config, volume=None)
+    assert reply.status_code == 400 and "needs a volume" in reply.json()["detail"]
+
+
 def test_data_name_through_a_symlink_out_of_the_volume_is_refused(
     local_platform: LocalPlatform, api: httpx.Client, tmp_path
 ) -> None:

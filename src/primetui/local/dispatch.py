@@ -66,6 +66,42 @@ def _without_union_tags(config: dict[str, Any], loc: list[str | int]) -> list[st
     return out
 
 
+def _client_paths(config: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every path in the config the trainer would open: (dotted key, value)."""
+    found = []
+
+    def table(key: str) -> dict[str, Any]:
+        node: Any = config
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        return node if isinstance(node, dict) else {}
+
+    for section, key in (("data", "name"), ("val.data", "name"), ("ckpt", "output_dir"), ("resume", "dir")):
+        node = table(section)
+        if section.endswith("data") and node.get("type", "sft") == "fake":
+            continue
+        if isinstance(node.get(key), str) and node[key] not in ("", "None"):
+            found.append((f"{section}.{key}", node[key]))
+    return found
+
+
+def _check_inside(state: LocalState, volume: str | None, label: str, value: str) -> None:
+    """Refuse a client path that would reach outside the run's volume (``..``, host paths, symlinks)."""
+    if volume is None:
+        if label == "data.name":
+            return  # the hosted rule above already answered (fake data never gets here)
+        raise fail(400, f"{label} '{value}' needs a volume on the local platform; dispatch with --volume <name>.")
+    outside = value.startswith("/") and not (value == "/volume" or value.startswith("/volume/"))
+    if not outside:
+        try:
+            state.volume_path(volume, value)
+        except PathEscapeError:
+            outside = True
+    if outside:
+        raise fail(400, f"{label} '{value}' points outside the volume; use a path under /volume such as "
+                        f"{'datasets/<name>' if label.endswith('name') else '/volume/runs/<runId>/...'}.")
+
+
 def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     """Raise the HTTP error the hosted platform would give for ``body``, or return the plan."""
     config = body.get("config")
@@ -114,12 +150,8 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
             raise fail(404, f"Volume '{volume}' not found; create it with `prime volumes create {volume}`.")
         if row["status"] != "RUNNING":
             raise fail(409, f"Volume '{volume}' is not ready (status {row['status']}); wait for it to be RUNNING.")
-        if data.get("type", "sft") != "fake" and isinstance(data.get("name"), str):
-            try:
-                state.volume_path(volume, data["name"])
-            except PathEscapeError:
-                raise fail(400, f"data.name '{data['name']}' points outside the volume; use a path under /volume "
-                                "such as datasets/<name>.") from None
+    for label, value in _client_paths(config):
+        _check_inside(state, volume or None, label, value)
 
     name = body.get("name") if isinstance(body.get("name"), str) else config.get("name")
     return DispatchPlan(config=config, model=model, volume=volume or None,
