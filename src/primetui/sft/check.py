@@ -211,7 +211,9 @@ def _schema_diagnostic(path: tuple, errs: list[dict], raw: dict, spans: SpanMap)
         return _missing_tag_diagnostic(path, e, raw, spans)
     if etype == "missing":
         sp = anchor(spans, path)
-        return Diagnostic("error", f"{where}: Field required — add `{path[-1]} = …` to this table.", sp,
+        f = _field_at(path, raw)
+        todo = f"add a [{where}] table" if f is not None and f.classes else f"add `{path[-1]} = …` to this table"
+        return Diagnostic("error", f"{where}: Field required — {todo}.", sp,
                           "missing-field", "prime-rl", path, None, etype)
     if etype == "union_tag_invalid":
         f = _field_at(path, raw)
