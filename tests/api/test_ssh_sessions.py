@@ -299,6 +299,16 @@ async def test_put_get_round_trip_with_path_rules(ssh_platform, api, tmp_path):
         contents.mkdir()
         await get(conn, "flat/", contents)  # trailing slash: the folder's contents, not the folder
         assert sorted(p.name for p in contents.iterdir()) == ["shards", "train.jsonl"]
+        # cancelling a get part way leaves no half file behind
+        big = lp.data_dir / "sessions" / "work" / s.id / "big.bin"
+        big.write_bytes(b"\0" * (64 * 1024 * 1024))
+        started = asyncio.Event()
+        task = asyncio.create_task(get(conn, "big.bin", tmp_path / "big.bin", lambda *a: started.set()))
+        await asyncio.wait_for(started.wait(), 30)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not (tmp_path / "big.bin").exists() and not list(tmp_path.glob("*.primetui-partial"))
         with pytest.raises(RemotePathError, match="runs/ holds run outputs and is read-only"):
             await put(conn, src, "runs/")
         with pytest.raises(RemotePathError, match="no spaces or shell characters"):

@@ -4,11 +4,14 @@
 folder (rsync's rule: ``dir/`` copies the contents, ``dir`` the folder itself; a remote path ending
 in ``/`` means "into"). Every file is written under a temporary name and renamed when complete,
 so an interrupted copy never leaves a truncated file under the real name. ``progress(done, total,
-name)`` is called with byte counts over the whole transfer.
+name)`` is called with byte counts over the whole transfer. Cancelling the coroutine (a UI's
+"cancel") stops the transfer and removes the half-written file.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import posixpath
 from collections.abc import Callable
@@ -121,8 +124,13 @@ async def put(conn: SessionConnection, local: str | os.PathLike[str], remote: st
                     if progress:
                         progress(start + copied, total, rel)
 
-                await sftp.put(str(path), partial, progress_handler=handler, preserve=True)
-                await sftp.posix_rename(partial, dest)
+                try:
+                    await sftp.put(str(path), partial, progress_handler=handler, preserve=True)
+                    await sftp.posix_rename(partial, dest)
+                except BaseException:  # failed or cancelled: leave no half file behind
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(asyncio.shield(sftp.remove(partial)), 2)
+                    raise
                 done = start + path.stat().st_size
                 if progress:
                     progress(done, total, rel)
@@ -184,8 +192,12 @@ async def get(conn: SessionConnection, remote: str, local: str | os.PathLike[str
                     if progress:
                         progress(start + copied, total, rel)
 
-                await sftp.get(rpath, str(partial), progress_handler=handler, preserve=True)
-                os.replace(partial, lpath)
+                try:
+                    await sftp.get(rpath, str(partial), progress_handler=handler, preserve=True)
+                    os.replace(partial, lpath)
+                except BaseException:  # failed or cancelled: leave no half file behind
+                    partial.unlink(missing_ok=True)
+                    raise
                 done = start + size
                 if progress:
                     progress(done, total, rel)
