@@ -216,6 +216,13 @@ async def get_samples(request: Request, run_id: str, page: int = 1, limit: int =
     return {"run_id": run_id, "samples": [], "total": 0, "page": page, "limit": limit, "total_pages": 0}
 
 
+@router.get("/rft/runs/{run_id}/distributions")
+async def get_distributions(request: Request, run_id: str) -> dict[str, Any]:
+    """R13: reward distributions exist for RL runs only; an SFT run has an empty histogram."""
+    get_run_or_404(_platform(request), run_id)
+    return {"bins": [], "step": None}
+
+
 def trained_tokens(state: LocalState, row: Any) -> int:
     """Tokens this run itself trained (a resumed run does not count its parent's)."""
     latest = state.store.latest_metric(row["id"])
