@@ -140,3 +140,38 @@ def test_server_errors_map_back_to_lines():
     issues = [ValidationIssue(("body", "config", "data", "sft", "seq_len"), "Input should be a valid integer", "int_parsing")]
     d = map_server_error(text, 422, "The platform rejected the config.", issues)[0]
     assert (d.span.line + 1, d.span.col + 1) == (13, 11) and d.message == "platform: data.seq_len: Input should be a valid integer"
+
+
+def test_validate_asks_the_platform_for_its_model_cache(tmp_path, capsys, monkeypatch, local_platform):
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.prime/config.json: the environment decides
+    monkeypatch.setenv("PRIME_API_KEY", local_platform.token)
+    monkeypatch.setenv("PRIME_BASE_URL", local_platform.base_url)
+    monkeypatch.delenv("PRIME_API_BASE_URL", raising=False)
+    monkeypatch.delenv("PRIME_CONTEXT", raising=False)
+    good = tmp_path / "sft.toml"
+    good.write_text(WALKTHROUGH)
+    bad = tmp_path / "other.toml"
+    bad.write_text(WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B")
+                   .replace('"prime-qwen3"', '"qwen3"'))
+    assert validate(_args(good, bad, offline=False)) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [f"{bad}:8:8: error: Model 'Qwen/Qwen3-8B' is not available on this cluster. "
+                                "Reach out to Prime support to get it added."]
+    assert f"models from {local_platform.base_url}" in err
+
+
+def test_validate_says_when_the_platform_is_unreachable(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PRIME_API_KEY", "test-key")
+    monkeypatch.setenv("PRIME_BASE_URL", "http://127.0.0.1:9")  # discard port: nothing listens
+    monkeypatch.delenv("PRIME_API_BASE_URL", raising=False)
+    monkeypatch.delenv("PRIME_CONTEXT", raising=False)
+    f = tmp_path / "sft.toml"
+    f.write_text(WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B")
+                 .replace('"prime-qwen3"', '"qwen3"'))
+    assert validate(_args(f, offline=False)) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    line = next(x for x in err.splitlines() if x.startswith("model cache:"))
+    assert "could not ask http://127.0.0.1:9" in line and line.endswith("the model-cache rule was skipped.")
+    assert "test-key" not in err
