@@ -5,7 +5,8 @@ No textual here; the terminal emulator lives in ``primetui.shell.term`` and the 
 
     from primetui.shell import open_session_connection, open_shell, ShellError
 
-    conn = await open_session_connection(session, settings.ssh_key_path)   # VolumeSession, ready
+    key = resolve_key_path(settings.ssh_key_path, local_platform=on_local)  # the key the platform accepts
+    conn = await open_session_connection(session, key)   # a ready VolumeSession (model or wire dict)
     proc = await open_shell(conn, "xterm-256color", cols, rows)
     proc.write(b"ls\\r")                 # keys / paste, bytes
     proc.resize(cols, rows)               # on every pane resize
@@ -18,6 +19,7 @@ No textual here; the terminal emulator lives in ``primetui.shell.term`` and the 
 
     await put(conn, "./data.jsonl", "datasets/", progress)   # progress(done_bytes, total_bytes, name)
     await get(conn, "runs/r1/checkpoints/step_10/", "./ckpt", progress)
+    # run put/get in a task; task.cancel() stops it and removes the half-written file
 
 For a real terminal (or scp/rsync), ``write_ssh_config(session, key_path)`` writes the session's
 block into ``~/.prime/volume-ssh/config`` (the prime CLI's format, pinned host key, primetui's
