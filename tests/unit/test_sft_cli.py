@@ -173,5 +173,5 @@ def test_validate_says_when_the_platform_is_unreachable(tmp_path, capsys, monkey
     out, err = capsys.readouterr()
     assert out == ""
     line = next(x for x in err.splitlines() if x.startswith("model cache:"))
-    assert "could not ask http://127.0.0.1:9" in line and line.endswith("the model-cache rule was skipped.")
+    assert line.startswith("model cache: could not ask http://127.0.0.1:9, so the model-cache rule was skipped — ")
     assert "test-key" not in err

@@ -51,7 +51,8 @@ def fetch_model_cache(timeout: float = 8.0) -> CacheResult:
     try:
         models = asyncio.run(_get())
     except Exception as exc:  # noqa: BLE001 - PrimeAPIError or transport trouble: skip one rule, say why
-        return CacheResult(None, f"model cache: could not ask {base_url} ({exc}); the model-cache rule was skipped.")
+        reason = str(exc).rstrip(".")
+        return CacheResult(None, f"model cache: could not ask {base_url}, so the model-cache rule was skipped — {reason}.")
     return CacheResult(models, f"model cache: {len(models)} models from {base_url}.")
 
 
