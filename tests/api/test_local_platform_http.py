@@ -46,6 +46,7 @@ async def test_catalogue_reads(client):
     assert gpus.gpu_types
     page = await client.list_runs(limit=5)
     assert page.page == 1 and page.limit == 5 and page.total is not None
+    assert (await client.whoami()).id
 
 
 async def test_errors_over_real_http(client, local_platform):
