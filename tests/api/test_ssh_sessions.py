@@ -237,7 +237,7 @@ async def test_read_only_refuses_writes_by_every_path(ssh_platform, api, tmp_pat
     conn = await open_session_connection(s, key)
     try:
         modes = await conn.run("stat -c %a . data.txt")
-        assert modes.stdout.split() == [b"555", b"444"]  # the copy is read-only, as a read-only mount
+        assert [int(m, 8) & 0o222 for m in modes.stdout.split()] == [0, 0]  # no write bits, as a read-only mount
         shell = await conn.run("echo evil > data.txt; echo new > new.txt; ls -a")
         assert b"escape" not in shell.stdout  # links leaving the volume are not staged
         assert b"inside" in shell.stdout
