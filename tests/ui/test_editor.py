@@ -172,3 +172,16 @@ def test_big_files_are_checked_in_the_helper_process_with_the_same_result():
     local = check_text(text, CheckContext())
     assert remote.spans is None and remote.diagnostics == local.diagnostics
     assert [d.code for d in remote.errors] == ["bad-type"]
+
+
+async def test_hovering_a_key_shows_its_help_as_a_tooltip(tmp_path):
+    app = host(tmp_path, WALKTHROUGH)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        gutter = ed.area.gutter_width
+        await pilot.hover("#editor-area", offset=(gutter + 2, 20))  # row 20: `num_train_gpus = 1`
+        await pilot.pause()
+        assert ed.area.tooltip is not None and ed.area.tooltip.startswith("deployment.num_train_gpus\nGPUs allocated")
+        await pilot.hover("#editor-area", offset=(gutter + 2, 21))  # `gpus_per_node = 1`
+        await pilot.pause()
+        assert ed.area.tooltip.startswith("deployment.gpus_per_node\nGPUs per node.")

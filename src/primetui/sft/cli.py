@@ -109,6 +109,14 @@ def validate_file(path: Path, ctx: CheckContext) -> tuple[list[Diagnostic], str 
 
 def validate(args: argparse.Namespace) -> int:
     """Entry point of ``primetui validate``; returns the exit code (1 when any file has an error)."""
+    try:
+        return _validate(args)
+    except BrokenPipeError:  # `primetui validate … | head`: the reader left, which is fine
+        sys.stderr.close()
+        return 1
+
+
+def _validate(args: argparse.Namespace) -> int:
     from primetui.sft.schema import SCHEMA_NOTE
 
     cache = CacheResult(None, "model cache: skipped (--offline).") if args.offline else fetch_model_cache()

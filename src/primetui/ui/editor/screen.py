@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -94,6 +94,7 @@ class EditorScreen(Screen):
         self._note_keep = 0
         self._in_flight = False
         self._rerun = False
+        self._hover_key: tuple | None = None
         self._initial_text = self._read_file()
 
     # -- file ------------------------------------------------------------------------------------
@@ -309,6 +310,32 @@ class EditorScreen(Screen):
         here = self.area.diagnostics_at_line(line)
         inside = [d for d in here if (d.span.line, d.span.col) <= (line, col) <= (d.span.end_line, d.span.end_col)]
         return (inside or here or [None])[0]
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """Hover: the key under the mouse gets its F1 help as a tooltip."""
+        area = self.area
+        if event.widget is not area:
+            return
+        try:
+            line, col = area.get_target_document_location(event)
+        except Exception:  # noqa: BLE001 - outside the text (gutter, scrollbar)
+            return
+        from primetui.sft.help import describe
+        from primetui.sft.spans import SpanMap
+
+        spans = self.report.spans if self.report is not None and self.validated and self.report.spans else None
+        if spans is None:
+            if len(self.text) >= validator.BIG_TEXT:
+                return  # not worth a parse per mouse move; F1 still works
+            spans = SpanMap(self.text)
+        hit = spans.at(line, col)
+        key = hit[0] if hit and hit[1].key.contains_line(line) and hit[1].key.col <= col <= hit[1].key.end_col else None
+        if key == self._hover_key:
+            return
+        self._hover_key = key
+        raw = self.report.config if self.report is not None else None
+        help_ = describe(key, raw) if key else None
+        area.tooltip = help_.text() if help_ else None
 
     @on(TextArea.SelectionChanged, "#editor-area")
     def _moved(self, event: TextArea.SelectionChanged) -> None:
