@@ -93,6 +93,8 @@ class TerminalView(Widget, can_focus=True):
         self.ended_reason: str | None = None
         self._started = False
         self._cache: dict[int, Strip] = {}
+        self._painter_ready = False
+        self._base_style = Style()
         self._frame_handle: Any = None
         self._last_frame = 0.0
         self._sync_since: float | None = None
@@ -260,12 +262,18 @@ class TerminalView(Widget, can_focus=True):
         return container.height
 
     def _prepare_painter(self) -> None:
+        # Resolving CSS styles costs more than drawing a row: do it once until the styles change.
+        if self._painter_ready:
+            return
         cursor = self.get_component_rich_style("terminal--cursor")
         mark = self.get_component_rich_style("terminal--mark")
-        self.painter.set_base(self.rich_style, cursor, mark)
+        self._base_style = self.rich_style
+        self.painter.set_base(self._base_style, cursor, mark)
+        self._painter_ready = True
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._painter_ready = False
         self._cache.clear()
 
     def _on_focus(self, event: events.Focus) -> None:
@@ -304,7 +312,7 @@ class TerminalView(Widget, can_focus=True):
             if cached is not None:
                 return cached
             if y >= term.rows:
-                return Strip.blank(width, self.rich_style)
+                return Strip.blank(width, self._base_style)
             show_cursor = y == term.y and term.cursor_visible and self.has_focus and self.ended_reason is None
             absolute = term.history_pushed + y
             strip = self.painter.strip(
