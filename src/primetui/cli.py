@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default=None, help="where state lives (default: the user data dir; env PRIMETUI_LOCAL_DATA_DIR)")
     serve.add_argument("--demo", action="store_true", help="seed the demo volume and config on first start")
     serve.add_argument("--ready-file", default=None, help="write a JSON file with base_url and token once serving (for supervisors and tests)")
+    serve.add_argument("--session-idle-timeout", type=float, default=None, metavar="SECONDS",
+                       help="stop volume sessions after this long without an SSH connection "
+                            "(default 1800; env PRIMETUI_SESSION_IDLE_TIMEOUT)")
 
     validate = sub.add_parser("validate", help="validate sft.toml files: file:line:col: level: message")
     validate.add_argument("files", nargs="+", help="TOML files to check")
@@ -64,6 +67,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "local":
         from primetui.local.cli import serve
+
+        if getattr(args, "session_idle_timeout", None):  # read by primetui.local.sessions at start
+            import os
+
+            os.environ["PRIMETUI_SESSION_IDLE_TIMEOUT"] = str(args.session_idle_timeout)
 
         return serve(args)
     if args.command == "validate":
