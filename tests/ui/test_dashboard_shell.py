@@ -224,3 +224,28 @@ async def test_first_run_local_choice_uses_the_launcher(local_platform):
         await pilot.press("ctrl+l")
         await until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.state.runs_loaded, "runs on the local platform")
         assert app.platform_label == "local platform test"
+
+
+async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platform, tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIMETUI_CACHE_DIR", str(tmp_path / "cache"))
+    from primetui.settings import load_settings as _load
+    from primetui.ui.launch import LazyClient
+
+    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+    settings = _load(env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=tmp_path)
+    app = PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: app.state.runs_loaded and app.state.find_run(run_id) is not None, "live list")
+    files = list((tmp_path / "cache").glob("runs-*.json"))
+    assert len(files) == 1
+    cached = files[0].read_text()
+    assert run_id in cached and local_platform.token not in cached and "runConfig" not in cached
+    # Next start: the cached list is on screen before any reply, marked as cached.
+    app = PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True)
+    async with app.run_test(size=(120, 30)) as pilot:
+        table = app.screen.query_one("#runs-table", DataTable)
+        assert run_id in [k.value for k in table.rows]
+        if not app.state.runs_loaded:
+            assert "cached" in str(app.screen.query_one(StatusBar).content)
+        await until(pilot, lambda: app.state.runs_loaded, "live reply")
+        await until(pilot, lambda: "● live" in str(app.screen.query_one(StatusBar).content), "live marker")

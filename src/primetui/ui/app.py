@@ -76,6 +76,7 @@ class PrimeApp(App):
         connect: Any = None,
         poll_scale: float = 1.0,
         theme_dirs: list[Path] | None = None,
+        cache: bool = False,
     ) -> None:
         """
         Args:
@@ -90,6 +91,7 @@ class PrimeApp(App):
             connect: a ``launch.Connector`` used by the first-run screen to connect.
             poll_scale: multiplies every refresh interval; 0 turns periodic polling off (tests).
             theme_dirs: where theme files are (default: shipped themes/ and the user's themes dir).
+            cache: paint the last-known runs list from disk first, and keep it updated.
         """
         super().__init__()
         self.client = client
@@ -105,6 +107,7 @@ class PrimeApp(App):
         self.connector = connect
         self.poll_scale = poll_scale
         self.finished_progress: set[str] = set()
+        self.use_cache = cache
         self.theme_warnings: list[str] = []
         self._theme_dirs = theme_dirs
         self._register_themes()

@@ -31,6 +31,43 @@ def make_client(settings: Any) -> Any:
     return PrimeClient(settings.base_url, settings.api_key, team_id=getattr(settings, "team_id", None))
 
 
+class LazyClient:
+    """Stands in for a ``PrimeClient`` until the first call, which builds it in a thread.
+
+    Importing httpx, pydantic and the wire models costs more than a second on a loaded machine;
+    deferring it lets the first frame (with cached data) paint while it happens, off the UI loop.
+    """
+
+    def __init__(self, settings: Any) -> None:
+        self._settings = settings
+        self._client: Any = None
+        self._lock: asyncio.Lock | None = None
+        self.base_url = str(getattr(settings, "base_url", "") or "").rstrip("/").removesuffix("/api/v1")
+
+    async def ready(self) -> Any:
+        if self._client is None:
+            if self._lock is None:
+                self._lock = asyncio.Lock()
+            async with self._lock:
+                if self._client is None:
+                    self._client = await asyncio.to_thread(make_client, self._settings)
+        return self._client
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            client = await self.ready()
+            return await getattr(client, name)(*args, **kwargs)
+
+        return call
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+
 def load_prefs() -> tuple[Any, str | None]:
     """Preferences (engineer 1's prefs module) and a warning sentence if the file was broken."""
     try:
@@ -127,7 +164,7 @@ def run_app(args: Any) -> int:
             print(f"primetui: the local platform did not start ({exc}); try `primetui local serve` to see why.", file=sys.stderr)
             return 1
     elif getattr(settings, "api_key", ""):
-        client = make_client(settings)
+        client = LazyClient(settings)
     command = getattr(args, "command", None)
     from primetui.ui.app import PrimeApp
 
@@ -140,6 +177,7 @@ def run_app(args: Any) -> int:
         run_id=getattr(args, "run_id", None) if command == "run" else None,
         edit_path=getattr(args, "file", None) if command == "edit" else None,
         connect=connector,
+        cache=True,
     )
     if prefs_warning:
         app.theme_warnings.append(prefs_warning)

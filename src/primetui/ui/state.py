@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from primetui.ui.present import Clock, RunProgress, fmt_duration, run_status
+from primetui.ui.present import field as get_field
 
 STALE_AFTER_SECONDS = 20.0
 """A list older than this (no good poll since) gets the staleness marker in the header."""
@@ -27,6 +28,7 @@ class Connection:
     failures: int = 0
 
     def ok(self, now: datetime) -> None:
+        self.cached_at = None
         self.last_ok = now
         self.last_error = None
         self.failures = 0
@@ -39,9 +41,14 @@ class Connection:
     def age(self, now: datetime) -> float | None:
         return (now - self.last_ok).total_seconds() if self.last_ok else None
 
+    cached_at: str | None = None
+    """Set while the screen shows the on-disk cache and no live reply has arrived yet."""
+
     def describe(self, now: datetime) -> tuple[str, str]:
         """(tone, text) for the header: ``("success", "● live")``, ``("warning", "◌ stale 45s")``."""
         age = self.age(now)
+        if self.cached_at and self.last_ok is None and not self.last_error:
+            return "muted", f"◌ cached {self.cached_at} · refreshing"
         if self.last_error:
             stale = f" · data {fmt_duration(age)} old" if age is not None else ""
             return "error", f"✗ unreachable{stale} · retrying"
@@ -76,7 +83,7 @@ class DashboardState:
 
     def observe_run(self, run: Any) -> tuple[str, str] | None:
         """Remember a run's status; return (old, new) when a WATCHED run changed status."""
-        run_id = str(getattr(run, "id", "") or "")
+        run_id = str(get_field(run, "id", default="") or "")
         new = run_status(run)
         old = self.statuses.get(run_id)
         self.statuses[run_id] = new
@@ -85,7 +92,7 @@ class DashboardState:
         return None
 
     def find_run(self, run_id: str) -> Any | None:
-        return next((r for r in self.runs if str(getattr(r, "id", "")) == run_id), None)
+        return next((r for r in self.runs if str(get_field(r, "id", default="")) == run_id), None)
 
     def find_volume(self, name: str) -> Any | None:
-        return next((v for v in self.volumes if str(getattr(v, "name", "")) == name), None)
+        return next((v for v in self.volumes if str(get_field(v, "name", default="")) == name), None)

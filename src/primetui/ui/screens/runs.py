@@ -45,8 +45,8 @@ class RunsScreen(DashboardScreen):
         Binding("enter", "open_run", "Open", id="runs.open"),
         Binding("slash", "filter", "Filter", id="runs.filter"),
         Binding("w", "watch", "Watch", id="runs.watch"),
-        Binding("right_square_bracket", "page(1)", "Next page", id="runs.next_page"),
-        Binding("left_square_bracket", "page(-1)", "Prev page", id="runs.prev_page"),
+        Binding("right_square_bracket", "page(1)", "Next page", show=False, id="runs.next_page"),
+        Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="runs.prev_page"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="runs.clear_filter"),
     ]
     DEFAULT_CSS = """
@@ -73,8 +73,38 @@ class RunsScreen(DashboardScreen):
             yield Static("Loading runs…", id="runs-info")
 
     def on_mount(self) -> None:
+        self.paint_cached()
         super().on_mount()
         self.render_rows()
+
+    def paint_cached(self) -> None:
+        """Show the last-known runs from disk at once; the first live reply replaces them."""
+        state = self.prime.state
+        base_url = str(getattr(self.client, "base_url", "") or "")
+        if not self.prime.use_cache or state.runs_loaded or not base_url:
+            return
+        from primetui.ui import cache
+
+        data = cache.load_runs(base_url)
+        if not data:
+            return
+        state.runs = data["runs"]
+        for run_id, points in (data.get("losses") or {}).items():
+            state.progress.setdefault(run_id, RunProgress()).extend({"step": s, "loss/mean": l} for s, l in points)
+        state.runs_total = len(state.runs)
+        state.connection.cached_at = present.fmt_time(data.get("saved_at"))[-5:]
+        self.refresh_status()
+
+    def save_cache(self) -> None:
+        state = self.prime.state
+        base_url = str(getattr(self.client, "base_url", "") or "")
+        if not self.prime.use_cache or not base_url or state.runs_page != 1:
+            return
+        from primetui.ui import cache
+
+        losses = {rid: [(s, r["loss/mean"]) for s, r in sorted(p.rows.items()) if isinstance(r.get("loss/mean"), (int, float))] for rid, p in state.progress.items()}
+        ids = {str(present.field(r, "id")) for r in state.runs}
+        cache.save_runs(base_url, state.runs, {k: v for k, v in losses.items() if k in ids}, state.now().isoformat())
 
     def on_resize(self) -> None:
         self.render_rows()
@@ -102,6 +132,7 @@ class RunsScreen(DashboardScreen):
             self.prime.observe_run(run)
         self.render_rows()
         await self.fetch_progress(runs)
+        self.save_cache()
 
     async def fetch_progress(self, runs: list[Any]) -> None:
         """Metrics (R10) for runs on this page: incremental for live runs, once for finished ones."""
@@ -176,11 +207,14 @@ class RunsScreen(DashboardScreen):
         info = self.query_one("#runs-info", Static)
         empty = self.query_one("#runs-empty", Static)
         if not state.runs_loaded:
-            info.update("Loading runs…" if not state.connection.last_error else state.connection.last_error)
+            if state.connection.cached_at and state.runs:
+                info.update(f"{len(state.runs)} runs as of {state.connection.cached_at} (cached) · refreshing…")
+            else:
+                info.update("Loading runs…" if not state.connection.last_error else state.connection.last_error)
             return
         total = state.runs_total if state.runs_total is not None else len(state.runs)
         pages = state.runs_total_pages or 1
-        parts = [f"page {state.runs_page}/{pages}", f"{total} runs"]
+        parts = [f"page {state.runs_page}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""), f"{total} runs"]
         if self.query_text:
             parts.append(f"filter “{self.query_text}”: {len(rows)} shown")
         if state.watched:

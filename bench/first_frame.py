@@ -1,0 +1,152 @@
+"""Time to the first useful frame: the dashboard's runs list filled, vs `prime train list`.
+
+Both run against the same local platform (demo data plus a few finished runs), side by side,
+in the same process, several times each (median reported):
+
+- primetui: `primetui runs` started inside a private tmux server (120x36); the clock stops when
+  `tmux capture-pane` first shows a run id in the table. That is what a user sees, including
+  Python start-up, imports, the first poll and the paint.
+- prime CLI: `prime train list` (the official CLI 0.18.0 in this venv) from start to exit.
+
+    uv run python bench/first_frame.py [--repeat 5] [--write]
+
+``--write`` replaces the `## First frame` section of docs/performance.md with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+async def seed(lp, n: int) -> list[str]:
+    from primetui.api.client import PrimeClient
+
+    cfg = tomllib.loads((Path(lp.data_dir) / "sft.toml").read_text())
+    cfg["max_steps"] = 3
+    async with PrimeClient(lp.base_url, lp.token) as c:
+        ids = [(await c.create_run(cfg, volume="research")).run_id for _ in range(n)]
+        while True:
+            runs = {r.id: r.status for r in (await c.list_runs(limit=50)).runs}
+            if all(runs.get(i) in ("COMPLETED", "FAILED", "STOPPED") for i in ids):
+                return ids
+            await asyncio.sleep(0.3)
+
+
+def env_for(lp, home: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
+    env.update(
+        HOME=home,
+        PRIME_BASE_URL=lp.base_url,
+        PRIME_API_KEY=lp.token,
+        PRIME_DISABLE_VERSION_CHECK="1",
+        PRIMETUI_CONFIG_DIR=os.path.join(home, "cfg"),
+        TERM="xterm-256color",
+    )
+    return env
+
+
+def time_dashboard(env: dict[str, str], run_ids: list[str], sock: str, cache_dir: str) -> float:
+    env = dict(env, PRIMETUI_CACHE_DIR=cache_dir)
+    exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith(("PRIME", "HOME", "TERM", "PATH")))
+    cmd = f"env {exports} {BIN / 'primetui'} runs"
+    start = time.perf_counter()
+    subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-s", "ff", "-x", "120", "-y", "36", cmd], check=True)
+    try:
+        while True:
+            screen = subprocess.run(["tmux", "-L", sock, "capture-pane", "-p", "-t", "ff"], capture_output=True, text=True).stdout
+            if any(r in screen for r in run_ids):
+                return time.perf_counter() - start
+            if time.perf_counter() - start > 60:
+                raise RuntimeError("the dashboard never showed the runs:\n" + screen)
+            time.sleep(0.005)
+    finally:
+        subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True)
+
+
+def time_cli(env: dict[str, str], run_ids: list[str]) -> float:
+    start = time.perf_counter()
+    out = subprocess.run([str(BIN / "prime"), "train", "list"], capture_output=True, text=True, env=env, timeout=120)
+    elapsed = time.perf_counter() - start
+    if out.returncode != 0 or not any(r[:8] in out.stdout for r in run_ids):
+        raise RuntimeError(f"prime train list failed ({out.returncode}): {out.stderr or out.stdout}")
+    return elapsed
+
+
+def write_section(text: str) -> None:
+    path = ROOT / "docs" / "performance.md"
+    doc = path.read_text() if path.exists() else "# Performance\n"
+    head = "## First frame"
+    if head in doc:
+        before, rest = doc.split(head, 1)
+        after = rest.split("\n## ", 1)
+        doc = before + text + ("\n## " + after[1] if len(after) > 1 else "")
+    else:
+        doc = doc.rstrip() + "\n\n" + text
+    path.write_text(doc)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    if shutil.which("tmux") is None:
+        sys.exit("tmux is needed for this benchmark")
+    from primetui.local.testing import LocalPlatform
+
+    with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(tmp, demo=True, speed="20") as lp:
+        run_ids = asyncio.run(seed(lp, args.runs))
+        env = env_for(lp, tmp)
+        warm_cache = os.path.join(tmp, "warm-cache")
+        time_cli(env, run_ids)  # warm the OS file cache for both programs once
+        time_dashboard(env, run_ids, f"ff-{os.getpid()}-w", warm_cache)  # also fills the runs cache
+        dash, cold, cli = [], [], []
+        for i in range(args.repeat):  # interleaved, so machine load hits all three alike
+            dash.append(time_dashboard(env, run_ids, f"ff-{os.getpid()}-{i}", warm_cache))
+            cold.append(time_dashboard(env, run_ids, f"ff-{os.getpid()}-c{i}", os.path.join(tmp, f"cold-{i}")))
+            cli.append(time_cli(env, run_ids))
+    d, k, c = statistics.median(dash), statistics.median(cold), statistics.median(cli)
+    ratio = d / c
+    load = os.getloadavg()[0]
+    lines = [
+        "## First frame",
+        "",
+        "Time from launch to the runs list on screen, against the same local platform "
+        f"({len(run_ids) + 0} finished runs plus whatever the demo holds), median of {args.repeat} interleaved runs "
+        f"on this machine (2 cores, load average {load:.1f} while measuring):",
+        "",
+        "| | median | runs (s) |",
+        "|---|---|---|",
+        f"| `primetui runs` under tmux, runs list filled (from the on-disk cache of the last session) | **{d * 1000:.0f} ms** | {', '.join(f'{x:.2f}' for x in dash)} |",
+        f"| `primetui runs` under tmux, first start ever (no cache: live reply) | **{k * 1000:.0f} ms** | {', '.join(f'{x:.2f}' for x in cold)} |",
+        f"| `prime train list` (official CLI 0.18.0, to exit) | **{c * 1000:.0f} ms** | {', '.join(f'{x:.2f}' for x in cli)} |",
+        "",
+        f"Ratio: the dashboard's first useful frame takes **{ratio:.2f}×** the CLI's wall time with the cache "
+        f"(goal: at most 0.5×), **{k / c:.2f}×** on a first start without one. The cached list is marked "
+        "\"◌ cached HH:MM · refreshing\" in the header until the live reply replaces it.",
+        "",
+        "Reproduce: `uv run python bench/first_frame.py --repeat 5 --write`.",
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        write_section(text)
+
+
+if __name__ == "__main__":
+    main()

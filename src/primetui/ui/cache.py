@@ -1,0 +1,90 @@
+"""Last-known runs list on disk, so the first frame paints before any network reply arrives.
+
+One small JSON file per platform (keyed by base URL) in the user cache dir
+(``PRIMETUI_CACHE_DIR`` overrides). It holds the runs of the first page and their loss
+series, never the API key and never run configs. It is shown marked "cached" until the first
+live reply replaces it. Any problem reading it just means no cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+VERSION = 1
+MAX_LOSSES = 64
+
+
+def cache_dir() -> Path | None:
+    base = os.environ.get("PRIMETUI_CACHE_DIR")
+    if base:
+        return Path(base)
+    try:
+        import platformdirs
+
+        return Path(platformdirs.user_cache_dir("primetui"))
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _path(base_url: str) -> Path | None:
+    root = cache_dir()
+    if root is None or not base_url:
+        return None
+    key = hashlib.sha256(base_url.encode()).hexdigest()[:16]
+    return root / f"runs-{key}.json"
+
+
+def _plain(run: Any) -> dict[str, Any]:
+    if isinstance(run, dict):
+        data = dict(run)
+    elif hasattr(run, "model_dump"):
+        data = run.model_dump(mode="json", by_alias=True, exclude_none=True)
+    else:
+        data = dict(vars(run))
+    for secretish in ("runConfig", "run_config", "evalConfig", "valConfig", "bufferConfig", "teacher"):
+        data.pop(secretish, None)
+    return data
+
+
+def save_runs(base_url: str, runs: list[Any], losses: dict[str, list[tuple[int, float]]], saved_at: str) -> None:
+    """Write the first page of runs atomically; failures are ignored (a cache is optional)."""
+    path = _path(base_url)
+    if path is None:
+        return
+    payload = {
+        "version": VERSION,
+        "base_url": base_url,
+        "saved_at": saved_at,
+        "runs": [_plain(r) for r in runs],
+        "losses": {k: v[-MAX_LOSSES:] for k, v in losses.items()},
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".runs-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except OSError:
+        return
+
+
+def load_runs(base_url: str) -> dict[str, Any] | None:
+    """The cached payload for this platform, or None."""
+    path = _path(base_url)
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("version") != VERSION or data.get("base_url") != base_url:
+        return None
+    if not isinstance(data.get("runs"), list):
+        return None
+    return data
