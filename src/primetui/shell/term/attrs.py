@@ -119,3 +119,35 @@ def apply_sgr(current: Attr, params: list[list[int]]) -> Attr:
             continue
         i += 1
     return attr(fg, bg, flags)
+
+
+_sgr_cache: dict[tuple[Attr, str], Attr] = {}
+
+
+def sgr_cached(current: Attr, raw: str) -> Attr:
+    """``apply_sgr`` for a raw parameter string (``"1;38;5;208"``), cached: logs repeat a few."""
+    key = (current, raw)
+    found = _sgr_cache.get(key)
+    if found is None:
+        if len(_sgr_cache) > 8192:
+            _sgr_cache.clear()
+        groups = []
+        for part in raw.split(";") if raw else ():
+            group = []
+            for sub in part.split(":"):
+                group.append(min(int(sub), 65535) if sub.isdigit() else 0)
+            groups.append(group)
+        found = _sgr_cache[key] = apply_sgr(current, groups)
+    return found
+
+
+def runs_of(raw_line: str, start: Attr, splitter) -> list[tuple[str, Attr]]:
+    """(text, attr) runs of a row of text and SGR sequences, starting in attribute ``start``."""
+    pieces = splitter(raw_line)
+    a = start
+    runs = [(pieces[0], a)] if pieces[0] else []
+    for i in range(1, len(pieces), 2):
+        a = sgr_cached(a, pieces[i])
+        if pieces[i + 1]:
+            runs.append((pieces[i + 1], a))
+    return runs

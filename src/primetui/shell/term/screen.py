@@ -74,21 +74,37 @@ class LazyLine(Line):
     two lists of ``cols`` cells for each would be most of the cost of a flood.
     """
 
-    __slots__ = ("_text", "_style", "_fill", "_cols", "_runs")
+    __slots__ = ("_text", "_style", "_fill", "_cols", "_runs", "_raw")
 
     def __init__(
-        self, text: str, cols: int, style: Attr, fill: Attr, runs: list[tuple[str, Attr]] | None = None
+        self,
+        text: str,
+        cols: int,
+        style: Attr,
+        fill: Attr,
+        runs: list[tuple[str, Attr]] | None = None,
+        raw: str | None = None,
     ) -> None:
         self._text: str | None = text
         self._style, self._fill, self._cols = style, fill, cols
         self._runs = runs  # several styles: (text, attr) runs whose texts join to ``text``
+        self._raw = raw  # or the row as received (text and SGR), starting in ``style``; runs on demand
         self.wrapped = False
+
+    def _resolve_runs(self) -> None:
+        if self._raw is not None:
+            from primetui.shell.term.attrs import runs_of
+            from primetui.shell.term.terminal import _SGR_SPLIT
+
+            self._runs = runs_of(self._raw, self._style, _SGR_SPLIT.split)
+            self._raw = None
 
     def pending_runs(self) -> list[tuple[str, Attr]] | None:
         """The row as runs without building cells, or None once it has cells."""
         text = self._text
         if text is None:
             return None
+        self._resolve_runs()
         runs = list(self._runs) if self._runs is not None else ([(text, self._style)] if text else [])
         pad = self._cols - len(text)
         if pad > 0:
@@ -103,6 +119,7 @@ class LazyLine(Line):
         chars.extend(" " * (cols - n))
         _CHARS.__set__(self, chars)
         style, fill = self._style, self._fill
+        self._resolve_runs()
         if self._runs is not None:
             attrs: list[Attr] = []
             for run_text, a in self._runs:
@@ -141,7 +158,7 @@ class LazyLine(Line):
         return self._text.rstrip() if self._text is not None else super().text()
 
     def resize(self, cols: int) -> None:
-        if self._text is not None and (self._runs is None or len(self._text) <= cols):
+        if self._text is not None and (self._runs is None and self._raw is None or len(self._text) <= cols):
             self._text = self._text[:cols]
             self._cols = cols
         else:

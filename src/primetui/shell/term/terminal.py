@@ -17,7 +17,7 @@ import base64
 import codecs
 import re
 
-from primetui.shell.term.attrs import DEFAULT, apply_sgr
+from primetui.shell.term.attrs import DEFAULT, apply_sgr, sgr_cached
 from primetui.shell.term.screen import LazyLine, Screen
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -25,6 +25,7 @@ _BULK = re.compile(r"[\x20-\x7e]*(?:\r\n[\x20-\x7e]*)+")
 # Lines of text and colour changes only (coloured logs): the same bulk treatment.
 _BULK_STYLED = re.compile(r"(?:[\x20-\x7e]|\x1b\[[0-9;]*m)*(?:\r\n(?:[\x20-\x7e]|\x1b\[[0-9;]*m)*)+")
 _SGR_SPLIT = re.compile(r"\x1b\[([0-9;]*)m")
+_SGR_STRIP = re.compile(r"\x1b\[[0-9;]*m")
 _CSI = re.compile(r"\x1b\[([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e])")
 _CSI_PREFIX = re.compile(r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*")
 _ESC = re.compile(r"\x1b([\x20-\x2f]*)([\x30-\x7e])")
@@ -67,6 +68,7 @@ class Terminal(Screen):
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._carry = ""
         self._sgr_cache: dict[tuple[tuple[int, int, int], str], tuple[int, int, int]] = {}
+        self._sgr_ends: dict[tuple[tuple[int, int, int], tuple[str, ...]], tuple[int, int, int]] = {}
 
     # -- input ---------------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
@@ -188,8 +190,9 @@ class Terminal(Screen):
     def _bulk_scroll_styled(self, rest: list[str]) -> bool:
         """Like :meth:`_bulk_scroll` for rows with colour changes; False (nothing done) if a row is too wide."""
         cols = self.cols
-        split = _SGR_SPLIT.split
-        cache = self._sgr_cache
+        findall = _SGR_SPLIT.findall
+        strip_sgr = _SGR_STRIP.sub
+        ends = self._sgr_ends
         attr = self.attr
         made: list[LazyLine] = []
         for part in rest:
@@ -199,22 +202,22 @@ class Terminal(Screen):
                     return False
                 made.append(LazyLine(part, cols, attr, fill))
                 continue
-            pieces = split(part)
-            runs = []
-            if pieces[0]:
-                runs.append((pieces[0], attr))
-            for i in range(1, len(pieces), 2):
-                key = (attr, pieces[i])
-                nxt = cache.get(key)
-                if nxt is None:
-                    nxt = cache[key] = apply_sgr(attr, _params(pieces[i]))
-                attr = nxt
-                if pieces[i + 1]:
-                    runs.append((pieces[i + 1], attr))
-            text = "".join(t for t, _ in runs)
+            text = strip_sgr("", part)
             if len(text) > cols:
                 return False
-            made.append(LazyLine(text, cols, attr, fill, runs))
+            # Only the attribute at the end of the row is needed now; its runs wait until drawn.
+            params = tuple(findall(part))
+            key = (attr, params)
+            end = ends.get(key)
+            if end is None:
+                end = attr
+                for raw in params:
+                    end = sgr_cached(end, raw)
+                if len(ends) > 4096:
+                    ends.clear()
+                ends[key] = end
+            made.append(LazyLine(text, cols, attr, fill, raw=part))
+            attr = end
         self.attr = attr
         self._scroll_in(made, len(rest[-1]) if "\x1b" not in rest[-1] else len(made[-1]._text or ""))
         return True
