@@ -301,7 +301,7 @@ async def test_put_get_round_trip_with_path_rules(ssh_platform, api, tmp_path):
         assert sorted(p.name for p in contents.iterdir()) == ["shards", "train.jsonl"]
         # cancelling a get part way leaves no half file behind
         big = lp.data_dir / "sessions" / "work" / s.id / "big.bin"
-        big.write_bytes(b"\0" * (64 * 1024 * 1024))
+        big.write_bytes(b"\0" * (16 * 1024 * 1024))
         started = asyncio.Event()
         task = asyncio.create_task(get(conn, "big.bin", tmp_path / "big.bin", lambda *a: started.set()))
         await asyncio.wait_for(started.wait(), 30)

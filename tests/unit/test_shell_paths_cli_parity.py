@@ -37,7 +37,7 @@ def _cli(path: str) -> str | None:
         return None
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(_PATH)
 def test_remote_path_matches_the_cli(path):
     expected = _cli(path)
