@@ -116,3 +116,13 @@ def test_an_unreadable_state_database_is_reported_not_overwritten(tmp_path: Path
     assert reply.returncode == 2
     assert "cannot be read" in reply.stderr and "move it aside" in reply.stderr and "Traceback" not in reply.stderr
     assert (data_dir / "state.sqlite3").read_bytes().startswith(b"this is not a database")
+
+
+def test_data_dir_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from primetui.local.paths import DATA_DIR_ENV, default_data_dir, resolve_data_dir
+
+    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
+    assert resolve_data_dir(None) == default_data_dir().resolve()
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "from-env"))
+    assert resolve_data_dir(None) == tmp_path / "from-env"
+    assert resolve_data_dir(tmp_path / "flag") == tmp_path / "flag"
