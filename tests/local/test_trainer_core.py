@@ -213,6 +213,8 @@ def test_missing_empty_and_escaping_datasets_fail_with_the_path(tmp_path):
         load_sources(DataConfig(name="datasets/nope"), vol)
     with pytest.raises(DatasetError, match=r"/volume/datasets/empty is empty"):
         load_sources(DataConfig(name="/volume/datasets/empty"), vol)
+    with pytest.raises(DatasetError, match=r"do not download from the Hugging Face hub; .*--local-dir /volume/datasets/Reverse-Text-SFT\) and set data.name = \"datasets/Reverse-Text-SFT\""):
+        load_sources(DataConfig(name="PrimeIntellect/Reverse-Text-SFT"), vol)
     with pytest.raises(DatasetError, match="outside the volume"):
         load_sources(DataConfig(name="../../etc"), vol)
     with pytest.raises(DatasetError, match="needs a volume"):

@@ -104,6 +104,13 @@ def load_sources(
     """
     real, shown = volume_path(cfg.name, volume_dir)
     if not real.exists():
+        if not cfg.name.startswith(("/", "datasets/")) and cfg.name.count("/") == 1:
+            short = cfg.name.split("/")[1]
+            raise DatasetError(
+                f"Dataset not found on the volume: {shown} does not exist, and runs do not download from the "
+                f"Hugging Face hub; download it onto the volume (hf download {cfg.name} --repo-type dataset "
+                f"--local-dir /volume/datasets/{short}) and set data.name = \"datasets/{short}\"."
+            )
         raise DatasetError(
             f"Dataset not found on the volume: {shown} does not exist; put the dataset there "
             "(hf download or prime volumes put) or fix data.name."
