@@ -59,7 +59,9 @@ def serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     data_dir = resolve_data_dir(getattr(args, "data_dir", None))
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        if not data_dir.exists():
+            data_dir.mkdir(parents=True)
+            os.chmod(data_dir, 0o700)
     except OSError as exc:
         _err(f"cannot create the data dir {data_dir} ({exc.strerror}); pass a writable one with --data-dir.")
         return 2

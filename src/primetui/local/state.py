@@ -51,8 +51,9 @@ class LocalState:
     @classmethod
     def open(cls, data_dir: Path) -> LocalState:
         """Create the data dir layout if needed and open the store; never deletes anything."""
-        data_dir.mkdir(parents=True, exist_ok=True)
-        os.chmod(data_dir, 0o700)
+        if not data_dir.exists():
+            data_dir.mkdir(parents=True)
+            os.chmod(data_dir, 0o700)  # only a dir we created: never re-permission a dir the user pointed at
         (data_dir / "volumes").mkdir(exist_ok=True)
         (data_dir / "runs").mkdir(exist_ok=True)
         models = ModelCache(data_dir / MODELS_FILE)
