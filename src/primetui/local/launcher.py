@@ -64,7 +64,7 @@ def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = 
     if found:
         return found
     try:
-        root.mkdir(parents=True, exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as exc:
         raise LauncherError(f"Cannot create the local platform's data dir {root} ({exc.strerror}); "
                             "set PRIMETUI_LOCAL_DATA_DIR to a writable directory.") from exc
