@@ -209,8 +209,10 @@ def test_loads_jsonl_parquet_messages_and_splits(tmp_path):
 def test_missing_empty_and_escaping_datasets_fail_with_the_path(tmp_path):
     vol = tmp_path / "vol"
     (vol / "datasets" / "empty").mkdir(parents=True)
-    with pytest.raises(DatasetError, match=r"/volume/datasets/nope does not exist"):
+    with pytest.raises(DatasetError, match=r"/volume/datasets/nope does not exist \(/volume/datasets/ holds: empty\);"):
         load_sources(DataConfig(name="datasets/nope"), vol)
+    with pytest.raises(DatasetError, match=r"holds: empty; did you mean /volume/datasets/empty\?\)"):
+        load_sources(DataConfig(name="datasets/emtpy"), vol)
     with pytest.raises(DatasetError, match=r"/volume/datasets/empty is empty"):
         load_sources(DataConfig(name="/volume/datasets/empty"), vol)
     with pytest.raises(DatasetError, match=r"do not download from the Hugging Face hub; .*--local-dir /volume/datasets/Reverse-Text-SFT\) and set data.name = \"datasets/Reverse-Text-SFT\""):

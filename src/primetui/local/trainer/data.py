@@ -8,6 +8,7 @@ One row is one micro-batch; a step takes ``batch_size / micro_batch_size`` of th
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -95,6 +96,21 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def _neighbours(real: Path, shown: str) -> str:
+    """What the missing path's folder does hold, with a did-you-mean when a name is close."""
+    parent = real.parent
+    if not parent.is_dir():
+        return ""
+    names = sorted(p.name for p in parent.iterdir() if not p.name.startswith("."))
+    if not names:
+        return f" ({shown.rsplit('/', 1)[0]}/ is empty)"
+    folder = shown.rsplit("/", 1)[0]
+    listed = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    close = difflib.get_close_matches(real.name, names, n=1, cutoff=0.6)
+    guess = f"; did you mean {folder}/{close[0]}?" if close else ""
+    return f" ({folder}/ holds: {listed}{guess})"
+
+
 def load_sources(
     cfg: DataConfig, volume_dir: Path | None, on_files: Callable[[str, list[str]], None] | None = None
 ) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -112,8 +128,8 @@ def load_sources(
                 f"--local-dir /volume/datasets/{short}) and set data.name = \"datasets/{short}\"."
             )
         raise DatasetError(
-            f"Dataset not found on the volume: {shown} does not exist; put the dataset there "
-            "(hf download or prime volumes put) or fix data.name."
+            f"Dataset not found on the volume: {shown} does not exist{_neighbours(real, shown)}; put the dataset "
+            "there (hf download or prime volumes put) or fix data.name."
         )
     if real.is_dir() and not _files_under(real):
         raise DatasetError(
