@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from primetui.sft.templates import ONLINE_EVAL, WALKTHROUGH
 from primetui.ui.editor import EditorScreen

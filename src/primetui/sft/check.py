@@ -194,7 +194,7 @@ def schema_diagnostics(raw: dict, spans: SpanMap) -> tuple[list[Diagnostic], lis
         grouped.setdefault((path, e["type"] == "extra_forbidden"), []).append(e)
     diags: list[Diagnostic] = []
     schema_errors: list[dict] = []
-    for (path, is_extra), errs in grouped.items():
+    for (path, _is_extra), errs in grouped.items():
         for e in errs:
             schema_errors.append({"loc": ["body", "config", *e["loc"]], "msg": e["msg"], "type": e["type"]})
         diags.append(_schema_diagnostic(path, errs, raw, spans))
