@@ -132,3 +132,23 @@ async def test_a_live_run_streams_into_the_log_view_and_the_chart(local_platform
         steps = charts.table.get("loss/mean").steps.tolist()
         assert steps == sorted(steps) and steps[-1] >= 29
     await client.aclose()
+
+
+async def test_the_dashboard_run_screen_mounts_every_monitor_pane(local_platform, eval_run):
+    from primetui.ui.screens.run import RunScreen
+    from tests.ui.dash_helpers import make_app
+
+    app = make_app(local_platform)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.open_run(eval_run["id"])
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.query(LogsPane), what="the monitor tabs")
+        screen = app.screen
+        assert sorted(type(w).__name__ for w in screen.query("LogsPane, ChartsPane, ComponentsPane, EvalsPane")) == [
+            "ChartsPane", "ComponentsPane", "EvalsPane", "LogsPane"]
+        logs = screen.query_one(LogsPane)
+        screen.query_one("#run-tabs").active = "tab-logs"
+        await until(pilot, lambda: len(logs.stores["trainer"]) > 0, what="trainer lines in the run screen")
+        screen.query_one("#run-tabs").active = "tab-charts"
+        charts = next(w for w in screen.query(ChartsPane) if type(w) is ChartsPane)
+        await until(pilot, lambda: charts.table.get("loss/mean") is not None and len(charts.table.get("loss/mean")) == 10,
+                    what="the loss series in the run screen")
