@@ -38,7 +38,7 @@ def binding_table(owners: Iterable[tuple[str, type]], keymap: dict[str, str] | N
     keymap = keymap or {}
     out: list[KeyInfo] = []
     for area, owner in owners:
-        for b in getattr(owner, "BINDINGS", []):
+        for b in owner.__dict__.get("BINDINGS", []) if area != "Everywhere" else getattr(owner, "BINDINGS", []):
             if not isinstance(b, Binding) or not b.id:
                 continue
             out.append(KeyInfo(area, b.id, pretty_keys(keymap.get(b.id, b.key)), b.description or b.action))
@@ -53,7 +53,7 @@ def all_owners() -> list[tuple[str, type]]:
     from primetui.ui.screens.volumes import VolumesScreen
     from primetui.ui.widgets import ConfirmScreen, FormScreen
 
-    return [
+    owners: list[tuple[str, type]] = [
         ("Everywhere", PrimeApp),
         ("Runs", RunsScreen),
         ("Run", RunScreen),
@@ -62,6 +62,32 @@ def all_owners() -> list[tuple[str, type]]:
         ("Confirm dialog", ConfirmScreen),
         ("Forms", FormScreen),
     ]
+    return owners + panel_owners()
+
+
+def panel_owners() -> list[tuple[str, type]]:
+    """Bindings with ids of the editor, monitor and terminal packages (mounted by the dashboard)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    out: list[tuple[str, type]] = []
+    for package, area in (("primetui.ui.editor", "Editor"), ("primetui.ui.monitor", "Run monitor"), ("primetui.ui.terminal", "Volume shell")):
+        try:
+            pkg = importlib.import_module(package)
+        except Exception:  # noqa: BLE001 - a package that is not there has no keys to list
+            continue
+        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+            try:
+                module = importlib.import_module(f"{package}.{info.name}")
+            except Exception:  # noqa: BLE001
+                continue
+            for _, cls in inspect.getmembers(module, inspect.isclass):
+                if cls.__module__ != module.__name__:
+                    continue
+                if any(isinstance(b, Binding) and b.id for b in cls.__dict__.get("BINDINGS", [])):
+                    out.append((f"{area}: {cls.__name__}", cls))
+    return out
 
 
 def keys_markdown() -> str:

@@ -378,8 +378,11 @@ def volume_status_label(status: str) -> str:
 
 
 def session_is_live(session: Any) -> bool:
+    """Running, or still writing its changes back (the final sync the seed says to wait for)."""
     status = str(field(session, "status", default="")).upper()
     phase = str(field(session, "phase", default="")).lower()
+    if phase in ("syncing", "finalizing"):
+        return True
     return status not in DEAD_SESSION_STATUSES and phase not in ("stopped", "failed")
 
 

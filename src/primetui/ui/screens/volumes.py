@@ -201,10 +201,13 @@ class VolumesScreen(DashboardScreen):
         name, s = live[0]
         phase = present.field(s, "phase", default="live")
         more = f" (+{len(live) - 1} more)" if len(live) > 1 else ""
-        flag.update(
-            f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase}{more}: it blocks dispatch "
-            "until it stops and syncs. Press S to stop it."
-        )
+        if str(phase).lower() in ("syncing", "finalizing"):
+            flag.update(f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped.")
+        else:
+            flag.update(
+                f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase}{more}: it blocks dispatch "
+                "until it stops and syncs. Press S to stop it."
+            )
         flag.add_class("visible")
 
     def render_size_helper(self) -> None:
