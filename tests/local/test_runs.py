@@ -30,9 +30,18 @@ def test_walkthrough_run_completes_with_a_finite_loss_and_a_checkpoint_of_the_re
     local_platform: LocalPlatform, api: httpx.Client
 ) -> None:
     run_id = dispatch(api, walkthrough_config(local_platform))
-    first = api.get(f"/rft/runs/{run_id}").json()["run"]
-    assert first["status"] in {"PENDING", "CREATING", "RUNNING"}
-    run = wait_status(api, run_id)
+    seen: list[str] = []
+    deadline = time.monotonic() + 120
+    while not seen or seen[-1] not in {"COMPLETED", "FAILED", "STOPPED"}:
+        assert time.monotonic() < deadline, seen
+        status = api.get(f"/rft/runs/{run_id}").json()["run"]["status"]
+        if not seen or seen[-1] != status:
+            seen.append(status)
+        time.sleep(0.05)
+    order = ["PENDING", "CREATING", "RUNNING", "COMPLETED"]
+    assert seen == sorted(seen, key=order.index), seen  # never goes backwards
+    assert {"CREATING", "RUNNING", "COMPLETED"} <= set(seen), seen
+    run = api.get(f"/rft/runs/{run_id}").json()["run"]
     assert run["status"] == "COMPLETED", run.get("errorMessage")
     assert run["createdAt"] <= run["startedAt"] <= run["completedAt"]
     assert run["baseModel"] == "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT" and run["loss"] == "sft"
