@@ -208,10 +208,14 @@ async def test_shell_pty_resize_and_stop_while_connected(ssh_platform, api):
     create_volume(lp, "shell")
     s = await _ready(api, "shell")
     conn = await open_session_connection(s, key)
-    proc = await open_shell(conn, "xterm-256color", 100, 30)
-    proc.write(b"stty size; echo T=$TERM\r")
-    out = await _read_until(proc, b"T=xterm-256color")
-    assert b"30 100" in out
+    os.environ["LC_PRIMETUI_PROBE"] = "sent-by-client"  # LANG/LC_* travel like OpenSSH's SendEnv
+    try:
+        proc = await open_shell(conn, "xterm-256color", 100, 30)
+    finally:
+        del os.environ["LC_PRIMETUI_PROBE"]
+    proc.write(b"stty size; echo T=$TERM L=$LC_PRIMETUI_PROBE\r")
+    out = await _read_until(proc, b"L=sent-by-client")
+    assert b"30 100" in out and b"T=xterm-256color" in out
     proc.resize(120, 40)
     proc.write(b"stty size; echo done-$((6*7))\r")
     out = await _read_until(proc, b"done-42")

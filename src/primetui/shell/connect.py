@@ -277,8 +277,10 @@ async def open_shell(
 ) -> ShellProcess:
     """Start the login shell (or ``command``) on a PTY of ``cols`` x ``rows``."""
     try:
+        # OpenSSH's default SendEnv: the locale, so UTF-8 in the remote shell matches this terminal
+        locale = {k: v for k, v in os.environ.items() if k in ("LANG", "COLORTERM") or k.startswith("LC_")}
         process = await session.conn.create_process(
-            command, term_type=term_type, term_size=(cols, rows), encoding=None,
+            command, term_type=term_type, term_size=(cols, rows), encoding=None, env=locale or (),
         )
     except (asyncssh.Error, OSError) as exc:
         raise classify_loss(exc) or ConnectionDropped("Could not start a shell; reconnect and retry.") from exc

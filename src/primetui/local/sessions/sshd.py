@@ -121,8 +121,16 @@ class _Server(asyncssh.SSHServer):
         return ok
 
 
-def _environment(cfg: EndpointConfig, term: str | None) -> dict[str, str]:
+_ACCEPTED_CLIENT_ENV = ("LANG", "LC_", "COLORTERM")  # like sshd's usual AcceptEnv LANG LC_*
+
+
+def _environment(cfg: EndpointConfig, term: str | None, client_env=None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PRIME_API_KEY", "PRIMETUI_LOCAL_TOKEN"))}
+    for key, value in (client_env or {}).items():
+        key = key.decode() if isinstance(key, bytes) else str(key)
+        value = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+        if key.startswith(_ACCEPTED_CLIENT_ENV) and "\0" not in value:
+            env[key] = value
     env.update(
         TERM=term or "dumb",
         PWD=str(cfg.root),
@@ -231,7 +239,7 @@ async def _run_on_pty(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, a
             stdout=slave,
             stderr=slave,
             cwd=cfg.root,
-            env=_environment(cfg, process.term_type),
+            env=_environment(cfg, process.term_type, process.env),
             start_new_session=True,
             preexec_fn=_take_controlling_tty,
         )
@@ -262,7 +270,7 @@ async def _run_piped(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, ar
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         cwd=cfg.root,
-        env=_environment(cfg, process.term_type),
+        env=_environment(cfg, process.term_type, process.env),
         start_new_session=True,
     )
     cfg.processes.add(child)
