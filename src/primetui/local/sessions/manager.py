@@ -208,6 +208,7 @@ class SessionManager:
         if rec.phase in ("syncing", "finalizing", "stopped", "failed") or rec.stop_reason:
             return rec  # idempotent, like the CLI expects from DELETE
         rec.stop_reason = reason
+        log.info("session %s (%s): stopping, %s", rec.id, rec.volume_name, reason)
         bring_up = self._tasks.get(rec.id)
         if bring_up is not None and not bring_up.done():
             bring_up.cancel()
