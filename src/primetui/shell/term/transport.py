@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 _READ_SIZE = 1 << 16
 _MAX_COALESCE = 1 << 16  # hand the screen at most 64 KiB at once so keys get in between chunks
-_MAX_QUEUED = 16  # chunks buffered before we stop reading (back-pressure to the program)
+_MAX_QUEUED = 2  # chunks read ahead before we stop reading: back-pressure keeps an echo close behind
 
 
 class Transport(Protocol):
