@@ -59,6 +59,7 @@ class PrimeApp(App):
         Binding("f1,question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+r,f5", "refresh", "Refresh", show=False, id="app.refresh"),
         Binding("t", "next_theme", "Theme", show=False, id="app.theme"),
+        Binding("ctrl+o", "shells", "Shells", show=False, id="app.shells"),
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
@@ -326,6 +327,16 @@ class PrimeApp(App):
             opener(self, self.client, session, self.settings)
         except Exception as exc:  # noqa: BLE001
             self.notify(f"Could not open a shell: {exc}.", severity="error")
+
+    def action_shells(self) -> None:
+        """Bring back the shell tabs (they keep running while you use the dashboard)."""
+        try:
+            from primetui.ui.terminal import show_shells
+        except ImportError:
+            self.notify("The shell pane is not installed in this build.", severity="warning")
+            return
+        if not show_shells(self):
+            self.notify("No shell is open: on the Volumes screen, select a ready session and press enter.")
 
     def copy_text(self, text: str, what: str) -> None:
         """OSC 52 copy with a visible message, including when the terminal will refuse it."""

@@ -30,6 +30,7 @@ class PrimeCommands(Provider):
             ("New config / open editor", app.action_open_editor, "write an sft.toml and dispatch it"),
             ("Help: keys", app.action_help, "every key on this screen"),
             ("Refresh now", app.action_refresh, "poll the platform right away"),
+            ("Show open shells", app.action_shells, "the volume shell tabs"),
         ]
         for run in app.state.runs:
             run_id = str(present.field(run, "id", default=""))

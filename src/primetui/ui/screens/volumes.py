@@ -242,6 +242,11 @@ class VolumesScreen(DashboardScreen):
             self.render_sessions(self.prime.state.now())
             self.render_size_helper()
 
+    @on(DataTable.RowSelected, "#sessions-table")
+    def session_chosen(self, event: DataTable.RowSelected) -> None:
+        # enter or a click on a session row: the same as the shell key.
+        self.action_shell()
+
     # ---- actions ----------------------------------------------------------------------------
     def action_create(self) -> None:
         def validate(values: dict[str, str]) -> str | None:
