@@ -31,9 +31,11 @@ JSONL files are appended and flushed line by line):
 - ``components.json``: ``[{"component","env_name"?,"env_index"?,"pod_name","status","pid"}]``;
   status is one of starting|running|completed|failed|stopped.
 - ``status.json``: ``{"state": starting|running|completed|failed|paused|stopped, "step",
-  "max_steps", "error"}``.
+  "max_steps", "error", "time"}`` (``error`` is the one-sentence reason when failed; ``time`` is
+  when it was written, unix seconds).
 - ``broadcasts/step_N/`` (online evals only): the weights the inference server loads, with a
-  ``STABLE`` marker written last.
+  ``STABLE`` marker written last; ``broadcasts/FINAL`` names the last step, and
+  ``evals/`` holds the eval servers' readiness files (cleared when a restarted run starts).
 
 Signals: SIGTERM stops promptly (state ``stopped``, exit 0). SIGUSR1 pauses: a checkpoint is
 written at the next step boundary, then the process exits 0 with state ``paused``. Any failure
