@@ -75,9 +75,17 @@ def test_validate_uses_installed_prime_rl_configs(tmp_path, capsys, monkeypatch)
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     for mod in [m for m in sys.modules if m.startswith("prime_rl")]:
         monkeypatch.delitem(sys.modules, mod)
+    from primetui.sft import installed
+
+    installed.installed.cache_clear()  # look for prime_rl again (and again after the test)
     f = tmp_path / "sft.toml"
     f.write_text("max_steps = 3\n[ckpt]\n")
-    assert validate(_args(f)) == 1
+    try:
+        assert validate(_args(f)) == 1
+    finally:
+        for mod in [m for m in sys.modules if m.startswith("prime_rl")]:
+            del sys.modules[mod]  # later tests must not see the fake package
+        installed.installed.cache_clear()
     out, err = capsys.readouterr()
     assert f"{f}:1:13: error: max_steps: Value error, odd max_steps are not allowed here [prime_rl.configs]" in out
     assert "also validated with prime-rl's own config package (prime_rl.configs, 0.4.0-test)." in err

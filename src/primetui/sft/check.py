@@ -33,6 +33,7 @@ class Report:
     config: dict | None
     spans: SpanMap | None  # None when the check ran in another process (spans do not pickle)
     schema_errors: list[dict] = field(default_factory=list)  # pydantic-shaped, for a 422
+    note: str | None = None  # "also validated with prime_rl.configs …" when that package is importable
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -70,8 +71,12 @@ def check_parsed(raw: dict, spans: SpanMap, ctx: CheckContext) -> Report:
         if tuple(finding.path) in bad_paths and finding.level != "hint":
             continue  # prime-rl never runs a validator on a field that failed its own type/range check
         diags.append(place(finding, spans))
+    from primetui.sft import installed
+
+    seen = {(d.span, d.loc) for d in diags if d.level == "error"}
+    diags.extend(d for d in installed.diagnostics(raw, spans, ctx.hosted) if (d.span, d.loc) not in seen)
     diags.sort(key=sort_key)
-    return Report(_dedupe(diags), raw, spans, schema_errors)
+    return Report(_dedupe(diags), raw, spans, schema_errors, installed.note())
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -3,7 +3,7 @@
 The model-cache rule asks the configured platform (T1) for its cached models unless ``--offline``;
 when the platform cannot be reached it says so in one line (stderr) and skips that rule only.
 When prime-rl's own config package (``prime_rl.configs``) is importable, the config is validated
-with it too, and the output says so.
+with it too (``primetui.sft.installed``), and the output says so.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from primetui.sft.context import CheckContext
-from primetui.sft.diagnostics import Diagnostic, Span, sort_key
+from primetui.sft.diagnostics import Diagnostic, Span
 
 
 @dataclass
@@ -56,36 +55,6 @@ def fetch_model_cache(timeout: float = 8.0) -> CacheResult:
     return CacheResult(models, f"model cache: {len(models)} models from {base_url}.")
 
 
-def prime_rl_diagnostics(raw: dict, spans: Any) -> tuple[list[Diagnostic], str | None]:
-    """Validate with the installed ``prime_rl.configs`` too; (diagnostics, note) or ([], None) when absent."""
-    try:
-        from prime_rl.configs.sft import SFTConfig  # type: ignore[import-not-found]
-    except Exception:  # noqa: BLE001 - absent or broken: the mirror is all we have
-        return [], None
-    from pydantic import ValidationError
-
-    from primetui.sft.check import _walk_loc, anchor
-
-    version = getattr(sys.modules.get("prime_rl.configs"), "__version__", None) or "installed"
-    note = f"also validated with prime-rl's own config package (prime_rl.configs, {version})."
-    try:
-        SFTConfig.model_validate(raw)
-        return [], note
-    except ValidationError as exc:
-        errors = exc.errors(include_url=False)
-    except Exception as exc:  # noqa: BLE001 - e.g. a taskset package that is not installed
-        line = Span(0, 0, 0, 0)
-        return [Diagnostic("error", f"prime_rl.configs: {type(exc).__name__}: {exc}", line, "prime-rl-installed",
-                           "prime-rl (installed)")], note
-    out = []
-    for e in errors:
-        path, *_ = _walk_loc(tuple(e["loc"]), raw)
-        out.append(Diagnostic("error", f"{'.'.join(map(str, path)) or '<root>'}: {e['msg']} [prime_rl.configs]",
-                              anchor(spans, path, e["type"] == "extra_forbidden"), "prime-rl-installed",
-                              "prime-rl (installed)", tuple(path)))
-    return out, note
-
-
 def validate_file(path: Path, ctx: CheckContext) -> tuple[list[Diagnostic], str | None]:
     """Diagnostics for one file; an unreadable file is one error at 1:1."""
     try:
@@ -97,14 +66,7 @@ def validate_file(path: Path, ctx: CheckContext) -> tuple[list[Diagnostic], str 
     from primetui.sft.check import check_text
 
     report = check_text(text, ctx)
-    diags = list(report.diagnostics)
-    note = None
-    if report.config is not None:
-        extra, note = prime_rl_diagnostics(report.config, report.spans)
-        seen = {(d.span, d.loc) for d in diags if d.level == "error"}
-        diags.extend(d for d in extra if (d.span, d.loc) not in seen)
-        diags.sort(key=sort_key)
-    return diags, note
+    return list(report.diagnostics), report.note
 
 
 def validate(args: argparse.Namespace) -> int:

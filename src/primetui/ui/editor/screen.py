@@ -279,6 +279,8 @@ class EditorScreen(Screen):
         counts = {lvl: sum(1 for d in self.diagnostics if d.level == lvl) for lvl in LEVELS}
         title.append(f"   {counts['error']} error(s) · {counts['warning']} warning(s) · {counts['hint']} hint(s)")
         title.append(f"   {PRIME_RL_VERSION.split(' (')[0]} @{PRIME_RL_COMMIT[:7]}", style="dim")
+        if self.report is not None and self.report.note:
+            title.append(" + installed prime_rl.configs", style="dim")
         self.query_one("#editor-title", Static).update(title)
 
     def _refresh_chrome(self) -> None:
