@@ -155,3 +155,20 @@ async def test_eval_metrics_get_their_own_chart_and_marks_on_the_loss_chart():
         loss_rows = pane.charts["loss/mean"].frame_rows()
         assert sum(1 for row in loss_rows[1:-1] for text, key in row if key == "marker" and "┊" in text) > 0
         assert "▲ 4 evals" in screen_text(app)
+
+
+async def test_the_ansi_theme_uses_the_block_fallback_and_b_overrides_it():
+    app = pane_app()
+    async with app.run_test(size=(130, 30)) as pilot:
+        pane = app.query_one(ChartsPane)
+        pane.add_metrics(rows(30))
+        assert pane.view.mode == "braille"
+        app.theme = "ansi-dark"
+        await pilot.pause()
+        assert pane.view.mode == "block" and "block" in screen_text(app)
+        assert not any(0x2800 < ord(ch) <= 0x28FF for ch in screen_text(app))  # no braille cells
+        pane.focus()
+        await pilot.press("b")
+        app.theme = "textual-dark"
+        await pilot.pause()
+        assert pane.view.mode == "ascii"  # the user's choice sticks across theme changes

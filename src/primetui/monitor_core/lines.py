@@ -201,8 +201,12 @@ class LineParser:
             raw_starts = np.cumsum(np.fromiter(map(len, raw_rows), dtype=np.int64, count=n) + 1)
             positions = [m.start() for pat in found_special for m in pat.finditer(blob)]
             special = set(np.searchsorted(raw_starts, positions, side="right").tolist())
-        # isprintable() is a C-speed check; only lines with control characters pay for more.
-        texts = [line if line.isprintable() else neutralise(line) for line in raw_rows]
+        # One C-speed check for the whole batch; only batches with a control character somewhere
+        # look line by line, and only those lines pay for neutralising.
+        if blob.replace("\n", "").isprintable():
+            texts = raw_rows
+        else:
+            texts = [line if line.isprintable() else neutralise(line) for line in raw_rows]
         steps = [-1] * n
         text_blob = "\n".join(texts)
         if "Step " in text_blob:

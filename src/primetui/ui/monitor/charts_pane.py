@@ -144,6 +144,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
     def on_mount(self) -> None:
         self._ready = True
         self._apply_theme_mode()
+        self.watch(self.app, "theme", lambda _theme: self._apply_theme_mode(), init=False)
         self._rebuild()
         if self.follow_enabled and self.client is not None:
             self.start_metrics_feed()
@@ -152,9 +153,14 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         self.stop_feed()
 
     def _apply_theme_mode(self) -> None:
-        # The ANSI themes promise 16-colour, font-agnostic output: use blocks, not braille.
-        if not self._mode_chosen and "ansi" in str(getattr(self.app, "theme", "")):
-            self.view.mode = BLOCK
+        # The ANSI themes promise 16-colour, font-agnostic output: use blocks, not braille
+        # (unless the user picked a mode with `b` or PRIMETUI_CHART_MODE).
+        if self._mode_chosen:
+            return
+        self.view.mode = BLOCK if "ansi" in str(getattr(self.app, "theme", "")) else "braille"
+        if self._ready:
+            self._refresh_all()
+            self.update_status()
 
     # ---- data -------------------------------------------------------------------------------
     def add_metrics(self, rows: list[dict]) -> None:
