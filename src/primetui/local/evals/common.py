@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 import urllib.error
@@ -17,6 +18,11 @@ from urllib.parse import parse_qs, urlparse
 from primetui.local.trainer.files import write_json_atomic
 
 Handler = Callable[[dict[str, Any]], tuple[int, Any]]
+
+
+def env_log_name(env_name: str) -> str:
+    """``env-server-<name>.log``, with characters a file name cannot hold replaced by ``_``."""
+    return "env-server-" + re.sub(r"[^A-Za-z0-9._-]", "_", env_name) + ".log"
 
 
 def ready_file(run_dir: Path, key: str) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from primetui.local.evals import reverse_text
-from primetui.local.evals.common import announce_ready, serve_json, watch_parent
+from primetui.local.evals.common import announce_ready, env_log_name, serve_json, watch_parent
 from primetui.local.trainer.config import parse_eval
 from primetui.local.trainer.files import read_json
 from primetui.local.trainer.logs import ConsoleLog
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     run_dir = Path(args.run_dir)
     spec = read_json(run_dir / "config.json")
     source = parse_eval((spec.get("config") or {}).get("eval") or {}).sources[args.index]
-    log = ConsoleLog(run_dir / "logs" / f"env-server-{source.name}.log")
+    log = ConsoleLog(run_dir / "logs" / env_log_name(source.name))
     if source.taskset not in reverse_text.TASKSET_IDS:
         log.error(
             f"Taskset '{source.taskset}' is not available on the local platform (available: "

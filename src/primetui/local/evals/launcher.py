@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from primetui.local.evals.common import ready_file
+from primetui.local.evals.common import env_log_name, ready_file
 from primetui.local.trainer.config import TrainConfig
 from primetui.local.trainer.errors import RunFailure
 from primetui.local.trainer.files import read_json, write_json_atomic
@@ -90,7 +90,7 @@ class EvalComponents:
                     Component("inference", f"{rid}-inference-0"))
         for i, src in enumerate(self.eval.sources):
             self._spawn(f"env server '{src.name}'", f"env-{i}", "primetui.local.evals.env_server",
-                        f"env-server-{src.name}.log",
+                        env_log_name(src.name),
                         Component("env-server", f"{rid}-env-{src.name}-0", env_name=src.name, env_index=i),
                         "--index", str(i))
         endpoints: dict[str, object] = {"envs": {}}
