@@ -247,3 +247,33 @@ def test_log_specs_for_trainer_only_eval_and_multi_node_runs():
     assert [s.title for s in log_specs(ev)] == ["trainer", "orchestrator", "inference", "env:reverse-text"]
     mn = {"runConfig": {"deployment": {"type": "multi_node", "num_train_nodes": 2}}}
     assert [(s.title, s.pod_index) for s in log_specs(mn)] == [("trainer/0", 0), ("trainer/1", 1)]
+
+
+# ---- robustness -------------------------------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_line = st.one_of(
+    st.text(max_size=120),
+    st.text(alphabet=st.sampled_from(list("\x1b[]0123456789;:m\x07\r\t{}\"%|█ abcINFOERRORStep")), max_size=80),
+    st.builds(lambda d: json.dumps(d), st.dictionaries(st.sampled_from(["timestamp", "level", "message", "tag", "type", "exception", "x"]),
+                                                      st.one_of(st.text(max_size=20), st.integers(), st.none()), max_size=6)),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(_line, max_size=12), max_size=6))
+def test_any_input_parses_stores_and_searches_without_error_and_stays_safe(batches):
+    parser = L.LineParser()
+    store = LogStore(chunk_lines=8)
+    merged = MergedLog([store])
+    for raw in batches:
+        raw = [r.replace("\n", " ") for r in raw]
+        store.append(parser.parse_batch(raw))
+        merged.sync()
+    for g in range(store.first, store.end):
+        assert is_safe(store.text(g))
+    for q in (LogQuery("a"), LogQuery("Step"), LogQuery("[", regex=False), LogQuery(r"\d+", regex=True), LogQuery("x", invert=True, min_level=3)):
+        expect = [g for g in range(store.first, store.end) if (re.search(q.text if q.regex else re.escape(q.text), store.text(g), 0 if q.case_sensitive else re.I) is None) == q.invert and store.row(g).level >= q.min_level]
+        assert apply_filter(store, q).tolist() == expect
+    assert len(merged) == len(store)
