@@ -142,6 +142,13 @@ def misc_submodel_rules(c: Cfg) -> Iterator[Finding]:
 
 
 def deployment_rules(c: Cfg) -> Iterator[Finding]:
+    if c.get("deployment.type") == "multi_node":
+        dep = c.written("deployment")
+        for key in ("num_train_gpus", "num_infer_gpus"):
+            if isinstance(dep, dict) and key in dep:
+                yield Finding("hint", "ignored-multi-node",
+                              f"deployment.{key} is dropped on multi_node (prime-rl uses num_train_nodes × gpus_per_node) — remove it.",
+                              ("deployment", key), "prime-rl", True)
     if (c.get("deployment.type") or "single_node") == "single_node":
         n, g = c.num("deployment.num_train_gpus"), c.num("deployment.gpus_per_node")
         if n is not None and g is not None and n > g:
