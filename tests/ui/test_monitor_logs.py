@@ -249,3 +249,35 @@ async def test_escape_sequences_in_a_log_line_render_as_plain_text():
         red_seg = next(seg for strip in strips for seg in strip if "red?" in seg.text)
         assert red_seg.style is None or red_seg.style.color in (None, view.rich_style.color)
         assert all(seg.control is None for strip in strips for seg in strip)
+
+
+async def test_escape_closes_a_prompt_without_leaving_and_otherwise_reaches_the_screen():
+    from textual.app import App
+    from textual.binding import Binding
+    from textual.screen import Screen
+
+    class Host(Screen):
+        BINDINGS = [Binding("escape", "left", "Back")]
+        left = False
+
+        def compose(self):
+            yield LogsPane(None, TRAINER_RUN, follow=False)
+
+        def action_left(self) -> None:
+            self.left = True
+
+    class A(App):
+        def on_mount(self) -> None:
+            self.push_screen(Host())
+
+    app = A()
+    async with app.run_test(size=(100, 20)) as pilot:
+        screen = app.screen
+        view = screen.query_one(LogsPane).tabs["trainer"].view
+        view.focus()
+        await pilot.press("slash")
+        assert len(screen.query("LogTab Input.-open")) == 1
+        await pilot.press("escape")
+        assert not screen.left and len(screen.query("LogTab Input.-open")) == 0 and view.has_focus
+        await pilot.press("escape")
+        assert screen.left

@@ -6,6 +6,7 @@ import os
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
@@ -20,6 +21,9 @@ _PROMPTS = {
 
 class LogTab(Vertical):
     """A ``LogView`` with a one-line status and an inline prompt."""
+
+    # Only while a prompt is open: otherwise escape goes on to the screen (e.g. "back").
+    BINDINGS = [Binding("escape", "cancel_prompt", "Cancel", show=False, id="monitor.log.cancel_prompt")]
 
     DEFAULT_CSS = """
     LogTab { height: 1fr; }
@@ -121,8 +125,10 @@ class LogTab(Vertical):
         self._input.remove_class("-open")
         self.view.focus()
 
-    def on_key(self, event) -> None:
-        if event.key == "escape" and self._prompt_kind is not None:
-            event.stop()
-            event.prevent_default()
-            self._close_prompt()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_prompt":
+            return self._prompt_kind is not None
+        return True
+
+    def action_cancel_prompt(self) -> None:
+        self._close_prompt()
