@@ -281,3 +281,36 @@ async def test_escape_closes_a_prompt_without_leaving_and_otherwise_reaches_the_
         assert not screen.left and len(screen.query("LogTab Input.-open")) == 0 and view.has_focus
         await pilot.press("escape")
         assert screen.left
+
+
+async def test_typing_a_query_never_fires_the_screens_letter_keys():
+    from textual.app import App
+    from textual.binding import Binding
+    from textual.screen import Screen
+
+    class Host(Screen):
+        BINDINGS = [Binding("x", "stop_run", "Stop"), Binding("d", "delete_run", "Delete")]
+        fired: list[str] = []
+
+        def compose(self):
+            yield LogsPane(None, TRAINER_RUN, follow=False)
+
+        def action_stop_run(self) -> None:
+            self.fired.append("stop")
+
+        def action_delete_run(self) -> None:
+            self.fired.append("delete")
+
+    class A(App):
+        def on_mount(self) -> None:
+            self.push_screen(Host())
+
+    app = A()
+    async with app.run_test(size=(100, 20)) as pilot:
+        screen = app.screen
+        pane = screen.query_one(LogsPane)
+        pane.ingest("trainer", ["20:00:00    INFO index xd", "20:00:01    INFO other"])
+        view = pane.tabs["trainer"].view
+        view.focus()
+        await pilot.press("slash", "x", "d", "enter")
+        assert screen.fired == [] and len(view.search_hits) == 1
