@@ -183,8 +183,9 @@ def report(n: int) -> str:
         f"| RSS added by the lines | +{mon['held_mb']:.0f} MB | +{base['held_mb']:.0f} MB |",
         "",
         "The monitor parses every line (levels, steps, clocks, JSON envelopes, escape neutralising, tqdm "
-        "collapse) and also keeps a merged all-components index, where `Log` only stores strings; "
-        f"tqdm bars collapse, so it holds {mon['stored']:,} lines for the {n:,} written.",
+        "collapse) and also keeps a merged all-components index, where `Log` only stores strings. "
+        "A progress bar collapses while its redraws follow each other; here every bar state is separated by other "
+        f"lines, so it holds {mon['stored']:,} lines for the {n:,} written.",
         "",
         f"Filter over all {mon['stored']:,} stored lines (median of 3, the whole answer: matching line indices):",
         "",
