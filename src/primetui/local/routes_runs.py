@@ -61,8 +61,8 @@ async def stop_run(request: Request, run_id: str) -> dict[str, Any]:
     """R3: a queued run stops at once; a running one gets SIGTERM and becomes STOPPED when it exits."""
     state = _platform(request)
     row = get_run_or_404(state, run_id)
-    if row["status"] == "PENDING":
-        state.store.update_run(run_id, status="STOPPED", completed_at=iso_now(), queue_reason=None)
+    if row["status"] in ("PENDING", "QUEUED"):
+        state.store.update_run(run_id, status="STOPPED", completed_at=iso_now(), queue_reason=None, runs_ahead=None)
     elif row["status"] in ACTIVE_RUN_STATUSES:
         assert state.supervisor is not None
         state.supervisor.request_stop(run_id)
@@ -160,7 +160,7 @@ async def get_logs(
         raise invalid([(("query", "since_seconds"), "Input should be a positive number of seconds", "value_error")])
     state = _platform(request)
     row = get_run_or_404(state, run_id)
-    if row["status"] in ("PENDING", "CREATING") and not state.store.log_components(run_id):
+    if row["status"] in ("PENDING", "QUEUED", "CREATING") and not state.store.log_components(run_id):
         raise fail(404, f"Logs are not available yet (run is {row['status']}).")
     name = _log_component(state, row, component, env_name)
     since_ts = time.time() - since_seconds if since_seconds else None

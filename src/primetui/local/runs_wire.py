@@ -50,6 +50,7 @@ def run_model(row: Any) -> RLRun:
         learning_rate=float(lr) if isinstance(lr, (int, float)) and not isinstance(lr, bool) else None,
         volume_name=row["volume"],
         queue_reason=row["queue_reason"],
+        runs_ahead=row["runs_ahead"],
         notice=row["notice"],
         started_at=row["started_at"],
         completed_at=row["completed_at"],

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from primetui.local.supervisor import Supervisor
 
 SPEED_ENV = "PRIMETUI_LOCAL_SPEED"
+MAX_RUNS_ENV = "PRIMETUI_LOCAL_MAX_RUNS"
 DB_FILE = "state.sqlite3"
 LOCAL_USER_ID = "local-user"
 LOCAL_USER_NAME = "local"
@@ -35,6 +36,12 @@ def speed_factor() -> float:
     return value if value > 0 else 1.0
 
 
+def max_runs_limit() -> int | None:
+    """``PRIMETUI_LOCAL_MAX_RUNS``: how many runs may train at once (unset or invalid: no limit)."""
+    raw = os.environ.get(MAX_RUNS_ENV, "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else None
+
+
 @dataclass
 class LocalState:
     """Everything the routes and the supervisor share."""
@@ -44,6 +51,7 @@ class LocalState:
     token: str
     models: ModelCache
     speed: float = 1.0
+    max_runs: int | None = None
     base_url: str = ""
     supervisor: Supervisor | None = None
     extras: dict[str, Any] = field(default_factory=dict)  # room for other local packages (sessions)
@@ -64,6 +72,7 @@ class LocalState:
             token=load_or_create_token(data_dir),
             models=models,
             speed=speed_factor(),
+            max_runs=max_runs_limit(),
         )
 
     # volumes ---------------------------------------------------------------------------------

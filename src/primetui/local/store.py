@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS runs (
     resumed_as_run TEXT,
     gpu_type TEXT,
     requested TEXT,
+    runs_ahead INTEGER,
     phase_since REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_by_seq ON runs (seq DESC);
@@ -91,7 +92,9 @@ CREATE TABLE IF NOT EXISTS offsets (
 );
 """
 
-ACTIVE_RUN_STATUSES = ("PENDING", "CREATING", "RUNNING", "PAUSING")
+ACTIVE_RUN_STATUSES = ("PENDING", "QUEUED", "CREATING", "RUNNING", "PAUSING")
+WAITING_RUN_STATUSES = ("PENDING", "QUEUED")
+BUSY_RUN_STATUSES = ("CREATING", "RUNNING", "PAUSING")  # a trainer process exists
 TERMINAL_RUN_STATUSES = ("COMPLETED", "FAILED", "STOPPED", "PAUSED")
 
 
@@ -115,6 +118,14 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
         self.db.executescript(SCHEMA)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Columns added after a data dir was first created (SQLite's CREATE IF NOT EXISTS keeps old tables)."""
+        have = {r["name"] for r in self.db.execute("PRAGMA table_info(runs)")}
+        for column, kind in (("requested", "TEXT"), ("runs_ahead", "INTEGER")):
+            if column not in have:
+                self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         self.db.close()

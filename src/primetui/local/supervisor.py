@@ -33,7 +33,8 @@ from primetui.local.ingest import PROTOCOL_FILES, RunIngestor
 from primetui.local.paths import dir_size_bytes
 from primetui.local.session_hooks import live_read_write_session
 from primetui.local.state import LocalState
-from primetui.local.store import ACTIVE_RUN_STATUSES, iso_now
+from primetui.local.state import MAX_RUNS_ENV
+from primetui.local.store import ACTIVE_RUN_STATUSES, BUSY_RUN_STATUSES, WAITING_RUN_STATUSES, iso_now
 
 log = logging.getLogger("primetui.local.supervisor")
 
@@ -80,6 +81,8 @@ class Supervisor:
         self.fail_reason: dict[str, str] = {}
         self.signal_sent_at: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
+        self._training = 0
+        self._queued_ahead = 0
         self._stopping = False
 
     # lifecycle of the supervisor itself ------------------------------------------------------
@@ -215,7 +218,7 @@ class Supervisor:
             out.close()
         self.procs[run_id] = proc
         self.adopted.pop(run_id, None)
-        self.store.update_run(run_id, status="CREATING", pid=proc.pid, queue_reason=None)
+        self.store.update_run(run_id, status="CREATING", pid=proc.pid, queue_reason=None, runs_ahead=None)
 
     def archive_attempt(self, run_id: str, attempt: int) -> None:
         """Move the protocol files of a finished attempt aside so the next attempt starts clean."""
@@ -252,7 +255,7 @@ class Supervisor:
     def recover(self) -> None:
         for row in self.store.runs_with_status(ACTIVE_RUN_STATUSES):
             run_id = row["id"]
-            if row["status"] == "PENDING":
+            if row["status"] in WAITING_RUN_STATUSES:
                 continue
             run_dir = self.state.run_dir(run_id)
             if row["pid"] and _pid_runs(row["pid"], run_dir):
@@ -277,12 +280,15 @@ class Supervisor:
     # the tick -----------------------------------------------------------------------------------
     def tick(self) -> None:
         now = time.time()
-        for row in self.store.runs_with_status(ACTIVE_RUN_STATUSES):
+        rows = self.store.runs_with_status(ACTIVE_RUN_STATUSES)
+        self._training = sum(1 for r in rows if r["status"] in BUSY_RUN_STATUSES)
+        self._queued_ahead = 0
+        for row in rows:  # oldest first, so the capacity queue is FIFO
             run_id = row["id"]
             if run_id in self.busy:
                 continue
             try:
-                if row["status"] == "PENDING":
+                if row["status"] in WAITING_RUN_STATUSES:
                     self._tick_pending(row, now)
                 else:
                     self._tick_active(row, now)
@@ -301,9 +307,20 @@ class Supervisor:
                 if row["queue_reason"] != reason:
                     self.store.update_run(run_id, queue_reason=reason, phase_since=now)
                 return
-        if now - row["phase_since"] < self.state.delay(PENDING_SECONDS):
+        if row["status"] == "PENDING" and now - row["phase_since"] < self.state.delay(PENDING_SECONDS):
+            return
+        limit = self.state.max_runs
+        if limit is not None and (self._training >= limit or self._queued_ahead > 0):
+            ahead = self._queued_ahead
+            self._queued_ahead += 1
+            reason = (f"Waiting for a free slot: {self._training} run(s) are training on this machine, "
+                      f"the limit is {limit} ({MAX_RUNS_ENV}); it starts when one ends.")
+            if row["status"] != "QUEUED" or row["runs_ahead"] != ahead or row["queue_reason"] != reason:
+                self.store.update_run(run_id, status="QUEUED", runs_ahead=ahead, queue_reason=reason,
+                                      phase_since=row["phase_since"])
             return
         self.spawn(run_id)
+        self._training += 1
 
     def _tick_active(self, row: Any, now: float) -> None:
         run_id = row["id"]
