@@ -31,14 +31,7 @@ def fresh_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPl
 
 @pytest.fixture
 async def client(local_platform: LocalPlatform) -> AsyncIterator[object]:
-    try:
-        from primetui.api.client import PrimeClient
-    except ImportError:
-        pytest.skip("primetui.api.client is not in the tree yet")
-    c = PrimeClient(local_platform.base_url, local_platform.token)
-    try:
+    from primetui.api.client import PrimeClient
+
+    async with PrimeClient(local_platform.base_url, local_platform.token) as c:
         yield c
-    finally:
-        close = getattr(c, "aclose", None) or getattr(c, "close", None)
-        if close is not None:
-            await close()
