@@ -49,7 +49,7 @@ async def available_models(request: Request) -> dict[str, Any]:
             AvailableFFTModel(
                 name=m.name,
                 clusters=[FFTModelCluster(cluster_id=LOCAL_CLUSTER_ID,
-                                          cluster_name=f"local-cpu ({m.standin_summary()})",
+                                          cluster_name=f"local-cpu, trains a {m.standin_summary()}",
                                           gpu_type=LOCAL_GPU_TYPE)],
             )
             for m in models
