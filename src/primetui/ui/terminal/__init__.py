@@ -96,14 +96,17 @@ def open_spec(app: Any, spec: ShellSpec) -> None:
     screen = shell_screen(app)
 
     async def _open() -> None:
-        if app.screen is not screen:
-            await app.push_screen(_SCREEN_NAME)
-        existing = screen.find(spec.session_id) if spec.session_id else None
-        if existing is not None and existing.view.running:
-            tab_id = (existing.id or "").removesuffix("-shell")
-            screen.query_one("#shell-tabs").active = tab_id
-            existing.view.focus()
-            return
-        await screen.add_shell(spec)
+        try:
+            if app.screen is not screen:
+                await app.push_screen(_SCREEN_NAME)
+            existing = screen.find(spec.session_id) if spec.session_id else None
+            if existing is not None and existing.view.running:
+                tab_id = (existing.id or "").removesuffix("-shell")
+                screen.query_one("#shell-tabs").active = tab_id
+                existing.view.focus()
+                return
+            await screen.add_shell(spec)
+        except Exception as exc:  # noqa: BLE001 - say it, never die silently in a worker
+            app.notify(f"Could not open the shell for {spec.label}: {exc}.", severity="error", timeout=10)
 
     app.run_worker(_open(), group="shell-open", exit_on_error=False)
