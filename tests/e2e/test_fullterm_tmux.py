@@ -90,3 +90,65 @@ def test_full_terminal_mode_round_trip(tmux: Tmux) -> None:
     tmux.keys("c")
     tmux.wait(lambda s: "No shell on screen" in s, "the home screen after closing the shell")
     tmux.keys("q")
+
+
+def _kill_leftovers(marker: str) -> None:
+    """Stop processes this test started (found by its private data dir), by pid."""
+    import signal
+
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline:
+            try:
+                os.kill(int(entry.name), signal.SIGTERM)
+            except OSError:
+                pass
+
+
+def test_new_user_opens_a_volume_shell_from_the_dashboard(tmp_path) -> None:
+    """primetui --local → volumes → open a read-write session → its shell → full terminal and back
+    → leave with stop-and-sync → the file written in the shell is on the volume."""
+    data = tmp_path / "data"
+    command = (
+        f"cd {ROOT} && env PRIMETUI_LOCAL_DATA_DIR={data} PRIMETUI_CONFIG_DIR={tmp_path / 'cfg'} "
+        f"PRIMETUI_LOCAL_SPEED=50 {sys.executable} -m primetui --local"
+    )
+    t = Tmux(tmp_path, 110, 34, command)
+    try:
+        t.wait(lambda s: "Quit" in s, "the dashboard", timeout=90)
+        t.keys("v")
+        t.wait(lambda s: "research" in s, "the volumes screen")
+        t.keys("o")
+        screen = t.wait(lambda s: " ready " in s, "the read-write session to be ready", timeout=90)
+        row = next(i for i, line in enumerate(screen.splitlines(), 1) if "vs_" in line and " ready " in line)
+        # Click the session row (SGR mouse report, as the terminal sends it).
+        t.type(f"\x1b[<0;5;{row}M")
+        t.type(f"\x1b[<0;5;{row}m")
+        t.wait(lambda s: "Full terminal" in s and "read-write" in s, "the shell tab", timeout=60)
+        t.wait(lambda s: "#" in s.split("stops")[-1] or "$" in s.split("stops")[-1], "the prompt")
+        t.type("echo from-the-pane > hello.txt; echo written-$((6*7))")
+        t.keys("Enter")
+        t.wait(lambda s: "written-42" in s, "the command's output")
+
+        t.keys("F12")
+        t.wait(lambda s: "ctrl+] returns" in s and "Full terminal" not in s, "full-terminal mode")
+        t.type("stty size")
+        t.keys("Enter")
+        t.wait(lambda s: "34 110" in s, "the shell at the terminal's full size")
+        t.keys("C-]")
+        t.wait(lambda s: "Full terminal" in s, "back in the dashboard")
+
+        t.keys("C-]")
+        t.wait(lambda s: "Stop session and sync" in s, "the leave dialog")
+        t.keys("s")
+        t.wait(lambda s: "saved on research" in s or "Volumes" in s and "stopped" in s, "the final sync to finish", timeout=90)
+        assert (data / "volumes" / "research" / "hello.txt").read_text() == "from-the-pane\n"
+        t.keys("q")
+    finally:
+        t.close()
+        _kill_leftovers(str(data))

@@ -361,10 +361,12 @@ class TerminalView(Widget, can_focus=True):
         return keys
 
     def _default_keys(self) -> set[str]:
+        """Default keys of the pane's bindings that the user's keymap moved elsewhere."""
+        keymap: dict[str, str] = getattr(self.app, "_keymap", None) or {}
         keys: set[str] = set()
         for node in self.ancestors_with_self:
             for binding in getattr(node, "BINDINGS", ()):
-                if isinstance(binding, Binding) and binding.id and binding.id.split(".")[0] in ("terminal", "shell"):
+                if isinstance(binding, Binding) and binding.id in keymap and binding.id.split(".")[0] in ("terminal", "shell"):
                     keys.update(k.strip() for k in binding.key.split(","))
         return keys
 
