@@ -110,23 +110,26 @@ class Matcher:
         if needle is None:
             positions = [m.start() for m in self.pattern.finditer(hay)]
         else:
-            count = hay.count(needle)
-            if count == 0:
-                return _EMPTY
-            # Up to one hit in eight lines, hop from hit to hit (one find per matching line);
-            # beyond that, one bulk pass over the chunk is cheaper.
-            if count <= max(64, len(offsets) // 8):
-                positions = []
-                pos = hay.find(needle)
-                while pos >= 0:
-                    positions.append(pos)
-                    pos = hay.find(needle, hay.find(b"\n", pos) + 1)
-            else:
-                # Many hits: mark them with NUL bytes (log text never holds NUL: controls are
-                # neutralised) and reduce per line in numpy, with no Python work per hit.
-                marked = hay.replace(needle, b"\x00" * len(needle))
-                zero = np.frombuffer(marked, dtype=np.uint8) == 0
-                return np.flatnonzero(np.logical_or.reduceat(zero, offsets[:-1]))
+            # Hop from hit to hit (one find per matching line: one pass over the chunk for a
+            # selective query); past one hit in eight lines, one bulk pass is cheaper.
+            limit = max(64, len(offsets) // 8)
+            positions = []
+            find = hay.find
+            pos = find(needle)
+            dense_at = int(offsets[min(128, len(offsets) - 1)])
+            while pos >= 0:
+                positions.append(pos)
+                # Too many hits, or 16 hits within the first 128 lines: go bulk.
+                if len(positions) > limit or (len(positions) == 16 and pos < dense_at):
+                    # Many hits: mark them with NUL bytes (log text never holds NUL: controls
+                    # are neutralised) and reduce per line in numpy, with no Python work per hit.
+                    marked = hay.replace(needle, b"\x00" * len(needle))
+                    zero = np.frombuffer(marked, dtype=np.uint8) == 0
+                    return np.flatnonzero(np.logical_or.reduceat(zero, offsets[:-1]))
+                eol = find(b"\n", pos)
+                if eol < 0:
+                    break
+                pos = find(needle, eol + 1)
         if len(positions) == 0:
             return _EMPTY
         return np.unique(np.searchsorted(offsets, positions, side="right") - 1)

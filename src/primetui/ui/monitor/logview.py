@@ -178,6 +178,7 @@ class LogView(ScrollView, can_focus=True):
         self._frame: list[Strip] = []
         self._styles: dict[str, Style] = {}
         self.error_message: str | None = None
+        self._current_hit = -1
 
     # ---- geometry ---------------------------------------------------------------------------
     @property
@@ -631,7 +632,7 @@ class LogView(ScrollView, can_focus=True):
                 if sm:
                     text.stylize(self._style("logview--step"), sm.start(), sm.end())
         if self._search_text_re is not None:
-            current = g == int(self._visible_hits()[self.search_pos]) if 0 <= self.search_pos < len(self._visible_hits()) else False
+            current = g == self._current_hit
             style = self._style("logview--match-current" if current else "logview--match")
             for mm in self._search_text_re.finditer(r.text):
                 if mm.end() > mm.start():
@@ -644,6 +645,12 @@ class LogView(ScrollView, can_focus=True):
 
     def _render_rows(self, width: int, height: int) -> list[Strip]:
         base = self.rich_style
+        # The current search hit, computed once per frame (not once per line).
+        self._current_hit = -1
+        if self._search_text_re is not None and self.search_pos >= 0:
+            hits = self._visible_hits()
+            if self.search_pos < len(hits):
+                self._current_hit = int(hits[self.search_pos])
         pointer_style = self._style("logview--pointer")
         n = self.row_count
         top = int(self.scroll_offset.y)
