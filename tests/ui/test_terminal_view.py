@@ -134,3 +134,14 @@ async def test_mouse_reaches_a_program_that_asked_for_it() -> None:
         await wait_for(pilot, lambda: "mouse-on" in screen_text(app) and view.term.mouse_mode == 1000)
         await pilot.click(TerminalView, offset=(10, 3))
         await wait_for(pilot, lambda: "\\x1b[<0;11;4M" in screen_text(app))
+
+
+async def test_a_program_copying_with_osc52_reaches_the_clipboard() -> None:
+    import base64
+
+    payload = base64.b64encode(b"copied in the shell").decode()
+    program = f"import sys,time;sys.stdout.write('\\x1b]52;c;{payload}\\x07copied\\r\\n');sys.stdout.flush();time.sleep(5)"
+    app = TermApp(PtyTransport([sys.executable, "-c", program]))
+    async with app.run_test(size=(80, 10)) as pilot:
+        await wait_for(pilot, lambda: "copied" in screen_text(app))
+        await wait_for(pilot, lambda: app.clipboard == "copied in the shell")
