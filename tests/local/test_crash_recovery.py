@@ -77,12 +77,19 @@ def test_kill_mid_run_then_restart_and_a_clean_shutdown_then_restart(fresh_platf
         assert len(once.splitlines()) == 1  # ingested exactly once across the crash
 
         # A clean shutdown (SIGTERM) pauses the trainer at a checkpoint; the restart resumes it.
-        run_id = api.post("/training/runs", json={"config": small_config(lp, max_steps=steps),
+        run_id = api.post("/training/runs", json={"config": small_config(lp, max_steps=100000),
                                                   "mode": "sft", "volume": "research"}).json()["runId"]
         wait_status(api, run_id, step=3)
     assert lp.stop() == 0
     lp.restart()
     with http(lp) as api:
-        assert_complete_history(api, run_id, steps)
+        ckpts = api.get(f"/rft/runs/{run_id}/checkpoints").json()["checkpoints"]
+        assert ckpts, "the shutdown paused the trainer at a checkpoint"
+        paused_at = ckpts[-1]["step"]
+        wait_status(api, run_id, step=paused_at + 2)  # training goes on after the restart
         logs = api.get(f"/rft/runs/{run_id}/logs", params={"search": "Local platform"}).json()["logs"]
-        assert "local server restarted" in logs
+        assert f"local server restarted while this run was active; continuing from checkpoint step {paused_at}" in logs
+        steps_seen = [m["step"] for m in api.get(f"/rft/runs/{run_id}/metrics").json()["metrics"]]
+        assert steps_seen[: paused_at + 2] == list(range(1, paused_at + 3))  # no gap across the restart
+        api.put(f"/rft/runs/{run_id}/stop")
+        assert wait_status(api, run_id)["status"] == "STOPPED"
