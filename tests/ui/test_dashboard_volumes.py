@@ -32,12 +32,11 @@ async def test_create_checks_name_and_size_then_expand_and_delete(local_platform
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "create form")
         await fill(pilot, app, {"name": "Bad Name", "size": "100Gi"})
         await pilot.click("#submit")
-        error = str(app.screen.query_one("#form-error").render())
-        assert "lowercase letters" in error
+        await until(pilot, lambda: "lowercase letters" in str(app.screen.query_one("#form-error").render()), "name refused")
         assert app.screen.query_one("#field-name", Input).value == "Bad Name"  # nothing typed is lost
         await fill(pilot, app, {"name": "dash-vol-a", "size": "100GB"})
         await pilot.press("enter")
-        assert "whole number of Gi or Ti" in str(app.screen.query_one("#form-error").render())
+        await until(pilot, lambda: "whole number of Gi or Ti" in str(app.screen.query_one("#form-error").render()), "size refused")
         await fill(pilot, app, {"size": "20Gi"})
         await pilot.click("#submit")
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "form closed")
@@ -48,7 +47,7 @@ async def test_create_checks_name_and_size_then_expand_and_delete(local_platform
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "expand form")
         await fill(pilot, app, {"size": "10Gi"})
         await pilot.press("enter")
-        assert "only grow" in str(app.screen.query_one("#form-error").render())
+        await until(pilot, lambda: "only grow" in str(app.screen.query_one("#form-error").render()), "shrink refused")
         await fill(pilot, app, {"size": "40Gi"})
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "40Gi" in screen_text(app), "expanded")

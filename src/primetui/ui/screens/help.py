@@ -50,8 +50,9 @@ class HelpScreen(ModalScreen[None]):
                 seen.add(b.id)
                 enabled = True
                 if owner is type(self.under):
-                    enabled = self.under.check_action(b.action.split("(")[0], ()) is not False and self.under.check_action(b.action.split("(")[0], ()) is not None
-                key = pretty_keys(",".join(keymap.get(b.id, [b.key])) if isinstance(keymap.get(b.id), list) else keymap.get(b.id, b.key))
+                    verdict = self.under.check_action(b.action.split("(")[0], ())
+                    enabled = verdict is True
+                key = pretty_keys(str(keymap.get(b.id, b.key)))
                 desc = b.description or b.action
                 if not enabled:
                     desc = f"[dim]{desc} (not now)[/dim]"
