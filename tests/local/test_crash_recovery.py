@@ -8,6 +8,7 @@ checkpoint and the restart resumes them.
 from __future__ import annotations
 
 import os
+import re
 import signal
 from pathlib import Path
 
@@ -56,7 +57,7 @@ def test_kill_mid_run_then_restart_and_a_clean_shutdown_then_restart(fresh_platf
         seed_dataset(lp, api)
         survivor = api.post("/training/runs", json={"config": small_config(lp, max_steps=3 * steps),
                                                     "mode": "sft", "volume": "research"}).json()["runId"]
-        orphan = api.post("/training/runs", json={"config": small_config(lp, max_steps=steps, ckpt={"interval": 5}),
+        orphan = api.post("/training/runs", json={"config": small_config(lp, max_steps=100000, ckpt={"interval": 5}),
                                                   "mode": "sft", "volume": "research"}).json()["runId"]
         wait_status(api, survivor, step=2)
         wait_status(api, orphan, step=6)
@@ -70,9 +71,14 @@ def test_kill_mid_run_then_restart_and_a_clean_shutdown_then_restart(fresh_platf
         after = {m["step"] for m in api.get(f"/rft/runs/{survivor}/metrics").json()["metrics"]}
         assert before <= after  # nothing recorded before the kill was lost
         assert_complete_history(api, survivor, 3 * steps)
-        assert_complete_history(api, orphan, steps)
         logs = api.get(f"/rft/runs/{orphan}/logs", params={"search": "restarted"}).json()["logs"]
-        assert "continuing from checkpoint step" in logs
+        resumed_at = int(re.search(r"continuing from checkpoint step (\d+)", logs).group(1))
+        assert resumed_at >= 5
+        wait_status(api, orphan, step=resumed_at + 2)
+        steps_seen = [m["step"] for m in api.get(f"/rft/runs/{orphan}/metrics").json()["metrics"]]
+        assert steps_seen[: resumed_at + 2] == list(range(1, resumed_at + 3))  # no gap across the crash
+        api.put(f"/rft/runs/{orphan}/stop")
+        assert wait_status(api, orphan)["status"] == "STOPPED"
         once = api.get(f"/rft/runs/{survivor}/logs", params={"search": "Step 2 |"}).json()["logs"]
         assert len(once.splitlines()) == 1  # ingested exactly once across the crash
 
