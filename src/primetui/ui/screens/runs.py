@@ -131,8 +131,9 @@ class RunsScreen(DashboardScreen):
         for run in runs:
             self.prime.observe_run(run)
         self.render_rows()
+        self.save_cache()  # now, so a quick exit still leaves the list for the next start
         await self.fetch_progress(runs)
-        self.save_cache()
+        self.save_cache()  # again with the loss series
 
     async def fetch_progress(self, runs: list[Any]) -> None:
         """Metrics (R10) for runs on this page: incremental for live runs, once for finished ones."""
