@@ -177,7 +177,7 @@ class VolumesScreen(DashboardScreen):
                 mode_text,
                 Text(str(present.field(s, "status", default="-")), style="" if live else "dim"),
                 Text(phase, style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
-                str(present.field(s, "progress", default="") or "-")[:60],
+                self.short_progress(str(present.field(s, "progress", default="") or "-")),
                 present.fmt_age(present.field(s, "created_at", "createdAt"), now),
                 key=sid,
             )
@@ -185,6 +185,16 @@ class VolumesScreen(DashboardScreen):
             st.add_row("-", "", "no sessions", "", "", "", key="-none-")
         elif selected_session and any(str(present.field(s, "id")) == selected_session for s in sessions):
             st.move_cursor(row=st.get_row_index(selected_session), animate=False)
+
+    def short_progress(self, text: str) -> str:
+        """The rclone stats line, cut to what fits: at 80 columns the percentage and ETA matter most."""
+        width = self.size.width or 80
+        if width >= 120 or len(text) <= 24:
+            return text[:60]
+        parts = [p.strip() for p in text.split(",")]
+        pct = next((p for p in parts if p.endswith("%")), "")
+        eta = next((p for p in parts if p.startswith("ETA")), "")
+        return " ".join(p for p in (pct, eta) if p) or text[:24]
 
     def live_rw_sessions(self) -> list[tuple[str, Any]]:
         out = []
