@@ -249,3 +249,17 @@ async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platfo
             assert "cached" in str(app.screen.query_one(StatusBar).content)
         await until(pilot, lambda: app.state.runs_loaded, "live reply")
         await until(pilot, lambda: "● live" in str(app.screen.query_one(StatusBar).content), "live marker")
+
+
+async def test_edit_file_opens_the_editor_and_a_dispatch_lands_on_the_run_screen(local_platform, tmp_path):
+    from primetui.ui.editor import EditorScreen
+
+    path = tmp_path / "sft.toml"
+    path.write_text((local_platform.data_dir / "sft.toml").read_text())
+    app = make_app(local_platform, edit_path=path, poll_scale=0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen), "editor on the file")
+        run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+        app.screen.dismiss(run_id)  # what the editor does after a successful dispatch
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == run_id, "run screen")
+        assert run_id in app.state.watched
