@@ -84,9 +84,15 @@ class DiagnosticTextArea(TextArea):
         if not self._by_line or not self.show_line_numbers:
             return strip
         absolute_y = self.scroll_offset.y + y
-        if absolute_y >= self.wrapped_document.height:
-            return strip
-        row, col = self.wrapped_document.offset_to_location(Offset(0, absolute_y))
+        if not self.soft_wrap:
+            # one visual row per line; WrappedDocument.height is O(lines), too slow per rendered row
+            if absolute_y >= self.document.line_count:
+                return strip
+            row, col = absolute_y, 0
+        else:
+            if absolute_y >= self.wrapped_document.height:
+                return strip
+            row, col = self.wrapped_document.offset_to_location(Offset(0, absolute_y))
         items = self._by_line.get(row)
         if not items or col != 0:
             return strip
