@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from primetui.api.followers import (
+    MAX_TAIL_LINES,
     LogFollower,
     LogGap,
     LogLines,
@@ -90,6 +91,8 @@ class FeedMixin:
             pod_index=spec.pod_index,
             env_name=spec.env_name,
             interval=2.0,
+            # The first fetch takes as much history as R7 serves (5,000 lines), not 1,000.
+            backlog_lines=MAX_TAIL_LINES,
             watcher=watcher,
         )
         if watcher is not None and watcher.status:
