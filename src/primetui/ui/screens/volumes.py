@@ -33,6 +33,8 @@ class VolumesScreen(DashboardScreen):
         Binding("S", "stop_live_rw", "Stop live RW", id="volumes.stop_live_rw"),
         Binding("enter", "shell", "Shell", id="volumes.shell"),
         Binding("z", "size_helper", "Size helper", id="volumes.size_helper"),
+        Binding("p", "transfer('put')", "Put", id="volumes.put"),
+        Binding("g", "transfer('get')", "Get", id="volumes.get"),
         Binding("tab", "focus_next", "Next table", show=False, id="volumes.focus_next"),
     ]
     DEFAULT_CSS = """
@@ -400,6 +402,15 @@ class VolumesScreen(DashboardScreen):
             self.notify(f"Session {present.field(session, 'id')} is not ready yet (phase {present.field(session, 'phase', default='?')}).", severity="warning")
             return
         self.prime.open_shell(session)
+
+    def action_transfer(self, direction: str) -> None:
+        """p / g: put a local file or folder onto the selected volume, or get one back (ui/transfer.py)."""
+        if not self.selected:
+            self.notify("Select a volume first.", severity="warning")
+            return
+        from primetui.ui.transfer import TransferScreen
+
+        self.app.push_screen(TransferScreen(self.client, self.selected, direction, settings=self.prime.settings), lambda _: self.fetch_volumes())
 
     def action_size_helper(self) -> None:
         if not self.selected:

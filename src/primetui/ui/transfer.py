@@ -1,0 +1,402 @@
+"""Put and get: copy a local file or folder onto a volume, or one back, over a session's SFTP.
+
+Opened from the Volumes screen (``p`` put, ``g`` get). The paths are checked with the platform's
+rules (``primetui.shell.paths``) before anything connects; then the dialog finds or opens the
+session (a live read-write one for put, a read-only one for get, which the platform may answer
+with the live read-write one), waits for it to be ready showing phase and staging progress,
+connects (``primetui.shell.open_session_connection``, everything pinned) and copies in a worker
+with a progress bar. Escape cancels (the client removes the half-written file). After a put the
+data reaches the volume only when the session stops and syncs, so the dialog offers that on one
+key and shows the final sync until stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, ProgressBar, Static
+
+from primetui.ui import present
+
+PUT, GET = "put", "get"
+SESSION_WAIT_S = 1800.0
+_SHOW_EVERY_S = 0.1
+
+
+@dataclass
+class TransferOutcome:
+    """What the dialog did, for the caller (the Volumes screen refreshes on it)."""
+
+    direction: str
+    volume: str
+    session_id: str | None = None
+    files: int = 0
+    bytes: int = 0
+    destination: str = ""
+    cancelled: bool = False
+    error: str | None = None
+    stopped: str | None = None  # the final phase when the user chose stop-and-sync
+
+
+def _copies_contents(local: str) -> bool:
+    return local.endswith(("/", os.sep)) or os.path.basename(local) in (".", "..")
+
+
+def check_put(local: str, remote: str) -> str | None:
+    """The one-sentence problem with a put of ``local`` to volume path ``remote``, or None.
+
+    Runs the platform's rules (characters, no climbing above the root, runs/ is read-only, the
+    root-put limit, lengths) and the local checks, without connecting.
+    """
+    from primetui.shell.errors import RemotePathError
+    from primetui.shell.paths import check_length, check_put_names, remote_path
+
+    if not local.strip():
+        return "Type the local file or folder to put."
+    src = Path(local).expanduser()
+    if src.is_symlink():
+        return f"{local} is a symlink; type the path it points to."
+    if not (src.is_file() or src.is_dir()):
+        return f"No such local file or folder: {local}; check the path (relative to {os.getcwd()})."
+    if not os.access(src, os.R_OK | (os.X_OK if src.is_dir() else 0)):
+        return f"Cannot read {local} (permission denied); fix its permissions or pick another path."
+    try:
+        target = remote_path(remote)
+        contents = src.is_dir() and _copies_contents(local)
+        if target.into:
+            top = sorted(os.listdir(src)) if contents else [src.resolve().name]
+            rel = target.rel if contents else target.child(top[0]).rel
+        else:
+            top = [target.rel.split("/", 1)[0]]
+            rel = target.rel
+        check_put_names(target, top)
+        check_length(rel)
+    except RemotePathError as exc:
+        return str(exc)
+    return None
+
+
+def check_get(remote: str, local: str) -> str | None:
+    """The one-sentence problem with a get of volume path ``remote`` into ``local``, or None."""
+    from primetui.shell.errors import RemotePathError
+    from primetui.shell.paths import remote_path
+
+    try:
+        remote_path(remote)
+    except RemotePathError as exc:
+        return str(exc)
+    if not local.strip():
+        return "Type the local folder to copy into (. is the current folder)."
+    dst = Path(local).expanduser()
+    if dst.exists() and not dst.is_dir():
+        return f"{local} is a file; type a folder to copy into."
+    probe = dst if dst.exists() else dst.parent
+    while not probe.exists():
+        probe = probe.parent
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"Cannot write into {probe} (permission denied); pick another local folder."
+    return None
+
+
+def _is_local(settings: Any, client: Any) -> bool:
+    url = str(present.field(settings, "base_url", default="") or present.field(client, "base_url", default="") or "")
+    host = url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0].strip("[]")
+    return host in ("127.0.0.1", "localhost", "::1")
+
+
+def _rate(n: float, seconds: float) -> str:
+    return f"{present.fmt_bytes(n / seconds)}/s" if seconds > 0.05 else "-"
+
+
+class TransferScreen(ModalScreen[TransferOutcome | None]):
+    """The put / get dialog for one volume."""
+
+    DEFAULT_CSS = """
+    TransferScreen { align: center middle; background: $background 40%; }
+    TransferScreen > Vertical { width: 84; max-width: 98%; height: auto; max-height: 100%; border: round $accent; background: $panel; padding: 0 2; }
+    TransferScreen #transfer-title { text-style: bold; margin-bottom: 1; }
+    TransferScreen Label { color: $text-muted; }
+    TransferScreen #transfer-error { color: $error; height: auto; }
+    TransferScreen #transfer-phase { height: auto; margin-top: 1; }
+    TransferScreen #transfer-bar { display: none; }
+    TransferScreen #transfer-bar.visible { display: block; }
+    TransferScreen #transfer-bar Bar { width: 1fr; }
+    TransferScreen #transfer-stats { height: auto; color: $text-muted; }
+    TransferScreen #transfer-result { height: auto; text-style: bold; }
+    TransferScreen #transfer-hint { height: auto; color: $text-muted; margin-top: 1; }
+    """
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel / close", id="transfer.cancel"),
+        Binding("enter", "start", "Start", show=False, id="transfer.start"),
+        Binding("s", "stop_and_sync", "Stop session and sync", show=False, id="transfer.stop_sync"),
+        Binding("k", "keep", "Keep the session", show=False, id="transfer.keep"),
+    ]
+
+    def __init__(self, client: Any, volume: str, direction: str, *, settings: Any = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5) -> None:
+        super().__init__()
+        if direction not in (PUT, GET):
+            raise ValueError(f"direction must be {PUT!r} or {GET!r}")
+        self.client = client
+        self.volume = volume
+        self.direction = direction
+        self.settings = settings
+        self.key_path = key_path
+        self.poll = poll
+        self.state = "form"  # form -> working -> done (or back to form on an error)
+        self.outcome = TransferOutcome(direction, volume)
+        self.session: Any = None
+        self.phases: list[str] = []
+        self._job: Any = None
+        self._started = 0.0
+        self._shown = 0.0
+        self._names: set[str] = set()
+        self._files_total: int | None = None
+
+    # ---- layout -----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        if self.direction == PUT:
+            title = f"Put a local file or folder onto {self.volume}"
+            fields = (("Local file or folder (dir/ copies its contents)", "source", ""), (f"Path on {self.volume} (a trailing / means into that folder)", "dest", "datasets/"))
+        else:
+            title = f"Get a file or folder from {self.volume}"
+            fields = ((f"Path on {self.volume}", "source", ""), ("Local folder to copy into", "dest", "."))
+        with Vertical():
+            yield Static(title, id="transfer-title")
+            for label, key, value in fields:
+                yield Label(label)
+                yield Input(value=value, id=f"transfer-{key}")
+            yield Static("", id="transfer-error")
+            yield Static("", id="transfer-phase")
+            yield ProgressBar(total=None, show_eta=False, id="transfer-bar")
+            yield Static("", id="transfer-stats")
+            yield Static("", id="transfer-result")
+            yield Static(self._form_hint(), id="transfer-hint")
+
+    def _form_hint(self) -> str:
+        if self.direction == PUT:
+            return "enter: put  ·  esc: close  ·  runs/ is read-only; names use letters, digits and ._-@%+=,: only"
+        return "enter: get  ·  esc: close  ·  a trailing / on the volume path copies the folder's contents"
+
+    def on_mount(self) -> None:
+        self.query_one("#transfer-source", Input).focus()
+
+    def _set(self, wid: str, text: str) -> None:
+        if self.is_attached:
+            self.query_one(f"#{wid}", Static).update(text)
+
+    # ---- form -------------------------------------------------------------------------------
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "transfer-source":
+            self.query_one("#transfer-dest", Input).focus()
+        else:
+            self.action_start()
+
+    def values(self) -> tuple[str, str]:
+        return self.query_one("#transfer-source", Input).value.strip(), self.query_one("#transfer-dest", Input).value.strip()
+
+    def check(self) -> str | None:
+        source, dest = self.values()
+        if self.direction == PUT:
+            return check_put(source, dest)
+        if not source:
+            return f"Type the path on {self.volume} to get (e.g. datasets/ or runs/<run id>/checkpoints/)."
+        return check_get(source, dest)
+
+    def action_start(self) -> None:
+        if self.state != "form":
+            return
+        problem = self.check()
+        self._set("transfer-error", problem or "")
+        if problem:
+            return
+        self.state = "working"
+        for box in self.query(Input):
+            box.disabled = True
+        self._set("transfer-result", "")
+        self._set("transfer-hint", "esc: cancel (a half-written file is removed)")
+        self._job = self.run_worker(self._run(), exclusive=True, exit_on_error=False, group="transfer")
+
+    # ---- the work ---------------------------------------------------------------------------
+    async def _run(self) -> None:
+        from primetui.shell import open_session_connection, resolve_key_path
+
+        source, dest = self.values()
+        conn = None
+        try:
+            session = await self._session()
+            if session is None:
+                return
+            self.session = session
+            self.outcome.session_id = str(session.id)
+            key = self.key_path or resolve_key_path(present.field(self.settings, "ssh_key_path", default=None), local_platform=_is_local(self.settings, self.client))
+            self._set("transfer-phase", f"Connecting to session {session.id}…")
+            conn = await open_session_connection(session, key)
+            await self._copy(conn, source, dest)
+        except asyncio.CancelledError:
+            self.outcome.cancelled = True
+            self._finish_cancelled()
+            raise
+        except Exception as exc:  # noqa: BLE001 - shell/api errors are one sentence already
+            self._fail(str(exc).rstrip(".") + ".")
+        finally:
+            if conn is not None:
+                await asyncio.shield(conn.close())
+            if self.direction == GET and self.session is not None and self.session.read_only:
+                # Our own read-only session: nothing to sync, so free it now instead of after 30 min idle.
+                await asyncio.shield(self._quiet_stop(str(self.session.id)))
+
+    async def _quiet_stop(self, session_id: str) -> None:
+        try:
+            await self.client.stop_session(self.volume, session_id)
+        except Exception:  # noqa: BLE001 - the idle reaper frees it anyway
+            pass
+
+    async def _session(self) -> Any:
+        """The ready session to copy through: reuse a live RW one for put, RO (or the live RW) for get."""
+        if self.direction == PUT:
+            self._set("transfer-phase", f"Looking for a live read-write session on {self.volume}…")
+            sessions = await self.client.list_sessions(self.volume)
+            live = [s for s in sessions if present.session_blocks_dispatch(s)]
+            moving = [s for s in live if str(s.phase or "").lower() in ("syncing", "finalizing")]
+            usable = [s for s in live if s not in moving]
+            if usable:
+                session = usable[0]
+            elif moving:
+                self._fail(f"Session {moving[0].id} on {self.volume} is still syncing its changes back; wait until it is stopped, then put again.")
+                return None
+            else:
+                self._set("transfer-phase", f"Opening a read-write session on {self.volume}…")
+                session = await self.client.create_session(self.volume, read_only=False)
+        else:
+            self._set("transfer-phase", f"Opening a read-only session on {self.volume}…")
+            session = await self.client.create_session(self.volume, read_only=True, allow_writable=True)
+        return await self._wait_ready(session)
+
+    async def _wait_ready(self, session: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SESSION_WAIT_S
+        mode = "read-only" if session.read_only else "read-write"
+        while True:
+            phase = str(session.phase or session.status or "").lower()
+            if not self.phases or self.phases[-1] != phase:
+                self.phases.append(phase)
+            progress = f"\n{session.progress}" if session.progress else ""
+            self._set("transfer-phase", f"Session {session.id} ({mode}): {' → '.join(self.phases)}{progress}")
+            if phase == "ready" or (session.ssh_connection and str(session.status).upper() == "RUNNING" and not session.phase):
+                return session
+            if session.is_dead:
+                why = session.error_message or f"it is {phase}"
+                self._fail(f"Session {session.id} did not become ready ({why}); open another one and retry.")
+                return None
+            if loop.time() > deadline:
+                self._fail(f"Session {session.id} is still {phase} after {SESSION_WAIT_S / 60:.0f} minutes; try again later.")
+                return None
+            await asyncio.sleep(self.poll)
+            session = await self.client.get_session(self.volume, session.id)
+
+    async def _copy(self, conn: Any, source: str, dest: str) -> None:
+        from primetui.shell import get, put
+
+        bar = self.query_one("#transfer-bar", ProgressBar)
+        bar.add_class("visible")
+        self._started = time.monotonic()
+        self._names.clear()
+        if self.direction == PUT:
+            src = Path(source).expanduser()
+            self._files_total = 1 if src.is_file() else sum(len(f) for _, _, f in os.walk(src))
+            self._set("transfer-phase", f"Putting {source} → {self.volume}:/{dest.lstrip('/')} over session {conn.endpoint.session_id}")
+            result = await put(conn, str(src) + ("/" if _copies_contents(source) and src.is_dir() else ""), dest, self._progress)
+            where = f"{self.volume}:{result.destination}"
+        else:
+            self._files_total = None
+            self._set("transfer-phase", f"Getting {self.volume}:/{source.lstrip('/')} → {dest} over session {conn.endpoint.session_id}")
+            result = await get(conn, source, Path(dest).expanduser(), self._progress)
+            where = str(Path(result.destination).resolve())
+        self.outcome.files, self.outcome.bytes, self.outcome.destination = result.files, result.bytes, where
+        self._progress(result.bytes, result.bytes, "", force=True)
+        seconds = time.monotonic() - self._started
+        verb = "Put" if self.direction == PUT else "Got"
+        self._set("transfer-result", f"{verb} {result.files} file(s), {present.fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}")
+        self.state = "done"
+        if self.direction == PUT:
+            self._set(
+                "transfer-phase",
+                f"The files are in session {conn.endpoint.session_id}; they reach the volume when it stops and syncs. "
+                "Until then the session blocks training on this volume.",
+            )
+            self._set("transfer-hint", "s: stop the session and sync now  ·  k / esc: keep it open (stop it later with S)")
+        else:
+            self._set("transfer-phase", "")
+            self._set("transfer-hint", "esc: close")
+
+    def _progress(self, done: int, total: int, name: str, force: bool = False) -> None:
+        if name:
+            self._names.add(name)
+        now = time.monotonic()
+        if not force and now - self._shown < _SHOW_EVERY_S:
+            return
+        self._shown = now
+        if not self.is_attached:
+            return
+        self.query_one("#transfer-bar", ProgressBar).update(total=max(total, 1), progress=done if total else 1)
+        files = f"{len(self._names)}" + (f"/{self._files_total}" if self._files_total is not None else "")
+        current = f"  ·  {name}" if name else ""
+        self._set("transfer-stats", f"{present.fmt_bytes(done)} of {present.fmt_bytes(total)}  ·  files {files}  ·  {_rate(done, now - self._started)}{current}")
+
+    def _fail(self, message: str) -> None:
+        self.outcome.error = message
+        self.state = "form"
+        self._set("transfer-error", message)
+        self._set("transfer-phase", "")
+        self._back_to_form()
+
+    def _finish_cancelled(self) -> None:
+        self._set("transfer-error", "Cancelled; the file being copied was removed, files already copied stay.")
+        self.state = "form"
+        self._back_to_form()
+
+    def _back_to_form(self) -> None:
+        if not self.is_attached:
+            return
+        for box in self.query(Input):
+            box.disabled = False
+        self.query_one("#transfer-source", Input).focus()
+        self._set("transfer-hint", self._form_hint())
+
+    # ---- keys -------------------------------------------------------------------------------
+    def action_cancel(self) -> None:
+        if self.state == "working" and self._job is not None and self._job.is_running:
+            self._job.cancel()
+            return
+        self.dismiss(self.outcome)
+
+    def action_keep(self) -> None:
+        if self.state == "done":
+            self.dismiss(self.outcome)
+
+    def action_stop_and_sync(self) -> None:
+        if self.state != "done" or self.direction != PUT or self.session is None:
+            return
+        from primetui.ui.terminal.dialogs import StopSessionScreen
+
+        def stopped(phase: str | None) -> None:
+            self.outcome.stopped = phase
+            self.dismiss(self.outcome)
+
+        self.app.push_screen(StopSessionScreen(self.client, self.volume, str(self.session.id), poll=self.poll), stopped)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # s / k are letters: only live once the form is done, so they never eat typing.
+        if action in ("stop_and_sync", "keep"):
+            return self.state == "done" and (action == "keep" or self.direction == PUT)
+        return True

@@ -1,0 +1,199 @@
+"""Put and get from the Volumes screen against a real local platform (HTTP + SSH/SFTP through the gateway):
+a folder put, stop-and-sync, files on the volume with equal checksums, a get back, a refused runs/ put
+that never connects, and a cancelled get that leaves no half-written file."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from dash_helpers import until
+from textual.widgets import DataTable, Input, Static
+
+asyncssh = pytest.importorskip("asyncssh")
+httpx = pytest.importorskip("httpx")
+
+from primetui.api.client import PrimeClient  # noqa: E402
+from primetui.local.testing import LocalPlatform  # noqa: E402
+from primetui.shell.paths import RUNS_READ_ONLY  # noqa: E402
+from primetui.ui.app import PrimeApp  # noqa: E402
+from primetui.ui.screens.volumes import VolumesScreen  # noqa: E402
+from primetui.ui.terminal.dialogs import StopSessionScreen  # noqa: E402
+from primetui.ui.transfer import TransferScreen, check_get, check_put  # noqa: E402
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def make_key(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="transfer-test")
+    path.write_bytes(key.export_private_key())
+    os.chmod(path, 0o600)
+    Path(str(path) + ".pub").write_bytes(key.export_public_key())
+    return path
+
+
+@pytest.fixture(scope="module")
+def platform(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("transfer-platform")
+    key = make_key(tmp / "home" / ".ssh" / "id_ed25519")
+    with LocalPlatform.start(tmp, demo=False, env={"HOME": str(tmp / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
+        yield lp, key
+
+
+def create_volume(lp: LocalPlatform, name: str) -> Path:
+    with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
+        reply = c.post("/training/volumes", json={"name": name, "size": "10Gi", "warm": False})
+        assert reply.status_code == 200, reply.text
+    return lp.data_dir / "volumes" / name
+
+
+def make_app(lp: LocalPlatform, key: Path) -> PrimeApp:
+    settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
+    return PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test")
+
+
+def digests(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def text(screen, wid: str) -> str:
+    return str(screen.query_one(f"#{wid}", Static).render())
+
+
+async def open_volumes(pilot, app, name: str) -> VolumesScreen:
+    await pilot.press("v")
+    await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and name in [str(k.value) for k in app.screen.query_one("#volumes-table", DataTable).rows], "volume listed")
+    app.screen.selected = name
+    return app.screen
+
+
+async def fill(pilot, screen: TransferScreen, source: str, dest: str) -> None:
+    screen.query_one("#transfer-source", Input).value = source
+    screen.query_one("#transfer-dest", Input).value = dest
+    screen.query_one("#transfer-dest", Input).focus()
+    await pilot.press("enter")
+
+
+def make_dataset(root: Path) -> Path:
+    ds = root / "ds"
+    (ds / "shards").mkdir(parents=True)
+    (ds / "train.jsonl").write_text("".join(f'{{"prompt": "q{i}", "completion": "a{i}"}}\n' for i in range(2000)))
+    (ds / "shards" / "part-0.bin").write_bytes(os.urandom(300_000))
+    (ds / "README").write_text("tiny dataset\n")
+    return ds
+
+
+async def test_put_folder_stop_and_sync_then_get_back_with_equal_checksums(platform, tmp_path) -> None:
+    lp, key = platform
+    vol = create_volume(lp, "xfer")
+    ds = make_dataset(tmp_path / "local")
+    app = make_app(lp, key)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await open_volumes(pilot, app, "xfer")
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, TransferScreen), "put dialog")
+        dialog = app.screen
+        assert dialog.query_one("#transfer-dest", Input).value == "datasets/"
+        await fill(pilot, dialog, str(ds), "datasets/")
+        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "put finished", limit=60)
+        assert text(dialog, "transfer-error") == ""
+        assert "Put 3 file(s)" in text(dialog, "transfer-result") and "xfer:/datasets/ds" in text(dialog, "transfer-result")
+        assert "files 3/3" in text(dialog, "transfer-stats")
+        assert "s: stop the session and sync now" in text(dialog, "transfer-hint")
+        assert "ready" in dialog.phases
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, StopSessionScreen), "final sync shown")
+        stop = app.screen
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "back on volumes", limit=60)
+        assert stop.phases[-1] == "stopped"
+        assert dialog.outcome.stopped == "stopped" and dialog.outcome.files == 3
+        assert digests(vol / "datasets" / "ds") == digests(ds)
+
+        # Get it back into a local folder (a read-only session the dialog opens and frees).
+        back = tmp_path / "back"
+        back.mkdir()
+        await pilot.press("g")
+        await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
+        dialog = app.screen
+        await fill(pilot, dialog, "datasets/ds", str(back))
+        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", limit=60)
+        assert text(dialog, "transfer-error") == ""
+        assert f"Got 3 file(s)" in text(dialog, "transfer-result") and str(back / "ds") in text(dialog, "transfer-result")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "closed")
+        assert digests(back / "ds") == digests(ds)
+        sessions = await app.client.list_sessions("xfer")
+        ro = [s for s in sessions if s.read_only]
+        assert ro and all(s.phase in ("stopped", "syncing", "finalizing") or s.is_dead for s in ro)
+
+
+async def test_runs_put_is_refused_inline_without_connecting(platform, tmp_path) -> None:
+    lp, key = platform
+    create_volume(lp, "xfer-runs")
+    ds = make_dataset(tmp_path)
+    app = make_app(lp, key)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await open_volumes(pilot, app, "xfer-runs")
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(app.screen, TransferScreen), "put dialog")
+        dialog = app.screen
+        await fill(pilot, dialog, str(ds), "runs/r1/")
+        await pilot.pause()
+        assert text(dialog, "transfer-error") == RUNS_READ_ONLY
+        assert dialog.state == "form" and dialog.session is None
+        assert dialog.query_one("#transfer-source", Input).value == str(ds)  # nothing typed is lost
+        await fill(pilot, dialog, str(ds), "data sets/")
+        await pilot.pause()
+        assert "letters, digits" in text(dialog, "transfer-error")
+        await fill(pilot, dialog, str(tmp_path / "missing"), "datasets/")
+        await pilot.pause()
+        assert "No such local file or folder" in text(dialog, "transfer-error")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "closed")
+        assert await app.client.list_sessions("xfer-runs") == []  # nothing connected
+
+
+async def test_cancelled_get_leaves_no_half_written_file(platform, tmp_path) -> None:
+    lp, key = platform
+    vol = create_volume(lp, "xfer-cancel")
+    (vol / "big.bin").write_bytes(os.urandom(8 * 1024 * 1024))
+    app = make_app(lp, key)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await open_volumes(pilot, app, "xfer-cancel")
+        await pilot.press("g")
+        await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
+        dialog = app.screen
+        show = dialog._progress
+
+        def cancel_midway(done: int, total: int, name: str, force: bool = False) -> None:
+            show(done, total, name, force)
+            if 0 < done < total and not dialog.outcome.cancelled:
+                dialog.outcome.cancelled = True
+                dialog.action_cancel()  # what escape does while copying
+
+        dialog._progress = cancel_midway
+        await fill(pilot, dialog, "big.bin", str(tmp_path))
+        await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "cancel shown", limit=60)
+        assert dialog.state == "form"
+        assert list(tmp_path.iterdir()) == []  # neither big.bin nor its partial
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "closed")
+
+
+def test_path_checks_match_the_platform_rules(tmp_path) -> None:
+    (tmp_path / "f.txt").write_text("x")
+    assert check_put(str(tmp_path / "f.txt"), "datasets/") is None
+    assert check_put(str(tmp_path / "f.txt"), "runs") == RUNS_READ_ONLY
+    assert "climbs above" in check_put(str(tmp_path / "f.txt"), "../x")
+    assert "No such local" in check_put(str(tmp_path / "nope"), "datasets/")
+    assert check_get("datasets/f.txt", str(tmp_path)) is None
+    assert "is a file" in check_get("datasets/f.txt", str(tmp_path / "f.txt"))
+    assert "climbs above" in check_get("a/../../b", str(tmp_path))
