@@ -1,6 +1,8 @@
-"""Put and get from the Volumes screen against a real local platform (HTTP + SSH/SFTP through the gateway):
-a folder put, stop-and-sync, files on the volume with equal checksums, a get back, a refused runs/ put
-that never connects, and a cancelled get that leaves no half-written file."""
+"""Put and get from the Volumes screen against a real local platform (HTTP + SSH/SFTP through the gateway).
+
+One app, one flow (the app start dominates the cost): a refused runs/ put that never connects, a
+folder put, stop-and-sync, files on the volume with equal checksums, a get back with equal
+checksums, and a cancelled get that leaves no half-written file."""
 
 from __future__ import annotations
 
@@ -91,7 +93,7 @@ def make_dataset(root: Path) -> Path:
     return ds
 
 
-async def test_put_folder_stop_and_sync_then_get_back_with_equal_checksums(platform, tmp_path) -> None:
+async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(platform, tmp_path) -> None:
     lp, key = platform
     vol = create_volume(lp, "xfer")
     ds = make_dataset(tmp_path / "local")
@@ -102,6 +104,19 @@ async def test_put_folder_stop_and_sync_then_get_back_with_equal_checksums(platf
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "put dialog")
         dialog = app.screen
         assert dialog.query_one("#transfer-dest", Input).value == "datasets/"
+        # The platform's rules are applied inline, before anything connects.
+        await fill(pilot, dialog, str(ds), "runs/r1/")
+        await pilot.pause()
+        assert text(dialog, "transfer-error") == RUNS_READ_ONLY
+        assert dialog.state == "form" and dialog.session is None
+        assert dialog.query_one("#transfer-source", Input).value == str(ds)  # nothing typed is lost
+        await fill(pilot, dialog, str(ds), "data sets/")
+        await pilot.pause()
+        assert "letters, digits" in text(dialog, "transfer-error")
+        await fill(pilot, dialog, str(tmp_path / "missing"), "datasets/")
+        await pilot.pause()
+        assert "No such local file or folder" in text(dialog, "transfer-error")
+        assert await app.client.list_sessions("xfer") == []  # nothing connected
         await fill(pilot, dialog, str(ds), "datasets/")
         await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "put finished", limit=60)
         assert text(dialog, "transfer-error") == ""
@@ -126,7 +141,7 @@ async def test_put_folder_stop_and_sync_then_get_back_with_equal_checksums(platf
         await fill(pilot, dialog, "datasets/ds", str(back))
         await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", limit=60)
         assert text(dialog, "transfer-error") == ""
-        assert f"Got 3 file(s)" in text(dialog, "transfer-result") and str(back / "ds") in text(dialog, "transfer-result")
+        assert "Got 3 file(s)" in text(dialog, "transfer-result") and str(back / "ds") in text(dialog, "transfer-result")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "closed")
         assert digests(back / "ds") == digests(ds)
@@ -134,40 +149,10 @@ async def test_put_folder_stop_and_sync_then_get_back_with_equal_checksums(platf
         ro = [s for s in sessions if s.read_only]
         assert ro and all(s.phase in ("stopped", "syncing", "finalizing") or s.is_dead for s in ro)
 
-
-async def test_runs_put_is_refused_inline_without_connecting(platform, tmp_path) -> None:
-    lp, key = platform
-    create_volume(lp, "xfer-runs")
-    ds = make_dataset(tmp_path)
-    app = make_app(lp, key)
-    async with app.run_test(size=(110, 36)) as pilot:
-        await open_volumes(pilot, app, "xfer-runs")
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(app.screen, TransferScreen), "put dialog")
-        dialog = app.screen
-        await fill(pilot, dialog, str(ds), "runs/r1/")
-        await pilot.pause()
-        assert text(dialog, "transfer-error") == RUNS_READ_ONLY
-        assert dialog.state == "form" and dialog.session is None
-        assert dialog.query_one("#transfer-source", Input).value == str(ds)  # nothing typed is lost
-        await fill(pilot, dialog, str(ds), "data sets/")
-        await pilot.pause()
-        assert "letters, digits" in text(dialog, "transfer-error")
-        await fill(pilot, dialog, str(tmp_path / "missing"), "datasets/")
-        await pilot.pause()
-        assert "No such local file or folder" in text(dialog, "transfer-error")
-        await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "closed")
-        assert await app.client.list_sessions("xfer-runs") == []  # nothing connected
-
-
-async def test_cancelled_get_leaves_no_half_written_file(platform, tmp_path) -> None:
-    lp, key = platform
-    vol = create_volume(lp, "xfer-cancel")
-    (vol / "big.bin").write_bytes(os.urandom(8 * 1024 * 1024))
-    app = make_app(lp, key)
-    async with app.run_test(size=(110, 36)) as pilot:
-        await open_volumes(pilot, app, "xfer-cancel")
+        # Cancel a get midway (as escape does while copying): no half-written file is left.
+        (vol / "big.bin").write_bytes(os.urandom(8 * 1024 * 1024))
+        cancel_dir = tmp_path / "cancel"
+        cancel_dir.mkdir()
         await pilot.press("g")
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
         dialog = app.screen
@@ -177,13 +162,13 @@ async def test_cancelled_get_leaves_no_half_written_file(platform, tmp_path) -> 
             show(done, total, name, force)
             if 0 < done < total and not dialog.outcome.cancelled:
                 dialog.outcome.cancelled = True
-                dialog.action_cancel()  # what escape does while copying
+                dialog.action_cancel()
 
         dialog._progress = cancel_midway
-        await fill(pilot, dialog, "big.bin", str(tmp_path))
+        await fill(pilot, dialog, "big.bin", str(cancel_dir))
         await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "cancel shown", limit=60)
         assert dialog.state == "form"
-        assert list(tmp_path.iterdir()) == []  # neither big.bin nor its partial
+        assert list(cancel_dir.iterdir()) == []  # neither big.bin nor its partial
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "closed")
 
