@@ -1,0 +1,40 @@
+"""The monitor when the platform is unreachable: one clear sentence in each pane, no crash."""
+
+from __future__ import annotations
+
+import socket
+
+from primetui.api.client import PrimeClient
+from primetui.ui.monitor import ChartsPane, LogsPane
+from tests.ui.monitor_helpers import PaneApp, screen_text, until
+
+
+def _dead_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens here now
+    return port
+
+
+async def test_a_dead_platform_is_reported_in_the_log_and_chart_status_lines():
+    client = PrimeClient(f"http://127.0.0.1:{_dead_port()}", "token", timeout=2.0)
+    run = {"id": "gone", "status": "RUNNING", "runConfig": {}}
+
+    class Both(PaneApp):
+        def compose(self):
+            yield LogsPane(client, run)
+            yield ChartsPane(client, run)
+
+    app = Both(lambda: None)
+    async with app.run_test(size=(140, 40)) as pilot:
+        logs = app.query_one(LogsPane)
+        charts = app.query_one(ChartsPane)
+        await until(pilot, lambda: logs.tabs["trainer"].feed_note.startswith("retrying"), timeout=30, what="the log retry note")
+        await until(pilot, lambda: bool(charts.feed_state), timeout=30, what="the chart error note")
+        text = screen_text(app)
+        assert "retrying: Cannot reach http://127.0.0.1" in text  # the log tab's status line
+        assert text.count("Cannot reach http://127.0.0.1") >= 2  # and the charts' status line
+        logs.stop_feed()
+        charts.stop_feed()
+    await client.aclose()
