@@ -76,8 +76,8 @@ def render(times: dict[str, list[float]], repeats: int) -> str:
         "(`primetui validate`, `primetui runs --once`) never load Textual or rich at all.",
         "",
         f"Machine: Python {platform.python_version()}, {platform.machine()}, "
-        f"{platform.system()} (2 shared cores; other work was running, so absolute numbers vary more "
-        "than the ratio).",
+        f"{platform.system()} (2 shared cores; other work was running, absolute numbers vary from run "
+        "to run by up to 2x, compare rows of the same run only).",
         "",
     ]
     return "\n".join(lines)
