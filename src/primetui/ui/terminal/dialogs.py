@@ -103,7 +103,7 @@ class StopSessionScreen(ModalScreen[str]):
         self.poll = poll
         self.timeout = timeout
         self.phases: list[str] = []
-        self._closed = False
+        self._dismissed = False
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -162,8 +162,8 @@ class StopSessionScreen(ModalScreen[str]):
         self.set_timer(1.0, lambda: self._dismiss_once(phase))
 
     def _dismiss_once(self, result: str) -> None:
-        if not self._closed:
-            self._closed = True
+        if not self._dismissed:
+            self._dismissed = True
             self.dismiss(result)
 
     def action_background(self) -> None:
