@@ -30,9 +30,18 @@ def test_banner_tells_how_to_point_the_official_cli_here(local_platform: LocalPl
     out = local_platform.output()
     assert f"serving {local_platform.base_url}" in out
     assert f"export PRIME_BASE_URL={local_platform.base_url}" in out
-    assert f"export PRIME_API_KEY={local_platform.token}" in out
+    # Output to a file (not a terminal): the token stays out of it, the line reads the token file.
+    assert local_platform.token not in out
+    assert f'export PRIME_API_KEY="$(cat {local_platform.data_dir / "token"})"' in out
     assert "export PRIME_DISABLE_VERSION_CHECK=1" in out
     assert local_platform.base_url.startswith("http://127.0.0.1:")
+
+
+def test_the_banner_shows_the_token_on_a_terminal(tmp_path: Path) -> None:
+    from primetui.local.cli import banner
+
+    text = banner("http://127.0.0.1:1", "local-secret", tmp_path, show_token=True)
+    assert "Token: local-secret" in text and "export PRIME_API_KEY=local-secret" in text
 
 
 def test_a_second_server_on_the_same_data_dir_is_refused(local_platform: LocalPlatform) -> None:

@@ -42,13 +42,20 @@ def read_server_file(data_dir: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def banner(base_url: str, token: str, data_dir: Path) -> str:
+def banner(base_url: str, token: str, data_dir: Path, show_token: bool) -> str:
+    """What ``serve`` prints once it accepts requests.
+
+    The token is printed only to a terminal: when the output goes to a file (the launcher's
+    server.log, a CI log) the lines read the token file instead, so no log ever holds it.
+    """
+    token_file = data_dir / "token"
+    shown = token if show_token else f'"$(cat {token_file})"'
     return (
         f"primetui local platform serving {base_url}  (data: {data_dir})\n"
-        f"Token: {token}\n"
-        "Point the official prime CLI at it:\n"
+        + (f"Token: {token}\n" if show_token else f"Token: in {token_file} (not printed: output is not a terminal)\n")
+        + "Point the official prime CLI at it:\n"
         f"  export PRIME_BASE_URL={base_url}\n"
-        f"  export PRIME_API_KEY={token}\n"
+        f"  export PRIME_API_KEY={shown}\n"
         "  export PRIME_DISABLE_VERSION_CHECK=1\n"
         "Open the dashboard on it: primetui --local   (Ctrl+C stops the server)"
     )
@@ -102,7 +109,7 @@ def serve(args: argparse.Namespace) -> int:
             write_json_atomic(data_dir / SERVER_FILE, info)
             if ready_file:
                 write_json_atomic(Path(ready_file), info)
-            print(banner(base_url, state.token, data_dir), flush=True)
+            print(banner(base_url, state.token, data_dir, show_token=sys.stdout.isatty()), flush=True)
 
         asyncio.run(serve_app(state, sock, on_ready))
         return 0

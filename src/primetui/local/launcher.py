@@ -73,7 +73,8 @@ def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = 
     cmd = [sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(root), "--ready-file", str(ready)]
     if demo:
         cmd.append("--demo")
-    with open(root / "server.log", "ab") as log:
+    log_fd = os.open(root / "server.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    with os.fdopen(log_fd, "ab") as log:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True, close_fds=True)
     deadline = time.monotonic() + timeout
