@@ -513,8 +513,6 @@ class LogView(ScrollView, can_focus=True):
             self.pointer = min(top + self.size.height - 1, self.row_count - 1) if delta < 0 else top
         else:
             self.pointer = max(0, min(self.row_count - 1, self.pointer + delta))
-        if self.pointer < self.row_count - 1 and delta < 0:
-            pass
         top = int(self.scroll_offset.y)
         height = max(self.size.height, 1)
         if self.pointer < top:
