@@ -334,7 +334,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
                 f"The files are in session {conn.endpoint.session_id}; they reach the volume when it stops and syncs. "
                 "Until then the session blocks training on this volume.",
             )
-            self._set("transfer-hint", "s: stop the session and sync now  ·  k / esc: keep it open (stop it later with S)")
+            self._set("transfer-hint", "s: stop the session and sync now  ·  k / esc: keep it open (S stops it later)")
         else:
             self._set("transfer-phase", "")
             self._set("transfer-hint", "esc: close")
@@ -350,7 +350,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
             return
         self.query_one("#transfer-bar", ProgressBar).update(total=max(total, 1), progress=done if total else 1)
         files = f"{len(self._names)}" + (f"/{self._files_total}" if self._files_total is not None else "")
-        current = f"  ·  {name}" if name else ""
+        current = f"\n{name}" if name else ""
         self._set("transfer-stats", f"{present.fmt_bytes(done)} of {present.fmt_bytes(total)}  ·  files {files}  ·  {_rate(done, now - self._started)}{current}")
 
     def _fail(self, message: str) -> None:
