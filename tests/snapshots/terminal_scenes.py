@@ -70,3 +70,14 @@ class ShellHost(App):
                 session_id="vs_7f3a",
             ),
         )
+
+# Enough numbered output to scroll back through, then an idle prompt.
+LONG_OUTPUT = r"""
+import sys
+w = sys.stdout.write
+for i in range(200):
+    w(f"epoch {i // 50}  step {i:3d}  loss {3.0 / (i + 1):.4f}" + ("  \x1b[33mcheckpoint saved\x1b[0m" if i % 50 == 49 else "") + "\r\n")
+w("$ ")
+sys.stdout.flush()
+sys.stdin.read()
+"""

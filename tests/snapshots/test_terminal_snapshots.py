@@ -1,5 +1,5 @@
 """SVG snapshots of the shell screen: an editor in the alternate screen, a coloured transcript,
-and a read-only tab."""
+a read-only tab, and the scrollback with a search hit."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from primetui.ui.terminal import ShellScreen
-from tests.snapshots.terminal_scenes import EDITOR, TRANSCRIPT, ShellHost
+from tests.snapshots.terminal_scenes import EDITOR, LONG_OUTPUT, TRANSCRIPT, ShellHost
 
 
 def wait_for_text(text: str):
@@ -34,3 +34,16 @@ def test_editor_in_alternate_screen(snap_compare, read_only: bool) -> None:
 
 def test_coloured_transcript(snap_compare) -> None:
     assert snap_compare(ShellHost(TRANSCRIPT), terminal_size=(72, 22), run_before=wait_for_text("日本語"))
+
+
+def test_scrollback_with_a_search_hit(snap_compare) -> None:
+    wait = wait_for_text("$")
+
+    async def run_before(pilot) -> None:
+        await wait(pilot)
+        view = pilot.app.screen.panes[0].view
+        await pilot.press("shift+pageup")
+        assert view.search("step  62")
+        await pilot.pause()
+
+    assert snap_compare(ShellHost(LONG_OUTPUT), terminal_size=(72, 20), run_before=run_before)
