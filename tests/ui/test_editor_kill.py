@@ -44,12 +44,19 @@ class Tmux:
 
 
 @pytest.fixture
-def tmux(tmp_path: Path):
+def tmuxes(tmp_path: Path):
+    """Private tmux servers, a fresh one per start (a server that is still exiting is never reused)."""
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
-    t = Tmux(f"primetui-editor-{os.getpid()}")
-    yield t
-    t.run("kill-server")
+    made: list[Tmux] = []
+
+    def make() -> Tmux:
+        made.append(Tmux(f"primetui-editor-{os.getpid()}-{len(made)}"))
+        return made[-1]
+
+    yield make
+    for t in made:
+        t.run("kill-server")
 
 
 def _start(tmux: Tmux, tmp_path: Path, path: Path, first_sight: str = "sft.toml editor") -> int:
@@ -66,10 +73,11 @@ def _start(tmux: Tmux, tmp_path: Path, path: Path, first_sight: str = "sft.toml 
     return int(tmux.run("list-panes", "-t", "ed", "-F", "#{pane_pid}").split()[0])
 
 
-def test_kill_nine_two_seconds_after_typing_loses_nothing(tmux, tmp_path):
+def test_kill_nine_two_seconds_after_typing_loses_nothing(tmuxes, tmp_path):
     (tmp_path / "home").mkdir()
     path = tmp_path / "sft.toml"
     path.write_text("max_steps = 10\n")
+    tmux = tmuxes()
     pid = _start(tmux, tmp_path, path)
     tmux.run("send-keys", "-t", "ed", "-l", "# typed just before the crash")
     tmux.run("send-keys", "-t", "ed", "Enter")
@@ -81,7 +89,7 @@ def test_kill_nine_two_seconds_after_typing_loses_nothing(tmux, tmp_path):
     assert json.loads(drafts[0].read_text())["text"] == "# typed just before the crash\nmax_steps = 10\n"
     assert path.read_text() == "max_steps = 10\n"
 
-    tmux.run("kill-server")
+    tmux = tmuxes()
     _start(tmux, tmp_path, path, first_sight="Unsaved changes found")
     tmux.run("send-keys", "-t", "ed", "r")
     screen = tmux.wait("Draft restored")
