@@ -22,7 +22,7 @@ def make_app(lp: Any, tmp_path: Path | None = None, **kw: Any) -> PrimeApp:
     return PrimeApp(client, None, kw.pop("prefs", None), **kw)
 
 
-async def until(pilot: Pilot, cond: Callable[[], Any], what: str, limit: float = 30.0) -> Any:
+async def until(pilot: Pilot, cond: Callable[[], Any], what: str, limit: float = 60.0) -> Any:
     """Let the app run until ``cond()`` is truthy (a wait, not a timing assertion)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + limit

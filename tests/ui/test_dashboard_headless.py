@@ -10,13 +10,13 @@ import sys
 import pytest
 from dash_helpers import dispatch_walkthrough, wait_status
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(300)
 
 
 def run_cli(args: list[str], env_extra: dict[str, str], tmp_path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
     env.update(HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), **env_extra)
-    return subprocess.run([sys.executable, "-m", "primetui", *args], capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run([sys.executable, "-m", "primetui", *args], capture_output=True, text=True, env=env, timeout=180)
 
 
 def test_headless_never_imports_the_ui_toolkit():
