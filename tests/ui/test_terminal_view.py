@@ -145,3 +145,21 @@ async def test_a_program_copying_with_osc52_reaches_the_clipboard() -> None:
     async with app.run_test(size=(80, 10)) as pilot:
         await wait_for(pilot, lambda: "copied" in screen_text(app))
         await wait_for(pilot, lambda: app.clipboard == "copied in the shell")
+
+
+async def test_dragging_selects_text_and_copies_it() -> None:
+    from textual import events
+
+    program = "import sys,time;sys.stdout.write('first line\\r\\nsecond line here\\r\\n');sys.stdout.flush();time.sleep(5)"
+    app = TermApp(PtyTransport([sys.executable, "-c", program]))
+    async with app.run_test(size=(80, 10)) as pilot:
+        view = app.query_one(TerminalView)
+        await wait_for(pilot, lambda: "second line here" in screen_text(app))
+
+        def mouse(cls, x: int, y: int, button: int = 1):
+            return cls(view, x, y, 0, 0, button, False, False, False, screen_x=x, screen_y=y)
+
+        view.post_message(mouse(events.MouseDown, 6, 0))
+        view.post_message(mouse(events.MouseMove, 5, 1))
+        view.post_message(mouse(events.MouseUp, 5, 1))
+        await wait_for(pilot, lambda: app.clipboard == "line\nsecond")
