@@ -34,6 +34,7 @@ async def test_a_dead_platform_is_reported_in_the_log_and_chart_status_lines():
         await until(pilot, lambda: bool(charts.feed_state), timeout=30, what="the chart error note")
         text = screen_text(app)
         assert "retrying: Cannot reach http://127.0.0.1" in text  # the log tab's status line
+        assert "No log lines yet: retrying: Cannot reach" in text  # and the empty view itself
         assert text.count("Cannot reach http://127.0.0.1") >= 2  # and the charts' status line
         logs.stop_feed()
         charts.stop_feed()

@@ -80,6 +80,10 @@ class LogTab(Vertical):
             text.append("  range marked (c copies)")
         if s.wrap:
             text.append("  wrap")
+        empty = f"No log lines yet: {self.feed_note}" if self.feed_note else "No log lines yet."
+        if empty != self.view.empty_message:
+            self.view.empty_message = empty
+            self.view.refresh()
         if self.feed_note:
             text.append(f"  · {self.feed_note}")
         if self.view.error_message:

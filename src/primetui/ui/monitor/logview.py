@@ -178,6 +178,7 @@ class LogView(ScrollView, can_focus=True):
         self._frame: list[Strip] = []
         self._styles: dict[str, Style] = {}
         self.error_message: str | None = None
+        self.empty_message = "No log lines yet."  # shown while the view has no lines
         self._current_hit = -1
 
     # ---- geometry ---------------------------------------------------------------------------
@@ -702,4 +703,8 @@ class LogView(ScrollView, can_focus=True):
             self._frame_key = key
         if y < len(self._frame):
             return self._frame[y]
+        if y == 0 and self.row_count == 0 and self.empty_message:
+            # An empty log says why (waiting for the run, the platform unreachable, ...).
+            text = Text(self.empty_message[:width], style=self._style("logview--extra"))
+            return Strip(text.render(self.app.console), text.cell_len).extend_cell_length(width, self.rich_style)
         return Strip.blank(width, self.rich_style)
