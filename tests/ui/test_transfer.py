@@ -84,6 +84,19 @@ async def fill(pilot, screen: TransferScreen, source: str, dest: str) -> None:
     await pilot.press("enter")
 
 
+def cancel_at_first_block(dialog: TransferScreen) -> None:
+    """Cancel once the first block is copied (as escape does while copying): mid-way, deterministically."""
+    show = dialog._progress
+
+    def cancel_midway(done: int, total: int, name: str, force: bool = False) -> None:
+        show(done, total, name, force)
+        if 0 < done < total and not dialog.outcome.cancelled:
+            dialog.outcome.cancelled = True
+            dialog.action_cancel()
+
+    dialog._progress = cancel_midway
+
+
 def make_dataset(root: Path) -> Path:
     ds = root / "ds"
     (ds / "shards").mkdir(parents=True)
@@ -117,6 +130,16 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         await pilot.pause()
         assert "No such local file or folder" in text(dialog, "transfer-error")
         assert await app.client.list_sessions("xfer") == []  # nothing connected
+        # Cancel a put midway (what escape does while copying): the session stays, no half file lands.
+        big = tmp_path / "big.bin"
+        big.write_bytes(os.urandom(8 * 1024 * 1024))
+        cancel_at_first_block(dialog)
+        await fill(pilot, dialog, str(big), "datasets/")
+        await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "put cancel shown", limit=60)
+        assert "stays open (read-write)" in text(dialog, "transfer-error") and dialog.state == "form"
+        first_session = dialog.session.id
+        del dialog._progress  # the plain progress display again
+        dialog.outcome.cancelled = False
         await fill(pilot, dialog, str(ds), "datasets/")
         await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "put finished", limit=60)
         assert text(dialog, "transfer-error") == ""
@@ -130,7 +153,9 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "back on volumes", limit=60)
         assert stop.phases[-1] == "stopped"
         assert dialog.outcome.stopped == "stopped" and dialog.outcome.files == 3
+        assert dialog.session.id == first_session  # the live read-write session was reused
         assert digests(vol / "datasets" / "ds") == digests(ds)
+        assert sorted(p.name for p in (vol / "datasets").iterdir()) == ["ds"]  # nothing of the cancelled put
 
         # Get it back into a local folder (a read-only session the dialog opens and frees).
         back = tmp_path / "back"
@@ -156,15 +181,7 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         await pilot.press("g")
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
         dialog = app.screen
-        show = dialog._progress
-
-        def cancel_midway(done: int, total: int, name: str, force: bool = False) -> None:
-            show(done, total, name, force)
-            if 0 < done < total and not dialog.outcome.cancelled:
-                dialog.outcome.cancelled = True
-                dialog.action_cancel()
-
-        dialog._progress = cancel_midway
+        cancel_at_first_block(dialog)
         await fill(pilot, dialog, "big.bin", str(cancel_dir))
         await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "cancel shown", limit=60)
         assert dialog.state == "form"

@@ -353,7 +353,14 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         current = f"\n{name}" if name else ""
         self._set("transfer-stats", f"{present.fmt_bytes(done)} of {present.fmt_bytes(total)}  ·  files {files}  ·  {_rate(done, now - self._started)}{current}")
 
+    def _still_open(self) -> str:
+        """After a failed or cancelled put: the read-write session is still open and blocks training."""
+        if self.direction != PUT or self.session is None:
+            return ""
+        return f" Session {self.session.id} stays open (read-write): put again, or close and stop it with S."
+
     def _fail(self, message: str) -> None:
+        message += self._still_open()
         self.outcome.error = message
         self.state = "form"
         self._set("transfer-error", message)
@@ -361,7 +368,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self._back_to_form()
 
     def _finish_cancelled(self) -> None:
-        self._set("transfer-error", "Cancelled; the file being copied was removed, files already copied stay.")
+        self._set("transfer-error", "Cancelled; the file being copied was removed, files already copied stay." + self._still_open())
         self.state = "form"
         self._back_to_form()
 
