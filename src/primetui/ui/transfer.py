@@ -141,7 +141,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         Binding("k", "keep", "Keep the session", show=False, id="transfer.keep"),
     ]
 
-    def __init__(self, client: Any, volume: str, direction: str, *, settings: Any = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5) -> None:
+    def __init__(self, client: Any, volume: str, direction: str, *, settings: Any = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5, clock: Any = time.monotonic) -> None:
         super().__init__()
         if direction not in (PUT, GET):
             raise ValueError(f"direction must be {PUT!r} or {GET!r}")
@@ -151,6 +151,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self.settings = settings
         self.key_path = key_path
         self.poll = poll
+        self.clock = clock  # monotonic seconds; fixed in snapshot tests
         self.state = "form"  # form -> working -> done (or back to form on an error)
         self.outcome = TransferOutcome(direction, volume)
         self.session: Any = None
@@ -309,7 +310,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
 
         bar = self.query_one("#transfer-bar", ProgressBar)
         bar.add_class("visible")
-        self._started = time.monotonic()
+        self._started = self.clock()
         self._names.clear()
         if self.direction == PUT:
             src = Path(source).expanduser()
@@ -324,7 +325,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
             where = str(Path(result.destination).resolve())
         self.outcome.files, self.outcome.bytes, self.outcome.destination = result.files, result.bytes, where
         self._progress(result.bytes, result.bytes, "", force=True)
-        seconds = time.monotonic() - self._started
+        seconds = self.clock() - self._started
         verb = "Put" if self.direction == PUT else "Got"
         self._set("transfer-result", f"{verb} {result.files} file(s), {present.fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}")
         self.state = "done"
@@ -342,7 +343,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
     def _progress(self, done: int, total: int, name: str, force: bool = False) -> None:
         if name:
             self._names.add(name)
-        now = time.monotonic()
+        now = self.clock()
         if not force and now - self._shown < _SHOW_EVERY_S:
             return
         self._shown = now
