@@ -174,6 +174,17 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         ro = [s for s in sessions if s.read_only]
         assert ro and all(s.phase in ("stopped", "syncing", "finalizing") or s.is_dead for s in ro)
 
+        # A path that is not on the volume: one sentence, the form back with what was typed.
+        await pilot.press("g")
+        await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
+        dialog = app.screen
+        await fill(pilot, dialog, "datasets/nope", str(back))
+        await until(pilot, lambda: text(dialog, "transfer-error"), "missing path reported", limit=60)
+        assert "no such file or directory on the volume" in text(dialog, "transfer-error")
+        assert dialog.state == "form" and dialog.query_one("#transfer-source", Input).value == "datasets/nope"
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "closed")
+
         # Cancel a get midway (as escape does while copying): no half-written file is left.
         (vol / "big.bin").write_bytes(os.urandom(8 * 1024 * 1024))
         cancel_dir = tmp_path / "cancel"
