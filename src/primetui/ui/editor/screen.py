@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from primetui.ui.editor.problems import ProblemsList
 
 VALIDATE_DELAY = 0.15  # seconds of quiet typing before a validation starts
 AUTOSAVE_EVERY = 1.0  # a crash loses at most this much typing (plus one write)
+NOTE_SURVIVES = 1.0  # seconds: a note set by an edit (fix, template, draft) outlives that edit's Changed event
 
 
 class EditorScreen(Screen):
@@ -90,12 +92,22 @@ class EditorScreen(Screen):
         self._draft_dirty = False
         self._timer: Timer | None = None
         self._close_armed = False
-        self.note = ""
-        self._note_keep = 0
+        self._note = ""
+        self._note_at = 0.0
         self._in_flight = False
         self._rerun = False
         self._hover_key: tuple | None = None
         self._initial_text = self._read_file()
+
+    @property
+    def note(self) -> str:
+        """The last thing the editor did or could not do (second row of the message line)."""
+        return self._note
+
+    @note.setter
+    def note(self, value: str) -> None:
+        self._note = value
+        self._note_at = time.monotonic()
 
     # -- file ------------------------------------------------------------------------------------
     def _read_file(self) -> str:
@@ -162,7 +174,6 @@ class EditorScreen(Screen):
 
         def _chosen(restore: bool | None) -> None:
             if restore:
-                self._note_keep = 1
                 self.replace_all(draft.text)
                 self.note = "Draft restored — ctrl+z returns to the file as saved."
             else:
@@ -191,10 +202,8 @@ class EditorScreen(Screen):
         self.version += 1
         self._draft_dirty = True
         self._close_armed = False
-        if self._note_keep > 0:
-            self._note_keep -= 1  # the edit that the note describes
-        else:
-            self.note = ""
+        if time.monotonic() - self._note_at > NOTE_SURVIVES:
+            self.note = ""  # a note outlives only the edit it describes
         self.server_diagnostics = []
         if self._timer is not None:
             self._timer.stop()
@@ -302,11 +311,19 @@ class EditorScreen(Screen):
                 msg.append(f"  (F4: {d.fix.title})", style="dim")
             if len(here) > 1:
                 msg.append(f"  [+{len(here) - 1} more on this line: F2]", style="dim")
-        elif self.cache_note:
+        elif self.cache_note and not self.note:
             msg.append("  " + self.cache_note, style="dim")
+        box = self.query_one("#editor-message", Static)
         if self.note:
-            msg.append("\n" + self.note)
-        self.query_one("#editor-message", Static).update(msg)
+            # the box has 3 rows: the problem may use 2, the note always gets the last one
+            width = max(20, (box.content_size.width or self.size.width - 2))
+            if msg.cell_len > 2 * width:
+                msg.truncate(2 * width - 1)
+                msg.append("…")
+            room = (3 - min(2, -(-msg.cell_len // width))) * width
+            note = self.note if len(self.note) <= room else self.note[: room - 1] + "…"
+            msg.append("\n" + note)
+        box.update(msg)
 
     def _best_at(self, line: int, col: int) -> Diagnostic | None:
         here = self.area.diagnostics_at_line(line)
@@ -441,7 +458,6 @@ class EditorScreen(Screen):
             return
         inside = [d for d in here if d.span.col <= col <= d.span.end_col] or here
         d = inside[0]
-        self._note_keep = 1
         self.apply_fix(d.fix)
         self.note = f"Applied: {d.fix.title} (ctrl+z undoes it)."
         self._refresh_chrome()
@@ -487,7 +503,6 @@ class EditorScreen(Screen):
         def _chosen(key: str | None) -> None:
             if key:
                 t = get(key)
-                self._note_keep = 1
                 self.replace_all(t.text)
                 self.note = f"Inserted the {t.title} template (ctrl+z undoes it)."
                 self.area.cursor_location = (0, 0)
@@ -543,7 +558,7 @@ class EditorScreen(Screen):
         if self.modified and not self._close_armed:
             self._close_armed = True
             self._autosave_now()
-            self.note = "Unsaved changes: ctrl+s saves; esc again closes (a draft is kept and offered next time)."
+            self.note = "Unsaved changes: ctrl+s saves, esc again closes (a draft is kept)."
             self._refresh_chrome()
             return
         self._autosave_now()
