@@ -17,9 +17,11 @@ def rows(app, table_id: str) -> list[str]:
 
 
 async def fill(pilot, app, values: dict[str, str]) -> None:
+    """Type into the form's fields and leave the focus in the last one (enter then submits)."""
     for key, value in values.items():
         box = app.screen.query_one(f"#field-{key}", Input)
         box.value = value
+        box.focus()
     await pilot.pause()
 
 
@@ -31,14 +33,14 @@ async def test_create_checks_name_and_size_then_expand_and_delete(local_platform
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "create form")
         await fill(pilot, app, {"name": "Bad Name", "size": "100Gi"})
-        await pilot.click("#submit")
+        await pilot.press("enter")
         await until(pilot, lambda: "lowercase letters" in str(app.screen.query_one("#form-error").render()), "name refused")
         assert app.screen.query_one("#field-name", Input).value == "Bad Name"  # nothing typed is lost
         await fill(pilot, app, {"name": "dash-vol-a", "size": "100GB"})
         await pilot.press("enter")
         await until(pilot, lambda: "whole number of Gi or Ti" in str(app.screen.query_one("#form-error").render()), "size refused")
         await fill(pilot, app, {"size": "20Gi"})
-        await pilot.click("#submit")
+        await pilot.click("#submit")  # the mouse works too
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "form closed")
         await until(pilot, lambda: "dash-vol-a" in rows(app, "#volumes-table"), "new volume listed")
         assert app.screen.selected == "dash-vol-a"
