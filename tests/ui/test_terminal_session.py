@@ -102,7 +102,8 @@ async def test_read_write_shell_runs_commands_then_stop_syncs_to_the_volume(plat
             await pilot.press("s")
             await wait_for(pilot, lambda: isinstance(app.screen, StopSessionScreen))
             stop_screen = app.screen
-            await wait_for(pilot, lambda: not isinstance(app.screen, StopSessionScreen))
+            # The final sync copies the session back to the volume: allow a loaded machine a minute.
+            await wait_for(pilot, lambda: not isinstance(app.screen, StopSessionScreen), tries=3000)
             assert stop_screen.phases[-1] == "stopped"
         assert (root / "pane.txt").read_text() == "made-in-pane\n"
         final = await client.get_session("panerw", session.id)

@@ -35,7 +35,7 @@ class VolumesScreen(DashboardScreen):
         Binding("z", "size_helper", "Size helper", id="volumes.size_helper"),
         Binding("p", "transfer('put')", "Put", id="volumes.put"),
         Binding("g", "transfer('get')", "Get", id="volumes.get"),
-        Binding("tab", "focus_next", "Next table", show=False, id="volumes.focus_next"),
+        Binding("tab", "app.focus_next", "Next table", show=False, id="volumes.focus_next"),
     ]
     DEFAULT_CSS = """
     VolumesScreen #volumes-table { height: auto; max-height: 45%; }
