@@ -49,6 +49,10 @@ class RunScreen(DashboardScreen):
         Binding("y", "copy_id", "Copy id", id="run.copy_id"),
         Binding("Y", "copy_path", "Copy path", id="run.copy_path"),
         Binding("w", "watch", "Watch", show=False, id="run.watch"),
+        *(
+            Binding(str(n), f"tab({n - 1})", f"Tab {n}", show=False, id=f"run.tab{n}")
+            for n in range(1, 8)
+        ),
     ]
     DEFAULT_CSS = """
     RunScreen #run-summary { height: auto; padding: 0 1; }
@@ -229,6 +233,13 @@ class RunScreen(DashboardScreen):
             tabs.add_pane(TabPane(title, widget, id=tab_id))
 
     # ---- actions ----------------------------------------------------------------------------
+    def action_tab(self, index: int) -> None:
+        """Show the run tab at ``index`` (keys 1-7: overview, config, then the monitor tabs)."""
+        tabs = self.query_one("#run-tabs", TabbedContent)
+        panes = list(tabs.query(TabPane))
+        if 0 <= index < len(panes) and panes[index].id:
+            tabs.active = panes[index].id
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         allowed_by_status = {"stop", "pause", "resume", "restart", "delete"}
         if action in allowed_by_status:
