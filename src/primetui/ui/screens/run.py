@@ -12,7 +12,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
 
 from primetui.ui import present
 from primetui.ui.monitor_hook import monitor_panes
@@ -236,7 +236,8 @@ class RunScreen(DashboardScreen):
     def action_tab(self, index: int) -> None:
         """Show the run tab at ``index`` (keys 1-7: overview, config, then the monitor tabs)."""
         tabs = self.query_one("#run-tabs", TabbedContent)
-        panes = list(tabs.query(TabPane))
+        # Only this TabbedContent's own panes: the monitor panes nest tabs of their own.
+        panes = [pane for pane in tabs.get_child_by_type(ContentSwitcher).children if isinstance(pane, TabPane)]
         if 0 <= index < len(panes) and panes[index].id:
             tabs.active = panes[index].id
 
