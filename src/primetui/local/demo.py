@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 
 from primetui.local.state import LocalState
+from primetui.sft.templates import WALKTHROUGH
 
 DEMO_VOLUME = "research"
 DEMO_VOLUME_SIZE = "100Gi"
@@ -20,33 +21,7 @@ DATASET_FILE = "data/train-00000-of-00001.parquet"
 ROWS = 1000
 SEED = 20260928
 
-WALKTHROUGH_TOML = """\
-max_steps = 10
-
-[ckpt]               # save step 10 to the volume
-interval = 10
-keep_last = 1
-
-[model]
-name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"  # must be in the cluster model cache
-
-[data]
-name = "datasets/reverse-text"  # volume-relative; the platform resolves it to /volume/datasets/reverse-text
-type = "sft"
-seq_len = 2048        # add splits = ["train"] for multi-split datasets
-batch_size = 8
-
-[optim]
-lr = 2e-5
-
-[deployment]
-type = "single_node"
-num_train_gpus = 1
-gpus_per_node = 1
-
-[renderer]
-name = "prime-qwen3"  # must match the model family
-"""
+WALKTHROUGH_TOML = WALKTHROUGH  # the one copy lives in primetui.sft.templates
 
 _SUBJECTS = ["The river", "The old library", "A northern village", "The cathedral", "The railway line",
              "The observatory", "A small island", "The harbour", "The mountain pass", "The university",
