@@ -6,26 +6,16 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from primetui.local.paths import resolve_data_dir
+from primetui.local.procs import pid_alive, wait_for_ready_file
 
 SERVER_FILE = "server.json"
 
 
 class LauncherError(RuntimeError):
     """The local platform could not be started; ``str()`` says why and what to do."""
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _answers(base_url: str, token: str) -> bool:
@@ -47,7 +37,7 @@ def running_server(data_dir: Path) -> tuple[str, str] | None:
         base_url, token, pid = info["base_url"], info["token"], int(info["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not _pid_alive(pid) or not _answers(base_url, token):
+    if not pid_alive(pid) or not _answers(base_url, token):
         return None
     return base_url, token
 
@@ -77,22 +67,14 @@ def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = 
     with os.fdopen(log_fd, "ab") as log:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True, close_fds=True)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if ready.exists():
-            try:
-                info = json.loads(ready.read_text(encoding="utf-8"))
-            except json.JSONDecodeError:
-                info = None
-            if info:
-                ready.unlink(missing_ok=True)
-                return info["base_url"], info["token"]
-        code = proc.poll()
-        if code is not None:
-            # Another server may have won the race for this data dir; use it if it answers.
-            found = running_server(root)
-            if found:
-                return found
-            raise LauncherError(f"The local platform exited at start (code {code}); see {root / 'server.log'}.")
-        time.sleep(0.05)
+    info = wait_for_ready_file(ready, proc, timeout)
+    if info:
+        return info["base_url"], info["token"]
+    code = proc.poll()
+    if code is not None:
+        # Another server may have won the race for this data dir; use it if it answers.
+        found = running_server(root)
+        if found:
+            return found
+        raise LauncherError(f"The local platform exited at start (code {code}); see {root / 'server.log'}.")
     raise LauncherError(f"The local platform did not start within {timeout:.0f}s; see {root / 'server.log'}.")

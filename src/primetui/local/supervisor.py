@@ -31,6 +31,7 @@ from typing import Any
 
 from primetui.local.ingest import PROTOCOL_FILES, RunIngestor
 from primetui.local.paths import dir_size_bytes
+from primetui.local.procs import pid_alive
 from primetui.local.session_hooks import live_read_write_session
 from primetui.local.state import LocalState
 from primetui.local.state import MAX_RUNS_ENV
@@ -44,19 +45,9 @@ STOP_GRACE_SECONDS = 10.0
 SHUTDOWN_PAUSE_SECONDS = 8.0
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _pid_runs(pid: int, run_dir: Path) -> bool:
     """True when ``pid`` is alive and is the trainer of ``run_dir`` (guards against pid reuse)."""
-    if not _pid_alive(pid):
+    if not pid_alive(pid):
         return False
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\x00")
@@ -139,7 +130,7 @@ class Supervisor:
     # process helpers -------------------------------------------------------------------------
     def _live_pids(self) -> dict[str, int]:
         pids = {rid: p.pid for rid, p in self.procs.items() if p.poll() is None}
-        pids.update({rid: pid for rid, pid in self.adopted.items() if _pid_alive(pid)})
+        pids.update({rid: pid for rid, pid in self.adopted.items() if pid_alive(pid)})
         return pids
 
     def _alive(self, run_id: str) -> bool:

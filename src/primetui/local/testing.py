@@ -10,7 +10,6 @@ same data dir (a new port), which is how crash-recovery tests work.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -20,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+
+from primetui.local.procs import wait_for_ready_file
 
 DEFAULT_TEST_SPEED = "10"
 
@@ -74,20 +75,12 @@ class LocalPlatform:
         with open(self._log_path, "ab") as log:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                           env=env, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if ready.exists():
-                try:
-                    info = json.loads(ready.read_text(encoding="utf-8"))
-                except json.JSONDecodeError:
-                    info = None
-                if info:
-                    self.base_url, self.token, self.pid = info["base_url"], info["token"], int(info["pid"])
-                    ready.unlink(missing_ok=True)
-                    return
-            if self._proc.poll() is not None:
-                raise LocalPlatformError(f"the local server exited with {self._proc.returncode}: {self.output()}")
-            time.sleep(0.05)
+        info = wait_for_ready_file(ready, self._proc, timeout)
+        if info:
+            self.base_url, self.token, self.pid = info["base_url"], info["token"], int(info["pid"])
+            return
+        if self._proc.poll() is not None:
+            raise LocalPlatformError(f"the local server exited with {self._proc.returncode}: {self.output()}")
         self.kill()
         raise LocalPlatformError(f"the local server did not become ready within {timeout:.0f}s: {self.output()}")
 
