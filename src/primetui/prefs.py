@@ -14,13 +14,14 @@ Saving keeps the user's comments and layout (tomlkit) and never overwrites a fil
 from __future__ import annotations
 
 import os
-import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
+
+from primetui.fileio import atomic_write_text
 
 __all__ = [
     "CHART_MARKERS",
@@ -224,17 +225,7 @@ def save_prefs(prefs: Prefs, path: Path | None = None) -> Path:
             doc[key] = value
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".toml", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(tomlkit.dumps(doc))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write_text(path, tomlkit.dumps(doc), prefix=".config.", suffix=".toml")
     return path
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from primetui.api.urls import DEFAULT_BASE_URL, DEFAULT_FRONTEND_URL, normalize_base_url
+from primetui.fileio import atomic_write_text
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -330,16 +331,5 @@ def save_api_key(key: str, *, home: Path | None = None, env: Mapping[str, str] |
     directory = path.parent
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(directory, 0o700)
-    fd, tmp = tempfile.mkstemp(prefix=".config.", suffix=".json", dir=directory)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(data, indent=2))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write_text(path, json.dumps(data, indent=2), prefix=".config.", suffix=".json", mode=0o600)
     return path
