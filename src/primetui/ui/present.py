@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field as dc_field
 from datetime import datetime, timezone
 from typing import Any
 
+from primetui.api.models import parse_time as _parse_wire_time
+
 Clock = Callable[[], datetime]
 """Returns the current time (aware, UTC). Injected so snapshots and tests are deterministic."""
 
@@ -75,22 +77,10 @@ def field(obj: Any, *names: str, default: Any = None) -> Any:
 
 
 def parse_time(value: Any) -> datetime | None:
-    """Parse an ISO timestamp (or pass a datetime through) leniently; naive values are UTC."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        dt = value
-    else:
-        text = str(value).strip()
-        if text.endswith("Z"):
-            text = text[:-1] + "+00:00"
-        try:
-            dt = datetime.fromisoformat(text)
-        except ValueError:
-            return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt
+    """``primetui.api.models.parse_time`` for any raw field value (a non-string is read as its ``str()``)."""
+    if value is None or isinstance(value, (str, datetime)):
+        return _parse_wire_time(value)
+    return _parse_wire_time(str(value))
 
 
 def fmt_time(value: Any) -> str:
