@@ -375,20 +375,25 @@ class Supervisor:
         if pid:
             self._signal(pid, signal.SIGUSR1)
 
+    async def _terminate(self, run_id: str, pid: int, *, wait_after_kill: bool) -> None:
+        """SIGTERM the run's trainer, give it STOP_GRACE_SECONDS to exit, then SIGKILL (and maybe wait for it)."""
+        self._signal(pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        while self._alive(run_id) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if self._alive(run_id):
+            self._signal(pid, signal.SIGKILL)
+            if wait_after_kill:
+                while self._alive(run_id):
+                    await asyncio.sleep(0.05)
+
     async def restart(self, run_id: str) -> None:
         """Stop the trainer and start it again from the run's latest checkpoint (same run id)."""
         self.busy.add(run_id)
         try:
             pid = self._live_pids().get(run_id)
             if pid:
-                self._signal(pid, signal.SIGTERM)
-                deadline = time.monotonic() + STOP_GRACE_SECONDS
-                while self._alive(run_id) and time.monotonic() < deadline:
-                    await asyncio.sleep(0.05)
-                if self._alive(run_id):
-                    self._signal(pid, signal.SIGKILL)
-                    while self._alive(run_id):
-                        await asyncio.sleep(0.05)
+                await self._terminate(run_id, pid, wait_after_kill=True)
             self.respawn_from_latest(run_id, "restart requested (prime train restart)")
         finally:
             self.busy.discard(run_id)
@@ -398,12 +403,7 @@ class Supervisor:
         self.busy.add(run_id)
         pid = self._live_pids().get(run_id)
         if pid:
-            self._signal(pid, signal.SIGTERM)
-            deadline = time.monotonic() + STOP_GRACE_SECONDS
-            while self._alive(run_id) and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
-            if self._alive(run_id):
-                self._signal(pid, signal.SIGKILL)
+            await self._terminate(run_id, pid, wait_after_kill=False)
         self.procs.pop(run_id, None)
         self.adopted.pop(run_id, None)
         self.ingestors.pop(run_id, None)
