@@ -210,6 +210,23 @@ async def test_first_run_without_a_key_offers_local_and_key_entry(local_platform
         assert local_platform.token not in screen_text(app)
 
 
+async def test_edit_without_a_key_opens_the_editor_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for var in ("PRIME_API_KEY", "PRIME_BASE_URL", "PRIME_API_BASE_URL", "PRIME_TEAM_ID", "PRIME_CONTEXT"):
+        monkeypatch.delenv(var, raising=False)
+    settings = load_settings(home=tmp_path)
+    config = tmp_path / "sft.toml"
+    config.write_text("max_steps = 10\nbogus = 1\n")
+    app = PrimeApp(None, settings, None, connect=Connector(settings, None), poll_scale=0, edit_path=config)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: type(app.screen).__name__ == "EditorScreen", "the editor, before any platform")
+        from textual.widgets import TextArea
+
+        await until(pilot, lambda: "bogus = 1" in app.screen.query_one(TextArea).text, "the file's text")
+        await pilot.press("escape")
+        await until(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen", "the welcome screen after the editor")
+
+
 async def test_first_run_local_choice_uses_the_launcher(local_platform):
     class FakeLauncher(Connector):
         """The real launcher would start a detached server; here it hands over the test server."""

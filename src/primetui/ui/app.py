@@ -157,6 +157,11 @@ class PrimeApp(App):
             from primetui.ui.screens.welcome import WelcomeScreen
 
             self.push_screen(WelcomeScreen(self.connector))
+            if self.edit_path:
+                # Editing and validating need no platform: open the file now, over the welcome
+                # screen; dispatch asks for a platform once the editor closes.
+                path, self.edit_path = self.edit_path, None
+                self.open_editor(path)
             return
         self.begin()
 
