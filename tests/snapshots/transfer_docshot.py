@@ -16,13 +16,13 @@ import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
-import asyncssh
 import httpx
 from textual.widgets import Input, ProgressBar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))
 
 from dash_helpers import until  # noqa: E402
+from ssh_platform import make_key  # noqa: E402
 
 from primetui.api.client import PrimeClient  # noqa: E402
 from primetui.local.testing import LocalPlatform  # noqa: E402
@@ -33,14 +33,6 @@ from primetui.ui.transfer import TransferScreen  # noqa: E402
 OUT = Path(__file__).resolve().parents[2] / "docs" / "img"
 SIZE = (110, 32)
 
-
-def make_key(path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = asyncssh.generate_private_key("ssh-ed25519")
-    path.write_bytes(key.export_private_key())
-    os.chmod(path, 0o600)
-    Path(str(path) + ".pub").write_bytes(key.export_public_key())
-    return path
 
 
 async def main() -> None:

@@ -25,32 +25,17 @@ from primetui.ui.app import PrimeApp  # noqa: E402
 from primetui.ui.screens.volumes import VolumesScreen  # noqa: E402
 from primetui.ui.terminal.dialogs import StopSessionScreen  # noqa: E402
 from primetui.ui.transfer import TransferScreen, check_get, check_put  # noqa: E402
+from ssh_platform import create_volume, ssh_platform  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
 
-def make_key(path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = asyncssh.generate_private_key("ssh-ed25519", comment="transfer-test")
-    path.write_bytes(key.export_private_key())
-    os.chmod(path, 0o600)
-    Path(str(path) + ".pub").write_bytes(key.export_public_key())
-    return path
-
 
 @pytest.fixture(scope="module")
 def platform(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("transfer-platform")
-    key = make_key(tmp / "home" / ".ssh" / "id_ed25519")
-    with LocalPlatform.start(tmp, demo=False, env={"HOME": str(tmp / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
+    with ssh_platform(tmp_path_factory.mktemp("transfer-platform")) as (lp, key):
         yield lp, key
 
-
-def create_volume(lp: LocalPlatform, name: str) -> Path:
-    with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
-        reply = c.post("/training/volumes", json={"name": name, "size": "10Gi", "warm": False})
-        assert reply.status_code == 200, reply.text
-    return lp.data_dir / "volumes" / name
 
 
 def make_app(lp: LocalPlatform, key: Path) -> PrimeApp:
