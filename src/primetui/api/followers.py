@@ -570,6 +570,11 @@ def _overlap(last: Sequence[int], cur: Sequence[int]) -> int:
     if not last or not cur:
         return 0
     seq = list(cur) + [-1] + list(last[-len(cur):] if len(last) > len(cur) else last)
+    return _prefix_function(seq)[-1]
+
+
+def _prefix_function(seq: Sequence[int]) -> list[int]:
+    """KMP prefix function: pi[i] = length of the longest proper prefix of seq[:i+1] that is also its suffix."""
     pi = [0] * len(seq)
     for i in range(1, len(seq)):
         k = pi[i - 1]
@@ -578,7 +583,7 @@ def _overlap(last: Sequence[int], cur: Sequence[int]) -> int:
         if seq[i] == seq[k]:
             k += 1
         pi[i] = k
-    return pi[-1]
+    return pi
 
 
 def _suffix_inside(last: Sequence[int], cur: Sequence[int]) -> tuple[int, int]:
@@ -589,14 +594,7 @@ def _suffix_inside(last: Sequence[int], cur: Sequence[int]) -> tuple[int, int]:
     """
     pattern = list(reversed(last[-len(cur):] if len(last) > len(cur) else last))
     text = list(reversed(cur))
-    pi = [0] * len(pattern)
-    for i in range(1, len(pattern)):
-        k = pi[i - 1]
-        while k and pattern[i] != pattern[k]:
-            k = pi[k - 1]
-        if pattern[i] == pattern[k]:
-            k += 1
-        pi[i] = k
+    pi = _prefix_function(pattern)
     best, best_end, k = 0, 0, 0
     for j, item in enumerate(text):
         while k and (k == len(pattern) or item != pattern[k]):
