@@ -198,7 +198,7 @@ def report(n: int) -> str:
     lines += [
         "",
         "Targets: ingest >= 300,000 lines/s, 1,000,000 lines in <= 250 MB RSS, a filter over 1,000,000 lines in <= 150 ms.",
-        "Machine: 2 shared cores with seven other engineers' work running, so absolute numbers vary between runs;",
+        "Machine: 2 cores; the load average is printed with the figures, and absolute numbers vary between runs;",
         "the two sides were measured back to back.",
         "",
     ]

@@ -36,7 +36,7 @@ class DispatchPlan:
 
 
 def _schema_errors(config: dict[str, Any]) -> list[tuple[list[str | int], str, str]]:
-    """Schema problems from engineer 4's ``primetui.sft`` checks, as (loc, msg, type), loc below ``config``."""
+    """Schema problems from the ``primetui.sft`` checks, as (loc, msg, type), loc below ``config``."""
     try:
         from primetui.sft.dispatch import schema_errors  # type: ignore[import-not-found]
     except ImportError:

@@ -37,7 +37,7 @@ def _require_token(request: Request) -> None:
 
 
 def _session_router():  # pragma: no cover - depends on whether the sessions package has landed
-    """Engineer 7's volume-session routes (V5-V8), when that package is present."""
+    """The volume-session routes (V5-V8), when that package is present."""
     try:
         from primetui.local.sessions.routes import router
     except ImportError:

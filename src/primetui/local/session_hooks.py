@@ -1,4 +1,4 @@
-"""The two questions the platform asks about volume sessions (engineer 7's ``primetui.local.sessions``).
+"""The two questions the platform asks about volume sessions (``primetui.local.sessions``).
 
 Sessions are not implemented here. The single-writer rule calls
 ``primetui.local.sessions.live_read_write(volume_name)``; before that package has landed there are

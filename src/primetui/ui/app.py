@@ -317,7 +317,7 @@ class PrimeApp(App):
         self.open_run(run_id)
 
     def open_shell(self, session: Any) -> None:
-        """Open engineer 8's shell pane on a ready session (primetui.ui.terminal)."""
+        """Open the shell pane on a ready session (primetui.ui.terminal)."""
         try:
             from primetui.ui import terminal
         except ImportError:

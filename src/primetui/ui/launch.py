@@ -69,7 +69,7 @@ class LazyClient:
 
 
 def load_prefs() -> tuple[Any, str | None]:
-    """Preferences (engineer 1's prefs module) and a warning sentence if the file was broken."""
+    """Preferences (primetui.prefs) and a warning sentence if the file was broken."""
     try:
         from primetui import prefs as prefs_mod
     except ImportError:

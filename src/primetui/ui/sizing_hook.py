@@ -1,6 +1,6 @@
 """The volumes screen's size helper: checkpoints × keep_last + dataset, against the volume size.
 
-The bytes-per-parameter rule belongs to ``primetui.sft.sizing`` (engineer 4); this module only
+The bytes-per-parameter rule belongs to ``primetui.sft.sizing``; this module only
 parses what the user typed and phrases the answer.
 """
 
@@ -49,7 +49,7 @@ def parse_inputs(values: dict[str, str]) -> tuple[tuple[float, int, int] | None,
 
 def checkpoint_bytes(params: float) -> int:
     """Bytes of one full checkpoint, from primetui.sft.sizing."""
-    from primetui.sft import sizing  # engineer 4's rule: weights + optimizer state per parameter
+    from primetui.sft import sizing  # weights + optimizer state per parameter
 
     for name in ("checkpoint_bytes", "checkpoint_size_bytes", "bytes_per_checkpoint"):
         fn = getattr(sizing, name, None)

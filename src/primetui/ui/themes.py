@@ -1,6 +1,7 @@
 """Theme files: TOML files whose keys are Textual ``Theme`` fields.
 
-Shipped themes live in the repository's ``themes/`` directory (dark, light, ANSI-16); users add
+Shipped themes live inside the package (``primetui/ui/theme_files/``: dark, light, ANSI-16) and are
+found through :mod:`importlib.resources`, so an installed wheel has them; users add
 their own as ``*.toml`` in ``<config dir>/themes/``. A broken file is skipped with a one-sentence
 warning instead of stopping the app.
 """
@@ -8,6 +9,7 @@ warning instead of stopping the app.
 from __future__ import annotations
 
 import tomllib
+from importlib import resources
 from dataclasses import fields
 from pathlib import Path
 
@@ -18,12 +20,8 @@ _THEME_FIELDS = {f.name for f in fields(Theme)}
 
 
 def shipped_theme_dir() -> Path:
-    """The ``themes/`` directory next to the package (wheel) or at the repository root (checkout)."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parent.parent / "themes", here.parents[3] / "themes"):
-        if candidate.is_dir():
-            return candidate
-    return here.parents[3] / "themes"
+    """The shipped themes, inside the package (the same in a checkout and in an installed wheel)."""
+    return Path(str(resources.files("primetui.ui") / "theme_files"))
 
 
 def load_theme_file(path: Path) -> Theme:

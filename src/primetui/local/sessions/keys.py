@@ -128,7 +128,7 @@ def configured_key_path() -> Path | None:
     """``ssh_key_path`` as the prime CLI reads it (env ``PRIME_SSH_KEY_PATH``, then the config file)."""
     try:
         from primetui.settings import load_settings
-    except ImportError:  # the settings module is engineer 1's; until it lands, the env var alone
+    except ImportError:  # without the settings module, the env var alone
         raw = os.environ.get("PRIME_SSH_KEY_PATH")
         return Path(raw).expanduser() if raw else Path.home() / ".ssh" / "id_rsa"
     try:

@@ -227,7 +227,7 @@ class RunScreen(DashboardScreen):
             table.add_row("-", "none yet", "", "", "checkpoints appear here as the trainer saves them", key="none")
 
     def mount_monitor(self, run: Any) -> None:
-        """Mount engineer 6's monitor panes (logs, charts, components, evals) as tabs if installed."""
+        """Mount the monitor panes (logs, charts, components, evals) as tabs if installed."""
         tabs = self.query_one("#run-tabs", TabbedContent)
         for tab_id, title, widget in monitor_panes(self.client, run):
             tabs.add_pane(TabPane(title, widget, id=tab_id))
