@@ -60,6 +60,7 @@ async def test_three_open_screens_make_one_request_stream_per_resource(local_pla
             await asyncio.sleep(WINDOW)
             transport.counting = False
             counts = dict(transport.counts)
+            print("requests in", WINDOW, "s:", counts)
     finally:
         await client.stop_run(run_id)
         await client.aclose()

@@ -107,7 +107,6 @@ class PrimeApp(App):
         self.edit_path = Path(edit_path) if edit_path else None
         self.connector = connect
         self.poll_scale = poll_scale
-        self.finished_progress: set[str] = set()
         self.use_cache = cache
         self.theme_warnings: list[str] = []
         self._theme_dirs = theme_dirs
