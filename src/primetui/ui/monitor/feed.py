@@ -93,6 +93,7 @@ class FeedMixin:
             interval=2.0,
             # The first fetch takes as much history as R7 serves (5,000 lines), not 1,000.
             backlog_lines=MAX_TAIL_LINES,
+            catch_up=True,  # a burst past the window is re-read at 5,000 lines at once, not marked lost
             watcher=watcher,
         )
         if watcher is not None and watcher.status:

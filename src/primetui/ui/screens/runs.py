@@ -18,6 +18,9 @@ from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.widgets import tone_style
 
 PAGE_SIZE = 20
+RETRY_FIRST, RETRY_CAP = 0.5, 4.0
+"""A failed list fetch is retried after 0.5 s, 1 s, 2 s, then every 4 s (under the poll interval)
+until one succeeds, so a flaky platform still fills the list within seconds."""
 
 # (key, label, min terminal width at which the column is shown)
 COLUMNS: list[tuple[str, str, int]] = [
@@ -121,7 +124,9 @@ class RunsScreen(DashboardScreen):
         except Exception as exc:  # noqa: BLE001 - every failure becomes a sentence in the header
             self.failed(exc)
             self.render_rows()
+            self._retry_soon()
             return
+        self._list_failures = 0
         self.ok()
         runs = present.items(reply, "runs")
         state.runs = runs
@@ -134,6 +139,17 @@ class RunsScreen(DashboardScreen):
         self.save_cache()  # now, so a quick exit still leaves the list for the next start
         await self.fetch_progress(runs)
         self.save_cache()  # again with the loss series
+
+    _list_failures = 0
+
+    def _retry_soon(self) -> None:
+        self._list_failures += 1
+        delay = min(RETRY_CAP, RETRY_FIRST * 2 ** (self._list_failures - 1))
+        self.set_timer(delay, self._retry_tick, name="runs-retry")
+
+    def _retry_tick(self) -> None:
+        if self._list_failures and self.is_current and self.prime.client is not None:
+            self.fetch_runs()
 
     async def fetch_progress(self, runs: list[Any]) -> None:
         """Metrics (R10) for runs on this page: incremental for live runs, once for finished ones."""
