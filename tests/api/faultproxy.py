@@ -100,9 +100,10 @@ class FaultProxy:
             loop.run_forever()
         finally:
             self._server.close()
-            for task in asyncio.all_tasks(loop):
+            tasks = asyncio.all_tasks(loop)
+            for task in tasks:
                 task.cancel()
-            loop.run_until_complete(asyncio.sleep(0))
+            loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
             loop.close()
 
     def requests_per_minute(self, since: float | None = None) -> float:
@@ -138,8 +139,8 @@ class FaultProxy:
                 self.faults[kind] += 1
                 if not await self._fault(kind, head, body, writer):
                     return
-        except (ConnectionError, asyncio.IncompleteReadError, OSError):
-            return
+        except (ConnectionError, asyncio.IncompleteReadError, OSError, asyncio.CancelledError):
+            return  # a cancelled handler (proxy shutdown) ends quietly
         finally:
             try:
                 writer.close()
