@@ -64,6 +64,9 @@ __all__ = [
 MAX_TAIL_LINES = 5000
 """R7's hard ceiling per request."""
 
+PLAIN_SNAPSHOT_LINES = 200
+"""A plain R7 fetch (no search, level or since) is served from a snapshot of this many lines."""
+
 SEARCH_LOOKBACK_SECONDS = 86_400
 """R7's widest lookback (24 h): with it every fetch goes through the search backend."""
 
@@ -792,6 +795,10 @@ class LogFollower(_RunBound):
         since = self.since_seconds
         if since is None and self.search_backend:
             since = SEARCH_LOOKBACK_SECONDS
+        if since is None and self._cap is None:
+            # A plain fetch is the hosted 200-line snapshot: a window of 200 is full, so lines
+            # past it are an overflow, not a log that started over.
+            self._cap = PLAIN_SNAPSHOT_LINES
         reply = await self.client.get_logs(
             self.run_id,
             requested,
