@@ -32,6 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default=None, help="where state lives (default: the user data dir; env PRIMETUI_LOCAL_DATA_DIR)")
     serve.add_argument("--demo", action="store_true", help="seed the demo volume and config on first start")
     serve.add_argument("--ready-file", default=None, help="write a JSON file with base_url and token once serving (for supervisors and tests)")
+    serve.add_argument("--faithful", default=None, metavar="BOOL",
+                       help="serve logs through the hosted windows: a 200-line snapshot for plain fetches, the "
+                            "search backend (up to 5000 lines) for search/level/since (default true; false: "
+                            "whole logs, for debugging; env PRIMETUI_LOCAL_FAITHFUL)")
+    serve.add_argument("--rate-limit", type=int, default=None, metavar="N",
+                       help="answer 429 with Retry-After past N API requests per minute per key "
+                            "(default: no limit; env PRIMETUI_LOCAL_RATE_LIMIT)")
     serve.add_argument("--session-idle-timeout", type=float, default=None, metavar="SECONDS",
                        help="stop volume sessions after this long without an SSH connection "
                             "(default 1800; env PRIMETUI_SESSION_IDLE_TIMEOUT)")

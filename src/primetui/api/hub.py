@@ -47,6 +47,9 @@ from primetui.api.followers import (
 
 Callback = Callable[[Any], Any]
 
+RETRY_FIRST, RETRY_CAP = 0.5, 4.0
+"""A failed resource poll is retried after about 0.5 s, 1 s, 2 s, then every 4 s, until one succeeds."""
+
 _REPLAYED = (MetricRows, LogLines, LogGap)
 """Events a late subscriber must see again (the data itself); the rest is replaced by the latest."""
 
@@ -162,11 +165,10 @@ class Resource:
     """One polled platform resource (a list, a page) shared by all its subscribers."""
 
     def __init__(self, hub: FollowerHub, key: Hashable, fetch: Callable[[], Awaitable[Any]], *,
-                 max_backoff: float = 30.0, rng: Callable[[], float] = random.random) -> None:
+                 rng: Callable[[], float] = random.random) -> None:
         self.hub = hub
         self.key = key
         self.fetch = fetch
-        self.max_backoff = max_backoff
         self._rng = rng
         self.subscribers: list[Subscription] = []
         self.last: ResourceResult | None = None
@@ -213,8 +215,13 @@ class Resource:
                 if not sub.closed:
                     _deliver(sub.callback, result)
             delay = self.interval
-            if self.failures and delay > 0:
-                ceiling = min(self.max_backoff, delay * (2 ** (self.failures - 1)))
+            if self.failures:
+                # Transient faults are retried soon (0.5 s, 1 s, 2 s, then every 4 s, never later than
+                # the interval), so a platform that answers half the time still fills the screen in
+                # seconds; jitter keeps many clients from retrying in step.
+                ceiling = min(RETRY_CAP, RETRY_FIRST * 2 ** (self.failures - 1))
+                if delay > 0:
+                    ceiling = min(ceiling, delay)
                 delay = ceiling / 2 + self._rng() * ceiling / 2
             if delay > 0:
                 try:
@@ -308,7 +315,9 @@ class FollowerHub:
 
         def make() -> LogFollower:
             follower = LogFollower(self.client, run_id, component, pod_index=pod_index, env_name=env_name,
-                                   interval=2.0, backlog_lines=MAX_TAIL_LINES, watcher=watcher)
+                                   interval=2.0, backlog_lines=MAX_TAIL_LINES, watcher=watcher,
+                                   # a burst past the window is re-read at 5,000 lines at once, not marked lost
+                                   catch_up=True)
             follower.notify_status(watcher.status or status)
             return follower
 
