@@ -1,5 +1,5 @@
 """Entry points: ``primetui``, ``primetui local serve``, ``primetui validate``, ``primetui edit``,
-``primetui runs`` and ``primetui run``.
+``primetui runs``, ``primetui run``, ``primetui serve``, ``primetui wait`` and ``primetui dispatch``.
 
 Every subcommand imports its implementation lazily, so ``primetui validate`` or the headless
 commands never pay for the UI toolkit.
@@ -23,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="start the embedded local platform in the background (with demo data) and open the dashboard on it",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--on-event", metavar="CMD", default=None,
+                        help="run CMD for each event of a watched run, with the event as JSON on stdin (docs/ops.md)")
     sub = parser.add_subparsers(dest="command")
 
     local = sub.add_parser("local", help="the embedded local platform")
@@ -73,6 +75,7 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     wait.add_argument("--json", action="store_true", help="one JSON object per line instead of text")
     wait.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help="seconds between polls (default 3)")
     wait.add_argument("--local", action="store_true", help="use the embedded local platform")
+    wait.add_argument("--on-event", metavar="CMD", default=None, help="run CMD with each status change as JSON on stdin")
 
     dispatch = sub.add_parser("dispatch", help="pre-flight and dispatch an sft.toml; prints the run id")
     dispatch.add_argument("file", help="the sft.toml to dispatch")
@@ -82,6 +85,7 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     dispatch.add_argument("--json", action="store_true", help="machine-readable output")
     dispatch.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
     dispatch.add_argument("--local", action="store_true", help="use the embedded local platform")
+    dispatch.add_argument("--on-event", metavar="CMD", default=None, help="with --wait: run CMD with each status change as JSON on stdin")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
