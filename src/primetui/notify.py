@@ -6,7 +6,8 @@
 - the dashboard's toast and bell (``primetui.ui``), as before;
 - a desktop notification through the terminal, ``osc_notification`` (OSC 777 or OSC 9), opt-in;
 - a hook command (``--on-event CMD`` or ``[notify] on_event``), run with the event as one JSON object
-  on stdin, killed after a timeout; a failure is logged and reported in one sentence, never raised.
+  on stdin, killed after a timeout; a failure is reported in one sentence (toast or stderr) and
+  appended to ``notify.log`` in the user log dir (``$PRIMETUI_LOG_DIR``), never raised.
 
 No textual or rich here: ``primetui wait`` uses it too. Every outside string in an event passes
 through the neutraliser when the event is made, so no notifier can draw platform text raw.
@@ -17,15 +18,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import shlex
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Literal
 
 from primetui.monitor_core.escapes import neutralise
 
 log = logging.getLogger("primetui.notify")
+log.addHandler(logging.NullHandler())  # callers report failures themselves; no stray stderr lines
 
 Severity = Literal["information", "warning", "error"]
 DESKTOP_MODES = ("off", "osc777", "osc9")
@@ -40,6 +44,27 @@ def _clean(text: Any, limit: int = MAX_FIELD) -> str:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def failure_log_path(env: dict[str, str] | None = None) -> Path:
+    """Where hook failures are appended: ``$PRIMETUI_LOG_DIR/notify.log``, else the user log dir."""
+    env = dict(os.environ) if env is None else env
+    if env.get("PRIMETUI_LOG_DIR"):
+        return Path(env["PRIMETUI_LOG_DIR"]).expanduser() / "notify.log"
+    import platformdirs
+
+    return Path(platformdirs.user_log_dir("primetui")) / "notify.log"
+
+
+def append_failure(message: str, path: Path | None = None) -> None:
+    """One line per failed hook, with the time; a log that cannot be written is skipped."""
+    try:
+        path = failure_log_path() if path is None else path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{_now()} {message}\n")
+    except OSError:
+        pass
 
 
 def severity_of(status: str | None) -> Severity:
@@ -188,6 +213,7 @@ class Notifier:
         if not result.ok:
             self.failures.append(result.message)
             log.warning("%s", result.message)
+            append_failure(result.message)
             if self.report is not None:
                 try:
                     self.report(result.message)
@@ -199,4 +225,5 @@ class Notifier:
             await asyncio.wait(set(self._tasks), timeout=timeout if timeout is not None else self.timeout + 5)
 
 
-__all__ = ["HookResult", "Notifier", "RunEvent", "osc_notification", "run_hook", "severity_of"]
+__all__ = ["HookResult", "Notifier", "RunEvent", "append_failure", "failure_log_path", "osc_notification",
+           "run_hook", "severity_of"]

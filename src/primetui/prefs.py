@@ -70,11 +70,11 @@ class NotifyPrefs(_Strict):
     """How watched runs reach you beyond the toast and the bell, in the `[notify]` table."""
 
     desktop: Literal["off", "osc777", "osc9"] = "off"
-    """Desktop notifications through the terminal: `osc777` (foot, WezTerm, rxvt, VTE terminals), `osc9` (iTerm2, Windows Terminal, kitty), or `off`."""
+    """Desktop notifications through the terminal: `osc777` (e.g. foot, urxvt), `osc9` (e.g. iTerm2, WezTerm), or `off`."""
     on_event: str = ""
     """A command run for each event of a watched run, with the event as one JSON object on stdin (pagers, chat webhooks); empty runs none."""
     hook_timeout: float = Field(default=10.0, gt=0, le=300)
-    """Seconds `on_event` may take before it is killed; a failure is logged, never shown as a crash."""
+    """Seconds `on_event` may take before it is killed; a failure is a warning and a line in notify.log."""
 
 
 class Prefs(_Strict):

@@ -22,7 +22,7 @@ def env_for(lp: LocalPlatform, tmp: Path) -> dict[str, str]:
     home = tmp / "home"
     home.mkdir(exist_ok=True)
     env = dict(os.environ, HOME=str(home), PRIME_API_KEY=lp.token, PRIME_BASE_URL=lp.base_url,
-               PRIMETUI_CONFIG_DIR=str(tmp / "cfg"))
+               PRIMETUI_CONFIG_DIR=str(tmp / "cfg"), PRIMETUI_LOG_DIR=str(tmp / "log"))
     for key in ("PRIME_API_BASE_URL", "PRIME_CONTEXT", "PRIME_TEAM_ID"):
         env.pop(key, None)
     return env
@@ -137,7 +137,8 @@ def test_on_event_hook_gets_each_status_change_as_json(local_platform, tmp_path)
     assert all(e["run_id"] == run_id for e in events)
     out = primetui(local_platform, tmp_path, "wait", run_id, "--on-event", "/nonexistent/hook")
     assert out.returncode == 0
-    assert "could not start" in out.stderr
+    assert out.stderr.count("could not start") == 1
+    assert "could not start" in (tmp_path / "log" / "notify.log").read_text()
 
 
 def test_wait_and_dispatch_do_not_import_the_ui_toolkit(local_platform, tmp_path):

@@ -52,7 +52,8 @@ async def test_watched_run_stop_reaches_toast_bell_desktop_and_hook(local_platfo
     assert "\x1b" not in event["title"] and "pager" in event["title"]
 
 
-async def test_a_failing_hook_is_a_warning_toast_and_the_app_goes_on(local_platform, tmp_path):
+async def test_a_failing_hook_is_a_warning_toast_and_a_log_line_and_the_app_goes_on(local_platform, tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path / "log"))
     prefs = Prefs(notify=NotifyPrefs(on_event="/nonexistent/pager --page"))
     app = make_app(local_platform, prefs=prefs)
     from primetui.notify import RunEvent
@@ -61,3 +62,5 @@ async def test_a_failing_hook_is_a_warning_toast_and_the_app_goes_on(local_platf
         app.notifier.emit(RunEvent.status_change("r1", "demo", "RUNNING", "FAILED", "boom"))
         await until(pilot, lambda: any("could not start" in n for n in notifications(app)), "hook failure toast")
         assert app.is_running
+    logged = (tmp_path / "log" / "notify.log").read_text()
+    assert "/nonexistent/pager" in logged and "could not start" in logged

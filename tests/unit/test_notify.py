@@ -51,7 +51,8 @@ async def test_hook_failures_are_one_sentence_and_a_slow_hook_is_killed():
     assert time.monotonic() - start < 10
 
 
-async def test_notifier_never_blocks_the_caller_and_reports_failures():
+async def test_notifier_never_blocks_the_caller_and_reports_failures(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path))
     reported: list[str] = []
     written: list[str] = []
     n = Notifier(f"{sys.executable} -c \"import time; time.sleep(30)\"", desktop="osc9", timeout=0.5,
