@@ -246,8 +246,10 @@ def serve(args: Any) -> int:
     if local:
         try:
             from primetui.local.launcher import ensure_running
+            from primetui.ui.launch import load_prefs, local_data_dir
 
-            ensure_running(demo=True)  # once here, so the tabs share one platform instead of racing
+            # Once here, on the data dir the tabs will use, so they share one platform instead of racing.
+            ensure_running(data_dir=local_data_dir(load_prefs()[0]), demo=True)
         except Exception as exc:  # noqa: BLE001
             print(f"primetui serve: the local platform did not start ({exc}); try `primetui local serve` to see why.", file=sys.stderr)
             return 1

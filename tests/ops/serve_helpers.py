@@ -36,7 +36,7 @@ class Served:
         return self.log.read_text(errors="replace")
 
     def app_processes(self) -> list[int]:
-        """Pids of the tab app processes: the server's children."""
+        """Pids of the tab app processes: the server's children, less a local platform it started."""
         kids = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
@@ -46,7 +46,13 @@ class Served:
             except OSError:
                 continue
             fields = stat.rsplit(")", 1)[1].split()
-            if int(fields[1]) == self.proc.pid and fields[0] != "Z":
+            if int(fields[1]) != self.proc.pid or fields[0] == "Z":
+                continue
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"local" not in argv:  # `serve --local` also starts the local platform, as its child
                 kids.append(int(entry.name))
         return kids
 
@@ -72,12 +78,12 @@ def seed_run(lp: LocalPlatform, name: str) -> str:
 
 
 @contextmanager
-def serve(lp: LocalPlatform, tmp: Path, *extra: str) -> Iterator[Served]:
+def serve(lp: LocalPlatform, tmp: Path, *extra: str, keep_local_dir: bool = False) -> Iterator[Served]:
     home = tmp / "home"
     home.mkdir(exist_ok=True)
     env = dict(os.environ, HOME=str(home), PRIME_API_KEY=lp.token, PRIME_BASE_URL=lp.base_url,
                PRIMETUI_CONFIG_DIR=str(tmp / "cfg"))
-    for key in ("PRIME_API_BASE_URL", "PRIME_CONTEXT", "PRIME_TEAM_ID", "PRIMETUI_LOCAL_DATA_DIR"):
+    for key in ("PRIME_API_BASE_URL", "PRIME_CONTEXT", "PRIME_TEAM_ID") + (() if keep_local_dir else ("PRIMETUI_LOCAL_DATA_DIR",)):
         env.pop(key, None)
     log = tmp / "serve.log"
     with open(log, "w") as out:

@@ -72,3 +72,38 @@ def test_loopback_detection():
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.10") and not is_loopback("example.com")
     assert app_command(True, "/py").endswith("/py -m primetui --local")
     assert app_command(False, "/py").startswith("exec ")
+
+
+async def test_serve_local_starts_the_platform_once_and_the_tab_uses_it(tmp_path, monkeypatch):
+    import json
+    import os
+    import signal
+
+    import pyte
+
+    from primetui.local.testing import LocalPlatform
+
+    data = tmp_path / "local-data"
+    monkeypatch.setenv("PRIMETUI_LOCAL_DATA_DIR", str(data))
+    holder = LocalPlatform(data_dir=data)  # not started: `serve --local` starts the platform itself
+    with serve(holder, tmp_path, "--local", keep_local_dir=True) as s:
+        platform_pid = int(json.loads((data / "server.json").read_text())["pid"])
+        try:
+            screen = pyte.Screen(120, 30)
+            stream = pyte.ByteStream(screen)
+            async with aiohttp.ClientSession() as session:
+                ws = await session.ws_connect(f"{s.base}/ws/{s.token}?width=120&height=30")
+                text = ""
+                async with asyncio.timeout(60):
+                    while "local platform 127.0.0.1" not in text:
+                        msg = await ws.receive()
+                        if msg.type == aiohttp.WSMsgType.BINARY:
+                            stream.feed(msg.data)
+                            text = "\n".join(screen.display)
+                        elif msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
+                            raise AssertionError(f"the tab closed early; it showed:\n{text}")
+                assert int(json.loads((data / "server.json").read_text())["pid"]) == platform_pid, "a tab started a second platform"
+                await ws.close()
+                await asyncio.to_thread(s.wait_processes, 0)
+        finally:
+            os.kill(platform_pid, signal.SIGTERM)
