@@ -116,6 +116,8 @@ class TokenServer(Server):
             if origin and origin not in (f"http://{request.host}", f"https://{request.host}"):
                 return web.Response(status=403, text="403: this websocket only opens from the dashboard's own page.\n")
         response = await handler(request)
+        if response.prepared:  # a websocket: its handshake (and headers) went out long ago
+            return response
         if _matches(request.query.get("token"), self.token):
             response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict", path="/")
         response.headers["Referrer-Policy"] = "no-referrer"
