@@ -9,7 +9,8 @@ line instead. Exit codes:
     1  a run FAILED, STOPPED or PAUSED, or cannot be followed (not found, access refused); the
        failure reason and the last error lines of the failing component are printed
     2  --timeout passed first
-    3  nothing could be asked: no API key, an unreadable config file, the pre-flight blocked
+    3  nothing was dispatched or asked: no API key, an unreadable config file, a failed pre-flight,
+       the platform's refusal of the run
 
 ``dispatch`` runs the editor's pre-flight (:mod:`primetui.sft.preflight`) and the diagnostics of
 ``primetui validate``, dispatches, and prints the run id on stdout (alone, so
@@ -264,7 +265,15 @@ async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO) -> st
     if preflight.blocked:
         print("primetui dispatch: the pre-flight failed; nothing was dispatched.", file=err)
         return None
-    reply = await client.create_run(config, volume=volume_name)
+    from primetui.api.errors import HTTPStatusError
+
+    try:
+        reply = await client.create_run(config, volume=volume_name)
+    except HTTPStatusError as exc:  # the platform's refusal (400, 422, 409...): its words, then stop
+        print(f"primetui dispatch: the platform refused the run: {_clean(exc)}", file=err)
+        for issue in getattr(exc, "issues", None) or []:
+            print(f"  - {_clean(issue)}", file=err)
+        return None
     return str(reply.run_id)
 
 
