@@ -94,6 +94,9 @@ class PrimeApp(App):
             theme_dirs: where theme files are (default: shipped themes/ and the user's themes dir).
             cache: paint the last-known runs list from disk first, and keep it updated.
         """
+        from primetui.ui.terminal.altkeys import install as keep_alt_keys
+
+        keep_alt_keys()  # the shell pane gets Alt+key as the terminal sent it (before the driver starts)
         super().__init__()
         self.client = client
         self.settings = settings
