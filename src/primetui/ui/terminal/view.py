@@ -160,6 +160,7 @@ class TerminalView(Widget, can_focus=True):
             self._end(str(exc).rstrip(".") + "." if str(exc) else f"Could not start the shell ({type(exc).__name__}).")
             return
         self.running = True
+        self.refresh_bindings()  # the footer: the app's keys now go to the program, no more Reconnect
         if (self.term.cols, self.term.rows) != (cols, rows):
             transport.resize(self.term.cols, self.term.rows)
         try:
