@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default 1800; env PRIMETUI_SESSION_IDLE_TIMEOUT)")
 
     validate = sub.add_parser("validate", help="validate sft.toml files: file:line:col: level: message")
-    validate.add_argument("files", nargs="+", help="TOML files to check")
+    validate.add_argument("files", nargs="+", help="TOML files to check (- reads standard input)")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
     validate.add_argument("--offline", action="store_true", help="do not ask the platform for its model cache")
 

@@ -98,6 +98,9 @@ class PrimeApp(App):
             cache: paint the last-known runs list from disk first, and keep it updated.
             on_event: a command run for each watched-run event (``--on-event``; see primetui.notify).
         """
+        from primetui.ui.terminal.altkeys import install as keep_alt_keys
+
+        keep_alt_keys()  # the shell pane gets Alt+key as the terminal sent it (before the driver starts)
         super().__init__()
         self.client = client
         self.settings = settings
