@@ -42,3 +42,35 @@ def test_log_queries_tail_and_filter_in_the_store(tmp_path) -> None:
         f"line {i}" for i in range(10, 20)]
     assert store.query_logs("r", "orchestrator", None, None, None) == []
     assert store.query_logs("r", "trainer", 1, None, None) == []
+
+
+def test_chunk_parse_gives_the_per_line_answers_and_carries_levels_to_tracebacks() -> None:
+    from primetui.local.ingest import local_midnight, log_rows, parse_line
+
+    now = time.time()
+    midnight = local_midnight(now)
+    clock = time.strftime("%H:%M:%S", time.localtime(now - 30))
+    lines = [
+        "plain text before any level",
+        f"{clock}    INFO Starting training loop\r",
+        f"{clock} SUCCESS Step 1 |   754ms | Loss 5.5984",
+        f"\x1b[2m{clock}\x1b[0m \x1b[1m WARNING\x1b[0m careful",
+        "Traceback (most recent call last):",
+        "",
+        "  File \"train.py\", line 3, in <module>",
+        "35:47 [SUCCESS] Step 1 | 8.5s",
+        "99:99:99   ERROR bad clock",
+    ]
+    rows, last = log_rows(lines, "DEBUG", now, midnight)
+    assert [r[2] for r in rows][1] == f"{clock}    INFO Starting training loop"  # CR dropped
+    assert [r[1] for r in rows] == ["DEBUG", "INFO", "SUCCESS", "WARNING", "WARNING", None, "WARNING",
+                                    "SUCCESS", "ERROR"]
+    assert last == "ERROR"
+    for (ts, level, line) in rows:
+        want_level, want_ts = parse_line(line, now, midnight)
+        if want_level is not None:
+            assert (level, ts) == (want_level, want_ts if want_ts is not None else now)
+        else:
+            assert ts == now
+    assert rows[1][0] == rows[2][0] == parse_line(lines[2], now, midnight)[1]  # one clock, one write time
+    assert abs(rows[2][0] - (now - 30)) <= 1

@@ -39,6 +39,20 @@ def local_midnight(now: float) -> float:
     return time.mktime((t.tm_year, t.tm_mon, t.tm_mday, 0, 0, 0, 0, 0, -1))
 
 
+def _stamp(clock: str, now: float, midnight: float) -> float | None:
+    """Unix time of a local ``HH:MM:SS`` clock: the latest such moment <= now (None if not a clock)."""
+    parts = clock.split(":")
+    if len(parts) != 3:
+        return None  # mm:ss only: no reliable time
+    hh, mm, ss = int(parts[0]), int(parts[1]), int(parts[2])
+    if hh > 23 or mm > 59 or ss > 59:
+        return None
+    stamp = midnight + hh * 3600 + mm * 60 + ss
+    if stamp > now + 60:  # written before midnight, read after it
+        stamp -= 86400
+    return stamp
+
+
 def parse_line(line: str, now: float, midnight: float) -> tuple[str | None, float | None]:
     """(level, write time) of a prime-rl console line (``HH:MM:SS    INFO ...``); (None, None) otherwise.
 
@@ -48,17 +62,38 @@ def parse_line(line: str, now: float, midnight: float) -> tuple[str | None, floa
     match = _match(line)
     if not match:
         return None, None
-    level = match.group("level")
-    parts = match.group("time").split(":")
-    if len(parts) != 3:
-        return level, None  # mm:ss only: no reliable time
-    hh, mm, ss = int(parts[0]), int(parts[1]), int(parts[2])
-    if hh > 23 or mm > 59 or ss > 59:
-        return level, None
-    stamp = midnight + hh * 3600 + mm * 60 + ss
-    if stamp > now + 60:  # written before midnight, read after it
-        stamp -= 86400
-    return level, stamp
+    clock, level = match.group("time", "level")
+    return level, _stamp(clock, now, midnight)
+
+
+def log_rows(lines: list[str], last: str | None, now: float,
+             midnight: float) -> tuple[list[tuple[float, str | None, str]], str | None]:
+    """The hot path of log ingest: ``(ts, level, line)`` rows for whole lines, and the level carried on.
+
+    Same answers as :func:`parse_line` per line, computed once per chunk: one regex match per line,
+    one clock conversion per distinct ``HH:MM:SS`` (a log writes many lines per second). A line with
+    no level (a traceback, a wrapped line) takes the level of the line above it; blank lines take none.
+    """
+    match = LEVEL_RE.match
+    strip_ansi = ANSI_RE.sub
+    if lines and "\r" in "".join(lines):  # CRLF logs: one scan of the chunk, not one per line
+        lines = [line.rstrip("\r") for line in lines]
+    stamps: dict[str, float | None] = {}
+    rows: list[tuple[float, str | None, str]] = []
+    append = rows.append
+    for line, m in zip(lines, map(match, lines)):
+        if m is None and "\x1b" in line:  # colour codes in the stamp or level: match the bare text
+            m = match(strip_ansi("", line))
+        if m is None:
+            append((now, last if line.strip() else None, line))
+            continue
+        clock, last = m.group(1, 2)  # (time, level)
+        try:
+            stamp = stamps[clock]
+        except KeyError:
+            stamp = stamps[clock] = _stamp(clock, now, midnight)
+        append((now if stamp is None else stamp, last, line))
+    return rows, last
 
 
 def line_level(line: str) -> str | None:
@@ -136,18 +171,7 @@ class RunIngestor:
                 continue
             lines, new_offset = got
             now = time.time()
-            midnight = local_midnight(now)
-            rows: list[tuple[float, str | None, str]] = []
-            last = self._last_level.get(rel)
-            for raw in lines:
-                line = raw.rstrip("\r")
-                level, stamp = parse_line(line, now, midnight)
-                if level is None and line.strip():
-                    level = last  # a traceback or wrapped line belongs to the line above it
-                else:
-                    last = level if level is not None else last
-                rows.append((stamp if stamp is not None else now, level, line))
-            self._last_level[rel] = last
+            rows, self._last_level[rel] = log_rows(lines, self._last_level.get(rel), now, local_midnight(now))
             with self.store.tx() as db:
                 self.store.add_log_lines(db, self.run_id, path.stem, 0, rows)
                 self.store.set_offset(db, self.run_id, rel, new_offset)

@@ -56,7 +56,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_by_seq ON runs (seq DESC);
 CREATE TABLE IF NOT EXISTS logs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    id INTEGER PRIMARY KEY,  -- no AUTOINCREMENT: ids only order a stream's lines (new max + 1)
     run_id TEXT NOT NULL,
     component TEXT NOT NULL,
     pod_index INTEGER NOT NULL DEFAULT 0,
