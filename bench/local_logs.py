@@ -1,10 +1,11 @@
 """Local platform log path: ingest a long trainer.log into SQLite, then serve R7 windows from it.
 
-    uv run python bench/local_logs.py [--lines 200000]
+    uv run python bench/local_logs.py [--lines 200000] [--repeat 3]
 
 Two numbers, each next to its baseline in the same run:
 1. Ingest: RunIngestor (whole lines, level + time parsed, one transaction per chunk, offsets stored)
-   vs. the bare floor of reading the file and splitting it into lines.
+   into a fresh database vs. the bare floor of reading the file and splitting it into lines; the two
+   alternate ``--repeat`` times and the median of each (and of their ratios) is reported.
 2. R7 window (tail 1000, and a search) answered inside SQLite (what the server does) vs. fetching
    every line of the component and filtering/slicing in Python (the naive server).
 """
@@ -12,6 +13,8 @@ Two numbers, each next to its baseline in the same run:
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
 import sys
 import tempfile
 import time
@@ -47,6 +50,7 @@ def best_of(fn, repeat: int = 5) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lines", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     n = args.lines
     with tempfile.TemporaryDirectory() as tmp:
@@ -58,16 +62,24 @@ def main() -> None:
         def floor() -> None:
             (run_dir / "logs" / "trainer.log").read_text(encoding="utf-8").split("\n")
 
-        floor_s = best_of(floor, 3)
-        store = Store(root / "state.sqlite3")
-        ing = RunIngestor(store, "r", run_dir)
-        t0 = time.perf_counter()
-        while True:
-            before = store.get_offset("r", "logs/trainer.log")
-            ing.ingest()
-            if store.get_offset("r", "logs/trainer.log") == before:
-                break
-        ingest_s = time.perf_counter() - t0
+        floors, ingests = [], []
+        for rep in range(args.repeat):
+            t0 = time.perf_counter()
+            floor()
+            floors.append(time.perf_counter() - t0)
+            store = Store(root / f"state{rep}.sqlite3")
+            ing = RunIngestor(store, "r", run_dir)
+            t0 = time.perf_counter()
+            while True:
+                before = store.get_offset("r", "logs/trainer.log")
+                ing.ingest()
+                if store.get_offset("r", "logs/trainer.log") == before:
+                    break
+            ingests.append(time.perf_counter() - t0)
+            if rep < args.repeat - 1:
+                store.close()
+        floor_s, ingest_s = statistics.median(floors), statistics.median(ingests)
+        ratio = statistics.median(i / f for i, f in zip(ingests, floors))
 
         def sql_tail() -> None:
             store.query_logs("r", "trainer", None, None, None, limit=1000)
@@ -87,11 +99,13 @@ def main() -> None:
 
         tail_sql, tail_naive = best_of(sql_tail), best_of(naive_tail)
         search_sql, search_naive = best_of(sql_search), best_of(naive_search)
-        print(f"{n:,} lines, {size_mb:.1f} MB trainer.log")
+        load = open("/proc/loadavg").read().split()[:3]
+        print(f"{n:,} lines, {size_mb:.1f} MB trainer.log; median of {args.repeat}; "
+              f"load average {' '.join(load)} on {os.cpu_count()} cores")
         print("| step | primetui | baseline | ratio |")
         print("|---|---|---|---|")
         print(f"| ingest into SQLite (levels, times, offsets) vs read+split only | {ingest_s:.2f} s "
-              f"({n / ingest_s:,.0f} lines/s) | {floor_s:.2f} s | {ingest_s / floor_s:.1f}x the floor |")
+              f"({n / ingest_s:,.0f} lines/s) | {floor_s:.2f} s | {ratio:.1f}x the floor |")
         print(f"| R7 tail 1000 in SQLite vs fetch all + slice | {tail_sql * 1e3:.1f} ms | {tail_naive * 1e3:.1f} ms "
               f"| {tail_naive / tail_sql:.0f}x faster |")
         print(f"| R7 search + tail 1000 in SQLite vs fetch all + filter | {search_sql * 1e3:.1f} ms "
