@@ -9,7 +9,9 @@ Where the platform runs as root and ``unshare``/``mount`` work (this is probed o
   root included) fails with "Read-only file system";
 - every shell or command of the session starts through ``unshare --mount --propagation private``,
   which bind-mounts the working copy at ``/volume`` (``remount,ro,bind`` for a read-only session)
-  and ``cd``s there. Those mounts exist only inside that namespace and end with its processes.
+  and ``cd``s there; ``/usr/local/bin`` gains the session's ``hf`` through a read-only overlay
+  (a login shell's profile resets PATH). Those mounts exist only inside that namespace and end with
+  its processes.
 
 The one trace on the host is an empty ``/volume`` directory, created when missing as the mount
 point (nothing is ever written into it on the host). Elsewhere (not root, no ``unshare``, or
@@ -32,11 +34,15 @@ log = logging.getLogger("primetui.local.sessions")
 MOUNT_POINT = "/volume"
 DISABLE_ENV = "PRIMETUI_SESSION_NAMESPACES"
 _FSNAME = "primetui-volume"
-# $1 working copy, $2 "1" for read-only, then the command. Runs as the namespace's first process.
+# $1 working copy, $2 "1" for read-only, $3 a bin dir or "", then the command. Runs as the
+# namespace's first process. A login shell's /etc/profile resets PATH, so the bin dir (the `hf`
+# launcher) joins /usr/local/bin through a read-only overlay, in this namespace only.
 _SETUP = (
-    'w=$1; ro=$2; shift 2; '
+    'w=$1; ro=$2; b=$3; shift 3; '
     'if mount --bind "$w" /volume && { [ "$ro" = 0 ] || mount -o remount,ro,bind /volume; }; then :; '
     'else echo "primetui: could not mount the volume at /volume" >&2; exit 126; fi; '
+    'if [ -n "$b" ] && [ -d /usr/local/bin ]; then '
+    'mount -t overlay primetui-bin -o "lowerdir=$b:/usr/local/bin" /usr/local/bin 2>/dev/null || true; fi; '
     'cd /volume && exec "$@"'
 )
 
@@ -79,10 +85,11 @@ def probe() -> Isolation:
     return Isolation(True)
 
 
-def wrap(argv: list[str], work: Path, read_only: bool) -> list[str]:
+def wrap(argv: list[str], work: Path, read_only: bool, bin_dir: Path | None = None) -> list[str]:
     """``argv`` run in a new private mount namespace with ``work`` at /volume, starting there."""
+    usable_bin = bin_dir is not None and ":" not in str(bin_dir) and "," not in str(bin_dir)
     return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", _SETUP,
-            "primetui-session", str(work), "1" if read_only else "0", *argv]
+            "primetui-session", str(work), "1" if read_only else "0", str(bin_dir) if usable_bin else "", *argv]
 
 
 def _mount_error(what: str, result: subprocess.CompletedProcess) -> OSError:

@@ -185,7 +185,7 @@ def _banner(cfg: EndpointConfig) -> bytes:
 
 
 def _argv(cfg: EndpointConfig, argv: list[str]) -> list[str]:
-    return mountns.wrap(argv, cfg.root, cfg.read_only) if cfg.namespaces else argv
+    return mountns.wrap(argv, cfg.root, cfg.read_only, cfg.bin_dir) if cfg.namespaces else argv
 
 
 async def _pump_fd_to_channel(fd: int, writer: asyncssh.SSHWriter, on_activity) -> None:
@@ -414,7 +414,7 @@ def session_members(sid: int) -> list[int]:
                 fields = fh.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        if len(fields) > 4 and int(fields[4]) == sid:  # fields after "comm)": state ppid pgrp session
+        if len(fields) > 3 and int(fields[3]) == sid:  # after "comm)": state ppid pgrp session
             found.append(int(entry))
     return found
 
