@@ -111,3 +111,16 @@ def find(repo_type: str, repo_id: str) -> BundledRepo | None:
 
 def by_slug(slug: str) -> BundledRepo | None:
     return next((r for r in bundled().values() if r.slug == slug), None)
+
+
+def copy_to(slug: str, dest) -> None:
+    """Write bundled repo ``slug``'s files under ``dest`` as ``hf download --local-dir`` lays them out."""
+    from pathlib import Path
+
+    repo = by_slug(slug)
+    if repo is None:
+        raise LookupError(f"no bundled dataset folder '{slug}' in {PACKAGE}")
+    for f in repo.files:
+        target = Path(dest) / f.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(f.resource.read_bytes())
