@@ -95,8 +95,12 @@ def _load(folder: Traversable) -> BundledRepo | None:
 @functools.lru_cache(maxsize=1)
 def bundled() -> dict[tuple[str, str], BundledRepo]:
     """Every bundled repo, keyed by (repo_type, repo_id)."""
+    return discover(resources.files(PACKAGE))
+
+
+def discover(root: Traversable) -> dict[tuple[str, str], BundledRepo]:
+    """The repos in ``root``: each sub-folder holding a manifest."""
     repos: dict[tuple[str, str], BundledRepo] = {}
-    root = resources.files(PACKAGE)
     for folder in sorted(root.iterdir(), key=lambda e: e.name):
         if folder.is_dir() and folder.joinpath(MANIFEST).is_file():
             repo = _load(folder)
