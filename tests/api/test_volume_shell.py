@@ -201,3 +201,35 @@ async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
         assert _session_pids(sid) == []  # bash, vim and the background job all took the hangup
         await api.stop_session("research", s.id)
         await _phase(api, "research", s.id, {"stopped", "failed"})
+
+
+async def test_without_namespaces_the_shell_says_so_and_the_final_sync_refuses_an_overfull_copy(tmp_path):
+    key = _key(tmp_path / "home" / ".ssh" / "id_ed25519")
+    env = {"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key), "PRIMETUI_SESSION_NAMESPACES": "0"}
+    with LocalPlatform.start(tmp_path, demo=False, env=env) as lp:
+        root = _volume(lp, "small", "1Mi", {"a.txt": b"a\n"})
+        async with lp.client() as api:
+            ro = await _ready(api, "small", read_only=True)
+            conn = await open_session_connection(ro, key)
+            try:
+                proc = await open_shell(conn, "xterm", 200, 30)
+                banner = await _read_until(proc, b"weaker")
+                assert b"/volume is not available here (PRIMETUI_SESSION_NAMESPACES=0 is set)" in banner
+                assert b"read-only is enforced by file permissions only" in banner
+            finally:
+                await conn.close()
+            await api.stop_session("small", ro.id)
+            s = await _ready(api, "small")
+            work = lp.data_dir / "sessions" / "work" / s.id
+            conn = await open_session_connection(s, key)
+            try:
+                done = await conn.run("pwd; echo $VOLUME; cat /volume/a.txt; head -c 2000000 /dev/zero > big.bin")
+                assert done.stdout == f"{work}\n{work}\na\n".encode(), done.stderr
+            finally:
+                await conn.close()
+            await api.stop_session("small", s.id)
+            failed = await _phase(api, "small", s.id, {"stopped", "failed"})
+    assert failed.phase == "failed"
+    assert failed.error_message.startswith("No space left on device: the session's files take 1.907 MiB, more than the volume's 1.000 MiB")
+    assert "prime volumes expand small --size" in failed.error_message
+    assert not (root / "big.bin").exists() and (work / "big.bin").stat().st_size == 2_000_000  # nothing lost
