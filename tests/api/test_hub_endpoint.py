@@ -94,3 +94,15 @@ async def test_passthrough_asks_the_real_hub_and_says_when_it_cannot(monkeypatch
             assert down.status_code == 502
             bundled = await c.get(f"/api/datasets/{REPO}/revision/main")  # bundled repos never leave the machine
             assert bundled.json()["id"] == REPO
+
+
+async def test_volumes_say_how_much_is_used_and_free(fresh_platform):
+    from primetui.ui import present
+
+    async with fresh_platform.client() as api:
+        await api.create_volume("usage", "1Gi")
+        (fresh_platform.data_dir / "volumes" / "usage" / "f.bin").write_bytes(b"x" * 3 * 1024 * 1024)
+        [volume] = [v for v in await api.list_volumes() if v.name == "usage"]
+    assert volume.used_bytes == 3 * 1024 * 1024
+    assert present.volume_usage(volume) == "3.0 MiB used, 1021.0 MiB free"
+    assert present.volume_usage({"name": "hosted", "size": "100Gi"}) == present.DASH  # the hosted API does not say
