@@ -249,13 +249,13 @@ async def test_read_only_refuses_writes_by_every_path(ssh_platform, api, tmp_pat
         assert b"escape" not in shell.stdout  # links leaving the volume are not staged
         assert b"inside" in shell.stdout
         async with conn.conn.start_sftp_client() as sftp:
-            with pytest.raises(asyncssh.SFTPPermissionDenied, match="read-only session"):
+            with pytest.raises(asyncssh.SFTPPermissionDenied, match="Read-only file system: this is a read-only session"):
                 async with sftp.open("/volume/data.txt", "wb") as f:
                     await f.write(b"x")
             for op in (lambda: sftp.remove("/volume/data.txt"), lambda: sftp.mkdir("/volume/d"),
                        lambda: sftp.rename("/volume/data.txt", "/volume/b.txt"),
                        lambda: sftp.symlink("/volume/data.txt", "/volume/l"), lambda: sftp.chmod("/volume/data.txt", 0o777)):
-                with pytest.raises(asyncssh.SFTPPermissionDenied):
+                with pytest.raises(asyncssh.SFTPPermissionDenied, match="Read-only file system"):
                     await op()
             assert await sftp.realpath("/volume/../../..") == "/"  # '..' stops at the session root
         # the platform's own view of the copy is read-only too (so SFTP cannot write even past its checks)
