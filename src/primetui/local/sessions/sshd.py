@@ -406,7 +406,11 @@ async def start_endpoint(cfg: EndpointConfig, host_key: asyncssh.SSHKey) -> asyn
 def session_members(sid: int) -> list[int]:
     """Pids of every process in the terminal session ``sid`` (jobs such as vim have their own group)."""
     found = []
-    for entry in os.listdir("/proc"):
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no procfs (not Linux): the process group signal is all there is
+        return found
+    for entry in entries:
         if not entry.isdigit():
             continue
         try:
