@@ -167,7 +167,7 @@ def _banner(cfg: EndpointConfig) -> bytes:
     if cfg.read_only:
         text = (
             f"primetui: READ-ONLY session {cfg.session_id} on volume '{cfg.volume_name}', {where}. "
-            "Nothing here can be changed.\r\n"
+            + ("Nothing here can be changed.\r\n" if cfg.namespaces else "Changes made here never reach the volume.\r\n")
         )
     else:
         text = (
