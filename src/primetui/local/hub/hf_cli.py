@@ -8,14 +8,14 @@ added as the last line. Everything else is ``huggingface_hub.cli.hf.main`` as in
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 
-LAUNCHER = """#!{python}
+# A sh script, not a "#!python" one: a shebang line is cut at 127 bytes and breaks on spaces.
+LAUNCHER = """#!/bin/sh
 # primetui: huggingface_hub's `hf` for volume sessions (HF_ENDPOINT is the local platform)
-import sys
-from primetui.local.hub.hf_cli import main
-sys.exit(main())
+exec {python} -c 'import sys; from primetui.local.hub.hf_cli import main; sys.exit(main())' "$@"
 """
 
 
@@ -46,7 +46,7 @@ def install_launcher(bin_dir: Path) -> Path:
     """Write ``<bin_dir>/hf`` (for the session shell's PATH) running this module with this Python."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     path = bin_dir / "hf"
-    text = LAUNCHER.format(python=sys.executable)
+    text = LAUNCHER.format(python=shlex.quote(sys.executable))
     if not path.exists() or path.read_text(encoding="utf-8") != text:
         tmp = path.with_name(".hf.tmp")
         tmp.write_text(text, encoding="utf-8")
