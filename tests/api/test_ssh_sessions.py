@@ -27,6 +27,7 @@ from primetui.shell import (
 )
 import httpx
 
+from primetui.local.sessions import mountns
 from primetui.local.testing import LocalPlatform
 
 def make_key(path: Path) -> Path:
@@ -229,6 +230,7 @@ async def test_shell_pty_resize_and_stop_while_connected(ssh_platform, api):
     await conn.close()
 
 
+@pytest.mark.skipif(not mountns.probe().namespaces, reason="a read-only mount needs root and mount namespaces")
 async def test_read_only_refuses_writes_by_every_path(ssh_platform, api, tmp_path):
     """As root: the read-only session's copy is a read-only mount, so every write fails in the kernel."""
     lp, key = ssh_platform

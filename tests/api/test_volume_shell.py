@@ -15,10 +15,14 @@ import asyncssh
 import httpx
 import pytest
 
+from primetui.local.sessions import mountns
 from primetui.local.testing import LocalPlatform
 from primetui.shell import open_session_connection, open_shell
 
 pytestmark = pytest.mark.timeout(240)
+
+# /volume, read-only mounts and the disk's size need root and mount namespaces (this machine and CI).
+NAMESPACES = pytest.mark.skipif(not mountns.probe().namespaces, reason="needs root and mount namespaces: " + mountns.probe().why)
 
 SEED_DOWNLOAD = ("hf download willcb/R1-reverse-wikipedia-paragraphs-v1-1000 \\\n  --repo-type dataset \\\n"
                  "  --local-dir /volume/datasets/reverse-text")
@@ -83,6 +87,7 @@ async def _read_until(proc, pattern: bytes, timeout: float = 60.0) -> bytes:
     return out
 
 
+@NAMESPACES
 async def test_shell_exec_and_sftp_see_the_volume_at_slash_volume(platform):
     lp, key = platform
     root = _volume(lp, "research", "100Gi", {"datasets/a.txt": b"alpha\n"})
@@ -110,6 +115,7 @@ async def test_shell_exec_and_sftp_see_the_volume_at_slash_volume(platform):
     assert not Path("/volume/datasets").exists()  # the host's /volume stays an empty mount point
 
 
+@NAMESPACES
 async def test_hf_download_as_in_the_seed_then_an_unknown_repo(platform):
     lp, key = platform
     root = _volume(lp, "research", "100Gi")  # a fresh volume: no dataset on it
@@ -137,6 +143,7 @@ async def test_hf_download_as_in_the_seed_then_an_unknown_repo(platform):
     assert (root / SHARD).read_bytes() == BUNDLED.read_bytes()
 
 
+@NAMESPACES
 async def test_disk_full_then_expand_then_the_download_succeeds(platform):
     lp, key = platform
     # 1 MiB volume already 1,000,000 bytes full: the 45 KB shard does not fit.

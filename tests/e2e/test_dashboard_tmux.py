@@ -114,6 +114,10 @@ def test_new_user_local_walkthrough_reaches_completed(new_user):
 
 def test_seed_step_2_typed_in_the_shell_pane_on_a_fresh_volume(new_user):
     """The walkthrough's own commands on a volume with no dataset: download, exit, stop, sync, dispatch."""
+    from primetui.local.sessions import mountns
+
+    if not mountns.probe().namespaces:
+        pytest.skip("/volume needs root and mount namespaces: " + mountns.probe().why)
     tmux, env, data = new_user
     command = " ".join(f"{k}={v!s}" for k, v in env.items()) + " uv run primetui --local"
     tmux.run("new-session", "-d", "-s", tmux.target, "-x", "120", "-y", "36", "-c", str(ROOT), f"env -i {command}")

@@ -14,11 +14,13 @@ from types import SimpleNamespace
 import pytest
 from test_terminal_session import Dashboard, pane_text, ready_session, wait_for
 
+from primetui.local.sessions import mountns
 from primetui.sft.templates import WALKTHROUGH
 from primetui.ui.terminal import ShellScreen
 from ssh_platform import create_volume, ssh_platform
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.timeout(420),
+              pytest.mark.skipif(not mountns.probe().namespaces, reason="/volume needs root and mount namespaces")]
 
 SEED_LINES = [
     "hf download willcb/R1-reverse-wikipedia-paragraphs-v1-1000 \\",
@@ -37,9 +39,9 @@ async def test_fresh_volume_download_exit_stop_dispatch_completed(tmp_path) -> N
             settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
             app = Dashboard(client, session, settings)
             async with app.run_test(size=(120, 36)) as pilot:
-                await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running)
+                await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, tries=3000)
                 pane = app.screen.panes[0]
-                await wait_for(pilot, lambda: "mounted at /volume" in pane_text(app))
+                await wait_for(pilot, lambda: "mounted at /volume" in pane_text(app), tries=3000)
                 for line in SEED_LINES:
                     await pilot.press(*line, "enter")
                 await wait_for(pilot, lambda: "path: /volume/datasets/reverse-text" in pane_text(app), tries=3000)
