@@ -819,7 +819,8 @@ class LogFollower(_RunBound):
             self._succeeded(events, FollowerState.WAITING)
             self.next_delay = self.waiting_interval
             return
-        if self.catch_up and self._last and cur and requested < MAX_TAIL_LINES:
+        searched = self.search_backend or self.since_seconds is not None  # a snapshot never holds more
+        if self.catch_up and searched and self._last and cur and requested < MAX_TAIL_LINES:
             full = len(cur) >= requested or (self._cap is not None and len(cur) >= self._cap)
             if full and diff_windows(self._last, cur, full=True).gap in ("overflow", "uncertain"):
                 # More arrived than this window holds: read the widest window now, before the
