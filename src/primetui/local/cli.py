@@ -81,7 +81,8 @@ def serve(args: argparse.Namespace) -> int:
     state = None
     try:
         # Imported only now: a refused start (data dir busy) answers before FastAPI loads.
-        from primetui.local.server import bind_socket, serve as serve_app, write_json_atomic
+        from primetui.fileio import write_json_atomic
+        from primetui.local.server import bind_socket, serve as serve_app
         from primetui.local.state import LocalState
 
         try:

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import json
 import logging
-import os
 import signal
 import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -107,15 +104,6 @@ def bind_socket(port: int | None) -> socket.socket:
     sock.listen(128)
     sock.set_inheritable(False)
     return sock
-
-
-def write_json_atomic(path: Path, data: dict, mode: int = 0o600) -> None:
-    """Write ``data`` to ``path`` via a temp file and rename, so readers never see half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-    os.replace(tmp, path)
 
 
 async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str], None]) -> None:

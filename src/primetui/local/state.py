@@ -9,15 +9,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from primetui.local.auth import load_or_create_token
 from primetui.local.models_cache import MODELS_FILE, ModelCache
 from primetui.local.paths import safe_join
 from primetui.local.store import Store
-
-if TYPE_CHECKING:
-    from primetui.local.supervisor import Supervisor
 
 SPEED_ENV = "PRIMETUI_LOCAL_SPEED"
 MAX_RUNS_ENV = "PRIMETUI_LOCAL_MAX_RUNS"
@@ -53,7 +50,7 @@ class LocalState:
     speed: float = 1.0
     max_runs: int | None = None
     base_url: str = ""
-    supervisor: Supervisor | None = None
+    supervisor: Any = None  # the server's primetui.local.supervisor.Supervisor (it sits above this module)
     extras: dict[str, Any] = field(default_factory=dict)  # room for other local packages (sessions)
 
     @classmethod

@@ -93,10 +93,9 @@ class LazyLine(Line):
 
     def _resolve_runs(self) -> None:
         if self._raw is not None:
-            from primetui.shell.term.attrs import runs_of
-            from primetui.shell.term.terminal import _SGR_SPLIT
+            from primetui.shell.term.attrs import SGR_SPLIT, runs_of
 
-            self._runs = runs_of(self._raw, self._style, _SGR_SPLIT.split)
+            self._runs = runs_of(self._raw, self._style, SGR_SPLIT.split)
             self._raw = None
 
     def pending_runs(self) -> list[tuple[str, Attr]] | None:

@@ -12,7 +12,7 @@ from primetui.ui.errors import describe
 from primetui.ui.widgets import StatusBar
 
 if TYPE_CHECKING:
-    from primetui.ui.app import PrimeApp
+    from primetui.ui.host import DashboardHost
 
 
 class DashboardScreen(Screen):
@@ -27,7 +27,7 @@ class DashboardScreen(Screen):
     """Which ``[refresh]`` preference overrides ``poll_interval`` (runs_list, run_detail)."""
 
     @property
-    def prime(self) -> "PrimeApp":
+    def prime(self) -> "DashboardHost":
         return self.app  # type: ignore[return-value]
 
     @property
