@@ -17,47 +17,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from primetui import headless_diagnose
-from primetui.monitor_core.compare import summarize
 from primetui.monitor_core.escapes import neutralise
-from primetui.sft.diff import config_diff
-from primetui.ui import present
-
-
-async def collect_one(client: Any, run_id: str, now: datetime) -> dict[str, Any]:
-    """One run's entry: identity, status, summary numbers, anomalies, series and config."""
-    run = await client.get_run(run_id)
-    try:
-        rows = present.items(await client.get_metrics(run_id), "metrics")
-    except Exception:  # noqa: BLE001 - a run without metrics still compares
-        rows = []
-    progress = present.RunProgress.from_metric_rows(rows)
-    merged = list(progress.rows.values())
-    row = present.run_row(run, progress, now)
-    anomalies = await headless_diagnose.run_anomalies(client, run, merged, now.timestamp())
-    elapsed = present.run_elapsed(run, now)
-    entry: dict[str, Any] = {
-        "id": row.id,
-        "name": row.name,
-        "status": row.status,
-        "model": row.model,
-        "duration_seconds": elapsed,
-        "duration": row.elapsed,
-        **summarize(merged).to_json(),
-        "anomalies": [a.to_json() for a in anomalies],
-        "series": headless_diagnose.series(merged),
-        "config": present.field(run, "run_config", "runConfig") or {},
-    }
-    return entry
-
-
-def diff_json(labels: list[str], configs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
-    return {key: {label: v.to_json() for label, v in zip(labels, values)} for key, values in config_diff(configs).items()}
-
-
-async def collect(client: Any, run_ids: list[str], now: datetime) -> dict[str, Any]:
-    runs = list(await asyncio.gather(*[collect_one(client, rid, now) for rid in run_ids]))
-    return {"runs": runs, "config_diff": diff_json([r["id"] for r in runs], [r["config"] for r in runs])}
+from primetui.ui.run_data import collect, diff_json
 
 
 def _num(v: float | None) -> str:
