@@ -56,7 +56,7 @@ async def test_anomalies_are_listed_in_the_overview_and_enter_jumps_to_their_cau
         await pilot.pause(0.2)
         assert screen.query_one("#run-tabs", TabbedContent).active == "tab-charts"
         assert charts.view.cursor == SPIKE_STEP
-        assert pointed_text(trainer_view(screen)).startswith(f"20:37:{SPIKE_STEP} SUCCESS Step {SPIKE_STEP} |")
+        assert f" SUCCESS Step {SPIKE_STEP} |" in pointed_text(trainer_view(screen))
 
 
 async def test_the_chart_cursor_scrolls_the_logs_shows_values_and_finds_the_checkpoint():
@@ -137,3 +137,29 @@ def test_run_charts_with_flags_and_cursor(snap_compare, size, utc):
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
+
+
+async def test_runs_list_flags_a_run_and_bang_opens_it_at_the_cause():
+    from diagnose_data import rows
+
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, lambda: app.state.runs_loaded and COMPLETED in app.state.progress)
+        progress = app.state.progress[COMPLETED]
+        progress.extend(rows(float(progress.rows[10]["time"])))
+        runs = app.screen
+        runs.render_rows()
+        table = runs.query_one("#runs-table", DataTable)
+        assert "!1" in str(table.get_cell(COMPLETED, "status"))
+        table.move_cursor(row=table.get_row_index(COMPLETED))
+        await pilot.press("exclamation_mark")
+        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None
+                     and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10)
+        screen = app.screen
+        assert screen.pending_jump
+        feed(screen)
+        await pilot.pause(0.3)
+        first = screen.links.anomalies[0]
+        assert not screen.pending_jump
+        assert screen.query_one(ChartsPane).view.cursor == first.step
+        assert screen.query_one("#run-tabs", TabbedContent).active in ("tab-logs", "tab-charts")
