@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 WIDTH = 72
 HEIGHT = 16
+OVERLAY_MARKERS = ("•", "x", "+", "o", "*")
 
 
 def _finite(xs: Sequence[float], ys: Sequence[float]) -> tuple[list[float], list[float]]:
@@ -46,8 +47,10 @@ def line_chart(
     log_y = min(every) > 0 and max(every) / min(every) > 1e3
     if log_y:
         plt.yscale("log")
-    for name, (xs, ys) in clean.items():
-        plt.plot(xs, ys, label=name if len(clean) > 1 else None, marker="hd")
+    for n, (name, (xs, ys)) in enumerate(clean.items()):
+        # Without colour, runs overlaid on one chart are told apart by their marker.
+        marker = "hd" if len(clean) == 1 else OVERLAY_MARKERS[n % len(OVERLAY_MARKERS)]
+        plt.plot(xs, ys, label=name if len(clean) > 1 else None, marker=marker)
     for x in marks:
         plt.vline(x)
     lo, hi = min(every), max(every)
