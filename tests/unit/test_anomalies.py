@@ -121,3 +121,10 @@ def test_a_failed_run_is_an_exited_component():
 def test_thresholds_from_a_mapping_ignore_unknown_keys():
     th = Thresholds.from_mapping({"loss_z": 3.0, "nope": 1})
     assert th.loss_z == 3.0 and th.window == Thresholds().window
+
+
+def test_a_clean_batch_still_tracks_the_step_for_the_next_one():
+    det = Detector()
+    assert det.add_log_lines("trainer", [(0, "12:00:01 SUCCESS Step 6 | Loss 2.0"), (1, "12:00:02 SUCCESS Step 7 | Loss 2.0"), (2, "saving")]) == []
+    found = det.add_log_lines("trainer", [(3, "Traceback (most recent call last):"), (4, "KeyError: 'x'")])
+    assert [(a.kind, a.step, a.line_index) for a in found] == [("traceback", 7, 3)]

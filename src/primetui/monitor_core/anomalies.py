@@ -92,6 +92,7 @@ _LOG_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("traceback", re.compile(r"Traceback \(most recent call last\)")),
 ]
 _STEP_LINE = re.compile(r"Step (\d+) \|")
+_ANY_TROUBLE = re.compile("|".join(f"(?:{p.pattern})" for _, p in _LOG_PATTERNS), re.IGNORECASE)
 
 
 def classify_line(text: str) -> str | None:
@@ -240,9 +241,20 @@ class Detector:
     # ---- logs --------------------------------------------------------------------------------
     def add_log_lines(self, component: str, lines: Iterable[tuple[int | None, str]]) -> list[Anomaly]:
         """Take (global index, display text) lines of one component's log, in order."""
+        lines = lines if isinstance(lines, list) else list(lines)
         found: list[Anomaly] = []
         step = self._log_step.get(component)
         active = self._log_active.get(component)
+        blob = "\n".join(text for _, text in lines)
+        if not _ANY_TROUBLE.search(blob):
+            # The common case, at C speed: no trouble in the batch, only the step to track.
+            last = None
+            for last in _STEP_LINE.finditer(blob):
+                pass
+            if last is not None:
+                self._log_step[component] = int(last.group(1))
+                self._log_active[component] = None
+            return found
         for index, text in lines:
             m = _STEP_LINE.search(text)
             if m:

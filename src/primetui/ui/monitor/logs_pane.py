@@ -100,9 +100,15 @@ class LogsPane(FeedMixin, Vertical):
         store = self.stores.get(key)
         if store is None or not raw_lines:
             return
-        start, _replaced = store.append(self.parsers[key].parse_batch(raw_lines))
+        batch = self.parsers[key].parse_batch(raw_lines)
+        texts = batch.texts
+        start, _replaced = store.append(batch)
         if self.links is not None:
-            self.links.lines_added(key, [(g, store.text(g) or "") for g in range(max(start, store.first), store.end)])
+            end = store.end
+            if end - start == len(texts) and start >= store.first:  # nothing collapsed: the batch is the new lines
+                self.links.lines_added(key, list(zip(range(start, end), texts)))
+            else:
+                self.links.lines_added(key, [(g, store.text(g) or "") for g in range(max(start, store.first), end)])
         self._changed(key)
 
     def ingest_gap(self, key: str, message: str) -> None:
