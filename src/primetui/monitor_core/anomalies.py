@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
@@ -92,7 +93,13 @@ _LOG_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("traceback", re.compile(r"Traceback \(most recent call last\)")),
 ]
 _STEP_LINE = re.compile(r"Step (\d+) \|")
-_ANY_TROUBLE = re.compile("|".join(f"(?:{p.pattern})" for _, p in _LOG_PATTERNS), re.IGNORECASE)
+# Lower-case words one of the patterns needs: a plain substring test (C speed) rules a line out.
+_KEYWORDS = ("memory", "oom", "nccl", "cuda", "traceback", "killed process", "device-side")
+
+
+def _maybe_trouble(text: str) -> bool:
+    low = text.lower()
+    return any(k in low for k in _KEYWORDS)
 
 
 def classify_line(text: str) -> str | None:
@@ -104,18 +111,27 @@ def classify_line(text: str) -> str | None:
 
 
 class _Rolling:
-    """The last ``n`` healthy values of one metric, and whether it is in an anomalous episode."""
+    """The last ``n`` healthy values of one metric (also kept sorted), and whether it is in an
+    anomalous episode."""
 
-    __slots__ = ("values", "active")
+    __slots__ = ("values", "ordered", "active")
 
     def __init__(self, n: int) -> None:
         self.values: deque[float] = deque(maxlen=max(n, 1))
+        self.ordered: list[float] = []
         self.active = False
 
-    def median_mad(self) -> tuple[float, float]:
-        xs = sorted(self.values)
-        med = _median(xs)
-        return med, _median(sorted(abs(x - med) for x in xs))
+    def push(self, value: float) -> None:
+        if len(self.values) == self.values.maxlen:
+            del self.ordered[bisect_left(self.ordered, self.values[0])]
+        self.values.append(value)
+        insort(self.ordered, value)
+
+    def median(self) -> float:
+        return _median(self.ordered)
+
+    def mad(self, med: float) -> float:
+        return _median(sorted(abs(x - med) for x in self.ordered))
 
 
 def _median(xs: list[float]) -> float:
@@ -169,29 +185,37 @@ class Detector:
                 self._step_times.append((step, float(t)))
                 self._stall = None  # a new step ends a stall
         out: list[Anomaly] = []
+        isfinite = math.isfinite
         for key, raw in row.items():
-            if key in ("step", "time") or isinstance(raw, bool):
+            if type(raw) is float and key != "time":
+                value = raw
+            else:
+                if key in ("step", "time"):
+                    continue
+                value = _number(raw)
+                if value is None:
+                    continue
+            if isfinite(value) and not (value > 0 and key.endswith("nan_count")):
+                if self._nan_active:
+                    self._nan_active.discard(key)
                 continue
-            value = _number(raw)
-            if value is None:
-                continue
-            bad = not math.isfinite(value) or (key.endswith("nan_count") and value > 0)
-            if bad and key not in self._nan_active:
+            if key not in self._nan_active:  # NaN/inf, or a positive nan_count
                 self._nan_active.add(key)
-                what = f"{key} is {_fmt(value)}" if not math.isfinite(value) else f"{key} = {int(value)} (NaN losses in this step)"
+                what = f"{key} is {_fmt(value)}" if not isfinite(value) else f"{key} = {int(value)} (NaN losses in this step)"
                 out.append(Anomaly("nan", step, "trainer", f"{what} at step {step}", _row_text(row)))
-            elif not bad:
-                self._nan_active.discard(key)
         th = self.thresholds
         for key, kind in ((LOSS_KEY, "loss_spike"), (GRAD_KEY, "grad_blowup"), (THROUGHPUT_KEY, "throughput_collapse")):
-            value = _number(row.get(key))
-            if value is None or not math.isfinite(value):
+            raw = row.get(key)
+            value = raw if type(raw) is float else _number(raw)
+            if value is None or not isfinite(value):
                 continue
-            roll = self._roll.setdefault(key, _Rolling(th.window))
+            roll = self._roll.get(key)
+            if roll is None:
+                roll = self._roll[key] = _Rolling(th.window)
             message = self._judge(kind, roll, value)
             if message is None:
                 roll.active = False
-                roll.values.append(value)
+                roll.push(value)
             elif not roll.active:
                 roll.active = True
                 out.append(Anomaly(kind, step, "trainer", f"{message} at step {step}", _row_text(row)))
@@ -201,9 +225,12 @@ class Detector:
         th = self.thresholds
         if not roll.values:
             return None
-        med, mad = roll.median_mad()
+        med = roll.median()
         if kind == "loss_spike":
-            scale = max(1.4826 * mad, th.loss_rel_floor * abs(med), 1e-12)
+            floor = max(th.loss_rel_floor * abs(med), 1e-12)
+            if value - med <= th.loss_z * floor:
+                return None  # below the floor's threshold: no MAD can make it a spike
+            scale = max(1.4826 * roll.mad(med), floor)
             z = (value - med) / scale
             if z > th.loss_z:
                 return f"loss {_fmt(value)} is {z:.0f} robust σ above the rolling median {_fmt(med)}"
@@ -246,7 +273,7 @@ class Detector:
         step = self._log_step.get(component)
         active = self._log_active.get(component)
         blob = "\n".join(text for _, text in lines)
-        if not _ANY_TROUBLE.search(blob):
+        if not _maybe_trouble(blob):
             # The common case, at C speed: no trouble in the batch, only the step to track.
             last = None
             for last in _STEP_LINE.finditer(blob):
@@ -256,12 +283,12 @@ class Detector:
                 self._log_active[component] = None
             return found
         for index, text in lines:
-            m = _STEP_LINE.search(text)
+            m = _STEP_LINE.search(text) if "Step " in text else None
             if m:
                 step = int(m.group(1))
                 active = None
                 continue
-            kind = classify_line(text)
+            kind = classify_line(text) if _maybe_trouble(text) else None
             if kind is None or kind == active:
                 continue
             message = f"{LABELS[kind]} in {component}: {text.strip()[:160]}"
