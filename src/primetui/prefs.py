@@ -26,6 +26,7 @@ from primetui.fileio import atomic_write_text
 __all__ = [
     "AnomalyThresholds",
     "CHART_MARKERS",
+    "NotifyPrefs",
     "Prefs",
     "PrefsError",
     "RefreshIntervals",
@@ -87,6 +88,17 @@ class AnomalyThresholds(_Strict):
     """...and at least this many seconds."""
 
 
+class NotifyPrefs(_Strict):
+    """How watched runs reach you beyond the toast and the bell, in the `[notify]` table."""
+
+    desktop: Literal["off", "osc777", "osc9"] = "off"
+    """Desktop notifications through the terminal: `osc777` (e.g. foot, urxvt), `osc9` (e.g. iTerm2, WezTerm), or `off`."""
+    on_event: str = ""
+    """A command run for each event of a watched run, with the event as one JSON object on stdin (pagers, chat webhooks); empty runs none."""
+    hook_timeout: float = Field(default=10.0, gt=0, le=300)
+    """Seconds `on_event` may take before it is killed; a failure is a warning and a line in notify.log."""
+
+
 class Prefs(_Strict):
     """primetui's preferences (the `config.toml` file)."""
 
@@ -100,6 +112,8 @@ class Prefs(_Strict):
     """Polling intervals, in the `[refresh]` table."""
     anomalies: AnomalyThresholds = Field(default_factory=AnomalyThresholds)
     """Anomaly detection thresholds, in the `[anomalies]` table."""
+    notify: NotifyPrefs = Field(default_factory=NotifyPrefs)
+    """Notifications for watched runs, in the `[notify]` table."""
     keymap: dict[str, str] = Field(default_factory=dict)
     """Key overrides, in the `[keymap]` table: binding id = "keys", e.g. `"app.theme" = "ctrl+t"`."""
 
@@ -276,7 +290,7 @@ def default_toml() -> str:
         out.append("\n" + _comment(info.description) + f"{name} = {_toml_value(value)}\n")
     for name, info in tables:
         out.append("\n" + _comment(info.description) + f"[{name}]\n")
-        model = {"refresh": RefreshIntervals, "anomalies": AnomalyThresholds}.get(name)
+        model = {"refresh": RefreshIntervals, "anomalies": AnomalyThresholds, "notify": NotifyPrefs}.get(name)
         if model is not None:
             for sub, sub_info in model.model_fields.items():
                 out.append(_comment(sub_info.description) + f"{sub} = {_toml_value(defaults[name][sub])}\n")

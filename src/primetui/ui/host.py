@@ -19,7 +19,6 @@ class DashboardHost(Protocol):
     client: Any
     settings: Any
     use_cache: bool
-    finished_progress: set[str]
 
     def interval(self, seconds: float, key: str | None = None) -> float: ...
     def report_ok(self) -> None: ...
