@@ -29,7 +29,7 @@ from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import LEVELS, Diagnostic, Fix, sort_key
 from primetui.sft.schema import PRIME_RL_COMMIT, PRIME_RL_VERSION
 from primetui.ui.editor import validator
-from primetui.ui.editor.area import DiagnosticTextArea
+from primetui.ui.editor.area import HIGHLIGHT_LIMIT, DiagnosticTextArea
 from primetui.ui.editor.drafts import DraftStore
 from primetui.ui.editor.problems import ProblemsList
 
@@ -138,7 +138,7 @@ class EditorScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-title")
-        yield DiagnosticTextArea(self._initial_text, id="editor-area")
+        yield DiagnosticTextArea(self._initial_text, highlight=len(self._initial_text) <= HIGHLIGHT_LIMIT, id="editor-area")
         yield ProblemsList(id="editor-problems")
         yield Static("", id="editor-message")
         yield Footer()
@@ -219,7 +219,10 @@ class EditorScreen(Screen):
             return
         self._in_flight = True
         self._rerun = False
-        self._validate(self.text, self.version, self.context())
+        text = self.text
+        if self.area.highlighting != (len(text) <= HIGHLIGHT_LIMIT):
+            self.area.set_highlighting(len(text) <= HIGHLIGHT_LIMIT)  # the title bar says so
+        self._validate(text, self.version, self.context())
 
     @work(thread=True, group="validate")
     def _validate(self, text: str, version: int, ctx: CheckContext) -> None:
@@ -285,11 +288,14 @@ class EditorScreen(Screen):
         title.append(f" {name}", style="bold")
         if self.is_mounted and self.modified:
             title.append("  ● modified")
+        if self.is_mounted and not self.area.highlighting:
+            title.append(f"  plain text: no highlighting above {HIGHLIGHT_LIMIT:,} characters", style="bold")
         counts = {lvl: sum(1 for d in self.diagnostics if d.level == lvl) for lvl in LEVELS}
         title.append(f"   {counts['error']} error(s) · {counts['warning']} warning(s) · {counts['hint']} hint(s)")
         title.append(f"   {PRIME_RL_VERSION.split(' (')[0]} @{PRIME_RL_COMMIT[:7]}", style="dim")
         if self.report is not None and self.report.note:
             title.append(" + installed prime_rl.configs", style="dim")
+
         self.query_one("#editor-title", Static).update(title)
 
     def _refresh_chrome(self) -> None:
