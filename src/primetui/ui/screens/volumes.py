@@ -66,7 +66,7 @@ class VolumesScreen(DashboardScreen):
 
     def on_mount(self) -> None:
         vt = self.query_one("#volumes-table", DataTable)
-        for key, label in (("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"), ("created", "Created"), ("live", "Live sessions")):
+        for key, label in (("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"), ("created", "Created"), ("live", "Live sessions"), ("usage", "Used / free")):
             vt.add_column(label, key=key)
         st = self.query_one("#sessions-table", DataTable)
         for key, label in (("id", "Session"), ("mode", "Mode"), ("status", "Status"), ("phase", "Phase"), ("progress", "Staging progress"), ("age", "Age")):
@@ -75,28 +75,40 @@ class VolumesScreen(DashboardScreen):
         super().on_mount()
 
     # ---- data -------------------------------------------------------------------------------
-    def poll(self) -> None:
-        self.fetch_volumes()
+    # Volumes (V2) with the sessions of each (V6), one shared resource of the client's FollowerHub.
+    def subscribe(self) -> list[Any]:
+        return [self.hub.resource(("volumes", "with-sessions"), self._fetch_volumes, self.on_volumes,
+                                  interval=self.interval_for())]
 
-    @work(exclusive=True, group="volumes")
-    async def fetch_volumes(self) -> None:
-        state = self.prime.state
-        try:
-            volumes = present.items(await self.client.list_volumes(), "volumes")
-        except Exception as exc:  # noqa: BLE001
-            self.failed(exc)
-            self.render_volumes()
-            return
-        self.ok()
-        state.volumes = volumes
-        state.volumes_loaded = True
+    async def _fetch_volumes(self) -> tuple[list[Any], dict[str, list[Any]]]:
+        volumes = present.items(await self.client.list_volumes(), "volumes")
         # Sessions of every volume: the live-session count per row and the loud RW flag need them.
+        sessions: dict[str, list[Any]] = {}
         for volume in volumes:
             name = str(present.field(volume, "name"))
             try:
-                state.sessions[name] = present.items(await self.client.list_sessions(name), "sessions")
+                sessions[name] = present.items(await self.client.list_sessions(name), "sessions")
             except Exception:  # noqa: BLE001 - keep the last good list for that volume
                 continue
+        return volumes, sessions
+
+    def fetch_volumes(self) -> None:
+        """Refresh now (after an action on a volume or a session)."""
+        self.poll()
+
+    def on_volumes(self, result: Any) -> None:
+        if not self.alive:
+            return
+        state = self.prime.state
+        if not result.ok:
+            self.failed(result.error)
+            self.render_volumes()
+            return
+        self.ok()
+        volumes, sessions = result.value
+        state.volumes = volumes
+        state.volumes_loaded = True
+        state.sessions.update(sessions)
         for gone in set(state.sessions) - {str(present.field(v, "name")) for v in volumes}:
             state.sessions.pop(gone, None)
         self.render_volumes()
@@ -107,7 +119,7 @@ class VolumesScreen(DashboardScreen):
 
     def poll_if_current(self) -> None:
         if self.is_current:
-            self.fetch_volumes()
+            self.poll()
 
     def any_session_moving(self) -> bool:
         for sessions in self.prime.state.sessions.values():
@@ -139,6 +151,7 @@ class VolumesScreen(DashboardScreen):
                 str(present.field(volume, "cluster", "cluster_id", "clusterId", default="-")),
                 present.fmt_time(present.field(volume, "created_at", "createdAt")),
                 live_text,
+                present.volume_usage(volume),
                 key=name,
             )
         if self.selected and vt.row_count and self.selected in [str(present.field(v, "name")) for v in state.volumes]:
