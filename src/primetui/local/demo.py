@@ -3,21 +3,28 @@
 * volume ``research`` (100Gi) holding ``datasets/reverse-text/`` in the layout ``hf download`` leaves
   (``data/train-00000-of-00001.parquet``): 1,000 rows, ``prompt`` = a paragraph of made-up
   encyclopedic prose, ``completion`` = that paragraph reversed character by character;
-* ``<data_dir>/sft.toml``: the walkthrough's config, with the volume-relative ``data.name``.
+* ``datasets/intellect-3-sft-10k/`` on the same volume: the packaged, honestly labelled stand-in of
+  the multi-node example's dataset (split ``math``; see ``primetui.local.math_standin``);
+* ``<data_dir>/sft.toml``: the walkthrough's config, with the volume-relative ``data.name``, and
+  ``<data_dir>/glm53-sft.toml``: the seed's multi-node example ("Scaling up"), as written.
 """
 
 from __future__ import annotations
 
 import random
+import shutil
 from pathlib import Path
 
 from primetui.local.state import LocalState
-from primetui.sft.templates import WALKTHROUGH
+from primetui.local.math_standin import FOLDER as MATH_FOLDER
+from primetui.local.math_standin import packaged_folder
+from primetui.sft.templates import MULTI_NODE, WALKTHROUGH
 
 DEMO_VOLUME = "research"
 DEMO_VOLUME_SIZE = "100Gi"
 DATASET_DIR = "datasets/reverse-text"
 DATASET_FILE = "data/train-00000-of-00001.parquet"
+MATH_DATASET_DIR = f"datasets/{MATH_FOLDER}"
 ROWS = 1000
 SEED = 20260928
 
@@ -80,6 +87,17 @@ def write_dataset(dest: Path, rows: list[dict[str, str]]) -> Path:
     return path
 
 
+def seed_math_standin(dest: Path) -> bool:
+    """Copy the packaged stand-in (its README and data/, as ``hf download`` leaves them) to ``dest``."""
+    if dest.exists():
+        return False
+    src = packaged_folder()
+    dest.mkdir(parents=True)
+    shutil.copy2(src / "README.md", dest / "README.md")
+    shutil.copytree(src / "data", dest / "data")
+    return True
+
+
 def seed_demo(state: LocalState) -> bool:
     """Seed the demo data unless it was seeded before (even if the user deleted it since). True if seeded now."""
     if state.store.get_meta("demo_seeded"):
@@ -91,8 +109,10 @@ def seed_demo(state: LocalState) -> bool:
     dataset = state.volume_path(DEMO_VOLUME, DATASET_DIR)
     if not dataset.exists():
         write_dataset(dataset, reverse_text_rows())
-    toml_path = state.data_dir / "sft.toml"
-    if not toml_path.exists():
-        toml_path.write_text(WALKTHROUGH_TOML, encoding="utf-8")
+    seed_math_standin(state.volume_path(DEMO_VOLUME, MATH_DATASET_DIR))
+    for file_name, text in (("sft.toml", WALKTHROUGH_TOML), ("glm53-sft.toml", MULTI_NODE)):
+        toml_path = state.data_dir / file_name
+        if not toml_path.exists():
+            toml_path.write_text(text, encoding="utf-8")
     state.store.set_meta("demo_seeded", "1")
     return True

@@ -138,6 +138,17 @@ def _log_component(state: LocalState, row: Any, component: str | None, env_name:
     raise fail(400, f"Unknown component '{component}'; use orchestrator, trainer, inference or env-server.")
 
 
+def _pod_index(state: LocalState, run_id: str, component: str, pod_index: int | None) -> int:
+    """The pod whose stream is served: the one asked for, else the primary pod 0; a pod the run lacks is a 404."""
+    if pod_index is None:
+        return 0
+    pods = state.store.log_pods(run_id, component)
+    if pod_index not in pods and (pods or pod_index != 0):
+        have = f"pods 0..{max(pods)}" if pods else "no pods with logs yet"
+        raise fail(404, f"Run {run_id} has no {component} pod {pod_index}; it has {have}.")
+    return pod_index
+
+
 @router.get("/rft/runs/{run_id}/logs")
 async def get_logs(
     request: Request,
@@ -170,6 +181,7 @@ async def get_logs(
             pattern = re.compile(search)
         except re.error as exc:
             raise fail(400, f"search is not a valid regular expression ({exc}); fix it or drop --regex.") from exc
+    pod_index = _pod_index(state, run_id, name, pod_index)
     lines = state.store.query_logs(run_id, name, pod_index, since_ts, level.upper() if level else None,
                                    search=search if search and not regex else None, pattern=pattern,
                                    limit=tail_lines)

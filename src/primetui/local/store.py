@@ -227,6 +227,12 @@ class Store:
         rows = self.db.execute("SELECT DISTINCT component FROM logs WHERE run_id = ?", (run_id,)).fetchall()
         return [r["component"] for r in rows]
 
+    def log_pods(self, run_id: str, component: str) -> list[int]:
+        """The pod indexes that have log lines of ``component`` (one per node of a multi-node run)."""
+        rows = self.db.execute("SELECT DISTINCT pod_index FROM logs WHERE run_id = ? AND component = ? ORDER BY pod_index",
+                               (run_id, component)).fetchall()
+        return [r["pod_index"] for r in rows]
+
     def query_logs(self, run_id: str, component: str, pod_index: int | None, since_ts: float | None,
                    level: str | None, search: str | None = None, pattern: re.Pattern[str] | None = None,
                    limit: int = 5000) -> list[str]:
