@@ -101,6 +101,10 @@ def seed_math_standin(dest: Path) -> bool:
 def seed_demo(state: LocalState) -> bool:
     """Seed the demo data unless it was seeded before (even if the user deleted it since). True if seeded now."""
     if state.store.get_meta("demo_seeded"):
+        if not state.store.get_meta("demo_math_seeded") and state.store.get_volume(DEMO_VOLUME) is not None:
+            # A demo seeded by an older primetui gets the multi-node example's data once, too.
+            seed_math_standin(state.volume_path(DEMO_VOLUME, MATH_DATASET_DIR))
+            state.store.set_meta("demo_math_seeded", "1")
         return False
     from primetui.local.routes_volumes import create_volume_dir, parse_size
 
@@ -115,4 +119,5 @@ def seed_demo(state: LocalState) -> bool:
         if not toml_path.exists():
             toml_path.write_text(text, encoding="utf-8")
     state.store.set_meta("demo_seeded", "1")
+    state.store.set_meta("demo_math_seeded", "1")
     return True
