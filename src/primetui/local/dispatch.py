@@ -14,6 +14,7 @@ from primetui.local.errors import fail, invalid
 from primetui.local.models_cache import ModelCacheError
 from primetui.local.paths import PathEscapeError
 from primetui.local.state import LocalState
+from primetui.local.teams import team_scope
 
 INFERENCE_WITHOUT_EVAL = "[inference] is only used for online evals — add an [eval] block or remove it."
 DATA_NAME_NEEDS_VOLUME = (
@@ -34,6 +35,7 @@ class DispatchPlan:
     model: str
     volume: str | None
     name: str | None
+    team_id: str | None = None
 
 
 def _schema_errors(config: dict[str, Any]) -> list[tuple[list[str | int], str, str]]:
@@ -159,9 +161,10 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
 
     _check_nodes(config)
 
+    team = team_scope(body.get("teamId"))
     if volume:
         row = state.store.get_volume(volume)
-        if row is None:
+        if row is None or row["team_id"] != team:  # another scope's volume is not this scope's to use
             raise fail(404, f"Volume '{volume}' not found; create it with `prime volumes create {volume}`.")
         if row["status"] != "RUNNING":
             raise fail(409, f"Volume '{volume}' is not ready (status {row['status']}); wait for it to be RUNNING.")
@@ -170,4 +173,4 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
 
     name = body.get("name") if isinstance(body.get("name"), str) else config.get("name")
     return DispatchPlan(config=config, model=model, volume=volume or None,
-                        name=name if isinstance(name, str) else None)
+                        name=name if isinstance(name, str) else None, team_id=team)

@@ -29,6 +29,7 @@ from primetui.local.errors import fail, invalid
 from primetui.local.runs_wire import dump, get_run_or_404, run_model, run_wire
 from primetui.local.state import LocalState
 from primetui.local.store import ACTIVE_RUN_STATUSES, iso_from_unix, iso_now
+from primetui.local.teams import query_scope
 
 router = APIRouter()
 
@@ -45,7 +46,7 @@ async def list_runs(request: Request, page: int = 1, limit: int = 20) -> dict[st
     if not 1 <= limit <= 1000:
         raise invalid([(("query", "limit"), "Input should be between 1 and 1000", "value_error")])
     state = _platform(request)
-    rows, total = state.store.list_runs((page - 1) * limit, limit)
+    rows, total = state.store.list_runs((page - 1) * limit, limit, query_scope(request, "team_id"))
     return dump(RLRunPage(runs=[run_model(r) for r in rows], total=total, page=page, limit=limit,
                           total_pages=math.ceil(total / limit)))
 
