@@ -69,3 +69,37 @@ def test_a_bad_debug_knob_is_one_sentence(local_platform: LocalPlatform, api: ht
     config["env_vars"]["PRIMETUI_LOCAL_FAIL_POD"] = "5"
     run = wait_status(api, dispatch(api, config), {"FAILED"}, timeout=60)
     assert run["errorMessage"] == "[env_vars] PRIMETUI_LOCAL_FAIL_POD = 5 names no pod: this run has pods 0..1."
+
+
+def test_multi_node_online_evals_simulate_inference_nodes_and_the_router(local_platform: LocalPlatform,
+                                                                        api: httpx.Client) -> None:
+    from primetui.local.trainer.testing import online_eval_block
+
+    config = glm53(local_platform)
+    config["max_steps"] = 4
+    config["data"].update(seq_len=512)
+    config["deployment"].update(num_train_nodes=2, num_infer_nodes=2)
+    block = online_eval_block(interval=2)
+    config["eval"] = block["eval"]
+    config["inference"] = {**block["inference"], "router": {"type": "vllm-router"}}
+    run_id = dispatch(api, config)
+    run = wait_status(api, run_id, timeout=240)
+    assert run["status"] == "COMPLETED", run.get("errorMessage")
+
+    def logs(**params) -> str:
+        reply = api.get(f"/rft/runs/{run_id}/logs", params=params)
+        assert reply.status_code == 200, reply.text
+        return reply.json()["logs"]
+
+    router = logs(component="router")
+    assert "Router up in front of 2 inference node(s)" in router
+    routed = re.findall(r"Routed batch \d+ \(\d+ prompts\) to inference node (\d)", router)
+    assert set(routed) == {"0", "1"}  # round-robin reached both nodes
+    for node in (0, 1):
+        text = logs(component="inference", pod_index=node)
+        assert f"Inference node {node} of 2" in text and "Loaded weights from broadcast step 4" in text
+        assert text.count("Generated ") == routed.count(str(node))  # each node logs the batches routed to it
+    comps = json.loads((local_platform.data_dir / "runs" / run_id / "components.json").read_text())
+    names = {c["pod_name"] for c in comps}
+    assert {f"{run_id}-inference-0", f"{run_id}-inference-1", f"{run_id}-router-0"} <= names
+    assert api.get(f"/rft/runs/{run_id}/logs", params={"component": "router"}).status_code == 200

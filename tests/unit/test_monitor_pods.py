@@ -36,3 +36,14 @@ def test_the_failed_pod_is_the_one_the_error_names():
     assert [(name, state) for name, _, state, _ in rows] == [
         ("trainer/0", "stopped"), ("trainer/1", "stopped"), ("trainer/2", "failed"), ("trainer/3", "stopped")]
     assert rows[2][3] == RUN["errorMessage"]
+
+
+def test_multi_node_evals_have_a_tab_per_inference_node_and_the_router():
+    from primetui.monitor_core.components import log_specs
+
+    run = {"runConfig": {"deployment": {"type": "multi_node", "num_train_nodes": 2, "num_infer_nodes": 2},
+                         "eval": {"source": [{"name": "reverse-text"}]}, "inference": {"router": {"type": "vllm-router"}}}}
+    assert [(s.title, s.component, s.pod_index) for s in log_specs(run)] == [
+        ("trainer/0", "trainer", 0), ("trainer/1", "trainer", 1), ("orchestrator", "orchestrator", None),
+        ("inference/0", "inference", 0), ("inference/1", "inference", 1), ("router", "router", None),
+        ("env:reverse-text", "env-server", None)]

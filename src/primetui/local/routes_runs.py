@@ -132,12 +132,14 @@ def _log_component(state: LocalState, row: Any, component: str | None, env_name:
             raise fail(400, "component=env-server needs env_name; list env servers with "
                             f"`prime train components {row['id']}`.")
         return f"env-server-{env_name.split('/')[0]}"
-    if component in ("trainer", "inference"):
+    if component in ("trainer", "inference", "router"):
+        if component == "router" and "router" not in available:
+            raise fail(404, f"Run {row['id']} has no router: only multi_node runs with [inference.router] have one.")
         if component == "inference" and not has_evals:
             raise fail(404, f"Run {row['id']} has no inference component: it is trainer-only SFT "
                             "(add an [eval] block for online evals); read its log with -c trainer.")
         return component
-    raise fail(400, f"Unknown component '{component}'; use orchestrator, trainer, inference or env-server.")
+    raise fail(400, f"Unknown component '{component}'; use orchestrator, trainer, inference, router or env-server.")
 
 
 def _pod_index(state: LocalState, run_id: str, component: str, pod_index: int | None) -> int:

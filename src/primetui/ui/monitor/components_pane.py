@@ -74,7 +74,7 @@ def component_rows(run: Any, env_servers: list[Any] | None) -> list[tuple[str, s
             detail = error if state == "failed" else ""
         if spec.pod_index is not None and proc != "failed":
             detail = f"node {spec.pod_index}"
-        kind = {"trainer": "training", "orchestrator": "eval orchestration", "inference": "eval inference"}.get(spec.component, spec.component)
+        kind = {"trainer": "training", "orchestrator": "eval orchestration", "inference": "eval inference", "router": "eval routing"}.get(spec.component, spec.component)
         rows.append((spec.title, kind, state, detail))
     for server in env_servers or []:
         name = str(_field(server, "env_name") or _field(server, "pod_name") or "env-server")
