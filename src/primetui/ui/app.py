@@ -234,14 +234,14 @@ class PrimeApp(App):
             return
         self.switch_mode(mode)
 
-    def open_run(self, run_id: str) -> None:
+    def open_run(self, run_id: str, *, jump_to_anomaly: bool = False) -> None:
         from primetui.ui.screens.run import RunScreen
 
         if self.current_mode != "runs":
             self.switch_mode("runs")
         if isinstance(self.screen, RunScreen) and self.screen.run_id == run_id:
             return
-        self.push_screen(RunScreen(run_id))
+        self.push_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))
 
     def open_volume(self, name: str) -> None:
         self.switch_mode("volumes")

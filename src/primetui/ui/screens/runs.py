@@ -15,6 +15,7 @@ from primetui.api.followers import MetricRows
 from primetui.ui import present
 from primetui.ui.present import RunProgress, RunRow
 from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.screens.runs_marks import RunsMarksMixin
 from primetui.ui.widgets import tone_style
 
 PAGE_SIZE = 20
@@ -34,7 +35,7 @@ COLUMNS: list[tuple[str, str, int]] = [
 ]
 
 
-class RunsScreen(DashboardScreen):
+class RunsScreen(RunsMarksMixin, DashboardScreen):
     """All runs, newest first, one page (R1) at a time."""
 
     TITLE = "Runs"
@@ -45,6 +46,9 @@ class RunsScreen(DashboardScreen):
         Binding("enter", "open_run", "Open", id="runs.open"),
         Binding("slash", "filter", "Filter", id="runs.filter"),
         Binding("w", "watch", "Watch", id="runs.watch"),
+        Binding("space", "mark", "Mark", show=False, id="runs.mark"),
+        Binding("C", "compare", "Compare", id="runs.compare"),
+        Binding("exclamation_mark", "jump_anomaly", "First anomaly", show=False, id="runs.anomaly"),
         Binding("right_square_bracket", "page(1)", "Next page", show=False, id="runs.next_page"),
         Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="runs.prev_page"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="runs.clear_filter"),
@@ -63,6 +67,7 @@ class RunsScreen(DashboardScreen):
         self.query_text = ""
         self._columns: list[str] = []
         self._rows: list[RunRow] = []
+        self.marks_init()
         self._page_sub: Any = None
         self._metric_subs: dict[str, Any] = {}
         self._save_timer: Any = None
@@ -231,7 +236,11 @@ class RunsScreen(DashboardScreen):
             label = present.status_label(row.status)
             if row.id in self.prime.state.watched:
                 label += " ◉"
-            return Text(label, style=tone_style(self, row.tone))
+            text = Text(label, style=tone_style(self, row.tone))
+            marks = self.status_marks(row.id)
+            if marks:
+                text.append(marks, style="bold red" if "!" in marks else "bold")
+            return text
         if key == "name":
             return Text(row.name or row.id, overflow="ellipsis", no_wrap=True)
         if key == "steps":
