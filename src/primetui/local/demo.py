@@ -1,9 +1,11 @@
-"""``--demo``: seed (once) the walkthrough's volume, dataset and sft.toml, generated here (no downloads).
+"""``--demo``: seed (once) the walkthrough's volume, dataset and sft.toml (no downloads).
 
 * volume ``research`` (100Gi) holding ``datasets/reverse-text/`` in the layout ``hf download`` leaves
-  (``data/train-00000-of-00001.parquet``): 1,000 rows, ``prompt`` = a paragraph of made-up
-  encyclopedic prose, ``completion`` = that paragraph reversed character by character;
-* ``datasets/intellect-3-sft-10k/`` on the same volume: the packaged, honestly labelled stand-in of
+  (``data/train-00000-of-00001.parquet``), copied from the bundled stand-in the platform's Hub
+  endpoint serves: 1,000 rows, ``prompt`` = a paragraph of made-up encyclopedic prose,
+  ``completion`` = that paragraph reversed character by character (generated once by
+  :func:`write_dataset` below and committed);
+* ``datasets/intellect-3-sft-10k/`` on the same volume: the bundled, honestly labelled stand-in of
   the multi-node example's dataset (split ``math``; see ``primetui.local.math_standin``);
 * ``<data_dir>/sft.toml``: the walkthrough's config, with the volume-relative ``data.name``, and
   ``<data_dir>/glm53-sft.toml``: the seed's multi-node example ("Scaling up"), as written.
@@ -12,18 +14,17 @@
 from __future__ import annotations
 
 import random
-import shutil
 from pathlib import Path
 
 from primetui.local.state import LocalState
 from primetui.local.math_standin import FOLDER as MATH_FOLDER
-from primetui.local.math_standin import packaged_folder
 from primetui.sft.templates import MULTI_NODE, WALKTHROUGH
 
 DEMO_VOLUME = "research"
 DEMO_VOLUME_SIZE = "100Gi"
 DATASET_DIR = "datasets/reverse-text"
 DATASET_FILE = "data/train-00000-of-00001.parquet"
+BUNDLED_SLUG = "reverse-text"  # src/primetui/local/datasets/reverse-text/, made once by write_dataset()
 MATH_DATASET_DIR = f"datasets/{MATH_FOLDER}"
 ROWS = 1000
 SEED = 20260928
@@ -88,13 +89,12 @@ def write_dataset(dest: Path, rows: list[dict[str, str]]) -> Path:
 
 
 def seed_math_standin(dest: Path) -> bool:
-    """Copy the packaged stand-in (its README and data/, as ``hf download`` leaves them) to ``dest``."""
+    """Copy the bundled stand-in (its README and data/, as ``hf download`` leaves them) to ``dest``."""
     if dest.exists():
         return False
-    src = packaged_folder()
-    dest.mkdir(parents=True)
-    shutil.copy2(src / "README.md", dest / "README.md")
-    shutil.copytree(src / "data", dest / "data")
+    from primetui.local.hub.registry import copy_to
+
+    copy_to(MATH_FOLDER, dest)  # the same files `hf download PrimeIntellect/INTELLECT-3-SFT-10K` fetches here
     return True
 
 
@@ -111,8 +111,10 @@ def seed_demo(state: LocalState) -> bool:
     if state.store.get_volume(DEMO_VOLUME) is None:
         create_volume_dir(state, DEMO_VOLUME, DEMO_VOLUME_SIZE, parse_size(DEMO_VOLUME_SIZE))
     dataset = state.volume_path(DEMO_VOLUME, DATASET_DIR)
-    if not dataset.exists():
-        write_dataset(dataset, reverse_text_rows())
+    if not dataset.exists():  # the copy `hf download` fetches from the platform (primetui.local.datasets)
+        from primetui.local.hub.registry import copy_to
+
+        copy_to(BUNDLED_SLUG, dataset)
     seed_math_standin(state.volume_path(DEMO_VOLUME, MATH_DATASET_DIR))
     for file_name, text in (("sft.toml", WALKTHROUGH_TOML), ("glm53-sft.toml", MULTI_NODE)):
         toml_path = state.data_dir / file_name
