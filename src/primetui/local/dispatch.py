@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from primetui.local.cluster import ONLINE_EVALS_UNSUPPORTED, supports_online_evals
 from primetui.local.errors import fail, invalid
 from primetui.local.models_cache import ModelCacheError
 from primetui.local.paths import PathEscapeError
 from primetui.local.state import LocalState
+from primetui.local.teams import team_scope
 
 INFERENCE_WITHOUT_EVAL = "[inference] is only used for online evals — add an [eval] block or remove it."
 DATA_NAME_NEEDS_VOLUME = (
@@ -33,6 +35,7 @@ class DispatchPlan:
     model: str
     volume: str | None
     name: str | None
+    team_id: str | None = None
 
 
 def _schema_errors(config: dict[str, Any]) -> list[tuple[list[str | int], str, str]]:
@@ -102,6 +105,21 @@ def _check_inside(state: LocalState, volume: str | None, label: str, value: str)
                         f"{'datasets/<name>' if label.endswith('name') else '/volume/runs/<runId>/...'}.")
 
 
+MAX_SIMULATED_NODES = 16
+
+
+def _check_nodes(config: dict[str, Any]) -> None:
+    """multi_node runs are simulated here (one process plays every node); refuse sizes it cannot play."""
+    deployment = config.get("deployment") if isinstance(config.get("deployment"), dict) else {}
+    if deployment.get("type") != "multi_node":
+        return
+    for key in ("num_train_nodes", "num_infer_nodes"):
+        value = deployment.get(key)
+        if isinstance(value, int) and value > MAX_SIMULATED_NODES:
+            raise fail(400, f"deployment.{key} = {value} is more nodes than the local platform simulates "
+                            f"(at most {MAX_SIMULATED_NODES}); lower it here, or dispatch to the hosted platform.")
+
+
 def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     """Raise the HTTP error the hosted platform would give for ``body``, or return the plan."""
     config = body.get("config")
@@ -118,6 +136,8 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
 
     if "inference" in config and "eval" not in config:
         raise fail(400, INFERENCE_WITHOUT_EVAL)
+    if "eval" in config and not supports_online_evals():
+        raise fail(400, ONLINE_EVALS_UNSUPPORTED)
 
     model = (config.get("model") or {}).get("name") if isinstance(config.get("model"), dict) else None
     if not isinstance(model, str) or not model:
@@ -139,14 +159,12 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     if data.get("type", "sft") != "fake" and data.get("name") and not volume:
         raise fail(400, DATA_NAME_NEEDS_VOLUME)
 
-    deployment = config.get("deployment") if isinstance(config.get("deployment"), dict) else {}
-    if deployment.get("type") == "multi_node":
-        raise fail(400, "multi_node deployments cannot run on the local platform: this machine is one node. "
-                        "Dispatch this config to the hosted platform, or use [deployment] type = \"single_node\".")
+    _check_nodes(config)
 
+    team = team_scope(body.get("teamId"))
     if volume:
         row = state.store.get_volume(volume)
-        if row is None:
+        if row is None or row["team_id"] != team:  # another scope's volume is not this scope's to use
             raise fail(404, f"Volume '{volume}' not found; create it with `prime volumes create {volume}`.")
         if row["status"] != "RUNNING":
             raise fail(409, f"Volume '{volume}' is not ready (status {row['status']}); wait for it to be RUNNING.")
@@ -155,4 +173,4 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
 
     name = body.get("name") if isinstance(body.get("name"), str) else config.get("name")
     return DispatchPlan(config=config, model=model, volume=volume or None,
-                        name=name if isinstance(name, str) else None)
+                        name=name if isinstance(name, str) else None, team_id=team)

@@ -18,6 +18,7 @@ from primetui.local.errors import fail, invalid
 from primetui.local.models_cache import LOCAL_CLUSTER_ID, LOCAL_CLUSTER_NAME
 from primetui.local.session_hooks import live_session
 from primetui.local.state import LOCAL_USER_ID, LOCAL_USER_NAME, LocalState
+from primetui.local.teams import query_scope, team_scope
 
 router = APIRouter()
 
@@ -74,10 +75,12 @@ def _size_or_422(size: Any) -> tuple[str, int]:
                         "value_error")]) from None
 
 
-def create_volume_dir(state: LocalState, name: str, size: str, size_bytes: int) -> Any:
-    """Create the directory and the row; used by V2 and by the demo seeding."""
+def create_volume_dir(state: LocalState, name: str, size: str, size_bytes: int, team_id: str | None = None) -> Any:
+    """Create the directory and the row (in the personal account, or ``team_id``'s); V2 and the demo seeding."""
     state.volume_dir(name).mkdir(parents=True, exist_ok=True)
     state.store.insert_volume(name, size, size_bytes, VolumeStatus.RUNNING)
+    if team_id is not None:
+        state.store.update_volume(name, team_id=team_id)
     return state.store.get_volume(name)
 
 
@@ -85,7 +88,8 @@ def create_volume_dir(state: LocalState, name: str, size: str, size_bytes: int) 
 async def list_volumes(request: Request) -> dict[str, Any]:
     """V1: every volume, oldest first."""
     state = _platform(request)
-    volumes = [Volume.model_validate(volume_wire(row, volume_usage(state, row["name"]))) for row in state.store.list_volumes()]
+    rows = state.store.list_volumes(query_scope(request, "teamId"))
+    volumes = [Volume.model_validate(volume_wire(row, volume_usage(state, row["name"]))) for row in rows]
     return VolumeList(volumes=volumes).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
@@ -103,9 +107,10 @@ async def create_volume(request: Request, body: dict[str, Any] = Body(...)) -> d
                         "starting with a letter and not ending with a hyphen",
                         "value_error")])
     size, size_bytes = _size_or_422(body.get("size", DEFAULT_SIZE))
+    team = team_scope(body.get("teamId"))
     if state.store.get_volume(name) is not None:
         raise fail(409, f"A volume named '{name}' already exists; pick another name or use the existing one.")
-    row = create_volume_dir(state, name, size, size_bytes)
+    row = create_volume_dir(state, name, size, size_bytes, team)
     return volume_wire(row, 0)
 
 

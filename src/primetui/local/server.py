@@ -52,6 +52,7 @@ def create_app(state: LocalState) -> FastAPI:
     from primetui.local.hub.routes import router as hub_router
     from primetui.local.routes_volumes import router as volumes_router
     from primetui.local.supervisor import Supervisor
+    from primetui.local.teams import router as teams_router
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -79,6 +80,7 @@ def create_app(state: LocalState) -> FastAPI:
     app.include_router(training_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(runs_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(misc_router, prefix=API_PREFIX, dependencies=auth)
+    app.include_router(teams_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(hub_router)  # /hf: bundled datasets for `hf download`; public, like the Hub
 
     if state.rate_limit:

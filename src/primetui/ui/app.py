@@ -62,6 +62,7 @@ class PrimeApp(App):
         Binding("ctrl+r,f5", "refresh", "Refresh", show=False, id="app.refresh"),
         Binding("t", "next_theme", "Theme", show=False, id="app.theme"),
         Binding("ctrl+o", "shells", "Shells", show=False, id="app.shells"),
+        Binding("ctrl+t", "switch_team", "Account", show=False, id="app.switch_team"),
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
@@ -274,6 +275,15 @@ class PrimeApp(App):
                 self.screen.terminal_polls = 0
             poll()
             self.notify("Refreshing…", timeout=1.5)
+
+    def action_switch_team(self) -> None:
+        """Personal account or a team (header click, palette, ctrl+t): see ui/screens/teams.py."""
+        from primetui.ui.screens.teams import TeamSwitchScreen, apply_switch
+
+        if self.client is None or type(self.screen).__name__ == "TeamSwitchScreen":
+            return
+        current = getattr(self.client, "team_id", None)
+        self.push_screen(TeamSwitchScreen(self.client, current), lambda choice: apply_switch(self, choice))
 
     def action_next_theme(self) -> None:
         names = [n for n in ("primetui-dark", "primetui-light", "primetui-ansi") if n in self.available_themes]

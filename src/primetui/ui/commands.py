@@ -31,6 +31,8 @@ class PrimeCommands(Provider):
             ("Help: keys", app.action_help, "every key on this screen"),
             ("Refresh now", app.action_refresh, "poll the platform right away"),
             ("Show open shells", app.action_shells, "the volume shell tabs"),
+            ("Switch account: personal or a team", app.action_switch_team,
+             f"now: {app.team_label}; written back as `prime switch` does"),
         ]
         for run in app.state.runs:
             run_id = str(present.field(run, "id", default=""))

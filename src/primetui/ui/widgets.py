@@ -58,6 +58,12 @@ class StatusBar(Static):
         self.update_status()
         self.set_interval(1.0, self.update_status)
 
+    def on_click(self) -> None:
+        """A click on the header opens the account switcher (whose runs and volumes to show)."""
+        action = getattr(self.app, "action_switch_team", None)
+        if callable(action):
+            action()
+
     def update_status(self) -> None:
         app = self.app
         state = getattr(app, "state", None)

@@ -115,7 +115,10 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
         text = Text()
         for c in p.checks:
             icon, var = _ICONS[c.state]
-            text.append(f" {icon} ", style=f"bold {variables.get(var, '')}".strip())
+            color = variables.get(var, "")
+            if not color or color.startswith("auto") or " " in color:
+                color = "dim"  # e.g. $text-muted is "auto 60%", which is no Rich colour
+            text.append(f" {icon} ", style=f"bold {color}")
             text.append(f"{c.name:<9}", style="bold")
             text.append(c.detail + "\n")
         return text
