@@ -33,16 +33,17 @@ from tests.hostile_platform import HOSTILE, HostileProxy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
-ROOT = Path(__file__).resolve().parents[2]
 VISIBLE = "␛]0;pwned␇"
 # One CSI sequence: ESC [ parameter bytes, intermediate bytes, final byte.
 _CSI = re.compile(rb"\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]")
+# Textual's own OSC 22 (mouse pointer shape, e.g. ``ESC ] 22 ; default BEL``): the only OSC it emits.
+_OWN_OSC = re.compile(rb"\x1b\]22;[a-z-]+\x07")
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
 
 def foreign_controls(raw: bytes) -> list[str]:
-    """Every control in ``raw`` that is not a CSI sequence, \\r, \\n or \\b (each as a short excerpt)."""
-    rest = _CSI.sub(b"", raw)
+    """Every control in ``raw`` that is not a CSI sequence, Textual's pointer OSC 22, \\r, \\n or \\b."""
+    rest = _CSI.sub(b"", _OWN_OSC.sub(b"", raw))
     problems = []
     for m in re.finditer(rb"[\x00-\x07\x0b-\x0c\x0e-\x1f\x7f]", rest):
         problems.append(repr(rest[max(0, m.start() - 20): m.end() + 20]))
@@ -56,7 +57,8 @@ def foreign_controls(raw: bytes) -> list[str]:
 
 def test_foreign_controls_sees_each_hostile_sequence():
     # The detector itself must catch what the hostile text carries.
-    assert foreign_controls(b"\x1b[2J\x1b[31mok\r\n") == []
+    assert foreign_controls(b"\x1b[2J\x1b[31mok\r\n\x1b]22;default\x07") == []
+    assert foreign_controls(b"\x1b]22;x\x1b]0;pwned\x07")
     assert len(foreign_controls(HOSTILE.encode())) >= 10
     assert foreign_controls("\u202e".encode()) and foreign_controls("\x9b".encode()) and foreign_controls(b"\x1b]0;x\x07")
 
@@ -128,6 +130,17 @@ class Tmux:
     def keys(self, *keys: str) -> None:
         self.run("send-keys", "-t", "h", *keys)
 
+    def press_until(self, what: str, *keys: str, tries: int = 4) -> str:
+        """Press ``keys`` until ``what`` shows (a key can land while focus is still moving)."""
+        for _ in range(tries - 1):
+            self.keys(*keys)
+            try:
+                return self.wait(what, limit=5.0)
+            except AssertionError:
+                pass
+        self.keys(*keys)
+        return self.wait(what)
+
     def wait(self, what: str, limit: float = 30.0) -> str:
         end = time.monotonic() + limit
         while True:
@@ -145,10 +158,11 @@ def test_dashboard_writes_no_outside_control_to_the_terminal(hostile, tmp_path):
     lp, proxy, run_id = hostile
     env = _env(tmp_path, lp, proxy)
     raw = tmp_path / "pane.raw"
+    shutil.copy(Path(lp.data_dir) / "sft.toml", tmp_path / "sft.toml")  # what `e` opens
     tmux = Tmux(f"primetui-hostile-{os.getpid()}")
     command = " ".join(f"{k}={json.dumps(v)}" for k, v in env.items() if k in ("HOME", "PRIMETUI_CONFIG_DIR", "PRIME_BASE_URL", "PRIME_API_KEY", "TERM", "PATH"))
     try:
-        tmux.run("new-session", "-d", "-s", "h", "-x", "230", "-y", "50", "-c", str(ROOT), f"sleep 0.5; env -i {command} {sys.executable} -m primetui")
+        tmux.run("new-session", "-d", "-s", "h", "-x", "230", "-y", "50", "-c", str(tmp_path), f"sleep 0.5; env -i {command} {sys.executable} -m primetui")
         tmux.run("set-option", "-t", "h", "set-clipboard", "on")
         tmux.run("pipe-pane", "-t", "h", "-o", f"cat >> {raw}")
         screens = [tmux.wait(VISIBLE, limit=60)]  # the runs list, names shown as symbols
@@ -160,26 +174,22 @@ def test_dashboard_writes_no_outside_control_to_the_terminal(hostile, tmp_path):
             time.sleep(1.0)
             screens.append(tmux.screen())
         tmux.keys("Escape")
-        tmux.keys("v")  # volumes and sessions
-        screens.append(tmux.wait("Sessions of"))
-        tmux.keys("c")
-        tmux.wait("Create a volume")
+        screens.append(tmux.press_until("Sessions of", "v"))  # volumes and sessions
+        tmux.press_until("Create a volume", "c")
         tmux.run("send-keys", "-t", "h", "-l", "newvol")
         tmux.keys("Enter")
-        screens.append(tmux.wait("volume quota reached"))  # a toast with a hostile error
-        tmux.keys("m")  # models
-        screens.append(tmux.wait("Models in the cluster cache"))
+        screens.append(tmux.wait("quota"))  # a toast with a hostile error
+        screens.append(tmux.press_until("Models in the cluster cache", "m"))  # models
         time.sleep(1.0)
         tmux.keys("C-p")  # the palette lists runs and volumes by name
         tmux.run("send-keys", "-t", "h", "-l", "Open")
         time.sleep(1.5)
         screens.append(tmux.screen())
         tmux.keys("Escape")
-        tmux.keys("F1")  # help
-        screens.append(tmux.wait("Keys"))
-        tmux.keys("Escape")
-        tmux.keys("e")  # the editor and its problem list (checked against the hostile model list)
-        screens.append(tmux.wait("max_steps"))
+        screens.append(tmux.press_until("Keys ·", "F1"))  # help
+        tmux.press_until("On-demand capacity", "Escape")
+        tmux.keys("e")
+        screens.append(tmux.wait("max_steps"))  # the editor and its problems (hostile model list)
         time.sleep(3.0)
         screens.append(tmux.screen())
         title = tmux.run("display-message", "-p", "-t", "h", "#{pane_title}")
@@ -190,7 +200,8 @@ def test_dashboard_writes_no_outside_control_to_the_terminal(hostile, tmp_path):
     assert len(stream) > 10_000, "the raw stream was not captured"
     problems = foreign_controls(stream)
     assert problems == [], f"{len(problems)} outside controls reached the terminal, e.g. {problems[:5]}"
-    assert b"\x1b]" not in stream and b"\x07" not in stream
+    own = _OWN_OSC.sub(b"", stream)
+    assert b"\x1b]" not in own and b"\x07" not in own
     assert "pwned" not in title
     assert buffers.strip() == "", f"an OSC 52 clipboard write got through: {buffers!r}"
     seen = "\n".join(screens)
