@@ -46,8 +46,11 @@ def test_json_bodies_with_nan_or_infinity_get_422(api: httpx.Client, local_platf
     body = '{"mode": "sft", "volume": "research", "config": ' + config[:-1] + f', "learning_rate": {constant}' + "}}"
     reply = api.post("/training/runs", content=body, headers={"content-type": "application/json"})
     assert reply.status_code == 422, reply.text
-    reply = api.post("/training/volumes", content='{"name": "nan-vol", "size": NaN}', headers={"content-type": "application/json"})
-    assert reply.status_code == 422, reply.text
+    for path, text in (("/training/volumes/research/sessions", '{"readOnly": %s}'),  # was a 500
+                       ("/training/volumes", '{"name": "nan-vol", "size": "1Gi", "warm": %s}')):  # was accepted
+        reply = api.post(path, content=text % constant, headers={"content-type": "application/json"})
+        assert reply.status_code == 422, reply.text
+    assert not (local_platform.data_dir / "volumes" / "nan-vol").exists()
 
 
 @pytest.mark.parametrize("steps", [0, -5])
