@@ -13,11 +13,12 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 CORE = {"primetui.api", "primetui.sft", "primetui.shell", "primetui.monitor_core"}
-ABOVE_CORE = {"primetui.ui", "primetui.local", "primetui.headless", "primetui.cli"}
+ABOVE_CORE = {"primetui.ui", "primetui.local", "primetui.headless", "primetui.cli", "primetui.serve", "primetui.waiting"}
 FORBIDDEN = {
     **{core: ABOVE_CORE for core in CORE},
     "primetui.local": {"primetui.ui", "primetui.headless", "primetui.cli"},
-    "primetui.ui": {"primetui.cli"},
+    "primetui.ui": {"primetui.cli", "primetui.serve", "primetui.waiting"},
+    "primetui.notify": ABOVE_CORE,
     "primetui.settings": ABOVE_CORE | {"primetui.sft", "primetui.shell", "primetui.monitor_core"},
     "primetui.prefs": ABOVE_CORE | CORE,
     "primetui.fileio": ABOVE_CORE | CORE | {"primetui.settings", "primetui.prefs"},

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI, Request
+from fastapi.responses import JSONResponse
 
 from primetui.local.auth import token_matches
 from primetui.local.errors import fail
@@ -21,6 +22,8 @@ log = logging.getLogger("primetui.local")
 
 API_PREFIX = "/api/v1"
 LOOPBACK = "127.0.0.1"
+KEEP_ALIVE_SECONDS = 75
+"""Idle seconds before the server closes a kept-alive connection (well past the client's pool expiry)."""
 
 
 def _require_token(request: Request) -> None:
@@ -77,8 +80,28 @@ def create_app(state: LocalState) -> FastAPI:
     app.include_router(runs_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(misc_router, prefix=API_PREFIX, dependencies=auth)
 
+    if state.rate_limit:
+        _add_rate_limit(app, state.rate_limit)
+
     install_guards(app)  # bad input: 4xx, never a 500; no error body names a server path
     return app
+
+
+def _add_rate_limit(app: FastAPI, per_minute: int) -> None:
+    """429 with Retry-After once a client passes ``per_minute`` API requests in a rolling minute."""
+    from primetui.local.ratelimit import RateLimiter, client_key, limited_detail, retry_after_header
+
+    limiter = RateLimiter(per_minute)
+
+    @app.middleware("http")
+    async def _rate_limit(request: Request, call_next):  # type: ignore[no-untyped-def]
+        if request.url.path.startswith(API_PREFIX):
+            wait = limiter.check(client_key(request.headers.get("authorization"),
+                                            request.client.host if request.client else None))
+            if wait is not None:
+                return JSONResponse(status_code=429, content={"detail": limited_detail(per_minute, wait)},
+                                    headers={"Retry-After": retry_after_header(wait)})
+        return await call_next(request)
 
 
 def bind_socket(port: int | None) -> socket.socket:
@@ -105,7 +128,10 @@ async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str]
     host, port = sock.getsockname()[:2]
     state.base_url = f"http://{host}:{port}"
     app = create_app(state)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5)
+    # Keep-alive outlives every client pool's expiry (httpx drops idle connections after 5 s), so a
+    # client never reuses a connection the server is closing at that very moment.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5,
+                            timeout_keep_alive=KEEP_ALIVE_SECONDS)
     server = uvicorn.Server(config)
     # uvicorn re-raises a captured signal after its graceful shutdown; make that a no-op so the
     # process exits normally (status 0) once everything has been stopped and flushed.

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from primetui.local.auth import load_or_create_token
+from primetui.local.log_windows import faithful_from_env
+from primetui.local.ratelimit import rate_limit_from_env
 from primetui.local.models_cache import MODELS_FILE, ModelCache
 from primetui.local.paths import safe_join
 from primetui.local.store import Store
@@ -50,6 +52,10 @@ class LocalState:
     speed: float = 1.0
     max_runs: int | None = None
     base_url: str = ""
+    faithful_logs: bool = True
+    """Serve the hosted log windows (200-line snapshot, search backend); False: whole logs."""
+    rate_limit: int | None = None
+    """Requests per minute per client before a 429 with Retry-After (None: no limit)."""
     supervisor: Any = None  # the server's primetui.local.supervisor.Supervisor (it sits above this module)
     extras: dict[str, Any] = field(default_factory=dict)  # room for other local packages (sessions)
 
@@ -70,6 +76,8 @@ class LocalState:
             models=models,
             speed=speed_factor(),
             max_runs=max_runs_limit(),
+            faithful_logs=faithful_from_env(),
+            rate_limit=rate_limit_from_env(),
         )
 
     # volumes ---------------------------------------------------------------------------------

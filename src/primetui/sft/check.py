@@ -23,6 +23,7 @@ from primetui.sft.placing import walk_loc as _walk_loc
 from primetui.sft.renames import RENAMED
 from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, root_model, variants
 from primetui.sft.spans import Entry, SpanMap
+from primetui.sft.syntax import explain
 
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -59,7 +60,7 @@ def check_text(text: str, ctx: CheckContext | None = None) -> Report:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return Report([_syntax_diagnostic(str(exc), spans)], None, spans)
+        return Report([_syntax_diagnostic(str(exc), spans, text)], None, spans)
     return check_parsed(raw, spans, ctx)
 
 
@@ -92,7 +93,11 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-def _syntax_diagnostic(message: str, spans: SpanMap) -> Diagnostic:
+def _syntax_diagnostic(message: str, spans: SpanMap, text: str = "") -> Diagnostic:
+    better = explain(text, message) if text else None
+    if better is not None:
+        return Diagnostic("error", f"Invalid TOML: {better.message} Nothing else can be checked until it parses.",
+                          better.span, "toml-syntax", "toml", (), better.fix)
     m = _TOML_POS.search(message)
     line, col = (int(m.group(1)) - 1, int(m.group(2)) - 1) if m else (0, 0)
     text = _TOML_POS.sub("", message).strip().rstrip(".")

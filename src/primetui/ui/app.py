@@ -16,9 +16,11 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
+from primetui.notify import RunEvent
 from primetui.ui import present
 from primetui.ui.clipboard import refusal_reason
 from primetui.ui.commands import PrimeCommands
+from primetui.ui.notify import announce, make_notifier
 from primetui.ui.safe import ControlFilter, clean
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
@@ -79,6 +81,7 @@ class PrimeApp(App):
         poll_scale: float = 1.0,
         theme_dirs: list[Path] | None = None,
         cache: bool = False,
+        on_event: str | None = None,
     ) -> None:
         """
         Args:
@@ -94,7 +97,11 @@ class PrimeApp(App):
             poll_scale: multiplies every refresh interval; 0 turns periodic polling off (tests).
             theme_dirs: where theme files are (default: shipped themes/ and the user's themes dir).
             cache: paint the last-known runs list from disk first, and keep it updated.
+            on_event: a command run for each watched-run event (``--on-event``; see primetui.notify).
         """
+        from primetui.ui.terminal.altkeys import install as keep_alt_keys
+
+        keep_alt_keys()  # the shell pane gets Alt+key as the terminal sent it (before the driver starts)
         super().__init__()
         self._filters.append(ControlFilter())  # backstop: no control char from data reaches the terminal
         self.client = client
@@ -109,11 +116,11 @@ class PrimeApp(App):
         self.edit_path = Path(edit_path) if edit_path else None
         self.connector = connect
         self.poll_scale = poll_scale
-        self.finished_progress: set[str] = set()
         self.use_cache = cache
         self.theme_warnings: list[str] = []
         self._theme_dirs = theme_dirs
         self._register_themes()
+        self.notifier = make_notifier(self, on_event)
 
     # ---- set-up -----------------------------------------------------------------------------
     @staticmethod
@@ -211,10 +218,8 @@ class PrimeApp(App):
         change = self.state.observe_run(run)
         if change:
             old, new = change
-            name = present.field(run, "name") or present.field(run, "id")
-            severity = "error" if new == "FAILED" else ("warning" if new in ("STOPPED", "PAUSED") else "information")
-            self.notify(f"Run {name}: {old} → {new}", title="Watched run", severity=severity, timeout=10)
-            self.bell()
+            error = present.field(run, "error_message", "errorMessage") if new == "FAILED" else None
+            announce(self, RunEvent.status_change(str(present.field(run, "id")), present.field(run, "name"), old, new, error))
 
     def toggle_watch(self, run_id: str) -> bool:
         if run_id in self.state.watched:
@@ -234,14 +239,14 @@ class PrimeApp(App):
             return
         self.switch_mode(mode)
 
-    def open_run(self, run_id: str) -> None:
+    def open_run(self, run_id: str, *, jump_to_anomaly: bool = False) -> None:
         from primetui.ui.screens.run import RunScreen
 
         if self.current_mode != "runs":
             self.switch_mode("runs")
         if isinstance(self.screen, RunScreen) and self.screen.run_id == run_id:
             return
-        self.push_screen(RunScreen(run_id))
+        self.push_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))
 
     def open_volume(self, name: str) -> None:
         self.switch_mode("volumes")

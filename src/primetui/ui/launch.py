@@ -181,6 +181,7 @@ def build_app(args: Any) -> tuple[Any, int]:
         edit_path=getattr(args, "file", None) if command == "edit" else None,
         connect=connector,
         cache=True,
+        on_event=getattr(args, "on_event", None),
     )
     if prefs_warning:
         app.theme_warnings.append(prefs_warning)

@@ -14,11 +14,13 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
 
+from primetui.api.followers import MetricRows, PollFailed, RunUpdate
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.monitor_hook import monitor_panes
 from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.screens.run_links import RunLinksMixin
 from primetui.ui.widgets import ConfirmScreen, tone_style
 
 
@@ -35,7 +37,7 @@ def config_toml(run: Any) -> str:
         return "# Not representable as TOML; shown as JSON.\n" + json.dumps(cfg, indent=2)
 
 
-class RunScreen(DashboardScreen):
+class RunScreen(RunLinksMixin, DashboardScreen):
     """One run: what happened when, what went wrong, and what you can do now."""
 
     refresh_key = "run_detail"
@@ -61,13 +63,18 @@ class RunScreen(DashboardScreen):
     RunScreen #run-config { height: 1fr; }
     RunScreen #run-checkpoints { height: auto; max-height: 12; }
     RunScreen .hint { color: $text-muted; padding: 0 1; }
+    RunScreen #run-cursor { height: 1; padding: 0 1; background: $panel; display: none; }
+    RunScreen #run-anomalies { height: auto; max-height: 8; display: none; }
+    RunScreen #run-anomalies-hint { display: none; color: $error; }
     """
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, *, jump_to_anomaly: bool = False) -> None:
         super().__init__()
+        self.pending_jump = jump_to_anomaly
         self.run_id = run_id
         self.run: Any = self.prime_state_run(run_id)
         self.checkpoints: list[Any] = []
+        self._checkpoints_sub: Any = None
         self.final_fetch_done = False
         self.terminal_polls = 0
         self._config_shown = False
@@ -81,10 +88,13 @@ class RunScreen(DashboardScreen):
             return None
 
     def compose_body(self) -> ComposeResult:
+        yield Static("", id="run-cursor", markup=False)
         with TabbedContent(id="run-tabs"):
             with TabPane("Overview", id="tab-overview"):
                 with VerticalScroll():
                     yield Static("Loading run…", id="run-summary")
+                    yield Static("", id="run-anomalies-hint", classes="hint", markup=False)
+                    yield SafeTable(id="run-anomalies", cursor_type="row")
                     yield Static("Checkpoints", classes="hint")
                     yield SafeTable(id="run-checkpoints", cursor_type="row")
             with TabPane("Config", id="tab-config"):
@@ -94,47 +104,67 @@ class RunScreen(DashboardScreen):
         table = self.query_one("#run-checkpoints", DataTable)
         for key, label in (("step", "Step"), ("status", "Status"), ("size", "Size"), ("created", "Created"), ("cmd", "Download with")):
             table.add_column(label, key=key)
+        flags = self.query_one("#run-anomalies", DataTable)
+        for key, label in (("flag", ""), ("step", "Step"), ("kind", "Kind"), ("component", "Component"), ("message", "What")):
+            flags.add_column(label, key=key)
         self.render_run()
         super().on_mount()
 
     # ---- data -------------------------------------------------------------------------------
-    def poll(self) -> None:
-        if self.final_fetch_done:
-            return
-        self.fetch_run()
+    # The run (R2), its metrics (R10) and checkpoints (R13) come from the client's FollowerHub,
+    # shared with the monitor panes and the runs list: one request stream per resource.
+    def subscribe(self) -> list[Any]:
+        hub = self.hub
+        subs = [
+            hub.watch(self.run_id, self.on_run_event),
+            hub.metrics(self.run_id, self.on_metric_event, status=present.run_status(self.run) if self.run else None),
+        ]
+        self._checkpoints_sub = self._subscribe_checkpoints()
+        return subs
 
-    @work(exclusive=True, group="run-detail")
-    async def fetch_run(self) -> None:
-        try:
-            run = await self.client.get_run(self.run_id)
-        except Exception as exc:  # noqa: BLE001
-            self.failed(exc)
-            self.render_run()
-            return
-        self.ok()
-        run = present.field(run, "run", default=run) if isinstance(run, dict) else run
-        self.run = run
-        self.prime.observe_run(run)
-        status = present.run_status(run)
-        state = self.prime.state
-        known = state.progress.get(self.run_id)
-        if status not in ("QUEUED", "PENDING", "CREATING") or known:
-            try:
-                min_step = (known.step + 1) if known and known.step is not None else None
-                reply = await (self.client.get_metrics(self.run_id, min_step=min_step) if min_step else self.client.get_metrics(self.run_id))
-                state.progress.setdefault(self.run_id, RunProgress()).extend(present.items(reply, "metrics"))
-            except Exception:  # noqa: BLE001 - the summary still shows; charts have their own status
-                pass
-        try:
-            self.checkpoints = present.items(await self.client.list_checkpoints(self.run_id), "checkpoints")
-        except Exception:  # noqa: BLE001
-            pass
-        if status in TERMINAL_RUN_STATUSES:
-            # The last checkpoint and metrics row can land just after the status turns terminal
-            # (teardown): look a few more times, then stop polling a run that cannot change.
-            self.terminal_polls += 1
-            self.final_fetch_done = self.terminal_polls >= 3 or (self.checkpoints and self.terminal_polls >= 2)
+    def _subscribe_checkpoints(self) -> Any:
+        return self.hub.resource(("checkpoints", self.run_id), self._fetch_checkpoints, self.on_checkpoints,
+                                 interval=self.prime.interval(self.poll_interval, self.refresh_key))
+
+    async def _fetch_checkpoints(self) -> Any:
+        return present.items(await self.client.list_checkpoints(self.run_id), "checkpoints")
+
+    def poll(self) -> None:
+        """Refresh now (the refresh key); after a terminal status, look for late checkpoints again."""
+        if self._checkpoints_sub is None or self._checkpoints_sub.closed:
+            self._checkpoints_sub = self._subscribe_checkpoints()
+        self.hub.revive_run(self.run_id)
+        super().poll()
+        self._checkpoints_sub.refresh()
+
+    def on_run_event(self, event: Any) -> None:
+        if isinstance(event, PollFailed):
+            self.failed(event.error)
+        elif isinstance(event, RunUpdate):
+            self.ok()
+            self.run = event.run
+            self.prime.observe_run(event.run)
+            if present.run_status(event.run) in TERMINAL_RUN_STATUSES and self._checkpoints_sub is not None:
+                self._checkpoints_sub.refresh()  # the final look, now rather than after the interval
         self.render_run()
+
+    def on_metric_event(self, event: Any) -> None:
+        if isinstance(event, MetricRows):
+            self.prime.state.progress.setdefault(self.run_id, RunProgress()).extend(event.rows)
+            self.render_run()
+
+    def on_checkpoints(self, result: Any) -> None:
+        if result.ok:
+            self.checkpoints = result.value
+        if present.run_status(self.run) in TERMINAL_RUN_STATUSES:
+            # The last checkpoint can land just after the status turns terminal (teardown): look
+            # a few more times, then stop polling a run that cannot change.
+            self.terminal_polls += 1
+            self.final_fetch_done = self.terminal_polls >= 3 or bool(self.checkpoints and self.terminal_polls >= 2)
+            if self.final_fetch_done and self._checkpoints_sub is not None:
+                self._checkpoints_sub.close()
+        self.render_run()
+        self.links_poll()
 
     # ---- rendering --------------------------------------------------------------------------
     def render_run(self) -> None:
@@ -231,6 +261,7 @@ class RunScreen(DashboardScreen):
         """Mount the monitor panes (logs, charts, components, evals) as tabs if installed."""
         tabs = self.query_one("#run-tabs", TabbedContent)
         for tab_id, title, widget in monitor_panes(self.client, run):
+            self.attach_pane(widget)
             tabs.add_pane(TabPane(title, widget, id=tab_id))
 
     # ---- actions ----------------------------------------------------------------------------
@@ -324,7 +355,7 @@ class RunScreen(DashboardScreen):
             return
         self.final_fetch_done = False
         self.terminal_polls = 0
-        self.fetch_run()
+        self.poll()
 
     @work(group="run-action")
     async def do_resume(self) -> None:

@@ -1,4 +1,4 @@
-"""Pre-flight checks before dispatching a config to a volume (no textual: usable headless and in tests).
+"""Pre-flight checks before dispatching a config to a volume: the editor's F5 and ``primetui dispatch``.
 
 Each check is one line a user reads top to bottom: the volume is RUNNING, no read-write session is
 open on it, the model is available (cache or /volume path), the kept checkpoints fit the volume,
@@ -44,8 +44,12 @@ def _session_is_live_rw(session: Any) -> bool:
     return not dead and not getattr(session, "read_only", False)
 
 
-async def run_preflight(client: Any, volume: Any, config: dict, text: str) -> Preflight:
-    """Run every check against the platform; network failures become one ``fail`` line each."""
+async def run_preflight(client: Any, volume: Any, config: dict, text: str,
+                        fix_hint: str = "fix them first (F8 jumps to each).") -> Preflight:
+    """Run every check against the platform; network failures become one ``fail`` line each.
+
+    ``fix_hint`` ends the Config line when the config has errors (the editor names its key).
+    """
     name = volume.name
     checks: list[Check] = []
     status = str(getattr(volume, "status", "") or "")
@@ -84,7 +88,7 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str) -> Pr
     report = check_text(text, CheckContext(has_volume=True, cached_models=cached, volume_size_bytes=size))
     n = len(report.errors)
     if n:
-        checks.append(Check("Config", "fail", f"{n} error(s) in the config — fix them first (F8 jumps to each)."))
+        checks.append(Check("Config", "fail", f"{n} error(s) in the config — {fix_hint}"))
     else:
         w = report.count("warning")
         checks.append(Check("Config", "warn" if w else "ok", f"no errors, {w} warning(s)" if w else "no errors"))
