@@ -3,8 +3,8 @@
 Every string the platform, a volume, a config or a log supplies (run names, messages, model ids,
 file names, env names) is drawn through one of these:
 
-- :func:`plain`: a Rich ``Text`` of :func:`primetui.monitor_core.escapes.clean`, so ``[bold]`` stays
-  literal and ``ESC``/``BEL``/C1/bidi controls show as visible symbols (``␛ ␇ �``);
+- :func:`plain`: a Rich ``Text`` of :func:`primetui.monitor_core.escapes.clean_block` (line breaks
+  kept), so ``[bold]`` stays literal and ``ESC``/``BEL``/C1/bidi controls show as ``␛ ␇ �``;
 - :class:`SafeTable`: a ``DataTable`` whose string cells go through :func:`plain` (Textual parses a
   plain ``str`` cell as markup);
 - :class:`ControlFilter`: the last line filter of the app. After layout, it drops any control or
@@ -24,7 +24,7 @@ from textual.content import Content
 from textual.filter import LineFilter
 from textual.widgets import DataTable
 
-from primetui.monitor_core.escapes import clean
+from primetui.monitor_core.escapes import clean, clean_block
 
 __all__ = ["ControlFilter", "SafeTable", "clean", "plain"]
 
@@ -35,15 +35,15 @@ def plain(value: Any, style: str = "") -> Any:
         if value.plain.isprintable():
             return value
         out = value.copy()
-        out.plain = clean(value.plain)  # same length unless a tab expanded: styles then end early, harmless
+        out.plain = clean_block(value.plain)  # same length unless a tab expanded: styles then end early, harmless
         return out
     if isinstance(value, Content) or hasattr(value, "__rich_console__") or hasattr(value, "__rich__"):
         return value  # already a renderable (a Group, a Table, Content): nothing in it is parsed as markup
-    return Text(clean(value), style=style, end="")
+    return Text(clean_block(clean(value) if not isinstance(value, str) else value), style=style, end="")
 
 
 def _cell(value: Any) -> Any:
-    return plain(value) if isinstance(value, str) else value
+    return Text(clean(value), end="") if isinstance(value, str) else value  # one line: a newline shows as ␊
 
 
 class SafeTable(DataTable):
