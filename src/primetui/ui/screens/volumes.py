@@ -67,7 +67,7 @@ class VolumesScreen(DashboardScreen):
 
     def on_mount(self) -> None:
         vt = self.query_one("#volumes-table", DataTable)
-        for key, label in (("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"), ("created", "Created"), ("live", "Live sessions")):
+        for key, label in (("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"), ("created", "Created"), ("live", "Live sessions"), ("usage", "Used / free")):
             vt.add_column(label, key=key)
         st = self.query_one("#sessions-table", DataTable)
         for key, label in (("id", "Session"), ("mode", "Mode"), ("status", "Status"), ("phase", "Phase"), ("progress", "Staging progress"), ("age", "Age")):
@@ -152,6 +152,7 @@ class VolumesScreen(DashboardScreen):
                 str(present.field(volume, "cluster", "cluster_id", "clusterId", default="-")),
                 present.fmt_time(present.field(volume, "created_at", "createdAt")),
                 live_text,
+                present.volume_usage(volume),
                 key=name,
             )
         if self.selected and vt.row_count and self.selected in [str(present.field(v, "name")) for v in state.volumes]:
