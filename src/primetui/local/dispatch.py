@@ -94,6 +94,8 @@ def _check_inside(state: LocalState, volume: str | None, label: str, value: str)
         if label == "data.name":
             return  # the hosted rule above already answered (fake data never gets here)
         raise fail(400, f"{label} '{value}' needs a volume on the local platform; dispatch with --volume <name>.")
+    if any(len(part.encode("utf-8", "surrogatepass")) > 255 for part in value.split("/")):
+        raise fail(400, f"{label} has a path part longer than 255 bytes (the file system limit); shorten it.")
     outside = value.startswith("/") and not (value == "/volume" or value.startswith("/volume/"))
     if not outside:
         try:
@@ -134,6 +136,10 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     if errors:
         raise invalid([(("body", "config", *loc), msg, kind) for loc, msg, kind in errors])
 
+    max_steps = config.get("max_steps")
+    if isinstance(max_steps, (int, float)) and not isinstance(max_steps, bool) and not 1 <= max_steps <= 10**9:
+        raise invalid([(("body", "config", "max_steps"), "Input should be a whole number from 1 to 1000000000 "
+                        "(a run of 0 steps would finish without training)", "value_error")])
     if "inference" in config and "eval" not in config:
         raise fail(400, INFERENCE_WITHOUT_EVAL)
     if "eval" in config and not supports_online_evals():

@@ -21,6 +21,7 @@ from primetui.ui import present
 from primetui.ui.clipboard import refusal_reason
 from primetui.ui.commands import PrimeCommands
 from primetui.ui.notify import announce, make_notifier
+from primetui.ui.safe import ControlFilter, clean
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
@@ -103,6 +104,7 @@ class PrimeApp(App):
 
         keep_alt_keys()  # the shell pane gets Alt+key as the terminal sent it (before the driver starts)
         super().__init__()
+        self._filters.append(ControlFilter())  # backstop: no control char from data reaches the terminal
         self.client = client
         self.settings = settings
         self.prefs = prefs
@@ -152,6 +154,10 @@ class PrimeApp(App):
             return Path(platformdirs.user_config_dir("primetui")) / "themes"
         except Exception:  # noqa: BLE001
             return None
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast: its text shown literally (never markup), outside controls made visible."""
+        super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
 
     def on_mount(self) -> None:
         keymap = present.field(self.prefs, "keymap", default=None)

@@ -32,6 +32,7 @@ from primetui.ui.editor import validator
 from primetui.ui.editor.area import HIGHLIGHT_LIMIT, DiagnosticTextArea
 from primetui.ui.editor.drafts import DraftStore
 from primetui.ui.editor.problems import ProblemsList
+from primetui.ui.safe import plain
 
 VALIDATE_DELAY = 0.15  # seconds of quiet typing before a validation starts
 AUTOSAVE_EVERY = 1.0  # a crash loses at most this much typing (plus one write)
@@ -296,7 +297,7 @@ class EditorScreen(Screen):
         if self.report is not None and self.report.note:
             title.append(" + installed prime_rl.configs", style="dim")
 
-        self.query_one("#editor-title", Static).update(title)
+        self.query_one("#editor-title", Static).update(plain(title))
 
     def _refresh_chrome(self) -> None:
         if not self.is_mounted:
@@ -329,7 +330,7 @@ class EditorScreen(Screen):
             room = (3 - min(2, -(-msg.cell_len // width))) * width
             note = self.note if len(self.note) <= room else self.note[: room - 1] + "…"
             msg.append("\n" + note)
-        box.update(msg)
+        box.update(plain(msg))
 
     def _best_at(self, line: int, col: int) -> Diagnostic | None:
         here = self.area.diagnostics_at_line(line)

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from primetui.ui.safe import SafeTable, plain
 from primetui.monitor_core.components import has_evals, log_specs
 from primetui.monitor_core.pods import failed_pod
 from primetui.ui.monitor.feed import FeedMixin
@@ -110,7 +111,7 @@ class ComponentsPane(FeedMixin, Vertical):
         self.note = ""
 
     def compose(self) -> ComposeResult:
-        table: DataTable = DataTable(cursor_type="row", zebra_stripes=True)
+        table: DataTable = SafeTable(cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", classes="components--note")
 
@@ -167,4 +168,4 @@ class ComponentsPane(FeedMixin, Vertical):
             tone = _TONE.get(state, "")
             style = {"success": "bold", "error": "bold reverse", "warning": "italic", "muted": "dim"}.get(tone, "")
             table.add_row(name, kind, Text(f"● {state}" if tone != "muted" else f"○ {state}", style=style), detail, key=name)
-        self.query_one(".components--note", Static).update(self.note)
+        self.query_one(".components--note", Static).update(plain(self.note))

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.markup import escape
 from textual.widgets import Static, TabbedContent, TabPane
 
 from primetui.monitor_core.components import LogSpec, log_specs
@@ -16,6 +17,7 @@ from primetui.monitor_core.pods import PodBoard
 from primetui.monitor_core.store import LogStore, MergedLog
 from primetui.ui.monitor.feed import FeedMixin
 from primetui.ui.monitor.logtab import LogTab
+from primetui.ui.safe import clean
 
 MERGED_KEY = "all"
 
@@ -76,7 +78,7 @@ class LogsPane(FeedMixin, Vertical):
             for spec in self.specs:
                 tab = LogTab(self.stores[spec.key], title=spec.title, default_file=f"{self.run_id}-{spec.key}.log")
                 self.tabs[spec.key] = tab
-                with TabPane(spec.title, id=f"log-{spec.key}"):
+                with TabPane(escape(clean(spec.title)), id=f"log-{spec.key}"):
                     yield tab
             merged = LogTab(self.merged, title="all components", source_names=self._names(), default_file=f"{self.run_id}-all.log")
             self.tabs[MERGED_KEY] = merged
@@ -101,7 +103,7 @@ class LogsPane(FeedMixin, Vertical):
         self.tabs[spec.key] = tab
         self.tabs[MERGED_KEY].view.source_names = self._names()
         if self.is_mounted:
-            self.query_one(TabbedContent).add_pane(TabPane(spec.title, tab, id=f"log-{spec.key}"), before=f"log-{MERGED_KEY}")
+            self.query_one(TabbedContent).add_pane(TabPane(escape(clean(spec.title)), tab, id=f"log-{spec.key}"), before=f"log-{MERGED_KEY}")
 
     # ---- data -------------------------------------------------------------------------------
     def ingest(self, key: str, raw_lines: list[str]) -> None:
