@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.sizing_hook import size_report
@@ -58,10 +59,10 @@ class VolumesScreen(DashboardScreen):
     def compose_body(self) -> ComposeResult:
         with Vertical():
             yield Static("", id="rw-flag")
-            yield DataTable(id="volumes-table", cursor_type="row", zebra_stripes=True)
+            yield SafeTable(id="volumes-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="volumes-empty")
             yield Static("Sessions", id="sessions-title", classes="section")
-            yield DataTable(id="sessions-table", cursor_type="row")
+            yield SafeTable(id="sessions-table", cursor_type="row")
             yield Static("", id="size-helper")
 
     def on_mount(self) -> None:
@@ -147,7 +148,7 @@ class VolumesScreen(DashboardScreen):
             vt.add_row(
                 name,
                 str(present.field(volume, "size", default="-")),
-                Text(present.volume_status_label(status), style=tone_style(self, "success" if status == "RUNNING" else "warning")),
+                Text(clean(present.volume_status_label(status)), style=tone_style(self, "success" if status == "RUNNING" else "warning")),
                 str(present.field(volume, "cluster", "cluster_id", "clusterId", default="-")),
                 present.fmt_time(present.field(volume, "created_at", "createdAt")),
                 live_text,
@@ -165,7 +166,7 @@ class VolumesScreen(DashboardScreen):
             empty.update("No volumes yet. Press c to create one (e.g. research, 100Gi).")
             empty.add_class("visible")
         elif not state.volumes_loaded:
-            empty.update(state.connection.last_error or "Loading volumes…")
+            empty.update(plain(state.connection.last_error or "Loading volumes…"))
             empty.add_class("visible")
         else:
             empty.remove_class("visible")
@@ -182,7 +183,7 @@ class VolumesScreen(DashboardScreen):
             title.update("Sessions")
             return
         sessions = self.prime.state.sessions.get(self.selected, [])
-        title.update(f"Sessions of {self.selected}  ·  o open read-write · O read-only · s stop · enter shell")
+        title.update(plain(f"Sessions of {self.selected}  ·  o open read-write · O read-only · s stop · enter shell"))
         for s in sessions:
             sid = str(present.field(s, "id"))
             live = present.session_is_live(s)
@@ -192,8 +193,8 @@ class VolumesScreen(DashboardScreen):
             st.add_row(
                 sid,
                 mode_text,
-                Text(str(present.field(s, "status", default="-")), style="" if live else "dim"),
-                Text(phase, style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
+                Text(clean(present.field(s, "status", default="-")), style="" if live else "dim"),
+                Text(clean(phase), style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
                 self.short_progress(str(present.field(s, "progress", default="") or "-")),
                 self.session_age(s, live, now),
                 key=sid,
@@ -239,12 +240,12 @@ class VolumesScreen(DashboardScreen):
         phase = present.field(s, "phase", default="live")
         more = f" (+{len(live) - 1} more)" if len(live) > 1 else ""
         if str(phase).lower() in ("syncing", "finalizing"):
-            flag.update(f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped.")
+            flag.update(plain(f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped."))
         else:
-            flag.update(
+            flag.update(plain(
                 f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase}{more}: it blocks dispatch "
                 "until it stops and syncs. Press S to stop it."
-            )
+            ))
         flag.add_class("visible")
 
     def render_size_helper(self) -> None:
@@ -253,7 +254,7 @@ class VolumesScreen(DashboardScreen):
         if volume is None or not self.size_inputs:
             helper.update("z: size helper (checkpoints × keep_last + dataset vs the volume size)")
             return
-        helper.update(size_report(self.size_inputs, str(present.field(volume, "size", default=""))))
+        helper.update(plain(size_report(self.size_inputs, str(present.field(volume, "size", default="")))))
 
     def selected_session_id(self) -> str | None:
         st = self.query_one("#sessions-table", DataTable)
