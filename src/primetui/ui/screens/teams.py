@@ -18,6 +18,7 @@ from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from primetui.monitor_core.escapes import neutralise
+from primetui.ui.safe import plain
 
 PERSONAL = "__personal__"
 
@@ -64,7 +65,7 @@ class TeamSwitchScreen(ModalScreen[tuple[str | None, str | None, str | None] | N
         for index, team in enumerate(self.teams):
             slug = f"slug: {team.slug}, " if team.slug else ""
             mark = "  (current)" if team.team_id == self.current else ""
-            options.add_option(Option(neutralise(f"{team.name or team.team_id} ({slug}role: {(team.role or 'member').lower()}){mark}"),
+            options.add_option(Option(plain(f"{team.name or team.team_id} ({slug}role: {(team.role or 'member').lower()}){mark}"),
                                       id=str(index)))
         note.update("enter switches; runs and volumes then show that account's. esc cancels."
                     if self.teams else "You belong to no team; only the personal account is offered.")
