@@ -38,13 +38,16 @@ def test_plan_window_routes_plain_and_filtered_fetches():
 
 async def _flooded_run(client: PrimeClient, lp: LocalPlatform, lines: int = FLOOD) -> tuple[str, LogFlood]:
     """A real run whose trainer log got ``lines`` extra numbered lines while it ran; waits for the end."""
-    config = _small_config(lp, max_steps=40)
+    config = _small_config(lp, max_steps=80)
     run_id = (await client.create_run(config, volume="research", name="log-windows")).run_id
     deadline = time.monotonic() + 120
     while (await client.get_run(run_id)).status != "RUNNING":
         assert time.monotonic() < deadline
         await asyncio.sleep(0.2)
     flood = LogFlood(lp.data_dir / "runs" / run_id, rate=2000, limit=lines).start()
+    while flood.written < lines:  # every extra line is on disk while the run still runs (and is ingested)
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
     while not (await client.get_run(run_id)).is_terminal:
         assert time.monotonic() < deadline
         await asyncio.sleep(0.3)
