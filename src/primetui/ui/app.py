@@ -19,6 +19,7 @@ from textual.binding import Binding
 from primetui.ui import present
 from primetui.ui.clipboard import refusal_reason
 from primetui.ui.commands import PrimeCommands
+from primetui.ui.focus import types_text
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
@@ -60,7 +61,7 @@ class PrimeApp(App):
         Binding("ctrl+r,f5", "refresh", "Refresh", show=False, id="app.refresh"),
         Binding("t", "next_theme", "Theme", show=False, id="app.theme"),
         Binding("ctrl+o", "shells", "Shells", show=False, id="app.shells"),
-        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("q", "letter_quit", "Quit", id="app.quit"),
     ]
 
     def __init__(
@@ -216,6 +217,21 @@ class PrimeApp(App):
             return False
         self.state.watched.add(run_id)
         return True
+
+    # Letters that mean something everywhere; they stay quiet while a widget takes typed text or
+    # while a screen keeps its letters for itself (the editor), so typing never lands elsewhere.
+    LETTER_ACTIONS = frozenset({"show", "open_editor", "next_theme", "letter_quit"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.LETTER_ACTIONS:
+            screen = self.screen
+            if getattr(screen, "OWNS_LETTERS", False) or types_text(self.focused):
+                return False
+        return True
+
+    async def action_letter_quit(self) -> None:
+        """`q`: quit (ctrl+q always quits; `q` is a letter, so text entry and the editor keep it)."""
+        await self.action_quit()
 
     # ---- navigation -------------------------------------------------------------------------
     def action_show(self, mode: str) -> None:

@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
 
 from primetui.ui import present
+from primetui.ui.focus import focus_content, types_text
 from primetui.ui.monitor_hook import monitor_panes
 from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
@@ -239,7 +240,15 @@ class RunScreen(DashboardScreen):
         # Only this TabbedContent's own panes: the monitor panes nest tabs of their own.
         panes = [pane for pane in tabs.get_child_by_type(ContentSwitcher).children if isinstance(pane, TabPane)]
         if 0 <= index < len(panes) and panes[index].id:
+            if tabs.active == panes[index].id:
+                self.call_after_refresh(focus_content, panes[index])
             tabs.active = panes[index].id
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """The tab shown takes the keys at once (its log's `/`, its chart's keys), at any depth."""
+        if types_text(self.app.focused):
+            return
+        self.call_after_refresh(focus_content, event.pane)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         allowed_by_status = {"stop", "pause", "resume", "restart", "delete"}
