@@ -176,7 +176,7 @@ class RunScreen(DashboardScreen):
         if row.loss is not None:
             grid.add_row("Loss", Text.assemble((present.sparkline(progress.losses if progress else [], 24), tone_style(self, "accent")), f" {row.loss:.4f}"))
         grid.add_row("Elapsed / ETA", f"{row.elapsed} / {row.eta}")
-        grid.add_row("GPUs", row.gpus)
+        grid.add_row("GPUs", present.run_gpus_detail(run))
         life = Text()
         for i, event in enumerate(present.run_lifecycle(run)):
             if i:
