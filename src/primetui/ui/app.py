@@ -20,6 +20,7 @@ from primetui.ui import present
 from primetui.ui.clipboard import refusal_reason
 from primetui.ui.commands import PrimeCommands
 from primetui.ui.focus import types_text
+from primetui.ui.remember import initial_watched, remember
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
@@ -79,6 +80,7 @@ class PrimeApp(App):
         poll_scale: float = 1.0,
         theme_dirs: list[Path] | None = None,
         cache: bool = False,
+        prefs_file: Path | None = None,
     ) -> None:
         """
         Args:
@@ -94,12 +96,16 @@ class PrimeApp(App):
             poll_scale: multiplies every refresh interval; 0 turns periodic polling off (tests).
             theme_dirs: where theme files are (default: shipped themes/ and the user's themes dir).
             cache: paint the last-known runs list from disk first, and keep it updated.
+            prefs_file: where watched runs and the theme are kept for the next start (None: not kept).
         """
         super().__init__()
         self.client = client
         self.settings = settings
         self.prefs = prefs
         self.state = DashboardState(clock=clock or utc_now)
+        self.prefs_file = Path(prefs_file) if prefs_file else None
+        self.state.watched |= initial_watched(prefs)
+        self._remembering = False
         self.platform_label = platform_label or self._label_from_settings(settings)
         team = present.field(settings, "team_name", "team_id") if settings is not None else None
         self.team_label = str(team) if team else "personal"
@@ -154,6 +160,7 @@ class PrimeApp(App):
             self.theme_warnings.append(str(problem))
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning", timeout=8)
+        self._remembering = True
         if self.client is None and self.connector is not None:
             from primetui.ui.screens.welcome import WelcomeScreen
 
@@ -213,10 +220,28 @@ class PrimeApp(App):
 
     def toggle_watch(self, run_id: str) -> bool:
         if run_id in self.state.watched:
-            self.state.watched.discard(run_id)
+            self.unwatch(run_id)
             return False
-        self.state.watched.add(run_id)
+        self.watch_run(run_id)
         return True
+
+    def watch_run(self, run_id: str) -> None:
+        self.state.watched.add(run_id)
+        self.remember()
+
+    def unwatch(self, run_id: str) -> None:
+        self.state.watched.discard(run_id)
+        self.remember()
+
+    def watch_theme(self, theme: str) -> None:
+        if self._remembering:
+            self.remember()
+
+    def remember(self) -> None:
+        """Keep the watched runs and the theme for the next start (preferences file)."""
+        problem = remember(self)
+        if problem:
+            self.notify(problem, severity="warning", timeout=8)
 
     # Letters that mean something everywhere; they stay quiet while a widget takes typed text or
     # while a screen keeps its letters for itself (the editor), so typing never lands elsewhere.
@@ -237,12 +262,11 @@ class PrimeApp(App):
     def action_show(self, mode: str) -> None:
         if self.client is None:
             return
-        if self.current_mode == mode:
-            # Pressing the key of the screen you are in goes back to its top (k9s-like).
-            while len(self.screen_stack) > 1 and not isinstance(self.screen, self.MODES[mode]):
-                self.pop_screen()
-            return
-        self.switch_mode(mode)
+        if self.current_mode != mode:
+            self.switch_mode(mode)
+        # The key of a screen always shows that screen's list (k9s-like), also when you left it
+        # from a run: its detail screens are closed; an editor or a dialog is never closed here.
+        self._pop_details(self.MODES[mode])
 
     def open_run(self, run_id: str) -> None:
         from primetui.ui.screens.run import RunScreen
@@ -251,7 +275,25 @@ class PrimeApp(App):
             self.switch_mode("runs")
         if isinstance(self.screen, RunScreen) and self.screen.run_id == run_id:
             return
-        self.push_screen(RunScreen(run_id))
+        # One run screen at a time, on top of the runs list: esc from it goes back to the list.
+        self._pop_details(RunsScreen, keep=1)
+        if self._is_detail(self.screen, RunsScreen):
+            self.switch_screen(RunScreen(run_id))  # replaces the top (a pop and a push in one tick race)
+        else:
+            self.push_screen(RunScreen(run_id))
+
+    @staticmethod
+    def _is_detail(screen: Any, base: type) -> bool:
+        from primetui.ui.screens.base import DashboardScreen
+
+        return isinstance(screen, DashboardScreen) and not isinstance(screen, base)
+
+    def _pop_details(self, base: type, keep: int = 0) -> None:
+        """Close the dashboard detail screens above ``base`` (not editors or dialogs), all but ``keep``."""
+        stack = self.screen_stack
+        while len(stack) > 1 + keep and self._is_detail(stack[-1], base) and all(self._is_detail(s, base) for s in stack[-1 - keep:]):
+            self.pop_screen()
+            stack = self.screen_stack
 
     def open_volume(self, name: str) -> None:
         self.switch_mode("volumes")
@@ -328,7 +370,7 @@ class PrimeApp(App):
 
     def run_dispatched(self, run_id: str) -> None:
         """A run was dispatched (by the editor): watch it and show its screen."""
-        self.state.watched.add(run_id)
+        self.watch_run(run_id)
         self.notify(f"Dispatched run {run_id}; watching it.")
         self.open_run(run_id)
 

@@ -143,6 +143,16 @@ class Connector:
         return client, candidate, None  # type: ignore[return-value]
 
 
+def _prefs_file() -> Any:
+    """Where the dashboard keeps watched runs and the theme (the preferences file), if known."""
+    try:
+        from primetui.prefs import prefs_path
+
+        return prefs_path()
+    except Exception:  # noqa: BLE001 - without it watches last for the session only
+        return None
+
+
 def run_app(args: Any) -> int:
     """Entry point for the dashboard (see ``primetui.cli``)."""
     from primetui.settings import load_settings
@@ -178,6 +188,7 @@ def run_app(args: Any) -> int:
         edit_path=getattr(args, "file", None) if command == "edit" else None,
         connect=connector,
         cache=True,
+        prefs_file=_prefs_file(),
     )
     if prefs_warning:
         app.theme_warnings.append(prefs_warning)

@@ -374,6 +374,23 @@ def run_lifecycle(run: Any) -> list[LifecycleEvent]:
     return events
 
 
+_RESUMED_AS = re.compile(r"^Resumed as run (\S+?)\.$")
+
+
+def resumed_as(run: Any) -> str | None:
+    """The run a paused run was already resumed as (the platform then refuses another resume)."""
+    match = _RESUMED_AS.match(str(field(run, "notice", default="") or "").strip())
+    return match.group(1) if match else None
+
+
+def actions_for(run: Any) -> set[str]:
+    """``run_actions`` for this run now: no resume once it was resumed as a run that still exists."""
+    actions = run_actions(run_status(run))
+    if resumed_as(run):
+        actions.discard("resume")
+    return actions
+
+
 def run_actions(status: str) -> set[str]:
     """Actions the platform accepts for a run in this status (contract §2.5, CLI rules)."""
     status = status.upper()
@@ -403,7 +420,7 @@ def run_detail(run: Any, progress: RunProgress | None, now: datetime) -> dict[st
         "error": field(run, "error_message", "errorMessage"),
         "failure_analysis": fa,
         "losses": progress.losses if progress else [],
-        "actions": sorted(run_actions(row.status) - {"copy_id", "copy_path"}),
+        "actions": sorted(actions_for(run) - {"copy_id", "copy_path"}),
     }
 
 

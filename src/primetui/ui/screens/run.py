@@ -115,6 +115,7 @@ class RunScreen(DashboardScreen):
         run = present.field(run, "run", default=run) if isinstance(run, dict) else run
         self.run = run
         self.prime.observe_run(run)
+        self.prime.state.note_run(run)  # a run just dispatched is in the palette before the list is read
         status = present.run_status(run)
         state = self.prime.state
         known = state.progress.get(self.run_id)
@@ -206,8 +207,11 @@ class RunScreen(DashboardScreen):
             parts.append(head)
             for ev in present.field(fa, "evidence", default=[]) or []:
                 parts.append(Text(f"  • {ev}", style="dim"))
-        actions = sorted(present.run_actions(row.status) - {"copy_id", "copy_path"})
+        actions = sorted(present.actions_for(run) - {"copy_id", "copy_path"})
         parts.append(Text(f"\nActions now: {', '.join(actions) if actions else 'none'} (see footer)", style="dim"))
+        successor = present.resumed_as(run)
+        if successor:
+            parts.append(Text(f"It continues as run {successor}: open that run to follow it (ctrl+p).", style="dim"))
         return Group(*parts)
 
     def render_checkpoints(self, row: present.RunRow) -> None:
@@ -255,12 +259,12 @@ class RunScreen(DashboardScreen):
         if action in allowed_by_status:
             if self.run is None:
                 return None
-            return action in present.run_actions(present.run_status(self.run))
+            return action in present.actions_for(self.run)
         return True
 
     def act(self, action: str) -> None:
         """Run an action by name (from the palette), refusing ones the status does not allow."""
-        if self.run is not None and action not in present.run_actions(present.run_status(self.run)):
+        if self.run is not None and action not in present.actions_for(self.run):
             self.notify(f"{action.capitalize()} is not possible while the run is {present.run_status(self.run)}.", severity="warning")
             return
         getattr(self, f"action_{action}")()
@@ -328,6 +332,8 @@ class RunScreen(DashboardScreen):
         if name == "delete_run":
             self.notify(f"Deleted run {self.run_id}.")
             self.prime.state.runs = [r for r in self.prime.state.runs if str(present.field(r, "id")) != self.run_id]
+            if self.run_id in self.prime.state.watched:
+                self.prime.unwatch(self.run_id)
             self.app.pop_screen()
             return
         self.final_fetch_done = False
@@ -346,7 +352,7 @@ class RunScreen(DashboardScreen):
         new_id = present.field(reply, "run_id", "runId")
         if new_id:
             self.notify(f"Resumed as run {new_id}.")
-            self.prime.state.watched.add(str(new_id))
+            self.prime.watch_run(str(new_id))
             self.app.pop_screen()
             self.prime.open_run(str(new_id))
 

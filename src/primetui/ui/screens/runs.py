@@ -218,8 +218,12 @@ class RunsScreen(DashboardScreen):
         parts = [f"page {state.runs_page}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""), f"{total} runs"]
         if self.query_text:
             parts.append(f"filter “{self.query_text}”: {len(rows)} shown")
-        if state.watched:
-            parts.append(f"watching {len(state.watched)}")
+        # Watches of runs that no longer exist do not count (a deleted run); with several pages
+        # the other pages' runs are not here to check, so every watch counts.
+        listed = {str(present.field(r, "id", default="")) for r in state.runs}
+        watching = len(state.watched & listed) if (state.runs_total_pages or 1) <= 1 else len(state.watched)
+        if watching:
+            parts.append(f"watching {watching}")
         info.update(" · ".join(parts))
         if not state.runs:
             empty.update("No runs yet. Press e to write a config and dispatch one (or `prime train sft.toml --volume NAME`).")
