@@ -1,6 +1,7 @@
 """Validation speed: the seed configs and a 5,000-line sft.toml, against ``tomllib.loads`` of the same text.
 
 Run: ``uv run python -m bench.validate`` (writes nothing; paste the table into docs/performance.md).
+``uv run python -m bench.validate --unknown`` times only the growth with unknown tables (issue 18).
 Targets (issue 7): a seed config in <= 20 ms, a 5,000-line file in <= 300 ms, typing stays smooth.
 """
 
@@ -122,7 +123,31 @@ async def loop_lag(text: str, rounds: int = 5) -> tuple[float, float]:
     return in_thread, in_helper
 
 
+def unknown_tables(n: int) -> str:
+    """The walkthrough plus ``n`` tables prime-rl does not know, each with one key (one error each)."""
+    return WALKTHROUGH + "".join(f"\n[unknown_{i}]\nx = 1\n" for i in range(n))
+
+
+def unknown_scaling(sizes: tuple[int, ...] = (1000, 8000, 64000, 200000)) -> None:
+    """Wall / CPU seconds of one ``check_text`` per size: linear means the per-table cost stays flat."""
+    check_text(WALKTHROUGH)  # warm
+    print("| unknown tables | text | errors | check_text wall / CPU (s) | CPU per table (µs) |")
+    print("|---:|---:|---:|---|---:|")
+    for n in sizes:
+        text = unknown_tables(n)
+        t0, c0 = time.perf_counter(), time.process_time()
+        report = check_text(text)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        print(f"| {n:,} | {len(text.encode()) / 1e6:.1f} MB | {len(report.errors):,} | {wall:.2f} / {cpu:.2f} | "
+              f"{cpu / n * 1e6:.0f} |")
+
+
 def main() -> None:
+    import sys
+
+    if "--unknown" in sys.argv[1:]:
+        unknown_scaling()
+        return
     big = big_config()
     rows = []
     for name, text, repeat in (("walkthrough (27 lines)", WALKTHROUGH, 50), ("multi-node (58 lines)", MULTI_NODE, 50),

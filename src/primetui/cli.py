@@ -1,5 +1,5 @@
 """Entry points: ``primetui``, ``primetui local serve``, ``primetui validate``, ``primetui edit``,
-``primetui runs`` and ``primetui run``.
+``primetui runs``, ``primetui run``, ``primetui serve``, ``primetui wait`` and ``primetui dispatch``.
 
 Every subcommand imports its implementation lazily, so ``primetui validate`` or the headless
 commands never pay for the UI toolkit.
@@ -23,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="start the embedded local platform in the background (with demo data) and open the dashboard on it",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--on-event", metavar="CMD", default=None,
+                        help="run CMD for each event of a watched run, with the event as JSON on stdin (docs/ops.md)")
     sub = parser.add_subparsers(dest="command")
 
     local = sub.add_parser("local", help="the embedded local platform")
@@ -32,12 +34,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default=None, help="where state lives (default: the user data dir; env PRIMETUI_LOCAL_DATA_DIR)")
     serve.add_argument("--demo", action="store_true", help="seed the demo volume and config on first start")
     serve.add_argument("--ready-file", default=None, help="write a JSON file with base_url and token once serving (for supervisors and tests)")
+    serve.add_argument("--faithful", default=None, metavar="BOOL",
+                       help="serve logs through the hosted windows: a 200-line snapshot for plain fetches, the "
+                            "search backend (up to 5000 lines) for search/level/since (default true; false: "
+                            "whole logs, for debugging; env PRIMETUI_LOCAL_FAITHFUL)")
+    serve.add_argument("--rate-limit", type=int, default=None, metavar="N",
+                       help="answer 429 with Retry-After past N API requests per minute per key "
+                            "(default: no limit; env PRIMETUI_LOCAL_RATE_LIMIT)")
     serve.add_argument("--session-idle-timeout", type=float, default=None, metavar="SECONDS",
                        help="stop volume sessions after this long without an SSH connection "
                             "(default 1800; env PRIMETUI_SESSION_IDLE_TIMEOUT)")
 
     validate = sub.add_parser("validate", help="validate sft.toml files: file:line:col: level: message")
-    validate.add_argument("files", nargs="+", help="TOML files to check")
+    validate.add_argument("files", nargs="+", help="TOML files to check (- reads standard input)")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
     validate.add_argument("--offline", action="store_true", help="do not ask the platform for its model cache")
 
@@ -55,7 +64,35 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--once", action="store_true", help="print once and exit instead of opening the dashboard")
     run.add_argument("--json", action="store_true", help="JSON output (with --once)")
     run.add_argument("--local", action="store_true", help="use the embedded local platform")
+    _add_ops_commands(sub)
     return parser
+
+
+def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
+    """``serve``, ``wait`` and ``dispatch`` (docs/ops.md)."""
+    serve = sub.add_parser("serve", help="serve the dashboard to a browser (textual-serve), behind a token")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=0, help="port to bind (default: a free port)")
+    serve.add_argument("--local", action="store_true", help="serve the dashboard on the embedded local platform")
+    serve.add_argument("--allow-remote", action="store_true", help="allow a --host that is not loopback (prints a warning)")
+
+    wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout")
+    wait.add_argument("run_ids", nargs="+", metavar="ID")
+    wait.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="give up after this long (exit 2)")
+    wait.add_argument("--json", action="store_true", help="one JSON object per line instead of text")
+    wait.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help="seconds between polls (default 3)")
+    wait.add_argument("--local", action="store_true", help="use the embedded local platform")
+    wait.add_argument("--on-event", metavar="CMD", default=None, help="run CMD with each status change as JSON on stdin")
+
+    dispatch = sub.add_parser("dispatch", help="pre-flight and dispatch an sft.toml; prints the run id")
+    dispatch.add_argument("file", help="the sft.toml to dispatch")
+    dispatch.add_argument("--volume", required=True, help="the volume the run uses")
+    dispatch.add_argument("--wait", action="store_true", help="then wait like `primetui wait` (same exit codes)")
+    dispatch.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="with --wait: give up after this long")
+    dispatch.add_argument("--json", action="store_true", help="machine-readable output")
+    dispatch.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
+    dispatch.add_argument("--local", action="store_true", help="use the embedded local platform")
+    dispatch.add_argument("--on-event", metavar="CMD", default=None, help="with --wait: run CMD with each status change as JSON on stdin")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -78,6 +115,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from primetui.sft.cli import validate
 
         return validate(args)
+    if args.command == "serve":
+        from primetui.serve import serve as serve_dashboard
+
+        return serve_dashboard(args)
+    if args.command in ("wait", "dispatch"):
+        from primetui import waiting
+
+        return waiting.main(args)
     if args.command in ("runs", "run") and args.once:
         from primetui import headless
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def atomic_write_text(path: Path, text: str, *, prefix: str, suffix: str = "", mode: int | None = None) -> None:
@@ -26,3 +28,12 @@ def atomic_write_text(path: Path, text: str, *, prefix: str, suffix: str = "", m
         except FileNotFoundError:
             pass
         raise
+
+
+def write_json_atomic(path: Path, data: Any, mode: int = 0o600) -> None:
+    """Write ``data`` as JSON so a reader sees either the old or the new file, never half of one.
+
+    Creates the parent directory when needed; the file gets ``mode`` (default ``0o600``).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(data), prefix=f".{path.name}.", suffix=".tmp", mode=mode)

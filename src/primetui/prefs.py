@@ -25,6 +25,7 @@ from primetui.fileio import atomic_write_text
 
 __all__ = [
     "CHART_MARKERS",
+    "NotifyPrefs",
     "Prefs",
     "PrefsError",
     "RefreshIntervals",
@@ -65,6 +66,17 @@ class RefreshIntervals(_Strict):
     """Charts: how often new metric rows are fetched (only rows after the last step)."""
 
 
+class NotifyPrefs(_Strict):
+    """How watched runs reach you beyond the toast and the bell, in the `[notify]` table."""
+
+    desktop: Literal["off", "osc777", "osc9"] = "off"
+    """Desktop notifications through the terminal: `osc777` (e.g. foot, urxvt), `osc9` (e.g. iTerm2, WezTerm), or `off`."""
+    on_event: str = ""
+    """A command run for each event of a watched run, with the event as one JSON object on stdin (pagers, chat webhooks); empty runs none."""
+    hook_timeout: float = Field(default=10.0, gt=0, le=300)
+    """Seconds `on_event` may take before it is killed; a failure is a warning and a line in notify.log."""
+
+
 class Prefs(_Strict):
     """primetui's preferences (the `config.toml` file)."""
 
@@ -76,6 +88,8 @@ class Prefs(_Strict):
     """Where the embedded local platform keeps its volumes and runs; empty uses primetui's data dir."""
     refresh: RefreshIntervals = Field(default_factory=RefreshIntervals)
     """Polling intervals, in the `[refresh]` table."""
+    notify: NotifyPrefs = Field(default_factory=NotifyPrefs)
+    """Notifications for watched runs, in the `[notify]` table."""
     keymap: dict[str, str] = Field(default_factory=dict)
     """Key overrides, in the `[keymap]` table: binding id = "keys", e.g. `"app.theme" = "ctrl+t"`."""
     watched: list[str] = Field(default_factory=list)
@@ -254,8 +268,9 @@ def default_toml() -> str:
         out.append("\n" + _comment(info.description) + f"{name} = {_toml_value(value)}\n")
     for name, info in tables:
         out.append("\n" + _comment(info.description) + f"[{name}]\n")
-        if name == "refresh":
-            for sub, sub_info in RefreshIntervals.model_fields.items():
+        model = {"refresh": RefreshIntervals, "notify": NotifyPrefs}.get(name)
+        if model is not None:
+            for sub, sub_info in model.model_fields.items():
                 out.append(_comment(sub_info.description) + f"{sub} = {_toml_value(defaults[name][sub])}\n")
         else:
             out.append('# "app.theme" = "ctrl+t"\n')

@@ -152,3 +152,31 @@ def test_new_user_opens_a_volume_shell_from_the_dashboard(tmp_path) -> None:
     finally:
         t.close()
         _kill_leftovers(str(data))
+
+
+@pytest.mark.skipif(shutil.which("top") is None, reason="top is needed")
+def test_resizes_during_full_terminal_mode_do_not_freeze(tmux: Tmux) -> None:
+    """A busy full-screen program in full-terminal mode, the terminal resized several times: the
+    suspended dashboard must not render (a render then blocks on its stopped writer for good)."""
+    tmux.wait(lambda s: "$" in s and "Full terminal" in s, "the shell tab and its keys")
+    tmux.keys("F12")
+    tmux.wait(lambda s: "Full terminal" not in s and "ctrl+] returns" in s, "the real terminal handed to the shell")
+    tmux.type("top -d 0.2")
+    tmux.keys("Enter")
+    tmux.wait(lambda s: "load average" in s, "top on the real terminal")
+    # Before the fix the queue of the stopped writer (30 slots) filled within a few seconds of this.
+    for cols, rows in ((80, 24), (120, 40), (90, 26), (130, 44), (100, 30), (84, 25), (110, 36)) * 3:
+        tmux.run("resize-window", "-t", "t", "-x", str(cols), "-y", str(rows))
+        time.sleep(0.4)
+    tmux.run("resize-window", "-t", "t", "-x", "100", "-y", "30")
+    tmux.wait(lambda s: "load average" in s, "top still drawing after the resizes")
+    tmux.type("q")
+    tmux.type("echo after-$((4*5))")
+    tmux.keys("Enter")
+    tmux.wait(lambda s: "after-20" in s, "the shell answering after top")
+    tmux.keys("C-]")
+    back = tmux.wait(lambda s: "Full terminal" in s, "the dashboard back (it did not freeze)", timeout=20)
+    assert "after-20" in back
+    tmux.type("echo pane-$((5*5))")
+    tmux.keys("Enter")
+    tmux.wait(lambda s: "pane-25" in s, "the pane taking keys again")

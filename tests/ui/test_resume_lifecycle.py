@@ -29,14 +29,14 @@ async def test_resume_follows_what_exists_now(local_platform):
             assert screen.check_action("resume", ()) is False
             screen.do_resume()  # what the palette or an old footer would do
             await until(pilot, lambda: any("follow that run instead" in n for n in notifications(app)), "409 shown")
-            screen.fetch_run()
+            screen.poll()
             await pilot.pause(1.0)
             assert not any("Connection to the platform is back" in n for n in notifications(app))
             assert app.state.connection.last_error is None
             await c.stop_run(b)
             await wait_status(local_platform, b, {"STOPPED"}, limit=60)
             await c.delete_run(b)
-            screen.fetch_run()
+            screen.poll()
             await until(pilot, lambda: "which was deleted" in screen_text(app), "A's note follows the deletion")
             assert screen.check_action("resume", ()) is True
             await pilot.press("u")

@@ -106,7 +106,7 @@ def test_watched_status_change_is_reported_once():
 def test_every_dashboard_binding_has_an_id():
     from textual.binding import Binding
 
-    from primetui.ui.keys import all_owners
+    from primetui.ui.keys_doc import all_owners
 
     for area, owner in all_owners()[:7]:
         for b in owner.__dict__.get("BINDINGS", []):

@@ -223,8 +223,9 @@ async def test_follows_overlapping_windows_without_duplicates():
     assert _lines(events) == ["a", "b", "c", "d", "e", "f"]
     assert not [e for e in events if isinstance(e, f.LogGap)]
     assert fol.state == f.FollowerState.FOLLOWING and fol.lines_received == 6
+    # since_seconds routes every fetch through the search backend (the plain fetch is a 200-line snapshot)
     assert client.log_calls[0] == (1000, {"component": "trainer", "pod_index": None, "env_name": None,
-                                          "since_seconds": None})
+                                          "since_seconds": 86400})
     assert [c[0] for c in client.log_calls[1:]] == [200, 200, 200]
 
 

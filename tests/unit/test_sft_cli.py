@@ -31,7 +31,7 @@ def test_validate_prints_file_line_col_and_fails_on_errors(tmp_path, capsys):
         "prime-rl uses the default `constant` variant, which has no `warmup_steps`; add `type = \"linear\"`."
     ]
     assert "model cache: skipped (--offline)." in err
-    assert "1 error(s), 0 warning(s) in 2 file(s)" in err and "559b44772" in err
+    assert "1 error(s), 0 warning(s), 0 hint(s) in 2 file(s)" in err and "559b44772" in err
 
 
 def test_validate_clean_file_exits_zero(tmp_path, capsys):

@@ -207,7 +207,7 @@ def test_messages_use_prime_rl_and_seed_words():
     assert msgs["volume-required"] == ("data.name requires `--volume <name>`. Create a volume with `prime volumes create <name>`, "
                                        "then rerun `prime train sft.toml --volume <name>`.")
     d = _found("max_steps = 10\n[scheduler]\ntype = \"cosine\"\n", "scheduler", HOSTED)[0]
-    assert d.message == "warmup_steps (10) must be less than max_steps (10)"
+    assert d.message == "warmup_steps (10, the default) must be less than max_steps (10)"
     d = _found("[model]\nname = \"Qwen/Qwen3-8B\"\n", "model-cache", CACHE)[0]
     assert d.message == "Model 'Qwen/Qwen3-8B' is not available on this cluster. Reach out to Prime support to get it added."
 

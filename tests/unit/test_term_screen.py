@@ -129,8 +129,10 @@ def test_resize_keeps_cursor_row_and_pushes_top_rows_to_scrollback() -> None:
     term.resize(8, 3)
     assert term.text_lines() == ["4", "5", "$"]
     assert [entry_text(e) for e in term.scrollback] == ["1", "2", "3"]
-    term.resize(12, 5)
-    assert term.rows == 5 and term.cols == 12 and term.cursor == (2, 2)
+    term.resize(12, 5)  # growing brings rows back from scrollback, as tmux does
+    assert term.rows == 5 and term.cols == 12 and term.cursor == (2, 4)
+    assert term.text_lines() == ["2", "3", "4", "5", "$"]
+    assert [entry_text(e) for e in term.scrollback] == ["1"]
 
 
 def test_dirty_rows_are_tracked_and_cleared() -> None:

@@ -45,6 +45,12 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 CREATE_RUN_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 """Create and resume validate through a cold rl-validator (up to 60 s), so they wait longer."""
 
+KEEPALIVE_EXPIRY = 5.0
+"""Seconds an idle pooled connection is kept; servers should keep it open longer (the local one: 75 s)."""
+
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "DELETE"})
+"""Methods retried once, at once, when a pooled connection turns out to be closed."""
+
 USER_AGENT = f"primetui/{__version__} python/{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -94,6 +100,7 @@ class PrimeClient:
             follow_redirects=True,
             transport=transport,
             verify=_shared_ssl_context(),
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY),
         )
 
     def __repr__(self) -> str:
@@ -149,7 +156,7 @@ class PrimeClient:
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            response = await self._http.request(method, path, **kwargs)
+            response = await self._send(method, path, kwargs)
         except httpx.ConnectTimeout as exc:
             raise UnreachableError(
                 f"Cannot connect to {self.base_url} (no answer within "
@@ -194,7 +201,13 @@ class PrimeClient:
                 secrets=[self._api_key],
             )
         content = response.content
-        if response.status_code == 204 or not content.strip():
+        if response.status_code == 204:
+            return {}
+        if not content.strip():
+            if method == "GET":
+                # A read always has a JSON object to say; an empty 200 is a cut or broken reply, not
+                # "nothing new" (reading it as an empty log window or metrics page loses lines).
+                raise self._malformed(method, path, "the reply is empty")
             return {}
         try:
             data = json.loads(content)
@@ -203,6 +216,20 @@ class PrimeClient:
         if not isinstance(data, dict):
             raise self._malformed(method, path, f"the reply is a JSON {type(data).__name__}, not an object")
         return data
+
+    async def _send(self, method: str, path: str, kwargs: dict[str, Any]) -> httpx.Response:
+        """One request; an idempotent one is retried once, at once, when the connection dropped.
+
+        A pooled keep-alive connection the server closed a moment before reuse fails with
+        "Server disconnected without sending a response" (or a reset) without the request having
+        been served; GET and DELETE can safely be sent again on a fresh connection.
+        """
+        try:
+            return await self._http.request(method, path, **kwargs)
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+            if method not in IDEMPOTENT_METHODS:
+                raise
+        return await self._http.request(method, path, **kwargs)
 
     def _malformed(self, method: str, path: str, why: str) -> MalformedResponseError:
         return MalformedResponseError(
@@ -457,7 +484,12 @@ class PrimeClient:
             params["pod_index"] = pod_index
         if env_name:
             params["env_name"] = env_name
-        return await self._get(m.LogsResponse, f"/rft/runs/{_seg(run_id)}/logs", params=params)
+        path = f"/rft/runs/{_seg(run_id)}/logs"
+        data = await self.request("GET", path, params=params)
+        if not isinstance(data.get("logs"), str):
+            # Without its `logs` string the reply says nothing about the log; it is not an empty window.
+            raise self._malformed("GET", path, "the reply has no logs string")
+        return self._parse(m.LogsResponse, data, "GET", path)
 
     async def list_env_servers(self, run_id: str) -> list[m.EnvServer]:
         """R8 `GET /rft/runs/{id}/env-servers` (snake_case reply)."""

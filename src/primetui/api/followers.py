@@ -64,6 +64,12 @@ __all__ = [
 MAX_TAIL_LINES = 5000
 """R7's hard ceiling per request."""
 
+PLAIN_SNAPSHOT_LINES = 200
+"""A plain R7 fetch (no search, level or since) is served from a snapshot of this many lines."""
+
+SEARCH_LOOKBACK_SECONDS = 86_400
+"""R7's widest lookback (24 h): with it every fetch goes through the search backend."""
+
 MIN_PROOF = 3
 """Overlapping lines needed to trust that a full log window continues the previous one."""
 
@@ -204,6 +210,8 @@ class _Follower:
         *,
         interval: float,
         max_backoff: float = 60.0,
+        transient_backoff: float = 20.0,
+        outage_after: float = 120.0,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         sleep: Sleep | None = None,
@@ -214,6 +222,12 @@ class _Follower:
         self.interval = float(interval)
         """Seconds between polls while all is well."""
         self.max_backoff = float(max_backoff)
+        self.transient_backoff = float(transient_backoff)
+        """Ceiling of the backoff while failures are transient (5xx, resets, cut or broken replies
+        for less than `outage_after` seconds): a flaky platform is retried within seconds."""
+        self.outage_after = float(outage_after)
+        """After this long without a good poll the backoff may grow to `max_backoff`."""
+        self._failing_since: float | None = None
         self._clock = clock
         self._wall = wall
         self._sleep = sleep
@@ -301,26 +315,35 @@ class _Follower:
         self.last_success = PollStamp(self._clock(), self._wall())
         self.error = None
         self.failures = 0
+        self._failing_since = None
         self.next_delay = self.interval
         self._set_state(state, events)
 
-    def _backoff(self) -> float:
-        """Exponential backoff with equal jitter: half fixed, half random."""
-        ceiling = min(self.max_backoff, self.interval * (2 ** (self.failures - 1)))
+    def _backoff(self, cap: float | None = None) -> float:
+        """Exponential backoff with equal jitter: half fixed, half random; at most `cap` (max_backoff)."""
+        top = self.max_backoff if cap is None else min(cap, self.max_backoff)
+        ceiling = min(top, self.interval * (2 ** min(self.failures - 1, 30)))
         ceiling = max(ceiling, min(self.interval, self.max_backoff))
         return ceiling / 2 + self._rng() * ceiling / 2
 
     def _failed(self, exc: PrimeAPIError, events: list[FollowerEvent]) -> None:
         self.error = exc
         self.failures += 1
+        if self._failing_since is None:
+            self._failing_since = self._clock()
         if isinstance(exc, _FATAL) or (isinstance(exc, NotFoundError) and not exc.not_started):
             events.append(PollFailed(exc, None, self.failures))
             self._set_state(FollowerState.ERROR, events, str(exc))
             self._finish(str(exc), events, state=FollowerState.ERROR)
             return
-        delay = self._backoff()
-        if isinstance(exc, RateLimitedError) and exc.retry_after is not None:
-            delay = max(delay, exc.retry_after + self._rng())
+        transient = self._clock() - (self._failing_since or self._clock()) < self.outage_after
+        if isinstance(exc, RateLimitedError):
+            # The server said how long to wait (or did not): honour it, never hammer it.
+            delay = self._backoff()
+            if exc.retry_after is not None:
+                delay = max(delay, exc.retry_after + self._rng())
+        else:
+            delay = self._backoff(self.transient_backoff if transient else None)
         self.next_delay = delay
         events.append(PollFailed(exc, delay, self.failures))
         self._set_state(FollowerState.RETRYING, events, str(exc))
@@ -352,6 +375,8 @@ class _RunBound(_Follower):
         self.status_interval = self.interval if status_interval is None else status_interval
         self.run_status: str | None = None
         """The latest known run status."""
+        self.final_fetch_ok = False
+        """True once the fetch made after the run turned terminal succeeded (nothing left unread)."""
         self._status_checked_at: float | None = None
 
     def notify_status(self, status: str | None) -> None:
@@ -383,14 +408,27 @@ class _RunBound(_Follower):
             self.polls += 1
             await self._fetch(events, final)
         except PrimeAPIError as exc:
-            self._failed(exc, events)
+            self._failed_fetch(exc, events)
             return events
         except Exception as exc:  # noqa: BLE001 - a poll loop must never die silently in a worker
-            self._failed(_unexpected(exc), events)
+            self._failed_fetch(_unexpected(exc), events)
             return events
         if final and not self.done:
+            # Only a final fetch that succeeded ends the follower: a failed one is retried above.
+            self.final_fetch_ok = True
             self._finish(f"The run is {self.run_status}.", events)
         return events
+
+    def _failed_fetch(self, exc: PrimeAPIError, events: list[FollowerEvent]) -> None:
+        self._failed(exc, events)
+        if self.done and is_terminal_run_status(self.run_status) and not self.final_fetch_ok:
+            # Gave up on a failure retrying cannot fix: say that the end of the data is unread.
+            for i, event in enumerate(events):
+                if isinstance(event, Stopped):
+                    events[i] = Stopped(
+                        f"The run is {self.run_status}, but the final fetch failed ({exc}); "
+                        "the last lines or rows may be missing."
+                    )
 
     async def _fetch(self, events: list[FollowerEvent], final: bool) -> None:
         raise NotImplementedError
@@ -728,9 +766,17 @@ class LogFollower(_RunBound):
         backlog_lines: int = 1000,
         tail_lines: int = 200,
         since_seconds: int | None = None,
+        search_backend: bool = True,
+        catch_up: bool = False,
         **kw: Any,
     ) -> None:
         super().__init__(client, run_id, interval=interval, **kw)
+        self.search_backend = search_backend
+        """Send `since_seconds` (24 h unless given) so the search backend serves up to 5000 lines;
+        a plain fetch is served from the hosted 200-line snapshot."""
+        self.catch_up = catch_up
+        """When a follow window fills with new lines, read the widest window (5000) at once in the
+        same poll, so a burst is caught before it scrolls out instead of being marked as a gap."""
         self.component = component
         self.pod_index = pod_index
         self.env_name = env_name
@@ -753,24 +799,42 @@ class LogFollower(_RunBound):
         self._calm_peak = 0  # most new lines in one poll during that calm stretch
         self._last_requested = self.backlog_lines
 
+    async def _get(self, requested: int) -> list[str]:
+        since = self.since_seconds
+        if since is None and self.search_backend:
+            since = SEARCH_LOOKBACK_SECONDS
+        if since is None and self._cap is None:
+            # A plain fetch is the hosted 200-line snapshot: a window of 200 is full, so lines
+            # past it are an overflow, not a log that started over.
+            self._cap = PLAIN_SNAPSHOT_LINES
+        reply = await self.client.get_logs(
+            self.run_id,
+            requested,
+            component=self.component,
+            pod_index=self.pod_index,
+            env_name=self.env_name,
+            since_seconds=since,
+        )
+        return reply.lines()
+
     async def _fetch(self, events: list[FollowerEvent], final: bool) -> None:
         requested = self.backlog_lines if self._first else self.tail_lines
         try:
-            reply = await self.client.get_logs(
-                self.run_id,
-                requested,
-                component=self.component,
-                pod_index=self.pod_index,
-                env_name=self.env_name,
-                since_seconds=self.since_seconds,
-            )
+            cur = await self._get(requested)
         except NotFoundError as exc:
             if not exc.not_started:
                 raise
             self._succeeded(events, FollowerState.WAITING)
             self.next_delay = self.waiting_interval
             return
-        cur = reply.lines()
+        if self.catch_up and self._last and cur and requested < MAX_TAIL_LINES:
+            full = len(cur) >= requested or (self._cap is not None and len(cur) >= self._cap)
+            if full and diff_windows(self._last, cur, full=True).gap in ("overflow", "uncertain"):
+                # More arrived than this window holds: read the widest window now, before the
+                # lines scroll out, instead of reporting a gap the platform could still fill.
+                self._last_requested = requested
+                requested = MAX_TAIL_LINES
+                cur = await self._get(requested)
         self._first = False
         self._apply(cur, requested, events)
         self._succeeded(events)

@@ -81,7 +81,8 @@ def serve(args: argparse.Namespace) -> int:
     state = None
     try:
         # Imported only now: a refused start (data dir busy) answers before FastAPI loads.
-        from primetui.local.server import bind_socket, serve as serve_app, write_json_atomic
+        from primetui.fileio import write_json_atomic
+        from primetui.local.server import bind_socket, serve as serve_app
         from primetui.local.state import LocalState
 
         try:
@@ -98,6 +99,21 @@ def serve(args: argparse.Namespace) -> int:
         except OSError as exc:
             _err(f"cannot set up the data dir {data_dir} ({exc.strerror}); pass a writable one with --data-dir.")
             return 2
+        faithful = getattr(args, "faithful", None)
+        if faithful is not None:
+            from primetui.local.log_windows import parse_bool
+
+            try:
+                state.faithful_logs = parse_bool(faithful)
+            except ValueError as exc:
+                _err(f"--faithful: {exc}.")
+                return 2
+        rate_limit = getattr(args, "rate_limit", None)
+        if rate_limit is not None:
+            if rate_limit < 0:
+                _err("--rate-limit must be 0 (no limit) or a positive number of requests per minute.")
+                return 2
+            state.rate_limit = rate_limit or None
         if getattr(args, "demo", False):
             from primetui.local.demo import seed_demo
 

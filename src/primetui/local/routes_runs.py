@@ -26,6 +26,7 @@ from primetui.api.models import (
     RunUsageBreakdown,
 )
 from primetui.local.errors import fail, invalid
+from primetui.local.log_windows import plan_window
 from primetui.local.runs_wire import dump, get_run_or_404, run_model, run_wire
 from primetui.local.state import LocalState
 from primetui.local.store import ACTIVE_RUN_STATUSES, iso_from_unix, iso_now
@@ -156,19 +157,16 @@ async def get_logs(
     pod_index: int | None = None,
     env_name: str | None = None,
 ) -> dict[str, Any]:
-    """R7: one component's log window, filtered like the hosted search backend."""
-    if not 1 <= tail_lines <= 5000:
-        raise invalid([(("query", "tail_lines"), "Input should be between 1 and 5000", "value_error")])
+    """R7: one component's log window: the hosted snapshot or search backend (see log_windows)."""
+    state = _platform(request)
+    window = plan_window(tail_lines, since_seconds, search=search, level=level, faithful=state.faithful_logs)
     if level is not None and level.upper() not in LOG_LEVELS:
         raise invalid([(("query", "level"), f"Input should be one of {', '.join(LOG_LEVELS)}", "enum")])
-    if since_seconds is not None and since_seconds < 1:
-        raise invalid([(("query", "since_seconds"), "Input should be a positive number of seconds", "value_error")])
-    state = _platform(request)
     row = get_run_or_404(state, run_id)
     if row["status"] in ("PENDING", "QUEUED", "CREATING") and not state.store.log_components(run_id):
         raise fail(404, f"Logs are not available yet (run is {row['status']}).")
     name = _log_component(state, row, component, env_name)
-    since_ts = time.time() - since_seconds if since_seconds else None
+    since_ts = time.time() - window.since_seconds if window.since_seconds else None
     pattern = None
     if search and regex:
         try:
@@ -177,7 +175,7 @@ async def get_logs(
             raise fail(400, f"search is not a valid regular expression ({exc}); fix it or drop --regex.") from exc
     lines = state.store.query_logs(run_id, name, pod_index, since_ts, level.upper() if level else None,
                                    search=search if search and not regex else None, pattern=pattern,
-                                   limit=tail_lines)
+                                   limit=window.limit)
     return dump(LogsResponse(logs="\n".join(lines)))
 
 

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import json
 import logging
-import os
 import signal
 import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -24,6 +21,8 @@ log = logging.getLogger("primetui.local")
 
 API_PREFIX = "/api/v1"
 LOOPBACK = "127.0.0.1"
+KEEP_ALIVE_SECONDS = 75
+"""Idle seconds before the server closes a kept-alive connection (well past the client's pool expiry)."""
 
 
 def _require_token(request: Request) -> None:
@@ -80,6 +79,9 @@ def create_app(state: LocalState) -> FastAPI:
     app.include_router(runs_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(misc_router, prefix=API_PREFIX, dependencies=auth)
 
+    if state.rate_limit:
+        _add_rate_limit(app, state.rate_limit)
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
@@ -90,6 +92,23 @@ def create_app(state: LocalState) -> FastAPI:
         )
 
     return app
+
+
+def _add_rate_limit(app: FastAPI, per_minute: int) -> None:
+    """429 with Retry-After once a client passes ``per_minute`` API requests in a rolling minute."""
+    from primetui.local.ratelimit import RateLimiter, client_key, limited_detail, retry_after_header
+
+    limiter = RateLimiter(per_minute)
+
+    @app.middleware("http")
+    async def _rate_limit(request: Request, call_next):  # type: ignore[no-untyped-def]
+        if request.url.path.startswith(API_PREFIX):
+            wait = limiter.check(client_key(request.headers.get("authorization"),
+                                            request.client.host if request.client else None))
+            if wait is not None:
+                return JSONResponse(status_code=429, content={"detail": limited_detail(per_minute, wait)},
+                                    headers={"Retry-After": retry_after_header(wait)})
+        return await call_next(request)
 
 
 def bind_socket(port: int | None) -> socket.socket:
@@ -109,15 +128,6 @@ def bind_socket(port: int | None) -> socket.socket:
     return sock
 
 
-def write_json_atomic(path: Path, data: dict, mode: int = 0o600) -> None:
-    """Write ``data`` to ``path`` via a temp file and rename, so readers never see half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-    os.replace(tmp, path)
-
-
 async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str], None]) -> None:
     """Serve until SIGTERM/SIGINT; ``on_ready(base_url)`` runs once the socket accepts requests."""
     import uvicorn
@@ -125,7 +135,10 @@ async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str]
     host, port = sock.getsockname()[:2]
     state.base_url = f"http://{host}:{port}"
     app = create_app(state)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5)
+    # Keep-alive outlives every client pool's expiry (httpx drops idle connections after 5 s), so a
+    # client never reuses a connection the server is closing at that very moment.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5,
+                            timeout_keep_alive=KEEP_ALIVE_SECONDS)
     server = uvicorn.Server(config)
     # uvicorn re-raises a captured signal after its graceful shutdown; make that a no-op so the
     # process exits normally (status 0) once everything has been stopped and flushed.

@@ -9,15 +9,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from primetui.local.auth import load_or_create_token
+from primetui.local.log_windows import faithful_from_env
+from primetui.local.ratelimit import rate_limit_from_env
 from primetui.local.models_cache import MODELS_FILE, ModelCache
 from primetui.local.paths import safe_join
 from primetui.local.store import Store
-
-if TYPE_CHECKING:
-    from primetui.local.supervisor import Supervisor
 
 SPEED_ENV = "PRIMETUI_LOCAL_SPEED"
 MAX_RUNS_ENV = "PRIMETUI_LOCAL_MAX_RUNS"
@@ -53,7 +52,11 @@ class LocalState:
     speed: float = 1.0
     max_runs: int | None = None
     base_url: str = ""
-    supervisor: Supervisor | None = None
+    faithful_logs: bool = True
+    """Serve the hosted log windows (200-line snapshot, search backend); False: whole logs."""
+    rate_limit: int | None = None
+    """Requests per minute per client before a 429 with Retry-After (None: no limit)."""
+    supervisor: Any = None  # the server's primetui.local.supervisor.Supervisor (it sits above this module)
     extras: dict[str, Any] = field(default_factory=dict)  # room for other local packages (sessions)
 
     @classmethod
@@ -73,6 +76,8 @@ class LocalState:
             models=models,
             speed=speed_factor(),
             max_runs=max_runs_limit(),
+            faithful_logs=faithful_from_env(),
+            rate_limit=rate_limit_from_env(),
         )
 
     # volumes ---------------------------------------------------------------------------------

@@ -18,9 +18,12 @@ from pydantic import ValidationError
 from primetui.sft.cfg import Cfg, Finding
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic, Fix, Span, TextEdit, sort_key
+from primetui.sft.placing import anchor
+from primetui.sft.placing import walk_loc as _walk_loc
 from primetui.sft.renames import RENAMED
-from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, root_model, specs, variants
+from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, root_model, variants
 from primetui.sft.spans import Entry, SpanMap
+from primetui.sft.syntax import explain
 
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -57,7 +60,7 @@ def check_text(text: str, ctx: CheckContext | None = None) -> Report:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return Report([_syntax_diagnostic(str(exc), spans)], None, spans)
+        return Report([_syntax_diagnostic(str(exc), spans, text)], None, spans)
     return check_parsed(raw, spans, ctx)
 
 
@@ -90,7 +93,11 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-def _syntax_diagnostic(message: str, spans: SpanMap) -> Diagnostic:
+def _syntax_diagnostic(message: str, spans: SpanMap, text: str = "") -> Diagnostic:
+    better = explain(text, message) if text else None
+    if better is not None:
+        return Diagnostic("error", f"Invalid TOML: {better.message} Nothing else can be checked until it parses.",
+                          better.span, "toml-syntax", "toml", (), better.fix)
     m = _TOML_POS.search(message)
     line, col = (int(m.group(1)) - 1, int(m.group(2)) - 1) if m else (0, 0)
     text = _TOML_POS.sub("", message).strip().rstrip(".")
@@ -103,27 +110,6 @@ def _syntax_diagnostic(message: str, spans: SpanMap) -> Diagnostic:
 
 # -- placing findings ---------------------------------------------------------------------------------
 
-def anchor(spans: SpanMap, path: tuple, on_key: bool = False) -> Span:
-    """The span a problem at ``path`` is shown on: the value, the key, or the nearest written table."""
-    found, entry = spans.locate(path)
-    if entry is None:
-        first = _first_content_line(spans)
-        return Span(first, 0, first, len(spans.line_text(first)))
-    if entry.kind == "pair":
-        if found != tuple(path) or on_key:
-            return entry.key
-        return entry.value
-    return entry.value  # table header `[x]`
-
-
-def _first_content_line(spans: SpanMap) -> int:
-    for i in range(spans.line_count):
-        s = spans.line_text(i).strip()
-        if s and not s.startswith("#"):
-            return i
-    return 0
-
-
 def place(f: Finding, spans: SpanMap) -> Diagnostic:
     fix = f.fix if f.fix is not None else (f.fix_builder(spans) if f.fix_builder else None)
     return Diagnostic(f.level, f.message, anchor(spans, f.path, f.on_key), f.code, f.source,
@@ -131,47 +117,6 @@ def place(f: Finding, spans: SpanMap) -> Diagnostic:
 
 
 # -- schema (pydantic) errors ---------------------------------------------------------------------------
-
-def _walk_loc(loc: tuple, raw: dict) -> tuple[tuple, ClassSpec | None, FieldSpec | None, list[str]]:
-    """Strip union tags and union-member names from a pydantic loc; return (toml path, class, field, tags)."""
-    cls: ClassSpec | None = specs()["SFTConfig"]
-    f: FieldSpec | None = None
-    out: list[Any] = []
-    tags: list[str] = []
-    i = 0
-    node: Any = raw
-    while i < len(loc):
-        part = loc[i]
-        i += 1
-        if isinstance(part, int):
-            out.append(part)
-            node = node[part] if isinstance(node, list) and part < len(node) else None
-            continue
-        if cls is None:
-            if isinstance(node, dict) and part in node:
-                out.append(part)
-                node = node[part]
-            continue
-        f = cls.fields.get(part) or next((x for x in cls.fields.values() if part in x.aliases), None)
-        out.append(part)
-        node = node.get(part) if isinstance(node, dict) else None
-        if f is None:
-            cls = None
-            continue
-        if f.discriminator:
-            v = variants(f)
-            if i < len(loc) and loc[i] in v:
-                tags.append(str(loc[i]))
-                cls = v[loc[i]]
-                i += 1
-            else:
-                cls = None
-        elif f.classes and f.classes[0] in specs():
-            cls = specs()[f.classes[0]]
-        else:
-            cls = None
-    return tuple(out), cls, f, tags
-
 
 def _got(inp: Any) -> str:
     if isinstance(inp, (dict, list)):
@@ -351,10 +296,3 @@ def _rename_fix(spans: SpanMap, path: tuple, new: str) -> Fix | None:
     return Fix(f"Rename {old} to {new}", (TextEdit((k.line, start), (k.line, k.end_col), new),))
 
 
-def remove_line_fix(spans: SpanMap, path: tuple, title: str) -> Fix | None:
-    entry = spans.get(tuple(path))
-    if entry is None or entry.kind != "pair":
-        return None
-    start = entry.key.line
-    end = entry.value.end_line
-    return Fix(title, (TextEdit((start, 0), (end + 1, 0), ""),))

@@ -56,9 +56,9 @@ def fetch_model_cache(timeout: float = 8.0) -> CacheResult:
 
 
 def validate_file(path: Path, ctx: CheckContext) -> tuple[list[Diagnostic], str | None]:
-    """Diagnostics for one file; an unreadable file is one error at 1:1."""
+    """Diagnostics for one file (``-`` is standard input); an unreadable file is one error at 1:1."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read_stdin() if str(path) == "-" else path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return [Diagnostic("error", f"cannot read this file ({reason}) — check the path.", Span(0, 0, 0, 0),
@@ -67,6 +67,11 @@ def validate_file(path: Path, ctx: CheckContext) -> tuple[list[Diagnostic], str 
 
     report = check_text(text, ctx)
     return list(report.diagnostics), report.note
+
+
+def _read_stdin() -> str:
+    """Standard input as UTF-8 text, whatever the locale says."""
+    return sys.stdin.buffer.read().decode("utf-8")
 
 
 def validate(args: argparse.Namespace) -> int:
@@ -84,7 +89,7 @@ def _validate(args: argparse.Namespace) -> int:
     cache = CacheResult(None, "model cache: skipped (--offline).") if args.offline else fetch_model_cache()
     ctx = CheckContext(hosted=True, cached_models=cache.models)
     results: list[dict] = []
-    errors = warnings = 0
+    errors = warnings = hints = 0
     notes: set[str] = set()
     lines: list[str] = []
     for name in args.files:
@@ -93,10 +98,11 @@ def _validate(args: argparse.Namespace) -> int:
             notes.add(note)
         errors += sum(d.level == "error" for d in diags)
         warnings += sum(d.level == "warning" for d in diags)
-        results.append({"file": name, "diagnostics": [d.to_json() for d in diags]})
-        lines.extend(d.format(name) for d in diags)
+        hints += sum(d.level == "hint" for d in diags)
+        results.append({"file": "<stdin>" if name == "-" else name, "diagnostics": [d.to_json() for d in diags]})
+        lines.extend(d.format("<stdin>" if name == "-" else name) for d in diags)
     if args.json:
-        out = {"files": results, "errors": errors, "warnings": warnings, "schema": SCHEMA_NOTE,
+        out = {"files": results, "errors": errors, "warnings": warnings, "hints": hints, "schema": SCHEMA_NOTE,
                "model_cache": cache.note, "prime_rl": sorted(notes)}
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
@@ -106,5 +112,5 @@ def _validate(args: argparse.Namespace) -> int:
         for note in sorted(notes):
             print(note, file=sys.stderr)
         files = len(args.files)
-        print(f"{errors} error(s), {warnings} warning(s) in {files} file(s) — {SCHEMA_NOTE}.", file=sys.stderr)
+        print(f"{errors} error(s), {warnings} warning(s), {hints} hint(s) in {files} file(s) — {SCHEMA_NOTE}.", file=sys.stderr)
     return 1 if errors else 0

@@ -41,7 +41,7 @@ def diagnostics(raw: dict, spans: Any, hosted: bool = True) -> list[Diagnostic]:
     sft_config = found[0]
     from pydantic import ValidationError
 
-    from primetui.sft.check import _walk_loc, anchor
+    from primetui.sft.placing import anchor, walk_loc as _walk_loc
 
     try:
         sft_config.model_validate(raw)

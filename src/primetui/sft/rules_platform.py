@@ -25,7 +25,7 @@ def is_volume_path(name: str) -> bool:
 def run(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if not ctx.hosted:
         return
-    from primetui.sft.check import remove_line_fix
+    from primetui.sft.placing import remove_line_fix
 
     if "output_dir" in c.raw:
         yield Finding("warning", "output-dir", OUTPUT_DIR_INJECTED, ("output_dir",), "platform", True,

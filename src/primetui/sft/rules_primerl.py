@@ -104,7 +104,7 @@ def misc_submodel_rules(c: Cfg) -> Iterator[Finding]:
     if c.has_table("eval"):
         sources = c.get("eval.source")
         if not isinstance(sources, list) or not sources:
-            yield _err("eval-source", "EvalConfig must define at least one source. Either drop the [orchestrator.eval] block entirely (to disable eval) or add a [[orchestrator.eval.source]] block.", "eval")
+            yield _err("eval-source", "EvalConfig must define at least one source: add an [[eval.source]] table (name, env), or drop the [eval] table to turn evaluation off.", "eval")
         else:
             names: dict[str, int] = {}
             for i, s in enumerate(sources):
@@ -210,23 +210,29 @@ def root_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         yield _err("nccl", "NCCL weight broadcast requires launcher-managed inference. Add an [inference] block or set weight_broadcast.type = 'filesystem'.", "weight_broadcast.type")
 
 
+def _shown(c: Cfg, dotted: str, v: int | float | None) -> str:
+    """A value for a message: as written, or marked as prime-rl's default when the user did not write it."""
+    return str(v) if c.is_set(dotted) else f"{v}, the default"
+
+
 def scheduler_rules(c: Cfg) -> Iterator[Finding]:
     kind = c.get("scheduler.type") or "constant"
     max_steps = c.num("max_steps")
     w, d = c.num("scheduler.warmup_steps"), c.num("scheduler.decay_steps")
     where_w = "scheduler.warmup_steps" if c.is_set("scheduler.warmup_steps") else "scheduler.type"
+    ws, ds = _shown(c, "scheduler.warmup_steps", w), _shown(c, "scheduler.decay_steps", d)
     if kind == "linear" and w is not None and d is not None:
         if w == 0 and d == 0:
             yield _err("scheduler", "Linear scheduler requires warmup_steps > 0 or decay_steps > 0 (use the constant scheduler instead)", "scheduler.type")
         elif d > 0 and max_steps is None:
             yield _err("scheduler", "Must specify max_steps when using a linear scheduler with decay_steps > 0", "scheduler.decay_steps" if c.is_set("scheduler.decay_steps") else "scheduler.type")
         elif max_steps is not None and d > 0 and w + d > max_steps:
-            yield _err("scheduler", f"warmup_steps ({w}) + decay_steps ({d}) must not exceed max_steps ({max_steps})", where_w)
+            yield _err("scheduler", f"warmup_steps ({ws}) + decay_steps ({ds}) must not exceed max_steps ({max_steps})", where_w)
     elif kind == "cosine":
         if max_steps is None:
             yield _err("scheduler", "Must specify max_steps when using a cosine scheduler", "scheduler.type")
         elif w is not None and w >= max_steps:
-            yield _err("scheduler", f"warmup_steps ({w}) must be less than max_steps ({max_steps})", where_w)
+            yield _err("scheduler", f"warmup_steps ({ws}) must be less than max_steps ({max_steps})", where_w)
 
 
 def typed_renderer_rule(c: Cfg) -> Iterator[Finding]:

@@ -42,7 +42,7 @@ def map_server_error(text: str, status: int | None, message: str, issues: Iterab
     ``issues`` are objects with ``loc`` and ``msg`` (``primetui.api.errors.ValidationIssue``) or dicts.
     A message that names no field lands on line 1, so it is still listed with the problems.
     """
-    from primetui.sft.check import _walk_loc, anchor
+    from primetui.sft.placing import anchor, walk_loc as _walk_loc
 
     spans = SpanMap(text)
     try:

@@ -120,8 +120,9 @@ class SpanMap:
     def get(self, path: Path) -> Entry | None:
         """The entry written at exactly ``path``, walking only the tables that can hold it."""
         path = tuple(path)
-        for table in [t for t in self._pending if path[: len(t)] == t]:
-            self._walk_body(table)
+        if self._pending:  # only the tables whose path is a prefix of ``path`` (a dict probe per prefix)
+            for table in [path[:i] for i in range(len(path) + 1) if path[:i] in self._pending]:
+                self._walk_body(table)
         return self._entries.get(path)
 
     def _walk_body(self, table: Path) -> None:

@@ -16,11 +16,13 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
+from primetui.notify import RunEvent
 from primetui.ui import present
 from primetui.ui.clipboard import refusal_reason
 from primetui.ui.commands import PrimeCommands
 from primetui.ui.focus import types_text
 from primetui.ui.remember import initial_watched, remember
+from primetui.ui.notify import announce, make_notifier
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
@@ -81,6 +83,7 @@ class PrimeApp(App):
         theme_dirs: list[Path] | None = None,
         cache: bool = False,
         prefs_file: Path | None = None,
+        on_event: str | None = None,
     ) -> None:
         """
         Args:
@@ -97,7 +100,11 @@ class PrimeApp(App):
             theme_dirs: where theme files are (default: shipped themes/ and the user's themes dir).
             cache: paint the last-known runs list from disk first, and keep it updated.
             prefs_file: where watched runs and the theme are kept for the next start (None: not kept).
+            on_event: a command run for each watched-run event (``--on-event``; see primetui.notify).
         """
+        from primetui.ui.terminal.altkeys import install as keep_alt_keys
+
+        keep_alt_keys()  # the shell pane gets Alt+key as the terminal sent it (before the driver starts)
         super().__init__()
         self.client = client
         self.settings = settings
@@ -114,11 +121,11 @@ class PrimeApp(App):
         self.edit_path = Path(edit_path) if edit_path else None
         self.connector = connect
         self.poll_scale = poll_scale
-        self.finished_progress: set[str] = set()
         self.use_cache = cache
         self.theme_warnings: list[str] = []
         self._theme_dirs = theme_dirs
         self._register_themes()
+        self.notifier = make_notifier(self, on_event)
 
     # ---- set-up -----------------------------------------------------------------------------
     @staticmethod
@@ -213,10 +220,8 @@ class PrimeApp(App):
         change = self.state.observe_run(run)
         if change:
             old, new = change
-            name = present.field(run, "name") or present.field(run, "id")
-            severity = "error" if new == "FAILED" else ("warning" if new in ("STOPPED", "PAUSED") else "information")
-            self.notify(f"Run {name}: {old} → {new}", title="Watched run", severity=severity, timeout=10)
-            self.bell()
+            error = present.field(run, "error_message", "errorMessage") if new == "FAILED" else None
+            announce(self, RunEvent.status_change(str(present.field(run, "id")), present.field(run, "name"), old, new, error))
 
     def toggle_watch(self, run_id: str) -> bool:
         if run_id in self.state.watched:

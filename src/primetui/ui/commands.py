@@ -11,14 +11,14 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from primetui.ui import present
 
 if TYPE_CHECKING:
-    from primetui.ui.app import PrimeApp
+    from primetui.ui.host import DashboardHost
 
 
 class PrimeCommands(Provider):
     """Everything the dashboard knows about, searchable by fuzzy match."""
 
     @property
-    def prime(self) -> "PrimeApp":
+    def prime(self) -> "DashboardHost":
         return self.app  # type: ignore[return-value]
 
     def commands(self) -> list[tuple[str, Callable[[], object], str]]:

@@ -1,7 +1,8 @@
 """Key bindings as data: collect every binding with an id, apply the user keymap, print docs.
 
-``python -m primetui.ui.keys`` prints docs/keys.md from the same tables the app uses, so the
-manual cannot drift from the code.
+This module is data and lookups only: it imports no screen. ``python -m primetui.ui.keys_doc``
+(which sits above the app and every screen) prints docs/keys.md from the same tables the app uses,
+so the manual cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -43,76 +44,3 @@ def binding_table(owners: Iterable[tuple[str, type]], keymap: dict[str, str] | N
                 continue
             out.append(KeyInfo(area, b.id, pretty_keys(keymap.get(b.id, b.key)), b.description or b.action))
     return out
-
-
-def all_owners() -> list[tuple[str, type]]:
-    from primetui.ui.app import PrimeApp
-    from primetui.ui.screens.models import ModelsScreen
-    from primetui.ui.screens.run import RunScreen
-    from primetui.ui.screens.runs import RunsScreen
-    from primetui.ui.screens.volumes import VolumesScreen
-    from primetui.ui.widgets import ConfirmScreen, FormScreen
-
-    owners: list[tuple[str, type]] = [
-        ("Everywhere", PrimeApp),
-        ("Runs", RunsScreen),
-        ("Run", RunScreen),
-        ("Volumes", VolumesScreen),
-        ("Models", ModelsScreen),
-        ("Confirm dialog", ConfirmScreen),
-        ("Forms", FormScreen),
-    ]
-    return owners + panel_owners()
-
-
-def panel_owners() -> list[tuple[str, type]]:
-    """Bindings with ids of the editor, monitor and terminal packages (mounted by the dashboard)."""
-    import importlib
-    import inspect
-    import pkgutil
-
-    out: list[tuple[str, type]] = []
-    for package, area in (("primetui.ui.editor", "Editor"), ("primetui.ui.monitor", "Run monitor"), ("primetui.ui.terminal", "Volume shell")):
-        try:
-            pkg = importlib.import_module(package)
-        except Exception:  # noqa: BLE001 - a package that is not there has no keys to list
-            continue
-        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-            try:
-                module = importlib.import_module(f"{package}.{info.name}")
-            except Exception:  # noqa: BLE001
-                continue
-            for _, cls in inspect.getmembers(module, inspect.isclass):
-                if cls.__module__ != module.__name__:
-                    continue
-                if any(isinstance(b, Binding) and b.id for b in cls.__dict__.get("BINDINGS", [])):
-                    out.append((f"{area}: {cls.__name__}", cls))
-    return out
-
-
-def keys_markdown() -> str:
-    lines = [
-        "# Keys",
-        "",
-        "Generated from the bindings in the code (`uv run python -m primetui.ui.keys > docs/keys.md`).",
-        "Every key can be changed in the `[keymap]` table of your preferences file, by binding id:",
-        "",
-        "```toml",
-        "[keymap]",
-        '"runs.filter" = "f"',
-        '"run.stop" = "ctrl+x"',
-        "```",
-        "",
-        "The palette (ctrl+p) and mouse clicks reach the same actions.",
-    ]
-    area = None
-    for info in binding_table(all_owners()):
-        if info.area != area:
-            area = info.area
-            lines += ["", f"## {area}", "", "| Key | Action | Binding id |", "|---|---|---|"]
-        lines.append(f"| `{info.keys}` | {info.description} | `{info.id}` |")
-    return "\n".join(lines) + "\n"
-
-
-if __name__ == "__main__":  # pragma: no cover
-    print(keys_markdown(), end="")

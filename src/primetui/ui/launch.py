@@ -153,15 +153,18 @@ def _prefs_file() -> Any:
         return None
 
 
-def run_app(args: Any) -> int:
-    """Entry point for the dashboard (see ``primetui.cli``)."""
+def build_app(args: Any) -> tuple[Any, int]:
+    """The dashboard app for these command-line ``args``, or ``(None, exit code)`` when it cannot start.
+
+    ``run_app`` runs it; the wheel smoke test (``.ci/wheel_smoke.py``) drives the same app headless.
+    """
     from primetui.settings import load_settings
 
     try:
         settings = load_settings()
     except Exception as exc:  # noqa: BLE001
         print(f"primetui: could not read the prime configuration ({exc}); fix ~/.prime/config.json or set PRIME_API_KEY.", file=sys.stderr)
-        return 2
+        return None, 2
     prefs, prefs_warning = load_prefs()
     connector = Connector(settings, prefs)
     client = None
@@ -172,7 +175,7 @@ def run_app(args: Any) -> int:
             client, settings, label = connector.local_sync()
         except Exception as exc:  # noqa: BLE001
             print(f"primetui: the local platform did not start ({exc}); try `primetui local serve` to see why.", file=sys.stderr)
-            return 1
+            return None, 1
     elif getattr(settings, "api_key", ""):
         client = LazyClient(settings)
     command = getattr(args, "command", None)
@@ -189,8 +192,17 @@ def run_app(args: Any) -> int:
         connect=connector,
         cache=True,
         prefs_file=_prefs_file(),
+        on_event=getattr(args, "on_event", None),
     )
     if prefs_warning:
         app.theme_warnings.append(prefs_warning)
+    return app, 0
+
+
+def run_app(args: Any) -> int:
+    """Entry point for the dashboard (see ``primetui.cli``)."""
+    app, code = build_app(args)
+    if app is None:
+        return code
     app.run()
     return 0

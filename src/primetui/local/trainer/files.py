@@ -8,14 +8,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from primetui.fileio import write_json_atomic
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write ``data`` as JSON so a reader sees either the old or the new file, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-    os.replace(tmp, path)
+__all__ = ["JsonlAppender", "finite_row", "read_json", "write_json_atomic"]
 
 
 def read_json(path: Path) -> Any:

@@ -7,6 +7,8 @@ so a renderer can group cells by identity and cache one toolkit style per attrib
 
 from __future__ import annotations
 
+import re
+
 DEFAULT_COLOR = -1
 TRUECOLOR = 1 << 24
 
@@ -20,6 +22,9 @@ HIDDEN = 64
 STRIKE = 128
 
 Attr = tuple[int, int, int]
+
+SGR_SPLIT = re.compile(r"\x1b\[([0-9;]*)m")
+"""An SGR sequence; ``split`` gives text, params, text, ... (the terminal and lazy rows share it)."""
 
 _interned: dict[Attr, Attr] = {}
 

@@ -33,8 +33,15 @@ def _split(key: str) -> tuple[set[str], str]:
     return mods, "+".join(parts)
 
 
-def encode_key(key: str, character: str | None = None, *, app_cursor: bool = False) -> bytes | None:
-    """Bytes for a key press, or None when the key has no terminal encoding."""
+def encode_key(key: str, character: str | None = None, *, app_cursor: bool = False,
+               sent: bytes | None = None) -> bytes | None:
+    """Bytes for a key press, or None when the key has no terminal encoding.
+
+    ``sent`` is what the user's terminal sent when that was Alt+key (ESC then the key): xterm
+    forwards exactly that, whatever name the key was given on the way (``.``, ``¡``, ctrl+left).
+    """
+    if sent is not None and len(sent) >= 2 and sent[:1] == b"\x1b":
+        return sent
     mods, base = _split(key)
     mod_param = 1 + ("shift" in mods) + 2 * ("alt" in mods) + 4 * ("ctrl" in mods)
     if base in _CSI_LETTER:

@@ -93,10 +93,9 @@ class LazyLine(Line):
 
     def _resolve_runs(self) -> None:
         if self._raw is not None:
-            from primetui.shell.term.attrs import runs_of
-            from primetui.shell.term.terminal import _SGR_SPLIT
+            from primetui.shell.term.attrs import SGR_SPLIT, runs_of
 
-            self._runs = runs_of(self._raw, self._style, _SGR_SPLIT.split)
+            self._runs = runs_of(self._raw, self._style, SGR_SPLIT.split)
             self._raw = None
 
     def pending_runs(self) -> list[tuple[str, Attr]] | None:
@@ -651,7 +650,10 @@ class Screen:
 
     # -- size ------------------------------------------------------------------------------------------
     def resize(self, cols: int, rows: int) -> None:
-        """New size: rows above the cursor move to scrollback when the screen shrinks; no reflow."""
+        """New size, as tmux does it: no reflow of long lines, but the main screen's rows above its
+        cursor go to scrollback when it shrinks and come back from scrollback when it grows. With a
+        full-screen program on the alternate screen, the main screen is kept around its saved cursor
+        (the shell's prompt), so the lines above the prompt are there when the program exits."""
         cols, rows = max(1, cols), max(1, rows)
         if (cols, rows) == (self.cols, self.rows):
             return
@@ -667,14 +669,14 @@ class Screen:
         for buf in buffers:
             is_active = buf is self.lines
             is_main = (buf is self.lines and not self.alt_screen) or buf is self._main_lines
+            # The row to keep on screen: the cursor, or for the main screen behind a full-screen
+            # program, the cursor saved on entering it (DECSC / mode 1049).
+            cursor_y = self.y if is_active else (self._saved.y if is_main else None)
             if len(buf) > rows:
                 excess = len(buf) - rows
-                if is_active:
-                    # Keep the cursor row on screen: drop rows from the top, at most as many as the
-                    # cursor is below the new bottom; the rest are cut from below.
-                    from_top = max(0, min(excess, self.y - rows + 1))
-                else:
-                    from_top = excess
+                # Keep the cursor row on screen: drop rows from the top, at most as many as the
+                # cursor is below the new bottom; the rest are cut from below.
+                from_top = excess if cursor_y is None else max(0, min(excess, cursor_y - rows + 1))
                 if from_top:
                     if is_main and self.scrollback.maxlen:
                         self.scrollback.extend(buf[:from_top])
@@ -682,7 +684,16 @@ class Screen:
                     del buf[:from_top]
                     if is_active:
                         self.y -= from_top
+                    elif is_main:
+                        self._saved.y -= from_top
                 del buf[rows:]
+            elif len(buf) < rows and is_main and self.scrollback:
+                back = self._pull_history(min(rows - len(buf), len(self.scrollback)), cols)
+                buf[:0] = back
+                if is_active:
+                    self.y += len(back)
+                else:
+                    self._saved.y += len(back)
             while len(buf) < rows:
                 buf.append(Line(cols))
         self.rows = rows
@@ -694,6 +705,20 @@ class Screen:
         for s in (self._saved, self._saved_alt):
             s.x, s.y = min(s.x, cols - 1), min(s.y, rows - 1)
         self.dirty = set(range(rows))
+
+    def _pull_history(self, n: int, cols: int) -> list[Line]:
+        """Take the newest ``n`` scrollback rows back onto the screen (oldest first)."""
+        back: list[Line] = []
+        for _ in range(n):
+            entry = self.scrollback.pop()
+            if isinstance(entry, str):
+                entry = Line.from_text(entry[:cols], cols, DEFAULT, DEFAULT)
+            else:
+                entry.resize(cols)
+            back.append(entry)
+        back.reverse()
+        self.history_pushed -= n
+        return back
 
     # -- reading ---------------------------------------------------------------------------------------
     def display(self) -> list[str]:

@@ -17,14 +17,13 @@ import base64
 import codecs
 import re
 
-from primetui.shell.term.attrs import DEFAULT, apply_sgr, sgr_cached
+from primetui.shell.term.attrs import DEFAULT, SGR_SPLIT as _SGR_SPLIT, apply_sgr, sgr_cached
 from primetui.shell.term.screen import LazyLine, Screen
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _BULK = re.compile(r"[\x20-\x7e]*(?:\r\n[\x20-\x7e]*)+")
 # Lines of text and colour changes only (coloured logs): the same bulk treatment.
 _BULK_STYLED = re.compile(r"(?:[\x20-\x7e]|\x1b\[[0-9;]*m)*(?:\r\n(?:[\x20-\x7e]|\x1b\[[0-9;]*m)*)+")
-_SGR_SPLIT = re.compile(r"\x1b\[([0-9;]*)m")
 _SGR_STRIP = re.compile(r"\x1b\[[0-9;]*m")
 _CSI = re.compile(r"\x1b\[([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e])")
 _CSI_PREFIX = re.compile(r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*")

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from primetui.ui.editor.preflight import Preflight, run_preflight
+from primetui.sft.preflight import Preflight, run_preflight
 
 _ICONS = {"ok": ("✓", "success"), "fail": ("✗", "error"), "warn": ("!", "warning"), "skip": ("–", "text-muted")}
 

@@ -1,9 +1,11 @@
 """Connect monitor panes to the API followers (``primetui.api.followers``) in Textual workers.
 
-Each pane runs its own followers while mounted: a ``RunWatcher`` for the run's status (which
-also tells the data followers when the run is terminal, so they stop after one final fetch
-and an idle finished run costs nothing), plus a ``LogFollower`` per log stream or one
-``MetricsFollower``. Unmounting stops them all.
+Panes subscribe to the client's :class:`primetui.api.hub.FollowerHub` while mounted: the run's
+shared ``RunWatcher`` (which also tells the data followers when the run is terminal, so they
+stop after one final fetch and an idle finished run costs nothing), plus a ``LogFollower`` per
+log stream or the run's shared ``MetricsFollower``. The charts, evals and components panes and
+the run screen read the same followers, so the platform sees one request stream per resource.
+Unmounting ends the pane's subscriptions.
 """
 
 from __future__ import annotations
@@ -11,18 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from primetui.api.followers import (
-    MAX_TAIL_LINES,
-    LogFollower,
     LogGap,
     LogLines,
     MetricRows,
-    MetricsFollower,
     PollFailed,
     RunUpdate,
     RunWatcher,
     StateChanged,
     Stopped,
 )
+from primetui.api.hub import hub_for
 from primetui.api.models import is_terminal_run_status
 
 ENV_SERVER_POLL = 5.0
@@ -38,31 +38,29 @@ class FeedMixin:
     """Mixed into a pane widget; the pane provides ``client``, ``run``, ``run_id``."""
 
     _followers: list[Any]
+    _subscriptions: list[Any]
     _watcher: RunWatcher | None = None
 
     def _feed_init(self) -> None:
         if not hasattr(self, "_followers") or self._followers is None:
             self._followers = []
+        if not hasattr(self, "_subscriptions") or self._subscriptions is None:
+            self._subscriptions = []
 
     # ---- run status -------------------------------------------------------------------------
     def _start_watcher(self) -> RunWatcher:
         self._feed_init()
-        watcher = RunWatcher(self.client, self.run_id, interval=3.0, track_step=False)
+        hub = hub_for(self.client)
+
+        def on_event(event: Any) -> None:
+            if isinstance(event, RunUpdate):
+                self.run = event.run
+                self.on_run_update(event.run)
+
+        self._subscriptions.append(hub.watch(self.run_id, on_event))
+        watcher = hub.watcher(self.run_id)
         self._watcher = watcher
         self._followers.append(watcher)
-
-        async def loop() -> None:
-            async for event in watcher:
-                if isinstance(event, RunUpdate):
-                    self.run = event.run
-                    for f in self._followers:
-                        if f is not watcher and hasattr(f, "notify_status"):
-                            f.notify_status(event.run.status)
-                            if is_terminal_run_status(event.run.status):
-                                f.poke()  # do the final fetch now rather than after the interval
-                    self.on_run_update(event.run)
-
-        self.run_worker(loop(), group="monitor-feed", exit_on_error=False)
         return watcher
 
     def on_run_update(self, run: Any) -> None:
@@ -84,34 +82,24 @@ class FeedMixin:
         return has_evals(self.run)
 
     def _start_log_follower(self, spec: Any, watcher: RunWatcher | None) -> None:
-        follower = LogFollower(
-            self.client,
-            self.run_id,
-            spec.component,
-            pod_index=spec.pod_index,
-            env_name=spec.env_name,
-            interval=2.0,
-            # The first fetch takes as much history as R7 serves (5,000 lines), not 1,000.
-            backlog_lines=MAX_TAIL_LINES,
-            watcher=watcher,
-        )
-        if watcher is not None and watcher.status:
-            follower.notify_status(watcher.status)
-        elif _status_of(self.run):
-            follower.notify_status(_status_of(self.run))
-        self._followers.append(follower)
+        self._feed_init()
         key = spec.key
+        holder: list[Any] = []
 
-        async def loop() -> None:
-            async for event in follower:
-                if isinstance(event, LogLines):
-                    self.ingest(key, list(event.lines))  # type: ignore[attr-defined]
-                elif isinstance(event, LogGap):
-                    self.ingest_gap(key, event.message)  # type: ignore[attr-defined]
-                elif isinstance(event, (StateChanged, PollFailed, Stopped)):
-                    self.feed_note(key, follower)
+        def on_event(event: Any) -> None:
+            if isinstance(event, LogLines):
+                self.ingest(key, list(event.lines))  # type: ignore[attr-defined]
+            elif isinstance(event, LogGap):
+                self.ingest_gap(key, event.message)  # type: ignore[attr-defined]
+            elif isinstance(event, (StateChanged, PollFailed, Stopped)) and holder:
+                self.feed_note(key, holder[0])
 
-        self.run_worker(loop(), group="monitor-feed", exit_on_error=False)
+        status = (watcher.status if watcher is not None else None) or _status_of(self.run)
+        sub = hub_for(self.client).logs(self.run_id, spec.component, on_event, pod_index=spec.pod_index,
+                                         env_name=spec.env_name, status=status)
+        holder.append(sub.owner.follower)
+        self._followers.append(sub.owner.follower)
+        self._subscriptions.append(sub)
 
     async def _env_server_loop(self, watcher: RunWatcher) -> None:
         """Discover env servers (R8) for their log tabs; stop once listed and the run is terminal."""
@@ -143,26 +131,26 @@ class FeedMixin:
     def start_metrics_feed(self) -> None:
         """Follow the run's metrics (ChartsPane, EvalsPane)."""
         self._feed_init()
-        watcher = self._start_watcher()
-        follower = MetricsFollower(self.client, self.run_id, interval=3.0, watcher=watcher)
-        if _status_of(self.run):
-            follower.notify_status(_status_of(self.run))
-        self._followers.append(follower)
-        self._metrics_follower = follower
+        self._start_watcher()
+        holder: list[Any] = []
 
-        async def loop() -> None:
-            async for event in follower:
-                if isinstance(event, MetricRows):
-                    self.add_metrics(list(event.rows))  # type: ignore[attr-defined]
-                elif isinstance(event, (StateChanged, PollFailed, Stopped)):
-                    self.feed_note("metrics", follower)
+        def on_event(event: Any) -> None:
+            if isinstance(event, MetricRows):
+                self.add_metrics(list(event.rows))  # type: ignore[attr-defined]
+            elif isinstance(event, (StateChanged, PollFailed, Stopped)) and holder:
+                self.feed_note("metrics", holder[0])
 
-        self.run_worker(loop(), group="monitor-feed", exit_on_error=False)
+        sub = hub_for(self.client).metrics(self.run_id, on_event, status=_status_of(self.run))
+        holder.append(sub.owner.follower)
+        self._metrics_follower = sub.owner.follower
+        self._followers.append(sub.owner.follower)
+        self._subscriptions.append(sub)
 
     def stop_feed(self) -> None:
-        """Stop every follower this pane started (their workers end with them)."""
-        for follower in getattr(self, "_followers", None) or []:
-            follower.stop()
+        """End this pane's subscriptions (a follower nobody else reads stops with them)."""
+        for sub in getattr(self, "_subscriptions", None) or []:
+            sub.close()
+        self._subscriptions = []
         self._followers = []
 
 

@@ -115,6 +115,7 @@ class LogsPane(FeedMixin, Vertical):
         if tab is None:
             return
         from primetui.api.followers import FollowerState
+        from primetui.api.models import TERMINAL_RUN_STATUSES
 
         state = follower.state
         if state == FollowerState.WAITING:
@@ -123,6 +124,8 @@ class LogsPane(FeedMixin, Vertical):
             note = f"retrying: {follower.error}" if follower.error else "retrying"
         elif state == FollowerState.ERROR:
             note = str(follower.error or "stopped on an error")
+            if getattr(follower, "final_fetch_ok", True) is False and follower.run_status in TERMINAL_RUN_STATUSES:
+                note = f"the final fetch failed, the last lines may be missing: {note}"
         elif state == FollowerState.STOPPED:
             note = "complete (run finished)"
         else:

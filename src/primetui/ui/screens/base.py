@@ -8,18 +8,23 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from primetui.api.hub import FollowerHub, hub_for
 from primetui.ui.errors import describe, is_refusal
 from primetui.ui.widgets import StatusBar
 
 if TYPE_CHECKING:
-    from primetui.ui.app import PrimeApp
+    from primetui.ui.host import DashboardHost
 
 
 class DashboardScreen(Screen):
-    """Base screen: subclasses implement ``compose_body`` and optionally ``poll``.
+    """Base screen: subclasses implement ``compose_body`` and ``subscribe``.
 
-    ``poll`` is started on mount and then every ``poll_interval`` seconds while the screen is
-    the one on display; it must only start workers (the UI never waits on the network).
+    ``subscribe`` joins the shared followers and resources of the client's
+    :class:`primetui.api.hub.FollowerHub` (each at ``poll_interval`` seconds or the
+    ``[refresh]`` preference) and returns the subscriptions; the screen holds them while it is
+    mounted, so a resource shown by several screens is polled once. ``poll`` (the refresh key,
+    coming back to the screen) asks each of them for fresh data now. Callbacks only store and
+    render: the UI never waits on the network.
     """
 
     poll_interval: float = 5.0
@@ -27,7 +32,7 @@ class DashboardScreen(Screen):
     """Which ``[refresh]`` preference overrides ``poll_interval`` (runs_list, run_detail)."""
 
     @property
-    def prime(self) -> "PrimeApp":
+    def prime(self) -> "DashboardHost":
         return self.app  # type: ignore[return-value]
 
     @property
@@ -39,6 +44,12 @@ class DashboardScreen(Screen):
     def client(self) -> Any:
         return self.prime.client
 
+    @property
+    def hub(self) -> FollowerHub:
+        return hub_for(self.prime.client)
+
+    _subscriptions: list[Any] | None = None
+
     def compose(self) -> ComposeResult:
         yield StatusBar()
         yield from self.compose_body()
@@ -48,23 +59,37 @@ class DashboardScreen(Screen):
         yield from ()
 
     def on_mount(self) -> None:
-        if self.prime.client is not None:
-            self.poll()
-        interval = self.prime.interval(self.poll_interval, self.refresh_key)
-        if interval > 0:
-            self.set_interval(interval, self._tick)
+        self._join()
+
+    def _join(self) -> None:
+        if self.prime.client is not None and self._subscriptions is None:
+            self._subscriptions = list(self.subscribe())
 
     def on_screen_resume(self) -> None:
         # Coming back to a screen shows fresh data at once instead of after a full interval.
         if self.prime.client is not None and self.is_mounted:
-            self.poll()
+            if self._subscriptions is None:
+                self._join()
+            else:
+                self.poll()
 
-    def _tick(self) -> None:
-        if self.is_current and self.prime.client is not None:
-            self.poll()
+    def on_unmount(self) -> None:
+        for sub in self._subscriptions or ():
+            sub.close()
+        self._subscriptions = None
+
+    def interval_for(self) -> float:
+        """This screen's refresh interval: ``poll_interval`` or the ``[refresh]`` preference (0: none)."""
+        return self.prime.interval(self.poll_interval, self.refresh_key)
+
+    def subscribe(self) -> list[Any]:
+        """Join the hub's followers and resources this screen shows (override); returns the subscriptions."""
+        return []
 
     def poll(self) -> None:
-        """Start the workers that refresh this screen (override)."""
+        """Ask every followed resource for fresh data now."""
+        for sub in self._subscriptions or ():
+            sub.refresh()
 
     def refresh_status(self) -> None:
         for bar in self.query(StatusBar):

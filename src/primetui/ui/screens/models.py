@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
@@ -49,19 +50,19 @@ class ModelsScreen(DashboardScreen):
         self.render_models()
         super().on_mount()
 
-    def poll(self) -> None:
-        self.fetch_models()
+    # The model cache and capacity (B1), a shared resource of the client's FollowerHub.
+    def subscribe(self) -> list[Any]:
+        return [self.hub.resource(("models",), self.client.list_models, self.on_models, interval=self.interval_for())]
 
-    @work(exclusive=True, group="models")
-    async def fetch_models(self) -> None:
-        try:
-            reply = await self.client.list_models()
-        except Exception as exc:  # noqa: BLE001
-            self.failed(exc)
+    def on_models(self, result: Any) -> None:
+        if not self.alive:
+            return
+        if not result.ok:
+            self.failed(result.error)
             self.render_models()
             return
         self.ok()
-        self.prime.state.models = reply
+        self.prime.state.models = result.value
         self.render_models()
 
     def render_models(self) -> None:

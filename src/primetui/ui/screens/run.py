@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
 
+from primetui.api.followers import MetricRows, PollFailed, RunUpdate
 from primetui.ui import present
 from primetui.ui.focus import focus_content, types_text
 from primetui.ui.monitor_hook import monitor_panes
@@ -68,6 +69,7 @@ class RunScreen(DashboardScreen):
         self.run_id = run_id
         self.run: Any = self.prime_state_run(run_id)
         self.checkpoints: list[Any] = []
+        self._checkpoints_sub: Any = None
         self.final_fetch_done = False
         self.terminal_polls = 0
         self._config_shown = False
@@ -98,43 +100,59 @@ class RunScreen(DashboardScreen):
         super().on_mount()
 
     # ---- data -------------------------------------------------------------------------------
-    def poll(self) -> None:
-        if self.final_fetch_done:
-            return
-        self.fetch_run()
+    # The run (R2), its metrics (R10) and checkpoints (R13) come from the client's FollowerHub,
+    # shared with the monitor panes and the runs list: one request stream per resource.
+    def subscribe(self) -> list[Any]:
+        hub = self.hub
+        subs = [
+            hub.watch(self.run_id, self.on_run_event),
+            hub.metrics(self.run_id, self.on_metric_event, status=present.run_status(self.run) if self.run else None),
+        ]
+        self._checkpoints_sub = self._subscribe_checkpoints()
+        return subs
 
-    @work(exclusive=True, group="run-detail")
-    async def fetch_run(self) -> None:
-        try:
-            run = await self.client.get_run(self.run_id)
-        except Exception as exc:  # noqa: BLE001
-            self.failed(exc)
+    def _subscribe_checkpoints(self) -> Any:
+        return self.hub.resource(("checkpoints", self.run_id), self._fetch_checkpoints, self.on_checkpoints,
+                                 interval=self.prime.interval(self.poll_interval, self.refresh_key))
+
+    async def _fetch_checkpoints(self) -> Any:
+        return present.items(await self.client.list_checkpoints(self.run_id), "checkpoints")
+
+    def poll(self) -> None:
+        """Refresh now (the refresh key); after a terminal status, look for late checkpoints again."""
+        if self._checkpoints_sub is None or self._checkpoints_sub.closed:
+            self._checkpoints_sub = self._subscribe_checkpoints()
+        self.hub.revive_run(self.run_id)
+        super().poll()
+        self._checkpoints_sub.refresh()
+
+    def on_run_event(self, event: Any) -> None:
+        if isinstance(event, PollFailed):
+            self.failed(event.error)
+        elif isinstance(event, RunUpdate):
+            self.ok()
+            self.run = event.run
+            self.prime.observe_run(event.run)
+            self.prime.state.note_run(event.run)  # a run just dispatched is in the palette before the list is read
+            if present.run_status(event.run) in TERMINAL_RUN_STATUSES and self._checkpoints_sub is not None:
+                self._checkpoints_sub.refresh()  # the final look, now rather than after the interval
+        self.render_run()
+
+    def on_metric_event(self, event: Any) -> None:
+        if isinstance(event, MetricRows):
+            self.prime.state.progress.setdefault(self.run_id, RunProgress()).extend(event.rows)
             self.render_run()
-            return
-        self.ok()
-        run = present.field(run, "run", default=run) if isinstance(run, dict) else run
-        self.run = run
-        self.prime.observe_run(run)
-        self.prime.state.note_run(run)  # a run just dispatched is in the palette before the list is read
-        status = present.run_status(run)
-        state = self.prime.state
-        known = state.progress.get(self.run_id)
-        if status not in ("QUEUED", "PENDING", "CREATING") or known:
-            try:
-                min_step = (known.step + 1) if known and known.step is not None else None
-                reply = await (self.client.get_metrics(self.run_id, min_step=min_step) if min_step else self.client.get_metrics(self.run_id))
-                state.progress.setdefault(self.run_id, RunProgress()).extend(present.items(reply, "metrics"))
-            except Exception:  # noqa: BLE001 - the summary still shows; charts have their own status
-                pass
-        try:
-            self.checkpoints = present.items(await self.client.list_checkpoints(self.run_id), "checkpoints")
-        except Exception:  # noqa: BLE001
-            pass
-        if status in TERMINAL_RUN_STATUSES:
-            # The last checkpoint and metrics row can land just after the status turns terminal
-            # (teardown): look a few more times, then stop polling a run that cannot change.
+
+    def on_checkpoints(self, result: Any) -> None:
+        if result.ok:
+            self.checkpoints = result.value
+        if present.run_status(self.run) in TERMINAL_RUN_STATUSES:
+            # The last checkpoint can land just after the status turns terminal (teardown): look
+            # a few more times, then stop polling a run that cannot change.
             self.terminal_polls += 1
-            self.final_fetch_done = self.terminal_polls >= 3 or (self.checkpoints and self.terminal_polls >= 2)
+            self.final_fetch_done = self.terminal_polls >= 3 or bool(self.checkpoints and self.terminal_polls >= 2)
+            if self.final_fetch_done and self._checkpoints_sub is not None:
+                self._checkpoints_sub.close()
         self.render_run()
 
     # ---- rendering --------------------------------------------------------------------------
@@ -338,7 +356,7 @@ class RunScreen(DashboardScreen):
             return
         self.final_fetch_done = False
         self.terminal_polls = 0
-        self.fetch_run()
+        self.poll()
 
     @work(group="run-action")
     async def do_resume(self) -> None:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
+from primetui.api.followers import MetricRows
 from primetui.ui import present
-from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress, RunRow
+from primetui.ui.present import RunProgress, RunRow
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.widgets import tone_style
 
@@ -63,6 +63,9 @@ class RunsScreen(DashboardScreen):
         self.query_text = ""
         self._columns: list[str] = []
         self._rows: list[RunRow] = []
+        self._page_sub: Any = None
+        self._metric_subs: dict[str, Any] = {}
+        self._save_timer: Any = None
 
     def compose_body(self) -> ComposeResult:
         with Vertical():
@@ -110,18 +113,47 @@ class RunsScreen(DashboardScreen):
         self.render_rows()
 
     # ---- data -------------------------------------------------------------------------------
-    def poll(self) -> None:
-        self.fetch_runs()
+    # The list (R1, one page) and each run's metrics (R10) come from the client's FollowerHub:
+    # the run screen and its charts read the same metrics followers, so nothing is asked twice.
+    def subscribe(self) -> list[Any]:
+        self._page_sub = self._subscribe_page()
+        return []
 
-    @work(exclusive=True, group="runs-list")
-    async def fetch_runs(self) -> None:
-        state = self.prime.state
-        try:
-            reply = await self.client.list_runs(page=state.runs_page, limit=PAGE_SIZE)
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a sentence in the header
-            self.failed(exc)
+    def _subscribe_page(self) -> Any:
+        page = self.prime.state.runs_page
+
+        async def fetch() -> Any:
+            return await self.client.list_runs(page=page, limit=PAGE_SIZE)
+
+        return self.hub.resource(("runs", page, PAGE_SIZE), fetch, self.on_runs_page, interval=self.interval_for())
+
+    def poll(self) -> None:
+        if self._page_sub is not None:
+            self._page_sub.refresh()
+
+    def fetch_runs(self) -> None:
+        """Follow the current page (after a page change): the old page's subscription ends."""
+        if self._page_sub is not None:
+            self._page_sub.close()
+        self._page_sub = self._subscribe_page()
+
+    def on_unmount(self) -> None:
+        super().on_unmount()
+        for sub in [self._page_sub, *self._metric_subs.values()]:
+            if sub is not None:
+                sub.close()
+        self._page_sub = None
+        self._metric_subs.clear()
+
+    def on_runs_page(self, result: Any) -> None:
+        if not self.alive:
+            return
+        if not result.ok:
+            self.failed(result.error)
             self.render_rows()
             return
+        state = self.prime.state
+        reply = result.value
         self.ok()
         runs = present.items(reply, "runs")
         state.runs = runs
@@ -132,31 +164,37 @@ class RunsScreen(DashboardScreen):
             self.prime.observe_run(run)
         self.render_rows()
         self.save_cache()  # now, so a quick exit still leaves the list for the next start
-        await self.fetch_progress(runs)
-        self.save_cache()  # again with the loss series
+        self.follow_progress(runs)
 
-    async def fetch_progress(self, runs: list[Any]) -> None:
-        """Metrics (R10) for runs on this page: incremental for live runs, once for finished ones."""
-        state = self.prime.state
+    def follow_progress(self, runs: list[Any]) -> None:
+        """Metrics (R10) of the runs on this page: shared followers, incremental for live runs, once for finished ones."""
+        hub = self.hub
+        wanted: set[str] = set()
         for run in runs:
             run_id = str(present.field(run, "id", default=""))
             status = present.run_status(run)
-            known = state.progress.get(run_id)
-            if known is not None and status in TERMINAL_RUN_STATUSES and run_id in self.prime.finished_progress:
+            if not run_id or (status in ("QUEUED", "PENDING", "CREATING") and run_id not in self.prime.state.progress):
                 continue
-            if status in ("QUEUED", "PENDING", "CREATING") and known is None:
-                continue
-            min_step = (known.step + 1) if known and known.step is not None else None
-            try:
-                reply = await self.client.get_metrics(run_id, min_step=min_step) if min_step else await self.client.get_metrics(run_id)
-            except Exception:  # noqa: BLE001 - progress is a nicety; the list itself already rendered
-                continue
-            progress = state.progress.setdefault(run_id, RunProgress())
-            progress.extend(present.items(reply, "metrics"))
-            if status in TERMINAL_RUN_STATUSES:
-                self.prime.finished_progress.add(run_id)
-            self.render_rows()
-            await asyncio.sleep(0)
+            wanted.add(run_id)
+            hub.notify_status(run_id, status)
+            if run_id not in self._metric_subs:
+                self._metric_subs[run_id] = hub.metrics(run_id, self._progress_sink(run_id), status=status, watch=False)
+        for gone in set(self._metric_subs) - wanted:
+            self._metric_subs.pop(gone).close()
+
+    def _progress_sink(self, run_id: str) -> Any:
+        def on_event(event: Any) -> None:
+            if isinstance(event, MetricRows):
+                self.prime.state.progress.setdefault(run_id, RunProgress()).extend(event.rows)
+                self.render_rows()
+                self._save_soon()
+        return on_event
+
+    def _save_soon(self) -> None:
+        # Metric rows arrive per run; write the cache once they have settled.
+        if self._save_timer is not None:
+            self._save_timer.stop()
+        self._save_timer = self.set_timer(0.5, self.save_cache)
 
     # ---- rendering --------------------------------------------------------------------------
     def visible_columns(self) -> list[str]:

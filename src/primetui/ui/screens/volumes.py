@@ -52,6 +52,8 @@ class VolumesScreen(DashboardScreen):
         super().__init__()
         self.selected: str | None = None
         self.size_inputs: dict[str, str] = {}
+        self.new_session: str | None = None  # just opened: the sessions table moves to it once listed
+        self.ended_age: dict[str, str] = {}  # a stopped session's age, frozen when it was first seen stopped
 
     def compose_body(self) -> ComposeResult:
         with Vertical():
@@ -73,28 +75,40 @@ class VolumesScreen(DashboardScreen):
         super().on_mount()
 
     # ---- data -------------------------------------------------------------------------------
-    def poll(self) -> None:
-        self.fetch_volumes()
+    # Volumes (V2) with the sessions of each (V6), one shared resource of the client's FollowerHub.
+    def subscribe(self) -> list[Any]:
+        return [self.hub.resource(("volumes", "with-sessions"), self._fetch_volumes, self.on_volumes,
+                                  interval=self.interval_for())]
 
-    @work(exclusive=True, group="volumes")
-    async def fetch_volumes(self) -> None:
-        state = self.prime.state
-        try:
-            volumes = present.items(await self.client.list_volumes(), "volumes")
-        except Exception as exc:  # noqa: BLE001
-            self.failed(exc)
-            self.render_volumes()
-            return
-        self.ok()
-        state.volumes = volumes
-        state.volumes_loaded = True
+    async def _fetch_volumes(self) -> tuple[list[Any], dict[str, list[Any]]]:
+        volumes = present.items(await self.client.list_volumes(), "volumes")
         # Sessions of every volume: the live-session count per row and the loud RW flag need them.
+        sessions: dict[str, list[Any]] = {}
         for volume in volumes:
             name = str(present.field(volume, "name"))
             try:
-                state.sessions[name] = present.items(await self.client.list_sessions(name), "sessions")
+                sessions[name] = present.items(await self.client.list_sessions(name), "sessions")
             except Exception:  # noqa: BLE001 - keep the last good list for that volume
                 continue
+        return volumes, sessions
+
+    def fetch_volumes(self) -> None:
+        """Refresh now (after an action on a volume or a session)."""
+        self.poll()
+
+    def on_volumes(self, result: Any) -> None:
+        if not self.alive:
+            return
+        state = self.prime.state
+        if not result.ok:
+            self.failed(result.error)
+            self.render_volumes()
+            return
+        self.ok()
+        volumes, sessions = result.value
+        state.volumes = volumes
+        state.volumes_loaded = True
+        state.sessions.update(sessions)
         for gone in set(state.sessions) - {str(present.field(v, "name")) for v in volumes}:
             state.sessions.pop(gone, None)
         self.render_volumes()
@@ -105,7 +119,7 @@ class VolumesScreen(DashboardScreen):
 
     def poll_if_current(self) -> None:
         if self.is_current:
-            self.fetch_volumes()
+            self.poll()
 
     def any_session_moving(self) -> bool:
         for sessions in self.prime.state.sessions.values():
@@ -180,13 +194,23 @@ class VolumesScreen(DashboardScreen):
                 Text(str(present.field(s, "status", default="-")), style="" if live else "dim"),
                 Text(phase, style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
                 self.short_progress(str(present.field(s, "progress", default="") or "-")),
-                present.fmt_age(present.field(s, "created_at", "createdAt"), now),
+                self.session_age(s, live, now),
                 key=sid,
             )
+        listed = {str(present.field(s, "id")) for s in sessions}
+        if self.new_session in listed:
+            selected_session, self.new_session = self.new_session, None
         if not sessions:
             st.add_row("-", "", "no sessions", "", "", "", key="-none-")
-        elif selected_session and any(str(present.field(s, "id")) == selected_session for s in sessions):
+        elif selected_session in listed:
             st.move_cursor(row=st.get_row_index(selected_session), animate=False)
+
+    def session_age(self, s: Any, live: bool, now) -> Text | str:
+        """How old a session is; a stopped one stops counting (dim, frozen when first seen stopped)."""
+        age = present.fmt_age(present.field(s, "created_at", "createdAt"), now)
+        if live:
+            return age
+        return Text(self.ended_age.setdefault(str(present.field(s, "id")), age), style="dim")
 
     def short_progress(self, text: str) -> str:
         """The rclone stats line, cut to what fits: at 80 columns the percentage and ETA matter most."""
@@ -364,6 +388,7 @@ class VolumesScreen(DashboardScreen):
             return
         self.ok()
         sid = present.field(session, "id")
+        self.new_session = str(sid) if name == self.selected else None  # the table's cursor follows it
         self.notify(f"Session {sid} ({mode}) on {name} is starting; enter opens a shell once it is ready, s stops it.")
         self.fetch_volumes()
 
@@ -398,8 +423,12 @@ class VolumesScreen(DashboardScreen):
         if session is None:
             self.notify("Select a session (tab to the sessions table), then press enter.", severity="warning")
             return
+        sid = present.field(session, "id")
+        if not present.session_is_live(session):
+            self.notify(f"Session {sid} is stopped: o opens a new read-write session, O a read-only one.", severity="warning")
+            return
         if str(present.field(session, "phase", default="")).lower() != "ready" and not present.field(session, "ssh_connection", "sshConnection"):
-            self.notify(f"Session {present.field(session, 'id')} is not ready yet (phase {present.field(session, 'phase', default='?')}).", severity="warning")
+            self.notify(f"Session {sid} is not ready yet (phase {present.field(session, 'phase', default='?')}).", severity="warning")
             return
         self.prime.open_shell(session)
 

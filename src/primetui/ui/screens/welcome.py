@@ -19,7 +19,8 @@ class WelcomeScreen(Screen):
     AUTO_FOCUS = "#api-key"
     BINDINGS = [
         Binding("ctrl+l", "use_local", "Use the local platform", id="welcome.local", priority=True),
-        Binding("ctrl+q", "quit", "Quit", id="welcome.quit"),
+        # priority: listed in the footer over the app's hidden ctrl+q, and works from the key field
+        Binding("ctrl+q", "app.quit", "Quit", id="welcome.quit", priority=True),
     ]
     DEFAULT_CSS = """
     WelcomeScreen { align: center middle; }
@@ -47,6 +48,7 @@ class WelcomeScreen(Screen):
             with Horizontal():
                 yield Button("Save key and connect", id="save", variant="primary")
                 yield Button("Use the local platform (ctrl+l)", id="local")
+                yield Button("Quit (ctrl+q)", id="quit")
         yield Footer()
 
     @on(Input.Submitted, "#api-key")
@@ -57,6 +59,10 @@ class WelcomeScreen(Screen):
             self.query_one("#welcome-error", Static).update("Paste your API key first, or press ctrl+l for the local platform.")
             return
         self.connect_with_key(key)
+
+    @on(Button.Pressed, "#quit")
+    def quit_pressed(self) -> None:
+        self.app.exit()
 
     @on(Button.Pressed, "#local")
     def local_pressed(self) -> None:

@@ -30,6 +30,9 @@ class LocalShellApp(App):
     ]
 
     def __init__(self, argv: list[str]) -> None:
+        from primetui.ui.terminal.altkeys import install as keep_alt_keys
+
+        keep_alt_keys()  # Alt+key reaches the shell as the terminal sent it
         super().__init__()
         self.argv = argv
         self.opened = 0

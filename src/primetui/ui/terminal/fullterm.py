@@ -15,11 +15,15 @@ import signal
 import sys
 import termios
 import tty
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from primetui.shell.term.ansi import mode_sequences, render_ansi
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from primetui.ui.terminal.view import TerminalView
 
 DETACH = b"\x1d"  # ctrl+]
@@ -49,6 +53,24 @@ def _insert_banner(view: "TerminalView", banner: str) -> None:
     term.feed_text(seq + f"\x1b7\x1b[L\x1b[0;7m {text} \x1b8\x1b[B")
 
 
+@contextmanager
+def _no_output(app: "App") -> Iterator[None]:
+    """While suspended the app must not write: its writer thread is stopped, so the 31st write
+    (a repaint of the pane, a timer's refresh, a bell) would block the event loop for good.
+    Repaints are batched off, and anything else written meanwhile is dropped (the dashboard is
+    repainted whole when it comes back)."""
+    driver = app._driver
+    with app.batch_update():
+        if driver is None:
+            yield
+            return
+        driver.write = lambda _data: None  # type: ignore[method-assign]  # shadows the class's write
+        try:
+            yield
+        finally:
+            del driver.write  # the class's write again, before resume starts a new writer
+
+
 async def run_full_terminal(view: "TerminalView", *, banner: str = "") -> str:
     """Run the view's program on the real terminal until ctrl+] or its end; return why it ended.
 
@@ -59,7 +81,7 @@ async def run_full_terminal(view: "TerminalView", *, banner: str = "") -> str:
     if transport is None or not view.running:
         return "The shell is not running."
     loop = asyncio.get_running_loop()
-    with app.suspend():
+    with app.suspend(), _no_output(app):
         fd_in, fd_out = sys.__stdin__.fileno(), sys.__stdout__.fileno()
         saved = termios.tcgetattr(fd_in)
         done: asyncio.Future[str] = loop.create_future()

@@ -97,7 +97,7 @@ class ShellScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield TabbedContent(id="shell-tabs")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # ctrl+p is the shell's (previous history) here
 
     # ---- tabs ---------------------------------------------------------------------------------
     @property

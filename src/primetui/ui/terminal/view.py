@@ -26,6 +26,7 @@ from textual.widget import Widget
 from primetui.shell.term import Terminal, entry_text
 from primetui.shell.term.keys import WHEEL_DOWN, WHEEL_UP, encode_focus, encode_key, encode_mouse, encode_paste
 from primetui.shell.term.transport import Transport
+from primetui.ui.terminal.altkeys import terminal_bytes
 from primetui.ui.terminal.render import StripPainter
 
 FPS = 60
@@ -159,6 +160,7 @@ class TerminalView(Widget, can_focus=True):
             self._end(str(exc).rstrip(".") + "." if str(exc) else f"Could not start the shell ({type(exc).__name__}).")
             return
         self.running = True
+        self.refresh_bindings()  # the footer: the app's keys now go to the program, no more Reconnect
         if (self.term.cols, self.term.rows) != (cols, rows):
             transport.resize(self.term.cols, self.term.rows)
         try:
@@ -397,7 +399,7 @@ class TerminalView(Widget, can_focus=True):
             self.follow()  # typing returns to the live screen, like any terminal
         if not self.running or event.key in self._reserved_keys():
             return
-        data = encode_key(event.key, event.character, app_cursor=self.term.app_cursor)
+        data = encode_key(event.key, event.character, app_cursor=self.term.app_cursor, sent=terminal_bytes(event))
         if data is None:
             return
         event.stop()

@@ -1,4 +1,4 @@
-"""Pre-flight checks before dispatching a config to a volume (no textual: usable headless and in tests).
+"""Pre-flight checks before dispatching a config to a volume: the editor's F5 and ``primetui dispatch``.
 
 Each check is one line a user reads top to bottom: the volume is CREATED (ready), no read-write session is
 open on it, the model is available (cache or /volume path), the kept checkpoints fit the volume,
@@ -14,7 +14,7 @@ from primetui.sft.context import CheckContext
 from primetui.sft.rules_platform import is_volume_path, model_not_available
 from primetui.sft.sizing import (checkpoint_bytes, checkpoints_kept, human_bytes, params_from_model_name,
                                  parse_size)
-from primetui.ui.present import volume_status_label
+from primetui.api.models import VOLUME_STATUS_LABELS
 
 State = Literal["ok", "fail", "warn", "skip"]
 
@@ -45,17 +45,21 @@ def _session_is_live_rw(session: Any) -> bool:
     return not dead and not getattr(session, "read_only", False)
 
 
-async def run_preflight(client: Any, volume: Any, config: dict, text: str) -> Preflight:
-    """Run every check against the platform; network failures become one ``fail`` line each."""
+async def run_preflight(client: Any, volume: Any, config: dict, text: str,
+                        fix_hint: str = "fix them first (F8 jumps to each).") -> Preflight:
+    """Run every check against the platform; network failures become one ``fail`` line each.
+
+    ``fix_hint`` ends the Config line when the config has errors (the editor names its key).
+    """
     name = volume.name
     checks: list[Check] = []
     status = str(getattr(volume, "status", "") or "")
     # One state, one word: the same label the volumes table and the dispatch dialog show.
-    ready = volume_status_label("RUNNING")
+    ready = VOLUME_STATUS_LABELS.get("RUNNING", "RUNNING")
     if status == "RUNNING":
         checks.append(Check("Volume", "ok", f"{name} is {ready}"))
     else:
-        shown = volume_status_label(status) if status else "in an unknown state"
+        shown = VOLUME_STATUS_LABELS.get(status, status) if status else "in an unknown state"
         checks.append(Check("Volume", "fail", f"{name} is {shown} — wait until it is {ready}, or pick another volume."))
     try:
         sessions = await client.list_sessions(name)
@@ -88,7 +92,7 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str) -> Pr
     report = check_text(text, CheckContext(has_volume=True, cached_models=cached, volume_size_bytes=size))
     n = len(report.errors)
     if n:
-        checks.append(Check("Config", "fail", f"{n} error(s) in the config — fix them first (F8 jumps to each)."))
+        checks.append(Check("Config", "fail", f"{n} error(s) in the config — {fix_hint}"))
     else:
         w = report.count("warning")
         checks.append(Check("Config", "warn" if w else "ok", f"no errors, {w} warning(s)" if w else "no errors"))

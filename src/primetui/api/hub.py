@@ -1,0 +1,407 @@
+"""One follower per platform resource, shared by every screen and pane that shows it.
+
+Without this, each screen and each monitor pane polled on its own: a run screen with its log,
+chart and components tabs read the same run (R2) four times and its metrics (R10) three times.
+A :class:`FollowerHub` (one per client, :func:`hub_for`) owns at most one follower per resource
+key and fans its events out to every subscriber, so the platform sees one request stream per
+resource however many screens are open.
+
+- :meth:`FollowerHub.watch`, :meth:`FollowerHub.metrics`, :meth:`FollowerHub.logs` share the
+  followers of :mod:`primetui.api.followers` (the run's status, its metrics, one log stream).
+  A late subscriber first gets the history the follower already produced (metric rows, log
+  lines and gaps, the latest run snapshot and state), then live events: it sees what the first
+  subscriber saw.
+- :meth:`FollowerHub.resource` shares a plain polled list (runs page, volumes, models,
+  checkpoints): one loop at the shortest interval any subscriber asked for, each reply handed to
+  every subscriber, with backoff on failure and a poke for "refresh now".
+
+A follower or resource whose last subscriber leaves is stopped and forgotten. Nothing here
+imports a UI toolkit; callbacks run on the event loop that subscribed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import random
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from primetui.api.followers import (
+    MAX_TAIL_LINES,
+    FollowerEvent,
+    LogFollower,
+    LogGap,
+    LogLines,
+    MetricRows,
+    MetricsFollower,
+    PollFailed,
+    RunUpdate,
+    RunWatcher,
+    StateChanged,
+    Stopped,
+)
+
+Callback = Callable[[Any], Any]
+
+RETRY_FIRST, RETRY_CAP = 0.5, 4.0
+"""A failed resource poll is retried after about 0.5 s, 1 s, 2 s, then every 4 s, until one succeeds."""
+
+_REPLAYED = (MetricRows, LogLines, LogGap)
+"""Events a late subscriber must see again (the data itself); the rest is replaced by the latest."""
+
+
+class Subscription:
+    """A handle on one subscriber; ``close()`` unsubscribes (idempotent)."""
+
+    def __init__(self, owner: _Shared | Resource, callback: Callback, interval: float = 0.0) -> None:
+        self.owner = owner
+        self.callback = callback
+        self.interval = interval
+        self.closed = False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.owner._leave(self)
+
+    def refresh(self) -> None:
+        """Poll the shared resource now (the user pressed refresh)."""
+        self.owner.poke()
+
+
+def _deliver(callback: Callback, item: Any) -> None:
+    try:
+        result = callback(item)
+        if inspect.isawaitable(result):
+            asyncio.ensure_future(result)
+    except Exception:  # noqa: BLE001 - one broken subscriber must not stop the others' feed
+        pass
+
+
+class _Shared:
+    """A follower of :mod:`primetui.api.followers` whose events go to many subscribers."""
+
+    def __init__(self, hub: FollowerHub, key: Hashable, make: Callable[[], Any], *, replay: bool = True) -> None:
+        self.hub = hub
+        self.key = key
+        self.make = make
+        self.follower = make()
+        self.replay = replay
+        """Keep the data events for late subscribers (metrics: yes; logs: no, a log is too big to hold twice)."""
+        self.produced = False
+        self.subscribers: list[Subscription] = []
+        self.history: list[FollowerEvent] = []
+        self.latest: dict[type, FollowerEvent] = {}
+        self.task: asyncio.Task | None = None
+
+    def subscribe(self, callback: Callback) -> Subscription:
+        sub = Subscription(self, callback)
+        for event in self._replay():
+            _deliver(callback, event)
+        self.subscribers.append(sub)
+        if self.task is None:
+            self.task = asyncio.ensure_future(self._pump())
+        return sub
+
+    def _replay(self) -> list[FollowerEvent]:
+        out = list(self.history)
+        for kind in (RunUpdate, StateChanged, PollFailed, Stopped):
+            if kind in self.latest:
+                out.append(self.latest[kind])
+        return out
+
+    async def _pump(self) -> None:
+        async for event in self.follower:
+            if isinstance(event, _REPLAYED):
+                self.produced = True
+                if self.replay:
+                    self.history.append(event)
+            else:
+                self.latest[type(event)] = event
+                if isinstance(event, StateChanged):
+                    self.latest.pop(PollFailed, None)
+            for sub in list(self.subscribers):
+                if not sub.closed:
+                    _deliver(sub.callback, event)
+
+    def poke(self) -> None:
+        self.follower.poke()
+
+    def revive(self) -> None:
+        """Follow again after the follower stopped (a terminal run was restarted or resumed in place)."""
+        if self.follower.done and self.subscribers:
+            self.follower = self.make()
+            self.latest.pop(Stopped, None)
+            self.task = asyncio.ensure_future(self._pump())
+
+    def _leave(self, sub: Subscription) -> None:
+        if sub in self.subscribers:
+            self.subscribers.remove(sub)
+        if not self.subscribers:
+            self.follower.stop()
+            if self.task is not None:
+                self.task.cancel()
+            self.hub._forget(self.key, self)
+
+
+@dataclass
+class ResourceResult:
+    """What a :class:`Resource` hands its subscribers after each poll: a value or an error."""
+
+    value: Any = None
+    error: BaseException | None = None
+    at: float = field(default_factory=time.monotonic)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Resource:
+    """One polled platform resource (a list, a page) shared by all its subscribers."""
+
+    def __init__(self, hub: FollowerHub, key: Hashable, fetch: Callable[[], Awaitable[Any]], *,
+                 rng: Callable[[], float] = random.random) -> None:
+        self.hub = hub
+        self.key = key
+        self.fetch = fetch
+        self._rng = rng
+        self.subscribers: list[Subscription] = []
+        self.last: ResourceResult | None = None
+        self.polls = 0
+        self.failures = 0
+        self._wake = asyncio.Event()
+        self.task: asyncio.Task | None = None
+
+    @property
+    def interval(self) -> float:
+        """The shortest positive interval a subscriber asked for; 0 when all asked for none."""
+        wanted = [s.interval for s in self.subscribers if s.interval > 0]
+        return min(wanted) if wanted else 0.0
+
+    def subscribe(self, callback: Callback, interval: float = 0.0) -> Subscription:
+        """Join; the resource is polled at once (a joining screen shows fresh data), then every interval."""
+        sub = Subscription(self, callback, interval)
+        if self.last is not None:
+            _deliver(callback, self.last)
+        self.subscribers.append(sub)
+        if self.task is None:
+            self.task = asyncio.ensure_future(self._loop())
+        else:
+            self.poke()
+        return sub
+
+    def poke(self) -> None:
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        while self.subscribers:
+            self._wake.clear()
+            self.polls += 1
+            try:
+                result = ResourceResult(await self.fetch())
+                self.failures = 0
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - every failure goes to the subscribers as a result
+                result = ResourceResult(error=exc)
+                self.failures += 1
+            self.last = result
+            for sub in list(self.subscribers):
+                if not sub.closed:
+                    _deliver(sub.callback, result)
+            delay = self.interval
+            if self.failures:
+                # Transient faults are retried soon (0.5 s, 1 s, 2 s, then every 4 s, never later than
+                # the interval), so a platform that answers half the time still fills the screen in
+                # seconds; jitter keeps many clients from retrying in step.
+                ceiling = min(RETRY_CAP, RETRY_FIRST * 2 ** (self.failures - 1))
+                if delay > 0:
+                    ceiling = min(ceiling, delay)
+                delay = ceiling / 2 + self._rng() * ceiling / 2
+            if delay > 0:
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                except TimeoutError:
+                    pass
+            else:
+                await self._wake.wait()
+
+    def _leave(self, sub: Subscription) -> None:
+        if sub in self.subscribers:
+            self.subscribers.remove(sub)
+        if not self.subscribers:
+            if self.task is not None:
+                self.task.cancel()
+            self.hub._forget(self.key, self)
+
+
+class FollowerHub:
+    """The shared followers and resources of one client (see the module docstring)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self._live: dict[Hashable, _Shared | Resource] = {}
+
+    def _forget(self, key: Hashable, owner: Any) -> None:
+        if self._live.get(key) is owner:
+            del self._live[key]
+        run_id = _run_of(key)
+        if _kind_of(key) in ("metrics", "logs") and run_id is not None:
+            if not any(_kind_of(k) in ("metrics", "logs") and _run_of(k) == run_id for k in self._live):
+                # No data follower of the run is left: the watcher runs on only for real subscribers.
+                watcher = self._live.get(("run", run_id))
+                if isinstance(watcher, _Shared):
+                    for sub in list(watcher.subscribers):
+                        if getattr(sub.callback, "_hub_status_feed", False):
+                            sub.close()
+
+    def _shared(self, key: Hashable, make: Callable[[], Any], *, replay: bool = True) -> _Shared:
+        found = self._live.get(key)
+        if isinstance(found, _Shared) and not found.replay and found.produced:
+            # A late subscriber to a stream that keeps no history gets a follower of its own.
+            n = 1
+            while (key, n) in self._live:
+                n += 1
+            key = (key, n)
+            found = None
+        if not isinstance(found, _Shared):
+            found = _Shared(self, key, make, replay=replay)
+            self._live[key] = found
+        return found
+
+    def watcher(self, run_id: str) -> RunWatcher:
+        """The run's shared status follower (started by the first :meth:`watch`)."""
+        return self._shared(("run", run_id), lambda: RunWatcher(self.client, run_id, interval=3.0)).follower
+
+    def watch(self, run_id: str, callback: Callback) -> Subscription:
+        """Run snapshots (R2 + R12) as :class:`RunUpdate` and state events."""
+        self.watcher(run_id)
+        return self._live[("run", run_id)].subscribe(callback)  # type: ignore[union-attr]
+
+    def metrics(self, run_id: str, callback: Callback, *, status: str | None = None, watch: bool = True) -> Subscription:
+        """Every metric row of the run, once, as :class:`MetricRows`; stops after the final fetch.
+
+        With ``watch`` the shared run watcher runs too and tells the follower when the run ends;
+        without it (the runs list, which learns statuses from its own list) the caller passes
+        statuses with :meth:`notify_status`.
+        """
+        watcher = self.watcher(run_id)
+
+        def make() -> MetricsFollower:
+            follower = MetricsFollower(self.client, run_id, interval=3.0, watcher=watcher)
+            follower.notify_status(status)
+            return follower
+
+        shared = self._shared(("metrics", run_id), make)
+        if watch:
+            self._ensure_status_feed(run_id)
+        return shared.subscribe(callback)
+
+    def notify_status(self, run_id: str, status: str | None) -> None:
+        """A run status learnt elsewhere (the runs list): the run's data followers hear it."""
+        for key, other in list(self._live.items()):
+            if isinstance(other, _Shared) and _run_of(key) == run_id and _kind_of(key) in ("metrics", "logs"):
+                other.follower.notify_status(status)
+
+    def logs(self, run_id: str, component: str, callback: Callback, *, pod_index: int | None = None,
+             env_name: str | None = None, status: str | None = None) -> Subscription:
+        """One log stream as :class:`LogLines` and :class:`LogGap` events."""
+        watcher = self.watcher(run_id)
+
+        def make() -> LogFollower:
+            follower = LogFollower(self.client, run_id, component, pod_index=pod_index, env_name=env_name,
+                                   interval=2.0, backlog_lines=MAX_TAIL_LINES, watcher=watcher,
+                                   # a burst past the window is re-read at 5,000 lines at once, not marked lost
+                                   catch_up=True)
+            follower.notify_status(watcher.status or status)
+            return follower
+
+        shared = self._shared(("logs", run_id, component, pod_index, env_name), make, replay=False)
+        self._ensure_status_feed(run_id)
+        return shared.subscribe(callback)
+
+    def _ensure_status_feed(self, run_id: str) -> None:
+        """Data followers learn the status from the shared watcher, which must be running for that."""
+        shared = self._live[("run", run_id)]
+        assert isinstance(shared, _Shared)
+        if any(getattr(s.callback, "_hub_status_feed", False) for s in shared.subscribers):
+            return
+
+        def feed(event: Any) -> None:
+            if isinstance(event, RunUpdate):
+                for key, other in list(self._live.items()):
+                    if isinstance(other, _Shared) and _kind_of(key) in ("metrics", "logs") and _run_of(key) == run_id:
+                        other.follower.notify_status(event.run.status)
+                        if event.run.is_terminal:
+                            other.poke()  # the final fetch now rather than after the interval
+
+        feed._hub_status_feed = True  # type: ignore[attr-defined]
+        shared.subscribe(feed)
+
+    def revive_run(self, run_id: str) -> None:
+        """Poll the run's status again even if its watcher had stopped at a terminal status."""
+        shared = self._live.get(("run", run_id))
+        if isinstance(shared, _Shared):
+            shared.revive()
+            shared.poke()
+
+    def resource(self, key: Hashable, fetch: Callable[[], Awaitable[Any]], callback: Callback,
+                 interval: float = 0.0) -> Subscription:
+        """Join the shared polled resource ``key`` (created with ``fetch`` by its first subscriber)."""
+        found = self._live.get(key)
+        if not isinstance(found, Resource):
+            found = Resource(self, key, fetch)
+            self._live[key] = found
+        return found.subscribe(callback, interval)
+
+    def live_keys(self) -> list[Hashable]:
+        """The resources being followed now (for tests and the header)."""
+        return list(self._live)
+
+    def close(self) -> None:
+        """Stop everything (the app is closing or the client changed)."""
+        for owner in list(self._live.values()):
+            for sub in list(owner.subscribers):
+                sub.close()
+        self._live.clear()
+
+
+def _base_key(key: Hashable) -> Hashable:
+    # A private log follower's key is (shared key, n).
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], tuple):
+        return key[0]
+    return key
+
+
+def _kind_of(key: Hashable) -> str | None:
+    key = _base_key(key)
+    return key[0] if isinstance(key, tuple) and key and isinstance(key[0], str) else None
+
+
+def _run_of(key: Hashable) -> str | None:
+    key = _base_key(key)
+    return key[1] if isinstance(key, tuple) and len(key) > 1 and _kind_of(key) in ("run", "metrics", "logs") else None
+
+
+_HUBS: weakref.WeakKeyDictionary[Any, FollowerHub] = weakref.WeakKeyDictionary()
+
+
+def hub_for(client: Any) -> FollowerHub:
+    """The hub of ``client``: every screen and pane that shares a client shares its followers."""
+    try:
+        hub = _HUBS.get(client)
+    except TypeError:  # a client that cannot be weakly referenced gets a hub on the object itself
+        hub = getattr(client, "_primetui_hub", None)
+        if hub is None:
+            hub = FollowerHub(client)
+            client._primetui_hub = hub
+        return hub
+    if hub is None:
+        hub = FollowerHub(client)
+        _HUBS[client] = hub
+    return hub

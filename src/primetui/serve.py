@@ -1,0 +1,271 @@
+"""``primetui serve``: the dashboard in a browser through textual-serve, behind a random token.
+
+textual-serve has no access control of its own and the served app acts with the user's API key,
+so every request needs the token made at start: the page as ``/?token=…`` (the reply then sets an
+HttpOnly, SameSite=Strict cookie for the page's scripts and styles), and the websocket as
+``/ws/<token>``. Without it the page answers 401 (no token) or 403 (a wrong one), and a websocket
+is refused before any app process starts. Each websocket (one per browser tab) runs its own
+``primetui`` process, ended when the tab closes.
+
+The token is printed once, in the URL; the access log is off, so no request line (which would
+carry it) is ever logged. Loopback only unless ``--allow-remote`` is given with ``--host``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import html
+import ipaddress
+import logging
+import secrets
+import shlex
+import signal
+import sys
+from typing import Any
+
+from aiohttp import web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server
+
+log = logging.getLogger("primetui.serve")
+
+COOKIE = "primetui_serve"
+STOP_GRACE = 5.0
+"""Seconds a tab's app process gets to quit after its websocket closes before it is killed."""
+
+PAGE = """<!DOCTYPE html>
+<html>
+<head>
+<meta charset="utf-8">
+<meta name="referrer" content="no-referrer">
+<title>{title}</title>
+<link rel="stylesheet" href="/static/css/xterm.css">
+<script src="/static/js/textual.js"></script>
+<style>
+  html, body {{ margin: 0; height: 100%; background: #0c181f; color: #e0e0e0; font-family: monospace; }}
+  #terminal {{ position: absolute; inset: 0; }}
+  .closed {{ display: none; position: absolute; inset: 0; align-items: center; justify-content: center; z-index: 10;
+             background: #0c181f; }}
+  body.-closed .closed {{ display: flex; }}
+  #start {{ display: none; }}
+</style>
+</head>
+<body>
+<div class="closed"><p>Session ended. Reload the page to start a new one.</p></div>
+<button type="button" id="start">Start</button>
+<div id="terminal" class="textual-terminal" data-session-websocket-url="{ws_url}" data-font-size="{font_size}"></div>
+</body>
+</html>
+"""
+
+
+class ServeError(Exception):
+    """``primetui serve`` cannot start; ``str()`` is one sentence saying what to do."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost and any loopback address (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def url_host(host: str) -> str:
+    """The host as it goes in a URL (IPv6 in brackets)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def app_command(local: bool, python: str | None = None) -> str:
+    """The shell command one tab runs: the dashboard itself (``exec``: one process per tab)."""
+    argv = [python or sys.executable, "-m", "primetui"] + (["--local"] if local else [])
+    return "exec " + shlex.join(argv)
+
+
+def _matches(presented: str | None, token: str) -> bool:
+    return bool(presented) and hmac.compare_digest(str(presented).encode(), token.encode())
+
+
+class TokenServer(Server):
+    """textual-serve's server with a token on every route, its own page, and no access log."""
+
+    def __init__(self, command: str, host: str, port: int, token: str, title: str = "primetui") -> None:
+        super().__init__(command, host=host, port=port, title=title)
+        self.token = token
+        self.sessions: set[AppService] = set()
+
+    # --- access control ------------------------------------------------------------------------
+
+    def presented(self, request: web.Request) -> list[str]:
+        """Every token the request carries (query, path, cookie)."""
+        found = [request.query.get("token"), request.match_info.get("token"), request.cookies.get(COOKIE)]
+        return [t for t in found if t]
+
+    @web.middleware
+    async def guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        tokens = self.presented(request)
+        if not tokens:
+            return web.Response(status=401, text="401: this dashboard needs the token: open the URL that `primetui serve` printed.\n")
+        if not any(_matches(t, self.token) for t in tokens):
+            return web.Response(status=403, text="403: wrong token: open the URL that `primetui serve` printed.\n")
+        if request.path.startswith("/ws/"):
+            origin = request.headers.get("Origin")
+            if origin and origin not in (f"http://{request.host}", f"https://{request.host}"):
+                return web.Response(status=403, text="403: this websocket only opens from the dashboard's own page.\n")
+        response = await handler(request)
+        if response.prepared:  # a websocket: its handshake (and headers) went out long ago
+            return response
+        if _matches(request.query.get("token"), self.token):
+            response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict", path="/")
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    # --- routes --------------------------------------------------------------------------------
+
+    async def _make_app(self) -> web.Application:
+        app = web.Application(middlewares=[self.guard])
+        app.add_routes([
+            web.get("/", self.handle_index, name="index"),
+            web.get("/ws/{token}", self.handle_websocket, name="websocket"),
+            web.get("/download/{key}", self.handle_download, name="download"),
+            web.static("/static", self.statics_path, show_index=False, name="static"),
+        ])
+        return app
+
+    async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
+        font_size = 16
+        try:
+            font_size = max(6, min(48, int(request.query.get("fontsize", "16"))))
+        except ValueError:
+            pass
+        scheme = "wss" if request.secure else "ws"
+        ws_url = f"{scheme}://{request.host}/ws/{self.token}"
+        body = PAGE.format(title=html.escape(self.title), ws_url=html.escape(ws_url, quote=True), font_size=font_size)
+        return web.Response(text=body, content_type="text/html")
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """One tab: start its app process, pump messages, and end the process when the tab goes."""
+        websocket = web.WebSocketResponse(heartbeat=15)
+
+        def size(key: str, default: int) -> int:
+            try:
+                return max(10, min(1000, int(request.query.get(key, default))))
+            except ValueError:
+                return default
+
+        await websocket.prepare(request)
+        service = AppService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                             close=websocket.close, download_manager=self.download_manager)
+        self.sessions.add(service)
+        try:
+            await service.start(size("width", 80), size("height", 24))
+            await self._process_messages(websocket, service)
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:  # noqa: BLE001 - one broken tab must not stop the server
+            log.warning("a browser session ended with an error: %s", type(exc).__name__)
+        finally:
+            await self.end_session(service)
+            if not websocket.closed:
+                await websocket.close()
+        return websocket
+
+    async def end_session(self, service: AppService) -> None:
+        """Ask the tab's app to quit; kill it if it has not gone within STOP_GRACE seconds."""
+        self.sessions.discard(service)
+        process = service._process
+        try:
+            await asyncio.wait_for(asyncio.shield(service.stop()), STOP_GRACE)
+        except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001
+            pass
+        if process is not None and process.returncode is None:
+            try:
+                process.kill()
+            except ProcessLookupError:
+                pass
+            try:
+                await asyncio.wait_for(process.wait(), STOP_GRACE)
+            except (TimeoutError, asyncio.CancelledError):
+                pass
+
+
+def make_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+async def run_server(server: TokenServer, ready: Any = None) -> None:
+    """Serve until SIGINT/SIGTERM; prints the URL (with the token) once."""
+    app = await server._make_app()
+    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, server.host, server.port)
+    try:
+        await site.start()
+    except OSError as exc:
+        await runner.cleanup()
+        raise ServeError(f"cannot listen on {server.host}:{server.port} ({exc.strerror or exc}); pick another --port.") from exc
+    port = site._server.sockets[0].getsockname()[1] if site._server and site._server.sockets else server.port  # type: ignore[union-attr]
+    server.port = port
+    url = f"http://{url_host(server.host)}:{port}/?token={server.token}"
+    print(f"primetui serve: the dashboard is at {url}", flush=True)
+    print("Anyone with this URL acts with your API key. Ctrl+C stops the server and every tab.", flush=True)
+    if ready is not None:
+        ready(url)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    try:
+        await stop.wait()
+    finally:
+        await asyncio.gather(*(server.end_session(s) for s in list(server.sessions)), return_exceptions=True)
+        await runner.cleanup()
+
+
+def serve(args: Any) -> int:
+    """Entry point of ``primetui serve``; returns the exit code."""
+    host = str(getattr(args, "host", None) or "127.0.0.1")
+    port = int(getattr(args, "port", None) or 0)
+    local = bool(getattr(args, "local", False))
+    if not is_loopback(host):
+        if not getattr(args, "allow_remote", False):
+            print(f"primetui serve: {host} is not a loopback address; add --allow-remote to serve beyond this machine "
+                  "(anyone who gets the URL acts with your API key).", file=sys.stderr)
+            return 2
+        print(f"primetui serve: WARNING: serving on {host}, reachable from other machines, over plain HTTP: "
+              "the token travels unencrypted. Prefer an SSH tunnel to 127.0.0.1.", file=sys.stderr, flush=True)
+    if not (0 <= port <= 65535):
+        print(f"primetui serve: --port {port} is not a port number (0 to 65535).", file=sys.stderr)
+        return 2
+    if local:
+        try:
+            from primetui.local.launcher import ensure_running
+            from primetui.ui.launch import load_prefs, local_data_dir
+
+            # Once here, on the data dir the tabs will use, so they share one platform instead of racing.
+            ensure_running(data_dir=local_data_dir(load_prefs()[0]), demo=True)
+        except Exception as exc:  # noqa: BLE001
+            print(f"primetui serve: the local platform did not start ({exc}); try `primetui local serve` to see why.", file=sys.stderr)
+            return 1
+    logging.basicConfig(level=logging.WARNING, format="primetui serve: %(message)s")
+    server = TokenServer(app_command(local), host, port, make_token())
+    try:
+        asyncio.run(run_server(server))
+    except ServeError as exc:
+        print(f"primetui serve: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+__all__ = ["COOKIE", "ServeError", "TokenServer", "app_command", "is_loopback", "make_token", "serve", "url_host"]
+
