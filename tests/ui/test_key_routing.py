@@ -28,7 +28,9 @@ async def test_logs_tab_takes_slash_and_the_search_keeps_its_letters(local_platf
         await until(pilot, lambda: app.screen.query("#tab-logs"), "logs tab mounted")
         await pilot.press("3")
         await until(pilot, lambda: isinstance(app.focused, LogView), f"the log has the keys (focus {app.focused!r})")
-        await pilot.press("slash", *"checkpoint")
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.focused, Input), "the search prompt is open")
+        await pilot.press(*"checkpoint")
         assert isinstance(app.screen, RunScreen), "a letter of the search opened another screen"
         assert isinstance(app.focused, Input) and app.focused.value == "checkpoint"
         assert not (tmp_path / "sft.toml").exists()
