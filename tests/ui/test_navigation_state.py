@@ -4,7 +4,7 @@ outlive a deleted run, and watches and the theme kept across restarts."""
 from __future__ import annotations
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, notifications, until, wait_status
+from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, until, wait_status
 from textual.widgets import Static
 
 from primetui.prefs import Prefs, load_prefs
@@ -79,7 +79,7 @@ async def test_deleting_a_watched_run_drops_its_watch(local_platform, tmp_path):
         other = await dispatch_walkthrough(local_platform, max_steps=2)
         app.toggle_watch(other)
         app.open_run(run_id)
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run screen")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and "Lifecycle" in screen_text(app), "run screen drawn")
         await pilot.press("w")
         assert app.state.watched == {run_id, other}
         await pilot.press("d")

@@ -20,6 +20,7 @@ from primetui.notify import RunEvent
 from primetui.ui import present
 from primetui.ui.clipboard import refusal_reason
 from primetui.ui.commands import PrimeCommands
+from primetui.ui.compact import COMPACT_CSS, is_compact, one_line
 from primetui.ui.focus import types_text
 from primetui.ui.remember import initial_watched, remember
 from primetui.ui.notify import announce, make_notifier
@@ -54,6 +55,7 @@ class PrimeApp(App):
     Footer { background: $panel; }
     """
     MODES = {"runs": RunsScreen, "volumes": VolumesScreen, "models": ModelsScreen}
+    CSS += COMPACT_CSS
     COMMANDS = App.COMMANDS | {PrimeCommands}
     BINDINGS = [
         Binding("r", "show('runs')", "Runs", id="app.runs"),
@@ -258,6 +260,17 @@ class PrimeApp(App):
             if getattr(screen, "OWNS_LETTERS", False) or types_text(self.focused):
                 return False
         return True
+
+    def on_resize(self, event: Any) -> None:
+        self.set_class(is_compact(event.size.width, event.size.height), "-compact")
+
+    def notify(self, message: str, *, title: str = "", **kw: Any) -> None:  # type: ignore[override]
+        """At 80x24 a toast is one line (title and message together); elsewhere as usual."""
+        size = self.size
+        if size.width and is_compact(size.width, size.height):
+            self.set_class(True, "-compact")
+            message, title = one_line(message, title), ""
+        super().notify(message, title=title, **kw)
 
     async def action_letter_quit(self) -> None:
         """`q`: quit (ctrl+q always quits; `q` is a letter, so text entry and the editor keep it)."""
