@@ -30,3 +30,17 @@ async def test_runs_table_headers_are_whole_and_hidden_columns_are_counted(width
         info = str(app.screen.query_one("#runs-info", Static).render())
         hidden = 10 - len(table.columns)
         assert hidden > 0 and f"+{hidden} column" in info, info
+
+
+@pytest.mark.parametrize("width", [60, 80])
+async def test_volumes_and_sessions_tables_never_cut_a_header(width):
+    app = make_app(start="volumes")
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot, lambda: app.state.volumes_loaded and app.state.sessions)
+        for wid in ("#volumes-table", "#sessions-table"):
+            table = app.screen.query_one(wid, DataTable)
+            total = sum(col.get_render_width(table) for col in table.columns.values())
+            assert total <= table.size.width, (wid, total, table.size.width)
+        heads = [str(c.label) for c in app.screen.query_one("#sessions-table", DataTable).columns.values()]
+        if width == 60:
+            assert heads[-1].endswith("→"), heads
