@@ -64,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--once", action="store_true", help="print once and exit instead of opening the dashboard")
     run.add_argument("--json", action="store_true", help="JSON output (with --once)")
     run.add_argument("--local", action="store_true", help="use the embedded local platform")
+
+    compare = sub.add_parser("compare", help="compare runs (or sft.toml files with --config): summary, config diff, curves")
+    compare.add_argument("targets", nargs="+", metavar="RUN", help="two or more run ids (files with --config)")
+    compare.add_argument("--config", action="store_true", help="the targets are sft.toml files: diff them before dispatch")
+    compare.add_argument("--once", action="store_true", help="print once and exit (the compare screen opens from the runs list: space marks, C compares)")
+    compare.add_argument("--json", action="store_true", help="JSON output")
+    compare.add_argument("--local", action="store_true", help="use the embedded local platform")
     _add_ops_commands(sub)
     return parser
 
@@ -115,6 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from primetui.sft.cli import validate
 
         return validate(args)
+    if args.command == "compare":
+        from primetui import headless_compare
+
+        return headless_compare.main(args)
     if args.command == "serve":
         from primetui.serve import serve as serve_dashboard
 

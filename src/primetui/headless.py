@@ -69,6 +69,13 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
     if detail["losses"]:
         lines.append(f"  Loss curve: {present.sparkline(detail['losses'], 40)}")
     lines.append(f"  Actions:    {', '.join(detail['actions']) or 'none'}")
+    if "anomalies" in detail:
+        from primetui import headless_diagnose
+
+        lines += headless_diagnose.format_anomalies(detail["anomalies"])
+        chart = headless_diagnose.loss_chart(detail)
+        if chart:
+            lines += ["", chart]
     if checkpoints:
         lines += ["", "  Checkpoints:"]
         for ck in checkpoints:
@@ -129,6 +136,11 @@ async def collect_run(client: Any, run_id: str, now: datetime) -> tuple[dict[str
     ]
     detail["config"] = present.field(run, "run_config", "runConfig")
     detail["terminal"] = detail["status"] in TERMINAL_RUN_STATUSES
+    from primetui import headless_diagnose
+
+    rows = list(progress.rows.values())
+    detail["anomalies"] = [a.to_json() for a in await headless_diagnose.run_anomalies(client, run, rows, now.timestamp())]
+    detail["series"] = headless_diagnose.series(rows, ["loss/mean"])
     return detail, checkpoints
 
 

@@ -24,6 +24,7 @@ from pydantic import ValidationError as PydanticValidationError
 from primetui.fileio import atomic_write_text
 
 __all__ = [
+    "AnomalyThresholds",
     "CHART_MARKERS",
     "NotifyPrefs",
     "Prefs",
@@ -66,6 +67,27 @@ class RefreshIntervals(_Strict):
     """Charts: how often new metric rows are fetched (only rows after the last step)."""
 
 
+class AnomalyThresholds(_Strict):
+    """When the anomaly detector flags a run (see docs/compare-diagnose.md)."""
+
+    window: int = Field(default=20, ge=2, le=10_000)
+    """Rolling window: how many recent healthy points the median is taken over."""
+    loss_z: float = Field(default=6.0, gt=0)
+    """Loss spike: robust z-score (distance from the rolling median in 1.4826 x MAD) that flags."""
+    loss_rel_floor: float = Field(default=0.1, ge=0)
+    """Loss spike: the deviation is never taken below this fraction of the median (warmup noise)."""
+    grad_ratio: float = Field(default=10.0, gt=1)
+    """Grad-norm blow-up: flag when optim/grad_norm exceeds this multiple of its rolling median."""
+    throughput_ratio: float = Field(default=0.2, gt=0, lt=1)
+    """Throughput collapse: flag when perf/throughput falls below this fraction of its rolling median."""
+    min_points: int = Field(default=3, ge=1)
+    """Grad-norm and throughput checks start after this many points."""
+    stall_factor: float = Field(default=5.0, gt=1)
+    """Stall: flag a RUNNING run with no new step for this many median step times..."""
+    stall_min_seconds: float = Field(default=120.0, ge=0)
+    """...and at least this many seconds."""
+
+
 class NotifyPrefs(_Strict):
     """How watched runs reach you beyond the toast and the bell, in the `[notify]` table."""
 
@@ -88,6 +110,8 @@ class Prefs(_Strict):
     """Where the embedded local platform keeps its volumes and runs; empty uses primetui's data dir."""
     refresh: RefreshIntervals = Field(default_factory=RefreshIntervals)
     """Polling intervals, in the `[refresh]` table."""
+    anomalies: AnomalyThresholds = Field(default_factory=AnomalyThresholds)
+    """Anomaly detection thresholds, in the `[anomalies]` table."""
     notify: NotifyPrefs = Field(default_factory=NotifyPrefs)
     """Notifications for watched runs, in the `[notify]` table."""
     keymap: dict[str, str] = Field(default_factory=dict)
@@ -268,7 +292,7 @@ def default_toml() -> str:
         out.append("\n" + _comment(info.description) + f"{name} = {_toml_value(value)}\n")
     for name, info in tables:
         out.append("\n" + _comment(info.description) + f"[{name}]\n")
-        model = {"refresh": RefreshIntervals, "notify": NotifyPrefs}.get(name)
+        model = {"refresh": RefreshIntervals, "anomalies": AnomalyThresholds, "notify": NotifyPrefs}.get(name)
         if model is not None:
             for sub, sub_info in model.model_fields.items():
                 out.append(_comment(sub_info.description) + f"{sub} = {_toml_value(defaults[name][sub])}\n")

@@ -63,6 +63,9 @@ def test_browser_shows_runs_and_a_key_reaches_the_app(local_platform, tmp_path):
             viewport={"width": 1440, "height": 760})
         try:
             page = browser.new_page()
+            refused = page.goto(s.base + "/")
+            assert refused is not None and refused.status == 401 and "needs the token" in page.content()
+            assert s.app_processes() == []
             screen = Screen()
             page.on("websocket", lambda ws: ws.on("framereceived", screen.feed))
             page.goto(s.url)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 import aiohttp
 import httpx
@@ -65,6 +66,23 @@ def test_non_loopback_host_needs_an_explicit_flag(tmp_path):
     assert "token=" not in out.stdout
 
 
+def test_a_port_in_use_is_one_sentence(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = subprocess.run([sys.executable, "-m", "primetui", "serve", "--port", str(port)],
+                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                             env={**os.environ, "HOME": str(tmp_path)})
+    assert out.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in out.stderr and "pick another --port" in out.stderr
+    assert "Traceback" not in out.stderr and "token=" not in out.stdout
+
+
 def test_loopback_detection():
     from primetui.serve import app_command, is_loopback
 
@@ -76,7 +94,6 @@ def test_loopback_detection():
 
 async def test_serve_local_starts_the_platform_once_and_the_tab_uses_it(tmp_path, monkeypatch):
     import json
-    import os
     import signal
 
     import pyte

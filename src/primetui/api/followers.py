@@ -10,8 +10,9 @@ A follower owns one poll loop and its cursor, and yields only what is new, as ty
 
 Every follower exposes `state`, `last_success` (monotonic and wall time of its last good poll,
 for staleness in the UI), `error` (the last error, cleared on success), backs off on 429/5xx/
-network trouble with exponential backoff and jitter, and stops by itself after one final fetch
-once the run is terminal (COMPLETED, FAILED, STOPPED, PAUSED). Consume one with
+network trouble with exponential backoff and jitter (at most `transient_backoff`, 20 s, until
+`outage_after` seconds pass without a good poll), and stops by itself only after a final fetch
+that succeeded once the run is terminal (COMPLETED, FAILED, STOPPED, PAUSED). Consume one with
 
     async for event in follower: ...          # e.g. inside a Textual worker
     await follower.run(callback)              # or push events to a (sync or async) callback
@@ -749,7 +750,10 @@ class LogFollower(_RunBound):
 
     The first poll reads a backlog of `backlog_lines`; later polls read `tail_lines`, which
     grows (up to 5000) whenever a window fills with new lines, so consecutive windows keep
-    overlapping, and shrinks back slowly once the log is calm again. A run that has not started yet (404 with a startup marker) puts the follower
+    overlapping, and shrinks back slowly once the log is calm again. Every fetch sends
+    `since_seconds` (24 h unless given), so the hosted search backend answers with up to 5000
+    lines; a plain fetch would be the 200-line snapshot. With `catch_up`, a window that fills with
+    new lines is re-read at 5000 lines in the same poll. A run that has not started yet (404 with a startup marker) puts the follower
     in the `waiting` state, polling every `waiting_interval` seconds.
     """
 
@@ -827,7 +831,8 @@ class LogFollower(_RunBound):
             self._succeeded(events, FollowerState.WAITING)
             self.next_delay = self.waiting_interval
             return
-        if self.catch_up and self._last and cur and requested < MAX_TAIL_LINES:
+        searched = self.search_backend or self.since_seconds is not None  # a snapshot never holds more
+        if self.catch_up and searched and self._last and cur and requested < MAX_TAIL_LINES:
             full = len(cur) >= requested or (self._cap is not None and len(cur) >= self._cap)
             if full and diff_windows(self._last, cur, full=True).gap in ("overflow", "uncertain"):
                 # More arrived than this window holds: read the widest window now, before the

@@ -38,6 +38,7 @@ class ChartView:
     live: bool = False
     now: float | None = None  # fixed clock for snapshots
     eval_steps: list[float] = field(default_factory=list)
+    anomaly_steps: list[float] = field(default_factory=list)  # drawn as "!" on the x axis
 
 
 def fmt_value(v: float) -> str:
@@ -255,6 +256,12 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
         if 0 <= c < plot_w:
             axis[c] = "┴" if dotted else "▲"
             axis_keys[c] = "marker"
+    for step in view.anomaly_steps:
+        ax = _step_to_x(main, step, view)
+        if ax is not None and x0 <= ax <= x1:
+            c = int((ax - x0) * (ncols - 1) / (x1 - x0)) // cw
+            if 0 <= c < plot_w:
+                axis[c], axis_keys[c] = "!", "error"
     if cursor_col is not None and 0 <= cursor_col // cw < plot_w:
         axis[cursor_col // cw] = "┴" if axis[cursor_col // cw] == " " else axis[cursor_col // cw]
         if axis_keys[cursor_col // cw] == "axis":
@@ -277,14 +284,40 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
     # Markers and cursor win over labels on the axis row.
     start = 0
     # Labels win over ticks (the marks stay visible as dotted lines or ▲ elsewhere).
-    merged_chars = [labels[j] if labels[j] != " " else axis[j] for j in range(plot_w)]
-    merged_keys = ["axis" if labels[j] != " " else axis_keys[j] for j in range(plot_w)]
+    # ...except anomaly marks: a "!" always shows where a run went wrong.
+    merged_chars = [labels[j] if labels[j] != " " and axis[j] != "!" else axis[j] for j in range(plot_w)]
+    merged_keys = ["axis" if labels[j] != " " and axis[j] != "!" else axis_keys[j] for j in range(plot_w)]
     for j in range(1, plot_w + 1):
         if j == plot_w or merged_keys[j] != merged_keys[start]:
             xrow.append(("".join(merged_chars[start:j]), merged_keys[start]))
             start = j
     rows.append(xrow)
     return rows[:height]
+
+
+def step_at(series: list[Series], view: ChartView, width: int, cell: int) -> float | None:
+    """The step under plot cell ``cell`` (0 = first plot column) of a chart ``width`` cells wide."""
+    main = max(series, key=len) if series else None
+    if main is None or not len(main):
+        return None
+    xr = x_range(series, view)
+    if xr is None:
+        return None
+    x0, x1 = xr
+    plot_w = max(width - LABEL_W - 1, 4)
+    if not 0 <= cell < plot_w:
+        return None
+    cw, _ = CELL[view.mode]
+    ncols = plot_w * cw
+    x = x0 + (cell * cw + (cw - 1) / 2) * (x1 - x0) / max(ncols - 1, 1)
+    if view.x_mode == STEP:
+        return float(round(x))
+    times = main.times
+    ok = np.isfinite(times)
+    if not ok.any():
+        return None
+    i = int(np.argmin(np.abs(np.where(ok, times, np.inf) - x)))
+    return float(main.steps[i])
 
 
 def _fit(row: Row, width: int) -> Row:

@@ -286,7 +286,7 @@ class PrimeApp(App):
         # from a run: its detail screens are closed; an editor or a dialog is never closed here.
         self._pop_details(self.MODES[mode])
 
-    def open_run(self, run_id: str) -> None:
+    def open_run(self, run_id: str, *, jump_to_anomaly: bool = False) -> None:
         from primetui.ui.screens.run import RunScreen
 
         if self.current_mode != "runs":
@@ -296,9 +296,9 @@ class PrimeApp(App):
         # One run screen at a time, on top of the runs list: esc from it goes back to the list.
         self._pop_details(RunsScreen, keep=1)
         if self._is_detail(self.screen, RunsScreen):
-            self.switch_screen(RunScreen(run_id))  # replaces the top (a pop and a push in one tick race)
+            self.switch_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))  # replaces the top (a pop and a push in one tick race)
         else:
-            self.push_screen(RunScreen(run_id))
+            self.push_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))
 
     @staticmethod
     def _is_detail(screen: Any, base: type) -> bool:

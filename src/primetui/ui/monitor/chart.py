@@ -56,6 +56,8 @@ class MetricChart(Widget):
         self.refresh()
 
     def _style(self, key: str) -> Style:
+        if key[:1] == "s" and key[1:].isdigit() and int(key[1:]) > 4:
+            key = f"s{(int(key[1:]) - 1) % 4 + 1}"  # a fifth series (overlaid runs) reuses the palette
         style = self._styles.get(key)
         if style is None:
             style = self._styles[key] = self.get_component_rich_style(f"chart--{key}", partial=True)

@@ -137,6 +137,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         self._status = Static("", classes="charts--status", markup=False)
         self.run_live = True
         self.feed_state = ""
+        self.links: Any = None  # the run screen's StepLinks (shared cursor, anomaly detector)
 
     def compose(self) -> ComposeResult:
         yield self._grid
@@ -167,6 +168,8 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
     def add_metrics(self, rows: list[dict]) -> None:
         """Take metric rows (R10); new eval metrics get their own chart."""
         changed = self.table.add_rows(rows)
+        if self.links is not None:
+            self.links.rows_added(self, rows)
         if not changed:
             return
         self.view.eval_steps = self.table.eval_steps
@@ -289,10 +292,42 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         self.app.push_screen(MetricPicker(keys, self.chosen), done)
 
     def _set(self, **changes: Any) -> None:
+        moved = "cursor" in changes and changes["cursor"] != self.view.cursor
         for k, val in changes.items():
             setattr(self.view, k, val)
         self._refresh_all()
         self.update_status()
+        if moved and self.links is not None:
+            self.links.cursor_moved(self.view.cursor, origin=self)
+
+    # ---- links (the run screen's shared cursor) ---------------------------------------------
+    def set_cursor(self, step: float | None) -> None:
+        """Put the cursor at ``step`` (from another chart, a log line or an anomaly)."""
+        if step != self.view.cursor:
+            self.view.cursor = step
+            self._refresh_all()
+            self.update_status()
+
+    def set_anomaly_steps(self, steps: list[float]) -> None:
+        self.view.anomaly_steps = steps
+        self._refresh_all()
+
+    def on_click(self, event: Any) -> None:
+        """A click on a chart's plot puts the cursor at the step under the mouse."""
+        from primetui.monitor_core.chartframe import LABEL_W, step_at
+
+        widget = getattr(event, "widget", None)
+        chart = widget if isinstance(widget, MetricChart) else None
+        if chart is None:
+            return
+        offset = event.get_content_offset(chart) if hasattr(event, "get_content_offset") else None
+        x = offset.x if offset is not None else event.x
+        step = step_at(chart.series, self.view, chart.content_size.width, x - LABEL_W - 1)
+        if step is not None:
+            lo_hi = self._visible_steps()
+            if lo_hi is not None:
+                step = float(max(lo_hi[0], min(lo_hi[1], step)))
+            self._set(cursor=step)
 
     def action_smooth_more(self) -> None:
         i = max([j for j, s in enumerate(SMOOTHING_STEPS) if s <= self.view.smoothing] or [0])

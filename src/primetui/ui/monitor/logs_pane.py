@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import TabbedContent, TabPane
@@ -46,6 +47,7 @@ class LogsPane(FeedMixin, Vertical):
         self.parsers: dict[str, LineParser] = {}
         self.merged = MergedLog([], max_lines=max_lines)
         self.tabs: dict[str, LogTab] = {}
+        self.links: Any = None  # the run screen's StepLinks (shared cursor, anomaly detector)
         for spec in self.specs:
             self._make_store(spec)
 
@@ -98,7 +100,15 @@ class LogsPane(FeedMixin, Vertical):
         store = self.stores.get(key)
         if store is None or not raw_lines:
             return
-        store.append(self.parsers[key].parse_batch(raw_lines))
+        batch = self.parsers[key].parse_batch(raw_lines)
+        texts = batch.texts
+        start, _replaced = store.append(batch)
+        if self.links is not None:
+            end = store.end
+            if end - start == len(texts) and start >= store.first:  # nothing collapsed: the batch is the new lines
+                self.links.lines_added(key, list(zip(range(start, end), texts)))
+            else:
+                self.links.lines_added(key, [(g, store.text(g) or "") for g in range(max(start, store.first), end)])
         self._changed(key)
 
     def ingest_gap(self, key: str, message: str) -> None:
@@ -108,6 +118,26 @@ class LogsPane(FeedMixin, Vertical):
             return
         store.append_gap(message)
         self._changed(key)
+
+    # ---- the step cursor --------------------------------------------------------------------
+    def scroll_to_step(self, step: int) -> None:
+        """Scroll every log tab to the first line of ``step`` (its step line, or the next one)."""
+        for tab in self.tabs.values():
+            source = tab.view.source
+            steps = source.steps(source.first, source.end)
+            hits = np.flatnonzero(steps >= step)
+            if len(hits) and tab.is_mounted:
+                tab.view.goto_line(source.first + int(hits[0]))
+
+    def goto_line(self, key: str, index: int) -> None:
+        """Show line ``index`` of the ``key`` log in its tab (the tab becomes the active one)."""
+        tab = self.tabs.get(key)
+        if tab is None:
+            return
+        if self.is_mounted:
+            self.query_one(TabbedContent).active = f"log-{key}"
+        if tab.is_mounted:
+            tab.view.goto_line(index)
 
     def feed_note(self, key: str, follower) -> None:
         """Show what the follower of ``key`` is doing (waiting for the run, retrying, stopped)."""

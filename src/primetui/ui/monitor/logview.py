@@ -98,6 +98,7 @@ class LogView(ScrollView, can_focus=True):
         Binding("right,l", "scroll_right", "Right", show=False, id="monitor.log.right"),
         Binding("v", "mark", "Mark range", show=False, id="monitor.log.mark"),
         Binding("c", "copy", "Copy", id="monitor.log.copy"),
+        Binding("s", "step_to_charts", "Step → charts", id="monitor.log.to_charts"),
         Binding("ctrl+s", "save", "Save", id="monitor.log.save"),
         Binding("ctrl+l", "clear_query", "Clear filter/search", show=False, id="monitor.log.clear"),
     ]
@@ -144,6 +145,14 @@ class LogView(ScrollView, can_focus=True):
         def __init__(self, view: LogView) -> None:
             super().__init__()
             self.view = view
+
+    class StepPicked(Message):
+        """``s`` on a line: show its step on the charts (the run screen moves the step cursor)."""
+
+        def __init__(self, view: LogView, step: int) -> None:
+            super().__init__()
+            self.view = view
+            self.step = step
 
     class Prompt(Message):
         """The view asks its container for a query (``kind`` = "search", "filter" or "save")."""
@@ -389,6 +398,29 @@ class LogView(ScrollView, can_focus=True):
         self._frame_key = None
         self.refresh()
         self.post_message(self.Changed(self))
+
+    def goto_line(self, g: int) -> None:
+        """Point at source line ``g`` (the step cursor, an anomaly); a filtered-out line clears the filter."""
+        if self.rows is not None and not np.isin(g, self.rows):
+            self.set_filter("", 0)
+        self._goto_global(g)
+
+    def step_of_pointer(self) -> int | None:
+        """The step the pointed line belongs to: its own step line, else the nearest one above."""
+        if self.pointer is None or not self.row_count:
+            return None
+        g = self.global_index(self.pointer)
+        first = self.source.first
+        steps = self.source.steps(first, g + 1)
+        known = np.flatnonzero(steps >= 0)
+        return int(steps[known[-1]]) if len(known) else None
+
+    def action_step_to_charts(self) -> None:
+        step = self.step_of_pointer()
+        if step is None:
+            self.notify("No step line at or above this line (point at a line with ↑/↓ or a click).", timeout=3)
+            return
+        self.post_message(self.StepPicked(self, step))
 
     def scroll_to_row(self, row: int) -> None:
         """Scroll so ``row`` is visible (centred when it was off screen)."""

@@ -20,6 +20,7 @@ from primetui.ui.focus import focus_content, types_text
 from primetui.ui.monitor_hook import monitor_panes
 from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.screens.run_links import RunLinksMixin
 from primetui.ui.widgets import ConfirmScreen, tone_style
 
 
@@ -36,7 +37,7 @@ def config_toml(run: Any) -> str:
         return "# Not representable as TOML; shown as JSON.\n" + json.dumps(cfg, indent=2)
 
 
-class RunScreen(DashboardScreen):
+class RunScreen(RunLinksMixin, DashboardScreen):
     """One run: what happened when, what went wrong, and what you can do now."""
 
     refresh_key = "run_detail"
@@ -62,10 +63,14 @@ class RunScreen(DashboardScreen):
     RunScreen #run-config { height: 1fr; }
     RunScreen #run-checkpoints { height: auto; max-height: 12; }
     RunScreen .hint { color: $text-muted; padding: 0 1; }
+    RunScreen #run-cursor { height: 1; padding: 0 1; background: $panel; display: none; }
+    RunScreen #run-anomalies { height: auto; max-height: 8; display: none; }
+    RunScreen #run-anomalies-hint { display: none; color: $error; }
     """
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, *, jump_to_anomaly: bool = False) -> None:
         super().__init__()
+        self.pending_jump = jump_to_anomaly
         self.run_id = run_id
         self.run: Any = self.prime_state_run(run_id)
         self.checkpoints: list[Any] = []
@@ -83,10 +88,13 @@ class RunScreen(DashboardScreen):
             return None
 
     def compose_body(self) -> ComposeResult:
+        yield Static("", id="run-cursor", markup=False)
         with TabbedContent(id="run-tabs"):
             with TabPane("Overview", id="tab-overview"):
                 with VerticalScroll():
                     yield Static("Loading run…", id="run-summary")
+                    yield Static("", id="run-anomalies-hint", classes="hint", markup=False)
+                    yield DataTable(id="run-anomalies", cursor_type="row")
                     yield Static("Checkpoints", classes="hint")
                     yield DataTable(id="run-checkpoints", cursor_type="row")
             with TabPane("Config", id="tab-config"):
@@ -96,6 +104,9 @@ class RunScreen(DashboardScreen):
         table = self.query_one("#run-checkpoints", DataTable)
         for key, label in (("step", "Step"), ("status", "Status"), ("size", "Size"), ("created", "Created"), ("cmd", "Download with")):
             table.add_column(label, key=key)
+        flags = self.query_one("#run-anomalies", DataTable)
+        for key, label in (("flag", ""), ("step", "Step"), ("kind", "Kind"), ("component", "Component"), ("message", "What")):
+            flags.add_column(label, key=key)
         self.render_run()
         super().on_mount()
 
@@ -154,6 +165,7 @@ class RunScreen(DashboardScreen):
             if self.final_fetch_done and self._checkpoints_sub is not None:
                 self._checkpoints_sub.close()
         self.render_run()
+        self.links_poll()
 
     # ---- rendering --------------------------------------------------------------------------
     def render_run(self) -> None:
@@ -253,6 +265,7 @@ class RunScreen(DashboardScreen):
         """Mount the monitor panes (logs, charts, components, evals) as tabs if installed."""
         tabs = self.query_one("#run-tabs", TabbedContent)
         for tab_id, title, widget in monitor_panes(self.client, run):
+            self.attach_pane(widget)
             tabs.add_pane(TabPane(title, widget, id=tab_id))
 
     # ---- actions ----------------------------------------------------------------------------

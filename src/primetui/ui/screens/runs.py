@@ -16,6 +16,7 @@ from primetui.ui import present
 from primetui.ui.columns import fit, more_note, widest
 from primetui.ui.present import RunProgress, RunRow
 from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.screens.runs_marks import RunsMarksMixin
 from primetui.ui.widgets import tone_style
 
 PAGE_SIZE = 20
@@ -38,7 +39,7 @@ PRIORITY = ["status", "name", "steps", "loss", "eta", "elapsed", "started", "gpu
 NAME_MAX = 26  # a long name or a 24-character id is shortened with … before a column is dropped
 
 
-class RunsScreen(DashboardScreen):
+class RunsScreen(RunsMarksMixin, DashboardScreen):
     """All runs, newest first, one page (R1) at a time."""
 
     TITLE = "Runs"
@@ -49,6 +50,9 @@ class RunsScreen(DashboardScreen):
         Binding("enter", "open_run", "Open", id="runs.open"),
         Binding("slash", "filter", "Filter", id="runs.filter"),
         Binding("w", "watch", "Watch", id="runs.watch"),
+        Binding("space", "mark", "Mark", show=False, id="runs.mark"),
+        Binding("C", "compare", "Compare", id="runs.compare"),
+        Binding("exclamation_mark", "jump_anomaly", "First anomaly", show=False, id="runs.anomaly"),
         Binding("right_square_bracket", "page(1)", "Next page", show=False, id="runs.next_page"),
         Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="runs.prev_page"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="runs.clear_filter"),
@@ -67,6 +71,7 @@ class RunsScreen(DashboardScreen):
         self.query_text = ""
         self._columns: list[str] = []
         self._rows: list[RunRow] = []
+        self.marks_init()
         self._page_sub: Any = None
         self._metric_subs: dict[str, Any] = {}
         self._save_timer: Any = None
@@ -241,7 +246,11 @@ class RunsScreen(DashboardScreen):
             label = present.status_label(row.status)
             if row.id in self.prime.state.watched:
                 label += " ◉"
-            return Text(label, style=tone_style(self, row.tone))
+            text = Text(label, style=tone_style(self, row.tone))
+            marks = self.status_marks(row.id)
+            if marks:
+                text.append(marks, style="bold red" if "!" in marks else "bold")
+            return text
         if key == "name":
             name = row.name or row.id
             return Text(name if len(name) <= NAME_MAX else name[: NAME_MAX - 1] + "…", no_wrap=True)

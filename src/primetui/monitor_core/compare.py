@@ -1,0 +1,73 @@
+"""Run summaries for the compare screen and ``primetui compare``: final and best loss, best eval.
+
+Pure core: takes R10 metric rows (``{"step": N, "time": unix, key: value}``) and returns plain
+numbers; the caller adds status, duration and the anomaly count.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+LOSS_KEY = "loss/mean"
+
+
+def eval_key(keys: Iterable[str]) -> str | None:
+    """The eval metric a summary reports: the first env's reward mean, else the first eval metric."""
+    evals = sorted(k for k in keys if k.startswith("eval/"))
+    preferred = [k for k in evals if k.endswith("reward/mean") or k.endswith("/reward")]
+    return (preferred or evals or [None])[0]
+
+
+def _lower_is_better(key: str) -> bool:
+    return any(word in key for word in ("loss", "perplexity", "error"))
+
+
+@dataclass(slots=True)
+class Summary:
+    steps: int | None = None
+    final_loss: float | None = None
+    best_loss: float | None = None
+    best_loss_step: int | None = None
+    eval_key: str | None = None
+    best_eval: float | None = None
+    best_eval_step: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "steps": self.steps, "final_loss": self.final_loss, "best_loss": self.best_loss,
+            "best_loss_step": self.best_loss_step, "eval_key": self.eval_key, "best_eval": self.best_eval,
+            "best_eval_step": self.best_eval_step,
+        }
+
+
+def _points(rows: list[Mapping[str, Any]], key: str) -> list[tuple[int, float]]:
+    out = []
+    for row in rows:
+        v, s = row.get(key), row.get("step")
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and isinstance(s, (int, float)):
+            out.append((int(s), float(v)))
+    return sorted(out)
+
+
+def summarize(rows: Iterable[Mapping[str, Any]]) -> Summary:
+    rows = list(rows)
+    summary = Summary()
+    steps = [int(r["step"]) for r in rows if isinstance(r.get("step"), (int, float))]
+    summary.steps = max(steps) if steps else None
+    loss = _points(rows, LOSS_KEY)
+    if loss:
+        summary.final_loss = loss[-1][1]
+        step, value = min(loss, key=lambda p: (p[1], p[0]))
+        summary.best_loss, summary.best_loss_step = value, step
+    keys = {k for r in rows for k in r}
+    key = eval_key(keys)
+    if key:
+        pts = _points(rows, key)
+        if pts:
+            pick = min if _lower_is_better(key) else max
+            step, value = pick(pts, key=lambda p: p[1])
+            summary.eval_key, summary.best_eval, summary.best_eval_step = key, value, step
+    return summary

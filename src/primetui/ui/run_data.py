@@ -1,0 +1,119 @@
+"""What the compare screen, ``primetui compare`` and ``primetui run --once`` read about runs.
+
+Plain data, no textual or rich: a run's metric series (JSON-safe), its anomalies (metrics, the
+last lines of each component's log, a stall, a failed exit) with the thresholds from the
+preferences file, and for several runs their summaries and config diff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from primetui.monitor_core.anomalies import Anomaly, Thresholds, detect
+from primetui.monitor_core.compare import summarize
+from primetui.sft.diff import config_diff
+from primetui.ui import present
+
+LOG_TAIL = 5000
+
+
+def thresholds() -> Thresholds:
+    """The ``[anomalies]`` table of the preferences file (defaults when it is missing or bad)."""
+    try:
+        from primetui.prefs import load_prefs
+
+        prefs, _warning = load_prefs()
+        return Thresholds.from_mapping(prefs.anomalies.model_dump())
+    except Exception:  # noqa: BLE001 - preferences never stop a headless print
+        return Thresholds()
+
+
+async def fetch_logs(client: Any, run: Any) -> dict[str, list[str]]:
+    """Display lines of each of the run's log streams, by stream key (``trainer``, ``orchestrator``…)."""
+    from primetui.monitor_core.components import log_specs
+    from primetui.monitor_core.lines import LineParser
+
+    logs: dict[str, list[str]] = {}
+    for spec in log_specs(run):
+        try:
+            reply = await client.get_logs(
+                str(_get(run, "id")), LOG_TAIL, component=spec.component, pod_index=spec.pod_index, env_name=spec.env_name
+            )
+        except Exception:  # noqa: BLE001 - a component without logs yet is not an error here
+            continue
+        raw = reply.lines() if hasattr(reply, "lines") else str(_get(reply, "logs") or "").splitlines()
+        logs[spec.key] = list(LineParser().parse_batch(raw).texts)
+    return logs
+
+
+async def run_anomalies(client: Any, run: Any, rows: Iterable[Mapping[str, Any]], now: float) -> list[Anomaly]:
+    logs = await fetch_logs(client, run)
+    status = _get(run, "status")
+    error = _get(run, "error_message", "errorMessage")
+    return detect(list(rows), logs, status=status, error=error, now=now, thresholds=thresholds())
+
+
+def series(rows: Iterable[Mapping[str, Any]], keys: Iterable[str] | None = None) -> dict[str, dict[str, list]]:
+    """``{metric: {"steps": [...], "times": [...], "values": [...]}}`` (NaN/inf as None, JSON-safe)."""
+    wanted = set(keys) if keys is not None else None
+    out: dict[str, dict[str, list]] = {}
+    for row in sorted((r for r in rows if isinstance(r.get("step"), (int, float))), key=lambda r: r["step"]):
+        for key, value in row.items():
+            if key in ("step", "time") or isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            if wanted is not None and key not in wanted:
+                continue
+            s = out.setdefault(key, {"steps": [], "times": [], "values": []})
+            s["steps"].append(int(row["step"]))
+            t = row.get("time")
+            s["times"].append(float(t) if isinstance(t, (int, float)) else None)
+            s["values"].append(float(value) if math.isfinite(value) else None)
+    return out
+
+
+async def collect_one(client: Any, run_id: str, now: datetime) -> dict[str, Any]:
+    """One run's entry: identity, status, summary numbers, anomalies, series and config."""
+    run = await client.get_run(run_id)
+    try:
+        rows = present.items(await client.get_metrics(run_id), "metrics")
+    except Exception:  # noqa: BLE001 - a run without metrics still compares
+        rows = []
+    progress = present.RunProgress.from_metric_rows(rows)
+    merged = list(progress.rows.values())
+    row = present.run_row(run, progress, now)
+    anomalies = await run_anomalies(client, run, merged, now.timestamp())
+    elapsed = present.run_elapsed(run, now)
+    entry: dict[str, Any] = {
+        "id": row.id,
+        "name": row.name,
+        "status": row.status,
+        "model": row.model,
+        "duration_seconds": elapsed,
+        "duration": row.elapsed,
+        **summarize(merged).to_json(),
+        "anomalies": [a.to_json() for a in anomalies],
+        "series": series(merged),
+        "config": present.field(run, "run_config", "runConfig") or {},
+    }
+    return entry
+
+
+def diff_json(labels: list[str], configs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    return {key: {label: v.to_json() for label, v in zip(labels, values)} for key, values in config_diff(configs).items()}
+
+
+async def collect(client: Any, run_ids: list[str], now: datetime) -> dict[str, Any]:
+    runs = list(await asyncio.gather(*[collect_one(client, rid, now) for rid in run_ids]))
+    return {"runs": runs, "config_diff": diff_json([r["id"] for r in runs], [r["config"] for r in runs])}
+
+
+def _get(obj: Any, *names: str) -> Any:
+    for name in names:
+        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+        if value is not None:
+            return value
+    return None

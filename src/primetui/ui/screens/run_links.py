@@ -1,0 +1,187 @@
+"""The run screen's step cursor header and anomaly table (mixed into ``RunScreen``).
+
+- ``#run-cursor`` (shown while the cursor is on): the cursor's step, its wall time, the values
+  of the charted metrics under it, the nearest checkpoint and the nearest eval.
+- ``#run-anomalies`` in the Overview tab (shown once something is found): one row per anomaly;
+  Enter on a row jumps to its cause (the step cursor at its step on every chart, its log tab
+  scrolled to its line, and that tab shown).
+- ``s`` on a log line puts the cursor on that line's step and shows the charts.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import DataTable, Static, TabbedContent
+
+from primetui.monitor_core.anomalies import Anomaly, Thresholds
+from primetui.monitor_core.chartframe import fmt_clock, fmt_step, fmt_value
+from primetui.monitor_core.escapes import neutralise
+from primetui.ui import present
+from primetui.ui.monitor.links import StepLinks
+
+
+def thresholds_of(prefs: Any) -> Thresholds:
+    table = present.field(prefs, "anomalies", default=None)
+    dump = getattr(table, "model_dump", None)
+    return Thresholds.from_mapping(dump() if dump else None)
+
+
+class RunLinksMixin:
+    """Needs ``self.run``, ``self.checkpoints``, ``self.app``; call :meth:`links_mounted` after
+    the monitor panes are mounted and :meth:`links_poll` on each status poll."""
+
+    links: StepLinks | None = None
+    pending_jump: bool = False  # open at the first anomaly's cause once one is found (runs list "!")
+
+    def make_links(self) -> StepLinks:
+        self.links = StepLinks(thresholds_of(getattr(self.app, "prefs", None)))
+        self.links.on_cursor(self._cursor_changed)
+        self.links.on_anomalies(self.render_anomalies)
+        return self.links
+
+    def attach_pane(self, widget: Any) -> None:
+        from primetui.ui.monitor import ChartsPane, LogsPane
+
+        links = self.links or self.make_links()
+        if isinstance(widget, LogsPane):
+            widget.links = links
+            links.logs = widget
+        elif isinstance(widget, ChartsPane):
+            widget.links = links
+            links.add_charts(widget)
+
+    def links_poll(self) -> None:
+        if self.links is None or self.run is None:
+            return
+        status = present.run_status(self.run)
+        self.links.check_stall(time.time(), status)
+        if status == "FAILED":
+            error = present.field(self.run, "error_message", "errorMessage")
+            self.links.run_failed(f"the run failed: {error}" if error else "the run failed", str(error) if error else None)
+
+    # ---- the cursor header ------------------------------------------------------------------
+    def _cursor_changed(self, step: float | None) -> None:
+        header = self.query_one("#run-cursor", Static)
+        header.display = step is not None
+        if step is None:
+            return
+        header.update(self.cursor_text(step))
+        self._highlight_checkpoint(step)
+
+    def cursor_text(self, step: float) -> Text:
+        links = self.links
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f"step {fmt_step(step)}", style="bold")
+        pane = links.feeder if links is not None else None
+        table = getattr(pane, "table", None)
+        if table is not None:
+            loss = table.get("loss/mean")
+            when = None
+            if loss is not None and len(loss):
+                hit = loss.value_at(step)
+                if hit is not None:
+                    i = int(loss.steps.searchsorted(hit[0]))
+                    t = float(loss.times[i])
+                    when = fmt_clock(t) if math.isfinite(t) else None
+            text.append(f"  {when}" if when else "")
+            for key in getattr(pane, "chosen", [])[:4]:
+                series = table.get(key)
+                hit = series.value_at(step) if series is not None and len(series) else None
+                if hit is not None:
+                    text.append(f"  {key} ", style="dim")
+                    text.append(fmt_value(hit[1]), style="bold")
+            evals = getattr(table, "eval_steps", [])
+            if evals:
+                nearest = min(evals, key=lambda s: abs(s - step))
+                text.append(f"  eval @ {fmt_step(nearest)}", style="dim")
+        ck = self._nearest_checkpoint(step)
+        if ck is not None:
+            text.append(f"  checkpoint @ {ck}", style="dim")
+        near = [a for a in (links.anomalies if links else []) if a.step is not None and a.step == int(step)]
+        if near:
+            text.append(f"  ! {near[0].label}", style="bold red")
+        return text
+
+    def _nearest_checkpoint(self, step: float) -> int | None:
+        steps = [int(present.field(c, "step", default=0)) for c in self.checkpoints or []]
+        return min(steps, key=lambda s: abs(s - step)) if steps else None
+
+    def _highlight_checkpoint(self, step: float) -> None:
+        ck = self._nearest_checkpoint(step)
+        if ck is None:
+            return
+        table = self.query_one("#run-checkpoints", DataTable)
+        try:
+            table.move_cursor(row=table.get_row_index(str(ck)), animate=False)
+        except Exception:  # noqa: BLE001 - the table is being refilled
+            pass
+
+    # ---- anomalies --------------------------------------------------------------------------
+    def render_anomalies(self) -> None:
+        if not self.is_mounted or self.links is None:
+            return
+        found = self.links.anomalies
+        table = self.query_one("#run-anomalies", DataTable)
+        hint = self.query_one("#run-anomalies-hint", Static)
+        table.display = hint.display = bool(found)
+        if not found:
+            return
+        if table.row_count != len(found):
+            table.clear()
+            for n, a in enumerate(found):
+                table.add_row(
+                    Text("!", style="bold red"), str(a.step) if a.step is not None else "-", a.label, a.component,
+                    Text(neutralise(a.message)), key=str(n),
+                )
+        hint.update(f"Anomalies: {len(found)} (Enter on one jumps to its cause)")
+        if self.pending_jump:
+            self.pending_jump = False
+            self.call_after_refresh(lambda: self.jump_to_cause(found[0]))
+
+    def jump_to_cause(self, anomaly: Anomaly) -> None:
+        if self.links is None:
+            return
+        self.links.jump_to(anomaly)
+        tabs = self.query_one("#run-tabs", TabbedContent)
+        target = "tab-logs" if anomaly.line_index is not None else "tab-charts"
+        try:
+            tabs.active = target
+        except Exception:  # noqa: BLE001 - no monitor panes installed
+            return
+        self._focus_pane(target, anomaly.component)
+        self.notify(f"{anomaly.label} at step {anomaly.step if anomaly.step is not None else '-'}: {neutralise(anomaly.message)}", timeout=6)
+
+    def _focus_pane(self, target: str, component: str | None = None) -> None:
+        """Focus follows the jump (a focused widget in another tab would pull that tab back)."""
+        links = self.links
+        if links is None:
+            return
+        if target == "tab-logs" and links.logs is not None:
+            tab = links.logs.tabs.get(component or "") or next(iter(links.logs.tabs.values()), None)
+            if tab is not None:
+                tab.view.focus()
+        elif target == "tab-charts" and links.feeder is not None:
+            links.feeder.focus()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id != "run-anomalies" or self.links is None:
+            return
+        try:
+            anomaly = self.links.anomalies[int(event.row_key.value)]
+        except (ValueError, IndexError, TypeError):
+            return
+        self.jump_to_cause(anomaly)
+
+    def on_log_view_step_picked(self, event: Any) -> None:
+        if self.links is None:
+            return
+        self.links.cursor_moved(float(event.step), scroll_logs=False)
+        try:
+            self.query_one("#run-tabs", TabbedContent).active = "tab-charts"
+        except Exception:  # noqa: BLE001
+            return
+        self._focus_pane("tab-charts")

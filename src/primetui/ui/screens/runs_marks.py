@@ -1,0 +1,77 @@
+"""Runs list: marks for compare, anomaly flags, and the jump to a run's first anomaly.
+
+Mixed into ``RunsScreen``. Keys: ``space`` marks/unmarks the selected run, ``C`` compares the
+marked runs (at least two), ``!`` opens the selected run at its first anomaly's cause. A run's
+flags come from its metric rows (NaN/inf, loss spike, grad-norm blow-up, throughput collapse),
+recomputed only when new rows arrive.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from primetui.monitor_core.anomalies import Anomaly, detect
+from primetui.ui.present import RunProgress
+
+
+class RunsMarksMixin:
+    marked: list[str]
+    _flags: dict[str, tuple[int, list[Anomaly]]]
+
+    def marks_init(self) -> None:
+        self.marked = []
+        self._flags = {}
+
+    def flags_of(self, run_id: str) -> list[Anomaly]:
+        progress: RunProgress | None = self.prime.state.progress.get(run_id)  # type: ignore[attr-defined]
+        if progress is None or not progress.rows:
+            return []
+        cached = self._flags.get(run_id)
+        if cached is None or cached[0] != len(progress.rows):
+            from primetui.ui.screens.run_links import thresholds_of
+
+            found = detect(list(progress.rows.values()), thresholds=thresholds_of(getattr(self.app, "prefs", None)))  # type: ignore[attr-defined]
+            cached = self._flags[run_id] = (len(progress.rows), found)
+        return cached[1]
+
+    def status_marks(self, run_id: str) -> str:
+        """What the status cell adds: ``●`` when marked for compare, ``!N`` when flagged."""
+        out = ""
+        if run_id in self.marked:
+            out += " ●"
+        flags = self.flags_of(run_id)
+        if flags:
+            out += f" !{len(flags)}"
+        return out
+
+    def action_mark(self) -> None:
+        run_id = self.selected_run_id()  # type: ignore[attr-defined]
+        if not run_id:
+            return
+        if run_id in self.marked:
+            self.marked.remove(run_id)
+        else:
+            self.marked.append(run_id)
+        n = len(self.marked)
+        self.notify(f"{n} marked for compare" + (" (C compares them)." if n >= 2 else " (mark one more, then C)."), timeout=3)  # type: ignore[attr-defined]
+        self.render_rows()  # type: ignore[attr-defined]
+
+    def action_compare(self) -> None:
+        marked = list(self.marked)
+        if len(marked) < 2:
+            selected = self.selected_run_id()  # type: ignore[attr-defined]
+            self.notify("Mark two or more runs with space, then C compares them." if not selected or len(marked) == 0 else  # type: ignore[attr-defined]
+                        "Mark one more run with space, then C compares them.", severity="warning", timeout=4)
+            return
+        from primetui.ui.screens.compare import CompareScreen
+
+        self.app.push_screen(CompareScreen(marked))  # type: ignore[attr-defined]
+
+    def action_jump_anomaly(self) -> None:
+        run_id = self.selected_run_id()  # type: ignore[attr-defined]
+        if not run_id:
+            return
+        if not self.flags_of(run_id):
+            self.notify("No anomaly found in this run's metrics; the run screen also checks its logs.", timeout=4)  # type: ignore[attr-defined]
+        open_run: Any = self.prime.open_run  # type: ignore[attr-defined]
+        open_run(run_id, jump_to_anomaly=True)

@@ -1,0 +1,88 @@
+"""Export the screenshots of docs/compare-diagnose.md (the app's own SVG export).
+
+    uv run python tests/snapshots/diagnose_docshots.py
+
+The recorded reply set and fixed clock of the snapshot tests, with the trouble of
+``diagnose_data`` added to the completed run (a CUDA error at step 13, a loss spike at step 14).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "screens_data"))
+
+from diagnose_data import feed  # noqa: E402
+from test_compare_screen import RUNNING  # noqa: E402
+from test_screens import COMPLETED  # noqa: E402
+from textual.widgets import DataTable  # noqa: E402
+
+from screens_data.docshots import make_app  # noqa: E402
+
+OUT = HERE.parents[1] / "docs" / "img"
+SIZE = (120, 34)
+
+
+async def shot(name: str, app, steps) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await steps(app, pilot)
+        await pilot.pause(0.3)
+        app.save_screenshot(f"{name}.svg", path=str(OUT))
+        print("wrote", OUT / f"{name}.svg")
+
+
+async def wait(pilot, cond) -> None:
+    for _ in range(400):
+        if cond():
+            break
+        await pilot.pause(0.02)
+    await pilot.pause(0.3)
+
+
+async def flagged(app, pilot) -> None:
+    await wait(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None
+               and app.screen.links.feeder.table.last_step >= 10 and app.screen.links.logs.stores["trainer"].end > 0)
+    feed(app.screen)
+
+
+async def cause_charts(app, pilot) -> None:
+    await flagged(app, pilot)
+    screen = app.screen
+    screen.jump_to_cause(next(a for a in screen.links.anomalies if a.kind == "loss_spike"))
+
+
+async def cause_logs(app, pilot) -> None:
+    await flagged(app, pilot)
+    screen = app.screen
+    screen.jump_to_cause(next(a for a in screen.links.anomalies if a.kind == "cuda"))
+
+
+async def compare(app, pilot) -> None:
+    await wait(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2)
+    table = app.screen.query_one("#runs-table", DataTable)
+    for run_id in (RUNNING, COMPLETED):
+        table.move_cursor(row=table.get_row_index(run_id))
+        await pilot.press("space")
+    await pilot.press("C")
+    await wait(pilot, lambda: getattr(app.screen, "data", None) is not None)
+    await pilot.press("c")
+
+
+async def main() -> None:
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    OUT.mkdir(parents=True, exist_ok=True)
+    await shot("diagnose-run-flags", make_app(run_id=COMPLETED), flagged)
+    await shot("diagnose-cause-charts", make_app(run_id=COMPLETED), cause_charts)
+    await shot("diagnose-cause-logs", make_app(run_id=COMPLETED), cause_logs)
+    await shot("compare", make_app(), compare)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

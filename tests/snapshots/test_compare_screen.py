@@ -1,0 +1,69 @@
+"""The compare screen (Pilot: marks, C, cursor, wall time) and its SVG snapshots."""
+
+from __future__ import annotations
+
+import pytest
+from test_screens import COMPLETED, make_app, settle
+from textual.widgets import DataTable, Static
+
+RUNNING = "r2unning0000000000000000"
+
+
+async def open_compare(pilot, app):
+    await settle(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2)
+    screen = app.screen
+    table = screen.query_one("#runs-table", DataTable)
+    for run_id in (RUNNING, COMPLETED):
+        table.move_cursor(row=table.get_row_index(run_id))
+        await pilot.press("space")
+    await pilot.pause(0.1)
+    assert screen.marked == [RUNNING, COMPLETED]
+    status = str(table.get_cell(COMPLETED, "status"))
+    assert "●" in status
+    await pilot.press("C")
+    await settle(pilot, lambda: getattr(app.screen, "data", None) is not None)
+    return app.screen
+
+
+async def test_marking_two_runs_and_c_opens_the_compare_screen_with_a_shared_cursor():
+    app = make_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_compare(pilot, app)
+        assert type(screen).__name__ == "CompareScreen"
+        summary = screen.query_one("#compare-summary", DataTable)
+        assert summary.row_count == 2
+        assert [s.name for s in screen.charts["loss/mean"].series] == [RUNNING, COMPLETED]
+        await pilot.press("c")
+        await pilot.press("right")
+        await pilot.pause(0.1)
+        cursor = screen.view.cursor
+        assert cursor is not None
+        head = str(screen.query_one("#compare-head", Static).render())
+        assert f"step {int(cursor)}" in head and COMPLETED[:10] in head
+        await pilot.press("t")
+        assert screen.view.x_mode == "time"
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "RunsScreen"
+
+
+async def test_c_with_one_marked_run_says_what_to_do():
+    app = make_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot, lambda: app.state.runs_loaded)
+        await pilot.press("space")
+        await pilot.press("C")
+        await pilot.pause(0.1)
+        assert type(app.screen).__name__ == "RunsScreen"
+        assert any("Mark one more run" in str(n.message) for n in app._notifications)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_compare_screen(snap_compare, size):
+    app = make_app()
+
+    async def ready(pilot):
+        await open_compare(pilot, app)
+        await pilot.press("c")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=size, run_before=ready)
