@@ -275,15 +275,18 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         # Only this TabbedContent's own panes: the monitor panes nest tabs of their own.
         panes = [pane for pane in tabs.get_child_by_type(ContentSwitcher).children if isinstance(pane, TabPane)]
         if 0 <= index < len(panes) and panes[index].id:
-            if tabs.active == panes[index].id:
-                self.call_after_refresh(focus_content, panes[index])
             tabs.active = panes[index].id
+            self.call_after_refresh(self._give_keys, panes[index])
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """The tab shown takes the keys at once (its log's `/`, its chart's keys), at any depth."""
-        if types_text(self.app.focused):
-            return
-        self.call_after_refresh(focus_content, event.pane)
+        self.call_after_refresh(self._give_keys, event.pane)
+
+    def _give_keys(self, pane: Any) -> None:
+        focused = self.focused
+        if focused is not None and types_text(focused) and pane in focused.ancestors:
+            return  # already typing in this tab (its search prompt)
+        focus_content(pane)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         allowed_by_status = {"stop", "pause", "resume", "restart", "delete"}
