@@ -27,6 +27,7 @@ from primetui.shell import (
 )
 import httpx
 
+from primetui.local.sessions import mountns
 from primetui.local.testing import LocalPlatform
 
 def make_key(path: Path) -> Path:
@@ -229,7 +230,9 @@ async def test_shell_pty_resize_and_stop_while_connected(ssh_platform, api):
     await conn.close()
 
 
+@pytest.mark.skipif(not mountns.probe().namespaces, reason="a read-only mount needs root and mount namespaces")
 async def test_read_only_refuses_writes_by_every_path(ssh_platform, api, tmp_path):
+    """As root: the read-only session's copy is a read-only mount, so every write fails in the kernel."""
     lp, key = ssh_platform
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -240,28 +243,27 @@ async def test_read_only_refuses_writes_by_every_path(ssh_platform, api, tmp_pat
     s = await _ready(api, "readonly", read_only=True)
     conn = await open_session_connection(s, key)
     try:
-        modes = await conn.run("stat -c %a . data.txt")
-        assert [int(m, 8) & 0o222 for m in modes.stdout.split()] == [0, 0]  # no write bits, as a read-only mount
-        shell = await conn.run("echo evil > data.txt; echo new > new.txt; ls -a")
+        assert os.geteuid() == 0  # this machine and CI: root ignores permission bits, not a ro mount
+        shell = await conn.run("pwd; echo evil > data.txt; echo new > /volume/new.txt; touch x; mkdir d; "
+                               "chmod 777 data.txt; rm data.txt; ls -a")
+        assert shell.stdout.splitlines()[0] == b"/volume"
+        assert shell.stderr.count(b"Read-only file system") == 6, shell.stderr
         assert b"escape" not in shell.stdout  # links leaving the volume are not staged
         assert b"inside" in shell.stdout
         async with conn.conn.start_sftp_client() as sftp:
-            with pytest.raises(asyncssh.SFTPPermissionDenied, match="read-only session"):
+            with pytest.raises(asyncssh.SFTPPermissionDenied, match="Read-only file system: this is a read-only session"):
                 async with sftp.open("/volume/data.txt", "wb") as f:
                     await f.write(b"x")
             for op in (lambda: sftp.remove("/volume/data.txt"), lambda: sftp.mkdir("/volume/d"),
                        lambda: sftp.rename("/volume/data.txt", "/volume/b.txt"),
                        lambda: sftp.symlink("/volume/data.txt", "/volume/l"), lambda: sftp.chmod("/volume/data.txt", 0o777)):
-                with pytest.raises(asyncssh.SFTPPermissionDenied):
+                with pytest.raises(asyncssh.SFTPPermissionDenied, match="Read-only file system"):
                     await op()
-            # a link in the session's copy that points at the real volume cannot be followed over SFTP
-            work = lp.data_dir / "sessions" / "work" / s.id
-            work.chmod(0o755)  # the read-only copy has no write bits; the owner can still add a link
-            (work / "backdoor").symlink_to(root)
-            for path in ("/volume/backdoor", "/volume/backdoor/data.txt"):
-                with pytest.raises(asyncssh.SFTPPermissionDenied, match="outside the volume"):
-                    await sftp.listdir(path) if path.endswith("backdoor") else await sftp.stat(path)
             assert await sftp.realpath("/volume/../../..") == "/"  # '..' stops at the session root
+        # the platform's own view of the copy is read-only too (so SFTP cannot write even past its checks)
+        work = lp.data_dir / "sessions" / "work" / s.id
+        with pytest.raises(OSError, match="Read-only file system"):
+            (work / "backdoor").symlink_to(root)
         with pytest.raises(RemotePathError, match="read-only session"):
             await put(conn, lp.data_dir.parent / "home" / ".ssh" / "id_ed25519.pub", "keys/")
     finally:
@@ -271,6 +273,23 @@ async def test_read_only_refuses_writes_by_every_path(ssh_platform, api, tmp_pat
     assert (root / "data.txt").read_bytes() == b"original\n"
     assert not (root / "new.txt").exists()
     assert (outside / "secret.txt").read_text() == "outside the volume\n"
+
+
+async def test_sftp_does_not_follow_a_link_out_of_the_copy(ssh_platform, api):
+    lp, key = ssh_platform
+    root = create_volume(lp, "backdoor", {"data.txt": b"original\n"})
+    s = await _ready(api, "backdoor")
+    conn = await open_session_connection(s, key)
+    try:
+        (lp.data_dir / "sessions" / "work" / s.id / "backdoor").symlink_to(root)  # points at the real volume
+        async with conn.conn.start_sftp_client() as sftp:
+            for path in ("/volume/backdoor", "/volume/backdoor/data.txt"):
+                with pytest.raises(asyncssh.SFTPPermissionDenied, match="outside the volume"):
+                    await sftp.listdir(path) if path.endswith("backdoor") else await sftp.stat(path)
+    finally:
+        await conn.close()
+    await api.stop_session("backdoor", s.id)
+    await wait_phase(api, "backdoor", s.id, {"stopped"})
 
 
 async def test_put_get_round_trip_with_path_rules(ssh_platform, api, tmp_path):

@@ -110,3 +110,57 @@ def test_new_user_local_walkthrough_reaches_completed(new_user):
     screen = tmux.wait("prime volumes get research runs/", limit=30)  # the step-10 checkpoint
     assert "10/10" in screen
     assert "Traceback" not in screen
+
+
+def test_seed_step_2_typed_in_the_shell_pane_on_a_fresh_volume(new_user):
+    """The walkthrough's own commands on a volume with no dataset: download, exit, stop, sync, dispatch."""
+    from primetui.local.sessions import mountns
+
+    if not mountns.probe().namespaces:
+        pytest.skip("/volume needs root and mount namespaces: " + mountns.probe().why)
+    tmux, env, data = new_user
+    command = " ".join(f"{k}={v!s}" for k, v in env.items()) + " uv run primetui --local"
+    tmux.run("new-session", "-d", "-s", tmux.target, "-x", "120", "-y", "36", "-c", str(ROOT), f"env -i {command}")
+    tmux.wait("Runs", limit=90)
+    tmux.wait("● live", limit=30)
+    tmux.keys("v")
+    tmux.wait("research")
+    tmux.keys("c")
+    tmux.wait("Create a volume")
+    tmux.type("fresh")
+    tmux.keys("Enter")
+    tmux.wait("Volume fresh created")
+    tmux.keys("Down")  # volumes are listed oldest first: research, fresh
+    tmux.wait("Sessions of fresh")
+    tmux.keys("o")
+    tmux.wait("RUNNING", limit=60)  # the new session's status column: ready
+    tmux.keys("Tab")
+    tmux.keys("Enter")
+    tmux.wait("mounted at /volume", limit=60)
+    assert not (data / "volumes" / "fresh" / "datasets").exists()
+    for line in ("hf download willcb/R1-reverse-wikipedia-paragraphs-v1-1000 \\", "  --repo-type dataset \\",
+                 "  --local-dir /volume/datasets/reverse-text"):
+        tmux.type(line)
+        tmux.keys("Enter")
+    tmux.wait("path: /volume/datasets/reverse-text", limit=120)
+    tmux.type("exit")
+    tmux.keys("Enter")
+    tmux.wait("Stop session and sync", limit=30)  # a read-write shell that exits asks, as a reminder
+    tmux.keys("s")
+    tmux.wait("your changes are saved on fresh", limit=120)
+    assert (data / "volumes" / "fresh" / "datasets/reverse-text/data/train-00000-of-00001.parquet").is_file()
+    tmux.wait("STOPPED", limit=30)  # back on the volumes screen, the session row says so
+    tmux.keys("r")
+    tmux.wait("Runs")
+    time.sleep(1)
+    tmux.keys("e")
+    tmux.wait("max_steps")
+    tmux.keys("F5")
+    tmux.wait("enter runs the pre-flight")
+    tmux.keys("Down")
+    tmux.keys("Enter")
+    tmux.wait("dispatches to fresh", limit=30)
+    tmux.keys("d")
+    tmux.wait("Lifecycle", limit=60)
+    screen = tmux.wait("✓ COMPLETED", limit=180)
+    assert "Traceback" not in screen

@@ -4,6 +4,8 @@ each step is on screen, no header is cut to a stub, no traceback."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.e2e.test_dashboard_tmux import ROOT, new_user  # noqa: F401 - the fixture
@@ -34,6 +36,10 @@ def test_seed_walkthrough_is_usable_at_80x24(new_user):  # noqa: F811
     tmux.keys("Tab")
     tmux.keys("Enter")
     _clean(tmux.wait("read-write", limit=60))
+    tmux.wait("Leave shell", limit=30)
+    prompt_end = time.monotonic() + 60
+    while not any(line.rstrip().endswith(("#", "$")) for line in tmux.screen().splitlines()) and time.monotonic() < prompt_end:
+        time.sleep(0.3)  # the shell's prompt, then the keys go to it
     tmux.type("echo at-80-$((8*10))")
     tmux.keys("Enter")
     _clean(tmux.wait("at-80-80", limit=30))
@@ -41,10 +47,13 @@ def test_seed_walkthrough_is_usable_at_80x24(new_user):  # noqa: F811
     tmux.wait("Stop session and sync", limit=30)
     tmux.keys("s")
     tmux.wait("saved on research", limit=120)
+    end = time.monotonic() + 30
+    while "Stopping session" in tmux.screen() and time.monotonic() < end:
+        time.sleep(0.3)  # the stop dialog closes by itself
 
     # Editor and dispatch: the walkthrough config to the demo volume.
     tmux.keys("r")
-    tmux.wait("Runs", limit=30)
+    tmux.wait("│ Runs │", limit=30)
     tmux.keys("e")
     _clean(tmux.wait("max_steps", limit=30))
     tmux.keys("F5")
@@ -58,7 +67,7 @@ def test_seed_walkthrough_is_usable_at_80x24(new_user):  # noqa: F811
     tmux.keys("3")
     _clean(tmux.wait("Step ", limit=120))
     tmux.keys("/")
-    tmux.wait("search", limit=20)
+    tmux.wait("search (text", limit=20)  # the search prompt is open and has the keys
     tmux.type("Step 5")
     tmux.keys("Enter")
     screen = _clean(tmux.wait("Step 5", limit=20))

@@ -123,4 +123,9 @@ def test_welcome_screen(snap_compare, size):
     data = replay.load()
     app = PrimeApp(None, None, Prefs(theme="primetui-dark"), clock=replay.fixed_clock(data), poll_scale=0,
                    theme_dirs=[shipped_theme_dir()], connect=Connector(None, None))
-    assert snap_compare(app, terminal_size=size)
+
+    async def ready(pilot):
+        # The first-run screen is pushed on mount and focuses its key field: wait for both.
+        await settle(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen" and app.focused is not None)
+
+    assert snap_compare(app, terminal_size=size, run_before=ready)

@@ -107,9 +107,10 @@ async def test_read_only_shell_refuses_writes_and_a_stopped_session_offers_no_fa
             await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running)
             pane = app.screen.panes[0]
             assert pane.has_class("-read-only") and "READ-ONLY" in pane.header_text()
-            # The session works on a scratch copy: a write "succeeds" there and never reaches the volume.
+            # As root too: the copy is a read-only mount, so the write fails at once.
             await pilot.press(*"echo evil > data.txt; echo rc=$?", "enter")
             await wait_for(pilot, lambda: "rc=" in pane_text(app).split("echo rc=$?")[-1])
+            assert "Read-only file system" in pane_text(app) and "rc=1" in pane_text(app)
             # The platform stops the session under the shell (as the idle reaper would).
             await client.stop_session("panero", session.id)
             await wait_for(pilot, lambda: pane.has_class("-ended"))

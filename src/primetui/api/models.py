@@ -349,6 +349,8 @@ class Volume(CamelModel):
     """Email of the creator."""
     created_at: str | None = None
     """Creation time, ISO 8601 (shown verbatim by the CLI)."""
+    used_bytes: int | None = None
+    """Bytes stored on the volume; sent by the local platform only (absent: unknown)."""
 
     @property
     def status_label(self) -> str:

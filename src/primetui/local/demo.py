@@ -1,8 +1,10 @@
-"""``--demo``: seed (once) the walkthrough's volume, dataset and sft.toml, generated here (no downloads).
+"""``--demo``: seed (once) the walkthrough's volume, dataset and sft.toml (no downloads).
 
 * volume ``research`` (100Gi) holding ``datasets/reverse-text/`` in the layout ``hf download`` leaves
-  (``data/train-00000-of-00001.parquet``): 1,000 rows, ``prompt`` = a paragraph of made-up
-  encyclopedic prose, ``completion`` = that paragraph reversed character by character;
+  (``data/train-00000-of-00001.parquet``), copied from the bundled stand-in the platform's Hub
+  endpoint serves: 1,000 rows, ``prompt`` = a paragraph of made-up encyclopedic prose,
+  ``completion`` = that paragraph reversed character by character (generated once by
+  :func:`write_dataset` below and committed);
 * ``<data_dir>/sft.toml``: the walkthrough's config, with the volume-relative ``data.name``.
 """
 
@@ -18,6 +20,7 @@ DEMO_VOLUME = "research"
 DEMO_VOLUME_SIZE = "100Gi"
 DATASET_DIR = "datasets/reverse-text"
 DATASET_FILE = "data/train-00000-of-00001.parquet"
+BUNDLED_SLUG = "reverse-text"  # src/primetui/local/datasets/reverse-text/, made once by write_dataset()
 ROWS = 1000
 SEED = 20260928
 
@@ -89,8 +92,10 @@ def seed_demo(state: LocalState) -> bool:
     if state.store.get_volume(DEMO_VOLUME) is None:
         create_volume_dir(state, DEMO_VOLUME, DEMO_VOLUME_SIZE, parse_size(DEMO_VOLUME_SIZE))
     dataset = state.volume_path(DEMO_VOLUME, DATASET_DIR)
-    if not dataset.exists():
-        write_dataset(dataset, reverse_text_rows())
+    if not dataset.exists():  # the copy `hf download` fetches from the platform (primetui.local.datasets)
+        from primetui.local.hub.registry import copy_to
+
+        copy_to(BUNDLED_SLUG, dataset)
     toml_path = state.data_dir / "sft.toml"
     if not toml_path.exists():
         toml_path.write_text(WALKTHROUGH_TOML, encoding="utf-8")

@@ -39,9 +39,10 @@ def _platform(request: Request) -> LocalState:
     return request.app.state.platform
 
 
-def volume_wire(row: Any) -> dict[str, Any]:
-    """A volume row as the wire ``Volume`` object."""
+def volume_wire(row: Any, used_bytes: int | None = None) -> dict[str, Any]:
+    """A volume row as the wire ``Volume`` object (``usedBytes``: a local extension)."""
     return Volume(
+        used_bytes=used_bytes,
         name=row["name"],
         status=row["status"],
         cluster_id=LOCAL_CLUSTER_ID,
@@ -84,7 +85,7 @@ def create_volume_dir(state: LocalState, name: str, size: str, size_bytes: int) 
 async def list_volumes(request: Request) -> dict[str, Any]:
     """V1: every volume, oldest first."""
     state = _platform(request)
-    volumes = [Volume.model_validate(volume_wire(row)) for row in state.store.list_volumes()]
+    volumes = [Volume.model_validate(volume_wire(row, volume_usage(state, row["name"]))) for row in state.store.list_volumes()]
     return VolumeList(volumes=volumes).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
@@ -105,7 +106,7 @@ async def create_volume(request: Request, body: dict[str, Any] = Body(...)) -> d
     if state.store.get_volume(name) is not None:
         raise fail(409, f"A volume named '{name}' already exists; pick another name or use the existing one.")
     row = create_volume_dir(state, name, size, size_bytes)
-    return volume_wire(row)
+    return volume_wire(row, 0)
 
 
 @router.patch("/training/volumes/{name}")
@@ -118,7 +119,7 @@ async def expand_volume(request: Request, name: str, body: dict[str, Any] = Body
         raise fail(400, f"Volume '{name}' is already {row['size']}; volumes can only grow, "
                         f"so pass a size larger than {row['size']}.")
     state.store.update_volume(name, size=size, size_bytes=size_bytes)
-    return volume_wire(state.store.get_volume(name))
+    return volume_wire(state.store.get_volume(name), volume_usage(state, name))
 
 
 @router.delete("/training/volumes/{name}", status_code=204)

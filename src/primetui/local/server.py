@@ -49,6 +49,7 @@ def create_app(state: LocalState) -> FastAPI:
     from primetui.local.routes_misc import router as misc_router
     from primetui.local.routes_runs import router as runs_router
     from primetui.local.routes_training import router as training_router
+    from primetui.local.hub.routes import router as hub_router
     from primetui.local.routes_volumes import router as volumes_router
     from primetui.local.supervisor import Supervisor
 
@@ -78,6 +79,7 @@ def create_app(state: LocalState) -> FastAPI:
     app.include_router(training_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(runs_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(misc_router, prefix=API_PREFIX, dependencies=auth)
+    app.include_router(hub_router)  # /hf: bundled datasets for `hf download`; public, like the Hub
 
     if state.rate_limit:
         _add_rate_limit(app, state.rate_limit)

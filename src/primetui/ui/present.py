@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from primetui.api.models import parse_time as _parse_wire_time
+from primetui.sft.sizing import parse_size as _size_bytes
 
 Clock = Callable[[], datetime]
 """Returns the current time (aware, UTC). Injected so snapshots and tests are deterministic."""
@@ -124,6 +125,17 @@ def fmt_bytes(n: float | None) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{value:.1f} PiB"  # pragma: no cover
+
+
+def volume_usage(volume: Any) -> str:
+    """``46.5 KiB used, 100.0 GiB free`` when the platform says how much is stored, else a dash."""
+    used = field(volume, "used_bytes", "usedBytes")
+    if used is None:
+        return DASH
+    total = _size_bytes(str(field(volume, "size", default="")))
+    if total is None:
+        return f"{fmt_bytes(used)} used"
+    return f"{fmt_bytes(used)} used, {fmt_bytes(max(0, total - int(used)))} free"
 
 
 def step_bar(step: int | None, max_steps: int | None, width: int = 10) -> str:

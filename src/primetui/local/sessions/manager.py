@@ -29,7 +29,7 @@ import secrets
 import time
 from pathlib import Path
 
-from primetui.local.sessions import keys, sshd, staging
+from primetui.local.sessions import keys, mountns, sshd, staging
 from primetui.local.sessions.gateway import Gateway
 from primetui.local.sessions.store import SessionRecord, SessionStore
 
@@ -79,8 +79,12 @@ def _env_float(name: str, default: float) -> float:
 class SessionManager:
     """Owns every session of one data dir; lives on the server's event loop."""
 
-    def __init__(self, data_dir: Path, *, idle_timeout: float | None = None, speed: float | None = None):
+    def __init__(self, data_dir: Path, *, idle_timeout: float | None = None, speed: float | None = None,
+                 volume_size=None, hf_endpoint=None):
         self.data_dir = Path(data_dir)
+        self._volume_size = volume_size or (lambda _name: None)  # name -> size cap in bytes, or None
+        self._hf_endpoint = hf_endpoint or (lambda: None)  # -> the platform's base URL (its Hub endpoint)
+        self.isolation: mountns.Isolation | None = None
         self.idle_timeout = idle_timeout if idle_timeout is not None else _env_float(IDLE_TIMEOUT_ENV, DEFAULT_IDLE_TIMEOUT)
         self.speed = speed if speed is not None else _env_float(SPEED_ENV, 1.0)
         self._folder = keys.sessions_dir(self.data_dir)
@@ -112,6 +116,15 @@ class SessionManager:
                 "no SSH public key beside ssh_key_path; the first session creates %s and accepts it",
                 keys.local_client_key_path(),
             )
+        self.isolation = await asyncio.to_thread(mountns.probe)
+        if self.isolation.namespaces:
+            log.info("volume sessions see the volume at %s (private mount namespaces, disks sized to the volume)", mountns.MOUNT_POINT)
+        else:
+            log.info("volume sessions run in the working copy: %s", self.isolation.why)
+        from primetui.local.hub.hf_cli import install_launcher
+
+        self._bin_dir = self._folder / "bin"
+        await asyncio.to_thread(install_launcher, self._bin_dir)
         self.gateway = Gateway(keys.load_gateway_cert(self.data_dir), self._port_for_alias)
         await self.gateway.start()
         for rec in self._store.load_all():
@@ -134,6 +147,15 @@ class SessionManager:
             await asyncio.gather(self._reaper, return_exceptions=True)
         for sid in list(self._endpoints):
             await self._close_endpoint(sid, "the local platform is shutting down")
+        for rec in self._records.values():  # no session disk outlives the platform
+            work = self.work_dir(rec.id)
+            try:
+                if rec.read_only and rec.live:
+                    await asyncio.to_thread(_discard, work)
+                elif rec.live:
+                    await asyncio.to_thread(mountns.spill_to_disk, work)
+            except OSError:
+                log.exception("session %s: could not release its disk at %s", rec.id, work)
         if self.gateway:
             await self.gateway.close()
         self._store.close()
@@ -247,10 +269,16 @@ class SessionManager:
                 rec.progress = line
 
             started = time.monotonic()
+            isolated = bool(self.isolation and self.isolation.namespaces)
+            size = self._volume_size(rec.volume_name)
+            if isolated and size:
+                await asyncio.to_thread(mountns.mount_work, work, size)
             copy = asyncio.get_running_loop().run_in_executor(None, staging.stage, volume, work, report)
             self._staging[rec.id] = copy
             rec.progress = await copy
-            if rec.read_only:
+            if rec.read_only and isolated and mountns.is_session_mount(work):
+                await asyncio.to_thread(mountns.seal_read_only, work)
+            elif rec.read_only:
                 await asyncio.to_thread(staging.make_read_only, work)
             # A tiny volume stages in a blink; hold the phase briefly so a watcher can see it happen.
             await asyncio.sleep(max(0.0, _STAGING_MIN / self.speed - (time.monotonic() - started)))
@@ -261,6 +289,11 @@ class SessionManager:
                 read_only=rec.read_only,
                 data_dir=self.data_dir,
                 on_activity=lambda sid=rec.id: self._touch(sid),
+                namespaces=isolated,
+                no_namespace_why=self.isolation.why if self.isolation else "",
+                hf_endpoint=self._hf_endpoint(),
+                bin_dir=self._bin_dir,
+                disk_line=_disk_line(work),
             )
             acceptor = await sshd.start_endpoint(cfg, self._host_key)
             self._staging.pop(rec.id, None)
@@ -274,7 +307,7 @@ class SessionManager:
             log.exception("session %s failed to start", rec.id)
             await self._close_endpoint(rec.id, "the session failed")
             with contextlib.suppress(OSError):
-                await asyncio.to_thread(staging.remove_tree, self.work_dir(rec.id))
+                await asyncio.to_thread(_discard, self.work_dir(rec.id))
             why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
             self._set_phase(
                 rec, "failed",
@@ -299,22 +332,40 @@ class SessionManager:
         try:
             if was_ready and not rec.read_only and work.is_dir():
                 self._set_phase(rec, "syncing")
+                self._refuse_oversize(rec, work)
 
                 def report(line: str) -> None:
                     rec.progress = line
 
                 rec.progress = await asyncio.to_thread(staging.sync_back, work, self._require_volume(rec.volume_name), report)
             self._set_phase(rec, "finalizing")
-            await asyncio.to_thread(staging.remove_tree, work)
+            await asyncio.to_thread(_discard, work)
             self._set_phase(rec, "stopped")
         except asyncio.CancelledError:
             raise
+        except _TooBig as exc:
+            self._set_phase(rec, "failed", error=str(exc))
         except Exception as exc:
             log.exception("session %s: final sync failed", rec.id)
             self._set_phase(
                 rec,
                 "failed",
                 error=f"The final sync failed ({exc}); the session's files are kept in {work}",
+            )
+
+    def _refuse_oversize(self, rec: SessionRecord, work: Path) -> None:
+        """Without a disk of the volume's size, the final sync refuses a copy that outgrew the volume."""
+        size = self._volume_size(rec.volume_name)
+        if not size or mountns.is_session_mount(work):
+            return
+        from primetui.local.paths import dir_size_bytes
+
+        used = dir_size_bytes(work)
+        if used > size:
+            raise _TooBig(
+                f"No space left on device: the session's files take {staging.human_bytes(used)}, more than the "
+                f"volume's {staging.human_bytes(size)}, so nothing was written back; expand the volume "
+                f"(prime volumes expand {rec.volume_name} --size <larger>) and copy them again. They are kept in {work}"
             )
 
     async def _recover(self, rec: SessionRecord) -> None:
@@ -328,7 +379,7 @@ class SessionManager:
                     staging.sync_back, work, self._require_volume(rec.volume_name), lambda line: None
                 )
             self._set_phase(rec, "finalizing")
-            await asyncio.to_thread(staging.remove_tree, work)
+            await asyncio.to_thread(_discard, work)
             self._set_phase(rec, "stopped")
         except asyncio.CancelledError:
             raise
@@ -355,6 +406,24 @@ class SessionManager:
                 self.stop(rec.volume_name, sid, reason=f"idle for {span}")
                 reaped.append(sid)
         return reaped
+
+
+class _TooBig(Exception):
+    """The working copy is larger than the volume (checked at the final sync when sizes are not enforced)."""
+
+
+def _disk_line(work: Path) -> str:
+    usage = mountns.disk_usage(work)
+    if usage is None:
+        return ""
+    used, free = usage
+    return f"{staging.human_bytes(used)} used, {staging.human_bytes(free)} free"
+
+
+def _discard(work: Path) -> None:
+    """Unmount the session's disk (if it has one) and remove the working dir."""
+    mountns.unmount_work(work)
+    staging.remove_tree(work)
 
 
 _current: list[SessionManager] = []

@@ -28,7 +28,16 @@ EXTRAS_KEY = "sessions"
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     state = app.state.platform
-    manager = SessionManager(state.data_dir, speed=getattr(state, "speed", None))
+    def volume_size(name: str) -> int | None:
+        row = state.store.get_volume(name)
+        return int(row["size_bytes"]) if row is not None else None
+
+    manager = SessionManager(
+        state.data_dir,
+        speed=getattr(state, "speed", None),
+        volume_size=volume_size,
+        hf_endpoint=lambda: getattr(state, "base_url", None),
+    )
     await manager.start()
     state.extras[EXTRAS_KEY] = manager
     try:

@@ -28,7 +28,7 @@ from asyncssh.constants import (
 
 from primetui.local.paths import PathEscapeError, safe_join
 
-READ_ONLY_MESSAGE = "this is a read-only session; open a read-write session to change the volume"
+READ_ONLY_MESSAGE = "Read-only file system: this is a read-only session; open a read-write session to change the volume"
 RUNS_MESSAGE = "runs/ holds run outputs and is read-only; put elsewhere"
 VOLUME_ALIAS = b"/volume"
 

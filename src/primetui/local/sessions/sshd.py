@@ -27,7 +27,9 @@ from pathlib import Path
 
 import asyncssh
 
+from primetui.local.sessions import mountns
 from primetui.local.sessions.keys import authorized_keys
+from primetui.local.sessions.mountns import MOUNT_POINT
 from primetui.local.sessions.sftp_server import ContainedSFTPServer
 
 log = logging.getLogger("primetui.local.sessions")
@@ -36,8 +38,8 @@ _READ = 64 * 1024
 _BATCH = 256 * 1024
 
 # The hosted pod mounts the volume at /volume and clients aim commands there (the prime CLI runs
-# `find /volume/x -type l` and rsync/scp to /volume/...). The local platform cannot mount, so an
-# exec command's /volume prefix is rewritten to the session's working dir.
+# `find /volume/x -type l` and rsync/scp to /volume/...). Where the platform cannot give a session
+# a mount namespace (see mountns), an exec command's /volume prefix is rewritten to the working dir.
 _VOLUME_PREFIX = re.compile(r"(?<![\w/.~-])/volume(?=/|\s|$|[;|&)'\"])")
 
 
@@ -58,6 +60,20 @@ class EndpointConfig:
     on_activity: Callable[[], None] = lambda: None
     connections: set = field(default_factory=set)
     processes: set = field(default_factory=set)
+    namespaces: bool = False
+    """Processes run in a private mount namespace that has the working copy at /volume."""
+    no_namespace_why: str = ""
+    hf_endpoint: str | None = None
+    """HF_ENDPOINT for the session (the local platform's Hub endpoint)."""
+    bin_dir: Path | None = None
+    """Put first on PATH (holds the `hf` launcher)."""
+    disk_line: str = ""
+    """"1.2 MiB used, 99.9 GiB free" when the session's disk has the volume's size."""
+
+    @property
+    def volume_dir(self) -> str:
+        """Where the session's processes see the volume."""
+        return MOUNT_POINT if self.namespaces else str(self.root)
 
 
 def _login_shell() -> str:
@@ -131,9 +147,14 @@ def _environment(cfg: EndpointConfig, term: str | None, client_env=None) -> dict
         value = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
         if key.startswith(_ACCEPTED_CLIENT_ENV) and "\0" not in value:
             env[key] = value
+    if cfg.bin_dir is not None:
+        env["PATH"] = os.pathsep.join([str(cfg.bin_dir), env.get("PATH") or os.defpath])
+    if cfg.hf_endpoint:
+        env.update(HF_ENDPOINT=cfg.hf_endpoint, HF_HUB_DISABLE_TELEMETRY="1", HF_HUB_DISABLE_UPDATE_CHECK="1")
     env.update(
         TERM=term or "dumb",
-        PWD=str(cfg.root),
+        PWD=cfg.volume_dir,
+        VOLUME=cfg.volume_dir,
         PRIMETUI_SESSION_ID=cfg.session_id,
         PRIMETUI_VOLUME=cfg.volume_name,
         PRIMETUI_SESSION_MODE="read-only" if cfg.read_only else "read-write",
@@ -142,17 +163,29 @@ def _environment(cfg: EndpointConfig, term: str | None, client_env=None) -> dict
 
 
 def _banner(cfg: EndpointConfig) -> bytes:
+    where = f"mounted at {cfg.volume_dir}" + (f" ({cfg.disk_line})" if cfg.disk_line else "")
     if cfg.read_only:
         text = (
-            f"primetui: READ-ONLY session {cfg.session_id} on volume '{cfg.volume_name}'. "
-            "Changes made here are discarded when the session stops.\r\n"
+            f"primetui: READ-ONLY session {cfg.session_id} on volume '{cfg.volume_name}', {where}. "
+            + ("Nothing here can be changed.\r\n" if cfg.namespaces else "Changes made here never reach the volume.\r\n")
         )
     else:
         text = (
-            f"primetui: read-write session {cfg.session_id} on volume '{cfg.volume_name}'. "
+            f"primetui: read-write session {cfg.session_id} on volume '{cfg.volume_name}', {where}. "
             "Changes are saved to the volume when the session stops (runs/ is left alone).\r\n"
         )
+    if not cfg.namespaces:
+        text += (
+            f"primetui: /volume is not available here ({cfg.no_namespace_why}); this shell starts in the "
+            "working copy, whose path is also in $VOLUME.\r\n"
+        )
+        if cfg.read_only:
+            text += "primetui: read-only is enforced by file permissions only, which is weaker than a read-only mount.\r\n"
     return text.encode()
+
+
+def _argv(cfg: EndpointConfig, argv: list[str]) -> list[str]:
+    return mountns.wrap(argv, cfg.root, cfg.read_only, cfg.bin_dir) if cfg.namespaces else argv
 
 
 async def _pump_fd_to_channel(fd: int, writer: asyncssh.SSHWriter, on_activity) -> None:
@@ -234,7 +267,7 @@ async def _run_on_pty(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, a
     _set_winsize(slave, cols or 80, rows or 24)
     try:
         child = await asyncio.create_subprocess_exec(
-            *argv,
+            *_argv(cfg, argv),
             stdin=slave,
             stdout=slave,
             stderr=slave,
@@ -249,6 +282,7 @@ async def _run_on_pty(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, a
     cfg.processes.add(child)
     output = asyncio.create_task(_pump_fd_to_channel(master, process.stdout, cfg.on_activity))
     feeder = asyncio.create_task(_pump_channel_to_pty(process, master, cfg.on_activity))
+    watcher = asyncio.create_task(_hang_up_when_closed(process, child))
     try:
         rc = await child.wait()
         # Background jobs may keep the pty open; give the last output a moment, then stop reading.
@@ -256,16 +290,17 @@ async def _run_on_pty(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, a
             await asyncio.wait_for(asyncio.shield(output), 1.0)
     finally:
         cfg.processes.discard(child)
-        for task in (output, feeder):
+        for task in (output, feeder, watcher):
             task.cancel()
-        await asyncio.gather(output, feeder, return_exceptions=True)
-        os.close(master)
+        await asyncio.gather(output, feeder, watcher, return_exceptions=True)
+        with contextlib.suppress(OSError):
+            os.close(master)
     return rc
 
 
 async def _run_piped(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, argv: list[str]) -> int:
     child = await asyncio.create_subprocess_exec(
-        *argv,
+        *_argv(cfg, argv),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -300,13 +335,15 @@ async def _run_piped(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, ar
                 child.stdin.close()
 
     feeder = asyncio.create_task(copy_in())
+    watcher = asyncio.create_task(_hang_up_when_closed(process, child))
     try:
         await asyncio.gather(copy_out(child.stdout, process.stdout), copy_out(child.stderr, process.stderr))
         rc = await child.wait()
     finally:
         cfg.processes.discard(child)
         feeder.cancel()
-        await asyncio.gather(feeder, return_exceptions=True)
+        watcher.cancel()
+        await asyncio.gather(feeder, watcher, return_exceptions=True)
     return rc
 
 
@@ -318,7 +355,7 @@ def make_process_handler(cfg: EndpointConfig):
     async def handle(process: asyncssh.SSHServerProcess) -> None:
         shell = _login_shell()
         command = process.command
-        if command is not None:
+        if command is not None and not cfg.namespaces:
             command = map_volume_prefix(command, cfg.root)
         try:
             if command is None and process.term_type is None:
@@ -366,13 +403,51 @@ async def start_endpoint(cfg: EndpointConfig, host_key: asyncssh.SSHKey) -> asyn
     )
 
 
+def session_members(sid: int) -> list[int]:
+    """Pids of every process in the terminal session ``sid`` (jobs such as vim have their own group)."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no procfs (not Linux): the process group signal is all there is
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if len(fields) > 3 and int(fields[3]) == sid:  # after "comm)": state ppid pgrp session
+            found.append(int(entry))
+    return found
+
+
+def _signal_session(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+    for member in session_members(pid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(member, sig)
+
+
+async def _hang_up_when_closed(process: asyncssh.SSHServerProcess, child) -> None:
+    """When the client's channel closes, hang up on what it started, as sshd does: SIGHUP to the
+    shell's terminal session, its jobs in their own process groups included."""
+    with contextlib.suppress(Exception):
+        await process.channel.wait_closed()
+    if child.returncode is not None:
+        return
+    log.info("channel closed: hanging up on process group %d", child.pid)
+    _signal_session(child.pid, signal.SIGHUP)
+    _signal_session(child.pid, signal.SIGCONT)  # a stopped job must wake up to take the hangup
+
+
 def kill_processes(cfg: EndpointConfig) -> None:
-    """Hang up every process the session started (its whole process group)."""
+    """Hang up every process the session started (its whole terminal session), then kill what is left."""
     for child in list(cfg.processes):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(child.pid, signal.SIGHUP)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(child.pid, signal.SIGKILL)
+        _signal_session(child.pid, signal.SIGHUP)
+        _signal_session(child.pid, signal.SIGKILL)
 
 
 async def close_endpoint(acceptor: asyncssh.SSHAcceptor, cfg: EndpointConfig, reason: str) -> None:

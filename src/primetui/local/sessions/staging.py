@@ -147,9 +147,11 @@ def _remove(path: Path) -> None:
 
 def stage(volume: Path, work: Path, report: Report) -> str:
     """Copy the whole volume into ``work`` (created fresh). Returns the final stats line."""
-    if work.exists():
+    if os.path.ismount(work):  # a session disk of its own (mountns): empty already, keep the mount
+        pass
+    elif work.exists():
         remove_tree(work)
-    work.mkdir(parents=True)
+    work.mkdir(parents=True, exist_ok=True)
     total, files = _measure(volume, frozenset())
     stats = _Stats(total, files, report)
     stats.tick(force=True)

@@ -19,8 +19,8 @@ from primetui.ui.widgets import ConfirmScreen, FormScreen, tone_style
 
 
 VOLUME_COLUMNS = [("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"),
-                  ("created", "Created"), ("live", "Live sessions")]
-VOLUME_PRIORITY = ["name", "status", "live", "size", "created", "cluster"]
+                  ("created", "Created"), ("live", "Live sessions"), ("usage", "Used / free")]
+VOLUME_PRIORITY = ["name", "status", "live", "size", "usage", "created", "cluster"]
 SESSION_COLUMNS = [("id", "Session"), ("mode", "Mode"), ("status", "Status"), ("phase", "Phase"),
                    ("progress", "Staging progress"), ("age", "Age")]
 SESSION_PRIORITY = ["id", "mode", "phase", "progress", "status", "age"]
@@ -157,6 +157,7 @@ class VolumesScreen(DashboardScreen):
                 "cluster": str(present.field(volume, "cluster", "cluster_id", "clusterId", default="-")),
                 "created": present.fmt_time(present.field(volume, "created_at", "createdAt")),
                 "live": live_text,
+                "usage": present.volume_usage(volume),
             }))
         fill_table(vt, VOLUME_COLUMNS, VOLUME_PRIORITY, rows)
         if self.selected and vt.row_count and self.selected in [str(present.field(v, "name")) for v in state.volumes]:

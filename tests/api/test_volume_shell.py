@@ -1,0 +1,242 @@
+"""The seed's step 2 in a local session, as root: /volume, `hf download` offline, the disk's size, hangup.
+
+Each test runs its own fresh platform (no demo data) and types the seed's commands into a session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from pathlib import Path
+
+import asyncssh
+import httpx
+import pytest
+
+from primetui.local.sessions import mountns
+from primetui.local.testing import LocalPlatform
+from primetui.shell import open_session_connection, open_shell
+
+pytestmark = pytest.mark.timeout(240)
+
+# /volume, read-only mounts and the disk's size need root and mount namespaces (this machine and CI).
+NAMESPACES = pytest.mark.skipif(not mountns.probe().namespaces, reason="needs root and mount namespaces: " + mountns.probe().why)
+
+SEED_DOWNLOAD = ("hf download willcb/R1-reverse-wikipedia-paragraphs-v1-1000 \\\n  --repo-type dataset \\\n"
+                 "  --local-dir /volume/datasets/reverse-text")
+SHARD = "datasets/reverse-text/data/train-00000-of-00001.parquet"
+BUNDLED = Path(__file__).parents[2] / "src/primetui/local/datasets/reverse-text/data/train-00000-of-00001.parquet"
+
+
+def _key(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="test")
+    path.write_bytes(key.export_private_key())
+    os.chmod(path, 0o600)
+    Path(str(path) + ".pub").write_bytes(key.export_public_key())
+    return path
+
+
+@pytest.fixture
+def platform(tmp_path):
+    key = _key(tmp_path / "home" / ".ssh" / "id_ed25519")
+    with LocalPlatform.start(tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
+        yield lp, key
+
+
+def _volume(lp: LocalPlatform, name: str, size: str, files: dict[str, bytes] | None = None) -> Path:
+    with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
+        reply = c.post("/training/volumes", json={"name": name, "size": size, "warm": False})
+        assert reply.status_code == 200, reply.text
+    root = lp.data_dir / "volumes" / name
+    for rel, data in (files or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+    return root
+
+
+async def _ready(api, volume: str, read_only: bool = False, phases=("ready", "failed")):
+    s = await api.create_session(volume, read_only=read_only)
+    return await _phase(api, volume, s.id, phases)
+
+
+async def _phase(api, volume, sid, phases, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        s = await api.get_session(volume, sid)
+        if s.phase in phases:
+            return s
+        assert time.monotonic() < deadline, f"{sid} still {s.phase}"
+        await asyncio.sleep(0.05)
+
+
+async def _read_until(proc, pattern: bytes, timeout: float = 60.0) -> bytes:
+    out = b""
+
+    async def pump():
+        nonlocal out
+        while pattern not in out:
+            chunk = await proc.read()
+            if not chunk:
+                break
+            out += chunk
+
+    await asyncio.wait_for(pump(), timeout)
+    return out
+
+
+@NAMESPACES
+async def test_shell_exec_and_sftp_see_the_volume_at_slash_volume(platform):
+    lp, key = platform
+    root = _volume(lp, "research", "100Gi", {"datasets/a.txt": b"alpha\n"})
+    async with lp.client() as api:
+        s = await _ready(api, "research")
+        conn = await open_session_connection(s, key)
+        try:
+            proc = await open_shell(conn, "xterm", 100, 30)
+            banner = await _read_until(proc, b"\n")
+            assert b"mounted at /volume (" in banner and b"B free)" in banner
+            proc.write(b"pwd; echo V=$VOLUME; ls /volume/datasets; df -B1 --output=size /volume | tail -1; echo E$((1+1))ND\r")
+            out = await _read_until(proc, b"E2ND")
+            assert b"/volume\r\n" in out and b"V=/volume" in out
+            assert str(100 * 2**30).encode() in out  # the disk is the volume's size
+            done = await conn.run("cat /volume/datasets/a.txt && echo seen > /volume/datasets/b.txt && pwd")
+            assert done.stdout == b"alpha\n/volume\n", done.stderr
+            async with conn.conn.start_sftp_client() as sftp:
+                assert sorted(await sftp.listdir("/volume/datasets")) == [".", "..", "a.txt", "b.txt"]
+        finally:
+            await conn.close()
+        await api.stop_session("research", s.id)
+        stopped = await _phase(api, "research", s.id, {"stopped", "failed"})
+        assert stopped.phase == "stopped", stopped.error_message
+    assert (root / "datasets/b.txt").read_bytes() == b"seen\n"
+    assert not Path("/volume/datasets").exists()  # the host's /volume stays an empty mount point
+
+
+@NAMESPACES
+async def test_hf_download_as_in_the_seed_then_an_unknown_repo(platform):
+    lp, key = platform
+    root = _volume(lp, "research", "100Gi")  # a fresh volume: no dataset on it
+    async with lp.client() as api:
+        s = await _ready(api, "research")
+        conn = await open_session_connection(s, key)
+        try:
+            proc = await open_shell(conn, "xterm", 120, 30)
+            await _read_until(proc, b"\n")
+            proc.write(SEED_DOWNLOAD.replace("\n", "\r").encode() + b"\r")
+            out = await _read_until(proc, b"path: /volume/datasets/reverse-text")
+            assert b"Downloaded" in out
+            proc.write(b"hf download nobody/nothing --repo-type dataset --local-dir /volume/x; echo rc=$?\r")
+            out = await _read_until(proc, b"rc=1")
+            text = out.decode(errors="replace")
+            assert "Dataset 'nobody/nothing' not found." in text  # the Hub's own words
+            assert "The local platform serves only its bundled datasets" in text and "rc=1" in text
+            proc.write(b"exit\r")
+            await asyncio.wait_for(proc.wait(), 15)
+        finally:
+            await conn.close()
+        await api.stop_session("research", s.id)
+        stopped = await _phase(api, "research", s.id, {"stopped", "failed"})
+        assert stopped.phase == "stopped", stopped.error_message
+    assert (root / SHARD).read_bytes() == BUNDLED.read_bytes()
+
+
+@NAMESPACES
+async def test_disk_full_then_expand_then_the_download_succeeds(platform):
+    lp, key = platform
+    # 1 MiB volume already 1,000,000 bytes full: the 45 KB shard does not fit.
+    root = _volume(lp, "research", "1Mi", {"filler.bin": b"\0" * 1_000_000})
+    async with lp.client() as api:
+        s = await _ready(api, "research")
+        conn = await open_session_connection(s, key)
+        try:
+            failed = await conn.run(SEED_DOWNLOAD.replace("\\\n", ""), timeout=120)
+            assert failed.exit_status != 0
+            assert b"No space left on device" in failed.stdout + failed.stderr
+        finally:
+            await conn.close()
+        await api.stop_session("research", s.id)
+        await _phase(api, "research", s.id, {"stopped", "failed"})
+        await api.expand_volume("research", "2Mi")
+        s = await _ready(api, "research")
+        conn = await open_session_connection(s, key)
+        try:
+            done = await conn.run(SEED_DOWNLOAD.replace("\\\n", ""), timeout=120)
+            assert done.exit_status == 0, done.stderr
+        finally:
+            await conn.close()
+        await api.stop_session("research", s.id)
+        stopped = await _phase(api, "research", s.id, {"stopped", "failed"})
+        assert stopped.phase == "stopped", stopped.error_message
+    assert (root / SHARD).read_bytes() == BUNDLED.read_bytes()
+
+
+def _session_pids(sid: int) -> list[int]:
+    from primetui.local.sessions.sshd import session_members
+
+    return session_members(sid)
+
+
+async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
+    lp, key = platform
+    _volume(lp, "research", "10Gi", {"notes.txt": b"hello\n"})
+    async with lp.client() as api:
+        s = await _ready(api, "research")
+        conn = await open_session_connection(s, key)
+        proc = await open_shell(conn, "xterm", 100, 30)
+        await _read_until(proc, b"\n")
+        proc.write(b"sleep 600 & echo S''ID=$(ps -o sid= -p $$)=\r")
+        out = b""
+        while not re.search(rb"SID=\s*(\d+)=", out):
+            out += await asyncio.wait_for(proc.read(), 15)
+        sid = int(re.search(rb"SID=\s*(\d+)=", out)[1])
+        proc.write(b"vim notes.txt\r")
+        deadline = time.monotonic() + 20
+        names: list[str] = []
+        while time.monotonic() < deadline:
+            names = [Path(f"/proc/{p}/comm").read_text().strip() for p in _session_pids(sid) if Path(f"/proc/{p}").exists()]
+            if "vim" in names:
+                break
+            await asyncio.sleep(0.1)
+        assert {"bash", "vim", "sleep"} <= set(names), names
+        await conn.close()  # the client goes away without exiting anything
+        deadline = time.monotonic() + 15
+        while _session_pids(sid) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert _session_pids(sid) == []  # bash, vim and the background job all took the hangup
+        await api.stop_session("research", s.id)
+        await _phase(api, "research", s.id, {"stopped", "failed"})
+
+
+async def test_without_namespaces_the_shell_says_so_and_the_final_sync_refuses_an_overfull_copy(tmp_path):
+    key = _key(tmp_path / "home" / ".ssh" / "id_ed25519")
+    env = {"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key), "PRIMETUI_SESSION_NAMESPACES": "0"}
+    with LocalPlatform.start(tmp_path, demo=False, env=env) as lp:
+        root = _volume(lp, "small", "1Mi", {"a.txt": b"a\n"})
+        async with lp.client() as api:
+            ro = await _ready(api, "small", read_only=True)
+            conn = await open_session_connection(ro, key)
+            try:
+                proc = await open_shell(conn, "xterm", 200, 30)
+                banner = await _read_until(proc, b"weaker")
+                assert b"/volume is not available here (PRIMETUI_SESSION_NAMESPACES=0 is set)" in banner
+                assert b"read-only is enforced by file permissions only" in banner
+            finally:
+                await conn.close()
+            await api.stop_session("small", ro.id)
+            s = await _ready(api, "small")
+            work = lp.data_dir / "sessions" / "work" / s.id
+            conn = await open_session_connection(s, key)
+            try:
+                done = await conn.run("pwd; echo $VOLUME; cat /volume/a.txt; head -c 2000000 /dev/zero > big.bin")
+                assert done.stdout == f"{work}\n{work}\na\n".encode(), done.stderr
+            finally:
+                await conn.close()
+            await api.stop_session("small", s.id)
+            failed = await _phase(api, "small", s.id, {"stopped", "failed"})
+    assert failed.phase == "failed"
+    assert failed.error_message.startswith("No space left on device: the session's files take 1.907 MiB, more than the volume's 1.000 MiB")
+    assert "prime volumes expand small --size" in failed.error_message
+    assert not (root / "big.bin").exists() and (work / "big.bin").stat().st_size == 2_000_000  # nothing lost

@@ -1,0 +1,70 @@
+"""The seed's steps 1-4 on a fresh volume (no demo data), typed into the dashboard's shell pane.
+
+`hf download ...` as written in the walkthrough, `exit`, `prime volumes stop` (the API call it
+makes), the final sync, the dispatch of the walkthrough's sft.toml, and COMPLETED on the
+dataset the shell downloaded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tomllib
+from types import SimpleNamespace
+
+import pytest
+from test_terminal_session import Dashboard, pane_text, ready_session, wait_for
+
+from primetui.local.sessions import mountns
+from primetui.sft.templates import WALKTHROUGH
+from primetui.ui.terminal import ShellScreen
+from ssh_platform import create_volume, ssh_platform
+
+pytestmark = [pytest.mark.timeout(420),
+              pytest.mark.skipif(not mountns.probe().namespaces, reason="/volume needs root and mount namespaces")]
+
+SEED_LINES = [
+    "hf download willcb/R1-reverse-wikipedia-paragraphs-v1-1000 \\",
+    "  --repo-type dataset \\",
+    "  --local-dir /volume/datasets/reverse-text",
+]
+
+
+async def test_fresh_volume_download_exit_stop_dispatch_completed(tmp_path) -> None:
+    with ssh_platform(tmp_path) as (lp, key):
+        root = create_volume(lp, "research", "100Gi")  # step 1
+        assert not (root / "datasets").exists()
+        client = lp.client()
+        try:
+            session = await ready_session(client, "research", read_only=False)  # prime volumes ssh research --read-write
+            settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
+            app = Dashboard(client, session, settings)
+            async with app.run_test(size=(120, 36)) as pilot:
+                await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, tries=3000)
+                pane = app.screen.panes[0]
+                await wait_for(pilot, lambda: "mounted at /volume" in pane_text(app), tries=3000)
+                for line in SEED_LINES:
+                    await pilot.press(*line, "enter")
+                await wait_for(pilot, lambda: "path: /volume/datasets/reverse-text" in pane_text(app), tries=3000)
+                await pilot.press(*"exit", "enter")
+                await wait_for(pilot, lambda: pane.has_class("-ended") or not pane.view.running, tries=1500)
+            # Exiting SSH alone leaves the read-write session open: stop it and wait for its final sync.
+            assert (await client.get_session("research", session.id)).phase == "ready"
+            await client.stop_session("research", session.id)
+            for _ in range(1500):
+                final = await client.get_session("research", session.id)
+                if final.phase in ("stopped", "failed"):
+                    break
+                await asyncio.sleep(0.05)
+            assert final.phase == "stopped", final.error_message
+            assert (root / "datasets/reverse-text/data/train-00000-of-00001.parquet").is_file()
+            reply = await client.create_run(tomllib.loads(WALKTHROUGH), mode="sft", volume="research")  # step 4
+            for _ in range(3000):
+                run = await client.get_run(reply.run_id)
+                if run.status in ("COMPLETED", "FAILED", "STOPPED"):
+                    break
+                await asyncio.sleep(0.1)
+            assert run.status == "COMPLETED", run
+            logs = await client.get_logs(reply.run_id)
+            assert "/volume/datasets/reverse-text" in str(logs)
+        finally:
+            await client.aclose()
