@@ -1,7 +1,8 @@
 """Validation speed: the seed configs and a 5,000-line sft.toml, against ``tomllib.loads`` of the same text.
 
 Run: ``uv run python -m bench.validate`` (writes nothing; paste the table into docs/performance.md).
-``uv run python -m bench.validate --unknown`` times only the growth with unknown tables (issue 18).
+``uv run python -m bench.validate --unknown`` times only the growth with unknown tables;
+``--big-typing`` times key presses in a 4.6 MB file.
 Targets (issue 7): a seed config in <= 20 ms, a 5,000-line file in <= 300 ms, typing stays smooth.
 """
 
@@ -142,11 +143,55 @@ def unknown_scaling(sizes: tuple[int, ...] = (1000, 8000, 64000, 200000)) -> Non
               f"{cpu / n * 1e6:.0f} |")
 
 
+def big_typing(sources: int = 40000, keys: int = 4) -> None:
+    """Median ms per key press in a ~4.6 MB file: the editor's text area as the editor uses it
+    above HIGHLIGHT_LIMIT (plain) against Textual's TextArea, plain and highlighted."""
+    from textual.app import App
+    from textual.widgets import TextArea
+
+    from primetui.ui.editor.area import DiagnosticTextArea
+
+    text = ONLINE_EVAL + "".join(
+        f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/task-{i}" }} }}\n'
+        "num_examples = 32\ngroup_size = 2\n" for i in range(sources))
+
+    async def per_key(make) -> float:
+        class Host(App):
+            def compose(self):
+                yield make()
+
+        app = Host()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause(0.3)
+            area = app.query_one(TextArea)
+            area.focus()
+            area.cursor_location = (20, 0)
+            samples = []
+            for i in range(keys):
+                t0 = time.perf_counter()
+                await pilot.press("x" if i % 2 == 0 else "backspace")
+                samples.append((time.perf_counter() - t0) * 1000)
+        return statistics.median(samples)
+
+    rows = [
+        ("primetui editor area, plain (above the limit)", lambda: DiagnosticTextArea(text, highlight=False)),
+        ("Textual TextArea, no language, soft_wrap off", lambda: TextArea(text, soft_wrap=False, show_line_numbers=True)),
+        ("Textual TextArea.code_editor, toml", lambda: TextArea.code_editor(text, language="toml")),
+    ]
+    print(f"| {len(text) / 1e6:.1f} MB, {text.count(chr(10)):,} lines: text area | ms per key (median of {keys}) |")
+    print("|---|---:|")
+    for name, make in rows:
+        print(f"| {name} | {asyncio.run(per_key(make)):.0f} |")
+
+
 def main() -> None:
     import sys
 
     if "--unknown" in sys.argv[1:]:
         unknown_scaling()
+        return
+    if "--big-typing" in sys.argv[1:]:
+        big_typing()
         return
     big = big_config()
     rows = []

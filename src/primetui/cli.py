@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--session-idle-timeout", type=float, default=None, metavar="SECONDS",
                        help="stop volume sessions after this long without an SSH connection "
                             "(default 1800; env PRIMETUI_SESSION_IDLE_TIMEOUT)")
+    serve.add_argument("--chart-version", default=None, metavar="X.Y.Z",
+                       help="the prime-rl-fft chart version the local cluster reports; below 0.24.0 online evals "
+                            "are rejected at dispatch (default 0.24.0; env PRIMETUI_LOCAL_CHART_VERSION)")
 
     validate = sub.add_parser("validate", help="validate sft.toml files: file:line:col: level: message")
     validate.add_argument("files", nargs="+", help="TOML files to check (- reads standard input)")

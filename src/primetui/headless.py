@@ -3,6 +3,8 @@
 For scripts, cron and agents. No textual or rich import: the same view model
 (:mod:`primetui.ui.present`) as the screens, formatted as a plain table or JSON.
 Exit codes: 0 ok, 1 platform error (one sentence on stderr), 2 configuration problem.
+Text output goes through the one neutraliser (``clean``/``clean_block``: controls shown as symbols, never sent);
+``--json`` is exact, since ``json.dump`` escapes every control character.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
+from primetui.monitor_core.escapes import clean, clean_block
 from primetui.ui import present
 from primetui.ui.present import RunProgress, TERMINAL_RUN_STATUSES
 
@@ -35,7 +38,7 @@ def format_table(rows: list[present.RunRow]) -> str:
             "eta": row.eta,
             "gpus": row.gpus,
         }
-        cells.append([values[key] for key, _ in RUN_COLUMNS])
+        cells.append([clean(values[key]) for key, _ in RUN_COLUMNS])
     widths = [max(len(r[i]) for r in cells) for i in range(len(RUN_COLUMNS))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)
 
@@ -160,7 +163,7 @@ async def _main(args: Any, out: TextIO) -> int:
                 json.dump({"runs": [r.to_json() for r in rows], **meta}, out, indent=2)
                 out.write("\n")
             else:
-                out.write(format_table(rows) + "\n")
+                out.write(clean_block(format_table(rows)) + "\n")
                 if meta.get("total_pages") and meta["total_pages"] > 1:
                     out.write(f"page {meta['page']} of {meta['total_pages']} ({meta['total']} runs)\n")
         else:
@@ -169,7 +172,7 @@ async def _main(args: Any, out: TextIO) -> int:
                 json.dump({**detail, "checkpoints": checkpoints}, out, indent=2)
                 out.write("\n")
             else:
-                out.write(format_run(detail, checkpoints) + "\n")
+                out.write(clean_block(format_run(detail, checkpoints)) + "\n")
     finally:
         close = getattr(client, "aclose", None)
         if close:
@@ -186,5 +189,5 @@ def main(args: Any, out: TextIO | None = None) -> int:
     except Exception as exc:  # noqa: BLE001
         from primetui.ui.errors import describe
 
-        print(f"primetui: {describe(exc)}", file=sys.stderr)
+        print(f"primetui: {clean(describe(exc))}", file=sys.stderr)
         return 1

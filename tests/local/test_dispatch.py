@@ -54,12 +54,12 @@ def test_schema_errors_are_422_with_loc_below_config(local_platform: LocalPlatfo
     assert any(item["loc"][:3] == ["body", "config", "optim"] for item in unknown.json()["detail"])
 
 
-def test_multi_node_validates_but_is_refused_here(local_platform: LocalPlatform, api: httpx.Client) -> None:
+def test_multi_node_beyond_what_is_simulated_is_refused(local_platform: LocalPlatform, api: httpx.Client) -> None:
     config = walkthrough_config(local_platform)
-    config["deployment"] = {"type": "multi_node", "num_train_nodes": 2, "gpus_per_node": 8}
+    config["deployment"] = {"type": "multi_node", "num_train_nodes": 17, "gpus_per_node": 8}
     reply = post(api, config)
     assert reply.status_code == 400
-    assert "one node" in reply.json()["detail"] and "hosted platform" in reply.json()["detail"]
+    assert "num_train_nodes = 17" in reply.json()["detail"] and "hosted platform" in reply.json()["detail"]
 
 
 def test_rl_configs_are_refused_with_a_pointer(local_platform: LocalPlatform, api: httpx.Client) -> None:

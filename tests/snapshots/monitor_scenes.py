@@ -24,6 +24,39 @@ EVAL_RUN = {
 }
 
 
+POD_RUN_ID = "r8podsglm53xk2v0c7m1q9ta"
+POD_RUN = {
+    "id": POD_RUN_ID,
+    "status": "RUNNING",
+    "runConfig": {"deployment": {"type": "multi_node", "num_train_nodes": 8, "gpus_per_node": 8}},
+}
+POD_FAILED_RUN = {
+    **POD_RUN,
+    "status": "FAILED",
+    "errorMessage": f"Pod {POD_RUN_ID}-trainer-2 (node 2 of 8) failed at step 2: simulated node failure "
+                    "(PRIMETUI_LOCAL_FAIL_POD=2, PRIMETUI_LOCAL_FAIL_STEP=2); read its log with pod_index=2.",
+}
+
+
+def pod_lines(node: int, *, steps: int = 4, fail_at: int | None = None) -> list[str]:
+    """One node's log of the seed's 8-node example, in the local trainer's format (node 5 is slow)."""
+    out = [f"11:20:0{node}    INFO Starting SFT trainer in World(world_size=64, rank={node * 8}, local_rank=0, "
+           f"local_world_size=8, num_nodes=8) on CPU",
+           f"11:20:0{node}    INFO Data shard: micro-batches i with i % 8 == {node} of each step (1 of 8; dp_size=8, cp=8)"]
+    for step in range(1, steps + 1):
+        if fail_at is not None and step >= fail_at:
+            if node == fail_at:
+                out.append(f"11:20:{20 + step}   ERROR RuntimeError: simulated node failure")
+            out.append(f"11:20:{20 + step}   ERROR Lost contact with node {fail_at} at step {step}: collective timed out; stopping"
+                       if node != fail_at else f"11:20:{20 + step}   ERROR Node {node} exited at step {step}")
+            break
+        secs = 0.41 + 0.013 * node + 0.02 * step + (0.9 if node == 5 else 0.0)
+        loss = 1.9 - 0.11 * step + 0.017 * node
+        out.append(f"11:20:{20 + step} SUCCESS Step {step} |   {secs:.1f}s | Node {node} | Local Loss {loss:.4f} | "
+                   f"Micro-batches 1 | Tokens 4096")
+    return out
+
+
 def trainer_lines() -> list[str]:
     out = [
         "20:35:30    INFO Starting SFT trainer in world_size=1",
@@ -75,7 +108,12 @@ class MonitorHost(App):
         self.scene = scene
 
     def compose(self) -> ComposeResult:
-        if self.scene.startswith("logs"):
+        if self.scene.startswith("pods"):
+            run = POD_FAILED_RUN if self.scene == "pods-failed" else POD_RUN
+            with Vertical(classes="half"):
+                yield LogsPane(None, run, follow=False)
+            yield ComponentsPane(None, run, follow=False)
+        elif self.scene.startswith("logs"):
             yield LogsPane(None, EVAL_RUN, follow=False)
         elif self.scene == "charts":
             yield ChartsPane(None, EVAL_RUN, follow=False, keys=["loss/mean", "loss/perplexity", "optim/grad_norm"], auto_eval=False)
@@ -97,6 +135,13 @@ class MonitorHost(App):
 async def prepare(pilot, scene: str) -> None:
     """Feed the scene's data and press its keys."""
     app = pilot.app
+    if scene.startswith("pods"):
+        pane = app.query_one(LogsPane)
+        for node in range(8):
+            pane.ingest(f"trainer-{node}", pod_lines(node, fail_at=2 if scene == "pods-failed" else None))
+        tabs = pane.query_one("TabbedContent")
+        tabs.active = "log-trainer-2" if scene == "pods-failed" else "log-all"
+        await pilot.pause()
     if scene.startswith("logs") or scene == "evals":
         pane = app.query_one(LogsPane)
         pane.ingest("trainer", trainer_lines())
@@ -138,6 +183,8 @@ SCENES = {
     "logs-merged": (120, 24),
     "charts": (160, 42),
     "evals": (160, 56),
+    "pods": (140, 30),
+    "pods-failed": (140, 30),
 }
 
 

@@ -64,6 +64,7 @@ def test_compare_screen(snap_compare, size):
     async def ready(pilot):
         await open_compare(pilot, app)
         await pilot.press("c")
+        app.clear_notifications()  # the "marked for compare" toasts are timed: keep them out of the picture
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)

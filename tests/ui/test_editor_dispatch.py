@@ -67,7 +67,8 @@ async def test_dispatch_lands_on_a_new_run(tmp_path, platform_client):
 
 async def test_refused_dispatch_is_shown_on_the_line_it_names(tmp_path, platform_client):
     path = tmp_path / "sft.toml"
-    path.write_text(WALKTHROUGH.replace('name = "datasets/reverse-text"', 'name = "../../outside"'))
+    # A path the pre-flight does not look at (its Data line blocks an outside data.name before dispatch).
+    path.write_text(WALKTHROUGH.replace("keep_last = 1\n", 'keep_last = 1\noutput_dir = "../../outside"\n', 1))
     app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         ed = await settle(pilot)
@@ -79,8 +80,8 @@ async def test_refused_dispatch_is_shown_on_the_line_it_names(tmp_path, platform
         assert app.screen is ed and app.result == "open"
         server = [d for d in ed.diagnostics if d.source == "platform" and d.code == "server-400"]
         assert len(server) == 1 and "points outside the volume" in server[0].message
-        assert (server[0].span.line, server[0].span.col) == (10, 7)  # the data.name value
-        assert ed.area.cursor_location == (10, 7)
+        assert (server[0].span.line, server[0].span.col) == (5, 13)  # the ckpt.output_dir value
+        assert ed.area.cursor_location == (5, 13)
         assert "Dispatch refused" in ed.note
 
 
@@ -99,3 +100,15 @@ async def test_preflight_blocks_an_uncached_model(tmp_path, platform_client):
         await pilot.press("d")
         await pilot.pause()
         assert app.screen is screen and "fix them first" in str(screen.query_one("#dispatch-status").render())
+
+
+async def test_preflight_blocks_a_data_name_outside_the_volume(tmp_path, platform_client):
+    path = tmp_path / "sft.toml"
+    path.write_text(WALKTHROUGH.replace('name = "datasets/reverse-text"', 'name = "../../outside"'))
+    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    async with app.run_test(size=(110, 32)) as pilot:
+        await settle(pilot)
+        screen = await _open_dispatch(pilot)
+        preflight = await _pick(pilot, screen, "research")
+        assert "✗ Data     data.name '../../outside' points outside the volume" in preflight, preflight
+        assert screen.preflight.blocked

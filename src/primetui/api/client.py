@@ -526,6 +526,17 @@ class PrimeClient:
         """B1 `GET /billing/runs/{id}/usage` (token-based; 0 for SFT)."""
         return await self._get(m.RunUsage, f"/billing/runs/{_seg(run_id)}/usage")
 
+    async def list_teams(self) -> list[m.Team]:
+        """`GET /user/teams?offset&limit`, every page, as `prime teams list` / `prime switch` read it."""
+        teams: list[m.Team] = []
+        while True:
+            reply = await self.request("GET", "/user/teams", params={"offset": len(teams), "limit": 100})
+            batch = reply.get("data") if isinstance(reply.get("data"), list) else []
+            teams += [m.Team.model_validate(t) for t in batch if isinstance(t, dict)]
+            total = reply.get("total_count")
+            if not batch or not isinstance(total, int) or len(teams) >= total:
+                return teams
+
     async def whoami(self) -> m.WhoAmI:
         """`GET /user/whoami`: the key's user (a cheap way to test a key)."""
         reply = await self._get(m.WhoAmIResponse, "/user/whoami", params=self._team_param("teamId"))

@@ -956,3 +956,18 @@ class WhoAmIResponse(SnakeModel):
 
     data: WhoAmI
     """The user."""
+
+
+class Team(CamelModel):
+    """One of the user's teams (`GET /user/teams` -> data[]): `{teamId, name, slug, role, createdAt}`."""
+
+    team_id: str
+    """The id the endpoints send as `teamId` / `team_id`."""
+    name: str = ""
+    """Display name."""
+    slug: str = ""
+    """What `prime switch <slug>` takes."""
+    role: str = ""
+    """The user's role in the team (e.g. ADMIN, MEMBER)."""
+    created_at: str | None = None
+    """When the team was created."""

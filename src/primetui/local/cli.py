@@ -72,6 +72,14 @@ def serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         _err(f"cannot create the data dir {data_dir} ({exc.strerror}); pass a writable one with --data-dir.")
         return 2
+    chart = getattr(args, "chart_version", None)
+    if chart is not None:
+        from primetui.local.cluster import CHART_ENV, parse_version
+
+        if parse_version(chart) is None:
+            _err(f"--chart-version {chart!r} is not a version like 0.24.0.")
+            return 2
+        os.environ[CHART_ENV] = chart  # the supervisor and the routes read it from the environment
     lock = acquire_lock(data_dir)
     if lock is None:
         other = read_server_file(data_dir) or {}

@@ -5,7 +5,10 @@
   endpoint serves: 1,000 rows, ``prompt`` = a paragraph of made-up encyclopedic prose,
   ``completion`` = that paragraph reversed character by character (generated once by
   :func:`write_dataset` below and committed);
-* ``<data_dir>/sft.toml``: the walkthrough's config, with the volume-relative ``data.name``.
+* ``datasets/intellect-3-sft-10k/`` on the same volume: the bundled, honestly labelled stand-in of
+  the multi-node example's dataset (split ``math``; see ``primetui.local.math_standin``);
+* ``<data_dir>/sft.toml``: the walkthrough's config, with the volume-relative ``data.name``, and
+  ``<data_dir>/glm53-sft.toml``: the seed's multi-node example ("Scaling up"), as written.
 """
 
 from __future__ import annotations
@@ -14,13 +17,15 @@ import random
 from pathlib import Path
 
 from primetui.local.state import LocalState
-from primetui.sft.templates import WALKTHROUGH
+from primetui.local.math_standin import FOLDER as MATH_FOLDER
+from primetui.sft.templates import MULTI_NODE, WALKTHROUGH
 
 DEMO_VOLUME = "research"
 DEMO_VOLUME_SIZE = "100Gi"
 DATASET_DIR = "datasets/reverse-text"
 DATASET_FILE = "data/train-00000-of-00001.parquet"
 BUNDLED_SLUG = "reverse-text"  # src/primetui/local/datasets/reverse-text/, made once by write_dataset()
+MATH_DATASET_DIR = f"datasets/{MATH_FOLDER}"
 ROWS = 1000
 SEED = 20260928
 
@@ -83,9 +88,23 @@ def write_dataset(dest: Path, rows: list[dict[str, str]]) -> Path:
     return path
 
 
+def seed_math_standin(dest: Path) -> bool:
+    """Copy the bundled stand-in (its README and data/, as ``hf download`` leaves them) to ``dest``."""
+    if dest.exists():
+        return False
+    from primetui.local.hub.registry import copy_to
+
+    copy_to(MATH_FOLDER, dest)  # the same files `hf download PrimeIntellect/INTELLECT-3-SFT-10K` fetches here
+    return True
+
+
 def seed_demo(state: LocalState) -> bool:
     """Seed the demo data unless it was seeded before (even if the user deleted it since). True if seeded now."""
     if state.store.get_meta("demo_seeded"):
+        if not state.store.get_meta("demo_math_seeded") and state.store.get_volume(DEMO_VOLUME) is not None:
+            # A demo seeded by an older primetui gets the multi-node example's data once, too.
+            seed_math_standin(state.volume_path(DEMO_VOLUME, MATH_DATASET_DIR))
+            state.store.set_meta("demo_math_seeded", "1")
         return False
     from primetui.local.routes_volumes import create_volume_dir, parse_size
 
@@ -96,8 +115,11 @@ def seed_demo(state: LocalState) -> bool:
         from primetui.local.hub.registry import copy_to
 
         copy_to(BUNDLED_SLUG, dataset)
-    toml_path = state.data_dir / "sft.toml"
-    if not toml_path.exists():
-        toml_path.write_text(WALKTHROUGH_TOML, encoding="utf-8")
+    seed_math_standin(state.volume_path(DEMO_VOLUME, MATH_DATASET_DIR))
+    for file_name, text in (("sft.toml", WALKTHROUGH_TOML), ("glm53-sft.toml", MULTI_NODE)):
+        toml_path = state.data_dir / file_name
+        if not toml_path.exists():
+            toml_path.write_text(text, encoding="utf-8")
     state.store.set_meta("demo_seeded", "1")
+    state.store.set_meta("demo_math_seeded", "1")
     return True

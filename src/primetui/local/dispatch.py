@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from primetui.local.cluster import ONLINE_EVALS_UNSUPPORTED, supports_online_evals
 from primetui.local.errors import fail, invalid
 from primetui.local.models_cache import ModelCacheError
 from primetui.local.paths import PathEscapeError
 from primetui.local.state import LocalState
+from primetui.local.teams import team_scope
 
 INFERENCE_WITHOUT_EVAL = "[inference] is only used for online evals — add an [eval] block or remove it."
 DATA_NAME_NEEDS_VOLUME = (
@@ -33,6 +35,7 @@ class DispatchPlan:
     model: str
     volume: str | None
     name: str | None
+    team_id: str | None = None
 
 
 def _schema_errors(config: dict[str, Any]) -> list[tuple[list[str | int], str, str]]:
@@ -91,6 +94,8 @@ def _check_inside(state: LocalState, volume: str | None, label: str, value: str)
         if label == "data.name":
             return  # the hosted rule above already answered (fake data never gets here)
         raise fail(400, f"{label} '{value}' needs a volume on the local platform; dispatch with --volume <name>.")
+    if any(len(part.encode("utf-8", "surrogatepass")) > 255 for part in value.split("/")):
+        raise fail(400, f"{label} has a path part longer than 255 bytes (the file system limit); shorten it.")
     outside = value.startswith("/") and not (value == "/volume" or value.startswith("/volume/"))
     if not outside:
         try:
@@ -100,6 +105,21 @@ def _check_inside(state: LocalState, volume: str | None, label: str, value: str)
     if outside:
         raise fail(400, f"{label} '{value}' points outside the volume; use a path under /volume such as "
                         f"{'datasets/<name>' if label.endswith('name') else '/volume/runs/<runId>/...'}.")
+
+
+MAX_SIMULATED_NODES = 16
+
+
+def _check_nodes(config: dict[str, Any]) -> None:
+    """multi_node runs are simulated here (one process plays every node); refuse sizes it cannot play."""
+    deployment = config.get("deployment") if isinstance(config.get("deployment"), dict) else {}
+    if deployment.get("type") != "multi_node":
+        return
+    for key in ("num_train_nodes", "num_infer_nodes"):
+        value = deployment.get(key)
+        if isinstance(value, int) and value > MAX_SIMULATED_NODES:
+            raise fail(400, f"deployment.{key} = {value} is more nodes than the local platform simulates "
+                            f"(at most {MAX_SIMULATED_NODES}); lower it here, or dispatch to the hosted platform.")
 
 
 def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
@@ -116,8 +136,14 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     if errors:
         raise invalid([(("body", "config", *loc), msg, kind) for loc, msg, kind in errors])
 
+    max_steps = config.get("max_steps")
+    if isinstance(max_steps, (int, float)) and not isinstance(max_steps, bool) and not 1 <= max_steps <= 10**9:
+        raise invalid([(("body", "config", "max_steps"), "Input should be a whole number from 1 to 1000000000 "
+                        "(a run of 0 steps would finish without training)", "value_error")])
     if "inference" in config and "eval" not in config:
         raise fail(400, INFERENCE_WITHOUT_EVAL)
+    if "eval" in config and not supports_online_evals():
+        raise fail(400, ONLINE_EVALS_UNSUPPORTED)
 
     model = (config.get("model") or {}).get("name") if isinstance(config.get("model"), dict) else None
     if not isinstance(model, str) or not model:
@@ -139,14 +165,12 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     if data.get("type", "sft") != "fake" and data.get("name") and not volume:
         raise fail(400, DATA_NAME_NEEDS_VOLUME)
 
-    deployment = config.get("deployment") if isinstance(config.get("deployment"), dict) else {}
-    if deployment.get("type") == "multi_node":
-        raise fail(400, "multi_node deployments cannot run on the local platform: this machine is one node. "
-                        "Dispatch this config to the hosted platform, or use [deployment] type = \"single_node\".")
+    _check_nodes(config)
 
+    team = team_scope(body.get("teamId"))
     if volume:
         row = state.store.get_volume(volume)
-        if row is None:
+        if row is None or row["team_id"] != team:  # another scope's volume is not this scope's to use
             raise fail(404, f"Volume '{volume}' not found; create it with `prime volumes create {volume}`.")
         if row["status"] != "RUNNING":
             raise fail(409, f"Volume '{volume}' is not ready (status {row['status']}); wait for it to be RUNNING.")
@@ -155,4 +179,4 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
 
     name = body.get("name") if isinstance(body.get("name"), str) else config.get("name")
     return DispatchPlan(config=config, model=model, volume=volume or None,
-                        name=name if isinstance(name, str) else None)
+                        name=name if isinstance(name, str) else None, team_id=team)

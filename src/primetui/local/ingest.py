@@ -1,6 +1,7 @@
 """Tail a run's files (the trainer's file protocol) into the store, incrementally and exactly once.
 
-Files under ``<run_dir>``: ``logs/<component>.log``, ``metrics.jsonl``, ``checkpoints.jsonl``,
+Files under ``<run_dir>``: ``logs/<component>.log`` (``logs/<component>@<N>.log`` for pod N of a
+multi-node run), ``metrics.jsonl``, ``checkpoints.jsonl``,
 ``components.json`` and ``status.json`` (see ``primetui.local.trainer``). Appended files are read
 from the byte offset stored with the rows they produced (same transaction), and only whole lines
 are consumed, so a half-written line waits for the next tick and a crash never duplicates rows.
@@ -71,6 +72,14 @@ def line_time(line: str, now: float) -> float | None:
     """The write time of a prime-rl console line (see :func:`parse_line`), or None."""
     level, stamp = parse_line(line, now, local_midnight(now))
     return stamp if level is not None else None
+
+
+def log_stream(stem: str) -> tuple[str, int]:
+    """(component, pod_index) of a log file stem: ``trainer`` -> pod 0, ``trainer@3`` -> pod 3."""
+    name, sep, index = stem.rpartition("@")
+    if sep and name and index.isdigit():
+        return name, int(index)
+    return stem, 0
 
 
 @dataclass
@@ -149,7 +158,7 @@ class RunIngestor:
                 rows.append((stamp if stamp is not None else now, level, line))
             self._last_level[rel] = last
             with self.store.tx() as db:
-                self.store.add_log_lines(db, self.run_id, path.stem, 0, rows)
+                self.store.add_log_lines(db, self.run_id, *log_stream(path.stem), rows)
                 self.store.set_offset(db, self.run_id, rel, new_offset)
 
     def _json_lines(self, rel: str) -> tuple[list[dict[str, Any]], int] | None:

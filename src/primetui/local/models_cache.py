@@ -51,6 +51,14 @@ description = "base Qwen3 1.7B"
 context = 24
 embed = 48
 hidden = 384
+
+[[models]]
+name = "zai-org/GLM-5.3-BF16"
+description = "GLM-5.3 (the multi-node example's model; a stand-in of the same size as the others here)"
+[models.standin]
+context = 16
+embed = 32
+hidden = 256
 """
 
 

@@ -57,13 +57,18 @@ def safe_join(root: str | os.PathLike[str], relative: str) -> Path:
                 raise PathEscapeError(f"the path {relative!r} climbs above the volume root")
             parts.pop()
             continue
+        if len(part.encode("utf-8", "surrogatepass")) > 255:
+            raise PathEscapeError("a part of the path is longer than 255 bytes (the file system limit)")
         parts.append(part)
     candidate = root_path.joinpath(*parts)
     # Resolve the deepest part that exists: a symlink anywhere on the way is followed here.
     existing = candidate
-    while not existing.exists() and not existing.is_symlink() and existing != root_path:
-        existing = existing.parent
-    resolved = existing.resolve()
+    try:
+        while not existing.exists() and not existing.is_symlink() and existing != root_path:
+            existing = existing.parent
+        resolved = existing.resolve()
+    except (OSError, RuntimeError) as exc:  # too long in total, a symlink loop, ...
+        raise PathEscapeError(f"the path {relative[:80]!r} cannot be used ({type(exc).__name__})") from None
     if resolved != root_path and root_path not in resolved.parents:
         raise PathEscapeError(f"the path {relative!r} leads outside the volume (through a symlink)")
     return candidate

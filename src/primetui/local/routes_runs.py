@@ -30,6 +30,7 @@ from primetui.local.log_windows import plan_window
 from primetui.local.runs_wire import dump, get_run_or_404, run_model, run_wire
 from primetui.local.state import LocalState
 from primetui.local.store import ACTIVE_RUN_STATUSES, iso_from_unix, iso_now
+from primetui.local.teams import query_scope
 
 router = APIRouter()
 
@@ -46,7 +47,7 @@ async def list_runs(request: Request, page: int = 1, limit: int = 20) -> dict[st
     if not 1 <= limit <= 1000:
         raise invalid([(("query", "limit"), "Input should be between 1 and 1000", "value_error")])
     state = _platform(request)
-    rows, total = state.store.list_runs((page - 1) * limit, limit)
+    rows, total = state.store.list_runs((page - 1) * limit, limit, query_scope(request, "team_id"))
     return dump(RLRunPage(runs=[run_model(r) for r in rows], total=total, page=page, limit=limit,
                           total_pages=math.ceil(total / limit)))
 
@@ -136,12 +137,25 @@ def _log_component(state: LocalState, row: Any, component: str | None, env_name:
             raise fail(400, "component=env-server needs env_name; list env servers with "
                             f"`prime train components {row['id']}`.")
         return f"env-server-{env_name.split('/')[0]}"
-    if component in ("trainer", "inference"):
+    if component in ("trainer", "inference", "router"):
+        if component == "router" and "router" not in available:
+            raise fail(404, f"Run {row['id']} has no router: only multi_node runs with [inference.router] have one.")
         if component == "inference" and not has_evals:
             raise fail(404, f"Run {row['id']} has no inference component: it is trainer-only SFT "
                             "(add an [eval] block for online evals); read its log with -c trainer.")
         return component
-    raise fail(400, f"Unknown component '{component}'; use orchestrator, trainer, inference or env-server.")
+    raise fail(400, f"Unknown component '{component}'; use orchestrator, trainer, inference, router or env-server.")
+
+
+def _pod_index(state: LocalState, run_id: str, component: str, pod_index: int | None) -> int:
+    """The pod whose stream is served: the one asked for, else the primary pod 0; a pod the run lacks is a 404."""
+    if pod_index is None:
+        return 0
+    pods = state.store.log_pods(run_id, component)
+    if pod_index not in pods and (pods or pod_index != 0):
+        have = f"pods 0..{max(pods)}" if pods else "no pods with logs yet"
+        raise fail(404, f"Run {run_id} has no {component} pod {pod_index}; it has {have}.")
+    return pod_index
 
 
 @router.get("/rft/runs/{run_id}/logs")
@@ -173,6 +187,7 @@ async def get_logs(
             pattern = re.compile(search)
         except re.error as exc:
             raise fail(400, f"search is not a valid regular expression ({exc}); fix it or drop --regex.") from exc
+    pod_index = _pod_index(state, run_id, name, pod_index)
     lines = state.store.query_logs(run_id, name, pod_index, since_ts, level.upper() if level else None,
                                    search=search if search and not regex else None, pattern=pattern,
                                    limit=window.limit)

@@ -81,7 +81,7 @@ async def create_run(request: Request, body: dict[str, Any] = Body(...)) -> dict
     plan = check_dispatch(state, body)
     run_id = new_run_id()
     state.store.insert_run(id=run_id, name=plan.name, status="PENDING", config=plan.config, volume=plan.volume,
-                           model=plan.model, gpu_type=LOCAL_GPU_TYPE)
+                           model=plan.model, gpu_type=LOCAL_GPU_TYPE, team_id=plan.team_id)
     return dump(HostedTrainingRunResponse(run_id=run_id, token_value=secrets.token_urlsafe(24),
                                           gpu_type=LOCAL_GPU_TYPE))
 
@@ -128,6 +128,7 @@ async def _resume(state: LocalState, row: Any, body: dict[str, Any]) -> dict[str
     state.store.insert_run(
         id=new_id, name=row["name"], status="PENDING", config=json.loads(row["config"]), volume=row["volume"],
         model=row["model"], gpu_type=row["gpu_type"], resume_from=ckpt["path"], resumed_from_run=run_id,
+        team_id=row["team_id"],
         notice=f"Resumed from run {run_id} at checkpoint step {ckpt['step']}.",
     )
     state.store.update_run(run_id, resumed_as_run=new_id, notice=f"Resumed as run {new_id}.")

@@ -18,21 +18,26 @@ from primetui.local.errors import fail, invalid
 from primetui.local.models_cache import LOCAL_CLUSTER_ID, LOCAL_CLUSTER_NAME
 from primetui.local.session_hooks import live_session
 from primetui.local.state import LOCAL_USER_ID, LOCAL_USER_NAME, LocalState
+from primetui.local.teams import query_scope, team_scope
 
 router = APIRouter()
 
-NAME_RE = re.compile(r"^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$")
-SIZE_RE = re.compile(r"^([1-9][0-9]{0,6})(Mi|Gi|Ti)$")
+NAME_RE = re.compile(r"[a-z]([a-z0-9-]{0,61}[a-z0-9])?")  # always fullmatch: `$` would let a trailing newline in
+SIZE_RE = re.compile(r"([1-9][0-9]{0,6})(Mi|Gi|Ti)")
+MAX_SIZE_BYTES = 1024**5  # 1 Pi: above it a size is a typo (and 9999999Ti would not fit SQLite's integers)
 UNIT_BYTES = {"Mi": 1024**2, "Gi": 1024**3, "Ti": 1024**4}
 DEFAULT_SIZE = "5Ti"
 
 
 def parse_size(size: str) -> int:
     """``100Gi`` -> bytes; raises ValueError for anything else."""
-    match = SIZE_RE.match(size.strip())
+    match = SIZE_RE.fullmatch(size.strip())
     if not match:
         raise ValueError(size)
-    return int(match.group(1)) * UNIT_BYTES[match.group(2)]
+    size_bytes = int(match.group(1)) * UNIT_BYTES[match.group(2)]
+    if size_bytes > MAX_SIZE_BYTES:
+        raise ValueError(size)
+    return size_bytes
 
 
 def _platform(request: Request) -> LocalState:
@@ -70,14 +75,24 @@ def _size_or_422(size: Any) -> tuple[str, int]:
         return size.strip(), parse_size(size)
     except ValueError:
         raise invalid([(("body", "size"),
-                        f"Size '{size}' is not valid: use a whole number followed by Gi or Ti (Mi for tiny test volumes), e.g. 100Gi or 5Ti",
+                        f"Size '{size[:40]}' is not valid: use a whole number followed by Gi or Ti (Mi for tiny test volumes), "
+                        "at most 1024Ti, e.g. 100Gi or 5Ti",
                         "value_error")]) from None
 
 
-def create_volume_dir(state: LocalState, name: str, size: str, size_bytes: int) -> Any:
-    """Create the directory and the row; used by V2 and by the demo seeding."""
-    state.volume_dir(name).mkdir(parents=True, exist_ok=True)
-    state.store.insert_volume(name, size, size_bytes, VolumeStatus.RUNNING)
+def create_volume_dir(state: LocalState, name: str, size: str, size_bytes: int, team_id: str | None = None) -> Any:
+    """Create the directory and the row (in the personal account, or ``team_id``'s); V2 and the demo seeding."""
+    folder = state.volume_dir(name)
+    existed = folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        state.store.insert_volume(name, size, size_bytes, VolumeStatus.RUNNING)
+        if team_id is not None:
+            state.store.update_volume(name, team_id=team_id)
+    except BaseException:
+        if not existed:  # a failed create leaves no orphan folder behind
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
     return state.store.get_volume(name)
 
 
@@ -85,7 +100,8 @@ def create_volume_dir(state: LocalState, name: str, size: str, size_bytes: int) 
 async def list_volumes(request: Request) -> dict[str, Any]:
     """V1: every volume, oldest first."""
     state = _platform(request)
-    volumes = [Volume.model_validate(volume_wire(row, volume_usage(state, row["name"]))) for row in state.store.list_volumes()]
+    rows = state.store.list_volumes(query_scope(request, "teamId"))
+    volumes = [Volume.model_validate(volume_wire(row, volume_usage(state, row["name"]))) for row in rows]
     return VolumeList(volumes=volumes).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
@@ -97,15 +113,16 @@ async def create_volume(request: Request, body: dict[str, Any] = Body(...)) -> d
     if not isinstance(name, str) or not name:
         raise invalid([(("body", "name"), "Field required" if name is None else "Input should be a valid string",
                         "missing" if name is None else "string_type")])
-    if not NAME_RE.match(name):
+    if not NAME_RE.fullmatch(name):
         raise invalid([(("body", "name"),
-                        f"Volume name '{name}' is not valid: use 1-63 lowercase letters, digits and hyphens, "
+                        f"Volume name '{name[:80]}' is not valid: use 1-63 lowercase letters, digits and hyphens, "
                         "starting with a letter and not ending with a hyphen",
                         "value_error")])
     size, size_bytes = _size_or_422(body.get("size", DEFAULT_SIZE))
+    team = team_scope(body.get("teamId"))
     if state.store.get_volume(name) is not None:
         raise fail(409, f"A volume named '{name}' already exists; pick another name or use the existing one.")
-    row = create_volume_dir(state, name, size, size_bytes)
+    row = create_volume_dir(state, name, size, size_bytes, team)
     return volume_wire(row, 0)
 
 

@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 
 from primetui.local.auth import token_matches
 from primetui.local.errors import fail
+from primetui.local.guards import install as install_guards
 from primetui.local.state import LocalState
 
 log = logging.getLogger("primetui.local")
@@ -31,7 +32,7 @@ def _require_token(request: Request) -> None:
         raise fail(
             401,
             "Missing or wrong API key: send the token printed by `primetui local serve` "
-            f"(stored in {state.data_dir / 'token'}) as a Bearer token.",
+            "(stored in the file `token` of its data dir) as a Bearer token.",
         )
 
 
@@ -52,6 +53,7 @@ def create_app(state: LocalState) -> FastAPI:
     from primetui.local.hub.routes import router as hub_router
     from primetui.local.routes_volumes import router as volumes_router
     from primetui.local.supervisor import Supervisor
+    from primetui.local.teams import router as teams_router
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -79,20 +81,13 @@ def create_app(state: LocalState) -> FastAPI:
     app.include_router(training_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(runs_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(misc_router, prefix=API_PREFIX, dependencies=auth)
+    app.include_router(teams_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(hub_router)  # /hf: bundled datasets for `hf download`; public, like the Hub
 
     if state.rate_limit:
         _add_rate_limit(app, state.rate_limit)
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return JSONResponse(
-            status_code=500,
-            content={"detail": f"The local platform hit an internal error ({type(exc).__name__}: {exc}); "
-                               "see the server's output for the traceback."},
-        )
-
+    install_guards(app)  # bad input: 4xx, never a 500; no error body names a server path
     return app
 
 

@@ -123,9 +123,11 @@ class Store:
     def _add_missing_columns(self) -> None:
         """Columns added after a data dir was first created (SQLite's CREATE IF NOT EXISTS keeps old tables)."""
         have = {r["name"] for r in self.db.execute("PRAGMA table_info(runs)")}
-        for column, kind in (("requested", "TEXT"), ("runs_ahead", "INTEGER")):
+        for column, kind in (("requested", "TEXT"), ("runs_ahead", "INTEGER"), ("team_id", "TEXT")):
             if column not in have:
                 self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
+        if "team_id" not in {r["name"] for r in self.db.execute("PRAGMA table_info(volumes)")}:
+            self.db.execute("ALTER TABLE volumes ADD COLUMN team_id TEXT")  # None: the personal account
 
     def close(self) -> None:
         self.db.close()
@@ -150,8 +152,12 @@ class Store:
         self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     # volumes ----------------------------------------------------------------------------------
-    def list_volumes(self) -> list[sqlite3.Row]:
-        return self.db.execute("SELECT * FROM volumes ORDER BY created_at, name").fetchall()
+    def list_volumes(self, team_id: str | None | bool = False) -> list[sqlite3.Row]:
+        """Every volume, or (``team_id`` None or a team id) the volumes of that scope."""
+        if team_id is False:
+            return self.db.execute("SELECT * FROM volumes ORDER BY created_at, name").fetchall()
+        return self.db.execute("SELECT * FROM volumes WHERE team_id IS ? ORDER BY created_at, name",
+                               (team_id,)).fetchall()
 
     def get_volume(self, name: str) -> sqlite3.Row | None:
         return self.db.execute("SELECT * FROM volumes WHERE name = ?", (name,)).fetchone()
@@ -194,9 +200,11 @@ class Store:
         cols = ", ".join(f"{k} = ?" for k in fields)
         self.db.execute(f"UPDATE runs SET {cols} WHERE id = ?", (*fields.values(), run_id))
 
-    def list_runs(self, offset: int, limit: int) -> tuple[list[sqlite3.Row], int]:
-        total = self.db.execute("SELECT COUNT(*) AS n FROM runs").fetchone()["n"]
-        rows = self.db.execute("SELECT * FROM runs ORDER BY seq DESC LIMIT ? OFFSET ?", (limit, offset)).fetchall()
+    def list_runs(self, offset: int, limit: int, team_id: str | None = None) -> tuple[list[sqlite3.Row], int]:
+        """One page of the runs of a scope (None: the personal account), newest first."""
+        total = self.db.execute("SELECT COUNT(*) AS n FROM runs WHERE team_id IS ?", (team_id,)).fetchone()["n"]
+        rows = self.db.execute("SELECT * FROM runs WHERE team_id IS ? ORDER BY seq DESC LIMIT ? OFFSET ?",
+                               (team_id, limit, offset)).fetchall()
         return rows, total
 
     def runs_with_status(self, statuses: tuple[str, ...]) -> list[sqlite3.Row]:
@@ -226,6 +234,12 @@ class Store:
     def log_components(self, run_id: str) -> list[str]:
         rows = self.db.execute("SELECT DISTINCT component FROM logs WHERE run_id = ?", (run_id,)).fetchall()
         return [r["component"] for r in rows]
+
+    def log_pods(self, run_id: str, component: str) -> list[int]:
+        """The pod indexes that have log lines of ``component`` (one per node of a multi-node run)."""
+        rows = self.db.execute("SELECT DISTINCT pod_index FROM logs WHERE run_id = ? AND component = ? ORDER BY pod_index",
+                               (run_id, component)).fetchall()
+        return [r["pod_index"] for r in rows]
 
     def query_logs(self, run_id: str, component: str, pod_index: int | None, since_ts: float | None,
                    level: str | None, search: str | None = None, pattern: re.Pattern[str] | None = None,

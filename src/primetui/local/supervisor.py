@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from primetui.local.paths import safe_join
 from primetui.local.ingest import PROTOCOL_FILES, RunIngestor
 from primetui.local.paths import dir_size_bytes
 from primetui.local.procs import pid_alive
@@ -169,7 +170,8 @@ class Supervisor:
         config = json.loads(row["config"])
         volume = row["volume"]
         volume_dir = self.state.volume_dir(volume) if volume else None
-        output_dir = (volume_dir / "runs" / row["id"]) if volume_dir else (self.state.run_dir(row["id"]) / "outputs")
+        # The safe join: a ``runs`` symlink placed inside the volume must not send checkpoints outside it.
+        output_dir = safe_join(volume_dir, f"runs/{row['id']}") if volume_dir else (self.state.run_dir(row["id"]) / "outputs")
         model = self.state.models.get(row["model"])
         return {
             "run_id": row["id"],

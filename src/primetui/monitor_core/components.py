@@ -74,7 +74,14 @@ def log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
     if not cfg.get("eval"):
         return specs
     specs.append(LogSpec("orchestrator", "orchestrator", "orchestrator"))
-    specs.append(LogSpec("inference", "inference", "inference"))
+    infer = deployment.get("num_infer_nodes") if deployment.get("type") == "multi_node" else None
+    if isinstance(infer, int) and infer > 1:
+        specs += [LogSpec(f"inference-{i}", f"inference/{i}", "inference", pod_index=i) for i in range(infer)]
+    else:
+        specs.append(LogSpec("inference", "inference", "inference"))
+    inference = cfg.get("inference") if isinstance(cfg.get("inference"), dict) else {}
+    if deployment.get("type") == "multi_node" and isinstance(inference.get("router"), dict):
+        specs.append(LogSpec("router", "router", "router"))
     names: list[str] = []
     for server in env_servers or []:
         name = _get(server, "env_name") or _get(server, "pod_name")

@@ -1,4 +1,4 @@
-"""Make log text harmless: log content must never drive the terminal.
+"""Make outside text harmless: run names, messages, file names and log lines never drive the terminal.
 
 A log line may carry SGR colour codes (prime-rl's loguru always writes them, even into files),
 cursor moves, OSC title or clipboard writes, bidi overrides, bells. We:
@@ -24,12 +24,12 @@ for _code in range(0x20):
 _TABLE[0x7F] = "\u2421"  # DEL
 for _code in range(0x80, 0xA0):  # C1 controls (CSI, OSC, ... as single bytes)
     _TABLE[_code] = "\ufffd"
-for _code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C):
-    _TABLE[_code] = "\ufffd"  # bidi overrides could reorder what the user reads
+for _code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029, 0xFEFF):
+    _TABLE[_code] = "\ufffd"  # bidi overrides/isolates could reorder what the user reads; U+2028/9 break lines
 
 
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
-_CONTROL_BATCH = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ufeff]")
+_CONTROL_BATCH = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ufeff]")
 
 
 def _picture(match: re.Match[str]) -> str:
@@ -69,6 +69,27 @@ def neutralise_batch(text: str) -> str:
     if _CONTROL_BATCH.search(text) is None:
         return text
     return _CONTROL_BATCH.sub(_picture, text)
+
+
+def clean(value: object) -> str:
+    """Any outside value (a run name, a message, a file name) as one line of harmless text.
+
+    ``None`` becomes ``""``; anything else is ``str()``-ed and passed through :func:`neutralise`,
+    so a newline shows as ``␊`` and an ESC sequence (CSI, OSC 0/2/8/52, DCS, APC) as ``␛`` followed
+    by its printable rest. The one neutraliser for every screen, toast, title and headless line.
+    """
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    if text.isascii() and text.isprintable():
+        return text
+    # Unlike log lines, a name keeps its SGR codes visible too: ``␛[31m`` says what was sent.
+    return _CONTROL.sub(_picture, text.replace("\t", " "))
+
+
+def clean_block(text: str) -> str:
+    """:func:`clean` for several lines: ``\n`` is kept, every other control is made visible."""
+    return "\n".join(clean(line) for line in text.split("\n"))
 
 
 def is_safe(text: str) -> bool:

@@ -86,6 +86,7 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str,
         except Exception as exc:  # noqa: BLE001
             checks.append(Check("Model", "warn", f"could not read the model cache ({exc}); the platform will check it"))
     size = parse_size(getattr(volume, "size", None))
+    checks.append(data_check(config))
     checks.append(_space_check(config, size))
     from primetui.sft.check import check_text
 
@@ -97,6 +98,33 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str,
         w = report.count("warning")
         checks.append(Check("Config", "warn" if w else "ok", f"no errors, {w} warning(s)" if w else "no errors"))
     return Preflight(name, tuple(checks), cached, size)
+
+
+DEFAULT_DATA_NAME = "PrimeIntellect/Reverse-Text-SFT"  # prime-rl's data.name default
+
+
+def data_check(config: dict) -> Check:
+    """What a config shows about its dataset before dispatch (the trainer reads data.name from /volume)."""
+    data = config.get("data") if isinstance(config.get("data"), dict) else {}
+    if data.get("type", "sft") == "fake":
+        return Check("Data", "ok", 'data.type = "fake": synthetic data, no dataset on the volume is read')
+    name = data.get("name", DEFAULT_DATA_NAME)
+    if not isinstance(name, str) or not name.strip():
+        return Check("Data", "fail", "data.name is empty; set it to the dataset's folder on the volume, e.g. datasets/<name>.")
+    rel = name[len("/volume"):].lstrip("/") if name == "/volume" or name.startswith("/volume/") else name
+    if (name.startswith("/") and rel == name) or ".." in rel.split("/"):
+        return Check("Data", "fail", f"data.name '{name}' points outside the volume; use a path under /volume such as datasets/<name>.")
+    shown = "/volume/" + rel
+    if "name" not in data:
+        return Check("Data", "warn", f"data.name is not set, so it defaults to {DEFAULT_DATA_NAME}, read from {shown}; "
+                                     "set it to your dataset's folder on the volume.")
+    if not rel.startswith("datasets/") and rel.count("/") == 1 and not name.startswith("/"):
+        short = rel.split("/")[1]
+        return Check("Data", "warn", f"'{name}' looks like a Hub id, but runs read {shown} and download nothing; put it on "
+                                     f"the volume (hf download {name} --repo-type dataset --local-dir /volume/datasets/{short}) "
+                                     f'and set data.name = "datasets/{short}".')
+    return Check("Data", "skip", f"the run reads {shown} at startup and fails there if it is missing or empty; the platform "
+                                 "lists no volume contents before dispatch, so check it is there (prime volumes ls).")
 
 
 def _space_check(config: dict, volume_bytes: int | None) -> Check:

@@ -15,7 +15,7 @@ _TABLE = re.compile(r"\[([a-z_]+(?:\.[a-z_]+)*)\]")
 _HINTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(r"^(?:HTTP \d+: )?Model '"), ("model", "name")),
     (re.compile(r"Total GPU count|gpus_per_node"), ("deployment",)),
-    (re.compile(r"\boutput_dir\b"), ("output_dir",)),
+    (re.compile(r"(?<![.\w])output_dir\b"), ("output_dir",)),  # top-level only, not ckpt.output_dir
     (re.compile(r"online evals \(\[eval\]\)"), ("eval",)),
 ]
 

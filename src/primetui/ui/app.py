@@ -24,6 +24,7 @@ from primetui.ui.compact import COMPACT_CSS, is_compact, one_line
 from primetui.ui.focus import types_text
 from primetui.ui.remember import initial_watched, remember
 from primetui.ui.notify import announce, make_notifier
+from primetui.ui.safe import ControlFilter, clean
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
@@ -66,6 +67,7 @@ class PrimeApp(App):
         Binding("ctrl+r,f5", "refresh", "Refresh", show=False, id="app.refresh"),
         Binding("t", "next_theme", "Theme", show=False, id="app.theme"),
         Binding("ctrl+o", "shells", "Shells", show=False, id="app.shells"),
+        Binding("ctrl+t", "switch_team", "Account", show=False, id="app.switch_team"),
         Binding("q", "letter_quit", "Quit", id="app.quit"),
     ]
 
@@ -108,6 +110,7 @@ class PrimeApp(App):
 
         keep_alt_keys()  # the shell pane gets Alt+key as the terminal sent it (before the driver starts)
         super().__init__()
+        self._filters.append(ControlFilter())  # backstop: no control char from data reaches the terminal
         self.client = client
         self.settings = settings
         self.prefs = prefs
@@ -160,6 +163,10 @@ class PrimeApp(App):
             return Path(platformdirs.user_config_dir("primetui")) / "themes"
         except Exception:  # noqa: BLE001
             return None
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast: its text shown literally (never markup), outside controls made visible."""
+        super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
 
     def on_mount(self) -> None:
         keymap = present.field(self.prefs, "keymap", default=None)
@@ -345,6 +352,15 @@ class PrimeApp(App):
                 self.screen.terminal_polls = 0
             poll()
             self.notify("Refreshing…", timeout=1.5)
+
+    def action_switch_team(self) -> None:
+        """Personal account or a team (header click, palette, ctrl+t): see ui/screens/teams.py."""
+        from primetui.ui.screens.teams import TeamSwitchScreen, apply_switch
+
+        if self.client is None or type(self.screen).__name__ == "TeamSwitchScreen":
+            return
+        current = getattr(self.client, "team_id", None)
+        self.push_screen(TeamSwitchScreen(self.client, current), lambda choice: apply_switch(self, choice))
 
     def action_next_theme(self) -> None:
         names = [n for n in ("primetui-dark", "primetui-light", "primetui-ansi") if n in self.available_themes]

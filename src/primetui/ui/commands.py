@@ -7,8 +7,10 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 
 from primetui.ui import present
+from primetui.ui.safe import clean
 
 if TYPE_CHECKING:
     from primetui.ui.host import DashboardHost
@@ -31,6 +33,8 @@ class PrimeCommands(Provider):
             ("Help: keys", app.action_help, "every key on this screen"),
             ("Refresh now", app.action_refresh, "poll the platform right away"),
             ("Show open shells", app.action_shells, "the volume shell tabs"),
+            ("Switch account: personal or a team", app.action_switch_team,
+             f"now: {app.team_label}; written back as `prime switch` does"),
         ]
         for run in app.state.runs:
             run_id = str(present.field(run, "id", default=""))
@@ -51,7 +55,8 @@ class PrimeCommands(Provider):
             out.append((f"Open read-write session on {name}", partial(app.volume_action, name, "open_rw"), "blocks dispatch while live"))
             out.append((f"Open read-only session on {name}", partial(app.volume_action, name, "open_ro"), ""))
             out.append((f"Delete volume {name}", partial(app.volume_action, name, "delete"), "asks first"))
-        return out
+        # The palette parses prompt and help as markup: outside names are cleaned, then escaped.
+        return [(escape(clean(text)), callback, escape(clean(help_text))) for text, callback, help_text in out]
 
     async def discover(self) -> Hits:
         for text, callback, help_text in self.commands()[:12]:

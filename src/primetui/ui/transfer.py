@@ -26,6 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, ProgressBar, Static
 
 from primetui.ui import present
+from primetui.ui.safe import plain
 
 PUT, GET = "put", "get"
 SESSION_WAIT_S = 1800.0
@@ -171,9 +172,9 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
             title = f"Get a file or folder from {self.volume}"
             fields = ((f"Path on {self.volume}", "source", ""), ("Local folder to copy into", "dest", "."))
         with Vertical():
-            yield Static(title, id="transfer-title")
+            yield Static(plain(title), id="transfer-title")
             for label, key, value in fields:
-                yield Label(label)
+                yield Label(plain(label))
                 yield Input(value=value, id=f"transfer-{key}")
             yield Static("", id="transfer-error")
             yield Static("", id="transfer-phase")
@@ -192,7 +193,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
 
     def _set(self, wid: str, text: str) -> None:
         if self.is_attached:
-            self.query_one(f"#{wid}", Static).update(text)
+            self.query_one(f"#{wid}", Static).update(plain(text))
 
     # ---- form -------------------------------------------------------------------------------
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -11,6 +11,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from primetui.ui.safe import clean, plain
+
 TONE_CLASS = {
     "success": "tone-success",
     "error": "tone-error",
@@ -58,6 +60,12 @@ class StatusBar(Static):
         self.update_status()
         self.set_interval(1.0, self.update_status)
 
+    def on_click(self) -> None:
+        """A click on the header opens the account switcher (whose runs and volumes to show)."""
+        action = getattr(self.app, "action_switch_team", None)
+        if callable(action):
+            action()
+
     def update_status(self) -> None:
         app = self.app
         state = getattr(app, "state", None)
@@ -71,13 +79,13 @@ class StatusBar(Static):
         text.append(" ")
         text.append(conn, style=tone_style(self, tone))
         text.append(" │ ", style="dim")
-        text.append(f"{self.screen.title or ''}", style="bold")
+        text.append(clean(self.screen.title or ""), style="bold")
         text.append(" │ ", style="dim")
-        text.append(getattr(app, "platform_label", "platform"))
+        text.append(clean(getattr(app, "platform_label", "platform")))
         team = getattr(app, "team_label", "")
         if team:
             text.append(" │ ", style="dim")
-            text.append(f"team {team}")
+            text.append(clean(f"team {team}"))
         self.update(text)
 
 
@@ -105,8 +113,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.title_text, id="confirm-title")
-            yield Static(self.body, id="confirm-body")
+            yield Label(plain(self.title_text), id="confirm-title")
+            yield Static(plain(self.body), id="confirm-body")
             with Horizontal():
                 yield Button("Cancel (n)", id="no")
                 yield Button(f"{self.confirm_label} (y)", id="yes", variant="error")
@@ -155,12 +163,12 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self.form_title, classes="form-title")
+            yield Label(plain(self.form_title), classes="form-title")
             for key, label, value in self.fields:
-                yield Label(label)
+                yield Label(plain(label))
                 yield Input(value=value, id=f"field-{key}", password=key in self.password)
             if self.help_text:
-                yield Static(self.help_text, classes="form-help")
+                yield Static(plain(self.help_text), classes="form-help")
             yield Static("", id="form-error")
             with Horizontal():
                 yield Button("Cancel (esc)", id="cancel")
@@ -173,7 +181,7 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
         values = self.values()
         problem = self.validate(values)
         if problem:
-            self.query_one("#form-error", Static).update(problem)
+            self.query_one("#form-error", Static).update(plain(problem))
             return
         self.dismiss(values)
 

@@ -24,6 +24,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 
 from primetui.local.evals.common import announce_ready, serve_json, watch_parent  # noqa: E402
+from primetui.local.evals.infer_nodes import InferNodes  # noqa: E402
 from primetui.local.trainer.files import read_json  # noqa: E402
 from primetui.local.trainer.logs import ConsoleLog  # noqa: E402
 from primetui.local.trainer.model import ModelShape, generate, init_params  # noqa: E402
@@ -43,6 +44,7 @@ class InferenceServer:
         self.step: int | None = None
         self.lock = threading.Lock()
         self.requests = 0
+        self.nodes = InferNodes.open(run_dir / "logs", self.log, spec.get("config") or {})
 
     def update_weights(self, body: dict[str, Any]) -> tuple[int, Any]:
         path = Path(body["path"])
@@ -55,7 +57,7 @@ class InferenceServer:
         with self.lock:
             self.params = params
             self.step = step
-        self.log.info(f"Loaded weights from broadcast step {step} ({path.name}) in {time.perf_counter() - t0:.2f}s")
+        self.nodes.each(f"Loaded weights from broadcast step {step} ({path.name}) in {time.perf_counter() - t0:.2f}s")
         return 200, {"step": step}
 
     def _generate(self, conversations: list[list[dict[str, str]]], max_tokens: int, temperature: float, seed: int) -> list[str]:
@@ -68,12 +70,13 @@ class InferenceServer:
 
     def batch(self, body: dict[str, Any]) -> tuple[int, Any]:
         convs = body["prompts"]
+        node = self.nodes.route(len(convs))
         max_tokens = min(4096, int(body.get("max_tokens") or 256))
         t0 = time.perf_counter()
         texts = self._generate(convs, max_tokens, float(body.get("temperature") or 0.0), int(body.get("seed") or 0))
         self.requests += 1
         n_tok = sum(len(t.encode()) for t in texts)
-        self.log.info(
+        self.nodes.logs[node].info(
             f"Generated {len(texts)} completions ({n_tok:,} tokens) with weights of step {self.step if self.step is not None else 'init'} in {time.perf_counter() - t0:.2f}s"
         )
         return 200, {"step": self.step, "completions": texts}
@@ -99,6 +102,7 @@ class InferenceServer:
         port = server.server_address[1]
         self.log.info(f"Starting inference server for {self.model_name} (stand-in: {self.shape.describe()})")
         self.log.info("Serving the stand-in's initial weights until the first broadcast arrives")
+        self.nodes.announce(self.model_name)
         self.log.info(f"Inference server listening on http://127.0.0.1:{port}/v1")
         announce_ready(self.run_dir, "inference", port)
         return server

@@ -59,6 +59,8 @@ class EvalComponents:
         self.children: list[Child] = []
         self.broadcast_dir = self.run_dir / "broadcasts"
         self.final_written = False
+        self.simulated: list[Component] = []  # inference pods and router played by the inference process
+        self.cfg_dict: dict = read_json(self.run_dir / "config.json").get("config") or {}
 
     # -- processes -------------------------------------------------------------------------------
     def _spawn(self, label: str, key: str, module: str, log_name: str, comp: Component, *extra: str) -> Child:
@@ -86,8 +88,9 @@ class EvalComponents:
         for stale in (self.run_dir / "evals", self.broadcast_dir):
             shutil.rmtree(stale, ignore_errors=True)
         (self.run_dir / "evals").mkdir(parents=True, exist_ok=True)
-        self._spawn("inference server", "inference", "primetui.local.evals.inference", "inference.log",
-                    Component("inference", f"{rid}-inference-0"))
+        inference = self._spawn("inference server", "inference", "primetui.local.evals.inference", "inference.log",
+                                Component("inference", f"{rid}-inference-0"))
+        self._add_simulated_nodes(inference)
         for i, src in enumerate(self.eval.sources):
             self._spawn(f"env server '{src.name}'", f"env-{i}", "primetui.local.evals.env_server",
                         env_log_name(src.name),
@@ -113,6 +116,25 @@ class EvalComponents:
         orch = self._spawn("orchestrator", "orchestrator", "primetui.local.evals.orchestrator", "orchestrator.log",
                            Component("orchestrator", f"{rid}-orchestrator-0"))
         orch.comp.status = "running"
+        self.files.write_components()
+
+    def _add_simulated_nodes(self, inference: Child) -> None:
+        """Multi-node evals: inference pods 1..K-1 and the router, played by the inference process."""
+        from primetui.local.evals.infer_nodes import has_router, infer_nodes
+
+        rid = self.files.run_id
+        config = self.cfg_dict
+        n = infer_nodes(config)
+        if n == 1 and not has_router(config):
+            return
+        inference.comp.pod_index = 0
+        extra = [Component("inference", f"{rid}-inference-{k}", "running", inference.proc.pid, pod_index=k)
+                 for k in range(1, n)]
+        if has_router(config):
+            extra.append(Component("router", f"{rid}-router-0", "running", inference.proc.pid))
+        for comp in extra:
+            self.files.components.append(comp)
+        self.simulated = extra
         self.files.write_components()
 
     def _last_error(self, child: Child) -> str:
@@ -198,4 +220,6 @@ class EvalComponents:
         for c in self.children:
             if c in live or c.comp.status in ("starting", "running"):
                 c.comp.status = status
+        for comp in self.simulated:
+            comp.status = status
         self.files.write_components()

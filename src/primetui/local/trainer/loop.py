@@ -28,6 +28,7 @@ from primetui.local.trainer.data import (
 from primetui.local.trainer.logs import ConsoleLog, format_time
 from primetui.local.trainer.model import ModelShape, contexts, forward_backward, init_params, loss_sum
 from primetui.local.trainer.optim import Optimizer, clip_grad_norm
+from primetui.local.trainer.pods import Pods, topology
 from primetui.local.trainer.perf import PerfCounter, cpu_peak_flops, peak_rss_gib, total_memory_gib
 from primetui.local.trainer.runfiles import Component, RunFiles
 from primetui.local.trainer.scheduler import Scheduler
@@ -49,6 +50,7 @@ class Trainer:
         self.step = 0
         self.evals: Any = None
         self.trainer_comp: Component | None = None
+        self.pods: Pods | None = None
 
     # -- signals ---------------------------------------------------------------------------------
     def install_signals(self) -> None:
@@ -104,7 +106,13 @@ class Trainer:
             f"Local platform: training a stand-in model instead of {model_name}; real weights cannot run "
             f"on this machine. Stand-in: {shape.describe()}."
         )
-        log.info("Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) on CPU")
+        topo = topology(spec.get("config") or {})
+        if topo is not None:
+            self.pods = Pods.start(self.files, topo, log, self.trainer_comp)
+            log.info(self.pods.world_line(0))
+            self.pods.announce(grad_accum)
+        else:
+            log.info("Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) on CPU")
         log.info(f"Initializing monitors (file={self.files.run_dir / 'metrics.jsonl'})")
         ckpt_root = self._ckpt_root(cfg, output_dir, volume_dir)
         if cfg.ckpt is not None:
@@ -228,8 +236,16 @@ class Trainer:
             nan_count = 0
             src_samples = [0] * len(source_labels)
             src_tokens = [0] * len(source_labels)
-            for _ in range(grad_accum):
+            pods = self.pods
+            if pods is not None:
+                pods.begin_step()
+            for micro in range(grad_accum):
                 self._check_signals()
+                node = pods.node_of(micro) if pods is not None else 0
+                t_micro = time.perf_counter()
+                if pods is not None:
+                    pods.before_micro_batch(step, node)
+                ce_before, tok_before = ce_sum, n_tok
                 row = pack_row(stream, row_len)
                 total_samples += row.num_samples
                 for src, ntok in row.parts:
@@ -243,6 +259,8 @@ class Trainer:
                     ce_sum += ls
                     nan_count += nn
                 n_tok += len(pos)
+                if pods is not None:
+                    pods.record(node, time.perf_counter() - t_micro, ce_sum - ce_before, n_tok - tok_before)
             t_fb = time.perf_counter() - t_start
             if n_tok:
                 for g in grads.values():
@@ -269,6 +287,8 @@ class Trainer:
                 f" | Peak Mem. {peak:.1f}/{mem_total:.1f} GiB ({pct:.1f}%)"
             )
             log.success(msg)
+            if pods is not None:
+                pods.end_step(step)
 
             is_last = cfg.max_steps is not None and step >= cfg.max_steps
             save_time = None
@@ -411,7 +431,9 @@ class Trainer:
         return ckpt_root / f"step_{steps[-1]}", f"checkpoints/step_{steps[-1]}"
 
     def _set_trainer_status(self, status: str) -> None:
-        if self.trainer_comp is not None:
+        if self.pods is not None:
+            self.pods.set_status(status)
+        elif self.trainer_comp is not None:
             self.trainer_comp.status = status
             self.files.write_components()
 

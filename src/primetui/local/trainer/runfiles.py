@@ -18,12 +18,15 @@ class Component:
     pid: int | None = None
     env_name: str | None = None
     env_index: int | None = None
+    pod_index: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"component": self.component, "pod_name": self.pod_name, "status": self.status}
         if self.env_name is not None:
             d["env_name"] = self.env_name
             d["env_index"] = self.env_index
+        if self.pod_index is not None:
+            d["pod_index"] = self.pod_index
         if self.pid is not None:
             d["pid"] = self.pid
         return d

@@ -13,11 +13,17 @@ from rich.style import Style
 from rich.text import Text
 from textual.geometry import Offset
 from textual.strip import Strip
+from textual.document._document import DocumentBase
+from textual.document._wrapped_document import WrappedDocument
 from textual.widgets import TextArea
 
 from primetui.sft.diagnostics import Diagnostic
+from primetui.ui.editor.bigdoc import adopt_document, adopt_wrap
 
 MARKERS = {"error": "●", "warning": "▲", "hint": "·"}
+# Textual re-highlights the whole document on every edit (O(file) per key): above this many
+# characters (~6,500 lines, ten times any real sft.toml) the text is shown plain.
+HIGHLIGHT_LIMIT = 200_000
 _RANK = {"error": 0, "warning": 1, "hint": 2}
 _THEME_VAR = {"error": "error", "warning": "warning", "hint": "accent"}
 
@@ -30,13 +36,42 @@ class DiagnosticTextArea(TextArea):
     DiagnosticTextArea:focus { border: none; }
     """
 
-    def __init__(self, text: str = "", **kwargs) -> None:
-        super().__init__(text, language="toml", soft_wrap=False, tab_behavior="indent", show_line_numbers=True,
-                         **kwargs)
+    def __init__(self, text: str = "", highlight: bool = True, **kwargs) -> None:
+        super().__init__(text, language="toml" if highlight else None, soft_wrap=False, tab_behavior="indent",
+                         show_line_numbers=True, **kwargs)
         self.diagnostics: list[Diagnostic] = []
         self._by_line: dict[int, list[Diagnostic]] = {}
         self._styles: dict[str, Style] = {}
         self._styles_theme: str | None = None
+
+    @property
+    def wrapped_document(self) -> WrappedDocument:
+        return self._wrapped
+
+    @wrapped_document.setter
+    def wrapped_document(self, value: WrappedDocument) -> None:
+        # TextArea builds a new one for every document; keep it fast on big files (bigdoc.py).
+        adopt_wrap(value)
+        self._wrapped = value
+
+    @property
+    def document(self) -> DocumentBase:
+        return self._document
+
+    @document.setter
+    def document(self, value: DocumentBase) -> None:
+        adopt_document(value)
+        self._document = value
+
+    @property
+    def highlighting(self) -> bool:
+        return self.language is not None
+
+    def set_highlighting(self, on: bool) -> None:
+        """TOML highlighting on or off (Textual rebuilds its highlight map on every edit: O(file))."""
+        want = "toml" if on else None
+        if self.language != want:
+            self.language = want
 
     # -- diagnostics ---------------------------------------------------------------------------
     def set_diagnostics(self, diagnostics: list[Diagnostic]) -> None:

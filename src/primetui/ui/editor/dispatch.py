@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from primetui.sft.preflight import Preflight, run_preflight
+from primetui.ui.safe import plain
 
 _ICONS = {"ok": ("✓", "success"), "fail": ("✗", "error"), "warn": ("!", "warning"), "skip": ("–", "text-muted")}
 
@@ -60,7 +61,7 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"Dispatch {self.model}", classes="modal-title")
+            yield Static(plain(f"Dispatch {self.model}"), classes="modal-title")
             yield Static("Pick the volume the run reads its dataset from and writes its checkpoints to:")
             yield OptionList(id="volumes")
             yield Static("", id="preflight")
@@ -70,7 +71,7 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
         self.load_volumes()
 
     def _status(self, text: str | Text) -> None:
-        self.query_one("#dispatch-status", Static).update(text)
+        self.query_one("#dispatch-status", Static).update(plain(text))
 
     @work(exclusive=True, group="volumes")
     async def load_volumes(self) -> None:
@@ -101,10 +102,10 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
     @work(exclusive=True, group="preflight")
     async def check(self, volume: Any) -> None:
         self.preflight = None
-        self.query_one("#preflight", Static).update(f"Checking {volume.name}…")
+        self.query_one("#preflight", Static).update(plain(f"Checking {volume.name}…"))
         result = await run_preflight(self.client, volume, self.config, self.text)
         self.preflight = result
-        self.query_one("#preflight", Static).update(self._render_preflight(result))
+        self.query_one("#preflight", Static).update(plain(self._render_preflight(result)))
         if result.blocked:
             self._status("Fix the ✗ lines, then press enter again · esc cancels")
         else:
@@ -115,7 +116,10 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
         text = Text()
         for c in p.checks:
             icon, var = _ICONS[c.state]
-            text.append(f" {icon} ", style=f"bold {variables.get(var, '')}".strip())
+            color = variables.get(var, "")
+            if not color or color.startswith("auto") or " " in color:
+                color = "dim"  # e.g. $text-muted is "auto 60%", which is no Rich colour
+            text.append(f" {icon} ", style=f"bold {color}")
             text.append(f"{c.name:<9}", style="bold")
             text.append(c.detail + "\n")
         return text

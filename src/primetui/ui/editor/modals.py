@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from primetui.sft.templates import TEMPLATES
+from primetui.ui.safe import plain
 
 _MODAL_CSS = """
 {name} {{ align: center middle; }}
@@ -38,7 +39,7 @@ class KeyHelpModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.title_text, classes="modal-title")
+            yield Static(plain(self.title_text), classes="modal-title")
             yield Static(Text("\n".join(self.lines)), id="help-body")
             yield Static("esc closes", classes="modal-hint")
 
@@ -89,8 +90,8 @@ class DraftPrompt(ModalScreen[bool]):
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.saved_at))
         with Vertical():
             yield Static("Unsaved changes found", classes="modal-title")
-            yield Static(f"{self.path.name} has an autosaved draft from {when} that differs from the file "
-                         f"({self.lines_changed} line(s) changed).")
+            yield Static(plain(f"{self.path.name} has an autosaved draft from {when} that differs from the file "
+                               f"({self.lines_changed} line(s) changed)."))
             yield Static("r / enter restores it (ctrl+z goes back to the file) · d / esc discards it", classes="modal-hint")
 
     def action_choose(self, restore: bool) -> None:

@@ -8,6 +8,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from primetui.sft.diagnostics import Diagnostic
+from primetui.ui.safe import clean
 
 _VAR = {"error": "error", "warning": "warning", "hint": "accent"}
 _LABEL = {"error": "error  ", "warning": "warning", "hint": "hint   "}
@@ -42,7 +43,7 @@ class ProblemsList(OptionList):
             label = Text()
             label.append(_LABEL[d.level], style=f"bold {variables.get(_VAR[d.level], '')}".strip())
             label.append(f" {d.span.line + 1:>4}:{d.span.col + 1:<3} ", style="dim")
-            label.append(d.message)
+            label.append(clean(d.message))
             if d.fix is not None:
                 label.append("  [F4 fix]", style="dim")
             self.add_option(Option(label, id=str(i)))

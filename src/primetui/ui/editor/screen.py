@@ -29,9 +29,10 @@ from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import LEVELS, Diagnostic, Fix, sort_key
 from primetui.sft.schema import PRIME_RL_COMMIT, PRIME_RL_VERSION
 from primetui.ui.editor import validator
-from primetui.ui.editor.area import DiagnosticTextArea
+from primetui.ui.editor.area import HIGHLIGHT_LIMIT, DiagnosticTextArea
 from primetui.ui.editor.drafts import DraftStore
 from primetui.ui.editor.problems import ProblemsList
+from primetui.ui.safe import plain
 
 VALIDATE_DELAY = 0.15  # seconds of quiet typing before a validation starts
 AUTOSAVE_EVERY = 1.0  # a crash loses at most this much typing (plus one write)
@@ -141,7 +142,7 @@ class EditorScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-title")
-        yield DiagnosticTextArea(self._initial_text, id="editor-area")
+        yield DiagnosticTextArea(self._initial_text, highlight=len(self._initial_text) <= HIGHLIGHT_LIMIT, id="editor-area")
         yield ProblemsList(id="editor-problems")
         yield Static("", id="editor-message")
         yield Footer()
@@ -222,7 +223,10 @@ class EditorScreen(Screen):
             return
         self._in_flight = True
         self._rerun = False
-        self._validate(self.text, self.version, self.context())
+        text = self.text
+        if self.area.highlighting != (len(text) <= HIGHLIGHT_LIMIT):
+            self.area.set_highlighting(len(text) <= HIGHLIGHT_LIMIT)  # the title bar says so
+        self._validate(text, self.version, self.context())
 
     @work(thread=True, group="validate")
     def _validate(self, text: str, version: int, ctx: CheckContext) -> None:
@@ -288,12 +292,15 @@ class EditorScreen(Screen):
         title.append(f" {name}", style="bold")
         if self.is_mounted and self.modified:
             title.append("  ● modified")
+        if self.is_mounted and not self.area.highlighting:
+            title.append(f"  plain text: no highlighting above {HIGHLIGHT_LIMIT:,} characters", style="bold")
         counts = {lvl: sum(1 for d in self.diagnostics if d.level == lvl) for lvl in LEVELS}
         title.append(f"   {counts['error']} error(s) · {counts['warning']} warning(s) · {counts['hint']} hint(s)")
         title.append(f"   {PRIME_RL_VERSION.split(' (')[0]} @{PRIME_RL_COMMIT[:7]}", style="dim")
         if self.report is not None and self.report.note:
             title.append(" + installed prime_rl.configs", style="dim")
-        self.query_one("#editor-title", Static).update(title)
+
+        self.query_one("#editor-title", Static).update(plain(title))
 
     def _refresh_chrome(self) -> None:
         if not self.is_mounted:
@@ -326,7 +333,7 @@ class EditorScreen(Screen):
             room = (3 - min(2, -(-msg.cell_len // width))) * width
             note = self.note if len(self.note) <= room else self.note[: room - 1] + "…"
             msg.append("\n" + note)
-        box.update(msg)
+        box.update(plain(msg))
 
     def _best_at(self, line: int, col: int) -> Diagnostic | None:
         here = self.area.diagnostics_at_line(line)

@@ -19,6 +19,7 @@ from primetui.monitor_core.canvas import BLOCK, MODES
 from primetui.monitor_core.metrics import MetricTable
 from primetui.ui.monitor.chart import MetricChart
 from primetui.ui.monitor.feed import FeedMixin
+from primetui.ui.safe import plain
 
 DEFAULT_KEYS = ("loss/mean", "loss/perplexity")
 SMOOTHING_STEPS = (0.0, 0.6, 0.8, 0.9, 0.95, 0.99)
@@ -63,7 +64,7 @@ class MetricPicker(ModalScreen[list[str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Charts: space toggles a metric, enter applies, esc cancels", classes="hint")
-            yield SelectionList[str](*[Selection(k, k, k in self.chosen) for k in self.keys])
+            yield SelectionList[str](*[Selection(plain(k), k, k in self.chosen) for k in self.keys])
 
     def action_apply(self) -> None:
         chosen = list(self.query_one(SelectionList).selected)
@@ -278,7 +279,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             text.append(f"  ▲ {len(self.table.eval_steps)} evals")
         if self.feed_state:
             text.append(f"  {self.feed_state}", style="bold")
-        self._status.update(text)
+        self._status.update(plain(text))
 
     # ---- actions ----------------------------------------------------------------------------
     def action_pick(self) -> None:

@@ -11,7 +11,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from primetui.ui.safe import SafeTable, plain
 from primetui.monitor_core.components import has_evals, log_specs
+from primetui.monitor_core.pods import failed_pod
 from primetui.ui.monitor.feed import FeedMixin
 
 _RUN_TO_PROCESS = {
@@ -67,8 +69,13 @@ def component_rows(run: Any, env_servers: list[Any] | None) -> list[tuple[str, s
             state = "failed" if named or spec.component == "trainer" and not any(
                 c in error.lower() for c in ("orchestrator", "inference", "env-server", "env server")
             ) else "stopped"
+            pod = failed_pod(error, spec.component)
+            if spec.pod_index is not None and pod is not None:
+                state = "failed" if spec.pod_index == pod else "stopped"
             detail = error if state == "failed" else ""
-        kind = {"trainer": "training", "orchestrator": "eval orchestration", "inference": "eval inference"}.get(spec.component, spec.component)
+        if spec.pod_index is not None and proc != "failed":
+            detail = f"node {spec.pod_index}"
+        kind = {"trainer": "training", "orchestrator": "eval orchestration", "inference": "eval inference", "router": "eval routing"}.get(spec.component, spec.component)
         rows.append((spec.title, kind, state, detail))
     for server in env_servers or []:
         name = str(_field(server, "env_name") or _field(server, "pod_name") or "env-server")
@@ -104,7 +111,7 @@ class ComponentsPane(FeedMixin, Vertical):
         self.note = ""
 
     def compose(self) -> ComposeResult:
-        table: DataTable = DataTable(cursor_type="row", zebra_stripes=True)
+        table: DataTable = SafeTable(cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", classes="components--note")
 
@@ -161,4 +168,4 @@ class ComponentsPane(FeedMixin, Vertical):
             tone = _TONE.get(state, "")
             style = {"success": "bold", "error": "bold reverse", "warning": "italic", "muted": "dim"}.get(tone, "")
             table.add_row(name, kind, Text(f"● {state}" if tone != "muted" else f"○ {state}", style=style), detail, key=name)
-        self.query_one(".components--note", Static).update(self.note)
+        self.query_one(".components--note", Static).update(plain(self.note))

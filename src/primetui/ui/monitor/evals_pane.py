@@ -8,6 +8,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.widgets import DataTable
 
+from primetui.ui.safe import SafeTable
 from primetui.monitor_core.chartframe import fmt_step, fmt_value
 from primetui.ui.monitor.charts_pane import ChartsPane
 
@@ -36,7 +37,7 @@ class EvalsPane(ChartsPane):
         kw.setdefault("keys", ())
         kw.setdefault("eval_only", True)
         super().__init__(client, run, **kw)
-        self._results = DataTable(cursor_type="row", zebra_stripes=True)
+        self._results = SafeTable(cursor_type="row", zebra_stripes=True)
 
     def compose(self) -> ComposeResult:
         yield self._results

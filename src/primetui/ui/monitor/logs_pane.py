@@ -7,13 +7,17 @@ from typing import Any
 import numpy as np
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import TabbedContent, TabPane
+from textual.markup import escape
+from textual.widgets import Static, TabbedContent, TabPane
 
 from primetui.monitor_core.components import LogSpec, log_specs
+from primetui.monitor_core.escapes import neutralise
 from primetui.monitor_core.lines import LineParser
+from primetui.monitor_core.pods import PodBoard
 from primetui.monitor_core.store import LogStore, MergedLog
 from primetui.ui.monitor.feed import FeedMixin
 from primetui.ui.monitor.logtab import LogTab
+from primetui.ui.safe import clean
 
 MERGED_KEY = "all"
 
@@ -33,6 +37,8 @@ class LogsPane(FeedMixin, Vertical):
     LogsPane { height: 1fr; }
     LogsPane > TabbedContent { height: 1fr; }
     LogsPane TabPane { padding: 0; height: 1fr; }
+    LogsPane > .logs--pods { height: 1; padding: 0 1; color: $text-muted; }
+    LogsPane > .logs--pods.-failed { color: $error; }
     """
 
     def __init__(self, client: Any, run: Any, *, max_lines: int = 2_000_000, follow: bool = True, id: str | None = None) -> None:
@@ -50,6 +56,9 @@ class LogsPane(FeedMixin, Vertical):
         self.links: Any = None  # the run screen's StepLinks (shared cursor, anomaly detector)
         for spec in self.specs:
             self._make_store(spec)
+        # Multi-node runs: a tab per pod, and one line saying which pod is slowest or failed.
+        self.pod_keys = {s.key: s.pod_index for s in self.specs if s.component == "trainer" and s.pod_index is not None}
+        self.pods = PodBoard(sorted(self.pod_keys.values())) if len(self.pod_keys) > 1 else None
 
     def _make_store(self, spec: LogSpec) -> LogStore:
         store = LogStore(spec.title, max_lines=self.max_lines)
@@ -63,11 +72,13 @@ class LogsPane(FeedMixin, Vertical):
 
     def compose(self) -> ComposeResult:
         first = self.specs[0].key if self.specs else MERGED_KEY
+        if self.pods is not None:
+            yield Static(self.pods_summary(), classes="logs--pods", markup=False)
         with TabbedContent(initial=f"log-{first}"):
             for spec in self.specs:
                 tab = LogTab(self.stores[spec.key], title=spec.title, default_file=f"{self.run_id}-{spec.key}.log")
                 self.tabs[spec.key] = tab
-                with TabPane(spec.title, id=f"log-{spec.key}"):
+                with TabPane(escape(clean(spec.title)), id=f"log-{spec.key}"):
                     yield tab
             merged = LogTab(self.merged, title="all components", source_names=self._names(), default_file=f"{self.run_id}-all.log")
             self.tabs[MERGED_KEY] = merged
@@ -92,7 +103,7 @@ class LogsPane(FeedMixin, Vertical):
         self.tabs[spec.key] = tab
         self.tabs[MERGED_KEY].view.source_names = self._names()
         if self.is_mounted:
-            self.query_one(TabbedContent).add_pane(TabPane(spec.title, tab, id=f"log-{spec.key}"), before=f"log-{MERGED_KEY}")
+            self.query_one(TabbedContent).add_pane(TabPane(escape(clean(spec.title)), tab, id=f"log-{spec.key}"), before=f"log-{MERGED_KEY}")
 
     # ---- data -------------------------------------------------------------------------------
     def ingest(self, key: str, raw_lines: list[str]) -> None:
@@ -109,7 +120,31 @@ class LogsPane(FeedMixin, Vertical):
                 self.links.lines_added(key, list(zip(range(start, end), texts)))
             else:
                 self.links.lines_added(key, [(g, store.text(g) or "") for g in range(max(start, store.first), end)])
+        if self.pods is not None and key in self.pod_keys and self.pods.observe(self.pod_keys[key], raw_lines):
+            self.update_pods()
         self._changed(key)
+
+    # ---- pods -------------------------------------------------------------------------------
+    def _error(self) -> str | None:
+        run = self.run
+        value = run.get("errorMessage") if isinstance(run, dict) else getattr(run, "error_message", None)
+        return str(value) if value else None
+
+    def pods_summary(self) -> str:
+        return neutralise(self.pods.summary(self._error())) if self.pods is not None else ""
+
+    def update_pods(self) -> None:
+        """Redraw the pods line (after new step lines, or a run update naming a failed pod)."""
+        if self.pods is None or not self.is_mounted:
+            return
+        line = self.query_one(".logs--pods", Static)
+        text = self.pods_summary()
+        line.update(text)
+        line.set_class("FAILED" in text, "-failed")
+
+    def on_run_update(self, run: Any) -> None:
+        self.run = run
+        self.update_pods()
 
     def ingest_gap(self, key: str, message: str) -> None:
         """Show that lines may be missing here (the follower could not fetch them)."""

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from primetui.ui.monitor.logview import LogView
+from primetui.ui.safe import clean, plain
 
 _PROMPTS = {
     "search": ("search (text, /regex/; smart case) — enter: go, esc: cancel", "Search"),
@@ -58,7 +59,7 @@ class LogTab(Vertical):
     def update_status(self) -> None:
         s = self.view.state()
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(self.title, style="bold")
+        text.append(clean(self.title), style="bold")
         if s.shown != s.total:
             text.append(f"  {s.shown:,} of {s.total:,} lines")
         else:
@@ -88,7 +89,7 @@ class LogTab(Vertical):
             text.append(f"  · {self.feed_note}")
         if self.view.error_message:
             text.append(f"  {self.view.error_message}", style="bold")
-        self._status.update(text)
+        self._status.update(plain(text))
 
     # ---- prompt -----------------------------------------------------------------------------
     def on_log_view_prompt(self, event: LogView.Prompt) -> None:

@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Static
 
 from primetui.monitor_core.chartframe import STEP, TIME, ChartView, fmt_step, fmt_value
 from primetui.monitor_core.escapes import neutralise
+from primetui.ui.safe import SafeTable
 from primetui.monitor_core.metrics import Series
 from primetui.sft.diff import Value
 from primetui.ui.monitor.chart import MetricChart
@@ -92,9 +93,9 @@ class CompareScreen(DashboardScreen):
         with VerticalScroll():
             yield Horizontal(id="compare-charts")
             yield Static("Summary", classes="hint")
-            yield DataTable(id="compare-summary", cursor_type="row", zebra_stripes=True)
+            yield SafeTable(id="compare-summary", cursor_type="row", zebra_stripes=True)
             yield Static("Config diff: only the keys that differ; (default) = not written, prime-rl's default", classes="hint")
-            yield DataTable(id="compare-diff", cursor_type="row", zebra_stripes=True)
+            yield SafeTable(id="compare-diff", cursor_type="row", zebra_stripes=True)
 
     # ---- data -------------------------------------------------------------------------------
     def poll(self) -> None:

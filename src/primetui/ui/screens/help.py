@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -10,6 +11,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from primetui.ui.keys import pretty_keys
+from primetui.ui.safe import clean, plain
 
 
 class HelpScreen(ModalScreen[None]):
@@ -29,7 +31,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"Keys · {self.under.title or 'primetui'}   (esc closes · ctrl+p finds anything)", id="help-title")
+            yield Static(plain(f"Keys · {self.under.title or 'primetui'}   (esc closes · ctrl+p finds anything)"), id="help-title")
             with VerticalScroll():
                 yield Static(self.table(), id="help-body")
 
@@ -45,7 +47,7 @@ class HelpScreen(ModalScreen[None]):
             rows = [b for b in getattr(owner, "BINDINGS", []) if isinstance(b, Binding) and b.id and b.id not in seen]
             if not rows:
                 continue
-            table.add_row(f"[u]{title}[/u]", "", "")
+            table.add_row(Text.assemble((clean(title), "underline")), "", "")
             for b in rows:
                 seen.add(b.id)
                 enabled = True
@@ -54,9 +56,8 @@ class HelpScreen(ModalScreen[None]):
                     enabled = verdict is True
                 key = pretty_keys(str(keymap.get(b.id, b.key)))
                 desc = b.description or b.action
-                if not enabled:
-                    desc = f"[dim]{desc} (not now)[/dim]"
-                table.add_row(key, desc, b.id)
+                cell = Text.assemble((clean(f"{desc} (not now)"), "dim")) if not enabled else plain(desc)
+                table.add_row(plain(key), cell, plain(b.id))
         table.add_row("", "", "")
         table.add_row("mouse", "click rows, tabs, buttons and footer keys: same actions as the keys", "")
         return table

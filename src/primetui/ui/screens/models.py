@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
+from primetui.ui.safe import SafeTable, plain
 from primetui.ui import present
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.widgets import tone_style
@@ -31,10 +32,10 @@ class ModelsScreen(DashboardScreen):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll():
             yield Static("Models in the cluster cache", classes="section")
-            yield DataTable(id="models-table", cursor_type="row", zebra_stripes=True)
+            yield SafeTable(id="models-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="models-empty")
             yield Static("On-demand capacity", classes="section")
-            yield DataTable(id="capacity-table", cursor_type="row")
+            yield SafeTable(id="capacity-table", cursor_type="row")
             yield Static(
                 "Rate fixed at dispatch; billed per GPU-hour from when pods are ready. Runs may queue depending on GPU count and topology.",
                 classes="caption",
@@ -75,7 +76,7 @@ class ModelsScreen(DashboardScreen):
         mt.clear()
         ct.clear()
         if reply is None:
-            empty.update(self.prime.state.connection.last_error or "Loading the model cache…")
+            empty.update(plain(self.prime.state.connection.last_error or "Loading the model cache…"))
             empty.add_class("visible")
             return
         models = present.items(reply, "models")
@@ -107,7 +108,7 @@ class ModelsScreen(DashboardScreen):
             ct.add_row("-", "", "none listed", "")
         if not models:
             beta = present.field(reply, "on_demand_beta_access", "onDemandBetaAccess")
-            empty.update("No models available for Hosted Training. " + present.models_empty_reason(beta))
+            empty.update(plain("No models available for Hosted Training. " + present.models_empty_reason(beta)))
             empty.add_class("visible")
         else:
             empty.remove_class("visible")

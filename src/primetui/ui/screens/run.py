@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
 
 from primetui.api.followers import MetricRows, PollFailed, RunUpdate
+from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.focus import focus_content, types_text
 from primetui.ui.monitor_hook import monitor_panes
@@ -79,7 +80,7 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         self.terminal_polls = 0
         self._config_shown = False
         self._monitor_mounted = False
-        self.title = f"Run {run_id}"
+        self.title = clean(f"Run {run_id}")
 
     def prime_state_run(self, run_id: str) -> Any:
         try:
@@ -94,9 +95,9 @@ class RunScreen(RunLinksMixin, DashboardScreen):
                 with VerticalScroll():
                     yield Static("Loading run…", id="run-summary")
                     yield Static("", id="run-anomalies-hint", classes="hint", markup=False)
-                    yield DataTable(id="run-anomalies", cursor_type="row")
+                    yield SafeTable(id="run-anomalies", cursor_type="row")
                     yield Static("Checkpoints", classes="hint")
-                    yield DataTable(id="run-checkpoints", cursor_type="row")
+                    yield SafeTable(id="run-checkpoints", cursor_type="row")
             with TabPane("Config", id="tab-config"):
                 yield TextArea.code_editor("", language="toml", read_only=True, id="run-config")
 
@@ -175,12 +176,12 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         run = self.run
         if run is None:
             err = self.prime.state.connection.last_error
-            summary.update(err or f"Loading run {self.run_id}…")
+            summary.update(plain(err or f"Loading run {self.run_id}…"))
             return
         now = self.prime.state.now()
         progress = self.prime.state.progress.get(self.run_id)
         row = present.run_row(run, progress, now)
-        self.title = f"Run {row.name or row.id}"
+        self.title = clean(f"Run {row.name or row.id}")
         summary.update(self.summary_renderable(run, row, progress))
         self.render_checkpoints(row)
         if not self._config_shown:
@@ -196,52 +197,52 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column()
-        status = Text(present.status_label(row.status), style=tone_style(self, row.tone))
+        status = Text(clean(present.status_label(row.status)), style=tone_style(self, row.tone))
         if row.id in self.prime.state.watched:
             status.append("  ◉ watched", style="dim")
         grid.add_row("Status", status)
-        grid.add_row("Run", f"{row.name + '  ' if row.name else ''}{row.id}")
-        grid.add_row("Model", row.model)
-        grid.add_row("Volume", row.volume)
-        grid.add_row("Steps", Text.assemble((row.bar, tone_style(self, "accent")), f" {row.steps_text()}"))
+        grid.add_row("Run", plain(f"{row.name + '  ' if row.name else ''}{row.id}"))
+        grid.add_row("Model", plain(row.model))
+        grid.add_row("Volume", plain(row.volume))
+        grid.add_row("Steps", Text.assemble((row.bar, tone_style(self, "accent")), plain(f" {row.steps_text()}")))
         if row.loss is not None:
             grid.add_row("Loss", Text.assemble((present.sparkline(progress.losses if progress else [], 24), tone_style(self, "accent")), f" {row.loss:.4f}"))
-        grid.add_row("Elapsed / ETA", f"{row.elapsed} / {row.eta}")
-        grid.add_row("GPUs", present.run_gpus_detail(run))
+        grid.add_row("Elapsed / ETA", plain(f"{row.elapsed} / {row.eta}"))
+        grid.add_row("GPUs", plain(present.run_gpus_detail(run)))
         life = Text()
         for i, event in enumerate(present.run_lifecycle(run)):
             if i:
                 life.append("  →  ", style="dim")
             life.append(f"{event.label} ", style="bold")
-            life.append(event.when)
+            life.append(clean(event.when))
         grid.add_row("Lifecycle", life)
         ahead = present.field(run, "runs_ahead", "runsAhead")
         reason = present.field(run, "queue_reason", "queueReason")
         if ahead is not None or reason:
             queue = f"{ahead} runs ahead" if ahead is not None else ""
-            grid.add_row("Queue", Text(" · ".join(p for p in (queue, reason or "") if p), style=tone_style(self, "warning")))
+            grid.add_row("Queue", Text(clean(" · ".join(p for p in (queue, str(reason or "")) if p)), style=tone_style(self, "warning")))
         notice = present.field(run, "notice")
         if notice:
-            grid.add_row("Notice", str(notice))
+            grid.add_row("Notice", plain(notice))
         parts: list[Any] = [grid]
         error = present.field(run, "error_message", "errorMessage")
         if error:
-            parts.append(Text.assemble(("\nError  ", f"bold {tone_style(self, 'error')}"), str(error)))
+            parts.append(Text.assemble(("\nError  ", f"bold {tone_style(self, 'error')}"), clean(error)))
         fa = present.field(run, "failure_analysis", "failureAnalysis")
         if fa:
             root = present.field(fa, "root_cause", "rootCause", default="-")
             conf = present.field(fa, "confidence")
-            head = Text.assemble(("Failure analysis  ", "bold"), str(root))
+            head = Text.assemble(("Failure analysis  ", "bold"), clean(root))
             if isinstance(conf, (int, float)):
                 head.append(f"  (confidence {conf:.0%})", style="dim")
             parts.append(head)
             for ev in present.field(fa, "evidence", default=[]) or []:
-                parts.append(Text(f"  • {ev}", style="dim"))
+                parts.append(Text(clean(f"  • {ev}"), style="dim"))
         actions = sorted(present.actions_for(run) - {"copy_id", "copy_path"})
         parts.append(Text(f"\nActions now: {', '.join(actions) if actions else 'none'} (see footer)", style="dim"))
         successor = present.resumed_as(run)
         if successor:
-            parts.append(Text(f"It continues as run {successor}: open that run to follow it (ctrl+p).", style="dim"))
+            parts.append(Text(clean(f"It continues as run {successor}: open that run to follow it (ctrl+p)."), style="dim"))
         return Group(*parts)
 
     def render_checkpoints(self, row: present.RunRow) -> None:

@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
 from primetui.api.followers import MetricRows
+from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.columns import fit, more_note, widest
 from primetui.ui.present import RunProgress, RunRow
@@ -79,7 +80,7 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
     def compose_body(self) -> ComposeResult:
         with Vertical():
             yield Input(placeholder="filter: words in id, name, status, model, volume — enter to keep, esc to clear", id="runs-filter")
-            table: DataTable = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+            table: DataTable = SafeTable(id="runs-table", cursor_type="row", zebra_stripes=True)
             yield table
             yield Static("", id="runs-empty")
             yield Static("Loading runs…", id="runs-info")
@@ -246,20 +247,20 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
             label = present.status_label(row.status)
             if row.id in self.prime.state.watched:
                 label += " ◉"
-            text = Text(label, style=tone_style(self, row.tone))
+            text = Text(clean(label), style=tone_style(self, row.tone))
             marks = self.status_marks(row.id)
             if marks:
                 text.append(marks, style="bold red" if "!" in marks else "bold")
             return text
         if key == "name":
-            name = row.name or row.id
+            name = clean(row.name or row.id)
             return Text(name if len(name) <= NAME_MAX else name[: NAME_MAX - 1] + "…", no_wrap=True)
         if key == "steps":
             return Text.assemble((row.bar[:8], tone_style(self, "accent")), f" {row.steps_text()}")
         if key == "loss":
             loss = f"{row.loss:.4f}" if row.loss is not None else "-"
             return Text.assemble((row.spark[-8:], tone_style(self, "accent")), f" {loss}")
-        return str(getattr(row, key))
+        return plain(getattr(row, key))
 
     def update_info(self, rows: list[RunRow]) -> None:
         state = self.prime.state
@@ -267,9 +268,9 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         empty = self.query_one("#runs-empty", Static)
         if not state.runs_loaded:
             if state.connection.cached_at and state.runs:
-                info.update(f"{len(state.runs)} runs as of {state.connection.cached_at} (cached) · refreshing…")
+                info.update(plain(f"{len(state.runs)} runs as of {state.connection.cached_at} (cached) · refreshing…"))
             else:
-                info.update("Loading runs…" if not state.connection.last_error else state.connection.last_error)
+                info.update(plain(state.connection.last_error or "Loading runs…"))
             return
         total = state.runs_total if state.runs_total is not None else len(state.runs)
         pages = state.runs_total_pages or 1
@@ -284,12 +285,12 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         watching = len(state.watched & listed) if (state.runs_total_pages or 1) <= 1 else len(state.watched)
         if watching:
             parts.append(f"watching {watching}")
-        info.update(" · ".join(parts))
+        info.update(plain(" · ".join(parts)))
         if not state.runs:
             empty.update("No runs yet. Press e to write a config and dispatch one (or `prime train sft.toml --volume NAME`).")
             empty.add_class("visible")
         elif not rows:
-            empty.update(f"No run matches “{self.query_text}”. Press esc to clear the filter.")
+            empty.update(plain(f"No run matches “{self.query_text}”. Press esc to clear the filter."))
             empty.add_class("visible")
         else:
             empty.remove_class("visible")

@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.columns import fill_table
 from primetui.ui.screens.base import DashboardScreen
@@ -67,10 +68,10 @@ class VolumesScreen(DashboardScreen):
     def compose_body(self) -> ComposeResult:
         with Vertical():
             yield Static("", id="rw-flag")
-            yield DataTable(id="volumes-table", cursor_type="row", zebra_stripes=True)
+            yield SafeTable(id="volumes-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="volumes-empty")
             yield Static("Sessions", id="sessions-title", classes="section")
-            yield DataTable(id="sessions-table", cursor_type="row")
+            yield SafeTable(id="sessions-table", cursor_type="row")
             yield Static("", id="size-helper")
 
     def on_mount(self) -> None:
@@ -153,7 +154,7 @@ class VolumesScreen(DashboardScreen):
             rows.append((name, {
                 "name": name,
                 "size": str(present.field(volume, "size", default="-")),
-                "status": Text(present.volume_status_label(status), style=tone_style(self, "success" if status == "RUNNING" else "warning")),
+                "status": Text(clean(present.volume_status_label(status)), style=tone_style(self, "success" if status == "RUNNING" else "warning")),
                 "cluster": str(present.field(volume, "cluster", "cluster_id", "clusterId", default="-")),
                 "created": present.fmt_time(present.field(volume, "created_at", "createdAt")),
                 "live": live_text,
@@ -171,7 +172,7 @@ class VolumesScreen(DashboardScreen):
             empty.update("No volumes yet. Press c to create one (e.g. research, 100Gi).")
             empty.add_class("visible")
         elif not state.volumes_loaded:
-            empty.update(state.connection.last_error or "Loading volumes…")
+            empty.update(plain(state.connection.last_error or "Loading volumes…"))
             empty.add_class("visible")
         else:
             empty.remove_class("visible")
@@ -189,7 +190,7 @@ class VolumesScreen(DashboardScreen):
             title.update("Sessions")
             return
         sessions = self.prime.state.sessions.get(self.selected, [])
-        title.update(f"Sessions of {self.selected}  ·  o open read-write · O read-only · s stop · enter shell")
+        title.update(plain(f"Sessions of {self.selected}  ·  o open read-write · O read-only · s stop · enter shell"))
         for s in sessions:
             sid = str(present.field(s, "id"))
             live = present.session_is_live(s)
@@ -199,8 +200,8 @@ class VolumesScreen(DashboardScreen):
             rows.append((sid, {
                 "id": sid,
                 "mode": mode_text,
-                "status": Text(str(present.field(s, "status", default="-")), style="" if live else "dim"),
-                "phase": Text(phase, style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
+                "status": Text(clean(present.field(s, "status", default="-")), style="" if live else "dim"),
+                "phase": Text(clean(phase), style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
                 "progress": self.short_progress(str(present.field(s, "progress", default="") or "-")),
                 "age": self.session_age(s, live, now),
             }))
@@ -246,12 +247,12 @@ class VolumesScreen(DashboardScreen):
         phase = present.field(s, "phase", default="live")
         more = f" (+{len(live) - 1} more)" if len(live) > 1 else ""
         if str(phase).lower() in ("syncing", "finalizing"):
-            flag.update(f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped.")
+            flag.update(plain(f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped."))
         else:
-            flag.update(
+            flag.update(plain(
                 f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase}{more}: it blocks dispatch "
                 "until it stops and syncs. Press S to stop it."
-            )
+            ))
         flag.add_class("visible")
 
     def render_size_helper(self) -> None:
@@ -260,7 +261,7 @@ class VolumesScreen(DashboardScreen):
         if volume is None or not self.size_inputs:
             helper.update("z: size helper (checkpoints × keep_last + dataset vs the volume size)")
             return
-        helper.update(size_report(self.size_inputs, str(present.field(volume, "size", default=""))))
+        helper.update(plain(size_report(self.size_inputs, str(present.field(volume, "size", default="")))))
 
     def selected_session_id(self) -> str | None:
         st = self.query_one("#sessions-table", DataTable)

@@ -11,6 +11,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
 
+from primetui.ui.safe import plain
+
 
 class WelcomeScreen(Screen):
     """Offers the two ways in. The key is typed into a password field and never shown again."""
@@ -79,7 +81,7 @@ class WelcomeScreen(Screen):
         except Exception as exc:  # noqa: BLE001 - shown inline; the typed key stays in the field
             from primetui.ui.errors import describe
 
-            self.query_one("#welcome-error", Static).update(describe(exc))
+            self.query_one("#welcome-error", Static).update(plain(describe(exc)))
             return
         self.finish(client, settings, label)
 
@@ -90,7 +92,7 @@ class WelcomeScreen(Screen):
         except Exception as exc:  # noqa: BLE001
             from primetui.ui.errors import describe
 
-            self.query_one("#welcome-error", Static).update(describe(exc))
+            self.query_one("#welcome-error", Static).update(plain(describe(exc)))
             return
         self.finish(client, settings, label)
 

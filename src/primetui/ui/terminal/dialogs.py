@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+from primetui.ui.safe import plain
 
 # Choices the leave dialog returns.
 BACK, CLOSE, STOP, CANCEL = "back", "close", "stop", "cancel"
@@ -53,8 +54,8 @@ class LeaveDialog(ModalScreen[str]):
         else:
             body = "Closing the shell ends the program running in it."
         with Vertical():
-            yield Static(f"Leave {self.label}?", id="leave-title")
-            yield Static(body, id="leave-body")
+            yield Static(plain(f"Leave {self.label}?"), id="leave-title")
+            yield Static(plain(body), id="leave-body")
             with Vertical(id="leave-buttons"):
                 if self.has_session:
                     yield Button("Stop session and sync (s)" if not self.read_only else "Stop session (s)", id=STOP, variant="warning")
@@ -107,7 +108,7 @@ class StopSessionScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"Stopping session {self.session_id} on {self.volume}", id="stop-title")
+            yield Static(plain(f"Stopping session {self.session_id} on {self.volume}"), id="stop-title")
             yield Static("Asking the platform to stop it…", id="stop-phase")
             yield Static("The final sync saves your changes to the volume; keep this open until it says stopped (esc hides it).", id="stop-hint")
 
@@ -115,7 +116,7 @@ class StopSessionScreen(ModalScreen[str]):
         self.run_worker(self._stop(), exclusive=True, exit_on_error=False)
 
     def _show(self, text: str) -> None:
-        self.query_one("#stop-phase", Static).update(text)
+        self.query_one("#stop-phase", Static).update(plain(text))
 
     async def _stop(self) -> None:
         try:

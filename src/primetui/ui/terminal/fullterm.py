@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from primetui.monitor_core.escapes import clean
 from primetui.shell.term.ansi import mode_sequences, render_ansi
 
 if TYPE_CHECKING:
@@ -120,6 +121,7 @@ async def run_full_terminal(view: "TerminalView", *, banner: str = "") -> str:
             cols, rows = os.get_terminal_size(fd_out)
             view.term.resize(cols, rows)
             if banner:
+                banner = clean(banner)  # a volume or session name reaches the window title: no controls
                 _insert_banner(view, banner)
                 _write_all(fd_out, f"\x1b]2;{banner}\x07".encode())  # also in the window title
             _write_all(fd_out, render_ansi(view.term).encode())

@@ -25,6 +25,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from primetui.shell.term.transport import Transport
 from primetui.ui.terminal.dialogs import BACK, CLOSE, STOP, LeaveDialog, StopSessionScreen
 from primetui.ui.terminal.view import TerminalView
+from primetui.ui.safe import plain
 
 
 @dataclass
@@ -60,7 +61,7 @@ class ShellPane(Vertical):
         self.view = TerminalView(spec.make_transport, id=f"{id}-view" if id else None)
 
     def compose(self) -> ComposeResult:
-        yield Static(self.header_text(), classes="shell-header")
+        yield Static(plain(self.header_text()), classes="shell-header")
         yield self.view
 
     def header_text(self, extra: str = "") -> str:
@@ -73,7 +74,7 @@ class ShellPane(Vertical):
         return text + (f" · {extra}" if extra else "")
 
     def set_status(self, extra: str) -> None:
-        self.query_one(".shell-header", Static).update(self.header_text(extra))
+        self.query_one(".shell-header", Static).update(plain(self.header_text(extra)))
 
 
 class ShellScreen(Screen):

@@ -1,0 +1,90 @@
+"""Keep Textual's TextArea fast on multi-megabyte files.
+
+On every key press TextArea asks its document for the whole text (``render_line`` checks
+``not self.text`` for the placeholder, once per rendered row), for its size (the cell width of
+every line, in ``_refresh_size``) and its wrapped document for its height (a sum over every line,
+once per rendered row). Each is O(lines), so a 200,000-line file took seconds per key even with
+highlighting off. Here the text is joined once per edit, line widths are updated only for the
+lines an edit touched, and the height is remembered until the next wrap.
+
+``adopt_document`` / ``adopt_wrap`` switch a freshly built Textual object to these subclasses
+(same state, a few cached fields more); nothing else in TextArea changes.
+"""
+
+from __future__ import annotations
+
+from textual._cells import cell_len
+from textual.document._document import Document, EditResult, Location
+from textual.document._wrapped_document import WrappedDocument
+from textual.geometry import Size
+
+
+def _cached(base: type) -> type:
+    """A subclass of one of Textual's Document classes with cached text and per-line widths."""
+
+    class Cached(base):  # type: ignore[valid-type, misc]
+        _text_cache: str | None = None
+        _widths: list[int] | None = None
+        _widths_tab: int = -1
+
+        @property
+        def text(self) -> str:
+            if self._text_cache is None:
+                self._text_cache = super().text
+            return self._text_cache
+
+        def get_size(self, tab_width: int) -> Size:
+            lines = self._lines
+            if self._widths is None or self._widths_tab != tab_width or len(self._widths) != len(lines):
+                self._widths = [cell_len(line.expandtabs(tab_width)) for line in lines]
+                self._widths_tab = tab_width
+            return Size(max(self._widths, default=0), len(lines))
+
+        def replace_range(self, start: Location, end: Location, text: str) -> EditResult:
+            self._text_cache = None
+            before = len(self._lines)
+            result: EditResult = super().replace_range(start, end, text)
+            widths = self._widths
+            if widths is not None:
+                lines = self._lines
+                top_row = min(start, end)[0]
+                added = result.end_location[0] - top_row + 1
+                removed = added + before - len(lines)
+                tab = self._widths_tab
+                widths[top_row : top_row + removed] = [cell_len(line.expandtabs(tab))
+                                                       for line in lines[top_row : top_row + added]]
+            return result
+
+    Cached.__name__ = Cached.__qualname__ = f"Cached{base.__name__}"
+    return Cached
+
+
+_SUBCLASSES: dict[type, type] = {}
+
+
+def adopt_document(document: object) -> None:
+    """Give a Textual Document (or SyntaxAwareDocument) the caches above, in place."""
+    cls = type(document)
+    if not isinstance(document, Document) or cls in _SUBCLASSES.values():
+        return
+    sub = _SUBCLASSES.get(cls)
+    if sub is None:
+        sub = _SUBCLASSES[cls] = _cached(cls)
+    document.__class__ = sub
+
+
+class _CountedWrap(WrappedDocument):
+    """WrappedDocument whose height is read off its own row index instead of summed over lines."""
+
+    @property
+    def height(self) -> int:
+        rows = self._line_index_to_offsets  # per line, the y of each of its visual rows (kept by wrap*)
+        if rows and rows[-1]:
+            return rows[-1][-1] + 1
+        return WrappedDocument.height.fget(self)  # type: ignore[attr-defined]
+
+
+def adopt_wrap(wrapped: object) -> None:
+    """Give a Textual WrappedDocument the cached height, in place."""
+    if type(wrapped) is WrappedDocument:
+        wrapped.__class__ = _CountedWrap

@@ -1,0 +1,74 @@
+"""Outside text on screen: shown as text, never parsed as markup, never sent as a control.
+
+Every string the platform, a volume, a config or a log supplies (run names, messages, model ids,
+file names, env names) is drawn through one of these:
+
+- :func:`plain`: a Rich ``Text`` of :func:`primetui.monitor_core.escapes.clean_block` (line breaks
+  kept), so ``[bold]`` stays literal and ``ESC``/``BEL``/C1/bidi controls show as ``␛ ␇ �``;
+- :class:`SafeTable`: a ``DataTable`` whose string cells go through :func:`plain` (Textual parses a
+  plain ``str`` cell as markup);
+- :class:`ControlFilter`: the last line filter of the app. After layout, it drops any control or
+  bidi character still inside a rendered segment, so even a path that forgot :func:`plain` cannot
+  write a control sequence to the terminal (the visible symbols come from :func:`plain`; this is
+  the backstop, and it keeps cell widths unchanged since those characters occupy no cell).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.segment import Segment
+from rich.text import Text
+from textual.content import Content
+from textual.filter import LineFilter
+from textual.widgets import DataTable
+
+from primetui.monitor_core.escapes import clean, clean_block
+
+__all__ = ["ControlFilter", "SafeTable", "clean", "plain"]
+
+
+def plain(value: Any, style: str = "") -> Any:
+    """``value`` as literal, harmless text (a ``Text`` passes through, its controls made visible)."""
+    if isinstance(value, Text):
+        if value.plain.isprintable():
+            return value
+        out = value.copy()
+        out.plain = clean_block(value.plain)  # same length unless a tab expanded: styles then end early, harmless
+        return out
+    if isinstance(value, Content) or hasattr(value, "__rich_console__") or hasattr(value, "__rich__"):
+        return value  # already a renderable (a Group, a Table, Content): nothing in it is parsed as markup
+    return Text(clean_block(clean(value) if not isinstance(value, str) else value), style=style, end="")
+
+
+def _cell(value: Any) -> Any:
+    return Text(clean(value), end="") if isinstance(value, str) else value  # one line: a newline shows as ␊
+
+
+class SafeTable(DataTable):
+    """A ``DataTable`` that never reads a string cell as markup and shows controls as symbols."""
+
+    def add_row(self, *cells: Any, height: int | None = 1, key: Any = None, label: Any = None) -> Any:
+        return super().add_row(*(_cell(c) for c in cells), height=height, key=key, label=None if label is None else _cell(label))
+
+    def update_cell(self, row_key: Any, column_key: Any, value: Any, *, update_width: bool = False) -> None:
+        super().update_cell(row_key, column_key, _cell(value), update_width=update_width)
+
+    def update_cell_at(self, coordinate: Any, value: Any, *, update_width: bool = False) -> None:
+        super().update_cell_at(coordinate, _cell(value), update_width=update_width)
+
+
+# C0 (but not nothing else: segments never hold \n), DEL, C1, bidi overrides/isolates/marks, line and
+# paragraph separators, BOM. Rich measures all of these as zero cells, so dropping keeps the layout.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ufeff]")
+
+
+class ControlFilter(LineFilter):
+    """Drop any control character left in a rendered line (the app's own escapes are not in segments)."""
+
+    def apply(self, segments: list[Segment], background: Any) -> list[Segment]:
+        search = _UNSAFE.search
+        if not any(search(text) for text, _, control in segments if not control):
+            return segments
+        return [seg if seg.control or not search(seg.text) else Segment(_UNSAFE.sub("", seg.text), seg.style) for seg in segments]

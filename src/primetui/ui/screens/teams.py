@@ -1,0 +1,110 @@
+"""Switch account: the personal account or one of the user's teams (as ``prime switch`` offers them).
+
+Opened from the header (click ``team …``), the palette ("Switch account") or ``ctrl+t``. It lists
+``GET /user/teams``; choosing one sets the client's scope, writes the choice back the way
+``prime switch`` does (``primetui.switch``) and reloads the screen, whose header then names the
+scope its runs and volumes belong to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from primetui.monitor_core.escapes import neutralise
+from primetui.ui.safe import plain
+
+PERSONAL = "__personal__"
+
+
+class TeamSwitchScreen(ModalScreen[tuple[str | None, str | None, str | None] | None]):
+    """Returns (team_id, team_name, team_role) — (None, None, None) for personal — or None if cancelled."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="teams.cancel")]
+    DEFAULT_CSS = """
+    TeamSwitchScreen { align: center middle; }
+    TeamSwitchScreen > Vertical { width: 64; max-width: 95%; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
+    TeamSwitchScreen .teams-title { text-style: bold; margin-bottom: 1; }
+    TeamSwitchScreen OptionList { height: auto; max-height: 12; }
+    TeamSwitchScreen #teams-note { color: $text-muted; height: auto; margin-top: 1; }
+    """
+
+    def __init__(self, client: Any, current: str | None) -> None:
+        super().__init__()
+        self.client = client
+        self.current = current
+        self.teams: list[Any] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Switch account", classes="teams-title")
+            yield OptionList(self._personal_option(), id="teams-list")
+            yield Static("Loading your teams…", id="teams-note", markup=False)
+
+    def _personal_option(self) -> Option:
+        return Option("Personal" + ("  (current)" if self.current is None else ""), id=PERSONAL)
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+        self.run_worker(self._load(), exit_on_error=False)
+
+    async def _load(self) -> None:
+        note = self.query_one("#teams-note", Static)
+        try:
+            self.teams = await self.client.list_teams()
+        except Exception as exc:  # noqa: BLE001 - one sentence, the personal account stays offered
+            note.update(neutralise(f"Could not list your teams ({exc}); the personal account is still offered."))
+            return
+        options = self.query_one(OptionList)
+        for index, team in enumerate(self.teams):
+            slug = f"slug: {team.slug}, " if team.slug else ""
+            mark = "  (current)" if team.team_id == self.current else ""
+            options.add_option(Option(plain(f"{team.name or team.team_id} ({slug}role: {(team.role or 'member').lower()}){mark}"),
+                                      id=str(index)))
+        note.update("enter switches; runs and volumes then show that account's. esc cancels."
+                    if self.teams else "You belong to no team; only the personal account is offered.")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id == PERSONAL:
+            self.dismiss((None, None, None))
+            return
+        team = self.teams[int(event.option.id or 0)]
+        self.dismiss((team.team_id, team.name or None, team.role or None))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def apply_switch(app: Any, choice: tuple[str | None, str | None, str | None] | None) -> None:
+    """Make the chosen scope the app's: client, settings, header, write-back, and a reload."""
+    import dataclasses
+
+    from primetui.settings import Settings, SettingsError
+    from primetui.switch import scope_label, switch_team
+
+    if choice is None or app.client is None:
+        return
+    team_id, team_name, team_role = choice
+    settings = app.settings
+    written: tuple = ()
+    if isinstance(settings, Settings):
+        try:
+            written = switch_team(settings, team_id, team_name, team_role).written
+        except SettingsError as exc:
+            app.notify(str(exc), severity="error", timeout=8)
+            return
+        app.settings = dataclasses.replace(settings, team_id=team_id, team_name=team_name if team_id else None)
+    app.client.team_id = team_id
+    app.team_label = scope_label(team_id, team_name)
+    where = "saved to " + ", ".join(str(p) for p in written) if written else "for this session"
+    who = f"team '{team_name or team_id}'" if team_id else "personal account"
+    app.notify(neutralise(f"Switched to {who} ({where})."), timeout=5)
+    app.state.runs = []
+    app.state.volumes = []
+    app.action_refresh()

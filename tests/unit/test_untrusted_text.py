@@ -1,0 +1,45 @@
+"""The one neutraliser for outside text: every control visible, nothing executable, markup literal."""
+
+from __future__ import annotations
+
+import pytest
+from rich.segment import Segment
+from rich.text import Text
+
+from primetui.monitor_core.escapes import clean, clean_block, is_safe
+from primetui.ui.safe import ControlFilter, plain
+
+
+@pytest.mark.parametrize("raw,shown", [
+    ("\x1b]0;pwned\x07 \x1b[2J", "␛]0;pwned␇ ␛[2J"),
+    ("\x1b]52;c;aGk=\x07", "␛]52;c;aGk=␇"),
+    ("\x1b]8;;http://x/\x1b\\l", "␛]8;;http://x/␛\\l"),
+    ("\x9b31m", "�31m"),
+    ("\x1bPq\x1b\\\x1b_a\x1b\\", "␛Pq␛\\␛_a␛\\"),
+    ("a\u202eb\u2066c\u2069", "a�b�c�"),
+    ("\x7f\x1b[31mred", "␡␛[31mred"),
+    ("two\nlines", "two␊lines"),
+    ("[bold red]markup[/]", "[bold red]markup[/]"),
+])
+def test_clean_shows_every_control_as_a_symbol(raw: str, shown: str) -> None:
+    assert clean(raw) == shown
+    assert is_safe(clean(raw))
+
+
+def test_clean_keeps_plain_text_and_reads_any_value() -> None:
+    assert clean("Qwen/Qwen3-0.6B é ✓") == "Qwen/Qwen3-0.6B é ✓"
+    assert clean(None) == "" and clean(42) == "42"
+    assert clean_block("a\x07\nb") == "a␇\nb"
+
+
+def test_plain_is_literal_text_never_markup() -> None:
+    text = plain("[bold red]markup[/]\x1b]0;x\x07")
+    assert isinstance(text, Text) and text.plain == "[bold red]markup[/]␛]0;x␇" and not text.spans
+
+
+def test_control_filter_drops_what_a_forgotten_path_left_in_a_segment() -> None:
+    segments = [Segment("ok "), Segment("\x1b]0;pwned\x07\u202e")]
+    out = ControlFilter().apply(segments, None)
+    assert "".join(s.text for s in out) == "ok ]0;pwned"
+    clean_segments = [Segment("fine")]
+    assert ControlFilter().apply(clean_segments, None) is clean_segments
