@@ -116,6 +116,8 @@ class Prefs(_Strict):
     """Notifications for watched runs, in the `[notify]` table."""
     keymap: dict[str, str] = Field(default_factory=dict)
     """Key overrides, in the `[keymap]` table: binding id = "keys", e.g. `"app.theme" = "ctrl+t"`."""
+    watched: list[str] = Field(default_factory=list)
+    """Run ids you watch (a toast and the bell when their status changes); the dashboard keeps this."""
 
     @field_validator("theme")
     @classmethod

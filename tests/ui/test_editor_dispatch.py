@@ -50,7 +50,7 @@ async def test_dispatch_lands_on_a_new_run(tmp_path, platform_client):
         assert ed.cached_models and "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT" in ed.cached_models
         screen = await _open_dispatch(pilot)
         preflight = await _pick(pilot, screen, "research")
-        for line in ("✓ Volume   research is RUNNING", "✓ Sessions no read-write session is open",
+        for line in ("✓ Volume   research is CREATED", "✓ Sessions no read-write session is open",
                      "✓ Model    PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT is in the cluster model cache",
                      "✓ Space    1 checkpoint(s) × 7.2 GB = 7.2 GB of 107.4 GB", "✓ Config   no errors"):
             assert line in preflight, preflight

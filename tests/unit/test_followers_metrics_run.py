@@ -43,7 +43,7 @@ async def test_late_rows_of_the_last_step_are_caught_without_duplicates():
         metrics=[rows(1, 2, 3), [], rows(3) + [eval_row] + rows(4)],
         runs=[run_status("RUNNING")] * 3,
     )
-    fol = _metrics(client, t, late_every=3)
+    fol = _metrics(client, t, late_every=3, late_window=0)
     got = []
     for _ in range(3):
         got += await fol.poll()
@@ -72,7 +72,7 @@ async def test_final_fetch_rereads_last_step_for_teardown_rows_then_stops():
     teardown = {"step": 2, "perf/throughput": 10.0}
     client = Scripted(metrics=[rows(1, 2), rows(2) + [teardown]],
                       runs=[run_status("RUNNING"), run_status("COMPLETED")])
-    fol = _metrics(client, t, late_every=0)
+    fol = _metrics(client, t, late_every=0, late_window=0)
     got = []
     await fol.run(got.append)
     assert client.metric_calls[-1]["min_step"] == 2
@@ -195,3 +195,31 @@ async def test_unexpected_exceptions_become_retryable_errors():
     assert [e.retry_in is not None for e in ev if isinstance(e, f.PollFailed)] == [True]
     await w.poll()
     assert w.state == "following" and w.error is None
+
+
+async def test_an_eval_row_for_a_step_the_trainer_has_passed_is_not_lost():
+    """Issue 18 #4: the eval of step 285 finishes while the trainer is at 287 (merged rows)."""
+    t = FakeTime()
+    at285 = {"step": 285, "loss/mean": 0.5}
+    with_eval = {**at285, "eval/reverse-text/avg@1": 0.7}
+    client = Scripted(
+        metrics=[[at285], rows(286, 287), [with_eval, *rows(286, 287)], rows(288)],
+        runs=[run_status("RUNNING")] * 4,
+    )
+    fol = _metrics(client, t, late_every=3, late_window=8)
+    got = []
+    for _ in range(4):
+        got += await fol.poll()
+    assert client.metric_calls[2]["min_step"] == 279  # the recheck reaches back past the cursor
+    assert _rows(got, late=True) == [{"step": 285, "eval/reverse-text/avg@1": 0.7}]
+    assert [r["step"] for r in _rows(got, late=False)] == [285, 286, 287, 288]
+    assert client.metric_calls[3]["min_step"] == 288
+
+
+async def test_the_recheck_window_is_bounded():
+    t = FakeTime()
+    client = Scripted(metrics=[rows(*range(1, 101)), rows(*range(90, 101))], runs=[run_status("RUNNING")] * 2)
+    fol = _metrics(client, t, late_every=2, late_window=10)
+    got = await fol.poll() + await fol.poll()
+    assert client.metric_calls[1]["min_step"] == 90
+    assert [r["step"] for r in _rows(got)] == list(range(1, 101))

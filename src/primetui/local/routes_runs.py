@@ -79,6 +79,11 @@ async def delete_run_records(state: LocalState, run_id: str) -> None:
         await state.supervisor.kill_for_delete(run_id)
     state.store.delete_run(run_id)
     shutil.rmtree(state.run_dir(run_id), ignore_errors=True)
+    parent = row["resumed_from_run"]
+    if parent and state.store.get_run(parent) is not None:
+        # The paused run it continued can be resumed again; its note says what exists now.
+        state.store.update_run(parent, resumed_as_run=None,
+                               notice=f"Resumed as run {run_id}, which was deleted; it can be resumed again.")
 
 
 @router.delete("/rft/runs/{run_id}", status_code=204)

@@ -266,9 +266,14 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
         axis[cursor_col // cw] = "┴" if axis[cursor_col // cw] == " " else axis[cursor_col // cw]
         if axis_keys[cursor_col // cw] == "axis":
             axis_keys[cursor_col // cw] = "cursor"
-    fmt = fmt_clock if view.x_mode == TIME else fmt_step
-    left, right = fmt(x0), fmt(x1)
-    mid = fmt((x0 + x1) / 2 if view.x_mode == TIME or x1 - x0 < 10 else round((x0 + x1) / 2))
+    if view.x_mode == TIME:
+        left, right, mid = fmt_clock(x0), fmt_clock(x1), fmt_clock((x0 + x1) / 2)
+    else:
+        # Steps are whole numbers: every tick is one (a 10-step run reads 1 … 6 … 10, not 5.5).
+        left, right = fmt_step(math.floor(x0)), fmt_step(math.ceil(x1))
+        mid = fmt_step(round((x0 + x1) / 2))
+        if mid in (left, right):
+            mid = ""
     xrow: Row = [(" " * LABEL_W, "axis"), ("└", "axis")]
     labels = [" "] * plot_w
     for pos, lab in ((0, left), (max(0, plot_w - len(right)), right), (max(0, plot_w // 2 - len(mid) // 2), mid)):

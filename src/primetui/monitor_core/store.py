@@ -264,10 +264,13 @@ class MergedLog:
     """Several stores interleaved by their lines' clocks, each line tagged with its source.
 
     Holds only (source, global index, clock) per line, so the merged view costs 17 bytes a
-    line, not a copy of the text. Lines are ordered by their own clock (stable, so one
-    component's order never changes); a line that arrives late (another component's poll came
-    first) is inserted where its clock puts it, and ``reorders`` counts such insertions so
-    views can recompute their filters. Lines without a clock go to the end.
+    line, not a copy of the text. Lines are ordered by their clock, but a component's own order
+    never changes: a line whose clock is earlier than the one before it in its component (or
+    that has no clock) takes that previous line's clock. Equal clocks (whole seconds) keep the
+    order in which the lines arrived here. A line that arrives late (another component's poll
+    came first) is inserted where its clock puts it, after every line of the same second that
+    arrived before it, and ``reorders`` counts such insertions so views can recompute their
+    filters. A component's first lines without a clock go where they arrive (at the end).
     """
 
     def __init__(self, stores: list[LogStore], max_lines: int = 2_000_000) -> None:
@@ -279,6 +282,7 @@ class MergedLog:
         self._filled = 0
         self.first = 0
         self._seen = [s.end for s in stores]
+        self._clock = [-np.inf for _ in stores]  # each component's last clock so far
         self.version = 0
         self.reorders = 0
         self.name = "all"
@@ -298,6 +302,7 @@ class MergedLog:
         """Add a source; returns its number."""
         self.stores.append(store)
         self._seen.append(store.first)
+        self._clock.append(-np.inf)
         return len(self.stores) - 1
 
     def sync(self) -> int:
@@ -309,14 +314,13 @@ class MergedLog:
             if stop > start:
                 srcs.append(np.full(stop - start, n, dtype=np.uint8))
                 idxs.append(np.arange(start, stop, dtype=np.int64))
-                times.append(store.times(start, stop))
+                times.append(self._in_order(n, store.times(start, stop)))
             self._seen[n] = stop
         if not srcs:
             return 0
         src = np.concatenate(srcs)
         idx = np.concatenate(idxs)
         t = np.concatenate(times)
-        t = np.where(t < 0, np.inf, t)
         if len(srcs) > 1:
             order = np.argsort(t, kind="stable")
             src, idx, t = src[order], idx[order], t[order]
@@ -324,10 +328,19 @@ class MergedLog:
         self.version += 1
         return len(src)
 
+    def _in_order(self, n: int, t: np.ndarray) -> np.ndarray:
+        """Component ``n``'s clocks made non-decreasing (unknown or earlier: the previous clock)."""
+        t = np.where(t < 0, -np.inf, t.astype(np.float64))
+        t = np.maximum.accumulate(np.concatenate(([self._clock[n]], t)))[1:]
+        if not np.isfinite(t[0]):  # the component's first lines have no clock: where they arrive
+            t[~np.isfinite(t)] = float(self._t[self._filled - 1]) if self._filled else 0.0
+        self._clock[n] = float(t[-1])
+        return t
+
     def _insert(self, src: np.ndarray, idx: np.ndarray, t: np.ndarray) -> None:
         n = self._filled
         cur_t = self._t[:n]
-        if n == 0 or not np.isfinite(t[0]) or t[0] >= cur_t[-1]:
+        if n == 0 or t[0] >= cur_t[-1]:
             self._append(src, idx, t)
         else:
             pos = np.searchsorted(cur_t, t, side="right")

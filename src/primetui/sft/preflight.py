@@ -1,6 +1,6 @@
 """Pre-flight checks before dispatching a config to a volume: the editor's F5 and ``primetui dispatch``.
 
-Each check is one line a user reads top to bottom: the volume is RUNNING, no read-write session is
+Each check is one line a user reads top to bottom: the volume is CREATED (ready), no read-write session is
 open on it, the model is available (cache or /volume path), the kept checkpoints fit the volume,
 and the config itself has no errors.
 """
@@ -14,6 +14,7 @@ from primetui.sft.context import CheckContext
 from primetui.sft.rules_platform import is_volume_path, model_not_available
 from primetui.sft.sizing import (checkpoint_bytes, checkpoints_kept, human_bytes, params_from_model_name,
                                  parse_size)
+from primetui.api.models import VOLUME_STATUS_LABELS
 
 State = Literal["ok", "fail", "warn", "skip"]
 
@@ -53,10 +54,13 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str,
     name = volume.name
     checks: list[Check] = []
     status = str(getattr(volume, "status", "") or "")
+    # One state, one word: the same label the volumes table and the dispatch dialog show.
+    ready = VOLUME_STATUS_LABELS.get("RUNNING", "RUNNING")
     if status == "RUNNING":
-        checks.append(Check("Volume", "ok", f"{name} is RUNNING"))
+        checks.append(Check("Volume", "ok", f"{name} is {ready}"))
     else:
-        checks.append(Check("Volume", "fail", f"{name} is {status or 'in an unknown state'} — wait until it is RUNNING (CREATED), or pick another volume."))
+        shown = VOLUME_STATUS_LABELS.get(status, status) if status else "in an unknown state"
+        checks.append(Check("Volume", "fail", f"{name} is {shown} — wait until it is {ready}, or pick another volume."))
     try:
         sessions = await client.list_sessions(name)
         live = [s for s in sessions if _session_is_live_rw(s)]

@@ -20,6 +20,9 @@ from primetui.notify import RunEvent
 from primetui.ui import present
 from primetui.ui.clipboard import refusal_reason
 from primetui.ui.commands import PrimeCommands
+from primetui.ui.compact import COMPACT_CSS, is_compact, one_line
+from primetui.ui.focus import types_text
+from primetui.ui.remember import initial_watched, remember
 from primetui.ui.notify import announce, make_notifier
 from primetui.ui.safe import ControlFilter, clean
 from primetui.ui.screens.models import ModelsScreen
@@ -53,6 +56,7 @@ class PrimeApp(App):
     Footer { background: $panel; }
     """
     MODES = {"runs": RunsScreen, "volumes": VolumesScreen, "models": ModelsScreen}
+    CSS += COMPACT_CSS
     COMMANDS = App.COMMANDS | {PrimeCommands}
     BINDINGS = [
         Binding("r", "show('runs')", "Runs", id="app.runs"),
@@ -64,7 +68,7 @@ class PrimeApp(App):
         Binding("t", "next_theme", "Theme", show=False, id="app.theme"),
         Binding("ctrl+o", "shells", "Shells", show=False, id="app.shells"),
         Binding("ctrl+t", "switch_team", "Account", show=False, id="app.switch_team"),
-        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("q", "letter_quit", "Quit", id="app.quit"),
     ]
 
     def __init__(
@@ -82,6 +86,7 @@ class PrimeApp(App):
         poll_scale: float = 1.0,
         theme_dirs: list[Path] | None = None,
         cache: bool = False,
+        prefs_file: Path | None = None,
         on_event: str | None = None,
     ) -> None:
         """
@@ -98,6 +103,7 @@ class PrimeApp(App):
             poll_scale: multiplies every refresh interval; 0 turns periodic polling off (tests).
             theme_dirs: where theme files are (default: shipped themes/ and the user's themes dir).
             cache: paint the last-known runs list from disk first, and keep it updated.
+            prefs_file: where watched runs and the theme are kept for the next start (None: not kept).
             on_event: a command run for each watched-run event (``--on-event``; see primetui.notify).
         """
         from primetui.ui.terminal.altkeys import install as keep_alt_keys
@@ -109,6 +115,9 @@ class PrimeApp(App):
         self.settings = settings
         self.prefs = prefs
         self.state = DashboardState(clock=clock or utc_now)
+        self.prefs_file = Path(prefs_file) if prefs_file else None
+        self.state.watched |= initial_watched(prefs)
+        self._remembering = False
         self.platform_label = platform_label or self._label_from_settings(settings)
         team = present.field(settings, "team_name", "team_id") if settings is not None else None
         self.team_label = str(team) if team else "personal"
@@ -167,6 +176,7 @@ class PrimeApp(App):
             self.theme_warnings.append(str(problem))
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning", timeout=8)
+        self._remembering = True
         if self.client is None and self.connector is not None:
             from primetui.ui.screens.welcome import WelcomeScreen
 
@@ -224,21 +234,64 @@ class PrimeApp(App):
 
     def toggle_watch(self, run_id: str) -> bool:
         if run_id in self.state.watched:
-            self.state.watched.discard(run_id)
+            self.unwatch(run_id)
             return False
-        self.state.watched.add(run_id)
+        self.watch_run(run_id)
         return True
+
+    def watch_run(self, run_id: str) -> None:
+        self.state.watched.add(run_id)
+        self.remember()
+
+    def unwatch(self, run_id: str) -> None:
+        self.state.watched.discard(run_id)
+        self.remember()
+
+    def watch_theme(self, theme: str) -> None:
+        if self._remembering:
+            self.remember()
+
+    def remember(self) -> None:
+        """Keep the watched runs and the theme for the next start (preferences file)."""
+        problem = remember(self)
+        if problem:
+            self.notify(problem, severity="warning", timeout=8)
+
+    # Letters that mean something everywhere; they stay quiet while a widget takes typed text or
+    # while a screen keeps its letters for itself (the editor), so typing never lands elsewhere.
+    LETTER_ACTIONS = frozenset({"show", "open_editor", "next_theme", "letter_quit"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.LETTER_ACTIONS:
+            screen = self.screen
+            if getattr(screen, "OWNS_LETTERS", False) or types_text(self.focused):
+                return False
+        return True
+
+    def on_resize(self, event: Any) -> None:
+        self.set_class(is_compact(event.size.width, event.size.height), "-compact")
+
+    def notify(self, message: str, *, title: str = "", **kw: Any) -> None:  # type: ignore[override]
+        """At 80x24 a toast is one line (title and message together); elsewhere as usual."""
+        size = self.size
+        if size.width and is_compact(size.width, size.height):
+            self.set_class(True, "-compact")
+            message, title = one_line(message, title), ""
+        super().notify(message, title=title, **kw)
+
+    async def action_letter_quit(self) -> None:
+        """`q`: quit (ctrl+q always quits; `q` is a letter, so text entry and the editor keep it)."""
+        await self.action_quit()
 
     # ---- navigation -------------------------------------------------------------------------
     def action_show(self, mode: str) -> None:
         if self.client is None:
             return
-        if self.current_mode == mode:
-            # Pressing the key of the screen you are in goes back to its top (k9s-like).
-            while len(self.screen_stack) > 1 and not isinstance(self.screen, self.MODES[mode]):
-                self.pop_screen()
-            return
-        self.switch_mode(mode)
+        if self.current_mode != mode:
+            self.switch_mode(mode)
+        # The key of a screen always shows that screen's list (k9s-like), also when you left it
+        # from a run: its detail screens are closed; an editor or a dialog is never closed here.
+        self._pop_details(self.MODES[mode])
 
     def open_run(self, run_id: str, *, jump_to_anomaly: bool = False) -> None:
         from primetui.ui.screens.run import RunScreen
@@ -247,7 +300,25 @@ class PrimeApp(App):
             self.switch_mode("runs")
         if isinstance(self.screen, RunScreen) and self.screen.run_id == run_id:
             return
-        self.push_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))
+        # One run screen at a time, on top of the runs list: esc from it goes back to the list.
+        self._pop_details(RunsScreen, keep=1)
+        if self._is_detail(self.screen, RunsScreen):
+            self.switch_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))  # replaces the top (a pop and a push in one tick race)
+        else:
+            self.push_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))
+
+    @staticmethod
+    def _is_detail(screen: Any, base: type) -> bool:
+        from primetui.ui.screens.base import DashboardScreen
+
+        return isinstance(screen, DashboardScreen) and not isinstance(screen, base)
+
+    def _pop_details(self, base: type, keep: int = 0) -> None:
+        """Close the dashboard detail screens above ``base`` (not editors or dialogs), all but ``keep``."""
+        stack = self.screen_stack
+        while len(stack) > 1 + keep and self._is_detail(stack[-1], base) and all(self._is_detail(s, base) for s in stack[-1 - keep:]):
+            self.pop_screen()
+            stack = self.screen_stack
 
     def open_volume(self, name: str) -> None:
         self.switch_mode("volumes")
@@ -333,7 +404,7 @@ class PrimeApp(App):
 
     def run_dispatched(self, run_id: str) -> None:
         """A run was dispatched (by the editor): watch it and show its screen."""
-        self.state.watched.add(run_id)
+        self.watch_run(run_id)
         self.notify(f"Dispatched run {run_id}; watching it.")
         self.open_run(run_id)
 

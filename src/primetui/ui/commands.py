@@ -42,9 +42,12 @@ class PrimeCommands(Provider):
             status = present.run_status(run)
             label = f"{name} {run_id}".strip()
             out.append((f"Open run {label} ({status})", partial(app.open_run, run_id), present.run_model(run)))
-            out.append((f"Watch run {label}", partial(app.toggle_watch, run_id), "toast + bell on status change"))
+            if run_id in app.state.watched:
+                out.append((f"Stop watching run {label}", partial(app.toggle_watch, run_id), "no more toasts for it"))
+            else:
+                out.append((f"Watch run {label}", partial(app.toggle_watch, run_id), "toast + bell on status change"))
             out.append((f"Copy run id {run_id}", partial(app.copy_text, run_id, "run id"), label))
-            for action in sorted(present.run_actions(status) - {"copy_id", "copy_path"}):
+            for action in sorted(present.actions_for(run) - {"copy_id", "copy_path"}):
                 out.append((f"{action.capitalize()} run {label}", partial(app.act_on_run, run_id, action), f"currently {status}"))
         for volume in app.state.volumes:
             name = str(present.field(volume, "name", default=""))

@@ -19,3 +19,9 @@ def describe(exc: BaseException) -> str:
         return f"Could not reach the platform ({exc.__class__.__name__}); check the network, it retries by itself."
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
     return f"Unexpected problem: {text}. Retry, and report it if it keeps happening."
+
+
+def is_refusal(exc: BaseException) -> bool:
+    """The platform answered and said no (a 4xx such as 409): the connection itself is fine."""
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and 400 <= status < 500 and status not in (401, 403, 408, 429)

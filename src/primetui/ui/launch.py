@@ -143,6 +143,16 @@ class Connector:
         return client, candidate, None  # type: ignore[return-value]
 
 
+def _prefs_file() -> Any:
+    """Where the dashboard keeps watched runs and the theme (the preferences file), if known."""
+    try:
+        from primetui.prefs import prefs_path
+
+        return prefs_path()
+    except Exception:  # noqa: BLE001 - without it watches last for the session only
+        return None
+
+
 def build_app(args: Any) -> tuple[Any, int]:
     """The dashboard app for these command-line ``args``, or ``(None, exit code)`` when it cannot start.
 
@@ -181,6 +191,7 @@ def build_app(args: Any) -> tuple[Any, int]:
         edit_path=getattr(args, "file", None) if command == "edit" else None,
         connect=connector,
         cache=True,
+        prefs_file=_prefs_file(),
         on_event=getattr(args, "on_event", None),
     )
     if prefs_warning:

@@ -11,6 +11,7 @@ Every function takes wire models from :mod:`primetui.api.models` but reads them 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field as dc_field
 from datetime import datetime, timezone
@@ -231,8 +232,26 @@ def run_eta(run: Any, progress: RunProgress | None, now: datetime) -> float | No
     elapsed = run_elapsed(run, now)
     if not max_steps or not elapsed or progress.step <= 0:
         return None
+    done = progress.step - resume_base_step(run)
+    if done <= 0:
+        return None
     remaining = max(0, int(max_steps) - progress.step)
-    return elapsed / progress.step * remaining
+    return elapsed / done * remaining
+
+
+_RESUMED_AT = re.compile(r"Resumed from run \S+ at checkpoint step (\d+)")
+
+
+def resume_base_step(run: Any) -> int:
+    """The step a resumed run started from (0 for a run that started fresh).
+
+    Its elapsed time counts from its own start, so its pace is steps done *since* that step.
+    """
+    path = field(run, "resume_from", "resumeFrom")
+    match = re.search(r"step_(\d+)/?$", str(path)) if path else None
+    if match is None:
+        match = _RESUMED_AT.search(str(field(run, "notice", default="") or ""))
+    return int(match.group(1)) if match else 0
 
 
 def run_model(run: Any) -> str:
@@ -243,16 +262,47 @@ def run_model(run: Any) -> str:
     return str(model) if model else DASH
 
 
+def gpu_split(run: Any) -> tuple[int, int] | None:
+    """(train GPUs, inference GPUs) the run's deployment holds, from its config; None if unknown.
+
+    An SFT run with ``[eval]`` has an inference server too: ``num_infer_gpus`` defaults to 1.
+    """
+    cfg = field(run, "run_config", "runConfig", default={}) or {}
+    if not isinstance(cfg, dict):
+        return None
+    dep = cfg.get("deployment")
+    dep = dep if isinstance(dep, dict) else {}
+    infers = bool(cfg.get("eval")) or bool(cfg.get("inference")) or "num_infer_gpus" in dep
+    try:
+        if dep.get("type") == "multi_node":
+            per_node = int(dep.get("gpus_per_node", 8))
+            train = int(dep.get("num_train_nodes", 1)) * per_node
+            infer = int(dep.get("num_infer_nodes", 1 if infers else 0)) * per_node
+        else:
+            if not dep and not infers:
+                return None
+            train = int(dep.get("num_train_gpus", 1))
+            infer = int(dep.get("num_infer_gpus", 1)) if infers else 0
+    except (TypeError, ValueError):
+        return None
+    return train, infer
+
+
 def run_gpus(run: Any) -> str:
+    """How many GPUs the run holds: its deployment's train plus inference GPUs."""
+    split = gpu_split(run)
+    if split is not None:
+        return str(sum(split))
     gpus = field(run, "gpu_count", "gpuCount")
-    if gpus is None:
-        cfg = field(run, "run_config", "runConfig", default={}) or {}
-        dep = cfg.get("deployment") if isinstance(cfg, dict) else None
-        if isinstance(dep, dict):
-            gpus = dep.get("num_train_gpus")
-            if gpus is not None and dep.get("num_infer_gpus"):
-                gpus = int(gpus) + int(dep["num_infer_gpus"])
     return str(gpus) if gpus is not None else DASH
+
+
+def run_gpus_detail(run: Any) -> str:
+    """``2 (1 train + 1 inference)`` for the run screen; the bare count when there is no split."""
+    split = gpu_split(run)
+    if split is None or not split[1]:
+        return run_gpus(run)
+    return f"{sum(split)} ({split[0]} train + {split[1]} inference)"
 
 
 @dataclass
@@ -336,6 +386,23 @@ def run_lifecycle(run: Any) -> list[LifecycleEvent]:
     return events
 
 
+_RESUMED_AS = re.compile(r"^Resumed as run (\S+?)\.$")
+
+
+def resumed_as(run: Any) -> str | None:
+    """The run a paused run was already resumed as (the platform then refuses another resume)."""
+    match = _RESUMED_AS.match(str(field(run, "notice", default="") or "").strip())
+    return match.group(1) if match else None
+
+
+def actions_for(run: Any) -> set[str]:
+    """``run_actions`` for this run now: no resume once it was resumed as a run that still exists."""
+    actions = run_actions(run_status(run))
+    if resumed_as(run):
+        actions.discard("resume")
+    return actions
+
+
 def run_actions(status: str) -> set[str]:
     """Actions the platform accepts for a run in this status (contract §2.5, CLI rules)."""
     status = status.upper()
@@ -365,7 +432,7 @@ def run_detail(run: Any, progress: RunProgress | None, now: datetime) -> dict[st
         "error": field(run, "error_message", "errorMessage"),
         "failure_analysis": fa,
         "losses": progress.losses if progress else [],
-        "actions": sorted(run_actions(row.status) - {"copy_id", "copy_path"}),
+        "actions": sorted(actions_for(run) - {"copy_id", "copy_path"}),
     }
 
 

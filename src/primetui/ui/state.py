@@ -91,6 +91,17 @@ class DashboardState:
             return old, new
         return None
 
+    def note_run(self, run: Any) -> None:
+        """Put a run read on its own (its screen) into the runs list: replace it, or add it first."""
+        run_id = str(get_field(run, "id", default="") or "")
+        if not run_id:
+            return
+        for i, known in enumerate(self.runs):
+            if str(get_field(known, "id", default="")) == run_id:
+                self.runs[i] = run
+                return
+        self.runs.insert(0, run)
+
     def find_run(self, run_id: str) -> Any | None:
         return next((r for r in self.runs if str(get_field(r, "id", default="")) == run_id), None)
 

@@ -198,10 +198,9 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
     # ---- form -------------------------------------------------------------------------------
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        if event.input.id == "transfer-source":
-            self.query_one("#transfer-dest", Input).focus()
-        else:
-            self.action_start()
+        # Enter starts from either field (the destination has a default); a problem is shown
+        # in one sentence and the cursor goes to the field to fix.
+        self.action_start()
 
     def values(self) -> tuple[str, str]:
         return self.query_one("#transfer-source", Input).value.strip(), self.query_one("#transfer-dest", Input).value.strip()
@@ -367,11 +366,21 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self.state = "form"
         self._set("transfer-error", message)
         self._set("transfer-phase", "")
+        self._hide_bar()
         self._back_to_form()
+
+    def _hide_bar(self) -> None:
+        """A transfer that ended without finishing shows no bar (an indeterminate one keeps animating)."""
+        if self.is_attached:
+            bar = self.query_one("#transfer-bar", ProgressBar)
+            bar.remove_class("visible")
+            bar.update(total=None, progress=0)
+            self._set("transfer-stats", "")
 
     def _finish_cancelled(self) -> None:
         self._set("transfer-error", "Cancelled; the file being copied was removed, files already copied stay." + self._still_open())
         self.state = "form"
+        self._hide_bar()
         self._back_to_form()
 
     def _back_to_form(self) -> None:

@@ -57,7 +57,10 @@ class EditorScreen(Screen):
         Binding("ctrl+t", "templates", "Templates", id="editor.templates"),
         Binding("f5", "dispatch", "Dispatch", id="editor.dispatch"),
         Binding("escape", "close", "Close", priority=True, id="editor.close"),
+        Binding("q", "close_editor", "Close", show=False, id="editor.quit"),
     ]
+    OWNS_LETTERS = True
+    """The dashboard's letter keys (r v m e t q) stay off here: letters belong to the editor."""
     DEFAULT_CSS = """
     EditorScreen { layout: vertical; }
     EditorScreen #editor-title { height: 1; background: $panel; color: $text; padding: 0 1; }
@@ -562,10 +565,14 @@ class EditorScreen(Screen):
             problems.remove_class("visible")
             self.area.focus()
             return
+        self.action_close_editor()
+
+    def action_close_editor(self) -> None:
+        """Close the editor; with unsaved changes, the first press only says so (a draft is kept)."""
         if self.modified and not self._close_armed:
             self._close_armed = True
             self._autosave_now()
-            self.note = "Unsaved changes: ctrl+s saves, esc again closes (a draft is kept)."
+            self.note = "Unsaved changes: ctrl+s saves, esc again closes (or q outside the text); a draft is kept."
             self._refresh_chrome()
             return
         self._autosave_now()

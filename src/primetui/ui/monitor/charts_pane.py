@@ -25,6 +25,7 @@ DEFAULT_KEYS = ("loss/mean", "loss/perplexity")
 SMOOTHING_STEPS = (0.0, 0.6, 0.8, 0.9, 0.95, 0.99)
 CHART_MIN_WIDTH = 56
 CHART_MIN_HEIGHT = 11
+CHART_NARROWEST = 40  # columns: below this a chart's title and its values no longer fit
 
 
 def eval_chart_keys(keys: list[str]) -> list[str]:
@@ -243,8 +244,9 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         height = max((self.size.height or 30) - 1, 1)
         cols = max(1, min(n, width // CHART_MIN_WIDTH))
         rows = math.ceil(n / cols)
-        # Prefer more columns when rows would be too short to read.
-        while rows > 1 and height // rows < CHART_MIN_HEIGHT and cols < n:
+        # Prefer more columns when rows would be too short to read, but never boxes so narrow
+        # that their titles lose their values: the width decides how many columns fit.
+        while rows > 1 and height // rows < CHART_MIN_HEIGHT and cols < n and width // (cols + 1) >= CHART_NARROWEST:
             cols += 1
             rows = math.ceil(n / cols)
         self._grid.styles.grid_size_columns = cols

@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from primetui.api.hub import FollowerHub, hub_for
-from primetui.ui.errors import describe
+from primetui.ui.errors import describe, is_refusal
 from primetui.ui.widgets import StatusBar
 
 if TYPE_CHECKING:
@@ -102,6 +102,11 @@ class DashboardScreen(Screen):
 
     def failed(self, exc: BaseException, *, toast: bool = False) -> str:
         message = describe(exc)
+        if toast and is_refusal(exc):
+            # An action the platform refused (409 "follow that run instead"): say so, but the
+            # connection is fine, so no "unreachable" marker and no "connection is back" later.
+            self.notify(message, severity="error", timeout=8)
+            return message
         self.prime.report_error(message, toast=toast)
         self.refresh_status()
         return message

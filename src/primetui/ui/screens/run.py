@@ -17,6 +17,7 @@ from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, T
 from primetui.api.followers import MetricRows, PollFailed, RunUpdate
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
+from primetui.ui.focus import focus_content, types_text
 from primetui.ui.monitor_hook import monitor_panes
 from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
@@ -144,6 +145,7 @@ class RunScreen(RunLinksMixin, DashboardScreen):
             self.ok()
             self.run = event.run
             self.prime.observe_run(event.run)
+            self.prime.state.note_run(event.run)  # a run just dispatched is in the palette before the list is read
             if present.run_status(event.run) in TERMINAL_RUN_STATUSES and self._checkpoints_sub is not None:
                 self._checkpoints_sub.refresh()  # the final look, now rather than after the interval
         self.render_run()
@@ -206,7 +208,7 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         if row.loss is not None:
             grid.add_row("Loss", Text.assemble((present.sparkline(progress.losses if progress else [], 24), tone_style(self, "accent")), f" {row.loss:.4f}"))
         grid.add_row("Elapsed / ETA", plain(f"{row.elapsed} / {row.eta}"))
-        grid.add_row("GPUs", plain(row.gpus))
+        grid.add_row("GPUs", plain(present.run_gpus_detail(run)))
         life = Text()
         for i, event in enumerate(present.run_lifecycle(run)):
             if i:
@@ -236,8 +238,11 @@ class RunScreen(RunLinksMixin, DashboardScreen):
             parts.append(head)
             for ev in present.field(fa, "evidence", default=[]) or []:
                 parts.append(Text(clean(f"  • {ev}"), style="dim"))
-        actions = sorted(present.run_actions(row.status) - {"copy_id", "copy_path"})
+        actions = sorted(present.actions_for(run) - {"copy_id", "copy_path"})
         parts.append(Text(f"\nActions now: {', '.join(actions) if actions else 'none'} (see footer)", style="dim"))
+        successor = present.resumed_as(run)
+        if successor:
+            parts.append(Text(clean(f"It continues as run {successor}: open that run to follow it (ctrl+p)."), style="dim"))
         return Group(*parts)
 
     def render_checkpoints(self, row: present.RunRow) -> None:
@@ -272,18 +277,29 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         panes = [pane for pane in tabs.get_child_by_type(ContentSwitcher).children if isinstance(pane, TabPane)]
         if 0 <= index < len(panes) and panes[index].id:
             tabs.active = panes[index].id
+            self.call_after_refresh(self._give_keys, panes[index])
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """The tab shown takes the keys at once (its log's `/`, its chart's keys), at any depth."""
+        self.call_after_refresh(self._give_keys, event.pane)
+
+    def _give_keys(self, pane: Any) -> None:
+        focused = self.focused
+        if focused is not None and types_text(focused) and pane in focused.ancestors:
+            return  # already typing in this tab (its search prompt)
+        focus_content(pane)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         allowed_by_status = {"stop", "pause", "resume", "restart", "delete"}
         if action in allowed_by_status:
             if self.run is None:
                 return None
-            return action in present.run_actions(present.run_status(self.run))
+            return action in present.actions_for(self.run)
         return True
 
     def act(self, action: str) -> None:
         """Run an action by name (from the palette), refusing ones the status does not allow."""
-        if self.run is not None and action not in present.run_actions(present.run_status(self.run)):
+        if self.run is not None and action not in present.actions_for(self.run):
             self.notify(f"{action.capitalize()} is not possible while the run is {present.run_status(self.run)}.", severity="warning")
             return
         getattr(self, f"action_{action}")()
@@ -351,6 +367,8 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         if name == "delete_run":
             self.notify(f"Deleted run {self.run_id}.")
             self.prime.state.runs = [r for r in self.prime.state.runs if str(present.field(r, "id")) != self.run_id]
+            if self.run_id in self.prime.state.watched:
+                self.prime.unwatch(self.run_id)
             self.app.pop_screen()
             return
         self.final_fetch_done = False
@@ -369,7 +387,7 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         new_id = present.field(reply, "run_id", "runId")
         if new_id:
             self.notify(f"Resumed as run {new_id}.")
-            self.prime.state.watched.add(str(new_id))
+            self.prime.watch_run(str(new_id))
             self.app.pop_screen()
             self.prime.open_run(str(new_id))
 

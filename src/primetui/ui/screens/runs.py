@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Input, Static
 from primetui.api.followers import MetricRows
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
+from primetui.ui.columns import fit, more_note, widest
 from primetui.ui.present import RunProgress, RunRow
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
@@ -21,7 +22,8 @@ from primetui.ui.widgets import tone_style
 
 PAGE_SIZE = 20
 
-# (key, label, min terminal width at which the column is shown)
+# (key, label, unused); which columns show is decided by PRIORITY and the cells' widths
+# (ui/columns.py), so none is ever cut silently: the info line says how many are left out.
 COLUMNS: list[tuple[str, str, int]] = [
     ("status", "Status", 0),
     ("name", "Run", 0),
@@ -34,6 +36,8 @@ COLUMNS: list[tuple[str, str, int]] = [
     ("gpus", "GPUs", 90),
     ("volume", "Volume", 140),
 ]
+PRIORITY = ["status", "name", "steps", "loss", "eta", "elapsed", "started", "gpus", "volume", "model"]
+NAME_MAX = 26  # a long name or a 24-character id is shortened with … before a column is dropped
 
 
 class RunsScreen(RunsMarksMixin, DashboardScreen):
@@ -204,8 +208,8 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
 
     # ---- rendering --------------------------------------------------------------------------
     def visible_columns(self) -> list[str]:
-        width = self.size.width or 80
-        return [key for key, _, min_width in COLUMNS if width >= min_width]
+        """Every column is offered; ``fit`` keeps the ones that fit, by priority."""
+        return [key for key, _, _ in COLUMNS]
 
     def render_rows(self) -> None:
         if not self.alive:
@@ -213,21 +217,27 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         state = self.prime.state
         now = state.now()
         table = self.query_one("#runs-table", DataTable)
-        columns = self.visible_columns()
+        offered = self.visible_columns()
+        rows = [present.run_row(run, state.progress.get(str(present.field(run, "id"))), now) for run in state.runs]
+        if self.query_text:
+            rows = [r for r in rows if present.run_matches(r, self.query_text)]
+        labels = dict((k, label) for k, label, _ in COLUMNS)
+        cells = {row.id: {key: self.cell(row, key) for key in offered} for row in rows}
+        widths = {key: widest(labels[key], (c[key] for c in cells.values())) for key in offered}
+        widths["name"] = min(widths.get("name", 0), NAME_MAX)
+        room = (table.size.width or self.size.width or 80) - 2  # the vertical scrollbar
+        columns, self.hidden_columns = fit(offered, [k for k in PRIORITY if k in offered], widths, room)
         if columns != self._columns:
             table.clear(columns=True)
             labels = dict((k, label) for k, label, _ in COLUMNS)
             for key in columns:
                 table.add_column(labels[key], key=key)
             self._columns = columns
-        rows = [present.run_row(run, state.progress.get(str(present.field(run, "id"))), now) for run in state.runs]
-        if self.query_text:
-            rows = [r for r in rows if present.run_matches(r, self.query_text)]
         self._rows = rows
         selected = self.selected_run_id()
         table.clear()
         for row in rows:
-            table.add_row(*[self.cell(row, key) for key in columns], key=row.id)
+            table.add_row(*[cells[row.id][key] for key in columns], key=row.id)
         if selected and any(r.id == selected for r in rows):
             table.move_cursor(row=table.get_row_index(selected), animate=False)
         self.update_info(rows)
@@ -243,7 +253,8 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
                 text.append(marks, style="bold red" if "!" in marks else "bold")
             return text
         if key == "name":
-            return Text(clean(row.name or row.id), overflow="ellipsis", no_wrap=True)
+            name = clean(row.name or row.id)
+            return Text(name if len(name) <= NAME_MAX else name[: NAME_MAX - 1] + "…", no_wrap=True)
         if key == "steps":
             return Text.assemble((row.bar[:8], tone_style(self, "accent")), f" {row.steps_text()}")
         if key == "loss":
@@ -264,10 +275,16 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         total = state.runs_total if state.runs_total is not None else len(state.runs)
         pages = state.runs_total_pages or 1
         parts = [f"page {state.runs_page}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""), f"{total} runs"]
+        if getattr(self, "hidden_columns", 0):
+            parts.append(more_note(self.hidden_columns) + " (a wider terminal shows them)")
         if self.query_text:
             parts.append(f"filter “{self.query_text}”: {len(rows)} shown")
-        if state.watched:
-            parts.append(f"watching {len(state.watched)}")
+        # Watches of runs that no longer exist do not count (a deleted run); with several pages
+        # the other pages' runs are not here to check, so every watch counts.
+        listed = {str(present.field(r, "id", default="")) for r in state.runs}
+        watching = len(state.watched & listed) if (state.runs_total_pages or 1) <= 1 else len(state.watched)
+        if watching:
+            parts.append(f"watching {watching}")
         info.update(plain(" · ".join(parts)))
         if not state.runs:
             empty.update("No runs yet. Press e to write a config and dispatch one (or `prime train sft.toml --volume NAME`).")

@@ -13,9 +13,18 @@ from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
+from primetui.ui.columns import fill_table
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.sizing_hook import size_report
 from primetui.ui.widgets import ConfirmScreen, FormScreen, tone_style
+
+
+VOLUME_COLUMNS = [("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"),
+                  ("created", "Created"), ("live", "Live sessions"), ("usage", "Used / free")]
+VOLUME_PRIORITY = ["name", "status", "live", "size", "usage", "created", "cluster"]
+SESSION_COLUMNS = [("id", "Session"), ("mode", "Mode"), ("status", "Status"), ("phase", "Phase"),
+                   ("progress", "Staging progress"), ("age", "Age")]
+SESSION_PRIORITY = ["id", "mode", "phase", "progress", "status", "age"]
 
 
 class VolumesScreen(DashboardScreen):
@@ -66,12 +75,6 @@ class VolumesScreen(DashboardScreen):
             yield Static("", id="size-helper")
 
     def on_mount(self) -> None:
-        vt = self.query_one("#volumes-table", DataTable)
-        for key, label in (("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"), ("created", "Created"), ("live", "Live sessions"), ("usage", "Used / free")):
-            vt.add_column(label, key=key)
-        st = self.query_one("#sessions-table", DataTable)
-        for key, label in (("id", "Session"), ("mode", "Mode"), ("status", "Status"), ("phase", "Phase"), ("progress", "Staging progress"), ("age", "Age")):
-            st.add_column(label, key=key)
         self.render_volumes()
         super().on_mount()
 
@@ -131,13 +134,16 @@ class VolumesScreen(DashboardScreen):
         return False
 
     # ---- rendering --------------------------------------------------------------------------
+    def on_resize(self) -> None:
+        self.render_volumes()  # which columns fit depends on the width
+
     def render_volumes(self) -> None:
         if not self.alive:
             return
         state = self.prime.state
         now = state.now()
         vt = self.query_one("#volumes-table", DataTable)
-        vt.clear()
+        rows: list[tuple[str, dict[str, Any]]] = []
         for volume in state.volumes:
             name = str(present.field(volume, "name"))
             live = [s for s in state.sessions.get(name, []) if present.session_is_live(s)]
@@ -145,16 +151,16 @@ class VolumesScreen(DashboardScreen):
             if any(present.session_blocks_dispatch(s) for s in live):
                 live_text.stylize(tone_style(self, "error"))
             status = str(present.field(volume, "status", default="-"))
-            vt.add_row(
-                name,
-                str(present.field(volume, "size", default="-")),
-                Text(clean(present.volume_status_label(status)), style=tone_style(self, "success" if status == "RUNNING" else "warning")),
-                str(present.field(volume, "cluster", "cluster_id", "clusterId", default="-")),
-                present.fmt_time(present.field(volume, "created_at", "createdAt")),
-                live_text,
-                present.volume_usage(volume),
-                key=name,
-            )
+            rows.append((name, {
+                "name": name,
+                "size": str(present.field(volume, "size", default="-")),
+                "status": Text(clean(present.volume_status_label(status)), style=tone_style(self, "success" if status == "RUNNING" else "warning")),
+                "cluster": str(present.field(volume, "cluster", "cluster_id", "clusterId", default="-")),
+                "created": present.fmt_time(present.field(volume, "created_at", "createdAt")),
+                "live": live_text,
+                "usage": present.volume_usage(volume),
+            }))
+        fill_table(vt, VOLUME_COLUMNS, VOLUME_PRIORITY, rows)
         if self.selected and vt.row_count and self.selected in [str(present.field(v, "name")) for v in state.volumes]:
             vt.move_cursor(row=vt.get_row_index(self.selected), animate=False)
         elif vt.row_count:
@@ -177,9 +183,10 @@ class VolumesScreen(DashboardScreen):
     def render_sessions(self, now) -> None:
         st = self.query_one("#sessions-table", DataTable)
         selected_session = self.selected_session_id()
-        st.clear()
         title = self.query_one("#sessions-title", Static)
+        rows: list[tuple[str, dict[str, Any]]] = []
         if not self.selected:
+            fill_table(st, SESSION_COLUMNS, SESSION_PRIORITY, rows)
             title.update("Sessions")
             return
         sessions = self.prime.state.sessions.get(self.selected, [])
@@ -190,21 +197,21 @@ class VolumesScreen(DashboardScreen):
             mode = present.session_mode(s)
             mode_text = Text(mode, style=tone_style(self, "error") if live and mode == "RW" else "")
             phase = str(present.field(s, "phase", default="-"))
-            st.add_row(
-                sid,
-                mode_text,
-                Text(clean(present.field(s, "status", default="-")), style="" if live else "dim"),
-                Text(clean(phase), style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
-                self.short_progress(str(present.field(s, "progress", default="") or "-")),
-                self.session_age(s, live, now),
-                key=sid,
-            )
+            rows.append((sid, {
+                "id": sid,
+                "mode": mode_text,
+                "status": Text(clean(present.field(s, "status", default="-")), style="" if live else "dim"),
+                "phase": Text(clean(phase), style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
+                "progress": self.short_progress(str(present.field(s, "progress", default="") or "-")),
+                "age": self.session_age(s, live, now),
+            }))
         listed = {str(present.field(s, "id")) for s in sessions}
         if self.new_session in listed:
             selected_session, self.new_session = self.new_session, None
         if not sessions:
-            st.add_row("-", "", "no sessions", "", "", "", key="-none-")
-        elif selected_session in listed:
+            rows.append(("-none-", {"id": "-", "status": "no sessions"}))
+        fill_table(st, SESSION_COLUMNS, SESSION_PRIORITY, rows)
+        if sessions and selected_session in listed:
             st.move_cursor(row=st.get_row_index(selected_session), animate=False)
 
     def session_age(self, s: Any, live: bool, now) -> Text | str:

@@ -159,6 +159,8 @@ class StopSessionScreen(ModalScreen[str]):
 
     def _done(self, phase: str, message: str) -> None:
         self._show(message)
+        # One message at a time: the "keep this open" hint no longer applies once it is over.
+        self.query_one("#stop-hint", Static).update("This closes by itself." if phase == "stopped" else "Press esc to close.")
         self.app.notify(message, severity="information" if phase == "stopped" else "error", timeout=8)
         self.set_timer(1.0, lambda: self._dismiss_once(phase))
 

@@ -1,0 +1,45 @@
+"""ETA of a resumed run and the GPU count of a run with an inference server (issue 18 #6, #7)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from primetui.api.models import RLRun
+from primetui.ui import present
+
+NOW = datetime(2026, 9, 28, 20, 40, 20, tzinfo=timezone.utc)
+
+
+def run(**kw) -> RLRun:
+    base = {"id": "b", "userId": "u", "status": "RUNNING", "createdAt": "2026-09-28T20:40:00Z",
+            "updatedAt": "2026-09-28T20:40:00Z", "startedAt": "2026-09-28T20:40:00Z", "maxSteps": 300}
+    base.update(kw)
+    return RLRun.model_validate(base)
+
+
+def test_eta_of_a_resumed_run_counts_steps_since_the_resume():
+    r = run(notice="Resumed from run a at checkpoint step 100.")
+    progress = present.RunProgress.from_metric_rows([{"step": s} for s in range(101, 178)])
+    assert present.resume_base_step(r) == 100
+    eta = present.run_eta(r, progress, NOW)  # 77 steps in 20 s, 123 to go
+    assert eta is not None and abs(eta - 20 / 77 * 123) < 0.01
+    assert present.run_row(r, progress, NOW).eta == "32s"
+
+
+def test_eta_of_a_fresh_run_is_unchanged():
+    progress = present.RunProgress.from_metric_rows([{"step": s} for s in range(1, 101)])
+    assert abs(present.run_eta(run(), progress, NOW) - 20 / 100 * 200) < 0.01
+
+
+def test_gpus_count_train_and_inference():
+    cfg = {"deployment": {"num_train_gpus": 1, "gpus_per_node": 1}, "eval": {"interval": 5}}
+    r = run(runConfig=cfg)
+    assert present.run_gpus(r) == "2"
+    assert present.run_gpus_detail(r) == "2 (1 train + 1 inference)"
+    r = run(runConfig={"deployment": {"num_train_gpus": 4, "num_infer_gpus": 4, "gpus_per_node": 8}})
+    assert present.run_gpus_detail(r) == "8 (4 train + 4 inference)"
+    r = run(runConfig={"deployment": {"num_train_gpus": 1}})
+    assert present.run_gpus_detail(r) == "1"
+    r = run(runConfig={"deployment": {"type": "multi_node", "num_train_nodes": 2, "num_infer_nodes": 1, "gpus_per_node": 8}})
+    assert present.run_gpus(r) == "24"
+    assert present.run_gpus(run(gpuCount=3)) == "3"
