@@ -183,3 +183,20 @@ def test_validate_says_when_the_platform_is_unreachable(tmp_path, capsys, monkey
     line = next(x for x in err.splitlines() if x.startswith("model cache:"))
     assert line.startswith("model cache: could not ask http://127.0.0.1:9, so the model-cache rule was skipped — ")
     assert "test-key" not in err
+
+
+def test_validate_shows_a_hostile_key_without_executing_it(tmp_path, capsys):
+    # A config is outside text: an unknown key that carries a title-setting OSC and a screen clear is
+    # quoted in the diagnostic, with its controls shown as symbols, never written raw to the terminal.
+    bad = tmp_path / "hostile.toml"
+    bad.write_text('max_steps = 10\n"\\u001b]0;pwned\\u0007\\u001b[2J\\u202e" = 1\n', encoding="utf-8")
+    assert validate(_args(bad)) == 1
+    out, err = capsys.readouterr()
+    assert "pwned" in out
+    for raw in ("\x1b", "\x07", "\u202e"):
+        assert raw not in out and raw not in err
+    validate(_args(bad, json_out=True))
+    as_json = capsys.readouterr().out
+    assert "\x1b" not in as_json  # JSON escapes controls itself ...
+    messages = " ".join(d["message"] for d in json.loads(as_json)["files"][0]["diagnostics"])
+    assert "\x1b]0;pwned\x07" in messages  # ... and --json stays exact

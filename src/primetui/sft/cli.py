@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from primetui.monitor_core.escapes import clean
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic, Span
 
@@ -106,9 +107,11 @@ def _validate(args: argparse.Namespace) -> int:
                "model_cache": cache.note, "prime_rl": sorted(notes)}
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
+        # A diagnostic quotes the config (key names, values) and the platform (model ids): outside text,
+        # shown with its controls made visible so a hostile file cannot drive the terminal.
         for line in lines:
-            print(line)
-        print(cache.note, file=sys.stderr)
+            print(clean(line))
+        print(clean(cache.note), file=sys.stderr)
         for note in sorted(notes):
             print(note, file=sys.stderr)
         files = len(args.files)
