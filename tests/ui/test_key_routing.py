@@ -61,3 +61,21 @@ async def test_editor_problems_list_q_asks_first_and_footer_has_no_dashboard_let
         await until(pilot, lambda: not isinstance(app.screen, EditorScreen), "second q closes the editor")
         assert app.is_running
         assert path.read_text() == "max_steps = 10\n"
+
+
+async def test_the_run_screen_stays_on_overview_while_its_monitor_tabs_mount(local_platform):
+    # The log pane's own trainer/all strip activates its first tab as it mounts, inside the hidden
+    # Logs tab; giving that the keys pulled the whole screen over to Logs (TabbedContent follows
+    # focus), so a dispatched run opened on its log instead of its overview.
+    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+    await wait_status(local_platform, run_id, {"COMPLETED"})
+    app = make_app(local_platform, run_id=run_id)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run screen")
+        await until(pilot, lambda: app.screen.query(LogView), "the log pane mounted")
+        for _ in range(20):  # let the panes settle: tab activations, first log lines
+            await pilot.pause(0.05)
+        tabs = app.screen.query_one("#run-tabs")
+        assert tabs.active == "tab-overview", f"the screen moved to {tabs.active} on its own"
+        await pilot.press("3")
+        await until(pilot, lambda: isinstance(app.focused, LogView), "key 3 still gives the log the keys")

@@ -280,10 +280,22 @@ class RunScreen(RunLinksMixin, DashboardScreen):
             self.call_after_refresh(self._give_keys, panes[index])
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        """The tab shown takes the keys at once (its log's `/`, its chart's keys), at any depth."""
-        self.call_after_refresh(self._give_keys, event.pane)
+        """The tab shown takes the keys at once (its log's `/`, its chart's keys), at any depth.
+
+        Only a tab the user can see: a nested tab strip (the log pane's trainer/all) activates its
+        first tab as it mounts, in a hidden run tab, and focusing in there would pull the whole
+        screen over to that tab (TabbedContent follows focus).
+        """
+        if self._on_screen(event.pane):
+            self.call_after_refresh(self._give_keys, event.pane)
+
+    def _on_screen(self, pane: Any) -> bool:
+        shown = self.query_one("#run-tabs", TabbedContent).active_pane
+        return shown is not None and (pane is shown or shown in pane.ancestors)
 
     def _give_keys(self, pane: Any) -> None:
+        if not self._on_screen(pane):
+            return  # another tab was shown meanwhile
         focused = self.focused
         if focused is not None and types_text(focused) and pane in focused.ancestors:
             return  # already typing in this tab (its search prompt)
