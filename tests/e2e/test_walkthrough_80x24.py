@@ -74,6 +74,7 @@ def test_seed_walkthrough_is_usable_at_80x24(new_user):  # noqa: F811
     tmux.keys("/")
     tmux.wait("search (text", limit=20)
     tmux.keys("Escape")
+    time.sleep(0.6)  # a person's pause: ESC then a key at once is Alt+key to any terminal
     # Charts: key 4 reaches the tab from inside the log (the grid at 80 columns is covered by
     # tests/ui/test_charts_at_80.py and the 80x24 monitor snapshots).
     tmux.keys("4")

@@ -12,9 +12,8 @@ from primetui.ui.terminal import ShellSpec, open_spec
 # A full-screen editor as vim draws one: alternate screen, scroll region, colours, tildes,
 # a status line and the cursor parked in the text. Then it waits (until the pty closes).
 EDITOR = r"""
-import sys, time
+import signal, sys
 w = sys.stdout.write
-w("\x1b[?1049h\x1b[H\x1b[2J\x1b[?25h")
 lines = [
     ("\x1b[38;5;141m[model]\x1b[0m", ""),
     ("\x1b[38;5;81mname\x1b[0m = \x1b[38;5;186m\"PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT\"\x1b[0m", ""),
@@ -23,14 +22,25 @@ lines = [
     ("\x1b[38;5;81mseq_len\x1b[0m = \x1b[38;5;208m1024\x1b[0m  \x1b[38;5;244m# tokens per sample\x1b[0m", ""),
     ("\x1b[38;5;81mbatch_size\x1b[0m = \x1b[38;5;208m32\x1b[0m", ""),
 ]
-for i, (text, _) in enumerate(lines):
-    w(f"\x1b[{i + 1};1H\x1b[33m{i + 1:3d} \x1b[0m{text}")
-for row in range(len(lines) + 1, 15):
-    w(f"\x1b[{row};1H\x1b[1;34m~\x1b[0m")
-w("\x1b[15;1H\x1b[7m sft.toml [+]                                   5,16  All \x1b[0m")
-w("\x1b[16;1H\x1b[1m-- INSERT --\x1b[0m")
-w("\x1b[5;20H")
-sys.stdout.flush()
+
+
+def draw(*_):
+    # Like vim, draw the whole screen again when the terminal's size changes (SIGWINCH): the
+    # pane may get its final size only after the first frame.
+    w("\x1b[H\x1b[2J\x1b[?25h")
+    for i, (text, _) in enumerate(lines):
+        w(f"\x1b[{i + 1};1H\x1b[33m{i + 1:3d} \x1b[0m{text}")
+    for row in range(len(lines) + 1, 15):
+        w(f"\x1b[{row};1H\x1b[1;34m~\x1b[0m")
+    w("\x1b[15;1H\x1b[7m sft.toml [+]                                   5,16  All \x1b[0m")
+    w("\x1b[16;1H\x1b[1m-- INSERT --\x1b[0m")
+    w("\x1b[5;20H")
+    sys.stdout.flush()
+
+
+w("\x1b[?1049h")
+signal.signal(signal.SIGWINCH, draw)
+draw()
 sys.stdin.read()
 """
 

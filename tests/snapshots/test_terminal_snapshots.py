@@ -11,25 +11,28 @@ from primetui.ui.terminal import ShellScreen
 from tests.snapshots.terminal_scenes import EDITOR, LONG_OUTPUT, TRANSCRIPT, ShellHost
 
 
-def wait_for_text(text: str):
+def wait_for_text(text: str, cursor: tuple[int, int] | None = None):
+    """Until ``text`` is on the pane (and the cursor at ``cursor``: the program's last write)."""
     async def run_before(pilot) -> None:
         for _ in range(500):
             await asyncio.sleep(0.02)
             screen = pilot.app.screen
             if isinstance(screen, ShellScreen) and screen.panes:
                 view = screen.panes[0].view
-                if any(text in line for line in view.term.text_lines()):
+                if any(text in line for line in view.term.text_lines()) and cursor in (None, view.term.cursor):
                     await pilot.pause(0.1)  # one frame after the last byte
                     await pilot.pause()
                     return
-        raise AssertionError(f"{text!r} never appeared")
+        view = pilot.app.screen.panes[0].view if isinstance(pilot.app.screen, ShellScreen) and pilot.app.screen.panes else None
+        raise AssertionError(f"{text!r} never appeared (cursor {view.term.cursor if view else None}, "
+                             f"size {(view.term.cols, view.term.rows) if view else None})")
 
     return run_before
 
 
 @pytest.mark.parametrize("read_only", [False, True], ids=["rw", "ro"])
 def test_editor_in_alternate_screen(snap_compare, read_only: bool) -> None:
-    assert snap_compare(ShellHost(EDITOR, read_only=read_only), terminal_size=(80, 22), run_before=wait_for_text("INSERT"))
+    assert snap_compare(ShellHost(EDITOR, read_only=read_only), terminal_size=(80, 22), run_before=wait_for_text("INSERT", cursor=(19, 4)))
 
 
 def test_coloured_transcript(snap_compare) -> None:
