@@ -6,17 +6,15 @@ Each test runs its own fresh platform (no demo data) and types the seed's comman
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import time
 from pathlib import Path
 
-import asyncssh
-import httpx
 import pytest
 
 from primetui.local.sessions import mountns
 from primetui.local.testing import LocalPlatform
+from tests.api.ssh_helpers import create_volume, make_key, read_until, wait_phase
 from primetui.shell import open_session_connection, open_shell
 
 pytestmark = pytest.mark.timeout(240)
@@ -30,76 +28,31 @@ SHARD = "datasets/reverse-text/data/train-00000-of-00001.parquet"
 BUNDLED = Path(__file__).parents[2] / "src/primetui/local/datasets/reverse-text/data/train-00000-of-00001.parquet"
 
 
-def _key(path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = asyncssh.generate_private_key("ssh-ed25519", comment="test")
-    path.write_bytes(key.export_private_key())
-    os.chmod(path, 0o600)
-    Path(str(path) + ".pub").write_bytes(key.export_public_key())
-    return path
-
-
 @pytest.fixture
 def platform(tmp_path):
-    key = _key(tmp_path / "home" / ".ssh" / "id_ed25519")
+    key = make_key(tmp_path / "home" / ".ssh" / "id_ed25519")
     with LocalPlatform.start(tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
         yield lp, key
 
 
-def _volume(lp: LocalPlatform, name: str, size: str, files: dict[str, bytes] | None = None) -> Path:
-    with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
-        reply = c.post("/training/volumes", json={"name": name, "size": size, "warm": False})
-        assert reply.status_code == 200, reply.text
-    root = lp.data_dir / "volumes" / name
-    for rel, data in (files or {}).items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_bytes(data)
-    return root
-
-
 async def _ready(api, volume: str, read_only: bool = False, phases=("ready", "failed")):
     s = await api.create_session(volume, read_only=read_only)
-    return await _phase(api, volume, s.id, phases)
-
-
-async def _phase(api, volume, sid, phases, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        s = await api.get_session(volume, sid)
-        if s.phase in phases:
-            return s
-        assert time.monotonic() < deadline, f"{sid} still {s.phase}"
-        await asyncio.sleep(0.05)
-
-
-async def _read_until(proc, pattern: bytes, timeout: float = 60.0) -> bytes:
-    out = b""
-
-    async def pump():
-        nonlocal out
-        while pattern not in out:
-            chunk = await proc.read()
-            if not chunk:
-                break
-            out += chunk
-
-    await asyncio.wait_for(pump(), timeout)
-    return out
+    return await wait_phase(api, volume, s.id, set(phases), timeout=60.0)
 
 
 @NAMESPACES
 async def test_shell_exec_and_sftp_see_the_volume_at_slash_volume(platform):
     lp, key = platform
-    root = _volume(lp, "research", "100Gi", {"datasets/a.txt": b"alpha\n"})
+    root = create_volume(lp, "research", {"datasets/a.txt": b"alpha\n"}, size="100Gi")
     async with lp.client() as api:
         s = await _ready(api, "research")
         conn = await open_session_connection(s, key)
         try:
             proc = await open_shell(conn, "xterm", 100, 30)
-            banner = await _read_until(proc, b"\n")
+            banner = await read_until(proc, b"\n")
             assert b"mounted at /volume (" in banner and b"B free)" in banner
             proc.write(b"pwd; echo V=$VOLUME; ls /volume/datasets; df -B1 --output=size /volume | tail -1; echo E$((1+1))ND\r")
-            out = await _read_until(proc, b"E2ND")
+            out = await read_until(proc, b"E2ND")
             assert b"/volume\r\n" in out and b"V=/volume" in out
             assert str(100 * 2**30).encode() in out  # the disk is the volume's size
             done = await conn.run("cat /volume/datasets/a.txt && echo seen > /volume/datasets/b.txt && pwd")
@@ -109,7 +62,7 @@ async def test_shell_exec_and_sftp_see_the_volume_at_slash_volume(platform):
         finally:
             await conn.close()
         await api.stop_session("research", s.id)
-        stopped = await _phase(api, "research", s.id, {"stopped", "failed"})
+        stopped = await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
         assert stopped.phase == "stopped", stopped.error_message
     assert (root / "datasets/b.txt").read_bytes() == b"seen\n"
     assert not Path("/volume/datasets").exists()  # the host's /volume stays an empty mount point
@@ -118,18 +71,18 @@ async def test_shell_exec_and_sftp_see_the_volume_at_slash_volume(platform):
 @NAMESPACES
 async def test_hf_download_as_in_the_seed_then_an_unknown_repo(platform):
     lp, key = platform
-    root = _volume(lp, "research", "100Gi")  # a fresh volume: no dataset on it
+    root = create_volume(lp, "research", size="100Gi")  # a fresh volume: no dataset on it
     async with lp.client() as api:
         s = await _ready(api, "research")
         conn = await open_session_connection(s, key)
         try:
             proc = await open_shell(conn, "xterm", 120, 30)
-            await _read_until(proc, b"\n")
+            await read_until(proc, b"\n")
             proc.write(SEED_DOWNLOAD.replace("\n", "\r").encode() + b"\r")
-            out = await _read_until(proc, b"path: /volume/datasets/reverse-text")
+            out = await read_until(proc, b"path: /volume/datasets/reverse-text")
             assert b"Downloaded" in out
             proc.write(b"hf download nobody/nothing --repo-type dataset --local-dir /volume/x; echo rc=$?\r")
-            out = await _read_until(proc, b"rc=1")
+            out = await read_until(proc, b"rc=1")
             text = out.decode(errors="replace")
             assert "Dataset 'nobody/nothing' not found." in text  # the Hub's own words
             assert "The local platform serves only its bundled datasets" in text and "rc=1" in text
@@ -138,7 +91,7 @@ async def test_hf_download_as_in_the_seed_then_an_unknown_repo(platform):
         finally:
             await conn.close()
         await api.stop_session("research", s.id)
-        stopped = await _phase(api, "research", s.id, {"stopped", "failed"})
+        stopped = await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
         assert stopped.phase == "stopped", stopped.error_message
     assert (root / SHARD).read_bytes() == BUNDLED.read_bytes()
 
@@ -147,7 +100,7 @@ async def test_hf_download_as_in_the_seed_then_an_unknown_repo(platform):
 async def test_disk_full_then_expand_then_the_download_succeeds(platform):
     lp, key = platform
     # 1 MiB volume already 1,000,000 bytes full: the 45 KB shard does not fit.
-    root = _volume(lp, "research", "1Mi", {"filler.bin": b"\0" * 1_000_000})
+    root = create_volume(lp, "research", {"filler.bin": b"\0" * 1_000_000}, size="1Mi")
     async with lp.client() as api:
         s = await _ready(api, "research")
         conn = await open_session_connection(s, key)
@@ -158,7 +111,7 @@ async def test_disk_full_then_expand_then_the_download_succeeds(platform):
         finally:
             await conn.close()
         await api.stop_session("research", s.id)
-        await _phase(api, "research", s.id, {"stopped", "failed"})
+        await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
         await api.expand_volume("research", "2Mi")
         s = await _ready(api, "research")
         conn = await open_session_connection(s, key)
@@ -168,7 +121,7 @@ async def test_disk_full_then_expand_then_the_download_succeeds(platform):
         finally:
             await conn.close()
         await api.stop_session("research", s.id)
-        stopped = await _phase(api, "research", s.id, {"stopped", "failed"})
+        stopped = await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
         assert stopped.phase == "stopped", stopped.error_message
     assert (root / SHARD).read_bytes() == BUNDLED.read_bytes()
 
@@ -181,12 +134,12 @@ def _session_pids(sid: int) -> list[int]:
 
 async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
     lp, key = platform
-    _volume(lp, "research", "10Gi", {"notes.txt": b"hello\n"})
+    create_volume(lp, "research", {"notes.txt": b"hello\n"}, size="10Gi")
     async with lp.client() as api:
         s = await _ready(api, "research")
         conn = await open_session_connection(s, key)
         proc = await open_shell(conn, "xterm", 100, 30)
-        await _read_until(proc, b"\n")
+        await read_until(proc, b"\n")
         proc.write(b"sleep 600 & echo S''ID=$(ps -o sid= -p $$)=\r")
         out = b""
         while not re.search(rb"SID=\s*(\d+)=", out):
@@ -207,20 +160,20 @@ async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
             await asyncio.sleep(0.1)
         assert _session_pids(sid) == []  # bash, vim and the background job all took the hangup
         await api.stop_session("research", s.id)
-        await _phase(api, "research", s.id, {"stopped", "failed"})
+        await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
 
 
 async def test_without_namespaces_the_shell_says_so_and_the_final_sync_refuses_an_overfull_copy(tmp_path):
-    key = _key(tmp_path / "home" / ".ssh" / "id_ed25519")
+    key = make_key(tmp_path / "home" / ".ssh" / "id_ed25519")
     env = {"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key), "PRIMETUI_SESSION_NAMESPACES": "0"}
     with LocalPlatform.start(tmp_path, demo=False, env=env) as lp:
-        root = _volume(lp, "small", "1Mi", {"a.txt": b"a\n"})
+        root = create_volume(lp, "small", {"a.txt": b"a\n"}, size="1Mi")
         async with lp.client() as api:
             ro = await _ready(api, "small", read_only=True)
             conn = await open_session_connection(ro, key)
             try:
                 proc = await open_shell(conn, "xterm", 200, 30)
-                banner = await _read_until(proc, b"weaker")
+                banner = await read_until(proc, b"weaker")
                 assert b"/volume is not available here (PRIMETUI_SESSION_NAMESPACES=0 is set)" in banner
                 assert b"read-only is enforced by file permissions only" in banner
             finally:
@@ -235,7 +188,7 @@ async def test_without_namespaces_the_shell_says_so_and_the_final_sync_refuses_a
             finally:
                 await conn.close()
             await api.stop_session("small", s.id)
-            failed = await _phase(api, "small", s.id, {"stopped", "failed"})
+            failed = await wait_phase(api, "small", s.id, {"stopped", "failed"}, timeout=60.0)
     assert failed.phase == "failed"
     assert failed.error_message.startswith("No space left on device: the session's files take 1.907 MiB, more than the volume's 1.000 MiB")
     assert "prime volumes expand small --size" in failed.error_message

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import asyncssh
 import httpx
 
 from primetui.local.testing import LocalPlatform
+from tests.api.ssh_helpers import make_key
 
-
-def make_key(path: Path) -> Path:
-    """Write an ed25519 key pair (private 0600, ``.pub`` beside it) and return the private key's path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = asyncssh.generate_private_key("ssh-ed25519", comment="primetui-test")
-    path.write_bytes(key.export_private_key())
-    os.chmod(path, 0o600)
-    Path(str(path) + ".pub").write_bytes(key.export_public_key())
-    return path
+__all__ = ["create_volume", "make_key", "ssh_platform"]
 
 
 @contextmanager
