@@ -20,6 +20,7 @@ import httpx
 from textual.widgets import Input, ProgressBar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests.api.ssh_helpers, via ssh_platform
 
 from dash_helpers import until  # noqa: E402
 from ssh_platform import make_key  # noqa: E402
