@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.hostile_platform import HOSTILE, HostileProxy
+from tests.e2e.test_dashboard_tmux import Tmux as DashboardTmux
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
@@ -117,18 +118,12 @@ def test_headless_commands_print_no_control_and_json_stays_exact(hostile, tmp_pa
     assert foreign_controls(missing.stderr) == [] and b"\x1b" not in missing.stderr
 
 
-class Tmux:
+class Tmux(DashboardTmux):
+    """The e2e tmux driver on its session ``h``, plus pressing a key until its effect shows."""
+
     def __init__(self, sock: str) -> None:
-        self.sock = sock
-
-    def run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.sock, *args], capture_output=True, text=True, check=False).stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "h")
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", "h", *keys)
+        super().__init__(sock)
+        self.target = "h"
 
     def press_until(self, what: str, *keys: str, tries: int = 4) -> str:
         """Press ``keys`` until ``what`` shows (a key can land while focus is still moving)."""
@@ -140,16 +135,6 @@ class Tmux:
                 pass
         self.keys(*keys)
         return self.wait(what)
-
-    def wait(self, what: str, limit: float = 30.0) -> str:
-        end = time.monotonic() + limit
-        while True:
-            screen = self.screen()
-            if what in screen:
-                return screen
-            if time.monotonic() > end:
-                raise AssertionError(f"{what!r} never appeared; the screen was:\n{screen}")
-            time.sleep(0.2)
 
 
 def test_dashboard_writes_no_outside_control_to_the_terminal(hostile, tmp_path):
