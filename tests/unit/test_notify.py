@@ -57,9 +57,8 @@ async def test_notifier_never_blocks_the_caller_and_reports_failures(tmp_path, m
     written: list[str] = []
     n = Notifier(f"{sys.executable} -c \"import time; time.sleep(30)\"", desktop="osc9", timeout=0.5,
                  write=written.append, report=reported.append)
-    start = time.monotonic()
     n.emit(RunEvent.status_change("r1", "demo", "RUNNING", "FAILED"))
-    assert time.monotonic() - start < 0.2, "emit waited for the hook"
+    assert reported == [], "emit waited for the hook (its 0.5 s timeout was already reported)"
     assert written and written[0].startswith("\x1b]9;")
     await n.drain()
     assert reported and "longer than 0.5 s" in reported[0]
