@@ -40,12 +40,15 @@ async def test_r_after_v_from_a_run_shows_the_list_and_esc_from_a_second_run_too
         await pilot.press("r")
         await until(pilot, lambda: not isinstance(app.screen, VolumesScreen), "left volumes")
         await pilot.pause()
-        assert isinstance(app.screen, RunsScreen), app.screen
+        assert isinstance(app.screen, RunsScreen), app.screen  # not run A under the volumes
         app.open_run(a)
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == a, "run A again")
         app.open_run(b)  # e.g. from the palette
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == b, "run B")
         await pilot.press("escape")
+        # The pop can take more than one pause on a loaded machine; a stack left with run A under
+        # run B would settle on RunScreen and fail here.
+        await until(pilot, lambda: not (isinstance(app.screen, RunScreen) and app.screen.run_id == b), "left run B")
         await pilot.pause()
         assert isinstance(app.screen, RunsScreen), app.screen
 
