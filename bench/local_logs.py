@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -23,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from primetui.local.ingest import RunIngestor  # noqa: E402
-from primetui.local.store import Store  # noqa: E402
+from primetui.local.store import STREAM_SHIFT, Store  # noqa: E402
 
 
 def write_log(path: Path, n: int) -> None:
@@ -84,17 +85,21 @@ def main() -> None:
         def sql_tail() -> None:
             store.query_logs("r", "trainer", None, None, None, limit=1000)
 
+        def every_line() -> list[sqlite3.Row]:
+            (stream,) = store.db.execute("SELECT id FROM log_streams WHERE run_id = ? AND component = ?",
+                                         ("r", "trainer")).fetchone()
+            return store.db.execute("SELECT line FROM logs WHERE id BETWEEN ? AND ? ORDER BY id",
+                                    (stream << STREAM_SHIFT, ((stream + 1) << STREAM_SHIFT) - 1)).fetchall()
+
         def naive_tail() -> None:
-            rows = store.db.execute("SELECT line FROM logs WHERE run_id = ? AND component = ? ORDER BY id",
-                                    ("r", "trainer")).fetchall()
+            rows = every_line()
             [r["line"] for r in rows][-1000:]
 
         def sql_search() -> None:
             store.query_logs("r", "trainer", None, None, None, search="Saving checkpoint", limit=1000)
 
         def naive_search() -> None:
-            rows = store.db.execute("SELECT line FROM logs WHERE run_id = ? AND component = ? ORDER BY id",
-                                    ("r", "trainer")).fetchall()
+            rows = every_line()
             [r["line"] for r in rows if "Saving checkpoint" in r["line"]][-1000:]
 
         tail_sql, tail_naive = best_of(sql_tail), best_of(naive_tail)
