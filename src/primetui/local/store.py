@@ -63,12 +63,6 @@ CREATE TABLE IF NOT EXISTS log_streams (
     pod_index INTEGER NOT NULL,
     UNIQUE (run_id, component, pod_index)
 );
-CREATE TABLE IF NOT EXISTS logs (
-    id INTEGER PRIMARY KEY,  -- (stream << 40) | seq; seq orders every line the store was given
-    ts REAL NOT NULL,
-    level TEXT,
-    line TEXT NOT NULL
-);
 CREATE TABLE IF NOT EXISTS metrics (
     run_id TEXT NOT NULL,
     step INTEGER NOT NULL,
@@ -94,6 +88,15 @@ CREATE TABLE IF NOT EXISTS offsets (
     offset INTEGER NOT NULL,
     PRIMARY KEY (run_id, file)
 );
+"""
+
+LOGS_TABLE = """
+CREATE TABLE IF NOT EXISTS logs (
+    id INTEGER PRIMARY KEY,  -- (stream << 40) | seq; seq orders every line the store was given
+    ts REAL NOT NULL,
+    level TEXT,
+    line TEXT NOT NULL
+)
 """
 
 LOG_VIEW = f"""
@@ -146,7 +149,7 @@ class Store:
         self.db.execute("PRAGMA cache_size=-16384")
         self.db.executescript(SCHEMA)
         self._migrate_logs()
-        self.db.executescript(LOG_VIEW)
+        self.db.executescript(LOGS_TABLE + ";" + LOG_VIEW)
         self._add_missing_columns()
 
     def _migrate_logs(self) -> None:
@@ -162,8 +165,7 @@ class Store:
             db.execute("DROP VIEW IF EXISTS log_lines")
             db.execute("ALTER TABLE logs RENAME TO logs_before_streams")
             db.execute("DROP INDEX IF EXISTS logs_by_run")
-            db.execute("""CREATE TABLE logs (
-                id INTEGER PRIMARY KEY, ts REAL NOT NULL, level TEXT, line TEXT NOT NULL)""")
+            db.execute(LOGS_TABLE)
             db.execute("""INSERT OR IGNORE INTO log_streams (run_id, component, pod_index)
                 SELECT run_id, component, pod_index FROM logs_before_streams
                 GROUP BY run_id, component, pod_index ORDER BY MIN(id)""")
