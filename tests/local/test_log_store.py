@@ -94,6 +94,13 @@ def test_streams_keep_their_own_windows_and_pods_merge_in_the_order_stored(tmp_p
     view = store.db.execute("SELECT run_id, component, pod_index, line FROM log_lines ORDER BY seq").fetchall()
     assert [tuple(v) for v in view][:4] == [("r", "trainer", 0, "t0 a"), ("r", "trainer", 0, "t0 b"),
                                             ("r", "trainer", 1, "t1 a"), ("r", "orchestrator", 0, "o a")]
+    many = [f"line {i}" for i in range(253)]  # two full 100-row statements and a rest of 53
+    fill(store, "big", "trainer", 0, many)
+    fill(store, "big", "trainer", 0, ["one more"])
+    assert store.query_logs("big", "trainer", 0, None, None) == many + ["one more"]
+    assert store.query_logs("big", "trainer", 0, None, None, search="line 25") == ["line 25"] + [
+        f"line {i}" for i in range(250, 253)]
+    store.delete_run("big")
     store.delete_run("r")
     assert store.log_components("r") == [] and store.query_logs("r", "trainer", None, None, None) == []
     assert store.query_logs("q", "trainer", 0, None, None) == ["other run"]
