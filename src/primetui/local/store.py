@@ -163,17 +163,17 @@ class Store:
             return
         with self.tx() as db:
             db.execute("DROP VIEW IF EXISTS log_lines")
-            db.execute("ALTER TABLE logs RENAME TO logs_before_streams")
-            db.execute("DROP INDEX IF EXISTS logs_by_run")
+            db.execute("ALTER TABLE logs RENAME TO logs_before_streams")  # its index goes with it
             db.execute(LOGS_TABLE)
             db.execute("""INSERT OR IGNORE INTO log_streams (run_id, component, pod_index)
                 SELECT run_id, component, pod_index FROM logs_before_streams
                 GROUP BY run_id, component, pod_index ORDER BY MIN(id)""")
-            db.execute(f"""INSERT INTO logs (id, ts, level, line)
-                SELECT (s.id << {STREAM_SHIFT}) | o.id, o.ts, o.level, o.line
-                FROM logs_before_streams AS o JOIN log_streams AS s
-                  ON s.run_id = o.run_id AND s.component = o.component AND s.pod_index = o.pod_index
-                ORDER BY 1""")
+            streams = db.execute("SELECT id, run_id, component, pod_index FROM log_streams ORDER BY id").fetchall()
+            for stream in streams:  # stream by stream, in id order: appends, no sort of the whole table
+                db.execute("""INSERT INTO logs (id, ts, level, line)
+                    SELECT ? | id, ts, level, line FROM logs_before_streams
+                    WHERE run_id = ? AND component = ? AND pod_index = ? ORDER BY id""",
+                           (stream["id"] << STREAM_SHIFT, stream["run_id"], stream["component"], stream["pod_index"]))
             last = db.execute("SELECT MAX(id) AS n FROM logs_before_streams").fetchone()["n"]
             db.execute("DROP TABLE logs_before_streams")
             if last is not None:
