@@ -46,7 +46,7 @@ def server_log(lp: LocalPlatform, run_id: str) -> list[str]:
     db = sqlite3.connect(f"file:{lp.data_dir / 'state.sqlite3'}?mode=ro", uri=True, timeout=10)
     try:
         return [r[0] for r in db.execute(
-            "SELECT line FROM logs WHERE run_id = ? AND component = 'trainer' ORDER BY id", (run_id,))]
+            "SELECT line FROM log_lines WHERE run_id = ? AND component = 'trainer' ORDER BY seq", (run_id,))]
     finally:
         db.close()
 

@@ -74,7 +74,7 @@ def server_log(lp: Any, run_id: str, component: str = "trainer") -> list[str]:
     """The server's own log of ``component``, every line, from its database (read-only)."""
     db = sqlite3.connect(f"file:{lp.data_dir / 'state.sqlite3'}?mode=ro", uri=True, timeout=10)
     try:
-        rows = db.execute("SELECT line FROM logs WHERE run_id = ? AND component = ? ORDER BY id",
+        rows = db.execute("SELECT line FROM log_lines WHERE run_id = ? AND component = ? ORDER BY seq",
                           (run_id, component)).fetchall()
     finally:
         db.close()

@@ -14,6 +14,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -67,34 +68,70 @@ def parse_line(line: str, now: float, midnight: float) -> tuple[str | None, floa
     return level, _stamp(clock, now, midnight)
 
 
-def log_rows(lines: list[str], last: str | None, now: float,
-             midnight: float) -> tuple[list[tuple[float, str | None, str]], str | None]:
-    """The hot path of log ingest: ``(ts, level, line)`` rows for whole lines, and the level carried on.
+HEAD = 17
+"""Characters that hold a prime-rl console line's ``HH:MM:SS   LEVEL `` (levels are right-aligned to 7)."""
+_head = itemgetter(slice(0, HEAD))
 
-    Same answers as :func:`parse_line` per line, computed once per chunk: one regex match per line,
-    one clock conversion per distinct ``HH:MM:SS`` (a log writes many lines per second). A line with
-    no level (a traceback, a wrapped line) takes the level of the line above it; blank lines take none.
+
+def log_columns(lines: list[str], last: str | None, now: float,
+                midnight: float) -> tuple[list[float], list[str | None], list[str], str | None]:
+    """The hot path of log ingest: write times, levels and lines, three columns, and the level carried on.
+
+    Same answers as :func:`parse_line` per line, computed once per chunk. The regex runs once per
+    distinct line head (the first :data:`HEAD` characters: a log writes many lines per second, and
+    they share ``HH:MM:SS   LEVEL ``): when the head alone matches, every line starting with it
+    matches the same way (the pattern ends at the whitespace after the level and never looks past
+    it). Lines whose head does not match are matched whole, one by one, as before. A line with no
+    level (a traceback, a wrapped line) takes the level of the line above it; blank lines take none.
     """
     match = LEVEL_RE.match
-    strip_ansi = ANSI_RE.sub
     if lines and "\r" in "".join(lines):  # CRLF logs: one scan of the chunk, not one per line
         lines = [line.rstrip("\r") for line in lines]
-    stamps: dict[str, float | None] = {}
-    rows: list[tuple[float, str | None, str]] = []
-    append = rows.append
-    for line, m in zip(lines, map(match, lines)):
-        if m is None and "\x1b" in line:  # colour codes in the stamp or level: match the bare text
-            m = match(strip_ansi("", line))
+    keys = list(map(_head, lines))
+    known: dict[str, tuple[float, str] | None] = {}
+    for key in set(keys):
+        m = match(key)
         if m is None:
-            append((now, last if line.strip() else None, line))
+            known[key] = None
+        else:
+            stamp = _stamp(m.group(1), now, midnight)
+            known[key] = (now if stamp is None else stamp, m.group(2))
+    heads = list(map(known.__getitem__, keys))
+    if heads and None not in heads:  # every line is a console line (a prime-rl log between tracebacks)
+        return list(map(_first, heads)), list(map(_second, heads)), lines, heads[-1][1]
+    ts: list[float] = []
+    levels: list[str | None] = []
+    stamps: dict[str, float | None] = {}
+    for line, head in zip(lines, heads):
+        if head is not None:
+            ts.append(head[0])
+            levels.append(last := head[1])
+            continue
+        m = match(line)
+        if m is None and "\x1b" in line:  # colour codes in the stamp or level: match the bare text
+            m = match(ANSI_RE.sub("", line))
+        if m is None:
+            ts.append(now)
+            levels.append(last if line.strip() else None)
             continue
         clock, last = m.group(1, 2)  # (time, level)
         try:
             stamp = stamps[clock]
         except KeyError:
             stamp = stamps[clock] = _stamp(clock, now, midnight)
-        append((now if stamp is None else stamp, last, line))
-    return rows, last
+        ts.append(now if stamp is None else stamp)
+        levels.append(last)
+    return ts, levels, lines, last
+
+
+_first, _second = itemgetter(0), itemgetter(1)
+
+
+def log_rows(lines: list[str], last: str | None, now: float,
+             midnight: float) -> tuple[list[tuple[float, str | None, str]], str | None]:
+    """``(ts, level, line)`` rows for whole lines, and the level carried on (see :func:`log_columns`)."""
+    ts, levels, lines, last = log_columns(lines, last, now, midnight)
+    return list(zip(ts, levels, lines)), last
 
 
 def line_level(line: str) -> str | None:
@@ -180,9 +217,10 @@ class RunIngestor:
                 continue
             lines, new_offset = got
             now = time.time()
-            rows, self._last_level[rel] = log_rows(lines, self._last_level.get(rel), now, local_midnight(now))
+            ts, levels, lines, self._last_level[rel] = log_columns(lines, self._last_level.get(rel), now,
+                                                                    local_midnight(now))
             with self.store.tx() as db:
-                self.store.add_log_lines(db, self.run_id, *log_stream(path.stem), rows)
+                self.store.add_log_columns(db, self.run_id, *log_stream(path.stem), ts, levels, lines)
                 self.store.set_offset(db, self.run_id, rel, new_offset)
 
     def _json_lines(self, rel: str) -> tuple[list[dict[str, Any]], int] | None:

@@ -13,9 +13,10 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from itertools import chain, count
 from pathlib import Path
 from typing import Any
 
@@ -55,16 +56,13 @@ CREATE TABLE IF NOT EXISTS runs (
     phase_since REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_by_seq ON runs (seq DESC);
-CREATE TABLE IF NOT EXISTS logs (
-    id INTEGER PRIMARY KEY,  -- no AUTOINCREMENT: ids only order a stream's lines (new max + 1)
+CREATE TABLE IF NOT EXISTS log_streams (
+    id INTEGER PRIMARY KEY,  -- a stream's lines are the log ids [id << 40, (id + 1) << 40)
     run_id TEXT NOT NULL,
     component TEXT NOT NULL,
-    pod_index INTEGER NOT NULL DEFAULT 0,
-    ts REAL NOT NULL,
-    level TEXT,
-    line TEXT NOT NULL
+    pod_index INTEGER NOT NULL,
+    UNIQUE (run_id, component, pod_index)
 );
-CREATE INDEX IF NOT EXISTS logs_by_run ON logs (run_id, component, id);
 CREATE TABLE IF NOT EXISTS metrics (
     run_id TEXT NOT NULL,
     step INTEGER NOT NULL,
@@ -92,6 +90,29 @@ CREATE TABLE IF NOT EXISTS offsets (
 );
 """
 
+LOGS_TABLE = """
+CREATE TABLE IF NOT EXISTS logs (
+    id INTEGER PRIMARY KEY,  -- (stream << 40) | seq; seq orders every line the store was given
+    ts REAL NOT NULL,
+    level TEXT,
+    line TEXT NOT NULL
+)
+"""
+
+LOG_VIEW = f"""
+CREATE VIEW IF NOT EXISTS log_lines AS
+SELECT s.run_id, s.component, s.pod_index, l.id & {(1 << 40) - 1} AS seq, l.ts, l.level, l.line
+FROM log_streams AS s JOIN logs AS l ON l.id BETWEEN s.id << 40 AND (s.id << 40) + {(1 << 40) - 1};
+"""
+"""Every log line with its run, component and pod, for tools reading the file (``ORDER BY seq``)."""
+
+STREAM_SHIFT = 40
+"""Log ids: the stream in the high bits, a store-wide sequence number in the low 40."""
+SEQ_MASK = (1 << STREAM_SHIFT) - 1
+INSERT_BATCH = 100
+"""Rows per INSERT statement on the ingest path (one statement step per row costs more than SQLite's insert)."""
+_INSERT_LOGS = "INSERT INTO logs (id, ts, level, line) VALUES " + ", ".join(["(?, ?, ?, ?)"] * INSERT_BATCH)
+
 ACTIVE_RUN_STATUSES = ("PENDING", "QUEUED", "CREATING", "RUNNING", "PAUSING")
 WAITING_RUN_STATUSES = ("PENDING", "QUEUED")
 BUSY_RUN_STATUSES = ("CREATING", "RUNNING", "PAUSING")  # a trainer process exists
@@ -107,6 +128,11 @@ def iso_from_unix(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _stream_range(stream: int) -> tuple[int, int]:
+    """The first and last log id a stream can hold."""
+    return stream << STREAM_SHIFT, (stream << STREAM_SHIFT) | SEQ_MASK
+
+
 class Store:
     """A thin, typed layer over the SQLite file."""
 
@@ -114,11 +140,44 @@ class Store:
         self.path = path
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
+        # A log store: mostly long appends. Bigger pages (a new file only: an existing one keeps its
+        # size) and a 16 MB cache mean fewer page splits and fewer WAL frames per line.
+        self.db.execute("PRAGMA page_size=16384")
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
+        self.db.execute("PRAGMA cache_size=-16384")
         self.db.executescript(SCHEMA)
+        self._migrate_logs()
+        self.db.executescript(LOGS_TABLE + ";" + LOG_VIEW)
         self._add_missing_columns()
+
+    def _migrate_logs(self) -> None:
+        """A data dir from before log streams: move its log lines into the stream-keyed table, in place.
+
+        The old table held ``run_id``, ``component`` and ``pod_index`` in every row plus an index on
+        them; its global ids become the new sequence numbers, so every stream keeps its order and
+        lines ingested later come after the old ones. One transaction: a crash leaves the old table.
+        """
+        if "run_id" not in {r["name"] for r in self.db.execute("PRAGMA table_info(logs)")}:
+            return
+        with self.tx() as db:
+            db.execute("DROP VIEW IF EXISTS log_lines")
+            db.execute("ALTER TABLE logs RENAME TO logs_before_streams")  # its index goes with it
+            db.execute(LOGS_TABLE)
+            db.execute("""INSERT OR IGNORE INTO log_streams (run_id, component, pod_index)
+                SELECT run_id, component, pod_index FROM logs_before_streams
+                GROUP BY run_id, component, pod_index ORDER BY MIN(id)""")
+            streams = db.execute("SELECT id, run_id, component, pod_index FROM log_streams ORDER BY id").fetchall()
+            for stream in streams:  # stream by stream, in id order: appends, no sort of the whole table
+                db.execute("""INSERT INTO logs (id, ts, level, line)
+                    SELECT ? | id, ts, level, line FROM logs_before_streams
+                    WHERE run_id = ? AND component = ? AND pod_index = ? ORDER BY id""",
+                           (stream["id"] << STREAM_SHIFT, stream["run_id"], stream["component"], stream["pod_index"]))
+            last = db.execute("SELECT MAX(id) AS n FROM logs_before_streams").fetchone()["n"]
+            db.execute("DROP TABLE logs_before_streams")
+            if last is not None:
+                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('log_seq', ?)", (str(last),))
 
     def _add_missing_columns(self) -> None:
         """Columns added after a data dir was first created (SQLite's CREATE IF NOT EXISTS keeps old tables)."""
@@ -219,25 +278,62 @@ class Store:
 
     def delete_run(self, run_id: str) -> None:
         with self.tx() as db:
-            for table in ("runs", "logs", "metrics", "checkpoints", "components", "offsets"):
+            for stream in self._streams(run_id):
+                db.execute("DELETE FROM logs WHERE id BETWEEN ? AND ?", _stream_range(stream))
+            for table in ("runs", "log_streams", "metrics", "checkpoints", "components", "offsets"):
                 column = "id" if table == "runs" else "run_id"
                 db.execute(f"DELETE FROM {table} WHERE {column} = ?", (run_id,))
 
     # logs -------------------------------------------------------------------------------------
+    # One row per line, keyed so that a stream's lines are one rowid range: no secondary index to
+    # maintain on ingest, and a window (tail, since, level, search) is a backwards scan of that range.
     def add_log_lines(self, db: sqlite3.Connection, run_id: str, component: str, pod_index: int,
                       lines: list[tuple[float, str | None, str]]) -> None:
-        db.executemany(
-            "INSERT INTO logs (run_id, component, pod_index, ts, level, line) VALUES (?, ?, ?, ?, ?, ?)",
-            [(run_id, component, pod_index, ts, level, line) for ts, level, line in lines],
-        )
+        if lines:
+            ts, levels, texts = zip(*lines)
+            self.add_log_columns(db, run_id, component, pod_index, ts, levels, texts)
+
+    def add_log_columns(self, db: sqlite3.Connection, run_id: str, component: str, pod_index: int,
+                        ts: Sequence[float], levels: Sequence[str | None], lines: Sequence[str]) -> None:
+        """Append lines (three equal-length columns) to a stream, inside the caller's transaction."""
+        n = len(lines)
+        if not n:
+            return
+        db.execute("INSERT OR IGNORE INTO log_streams (run_id, component, pod_index) VALUES (?, ?, ?)",
+                   (run_id, component, pod_index))
+        stream = db.execute("SELECT id FROM log_streams WHERE run_id = ? AND component = ? AND pod_index = ?",
+                            (run_id, component, pod_index)).fetchone()["id"]
+        row = db.execute("SELECT value FROM meta WHERE key = 'log_seq'").fetchone()
+        seq = 0 if row is None else int(row["value"])
+        flat = list(chain.from_iterable(zip(count((stream << STREAM_SHIFT) | (seq + 1)), ts, levels, lines)))
+        width = 4 * INSERT_BATCH
+        full = 4 * (n - n % INSERT_BATCH)
+        if full:
+            db.executemany(_INSERT_LOGS, [flat[i:i + width] for i in range(0, full, width)])
+        if full < len(flat):
+            rest = iter(flat[full:])
+            db.executemany("INSERT INTO logs (id, ts, level, line) VALUES (?, ?, ?, ?)", zip(rest, rest, rest, rest))
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('log_seq', ?)", (str(seq + n),))
+
+    def _streams(self, run_id: str, component: str | None = None, pod_index: int | None = None) -> list[int]:
+        sql = "SELECT id FROM log_streams WHERE run_id = ?"
+        args: list[Any] = [run_id]
+        if component is not None:
+            sql += " AND component = ?"
+            args.append(component)
+        if pod_index is not None:
+            sql += " AND pod_index = ?"
+            args.append(pod_index)
+        return [r["id"] for r in self.db.execute(sql, args)]
 
     def log_components(self, run_id: str) -> list[str]:
-        rows = self.db.execute("SELECT DISTINCT component FROM logs WHERE run_id = ?", (run_id,)).fetchall()
+        rows = self.db.execute("SELECT DISTINCT component FROM log_streams WHERE run_id = ? ORDER BY component",
+                               (run_id,)).fetchall()
         return [r["component"] for r in rows]
 
     def log_pods(self, run_id: str, component: str) -> list[int]:
         """The pod indexes that have log lines of ``component`` (one per node of a multi-node run)."""
-        rows = self.db.execute("SELECT DISTINCT pod_index FROM logs WHERE run_id = ? AND component = ? ORDER BY pod_index",
+        rows = self.db.execute("SELECT pod_index FROM log_streams WHERE run_id = ? AND component = ? ORDER BY pod_index",
                                (run_id, component)).fetchall()
         return [r["pod_index"] for r in rows]
 
@@ -247,12 +343,13 @@ class Store:
         """The last ``limit`` matching lines, oldest first; filtering and tailing happen in SQLite.
 
         ``search`` is a plain substring; ``pattern`` a compiled regex (checked per candidate row).
+        ``pod_index`` None: every pod of the component, in the order the lines were stored.
         """
-        sql = "SELECT line FROM logs WHERE run_id = ? AND component = ?"
-        args: list[Any] = [run_id, component]
-        if pod_index is not None:
-            sql += " AND pod_index = ?"
-            args.append(pod_index)
+        streams = self._streams(run_id, component, pod_index)
+        if not streams:
+            return []
+        sql = "SELECT id, line FROM logs WHERE id BETWEEN ? AND ?"
+        args: list[Any] = []
         if since_ts is not None:
             sql += " AND ts >= ?"
             args.append(since_ts)
@@ -268,9 +365,16 @@ class Store:
             sql += " AND primetui_match(line)"
         sql += " ORDER BY id DESC LIMIT ?"
         args.append(limit)
-        lines = [r["line"] for r in self.db.execute(sql, args).fetchall()]
-        lines.reverse()
-        return lines
+        if len(streams) == 1:
+            lines = [r["line"] for r in self.db.execute(sql, (*_stream_range(streams[0]), *args))]
+            lines.reverse()
+            return lines
+        rows = [(r["id"] & SEQ_MASK, r["line"]) for stream in streams
+                for r in self.db.execute(sql, (*_stream_range(stream), *args))]
+        rows.sort()
+        if limit >= 0:  # (a negative LIMIT is no limit in SQLite)
+            rows = rows[len(rows) - limit:] if limit < len(rows) else rows
+        return [line for _, line in rows]
 
     # metrics ----------------------------------------------------------------------------------
     def merge_metric_rows(self, db: sqlite3.Connection, run_id: str, rows: list[dict[str, Any]]) -> None:
