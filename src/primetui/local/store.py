@@ -128,6 +128,15 @@ def iso_from_unix(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _where(sql: str, args: list[Any], *conditions: tuple[str, Any]) -> tuple[str, list[Any]]:
+    """``sql`` with `` AND <condition>`` added for each condition whose value is not None."""
+    for condition, value in conditions:
+        if value is not None:
+            sql += f" AND {condition}"
+            args.append(value)
+    return sql, args
+
+
 def _stream_range(stream: int) -> tuple[int, int]:
     """The first and last log id a stream can hold."""
     return stream << STREAM_SHIFT, (stream << STREAM_SHIFT) | SEQ_MASK
@@ -316,14 +325,8 @@ class Store:
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('log_seq', ?)", (str(seq + n),))
 
     def _streams(self, run_id: str, component: str | None = None, pod_index: int | None = None) -> list[int]:
-        sql = "SELECT id FROM log_streams WHERE run_id = ?"
-        args: list[Any] = [run_id]
-        if component is not None:
-            sql += " AND component = ?"
-            args.append(component)
-        if pod_index is not None:
-            sql += " AND pod_index = ?"
-            args.append(pod_index)
+        sql, args = _where("SELECT id FROM log_streams WHERE run_id = ?", [run_id],
+                           ("component = ?", component), ("pod_index = ?", pod_index))
         return [r["id"] for r in self.db.execute(sql, args)]
 
     def log_components(self, run_id: str) -> list[str]:
@@ -348,17 +351,8 @@ class Store:
         streams = self._streams(run_id, component, pod_index)
         if not streams:
             return []
-        sql = "SELECT id, line FROM logs WHERE id BETWEEN ? AND ?"
-        args: list[Any] = []
-        if since_ts is not None:
-            sql += " AND ts >= ?"
-            args.append(since_ts)
-        if level is not None:
-            sql += " AND level = ?"
-            args.append(level)
-        if search is not None:
-            sql += " AND instr(line, ?) > 0"
-            args.append(search)
+        sql, args = _where("SELECT id, line FROM logs WHERE id BETWEEN ? AND ?", [],
+                           ("ts >= ?", since_ts), ("level = ?", level), ("instr(line, ?) > 0", search))
         if pattern is not None:
             # Re-registered per query (same name): the store is used from one thread only.
             self.db.create_function("primetui_match", 1, lambda line: 1 if pattern.search(line) else 0)
@@ -390,14 +384,8 @@ class Store:
             )
 
     def query_metrics(self, run_id: str, min_step: int | None, max_step: int | None, limit: int | None) -> list[dict]:
-        sql = "SELECT data FROM metrics WHERE run_id = ?"
-        args: list[Any] = [run_id]
-        if min_step is not None:
-            sql += " AND step >= ?"
-            args.append(min_step)
-        if max_step is not None:
-            sql += " AND step <= ?"
-            args.append(max_step)
+        sql, args = _where("SELECT data FROM metrics WHERE run_id = ?", [run_id],
+                           ("step >= ?", min_step), ("step <= ?", max_step))
         sql += " ORDER BY step"
         if limit is not None:
             sql += " LIMIT ?"
