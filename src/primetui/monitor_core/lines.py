@@ -195,6 +195,20 @@ class _Rows:
     def with_literal(self, lit: str) -> list[int]:
         """Rows that contain ``lit``, in order (one search per such row)."""
         blob = self.blob
+        units = self.units
+        if units is not None and len(lit) <= 2 and max(map(ord, lit)) < 0x10000:
+            # One vectorised pass over the UTF-16 view instead of a search per hit.
+            eq = units == ord(lit[0])
+            if not eq.any():
+                return []
+            hits = np.flatnonzero(eq)
+            if len(lit) == 2:
+                hits = hits[hits + 1 < len(units)]
+                hits = hits[units[hits + 1] == ord(lit[1])]
+            if not len(hits):
+                return []
+            rows = np.searchsorted(self.newlines, hits, side="left")
+            return rows[np.concatenate(([True], rows[1:] != rows[:-1]))].tolist()
         find = blob.find
         positions: list[int] = []
         pos = find(lit)
@@ -205,6 +219,47 @@ class _Rows:
                 break
             pos = find(lit, end)
         return self.of(positions)
+
+    def heads(self, n: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Level codes and clocks of the rows in prime-rl's fixed layout (``HH:MM:SS LEVEL7 ``:
+        characters 8-16 are one of :data:`_FIXED_LEVELS`), computed on the UTF-16 view for the
+        whole batch; None when there is no such view (the batch has characters beyond the BMP)."""
+        units = self.units
+        if units is None:
+            return None
+        newlines = self.newlines
+        starts = np.empty(n, dtype=np.int64)
+        starts[0] = 0
+        starts[1:] = newlines + 1
+        ends = np.empty(n, dtype=np.int64)
+        ends[:-1] = newlines
+        ends[-1] = len(units)
+        codes = np.zeros(n, dtype=np.uint8)
+        times = np.full(n, -1.0, dtype=np.float64)
+        cand = np.flatnonzero(ends - starts >= 17)  # line[8:17] has all 9 characters
+        if not len(cand):
+            return codes, times
+        first = starts[cand]
+        block = units[first[:, None] + _COLS_8_17]
+        packed = np.zeros(len(cand), dtype=np.uint64)
+        for j in range(9):
+            packed |= block[:, j].astype(np.uint64) << np.uint64(7 * j)
+        at = np.minimum(np.searchsorted(_FIXED_PACKED, packed), len(_FIXED_PACKED) - 1)
+        hit = (_FIXED_PACKED[at] == packed) & (block < 128).all(axis=1)
+        rows = cand[hit]
+        codes[rows] = _FIXED_PACKED_CODES[at[hit]]
+        if len(rows):
+            # The clock: "HH:MM:SS" in ASCII digits is worked out here, any other head by _clock.
+            clk = units[starts[rows][:, None] + _COLS_0_8].astype(np.int64) - 48
+            digits = clk[:, _CLOCK_DIGITS]
+            ok = (clk[:, 2] == 10) & (clk[:, 5] == 10) & ((digits >= 0) & (digits < 10)).all(axis=1)
+            secs = (digits[:, 0] * 10 + digits[:, 1]) * 3600 + (digits[:, 2] * 10 + digits[:, 3]) * 60 + digits[:, 4] * 10 + digits[:, 5]
+            times[rows[ok]] = secs[ok]
+            blob = self.blob
+            for row in rows[~ok].tolist():
+                start = int(starts[row])
+                times[row] = _clock_cached(blob[start : start + 8])
+        return codes, times
 
     def no_controls(self, n: int) -> bool:
         """True when the batch holds no character :func:`neutralise` would change (no tab, no
@@ -223,10 +278,40 @@ class _Rows:
         return not np.isin(wide, _WIDE_CONTROLS).any()
 
 
+_COLS_8_17 = np.arange(8, 17)
+_COLS_0_8 = np.arange(8)
+_CLOCK_DIGITS = np.array([0, 1, 3, 4, 6, 7])
+
+
+def _pack(head: str) -> int:
+    return sum(ord(ch) << (7 * j) for j, ch in enumerate(head))
+
+
+_FIXED_PACKED = np.array(sorted(_pack(k) for k in _FIXED_LEVELS), dtype=np.uint64)
+_FIXED_PACKED_CODES = np.array([dict((_pack(k), c) for k, c in _FIXED_LEVELS.items())[int(v)] for v in _FIXED_PACKED], dtype=np.uint8)
+
+
 # The characters beyond C0, DEL and C1 that the neutraliser replaces (escapes._TABLE).
 _WIDE_CONTROLS = np.array(
     [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029, 0xFEFF], dtype=np.uint16
 )
+
+
+def _steps_found(blob: str) -> list[tuple[int, int]]:
+    """``(position, step)`` of every ``_STEP`` match, as ``finditer`` finds them, trying the
+    regex only where a "Step " starts."""
+    found: list[tuple[int, int]] = []
+    find = blob.find
+    match = _STEP.match
+    pos = find("Step ")
+    while pos >= 0:
+        m = match(blob, pos)
+        if m is not None:
+            found.append((pos, int(m.group(1))))
+            pos = find("Step ", m.end())
+        else:
+            pos = find("Step ", pos + 1)
+    return found
 
 
 # Line heads: the first 17 characters ("HH:MM:SS LEVEL7 ") decide the fixed-layout level and
@@ -303,8 +388,7 @@ class LineParser:
         rows = _Rows(blob)
         special: set[int] = set()
         for lit in _SPECIAL_LITERALS:
-            if lit in blob:
-                special.update(rows.with_literal(lit))
+            special.update(rows.with_literal(lit))
         # One C-speed check for the whole batch; only batches with a control character somewhere
         # look line by line, and only those lines pay for neutralising.
         if rows.no_controls(n):
@@ -316,16 +400,20 @@ class LineParser:
         text_blob = text_rows.blob
         steps = [-1] * n
         if "Step " in text_blob:
-            found = [(m.start(), int(m.group(1))) for m in _STEP.finditer(text_blob)]
+            found = _steps_found(text_blob)
             if found:
                 for row, step in zip(text_rows.of([pos for pos, _ in found]), [step for _, step in found]):
                     steps[row] = step
         # prime-rl's own layout ("HH:MM:SS LEVEL7 ...") is recognised from the line's first 17
         # characters, looked up in a table of heads seen before; the tolerant regex only runs
         # for lines that may carry another layout.
-        ids = _head_ids(texts)
-        codes = _HEAD_CODES[ids]
-        times = _HEAD_TIMES[ids]
+        heads = text_rows.heads(n)
+        if heads is not None:
+            codes, times = heads
+        else:
+            ids = _head_ids(texts)
+            codes = _HEAD_CODES[ids]
+            times = _HEAD_TIMES[ids]
         match = _LEVEL_LINE.match
         first = _LEVEL_FIRST
         for row in np.flatnonzero(codes == 0).tolist():
