@@ -398,7 +398,7 @@ class LineParser:
             texts = [line if line.isprintable() else neutralise(line) for line in raw_rows]
             text_rows = _Rows("\n".join(texts))
         text_blob = text_rows.blob
-        steps = [-1] * n
+        steps = np.full(n, -1, dtype=np.int64)
         if "Step " in text_blob:
             found = _steps_found(text_blob)
             if found:
@@ -445,19 +445,19 @@ class LineParser:
                 o_codes: list = []
                 o_times: list = []
                 o_kinds: list = []
-                o_steps: list[int] = []
+                o_steps: list = []
                 prev = 0
                 for row, ps in parsed:
                     o_texts += texts[prev:row]
                     o_codes.append(codes[prev:row])
                     o_times.append(times[prev:row])
-                    o_steps += steps[prev:row]
+                    o_steps.append(steps[prev:row])
                     o_kinds.append(np.zeros(row - prev, dtype=np.uint8))
                     for p in ps:
                         if p.key is not None:
                             batch.keys[len(o_texts)] = p.key
                         o_texts.append(p.text)
-                        o_steps.append(p.step)
+                    o_steps.append(np.array([p.step for p in ps], dtype=np.int64))
                     o_codes.append(np.array([p.level for p in ps], dtype=np.uint8))
                     o_times.append(np.array([p.t for p in ps], dtype=np.float64))
                     o_kinds.append(np.array([p.kind for p in ps], dtype=np.uint8))
@@ -465,10 +465,10 @@ class LineParser:
                 o_texts += texts[prev:]
                 o_codes.append(codes[prev:])
                 o_times.append(times[prev:])
-                o_steps += steps[prev:]
+                o_steps.append(steps[prev:])
                 o_kinds.append(np.zeros(n - prev, dtype=np.uint8))
-                texts, steps = o_texts, o_steps
-                codes, times, kinds = np.concatenate(o_codes), np.concatenate(o_times), np.concatenate(o_kinds)
+                texts = o_texts
+                codes, times, kinds, steps = np.concatenate(o_codes), np.concatenate(o_times), np.concatenate(o_kinds), np.concatenate(o_steps)
                 n = len(texts)
         levels = codes
         tarr = times
@@ -484,7 +484,7 @@ class LineParser:
         batch.texts = texts
         batch.levels = levels
         batch.kinds = np.zeros(n, dtype=np.uint8) if kinds is None else kinds
-        batch.steps = np.array(steps, dtype=np.int64)
+        batch.steps = steps
         batch.times = tarr
         return batch
 
