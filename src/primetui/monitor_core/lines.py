@@ -193,11 +193,11 @@ class _Rows:
         return out
 
     def with_literal(self, lit: str) -> list[int]:
-        """Rows that contain ``lit``, in order (one search per such row)."""
+        """Rows that contain ``lit``, in order: one vectorised pass over the UTF-16 view for a
+        literal of one or two characters, else one ``str.find`` per such row."""
         blob = self.blob
         units = self.units
         if units is not None and len(lit) <= 2 and max(map(ord, lit)) < 0x10000:
-            # One vectorised pass over the UTF-16 view instead of a search per hit.
             eq = units == ord(lit[0])
             if not eq.any():
                 return []
@@ -322,6 +322,8 @@ _HEAD_TIMES = np.full(1024, -1.0, dtype=np.float64)
 
 
 def _head_ids(texts: list[str]) -> np.ndarray:
+    """Ids into ``_HEAD_CODES`` / ``_HEAD_TIMES`` for each line (the path for batches that
+    :meth:`_Rows.heads` cannot take)."""
     global _HEAD_CODES, _HEAD_TIMES
     get = _HEADS.get
     ids = [get(line[:17], -1) for line in texts]
@@ -351,8 +353,9 @@ class LineParser:
     """Turns raw lines of one component into parsed lines (stateful: continuation lines).
 
     The common case (plain prime-rl lines) is handled a whole batch at a time with C-speed
-    regex scans over the joined batch; only unusual lines (JSON envelopes, progress bars,
-    carriage returns, tracebacks) take the per-line path.
+    scans over the joined batch and numpy passes over its UTF-16 view (control characters,
+    rows holding a literal, the fixed-layout level and clock); only unusual lines (JSON
+    envelopes, progress bars, carriage returns, tracebacks) take the per-line path.
     """
 
     def __init__(self) -> None:
