@@ -104,6 +104,37 @@ def test_tqdm_bars_collapse_to_their_latest_state_across_batches():
     assert texts == ["20:00:00    INFO loading", "Generating train split: 100%|██████████| 1000/1000", "Map: 60%|██████    | 6/10"]
 
 
+def _columns(batch) -> tuple:
+    return (list(batch.texts), np.asarray(batch.levels).tolist(), np.asarray(batch.kinds).tolist(), np.asarray(batch.steps).tolist(),
+            np.asarray(batch.times).tolist(), dict(batch.keys))
+
+
+def _one_by_one(raw: list[str]) -> tuple:
+    parser = L.LineParser()
+    parts = [_columns(parser.parse_batch([line])) for line in raw]
+    out: tuple = ([], [], [], [], [], {})
+    for part in parts:
+        base = len(out[0])
+        for column, values in zip(out[:5], part[:5]):
+            column.extend(values)
+        out[5].update({base + k: v for k, v in part[5].items()})
+    return out
+
+
+_PRIME_RL = [f"20:{i // 60 % 60:02d}:{i % 60:02d}    INFO Initializing data (batch={i})" for i in range(300)]
+
+
+def test_batch_checks_give_what_each_line_alone_gives():
+    # The whole-batch scans (control characters, literal rows, line heads, sparse colour codes)
+    # must decide for each line what parsing that line on its own decides.
+    odd = ["\x1b[31m20:00:01\x1b[0m WARNING red", "20:00:02   ERROR \u202eevil", "20:00:03    INFO c1 \x85 here", "20:00:04    INFO tab\there",
+           "20:00:05    INFO emoji \U0001F600 Step 7 | x", "2\u0663:00:06    INFO arabic digit", "1 :2 :34    INFO odd clock", "ab:cd:ef    INFO no clock",
+           "20:00:07 CRITICAL wide", "12:34 [WARNING] seed", "50%|\u2588\u2588   | 5/10", "Traceback (most recent call last):", "  File \"x.py\", line 1",
+           '{"timestamp": "2026-01-01T10:00:00Z", "level": "info", "message": "a\\nb"}', "bom \ufeff", "del \x7f", "nbsp \u00a0 \u2014 dash", "short", ""]
+    for raw in (_PRIME_RL[:40] + odd + _PRIME_RL[40:], odd, _PRIME_RL + odd[:1], [line for pair in zip(_PRIME_RL, odd * 20) for line in pair]):
+        assert _columns(L.LineParser().parse_batch(raw)) == _one_by_one(raw)
+
+
 def test_gap_line_is_a_visible_marker():
     store = LogStore()
     g = store.append_gap("Some lines are missing here")
@@ -259,6 +290,15 @@ _line = st.one_of(
     st.builds(lambda d: json.dumps(d), st.dictionaries(st.sampled_from(["timestamp", "level", "message", "tag", "type", "exception", "x"]),
                                                       st.one_of(st.text(max_size=20), st.integers(), st.none()), max_size=6)),
 )
+
+
+_odd_line = st.text(alphabet=st.sampled_from(list("\x1b[0123456789;:m \t\x85\u202e\u2066\ufeff\x7f\u00a0\U0001F600█%|{}INFOWARNStep ")), max_size=40)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(_odd_line, st.sampled_from(_PRIME_RL)), max_size=60))
+def test_any_batch_parses_as_its_lines_would_one_by_one(raw):
+    assert _columns(L.LineParser().parse_batch(raw)) == _one_by_one(raw)
 
 
 @settings(max_examples=40, deadline=None)

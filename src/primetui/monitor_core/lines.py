@@ -108,12 +108,6 @@ def _render_envelope(obj: dict, prefix: str) -> list[tuple[str, int, int]] | Non
 
 _FIXED_LEVELS = {f" {name:>7} ": code for name, code in _LEVEL_CODES.items() if len(name) <= 7}
 _LEVEL_FIRST = frozenset("0123456789[")
-# What sends a line down the per-line path: JSON envelopes, progress bars, tracebacks (the
-# lines after "Traceback" carry no level and inherit ERROR as continuation lines).
-_SPECIAL = tuple(
-    (lit, re.compile(re.escape(lit)))
-    for lit in ("{", "%|", "\u2588", "Traceback")
-)
 
 
 class Batch:
@@ -166,12 +160,202 @@ def _clock_cached(hms: str) -> float:
     return t
 
 
+# What sends a line down the per-line path: JSON envelopes, progress bars, tracebacks (the
+# lines after "Traceback" carry no level and inherit ERROR as continuation lines).
+_SPECIAL_LITERALS = ("{", "%|", "\u2588", "Traceback")
+
+
+class _Rows:
+    """Maps character positions of a ``\\n``-joined batch to its rows, from one UTF-16 view of
+    the text (code units are characters while the batch has nothing beyond the BMP)."""
+
+    __slots__ = ("blob", "units", "newlines")
+
+    def __init__(self, blob: str) -> None:
+        self.blob = blob
+        units = np.frombuffer(blob.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+        self.units = units if len(units) == len(blob) else None
+        self.newlines = np.flatnonzero(units == 10) if self.units is not None else None
+
+    def of(self, positions: list[int]) -> list[int]:
+        """Row of each (sorted) character position."""
+        if not positions:
+            return []
+        if self.newlines is not None:
+            return np.searchsorted(self.newlines, positions, side="left").tolist()
+        out: list[int] = []
+        count = self.blob.count
+        row = prev = 0
+        for pos in positions:
+            row += count("\n", prev, pos)
+            prev = pos
+            out.append(row)
+        return out
+
+    def with_literal(self, lit: str) -> list[int]:
+        """Rows that contain ``lit``, in order: one vectorised pass over the UTF-16 view for a
+        literal of one or two characters, else one ``str.find`` per such row."""
+        blob = self.blob
+        units = self.units
+        if units is not None and len(lit) <= 2 and max(map(ord, lit)) < 0x10000:
+            eq = units == ord(lit[0])
+            if not eq.any():
+                return []
+            hits = np.flatnonzero(eq)
+            if len(lit) == 2:
+                hits = hits[hits + 1 < len(units)]
+                hits = hits[units[hits + 1] == ord(lit[1])]
+            if not len(hits):
+                return []
+            rows = np.searchsorted(self.newlines, hits, side="left")
+            return rows[np.concatenate(([True], rows[1:] != rows[:-1]))].tolist()
+        find = blob.find
+        positions: list[int] = []
+        pos = find(lit)
+        while pos >= 0:
+            positions.append(pos)
+            end = find("\n", pos)
+            if end < 0:
+                break
+            pos = find(lit, end)
+        return self.of(positions)
+
+    def heads(self, n: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Level codes and clocks of the rows in prime-rl's fixed layout (``HH:MM:SS LEVEL7 ``:
+        characters 8-16 are one of :data:`_FIXED_LEVELS`), computed on the UTF-16 view for the
+        whole batch; None when there is no such view (the batch has characters beyond the BMP)."""
+        units = self.units
+        if units is None:
+            return None
+        newlines = self.newlines
+        starts = np.empty(n, dtype=np.int64)
+        starts[0] = 0
+        starts[1:] = newlines + 1
+        ends = np.empty(n, dtype=np.int64)
+        ends[:-1] = newlines
+        ends[-1] = len(units)
+        codes = np.zeros(n, dtype=np.uint8)
+        times = np.full(n, -1.0, dtype=np.float64)
+        cand = np.flatnonzero(ends - starts >= 17)  # line[8:17] has all 9 characters
+        if not len(cand):
+            return codes, times
+        first = starts[cand]
+        block = units[first[:, None] + _COLS_8_17]
+        packed = np.zeros(len(cand), dtype=np.uint64)
+        for j in range(9):
+            packed |= block[:, j].astype(np.uint64) << np.uint64(7 * j)
+        at = np.minimum(np.searchsorted(_FIXED_PACKED, packed), len(_FIXED_PACKED) - 1)
+        hit = (_FIXED_PACKED[at] == packed) & (block < 128).all(axis=1)
+        rows = cand[hit]
+        codes[rows] = _FIXED_PACKED_CODES[at[hit]]
+        if len(rows):
+            # The clock: "HH:MM:SS" in ASCII digits is worked out here, any other head by _clock.
+            clk = units[starts[rows][:, None] + _COLS_0_8].astype(np.int64) - 48
+            digits = clk[:, _CLOCK_DIGITS]
+            ok = (clk[:, 2] == 10) & (clk[:, 5] == 10) & ((digits >= 0) & (digits < 10)).all(axis=1)
+            secs = (digits[:, 0] * 10 + digits[:, 1]) * 3600 + (digits[:, 2] * 10 + digits[:, 3]) * 60 + digits[:, 4] * 10 + digits[:, 5]
+            times[rows[ok]] = secs[ok]
+            blob = self.blob
+            for row in rows[~ok].tolist():
+                start = int(starts[row])
+                times[row] = _clock_cached(blob[start : start + 8])
+        return codes, times
+
+    def no_controls(self, n: int) -> bool:
+        """True when the batch holds no character :func:`neutralise` would change (no tab, no
+        C0/C1 control but the ``\\n`` separators, no DEL, no bidi mark or line separator): a
+        few C-speed passes instead of a per-character ``isprintable``."""
+        units = self.units
+        if units is None:
+            return False
+        if int(np.count_nonzero(units < 32)) != n - 1 or "\t" in self.blob:
+            return False
+        wide = units[units >= 0x7F]
+        if not len(wide):
+            return True
+        if np.count_nonzero((wide - np.uint16(0x7F)) < 0x21):  # DEL and C1 controls
+            return False
+        return not np.isin(wide, _WIDE_CONTROLS).any()
+
+
+_COLS_8_17 = np.arange(8, 17)
+_COLS_0_8 = np.arange(8)
+_CLOCK_DIGITS = np.array([0, 1, 3, 4, 6, 7])
+
+
+def _pack(head: str) -> int:
+    return sum(ord(ch) << (7 * j) for j, ch in enumerate(head))
+
+
+_FIXED_PACKED = np.array(sorted(_pack(k) for k in _FIXED_LEVELS), dtype=np.uint64)
+_FIXED_PACKED_CODES = np.array([dict((_pack(k), c) for k, c in _FIXED_LEVELS.items())[int(v)] for v in _FIXED_PACKED], dtype=np.uint8)
+
+
+# The characters beyond C0, DEL and C1 that the neutraliser replaces (escapes._TABLE).
+_WIDE_CONTROLS = np.array(
+    [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029, 0xFEFF], dtype=np.uint16
+)
+
+
+def _steps_found(blob: str) -> list[tuple[int, int]]:
+    """``(position, step)`` of every ``_STEP`` match, as ``finditer`` finds them, trying the
+    regex only where a "Step " starts."""
+    found: list[tuple[int, int]] = []
+    find = blob.find
+    match = _STEP.match
+    pos = find("Step ")
+    while pos >= 0:
+        m = match(blob, pos)
+        if m is not None:
+            found.append((pos, int(m.group(1))))
+            pos = find("Step ", m.end())
+        else:
+            pos = find("Step ", pos + 1)
+    return found
+
+
+# Line heads: the first 17 characters ("HH:MM:SS LEVEL7 ") decide the fixed-layout level and
+# clock, so each distinct head is worked out once and later lines look it up by an id.
+_HEADS: dict[str, int] = {}
+_HEAD_CODES = np.zeros(1024, dtype=np.uint8)
+_HEAD_TIMES = np.full(1024, -1.0, dtype=np.float64)
+
+
+def _head_ids(texts: list[str]) -> np.ndarray:
+    """Ids into ``_HEAD_CODES`` / ``_HEAD_TIMES`` for each line (the path for batches that
+    :meth:`_Rows.heads` cannot take)."""
+    global _HEAD_CODES, _HEAD_TIMES
+    get = _HEADS.get
+    ids = [get(line[:17], -1) for line in texts]
+    if -1 in ids:
+        if len(_HEADS) > 200_000:
+            _HEADS.clear()
+            ids = [-1] * len(ids)
+        fixed = _FIXED_LEVELS.get
+        for row, i in enumerate(ids):
+            if i < 0:
+                head = texts[row][:17]
+                i = _HEADS.get(head)
+                if i is None:
+                    i = len(_HEADS)
+                    if i >= len(_HEAD_CODES):
+                        _HEAD_CODES = np.resize(_HEAD_CODES, 2 * i)
+                        _HEAD_TIMES = np.resize(_HEAD_TIMES, 2 * i)
+                    code = fixed(head[8:17], 0)
+                    _HEAD_CODES[i] = code
+                    _HEAD_TIMES[i] = _clock_cached(head[:8]) if code else -1.0
+                    _HEADS[head] = i
+                ids[row] = i
+    return np.array(ids, dtype=np.intp)
+
+
 class LineParser:
     """Turns raw lines of one component into parsed lines (stateful: continuation lines).
 
     The common case (plain prime-rl lines) is handled a whole batch at a time with C-speed
-    regex scans over the joined batch; only unusual lines (JSON envelopes, progress bars,
-    carriage returns, tracebacks) take the per-line path.
+    scans over the joined batch and numpy passes over its UTF-16 view (control characters,
+    rows holding a literal, the fixed-layout level and clock); only unusual lines (JSON
+    envelopes, progress bars, carriage returns, tracebacks) take the per-line path.
     """
 
     def __init__(self) -> None:
@@ -191,82 +375,106 @@ class LineParser:
         if "\r" in blob:
             raw_lines = [_last_cr_state(line) if "\r" in line else line for line in raw_lines]
             blob = "\n".join(raw_lines)
-        if "\x1b" in blob:
-            blob = strip_sgr(blob)
         raw_rows = blob.split("\n")
         n = len(raw_rows)
+        if "\x1b" in blob:
+            # SGR codes never span a line, so stripping line by line equals stripping the blob;
+            # when only a few lines carry them, only those lines pay for the regex.
+            esc_rows = _Rows(blob).with_literal("\x1b")
+            if len(esc_rows) > n // 8:
+                blob = strip_sgr(blob)
+                raw_rows = blob.split("\n")
+            else:
+                for row in esc_rows:
+                    raw_rows[row] = strip_sgr(raw_rows[row])
+                blob = "\n".join(raw_rows)
+        rows = _Rows(blob)
         special: set[int] = set()
-        found_special = [pat for lit, pat in _SPECIAL if lit in blob]
-        if found_special:
-            raw_starts = np.cumsum(np.fromiter(map(len, raw_rows), dtype=np.int64, count=n) + 1)
-            positions = [m.start() for pat in found_special for m in pat.finditer(blob)]
-            special = set(np.searchsorted(raw_starts, positions, side="right").tolist())
+        for lit in _SPECIAL_LITERALS:
+            special.update(rows.with_literal(lit))
         # One C-speed check for the whole batch; only batches with a control character somewhere
         # look line by line, and only those lines pay for neutralising.
-        if blob.replace("\n", "").isprintable():
+        if rows.no_controls(n):
             texts = raw_rows
+            text_rows = rows
         else:
             texts = [line if line.isprintable() else neutralise(line) for line in raw_rows]
-        steps = [-1] * n
-        text_blob = "\n".join(texts)
+            text_rows = _Rows("\n".join(texts))
+        text_blob = text_rows.blob
+        steps = np.full(n, -1, dtype=np.int64)
         if "Step " in text_blob:
-            found = [(m.start(), int(m.group(1))) for m in _STEP.finditer(text_blob)]
+            found = _steps_found(text_blob)
             if found:
-                starts = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=n) + 1)
-                rows = np.searchsorted(starts, [pos for pos, _ in found], side="right")
-                for row, (_, step) in zip(rows.tolist(), found):
+                for row, step in zip(text_rows.of([pos for pos, _ in found]), [step for _, step in found]):
                     steps[row] = step
-        # prime-rl's own layout ("HH:MM:SS LEVEL7 ...") is recognised by slicing; the
-        # tolerant regex only runs for lines that may carry another layout.
-        fixed = _FIXED_LEVELS.get
-        codes = [fixed(line[8:17], 0) for line in texts]
-        clock = _clock_cached
-        cget = _CLOCKS.get
-        times = [cget(line[:8], -2.0) if code else -1.0 for code, line in zip(codes, texts)]
-        for row in [row for row, t in enumerate(times) if t == -2.0]:
-            times[row] = clock(texts[row][:8])
+        # prime-rl's own layout ("HH:MM:SS LEVEL7 ...") is recognised from the line's first 17
+        # characters, looked up in a table of heads seen before; the tolerant regex only runs
+        # for lines that may carry another layout.
+        heads = text_rows.heads(n)
+        if heads is not None:
+            codes, times = heads
+        else:
+            ids = _head_ids(texts)
+            codes = _HEAD_CODES[ids]
+            times = _HEAD_TIMES[ids]
         match = _LEVEL_LINE.match
         first = _LEVEL_FIRST
-        for row in [row for row, code in enumerate(codes) if not code and texts[row][:1] in first]:
-            m = match(texts[row])
-            if m is not None:
-                codes[row] = _LEVEL_CODES[m.group("level")]
-                times[row] = clock(m.group("time"))
-        kinds: list[int] | None = None
+        for row in np.flatnonzero(codes == 0).tolist():
+            text = texts[row]
+            if text[:1] in first:
+                m = match(text)
+                if m is not None:
+                    codes[row] = _LEVEL_CODES[m.group("level")]
+                    times[row] = _clock_cached(m.group("time"))
+        kinds: np.ndarray | None = None
         if special:
-            # Splice the per-line results of the unusual rows between runs of ordinary rows.
-            o_texts: list[str] = []
-            o_codes: list[int] = []
-            o_times: list[float] = []
-            o_kinds: list[int] = []
-            o_steps: list[int] = []
-            prev = 0
-            for row in sorted(special):
-                if row >= n:
-                    continue
-                o_texts += texts[prev:row]
-                o_codes += codes[prev:row]
-                o_times += times[prev:row]
-                o_steps += steps[prev:row]
-                o_kinds += [TEXT] * (row - prev)
-                for p in self._special(raw_rows[row]):
+            parsed = [(row, self._special(raw_rows[row])) for row in sorted(special) if row < n]
+            if all(len(ps) == 1 for _, ps in parsed):
+                # Each unusual row is one display line: fill it in where it stands.
+                kinds = np.zeros(n, dtype=np.uint8)
+                if texts is raw_rows:
+                    texts = list(texts)
+                for row, (p,) in parsed:
                     if p.key is not None:
-                        batch.keys[len(o_texts)] = p.key
-                    o_texts.append(p.text)
-                    o_codes.append(p.level)
-                    o_times.append(p.t)
-                    o_kinds.append(p.kind)
-                    o_steps.append(p.step)
-                prev = row + 1
-            o_texts += texts[prev:]
-            o_codes += codes[prev:]
-            o_times += times[prev:]
-            o_steps += steps[prev:]
-            o_kinds += [TEXT] * (n - prev)
-            texts, codes, times, steps, kinds = o_texts, o_codes, o_times, o_steps, o_kinds
-            n = len(texts)
-        levels = np.array(codes, dtype=np.uint8)
-        tarr = np.array(times, dtype=np.float64)
+                        batch.keys[row] = p.key
+                    texts[row] = p.text
+                    codes[row] = p.level
+                    times[row] = p.t
+                    kinds[row] = p.kind
+                    steps[row] = p.step
+            else:
+                # Splice the per-line results of the unusual rows between runs of ordinary rows.
+                o_texts: list[str] = []
+                o_codes: list = []
+                o_times: list = []
+                o_kinds: list = []
+                o_steps: list = []
+                prev = 0
+                for row, ps in parsed:
+                    o_texts += texts[prev:row]
+                    o_codes.append(codes[prev:row])
+                    o_times.append(times[prev:row])
+                    o_steps.append(steps[prev:row])
+                    o_kinds.append(np.zeros(row - prev, dtype=np.uint8))
+                    for p in ps:
+                        if p.key is not None:
+                            batch.keys[len(o_texts)] = p.key
+                        o_texts.append(p.text)
+                    o_steps.append(np.array([p.step for p in ps], dtype=np.int64))
+                    o_codes.append(np.array([p.level for p in ps], dtype=np.uint8))
+                    o_times.append(np.array([p.t for p in ps], dtype=np.float64))
+                    o_kinds.append(np.array([p.kind for p in ps], dtype=np.uint8))
+                    prev = row + 1
+                o_texts += texts[prev:]
+                o_codes.append(codes[prev:])
+                o_times.append(times[prev:])
+                o_steps.append(steps[prev:])
+                o_kinds.append(np.zeros(n - prev, dtype=np.uint8))
+                texts = o_texts
+                codes, times, kinds, steps = np.concatenate(o_codes), np.concatenate(o_times), np.concatenate(o_kinds), np.concatenate(o_steps)
+                n = len(texts)
+        levels = codes
+        tarr = times
         # Continuation lines inherit the level and clock of the record above them.
         ar = np.arange(1, n + 1)
         idx = np.where(levels > 0, ar, 0)
@@ -278,8 +486,8 @@ class LineParser:
         self.level, self.t = int(levels[-1]), float(tarr[-1])
         batch.texts = texts
         batch.levels = levels
-        batch.kinds = np.zeros(n, dtype=np.uint8) if kinds is None else np.array(kinds, dtype=np.uint8)
-        batch.steps = np.array(steps, dtype=np.int64)
+        batch.kinds = np.zeros(n, dtype=np.uint8) if kinds is None else kinds
+        batch.steps = steps
         batch.times = tarr
         return batch
 

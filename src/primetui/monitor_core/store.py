@@ -36,7 +36,8 @@ class _Chunk:
 
     def __init__(self, start: int, texts: list[str], levels, kinds, steps, times) -> None:
         self.start = start
-        self.blob = "\n".join(texts).encode("utf-8", "replace") + b"\n"
+        # Line by line: a few non-ASCII lines do not turn the whole join into a wide string.
+        self.blob = b"\n".join([t.encode("utf-8", "replace") for t in texts]) + b"\n"
         newlines = np.flatnonzero(np.frombuffer(self.blob, dtype=np.uint8) == 10)
         self.offsets = np.concatenate(([0], newlines + 1)).astype(np.int64)
         self.levels = np.asarray(levels, dtype=np.uint8)
@@ -63,11 +64,13 @@ class LogStore:
         self._starts: list[int] = []
         self.first = 0  # global index of the oldest kept line
         self._tail_start = 0
+        # The mutable tail: texts in a list, the columns in numpy buffers (filled up to
+        # len(self._texts)), so batches go in and chunks come out without Python int lists.
         self._texts: list[str] = []
-        self._levels: list[int] = []
-        self._kinds: list[int] = []
-        self._steps: list[int] = []
-        self._times: list[float] = []
+        self._levels = np.zeros(0, dtype=np.uint8)
+        self._kinds = np.zeros(0, dtype=np.uint8)
+        self._steps = np.zeros(0, dtype=np.int64)
+        self._times = np.zeros(0, dtype=np.float64)
         self._tail_key: str | None = None  # progress key of the last line, if it is a progress line
         self.max_width = 0
         self.version = 0  # bumps on every change (for render caches)
@@ -100,11 +103,19 @@ class LogStore:
             self._tail_key = None
         start = self.end
         if texts:
+            t0 = len(self._texts)
+            t1 = t0 + len(texts)
+            if t1 > len(self._levels):
+                cap = max(t1, 2 * len(self._levels), self.chunk_lines + 1)
+                self._levels = np.resize(self._levels, cap)
+                self._kinds = np.resize(self._kinds, cap)
+                self._steps = np.resize(self._steps, cap)
+                self._times = np.resize(self._times, cap)
+            self._levels[t0:t1] = levels
+            self._kinds[t0:t1] = kinds
+            self._steps[t0:t1] = steps
+            self._times[t0:t1] = times
             self._texts.extend(texts)
-            self._levels.extend(levels.tolist() if isinstance(levels, np.ndarray) else levels)
-            self._kinds.extend(kinds.tolist() if isinstance(kinds, np.ndarray) else kinds)
-            self._steps.extend(steps.tolist() if isinstance(steps, np.ndarray) else steps)
-            self._times.extend(times.tolist() if isinstance(times, np.ndarray) else times)
             width = max(map(len, texts))
             if width > self.max_width:
                 self.max_width = width
@@ -117,7 +128,7 @@ class LogStore:
         """Add a visible gap marker; returns its global index."""
         p = gap_line(message)
         # The marker sits where the hole is: at the clock of the line before it.
-        p = p._replace(t=self._times[-1] if self._times else -1.0)
+        p = p._replace(t=float(self._times[len(self._texts) - 1]) if self._texts else -1.0)
         batch = Batch()
         batch.add(p)
         start, _ = self.append(batch)
@@ -144,9 +155,10 @@ class LogStore:
         replaced = False
         if tail_repl is not None:
             text = batch.texts[tail_repl]
-            self._texts[-1] = text
-            self._levels[-1] = int(batch.levels[tail_repl])
-            self._times[-1] = float(batch.times[tail_repl])
+            last = len(self._texts) - 1
+            self._texts[last] = text
+            self._levels[last] = int(batch.levels[tail_repl])
+            self._times[last] = float(batch.times[tail_repl])
             if len(text) > self.max_width:
                 self.max_width = len(text)
             replaced = True
@@ -163,12 +175,17 @@ class LogStore:
 
     def _freeze(self) -> None:
         # Keep the newest line mutable (a progress bar may still replace it).
-        k = len(self._texts) - 1
-        chunk = _Chunk(self._tail_start, self._texts[:k], self._levels[:k], self._kinds[:k], self._steps[:k], self._times[:k])
+        total = len(self._texts)
+        k = total - 1
+        chunk = _Chunk(
+            self._tail_start, self._texts[:k], self._levels[:k].copy(), self._kinds[:k].copy(), self._steps[:k].copy(), self._times[:k].copy()
+        )
         self._chunks.append(chunk)
         self._starts.append(self._tail_start)
         self._tail_start += k
-        del self._texts[:k], self._levels[:k], self._kinds[:k], self._steps[:k], self._times[:k]
+        del self._texts[:k]
+        for column in (self._levels, self._kinds, self._steps, self._times):
+            column[: total - k] = column[k:total]
         while self._chunks and self.end - self._chunks[0].start - len(self._chunks[0]) >= self.max_lines:
             dropped = self._chunks.pop(0)
             self._starts.pop(0)
@@ -195,7 +212,7 @@ class LogStore:
             return None
         chunk, i = self._locate(g)
         if chunk is None:
-            return Row(self._texts[i], self._levels[i], self._kinds[i], self._steps[i])
+            return Row(self._texts[i], int(self._levels[i]), int(self._kinds[i]), int(self._steps[i]))
         return Row(chunk.text(i), int(chunk.levels[i]), int(chunk.kinds[i]), int(chunk.steps[i]))
 
     def _column(self, name: str, g0: int, g1: int) -> np.ndarray:
@@ -215,7 +232,7 @@ class LogStore:
                 parts.append(getattr(chunk, name)[lo:hi])
         if g1 > self._tail_start:
             lo = max(g0 - self._tail_start, 0)
-            parts.append(np.asarray(getattr(self, "_" + name)[lo : g1 - self._tail_start], dtype=dtype))
+            parts.append(getattr(self, "_" + name)[lo : g1 - self._tail_start].astype(dtype))
         return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
 
     def levels(self, g0: int, g1: int) -> np.ndarray:
