@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
 from primetui.api.followers import MetricRows
+from primetui.api.prefetch import RUNS_PAGE_SIZE
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.columns import fit, more_note, widest
@@ -20,7 +21,7 @@ from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
 from primetui.ui.widgets import tone_style
 
-PAGE_SIZE = 20
+PAGE_SIZE = RUNS_PAGE_SIZE
 
 # (key, label, unused); which columns show is decided by PRIORITY and the cells' widths
 # (ui/columns.py), so none is ever cut silently: the info line says how many are left out.
