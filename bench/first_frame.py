@@ -45,8 +45,17 @@ async def seed(lp, n: int) -> list[str]:
             await asyncio.sleep(0.3)
 
 
-def env_for(lp, home: str) -> dict[str, str]:
+def env_for(lp, home: str, pycache: str | None = None) -> dict[str, str]:
+    """The programs' environment; with ``pycache``, Python keeps bytecode there (PYTHONPYCACHEPREFIX).
+
+    With a prefix every program reads and writes its .pyc files in that one fresh tree (the
+    warm-up runs fill it), as on a machine where Python can keep its bytecode, whatever the
+    environment says (PYTHONDONTWRITEBYTECODE) and whatever each install's __pycache__ holds.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
+    if pycache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = pycache
     env.update(
         HOME=home,
         PRIME_BASE_URL=lp.base_url,
@@ -70,8 +79,9 @@ def cpu_seconds(pid: int) -> float:
 def time_dashboard(env: dict[str, str], run_ids: list[str], sock: str, cache_dir: str, exe: Path | None = None) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the dashboard process) until the runs list shows a run id."""
     env = dict(env, PRIMETUI_CACHE_DIR=cache_dir)
-    exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith(("PRIME", "HOME", "TERM", "PATH")))
-    cmd = f"exec env {exports} {exe or BIN / 'primetui'} runs"
+    exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith(("PRIME", "HOME", "TERM", "PATH", "PYTHONPYCACHEPREFIX")))
+    unset = "" if "PYTHONDONTWRITEBYTECODE" in env else "-u PYTHONDONTWRITEBYTECODE "  # the tmux server has the bench's env
+    cmd = f"exec env {unset}{exports} {exe or BIN / 'primetui'} runs"
     start = time.perf_counter()
     subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-s", "ff", "-x", "120", "-y", "36", cmd], check=True)
     pid = 0
@@ -130,6 +140,10 @@ def main() -> None:
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--baseline", type=Path, default=None, metavar="PRIMETUI",
                         help="another build's primetui executable, timed in the same rounds (A/B)")
+    parser.add_argument("--keep-bytecode", action="store_true",
+                        help="run every program with its bytecode kept in one fresh PYTHONPYCACHEPREFIX (filled by the "
+                             "warm-up), as on a machine where Python writes .pyc files (default: the environment's "
+                             "bytecode settings and each install's __pycache__ as they are)")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is needed for this benchmark")
@@ -140,8 +154,8 @@ def main() -> None:
         builds.append(("baseline", args.baseline.resolve()))
     with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(tmp, demo=True, speed="20") as lp:
         run_ids = asyncio.run(seed(lp, args.runs))
-        env = env_for(lp, tmp)
-        time_cli(env, run_ids)  # warm the OS file cache for both programs once
+        env = env_for(lp, tmp, os.path.join(tmp, "pycache") if args.keep_bytecode else None)
+        time_cli(env, run_ids)  # warm the OS file cache (and the bytecode) for both programs once
         warm = {}
         for n, (_, exe) in enumerate(builds):
             warm[n] = os.path.join(tmp, f"warm-cache-{n}")
@@ -162,8 +176,11 @@ def main() -> None:
         "",
         "Time from launch to the runs list on screen, against the same local platform "
         f"({len(run_ids)} finished runs plus whatever the demo holds), median of {args.repeat} interleaved runs "
-        f"on this machine (2 cores, load average {load:.1f} while measuring). CPU is the dashboard process's "
-        "user + system time (all threads) at the moment the list shows:",
+        f"on this machine (2 cores, load average {load:.1f} while measuring), "
+        + ("every program with its bytecode kept (a fresh PYTHONPYCACHEPREFIX filled by one warm-up start)" if args.keep_bytecode
+           else "with the environment's bytecode settings as they are"
+           + (" (PYTHONDONTWRITEBYTECODE=1: no .pyc written)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""))
+        + ". CPU is the dashboard process's user + system time (all threads) at the moment the list shows:",
         "",
         "| | median | CPU (median) | runs (s) |",
         "|---|---|---|---|",
@@ -190,7 +207,8 @@ def main() -> None:
     lines += [
         "The cached list is marked \"◌ cached HH:MM · refreshing\" in the header until the live reply replaces it.",
         "",
-        "Reproduce: `uv run python bench/first_frame.py --repeat 5 --write`.",
+        "Reproduce: `uv run python bench/first_frame.py --repeat 5 --write` (`--keep-bytecode`: with .pyc files kept; "
+        "`--baseline OTHER/.venv/bin/primetui`: another build in the same rounds).",
         "",
     ]
     text = "\n".join(lines)

@@ -73,8 +73,8 @@ def _run(raw: Any) -> dict[str, Any] | None:
             if value is None:
                 continue
             value = list(value) if isinstance(value, list) else value
-        elif not _exact(value, kind):
-            return None
+        elif not _exact(value, kind) or (kind is list and not all(type(v) is dict for v in value)):
+            return None  # environments is a list of objects
         out[key] = value
     for key in ("cluster_id", "clusterId"):
         if key in raw:

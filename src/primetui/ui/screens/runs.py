@@ -175,7 +175,13 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
             self.prime.observe_run(run)
         self.render_rows()
         self.save_cache()  # now, so a quick exit still leaves the list for the next start
-        self.follow_progress(runs)
+        # The metrics followers start once the rows are on screen: their first request builds the
+        # real client (httpx, pydantic), which would otherwise share the CPU with this paint.
+        self.call_after_refresh(self._follow_progress_if_alive, runs)
+
+    def _follow_progress_if_alive(self, runs: list[Any]) -> None:
+        if self.alive:
+            self.follow_progress(runs)
 
     def follow_progress(self, runs: list[Any]) -> None:
         """Metrics (R10) of the runs on this page: shared followers, incremental for live runs, once for finished ones."""
