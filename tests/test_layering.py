@@ -22,6 +22,7 @@ FORBIDDEN = {
     "primetui.settings": ABOVE_CORE | {"primetui.sft", "primetui.shell", "primetui.monitor_core"},
     "primetui.prefs": ABOVE_CORE | CORE,
     "primetui.fileio": ABOVE_CORE | CORE | {"primetui.settings", "primetui.prefs"},
+    "primetui.prefs_file": ABOVE_CORE | CORE | {"primetui.settings", "primetui.prefs"},
 }
 
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from primetui.fileio import atomic_write_text
+from primetui.prefs_file import config_dir, prefs_path
 
 __all__ = [
     "AnomalyThresholds",
@@ -130,21 +131,6 @@ class Prefs(_Strict):
         if value is None or str(value).strip() in ("", "."):
             return None
         return Path(os.path.expanduser(str(value)))
-
-
-def config_dir(env: dict[str, str] | None = None) -> Path:
-    """primetui's config directory: PRIMETUI_CONFIG_DIR, else the platform's user config dir."""
-    env = dict(os.environ) if env is None else env
-    if env.get("PRIMETUI_CONFIG_DIR"):
-        return Path(env["PRIMETUI_CONFIG_DIR"]).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("primetui"))
-
-
-def prefs_path(env: dict[str, str] | None = None) -> Path:
-    """The preferences file."""
-    return config_dir(env) / "config.toml"
 
 
 def _describe(loc: tuple[Any, ...]) -> str:

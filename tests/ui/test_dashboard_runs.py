@@ -16,7 +16,9 @@ async def test_runs_list_shows_a_completed_walkthrough_run_and_opens_it(local_pl
     run_id = await dispatch_walkthrough(local_platform)
     await wait_status(local_platform, run_id, {"COMPLETED"})
     app = make_app(local_platform)
-    async with app.run_test(size=(160, 48)) as pilot:
+    # 180 columns hold every column also once the loss sparkline has arrived (at 160 the model
+    # column gives way to it, so what showed depended on whether the metrics were in yet).
+    async with app.run_test(size=(180, 48)) as pilot:
         table = app.screen.query_one("#runs-table", DataTable)
         await until(pilot, lambda: run_id in [k.value for k in table.rows], "run in the table")
         await until(pilot, lambda: "10/10" in screen_text(app), "steps 10/10 from metrics")
@@ -96,7 +98,8 @@ async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first
         await pilot.press("y")
         await until(pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", limit=60)
         assert bells, "the terminal bell rang"
-        assert app.screen.check_action("delete", ()) is True
+        # The toast may come from the runs list underneath, a poll before the run screen's own.
+        await until(pilot, lambda: app.screen.check_action("delete", ()) is True, "delete offered for the stopped run")
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "delete confirmation")
         body = str(app.screen.query_one("#confirm-body").render())

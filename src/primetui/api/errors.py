@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
-from primetui.api.models import LOG_NOT_STARTED_MARKERS
+from primetui.api.wire import LOG_NOT_STARTED_MARKERS
 
 __all__ = [
     "APITimeoutError",

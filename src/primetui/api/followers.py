@@ -28,7 +28,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from primetui.api.errors import (
     ForbiddenError,
@@ -41,7 +41,10 @@ from primetui.api.errors import (
     UnauthorizedError,
     ValidationError,
 )
-from primetui.api.models import LogComponent, RLRun, is_terminal_run_status
+from primetui.api.wire import LogComponent, is_terminal_run_status
+
+if TYPE_CHECKING:  # the wire models (pydantic) load with the client, not with the followers
+    from primetui.api.models import RLRun
 
 __all__ = [
     "FollowerEvent",

@@ -3,15 +3,19 @@ focused widget takes typed letters (so single-letter global bindings must stay q
 
 from __future__ import annotations
 
+import sys
+
 from textual.widget import Widget
-from textual.widgets import Input, Tabs, TextArea
+from textual.widgets import Input
 
 
 def types_text(widget: Widget | None) -> bool:
     """True when ``widget`` turns letters into text (an Input, or a TextArea you can edit)."""
     if isinstance(widget, Input):
         return True
-    return isinstance(widget, TextArea) and not widget.read_only
+    # No TextArea exists before its module is imported: the runs list does not pay for it.
+    text_area = sys.modules.get("textual.widgets._text_area")
+    return text_area is not None and isinstance(widget, text_area.TextArea) and not widget.read_only
 
 
 def _shown(widget: Widget, root: Widget) -> bool:
@@ -25,6 +29,8 @@ def _shown(widget: Widget, root: Widget) -> bool:
 
 def key_target(root: Widget) -> Widget | None:
     """The first focusable, displayed widget under ``root`` that is not a tab strip."""
+    from textual.widgets import Tabs
+
     for widget in root.query("*"):
         if isinstance(widget, Tabs) or not widget.focusable:
             continue

@@ -38,11 +38,22 @@ class LazyClient:
     deferring it lets the first frame (with cached data) paint while it happens, off the UI loop.
     """
 
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, settings: Any, *, prefetch: Any = None) -> None:
         self._settings = settings
         self._client: Any = None
         self._lock: asyncio.Lock | None = None
+        self._prefetch = prefetch
         self.base_url = str(getattr(settings, "base_url", "") or "").rstrip("/").removesuffix("/api/v1")
+
+    async def list_runs(self, *, page: int = 1, limit: int = 20, mine: bool = False) -> Any:
+        """R1; the first call may take the page already fetched at start (``primetui.api.prefetch``)."""
+        prefetch, self._prefetch = self._prefetch, None
+        if prefetch is not None and not mine and (page, limit) == (prefetch.page, prefetch.limit):
+            reply = await asyncio.wrap_future(prefetch.future)
+            if reply is not None and prefetch.fresh():
+                return reply
+        client = await self.ready()
+        return await client.list_runs(page=page, limit=limit, mine=mine)
 
     async def ready(self) -> Any:
         if self._client is None:
@@ -68,8 +79,51 @@ class LazyClient:
             await self._client.aclose()
 
 
+class DefaultPrefs:
+    """The preferences when there is no preferences file: ``primetui.prefs.Prefs()``, built late.
+
+    Building the model imports pydantic, which the first frame has no other use for; what the
+    first frame reads (``FIRST_FRAME``, the same values as the model's defaults: a unit test
+    compares them) is answered at once, anything else builds the model once and reads it.
+    """
+
+    FIRST_FRAME: dict[str, Any] = {
+        "theme": "",
+        "keymap": {},
+        "watched": [],
+        "local_data_dir": None,
+        "refresh": {"runs_list": 5.0, "run_detail": 3.0, "logs": 3.0, "metrics": 5.0},
+        "notify": {"desktop": "off", "on_event": "", "hook_timeout": 10.0},
+    }
+
+    def __init__(self) -> None:
+        self._model: Any = None
+
+    def model(self) -> Any:
+        if self._model is None:
+            from primetui.prefs import Prefs
+
+            self._model = Prefs()
+        return self._model
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._model is None and name in self.FIRST_FRAME:
+            value = self.FIRST_FRAME[name]
+            return SimpleNamespace(**value) if isinstance(value, dict) and name in ("refresh", "notify") else type(value)(value) if isinstance(value, (dict, list)) else value
+        return getattr(self.model(), name)
+
+
 def load_prefs() -> tuple[Any, str | None]:
     """Preferences (primetui.prefs) and a warning sentence if the file was broken."""
+    from primetui.prefs_file import prefs_path
+
+    try:
+        if not prefs_path().exists():
+            return DefaultPrefs(), None
+    except Exception:  # noqa: BLE001 - the full loader below says what is wrong
+        pass
     try:
         from primetui import prefs as prefs_mod
     except ImportError:
@@ -146,11 +200,18 @@ class Connector:
 def _prefs_file() -> Any:
     """Where the dashboard keeps watched runs and the theme (the preferences file), if known."""
     try:
-        from primetui.prefs import prefs_path
+        from primetui.prefs_file import prefs_path
 
         return prefs_path()
     except Exception:  # noqa: BLE001 - without it watches last for the session only
         return None
+
+
+def prefetch_runs(settings: Any) -> Any:
+    """Start reading the first page of runs now, while Textual loads (see primetui.api.prefetch)."""
+    from primetui.api.prefetch import RunsPrefetch
+
+    return RunsPrefetch(str(settings.base_url), str(settings.api_key), team_id=getattr(settings, "team_id", None))
 
 
 def build_app(args: Any) -> tuple[Any, int]:
@@ -165,11 +226,12 @@ def build_app(args: Any) -> tuple[Any, int]:
     except Exception as exc:  # noqa: BLE001
         print(f"primetui: could not read the prime configuration ({exc}); fix ~/.prime/config.json or set PRIME_API_KEY.", file=sys.stderr)
         return None, 2
+    use_local = bool(getattr(args, "local", False))
+    prefetch = prefetch_runs(settings) if not use_local and getattr(settings, "api_key", "") else None
     prefs, prefs_warning = load_prefs()
     connector = Connector(settings, prefs)
     client = None
     label = None
-    use_local = bool(getattr(args, "local", False))
     if use_local:
         try:
             client, settings, label = connector.local_sync()
@@ -177,7 +239,7 @@ def build_app(args: Any) -> tuple[Any, int]:
             print(f"primetui: the local platform did not start ({exc}); try `primetui local serve` to see why.", file=sys.stderr)
             return None, 1
     elif getattr(settings, "api_key", ""):
-        client = LazyClient(settings)
+        client = LazyClient(settings, prefetch=prefetch)
     command = getattr(args, "command", None)
     from primetui.ui.app import PrimeApp
 

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field as dc_field
 from datetime import datetime, timezone
 from typing import Any
 
-from primetui.api.models import parse_time as _parse_wire_time
+from primetui.api.wire import parse_time as _parse_wire_time
 from primetui.sft.sizing import parse_size as _size_bytes
 
 Clock = Callable[[], datetime]

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Footer, Input, Label, Static
 
 from primetui.ui.safe import clean, plain
 
@@ -87,6 +87,47 @@ class StatusBar(Static):
             text.append(" │ ", style="dim")
             text.append(clean(f"team {team}"))
         self.update(text)
+
+
+class DashboardFooter(Footer):
+    """Textual's footer that rebuilds its keys only when the keys it shows change.
+
+    The footer recomposes (a dozen key widgets, each styled) whenever the screen's bindings are
+    updated: mounting, focus moving to the table, the app gaining focus. At start that is several
+    times for the same keys; the first frame pays for one.
+    """
+
+    _shown: object = None
+
+    def _keys_shown(self) -> object:
+        if not self._bindings_ready:
+            return None
+        app = self.app
+        active = self.screen.active_bindings
+
+        def shown(binding: Binding, enabled: bool, tooltip: str) -> tuple[object, ...]:
+            group = (id(binding.group), binding.group.description, binding.group.compact) if binding.group else None
+            return (binding.key, app.get_key_display(binding), binding.description, binding.action, enabled,
+                    tooltip, binding.tooltip, group)
+
+        keys = tuple(shown(b, enabled, tooltip) for (_, b, enabled, tooltip) in active.values() if b.show)
+        palette = active.get(app.COMMAND_PALETTE_BINDING)
+        return keys, palette and shown(*palette[1:]), self.show_command_palette, app.ENABLE_COMMAND_PALETTE
+
+    def compose(self) -> ComposeResult:
+        self._shown = self._keys_shown()
+        yield from super().compose()
+
+    def bindings_changed(self, screen) -> None:  # type: ignore[no-untyped-def]
+        self._bindings_ready = True
+        if not screen.app.app_focus:
+            return
+        if self.is_attached and screen is self.screen:
+            self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        if self.is_attached and self._keys_shown() != self._shown:
+            await self.recompose()
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -6,11 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from primetui.api.hub import FollowerHub, hub_for
 from primetui.ui.errors import describe, is_refusal
-from primetui.ui.widgets import StatusBar
+from primetui.ui.widgets import DashboardFooter, StatusBar
 
 if TYPE_CHECKING:
     from primetui.ui.host import DashboardHost
@@ -53,7 +52,7 @@ class DashboardScreen(Screen):
     def compose(self) -> ComposeResult:
         yield StatusBar()
         yield from self.compose_body()
-        yield Footer()
+        yield DashboardFooter()
 
     def compose_body(self) -> ComposeResult:  # pragma: no cover - abstract
         yield from ()

@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
 from primetui.api.followers import MetricRows
+from primetui.api.prefetch import RUNS_PAGE_SIZE
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.columns import fit, more_note, widest
@@ -20,7 +21,7 @@ from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
 from primetui.ui.widgets import tone_style
 
-PAGE_SIZE = 20
+PAGE_SIZE = RUNS_PAGE_SIZE
 
 # (key, label, unused); which columns show is decided by PRIORITY and the cells' widths
 # (ui/columns.py), so none is ever cut silently: the info line says how many are left out.
@@ -174,7 +175,13 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
             self.prime.observe_run(run)
         self.render_rows()
         self.save_cache()  # now, so a quick exit still leaves the list for the next start
-        self.follow_progress(runs)
+        # The metrics followers start once the rows are on screen: their first request builds the
+        # real client (httpx, pydantic), which would otherwise share the CPU with this paint.
+        self.call_after_refresh(self._follow_progress_if_alive, runs)
+
+    def _follow_progress_if_alive(self, runs: list[Any]) -> None:
+        if self.alive:
+            self.follow_progress(runs)
 
     def follow_progress(self, runs: list[Any]) -> None:
         """Metrics (R10) of the runs on this page: shared followers, incremental for live runs, once for finished ones."""

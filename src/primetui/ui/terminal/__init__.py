@@ -20,10 +20,25 @@ screen, without a platform.
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from primetui.ui.terminal.screen import ShellPane, ShellScreen, ShellSpec
-from primetui.ui.terminal.view import TerminalView
+if TYPE_CHECKING:
+    from primetui.ui.terminal.screen import ShellPane, ShellScreen, ShellSpec
+    from primetui.ui.terminal.view import TerminalView
+
+
+def __getattr__(name: str) -> Any:
+    # The pieces load on first use: the dashboard imports this package at start only for its
+    # Alt-key hook (altkeys), long before anyone opens a shell.
+    if name in ("ShellPane", "ShellScreen", "ShellSpec"):
+        from primetui.ui.terminal import screen
+
+        return getattr(screen, name)
+    if name == "TerminalView":
+        from primetui.ui.terminal.view import TerminalView
+
+        return TerminalView
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["ShellPane", "ShellScreen", "ShellSpec", "TerminalView", "open_shell", "session_spec", "show_shells"]
 
@@ -49,6 +64,7 @@ def session_spec(client: Any, session: Any, settings: Any = None, *, direct: boo
     """The tab for a ready volume session (label, mode, how to connect again)."""
     from primetui.shell import resolve_key_path
     from primetui.shell.term.transport import SessionTransport
+    from primetui.ui.terminal.screen import ShellSpec
 
     volume = str(_field(session, "volume_name", "volumeName", default="?"))
     sid = str(_field(session, "id", default="?"))
@@ -67,6 +83,8 @@ def session_spec(client: Any, session: Any, settings: Any = None, *, direct: boo
 
 def shell_screen(app: Any) -> ShellScreen:
     """The app's shell screen (created and installed on first use, so shells outlive a pop)."""
+    from primetui.ui.terminal.screen import ShellScreen
+
     screen = _screens.get(app)
     if screen is None:
         screen = ShellScreen()
