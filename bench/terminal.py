@@ -132,14 +132,16 @@ async def through_pane(make_transport, last_line: str) -> tuple[int, float, int,
         return view.bytes_in, dt, view.frames, cpu
 
 
-async def echo_latency(samples: int, flood: bool = True) -> tuple[list[float], list[float]]:
-    """Keys typed into a bash running a long seq: time until each key's echo is on the screen."""
+async def echo_latency(samples: int, flood: bool = True, transport=None) -> tuple[list[float], list[float]]:
+    """Keys typed into a bash running a long seq: time until each key's echo is on the screen.
+    ``transport`` defaults to bash on a local pty (an SSH session's login shell in section 3)."""
     from textual.app import App, ComposeResult
     from textual import events
 
     from primetui.ui.terminal.view import TerminalView
 
-    transport = PtyTransport(["bash", "--norc", "--noprofile", "-i"], env={"PS1": "$ "})
+    if transport is None:
+        transport = PtyTransport(["bash", "--norc", "--noprofile", "-i"], env={"PS1": "$ "})
 
     class Bench(App):
         def compose(self) -> ComposeResult:
@@ -152,6 +154,7 @@ async def echo_latency(samples: int, flood: bool = True) -> tuple[list[float], l
         view = app.query_one(TerminalView)
         while not view.running:
             await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)  # the prompt is up
         seen: dict[bytes, float] = {}
         original = view.term.feed
 
@@ -213,10 +216,11 @@ def process_cpu(pid: int) -> float:
     return total / 1e9
 
 
-async def ssh_runs(n: int, repeat: int) -> list[dict] | None:
+async def ssh_runs(n: int, repeat: int, echo_keys: int = 0) -> list[dict] | None:
     """seq through a real local-platform volume session (HTTP + TLS gateway + SSH), ``repeat``
     times into the pane and ``repeat`` times read with no screen, alternating. Each result has the
-    bytes, wall seconds, and CPU seconds of this (app) process and of the platform process."""
+    bytes, wall seconds, and CPU seconds of this (app) process and of the platform process. With
+    ``echo_keys``, first that many keys typed into the session's shell while seq floods it."""
     try:
         import asyncssh
 
@@ -271,6 +275,9 @@ async def ssh_runs(n: int, repeat: int) -> list[dict] | None:
                         await conn.close()
                     return total, dt, cpu
 
+                if echo_keys:
+                    lat, lags = await echo_latency(echo_keys, transport=SessionTransport(s, key_path))
+                    results.append(dict(kind="echo", latencies=lat, lags=lags))
                 for _ in range(repeat):
                     s0 = process_cpu(lp.pid)
                     total, dt, frames, cpu = await through_pane(lambda: SeqOverSSH(s, key_path), str(n))
@@ -290,6 +297,11 @@ def print_ssh(results: list[dict], label: str = "") -> None:
     """Best wall run of each kind, and the median MB per CPU-second of each process over the runs
     (the platform's CPU comes from /proc in 10 ms ticks, so one run alone is coarse)."""
     names = {"pane": "ssh (gateway, pinned) -> primetui pane", "raw": "ssh (gateway, pinned), read with no screen"}
+    echoes = [r for r in results if r["kind"] == "echo"]
+    if echoes:
+        lat = [x for r in echoes for x in r["latencies"]]
+        lags = [x for r in echoes for x in r["lags"]]
+        print(f"  {label}ssh key -> echo on screen while seq floods the pane: {describe_latency(lat, lags)}")
     for kind in ("pane", "raw"):
         runs = [r for r in results if r["kind"] == kind]
         if not runs:
@@ -305,7 +317,15 @@ def print_ssh(results: list[dict], label: str = "") -> None:
         )
 
 
-def ab_compare(other_src: str, n: int, repeat: int) -> None:
+def describe_latency(lat: list[float], lags: list[float]) -> str:
+    lat, lags = sorted(lat), sorted(lags)
+    return (
+        f"p50 {statistics.median(lat):.1f} ms, p95 {lat[max(int(len(lat) * 0.95) - 1, 0)]:.1f} ms, max {max(lat):.1f} ms "
+        f"({len(lat)} keys); loop lag p50 {statistics.median(lags):.1f} ms, max {max(lags):.1f} ms"
+    )
+
+
+def ab_compare(other_src: str, n: int, repeat: int, echo_keys: int) -> None:
     """Section 3 for another checkout's src/ and for this one, alternating in subprocesses."""
     import json
     import subprocess
@@ -316,7 +336,7 @@ def ab_compare(other_src: str, n: int, repeat: int) -> None:
     for _ in range(repeat):
         for name, src in sides.items():
             out = subprocess.run(
-                [sys.executable, __file__, "--ssh-json", "--src", src, "--n", str(n), "--repeat", "1"],
+                [sys.executable, __file__, "--ssh-json", "--src", src, "--n", str(n), "--repeat", "1", "--echo-keys", str(echo_keys)],
                 check=True, capture_output=True, text=True,
             ).stdout
             collected[name].extend(json.loads(out.strip().splitlines()[-1]))
@@ -334,21 +354,23 @@ def main() -> None:
     parser.add_argument("--src", metavar="SRC", help="import primetui from SRC (the platform subprocess too)")
     parser.add_argument("--n", type=int, default=1_500_000, help="seq 1 N over SSH (default 1500000)")
     parser.add_argument("--repeat", type=int, default=0, help="SSH runs of each kind (default 3, 2 with --quick)")
+    parser.add_argument("--echo-keys", type=int, default=None, help="keys typed over SSH during a flood (default 25, 10 with --quick; 0: none)")
     parser.add_argument("--ssh-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     ssh_repeat = args.repeat or (2 if args.quick else 3)
+    echo_keys = args.echo_keys if args.echo_keys is not None else (10 if args.quick else 25)
     if args.ssh_json:
         import json
 
-        print(json.dumps(asyncio.run(ssh_runs(args.n, ssh_repeat)) or []))
+        print(json.dumps(asyncio.run(ssh_runs(args.n, ssh_repeat, args.echo_keys)) or []))
         return
     print(f"machine: {os.cpu_count()} cores, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; python {sys.version.split()[0]}")
     if args.ssh_only:
         print(f"\n3. SSH on a local-platform volume session, seq 1 {args.n}; best wall of {ssh_repeat}")
         if args.ab:
-            ab_compare(args.ab, args.n, ssh_repeat)
+            ab_compare(args.ab, args.n, ssh_repeat, echo_keys)
         else:
-            print_ssh(asyncio.run(ssh_runs(args.n, ssh_repeat)) or [])
+            print_ssh(asyncio.run(ssh_runs(args.n, ssh_repeat, echo_keys)) or [])
         print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         return
     n = 300_000 if args.quick else 1_500_000
@@ -385,7 +407,7 @@ def main() -> None:
 
     if not args.no_ssh:
         print(f"\n3. SSH on a local-platform volume session (TLS gateway, pinned keys), seq 1 {args.n}; best wall of {ssh_repeat}")
-        print_ssh(asyncio.run(ssh_runs(args.n, ssh_repeat)) or [])
+        print_ssh(asyncio.run(ssh_runs(args.n, ssh_repeat, echo_keys)) or [])
 
     print("\n4. echo latency at an idle prompt (baseline), then while seq floods the pane (bash on a pty)")
     idle_lat, idle_lags = asyncio.run(echo_latency(10 if args.quick else 25, flood=False))

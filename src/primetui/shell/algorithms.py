@@ -2,8 +2,8 @@
 
 Only the order of what is offered changes, never what is accepted: AES-GCM first, because
 asyncssh runs it inside ``cryptography``'s C code in one call per packet, while its
-chacha20-poly1305 builds two cipher contexts and a Poly1305 object per packet in Python (about
-3x the CPU per byte on a shell flood). Every other asyncssh default stays behind it, so a server
+chacha20-poly1305 sets up several cipher contexts and a Poly1305 per packet from Python (about
+3x the CPU per byte for 32 KiB packets). Every other asyncssh default stays behind it, so a server
 without AES-GCM still negotiates as before. Compression is off: shell output over loopback or a
 LAN gains nothing from zlib and pays for it in CPU on both ends.
 """
@@ -19,3 +19,6 @@ SHELL_MAX_PKTSIZE = 128 * 1024
 """Largest SSH data packet the client accepts on a shell channel (asyncssh's default is 32 KiB).
 The server sends a flood in packets of up to this, so fewer packets (each a decrypt, a MAC check,
 a parse and a wake-up) carry the same bytes."""
+
+# The shell channel's receive window stays asyncssh's 2 MiB: it is also the client's read-ahead,
+# so it bounds how far an echo can lag behind a flood once the server outpaces the pane.

@@ -190,86 +190,43 @@ def _argv(cfg: EndpointConfig, argv: list[str]) -> list[str]:
 
 
 async def _pump_fd_to_channel(fd: int, writer: asyncssh.SSHWriter, on_activity) -> None:
-    """Copy a non-blocking fd to the channel until EOF/EIO, waiting for the channel to drain.
-
-    The copy runs in the fd's reader callback (no task wake-up, future or epoll re-registration
-    per chunk, which a flood like ``seq 1 1500000`` pays thousands of times a second); only when
-    the channel has output queued (the client's window is used up) does reading stop until
-    ``drain()`` returns, so a flood cannot grow the server's memory."""
+    """Copy a non-blocking fd to the channel until EOF/EIO, waiting for the channel to drain."""
     loop = asyncio.get_running_loop()
-    done = loop.create_future()
-    reading = False
-    drains: set[asyncio.Task] = set()
-
-    def finish(exc: BaseException | None = None) -> None:
-        stop()
-        if not done.done():
-            done.set_exception(exc) if exc is not None else done.set_result(None)
-
-    def stop() -> None:
-        nonlocal reading
-        if reading:
-            loop.remove_reader(fd)
-            reading = False
-
-    def start() -> None:
-        nonlocal reading
-        if not reading and not done.done():
-            loop.add_reader(fd, readable)
-            reading = True
-
-    async def wait_drained() -> None:
+    while True:
         try:
-            await writer.drain()
-        except Exception as exc:  # the channel went away: end the pump as the write would have
-            finish(exc)
-            return
-        start()
-
-    def readable() -> None:
-        # A pty hands out at most ~4 KiB per read; gather what is already there so one SSH write
-        # carries up to _BATCH bytes (per-packet cost dominates a flood).
-        parts = []
-        size = 0
-        eof = False
-        error: OSError | None = None
-        while size < _BATCH:
+            data = os.read(fd, _READ)
+        except BlockingIOError:
+            ready = loop.create_future()
+            loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
             try:
-                more = os.read(fd, _READ)
-            except BlockingIOError:
-                break
-            except OSError as exc:
-                if exc.errno != errno.EIO:  # EIO: every slave fd closed, the shell and its children are gone
-                    error = exc
-                eof = True
-                break
-            if not more:
-                eof = True
-                break
-            parts.append(more)
-            size += len(more)
-        if parts:
-            on_activity()
-            try:
-                writer.write(parts[0] if len(parts) == 1 else b"".join(parts))
-            except Exception as exc:
-                finish(exc)
+                await ready
+            finally:
+                loop.remove_reader(fd)
+            continue
+        except OSError as exc:
+            if exc.errno == errno.EIO:  # every slave fd closed: the shell and its children are gone
                 return
-            if writer.channel.get_write_buffer_size() and not eof:
-                stop()  # the client's window is full: wait for it before reading more
-                task = loop.create_task(wait_drained())
-                drains.add(task)
-                task.add_done_callback(drains.discard)
-        if eof:
-            finish(error)
-
-    start()
-    try:
-        await done
-    finally:
-        stop()
-        for task in list(drains):
-            task.cancel()
+            raise
+        if not data:
+            return
+        # A pty hands out ~4 KiB per read; gather what is already there so one SSH packet
+        # carries up to _BATCH bytes (per-packet cost dominates a flood like `seq 1 1500000`).
+        if len(data) < _BATCH:
+            parts = [data]
+            size = len(data)
+            while size < _BATCH:
+                try:
+                    more = os.read(fd, _READ)
+                except (BlockingIOError, OSError):
+                    break
+                if not more:
+                    break
+                parts.append(more)
+                size += len(more)
+            data = b"".join(parts)
+        on_activity()
+        writer.write(data)
+        await writer.drain()
 
 
 async def _write_fd(fd: int, data: bytes) -> None:
