@@ -117,8 +117,12 @@ class _Side(asyncio.Protocol):
         if peer is not None and peer.transport is not None and not peer.closed:
             if peer.transport.can_write_eof():
                 peer.transport.write_eof()
-                return True  # half-close: the other direction goes on
-            peer.transport.close()  # TLS cannot half-close: close once what is queued is sent
+                # half-close: the other direction goes on, where this side's transport allows it
+                # (a TLS transport closes itself after EOF whatever we return)
+                if self.transport is not None and self.transport.can_write_eof():
+                    return True
+            else:
+                peer.transport.close()  # TLS cannot half-close: close once what is queued is sent
         return None
 
     def connection_lost(self, exc: Exception | None) -> None:
