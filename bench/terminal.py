@@ -1,13 +1,18 @@
 """Terminal pane throughput and keyboard latency, side by side with pyte in the same run.
 
-    uv run python bench/terminal.py            # everything (about a minute)
-    uv run python bench/terminal.py --quick    # smaller inputs, no SSH
+    uv run python bench/terminal.py              # everything (a few minutes)
+    uv run python bench/terminal.py --quick      # smaller screen/pty inputs; SSH at full size, best of 2
+    uv run python bench/terminal.py --ssh-only   # just the SSH -> pane figures (3.)
+    uv run python bench/terminal.py --ssh-only --ab OTHER/src   # the same for another checkout's
+                                                 # src/, alternating runs in one invocation (A/B)
 
 Measures, for ``seq 1 1500000`` (12.39 MB once the pty turns each newline into CRLF):
 
 1. the screen model alone (bytes fed in 4 KiB and 64 KiB chunks) vs ``pyte.ByteStream``;
 2. a real pty through the pane (``TerminalView`` in a headless Textual app) vs a pty into pyte;
-3. the same through SSH on a local-platform volume session (gateway, pinned keys);
+3. the same through SSH on a local-platform volume session (gateway, pinned keys): wall MB/s and
+   CPU per MB of the app process and of the platform process (SSH server + TLS gateway), and the
+   same SSH stream read with no screen (the transport's own ceiling);
 4. echo latency while output pours: a key sent through the pane during a flood, until its echo
    reaches the screen, plus the event-loop lag seen by a 10 ms ticker.
 """
@@ -23,7 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+_SRC = str(Path(__file__).resolve().parents[1] / "src")
+if "--src" in sys.argv:  # measure another checkout's code (the platform subprocess inherits it)
+    _SRC = str(Path(sys.argv[sys.argv.index("--src") + 1]).resolve())
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_SRC, os.environ.get("PYTHONPATH")) if p)
+sys.path.insert(0, _SRC)
 
 from primetui.shell.term import Terminal  # noqa: E402
 from primetui.shell.term.transport import PtyTransport  # noqa: E402
@@ -123,14 +132,16 @@ async def through_pane(make_transport, last_line: str) -> tuple[int, float, int,
         return view.bytes_in, dt, view.frames, cpu
 
 
-async def echo_latency(samples: int, flood: bool = True) -> tuple[list[float], list[float]]:
-    """Keys typed into a bash running a long seq: time until each key's echo is on the screen."""
+async def echo_latency(samples: int, flood: bool = True, transport=None) -> tuple[list[float], list[float]]:
+    """Keys typed into a bash running a long seq: time until each key's echo is on the screen.
+    ``transport`` defaults to bash on a local pty (an SSH session's login shell in section 3)."""
     from textual.app import App, ComposeResult
     from textual import events
 
     from primetui.ui.terminal.view import TerminalView
 
-    transport = PtyTransport(["bash", "--norc", "--noprofile", "-i"], env={"PS1": "$ "})
+    if transport is None:
+        transport = PtyTransport(["bash", "--norc", "--noprofile", "-i"], env={"PS1": "$ "})
 
     class Bench(App):
         def compose(self) -> ComposeResult:
@@ -143,6 +154,7 @@ async def echo_latency(samples: int, flood: bool = True) -> tuple[list[float], l
         view = app.query_one(TerminalView)
         while not view.running:
             await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)  # the prompt is up
         seen: dict[bytes, float] = {}
         original = view.term.feed
 
@@ -191,16 +203,34 @@ async def echo_latency(samples: int, flood: bool = True) -> tuple[list[float], l
     return latencies, lags
 
 
-async def ssh_pane(n: int) -> tuple[int, float, int] | None:
-    """seq through a real local-platform volume session (HTTP + TLS gateway + SSH)."""
+def process_cpu(pid: int) -> float:
+    """CPU seconds of process ``pid`` so far, summed over its threads (nanoseconds from
+    /proc/<pid>/task/*/schedstat; /proc/<pid>/stat's 10 ms ticks are too coarse for a 1 s run).
+    Threads that ended in between are missed, so this is for the long-lived platform process."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / 1e9
+
+
+async def ssh_runs(n: int, repeat: int, echo_keys: int = 0) -> list[dict] | None:
+    """seq through a real local-platform volume session (HTTP + TLS gateway + SSH), ``repeat``
+    times into the pane and ``repeat`` times read with no screen, alternating. Each result has the
+    bytes, wall seconds, and CPU seconds of this (app) process and of the platform process. With
+    ``echo_keys``, first that many keys typed into the session's shell while seq floods it."""
     try:
         import asyncssh
 
         from primetui.local.testing import LocalPlatform
+        from primetui.shell import open_session_connection, open_shell
         from primetui.shell.term.transport import SessionTransport
     except ImportError as exc:
         print(f"  (ssh bench skipped: {exc})")
         return None
+    results: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         key_path = home / ".ssh" / "id_ed25519"
@@ -231,25 +261,124 @@ async def ssh_pane(n: int) -> tuple[int, float, int] | None:
                         await super().start(cols, rows)
                         self.write(b"stty -echo; clear; seq 1 %d; exit\r" % n)
 
-                result = await through_pane(lambda: SeqOverSSH(s, key_path), str(n))
+                async def no_screen() -> tuple[int, float, float]:
+                    conn = await open_session_connection(s, key_path)
+                    try:
+                        proc = await open_shell(conn, "xterm-256color", COLS, ROWS, command=f"seq 1 {n}")
+                        t0, c0 = time.perf_counter(), time.process_time()
+                        total = 0
+                        while data := await proc.read():
+                            total += len(data)
+                        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+                        await proc.wait()
+                    finally:
+                        await conn.close()
+                    return total, dt, cpu
+
+                if echo_keys:
+                    lat, lags = await echo_latency(echo_keys, transport=SessionTransport(s, key_path))
+                    results.append(dict(kind="echo", latencies=lat, lags=lags))
+                for _ in range(repeat):
+                    s0 = process_cpu(lp.pid)
+                    total, dt, frames, cpu = await through_pane(lambda: SeqOverSSH(s, key_path), str(n))
+                    results.append(dict(kind="pane", bytes=total, wall=dt, app_cpu=cpu, frames=frames,
+                                        server_cpu=process_cpu(lp.pid) - s0))
+                    s0 = process_cpu(lp.pid)
+                    total, dt, cpu = await no_screen()
+                    results.append(dict(kind="raw", bytes=total, wall=dt, app_cpu=cpu, frames=0,
+                                        server_cpu=process_cpu(lp.pid) - s0))
                 await client.stop_session("bench", s.id)
-                return result
             finally:
                 await client.aclose()
+    return results
+
+
+def print_ssh(results: list[dict], label: str = "") -> None:
+    """Best wall run of each kind, and the median MB per CPU-second of each process over the runs
+    (the platform's CPU comes from /proc in 10 ms ticks, so one run alone is coarse)."""
+    names = {"pane": "ssh (gateway, pinned) -> primetui pane", "raw": "ssh (gateway, pinned), read with no screen"}
+    echoes = [r for r in results if r["kind"] == "echo"]
+    if echoes:
+        lat = [x for r in echoes for x in r["latencies"]]
+        lags = [x for r in echoes for x in r["lags"]]
+        print(f"  {label}ssh key -> echo on screen while seq floods the pane: {describe_latency(lat, lags)}")
+    for kind in ("pane", "raw"):
+        runs = [r for r in results if r["kind"] == kind]
+        if not runs:
+            continue
+        best = min(runs, key=lambda r: r["wall"])
+        walls = ", ".join(f"{mbps(r['bytes'], r['wall']):.1f}" for r in runs)
+        app = statistics.median(mbps(r["bytes"], r["app_cpu"]) for r in runs)
+        platform = statistics.median(mbps(r["bytes"], max(r["server_cpu"], 0.01)) for r in runs)
+        frames = f", {best['frames']} frames" if kind == "pane" else ""
+        print(
+            f"  {label}{names[kind]:44s} {mbps(best['bytes'], best['wall']):6.1f} MB/s wall (runs: {walls}); "
+            f"MB per CPU-s (median): app {app:5.1f}, platform {platform:5.1f} ({best['wall']:.2f} s{frames})"
+        )
+
+
+def describe_latency(lat: list[float], lags: list[float]) -> str:
+    lat, lags = sorted(lat), sorted(lags)
+    return (
+        f"p50 {statistics.median(lat):.1f} ms, p95 {lat[max(int(len(lat) * 0.95) - 1, 0)]:.1f} ms, max {max(lat):.1f} ms "
+        f"({len(lat)} keys); loop lag p50 {statistics.median(lags):.1f} ms, max {max(lags):.1f} ms"
+    )
+
+
+def ab_compare(other_src: str, n: int, repeat: int, echo_keys: int) -> None:
+    """Section 3 for another checkout's src/ and for this one, alternating in subprocesses."""
+    import json
+    import subprocess
+
+    here = str(Path(__file__).resolve().parents[1] / "src")
+    sides = {"A (other)": str(Path(other_src).resolve()), "B (this)": here}
+    collected: dict[str, list[dict]] = {k: [] for k in sides}
+    for _ in range(repeat):
+        for name, src in sides.items():
+            out = subprocess.run(
+                [sys.executable, __file__, "--ssh-json", "--src", src, "--n", str(n), "--repeat", "1", "--echo-keys", str(echo_keys)],
+                check=True, capture_output=True, text=True,
+            ).stdout
+            collected[name].extend(json.loads(out.strip().splitlines()[-1]))
+    for name, src in sides.items():
+        print(f"  {name}: {src}")
+        print_ssh(collected[name], label="  ")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="smaller screen and pty inputs; SSH at full size, best of 2")
     parser.add_argument("--no-ssh", action="store_true")
+    parser.add_argument("--ssh-only", action="store_true", help="only the SSH -> pane figures")
+    parser.add_argument("--ab", metavar="SRC", help="with --ssh-only: also measure another checkout's src/, alternating")
+    parser.add_argument("--src", metavar="SRC", help="import primetui from SRC (the platform subprocess too)")
+    parser.add_argument("--n", type=int, default=1_500_000, help="seq 1 N over SSH (default 1500000)")
+    parser.add_argument("--repeat", type=int, default=0, help="SSH runs of each kind (default 3, 2 with --quick)")
+    parser.add_argument("--echo-keys", type=int, default=None, help="keys typed over SSH during a flood (default 25, 10 with --quick; 0: none)")
+    parser.add_argument("--ssh-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    ssh_repeat = args.repeat or (2 if args.quick else 3)
+    echo_keys = args.echo_keys if args.echo_keys is not None else (10 if args.quick else 25)
+    if args.ssh_json:
+        import json
+
+        print(json.dumps(asyncio.run(ssh_runs(args.n, ssh_repeat, args.echo_keys)) or []))
+        return
+    print(f"machine: {os.cpu_count()} cores, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; python {sys.version.split()[0]}")
+    if args.ssh_only:
+        print(f"\n3. SSH on a local-platform volume session, seq 1 {args.n}; best wall of {ssh_repeat}")
+        if args.ab:
+            ab_compare(args.ab, args.n, ssh_repeat, echo_keys)
+        else:
+            print_ssh(asyncio.run(ssh_runs(args.n, ssh_repeat, echo_keys)) or [])
+        print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return
     n = 300_000 if args.quick else 1_500_000
     pyte_n = 50_000 if args.quick else 150_000
     data = seq_bytes(n)
     pyte_data = seq_bytes(pyte_n)
     log = coloured_log(20_000 if args.quick else 60_000)
     pyte_log = coloured_log(3_000 if args.quick else 10_000)
-    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; python {sys.version.split()[0]}")
     print(f"seq 1 {n}: {len(data) / 1e6:.2f} MB (pyte gets seq 1 {pyte_n}, {len(pyte_data) / 1e6:.2f} MB, to keep the run short)")
     print(f"coloured log: {len(log) / 1e6:.2f} MB (pyte gets {len(pyte_log) / 1e6:.2f} MB)")
 
@@ -276,12 +405,9 @@ def main() -> None:
     print(f"  pty -> pyte feed only                                {mbps(p_total, p_dt):7.2f} MB/s wall, {mbps(p_total, p_cpu):6.2f} MB/CPU-s")
     print(f"  ratio pane / pyte                                    x{mbps(total, dt) / mbps(p_total, p_dt):.1f} wall, x{mbps(total, cpu) / mbps(p_total, p_cpu):.1f} CPU")
 
-    if not (args.quick or args.no_ssh):
-        print("\n3. SSH on a local-platform volume session -> pane")
-        result = asyncio.run(ssh_pane(n))
-        if result:
-            total, dt, frames, cpu = result
-            print(f"  ssh (gateway, pinned) -> primetui pane               {mbps(total, dt):7.1f} MB/s wall, {mbps(total, cpu):6.1f} MB/CPU-s of the app process ({dt:.2f} s, {frames} frames)")
+    if not args.no_ssh:
+        print(f"\n3. SSH on a local-platform volume session (TLS gateway, pinned keys), seq 1 {args.n}; best wall of {ssh_repeat}")
+        print_ssh(asyncio.run(ssh_runs(args.n, ssh_repeat, echo_keys)) or [])
 
     print("\n4. echo latency at an idle prompt (baseline), then while seq floods the pane (bash on a pty)")
     idle_lat, idle_lags = asyncio.run(echo_latency(10 if args.quick else 25, flood=False))

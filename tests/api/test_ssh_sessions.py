@@ -146,6 +146,47 @@ async def test_gateway_direct_and_pinning(ssh_platform, api):
     await api.stop_session("pins", s.id)
 
 
+async def test_a_flood_arrives_whole_over_aes_gcm_without_compression(ssh_platform, api):
+    """A shell flood through the gateway and directly: every byte in order, also when the reader
+    stalls first (the gateway relay pauses and resumes on its transports' flow control), on the
+    cipher the client offers first; a client offering only chacha20-poly1305 still gets in."""
+    lp, key = ssh_platform
+    create_volume(lp, "flood", {"x.txt": b"x\n"})
+    s = await _ready(api, "flood", read_only=True)
+    n = 400_000
+    expected = b"".join(b"%d\r\n" % i for i in range(1, n + 1))  # the pty turns \n into \r\n
+    for direct in (False, True):
+        conn = await open_session_connection(s, key, direct=direct)
+        try:
+            assert conn.conn.get_extra_info("send_cipher") == "aes128-gcm@openssh.com"
+            assert conn.conn.get_extra_info("recv_cipher") == "aes128-gcm@openssh.com"
+            assert conn.conn.get_extra_info("send_compression") == "none"
+            assert conn.conn.get_extra_info("recv_compression") == "none"
+            proc = await open_shell(conn, "xterm-256color", 120, 40, command=f"seq 1 {n}")
+            await asyncio.sleep(1.0)  # nobody reads: the window and the relay's buffers fill up
+            chunks = []
+            while data := await proc.read():
+                chunks.append(data)
+            assert b"".join(chunks) == expected
+            assert (await proc.wait()).exit_status == 0
+        finally:
+            await conn.close()
+
+    from primetui.shell.connect import local_host_address
+    from primetui.shell.endpoint import endpoint_of
+
+    ep = endpoint_of(s)
+    pinned = asyncssh.import_public_key(s.host_public_key)
+    async with asyncssh.connect(
+        local_host_address(ep.host), ep.port, username=ep.user, known_hosts=([pinned], [], []),
+        client_keys=[asyncssh.read_private_key(str(key))], config=None, agent_path=None,
+        encryption_algs=["chacha20-poly1305@openssh.com"],
+    ) as legacy:
+        assert legacy.get_extra_info("send_cipher") == "chacha20-poly1305@openssh.com"
+        assert (await legacy.run("cat x.txt", encoding=None)).stdout == b"x\n"
+    await api.stop_session("flood", s.id)
+
+
 async def test_shell_pty_resize_and_stop_while_connected(ssh_platform, api):
     lp, key = ssh_platform
     create_volume(lp, "shell")

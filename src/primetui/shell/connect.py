@@ -17,6 +17,7 @@ from typing import Any
 
 import asyncssh
 
+from primetui.shell.algorithms import COMPRESSION_ALGS, ENCRYPTION_ALGS, SHELL_MAX_PKTSIZE
 from primetui.shell.endpoint import Endpoint, endpoint_of
 from primetui.shell.errors import (
     AuthenticationRefused,
@@ -161,6 +162,8 @@ async def open_session_connection(
         connect_timeout=timeout,
         keepalive_interval=20,
         keepalive_count_max=3,
+        encryption_algs=ENCRYPTION_ALGS,  # AES-GCM offered first (see primetui.shell.algorithms)
+        compression_algs=COMPRESSION_ALGS,
     )
     where = f"{endpoint.gateway.host}:{endpoint.gateway.port}" if use_gateway else f"{endpoint.host}:{endpoint.port}"
     try:
@@ -281,6 +284,7 @@ async def open_shell(
         locale = {k: v for k, v in os.environ.items() if k in ("LANG", "COLORTERM") or k.startswith("LC_")}
         process = await session.conn.create_process(
             command, term_type=term_type, term_size=(cols, rows), encoding=None, env=locale or (),
+            max_pktsize=SHELL_MAX_PKTSIZE,
         )
     except (asyncssh.Error, OSError) as exc:
         raise classify_loss(exc) or ConnectionDropped("Could not start a shell; reconnect and retry.") from exc

@@ -31,6 +31,7 @@ from primetui.local.sessions import mountns
 from primetui.local.sessions.keys import authorized_keys
 from primetui.local.sessions.mountns import MOUNT_POINT
 from primetui.local.sessions.sftp_server import ContainedSFTPServer
+from primetui.shell.algorithms import COMPRESSION_ALGS, ENCRYPTION_ALGS
 
 log = logging.getLogger("primetui.local.sessions")
 
@@ -400,6 +401,8 @@ async def start_endpoint(cfg: EndpointConfig, host_key: asyncssh.SSHKey) -> asyn
         x11_forwarding=False,
         allow_pty=True,
         line_editor=False,  # the remote shell edits its own lines; asyncssh must not echo them too
+        encryption_algs=ENCRYPTION_ALGS,  # AES-GCM first for clients that take the server's order
+        compression_algs=COMPRESSION_ALGS,
     )
 
 
