@@ -65,8 +65,15 @@ class LeaveDialog(ModalScreen[str]):
                 yield Button("Cancel (esc)", id=CANCEL)
 
     def on_mount(self) -> None:
+        self._focus_default(always=True)
+        self.call_after_refresh(self._focus_default)  # if the buttons were not in the DOM yet
+
+    def _focus_default(self, always: bool = False) -> None:
         default = STOP if self.has_session and not self.read_only else (BACK if self.shell_running else CLOSE)
-        self.query_one(f"#{default}", Button).focus()
+        buttons = {b.id: b for b in self.query(Button)}
+        target = buttons.get(default) or buttons.get(CLOSE) or next(iter(buttons.values()), None)
+        if target is not None and (always or self.focused is None):
+            target.focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
