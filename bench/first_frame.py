@@ -45,17 +45,21 @@ async def seed(lp, n: int) -> list[str]:
             await asyncio.sleep(0.3)
 
 
-def env_for(lp, home: str, pycache: str | None = None) -> dict[str, str]:
+def env_for(lp, home: str, pycache: str | None = None, write_bytecode: bool = True) -> dict[str, str]:
     """The programs' environment; with ``pycache``, Python keeps bytecode there (PYTHONPYCACHEPREFIX).
 
     With a prefix every program reads and writes its .pyc files in that one fresh tree (the
     warm-up runs fill it), as on a machine where Python can keep its bytecode, whatever the
     environment says (PYTHONDONTWRITEBYTECODE) and whatever each install's __pycache__ holds.
+    With ``write_bytecode`` False the prefix stays empty: every start compiles every module, as
+    the very first start of a fresh install does.
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
     if pycache:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = pycache
+        if not write_bytecode:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(
         HOME=home,
         PRIME_BASE_URL=lp.base_url,
@@ -144,6 +148,9 @@ def main() -> None:
                         help="run every program with its bytecode kept in one fresh PYTHONPYCACHEPREFIX (filled by the "
                              "warm-up), as on a machine where Python writes .pyc files (default: the environment's "
                              "bytecode settings and each install's __pycache__ as they are)")
+    parser.add_argument("--no-bytecode", action="store_true",
+                        help="run every program with no bytecode at all (an empty PYTHONPYCACHEPREFIX that is never "
+                             "written): each start compiles every module, as the first start of a fresh install")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is needed for this benchmark")
@@ -154,7 +161,8 @@ def main() -> None:
         builds.append(("baseline", args.baseline.resolve()))
     with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(tmp, demo=True, speed="20") as lp:
         run_ids = asyncio.run(seed(lp, args.runs))
-        env = env_for(lp, tmp, os.path.join(tmp, "pycache") if args.keep_bytecode else None)
+        prefix = os.path.join(tmp, "pycache") if args.keep_bytecode or args.no_bytecode else None
+        env = env_for(lp, tmp, prefix, write_bytecode=not args.no_bytecode)
         time_cli(env, run_ids)  # warm the OS file cache (and the bytecode) for both programs once
         warm = {}
         for n, (_, exe) in enumerate(builds):
@@ -178,7 +186,8 @@ def main() -> None:
         f"({len(run_ids)} finished runs plus whatever the demo holds), median of {args.repeat} interleaved runs "
         f"on this machine (2 cores, load average {load:.1f} while measuring), "
         + ("every program with its bytecode kept (a fresh PYTHONPYCACHEPREFIX filled by one warm-up start)" if args.keep_bytecode
-           else "with the environment's bytecode settings as they are"
+           else "every program with no bytecode at all (each start compiles every module, as a fresh install's first start)"
+           if args.no_bytecode else "with the environment's bytecode settings as they are"
            + (" (PYTHONDONTWRITEBYTECODE=1: no .pyc written)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""))
         + ". CPU is the dashboard process's user + system time (all threads) at the moment the list shows:",
         "",
