@@ -17,7 +17,7 @@ from typing import Any
 
 import asyncssh
 
-from primetui.shell.algorithms import COMPRESSION_ALGS, ENCRYPTION_ALGS, SHELL_MAX_PKTSIZE
+from primetui.shell.algorithms import COMPRESSION_ALGS, ENCRYPTION_ALGS, SHELL_MAX_PKTSIZE, SHELL_WINDOW
 from primetui.shell.endpoint import Endpoint, endpoint_of
 from primetui.shell.errors import (
     AuthenticationRefused,
@@ -284,7 +284,7 @@ async def open_shell(
         locale = {k: v for k, v in os.environ.items() if k in ("LANG", "COLORTERM") or k.startswith("LC_")}
         process = await session.conn.create_process(
             command, term_type=term_type, term_size=(cols, rows), encoding=None, env=locale or (),
-            max_pktsize=SHELL_MAX_PKTSIZE,
+            max_pktsize=SHELL_MAX_PKTSIZE, window=SHELL_WINDOW,
         )
     except (asyncssh.Error, OSError) as exc:
         raise classify_loss(exc) or ConnectionDropped("Could not start a shell; reconnect and retry.") from exc
