@@ -10,9 +10,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # xdist's workers (execnet) export COLUMNS=80 and LINES=24; a program the e2e tests start in a
+    # tmux pane would take those over the pane's real size, so drop them.
+    for _name in ("COLUMNS", "LINES"):
+        os.environ.pop(_name, None)
 
 from primetui.local.testing import LocalPlatform
 
