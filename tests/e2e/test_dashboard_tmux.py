@@ -147,7 +147,9 @@ def test_seed_step_2_typed_in_the_shell_pane_on_a_fresh_volume(new_user):
     tmux.keys("Enter")
     tmux.wait("Stop session and sync", limit=30)  # a read-write shell that exits asks, as a reminder
     tmux.keys("s")
-    tmux.wait("your changes are saved on fresh", limit=120)
+    # The dialog's line, or the toast's (a toast can cover the dialog's line and wraps the volume
+    # name onto its next line); the file check below says it was fresh's sync.
+    tmux.wait("stopped; your changes are saved", limit=120)
     assert (data / "volumes" / "fresh" / "datasets/reverse-text/data/train-00000-of-00001.parquet").is_file()
     tmux.wait("STOPPED", limit=30)  # back on the volumes screen, the session row says so
     tmux.keys("r")
