@@ -217,7 +217,7 @@ def main() -> None:
         "The cached list is marked \"◌ cached HH:MM · refreshing\" in the header until the live reply replaces it.",
         "",
         "Reproduce: `uv run python bench/first_frame.py --repeat 5 --write` (`--keep-bytecode`: with .pyc files kept; "
-        "`--baseline OTHER/.venv/bin/primetui`: another build in the same rounds).",
+        "`--no-bytecode`: none at all, every module compiled; `--baseline OTHER/.venv/bin/primetui`: another build in the same rounds).",
         "",
     ]
     text = "\n".join(lines)
