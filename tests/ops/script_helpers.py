@@ -56,6 +56,16 @@ def running(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def until_gone(pid: int, what: str, limit: float = 60.0) -> None:
+    """Wait until ``pid`` has no /proc entry at all: ended and reaped (a zombie still has one)."""
+    end = time.monotonic() + limit
+    while Path(f"/proc/{pid}").exists():
+        if time.monotonic() > end:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            raise AssertionError(f"{what}: pid {pid} is still there (state {state})")
+        time.sleep(0.05)
+
+
 class Script:
     """One ``primetui`` subprocess whose stdout and stderr are collected line by line as they come."""
 

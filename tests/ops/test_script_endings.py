@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 import httpx
 import pytest
