@@ -192,3 +192,25 @@ def test_ci_script_dispatch_wait_json_with_a_hanging_hook_a_restart_and_ctrl_c(p
     assert len((tmp_path / "log" / "notify.log").read_text().splitlines()) == calls
     left = [pid for pid in map(int, pids.read_text().split()) if running(pid)]
     assert left == [], f"hook processes left behind: {left}"
+
+
+def test_a_run_that_ends_while_its_hooks_hang_exits_0_after_one_warning_per_hook(platform, tmp_path):
+    hook, pids, _ = hanging_hook(tmp_path)
+    cfg = long_config(platform)
+    cfg["max_steps"] = 2
+    reply = httpx.post(platform.api_url + "/training/runs", headers=platform.headers, timeout=30,
+                       json={"config": cfg, "mode": "sft", "volume": "research"})
+    run_id = reply.json()["runId"]
+    script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3", "--on-event", hook],
+                    script_env(platform, tmp_path, hook_timeout=1))
+    try:
+        assert script.finish() == 0, script.text()
+    finally:
+        script.close()
+    events = script.events()
+    assert events[-1] == {"event": "done", "status": "COMPLETED", "exit": 0, "timed_out": []}
+    calls = sum(e["event"] == "status" for e in events)
+    warned = [ln for ln in script.err if "took longer than 1 s and was stopped" in ln]
+    assert calls >= 2 and len(warned) == calls, script.text()
+    assert "Traceback" not in script.text() and "Event loop is closed" not in script.text()
+    assert [pid for pid in map(int, pids.read_text().split()) if running(pid)] == []
