@@ -60,3 +60,25 @@ def test_a_restart_takes_the_last_port_and_a_client_follows_when_it_cannot(tmp_p
     finally:
         if (data_dir / SERVER_FILE).exists():
             stop(data_dir)
+
+
+def test_the_dashboards_local_client_follows_a_restart_on_another_port(tmp_path, monkeypatch):
+    from primetui.local.testing import LocalPlatform
+    from primetui.ui.launch import Connector
+
+    with LocalPlatform.start(tmp_path, demo=True) as lp:
+        monkeypatch.setenv("PRIMETUI_LOCAL_DATA_DIR", str(lp.data_dir))
+        client, _, _ = Connector(None, None).local_sync()  # what `primetui --local` does
+        old = client.base_url
+        lp.stop()  # by pid
+        lp.restart()
+        assert lp.base_url != old
+
+        async def ask() -> list[str]:
+            try:
+                return [v.name for v in await client.list_volumes()]
+            finally:
+                await client.aclose()
+
+        assert "research" in asyncio.run(ask())
+        assert client.base_url == lp.base_url
