@@ -78,6 +78,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+WAIT_EXIT_CODES = """exit codes:
+  0    every run COMPLETED (dispatch without --wait: the run was dispatched)
+  1    a run FAILED, STOPPED or PAUSED, or cannot be followed (unknown id, access refused)
+  2    --timeout passed first; it counts from the command's start (the runs go on)
+  3    nothing was asked or dispatched: no API key, an unreadable file, a failed
+       pre-flight, the platform refused the run
+  130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the runs go on
+With --json the last line is always {"event": "done", "status": ..., "exit": N}."""
+
+
 def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     """``serve``, ``wait`` and ``dispatch`` (docs/ops.md)."""
     serve = sub.add_parser("serve", help="serve the dashboard to a browser (textual-serve), behind a token")
@@ -86,19 +96,21 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--local", action="store_true", help="serve the dashboard on the embedded local platform")
     serve.add_argument("--allow-remote", action="store_true", help="allow a --host that is not loopback (prints a warning)")
 
-    wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout")
+    wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout",
+                          epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     wait.add_argument("run_ids", nargs="+", metavar="ID")
-    wait.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="give up after this long (exit 2)")
+    wait.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="give up this long after the command started (exit 2)")
     wait.add_argument("--json", action="store_true", help="one JSON object per line instead of text")
     wait.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help="seconds between polls (default 3)")
     wait.add_argument("--local", action="store_true", help="use the embedded local platform")
     wait.add_argument("--on-event", metavar="CMD", default=None, help="run CMD with each status change as JSON on stdin")
 
-    dispatch = sub.add_parser("dispatch", help="pre-flight and dispatch an sft.toml; prints the run id")
+    dispatch = sub.add_parser("dispatch", help="pre-flight and dispatch an sft.toml; prints the run id",
+                              epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     dispatch.add_argument("file", help="the sft.toml to dispatch")
     dispatch.add_argument("--volume", required=True, help="the volume the run uses")
     dispatch.add_argument("--wait", action="store_true", help="then wait like `primetui wait` (same exit codes)")
-    dispatch.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="with --wait: give up after this long")
+    dispatch.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="with --wait: give up this long after the command started (exit 2)")
     dispatch.add_argument("--json", action="store_true", help="machine-readable output")
     dispatch.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
     dispatch.add_argument("--local", action="store_true", help="use the embedded local platform")

@@ -20,6 +20,8 @@ import json
 import logging
 import os
 import shlex
+import signal
+import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -134,8 +136,31 @@ class HookResult:
     message: str = ""
 
 
+def _kill_group(pid: int) -> None:
+    """SIGKILL the hook's whole process group (it leads one: ``start_new_session``)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _last_line(fh: Any) -> str:
+    try:
+        fh.seek(0)
+        lines = fh.read()[-4096:].decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return ""
+    return _clean(lines[-1], 200) if lines else ""
+
+
 async def run_hook(command: str, event: RunEvent, timeout: float = 10.0) -> HookResult:
-    """Run ``command`` (split like a shell line, no shell) with the event as JSON on stdin."""
+    """Run ``command`` (split like a shell line, no shell) with the event as JSON on stdin.
+
+    The hook leads its own process group, and a timeout kills the whole group, so a wrapper
+    script's children (``sleep``, a hanging ``curl``) go with it. Its stdin and stderr are
+    temporary files, not pipes: a child that keeps a pipe open after the hook ends would hold
+    the wait (and the timeout warning) for as long as it lives.
+    """
     try:
         argv = shlex.split(command)
     except ValueError as exc:
@@ -143,26 +168,31 @@ async def run_hook(command: str, event: RunEvent, timeout: float = 10.0) -> Hook
     if not argv:
         return HookResult(True)
     payload = (json.dumps(event.to_json(), ensure_ascii=False) + "\n").encode()
-    try:
-        proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE,
-                                                    stdout=asyncio.subprocess.DEVNULL,
-                                                    stderr=asyncio.subprocess.PIPE, start_new_session=True)
-    except OSError as exc:
-        return HookResult(False, f"The on-event command {argv[0]!r} could not start ({exc.strerror or exc}).")
-    try:
-        _, err = await asyncio.wait_for(proc.communicate(payload), timeout)
-    except TimeoutError:
+    with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
+        stdin.write(payload)
+        stdin.flush()
+        stdin.seek(0)
         try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
-        await proc.wait()
-        return HookResult(False, f"The on-event command {argv[0]!r} took longer than {timeout:g} s and was stopped.")
-    if proc.returncode != 0:
-        lines = (err or b"").decode("utf-8", "replace").strip().splitlines()
-        tail = _clean(lines[-1], 200) if lines else ""
-        return HookResult(False, f"The on-event command {argv[0]!r} exited with code {proc.returncode}"
-                                 + (f": {tail}" if tail else "") + ".")
+            proc = await asyncio.create_subprocess_exec(*argv, stdin=stdin, stdout=asyncio.subprocess.DEVNULL,
+                                                        stderr=stderr, start_new_session=True)
+        except OSError as exc:
+            return HookResult(False, f"The on-event command {argv[0]!r} could not start ({exc.strerror or exc}).")
+        try:
+            await asyncio.wait_for(asyncio.shield(proc.wait()), timeout)
+        except TimeoutError:
+            _kill_group(proc.pid)
+            await proc.wait()
+            return HookResult(False, f"The on-event command {argv[0]!r} took longer than {timeout:g} s "
+                                     "and was stopped.")
+        except asyncio.CancelledError:
+            # The command is ending (Ctrl-C, its own deadline): the hook and its children go too.
+            _kill_group(proc.pid)
+            await proc.wait()
+            raise
+        if proc.returncode != 0:
+            tail = _last_line(stderr)
+            return HookResult(False, f"The on-event command {argv[0]!r} exited with code {proc.returncode}"
+                                     + (f": {tail}" if tail else "") + ".")
     return HookResult(True)
 
 
@@ -208,21 +238,37 @@ class Notifier:
         assert self.hook is not None
         try:
             result = await run_hook(self.hook, event, self.timeout)
+        except asyncio.CancelledError:
+            self._failed(f"The on-event command {self.hook.split()[0]!r} was stopped: primetui ended before it did.")
+            raise
         except Exception as exc:  # noqa: BLE001
             result = HookResult(False, f"The on-event command failed ({type(exc).__name__}).")
         if not result.ok:
-            self.failures.append(result.message)
-            log.warning("%s", result.message)
-            append_failure(result.message)
-            if self.report is not None:
-                try:
-                    self.report(result.message)
-                except Exception:  # noqa: BLE001
-                    pass
+            self._failed(result.message)
 
-    async def drain(self, timeout: float | None = None) -> None:
-        if self._tasks:
-            await asyncio.wait(set(self._tasks), timeout=timeout if timeout is not None else self.timeout + 5)
+    def _failed(self, message: str) -> None:
+        """Report one hook failure everywhere it is promised: the list, notify.log, ``report``."""
+        self.failures.append(message)
+        log.warning("%s", message)
+        append_failure(message)
+        if self.report is not None:
+            try:
+                self.report(message)
+            except Exception:  # noqa: BLE001
+                pass
+
+    async def drain(self) -> None:
+        """Wait for the hooks still running; each ends by its own timeout, which kills what is left."""
+        while pending := {t for t in self._tasks if not t.done()}:
+            await asyncio.wait(pending)
+
+    async def close(self) -> None:
+        """Stop the hooks still running now (their process groups are killed) and wait for that."""
+        tasks = set(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
 
 
 __all__ = ["HookResult", "Notifier", "RunEvent", "append_failure", "failure_log_path", "osc_notification",

@@ -11,6 +11,11 @@ line instead. Exit codes:
     2  --timeout passed first
     3  nothing was dispatched or asked: no API key, an unreadable config file, a failed pre-flight,
        the platform's refusal of the run
+  130  interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the runs go on, the last lines say so
+
+``--timeout`` counts from the command's start (start-up of the local platform included). With
+``--json`` the stream always ends with ``{"event": "done", "status": ..., "exit": N}``, whatever
+the outcome, and a refusal is a ``refused`` object on stdout too.
 
 ``dispatch`` runs the editor's pre-flight (:mod:`primetui.sft.preflight`) and the diagnostics of
 ``primetui validate``, dispatches, and prints the run id on stdout (alone, so
@@ -21,8 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -32,7 +40,13 @@ from primetui.monitor_core.escapes import neutralise
 from primetui.notify import Notifier, RunEvent
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT, EXIT_SETUP = 0, 1, 2, 3
+EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
+OUTCOME = {EXIT_OK: "COMPLETED", EXIT_FAILED: "FAILED", EXIT_TIMEOUT: "TIMEOUT", EXIT_SETUP: "REFUSED",
+           EXIT_SIGINT: "INTERRUPTED", EXIT_SIGTERM: "INTERRUPTED"}
+"""The ``status`` of the final JSON ``done`` event, by exit code."""
 PLAIN_PROGRESS_EVERY = 30.0
+RETRY_NOTE_EVERY = 60.0
+"""While a run cannot be polled, ``wait`` says so at least this often (seconds)."""
 ERROR_LINES = 10
 
 
@@ -118,9 +132,9 @@ class Reporter:
     def end(self, runs: list[Followed], code: int, timed_out: list[Followed]) -> None:
         if self.json:
             for r in runs:
-                self.record(event="end", run_id=r.run_id, name=r.name, status=r.status if r.ended else None,
+                self.record(event="end", run_id=r.run_id, name=r.name, status=r.status, ended=r.ended,
                             reason=r.reason, component=r.component, error_lines=r.error_lines)
-            self.record(event="done", exit=code, timed_out=[r.run_id for r in timed_out])
+            self.done(code, timed_out=[r.run_id for r in timed_out])
             return
         for r in runs:
             if r.ended and r.status != "COMPLETED":
@@ -133,6 +147,41 @@ class Reporter:
             self._emit(f"timed out: run {r.label} is still {r.status or 'unknown'}")
         if code == EXIT_OK:
             self._emit(f"{len(runs)} run(s) COMPLETED")
+
+    def done(self, code: int, **extra: Any) -> None:
+        """The last JSON line of every stream: the outcome and the exit code."""
+        if self.json:
+            self.record(event="done", status=OUTCOME.get(code, "FAILED"), exit=code, **extra)
+
+    def refused(self, kind: str, message: str, details: list[str] | None = None) -> None:
+        """Nothing was dispatched or asked: the sentence on stderr, and a ``refused`` object with --json."""
+        print(message, file=self.err, flush=True)
+        if self.json:
+            self.record(event="refused", reason=kind, message=message, details=details or [])
+
+    def interrupted(self, runs: list[Followed], signum: int) -> None:
+        """Ctrl-C or SIGTERM: end the live line and say that the runs go on without us."""
+        name = signal.Signals(signum).name
+        code = 128 + signum
+        if self.json:
+            for r in runs:
+                self.record(event="end", run_id=r.run_id, name=r.name, status=r.status, ended=r.ended,
+                            reason=r.reason, component=r.component, error_lines=r.error_lines)
+            self.done(code, signal=name, running=[r.run_id for r in runs if not r.ended])
+            return
+        if self._live:
+            self.out.write("\n")  # keep the progress on screen; the note starts a line of its own
+            self._live = False
+        going = [r for r in runs if not r.ended]
+        if not runs:
+            self._emit(f"{name}: stopped before any run was followed.")
+        elif going:
+            ids = " ".join(r.run_id for r in going)
+            for r in going:
+                self._emit(f"{name}: stopped following; run {r.label} goes on ({r.status or 'status unknown'}).")
+            self._emit(f"Follow again with `primetui wait {ids}`.")
+        else:
+            self._emit(f"{name}: stopped; every run had ended.")
 
 
 def failing_component(run: Any) -> tuple[str, int | None, str | None]:
@@ -161,16 +210,33 @@ async def last_error_lines(client: Any, run: Any, n: int = ERROR_LINES) -> tuple
     return title, [_clean(ln)[:400] for ln in lines[-n:]]
 
 
+@dataclass
+class Interrupt:
+    """The signal that ended the command (None while it runs); the main task is cancelled with it."""
+
+    signum: int | None = None
+
+
 async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, timeout: float | None = None,
-                    interval: float = 3.0, notifier: Notifier | None = None) -> int:
-    """Follow every run to its end; returns the exit code."""
+                    deadline: float | None = None, interval: float = 3.0, notifier: Notifier | None = None,
+                    interrupt: Interrupt | None = None) -> int:
+    """Follow every run to its end; returns the exit code.
+
+    ``deadline`` (``time.monotonic()``) ends the wait like ``timeout`` seconds from now would. A
+    cancellation with ``interrupt.signum`` set (Ctrl-C, SIGTERM) stops the hooks, reports what
+    goes on, and returns 128 + the signal.
+    """
     runs = [Followed(rid) for rid in dict.fromkeys(run_ids)]
     watchers = {r.run_id: RunWatcher(client, r.run_id, interval=interval) for r in runs}
+    if timeout is not None:
+        deadline = min(deadline or float("inf"), time.monotonic() + timeout)
+    last_note: dict[str, float] = {}
 
     async def follow(f: Followed) -> None:
         watcher = watchers[f.run_id]
         async for event in watcher:
             if isinstance(event, RunUpdate):
+                last_note.pop(f.run_id, None)
                 run = event.run
                 f.name, f.max_steps = run.name, run.max_steps or f.max_steps
                 if event.status_changed:
@@ -191,11 +257,29 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
             elif isinstance(event, PollFailed):
                 if event.retry_in is None:
                     f.ended, f.status, f.reason = True, "UNREACHABLE", _clean(event.error)
-                elif event.attempt in (1, 5, 20):
-                    reporter.problem(f"run {f.run_id}: {_clean(event.error)} (retrying in {event.retry_in:.0f} s)")
+                    continue
+                now = time.monotonic()
+                if now - last_note.get(f.run_id, -RETRY_NOTE_EVERY) >= RETRY_NOTE_EVERY or event.attempt in (1, 5):
+                    last_note[f.run_id] = now
+                    reporter.problem(f"run {f.run_id}: {_clean(event.error)} (attempt {event.attempt}; "
+                                     f"retrying in {event.retry_in:.0f} s)")
 
     tasks = [asyncio.ensure_future(follow(f)) for f in runs]
-    done, pending = await asyncio.wait(tasks, timeout=timeout)
+    remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+    try:
+        done, pending = await asyncio.wait(tasks, timeout=remaining)
+    except asyncio.CancelledError:
+        for w in watchers.values():
+            w.stop()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if notifier is not None:
+            await notifier.close()
+        if interrupt is None or interrupt.signum is None:
+            raise
+        reporter.interrupted(runs, interrupt.signum)
+        return 128 + interrupt.signum
     for w in watchers.values():
         w.stop()
     for t in pending:
@@ -211,9 +295,16 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
         code = EXIT_TIMEOUT
     else:
         code = EXIT_OK
-    reporter.end(runs, code, timed_out)
     if notifier is not None:
-        await notifier.drain()
+        try:
+            await notifier.drain()  # each hook ends by its own timeout; their warnings come before the end
+        except asyncio.CancelledError:
+            await notifier.close()
+            if interrupt is None or interrupt.signum is None:
+                raise
+            reporter.interrupted(runs, interrupt.signum)
+            return 128 + interrupt.signum
+    reporter.end(runs, code, timed_out)
     return code
 
 
@@ -222,8 +313,21 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
 # --------------------------------------------------------------------------------------------
 
 
-async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO) -> str | None:
-    """Pre-flight and dispatch ``path`` on ``volume_name``; the run id, or None (reasons on ``err``)."""
+@dataclass
+class Refusal:
+    """Why nothing was dispatched: ``kind`` (file, volume, config, preflight, platform), one sentence, the lines above it."""
+
+    kind: str
+    message: str
+    details: list[str] = field(default_factory=list)
+
+
+async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO) -> str | Refusal:
+    """Pre-flight and dispatch ``path`` on ``volume_name``; the run id, or why not.
+
+    Diagnostics and pre-flight lines go to ``err`` as they come; the refusal's own sentence is the
+    caller's to print.
+    """
     import tomllib
 
     from primetui.sft.check import check_text
@@ -231,12 +335,17 @@ async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO) -> st
     from primetui.sft.context import CheckContext
     from primetui.sft.preflight import run_preflight
 
+    details: list[str] = []
+
+    def say(line: str) -> None:
+        details.append(line)
+        print(line, file=err)
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        print(f"primetui dispatch: cannot read {path} ({reason}); check the path.", file=err)
-        return None
+        return Refusal("file", f"primetui dispatch: cannot read {path} ({reason}); check the path.")
     try:
         config = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -245,35 +354,30 @@ async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO) -> st
     volume = volumes.get(volume_name)
     if volume is None:
         known = ", ".join(sorted(volumes)) or "none yet"
-        print(f"primetui dispatch: no volume named {volume_name!r} (volumes: {known}); create it with "
-              f"`prime volumes create {volume_name} --size 100Gi`.", file=err)
-        return None
+        return Refusal("volume", f"primetui dispatch: no volume named {volume_name!r} (volumes: {known}); create it "
+                                 f"with `prime volumes create {volume_name} --size 100Gi`.")
     if config is None:
         ctx = CheckContext(hosted=True, has_volume=True)
         for d in validate_file(path, ctx)[0]:
-            print(d.format(str(path)), file=err)
-        print("primetui dispatch: the file is not valid TOML; nothing was dispatched.", file=err)
-        return None
+            say(d.format(str(path)))
+        return Refusal("config", "primetui dispatch: the file is not valid TOML; nothing was dispatched.", details)
     preflight = await run_preflight(client, volume, config, text, fix_hint="fix them first (listed above).")
     ctx = CheckContext(hosted=True, has_volume=True, cached_models=preflight.cached_models,
                        volume_size_bytes=preflight.volume_size_bytes)
     for d in check_text(text, ctx).diagnostics:
-        print(d.format(str(path)), file=err)
+        say(d.format(str(path)))
     icons = {"ok": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
     for c in preflight.checks:
-        print(f"pre-flight {icons[c.state]} {c.name:<9}{_clean(c.detail)}", file=err)
+        say(f"pre-flight {icons[c.state]} {c.name:<9}{_clean(c.detail)}")
     if preflight.blocked:
-        print("primetui dispatch: the pre-flight failed; nothing was dispatched.", file=err)
-        return None
+        return Refusal("preflight", "primetui dispatch: the pre-flight failed; nothing was dispatched.", details)
     from primetui.api.errors import HTTPStatusError
 
     try:
         reply = await client.create_run(config, volume=volume_name)
     except HTTPStatusError as exc:  # the platform's refusal (400, 422, 409...): its words, then stop
-        print(f"primetui dispatch: the platform refused the run: {_clean(exc)}", file=err)
-        for issue in getattr(exc, "issues", None) or []:
-            print(f"  - {_clean(issue)}", file=err)
-        return None
+        issues = [f"  - {_clean(issue)}" for issue in getattr(exc, "issues", None) or []]
+        return Refusal("platform", f"primetui dispatch: the platform refused the run: {_clean(exc)}", issues)
     return str(reply.run_id)
 
 
@@ -282,56 +386,147 @@ async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO) -> st
 # --------------------------------------------------------------------------------------------
 
 
-async def _main(args: Any, out: TextIO, err: TextIO) -> int:
+async def _off_loop(fn: Callable[[], Any]) -> Any:
+    """``fn()`` in a daemon thread: a deadline or Ctrl-C can leave it behind (a platform start)."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(value: Any, exc: BaseException | None) -> None:
+        if not future.done():
+            future.set_exception(exc) if exc is not None else future.set_result(value)
+
+    def work() -> None:
+        try:
+            value, exc = fn(), None
+        except BaseException as e:  # noqa: BLE001 - handed to the awaiting task
+            value, exc = None, e
+        try:
+            loop.call_soon_threadsafe(settle, value, exc)
+        except RuntimeError:
+            pass  # the loop ended first: nobody waits for it any more
+
+    threading.Thread(target=work, name="primetui-setup", daemon=True).start()
+    return await future
+
+
+def _local_settings(local: bool) -> tuple[Any, Any]:
+    """The platform settings and, for ``--local``, how the client finds a restarted platform."""
     from primetui.headless import _settings
+
+    settings = _settings(local)
+    if not local:
+        return settings, None
+    from primetui.local.launcher import following
+
+    return settings, following(None)
+
+
+async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: Interrupt) -> int:
     from primetui.ui.launch import make_client
 
+    as_json = bool(getattr(args, "json", False))
+    dispatching = args.command == "dispatch"
+    # dispatch keeps stdout for the run id alone; its progress goes to stderr unless it is JSON
+    reporter = Reporter(out if as_json or not dispatching else err, err, as_json)
+    timeout = args.timeout if getattr(args, "timeout", None) and args.timeout > 0 else None
+    deadline = started + timeout if timeout is not None else None
     try:
-        settings = _settings(bool(getattr(args, "local", False)))
+        setup = _off_loop(lambda: _local_settings(bool(getattr(args, "local", False))))
+        settings, rediscover = await asyncio.wait_for(setup, None if deadline is None else max(0.0, deadline - time.monotonic()))
+    except TimeoutError:
+        print(f"primetui {args.command}: timed out after {timeout:g} s while the platform was starting.", file=err)
+        reporter.done(EXIT_TIMEOUT, timed_out=list(getattr(args, "run_ids", None) or []))
+        return EXIT_TIMEOUT
     except Exception as exc:  # noqa: BLE001
-        print(f"primetui {args.command}: could not read the platform settings ({exc}); fix ~/.prime/config.json "
-              "or set PRIME_API_KEY.", file=err)
+        reporter.refused("settings", f"primetui {args.command}: could not read the platform settings ({_clean(exc)}); "
+                                     "fix ~/.prime/config.json or set PRIME_API_KEY.")
+        reporter.done(EXIT_SETUP)
         return EXIT_SETUP
     if not getattr(settings, "api_key", ""):
-        print("No API key configured. Run `prime login`, set PRIME_API_KEY, or add --local.", file=err)
+        reporter.refused("settings", "No API key configured. Run `prime login`, set PRIME_API_KEY, or add --local.")
+        reporter.done(EXIT_SETUP)
         return EXIT_SETUP
     notifier = None
-    hook = getattr(args, "on_event", None)
-    if hook:
-        notifier = Notifier(hook, report=lambda m: print(m, file=err, flush=True))
-    client = make_client(settings)
+    if getattr(args, "on_event", None):
+        from primetui.ui.launch import load_prefs
+
+        notifier = Notifier.from_prefs(load_prefs()[0], args.on_event, report=lambda m: print(m, file=err, flush=True))
+    client = make_client(settings, rediscover)
     try:
-        if args.command == "dispatch":
-            run_id = await dispatch(client, Path(args.file), args.volume, err)
-            if run_id is None:
+        if dispatching:
+            result = await dispatch(client, Path(args.file), args.volume, err)
+            if isinstance(result, Refusal):
+                reporter.refused(result.kind, result.message, result.details)
+                reporter.done(EXIT_SETUP)
                 return EXIT_SETUP
-            if args.json:
-                out.write(json.dumps({"event": "dispatched", "run_id": run_id}) + "\n")
+            if as_json:
+                reporter.record(event="dispatched", run_id=result)
             else:
-                out.write(run_id + "\n")
-            out.flush()
+                out.write(result + "\n")
+                out.flush()
             if not args.wait:
+                reporter.done(EXIT_OK, run_id=result)
                 return EXIT_OK
-            run_ids = [run_id]
-            reporter = Reporter(out if args.json else err, err, args.json)
+            run_ids = [result]
         else:
             run_ids = list(args.run_ids)
-            reporter = Reporter(out, err, args.json)
-        timeout = args.timeout if args.timeout and args.timeout > 0 else None
-        return await wait_runs(client, run_ids, reporter, timeout=timeout, interval=max(0.2, args.interval),
-                               notifier=notifier)
+        return await wait_runs(client, run_ids, reporter, deadline=deadline, interval=max(0.2, args.interval),
+                               notifier=notifier, interrupt=interrupt)
+    except asyncio.CancelledError:
+        if interrupt.signum is None:
+            raise
+        if notifier is not None:
+            await notifier.close()
+        reporter.interrupted([], interrupt.signum)
+        return 128 + interrupt.signum
     finally:
         await client.aclose()
 
 
+async def _guarded(args: Any, out: TextIO, err: TextIO, started: float) -> int:
+    """``_main`` with SIGINT and SIGTERM turned into a clean end: the last lines, then 130 or 143."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    interrupt = Interrupt()
+    as_json = bool(getattr(args, "json", False))
+
+    def on_signal(signum: int) -> None:
+        if interrupt.signum is None and task is not None:
+            interrupt.signum = signum
+            task.cancel()
+
+    installed = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(signum, on_signal, signum)
+            installed.append(signum)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass  # not the main thread (a test): KeyboardInterrupt still ends it below
+    try:
+        return await _main(args, out, err, started, interrupt)
+    except asyncio.CancelledError:
+        if interrupt.signum is None:
+            raise
+        # Cancelled before _main could report (setup): the stream still ends with its done line.
+        Reporter(out if as_json else err, err, as_json).interrupted([], interrupt.signum)
+        return 128 + interrupt.signum
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+
+
 def main(args: Any, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Entry point of ``primetui wait`` and ``primetui dispatch``; returns the exit code."""
+    started = time.monotonic()
+    out, err = out or sys.stdout, err or sys.stderr
     try:
-        return asyncio.run(_main(args, out or sys.stdout, err or sys.stderr))
+        return asyncio.run(_guarded(args, out, err, started))
     except KeyboardInterrupt:
-        return 130
+        return EXIT_SIGINT
     except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
         from primetui.ui.errors import describe
 
-        print(f"primetui {getattr(args, 'command', '')}: {describe(exc)}", file=err or sys.stderr)
+        print(f"primetui {getattr(args, 'command', '')}: {describe(exc)}", file=err)
+        if getattr(args, "json", False):
+            Reporter(out, err, True).done(EXIT_FAILED, error=describe(exc))
         return EXIT_FAILED

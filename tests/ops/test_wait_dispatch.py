@@ -92,7 +92,7 @@ def test_wait_times_out_with_2_then_a_stopped_run_exits_1(local_platform, tmp_pa
     out = primetui(local_platform, tmp_path, "wait", run_id, "--json", "--interval", "0.5")
     assert out.returncode == 1, out.stdout + out.stderr
     events = [json.loads(line) for line in out.stdout.splitlines()]
-    assert events[-1] == {"event": "done", "exit": 1, "timed_out": []}
+    assert events[-1] == {"event": "done", "status": "FAILED", "exit": 1, "timed_out": []}
     end = [e for e in events if e["event"] == "end"][0]
     assert end["run_id"] == run_id and end["status"] == "STOPPED"
 

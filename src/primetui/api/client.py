@@ -13,9 +13,11 @@ resume, which wait on a cold validator), 10 s connects. Replies are parsed into
 
 from __future__ import annotations
 
+import asyncio
 import json
 import ssl
 import sys
+from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -83,22 +85,31 @@ class PrimeClient:
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
+        rediscover: Callable[[], tuple[str, str] | None] | None = None,
     ) -> None:
+        """``rediscover`` (the local platform's clients) names where the platform serves now,
+        ``(base_url, api_key)`` or None; it is asked when a connection is refused, so a client
+        follows a platform that was restarted on another port."""
         self.base_url = normalize_base_url(base_url)
         self.team_id = team_id.strip() if team_id and team_id.strip() else None
         self._api_key = api_key or ""
         if not isinstance(timeout, httpx.Timeout):
             timeout = httpx.Timeout(timeout, connect=min(10.0, float(timeout)))
         self._timeout = timeout
+        self._transport = transport
+        self._rediscover = rediscover
+        self._http = self._new_http()
+
+    def _new_http(self) -> httpx.AsyncClient:
         headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        self._http = httpx.AsyncClient(
+        return httpx.AsyncClient(
             base_url=self.base_url + API_PREFIX,
             headers=headers,
-            timeout=timeout,
+            timeout=self._timeout,
             follow_redirects=True,
-            transport=transport,
+            transport=self._transport,
             verify=_shared_ssl_context(),
             limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY),
         )
@@ -218,6 +229,30 @@ class PrimeClient:
         return data
 
     async def _send(self, method: str, path: str, kwargs: dict[str, Any]) -> httpx.Response:
+        """One request; refused at connect, it goes again to where ``rediscover`` says the platform is now."""
+        try:
+            return await self._send_here(method, path, kwargs)
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            if not await self._follow_platform():
+                raise
+        return await self._send_here(method, path, kwargs)
+
+    async def _follow_platform(self) -> bool:
+        """True when the platform now serves elsewhere and this client moved there."""
+        if self._rediscover is None:
+            return False
+        found = await asyncio.to_thread(self._rediscover)
+        if not found:
+            return False
+        base_url, api_key = normalize_base_url(found[0]), found[1]
+        if (base_url, api_key) == (self.base_url, self._api_key):
+            return False
+        old, self.base_url, self._api_key = self._http, base_url, api_key
+        self._http = self._new_http()
+        await old.aclose()
+        return True
+
+    async def _send_here(self, method: str, path: str, kwargs: dict[str, Any]) -> httpx.Response:
         """One request; an idempotent one is retried once, at once, when the connection dropped.
 
         A pooled keep-alive connection the server closed a moment before reuse fails with

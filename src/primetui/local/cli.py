@@ -17,6 +17,9 @@ from primetui.local.paths import resolve_data_dir
 
 SERVER_FILE = "server.json"
 LOCK_FILE = "server.lock"
+PORT_FILE = "last-port"
+"""The port the last server of this data dir took: the launcher asks for it again, so clients that
+still hold the old address find the platform there after a restart."""
 
 
 def _err(message: str) -> None:
@@ -131,6 +134,10 @@ def serve(args: argparse.Namespace) -> int:
         def on_ready(base_url: str) -> None:
             info = {"base_url": base_url, "token": state.token, "pid": os.getpid(), "data_dir": str(data_dir)}
             write_json_atomic(data_dir / SERVER_FILE, info)
+            try:
+                (data_dir / PORT_FILE).write_text(base_url.rsplit(":", 1)[-1].strip("/") + "\n", encoding="utf-8")
+            except OSError:
+                pass  # only a preference for the next start
             if ready_file:
                 write_json_atomic(Path(ready_file), info)
             print(banner(base_url, state.token, data_dir, show_token=sys.stdout.isatty()), flush=True)

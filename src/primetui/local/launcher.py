@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from primetui.local.paths import resolve_data_dir
 from primetui.local.procs import pid_alive, wait_for_ready_file
 
 SERVER_FILE = "server.json"
+PORT_FILE = "last-port"  # written by ``primetui local serve`` (primetui.local.cli)
 
 
 class LauncherError(RuntimeError):
@@ -42,6 +47,37 @@ def running_server(data_dir: Path) -> tuple[str, str] | None:
     return base_url, token
 
 
+def following(data_dir: str | os.PathLike[str] | None = None) -> Callable[[], tuple[str, str] | None]:
+    """What a ``--local`` client asks when its platform stops answering: where it serves now.
+
+    Passed as ``PrimeClient(rediscover=...)``; it reads ``server.json`` again and starts nothing.
+    """
+    return functools.partial(running_server, resolve_data_dir(data_dir))
+
+
+def previous_port(data_dir: Path) -> int | None:
+    """The port the last server of ``data_dir`` took, when it is free again (else None: any free port)."""
+    try:
+        port = int((data_dir / PORT_FILE).read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return None
+    if not 1024 <= port <= 65535:
+        return None
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds it
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return None
+    return port
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    """Collect the started server's exit status whenever it ends, so it never lingers as a zombie
+    under a long-lived parent (``primetui serve --local``, the dashboard)."""
+    threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
+
+
 def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = True,
                    timeout: float = 30.0) -> tuple[str, str]:
     """Return (base_url, token) of the local platform for ``data_dir``, starting it detached if needed.
@@ -58,16 +94,11 @@ def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = 
     except OSError as exc:
         raise LauncherError(f"Cannot create the local platform's data dir {root} ({exc.strerror}); "
                             "set PRIMETUI_LOCAL_DATA_DIR to a writable directory.") from exc
-    ready = root / f".ready-{os.getpid()}.json"
-    ready.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(root), "--ready-file", str(ready)]
-    if demo:
-        cmd.append("--demo")
-    log_fd = os.open(root / "server.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    with os.fdopen(log_fd, "ab") as log:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True, close_fds=True)
-    info = wait_for_ready_file(ready, proc, timeout)
+    port = previous_port(root)
+    proc, info = _start(root, demo, timeout, port)
+    if info is None and port is not None and proc.poll() is not None and running_server(root) is None:
+        # The old port was taken between the probe and the bind: any free port will do.
+        proc, info = _start(root, demo, timeout, None)
     if info:
         return info["base_url"], info["token"]
     code = proc.poll()
@@ -78,3 +109,19 @@ def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = 
             return found
         raise LauncherError(f"The local platform exited at start (code {code}); see {root / 'server.log'}.")
     raise LauncherError(f"The local platform did not start within {timeout:.0f}s; see {root / 'server.log'}.")
+
+
+def _start(root: Path, demo: bool, timeout: float, port: int | None) -> tuple[subprocess.Popen[bytes], dict | None]:
+    ready = root / f".ready-{os.getpid()}.json"
+    ready.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(root), "--ready-file", str(ready)]
+    if port is not None:
+        cmd += ["--port", str(port)]
+    if demo:
+        cmd.append("--demo")
+    log_fd = os.open(root / "server.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    with os.fdopen(log_fd, "ab") as log:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, close_fds=True)
+    _reap(proc)
+    return proc, wait_for_ready_file(ready, proc, timeout)

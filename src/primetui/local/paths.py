@@ -5,6 +5,7 @@ Layout of a data dir::
     <data_dir>/token              bearer token (0600), generated on first start
     <data_dir>/state.sqlite3      the store (WAL)
     <data_dir>/server.json        {"base_url", "token", "pid"} of the server serving this dir
+    <data_dir>/last-port          the port the last server took (the launcher asks for it again)
     <data_dir>/models.toml        the local model cache (user-editable)
     <data_dir>/sft.toml           the walkthrough config (demo data)
     <data_dir>/volumes/<name>/    one directory per volume

@@ -29,20 +29,12 @@ from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
 from primetui.ui.state import DashboardState
+from primetui.ui.terminal_colours import honour_no_color, pick_default_theme
 from primetui.ui.themes import DEFAULT_THEME, load_themes, shipped_theme_dir
 
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def pick_default_theme(env: dict[str, str] | None = None) -> str:
-    """ANSI-16 on terminals that only have 16 colours; the dark theme elsewhere."""
-    env = dict(os.environ) if env is None else env
-    term = env.get("TERM", "")
-    if term in ("linux", "vt100", "vt220", "ansi") or term.endswith("-16color") or "NO_COLOR" in env:
-        return "primetui-ansi"
-    return DEFAULT_THEME
 
 
 class PrimeApp(App):
@@ -111,6 +103,7 @@ class PrimeApp(App):
         keep_alt_keys()  # the shell pane gets Alt+key as the terminal sent it (before the driver starts)
         super().__init__()
         self._filters.append(ControlFilter())  # backstop: no control char from data reaches the terminal
+        self._filters = honour_no_color(self._filters, self.no_color)
         self.client = client
         self.settings = settings
         self.prefs = prefs
@@ -130,6 +123,8 @@ class PrimeApp(App):
         self.theme_warnings: list[str] = []
         self._theme_dirs = theme_dirs
         self._register_themes()
+        self.theme_chosen = bool(present.field(prefs, "theme", default=""))
+        """True once the user picked a theme (saved then); until then the terminal decides each start."""
         self.notifier = make_notifier(self, on_event)
 
     # ---- set-up -----------------------------------------------------------------------------
@@ -248,7 +243,8 @@ class PrimeApp(App):
         self.remember()
 
     def watch_theme(self, theme: str) -> None:
-        if self._remembering:
+        if self._remembering:  # after start-up only the user changes the theme (t, the palette)
+            self.theme_chosen = True
             self.remember()
 
     def remember(self) -> None:

@@ -15,14 +15,16 @@ def fit(order: Sequence[str], priority: Sequence[str], widths: dict[str, int], r
     """The columns to show, in ``order``, and how many were left out.
 
     ``priority`` lists the keys most important first; ``widths`` is each column's widest cell
-    (header included). The first column always shows, however narrow the terminal.
+    (header included). The first column always shows, however narrow the terminal. Priorities
+    hold at every width: once a column does not fit, no less important one shows in its place
+    (a narrow ETA never stands where the wider Steps and Loss were left out).
     """
     chosen: set[str] = set()
     used = 0
     for key in priority:
         need = widths.get(key, 0) + CELL_PAD
         if chosen and used + need > room:
-            continue
+            break
         chosen.add(key)
         used += need
     shown = [k for k in order if k in chosen]

@@ -25,10 +25,12 @@ def _with(settings: Any, **changes: Any) -> Any:
     return SimpleNamespace(**data)
 
 
-def make_client(settings: Any) -> Any:
+def make_client(settings: Any, rediscover: Any = None) -> Any:
+    """``rediscover``: the local platform's ``launcher.following(data_dir)``, so the client follows a restart."""
     from primetui.api.client import PrimeClient
 
-    return PrimeClient(settings.base_url, settings.api_key, team_id=getattr(settings, "team_id", None))
+    return PrimeClient(settings.base_url, settings.api_key, team_id=getattr(settings, "team_id", None),
+                       rediscover=rediscover)
 
 
 class LazyClient:
@@ -155,7 +157,7 @@ class Connector:
 
     def local_sync(self) -> tuple[Any, Any, str]:
         """Start (or reuse) the embedded platform for this user; blocks until it answers."""
-        from primetui.local.launcher import ensure_running
+        from primetui.local.launcher import ensure_running, following
 
         data_dir = local_data_dir(self.prefs)
         result = ensure_running(data_dir=data_dir, demo=True)
@@ -165,7 +167,7 @@ class Connector:
             self.demo_config = found
         settings = _with(self.settings, base_url=base_url, api_key=token, team_id=None)
         host = base_url.split("://", 1)[-1].split("/", 1)[0]
-        return make_client(settings), settings, f"local platform {host}"
+        return make_client(settings, following(data_dir)), settings, f"local platform {host}"
 
     @staticmethod
     def _find_demo_config(data_dir: Path | None) -> Path | None:

@@ -24,7 +24,8 @@ def remember(app: Any) -> str | None:
 
     prefs = app.prefs if isinstance(app.prefs, Prefs) else Prefs()
     watched = sorted(app.state.watched)
-    theme = str(app.theme or "")
+    # Only a theme the user picked is kept: a detected one would pin this terminal's guess for good.
+    theme = str(app.theme or "") if getattr(app, "theme_chosen", False) else prefs.theme
     if prefs.watched == watched and prefs.theme == theme:
         return None
     updated = prefs.model_copy(update={"watched": watched, "theme": theme})

@@ -89,6 +89,10 @@ class StatusBar(Static):
         self.update(text)
 
 
+ESSENTIAL_FOOTER_ACTIONS = frozenset({"help", "letter_quit", "quit"})
+"""Footer keys a newcomer needs at any width: how to get help and how to leave."""
+
+
 class DashboardFooter(Footer):
     """Textual's footer that rebuilds its keys only when the keys it shows change.
 
@@ -117,6 +121,36 @@ class DashboardFooter(Footer):
     def compose(self) -> ComposeResult:
         self._shown = self._keys_shown()
         yield from super().compose()
+        self.call_after_refresh(self._fit_keys)
+
+    def on_resize(self) -> None:
+        self._fit_keys()
+
+    def _fit_keys(self) -> None:
+        """Show Help and Quit at any width; the other keys fit in what is left, in order, and the
+        first that does not fit hides the rest (the palette key goes before Help and Quit do)."""
+        from textual.widgets._footer import FooterKey
+
+        room = self.size.width
+        if not room or not self.is_attached:
+            return
+        keys = list(self.query(FooterKey))
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        essential = [k for k in keys if k.action in ESSENTIAL_FOOTER_ACTIONS and k not in palette]
+        optional = [k for k in keys if k not in essential and k not in palette]
+
+        def width(key: FooterKey) -> int:
+            return key.get_content_width(self.size, self.app.size) + key.styles.gutter.width + key.styles.margin.width
+
+        used = sum(width(k) for k in essential)
+        for key in palette:
+            key.display = used + width(key) <= room
+            room -= width(key) if key.display else 0
+        fits = True
+        for key in optional:
+            fits = fits and used + width(key) <= room
+            key.display = fits
+            used += width(key) if fits else 0
 
     def bindings_changed(self, screen) -> None:  # type: ignore[no-untyped-def]
         self._bindings_ready = True
