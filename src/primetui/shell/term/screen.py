@@ -191,6 +191,10 @@ def entry_runs(entry: Line | str) -> list[tuple[str, Attr]]:
     return runs
 
 
+def _is_empty(line: Line) -> bool:
+    return not line.wrapped and not line.text() and all(a[1] == -1 for a in line.attrs)
+
+
 def entry_text(entry: Line | str) -> str:
     """Text of a screen row or scrollback entry, trailing blanks removed."""
     return entry.rstrip() if isinstance(entry, str) else entry.text()
@@ -650,13 +654,18 @@ class Screen:
 
     # -- size ------------------------------------------------------------------------------------------
     def resize(self, cols: int, rows: int) -> None:
-        """New size, as tmux does it: no reflow of long lines, but the main screen's rows above its
-        cursor go to scrollback when it shrinks and come back from scrollback when it grows. With a
-        full-screen program on the alternate screen, the main screen is kept around its saved cursor
-        (the shell's prompt), so the lines above the prompt are there when the program exits."""
+        """New size, as tmux does it. A new width rewraps the main screen and its scrollback
+        (soft-wrapped rows join and split again, so narrowing never cuts text for good); the
+        alternate screen, which its program redraws, is cut or padded. Then the main screen's rows
+        above its cursor go to scrollback when it shrinks and come back from scrollback when it
+        grows. With a full-screen program on the alternate screen, the main screen is kept around
+        its saved cursor (the shell's prompt), so the lines above the prompt are there when the
+        program exits."""
         cols, rows = max(1, cols), max(1, rows)
         if (cols, rows) == (self.cols, self.rows):
             return
+        if cols != self.cols:
+            self._rewrap_main(cols)
         buffers = [self.lines]
         if self._main_lines is not None:
             buffers.append(self._main_lines)
@@ -674,9 +683,20 @@ class Screen:
             cursor_y = self.y if is_active else (self._saved.y if is_main else None)
             if len(buf) > rows:
                 excess = len(buf) - rows
-                # Keep the cursor row on screen: drop rows from the top, at most as many as the
-                # cursor is below the new bottom; the rest are cut from below.
-                from_top = excess if cursor_y is None else max(0, min(excess, cursor_y - rows + 1))
+                if is_main and cursor_y is not None:
+                    # As tmux: empty rows below the cursor go first, then rows from the top go to
+                    # the scrollback (the cursor moves up with the text); only what is still too
+                    # much is cut from below.
+                    empty = 0
+                    while empty < excess and len(buf) - 1 - empty > cursor_y and _is_empty(buf[len(buf) - 1 - empty]):
+                        empty += 1
+                    del buf[len(buf) - empty :]
+                    excess -= empty
+                    from_top = min(excess, cursor_y)
+                else:
+                    # Keep the cursor row on screen: drop rows from the top, at most as many as
+                    # the cursor is below the new bottom; the rest are cut from below.
+                    from_top = excess if cursor_y is None else max(0, min(excess, cursor_y - rows + 1))
                 if from_top:
                     if is_main and self.scrollback.maxlen:
                         self.scrollback.extend(buf[:from_top])
@@ -705,6 +725,31 @@ class Screen:
         for s in (self._saved, self._saved_alt):
             s.x, s.y = min(s.x, cols - 1), min(s.y, rows - 1)
         self.dirty = set(range(rows))
+
+    def _rewrap_main(self, cols: int) -> None:
+        """Lay the scrollback and the main screen out again at ``cols`` (see :mod:`.reflow`)."""
+        from primetui.shell.term.reflow import reflow
+
+        main = self._main_lines if self.alt_screen else self.lines
+        if main is None:
+            return
+        history = list(self.scrollback)
+        h = len(history)
+        saved = self._saved
+        cursor = (saved.y, saved.x) if self.alt_screen else (self.y, self.x)
+        marks = [(h, 0), (h + cursor[0], cursor[1]), (h + saved.y, saved.x)]
+        rows, (first, cur, sav) = reflow(history + main, cols, marks)
+        start = first[0]
+        self.scrollback.clear()
+        self.scrollback.extend(rows[:start])
+        self.history_pushed += start - h
+        main[:] = rows[start:]
+        if self.alt_screen:
+            saved.y, saved.x = cur[0] - start, cur[1]
+        else:
+            self.y, self.x = cur[0] - start, cur[1]
+            saved.y, saved.x = max(0, sav[0] - start), sav[1]
+        self.cols = cols
 
     def _pull_history(self, n: int, cols: int) -> list[Line]:
         """Take the newest ``n`` scrollback rows back onto the screen (oldest first)."""
