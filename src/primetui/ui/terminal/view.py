@@ -492,11 +492,15 @@ class TerminalView(Widget, can_focus=True):
         (r0, c0), (r1, c1) = sorted([self._select_from, self._select_to])
         out = []
         for absolute in range(r0, r1 + 1):
-            text = entry_text(self._entry(absolute))
+            entry = self._entry(absolute)
+            # A row the text merely wrapped from joins the next one, as in tmux and xterm: a
+            # long command copied off the screen pastes as one line.
+            wrapped = absolute < r1 and getattr(entry, "wrapped", False)
+            text = "".join(entry.chars) if wrapped else entry_text(entry)
             start = c0 if absolute == r0 else 0
             end = c1 + 1 if absolute == r1 else len(text)
-            out.append(text[start:end].rstrip())
-        return "\n".join(out)
+            out.append(text[start:end] if wrapped else text[start:end].rstrip() + "\n")
+        return "".join(out).removesuffix("\n")
 
     def _copy(self, text: str, what: str) -> None:
         copy_text = getattr(self.app, "copy_text", None)
