@@ -67,3 +67,43 @@ async def test_copy_after_a_narrowing_resize_still_gives_the_whole_line() -> Non
         _drag(view, (0, 0), (24, 2))
         await wait_for(pilot, lambda: app.clipboard, "a copy")
         assert app.clipboard == line  # the space at a wrap point is kept too
+
+
+def test_the_16_colours_are_distinct_after_textual_converts_them() -> None:
+    """What the user sees: Textual turns ANSI colours into its theme's RGB (red = magenta in
+    MONOKAI), so the pane must hand it RGB of its own."""
+    from textual._ansi_theme import MONOKAI
+    from textual.filter import ANSIToTruecolor
+    from textual.color import Color
+
+    from primetui.shell.term.attrs import attr
+    from primetui.ui.terminal.render import attr_style
+
+    to_rgb = ANSIToTruecolor(MONOKAI)
+    seen = {to_rgb.truecolor_style(attr_style(attr(fg=i)), Color(0, 0, 0).rich_color).color.triplet for i in range(16)}
+    assert len(seen) == 16
+
+
+def test_a_palette_preference_sets_the_16_colours_and_terminal_keeps_ansi_codes() -> None:
+    from primetui.shell.term.attrs import attr
+    from primetui.ui.terminal.render import attr_style
+
+    mine = tuple((i, i, i) for i in range(16))
+    assert attr_style(attr(fg=1), mine).color.triplet == (1, 1, 1)
+    assert attr_style(attr(fg=1), None).color.number == 1  # native: the terminal's own red
+    assert attr_style(attr(fg=196), mine).color.number == 196  # the 256-colour cube is fixed
+
+
+def test_underline_styles_degrade_to_what_rich_draws() -> None:
+    from rich.color import ColorSystem
+
+    from primetui.shell.term import Terminal
+    from primetui.ui.terminal.render import attr_style
+
+    term = Terminal(40, 2)
+    term.feed_text("\x1b[4:2mD\x1b[4:3mC\x1b[4:4mT\x1b[4:5mS\x1b[21mW\x1b[0;53mO\x1b[0;4;58:5:196mU")
+    styles = [attr_style(a) for a in term.lines[0].attrs[:7]]
+    assert styles[0].underline2 and not styles[0].underline  # double stays double
+    assert all(s.underline and not s.underline2 for s in styles[1:4])  # curly, dotted, dashed: single
+    assert styles[4].underline2 and styles[5].overline and styles[6].underline
+    assert "53" in styles[5]._make_ansi_codes(ColorSystem.TRUECOLOR).split(";")  # overline reaches the terminal

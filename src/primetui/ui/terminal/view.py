@@ -270,8 +270,21 @@ class TerminalView(Widget, can_focus=True):
         cursor = self.get_component_rich_style("terminal--cursor")
         mark = self.get_component_rich_style("terminal--mark")
         self._base_style = self.rich_style
-        self.painter.set_base(self._base_style, cursor, mark)
+        self.painter.set_base(self._base_style, cursor, mark, self._palette())
         self._painter_ready = True
+
+    def _palette(self) -> Any:
+        """The 16 colours to draw with (see :mod:`primetui.shell.term.palette`); None = ANSI codes."""
+        from primetui.shell.term.palette import XTERM, parse_palette
+
+        wanted = getattr(getattr(self.app, "prefs", None), "shell_palette", "xterm")
+        try:
+            palette = parse_palette(wanted)
+        except ValueError:
+            return XTERM  # the preferences loader has already said what is wrong with it
+        # "terminal" only reaches the terminal when the app draws ANSI colours as such; otherwise
+        # Textual converts them to its theme's RGB, where red and magenta are one colour.
+        return palette if palette is not None or self.app.native_ansi_color else XTERM
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
