@@ -106,8 +106,8 @@ _LOW_FLAGS = (1 << UL_COLOR_SHIFT) - 1
 
 def _underline(flags: int, style: int) -> int:
     flags &= ~(UNDERLINE | UL_MASK)
-    if style:
-        flags |= UNDERLINE | (min(style, UL_DASHED) << UL_SHIFT)
+    if style:  # a single underline is UNDERLINE alone, as it always was
+        flags |= UNDERLINE | ((min(style, UL_DASHED) if style != UL_SINGLE else 0) << UL_SHIFT)
     return flags
 
 
