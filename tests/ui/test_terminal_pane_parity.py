@@ -107,3 +107,53 @@ def test_underline_styles_degrade_to_what_rich_draws() -> None:
     assert all(s.underline and not s.underline2 for s in styles[1:4])  # curly, dotted, dashed: single
     assert styles[4].underline2 and styles[5].overline and styles[6].underline
     assert "53" in styles[5]._make_ansi_codes(ColorSystem.TRUECOLOR).split(";")  # overline reaches the terminal
+
+
+class _LostTimer:
+    """A frame timer that will never fire (what a lost timer looks like to the pane)."""
+
+    stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+async def test_watchdog_notices_a_pane_that_stopped_drawing_and_repaints(tmp_path, monkeypatch) -> None:
+    from primetui.ui.terminal import watchdog
+
+    monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path))
+    monkeypatch.setattr(watchdog, "CHECK_EVERY", 0.05)
+    monkeypatch.setattr(watchdog, "STALL_SECONDS", 0.3)
+    program = "import sys,time\nfor i in range(400):\n print(f'tick {i}', flush=True); time.sleep(0.02)\ntime.sleep(30)"
+    app = TermApp(PtyTransport([sys.executable, "-c", program]))
+    notes: list[str] = []
+    async with app.run_test(size=(60, 10)) as pilot:
+        app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
+        view = app.query_one(TerminalView)
+        await wait_for(pilot, lambda: view.frames > 0 and "tick 1" in "".join(view.term.text_lines()), "first frames")
+        lost = _LostTimer()
+        if view._frame_handle is not None:
+            view._frame_handle.stop()
+        view._frame_handle = lost  # every later _schedule_frame now thinks a frame is on its way
+        frames = view.frames
+        await wait_for(pilot, lambda: notes, "the watchdog's message", tries=400)
+        assert "stopped drawing" in notes[0] and "no frame" in notes[0]
+        assert lost.stopped and view.frames > frames  # it drew again
+        await wait_for(pilot, lambda: view.frames > frames + 3, "frames keep coming after the repaint")
+        log = (tmp_path / "shell-pane.log").read_text()
+        assert "frame_pending=True" in log and "bytes_in=" in log
+
+
+async def test_watchdog_stays_quiet_while_the_pane_draws(tmp_path, monkeypatch) -> None:
+    from primetui.ui.terminal import watchdog
+
+    monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path))
+    monkeypatch.setattr(watchdog, "CHECK_EVERY", 0.05)
+    monkeypatch.setattr(watchdog, "STALL_SECONDS", 0.3)
+    program = "import sys,time\nfor i in range(60):\n print(f'tick {i}', flush=True); time.sleep(0.02)\ntime.sleep(30)"
+    app = TermApp(PtyTransport([sys.executable, "-c", program]))
+    async with app.run_test(size=(60, 10)) as pilot:
+        view = app.query_one(TerminalView)
+        await wait_for(pilot, lambda: "tick 59" in "".join(view.term.text_lines()), "all ticks")
+        assert view.watchdog.fired == 0
+        assert not (tmp_path / "shell-pane.log").exists()

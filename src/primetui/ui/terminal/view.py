@@ -27,7 +27,9 @@ from primetui.shell.term import Terminal, entry_text
 from primetui.shell.term.keys import WHEEL_DOWN, WHEEL_UP, encode_focus, encode_key, encode_mouse, encode_paste
 from primetui.shell.term.transport import Transport
 from primetui.ui.terminal.altkeys import terminal_bytes
+from primetui.ui.terminal import watchdog
 from primetui.ui.terminal.render import StripPainter
+from primetui.ui.terminal.watchdog import Watchdog
 
 FPS = 60
 FLOOD_FPS = 20  # while output pours, fewer frames leave the time to the keyboard and the parser
@@ -115,6 +117,20 @@ class TerminalView(Widget, can_focus=True):
         # Full-terminal mode: output also goes to the real terminal, which answers queries itself
         # and owns the size until it hands the program back.
         self.tee: Callable[[bytes], None] | None = None
+        self.watchdog = Watchdog(self)
+
+    def on_mount(self) -> None:
+        self.set_interval(watchdog.CHECK_EVERY, self.watchdog.check, name="terminal-watchdog")
+
+    def on_show(self) -> None:
+        # Coming back to the tab draws the screen as it is now, never strips cached earlier.
+        self.repaint()
+
+    def repaint(self) -> None:
+        """Redraw every row from the screen model."""
+        self.term.mark_all_dirty()
+        self._cache.clear()
+        self.refresh()
 
     # ---- lifecycle --------------------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
@@ -169,6 +185,7 @@ class TerminalView(Widget, can_focus=True):
                 if not data:
                     break
                 self.bytes_in += len(data)
+                self.watchdog.fed()
                 self.term.feed(data)
                 replies = self.term.take_replies()
                 if self.tee is not None:
@@ -221,6 +238,7 @@ class TerminalView(Widget, can_focus=True):
                 self._frame_handle = self.set_timer(1 / FPS, self._frame, name="terminal-frame")
                 return
         self._sync_since = None
+        self.watchdog.painted()
         self._last_frame = now
         self._bytes_at_frame = self.bytes_in
         self.frames += 1
