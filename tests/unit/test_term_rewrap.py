@@ -38,7 +38,9 @@ def test_narrow_then_widen_gives_every_line_back() -> None:
     term = Terminal(40, 6)
     term.feed_text(LONG + "\r\nshort\r\n$ ")
     term.resize(10, 6)
-    assert term.text_lines()[-3:] == [LONG[30:], "short", "$"]
+    # As tmux: the rows below the cursor stay, so the first rows of the long line went up.
+    assert term.text_lines()[:3] == [LONG[30:], "short", "$"]
+    assert term.history_text()[:3] == [LONG[:10], LONG[10:20], LONG[20:30]]
     assert _logical(term) == [LONG, "short", "$"]  # nothing cut: the tail moved to new rows
     term.resize(40, 6)
     assert term.text_lines()[:3] == [LONG, "short", "$"]

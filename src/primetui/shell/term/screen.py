@@ -737,9 +737,13 @@ class Screen:
         h = len(history)
         saved = self._saved
         cursor = (saved.y, saved.x) if self.alt_screen else (self.y, self.x)
-        marks = [(h, 0), (h + cursor[0], cursor[1]), (h + saved.y, saved.x)]
-        rows, (first, cur, sav) = reflow(history + main, cols, marks)
-        start = first[0]
+        marks = [(h + cursor[0], cursor[1]), (h + saved.y, saved.x)]
+        rows, (cur, sav) = reflow(history + main, cols, marks)
+        # As tmux: the screen is the last rows of it all, so the rows below the cursor stay as
+        # many as they were and the cursor keeps its distance from the bottom; the cursor's row
+        # is never left above the screen.
+        start = min(max(0, len(rows) - len(main)), cur[0])
+        rows.extend(Line(cols) for _ in range(len(main) - (len(rows) - start)))
         self.scrollback.clear()
         self.scrollback.extend(rows[:start])
         self.history_pushed += start - h
