@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from primetui.shell.term.attrs import DEFAULT, Attr
 from primetui.shell.term.charwidth import char_width
-from primetui.shell.term.screen import LazyLine, Line
+from primetui.shell.term.line import LazyLine, Line
 
 Entry = "Line | str"
 

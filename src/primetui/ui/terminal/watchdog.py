@@ -14,16 +14,13 @@ what the pane knew), then repaints: the held bytes are given up and the whole pa
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Any
 
 from primetui.notify import append_failure, failure_log_path
 
-if TYPE_CHECKING:
-    from primetui.ui.terminal.view import TerminalView
-
 CHECK_EVERY = 1.0
 STALL_SECONDS = 2.0
-HOLD_SECONDS = 10.0
+HOLD_SECONDS = 5.0  # tmux gives up an unfinished string after 5 s too
 
 
 def log_path():
@@ -31,7 +28,7 @@ def log_path():
 
 
 class Watchdog:
-    def __init__(self, view: "TerminalView") -> None:
+    def __init__(self, view: Any) -> None:  # the TerminalView it watches
         self.view = view
         self.unpainted_since: float | None = None  # first byte not yet followed by a frame
         self._held_since: float | None = None
