@@ -34,9 +34,10 @@ def _fits(entry: Line | str, cols: int) -> bool:
 
 
 def _cells(entry: Line | str) -> tuple[list[str], list[Attr]]:
+    """The row's cells (its own lists: callers only read or slice them)."""
     if isinstance(entry, str):
         return list(entry), [DEFAULT] * len(entry)
-    return list(entry.chars), list(entry.attrs)
+    return entry.chars, entry.attrs
 
 
 def _starts_wide(entry: Line | str) -> bool:
@@ -54,6 +55,11 @@ def _fit_row(entry: Line | str, cols: int) -> Line | str:
 def _content_length(chars: list[str], attrs: list[Attr]) -> int:
     """Cells up to the last one that shows something (a blank with no background is nothing)."""
     n = len(chars)
+    joined = "".join(chars)
+    if len(joined) == n:  # one character per cell (no wide or combined ones): let C find the end
+        text_end = len(joined.rstrip(" "))
+        if all(a[1] == -1 and not a[2] for a in set(attrs[text_end:])):
+            return text_end
     while n and chars[n - 1] == " " and attrs[n - 1][1] == -1 and not attrs[n - 1][2]:
         n -= 1
     return n

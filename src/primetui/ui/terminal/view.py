@@ -140,7 +140,15 @@ class TerminalView(Widget, can_focus=True):
     def sync_size(self) -> None:
         """Make the screen and the program's terminal the size of the pane."""
         cols, rows = max(1, self.size.width), max(1, self.size.height)
+        if (cols, rows) != (self.term.cols, self.term.rows):
+            # A new width rewraps the rows, so row numbers taken before no longer point at the
+            # same text: drop the selection and keep a scrolled-back view inside the history.
+            self._select_from = self._select_to = None
+            self._match = None
         self.term.resize(cols, rows)
+        if self._view_top is not None:
+            oldest = self.term.history_pushed - len(self.term.scrollback)
+            self._view_top = max(oldest, min(self._view_top, self.term.history_pushed))
         self._cache.clear()
         if self.transport is not None and self.running:
             self.transport.resize(cols, rows)
