@@ -122,10 +122,6 @@ class TerminalView(Widget, can_focus=True):
     def on_mount(self) -> None:
         self.set_interval(watchdog.CHECK_EVERY, self.watchdog.check, name="terminal-watchdog")
 
-    def on_show(self) -> None:
-        # Coming back to the tab draws the screen as it is now, never strips cached earlier.
-        self.repaint()
-
     def repaint(self) -> None:
         """Redraw every row from the screen model."""
         self.term.mark_all_dirty()
