@@ -157,3 +157,25 @@ async def test_watchdog_stays_quiet_while_the_pane_draws(tmp_path, monkeypatch) 
         await wait_for(pilot, lambda: "tick 59" in "".join(view.term.text_lines()), "all ticks")
         assert view.watchdog.fired == 0
         assert not (tmp_path / "shell-pane.log").exists()
+
+
+async def test_the_shell_palette_preference_reaches_the_pane() -> None:
+    from primetui.prefs import Prefs
+    from primetui.shell.term.palette import XTERM
+
+    mine = [f"#{i:02x}{i:02x}{i:02x}" for i in range(16)]
+    for wanted, native, expected in (
+        (mine, False, tuple((i, i, i) for i in range(16))),
+        ("xterm", False, XTERM),
+        ("terminal", True, None),  # ANSI codes, for the terminal's own palette
+        ("terminal", False, XTERM),  # the toolkit would turn them into its theme's RGB
+    ):
+        app = TermApp(_printer("x\r\n"))
+        app.prefs = Prefs(shell_palette=wanted)
+        async with app.run_test(size=(20, 4)) as pilot:
+            app.ansi_color = native
+            view = app.query_one(TerminalView)
+            await wait_for(pilot, lambda: "x" in view.term.text_lines(), "the output")
+            view.notify_style_update()
+            view._prepare_painter()
+            assert view.painter.palette == expected, wanted
