@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from primetui.fileio import atomic_write_text
@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 CHART_MARKERS = ("braille", "block", "ascii")
+HexColor = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^#[0-9a-fA-F]{6}$")]
 MIN_INTERVAL = 0.5
 MAX_INTERVAL = 3600.0
 
@@ -107,6 +108,8 @@ class Prefs(_Strict):
     """Colour theme name, e.g. `primetui-dark`; empty picks one that suits the terminal."""
     chart_marker: Literal["braille", "block", "ascii"] = "braille"
     """How charts draw lines: `braille` (finest), `block`, or `ascii` (for fonts without braille)."""
+    shell_palette: Literal["xterm", "terminal"] | Annotated[list[HexColor], Field(min_length=16, max_length=16)] = "xterm"
+    """The shell pane's 16 ANSI colours: `xterm` (distinct, the default), `terminal` (your terminal's own, with the `primetui-ansi` theme) or 16 `"#rrggbb"` colours."""
     local_data_dir: Path | None = None
     """Where the embedded local platform keeps its volumes and runs; empty uses primetui's data dir."""
     refresh: RefreshIntervals = Field(default_factory=RefreshIntervals)

@@ -293,7 +293,7 @@ class SessionManager:
                 no_namespace_why=self.isolation.why if self.isolation else "",
                 hf_endpoint=self._hf_endpoint(),
                 bin_dir=self._bin_dir,
-                disk_line=_disk_line(work),
+                disk_line=lambda work=work: _disk_line(work),
             )
             acceptor = await sshd.start_endpoint(cfg, self._host_key)
             self._staging.pop(rec.id, None)

@@ -68,8 +68,9 @@ class EndpointConfig:
     """HF_ENDPOINT for the session (the local platform's Hub endpoint)."""
     bin_dir: Path | None = None
     """Put first on PATH (holds the `hf` launcher)."""
-    disk_line: str = ""
-    """"1.2 MiB used, 99.9 GiB free" when the session's disk has the volume's size."""
+    disk_line: Callable[[], str] = lambda: ""
+    """"1.2 MiB used, 99.9 GiB free" when the session's disk has the volume's size, measured when
+    each shell opens (a figure taken once at start-up went stale as soon as files were written)."""
 
     @property
     def volume_dir(self) -> str:
@@ -164,7 +165,8 @@ def _environment(cfg: EndpointConfig, term: str | None, client_env=None) -> dict
 
 
 def _banner(cfg: EndpointConfig) -> bytes:
-    where = f"mounted at {cfg.volume_dir}" + (f" ({cfg.disk_line})" if cfg.disk_line else "")
+    disk = cfg.disk_line()
+    where = f"mounted at {cfg.volume_dir}" + (f" ({disk})" if disk else "")
     if cfg.read_only:
         text = (
             f"primetui: READ-ONLY session {cfg.session_id} on volume '{cfg.volume_name}', {where}. "

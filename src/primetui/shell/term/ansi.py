@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from primetui.shell.term.attrs import BLINK, BOLD, DIM, HIDDEN, ITALIC, REVERSE, STRIKE, TRUECOLOR, UNDERLINE, Attr
+from primetui.shell.term.attrs import (
+    BLINK, BOLD, DIM, HIDDEN, ITALIC, OVERLINE, REVERSE, STRIKE, TRUECOLOR, Attr, underline_color, underline_style,
+)
 from primetui.shell.term.screen import Screen, entry_runs
 
-_FLAG_SGR = ((BOLD, "1"), (DIM, "2"), (ITALIC, "3"), (UNDERLINE, "4"), (BLINK, "5"), (REVERSE, "7"), (HIDDEN, "8"), (STRIKE, "9"))
+_FLAG_SGR = ((BOLD, "1"), (DIM, "2"), (ITALIC, "3"), (BLINK, "5"), (REVERSE, "7"), (HIDDEN, "8"), (STRIKE, "9"), (OVERLINE, "53"))
 
 
 def _color(value: int, base: int) -> str:
@@ -21,6 +23,12 @@ def sgr(a: Attr) -> str:
     """The SGR sequence that sets exactly attribute ``a``."""
     fg, bg, flags = a
     parts = ["0"] + [code for bit, code in _FLAG_SGR if flags & bit] + [_color(fg, 30), _color(bg, 40)]
+    ul = underline_style(flags)
+    if ul:
+        parts.append("4" if ul == 1 else f"4:{ul}")
+        ul_color = underline_color(flags)
+        if ul_color >= 0:
+            parts.append(_color(ul_color, 50).replace(";", ":"))
     return "\x1b[" + ";".join(parts) + "m"
 
 

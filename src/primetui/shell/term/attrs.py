@@ -20,6 +20,25 @@ BLINK = 16
 REVERSE = 32
 HIDDEN = 64
 STRIKE = 128
+OVERLINE = 256
+# The underline's style (SGR 4:n, 21) sits in three bits; 0 with UNDERLINE set is a single line.
+UL_SHIFT = 9
+UL_MASK = 7 << UL_SHIFT
+UL_SINGLE, UL_DOUBLE, UL_CURLY, UL_DOTTED, UL_DASHED = 1, 2, 3, 4, 5
+# The underline's colour (SGR 58/59), stored above every flag as colour + 2 (0 = the text's colour).
+UL_COLOR_SHIFT = 12
+
+
+def underline_style(flags: int) -> int:
+    """0 for no underline, else one of ``UL_SINGLE`` .. ``UL_DASHED``."""
+    if not flags & UNDERLINE:
+        return 0
+    return (flags & UL_MASK) >> UL_SHIFT or UL_SINGLE
+
+
+def underline_color(flags: int) -> int:
+    """The underline's own colour (SGR 58), or ``DEFAULT_COLOR`` to follow the text."""
+    return (flags >> UL_COLOR_SHIFT) - 2 if flags >> UL_COLOR_SHIFT else DEFAULT_COLOR
 
 Attr = tuple[int, int, int]
 
@@ -80,8 +99,16 @@ def _extended_color(params: list[list[int]], i: int) -> tuple[int | None, int]:
     return None, i + 1
 
 
-_SET_FLAG = {1: BOLD, 2: DIM, 3: ITALIC, 4: UNDERLINE, 5: BLINK, 6: BLINK, 7: REVERSE, 8: HIDDEN, 9: STRIKE, 21: UNDERLINE}
-_CLEAR_FLAG = {22: BOLD | DIM, 23: ITALIC, 24: UNDERLINE, 25: BLINK, 27: REVERSE, 28: HIDDEN, 29: STRIKE}
+_SET_FLAG = {1: BOLD, 2: DIM, 3: ITALIC, 5: BLINK, 6: BLINK, 7: REVERSE, 8: HIDDEN, 9: STRIKE, 53: OVERLINE}
+_CLEAR_FLAG = {22: BOLD | DIM, 23: ITALIC, 24: UNDERLINE | UL_MASK, 25: BLINK, 27: REVERSE, 28: HIDDEN, 29: STRIKE, 55: OVERLINE}
+_LOW_FLAGS = (1 << UL_COLOR_SHIFT) - 1
+
+
+def _underline(flags: int, style: int) -> int:
+    flags &= ~(UNDERLINE | UL_MASK)
+    if style:  # a single underline is UNDERLINE alone, as it always was
+        flags |= UNDERLINE | ((min(style, UL_DASHED) if style != UL_SINGLE else 0) << UL_SHIFT)
+    return flags
 
 
 def apply_sgr(current: Attr, params: list[list[int]]) -> Attr:
@@ -107,8 +134,12 @@ def apply_sgr(current: Attr, params: list[list[int]]) -> Attr:
             fg = DEFAULT_COLOR
         elif p == 49:
             bg = DEFAULT_COLOR
-        elif p == 4 and len(params[i]) > 1:  # 4:0 no underline, 4:1..5 styles
-            flags = flags | UNDERLINE if params[i][1] else flags & ~UNDERLINE
+        elif p == 4:  # 4 or 4:1 single, 4:0 none, 4:2 double, 4:3 curly, 4:4 dotted, 4:5 dashed
+            flags = _underline(flags, params[i][1] if len(params[i]) > 1 else UL_SINGLE)
+        elif p == 21:  # xterm: doubly underlined
+            flags = _underline(flags, UL_DOUBLE)
+        elif p == 59:
+            flags &= _LOW_FLAGS
         elif p in _SET_FLAG:
             flags |= _SET_FLAG[p]
         elif p in _CLEAR_FLAG:
@@ -120,6 +151,8 @@ def apply_sgr(current: Attr, params: list[list[int]]) -> Attr:
                     fg = color
                 elif p == 48:
                     bg = color
+                else:
+                    flags = (flags & _LOW_FLAGS) | ((color + 2) << UL_COLOR_SHIFT)
             i = nxt
             continue
         i += 1

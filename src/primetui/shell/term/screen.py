@@ -13,6 +13,9 @@ from collections import deque
 
 from primetui.shell.term.attrs import DEFAULT, DEFAULT_COLOR, Attr, attr
 from primetui.shell.term.charwidth import char_width
+from primetui.shell.term.line import LazyLine, Line, is_blank_row, entry_runs, entry_text
+
+__all__ = ["DEC_GRAPHICS", "LazyLine", "Line", "SavedCursor", "Screen", "entry_runs", "entry_text"]
 
 HistoryEntry = "Line | str"
 
@@ -25,175 +28,6 @@ DEC_GRAPHICS = str.maketrans(
         "~": "·",
     }
 )
-
-
-class Line:
-    """One row of cells."""
-
-    __slots__ = ("chars", "attrs", "wrapped")
-
-    def __init__(self, cols: int, fill: Attr = DEFAULT) -> None:
-        self.chars: list[str] = [" "] * cols
-        self.attrs: list[Attr] = [fill] * cols
-        self.wrapped = False  # True when the text continues on the next row (soft wrap)
-
-    @classmethod
-    def from_text(cls, text: str, cols: int, style: Attr, fill: Attr) -> "Line":
-        line = cls.__new__(cls)
-        n = len(text)
-        line.chars = list(text)
-        line.chars.extend(" " * (cols - n))
-        line.attrs = [style] * n + [fill] * (cols - n) if style is not fill else [style] * cols
-        line.wrapped = False
-        return line
-
-    def text(self) -> str:
-        """The row's text with trailing blanks removed."""
-        return "".join(self.chars).rstrip()
-
-    def resize(self, cols: int) -> None:
-        have = len(self.chars)
-        if cols < have:
-            del self.chars[cols:]
-            del self.attrs[cols:]
-            if cols and self.chars[cols - 1] and char_width(self.chars[cols - 1][0]) == 2:
-                self.chars[cols - 1] = " "  # a wide char cut in half
-        elif cols > have:
-            self.chars.extend(" " * (cols - have))
-            self.attrs.extend([DEFAULT] * (cols - have))
-
-
-_CHARS = Line.chars  # the slot descriptors, used by LazyLine to fill them on first use
-_ATTRS = Line.attrs
-
-
-class LazyLine(Line):
-    """A row of one-style text whose cells are built only when something reads them.
-
-    The bulk path makes a screenful of these per chunk; most scroll away unseen, so building
-    two lists of ``cols`` cells for each would be most of the cost of a flood.
-    """
-
-    __slots__ = ("_text", "_style", "_fill", "_cols", "_runs", "_raw")
-
-    def __init__(
-        self,
-        text: str,
-        cols: int,
-        style: Attr,
-        fill: Attr,
-        runs: list[tuple[str, Attr]] | None = None,
-        raw: str | None = None,
-    ) -> None:
-        self._text: str | None = text
-        self._style, self._fill, self._cols = style, fill, cols
-        self._runs = runs  # several styles: (text, attr) runs whose texts join to ``text``
-        self._raw = raw  # or the row as received (text and SGR), starting in ``style``; runs on demand
-        self.wrapped = False
-
-    def _resolve_runs(self) -> None:
-        if self._raw is not None:
-            from primetui.shell.term.attrs import SGR_SPLIT, runs_of
-
-            self._runs = runs_of(self._raw, self._style, SGR_SPLIT.split)
-            self._raw = None
-
-    def pending_runs(self) -> list[tuple[str, Attr]] | None:
-        """The row as runs without building cells, or None once it has cells."""
-        text = self._text
-        if text is None:
-            return None
-        self._resolve_runs()
-        runs = list(self._runs) if self._runs is not None else ([(text, self._style)] if text else [])
-        pad = self._cols - len(text)
-        if pad > 0:
-            runs.append((" " * pad, self._fill))
-        return runs
-
-    def _materialize(self) -> None:
-        text, self._text = self._text, None
-        assert text is not None
-        n, cols = len(text), self._cols
-        chars = list(text)
-        chars.extend(" " * (cols - n))
-        _CHARS.__set__(self, chars)
-        style, fill = self._style, self._fill
-        self._resolve_runs()
-        if self._runs is not None:
-            attrs: list[Attr] = []
-            for run_text, a in self._runs:
-                attrs.extend([a] * len(run_text))
-            attrs.extend([fill] * (cols - n))
-            self._runs = None
-            _ATTRS.__set__(self, attrs)
-            return
-        _ATTRS.__set__(self, [style] * n + [fill] * (cols - n) if style is not fill else [style] * cols)
-
-    @property  # type: ignore[override]
-    def chars(self) -> list[str]:
-        if self._text is not None:
-            self._materialize()
-        return _CHARS.__get__(self)
-
-    @chars.setter
-    def chars(self, value: list[str]) -> None:
-        if self._text is not None:
-            self._materialize()
-        _CHARS.__set__(self, value)
-
-    @property  # type: ignore[override]
-    def attrs(self) -> list[Attr]:
-        if self._text is not None:
-            self._materialize()
-        return _ATTRS.__get__(self)
-
-    @attrs.setter
-    def attrs(self, value: list[Attr]) -> None:
-        if self._text is not None:
-            self._materialize()
-        _ATTRS.__set__(self, value)
-
-    def text(self) -> str:
-        return self._text.rstrip() if self._text is not None else super().text()
-
-    def resize(self, cols: int) -> None:
-        if self._text is not None and (self._runs is None and self._raw is None or len(self._text) <= cols):
-            self._text = self._text[:cols]
-            self._cols = cols
-        else:
-            super().resize(cols)
-
-
-def entry_runs(entry: Line | str) -> list[tuple[str, Attr]]:
-    """A row as runs of same-attribute text (what a renderer turns into styled segments)."""
-    if isinstance(entry, str):
-        return [(entry, DEFAULT)]
-    if isinstance(entry, LazyLine):
-        runs = entry.pending_runs()
-        if runs is not None:
-            return runs
-    chars, attrs = entry.chars, entry.attrs
-    n = len(attrs)
-    if not n:
-        return []
-    first = attrs[0]
-    if attrs.count(first) == n:
-        return [("".join(chars), first)]
-    runs = []
-    start = 0
-    cur = first
-    for i in range(1, n):
-        a = attrs[i]
-        if a is not cur:
-            runs.append(("".join(chars[start:i]), cur))
-            start, cur = i, a
-    runs.append(("".join(chars[start:]), cur))
-    return runs
-
-
-def entry_text(entry: Line | str) -> str:
-    """Text of a screen row or scrollback entry, trailing blanks removed."""
-    return entry.rstrip() if isinstance(entry, str) else entry.text()
 
 
 class SavedCursor:
@@ -650,13 +484,18 @@ class Screen:
 
     # -- size ------------------------------------------------------------------------------------------
     def resize(self, cols: int, rows: int) -> None:
-        """New size, as tmux does it: no reflow of long lines, but the main screen's rows above its
-        cursor go to scrollback when it shrinks and come back from scrollback when it grows. With a
-        full-screen program on the alternate screen, the main screen is kept around its saved cursor
-        (the shell's prompt), so the lines above the prompt are there when the program exits."""
+        """New size, as tmux does it. A new width rewraps the main screen and its scrollback
+        (soft-wrapped rows join and split again, so narrowing never cuts text for good); the
+        alternate screen, which its program redraws, is cut or padded. Then the main screen's rows
+        above its cursor go to scrollback when it shrinks and come back from scrollback when it
+        grows. With a full-screen program on the alternate screen, the main screen is kept around
+        its saved cursor (the shell's prompt), so the lines above the prompt are there when the
+        program exits."""
         cols, rows = max(1, cols), max(1, rows)
         if (cols, rows) == (self.cols, self.rows):
             return
+        if cols != self.cols:
+            self._rewrap_main(cols)
         buffers = [self.lines]
         if self._main_lines is not None:
             buffers.append(self._main_lines)
@@ -674,9 +513,20 @@ class Screen:
             cursor_y = self.y if is_active else (self._saved.y if is_main else None)
             if len(buf) > rows:
                 excess = len(buf) - rows
-                # Keep the cursor row on screen: drop rows from the top, at most as many as the
-                # cursor is below the new bottom; the rest are cut from below.
-                from_top = excess if cursor_y is None else max(0, min(excess, cursor_y - rows + 1))
+                if is_main and cursor_y is not None:
+                    # As tmux: empty rows below the cursor go first, then rows from the top go to
+                    # the scrollback (the cursor moves up with the text); only what is still too
+                    # much is cut from below.
+                    empty = 0
+                    while empty < excess and len(buf) - 1 - empty > cursor_y and is_blank_row(buf[len(buf) - 1 - empty]):
+                        empty += 1
+                    del buf[len(buf) - empty :]
+                    excess -= empty
+                    from_top = min(excess, cursor_y)
+                else:
+                    # Keep the cursor row on screen: drop rows from the top, at most as many as
+                    # the cursor is below the new bottom; the rest are cut from below.
+                    from_top = excess if cursor_y is None else max(0, min(excess, cursor_y - rows + 1))
                 if from_top:
                     if is_main and self.scrollback.maxlen:
                         self.scrollback.extend(buf[:from_top])
@@ -705,6 +555,35 @@ class Screen:
         for s in (self._saved, self._saved_alt):
             s.x, s.y = min(s.x, cols - 1), min(s.y, rows - 1)
         self.dirty = set(range(rows))
+
+    def _rewrap_main(self, cols: int) -> None:
+        """Lay the scrollback and the main screen out again at ``cols`` (see :mod:`.reflow`)."""
+        from primetui.shell.term.reflow import reflow
+
+        main = self._main_lines if self.alt_screen else self.lines
+        if main is None:
+            return
+        history = list(self.scrollback)
+        h = len(history)
+        saved = self._saved
+        cursor = (saved.y, saved.x) if self.alt_screen else (self.y, self.x)
+        marks = [(h + cursor[0], cursor[1]), (h + saved.y, saved.x)]
+        rows, (cur, sav) = reflow(history + main, cols, marks)
+        # As tmux: the screen is the last rows of it all, so the rows below the cursor stay as
+        # many as they were and the cursor keeps its distance from the bottom; the cursor's row
+        # is never left above the screen.
+        start = min(max(0, len(rows) - len(main)), cur[0])
+        rows.extend(Line(cols) for _ in range(len(main) - (len(rows) - start)))
+        self.scrollback.clear()
+        self.scrollback.extend(rows[:start])
+        self.history_pushed += start - h
+        main[:] = rows[start:]
+        if self.alt_screen:
+            saved.y, saved.x = cur[0] - start, cur[1]
+        else:
+            self.y, self.x = cur[0] - start, cur[1]
+            saved.y, saved.x = max(0, sav[0] - start), sav[1]
+        self.cols = cols
 
     def _pull_history(self, n: int, cols: int) -> list[Line]:
         """Take the newest ``n`` scrollback rows back onto the screen (oldest first)."""

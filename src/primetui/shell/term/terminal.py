@@ -29,7 +29,11 @@ _CSI = re.compile(r"\x1b\[([\x30-\x3f]*)([\x20-\x2f]*)([\x40-\x7e])")
 _CSI_PREFIX = re.compile(r"\x1b\[[\x30-\x3f]*[\x20-\x2f]*")
 _ESC = re.compile(r"\x1b([\x20-\x2f]*)([\x30-\x7e])")
 _ESC_PREFIX = re.compile(r"\x1b[\x20-\x2f]*")
-_STRING_END = re.compile(r"\x07|\x1b\\|\x9c")
+# What ends an OSC/DCS/SOS/PM/APC string, as in xterm and tmux: BEL, ST (ESC \\ or C1 \x9c), any
+# other ESC (which then starts a sequence of its own), or CAN/SUB, which abort the string. Without
+# the last two a stray ``ESC P`` or an OSC that lost its end swallowed every later byte, up to the
+# 1 MiB cap, and the pane froze on its last frame while the program ran on.
+_STRING_END = re.compile(r"[\x07\x1b\x9c\x18\x1a]")
 
 _MAX_STRING = 1 << 20  # an OSC/DCS longer than this (1 MiB) is dropped, not buffered forever
 
@@ -112,6 +116,17 @@ class Terminal(Screen):
             else:
                 self._control(c)
                 pos = i + 1
+
+    def pending_length(self) -> int:
+        """Characters of an unfinished escape sequence held until the rest arrives."""
+        return len(self._carry)
+
+    def drop_pending(self) -> None:
+        """Give up an unfinished sequence (the pane's watchdog, when it never ends): its introducer
+        is dropped and what came after it is drawn."""
+        held, self._carry = self._carry, ""
+        if held:
+            self.feed_text(held[2:])
 
     def _control(self, c: str) -> None:
         if c == "\r":
@@ -294,9 +309,17 @@ class Terminal(Screen):
             m = _STRING_END.search(data, i + 2)
             if m is None:
                 return -1 if n - i < _MAX_STRING else n
+            end = m.start()
+            stop = data[end]
+            if stop in "\x18\x1a":
+                return end + 1  # cancelled: dropped undone
             if kind == "]":
-                self._osc(data[i + 2 : m.start()])
-            return m.end()
+                self._osc(data[i + 2 : end])
+            if stop == "\x1b":
+                if end + 1 >= n:
+                    return -1  # ESC at the end of the data: wait to see whether it is ST
+                return end + 2 if data[end + 1] == "\\" else end
+            return end + 1
         m = _ESC.match(data, i)
         if m is None:
             end = _ESC_PREFIX.match(data, i).end()

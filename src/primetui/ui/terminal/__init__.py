@@ -78,6 +78,7 @@ def session_spec(client: Any, session: Any, settings: Any = None, *, direct: boo
         volume=volume,
         session_id=sid,
         client=client,
+        local=_is_local(settings, client),
     )
 
 

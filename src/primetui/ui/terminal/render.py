@@ -7,29 +7,43 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from primetui.shell.term.attrs import BLINK, BOLD, DIM, HIDDEN, ITALIC, REVERSE, STRIKE, TRUECOLOR, UNDERLINE, Attr
+from primetui.shell.term.attrs import (
+    BLINK, BOLD, DIM, HIDDEN, ITALIC, OVERLINE, REVERSE, STRIKE, TRUECOLOR, UL_DOUBLE, Attr, underline_style,
+)
+from primetui.shell.term.palette import XTERM, RGB
 from primetui.shell.term.screen import Line, entry_runs
 
 
-def _color(value: int) -> Color | None:
+def _color(value: int, palette: tuple[RGB, ...] | None) -> Color | None:
     if value < 0:
         return None
     if value >= TRUECOLOR:
         c = value & 0xFFFFFF
         return Color.from_rgb((c >> 16) & 255, (c >> 8) & 255, c & 255)
+    if value < 16 and palette is not None:
+        return Color.from_rgb(*palette[value])
     return Color.from_ansi(value)
 
 
-def attr_style(a: Attr) -> Style:
-    """The rich Style of a cell attribute (colours from the xterm palette, flags as text styles)."""
+def attr_style(a: Attr, palette: tuple[RGB, ...] | None = XTERM) -> Style:
+    """The rich Style of a cell attribute: colours 0-15 from ``palette`` (None: as ANSI codes, for
+    the terminal's own palette), the rest of the xterm palette as is, flags as text styles.
+
+    Rich draws single and double underlines and overlines; curly, dotted and dashed underlines
+    (SGR 4:3-4:5) are drawn as single ones, and an underline colour (SGR 58) is not drawn: the
+    screen model keeps both, and full-terminal mode (f12) shows them as sent.
+    """
     fg, bg, flags = a
+    ul = underline_style(flags)
     return Style(
-        color=_color(fg),
-        bgcolor=_color(bg),
+        color=_color(fg, palette),
+        bgcolor=_color(bg, palette),
         bold=bool(flags & BOLD) or None,
         dim=bool(flags & DIM) or None,
         italic=bool(flags & ITALIC) or None,
-        underline=bool(flags & UNDERLINE) or None,
+        underline=(bool(ul) and ul != UL_DOUBLE) or None,
+        underline2=ul == UL_DOUBLE or None,
+        overline=bool(flags & OVERLINE) or None,
         blink=bool(flags & BLINK) or None,
         reverse=bool(flags & REVERSE) or None,
         conceal=bool(flags & HIDDEN) or None,
@@ -43,12 +57,14 @@ class StripPainter:
     def __init__(self) -> None:
         self._base: Style | None = None
         self._styles: dict[Attr, Style] = {}
+        self.palette: tuple[RGB, ...] | None = XTERM
         self.cursor_style = Style(reverse=True)
         self.mark_style = Style(reverse=True)
 
-    def set_base(self, base: Style, cursor: Style, mark: Style) -> None:
-        if base != self._base:
+    def set_base(self, base: Style, cursor: Style, mark: Style, palette: tuple[RGB, ...] | None = XTERM) -> None:
+        if base != self._base or palette != self.palette:
             self._base = base
+            self.palette = palette
             self._styles.clear()
         self.cursor_style, self.mark_style = cursor, mark
 
@@ -57,7 +73,7 @@ class StripPainter:
         if found is None:
             if len(self._styles) > 4096:
                 self._styles.clear()
-            found = self._styles[a] = (self._base or Style()) + attr_style(a)
+            found = self._styles[a] = (self._base or Style()) + attr_style(a, self.palette)
         return found
 
     def strip(

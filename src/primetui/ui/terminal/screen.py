@@ -25,6 +25,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from primetui.shell.term.transport import Transport
 from primetui.ui.terminal.dialogs import BACK, CLOSE, STOP, LeaveDialog, StopSessionScreen
 from primetui.ui.terminal.view import TerminalView
+from primetui.monitor_core.escapes import clean
 from primetui.ui.safe import plain
 
 
@@ -43,6 +44,8 @@ class ShellSpec:
     """The platform client, to check the session on reconnect and stop it on leave."""
     notes: list[str] = field(default_factory=list)
     """Lines shown under the tab's title (which key, where the key file is, ...)."""
+    local: bool = False
+    """The session is on the embedded local platform (its advice differs from the hosted one's)."""
 
 
 class ShellPane(Vertical):
@@ -84,6 +87,8 @@ class ShellScreen(Screen):
     ShellScreen TabbedContent { height: 1fr; }
     ShellScreen TabPane { padding: 0; height: 1fr; }
     ShellScreen #no-shells { padding: 1 2; color: $text-muted; }
+    /* Set while a shell's end message sits in the lower half of the screen: toasts go on top. */
+    ShellScreen.-toasts-top > ToastRack { dock: top; align: right top; margin-top: 3; margin-bottom: 0; }
     """
     BINDINGS = [
         Binding("ctrl+right_square_bracket", "leave", "Leave shell", id="shell.leave"),
@@ -196,13 +201,14 @@ class ShellScreen(Screen):
         if pane is None:
             return
         pane.add_class("-ended")
+        self._toasts_clear_of(pane)
         transport = event.view.transport
         dropped = bool(getattr(transport, "dropped", False))
         if event.view.start_failed:
             pane.set_status("could not connect: press r to retry, ctrl+] to leave")
             return
         if dropped:
-            pane.set_status("disconnected: press r to reconnect, ctrl+] to leave")
+            pane.set_status(f"disconnected: press r to reconnect, ctrl+] to leave · {event.reason.rstrip('.')}")
             return
         pane.set_status("ended: ctrl+] to leave")
         if pane.spec.session_id and not pane.spec.read_only and pane is self.current_pane():
@@ -218,22 +224,35 @@ class ShellScreen(Screen):
             try:
                 session = await spec.client.get_session(spec.volume, spec.session_id)
             except Exception as exc:  # noqa: BLE001
-                self.app.notify(f"Cannot check session {spec.session_id}: {exc}", severity="error", timeout=8)
+                self._say(pane, _cannot_check(spec, exc))
                 return
             phase = str(getattr(session, "phase", "") or "").lower()
             status = str(getattr(session, "status", "") or "").upper()
             if getattr(session, "is_dead", False) or phase in ("stopped", "failed", "syncing", "finalizing"):
                 why = phase or status.lower()
-                pane.view.term.feed_text(f"\r\n\x1b[7m Session {spec.session_id} is {why}; open a new session from the volumes screen (v). \x1b[0m\r\n")
-                pane.view._schedule_frame()
+                self._say(pane, f"Session {spec.session_id} is {why}; open a new session from the volumes screen (v).")
                 return
             if phase and phase != "ready":
-                self.app.notify(f"Session {spec.session_id} is {phase}; try again when it is ready.", severity="warning")
+                self._say(pane, f"Session {spec.session_id} is {phase}; press r again when it is ready.")
                 return
         pane.remove_class("-ended")
+        self.remove_class("-toasts-top")
         pane.set_status("reconnecting…")
         pane.view.start(spec.make_transport)
         pane.set_status("")
+
+    def _say(self, pane: ShellPane, sentence: str) -> None:
+        """Answer to r in the pane itself, under the end-of-shell message, where the user looks."""
+        pane.view.term.feed_text(f"\r\n\x1b[7m {clean(sentence)} \x1b[0m\r\n")
+        pane.view._schedule_frame()
+        pane.set_status(sentence)
+        self._toasts_clear_of(pane)
+
+    def _toasts_clear_of(self, pane: ShellPane) -> None:
+        """Keep toasts off the row the pane's last message is on: they go to the other half."""
+        view = pane.view
+        row = view.region.y + min(view.term.y, view.term.rows - 1)
+        self.set_class(row >= self.size.height // 2, "-toasts-top")
 
     # ---- full terminal ----------------------------------------------------------------------------
     async def action_full_terminal(self) -> None:
@@ -251,3 +270,19 @@ class ShellScreen(Screen):
             self.app.notify("Full-terminal mode needs a real terminal (not available here).", severity="warning")
             return
         self.app.notify(reason, timeout=4)
+
+
+def _cannot_check(spec: ShellSpec, exc: Exception) -> str:
+    """Why r could not check the session, with advice for the platform in use."""
+    from primetui.api.errors import APITimeoutError, UnreachableError
+
+    if spec.local and isinstance(exc, (UnreachableError, APITimeoutError)):
+        url = str(getattr(spec.client, "base_url", "") or "")
+        where = f" at {url}" if url else ""
+        return (
+            f"The local platform{where} is not answering, so session {spec.session_id} cannot be checked; "
+            "start it again (`primetui local serve`, or restart `primetui --local`), then press r."
+        )
+    from primetui.ui.errors import describe
+
+    return f"Cannot check session {spec.session_id}: {describe(exc)}"

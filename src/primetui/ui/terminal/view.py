@@ -27,7 +27,9 @@ from primetui.shell.term import Terminal, entry_text
 from primetui.shell.term.keys import WHEEL_DOWN, WHEEL_UP, encode_focus, encode_key, encode_mouse, encode_paste
 from primetui.shell.term.transport import Transport
 from primetui.ui.terminal.altkeys import terminal_bytes
+from primetui.ui.terminal import watchdog
 from primetui.ui.terminal.render import StripPainter
+from primetui.ui.terminal.watchdog import Watchdog
 
 FPS = 60
 FLOOD_FPS = 20  # while output pours, fewer frames leave the time to the keyboard and the parser
@@ -115,6 +117,16 @@ class TerminalView(Widget, can_focus=True):
         # Full-terminal mode: output also goes to the real terminal, which answers queries itself
         # and owns the size until it hands the program back.
         self.tee: Callable[[bytes], None] | None = None
+        self.watchdog = Watchdog(self)
+
+    def on_mount(self) -> None:
+        self.set_interval(watchdog.CHECK_EVERY, self.watchdog.check, name="terminal-watchdog")
+
+    def repaint(self) -> None:
+        """Redraw every row from the screen model."""
+        self.term.mark_all_dirty()
+        self._cache.clear()
+        self.refresh()
 
     # ---- lifecycle --------------------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
@@ -124,7 +136,15 @@ class TerminalView(Widget, can_focus=True):
     def sync_size(self) -> None:
         """Make the screen and the program's terminal the size of the pane."""
         cols, rows = max(1, self.size.width), max(1, self.size.height)
+        if (cols, rows) != (self.term.cols, self.term.rows):
+            # A new width rewraps the rows, so row numbers taken before no longer point at the
+            # same text: drop the selection and keep a scrolled-back view inside the history.
+            self._select_from = self._select_to = None
+            self._match = None
         self.term.resize(cols, rows)
+        if self._view_top is not None:
+            oldest = self.term.history_pushed - len(self.term.scrollback)
+            self._view_top = max(oldest, min(self._view_top, self.term.history_pushed))
         self._cache.clear()
         if self.transport is not None and self.running:
             self.transport.resize(cols, rows)
@@ -169,6 +189,7 @@ class TerminalView(Widget, can_focus=True):
                 if not data:
                     break
                 self.bytes_in += len(data)
+                self.watchdog.fed()
                 self.term.feed(data)
                 replies = self.term.take_replies()
                 if self.tee is not None:
@@ -221,6 +242,7 @@ class TerminalView(Widget, can_focus=True):
                 self._frame_handle = self.set_timer(1 / FPS, self._frame, name="terminal-frame")
                 return
         self._sync_since = None
+        self.watchdog.painted()
         self._last_frame = now
         self._bytes_at_frame = self.bytes_in
         self.frames += 1
@@ -270,8 +292,21 @@ class TerminalView(Widget, can_focus=True):
         cursor = self.get_component_rich_style("terminal--cursor")
         mark = self.get_component_rich_style("terminal--mark")
         self._base_style = self.rich_style
-        self.painter.set_base(self._base_style, cursor, mark)
+        self.painter.set_base(self._base_style, cursor, mark, self._palette())
         self._painter_ready = True
+
+    def _palette(self) -> Any:
+        """The 16 colours to draw with (see :mod:`primetui.shell.term.palette`); None = ANSI codes."""
+        from primetui.shell.term.palette import XTERM, parse_palette
+
+        wanted = getattr(getattr(self.app, "prefs", None), "shell_palette", "xterm")
+        try:
+            palette = parse_palette(wanted)
+        except ValueError:
+            return XTERM  # the preferences loader has already said what is wrong with it
+        # "terminal" only reaches the terminal when the app draws ANSI colours as such; otherwise
+        # Textual converts them to its theme's RGB, where red and magenta are one colour.
+        return palette if palette is not None or self.app.native_ansi_color else XTERM
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -492,11 +527,15 @@ class TerminalView(Widget, can_focus=True):
         (r0, c0), (r1, c1) = sorted([self._select_from, self._select_to])
         out = []
         for absolute in range(r0, r1 + 1):
-            text = entry_text(self._entry(absolute))
+            entry = self._entry(absolute)
+            # A row the text merely wrapped from joins the next one, as in tmux and xterm: a
+            # long command copied off the screen pastes as one line.
+            wrapped = absolute < r1 and getattr(entry, "wrapped", False)
+            text = "".join(entry.chars) if wrapped else entry_text(entry)
             start = c0 if absolute == r0 else 0
             end = c1 + 1 if absolute == r1 else len(text)
-            out.append(text[start:end].rstrip())
-        return "\n".join(out)
+            out.append(text[start:end] if wrapped else text[start:end].rstrip() + "\n")
+        return "".join(out).removesuffix("\n")
 
     def _copy(self, text: str, what: str) -> None:
         copy_text = getattr(self.app, "copy_text", None)
