@@ -121,7 +121,7 @@ async def test_existing_files_are_replaced_only_when_asked_and_all_is_one_answer
         assert all((target / "d" / n).read_bytes() == b"old" for n in "abc")
         refused = await get(conn, "d", target, overwrite=never)
         assert len(asked) == 4 and all((target / "d" / n).read_bytes() == b"old" for n in "abc")
-        assert "you chose not to replace it" in _reasons(refused)["d/a"]
+        assert _reasons(refused)["d/a"] == "already exists; kept, as you chose"
         asked.clear()
         await get(conn, "d", target, overwrite=all_at_once)
     assert len(asked) == 1 and asked[0].endswith("/a")

@@ -33,7 +33,7 @@ REPLACE, SKIP, REPLACE_ALL = "replace", "skip", "all"
 Overwrite = Callable[[str], Awaitable[str]]
 """Asked with a path (as shown to the user) that already exists; answers REPLACE, SKIP or REPLACE_ALL."""
 
-EXISTS_REASON = "already exists; not replaced (nothing asked to replace it)"
+EXISTS_REASON = "already exists; left as it was"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -215,7 +215,7 @@ class Asker:
         answer = await self._overwrite(where)
         if answer == REPLACE_ALL:
             self._overwrite = True
-        self.reason = "already exists; kept (you chose not to replace it)"
+        self.reason = "already exists; kept, as you chose"
         return answer in (REPLACE, REPLACE_ALL)
 
 
