@@ -58,3 +58,41 @@ async def test_keys_typed_while_the_shell_connects_go_to_the_shell(tmp_path, mon
             await until(pilot, lambda: any(line.strip() == "typed42" for line in pane_text(app).splitlines()), "the typed command's output")
             assert editors == [] and app.theme == theme
             assert isinstance(app.screen, ShellScreen)
+
+
+async def test_keys_typed_while_a_second_shell_opens_never_reach_the_first(monkeypatch) -> None:
+    import shutil
+
+    from primetui.shell.term.transport import PtyTransport
+    from primetui.ui.terminal import ShellSpec, open_spec
+    from primetui.ui.terminal.__main__ import LocalShellApp
+    from primetui.ui.terminal.dialogs import LeaveDialog
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is needed for the pty tests")
+    argv = [bash, "--norc", "--noprofile", "-i"]
+    gate = asyncio.Event()
+
+    class SlowPty(PtyTransport):
+        async def start(self, cols: int, rows: int) -> None:
+            await gate.wait()
+            await super().start(cols, rows)
+
+    app = LocalShellApp(argv)
+    async with app.run_test(size=(90, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, "the first shell")
+        screen = app.screen
+        first = screen.panes[0]
+        await pilot.press("ctrl+right_square_bracket")
+        await until(pilot, lambda: isinstance(app.screen, LeaveDialog), "the leave dialog")
+        await pilot.press("b")
+        await until(pilot, lambda: app.screen is not screen and not isinstance(app.screen, LeaveDialog), "back on the dashboard")
+        open_spec(app, ShellSpec(label="second", make_transport=lambda: SlowPty(argv)))
+        await pilot.press(*"echo to-$((40+2))", "enter")
+        assert app.screen is screen
+        gate.set()
+        await until(pilot, lambda: len(screen.panes) == 2 and screen.panes[1].view.running, "the second shell")
+        second = screen.panes[1]
+        await until(pilot, lambda: any(line.strip() == "to-42" for line in second.view.term.history_text()), "the typed command's output in the second shell")
+        assert not any("to-" in line for line in first.view.term.history_text())
