@@ -52,10 +52,6 @@ class TransferOutcome:
     skipped: tuple[Any, ...] = ()  # primetui.shell.confine.Skipped: what was left alone, and why
 
 
-def _copies_contents(local: str) -> bool:
-    return local.endswith(("/", os.sep)) or os.path.basename(local) in (".", "..")
-
-
 def check_put(local: str, remote: str) -> str | None:
     """The one-sentence problem with a put of ``local`` to volume path ``remote``, or None.
 
