@@ -28,7 +28,8 @@ def attrs(kind: str = "file", mode: int = 0o644, size: int | None = None, **extr
 
 @dataclass
 class Tree:
-    """What the server lists: folder path (as the client asks for it) -> [(name, attrs)]."""
+    """What the server lists: folder path (as the client asks for it) -> [(name, attrs)], or a
+    callable returning an iterator of them (for a listing without end)."""
 
     listings: dict[bytes, list[tuple[bytes, asyncssh.SFTPAttrs]]] = field(default_factory=dict)
     top: dict[bytes, asyncssh.SFTPAttrs] = field(default_factory=dict)  # stat answers besides folders
@@ -72,7 +73,11 @@ class HostileSFTPServer(asyncssh.SFTPServer):
             async for name in super().scandir(path):
                 yield name
             return
-        for name, entry in [(b".", attrs("dir", 0o755)), (b"..", attrs("dir", 0o755)), *self._tree.listings[path.rstrip(b"/")]]:
+        listing = self._tree.listings[path.rstrip(b"/")]
+        entries = listing() if callable(listing) else iter(listing)  # a callable lists without end
+        yield asyncssh.SFTPName(b".", attrs=attrs("dir", 0o755))
+        yield asyncssh.SFTPName(b"..", attrs=attrs("dir", 0o755))
+        for name, entry in entries:
             yield asyncssh.SFTPName(name, attrs=entry)
 
     def open(self, path: bytes, pflags: int, file_attrs: asyncssh.SFTPAttrs):

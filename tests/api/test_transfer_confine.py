@@ -142,6 +142,25 @@ async def test_a_hostile_volume_name_or_top_entry_is_refused_with_a_sentence(tmp
     assert not (tmp_path / "evil").exists()
 
 
+async def test_a_listing_without_end_stops_at_the_limit_with_a_sentence(tmp_path, monkeypatch):
+    import itertools
+
+    import primetui.shell.transfer as transfer
+    from primetui.shell.errors import TransferError
+
+    monkeypatch.setattr(transfer, "MAX_LISTED", 3000)  # the mechanism, without reading 100,000 entries
+
+    def endless():
+        for n in itertools.count():
+            yield b"f%d" % n, attrs("fifo")  # nothing to copy: only the listing grows
+
+    target = tmp_path / "dl"
+    async with hostile_connection(Tree(listings={b"/volume/d": endless}), tmp_path / "server") as conn:
+        with pytest.raises(TransferError, match="d lists more than 3000 entries; get a smaller folder"):
+            await get(conn, "d", target)
+    assert not target.exists()  # refused while planning, before anything local was made
+
+
 async def test_put_skips_links_and_fifos_and_strips_setuid_and_asks_before_replacing(tmp_path):
     src = tmp_path / "ds"
     src.mkdir()
