@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -291,7 +292,8 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
 
         if self.direction == PUT:
             src = Path(source).expanduser()
-            self._files_total = 1 if src.is_file() else sum(len(f) for _, _, f in os.walk(src))
+            # Regular files only: links, FIFOs and the like are skipped (and listed at the end).
+            self._files_total = 1 if src.is_file() else sum(1 for root, _, names in os.walk(src) for n in names if stat.S_ISREG(os.lstat(os.path.join(root, n)).st_mode))
             self._set("transfer-phase", f"Putting {source} → {self.volume}:/{dest.lstrip('/')} over session {conn.endpoint.session_id}")
             result = await put(conn, source, dest, self._progress, overwrite=self._ask_overwrite)
             where = f"{self.volume}:{result.destination}"
