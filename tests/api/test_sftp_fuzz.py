@@ -67,17 +67,17 @@ def _plain(name: bytes) -> bool:
     return name not in (b"", b".", b"..") and b"/" not in name and b"\0" not in name and len(name) <= 255
 
 
-def _must_be_named(tree: Tree) -> set[str]:
+def _must_be_named(tree: Tree, top: bytes) -> set[str]:
     """Paths of the entries the client reaches that are not a plain file or folder: each must be in skipped."""
     expected: set[str] = set()
-    stack = [b"/volume/d"]
+    stack = [top]
     while stack:
         path = stack.pop()
         seen: set[bytes] = set()
         for name, entry in tree.listings.get(path, ()):
             if name in (b".", b".."):
                 continue
-            rel = (path + b"/" + name)[len(b"/volume/") :].decode("utf-8", "backslashreplace")
+            rel = (path + b"/" + name + (b"" if name else b'""')).removeprefix(b"/volume/").decode("utf-8", "backslashreplace")
             first = _plain(name) and name not in seen  # the first of a name wins, whatever its type
             if _plain(name):
                 seen.add(name)
@@ -106,16 +106,26 @@ async def test_get_against_generated_hostile_listings(tmp_path):
         for seed in SEEDS:
             rng = random.Random(seed)
             generated = _tree(rng)
+            # A quarter of the cases get the whole volume, under a generated volume name.
+            whole = rng.random() < 0.25
+            top, remote, folder = b"/volume/d", "d", "d"
+            if whole:
+                top, remote = b"/volume", ""
+                generated.listings = {top + k.removeprefix(b"/volume/d"): v for k, v in generated.listings.items()}
+                folder = rng.choice(_NAMES).decode("utf-8", "replace")
+            conn.endpoint.volume_name = folder
             holder.listings, holder.content = generated.listings, generated.content
             area = tmp_path / f"case{seed}"
             target = area / "a" / "dl"
-            (target / "d").mkdir(parents=True)
+            target.mkdir(parents=True)
             (area / "beside").mkdir()
             (area / "x").write_bytes(b"mine")
-            (target / "d" / "out").symlink_to(area / "beside")  # a planted way out
+            if _plain(folder.encode()):
+                (target / folder).mkdir(exist_ok=True)
+                (target / folder / "out").symlink_to(area / "beside")  # a planted way out
             before = outside(area, target)
             try:
-                result = await asyncio.wait_for(get(conn, "d", target, overwrite=rng.random() < 0.5), CASE_DEADLINE_S)
+                result = await asyncio.wait_for(get(conn, remote, target, overwrite=rng.random() < 0.5), CASE_DEADLINE_S)
             except ShellError as exc:
                 message = str(exc)
                 assert message and "\n" not in message and "Traceback" not in message, f"seed {seed}: {message!r}"
@@ -125,7 +135,7 @@ async def test_get_against_generated_hostile_listings(tmp_path):
             if result is not None:
                 assert all(s.path and s.reason for s in result.skipped), f"seed {seed}: a skip without a reason"
                 named = {s.path for s in result.skipped}
-                missing = _must_be_named(generated) - named
+                missing = _must_be_named(generated, top) - named
                 assert not missing, f"seed {seed}: left out without a word: {sorted(missing)[:3]}"
     assert time.monotonic() - started < 60, "the fuzz must stay within the suite's time budget"
     grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before

@@ -67,7 +67,7 @@ async def test_hostile_names_are_refused_and_nothing_lands_outside(tmp_path):
     assert reasons["d/sub/../../../../y"] == "refused name: it holds a /"
     assert reasons["d/" + abs_target.decode()] == "refused name: it is an absolute path"
     assert reasons["d/nul\x00name"] == "refused name: it holds a NUL byte"
-    assert reasons["d/"] == "refused name: it is empty"
+    assert reasons['d/""'] == "refused name: it is empty"
     assert reasons["d/link"] == "a symlink, not followed"
     assert reasons["d/fifo"] == "a FIFO (named pipe), not a regular file"
     assert reasons["d/sock"] == "a socket, not a regular file"

@@ -291,7 +291,7 @@ async def _remote_plan(sftp: asyncssh.SFTPClient, remote: bytes, top: tuple[byte
             if problem is None and name in seen:
                 problem = "listed twice; the first was kept"
             if problem:
-                skipped.append(Skipped(shown(rel), problem))
+                skipped.append(Skipped(shown(rel + (b"" if name else b'""')), problem))  # an empty name, shown as ""
                 continue
             seen.add(name)
             kind = entry.attrs.type
