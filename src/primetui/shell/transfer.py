@@ -42,7 +42,13 @@ from primetui.shell.confine import (
 )
 from primetui.shell.connect import SessionConnection, classify_loss
 from primetui.shell.errors import ConnectionDropped, RemotePathError, TransferError
-from primetui.shell.paths import MOUNT, RemotePath, check_length, check_put_names, remote_path
+from primetui.shell.paths import (
+    MOUNT,
+    RemotePath,
+    check_length,
+    check_put_names,
+    remote_path,
+)
 
 Progress = Callable[[int, int, str], None]
 _PARTIAL = ".primetui-partial"
