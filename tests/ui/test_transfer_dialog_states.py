@@ -72,7 +72,7 @@ async def test_a_failed_get_stops_its_progress_bar(tmp_path, monkeypatch) -> Non
     async def connect(session, key):
         return Conn()
 
-    async def get(conn, source, dest, progress):
+    async def get(conn, source, dest, progress, **options):
         raise RuntimeError("runs/nope/step_1/ is not on research")
 
     monkeypatch.setattr(shell, "open_session_connection", connect)

@@ -18,8 +18,11 @@ No textual here; the terminal emulator lives in ``primetui.shell.term`` and the 
     await conn.close()
 
     await put(conn, "./data.jsonl", "datasets/", progress)   # progress(done_bytes, total_bytes, name)
-    await get(conn, "runs/r1/checkpoints/step_10/", "./ckpt", progress)
-    # run put/get in a task; task.cancel() stops it and removes the half-written file
+    result = await get(conn, "runs/r1/checkpoints/step_10/", "./ckpt", progress, overwrite=ask)
+    # run put/get in a task; task.cancel() stops it and removes the half-written file.
+    # An existing file is replaced only if overwrite is True or ask(path) answers "replace"/"all"
+    # (primetui.shell.confine); result.skipped names what was left alone (links, FIFOs, refused
+    # names, kept files) and why.
 
 For a real terminal (or scp/rsync), ``write_ssh_config(session, key_path)`` writes the session's
 block into ``~/.prime/volume-ssh/config`` (the prime CLI's format, pinned host key, primetui's

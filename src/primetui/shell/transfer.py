@@ -1,4 +1,4 @@
-"""SFTP put and get over a session connection, with progress and the platform's path rules.
+"""SFTP put and get over a session connection, with progress, the platform's path rules and confinement.
 
 ``put(conn, local, remote, progress)`` and ``get(conn, remote, local, progress)`` copy a file or a
 folder (rsync's rule: ``dir/`` copies the contents, ``dir`` the folder itself; a remote path ending
@@ -6,6 +6,12 @@ in ``/`` means "into"). Every file is written under a temporary name and renamed
 so an interrupted copy never leaves a truncated file under the real name. ``progress(done, total,
 name)`` is called with byte counts over the whole transfer. Cancelling the coroutine (a UI's
 "cancel") stops the transfer and removes the half-written file.
+
+Both directions follow ``primetui.shell.confine``: names a server lists are checked before they
+become local names, every local path is reached without following a symlink, modes keep only
+their permission bits, an existing file is replaced only when ``overwrite`` says so (``True``,
+or a coroutine that asks), and symlinks, FIFOs, sockets, devices and refused names are skipped
+and listed, with the reason, in ``TransferResult.skipped``.
 """
 
 from __future__ import annotations
@@ -14,55 +20,152 @@ import asyncio
 import contextlib
 import os
 import posixpath
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import asyncssh
 
+from primetui.shell.confine import (
+    Asker,
+    LocalTree,
+    Overwrite,
+    Refused,
+    Skipped,
+    kind_reason,
+    local_kind,
+    name_problem,
+    path_problem,
+    safe_mode,
+    shown,
+)
 from primetui.shell.connect import SessionConnection, classify_loss
 from primetui.shell.errors import ConnectionDropped, RemotePathError, TransferError
-from primetui.shell.paths import check_length, check_put_names, remote_path
+from primetui.shell.paths import (
+    MOUNT,
+    RemotePath,
+    check_length,
+    check_put_names,
+    remote_path,
+)
 
 Progress = Callable[[int, int, str], None]
 _PARTIAL = ".primetui-partial"
+MAX_LISTED = 100_000
+"""Directory entries a get reads before it gives up (a server may list without end)."""
+_MOUNT_PREFIX = MOUNT.encode() + b"/"
+_SFTP_KIND = {
+    asyncssh.FILEXFER_TYPE_SYMLINK: "symlink",
+    asyncssh.FILEXFER_TYPE_FIFO: "fifo",
+    asyncssh.FILEXFER_TYPE_SOCKET: "socket",
+    asyncssh.FILEXFER_TYPE_CHAR_DEVICE: "device",
+    asyncssh.FILEXFER_TYPE_BLOCK_DEVICE: "device",
+}
 
 
 @dataclass(frozen=True)
 class TransferResult:
-    """What a put or get moved."""
+    """What a put or get moved, and what it left alone (with why)."""
 
     files: int
     bytes: int
     destination: str
+    skipped: tuple[Skipped, ...] = ()
+
+
+@dataclass(frozen=True)
+class PutTarget:
+    """A checked put: the local source, and where its top item lands on the volume."""
+
+    src: Path
+    target: RemotePath
+    base: str
+    contents: bool
 
 
 def _copies_contents(local: str) -> bool:
     return local.endswith(("/", os.sep)) or os.path.basename(local) in (".", "..")
 
 
-def _local_plan(local: Path, base_rel: str) -> tuple[list[tuple[Path, str]], list[str], int]:
-    """(files as (local path, volume rel), dirs as volume rel, total bytes) for an upload."""
-    files: list[tuple[Path, str]] = []
-    dirs: list[str] = []
+def check_put_target(local: str, remote: str) -> PutTarget:
+    """The one check of a put before anything connects; RemotePathError says what is wrong.
+
+    The platform's rules (characters, no climbing above the root, runs/ is read-only, the
+    root-put limit, lengths) and the local ones (exists, readable, not a symlink).
+    """
+    if not local.strip():
+        raise RemotePathError("Type the local file or folder to put.")
+    src = Path(local).expanduser()
+    if src.is_symlink():
+        raise RemotePathError(f"{local} is a symlink; type the path it points to.")
+    if src.exists() and not (src.is_file() or src.is_dir()):
+        raise RemotePathError(f"{local} is {kind_reason(local_kind(src.stat().st_mode))}; nothing to put.")
+    if not (src.is_file() or src.is_dir()):
+        raise RemotePathError(f"No such local file or folder: {local}; check the path (relative to {os.getcwd()}).")
+    if not os.access(src, os.R_OK | (os.X_OK if src.is_dir() else 0)):
+        raise RemotePathError(f"Cannot read {local} (permission denied); fix its permissions or pick another path.")
+    target = remote_path(remote)
+    contents = src.is_dir() and _copies_contents(local)
+    if target.into:
+        top = sorted(os.listdir(src)) if contents else [src.resolve().name]
+        base = target.rel if contents else target.child(top[0]).rel
+    else:
+        top = [target.rel.split("/", 1)[0]]
+        base = target.rel
+    check_put_names(target, top)
+    check_length(base)
+    return PutTarget(src, target, base, contents)
+
+
+def check_get_target(remote: str, local: str) -> RemotePath:
+    """The one check of a get before anything connects; RemotePathError says what is wrong."""
+    target = remote_path(remote)
+    if not local.strip():
+        raise RemotePathError("Type the local folder to copy into (. is the current folder).")
+    dst = Path(local).expanduser()
+    if dst.exists() and not dst.is_dir():
+        raise RemotePathError(f"{local} is a file; type a folder to copy into.")
+    probe = dst if dst.exists() else dst.parent
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise RemotePathError(f"Cannot write into {probe} (permission denied); pick another local folder.")
+    return target
+
+
+def _local_plan(pt: PutTarget, skipped: list[Skipped]) -> tuple[list[tuple[Path, str, os.stat_result]], list[str], int]:
+    """(files as (local path, volume rel, stat), dirs as volume rel, total bytes) for an upload."""
+    src, base = pt.src, pt.base
+    if src.is_file():
+        st = src.stat()
+        return [(src, base, st)], [], st.st_size
+    files: list[tuple[Path, str, os.stat_result]] = []
+    dirs: list[str] = [base]
     total = 0
-    if local.is_file():
-        return [(local, base_rel)], [], local.stat().st_size
-    dirs.append(base_rel)
-    for root, dnames, fnames in os.walk(local, followlinks=False):
-        rel_root = os.path.relpath(root, local)
+    label = src if pt.contents else src.parent
+
+    def unreadable(exc: OSError) -> None:
+        skipped.append(Skipped(os.path.relpath(exc.filename or src, label), f"cannot list it ({exc.strerror or exc})"))
+
+    for root, dnames, fnames in os.walk(src, followlinks=False, onerror=unreadable):
+        rel_root = os.path.relpath(root, src)
+        keep: list[str] = []
         for name in sorted(dnames) + sorted(fnames):
             path = Path(root) / name
-            if path.is_symlink():
-                raise RemotePathError(f"{path} is a symlink; copy the files it points to instead. Nothing was copied.")
-        for name in sorted(dnames):
-            rel = posixpath.normpath(posixpath.join(base_rel, rel_root, name)) if base_rel else posixpath.normpath(posixpath.join(rel_root, name))
-            dirs.append(rel)
-        for name in sorted(fnames):
-            path = Path(root) / name
-            rel = posixpath.normpath(posixpath.join(base_rel, rel_root, name)) if base_rel else posixpath.normpath(posixpath.join(rel_root, name))
-            files.append((path, rel))
-            total += path.stat().st_size
+            rel = posixpath.normpath(posixpath.join(base, rel_root, name))
+            st = os.lstat(path)
+            if stat.S_ISDIR(st.st_mode):
+                keep.append(name)
+                dirs.append(rel)
+            elif not stat.S_ISREG(st.st_mode):
+                skipped.append(Skipped(os.path.relpath(path, label), kind_reason(local_kind(st.st_mode))))
+            elif not os.access(path, os.R_OK):
+                skipped.append(Skipped(os.path.relpath(path, label), "cannot read it (permission denied)"))
+            else:
+                files.append((path, rel, st))
+                total += st.st_size
+        dnames[:] = [d for d in dnames if d in keep]
     return files, [d for d in dirs if d and d != "."], total
 
 
@@ -79,128 +182,235 @@ def _sftp_error(exc: Exception, what: str) -> Exception:
     return classify_loss(exc) or ConnectionDropped(f"{what}: the connection dropped; reconnect and retry.")
 
 
-async def put(conn: SessionConnection, local: str | os.PathLike[str], remote: str, progress: Progress | None = None) -> TransferResult:
-    """Upload a local file or folder onto the volume (refused for read-only sessions and runs/)."""
+async def _remote_existing(sftp: asyncssh.SFTPClient, path: str) -> asyncssh.SFTPAttrs | None:
+    try:
+        return await sftp.lstat(path)
+    except asyncssh.SFTPNoSuchFile:
+        return None
+
+
+async def put(
+    conn: SessionConnection,
+    local: str | os.PathLike[str],
+    remote: str,
+    progress: Progress | None = None,
+    *,
+    overwrite: bool | Overwrite = False,
+) -> TransferResult:
+    """Upload a local file or folder onto the volume (refused for read-only sessions and runs/).
+
+    A file already on the volume is replaced only as ``overwrite`` says; symlinks, FIFOs and other
+    special files in the tree are skipped and listed.
+    """
     local_str = os.fspath(local)
-    src = Path(local_str)
-    if src.is_symlink():
-        raise RemotePathError(f"{local_str} is a symlink; pass the path it points to.")
-    if not (src.is_file() or src.is_dir()):
-        raise RemotePathError(f"No such file or directory: {local_str}")
-    if not os.access(src, os.R_OK | (os.X_OK if src.is_dir() else 0)):
-        raise RemotePathError(f"Permission denied: {local_str}")
-    target = remote_path(remote)
-    contents = src.is_dir() and _copies_contents(local_str)
-    if target.into:
-        top = sorted(os.listdir(src)) if contents else [src.resolve().name]
-        base = target.rel if contents else target.child(top[0]).rel
-    else:
-        top = [target.rel.split("/", 1)[0]]
-        base = target.rel
-    check_put_names(target, top)
+    pt = check_put_target(local_str, remote)
     if conn.endpoint.read_only:
         raise RemotePathError("This is a read-only session; open a read-write session to put files on the volume.")
-    files, dirs, total = _local_plan(src, base)
-    for _, rel in files:
+    skipped: list[Skipped] = []
+    files, dirs, total = _local_plan(pt, skipped)
+    for _, rel, _ in files:
         check_length(rel)
     for rel in dirs:
         check_length(rel)
+    asker = Asker(overwrite)
     done = 0
+    copied = 0
     try:
         async with conn.conn.start_sftp_client() as sftp:
-            if target.rel and src.is_dir() and not target.into:
-                await sftp.makedirs("/volume/" + target.rel, exist_ok=True)
+            if pt.target.rel and pt.src.is_dir() and not pt.target.into:
+                await sftp.makedirs(f"{MOUNT}/{pt.target.rel}", exist_ok=True)
             for rel in dirs:
-                await sftp.makedirs("/volume/" + rel, exist_ok=True)
-            for path, rel in files:
-                dest = "/volume/" + rel
+                await sftp.makedirs(f"{MOUNT}/{rel}", exist_ok=True)
+            for path, rel, st in files:
+                dest = f"{MOUNT}/{rel}"
+                existing = await _remote_existing(sftp, dest)
+                if existing is not None:
+                    if existing.type == asyncssh.FILEXFER_TYPE_DIRECTORY:
+                        skipped.append(Skipped(rel, "a folder on the volume has that name; left alone"))
+                        continue
+                    if not await asker.replace(f"{conn.endpoint.volume_name}:/{rel}"):
+                        skipped.append(Skipped(rel, asker.reason))
+                        continue
                 parent = posixpath.dirname(dest)
-                if parent != "/volume":
+                if parent != MOUNT:
                     await sftp.makedirs(parent, exist_ok=True)
-                partial = posixpath.join(parent, f".{posixpath.basename(dest)}{_PARTIAL}")
+                partial = posixpath.join(parent, f".{posixpath.basename(dest)[:200]}{_PARTIAL}")
                 start = done
 
-                def handler(_src, _dst, copied, _total, start=start, rel=rel):
+                def handler(_src, _dst, sent, _total, start=start, rel=rel):
                     if progress:
-                        progress(start + copied, total, rel)
+                        progress(start + sent, total, rel)
 
                 try:
-                    await sftp.put(str(path), partial, progress_handler=handler, preserve=True)
+                    await sftp.put(str(path), partial, progress_handler=handler)
+                    mode = safe_mode(st.st_mode, existing.permissions if existing is not None and existing.type == asyncssh.FILEXFER_TYPE_REGULAR else None)
+                    await sftp.setstat(partial, asyncssh.SFTPAttrs(permissions=mode, atime=int(st.st_atime), mtime=int(st.st_mtime)))
                     await sftp.posix_rename(partial, dest)
                 except BaseException:  # failed or cancelled: leave no half file behind
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(asyncio.shield(sftp.remove(partial)), 2)
                     raise
-                done = start + path.stat().st_size
+                done = start + st.st_size
+                copied += 1
                 if progress:
                     progress(done, total, rel)
     except (asyncssh.Error, OSError) as exc:
         raise _sftp_error(exc, f"Put {local_str} -> {remote}") from exc
-    return TransferResult(len(files), done, "/" + base if base else "/")
+    return TransferResult(copied, done, "/" + pt.base if pt.base else "/", tuple(skipped))
 
 
-async def _remote_plan(sftp: asyncssh.SFTPClient, remote: str, dest: Path):
-    files: list[tuple[str, Path, int]] = []
-    dirs: list[Path] = []
+def _volume_rel(rpath: bytes) -> bytes:
+    return rpath[len(_MOUNT_PREFIX) :] if rpath.startswith(_MOUNT_PREFIX) else rpath.lstrip(b"/")
+
+
+async def _remote_plan(sftp: asyncssh.SFTPClient, remote: bytes, top: tuple[bytes, ...], skipped: list[Skipped]):
+    """(files as (remote path, local parts, attrs), folders as local parts) under ``remote``.
+
+    Every listed name is checked before it becomes a local name; what is not copied is added to
+    ``skipped`` with the reason.
+    """
+    files: list[tuple[bytes, tuple[bytes, ...], asyncssh.SFTPAttrs]] = []
+    dirs: list[tuple[bytes, ...]] = []
     attrs = await sftp.stat(remote)
     if attrs.type != asyncssh.FILEXFER_TYPE_DIRECTORY:
-        return [(remote, dest, attrs.size or 0)], []
-    stack = [(remote, dest)]
+        if attrs.type not in (asyncssh.FILEXFER_TYPE_REGULAR, asyncssh.FILEXFER_TYPE_UNKNOWN):
+            raise RemotePathError(f"{shown(_volume_rel(remote))} is {kind_reason(_SFTP_KIND.get(attrs.type, 'other'))}; nothing to get.")
+        return [(remote, top, attrs)], []
+    listed = 0
+    stack = [(remote, top)]
     while stack:
-        rdir, ldir = stack.pop()
-        dirs.append(ldir)
+        rdir, parts = stack.pop()
+        dirs.append(parts)
+        seen: set[bytes] = set()
         async for entry in sftp.scandir(rdir):
             name = entry.filename
-            if name in (".", ".."):
+            if isinstance(name, str):  # asyncssh decodes when it can; the checks are on bytes
+                name = os.fsencode(name)
+            listed += 1
+            if listed > MAX_LISTED:
+                raise TransferError(f"{shown(_volume_rel(remote))} lists more than {MAX_LISTED} entries; get a smaller folder.")
+            if name in (b".", b".."):
+                continue  # every listing holds them
+            rpath = rdir + b"/" + name
+            rel = _volume_rel(rpath)
+            problem = name_problem(name) or path_problem(rel)
+            if problem is None and name in seen:
+                problem = "listed twice; the first was kept"
+            if problem:
+                skipped.append(Skipped(shown(rel + (b"" if name else b'""')), problem))  # an empty name, shown as ""
                 continue
-            rpath = posixpath.join(rdir, name)
-            if entry.attrs.type == asyncssh.FILEXFER_TYPE_DIRECTORY:
-                stack.append((rpath, ldir / name))
-            elif entry.attrs.type == asyncssh.FILEXFER_TYPE_REGULAR:
-                files.append((rpath, ldir / name, entry.attrs.size or 0))
+            seen.add(name)
+            kind = entry.attrs.type
+            if kind == asyncssh.FILEXFER_TYPE_DIRECTORY:
+                stack.append((rpath, parts + (name,)))
+            elif kind == asyncssh.FILEXFER_TYPE_REGULAR:
+                files.append((rpath, parts + (name,), entry.attrs))
+            else:
+                skipped.append(Skipped(shown(rel), kind_reason(_SFTP_KIND.get(kind, "other"))))
     return files, dirs
 
 
-async def get(conn: SessionConnection, remote: str, local: str | os.PathLike[str], progress: Progress | None = None) -> TransferResult:
-    """Download a file or folder from the volume to ``local``."""
-    target = remote_path(remote)
+async def _fetch(sftp: asyncssh.SFTPClient, rpath: bytes, fd: int, on_bytes: Callable[[int], None]) -> int:
+    """Copy the remote file into the open local file (parallel reads, written where they belong)."""
+    copied = 0
+    async with sftp.open(rpath, "rb") as src:
+        async for offset, data in await src.read_parallel():
+            os.pwrite(fd, data, offset)
+            copied += len(data)
+            on_bytes(copied)
+    return copied
+
+
+def _keep_times(fd: int, attrs: asyncssh.SFTPAttrs) -> None:
+    with contextlib.suppress(TypeError, ValueError, OverflowError, OSError):  # a server's odd times are not worth failing for
+        if attrs.mtime is not None:
+            os.utime(fd, (attrs.atime if attrs.atime is not None else attrs.mtime, attrs.mtime))
+
+
+async def get(
+    conn: SessionConnection,
+    remote: str,
+    local: str | os.PathLike[str],
+    progress: Progress | None = None,
+    *,
+    overwrite: bool | Overwrite = False,
+) -> TransferResult:
+    """Download a file or folder from the volume to ``local``, confined to it.
+
+    An existing local file is replaced only as ``overwrite`` says (``False``: never, it is listed
+    as skipped; ``True``: always; a coroutine: asked per file, where "all" stops asking).
+    """
     local_str = os.fspath(local)
-    dst = Path(local_str)
+    target = check_get_target(remote, local_str)
+    dst = Path(local_str).expanduser()
     name = posixpath.basename(target.rel) if target.rel else conn.endpoint.volume_name
+    if problem := name_problem(os.fsencode(name)):
+        raise RemotePathError(f"Cannot use {name!r} as a local name ({problem}); get a folder inside it instead.")
     copy_contents = target.into and bool(target.rel) and remote.rstrip().endswith("/")
     if dst.is_dir() and not copy_contents:
         dst = dst / name
-    probe = dst.parent if not dst.exists() else dst
-    while not probe.exists():
-        probe = probe.parent
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise RemotePathError(f"Cannot write to {local_str}")
-    done = 0
+    root, top = (dst, ()) if copy_contents or not dst.name else (dst.parent, (os.fsencode(dst.name),))
+    skipped: list[Skipped] = []
+    asker = Asker(overwrite)
+    done = copied = 0
     try:
         async with conn.conn.start_sftp_client() as sftp:
-            files, dirs = await _remote_plan(sftp, target.remote, dst)
-            total = sum(size for _, _, size in files)
-            for d in dirs:
-                d.mkdir(parents=True, exist_ok=True)
-            for rpath, lpath, size in files:
-                lpath.parent.mkdir(parents=True, exist_ok=True)
-                partial = lpath.with_name(f".{lpath.name}{_PARTIAL}")
-                start = done
-                rel = rpath.removeprefix("/volume/")
+            files, dirs = await _remote_plan(sftp, target.remote.encode(), top, skipped)
+            total = sum(max(0, attrs.size or 0) for _, _, attrs in files)
+            with LocalTree(root) as tree:
+                refused: set[tuple[bytes, ...]] = set()
 
-                def handler(_src, _dst, copied, _total, start=start, rel=rel):
+                def reach(parts: tuple[bytes, ...], rel: str) -> int | None:
+                    if any(parts[:i] in refused for i in range(1, len(parts) + 1)):
+                        return None  # already listed once, for the folder in the way
+                    try:
+                        return tree.folder(parts)
+                    except Refused as exc:
+                        refused.add(parts)
+                        skipped.append(Skipped(rel, str(exc)))
+                        return None
+
+                for parts in dirs:
+                    reach(parts, shown(b"/".join(parts)))
+                for rpath, parts, attrs in files:
+                    rel = shown(_volume_rel(rpath))
+                    dir_fd = reach(parts[:-1], rel)
+                    if dir_fd is None:
+                        continue
+                    leaf = parts[-1]
+                    there = tree.existing(dir_fd, leaf)
+                    if there is not None:
+                        if stat.S_ISDIR(there.st_mode):
+                            skipped.append(Skipped(rel, "a local folder has that name; left alone"))
+                            continue
+                        if not await asker.replace(os.path.join(str(root), shown(b"/".join(parts)))):
+                            skipped.append(Skipped(rel, asker.reason))
+                            continue
+                    partial = b"." + leaf[:200] + _PARTIAL.encode()
+                    start = done
+
+                    def on_bytes(n: int, start: int = start, rel: str = rel) -> None:
+                        if progress:
+                            progress(start + n, total, rel)
+
+                    fd = tree.create_partial(dir_fd, partial)
+                    try:
+                        size = await _fetch(sftp, rpath, fd, on_bytes)
+                        old = there.st_mode if there is not None and stat.S_ISREG(there.st_mode) else None
+                        os.fchmod(fd, safe_mode(attrs.permissions, old))
+                        _keep_times(fd, attrs)
+                        os.close(fd)
+                        fd = -1
+                        tree.publish(dir_fd, partial, leaf)
+                    except BaseException:  # failed or cancelled: leave no half file behind
+                        if fd >= 0:
+                            os.close(fd)
+                        tree.discard(dir_fd, partial)
+                        raise
+                    done = start + size
+                    copied += 1
                     if progress:
-                        progress(start + copied, total, rel)
-
-                try:
-                    await sftp.get(rpath, str(partial), progress_handler=handler, preserve=True)
-                    os.replace(partial, lpath)
-                except BaseException:  # failed or cancelled: leave no half file behind
-                    partial.unlink(missing_ok=True)
-                    raise
-                done = start + size
-                if progress:
-                    progress(done, total, rel)
+                        progress(done, total, rel)
     except (asyncssh.Error, OSError) as exc:
         raise _sftp_error(exc, f"Get {remote} -> {local_str}") from exc
-    return TransferResult(len(files), done, str(dst))
+    return TransferResult(copied, done, str(dst), tuple(skipped))

@@ -5,7 +5,10 @@ rules (``primetui.shell.paths``) before anything connects; then the dialog finds
 session (a live read-write one for put, a read-only one for get, which the platform may answer
 with the live read-write one), waits for it to be ready showing phase and staging progress,
 connects (``primetui.shell.open_session_connection``, everything pinned) and copies in a worker
-with a progress bar. Escape cancels (the client removes the half-written file). After a put the
+with a progress bar. A file that already exists is replaced only after asking (``y`` replace,
+``n`` keep it, ``a`` replace all); the result line lists what was skipped and why (symlinks,
+FIFOs, names the server should never have sent). Escape cancels (the client removes the
+half-written file). After a put the
 data reaches the volume only when the session stops and syncs, so the dialog offers that on one
 key and shows the final sync until stopped.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,41 +50,19 @@ class TransferOutcome:
     cancelled: bool = False
     error: str | None = None
     stopped: str | None = None  # the final phase when the user chose stop-and-sync
-
-
-def _copies_contents(local: str) -> bool:
-    return local.endswith(("/", os.sep)) or os.path.basename(local) in (".", "..")
+    skipped: tuple[Any, ...] = ()  # primetui.shell.confine.Skipped: what was left alone, and why
 
 
 def check_put(local: str, remote: str) -> str | None:
     """The one-sentence problem with a put of ``local`` to volume path ``remote``, or None.
 
-    Runs the platform's rules (characters, no climbing above the root, runs/ is read-only, the
-    root-put limit, lengths) and the local checks, without connecting.
+    The same check ``primetui.shell.put`` runs (``check_put_target``), without connecting.
     """
     from primetui.shell.errors import RemotePathError
-    from primetui.shell.paths import check_length, check_put_names, remote_path
+    from primetui.shell.transfer import check_put_target
 
-    if not local.strip():
-        return "Type the local file or folder to put."
-    src = Path(local).expanduser()
-    if src.is_symlink():
-        return f"{local} is a symlink; type the path it points to."
-    if not (src.is_file() or src.is_dir()):
-        return f"No such local file or folder: {local}; check the path (relative to {os.getcwd()})."
-    if not os.access(src, os.R_OK | (os.X_OK if src.is_dir() else 0)):
-        return f"Cannot read {local} (permission denied); fix its permissions or pick another path."
     try:
-        target = remote_path(remote)
-        contents = src.is_dir() and _copies_contents(local)
-        if target.into:
-            top = sorted(os.listdir(src)) if contents else [src.resolve().name]
-            rel = target.rel if contents else target.child(top[0]).rel
-        else:
-            top = [target.rel.split("/", 1)[0]]
-            rel = target.rel
-        check_put_names(target, top)
-        check_length(rel)
+        check_put_target(local, remote)
     except RemotePathError as exc:
         return str(exc)
     return None
@@ -89,22 +71,12 @@ def check_put(local: str, remote: str) -> str | None:
 def check_get(remote: str, local: str) -> str | None:
     """The one-sentence problem with a get of volume path ``remote`` into ``local``, or None."""
     from primetui.shell.errors import RemotePathError
-    from primetui.shell.paths import remote_path
+    from primetui.shell.transfer import check_get_target
 
     try:
-        remote_path(remote)
+        check_get_target(remote, local)
     except RemotePathError as exc:
         return str(exc)
-    if not local.strip():
-        return "Type the local folder to copy into (. is the current folder)."
-    dst = Path(local).expanduser()
-    if dst.exists() and not dst.is_dir():
-        return f"{local} is a file; type a folder to copy into."
-    probe = dst if dst.exists() else dst.parent
-    while not probe.exists():
-        probe = probe.parent
-    if not os.access(probe, os.W_OK | os.X_OK):
-        return f"Cannot write into {probe} (permission denied); pick another local folder."
     return None
 
 
@@ -140,6 +112,9 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         Binding("enter", "start", "Start", show=False, id="transfer.start"),
         Binding("s", "stop_and_sync", "Stop session and sync", show=False, id="transfer.stop_sync"),
         Binding("k", "keep", "Keep the session", show=False, id="transfer.keep"),
+        Binding("y", "answer('replace')", "Replace", show=False, id="transfer.replace"),
+        Binding("n", "answer('skip')", "Keep the existing file", show=False, id="transfer.skip"),
+        Binding("a", "answer('all')", "Replace all", show=False, id="transfer.replace_all"),
     ]
 
     def __init__(self, client: Any, volume: str, direction: str, *, settings: Any = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5, clock: Any = time.monotonic) -> None:
@@ -162,6 +137,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self._shown = 0.0
         self._names: set[str] = set()
         self._files_total: int | None = None
+        self._answer: asyncio.Future[str] | None = None  # set while asking whether to replace a file
 
     # ---- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -312,22 +288,27 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         bar.add_class("visible")
         self._started = self.clock()
         self._names.clear()
+        from primetui.shell.confine import describe_skipped
+
         if self.direction == PUT:
             src = Path(source).expanduser()
-            self._files_total = 1 if src.is_file() else sum(len(f) for _, _, f in os.walk(src))
+            # Regular files only: links, FIFOs and the like are skipped (and listed at the end).
+            self._files_total = 1 if src.is_file() else sum(1 for root, _, names in os.walk(src) for n in names if stat.S_ISREG(os.lstat(os.path.join(root, n)).st_mode))
             self._set("transfer-phase", f"Putting {source} → {self.volume}:/{dest.lstrip('/')} over session {conn.endpoint.session_id}")
-            result = await put(conn, str(src) + ("/" if _copies_contents(source) and src.is_dir() else ""), dest, self._progress)
+            result = await put(conn, source, dest, self._progress, overwrite=self._ask_overwrite)
             where = f"{self.volume}:{result.destination}"
         else:
             self._files_total = None
             self._set("transfer-phase", f"Getting {self.volume}:/{source.lstrip('/')} → {dest} over session {conn.endpoint.session_id}")
-            result = await get(conn, source, Path(dest).expanduser(), self._progress)
+            result = await get(conn, source, dest, self._progress, overwrite=self._ask_overwrite)
             where = str(Path(result.destination).resolve())
         self.outcome.files, self.outcome.bytes, self.outcome.destination = result.files, result.bytes, where
+        self.outcome.skipped = result.skipped
         self._progress(result.bytes, result.bytes, "", force=True)
         seconds = self.clock() - self._started
         verb = "Put" if self.direction == PUT else "Got"
-        self._set("transfer-result", f"{verb} {result.files} file(s), {present.fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}")
+        skipped = describe_skipped(result.skipped)
+        self._set("transfer-result", f"{verb} {result.files} file(s), {present.fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}" + (f"\n{skipped}" if skipped else ""))
         self.state = "done"
         if self.direction == PUT:
             self._set(
@@ -339,6 +320,24 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         else:
             self._set("transfer-phase", "")
             self._set("transfer-hint", "esc: close")
+
+    async def _ask_overwrite(self, where: str) -> str:
+        """Ask whether to replace ``where`` (y / n / a); the copy waits for the answer."""
+        self._answer = asyncio.get_running_loop().create_future()
+        self._set("transfer-result", f"{where} already exists. Replace it?")
+        self._set("transfer-hint", "y: replace  ·  n: keep it (skip)  ·  a: replace all  ·  esc: cancel")
+        self.refresh_bindings()
+        try:
+            return await self._answer
+        finally:
+            self._answer = None
+            self._set("transfer-result", "")
+            self._set("transfer-hint", "esc: cancel (a half-written file is removed)")
+            self.refresh_bindings()
+
+    def action_answer(self, answer: str) -> None:
+        if self._answer is not None and not self._answer.done():
+            self._answer.set_result(answer)
 
     def _progress(self, done: int, total: int, name: str, force: bool = False) -> None:
         if name:
@@ -417,4 +416,6 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         # s / k are letters: only live once the form is done, so they never eat typing.
         if action in ("stop_and_sync", "keep"):
             return self.state == "done" and (action == "keep" or self.direction == PUT)
+        if action == "answer":
+            return self._answer is not None
         return True

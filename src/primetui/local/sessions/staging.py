@@ -8,7 +8,8 @@ database writes.
 
 Symlinks are the only way a copy could reach outside its tree, so both directions copy a link
 only when it is relative and stays inside the tree; absolute links and links that climb out are
-skipped (and counted in the final line). ``runs/`` holds run outputs: staging copies it in so the
+skipped (and counted in the final line). Copied files keep only their safe permission bits (no
+setuid, setgid or sticky; group/world write only where the replaced file had it). ``runs/`` holds run outputs: staging copies it in so the
 shell can read checkpoints, but the final sync never writes, deletes or replaces anything under it.
 """
 
@@ -22,6 +23,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from primetui.shell.confine import safe_mode
 
 RUNS_DIR = "runs"
 PARTIAL_SUFFIX = ".primetui-partial"
@@ -127,14 +130,23 @@ def _measure(root: Path, skip_top: frozenset[str]) -> tuple[int, int]:
 
 
 def _copy_file(src: Path, dst: Path, stats: _Stats) -> None:
-    """Copy through a temp name and rename, so a crash never leaves half a file under the real name."""
+    """Copy through a temp name and rename, so a crash never leaves half a file under the real name.
+
+    The copy keeps its times and only the safe permission bits (``primetui.shell.confine``): a
+    session's setuid file must not become a setuid file on the host's volume folder.
+    """
     tmp = dst.with_name(f".{dst.name}{PARTIAL_SUFFIX}")
+    try:
+        old = os.lstat(dst)
+    except (FileNotFoundError, NotADirectoryError):
+        old = None
     with open(src, "rb") as fin, open(tmp, "wb") as fout:
         while chunk := fin.read(_CHUNK):
             fout.write(chunk)
             stats.done_bytes += len(chunk)
             stats.tick()
     shutil.copystat(src, tmp, follow_symlinks=False)
+    os.chmod(tmp, safe_mode(os.lstat(src).st_mode, old.st_mode if old is not None and stat.S_ISREG(old.st_mode) else None))
     os.replace(tmp, dst)
 
 

@@ -111,21 +111,29 @@ def open_shell(app: Any, client: Any, session: Any, settings: Any = None, *, dir
 
 
 def open_spec(app: Any, spec: ShellSpec) -> None:
-    """Open a tab for any shell spec (local shells use this too)."""
+    """Open a tab for any shell spec (local shells use this too).
+
+    The shell screen is pushed at once and holds what is typed from this moment, so the keys
+    typed right after Enter go to the new shell when it is ready, never to dashboard bindings.
+    """
     screen = shell_screen(app)
+    pushed = app.push_screen(_SCREEN_NAME) if app.screen is not screen else None
+    screen.hold_keys()
 
     async def _open() -> None:
         try:
-            if app.screen is not screen:
-                await app.push_screen(_SCREEN_NAME)
+            if pushed is not None:
+                await pushed
             existing = screen.find(spec.session_id) if spec.session_id else None
             if existing is not None and existing.view.running:
                 tab_id = (existing.id or "").removesuffix("-shell")
                 screen.query_one("#shell-tabs").active = tab_id
+                screen.hand_keys_to(existing.view)
                 existing.view.focus()
                 return
             await screen.add_shell(spec)
         except Exception as exc:  # noqa: BLE001 - say it, never die silently in a worker
+            screen.hand_keys_to(None)
             app.notify(f"Could not open the shell for {spec.label}: {exc}.", severity="error", timeout=10)
 
     app.run_worker(_open(), group="shell-open", exit_on_error=False)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -100,6 +101,46 @@ class ShellScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self._count = 0
+        self._held: list[events.Key] | None = None  # keys typed between "open a shell" and its tab
+
+    # ---- keys typed while a shell opens ---------------------------------------------------------
+    def hold_keys(self) -> None:
+        """From now until the new tab exists, typed keys wait here for it (no binding fires from them).
+
+        Called the moment a shell is asked for, with this screen already pushed, so even keys typed
+        within a few milliseconds of Enter reach the shell instead of the dashboard or another tab.
+        """
+        if self._held is None:
+            self._held = []
+        self.set_focus(None)
+
+    def hand_keys_to(self, view: TerminalView | None) -> None:
+        """Give the held keys to the new (or already open) shell's view; None drops them."""
+        held, self._held = self._held or [], None
+        if view is not None and held:
+            view.type_ahead(held)
+
+    def on_screen_resume(self) -> None:
+        if self._held is not None:
+            self.set_focus(None)  # auto-focus must not hand held keys to another tab
+
+    def _own_keys(self) -> set[str]:
+        keymap: dict[str, str] = getattr(self.app, "_keymap", None) or {}
+        return {k.strip() for b in self.BINDINGS if isinstance(b, Binding) and b.id for k in keymap.get(b.id, b.key).split(",")}
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key in self._own_keys():
+            return
+        if self._held is not None:
+            self._held.append(event)
+        else:
+            # A key queued here before the new tab took the focus: it is still the new shell's.
+            pane = self.current_pane()
+            if pane is None or not pane.view.connecting:
+                return
+            pane.view.type_ahead([event])
+        event.stop()
+        event.prevent_default()
 
     def compose(self) -> ComposeResult:
         yield TabbedContent(id="shell-tabs")
@@ -129,6 +170,7 @@ class ShellScreen(Screen):
         tabs = self.query_one(TabbedContent)
         await tabs.add_pane(TabPane(title, pane, id=tab_id))
         tabs.active = tab_id
+        self.hand_keys_to(pane.view)
         pane.view.focus()
         return pane
 

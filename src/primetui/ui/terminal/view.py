@@ -36,6 +36,7 @@ FLOOD_FPS = 20  # while output pours, fewer frames leave the time to the keyboar
 _FLOOD_BYTES = 1 << 16  # more than this between two frames counts as a flood
 _SYNC_HOLD = 0.15  # longest we wait for a program's synchronized update (DEC 2026) to finish
 
+_TYPEAHEAD_MAX = 4096  # keys kept while connecting; a stuck connect must not grow without end
 TransportFactory = Callable[[], Transport]
 
 
@@ -114,6 +115,9 @@ class TerminalView(Widget, can_focus=True):
         self.start_failed = False  # the last start could not connect (retry makes sense)
         self._bytes_at_frame = 0
         self.ended = asyncio.Event()
+        # Keys and pastes typed while the shell connects: sent, in order, once it is ready (as ssh
+        # and tmux do), so typing right after Enter neither fires dashboard keys nor gets lost.
+        self._typeahead: list[tuple[str, str | None, bytes | None] | str] = []
         # Full-terminal mode: output also goes to the real terminal, which answers queries itself
         # and owns the size until it hands the program back.
         self.tee: Callable[[bytes], None] | None = None
@@ -183,6 +187,7 @@ class TerminalView(Widget, can_focus=True):
         self.refresh_bindings()  # the footer: the app's keys now go to the program, no more Reconnect
         if (self.term.cols, self.term.rows) != (cols, rows):
             transport.resize(self.term.cols, self.term.rows)
+        self._send_typeahead()
         try:
             while True:
                 data = await transport.read()
@@ -206,6 +211,9 @@ class TerminalView(Widget, can_focus=True):
 
     def _end(self, reason: str) -> None:
         self.running = False
+        if self._typeahead:
+            reason += f" {len(self._typeahead)} key(s) typed while connecting were not sent."
+            self._typeahead.clear()
         self.ended_reason = reason
         self.term.feed_text(f"\x1b[0m\r\n\x1b[7m {reason} \x1b[0m\r\n")
         self._schedule_frame()
@@ -385,6 +393,37 @@ class TerminalView(Widget, can_focus=True):
         return marks or None
 
     # ---- input ---------------------------------------------------------------------------------
+    @property
+    def connecting(self) -> bool:
+        """Started (or about to be) and not yet running: typed keys are kept for the shell."""
+        return not self.running and self.ended_reason is None
+
+    def type_ahead(self, keys: list[events.Key]) -> None:
+        """Keys typed before this pane existed (the shell screen held them): send or keep them."""
+        for event in keys:
+            self._take_key(event)
+
+    def _take_key(self, event: events.Key) -> None:
+        if self.running and self.transport is not None:
+            data = encode_key(event.key, event.character, app_cursor=self.term.app_cursor, sent=terminal_bytes(event))
+            if data is not None:
+                self.transport.write(data)
+        elif self.connecting and len(self._typeahead) < _TYPEAHEAD_MAX:
+            self._typeahead.append((event.key, event.character, terminal_bytes(event)))
+
+    def _send_typeahead(self) -> None:
+        held, self._typeahead = self._typeahead, []
+        if self.transport is None:
+            return
+        for item in held:
+            if isinstance(item, str):
+                self.transport.write(encode_paste(item, bracketed=self.term.bracketed_paste))
+                continue
+            key, character, sent = item
+            data = encode_key(key, character, app_cursor=self.term.app_cursor, sent=sent)
+            if data is not None:
+                self.transport.write(data)
+
     def _reserved_keys(self) -> set[str]:
         keymap: dict[str, str] = getattr(self.app, "_keymap", None) or {}
         keys: set[str] = set()
@@ -393,7 +432,7 @@ class TerminalView(Widget, can_focus=True):
                 if isinstance(binding, Binding) and binding.id and binding.id.split(".")[0] in ("terminal", "shell"):
                     for key in keymap.get(binding.id, binding.key).split(","):
                         keys.add(key.strip())
-        if self.running and self._view_top is None:
+        if (self.running or self.connecting) and self._view_top is None:
             keys -= self._LIVE_PASSTHROUGH
         return keys
 
@@ -414,7 +453,7 @@ class TerminalView(Widget, can_focus=True):
         default keys of the pane's own bindings must survive here too, or a remapped binding would
         vanish; ``on_key`` still sends a freed default key to the program.
         """
-        if not self.running or self._view_top is not None:
+        if not (self.running or self.connecting) or self._view_top is not None:
             return False
         return key not in self._reserved_keys() and key not in self._default_keys()
 
@@ -432,6 +471,11 @@ class TerminalView(Widget, can_focus=True):
             if event.key in self._reserved_keys():
                 return
             self.follow()  # typing returns to the live screen, like any terminal
+        if self.connecting and event.key not in self._reserved_keys():
+            event.stop()
+            event.prevent_default()
+            self._take_key(event)
+            return
         if not self.running or event.key in self._reserved_keys():
             return
         data = encode_key(event.key, event.character, app_cursor=self.term.app_cursor, sent=terminal_bytes(event))
@@ -444,6 +488,11 @@ class TerminalView(Widget, can_focus=True):
             self.transport.write(data)
 
     def on_paste(self, event: events.Paste) -> None:
+        if self.connecting:
+            event.stop()
+            if len(self._typeahead) < _TYPEAHEAD_MAX:
+                self._typeahead.append(event.text)
+            return
         if self.running and self.transport is not None:
             event.stop()
             self.follow()

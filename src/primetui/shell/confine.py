@@ -1,0 +1,228 @@
+"""Keeping a download inside the folder the user chose, and what a copy may keep of a file's mode.
+
+Every name in a download comes from the server's directory listing, so a careless or hostile
+server decides them. OpenSSH's sftp refuses such names ("Server sent suspect path") and scp fixed
+the same class of bug as CVE-2019-6111; these are the same rules:
+
+- a listed name that is empty, ``.``, ``..``, holds ``/`` (absolute or not) or a NUL byte is
+  refused, and so is one over 255 bytes or a path over 1024 bytes (the platform's own limits);
+- local paths are never joined as strings: :class:`LocalTree` opens the chosen folder once and
+  reaches every folder below it one component at a time from its descriptor, with
+  ``O_NOFOLLOW``, so a local symlink on the way (or a race that plants one) is refused instead
+  of followed out of the tree; files are written under a temporary name in that folder and
+  renamed within it, which replaces a symlink itself, never the file it points to;
+- a copied file keeps only its permission bits: never setuid, setgid or sticky, and group or
+  world write only when the file it replaces already allowed it (:func:`safe_mode`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Self
+
+from primetui.shell.paths import MAX_KEY, MAX_SEGMENT
+
+# Answers of an overwrite prompt (see ``Overwrite``).
+REPLACE, SKIP, REPLACE_ALL = "replace", "skip", "all"
+Overwrite = Callable[[str], Awaitable[str]]
+"""Asked with a path (as shown to the user) that already exists; answers REPLACE, SKIP or REPLACE_ALL."""
+
+EXISTS_REASON = "already exists; left as it was"
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """One entry a transfer left alone, and why (both shown to the user)."""
+
+    path: str
+    reason: str
+
+
+class Refused(Exception):
+    """A local path that cannot be written without leaving the tree; ``str()`` is the reason."""
+
+
+def name_problem(name: bytes) -> str | None:
+    """Why a name from a directory listing may not become a local name, or None when it may."""
+    if not name:
+        return "refused name: it is empty"
+    if b"\0" in name:
+        return "refused name: it holds a NUL byte"
+    if name.startswith(b"/"):
+        return "refused name: it is an absolute path"
+    if b"/" in name:
+        return "refused name: it holds a /"
+    if name in (b".", b".."):
+        return f"refused name: it is {name.decode()}"
+    if len(name) > MAX_SEGMENT:
+        return f"refused name: it is {len(name)} bytes (at most {MAX_SEGMENT})"
+    return None
+
+
+def path_problem(rel: bytes) -> str | None:
+    """Why a (checked) relative path is refused as a whole: longer than the platform allows."""
+    if len(rel) > MAX_KEY:
+        return f"refused path: it is {len(rel)} bytes (at most {MAX_KEY})"
+    return None
+
+
+def safe_mode(mode: int | None, existing: int | None = None) -> int:
+    """The mode a copied file gets from the mode it had at the source.
+
+    Only the permission bits survive (no setuid, setgid, sticky); group and world write only when
+    the file being replaced already had that bit, so a copy never opens a file up to others.
+    """
+    perm = stat.S_IMODE(mode) & 0o777 if mode is not None else 0o644
+    kept = perm & 0o755
+    if existing is not None:
+        kept |= perm & stat.S_IMODE(existing) & 0o022
+    return kept
+
+
+def shown(rel: bytes) -> str:
+    """A relative path as text for messages (undecodable bytes kept as escapes, never dropped)."""
+    return rel.decode("utf-8", "backslashreplace")
+
+
+class LocalTree:
+    """A local folder opened once; every path below it is reached from its descriptor, never by a
+    string join and never through a symlink. Use as a context manager."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._fd = -1
+        self._last: tuple[tuple[bytes, ...], int] | None = None
+
+    def __enter__(self) -> Self:
+        # The chosen folder itself is the user's (a link they made to another disk is theirs to follow).
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._drop_last()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def _drop_last(self) -> None:
+        if self._last is not None:
+            os.close(self._last[1])
+            self._last = None
+
+    def folder(self, parts: tuple[bytes, ...]) -> int:
+        """A descriptor of ``root/parts...``, made as needed; Refused if a symlink or file is on the way.
+
+        The descriptor stays owned by the tree (only the last one is kept open, so a wide tree
+        never runs out of descriptors); do not close it.
+        """
+        if not parts:
+            return self._fd
+        if self._last is not None and self._last[0] == parts:
+            return self._last[1]
+        self._drop_last()
+        fd = self._fd
+        for i, part in enumerate(parts):
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, 0o755, dir_fd=fd)
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if fd != self._fd:
+                    os.close(fd)
+                where = shown(b"/".join(parts[: i + 1]))
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise Refused(f"{where} is a local symlink or file, not a folder; it was left alone") from None
+                raise
+            if fd != self._fd:
+                os.close(fd)
+            fd = child
+        self._last = (parts, fd)
+        return fd
+
+    @staticmethod
+    def existing(dir_fd: int, name: bytes) -> os.stat_result | None:
+        """What is at ``name`` in that folder now (a symlink is reported, not followed)."""
+        try:
+            return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+
+    @staticmethod
+    def create_partial(dir_fd: int, name: bytes) -> int:
+        """A new, empty, owner-only file to write into (a stale one from an earlier crash is replaced)."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=dir_fd)
+        return os.open(name, _NEW_FILE_FLAGS, 0o600, dir_fd=dir_fd)
+
+    @staticmethod
+    def publish(dir_fd: int, partial: bytes, name: bytes) -> None:
+        """Rename the finished file into place (within the same folder: a symlink there is replaced)."""
+        os.rename(partial, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+
+    @staticmethod
+    def discard(dir_fd: int, partial: bytes) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(partial, dir_fd=dir_fd)
+
+
+_KIND = {
+    "symlink": "a symlink, not followed",
+    "fifo": "a FIFO (named pipe), not a regular file",
+    "socket": "a socket, not a regular file",
+    "device": "a device, not a regular file",
+}
+
+
+def kind_reason(kind: str) -> str:
+    """Why an entry of this kind is not copied."""
+    return _KIND.get(kind, "not a regular file or folder")
+
+
+def local_kind(mode: int) -> str:
+    """The kind of a local file, in :func:`kind_reason`'s words."""
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "other"
+
+
+class Asker:
+    """Whether to replace an existing file: never, always, or ask (where "all" stops asking)."""
+
+    def __init__(self, overwrite: bool | Overwrite | None) -> None:
+        self._overwrite = overwrite
+        self.reason = EXISTS_REASON
+
+    async def replace(self, where: str) -> bool:
+        if self._overwrite is True:
+            return True
+        if not callable(self._overwrite):
+            return False
+        answer = await self._overwrite(where)
+        if answer == REPLACE_ALL:
+            self._overwrite = True
+        self.reason = "already exists; kept, as you chose"
+        return answer in (REPLACE, REPLACE_ALL)
+
+
+def describe_skipped(skipped: list[Skipped] | tuple[Skipped, ...], limit: int = 8) -> str:
+    """``Skipped 3: a (a symlink, not followed); …`` for a result line ('' when nothing was skipped)."""
+    if not skipped:
+        return ""
+    parts = [f"{s.path} ({s.reason})" for s in skipped[:limit]]
+    more = f"; and {len(skipped) - limit} more" if len(skipped) > limit else ""
+    return f"Skipped {len(skipped)}: " + "; ".join(parts) + more + "."
