@@ -170,6 +170,16 @@ def test_depth_counts_brackets_outside_strings_only() -> None:
     assert not json_too_deep(b"[]" * 10_000, 3)  # many siblings are not depth
 
 
+@pytest.mark.parametrize("body", [b'{"name": "inf-vol", "size": "1Gi", "warm": 1e999}',
+                                  b'{"name": "inf-vol", "size": "1Gi", "x": -1e400}',
+                                  b'{"name": "inf-vol", "size": "1Gi", "x": ' + b"7" * 5000 + b"}"])
+def test_numbers_json_cannot_hold_get_422(api: httpx.Client, lp: LocalPlatform, body: bytes) -> None:
+    reply = api.post("/training/volumes", content=body, headers={"content-type": "application/json"})
+    assert reply.status_code == 422, reply.text
+    assert "finite numbers only" in reply.json()["detail"][0]["msg"]
+    assert not (lp.data_dir / "volumes" / "inf-vol").exists()
+
+
 HOSTILE_BODIES = [
     ("truncated", b'{"name": "v", "size": "1G', "application/json"),
     ("invalid UTF-8", b'{"name": "\xff\xfe\xc3(", "size": "1Gi"}', "application/json"),

@@ -6,7 +6,8 @@
    says so, else as soon as the streamed bytes pass the cap, so memory never holds more than the cap.
 4. A body that will be read as JSON (its content type is JSON, or there is none, which FastAPI
    reads as JSON) is read whole (under its cap) and checked before a route parses it: not UTF-8,
-   nested deeper than :data:`MAX_JSON_DEPTH`, or holding ``NaN``/``Infinity`` -> 422.
+   nested deeper than :data:`MAX_JSON_DEPTH`, or holding a number that is not finite (``NaN``,
+   ``Infinity``, ``1e999``) or an integer of more than 4300 digits -> 422.
 
 Every refusal has a JSON body ``{"detail": ...}`` like the routes' own errors.
 """
@@ -14,6 +15,7 @@ Every refusal has a JSON body ``{"detail": ...}`` like the routes' own errors.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -68,6 +70,13 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:30]} is too large for a number")
+    return value
+
+
 _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 
@@ -113,11 +122,12 @@ def _check_json(body: bytes) -> JSONResponse | None:
     if json_too_deep(body):
         return unprocessable(["body"], f"JSON nested deeper than {MAX_JSON_DEPTH} levels is not accepted", "json_invalid")
     try:
-        json.loads(text, parse_constant=_reject_constant)
-    except ValueError as exc:
-        if "not a JSON number" in str(exc):
-            return unprocessable(["body"], f"{str(exc)[:60]}: send finite numbers only", "json_invalid")
-    return None  # other malformed JSON: the route's parser names the position
+        json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except json.JSONDecodeError:
+        return None  # malformed JSON: the route's parser answers 422 naming the position
+    except ValueError as exc:  # NaN, Infinity, 1e999, an integer of more than 4300 digits
+        return unprocessable(["body"], f"{str(exc)[:80]}: send finite numbers only", "json_invalid")
+    return None
 
 
 class RequestWall:
