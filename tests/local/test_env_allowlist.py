@@ -47,7 +47,7 @@ SHELL_OWN = {"SHLVL", "_", "OLDPWD"}
 
 
 def _tmux(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=20,
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=20, check=False,
                           env=env or dict(os.environ), stdin=subprocess.DEVNULL)
 
 
