@@ -2,10 +2,10 @@
 
 1. A query integer SQLite cannot store (beyond 64-bit) -> 422 naming the parameter.
 2. Under the API prefix, a missing or wrong token -> 401, before one byte of the body is read.
-3. A body longer than its route's cap (:data:`BODY_CAPS`) -> 413: at once when ``Content-Length``
+3. A body longer than its route's cap (:data:`BODY_RULES`) -> 413: at once when ``Content-Length``
    says so, else as soon as the streamed bytes pass the cap, so memory never holds more than the cap.
-4. A body that will be read as JSON (its content type is JSON, or there is none, which FastAPI
-   reads as JSON) is read whole (under its cap) and checked before a route parses it: not UTF-8,
+4. A body that will be read as JSON (its content type is JSON, or, under the API, there is none,
+   which FastAPI reads as JSON) is read whole (under its cap) and checked before a route parses it: not UTF-8,
    nested deeper than :data:`MAX_JSON_DEPTH`, or holding a number that is not finite (``NaN``,
    ``Infinity``, ``1e999``) or an integer of more than 4300 digits -> 422.
 
@@ -18,6 +18,7 @@ import json
 import math
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -28,11 +29,24 @@ SQLITE_MAX = 2**63 - 1
 _INT = re.compile(r"\s*[+-]?\d+\s*")
 
 MiB = 1024 * 1024
-BODY_CAPS: tuple[tuple[str, int], ...] = (
-    ("/api/v1/", 1 * MiB),  # the hosted API's JSON bodies: a run's config is a few KiB
-    ("/", 16 * MiB),  # the Hub endpoint: with passthrough, an `hf upload` commit carries small files inline
+
+
+@dataclass(frozen=True)
+class BodyRule:
+    """How the wall treats request bodies on paths starting with ``prefix``."""
+
+    prefix: str
+    cap: int
+    """The largest body accepted, in bytes."""
+    bare_is_json: bool
+    """A body sent without a content type is read as JSON here (FastAPI's body parameters do that)."""
+
+
+BODY_RULES: tuple[BodyRule, ...] = (
+    BodyRule("/api/v1/", 1 * MiB, True),  # the hosted API's JSON bodies: a run's config is a few KiB
+    BodyRule("/", 16 * MiB, False),  # the Hub endpoint: with passthrough, an `hf upload` commit carries small files
 )
-"""(path prefix, largest body in bytes): the first prefix that matches decides."""
+"""The first rule whose prefix matches the path decides; a route that streams uploads gets its own."""
 
 MAX_JSON_DEPTH = 64
 """Deepest nesting of arrays and objects accepted in a JSON body (a run's config needs under 10)."""
@@ -42,9 +56,9 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-def body_cap(path: str) -> int:
-    """The largest body, in bytes, accepted on ``path``."""
-    return next(cap for prefix, cap in BODY_CAPS if path.startswith(prefix))
+def body_rule(path: str) -> BodyRule:
+    """The rule for bodies sent to ``path``."""
+    return next(rule for rule in BODY_RULES if path.startswith(rule.prefix))
 
 
 class BodyTooLarge(HTTPException):
@@ -98,10 +112,10 @@ def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
-def _read_as_json(scope: Scope) -> bool:
-    """True when FastAPI would parse this request's body as JSON: no content type, or a JSON one."""
+def _read_as_json(scope: Scope, rule: BodyRule) -> bool:
+    """True when this request's body will be parsed as JSON: a JSON content type, or none where that means JSON."""
     content_type = dict(scope.get("headers") or []).get(b"content-type", b"").strip().lower()
-    return not content_type or b"json" in content_type
+    return b"json" in content_type if content_type else rule.bare_is_json
 
 
 def _declared_length(scope: Scope) -> int | None:
@@ -148,11 +162,12 @@ class RequestWall:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
-        cap = body_cap(scope.get("path", "/"))
+        rule = body_rule(scope.get("path", "/"))
+        cap = rule.cap
         if (_declared_length(scope) or 0) > cap:
             await _refuse(413, BodyTooLarge(cap).detail)(scope, receive, send)
             return
-        if _read_as_json(scope):
+        if _read_as_json(scope, rule):
             try:
                 body = await _read_body(receive, cap)
             except BodyTooLarge as exc:
