@@ -18,8 +18,8 @@ import pytest
 
 from primetui.local.environ import ACCOUNT, WORKER, allowlisted
 from primetui.local.testing import LocalPlatform
-from primetui.shell import open_session_connection
-from tests.api.ssh_helpers import make_key, wait_phase
+from primetui.shell import open_session_connection, open_shell
+from tests.api.ssh_helpers import make_key, read_until, wait_phase
 from tests.local.conftest import http, wait_status
 from tests.local.test_crash_recovery import trainer_pid
 from tests.local.test_runs import small_config
@@ -133,9 +133,15 @@ async def test_a_session_shell_gets_the_allowlist_and_its_own_tmux(leaky_platfor
                 assert env.get(name), f"{name} is missing from the session"
             assert env["HF_ENDPOINT"] == lp.base_url
 
-            # A login shell on a pty: the same environment.
+            # A command on a pty, and the interactive login shell: the same environment.
             shell_env = _env_output((await conn.run("env", term_type="xterm", check=True)).stdout.replace("\r", ""))
-            _assert_no_secret(shell_env, "a session shell")
+            _assert_no_secret(shell_env, "a command on a pty")
+            login = await open_shell(session, "xterm", 200, 50)
+            login.write(b"env; echo ENV-DONE-$((6*7))\r")
+            typed = (await read_until(login, b"ENV-DONE-42\r\n")).decode(errors="replace").replace("\r", "")
+            login_env = _env_output(typed)
+            assert login_env.get("VOLUME") and login_env.get("TMUX_TMPDIR"), typed[-500:]
+            _assert_no_secret(login_env, "the login shell")
 
             # `tmux` in the session reaches neither of the user's servers, only one of its own.
             listed = await conn.run("tmux ls 2>&1; echo rc=$?")
