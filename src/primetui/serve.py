@@ -304,6 +304,10 @@ def serve(args: Any) -> int:
             return 2
         print(f"primetui serve: WARNING: serving on {host}, reachable from other machines, over plain HTTP: "
               "the token travels unencrypted. Prefer an SSH tunnel to 127.0.0.1.", file=sys.stderr, flush=True)
+    elif getattr(args, "allow_remote", False):
+        print("primetui serve: WARNING: --allow-remote: requests under any Host name are answered, so a web page "
+              "whose name resolves to this machine can reach the server (it still needs the token).",
+              file=sys.stderr, flush=True)
     if not (0 <= port <= 65535):
         print(f"primetui serve: --port {port} is not a port number (0 to 65535).", file=sys.stderr)
         return 2

@@ -67,6 +67,7 @@ def test_allow_remote_accepts_any_host_name(local_platform, tmp_path):
         reply = httpx.get(f"{s.base}/", params={"token": s.token}, headers={"Host": f"my-box.lan:{s.port}"}, timeout=10)
         assert reply.status_code == 200
         assert httpx.get(f"{s.base}/", headers={"Host": "my-box.lan"}, timeout=10).status_code == 401  # token still needed
+        assert "WARNING: --allow-remote" in s.output()
 
 
 def test_the_url_goes_to_a_0600_file_when_output_is_not_a_terminal(local_platform, tmp_path):
