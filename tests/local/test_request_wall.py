@@ -178,8 +178,19 @@ def test_depth_counts_brackets_outside_strings_only() -> None:
 def test_numbers_json_cannot_hold_get_422(api: httpx.Client, lp: LocalPlatform, body: bytes) -> None:
     reply = api.post("/training/volumes", content=body, headers={"content-type": "application/json"})
     assert reply.status_code == 422, reply.text
-    assert "finite numbers only" in reply.json()["detail"][0]["msg"]
+    msg = reply.json()["detail"][0]["msg"]
+    assert "finite numbers only" in msg or "An integer of 5,000 digits is too long" in msg, msg
     assert not (lp.data_dir / "volumes" / "inf-vol").exists()
+
+
+def test_the_token_comes_before_the_query_check_and_a_query_of_5000_digits_is_422(lp: LocalPlatform,
+                                                                                   api: httpx.Client) -> None:
+    huge = "9" * 5000  # int() of it raises ValueError: this was a 500, with or without a token
+    with httpx.Client(base_url=lp.api_url, timeout=30) as bare:
+        assert bare.get("/rft/runs", params={"page": huge}).status_code == 401
+    reply = api.get("/rft/runs", params={"page": huge})
+    assert reply.status_code == 422 and reply.json()["detail"][0]["loc"] == ["query", "page"], reply.text[:300]
+    assert api.get("/rft/runs", params={"page": "0" * 30 + "1"}).status_code == 200  # leading zeros are not size
 
 
 HOSTILE_BODIES = [

@@ -1,13 +1,13 @@
 """The local platform's wall: what every HTTP request meets before any route, in this order.
 
-1. A query integer SQLite cannot store (beyond 64-bit) -> 422 naming the parameter.
-2. Under the API prefix, a missing or wrong token -> 401, before one byte of the body is read.
+1. Under the API prefix, a missing or wrong token -> 401, before one byte of the body is read.
+2. A query integer SQLite cannot store (beyond 64-bit) -> 422 naming the parameter.
 3. A body longer than its route's cap (:data:`BODY_RULES`) -> 413: at once when ``Content-Length``
    says so, else as soon as the streamed bytes pass the cap, so memory never holds more than the cap.
 4. A body that will be read as JSON (its content type is JSON, or, under the API, there is none,
    which FastAPI reads as JSON) is read whole (under its cap) and checked before a route parses it: not UTF-8,
    nested deeper than :data:`MAX_JSON_DEPTH`, or holding a number that is not finite (``NaN``,
-   ``Infinity``, ``1e999``) or an integer of more than 4300 digits -> 422.
+   ``Infinity``, ``1e999``) or an integer of more than :data:`MAX_INT_DIGITS` digits -> 422.
 
 Every refusal has a JSON body ``{"detail": ...}`` like the routes' own errors.
 """
@@ -80,15 +80,30 @@ def unprocessable(loc: list[Any], msg: str, kind: str = "value_error") -> JSONRe
     return _refuse(422, [{"loc": loc, "msg": msg, "type": kind}])
 
 
+MAX_INT_DIGITS = 4300
+"""Longest integer accepted in a JSON body (Python's own limit for converting text to int)."""
+
+
+class _BadNumber(ValueError):
+    """A JSON number the platform refuses; ``str()`` is the sentence for the 422."""
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    raise _BadNumber(f"{name} is not a JSON number: send finite numbers only")
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"{text[:30]} is too large for a number")
+        raise _BadNumber(f"{text[:30]} is too large for a number: send finite numbers only")
     return value
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _BadNumber(f"An integer of {digits:,} digits is too long: send at most {MAX_INT_DIGITS:,} digits")
+    return int(text)
 
 
 _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -118,6 +133,12 @@ def _read_as_json(scope: Scope, rule: BodyRule) -> bool:
     return b"json" in content_type if content_type else rule.bare_is_json
 
 
+def _too_big_for_sqlite(digits: str) -> bool:
+    significant = digits.strip().lstrip("+-").lstrip("0")
+    # Past 19 digits it is too big whatever they are; int() of thousands of digits would raise.
+    return len(significant) > 19 or abs(int(digits)) > SQLITE_MAX
+
+
 def _declared_length(scope: Scope) -> int | None:
     raw = dict(scope.get("headers") or []).get(b"content-length")
     try:
@@ -136,11 +157,11 @@ def _check_json(body: bytes) -> JSONResponse | None:
     if json_too_deep(body):
         return unprocessable(["body"], f"JSON nested deeper than {MAX_JSON_DEPTH} levels is not accepted", "json_invalid")
     try:
-        json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
-    except json.JSONDecodeError:
+        json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int)
+    except _BadNumber as exc:  # NaN, Infinity, 1e999, an integer of more than MAX_INT_DIGITS digits
+        return unprocessable(["body"], str(exc), "json_invalid")
+    except ValueError:
         return None  # malformed JSON: the route's parser answers 422 naming the position
-    except ValueError as exc:  # NaN, Infinity, 1e999, an integer of more than 4300 digits
-        return unprocessable(["body"], f"{str(exc)[:80]}: send finite numbers only", "json_invalid")
     return None
 
 
@@ -196,14 +217,14 @@ class RequestWall:
             await _refuse(413, exc.detail)(scope, receive, send)
 
     def _check_head(self, scope: Scope) -> JSONResponse | None:
-        query = scope.get("query_string", b"").decode("latin-1")
-        for key, value in parse_qsl(query, keep_blank_values=True):
-            if _INT.fullmatch(value) and abs(int(value)) > SQLITE_MAX:
-                return unprocessable(["query", key[:60]], "Input is too large: use a number below 2**63")
         if scope.get("path", "").startswith(self.api_prefix):
             header = dict(scope.get("headers") or []).get(b"authorization")
             if not self.authorized(header.decode("latin-1") if header is not None else None):
                 return _refuse(401, self.unauthorized)
+        query = scope.get("query_string", b"").decode("latin-1")
+        for key, value in parse_qsl(query, keep_blank_values=True):
+            if _INT.fullmatch(value) and _too_big_for_sqlite(value):
+                return unprocessable(["query", key[:60]], "Input is too large: use a number below 2**63")
         return None
 
 
