@@ -42,8 +42,10 @@ class BodyRule:
     """A body sent without a content type is read as JSON here (FastAPI's body parameters do that)."""
 
 
+KiB = 1024
 BODY_RULES: tuple[BodyRule, ...] = (
-    BodyRule("/api/v1/", 1 * MiB, True),  # the hosted API's JSON bodies: a run's config is a few KiB
+    BodyRule("/api/v1/training/runs", 1 * MiB, True),  # a run's whole config as JSON: a few KiB, room for long env args
+    BodyRule("/api/v1/", 64 * KiB, True),  # volumes, sessions, transfers, stop/restart: a few fields each
     BodyRule("/", 16 * MiB, False),  # the Hub endpoint: with passthrough, an `hf upload` commit carries small files
 )
 """The first rule whose prefix matches the path decides; a route that streams uploads gets its own."""
