@@ -138,9 +138,9 @@ class TokenServer(Server):
                                                  "(start it with --allow-remote to reach it by another name).\n")
         tokens = self.presented(request)
         if not tokens:
-            return web.Response(status=401, text="401: this dashboard needs the token: open the URL that `primetui serve` printed.\n")
+            return web.Response(status=401, text="401: this dashboard needs the token: open the URL that `primetui serve` printed (or wrote to its URL file).\n")
         if not all(_matches(t, self.token) for t in tokens):
-            return web.Response(status=403, text="403: wrong token: open the URL that `primetui serve` printed.\n")
+            return web.Response(status=403, text="403: wrong token: open the URL that `primetui serve` printed (or wrote to its URL file).\n")
         if request.path.startswith("/ws/"):
             origin = request.headers.get("Origin")
             if origin and origin not in (f"http://{request.host}", f"https://{request.host}"):
