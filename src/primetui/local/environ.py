@@ -21,7 +21,7 @@ WORKER = ACCOUNT + ("TMPDIR", "PYTHONPATH", "PRIMETUI_TRAINER_THREADS")
 """Trainers and their helpers also need a temp dir, the Python path primetui runs from, their thread count."""
 
 PLATFORM = WORKER + (
-    "PRIME_SSH_KEY_PATH",  # a path, not a key: which public key sessions accept
+    "PRIME_SSH_KEY_PATH", "PRIME_CONTEXT",  # a path and a name, not secrets: where sessions' accepted key is
     "PRIMETUI_HF_PASSTHROUGH", "PRIMETUI_SESSION_IDLE_TIMEOUT", "PRIMETUI_SESSION_NAMESPACES",
 )
 """The background platform (``primetui --local``) also reads its own settings."""
