@@ -94,7 +94,7 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=0, help="port to bind (default: a free port)")
     serve.add_argument("--local", action="store_true", help="serve the dashboard on the embedded local platform")
-    serve.add_argument("--allow-remote", action="store_true", help="allow a --host that is not loopback (prints a warning)")
+    serve.add_argument("--allow-remote", action="store_true", help="allow a --host that is not loopback, and Host names other than localhost, 127.0.0.1 and [::1] (prints a warning)")
 
     wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout",
                           epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -4,11 +4,15 @@ textual-serve has no access control of its own and the served app acts with the 
 so every request needs the token made at start: the page as ``/?token=…`` (the reply then sets an
 HttpOnly, SameSite=Strict cookie for the page's scripts and styles), and the websocket as
 ``/ws/<token>``. Without it the page answers 401 (no token) or 403 (a wrong one), and a websocket
-is refused before any app process starts. Each websocket (one per browser tab) runs its own
+is refused before any app process starts. A token in the URL (path or query) decides on its own:
+the cookie counts only when the URL carries none. Each websocket (one per browser tab) runs its own
 ``primetui`` process, ended when the tab closes.
 
-The token is printed once, in the URL; the access log is off, so no request line (which would
-carry it) is ever logged. Loopback only unless ``--allow-remote`` is given with ``--host``.
+Loopback only unless ``--allow-remote`` is given with ``--host``; without it, a request whose Host
+header is not a loopback name is refused too (a DNS-rebinding page names its own host there).
+
+The URL with the token is printed only to a terminal; otherwise it goes to a 0600 file whose path
+is printed. The access log is off, so no request line (which would carry it) is ever logged.
 """
 
 from __future__ import annotations
@@ -22,11 +26,14 @@ import secrets
 import shlex
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
+
+from primetui.fileio import atomic_write_text
 
 log = logging.getLogger("primetui.serve")
 
@@ -74,6 +81,14 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def host_name(header: str) -> str:
+    """The name in a Host header, without its port (an IPv6 address without its brackets)."""
+    header = header.strip()
+    if header.startswith("["):
+        return header[1:header.find("]")] if "]" in header else ""
+    return header.rsplit(":", 1)[0] if ":" in header else header
+
+
 def url_host(host: str) -> str:
     """The host as it goes in a URL (IPv6 in brackets)."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
@@ -92,25 +107,40 @@ def _matches(presented: str | None, token: str) -> bool:
 class TokenServer(Server):
     """textual-serve's server with a token on every route, its own page, and no access log."""
 
-    def __init__(self, command: str, host: str, port: int, token: str, title: str = "primetui") -> None:
+    def __init__(self, command: str, host: str, port: int, token: str, title: str = "primetui",
+                 allow_remote: bool = False) -> None:
         super().__init__(command, host=host, port=port, title=title)
         self.token = token
+        self.allow_remote = allow_remote
         self.sessions: set[AppService] = set()
 
     # --- access control ------------------------------------------------------------------------
 
     def presented(self, request: web.Request) -> list[str]:
-        """Every token the request carries (query, path, cookie)."""
-        found = [request.query.get("token"), request.match_info.get("token"), request.cookies.get(COOKIE)]
-        return [t for t in found if t]
+        """The tokens that decide: those in the URL (path and query); the cookie only when it has none."""
+        in_url = [t for t in (request.match_info.get("token"), request.query.get("token")) if t is not None]
+        if in_url:
+            return in_url
+        cookie = request.cookies.get(COOKIE)
+        return [cookie] if cookie else []
+
+    def host_allowed(self, request: web.Request) -> bool:
+        """The Host header names this machine's loopback (localhost, 127.0.0.1, [::1]), unless --allow-remote."""
+        if self.allow_remote:
+            return True
+        name = host_name(request.headers.get("Host", ""))
+        return bool(name) and is_loopback(name)
 
     @web.middleware
     async def guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if not self.host_allowed(request):
+            return web.Response(status=403, text="403: this dashboard answers only at localhost, 127.0.0.1 or [::1] "
+                                                 "(start it with --allow-remote to reach it by another name).\n")
         tokens = self.presented(request)
         if not tokens:
-            return web.Response(status=401, text="401: this dashboard needs the token: open the URL that `primetui serve` printed.\n")
-        if not any(_matches(t, self.token) for t in tokens):
-            return web.Response(status=403, text="403: wrong token: open the URL that `primetui serve` printed.\n")
+            return web.Response(status=401, text="401: this dashboard needs the token: open the URL that `primetui serve` printed (or wrote to its URL file).\n")
+        if not all(_matches(t, self.token) for t in tokens):
+            return web.Response(status=403, text="403: wrong token: open the URL that `primetui serve` printed (or wrote to its URL file).\n")
         if request.path.startswith("/ws/"):
             origin = request.headers.get("Origin")
             if origin and origin not in (f"http://{request.host}", f"https://{request.host}"):
@@ -198,8 +228,34 @@ def make_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def url_file_path(port: int) -> Path:
+    """Where the URL goes when the output is not a terminal: primetui's config dir, one file per port."""
+    from primetui.prefs_file import config_dir
+
+    return config_dir() / f"serve-{port}.url"
+
+
+def announce(url: str, port: int, to_terminal: bool) -> Path | None:
+    """Print where the dashboard is; returns the 0600 file holding the URL when it was not printed.
+
+    Like ``local serve``'s token, the URL is printed only to a terminal: output sent to a pipe or a
+    file (a CI log, a service's journal) would keep a credential that acts with the user's API key.
+    """
+    path = None
+    if to_terminal:
+        print(f"primetui serve: the dashboard is at {url}", flush=True)
+    else:
+        path = url_file_path(port)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        atomic_write_text(path, url + "\n", prefix=f".{path.name}.", suffix=".tmp", mode=0o600)
+        print(f"primetui serve: the dashboard's URL, with its token, is in {path} "
+              "(not printed: output is not a terminal)", flush=True)
+    print("Anyone with this URL acts with your API key. Ctrl+C stops the server and every tab.", flush=True)
+    return path
+
+
 async def run_server(server: TokenServer, ready: Any = None) -> None:
-    """Serve until SIGINT/SIGTERM; prints the URL (with the token) once."""
+    """Serve until SIGINT/SIGTERM; the URL (with the token) is printed once or written to a file."""
     app = await server._make_app()
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
@@ -212,8 +268,12 @@ async def run_server(server: TokenServer, ready: Any = None) -> None:
     port = site._server.sockets[0].getsockname()[1] if site._server and site._server.sockets else server.port  # type: ignore[union-attr]
     server.port = port
     url = f"http://{url_host(server.host)}:{port}/?token={server.token}"
-    print(f"primetui serve: the dashboard is at {url}", flush=True)
-    print("Anyone with this URL acts with your API key. Ctrl+C stops the server and every tab.", flush=True)
+    try:
+        url_file = announce(url, port, sys.stdout.isatty())
+    except OSError as exc:
+        await runner.cleanup()
+        raise ServeError(f"cannot write the URL file ({exc.strerror or exc}); set PRIMETUI_CONFIG_DIR to a writable "
+                         "folder, or run it in a terminal, where the URL is printed.") from exc
     if ready is not None:
         ready(url)
     stop = asyncio.Event()
@@ -228,6 +288,8 @@ async def run_server(server: TokenServer, ready: Any = None) -> None:
     finally:
         await asyncio.gather(*(server.end_session(s) for s in list(server.sessions)), return_exceptions=True)
         await runner.cleanup()
+        if url_file is not None:
+            url_file.unlink(missing_ok=True)  # the token dies with the server
 
 
 def serve(args: Any) -> int:
@@ -242,6 +304,10 @@ def serve(args: Any) -> int:
             return 2
         print(f"primetui serve: WARNING: serving on {host}, reachable from other machines, over plain HTTP: "
               "the token travels unencrypted. Prefer an SSH tunnel to 127.0.0.1.", file=sys.stderr, flush=True)
+    elif getattr(args, "allow_remote", False):
+        print("primetui serve: WARNING: --allow-remote: requests under any Host name are answered, so a web page "
+              "whose name resolves to this machine can reach the server (it still needs the token).",
+              file=sys.stderr, flush=True)
     if not (0 <= port <= 65535):
         print(f"primetui serve: --port {port} is not a port number (0 to 65535).", file=sys.stderr)
         return 2
@@ -256,7 +322,8 @@ def serve(args: Any) -> int:
             print(f"primetui serve: the local platform did not start ({exc}); try `primetui local serve` to see why.", file=sys.stderr)
             return 1
     logging.basicConfig(level=logging.WARNING, format="primetui serve: %(message)s")
-    server = TokenServer(app_command(local), host, port, make_token())
+    server = TokenServer(app_command(local), host, port, make_token(),
+                         allow_remote=bool(getattr(args, "allow_remote", False)))
     try:
         asyncio.run(run_server(server))
     except ServeError as exc:
@@ -267,5 +334,6 @@ def serve(args: Any) -> int:
     return 0
 
 
-__all__ = ["COOKIE", "ServeError", "TokenServer", "app_command", "is_loopback", "make_token", "serve", "url_host"]
+__all__ = ["COOKIE", "ServeError", "TokenServer", "announce", "app_command", "host_name", "is_loopback", "make_token",
+           "serve", "url_file_path", "url_host"]
 

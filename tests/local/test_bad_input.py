@@ -70,7 +70,7 @@ def test_data_name_part_over_255_bytes_gets_400_naming_no_server_path(api: httpx
 
 
 def test_a_422_does_not_echo_a_megabyte_back(api: httpx.Client, local_platform: LocalPlatform) -> None:
-    big = "a" * 1_000_000
+    big = "a" * 60_000  # as long as these routes' 64 KiB body cap lets through (longer is a 413: test_request_wall)
     for reply in (api.post("/training/volumes", json={"name": big, "size": "1Gi"}),
                   api.patch("/training/volumes/research", json={"size": big}),
                   api.post("/training/volumes", json={"name": "ok-name", "size": big})):

@@ -18,6 +18,7 @@ import httpx
 from primetui.local.testing import LocalPlatform
 
 URL_RE = re.compile(r"(http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]+))")
+URL_FILE_RE = re.compile(r"is in (\S+) \(not printed: output is not a terminal\)")
 
 
 @dataclass
@@ -27,6 +28,7 @@ class Served:
     port: int
     token: str
     log: Path
+    url_file: Path
 
     @property
     def base(self) -> str:
@@ -92,14 +94,17 @@ def serve(lp: LocalPlatform, tmp: Path, *extra: str, keep_local_dir: bool = Fals
                                 env=env, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
-        match = None
+        named = None
         while time.monotonic() < deadline and proc.poll() is None:
-            match = URL_RE.search(log.read_text())
-            if match:
+            named = URL_FILE_RE.search(log.read_text())  # the output is a file: the URL is in a file it names
+            if named:
                 break
             time.sleep(0.1)
-        assert match, f"primetui serve printed no URL: {log.read_text()}"
-        yield Served(proc, match.group(1), int(match.group(2)), match.group(3), log)
+        assert named, f"primetui serve named no URL file: {log.read_text()}"
+        url_file = Path(named.group(1))
+        match = URL_RE.fullmatch(url_file.read_text().strip())
+        assert match, f"the URL file holds no URL: {url_file.read_text()!r}"
+        yield Served(proc, match.group(1), int(match.group(2)), match.group(3), log, url_file)
     finally:
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGTERM)

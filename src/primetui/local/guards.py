@@ -1,8 +1,8 @@
 """Bad input gets a 4xx, never a 500: the local platform's guards around every route.
 
-- a JSON body holding ``NaN``/``Infinity`` (not JSON, though Python reads it) -> 422;
-- a query number that SQLite cannot store (beyond 64-bit: ``?page=10**21``, ``min_step``,
-  ``pod_index``) -> 422 naming the parameter; an ``OverflowError`` from deeper down -> 422 too;
+- before any route, :class:`primetui.local.wall.RequestWall` checks the token, the body's size, and
+  a JSON body's encoding, depth and numbers, and a query number SQLite cannot store (422);
+- an ``OverflowError`` from deeper down -> 422;
 - a 422 never echoes a long input back: each ``input`` is cut to :data:`ECHO_LIMIT` characters;
 - an unexpected error still answers 500, but its body names no path on the server's disk and
   carries no exception text (the traceback goes to the server's own log).
@@ -12,91 +12,42 @@ from __future__ import annotations
 
 import json
 import logging
-import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+
+from primetui.local.wall import RequestWall, unprocessable
 
 log = logging.getLogger("primetui.local")
 
 ECHO_LIMIT = 200
 """At most this many characters of a rejected input come back in a 422."""
 
-SQLITE_MAX = 2**63 - 1
-_INT = re.compile(r"\s*[+-]?\d+\s*")
-
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
 
 def _cut(value: Any) -> Any:
+    """``value`` as a 422 may echo it: JSON-safe (raw bytes decoded, no NaN or infinity) and short."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
     if isinstance(value, str):
         return value if len(value) <= ECHO_LIMIT else value[:ECHO_LIMIT] + f"… ({len(value):,} characters)"
-    if isinstance(value, (dict, list)):
-        text = json.dumps(value, default=str)
-        return value if len(text) <= ECHO_LIMIT else text[:ECHO_LIMIT] + f"… ({len(text):,} characters)"
-    return value
+    try:
+        text, as_is = json.dumps(value, allow_nan=False), True
+    except (TypeError, ValueError):  # bytes or a non-finite float inside: echo it as text instead
+        text, as_is = json.dumps(value, default=str), False
+    if len(text) > ECHO_LIMIT:
+        return text[:ECHO_LIMIT] + f"… ({len(text):,} characters)"
+    return value if as_is else text
 
 
-def _unprocessable(loc: list[Any], msg: str, kind: str = "value_error") -> JSONResponse:
-    return JSONResponse(status_code=422, content={"detail": [{"loc": loc, "msg": msg, "type": kind}]})
+def install(app: FastAPI, *, api_prefix: str, authorized: Callable[[str | None], bool], unauthorized: str) -> None:
+    """Put the request wall in front of every route and add the error handlers to ``app``.
 
-
-class InputGuard:
-    """ASGI middleware: refuses NaN/Infinity bodies and out-of-range query integers before any route."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: dict[str, Any], receive: Callable[[], Awaitable[dict[str, Any]]], send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        query = scope.get("query_string", b"").decode("latin-1")
-        for key, value in parse_qsl(query, keep_blank_values=True):
-            if _INT.fullmatch(value) and abs(int(value)) > SQLITE_MAX:
-                await _unprocessable(["query", key[:60]], "Input is too large: use a number below 2**63")(scope, receive, send)
-                return
-        content_type = dict(scope.get("headers") or []).get(b"content-type", b"")
-        if scope.get("method") in ("POST", "PUT", "PATCH") and b"json" in content_type:
-            chunks: list[bytes] = []
-            more = True
-            while more:
-                message = await receive()
-                chunks.append(message.get("body", b""))
-                more = message.get("more_body", False)
-            body = b"".join(chunks)
-            if body:
-                try:
-                    json.loads(body, parse_constant=_reject_constant)
-                except ValueError as exc:
-                    if "not a JSON number" in str(exc):
-                        await _unprocessable(["body"], f"{str(exc)[:60]}: send finite numbers only", "json_invalid")(scope, receive, send)
-                        return
-            sent = False
-
-            async def replay() -> dict[str, Any]:
-                nonlocal sent
-                if sent:
-                    return await receive()
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-
-            await self.app(scope, replay, send)
-            return
-        await self.app(scope, receive, send)
-
-
-def install(app: FastAPI) -> None:
-    """Add the middleware and the error handlers to ``app``."""
-    app.add_middleware(InputGuard)
+    Call it after every other middleware is added, so that the wall is the outermost one.
+    """
+    app.add_middleware(RequestWall, api_prefix=api_prefix, authorized=authorized, unauthorized=unauthorized)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -111,7 +62,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(OverflowError)
     async def _overflow(request: Request, exc: OverflowError) -> JSONResponse:
-        return _unprocessable(["query"], "A number in the request is too large to store; use a smaller one")
+        return unprocessable(["query"], "A number in the request is too large to store; use a smaller one")
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

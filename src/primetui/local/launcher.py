@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from primetui.local.environ import platform_environment
 from primetui.local.paths import resolve_data_dir
 from primetui.local.procs import pid_alive, wait_for_ready_file
 
@@ -121,7 +122,9 @@ def _start(root: Path, demo: bool, timeout: float, port: int | None) -> tuple[su
         cmd.append("--demo")
     log_fd = os.open(root / "server.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     with os.fdopen(log_fd, "ab") as log:
+        # An allowlist, not the dashboard's environment: the hosted API key, cloud secrets and the
+        # user's ssh-agent and tmux must not reach a server that outlives the dashboard.
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True, close_fds=True)
+                                start_new_session=True, close_fds=True, env=platform_environment())
     _reap(proc)
     return proc, wait_for_ready_file(ready, proc, timeout)

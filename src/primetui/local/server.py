@@ -26,14 +26,15 @@ KEEP_ALIVE_SECONDS = 75
 """Idle seconds before the server closes a kept-alive connection (well past the client's pool expiry)."""
 
 
+UNAUTHORIZED = ("Missing or wrong API key: send the token printed by `primetui local serve` "
+                "(stored in the file `token` of its data dir) as a Bearer token.")
+
+
 def _require_token(request: Request) -> None:
+    """Each API router's own check; the request wall (see guards.install) has already made it."""
     state: LocalState = request.app.state.platform
     if not token_matches(request.headers.get("authorization"), state.token):
-        raise fail(
-            401,
-            "Missing or wrong API key: send the token printed by `primetui local serve` "
-            "(stored in the file `token` of its data dir) as a Bearer token.",
-        )
+        raise fail(401, UNAUTHORIZED)
 
 
 def _session_router():  # pragma: no cover - depends on whether the sessions package has landed
@@ -87,7 +88,9 @@ def create_app(state: LocalState) -> FastAPI:
     if state.rate_limit:
         _add_rate_limit(app, state.rate_limit)
 
-    install_guards(app)  # bad input: 4xx, never a 500; no error body names a server path
+    # Last, so the wall is outermost: a request without the token is refused before its body is read.
+    install_guards(app, api_prefix=API_PREFIX, authorized=lambda header: token_matches(header, state.token),
+                   unauthorized=UNAUTHORIZED)
     return app
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from primetui.local.paths import safe_join
+from primetui.local.environ import worker_environment
 from primetui.local.ingest import PROTOCOL_FILES, RunIngestor
 from primetui.local.paths import dir_size_bytes
 from primetui.local.procs import pid_alive
@@ -199,7 +200,7 @@ class Supervisor:
         )
         if row["resume_from"]:
             self.platform_log(run_id, "INFO", f"Local platform: resuming from {row['resume_from']}")
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env = worker_environment(PYTHONUNBUFFERED="1")
         out = open(run_dir / "process.out", "ab")
         try:
             proc = subprocess.Popen(

@@ -6,7 +6,6 @@ a run failure that names the component (``env server 'reverse-text' exited with 
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from primetui.local.environ import worker_environment
 from primetui.local.evals.common import env_log_name, ready_file
 from primetui.local.trainer.config import TrainConfig
 from primetui.local.trainer.errors import RunFailure
@@ -65,7 +65,7 @@ class EvalComponents:
     # -- processes -------------------------------------------------------------------------------
     def _spawn(self, label: str, key: str, module: str, log_name: str, comp: Component, *extra: str) -> Child:
         log_path = self.files.logs_dir / log_name
-        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        env = worker_environment(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         # stderr goes to the component's own log so a crash's traceback is visible where users look.
         with open(log_path, "ab") as err:
             proc = subprocess.Popen(

@@ -29,6 +29,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from primetui.local.environ import account_environment
+
 log = logging.getLogger("primetui.local.sessions")
 
 MOUNT_POINT = "/volume"
@@ -56,7 +58,7 @@ class Isolation:
 
 
 def _run(argv: list[str], timeout: float = 20.0) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False, env=account_environment())
 
 
 @functools.lru_cache(maxsize=1)

@@ -18,8 +18,10 @@ import os
 import pty
 import re
 import shlex
+import shutil
 import signal
 import struct
+import tempfile
 import termios
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +29,7 @@ from pathlib import Path
 
 import asyncssh
 
+from primetui.local.environ import account_environment
 from primetui.local.sessions import mountns
 from primetui.local.sessions.keys import authorized_keys
 from primetui.local.sessions.mountns import MOUNT_POINT
@@ -71,6 +74,8 @@ class EndpointConfig:
     disk_line: Callable[[], str] = lambda: ""
     """"1.2 MiB used, 99.9 GiB free" when the session's disk has the volume's size, measured when
     each shell opens (a figure taken once at start-up went stale as soon as files were written)."""
+    tmux_dir: Path | None = None
+    """The session's own TMUX_TMPDIR (0700): ``tmux`` in a session starts its server here."""
 
     @property
     def volume_dir(self) -> str:
@@ -143,7 +148,13 @@ _ACCEPTED_CLIENT_ENV = ("LANG", "LC_", "COLORTERM")  # like sshd's usual AcceptE
 
 
 def _environment(cfg: EndpointConfig, term: str | None, client_env=None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRIME_API_KEY", "PRIMETUI_LOCAL_TOKEN"))}
+    """The session's environment, built up from an allowlist as sshd does (see docs/security.md).
+
+    Nothing else of the platform's environment gets in: not the user's API keys or cloud secrets,
+    not ``SSH_AUTH_SOCK`` (no agent is forwarded), not ``TMUX`` (``tmux`` typed in the session must
+    start a server of the session's own, in ``TMUX_TMPDIR``, not attach to the user's).
+    """
+    env = account_environment()
     for key, value in (client_env or {}).items():
         key = key.decode() if isinstance(key, bytes) else str(key)
         value = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
@@ -151,8 +162,11 @@ def _environment(cfg: EndpointConfig, term: str | None, client_env=None) -> dict
             env[key] = value
     if cfg.bin_dir is not None:
         env["PATH"] = os.pathsep.join([str(cfg.bin_dir), env.get("PATH") or os.defpath])
+    env.setdefault("PATH", os.defpath)
     if cfg.hf_endpoint:
         env.update(HF_ENDPOINT=cfg.hf_endpoint, HF_HUB_DISABLE_TELEMETRY="1", HF_HUB_DISABLE_UPDATE_CHECK="1")
+    if cfg.tmux_dir is not None:
+        env["TMUX_TMPDIR"] = str(cfg.tmux_dir)
     env.update(
         TERM=term or "dumb",
         PWD=cfg.volume_dir,
@@ -387,6 +401,9 @@ def make_process_handler(cfg: EndpointConfig):
 
 async def start_endpoint(cfg: EndpointConfig, host_key: asyncssh.SSHKey) -> asyncssh.SSHAcceptor:
     """Listen on a free loopback port for this session; ``acceptor.sockets[0]`` has the port."""
+    if cfg.tmux_dir is None:
+        # Short and under the temp dir: a tmux socket path must fit in 108 bytes.
+        cfg.tmux_dir = Path(tempfile.mkdtemp(prefix="primetui-tmux-"))
     return await asyncssh.create_server(
         lambda: _Server(cfg),
         "127.0.0.1",
@@ -455,6 +472,23 @@ def kill_processes(cfg: EndpointConfig) -> None:
         _signal_session(child.pid, signal.SIGKILL)
 
 
+async def _end_private_tmux(cfg: EndpointConfig) -> None:
+    """A tmux server started in the session leaves its terminal session (it daemonizes), so
+    ``kill_processes`` cannot reach it: stop each one by its socket, then remove the folder."""
+    folder, cfg.tmux_dir = cfg.tmux_dir, None
+    if folder is None:
+        return
+    tmux = shutil.which("tmux", path=os.environ.get("PATH"))
+    sockets = [p for p in folder.glob("tmux-*/*") if p.is_socket()] if tmux else []
+    for sock in sockets:
+        with contextlib.suppress(OSError, asyncio.TimeoutError):
+            proc = await asyncio.create_subprocess_exec(tmux, "-S", str(sock), "kill-server", stdin=asyncio.subprocess.DEVNULL,
+                                                        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+                                                        env=account_environment())
+            await asyncio.wait_for(proc.wait(), 5)
+    await asyncio.to_thread(shutil.rmtree, folder, True)
+
+
 async def close_endpoint(acceptor: asyncssh.SSHAcceptor, cfg: EndpointConfig, reason: str) -> None:
     """Stop accepting, disconnect every client with ``reason``, and end the session's processes."""
     acceptor.close()
@@ -463,5 +497,6 @@ async def close_endpoint(acceptor: asyncssh.SSHAcceptor, cfg: EndpointConfig, re
             # Not DISC_BY_APPLICATION: clients treat that as a clean close and drop the reason.
             conn.disconnect(asyncssh.DISC_SERVICE_NOT_AVAILABLE, reason)
     kill_processes(cfg)
+    await _end_private_tmux(cfg)
     with contextlib.suppress(Exception):
         await asyncio.wait_for(acceptor.wait_closed(), 5)
