@@ -78,3 +78,13 @@ def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = 
             return found
         raise LauncherError(f"The local platform exited at start (code {code}); see {root / 'server.log'}.")
     raise LauncherError(f"The local platform did not start within {timeout:.0f}s; see {root / 'server.log'}.")
+
+
+def local_team(team_id: str | None) -> str | None:
+    """The team `prime switch` chose when it is one of the local platform's teams, else None (personal).
+
+    A hosted team id in ~/.prime/config.json means nothing here, so it falls back to the personal account.
+    """
+    from primetui.local.teams import MEMBERS
+
+    return team_id if team_id in MEMBERS else None

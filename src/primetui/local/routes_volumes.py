@@ -16,9 +16,10 @@ from fastapi import APIRouter, Body, Request, Response
 from primetui.api.models import Volume, VolumeList, VolumeStatus
 from primetui.local.errors import fail, invalid
 from primetui.local.models_cache import LOCAL_CLUSTER_ID, LOCAL_CLUSTER_NAME
+from primetui.local.scope import volume_not_found
 from primetui.local.session_hooks import live_session
 from primetui.local.state import LOCAL_USER_ID, LOCAL_USER_NAME, LocalState
-from primetui.local.teams import query_scope, team_scope
+from primetui.local.teams import query_scope, scope_name, team_scope
 
 router = APIRouter()
 
@@ -63,8 +64,7 @@ def volume_wire(row: Any, used_bytes: int | None = None) -> dict[str, Any]:
 def get_volume_or_404(state: LocalState, name: str) -> Any:
     row = state.store.get_volume(name)
     if row is None:
-        raise fail(404, f"Volume '{name}' not found; list your volumes with `prime volumes list` "
-                        f"or create it with `prime volumes create {name}`.")
+        raise volume_not_found(name)
     return row
 
 
@@ -120,7 +120,12 @@ async def create_volume(request: Request, body: dict[str, Any] = Body(...)) -> d
                         "value_error")])
     size, size_bytes = _size_or_422(body.get("size", DEFAULT_SIZE))
     team = team_scope(body.get("teamId"))
-    if state.store.get_volume(name) is not None:
+    existing = state.store.get_volume(name)
+    if existing is not None and existing["team_id"] != team:
+        # Hosted keeps names per team; here one directory per name backs every scope (docs/local-platform.md).
+        raise fail(409, f"The name '{name}' is taken by a volume of {scope_name(existing['team_id'])} (the local "
+                        "platform keeps volume names unique across accounts); pick another name in this one.")
+    if existing is not None:
         raise fail(409, f"A volume named '{name}' already exists; pick another name or use the existing one.")
     row = create_volume_dir(state, name, size, size_bytes, team)
     return volume_wire(row, 0)

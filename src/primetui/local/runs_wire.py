@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from primetui.api.models import RLRun, RunKind
-from primetui.local.errors import fail
 from primetui.local.models_cache import LOCAL_CLUSTER_ID
+from primetui.local.scope import run_not_found
 from primetui.local.state import LOCAL_USER_ID, LocalState
 
 
@@ -65,5 +65,5 @@ def run_wire(row: Any) -> dict[str, Any]:
 def get_run_or_404(state: LocalState, run_id: str) -> Any:
     row = state.store.get_run(run_id)
     if row is None:
-        raise fail(404, f"Run '{run_id}' not found; list your runs with `prime train list`.")
+        raise run_not_found(run_id)
     return row
