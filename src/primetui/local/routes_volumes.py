@@ -1,4 +1,4 @@
-"""Volumes V1-V4 (plus the transfer routes the local platform answers with 404 on purpose).
+"""Volumes V1-V4 (plus S3 import/export, answered with 404 on purpose; V9/V10 live in ``storage``).
 
 A volume is a directory ``<data_dir>/volumes/<name>/``; its size cap is the ``size`` string the
 client chose (``100Gi``, ``5Ti``) and its use is measured on disk.
@@ -154,6 +154,11 @@ async def delete_volume(request: Request, name: str) -> Response:
         run = runs[0]
         raise fail(409, f"Volume '{name}' is in use by run {run['id']} ({run['status']}); "
                         f"stop it first with `prime train stop {run['id']}`, then delete the volume.")
+    from primetui.local.storage.routes import live_upload_lease
+
+    if live_upload_lease(state, name) is not None:
+        raise fail(409, f"Volume '{name}' has an upload in progress (`prime volumes put`); "
+                        "let it finish, then delete the volume.")
     session = live_session(state, name)
     if session:
         raise fail(409, f"Volume '{name}' has a live session {session}; stop it first with "
@@ -169,15 +174,10 @@ async def delete_volume(request: Request, name: str) -> Response:
         raise fail(500, f"Volume '{name}' could not be removed from disk ({exc.strerror}); "
                         "fix the permissions under the data dir and delete it again.") from exc
     state.store.delete_volume(name)
+    from primetui.local.storage.meta import forget_volume
+
+    forget_volume(state.store.db, name)
     return Response(status_code=204)
-
-
-@router.post("/training/volumes/{name}/transfer")
-async def transfer_route(request: Request, name: str) -> dict[str, Any]:
-    """V9: the local platform has no object store, so it says 404 and clients fall back to a session."""
-    get_volume_or_404(_platform(request), name)
-    raise fail(404, "Direct storage transfers are not available on the local platform; "
-                    "the transfer goes through a volume session instead.")
 
 
 @router.api_route("/training/volumes/{name}/transfers", methods=["GET", "POST"])
