@@ -154,7 +154,7 @@ async def delete_volume(request: Request, name: str) -> Response:
         run = runs[0]
         raise fail(409, f"Volume '{name}' is in use by run {run['id']} ({run['status']}); "
                         f"stop it first with `prime train stop {run['id']}`, then delete the volume.")
-    from primetui.local.storage.routes import live_upload_lease
+    from primetui.local.storage.grants import live_upload_lease
 
     if live_upload_lease(state, name) is not None:
         raise fail(409, f"Volume '{name}' has an upload in progress (`prime volumes put`); "

@@ -34,7 +34,7 @@ from primetui.local.ingest import PROTOCOL_FILES, RunIngestor
 from primetui.local.paths import dir_size_bytes
 from primetui.local.procs import pid_alive
 from primetui.local.session_hooks import live_read_write_session
-from primetui.local.storage.routes import live_upload_lease
+from primetui.local.storage.grants import live_upload_lease
 from primetui.local.state import LocalState
 from primetui.local.state import MAX_RUNS_ENV
 from primetui.local.store import ACTIVE_RUN_STATUSES, BUSY_RUN_STATUSES, WAITING_RUN_STATUSES, iso_now

@@ -91,7 +91,7 @@ async def create_session(name: str, body: CreateSessionRequest, request: Request
     """V5: open a read-write or read-only session on the volume."""
     manager = _manager(request)
     if not body.read_only:
-        from primetui.local.storage.routes import live_upload_lease
+        from primetui.local.storage.grants import live_upload_lease
 
         if live_upload_lease(request.app.state.platform, name) is not None:
             raise fail(409, f"Volume '{name}' has an upload in progress (a direct `prime volumes put` holds its "

@@ -16,6 +16,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from primetui.local.errors import fail
 
@@ -148,3 +149,9 @@ class Grants:
         if lease is not None and lease.volume == volume:
             lease.released = True
             del self.leases[lease_id]
+
+
+def live_upload_lease(state: Any, volume: str) -> Lease | None:
+    """The live upload lease of ``volume`` on the server of ``state`` (a direct put in progress), or None."""
+    found = state.extras.get("storage")
+    return found.grants.live_lease(volume) if found is not None else None

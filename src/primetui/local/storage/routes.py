@@ -4,7 +4,7 @@ V9 answers ``via: "r2"`` with credentials for the S3 endpoint in :mod:`.s3` (a g
 an hour; a put: read-write on its destination, 15 minutes, holding the volume's upload lease), or
 ``via: "session"`` with the caller's live read-write session for a put, which is then the volume's
 one writer. A put while another put holds the lease is a 409; so is a read-write session or a run
-start while a lease is live (``live_upload_lease``). Reads always go direct: they see the volume as
+start while a lease is live (``grants.live_upload_lease``). Reads always go direct: they see the volume as
 of the last sync, as the CLI's docs say of hosted.
 """
 
@@ -18,16 +18,10 @@ from fastapi import APIRouter, Body, Request, Response
 from primetui.local.errors import fail
 from primetui.local.routes_volumes import get_volume_or_404
 from primetui.local.state import LocalState
-from primetui.local.storage.grants import RUNS_READ_ONLY, Lease, clean_entries, clean_path, is_runs
+from primetui.local.storage.grants import RUNS_READ_ONLY, clean_entries, clean_path, is_runs
 from primetui.local.storage.s3 import BUCKET, MOUNT, storage_of
 
 router = APIRouter()
-
-
-def live_upload_lease(state: LocalState, volume: str) -> Lease | None:
-    """The live upload lease of ``volume`` (a direct put in progress), or None."""
-    found = state.extras.get("storage")
-    return found.grants.live_lease(volume) if found is not None else None
 
 
 def _live_writer_session(request: Request, volume: str) -> dict[str, Any] | None:
