@@ -146,8 +146,9 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         Binding("k", "keep", "Keep the session", show=False, id="transfer.keep"),
     ]
 
-    def __init__(self, client: Any, volume: str, direction: str, *, settings: Any = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5, clock: Any = time.monotonic) -> None:
+    def __init__(self, client: Any, volume: str, direction: str, *, settings: Any = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5, clock: Any = time.monotonic, source: str = "") -> None:
         super().__init__()
+        self.initial_source = source  # a get opened on a browser pick or a checkpoint
         if direction not in (PUT, GET):
             raise ValueError(f"direction must be {PUT!r} or {GET!r}")
         self.client = client
@@ -174,7 +175,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
             fields = (("Local file or folder (dir/ copies its contents)", "source", ""), (f"Path on {self.volume} (a trailing / means into that folder)", "dest", "datasets/"))
         else:
             title = f"Get a file or folder from {self.volume}"
-            fields = ((f"Path on {self.volume}", "source", ""), ("Local folder to copy into", "dest", "."))
+            fields = ((f"Path on {self.volume}", "source", self.initial_source), ("Local folder to copy into", "dest", "."))
         with Vertical():
             yield Static(plain(title), id="transfer-title")
             for label, key, value in fields:
@@ -193,7 +194,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         return "enter: get  ·  esc: close  ·  a trailing / on the volume path copies the folder's contents"
 
     def on_mount(self) -> None:
-        self.query_one("#transfer-source", Input).focus()
+        self.query_one("#transfer-dest" if self.initial_source else "#transfer-source", Input).focus()
 
     def _set(self, wid: str, text: str) -> None:
         if self.is_attached:
