@@ -152,15 +152,14 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     model = (config.get("model") or {}).get("name") if isinstance(config.get("model"), dict) else None
     if not isinstance(model, str) or not model:
         model = "Qwen/Qwen3-0.6B"  # prime-rl's default model.name
-    if model.startswith("/volume/"):
-        raise fail(400, f"Volume-hosted models ({model}) cannot run on the local platform: it trains small stand-ins "
-                        "of cached models only; pick one from `prime train models`.")
-    try:
-        cached = state.models.get(model)
-    except ModelCacheError as exc:
-        raise fail(500, str(exc)) from exc
-    if cached is None:
-        raise fail(400, model_not_available(model))
+    on_volume = model == "/volume" or model.startswith("/volume/")
+    if not on_volume:
+        try:
+            cached = state.models.get(model)
+        except ModelCacheError as exc:
+            raise fail(500, str(exc)) from exc
+        if cached is None:
+            raise fail(400, model_not_available(model))
 
     data = config.get("data") if isinstance(config.get("data"), dict) else {}
     volume = body.get("volume")
@@ -180,6 +179,10 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
             raise fail(409, f"Volume '{volume}' is not ready (status {row['status']}); wait for it to be RUNNING.")
     for label, value in _client_paths(config):
         _check_inside(state, volume or None, label, value)
+    if on_volume:
+        from primetui.local.volume_models import check_volume_model
+
+        check_volume_model(state, volume or None, model)
 
     name = body.get("name") if isinstance(body.get("name"), str) else config.get("name")
     return DispatchPlan(config=config, model=model, volume=volume or None,
