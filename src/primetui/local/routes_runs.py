@@ -147,10 +147,11 @@ def _log_component(state: LocalState, row: Any, component: str | None, env_name:
     raise fail(400, f"Unknown component '{component}'; use orchestrator, trainer, inference, router or env-server.")
 
 
-def _pod_index(state: LocalState, run_id: str, component: str, pod_index: int | None) -> int:
-    """The pod whose stream is served: the one asked for, else the primary pod 0; a pod the run lacks is a 404."""
+def _pod_index(state: LocalState, run_id: str, component: str, pod_index: int | None) -> int | None:
+    """The pod whose stream is served: the one asked for, else None, every pod merged in the order their
+    lines came (what `prime train logs` says hosted does for a multi-node run); a pod the run lacks is a 404."""
     if pod_index is None:
-        return 0
+        return None
     pods = state.store.log_pods(run_id, component)
     if pod_index not in pods and (pods or pod_index != 0):
         have = f"pods 0..{max(pods)}" if pods else "no pods with logs yet"
