@@ -134,3 +134,12 @@ def test_put_credentials_and_leases_expire() -> None:
     assert grants.live_lease("vol", now=1000.0 + PUT_SECONDS) is None
     again = grants.issue("vol", "put", "datasets", None, now=1000.0 + PUT_SECONDS + 1)  # a lapsed lease frees it
     assert again.lease is not None and again.lease.id != grant.lease.id
+
+
+def test_a_json_typed_object_is_stored_as_bytes(local_platform: LocalPlatform, api: httpx.Client) -> None:
+    r = route(api, "put", "datasets/typed/")
+    body = b'{"not": NaN}\n' * 1000  # not JSON the API would take, and it is not the API's to judge
+    s3_for(r).put_object(Bucket=r["bucket"], Key="research/datasets/typed/x.json", Body=body,
+                         ContentType="application/json")
+    release(api, r)
+    assert (local_platform.data_dir / "volumes" / "research" / "datasets" / "typed" / "x.json").read_bytes() == body

@@ -65,7 +65,9 @@ class InputGuard:
                 await _unprocessable(["query", key[:60]], "Input is too large: use a number below 2**63")(scope, receive, send)
                 return
         content_type = dict(scope.get("headers") or []).get(b"content-type", b"")
-        if scope.get("method") in ("POST", "PUT", "PATCH") and b"json" in content_type:
+        # Storage uploads (/s3) are object bytes whatever their type: streamed to disk, never buffered here.
+        if scope.get("method") in ("POST", "PUT", "PATCH") and b"json" in content_type \
+                and not str(scope.get("path", "")).startswith("/s3/"):
             chunks: list[bytes] = []
             more = True
             while more:
