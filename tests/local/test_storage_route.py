@@ -143,3 +143,43 @@ def test_a_json_typed_object_is_stored_as_bytes(local_platform: LocalPlatform, a
                          ContentType="application/json")
     release(api, r)
     assert (local_platform.data_dir / "volumes" / "research" / "datasets" / "typed" / "x.json").read_bytes() == body
+
+
+def _signed(r: dict, method: str, path: str, query: str = "", body: bytes = b"", headers: dict | None = None):  # type: ignore[no-untyped-def]
+    from urllib.parse import urlsplit
+
+    from primetui.api import sigv4
+
+    base = urlsplit(r["endpoint"])
+    full = base.path + path
+    signed = sigv4.sign(method, full, query, {"host": base.netloc, **(headers or {})}, access_key=r["accessKeyId"],
+                        secret=r["secretAccessKey"], session_token=r["sessionToken"])
+    url = f"{base.scheme}://{base.netloc}{full}" + (f"?{query}" if query else "")
+    return httpx.request(method, url, headers=signed, content=body, timeout=30)
+
+
+@pytest.mark.parametrize(("method", "path", "query", "body", "headers", "status"), [
+    ("GET", "/primetui-local-volumes/research/..%2F..%2Fetc%2Fpasswd", "", b"", {}, 400),
+    ("GET", "/primetui-local-volumes/research/datasets/x%00y", "", b"", {}, 400),
+    ("GET", "/other-bucket/research/x", "", b"", {}, 404),
+    ("GET", "/primetui-local-volumes", "list-type=2&prefix=research/&max-keys=abc", b"", {}, 400),
+    ("GET", "/primetui-local-volumes", "list-type=2&prefix=research/&continuation-token=%25%25", b"", {}, 400),
+    ("GET", "/primetui-local-volumes", "list-type=2&prefix=research/&delimiter=x", b"", {}, 501),
+    ("GET", "/primetui-local-volumes/research/datasets/reverse-text/README.md", "", b"", {"range": "bytes=zz"}, 416),
+    ("PUT", "/primetui-local-volumes/research/datasets/fz/a", "partNumber=99999999999&uploadId=nope", b"x", {}, 404),
+    ("POST", "/primetui-local-volumes/research/datasets/fz/a", "uploadId=nope", b"<junk", {}, 404),
+    ("PUT", "/primetui-local-volumes/research/datasets/fz/a", "", b"x", {"x-amz-copy-source": "/b/k"}, 501),
+    ("PUT", "/primetui-local-volumes/research/datasets/fz/a", "", b"abc", {"content-length": "3",
+                                                                          "x-amz-decoded-content-length": "zz"}, 400),
+    ("DELETE", "/primetui-local-volumes/research/datasets/reverse-text/README.md", "", b"", {}, 403),
+])
+def test_hostile_storage_requests_get_one_clear_refusal(local_platform: LocalPlatform, api: httpx.Client,
+                                                         method, path, query, body, headers, status) -> None:
+    r = route(api, "put", "datasets/fz/") if method in ("PUT", "POST") else route(api, "get")
+    try:
+        reply = _signed(r, method, path, query, body, headers)
+        assert reply.status_code == status, reply.text
+        assert b"<Code>" in reply.content
+    finally:
+        if r.get("leaseId"):
+            release(api, r)

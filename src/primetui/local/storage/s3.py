@@ -247,7 +247,7 @@ async def _list(storage: Storage, grant: Grant, query: dict[str, str]) -> Respon
     after = query.get("start-after", "")
     if token:
         try:
-            after = max(after, base64.urlsafe_b64decode(token.encode()).decode("utf-8"))
+            after = max(after, base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             raise S3Error(400, "InvalidArgument", "The continuation token is not one this endpoint gave.") from None
     rel_prefix = _volume_key(grant, prefix, listing=True) if prefix else _volume_key(grant, grant.volume + "/",
