@@ -68,3 +68,25 @@ async def test_put_and_get_go_direct_and_open_no_session(platform, tmp_path) -> 
         await until(pilot, lambda: text(dialog, "transfer-error"), "missing path reported", limit=60)
         assert "no such file or directory on the volume" in text(dialog, "transfer-error")
         assert dialog.query_one("#transfer-source", Input).value == "datasets/nope"
+
+
+def test_a_direct_get_never_writes_through_a_symlink(local_platform, tmp_path) -> None:
+    import httpx
+
+    from primetui.api.volume_storage import VolumeStorage
+    from primetui.shell import direct
+    from primetui.shell.errors import RemotePathError
+
+    reply = httpx.post(f"{local_platform.api_url}/training/volumes/research/transfer", headers=local_platform.headers,
+                       json={"mode": "get", "path": ""}, timeout=30)
+    from primetui.api.models import VolumeTransferRoute
+
+    route = VolumeTransferRoute.model_validate(reply.json())
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    dest = tmp_path / "dest"
+    (dest / "reverse-text").mkdir(parents=True)
+    (dest / "reverse-text" / "data").symlink_to(outside)
+    with VolumeStorage(route) as storage, pytest.raises(RemotePathError, match="symlink inside the destination"):
+        direct.get(storage, "datasets/reverse-text", str(dest), "research")
+    assert list(outside.iterdir()) == []

@@ -116,15 +116,31 @@ def get(storage: Any, remote: str, local: str, volume: str, progress: Progress |
                 plan.append((item.key, dst.joinpath(*parts), item.size or 0))
         if not plan and len(dirs) == 1:
             raise TransferError(f"Get {remote}: no such file or directory on the volume. Check the path.")
+    _refuse_linked(dst, [p for _, p, _ in plan] + dirs)
     total = sum(size for _, _, size in plan)
     tick = _ticker(total, progress, should_stop)
     for d in dirs:
         d.mkdir(parents=True, exist_ok=True)
     for key, path, _ in plan:
-        if path.is_symlink():
-            raise RemotePathError(f"{path} is a symlink inside the destination; the get would write through it. "
-                                  "Remove it or get elsewhere.")
         storage.download(key, path, tick(key))
     if progress:
         progress(total, total, "")
     return TransferResult(len(plan), total, str(dst))
+
+
+def _refuse_linked(dst: Path, paths: list[Path]) -> None:
+    """Refuse, before anything is written, a get whose path below ``dst`` passes a symlink (it would
+    write through it, outside the folder the user chose); ``dst`` itself may be a link the user made."""
+    seen: set[Path] = set()
+    for path in paths:
+        cur = dst
+        for part in path.relative_to(dst).parts:
+            cur = cur / part
+            if cur in seen:
+                continue
+            seen.add(cur)
+            if cur.is_symlink():
+                raise RemotePathError(f"{cur} is a symlink inside the destination; the get would write through it. "
+                                      "Remove it or get elsewhere.")
+            if not cur.exists():
+                break
