@@ -183,3 +183,16 @@ def test_hostile_storage_requests_get_one_clear_refusal(local_platform: LocalPla
     finally:
         if r.get("leaseId"):
             release(api, r)
+
+
+def test_a_put_past_the_volume_size_is_refused(local_platform: LocalPlatform, api: httpx.Client) -> None:
+    assert api.post("/training/volumes", json={"name": "tiny-direct", "size": "1Mi", "warm": False}).status_code == 200
+    r = route(api, "put", "data/", volume="tiny-direct")
+    s3 = s3_for(r)
+    s3.put_object(Bucket=r["bucket"], Key="tiny-direct/data/a.bin", Body=b"x" * 700_000)
+    with pytest.raises(ClientError) as full:
+        s3.put_object(Bucket=r["bucket"], Key="tiny-direct/data/b.bin", Body=b"y" * 700_000)
+    assert code(full) == "EntityTooLarge"
+    release(api, r, volume="tiny-direct")
+    folder = local_platform.data_dir / "volumes" / "tiny-direct" / "data"
+    assert sorted(p.name for p in folder.iterdir()) == ["a.bin"]

@@ -66,6 +66,7 @@ class Storage:
     state: LocalState
     grants: Grants = field(default_factory=Grants)
     uploads: dict[str, Upload] = field(default_factory=dict)
+    usage: dict[str, tuple[int, float]] = field(default_factory=dict)  # volume -> (bytes, monotonic when measured)
 
     @property
     def staging(self) -> Path:
@@ -361,9 +362,27 @@ def _metadata(request: Request) -> dict[str, str]:
             if k.lower().startswith("x-amz-meta-")}
 
 
+USAGE_FRESH_SECONDS = 2.0
+"""How long a measured volume usage is reused: a put of many files measures the volume once, not per file."""
+
+
 def _room(storage: Storage, volume: str) -> int:
+    """Bytes the volume may still take (its size cap minus what is on disk, measured at most every 2 s)."""
     row = storage.state.store.get_volume(volume)
-    return max(0, int(row["size_bytes"]) - dir_size_bytes(storage.state.volume_dir(volume))) if row else 0
+    if row is None:
+        return 0
+    now = time.monotonic()
+    used, when = storage.usage.get(volume, (0, -USAGE_FRESH_SECONDS))
+    if now - when >= USAGE_FRESH_SECONDS:
+        used = dir_size_bytes(storage.state.volume_dir(volume))
+        storage.usage[volume] = (used, now)
+    return max(0, int(row["size_bytes"]) - used)
+
+
+def _count(storage: Storage, volume: str, size: int) -> None:
+    """Add a written object to the reused usage, so the next write within the window sees it."""
+    used, when = storage.usage.get(volume, (0, -USAGE_FRESH_SECONDS))
+    storage.usage[volume] = (used + size, when)
 
 
 def _declared(request: Request) -> int | None:
@@ -442,6 +461,7 @@ async def _put(storage: Storage, grant: Grant, request: Request, rel: str) -> Re
         incoming.unlink(missing_ok=True)
     etag = f'"{md5}"'
     meta.record(storage.state.store.db, grant.volume, rel, st, etag, metadata)
+    _count(storage, grant.volume, size)
     return Response(status_code=200, headers={"ETag": etag})
 
 
@@ -526,6 +546,7 @@ async def _complete(storage: Storage, grant: Grant, request: Request, rel: str, 
     digest = hashlib.md5(b"".join(bytes.fromhex(upload.parts[n][0]) for n, _ in named)).hexdigest()
     etag = f'"{digest}-{len(named)}"'
     meta.record(storage.state.store.db, grant.volume, rel, st, etag, upload.metadata)
+    _count(storage, grant.volume, st.st_size)
     storage.uploads.pop(upload.id, None)
     shutil.rmtree(upload.folder, ignore_errors=True)
     body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUploadResult xmlns="{XMLNS}">'
