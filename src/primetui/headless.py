@@ -91,13 +91,15 @@ def _settings(local: bool) -> Any:
 
     settings = load_settings()
     if local:
-        from primetui.local.launcher import ensure_running
+        from primetui.local.launcher import ensure_running, local_team
 
         base_url, token = ensure_running(demo=True)[:2]
         import dataclasses
 
+        team = local_team(getattr(settings, "team_id", None))
         if dataclasses.is_dataclass(settings):
-            return dataclasses.replace(settings, base_url=base_url, api_key=token, team_id=None)
+            return dataclasses.replace(settings, base_url=base_url, api_key=token, team_id=team,
+                                       team_name=settings.team_name if team else None)
         settings.base_url, settings.api_key = base_url, token
     return settings
 

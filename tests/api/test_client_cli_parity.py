@@ -35,6 +35,10 @@ def _reply(request: httpx.Request) -> httpx.Response:
     path = request.url.path
     if path.endswith("/usage"):
         body: Any = {"run_id": "r1", "training": {}, "inference": {}, "pricing": {}}
+    elif path.endswith("/transfer"):
+        body = {"via": "r2"}
+    elif path.endswith("/release"):
+        return httpx.Response(204)
     elif "/sessions" in path:
         body = {"sessions": [SESSION]} if request.method == "GET" and path.endswith("/sessions") else SESSION
     elif path.endswith("/training/volumes") and request.method == "GET":
@@ -70,6 +74,12 @@ CASES = [
     ("V7", lambda h, r, b: h.stop_volume_session("research", "vs_1", team_id="t1"),
      lambda c: c.stop_session("research", "vs_1")),
     ("V8", lambda h, r, b: h.list_volume_sessions("research", team_id="t1"), lambda c: c.list_sessions("research")),
+    ("V9 get", lambda h, r, b: h.route_volume_transfer("research", "get", "", team_id="t1"),
+     lambda c: c.route_transfer("research", "get", "")),
+    ("V9 put", lambda h, r, b: h.route_volume_transfer("research", "put", "", ["data"], team_id="t1", lease_id="l1"),
+     lambda c: c.route_transfer("research", "put", "", ["data"], lease_id="l1")),
+    ("V10", lambda h, r, b: h.release_volume_transfer("research", "l1", team_id="t1"),
+     lambda c: c.release_transfer("research", "l1")),
     ("T1", lambda h, r, b: h.get_available_fft("t1"), lambda c: c.list_models()),
     ("T2", lambda h, r, b: h.list_available_gpu_types("t1"), lambda c: c.list_gpu_types()),
     ("T4", lambda h, r, b: h.create_run(training.build_payload_from_toml(CONFIG, mode="sft", team_id="t1",

@@ -74,9 +74,9 @@ def test_missing_volume_and_bad_body(local_platform: LocalPlatform, api: httpx.C
     assert reply.status_code == 422 and reply.json()["detail"][0]["loc"] == ["body", "config"]
 
 
-def test_volume_hosted_model_paths_are_refused_plainly(local_platform: LocalPlatform, api: httpx.Client) -> None:
+def test_a_missing_volume_hosted_model_is_refused_plainly(local_platform: LocalPlatform, api: httpx.Client) -> None:
     reply = post(api, walkthrough_config(local_platform, model={"name": "/volume/models/mine"}))
-    assert reply.status_code == 400 and "stand-ins" in reply.json()["detail"]
+    assert reply.status_code == 400 and "does not exist on volume 'research'" in reply.json()["detail"]
 
 
 def test_data_name_escaping_the_volume_is_refused(local_platform: LocalPlatform, api: httpx.Client) -> None:

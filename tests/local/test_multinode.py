@@ -25,7 +25,9 @@ def test_the_seed_multi_node_example_runs_as_eight_pods(local_platform: LocalPla
     assert run["status"] == "COMPLETED", run.get("errorMessage")
     assert [r["step"] for r in api.get(f"/rft/runs/{run_id}/metrics").json()["metrics"]] == [1, 2, 3, 4]
 
-    primary = api.get(f"/rft/runs/{run_id}/logs", params={"component": "trainer"}).json()["logs"]
+    merged = api.get(f"/rft/runs/{run_id}/logs", params={"component": "trainer"}).json()["logs"]
+    assert "| Node 0 |" in merged and "| Node 7 |" in merged  # no pod named: one line per node, merged
+    primary = api.get(f"/rft/runs/{run_id}/logs", params={"component": "trainer", "pod_index": 0}).json()["logs"]
     assert "world_size=64, rank=0" in primary and "num_nodes=8" in primary
     assert "Reading split 'math' from /volume/datasets/intellect-3-sft-10k/data/math-00000-of-00001.parquet" in primary
     assert re.search(r"Step 4 node times: 0=[\d.]+s, .*7=[\d.]+s \(slowest: node \d\)", primary)

@@ -135,3 +135,12 @@ def test_data_dir_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "from-env"))
     assert resolve_data_dir(None) == tmp_path / "from-env"
     assert resolve_data_dir(tmp_path / "flag") == tmp_path / "flag"
+
+
+def test_the_banner_names_the_command_that_creates_the_ssh_key(tmp_path: Path) -> None:
+    from primetui.local.cli import SSH_KEYGEN, banner, ssh_key_line
+
+    missing = banner("http://127.0.0.1:1", "t", tmp_path, show_token=True, ssh_line=ssh_key_line(tmp_path / "id_rsa"))
+    assert f"no key at {tmp_path / 'id_rsa'}" in missing and SSH_KEYGEN in missing
+    subprocess.run(["ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", str(tmp_path / "id_rsa")], check=True)
+    assert "is accepted" in ssh_key_line(tmp_path / "id_rsa")

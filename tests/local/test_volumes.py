@@ -1,4 +1,4 @@
-"""Volumes V1-V4 over real HTTP, the bearer token, and the transfer routes that answer 404 on purpose."""
+"""Volumes V1-V4 over real HTTP, the bearer token, and S3 import/export, which answers 404 on purpose."""
 
 from __future__ import annotations
 
@@ -71,9 +71,7 @@ def test_bad_names_and_sizes_are_422_with_loc(api: httpx.Client) -> None:
         assert item["loc"] == ["body", "size"] and item["msg"]
 
 
-def test_transfer_route_answers_404_so_clients_use_a_session(api: httpx.Client) -> None:
-    reply = api.post("/training/volumes/research/transfer", json={"mode": "get", "path": ""})
-    assert reply.status_code == 404 and "session" in reply.json()["detail"]
+def test_s3_import_export_answers_404(api: httpx.Client) -> None:
     reply = api.post("/training/volumes/research/transfers", json={})
     assert reply.status_code == 404 and "prime volumes put" in reply.json()["detail"]
 

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests.api.ssh_he
 
 from dash_helpers import until  # noqa: E402
 from ssh_platform import make_key  # noqa: E402
+from test_transfer import SessionOnlyClient  # noqa: E402  (these pictures show the session route)
 
-from primetui.api.client import PrimeClient  # noqa: E402
 from primetui.local.testing import LocalPlatform  # noqa: E402
 from primetui.ui.app import PrimeApp  # noqa: E402
 from primetui.ui.screens.volumes import VolumesScreen  # noqa: E402
@@ -48,7 +48,8 @@ async def main() -> None:
         with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
             c.post("/training/volumes", json={"name": "research", "size": "100Gi", "warm": False}).raise_for_status()
         settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
-        app = PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.2, platform_label="local platform")
+        app = PrimeApp(SessionOnlyClient(lp.base_url, lp.token), settings, None, poll_scale=0.2,
+                       platform_label="local platform")
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("v")
             await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes")

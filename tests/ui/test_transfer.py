@@ -1,4 +1,5 @@
-"""Put and get from the Volumes screen against a real local platform (HTTP + SSH/SFTP through the gateway).
+"""Put and get from the Volumes screen through a session, against a real local platform (HTTP + SSH/SFTP
+through the gateway) whose direct storage route is hidden (test_transfer_direct.py covers that route).
 
 One app, one flow (the app start dominates the cost): a refused runs/ put that never connects, a
 folder put, stop-and-sync, files on the volume with equal checksums, a get back with equal
@@ -38,9 +39,18 @@ def platform(tmp_path_factory):
 
 
 
-def make_app(lp: LocalPlatform, key: Path) -> PrimeApp:
+class SessionOnlyClient(PrimeClient):
+    """A platform without the direct storage route (V9 answers 404), so transfers go through a session."""
+
+    async def route_transfer(self, *args, **kwargs):
+        from primetui.api.errors import NotFoundError
+
+        raise NotFoundError("no direct route here", status_code=404, method="POST", path="/transfer")
+
+
+def make_app(lp: LocalPlatform, key: Path, client_class: type = SessionOnlyClient) -> PrimeApp:
     settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
-    return PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test")
+    return PrimeApp(client_class(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test")
 
 
 def digests(root: Path) -> dict[str, str]:

@@ -358,6 +358,28 @@ class PrimeClient:
         )
         return page.sessions
 
+    async def route_transfer(
+        self, name: str, mode: str, path: str = "", entries: list[str] | None = None, lease_id: str | None = None
+    ) -> m.VolumeTransferRoute:
+        """V9 `POST /training/volumes/{name}/transfer`: where a get or put of ``path`` goes
+        (a 404 means the platform has no direct route: use a session)."""
+        body: dict[str, Any] = {"mode": mode, "path": path}
+        if entries is not None:
+            body["entries"] = entries
+        if lease_id:
+            body["leaseId"] = lease_id
+        if self.team_id:
+            body["teamId"] = self.team_id
+        route = f"/training/volumes/{_seg(name)}/transfer"
+        return self._parse(m.VolumeTransferRoute, await self.request("POST", route, json_body=body), "POST", route)
+
+    async def release_transfer(self, name: str, lease_id: str) -> None:
+        """V10 `POST /training/volumes/{name}/transfer/release`: end a direct put's upload lease."""
+        body: dict[str, Any] = {"leaseId": lease_id}
+        if self.team_id:
+            body["teamId"] = self.team_id
+        await self.request("POST", f"/training/volumes/{_seg(name)}/transfer/release", json_body=body)
+
     # ---------------------------------------------------------------------------------------
     # §2.2 dedicated training (T1, T2: `team_id`; T4-T6)
     # ---------------------------------------------------------------------------------------

@@ -45,7 +45,22 @@ def read_server_file(data_dir: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def banner(base_url: str, token: str, data_dir: Path, show_token: bool) -> str:
+SSH_KEYGEN = 'ssh-keygen -t rsa -b 4096 -N "" -f ~/.ssh/id_rsa'
+"""The one command that creates the key `prime volumes ssh` looks for by default (~/.ssh/id_rsa)."""
+
+
+def ssh_key_line(key: Path | None) -> str:
+    """The banner's SSH line: which key sessions accept, and how to make one when it is missing."""
+    from primetui.local.sessions.keys import has_usable_key
+
+    if key is not None and has_usable_key(key):
+        return f"SSH (prime volumes ssh, session put/get): your key {key} is accepted\n"
+    where = f"{key}" if key is not None else "~/.ssh/id_rsa"
+    return (f"SSH (prime volumes ssh): no key at {where}; create the one the prime CLI uses with:\n"
+            f"  {SSH_KEYGEN}\n")
+
+
+def banner(base_url: str, token: str, data_dir: Path, show_token: bool, ssh_line: str = "") -> str:
     """What ``serve`` prints once it accepts requests.
 
     The token is printed only to a terminal: when the output goes to a file (the launcher's
@@ -60,7 +75,8 @@ def banner(base_url: str, token: str, data_dir: Path, show_token: bool) -> str:
         f"  export PRIME_BASE_URL={base_url}\n"
         f"  export PRIME_API_KEY={shown}\n"
         "  export PRIME_DISABLE_VERSION_CHECK=1\n"
-        "Open the dashboard on it: primetui --local   (Ctrl+C stops the server)"
+        + ssh_line
+        + "Open the dashboard on it: primetui --local   (Ctrl+C stops the server)"
     )
 
 
@@ -140,7 +156,10 @@ def serve(args: argparse.Namespace) -> int:
                 pass  # only a preference for the next start
             if ready_file:
                 write_json_atomic(Path(ready_file), info)
-            print(banner(base_url, state.token, data_dir, show_token=sys.stdout.isatty()), flush=True)
+            from primetui.local.sessions.keys import configured_key_path
+
+            print(banner(base_url, state.token, data_dir, show_token=sys.stdout.isatty(),
+                         ssh_line=ssh_key_line(configured_key_path())), flush=True)
 
         asyncio.run(serve_app(state, sock, on_ready))
         return 0

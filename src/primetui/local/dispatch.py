@@ -1,7 +1,8 @@
 """T4 dispatch checks: what the hosted platform refuses, with the seed's exact texts, plus local limits.
 
 Order: body shape (422) -> SFT-only -> the sft.toml schema (422 with loc/msg, from ``primetui.sft``)
--> the hosted platform's rules (400, the seed's texts) -> the local platform's own limits (400).
+-> the hosted platform's rules (400, the seed's texts; every error-level rule the editor shows)
+-> the local platform's own limits (400).
 """
 
 from __future__ import annotations
@@ -38,13 +39,14 @@ class DispatchPlan:
     team_id: str | None = None
 
 
-def _schema_errors(config: dict[str, Any]) -> list[tuple[list[str | int], str, str]]:
-    """Schema problems from the ``primetui.sft`` checks, as (loc, msg, type), loc below ``config``."""
-    try:
-        from primetui.sft.dispatch import schema_errors  # type: ignore[import-not-found]
-    except ImportError:
-        return []
-    return [(_without_union_tags(config, list(loc)), msg, kind) for loc, msg, kind in schema_errors(config)]
+def _editor_verdict(config: dict[str, Any]) -> tuple[list[tuple[list[str | int], str, str]], str | None]:
+    """The editor's error-level rules on ``config``: (schema problems as (loc below ``config``, msg, type),
+    the first hosted rule that refuses it, or None)."""
+    from primetui.sft.dispatch import dispatch_verdict
+
+    verdict = dispatch_verdict(config)
+    return ([(_without_union_tags(config, list(loc)), msg, kind) for loc, msg, kind in verdict.schema_errors],
+            verdict.rejection)
 
 
 def _without_union_tags(config: dict[str, Any], loc: list[str | int]) -> list[str | int]:
@@ -132,7 +134,7 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     if mode != "sft":
         raise fail(400, "The local platform runs SFT only: this config looks like an RL run ([trainer] or "
                         "[orchestrator] without a plain [data] table); dispatch RL runs to the hosted platform.")
-    errors = _schema_errors(config)
+    errors, rejection = _editor_verdict(config)
     if errors:
         raise invalid([(("body", "config", *loc), msg, kind) for loc, msg, kind in errors])
 
@@ -144,19 +146,20 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
         raise fail(400, INFERENCE_WITHOUT_EVAL)
     if "eval" in config and not supports_online_evals():
         raise fail(400, ONLINE_EVALS_UNSUPPORTED)
+    if rejection is not None:  # the GPU budget, multi-node evals: what `primetui validate` calls an error
+        raise fail(400, rejection)
 
     model = (config.get("model") or {}).get("name") if isinstance(config.get("model"), dict) else None
     if not isinstance(model, str) or not model:
         model = "Qwen/Qwen3-0.6B"  # prime-rl's default model.name
-    if model.startswith("/volume/"):
-        raise fail(400, f"Volume-hosted models ({model}) cannot run on the local platform: it trains small stand-ins "
-                        "of cached models only; pick one from `prime train models`.")
-    try:
-        cached = state.models.get(model)
-    except ModelCacheError as exc:
-        raise fail(500, str(exc)) from exc
-    if cached is None:
-        raise fail(400, model_not_available(model))
+    on_volume = model == "/volume" or model.startswith("/volume/")
+    if not on_volume:
+        try:
+            cached = state.models.get(model)
+        except ModelCacheError as exc:
+            raise fail(500, str(exc)) from exc
+        if cached is None:
+            raise fail(400, model_not_available(model))
 
     data = config.get("data") if isinstance(config.get("data"), dict) else {}
     volume = body.get("volume")
@@ -176,6 +179,10 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
             raise fail(409, f"Volume '{volume}' is not ready (status {row['status']}); wait for it to be RUNNING.")
     for label, value in _client_paths(config):
         _check_inside(state, volume or None, label, value)
+    if on_volume:
+        from primetui.local.volume_models import check_volume_model
+
+        check_volume_model(state, volume or None, model)
 
     name = body.get("name") if isinstance(body.get("name"), str) else config.get("name")
     return DispatchPlan(config=config, model=model, volume=volume or None,

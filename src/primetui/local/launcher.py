@@ -128,3 +128,13 @@ def _start(root: Path, demo: bool, timeout: float, port: int | None) -> tuple[su
                                 start_new_session=True, close_fds=True, env=platform_environment())
     _reap(proc)
     return proc, wait_for_ready_file(ready, proc, timeout)
+
+
+def local_team(team_id: str | None) -> str | None:
+    """The team `prime switch` chose when it is one of the local platform's teams, else None (personal).
+
+    A hosted team id in ~/.prime/config.json means nothing here, so it falls back to the personal account.
+    """
+    from primetui.local.teams import MEMBERS
+
+    return team_id if team_id in MEMBERS else None

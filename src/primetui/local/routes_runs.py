@@ -147,10 +147,11 @@ def _log_component(state: LocalState, row: Any, component: str | None, env_name:
     raise fail(400, f"Unknown component '{component}'; use orchestrator, trainer, inference, router or env-server.")
 
 
-def _pod_index(state: LocalState, run_id: str, component: str, pod_index: int | None) -> int:
-    """The pod whose stream is served: the one asked for, else the primary pod 0; a pod the run lacks is a 404."""
+def _pod_index(state: LocalState, run_id: str, component: str, pod_index: int | None) -> int | None:
+    """The pod whose stream is served: the one asked for, else None, every pod merged in the order their
+    lines came (what `prime train logs` says hosted does for a multi-node run); a pod the run lacks is a 404."""
     if pod_index is None:
-        return 0
+        return None
     pods = state.store.log_pods(run_id, component)
     if pod_index not in pods and (pods or pod_index != 0):
         have = f"pods 0..{max(pods)}" if pods else "no pods with logs yet"
@@ -241,32 +242,16 @@ async def get_distributions(request: Request, run_id: str) -> dict[str, Any]:
     return {"bins": [], "step": None}
 
 
-def trained_tokens(state: LocalState, row: Any) -> int:
-    """Tokens this run itself trained (a resumed run does not count its parent's)."""
-    latest = state.store.latest_metric(row["id"])
-    if not latest:
-        return 0
-    tokens = int(latest.get("progress/num_tokens") or 0)
-    parent = row["resumed_from_run"]
-    if parent and row["resume_from"]:
-        match = re.search(r"step_(\d+)$", row["resume_from"].rstrip("/"))
-        if match:
-            base = state.store.query_metrics(parent, int(match.group(1)), int(match.group(1)), 1)
-            if base:
-                tokens -= int(base[0].get("progress/num_tokens") or 0)
-    return max(0, tokens)
-
-
 @router.get("/billing/runs/{run_id}/usage")
 async def get_usage(request: Request, run_id: str) -> dict[str, Any]:
-    """B1: what really ran here (tokens trained on this machine); local compute costs nothing."""
+    """B1: as hosted reads for SFT (the seed: "Usage accounting shows 0 tokens / $0.00 for SFT — a
+    reporting quirk, not free usage"): no tokens, no cost; the trained tokens are in the metrics."""
     state = _platform(request)
     row = get_run_or_404(state, run_id)
-    tokens = trained_tokens(state, row)
     usage = RunUsage(
         run_id=run_id, run_name=row["name"], base_model=row["model"], status=row["status"],
-        training=RunUsageBreakdown(tokens=tokens, input_tokens=tokens, output_tokens=0, cost_usd=0.0),
+        training=RunUsageBreakdown(tokens=0, input_tokens=0, output_tokens=0, cost_usd=0.0),
         inference=RunUsageBreakdown(), pricing=RunPricing(training_per_mtok=0.0),
-        total_tokens=tokens, total_cost_usd=0.0, record_count=len(state.store.metric_steps(run_id)),
+        total_tokens=0, total_cost_usd=0.0, record_count=len(state.store.metric_steps(run_id)),
     )
     return dump(usage)

@@ -1,4 +1,4 @@
-"""Volumes V1-V4 (plus the transfer routes the local platform answers with 404 on purpose).
+"""Volumes V1-V4 (plus S3 import/export, answered with 404 on purpose; V9/V10 live in ``storage``).
 
 A volume is a directory ``<data_dir>/volumes/<name>/``; its size cap is the ``size`` string the
 client chose (``100Gi``, ``5Ti``) and its use is measured on disk.
@@ -16,9 +16,10 @@ from fastapi import APIRouter, Body, Request, Response
 from primetui.api.models import Volume, VolumeList, VolumeStatus
 from primetui.local.errors import fail, invalid
 from primetui.local.models_cache import LOCAL_CLUSTER_ID, LOCAL_CLUSTER_NAME
+from primetui.local.scope import volume_not_found
 from primetui.local.session_hooks import live_session
 from primetui.local.state import LOCAL_USER_ID, LOCAL_USER_NAME, LocalState
-from primetui.local.teams import query_scope, team_scope
+from primetui.local.teams import query_scope, scope_name, team_scope
 
 router = APIRouter()
 
@@ -63,8 +64,7 @@ def volume_wire(row: Any, used_bytes: int | None = None) -> dict[str, Any]:
 def get_volume_or_404(state: LocalState, name: str) -> Any:
     row = state.store.get_volume(name)
     if row is None:
-        raise fail(404, f"Volume '{name}' not found; list your volumes with `prime volumes list` "
-                        f"or create it with `prime volumes create {name}`.")
+        raise volume_not_found(name)
     return row
 
 
@@ -120,7 +120,12 @@ async def create_volume(request: Request, body: dict[str, Any] = Body(...)) -> d
                         "value_error")])
     size, size_bytes = _size_or_422(body.get("size", DEFAULT_SIZE))
     team = team_scope(body.get("teamId"))
-    if state.store.get_volume(name) is not None:
+    existing = state.store.get_volume(name)
+    if existing is not None and existing["team_id"] != team:
+        # Hosted keeps names per team; here one directory per name backs every scope (docs/local-platform.md).
+        raise fail(409, f"The name '{name}' is taken by a volume of {scope_name(existing['team_id'])} (the local "
+                        "platform keeps volume names unique across accounts); pick another name in this one.")
+    if existing is not None:
         raise fail(409, f"A volume named '{name}' already exists; pick another name or use the existing one.")
     row = create_volume_dir(state, name, size, size_bytes, team)
     return volume_wire(row, 0)
@@ -149,6 +154,11 @@ async def delete_volume(request: Request, name: str) -> Response:
         run = runs[0]
         raise fail(409, f"Volume '{name}' is in use by run {run['id']} ({run['status']}); "
                         f"stop it first with `prime train stop {run['id']}`, then delete the volume.")
+    from primetui.local.storage.grants import live_upload_lease
+
+    if live_upload_lease(state, name) is not None:
+        raise fail(409, f"Volume '{name}' has an upload in progress (`prime volumes put`); "
+                        "let it finish, then delete the volume.")
     session = live_session(state, name)
     if session:
         raise fail(409, f"Volume '{name}' has a live session {session}; stop it first with "
@@ -164,15 +174,10 @@ async def delete_volume(request: Request, name: str) -> Response:
         raise fail(500, f"Volume '{name}' could not be removed from disk ({exc.strerror}); "
                         "fix the permissions under the data dir and delete it again.") from exc
     state.store.delete_volume(name)
+    from primetui.local.storage.meta import forget_volume
+
+    forget_volume(state.store.db, name)
     return Response(status_code=204)
-
-
-@router.post("/training/volumes/{name}/transfer")
-async def transfer_route(request: Request, name: str) -> dict[str, Any]:
-    """V9: the local platform has no object store, so it says 404 and clients fall back to a session."""
-    get_volume_or_404(_platform(request), name)
-    raise fail(404, "Direct storage transfers are not available on the local platform; "
-                    "the transfer goes through a volume session instead.")
 
 
 @router.api_route("/training/volumes/{name}/transfers", methods=["GET", "POST"])

@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from primetui.api.models import RLRun, RunKind
-from primetui.local.errors import fail
 from primetui.local.models_cache import LOCAL_CLUSTER_ID
+from primetui.local.scope import run_not_found
 from primetui.local.state import LOCAL_USER_ID, LocalState
 
 
@@ -17,6 +17,22 @@ def dump(model: Any) -> dict[str, Any]:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def gpu_count(config: dict[str, Any]) -> int:
+    """The GPUs the run's deployment asks for (prime-rl's defaults): the trainer's, plus the
+    inference pool's when online evals run; every node's on multi_node."""
+    deployment = config.get("deployment") if isinstance(config.get("deployment"), dict) else {}
+
+    def num(key: str, default: int, alias: str | None = None) -> int:
+        value = _int(deployment.get(key, deployment.get(alias) if alias else None))
+        return default if value is None else value
+
+    evals = "eval" in config
+    if deployment.get("type") == "multi_node":
+        nodes = num("num_train_nodes", 2) + (num("num_infer_nodes", 0, "num_eval_nodes") if evals else 0)
+        return nodes * num("gpus_per_node", 8)
+    return num("num_train_gpus", 1) + (num("num_infer_gpus", 1, "num_eval_gpus") if evals else 0)
 
 
 def run_model(row: Any) -> RLRun:
@@ -47,6 +63,7 @@ def run_model(row: Any) -> RLRun:
         base_model=row["model"],
         environments=environments,
         run_config=config,
+        gpu_count=gpu_count(config),
         learning_rate=float(lr) if isinstance(lr, (int, float)) and not isinstance(lr, bool) else None,
         volume_name=row["volume"],
         queue_reason=row["queue_reason"],
@@ -65,5 +82,5 @@ def run_wire(row: Any) -> dict[str, Any]:
 def get_run_or_404(state: LocalState, run_id: str) -> Any:
     row = state.store.get_run(run_id)
     if row is None:
-        raise fail(404, f"Run '{run_id}' not found; list your runs with `prime train list`.")
+        raise run_not_found(run_id)
     return row

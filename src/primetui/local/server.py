@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from primetui.local.auth import token_matches
 from primetui.local.errors import fail
 from primetui.local.guards import install as install_guards
+from primetui.local.scope import scoped_run, scoped_volume
 from primetui.local.state import LocalState
 
 log = logging.getLogger("primetui.local")
@@ -53,6 +54,9 @@ def create_app(state: LocalState) -> FastAPI:
     from primetui.local.routes_training import router as training_router
     from primetui.local.hub.routes import router as hub_router
     from primetui.local.routes_volumes import router as volumes_router
+    from primetui.local.storage.routes import router as storage_router
+    from primetui.local.storage.s3 import MOUNT as S3_MOUNT
+    from primetui.local.storage.s3 import endpoint as s3_endpoint
     from primetui.local.supervisor import Supervisor
     from primetui.local.teams import router as teams_router
 
@@ -75,12 +79,18 @@ def create_app(state: LocalState) -> FastAPI:
     )
     app.state.platform = state
     auth = [Depends(_require_token)]
-    app.include_router(volumes_router, prefix=API_PREFIX, dependencies=auth)
+    by_volume = [*auth, Depends(scoped_volume)]  # another scope's volume is a 404, as a missing one
+    by_run = [*auth, Depends(scoped_run)]
+    app.include_router(volumes_router, prefix=API_PREFIX, dependencies=by_volume)
     sessions = _session_router()
     if sessions is not None:
-        app.include_router(sessions, prefix=API_PREFIX, dependencies=auth)
-    app.include_router(training_router, prefix=API_PREFIX, dependencies=auth)
-    app.include_router(runs_router, prefix=API_PREFIX, dependencies=auth)
+        app.include_router(sessions, prefix=API_PREFIX, dependencies=by_volume)
+    app.include_router(storage_router, prefix=API_PREFIX, dependencies=by_volume)
+    # SigV4-signed, not bearer: the credentials V9 issued authenticate each request (storage/s3.py).
+    app.add_route(f"{S3_MOUNT}/{{path:path}}", s3_endpoint, methods=["GET", "HEAD", "PUT", "POST", "DELETE"],
+                  include_in_schema=False)
+    app.include_router(training_router, prefix=API_PREFIX, dependencies=by_run)
+    app.include_router(runs_router, prefix=API_PREFIX, dependencies=by_run)
     app.include_router(misc_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(teams_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(hub_router)  # /hf: bundled datasets for `hf download`; public, like the Hub

@@ -1,12 +1,14 @@
 """Pre-flight checks before dispatching a config to a volume: the editor's F5 and ``primetui dispatch``.
 
 Each check is one line a user reads top to bottom: the volume is CREATED (ready), no read-write session is
-open on it, the model is available (cache or /volume path), the kept checkpoints fit the volume,
-and the config itself has no errors.
+open on it, the model is available (cache or /volume path), the dataset is on the volume in a shape
+the trainer loads (listed through the volume's storage route, ``preflight_data``), the kept
+checkpoints fit the volume, and the config itself has no errors.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -86,7 +88,7 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str,
         except Exception as exc:  # noqa: BLE001
             checks.append(Check("Model", "warn", f"could not read the model cache ({exc}); the platform will check it"))
     size = parse_size(getattr(volume, "size", None))
-    checks.append(data_check(config))
+    checks.extend(await _data_checks(client, name, config))
     checks.append(_space_check(config, size))
     from primetui.sft.check import check_text
 
@@ -125,6 +127,43 @@ def data_check(config: dict) -> Check:
                                      f'and set data.name = "datasets/{short}".')
     return Check("Data", "skip", f"the run reads {shown} at startup and fails there if it is missing or empty; the platform "
                                  "lists no volume contents before dispatch, so check it is there (prime volumes ls).")
+
+
+async def _data_checks(client: Any, volume: str, config: dict) -> list[Check]:
+    """The dataset on the volume, line by line, when the platform's storage route can list it."""
+    static = data_check(config)
+    data = config.get("data") if isinstance(config.get("data"), dict) else {}
+    if static.state in ("fail", "ok"):  # an unusable name, or fake data: nothing to look at
+        return [static]
+    name = data.get("name", DEFAULT_DATA_NAME)
+    rel = (name[len("/volume"):] if name == "/volume" or name.startswith("/volume/") else name).strip("/")
+    route_transfer = getattr(client, "route_transfer", None)
+    if route_transfer is None:
+        return [static]
+    from primetui.api.errors import NotFoundError
+
+    try:
+        route = await route_transfer(volume, "get", rel)
+    except NotFoundError:
+        return [static]  # a platform without the storage route: nothing can be listed before dispatch
+    except Exception as exc:  # noqa: BLE001 - one failed look-up is one line
+        return [Check("Data", "warn", f"could not list {name} on {volume} ({exc}); the run fails at startup if it is missing.")]
+    if route.via != "r2":
+        return [static]
+
+    def probe() -> list[tuple]:
+        from primetui.api.volume_storage import VolumeStorage
+        from primetui.sft.preflight_data import dataset_lines
+
+        with VolumeStorage(route) as storage:
+            return dataset_lines(storage, rel, data)
+
+    try:
+        lines = await asyncio.to_thread(probe)
+    except Exception as exc:  # noqa: BLE001
+        return [Check("Data", "warn", f"could not read {name} on {volume} ({exc}); the run fails at startup if it is missing.")]
+    found = [Check(n, st, detail) for n, st, detail in lines]
+    return ([static] if static.state == "warn" else []) + found
 
 
 def _space_check(config: dict, volume_bytes: int | None) -> Check:

@@ -84,7 +84,7 @@ class PutTarget:
     contents: bool
 
 
-def _copies_contents(local: str) -> bool:
+def copies_contents(local: str) -> bool:
     return local.endswith(("/", os.sep)) or os.path.basename(local) in (".", "..")
 
 
@@ -106,7 +106,7 @@ def check_put_target(local: str, remote: str) -> PutTarget:
     if not os.access(src, os.R_OK | (os.X_OK if src.is_dir() else 0)):
         raise RemotePathError(f"Cannot read {local} (permission denied); fix its permissions or pick another path.")
     target = remote_path(remote)
-    contents = src.is_dir() and _copies_contents(local)
+    contents = src.is_dir() and copies_contents(local)
     if target.into:
         top = sorted(os.listdir(src)) if contents else [src.resolve().name]
         base = target.rel if contents else target.child(top[0]).rel

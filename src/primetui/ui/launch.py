@@ -157,7 +157,7 @@ class Connector:
 
     def local_sync(self) -> tuple[Any, Any, str]:
         """Start (or reuse) the embedded platform for this user; blocks until it answers."""
-        from primetui.local.launcher import ensure_running, following
+        from primetui.local.launcher import ensure_running, following, local_team
 
         data_dir = local_data_dir(self.prefs)
         result = ensure_running(data_dir=data_dir, demo=True)
@@ -165,7 +165,9 @@ class Connector:
         found = self._find_demo_config(data_dir)
         if found:
             self.demo_config = found
-        settings = _with(self.settings, base_url=base_url, api_key=token, team_id=None)
+        team = local_team(getattr(self.settings, "team_id", None))
+        settings = _with(self.settings, base_url=base_url, api_key=token, team_id=team,
+                         team_name=getattr(self.settings, "team_name", None) if team else None)
         host = base_url.split("://", 1)[-1].split("/", 1)[0]
         return make_client(settings, following(data_dir)), settings, f"local platform {host}"
 

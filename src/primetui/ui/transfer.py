@@ -1,7 +1,10 @@
-"""Put and get: copy a local file or folder onto a volume, or one back, over a session's SFTP.
+"""Put and get: copy a local file or folder onto a volume, or one back, straight to the volume's
+storage when the platform offers it (V9 ``via: "r2"``, no session), else over a session's SFTP.
 
 Opened from the Volumes screen (``p`` put, ``g`` get). The paths are checked with the platform's
-rules (``primetui.shell.paths``) before anything connects; then the dialog finds or opens the
+rules (``primetui.shell.paths``) before anything connects; then the dialog asks the platform where
+the transfer goes. Direct: it copies with the route's credentials and releases a put's lease at the
+end; the dialog says "straight to volume storage (no session)". Otherwise the dialog finds or opens the
 session (a live read-write one for put, a read-only one for get, which the platform may answer
 with the live read-write one), waits for it to be ready showing phase and staging progress,
 connects (``primetui.shell.open_session_connection``, everything pinned) and copies in a worker
@@ -30,6 +33,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, ProgressBar, Static
 
 from primetui.ui import present
+from primetui.shell.transfer import copies_contents
 from primetui.ui.safe import plain
 
 PUT, GET = "put", "get"
@@ -51,6 +55,7 @@ class TransferOutcome:
     error: str | None = None
     stopped: str | None = None  # the final phase when the user chose stop-and-sync
     skipped: tuple[Any, ...] = ()  # primetui.shell.confine.Skipped: what was left alone, and why
+    route: str = "session"  # "direct" when it went straight to volume storage (V9 via r2)
 
 
 def check_put(local: str, remote: str) -> str | None:
@@ -117,8 +122,9 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         Binding("a", "answer('all')", "Replace all", show=False, id="transfer.replace_all"),
     ]
 
-    def __init__(self, client: Any, volume: str, direction: str, *, settings: Any = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5, clock: Any = time.monotonic) -> None:
+    def __init__(self, client: Any, volume: str, direction: str, *, settings: Any = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5, clock: Any = time.monotonic, source: str = "") -> None:
         super().__init__()
+        self.initial_source = source  # a get opened on a browser pick or a checkpoint
         if direction not in (PUT, GET):
             raise ValueError(f"direction must be {PUT!r} or {GET!r}")
         self.client = client
@@ -146,7 +152,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
             fields = (("Local file or folder (dir/ copies its contents)", "source", ""), (f"Path on {self.volume} (a trailing / means into that folder)", "dest", "datasets/"))
         else:
             title = f"Get a file or folder from {self.volume}"
-            fields = ((f"Path on {self.volume}", "source", ""), ("Local folder to copy into", "dest", "."))
+            fields = ((f"Path on {self.volume}", "source", self.initial_source), ("Local folder to copy into", "dest", "."))
         with Vertical():
             yield Static(plain(title), id="transfer-title")
             for label, key, value in fields:
@@ -165,7 +171,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         return "enter: get  ·  esc: close  ·  a trailing / on the volume path copies the folder's contents"
 
     def on_mount(self) -> None:
-        self.query_one("#transfer-source", Input).focus()
+        self.query_one("#transfer-dest" if self.initial_source else "#transfer-source", Input).focus()
 
     def _set(self, wid: str, text: str) -> None:
         if self.is_attached:
@@ -210,7 +216,11 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         source, dest = self.values()
         conn = None
         try:
-            session = await self._session()
+            route = await self._route(source, dest)
+            if route is not None and route.via == "r2":
+                await self._copy_direct(route, source, dest)
+                return
+            session = await self._session(route.session if route is not None else None)
             if session is None:
                 return
             self.session = session
@@ -238,8 +248,95 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         except Exception:  # noqa: BLE001 - the idle reaper frees it anyway
             pass
 
-    async def _session(self) -> Any:
-        """The ready session to copy through: reuse a live RW one for put, RO (or the live RW) for get."""
+    async def _route(self, source: str, dest: str) -> Any:
+        """The platform's answer to "where does this transfer go" (V9), or None when it has no such route."""
+        ask = getattr(self.client, "route_transfer", None)
+        if ask is None:
+            return None
+        from primetui.api.errors import NotFoundError
+        from primetui.shell.direct import put_route_args
+        from primetui.shell.paths import remote_path
+
+        if self.direction == PUT:
+            path, entries = put_route_args(self._put_source(source), dest)
+        else:
+            path, entries = remote_path(source).rel, None
+        self._set("transfer-phase", f"Asking {self.volume} where the transfer goes…")
+        try:
+            return await ask(self.volume, self.direction, path, entries)
+        except NotFoundError:
+            return None  # a platform without the direct route: through a session, as before
+
+    @staticmethod
+    def _put_source(source: str) -> str:
+        src = Path(source).expanduser()
+        return str(src) + ("/" if copies_contents(source) and src.is_dir() else "")
+
+    async def _copy_direct(self, route: Any, source: str, dest: str) -> None:
+        """Copy straight to or from the volume's storage with the route's credentials: no session."""
+        import threading
+
+        from primetui.api.volume_storage import VolumeStorage
+        from primetui.shell import direct
+
+        self.outcome.route = "direct"
+        bar = self.query_one("#transfer-bar", ProgressBar)
+        bar.add_class("visible")
+        self._started = self.clock()
+        self._names.clear()
+        loop = asyncio.get_running_loop()
+        stop = threading.Event()
+
+        def progress(done: int, total: int, name: str) -> None:
+            loop.call_soon_threadsafe(self._progress, done, total, name)
+
+        def work() -> Any:
+            with VolumeStorage(route) as storage:
+                if self.direction == PUT:
+                    return direct.put(storage, self._put_source(source), dest, progress, stop.is_set)
+                return direct.get(storage, source, str(Path(dest).expanduser()), self.volume, progress, stop.is_set)
+
+        if self.direction == PUT:
+            src = Path(source).expanduser()
+            self._files_total = 1 if src.is_file() else sum(len(f) for _, _, f in os.walk(src))
+            self._set("transfer-phase", f"Putting {source} → {self.volume}:/{dest.lstrip('/')} straight to volume "
+                                        "storage (no session)")
+        else:
+            self._files_total = None
+            self._set("transfer-phase", f"Getting {self.volume}:/{source.lstrip('/')} → {dest} straight from volume "
+                                        "storage (no session)")
+        try:
+            result = await asyncio.to_thread(work)
+        except BaseException:
+            stop.set()
+            raise
+        finally:
+            if route.lease_id:
+                await asyncio.shield(self._release(route.lease_id))
+        where = f"{self.volume}:{result.destination}" if self.direction == PUT else str(Path(result.destination).resolve())
+        self.outcome.files, self.outcome.bytes, self.outcome.destination = result.files, result.bytes, where
+        self._progress(result.bytes, result.bytes, "", force=True)
+        seconds = self.clock() - self._started
+        verb = "Put" if self.direction == PUT else "Got"
+        self._set("transfer-result", f"{verb} {result.files} file(s), {present.fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}")
+        self.state = "done"
+        self._set("transfer-phase", "Straight to volume storage, no session: the files are on the volume now, and a "
+                                    "run can start on it." if self.direction == PUT else
+                                    "Straight from volume storage, no session (the volume as of its last sync).")
+        self._set("transfer-hint", "esc: close")
+
+    async def _release(self, lease_id: str) -> None:
+        try:
+            await self.client.release_transfer(self.volume, lease_id)
+        except Exception:  # noqa: BLE001 - an unreleased lease lapses by itself within 15 minutes
+            pass
+
+    async def _session(self, existing: Any = None) -> Any:
+        """The ready session to copy through: the route's live RW one, else reuse a live RW one for put,
+        RO (or the live RW) for get."""
+        if existing is not None:
+            self._set("transfer-phase", f"{self.volume} has a live read-write session: the transfer goes through it.")
+            return await self._wait_ready(existing)
         if self.direction == PUT:
             self._set("transfer-phase", f"Looking for a live read-write session on {self.volume}…")
             sessions = await self.client.list_sessions(self.volume)

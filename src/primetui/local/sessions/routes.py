@@ -90,6 +90,12 @@ def _translate(exc: Exception):
 async def create_session(name: str, body: CreateSessionRequest, request: Request) -> dict:
     """V5: open a read-write or read-only session on the volume."""
     manager = _manager(request)
+    if not body.read_only:
+        from primetui.local.storage.grants import live_upload_lease
+
+        if live_upload_lease(request.app.state.platform, name) is not None:
+            raise fail(409, f"Volume '{name}' has an upload in progress (a direct `prime volumes put` holds its "
+                            "write lease); open a read-only session, or wait for the upload to finish.")
     try:
         rec = manager.create(name, read_only=body.read_only, allow_writable=bool(body.allow_writable))
     except (VolumeNotFound, WriterConflict) as exc:

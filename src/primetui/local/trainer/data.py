@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from primetui.local.trainer.config import DataConfig
+from primetui.sft import dataset_layout as layout
 from primetui.local.trainer.tokenizer import PAD, DataFormatError, render, row_to_messages
 
-DATA_SUFFIXES = (".parquet", ".jsonl", ".json", ".ndjson")
+DATA_SUFFIXES = layout.DATA_SUFFIXES
 
 
 class DatasetError(RuntimeError):
@@ -50,8 +51,8 @@ def volume_path(name: str, volume_dir: Path | None) -> tuple[Path, str]:
 
 
 def _files_under(path: Path) -> list[Path]:
-    return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in DATA_SUFFIXES
-                  and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    names = [str(p.relative_to(path).as_posix()) for p in path.rglob("*") if p.is_file()]
+    return [path / n for n in layout.data_files(names)]
 
 
 def split_files(root: Path, subset: str | None, split: str) -> list[Path]:
@@ -61,21 +62,8 @@ def split_files(root: Path, subset: str | None, split: str) -> list[Path]:
         return [base] if split == "train" else []
     if not base.is_dir():
         return []
-    files = _files_under(base)
-
-    def named(p: Path) -> bool:
-        rel = p.relative_to(base).parts
-        stem = p.name.split(".")[0]
-        return (stem == split or stem.startswith(f"{split}-") or stem.startswith(f"{split}_")
-                or (len(rel) > 1 and rel[-2] == split))
-
-    chosen = [p for p in files if named(p)]
-    if chosen:
-        return chosen
-    known = ("train", "test", "validation", "valid", "val", "dev")
-    has_split_names = any(any(p.name.startswith(k) or k in p.relative_to(base).parts[:-1] for k in known) for p in files)
-    # HF treats files without split names as the train split.
-    return files if split == "train" and not has_split_names else []
+    names = [str(p.relative_to(base).as_posix()) for p in _files_under(base)]
+    return [base / n for n in layout.split_files(names, split)]
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -136,14 +124,7 @@ def load_sources(
             f"Dataset directory {shown} is empty (no .parquet, .jsonl or .json files); download the "
             "dataset into it or fix data.name."
         )
-    subsets = cfg.subsets or [None]
-    splits = cfg.splits or ["train"]
-    if cfg.subsets and cfg.splits:
-        pairs = list(zip(cfg.subsets, cfg.splits))
-    elif cfg.subsets:
-        pairs = [(s, "train") for s in subsets]
-    else:
-        pairs = [(None, s) for s in splits]
+    pairs = layout.split_pairs(cfg.subsets, cfg.splits)
     out = []
     for subset, split in pairs:
         files = split_files(real, subset, split)

@@ -52,6 +52,7 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         Binding("d", "delete", "Delete", id="run.delete"),
         Binding("y", "copy_id", "Copy id", id="run.copy_id"),
         Binding("Y", "copy_path", "Copy path", id="run.copy_path"),
+        Binding("g", "get_checkpoint", "Get checkpoint", id="run.get_checkpoint"),
         Binding("w", "watch", "Watch", show=False, id="run.watch"),
         *(
             Binding(str(n), f"tab({n - 1})", f"Tab {n}", show=False, id=f"run.tab{n}")
@@ -406,7 +407,8 @@ class RunScreen(RunLinksMixin, DashboardScreen):
     def action_copy_id(self) -> None:
         self.prime.copy_text(self.run_id, "run id")
 
-    def action_copy_path(self) -> None:
+    def _checkpoint_path(self) -> str:
+        """The highlighted checkpoint's folder on the volume (the run's folder when none is listed)."""
         table = self.query_one("#run-checkpoints", DataTable)
         path = f"runs/{self.run_id}/"
         if table.row_count and self.checkpoints:
@@ -415,7 +417,21 @@ class RunScreen(RunLinksMixin, DashboardScreen):
                 path = f"runs/{self.run_id}/checkpoints/step_{key}/"
             except Exception:  # noqa: BLE001
                 pass
-        self.prime.copy_text(path, "volume path")
+        return path
+
+    def action_copy_path(self) -> None:
+        self.prime.copy_text(self._checkpoint_path(), "volume path")
+
+    def action_get_checkpoint(self) -> None:
+        """g: the get dialog on the highlighted checkpoint (what `prime volumes get … step_N/` does)."""
+        volume = present.field(self.run, "volume_name", "volumeName", default=None) if self.run else None
+        if not volume:
+            self.notify("This run has no volume, so it has no checkpoints to get.", severity="warning")
+            return
+        from primetui.ui.transfer import GET, TransferScreen
+
+        source = self._checkpoint_path().rstrip("/")
+        self.app.push_screen(TransferScreen(self.client, str(volume), GET, settings=self.prime.settings, source=source))
 
     def action_watch(self) -> None:
         watched = self.prime.toggle_watch(self.run_id)

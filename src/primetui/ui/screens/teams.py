@@ -62,11 +62,16 @@ class TeamSwitchScreen(ModalScreen[tuple[str | None, str | None, str | None] | N
             note.update(neutralise(f"Could not list your teams ({exc}); the personal account is still offered."))
             return
         options = self.query_one(OptionList)
+        current_row = None
         for index, team in enumerate(self.teams):
             slug = f"slug: {team.slug}, " if team.slug else ""
             mark = "  (current)" if team.team_id == self.current else ""
             options.add_option(Option(plain(f"{team.name or team.team_id} ({slug}role: {(team.role or 'member').lower()}){mark}"),
                                       id=str(index)))
+            if team.team_id == self.current:
+                current_row = index + 1  # row 0 is Personal
+        if current_row is not None:
+            options.highlighted = current_row  # open on the account you are in, so enter keeps it
         note.update("enter switches; runs and volumes then show that account's. esc cancels."
                     if self.teams else "You belong to no team; only the personal account is offered.")
 

@@ -45,6 +45,7 @@ class VolumesScreen(DashboardScreen):
         Binding("z", "size_helper", "Size helper", id="volumes.size_helper"),
         Binding("p", "transfer('put')", "Put", id="volumes.put"),
         Binding("g", "transfer('get')", "Get", id="volumes.get"),
+        Binding("b", "browse", "Browse", id="volumes.browse"),
         Binding("tab", "app.focus_next", "Next table", show=False, id="volumes.focus_next"),
     ]
     DEFAULT_CSS = """
@@ -61,6 +62,7 @@ class VolumesScreen(DashboardScreen):
     def __init__(self) -> None:
         super().__init__()
         self.selected: str | None = None
+        self.just_opened: tuple[str, str] | None = None  # (volume, session id) of the last o / O
         self.size_inputs: dict[str, str] = {}
         self.new_session: str | None = None  # just opened: the sessions table moves to it once listed
         self.ended_age: dict[str, str] = {}  # a stopped session's age, frozen when it was first seen stopped
@@ -287,6 +289,22 @@ class VolumesScreen(DashboardScreen):
             self.render_sessions(self.prime.state.now())
             self.render_size_helper()
 
+    @on(DataTable.RowSelected, "#volumes-table")
+    def volume_chosen(self, event: DataTable.RowSelected) -> None:
+        # enter on the volume just given a session (o / O): that session's shell, as the docs say "o, enter".
+        opened = self.just_opened
+        if opened is None or opened[0] != self.selected:
+            return
+        session = next((s for s in self.prime.state.sessions.get(opened[0], [])
+                        if str(present.field(s, "id")) == opened[1]), None)
+        if session is None:
+            self.notify(f"Session {opened[1]} is still starting; enter again once it is listed.", severity="warning")
+            return
+        table = self.query_one("#sessions-table", DataTable)
+        if opened[1] in [str(k.value) for k in table.rows]:
+            table.move_cursor(row=table.get_row_index(opened[1]), animate=False)
+        self.action_shell()
+
     @on(DataTable.RowSelected, "#sessions-table")
     def session_chosen(self, event: DataTable.RowSelected) -> None:
         # enter or a click on a session row: the same as the shell key.
@@ -398,6 +416,7 @@ class VolumesScreen(DashboardScreen):
         self.ok()
         sid = present.field(session, "id")
         self.new_session = str(sid) if name == self.selected else None  # the table's cursor follows it
+        self.just_opened = (name, str(sid))
         self.notify(f"Session {sid} ({mode}) on {name} is starting; enter opens a shell once it is ready, s stops it.")
         self.fetch_volumes()
 
@@ -449,6 +468,15 @@ class VolumesScreen(DashboardScreen):
         from primetui.ui.transfer import TransferScreen
 
         self.app.push_screen(TransferScreen(self.client, self.selected, direction, settings=self.prime.settings), lambda _: self.fetch_volumes())
+
+    def action_browse(self) -> None:
+        """b: the selected volume's folders, sizes and file heads, read without a session (ui/volume_browser.py)."""
+        if not self.selected:
+            self.notify("Select a volume first.", severity="warning")
+            return
+        from primetui.ui.volume_browser import VolumeBrowserScreen
+
+        self.app.push_screen(VolumeBrowserScreen(self.client, self.selected, settings=self.prime.settings))
 
     def action_size_helper(self) -> None:
         if not self.selected:
