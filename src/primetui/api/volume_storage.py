@@ -13,7 +13,6 @@ import base64
 import hashlib
 import io
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -192,26 +191,20 @@ class VolumeStorage:
         """A seekable read-only file over ``rel`` (for pyarrow's footer reads)."""
         return _RangedFile(self, rel, size)
 
-    def download(self, rel: str, dest: Path, progress: Progress | None = None) -> int:
-        """Stream ``rel`` into ``dest`` (a temporary name, renamed when complete); return its bytes."""
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".primetui-partial")
+    def download(self, rel: str, fd: int, progress: Progress | None = None) -> int:
+        """Stream ``rel`` into the open file ``fd`` (the caller owns where it lands); return its bytes."""
         done = 0
+        reply = self._send("GET", rel, stream=True)
         try:
-            with os.fdopen(fd, "wb") as out:
-                reply = self._send("GET", rel, stream=True)
-                try:
-                    for chunk in reply.iter_bytes(CHUNK):
-                        out.write(chunk)
-                        done += len(chunk)
-                        if progress:
-                            progress(len(chunk))
-                finally:
-                    reply.close()
-            os.replace(tmp, dest)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+            for chunk in reply.iter_bytes(CHUNK):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view):]
+                done += len(chunk)
+                if progress:
+                    progress(len(chunk))
+        finally:
+            reply.close()
         return done
 
     # -- writes ----------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """The local platform's wall: what every HTTP request meets before any route, in this order.
 
 1. Under the API prefix, a missing or wrong token -> 401, before one byte of the body is read.
+   ``/s3`` is outside it: the storage route checks each request's SigV4 signature from its headers,
+   also before reading the body (``primetui.local.storage.s3``).
 2. A query integer SQLite cannot store (beyond 64-bit) -> 422 naming the parameter.
 3. A body longer than its route's cap (:data:`BODY_RULES`) -> 413: at once when ``Content-Length``
    says so, else as soon as the streamed bytes pass the cap, so memory never holds more than the cap.
@@ -25,6 +27,8 @@ from urllib.parse import parse_qsl
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 
+from primetui.local.storage.body import MAX_PART
+
 SQLITE_MAX = 2**63 - 1
 _INT = re.compile(r"\s*[+-]?\d+\s*")
 
@@ -40,10 +44,16 @@ class BodyRule:
     """The largest body accepted, in bytes."""
     bare_is_json: bool
     """A body sent without a content type is read as JSON here (FastAPI's body parameters do that)."""
+    json: bool = True
+    """False where a body is never JSON whatever its content type says (object bytes): streamed, never read whole."""
 
 
 KiB = 1024
+S3_CAP = MAX_PART + MAX_PART // 64
+"""One S3 PUT or multipart part (5 GiB), plus room for aws-chunked framing (a signature per chunk of 8 KiB or more)."""
 BODY_RULES: tuple[BodyRule, ...] = (
+    # Direct storage: object bytes streamed to the volume's disk, capped again by the room left on it.
+    BodyRule("/s3/", S3_CAP, False, json=False),
     BodyRule("/api/v1/training/runs", 1 * MiB, True),  # a run's whole config as JSON: a few KiB, room for long env args
     BodyRule("/api/v1/", 64 * KiB, True),  # volumes, sessions, transfers, stop/restart: a few fields each
     BodyRule("/", 16 * MiB, False),  # the Hub endpoint: with passthrough, an `hf upload` commit carries small files
@@ -131,6 +141,8 @@ def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
 
 def _read_as_json(scope: Scope, rule: BodyRule) -> bool:
     """True when this request's body will be parsed as JSON: a JSON content type, or none where that means JSON."""
+    if not rule.json:
+        return False
     content_type = dict(scope.get("headers") or []).get(b"content-type", b"").strip().lower()
     return b"json" in content_type if content_type else rule.bare_is_json
 

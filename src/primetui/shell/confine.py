@@ -21,7 +21,7 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
@@ -34,6 +34,8 @@ Overwrite = Callable[[str], Awaitable[str]]
 """Asked with a path (as shown to the user) that already exists; answers REPLACE, SKIP or REPLACE_ALL."""
 
 EXISTS_REASON = "already exists; left as it was"
+PARTIAL = ".primetui-partial"
+"""The suffix of a file being written (renamed into place when complete)."""
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -200,23 +202,107 @@ def local_kind(mode: int) -> str:
     return "other"
 
 
+AskNow = Callable[[str], str]
+"""As :data:`Overwrite`, for a copy running in a thread: blocks until the user answers."""
+
+
 class Asker:
     """Whether to replace an existing file: never, always, or ask (where "all" stops asking)."""
 
-    def __init__(self, overwrite: bool | Overwrite | None) -> None:
+    def __init__(self, overwrite: bool | Overwrite | AskNow | None) -> None:
         self._overwrite = overwrite
         self.reason = EXISTS_REASON
 
-    async def replace(self, where: str) -> bool:
+    def _settled(self) -> bool | None:
         if self._overwrite is True:
             return True
-        if not callable(self._overwrite):
-            return False
-        answer = await self._overwrite(where)
+        return None if callable(self._overwrite) else False
+
+    def _take(self, answer: str) -> bool:
         if answer == REPLACE_ALL:
             self._overwrite = True
         self.reason = "already exists; kept, as you chose"
         return answer in (REPLACE, REPLACE_ALL)
+
+    async def replace(self, where: str) -> bool:
+        settled = self._settled()
+        return settled if settled is not None else self._take(await self._overwrite(where))  # type: ignore[operator,misc]
+
+    def replace_now(self, where: str) -> bool:
+        """:meth:`replace` for a copy in a thread, where ``overwrite`` blocks instead of being awaited."""
+        settled = self._settled()
+        return settled if settled is not None else self._take(self._overwrite(where))  # type: ignore[operator,arg-type]
+
+
+class Landing:
+    """A download's files landing in a :class:`LocalTree`, the same way whatever the copy reads from.
+
+    A folder that cannot be reached without leaving the tree is listed once in ``skipped`` (and
+    everything under it skipped silently); a file lands under a temporary name, gets a
+    :func:`safe_mode`, and is renamed into place only when complete.
+    """
+
+    def __init__(self, tree: LocalTree, skipped: list[Skipped]) -> None:
+        self.tree = tree
+        self.skipped = skipped
+        self._refused: set[tuple[bytes, ...]] = set()
+
+    def folder(self, parts: tuple[bytes, ...], rel: str) -> int | None:
+        """The folder's descriptor, or None when it (or one above it) was refused."""
+        if any(parts[:i] in self._refused for i in range(1, len(parts) + 1)):
+            return None  # already listed once, for the folder in the way
+        try:
+            return self.tree.folder(parts)
+        except Refused as exc:
+            self._refused.add(parts)
+            self.skipped.append(Skipped(rel, str(exc)))
+            return None
+
+    def slot(self, parts: tuple[bytes, ...], rel: str) -> tuple[int, os.stat_result | None] | None:
+        """(folder descriptor, what is there now) for the file at ``parts``, or None when it must be skipped."""
+        dir_fd = self.folder(parts[:-1], rel)
+        if dir_fd is None:
+            return None
+        there = self.tree.existing(dir_fd, parts[-1])
+        if there is not None and stat.S_ISDIR(there.st_mode):
+            self.skipped.append(Skipped(rel, "a local folder has that name; left alone"))
+            return None
+        return dir_fd, there
+
+    def shown(self, parts: tuple[bytes, ...]) -> str:
+        """The local path of ``parts`` as the user sees it (for the overwrite question)."""
+        return os.path.join(str(self.tree.root), shown(b"/".join(parts)))
+
+    @contextlib.contextmanager
+    def writing(self, dir_fd: int, leaf: bytes, there: os.stat_result | None, mode: int | None) -> Iterator[int]:
+        """An open descriptor to fill with ``leaf``'s bytes; on a clean exit it is published with a safe
+        mode, on an error or a cancel the half-written file is removed."""
+        partial = b"." + leaf[:200] + PARTIAL.encode()
+        fd = self.tree.create_partial(dir_fd, partial)
+        try:
+            yield fd
+            old = there.st_mode if there is not None and stat.S_ISREG(there.st_mode) else None
+            os.fchmod(fd, safe_mode(mode, old))
+            os.close(fd)
+            fd = -1
+            self.tree.publish(dir_fd, partial, leaf)
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            self.tree.discard(dir_fd, partial)
+            raise
+
+
+def key_parts(rel: bytes) -> tuple[tuple[bytes, ...], str | None]:
+    """An object key (relative to the folder being fetched) as path components, and why it is refused
+    (None when it is not): each component must pass :func:`name_problem`."""
+    if rel.startswith(b"/"):
+        return (), "refused name: it is an absolute path"
+    parts = tuple(rel.split(b"/"))
+    for part in parts:
+        if problem := name_problem(part):
+            return parts, problem
+    return parts, None
 
 
 def describe_skipped(skipped: list[Skipped] | tuple[Skipped, ...], limit: int = 8) -> str:

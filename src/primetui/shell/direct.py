@@ -1,10 +1,14 @@
 """Put and get straight to the volume's storage (the V9 route's ``via: "r2"``), with no session.
 
-The same layout and path rules as the session copy in :mod:`primetui.shell.transfer` (rsync's
-rule: ``dir/`` copies the contents, ``dir`` the folder itself; a remote path ending in ``/`` means
-"into"), so the two routes put files in the same places. Synchronous (the caller runs it in a
-thread); ``should_stop()`` is polled between chunks so a UI's cancel ends it, and a download
-never leaves a half-written file under the real name.
+The same checks, layout and confinement as the session copy in :mod:`primetui.shell.transfer`,
+by calling the same code: a put is checked by ``check_put_target`` and planned by its local walk
+(symlinks, FIFOs and unreadable files skipped and listed); a get lands through
+:class:`primetui.shell.confine.Landing` in a :class:`~primetui.shell.confine.LocalTree`, so a key
+the storage lists that is not a safe local name (``..``, absolute, a NUL, over-long) is skipped
+and listed, nothing is written through a local symlink, modes are safe, and an existing file is
+replaced only as ``overwrite`` says. Synchronous (the caller runs it in a thread);
+``should_stop()`` is polled between chunks so a UI's cancel ends it, and a download never leaves
+a half-written file under the real name.
 """
 
 from __future__ import annotations
@@ -12,14 +16,30 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from primetui.shell.errors import RemotePathError, TransferError
-from primetui.shell.paths import check_length, check_put_names, remote_path
-from primetui.shell.transfer import TransferResult, _copies_contents, _local_plan
+from primetui.shell.confine import (
+    Asker,
+    AskNow,
+    Landing,
+    LocalTree,
+    Skipped,
+    key_parts,
+    path_problem,
+    shown,
+)
+from primetui.shell.errors import TransferError
+from primetui.shell.paths import check_length
+from primetui.shell.transfer import (
+    MAX_LISTED,
+    TransferResult,
+    _local_plan,
+    check_put_target,
+    get_layout,
+)
 
 Progress = Callable[[int, int, str], None]
+_SESSION_STATE = "runs/.sessions/"
 
 
 class Stopped(Exception):
@@ -28,18 +48,18 @@ class Stopped(Exception):
 
 def put_route_args(local: str, remote: str) -> tuple[str, list[str] | None]:
     """(path, entries) of the V9 put request for copying ``local`` to ``remote`` (entries: a root put)."""
-    src = Path(local)
-    target = remote_path(remote)
-    contents = src.is_dir() and _copies_contents(local)
-    if target.rel:
-        return target.rel + ("/" if target.into else ""), None
-    return "", sorted(os.listdir(src)) if contents else [src.resolve().name]
+    pt = check_put_target(local, remote)
+    if pt.target.rel:
+        return pt.target.rel + ("/" if pt.target.into else ""), None
+    return "", sorted(os.listdir(pt.src)) if pt.contents else [pt.src.resolve().name]
 
 
-def _ticker(total: int, progress: Progress | None, should_stop: Callable[[], bool]) -> Callable[[str], Callable[[int], None]]:
+def _ticker(total: int, progress: Progress | None, should_stop: Callable[[], bool]) -> Callable[[int, str], Callable[[int], None]]:
     done = [0]
 
-    def for_file(rel: str) -> Callable[[int], None]:
+    def for_file(start: int, rel: str) -> Callable[[int], None]:
+        done[0] = start
+
         def tick(n: int) -> None:
             if should_stop():
                 raise Stopped()
@@ -53,36 +73,36 @@ def _ticker(total: int, progress: Progress | None, should_stop: Callable[[], boo
 
 
 def put(storage: Any, local: str, remote: str, progress: Progress | None = None,
-        should_stop: Callable[[], bool] = lambda: False) -> TransferResult:
-    """Upload ``local`` (a file or folder) onto the volume at ``remote``."""
-    src = Path(local)
-    if src.is_symlink():
-        raise RemotePathError(f"{local} is a symlink; pass the path it points to.")
-    if not (src.is_file() or src.is_dir()):
-        raise RemotePathError(f"No such file or directory: {local}")
-    target = remote_path(remote)
-    contents = src.is_dir() and _copies_contents(local)
-    if target.into:
-        top = sorted(os.listdir(src)) if contents else [src.resolve().name]
-        base = target.rel if contents else target.child(top[0]).rel
-    else:
-        top = [target.rel.split("/", 1)[0]]
-        base = target.rel
-    check_put_names(target, top)
-    files, dirs, total = _local_plan(src, base)
-    for rel in [r for _, r in files] + dirs:
+        should_stop: Callable[[], bool] = lambda: False, *, overwrite: bool | AskNow = False,
+        volume: str = "") -> TransferResult:
+    """Upload ``local`` (a file or folder) onto the volume at ``remote``.
+
+    A file already on the volume is replaced only as ``overwrite`` says; special files are skipped
+    and listed, as over a session.
+    """
+    pt = check_put_target(local, remote)
+    skipped: list[Skipped] = []
+    files, dirs, total = _local_plan(pt, skipped)
+    for rel in [r for _, r, _ in files] + dirs:
         check_length(rel)
     tick = _ticker(total, progress, should_stop)
-    for path, rel in files:
-        storage.upload(path, rel, tick(rel))
-    filled = {posixpath.dirname(rel) for _, rel in files} | {posixpath.dirname(d) for d in dirs}
+    asker = Asker(overwrite)
+    done = copied = 0
+    for path, rel, st in files:
+        if storage.head(rel) is not None and not asker.replace_now(f"{volume}:/{rel}"):
+            skipped.append(Skipped(rel, asker.reason))
+            continue
+        storage.upload(path, rel, tick(done, rel))
+        done += st.st_size
+        copied += 1
+    filled = {posixpath.dirname(rel) for _, rel, _ in files} | {posixpath.dirname(d) for d in dirs}
     parents = {p for d in filled for p in _ancestors(d)}
     for rel in dirs:
         if rel not in parents:  # an empty folder: rclone's marker keeps it
             storage.make_dir(rel)
     if progress:
-        progress(total, total, "")
-    return TransferResult(len(files), total, "/" + base if base else "/")
+        progress(done, done, "")
+    return TransferResult(copied, done, "/" + pt.base if pt.base else "/", tuple(skipped))
 
 
 def _ancestors(rel: str) -> list[str]:
@@ -90,57 +110,61 @@ def _ancestors(rel: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
-def get(storage: Any, remote: str, local: str, volume: str, progress: Progress | None = None,
-        should_stop: Callable[[], bool] = lambda: False) -> TransferResult:
-    """Download ``remote`` (a file or folder on the volume) into ``local``."""
-    target = remote_path(remote)
-    dst = Path(local)
-    name = posixpath.basename(target.rel) if target.rel else volume
-    copy_contents = target.into and bool(target.rel) and remote.rstrip().endswith("/")
-    if dst.is_dir() and not copy_contents:
-        dst = dst / name
-    head = storage.head(target.rel) if target.rel and not remote.rstrip().endswith("/") else None
+def _plan(storage: Any, remote: str, rel: str, top: tuple[bytes, ...], skipped: list[Skipped]):
+    """(files as (key, local parts, size), folders as local parts) of the get, every listed key checked."""
+    head = storage.head(rel) if rel and not remote.rstrip().endswith("/") else None
     if head is not None:
-        plan = [(target.rel, dst, head["size"])]
-        dirs: list[Path] = []
-    else:
-        folder = target.rel + "/" if target.rel else ""
-        plan, dirs = [], [dst]
-        for item in storage.list(folder, recursive=True):
-            parts = item.key[len(folder):].rstrip("/").split("/")
-            if any(p in ("", ".", "..") for p in parts) or item.key.startswith("runs/.sessions/"):
-                continue
-            if item.is_dir:
-                dirs.append(dst.joinpath(*parts))
-            else:
-                plan.append((item.key, dst.joinpath(*parts), item.size or 0))
-        if not plan and len(dirs) == 1:
-            raise TransferError(f"Get {remote}: no such file or directory on the volume. Check the path.")
-    _refuse_linked(dst, [p for _, p, _ in plan] + dirs)
-    total = sum(size for _, _, size in plan)
+        return [(rel, top, head["size"])], []
+    folder = rel + "/" if rel else ""
+    files: list[tuple[str, tuple[bytes, ...], int]] = []
+    dirs: list[tuple[bytes, ...]] = [top]
+    for listed, item in enumerate(storage.list(folder, recursive=True), 1):
+        if listed > MAX_LISTED:
+            raise TransferError(f"{remote} lists more than {MAX_LISTED} entries; get a smaller folder.")
+        if item.key.startswith(_SESSION_STATE) or not item.key.startswith(folder):
+            continue
+        below = item.key[len(folder):].encode("utf-8", "surrogateescape")
+        below = below[:-1] if item.is_dir else below
+        if not below:
+            continue  # the folder's own marker
+        parts, problem = key_parts(below)
+        problem = problem or path_problem(item.key.encode("utf-8", "surrogateescape"))
+        if problem:
+            skipped.append(Skipped(shown(item.key.encode("utf-8", "surrogateescape")) or '""', problem))
+        elif item.is_dir:
+            dirs.append(top + parts)
+        else:
+            files.append((item.key, top + parts, item.size or 0))
+    if not files and len(dirs) == 1 and not skipped:
+        raise TransferError(f"Get {remote}: no such file or directory on the volume. Check the path.")
+    return files, dirs
+
+
+def get(storage: Any, remote: str, local: str, volume: str, progress: Progress | None = None,
+        should_stop: Callable[[], bool] = lambda: False, *, overwrite: bool | AskNow = False) -> TransferResult:
+    """Download ``remote`` (a file or folder on the volume) into ``local``, confined to it."""
+    at = get_layout(remote, local, volume)
+    skipped: list[Skipped] = []
+    files, dirs = _plan(storage, remote, at.target.rel, at.top, skipped)
+    total = sum(size for _, _, size in files)
     tick = _ticker(total, progress, should_stop)
-    for d in dirs:
-        d.mkdir(parents=True, exist_ok=True)
-    for key, path, _ in plan:
-        storage.download(key, path, tick(key))
-    if progress:
-        progress(total, total, "")
-    return TransferResult(len(plan), total, str(dst))
-
-
-def _refuse_linked(dst: Path, paths: list[Path]) -> None:
-    """Refuse, before anything is written, a get whose path below ``dst`` passes a symlink (it would
-    write through it, outside the folder the user chose); ``dst`` itself may be a link the user made."""
-    seen: set[Path] = set()
-    for path in paths:
-        cur = dst
-        for part in path.relative_to(dst).parts:
-            cur = cur / part
-            if cur in seen:
+    asker = Asker(overwrite)
+    done = copied = 0
+    with LocalTree(at.root) as tree:
+        landing = Landing(tree, skipped)
+        for parts in dirs:
+            landing.folder(parts, shown(b"/".join(parts)))
+        for key, parts, _ in files:
+            slot = landing.slot(parts, key)
+            if slot is None:
                 continue
-            seen.add(cur)
-            if cur.is_symlink():
-                raise RemotePathError(f"{cur} is a symlink inside the destination; the get would write through it. "
-                                      "Remove it or get elsewhere.")
-            if not cur.exists():
-                break
+            dir_fd, there = slot
+            if there is not None and not asker.replace_now(landing.shown(parts)):
+                skipped.append(Skipped(key, asker.reason))
+                continue
+            with landing.writing(dir_fd, parts[-1], there, None) as fd:
+                done += storage.download(key, fd, tick(done, key))
+            copied += 1
+    if progress:
+        progress(done, done, "")
+    return TransferResult(copied, done, str(at.dst), tuple(skipped))

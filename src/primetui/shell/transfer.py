@@ -28,10 +28,11 @@ from pathlib import Path
 import asyncssh
 
 from primetui.shell.confine import (
+    PARTIAL,
     Asker,
+    Landing,
     LocalTree,
     Overwrite,
-    Refused,
     Skipped,
     kind_reason,
     local_kind,
@@ -51,7 +52,6 @@ from primetui.shell.paths import (
 )
 
 Progress = Callable[[int, int, str], None]
-_PARTIAL = ".primetui-partial"
 MAX_LISTED = 100_000
 """Directory entries a get reads before it gives up (a server may list without end)."""
 _MOUNT_PREFIX = MOUNT.encode() + b"/"
@@ -132,6 +132,31 @@ def check_get_target(remote: str, local: str) -> RemotePath:
     if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
         raise RemotePathError(f"Cannot write into {probe} (permission denied); pick another local folder.")
     return target
+
+
+@dataclass(frozen=True)
+class GetTarget:
+    """A checked get: the volume path, and where it lands locally (``top`` below the folder ``root``)."""
+
+    target: RemotePath
+    dst: Path
+    root: Path
+    top: tuple[bytes, ...]
+
+
+def get_layout(remote: str, local: str, volume: str) -> GetTarget:
+    """Where a get of ``remote`` into ``local`` lands (rsync's rule for a trailing /); RemotePathError
+    when the paths are refused or the name it would land under cannot be a local name."""
+    target = check_get_target(remote, local)
+    dst = Path(local).expanduser()
+    name = posixpath.basename(target.rel) if target.rel else volume
+    if problem := name_problem(os.fsencode(name)):
+        raise RemotePathError(f"Cannot use {name!r} as a local name ({problem}); get a folder inside it instead.")
+    copy_contents = target.into and bool(target.rel) and remote.rstrip().endswith("/")
+    if dst.is_dir() and not copy_contents:
+        dst = dst / name
+    root, top = (dst, ()) if copy_contents or not dst.name else (dst.parent, (os.fsencode(dst.name),))
+    return GetTarget(target, dst, root, top)
 
 
 def _local_plan(pt: PutTarget, skipped: list[Skipped]) -> tuple[list[tuple[Path, str, os.stat_result]], list[str], int]:
@@ -234,7 +259,7 @@ async def put(
                 parent = posixpath.dirname(dest)
                 if parent != MOUNT:
                     await sftp.makedirs(parent, exist_ok=True)
-                partial = posixpath.join(parent, f".{posixpath.basename(dest)[:200]}{_PARTIAL}")
+                partial = posixpath.join(parent, f".{posixpath.basename(dest)[:200]}{PARTIAL}")
                 start = done
 
                 def handler(_src, _dst, sent, _total, start=start, rel=rel):
@@ -341,76 +366,40 @@ async def get(
     as skipped; ``True``: always; a coroutine: asked per file, where "all" stops asking).
     """
     local_str = os.fspath(local)
-    target = check_get_target(remote, local_str)
-    dst = Path(local_str).expanduser()
-    name = posixpath.basename(target.rel) if target.rel else conn.endpoint.volume_name
-    if problem := name_problem(os.fsencode(name)):
-        raise RemotePathError(f"Cannot use {name!r} as a local name ({problem}); get a folder inside it instead.")
-    copy_contents = target.into and bool(target.rel) and remote.rstrip().endswith("/")
-    if dst.is_dir() and not copy_contents:
-        dst = dst / name
-    root, top = (dst, ()) if copy_contents or not dst.name else (dst.parent, (os.fsencode(dst.name),))
+    at = get_layout(remote, local_str, conn.endpoint.volume_name)
     skipped: list[Skipped] = []
     asker = Asker(overwrite)
     done = copied = 0
     try:
         async with conn.conn.start_sftp_client() as sftp:
-            files, dirs = await _remote_plan(sftp, target.remote.encode(), top, skipped)
+            files, dirs = await _remote_plan(sftp, at.target.remote.encode(), at.top, skipped)
             total = sum(max(0, attrs.size or 0) for _, _, attrs in files)
-            with LocalTree(root) as tree:
-                refused: set[tuple[bytes, ...]] = set()
-
-                def reach(parts: tuple[bytes, ...], rel: str) -> int | None:
-                    if any(parts[:i] in refused for i in range(1, len(parts) + 1)):
-                        return None  # already listed once, for the folder in the way
-                    try:
-                        return tree.folder(parts)
-                    except Refused as exc:
-                        refused.add(parts)
-                        skipped.append(Skipped(rel, str(exc)))
-                        return None
-
+            with LocalTree(at.root) as tree:
+                landing = Landing(tree, skipped)
                 for parts in dirs:
-                    reach(parts, shown(b"/".join(parts)))
+                    landing.folder(parts, shown(b"/".join(parts)))
                 for rpath, parts, attrs in files:
                     rel = shown(_volume_rel(rpath))
-                    dir_fd = reach(parts[:-1], rel)
-                    if dir_fd is None:
+                    slot = landing.slot(parts, rel)
+                    if slot is None:
                         continue
-                    leaf = parts[-1]
-                    there = tree.existing(dir_fd, leaf)
-                    if there is not None:
-                        if stat.S_ISDIR(there.st_mode):
-                            skipped.append(Skipped(rel, "a local folder has that name; left alone"))
-                            continue
-                        if not await asker.replace(os.path.join(str(root), shown(b"/".join(parts)))):
-                            skipped.append(Skipped(rel, asker.reason))
-                            continue
-                    partial = b"." + leaf[:200] + _PARTIAL.encode()
+                    dir_fd, there = slot
+                    if there is not None and not await asker.replace(landing.shown(parts)):
+                        skipped.append(Skipped(rel, asker.reason))
+                        continue
                     start = done
 
                     def on_bytes(n: int, start: int = start, rel: str = rel) -> None:
                         if progress:
                             progress(start + n, total, rel)
 
-                    fd = tree.create_partial(dir_fd, partial)
-                    try:
+                    with landing.writing(dir_fd, parts[-1], there, attrs.permissions) as fd:
                         size = await _fetch(sftp, rpath, fd, on_bytes)
-                        old = there.st_mode if there is not None and stat.S_ISREG(there.st_mode) else None
-                        os.fchmod(fd, safe_mode(attrs.permissions, old))
                         _keep_times(fd, attrs)
-                        os.close(fd)
-                        fd = -1
-                        tree.publish(dir_fd, partial, leaf)
-                    except BaseException:  # failed or cancelled: leave no half file behind
-                        if fd >= 0:
-                            os.close(fd)
-                        tree.discard(dir_fd, partial)
-                        raise
                     done = start + size
                     copied += 1
                     if progress:
                         progress(done, total, rel)
     except (asyncssh.Error, OSError) as exc:
         raise _sftp_error(exc, f"Get {remote} -> {local_str}") from exc
-    return TransferResult(copied, done, str(dst), tuple(skipped))
+    return TransferResult(copied, done, str(at.dst), tuple(skipped))

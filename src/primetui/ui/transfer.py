@@ -33,7 +33,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, ProgressBar, Static
 
 from primetui.ui import present
-from primetui.shell.transfer import copies_contents
 from primetui.ui.safe import plain
 
 PUT, GET = "put", "get"
@@ -89,6 +88,13 @@ def _is_local(settings: Any, client: Any) -> bool:
     url = str(present.field(settings, "base_url", default="") or present.field(client, "base_url", default="") or "")
     host = url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0].strip("[]")
     return host in ("127.0.0.1", "localhost", "::1")
+
+
+def _regular_files(src: Path) -> int:
+    """How many files a put of ``src`` copies: links, FIFOs and the like are skipped (and listed at the end)."""
+    if src.is_file():
+        return 1
+    return sum(1 for root, _, names in os.walk(src) for n in names if stat.S_ISREG(os.lstat(os.path.join(root, n)).st_mode))
 
 
 def _rate(n: float, seconds: float) -> str:
@@ -269,6 +275,8 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
 
     @staticmethod
     def _put_source(source: str) -> str:
+        from primetui.shell.transfer import copies_contents
+
         src = Path(source).expanduser()
         return str(src) + ("/" if copies_contents(source) and src.is_dir() else "")
 
@@ -290,15 +298,19 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         def progress(done: int, total: int, name: str) -> None:
             loop.call_soon_threadsafe(self._progress, done, total, name)
 
+        def ask(where: str) -> str:  # from the copy's thread: the question is asked on the app's loop
+            return asyncio.run_coroutine_threadsafe(self._ask_overwrite(where), loop).result()
+
         def work() -> Any:
             with VolumeStorage(route) as storage:
                 if self.direction == PUT:
-                    return direct.put(storage, self._put_source(source), dest, progress, stop.is_set)
-                return direct.get(storage, source, str(Path(dest).expanduser()), self.volume, progress, stop.is_set)
+                    return direct.put(storage, self._put_source(source), dest, progress, stop.is_set,
+                                      overwrite=ask, volume=self.volume)
+                return direct.get(storage, source, dest, self.volume, progress, stop.is_set, overwrite=ask)
 
         if self.direction == PUT:
             src = Path(source).expanduser()
-            self._files_total = 1 if src.is_file() else sum(len(f) for _, _, f in os.walk(src))
+            self._files_total = _regular_files(src)
             self._set("transfer-phase", f"Putting {source} → {self.volume}:/{dest.lstrip('/')} straight to volume "
                                         "storage (no session)")
         else:
@@ -309,17 +321,14 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
             result = await asyncio.to_thread(work)
         except BaseException:
             stop.set()
+            if self._answer is not None:
+                self._answer.cancel()  # a copy waiting on an overwrite question ends too
             raise
         finally:
             if route.lease_id:
                 await asyncio.shield(self._release(route.lease_id))
         where = f"{self.volume}:{result.destination}" if self.direction == PUT else str(Path(result.destination).resolve())
-        self.outcome.files, self.outcome.bytes, self.outcome.destination = result.files, result.bytes, where
-        self._progress(result.bytes, result.bytes, "", force=True)
-        seconds = self.clock() - self._started
-        verb = "Put" if self.direction == PUT else "Got"
-        self._set("transfer-result", f"{verb} {result.files} file(s), {present.fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}")
-        self.state = "done"
+        self._show_result(result, where)
         self._set("transfer-phase", "Straight to volume storage, no session: the files are on the volume now, and a "
                                     "run can start on it." if self.direction == PUT else
                                     "Straight from volume storage, no session (the volume as of its last sync).")
@@ -385,12 +394,9 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         bar.add_class("visible")
         self._started = self.clock()
         self._names.clear()
-        from primetui.shell.confine import describe_skipped
-
         if self.direction == PUT:
             src = Path(source).expanduser()
-            # Regular files only: links, FIFOs and the like are skipped (and listed at the end).
-            self._files_total = 1 if src.is_file() else sum(1 for root, _, names in os.walk(src) for n in names if stat.S_ISREG(os.lstat(os.path.join(root, n)).st_mode))
+            self._files_total = _regular_files(src)
             self._set("transfer-phase", f"Putting {source} → {self.volume}:/{dest.lstrip('/')} over session {conn.endpoint.session_id}")
             result = await put(conn, source, dest, self._progress, overwrite=self._ask_overwrite)
             where = f"{self.volume}:{result.destination}"
@@ -399,14 +405,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
             self._set("transfer-phase", f"Getting {self.volume}:/{source.lstrip('/')} → {dest} over session {conn.endpoint.session_id}")
             result = await get(conn, source, dest, self._progress, overwrite=self._ask_overwrite)
             where = str(Path(result.destination).resolve())
-        self.outcome.files, self.outcome.bytes, self.outcome.destination = result.files, result.bytes, where
-        self.outcome.skipped = result.skipped
-        self._progress(result.bytes, result.bytes, "", force=True)
-        seconds = self.clock() - self._started
-        verb = "Put" if self.direction == PUT else "Got"
-        skipped = describe_skipped(result.skipped)
-        self._set("transfer-result", f"{verb} {result.files} file(s), {present.fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}" + (f"\n{skipped}" if skipped else ""))
-        self.state = "done"
+        self._show_result(result, where)
         if self.direction == PUT:
             self._set(
                 "transfer-phase",
@@ -417,6 +416,19 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         else:
             self._set("transfer-phase", "")
             self._set("transfer-hint", "esc: close")
+
+    def _show_result(self, result: Any, where: str) -> None:
+        """The result line of a finished copy (either route), with what it skipped and why."""
+        from primetui.shell.confine import describe_skipped
+
+        self.outcome.files, self.outcome.bytes, self.outcome.destination = result.files, result.bytes, where
+        self.outcome.skipped = result.skipped
+        self._progress(result.bytes, result.bytes, "", force=True)
+        seconds = self.clock() - self._started
+        verb = "Put" if self.direction == PUT else "Got"
+        skipped = describe_skipped(result.skipped)
+        self._set("transfer-result", f"{verb} {result.files} file(s), {present.fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}" + (f"\n{skipped}" if skipped else ""))
+        self.state = "done"
 
     async def _ask_overwrite(self, where: str) -> str:
         """Ask whether to replace ``where`` (y / n / a); the copy waits for the answer."""

@@ -15,6 +15,9 @@ import zlib
 from collections.abc import AsyncIterator
 from typing import BinaryIO
 
+MAX_PART = 5 * 1024**3
+"""The largest object one PUT (or one multipart part) carries, as in S3."""
+
 STREAMING_TRAILER = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
 SIGNED_STREAMING = ("STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER",
                     "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD", "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD-TRAILER")

@@ -35,14 +35,13 @@ from primetui.api import sigv4
 from primetui.local.paths import PathEscapeError, dir_size_bytes, safe_join
 from primetui.local.state import LocalState
 from primetui.local.storage import meta
-from primetui.local.storage.body import BodyError, receive
+from primetui.local.storage.body import MAX_PART, BodyError, receive
 from primetui.local.storage.grants import Grant, Grants
 from primetui.local.storage.objects import list_keys, object_path
 
 BUCKET = "primetui-local-volumes"
 MOUNT = "/s3"
 MAX_SKEW_SECONDS = 15 * 60
-MAX_PART = 5 * 1024**3
 MAX_COMPLETE_BODY = 1 << 20
 READ_CHUNK = 256 * 1024
 XMLNS = "http://s3.amazonaws.com/doc/2006-03-01/"
