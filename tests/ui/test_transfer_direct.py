@@ -92,3 +92,37 @@ def test_a_direct_get_never_writes_through_a_symlink(local_platform, tmp_path) -
     linked = [s for s in result.skipped if "reverse-text/data is a local symlink or file" in s.reason]
     assert linked and all(s.path.startswith("datasets/reverse-text/data/") for s in linked)
     assert result.files > 0 and (dest / "reverse-text" / "README.md").is_file()
+
+
+async def test_a_direct_get_asks_before_replacing_and_lists_what_it_kept(platform, tmp_path) -> None:
+    lp, key = platform
+    vol = create_volume(lp, "directask")
+    (vol / "datasets" / "ds").mkdir(parents=True)
+    (vol / "datasets" / "ds" / "a.txt").write_text("from the volume")
+    back = tmp_path / "back"
+    (back / "ds").mkdir(parents=True)
+    (back / "ds" / "a.txt").write_text("mine")
+    app = make_app(lp, key, PrimeClient)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await open_volumes(pilot, app, "directask")
+        await pilot.press("g")
+        await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
+        dialog = app.screen
+        await fill(pilot, dialog, "datasets/ds", str(back))
+        await until(pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "asked", limit=60)
+        await pilot.press("n")
+        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", limit=60)
+        assert dialog.outcome.route == "direct" and (back / "ds" / "a.txt").read_text() == "mine"
+        assert "Skipped 1: datasets/ds/a.txt (already exists; kept, as you chose)" in text(dialog, "transfer-result")
+
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "closed")
+        await pilot.press("g")
+        await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog again")
+        dialog = app.screen
+        await fill(pilot, dialog, "datasets/ds", str(back))
+        await until(pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "asked again", limit=60)
+        await pilot.press("escape")  # cancel while the copy waits on the question: it ends, nothing replaced
+        await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "cancelled", limit=60)
+        assert dialog.state == "form" and (back / "ds" / "a.txt").read_text() == "mine"
+        assert sorted(p.name for p in (back / "ds").iterdir()) == ["a.txt"]  # no partial file left
