@@ -13,8 +13,9 @@ resume, which wait on a cold validator), 10 s connects. Replies are parsed into
 
 from __future__ import annotations
 
-import json
+import asyncio
 import ssl
+import zlib
 import sys
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -25,6 +26,20 @@ from pydantic import ValidationError as PydanticValidationError
 from primetui import __version__
 from primetui.api._httpx import httpx
 from primetui.api import models as m
+from primetui.api.boundary import (
+    ACCEPT_ENCODING,
+    CREATE_REPLY_DEADLINE,
+    ERROR_BODY_CAP,
+    REPLY_DEADLINE,
+    BodyReader,
+    ReplyTooLarge,
+    TooDeep,
+    UnsupportedEncoding,
+    cut,
+    loads,
+    metric_rows,
+    reply_cap,
+)
 from primetui.api.errors import (
     APITimeoutError,
     MalformedResponseError,
@@ -90,7 +105,7 @@ class PrimeClient:
         if not isinstance(timeout, httpx.Timeout):
             timeout = httpx.Timeout(timeout, connect=min(10.0, float(timeout)))
         self._timeout = timeout
-        headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
+        headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
         self._http = httpx.AsyncClient(
@@ -136,6 +151,7 @@ class PrimeClient:
         params: dict[str, Any] | None = None,
         json_body: dict[str, Any] | None = None,
         timeout: httpx.Timeout | None = None,
+        deadline: float | None = None,
     ) -> dict[str, Any]:
         """Send one request and return its JSON object (204/empty -> {}), or raise a typed error."""
         if not self._api_key:
@@ -155,25 +171,36 @@ class PrimeClient:
             kwargs["json"] = json_body
         if timeout is not None:
             kwargs["timeout"] = timeout
+        limit = deadline if deadline is not None else REPLY_DEADLINE
         try:
-            response = await self._send(method, path, kwargs)
-        except httpx.ConnectTimeout as exc:
-            raise UnreachableError(
-                f"Cannot connect to {self.base_url} (no answer within "
-                f"{(timeout or self._timeout).connect or 10:g} s); check your network and that the "
-                "base URL (PRIME_BASE_URL or ~/.prime/config.json) is right.",
-                method=method,
-                path=path,
-            ) from exc
-        except httpx.TimeoutException as exc:
-            read = (timeout or self._timeout).read
-            within = f" within {read:g} s" if read else ""
+            async with asyncio.timeout(limit):
+                status, reason, headers, content = await self._send(method, path, kwargs)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            if isinstance(exc, httpx.ConnectTimeout):
+                raise UnreachableError(
+                    f"Cannot connect to {self.base_url} (no answer within "
+                    f"{(timeout or self._timeout).connect or 10:g} s); check your network and that the "
+                    "base URL (PRIME_BASE_URL or ~/.prime/config.json) is right.",
+                    method=method,
+                    path=path,
+                ) from exc
+            if isinstance(exc, TimeoutError):  # the whole reply's deadline, however it trickled
+                what, within = "did not finish answering", limit
+            else:
+                what, within = "did not answer", (timeout or self._timeout).read or limit
             raise APITimeoutError(
-                f"{self.base_url} did not answer {method} {path}{within}; "
-                "check your network and retry.",
+                f"{self.base_url} {what} {method} {path} within {within:g} s; check your network and retry.",
                 method=method,
                 path=path,
             ) from exc
+        except ReplyTooLarge as exc:
+            raise self._malformed(
+                method, path, f"{exc}, the limit for this request; primetui stopped reading it"
+            ) from exc
+        except UnsupportedEncoding as exc:
+            raise self._malformed(method, path, f"it is sent in the {str(exc)[:40]!r} encoding, which primetui did not ask for") from exc
+        except zlib.error as exc:
+            raise self._malformed(method, path, "its compressed body is broken") from exc
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise UnreachableError(
                 f"The base URL {self.base_url!r} is not a valid http(s) URL; fix PRIME_BASE_URL "
@@ -182,26 +209,25 @@ class PrimeClient:
                 path=path,
             ) from exc
         except httpx.HTTPError as exc:
-            reason = redact(_transport_reason(exc), [self._api_key])
+            reason_text = redact(_transport_reason(exc), [self._api_key])
             raise UnreachableError(
-                f"Cannot reach {self.base_url} ({reason}); check that the platform is running "
+                f"Cannot reach {self.base_url} ({reason_text}); check that the platform is running "
                 "and the base URL (PRIME_BASE_URL or ~/.prime/config.json) is right.",
                 method=method,
                 path=path,
             ) from exc
 
-        if response.status_code >= 400:
+        if status >= 400:
             raise error_from_response(
-                response.status_code,
-                response.text,
+                status,
+                content.decode("utf-8", "replace"),
                 method=method,
                 url=url,
-                reason=response.reason_phrase,
-                retry_after=response.headers.get("Retry-After"),
+                reason=reason,
+                retry_after=headers.get("Retry-After"),
                 secrets=[self._api_key],
             )
-        content = response.content
-        if response.status_code == 204:
+        if status == 204:
             return {}
         if not content.strip():
             if method == "GET":
@@ -210,26 +236,45 @@ class PrimeClient:
                 raise self._malformed(method, path, "the reply is empty")
             return {}
         try:
-            data = json.loads(content)
+            data = loads(content)
+        except TooDeep as exc:
+            raise self._malformed(method, path, str(exc)) from exc
         except ValueError as exc:
             raise self._malformed(method, path, "the reply is not JSON") from exc
         if not isinstance(data, dict):
             raise self._malformed(method, path, f"the reply is a JSON {type(data).__name__}, not an object")
         return data
 
-    async def _send(self, method: str, path: str, kwargs: dict[str, Any]) -> httpx.Response:
-        """One request; an idempotent one is retried once, at once, when the connection dropped.
+    async def _send(self, method: str, path: str, kwargs: dict[str, Any]) -> tuple[int, str, httpx.Headers, bytes]:
+        """One exchange; an idempotent one is retried once, at once, when the connection dropped.
 
         A pooled keep-alive connection the server closed a moment before reuse fails with
         "Server disconnected without sending a response" (or a reset) without the request having
         been served; GET and DELETE can safely be sent again on a fresh connection.
         """
         try:
-            return await self._http.request(method, path, **kwargs)
+            return await self._exchange(method, path, kwargs)
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
             if method not in IDEMPOTENT_METHODS:
                 raise
-        return await self._http.request(method, path, **kwargs)
+        return await self._exchange(method, path, kwargs)
+
+    async def _exchange(self, method: str, path: str, kwargs: dict[str, Any]) -> tuple[int, str, httpx.Headers, bytes]:
+        """Status, reason, headers and the decoded body, read as a stream under the route's cap."""
+        async with self._http.stream(method, path, **kwargs) as response:
+            error = response.status_code >= 400
+            reader = BodyReader(
+                response.headers.get("Content-Encoding", ""), ERROR_BODY_CAP if error else reply_cap(path)
+            )
+            try:
+                async for chunk in response.aiter_raw():
+                    reader.feed(chunk)
+                body = reader.body()
+            except (ReplyTooLarge, zlib.error, UnsupportedEncoding):
+                if not error:
+                    raise
+                body = b"".join(reader._parts)  # an error's detail: its first part says enough
+            return response.status_code, response.reason_phrase, response.headers, body
 
     def _malformed(self, method: str, path: str, why: str) -> MalformedResponseError:
         return MalformedResponseError(
@@ -386,7 +431,7 @@ class PrimeClient:
                 normalized_config=normalized_config,
             )
         path = "/training/runs"
-        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT)
+        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT, deadline=CREATE_REPLY_DEADLINE)
         return self._parse(m.HostedTrainingRunResponse, data, "POST", path)
 
     async def pause_run(self, run_id: str) -> m.PauseRunResponse:
@@ -408,7 +453,7 @@ class PrimeClient:
             gpu_type=gpu_type, image_tag=image_tag, wandb_api_key=wandb_api_key, hf_token=hf_token
         )
         path = f"/training/runs/{_seg(run_id)}/resume"
-        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT)
+        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT, deadline=CREATE_REPLY_DEADLINE)
         return self._parse(m.HostedTrainingRunResponse, data, "POST", path)
 
     # ---------------------------------------------------------------------------------------
@@ -422,7 +467,15 @@ class PrimeClient:
             params["team_id"] = self.team_id
         if mine:
             params["mine"] = "true"
-        return await self._get(m.RLRunPage, "/rft/runs", params=params)
+        reply = await self.request("GET", "/rft/runs", params=params)
+        runs = reply.get("runs")
+        note = None
+        if isinstance(runs, list):
+            reply["runs"], note = cut(runs, limit, "runs")
+        result = self._parse(m.RLRunPage, reply, "GET", "/rft/runs")
+        if note:
+            result.notes.append(note)
+        return result
 
     async def _run_envelope(self, method: str, path: str) -> m.RLRun:
         data = await self.request(method, path)
@@ -489,7 +542,15 @@ class PrimeClient:
         if not isinstance(data.get("logs"), str):
             # Without its `logs` string the reply says nothing about the log; it is not an empty window.
             raise self._malformed("GET", path, "the reply has no logs string")
-        return self._parse(m.LogsResponse, data, "GET", path)
+        lines = data["logs"].splitlines()
+        note = None
+        if len(lines) > tail_lines:  # a tail: the last lines are the ones asked for
+            note = f"the platform sent {len(lines):,} log lines for a window of {tail_lines}; showing the last {tail_lines}"
+            data["logs"] = "\n".join(lines[-tail_lines:])
+        result = self._parse(m.LogsResponse, data, "GET", path)
+        if note:
+            result.notes.append(note)
+        return result
 
     async def list_env_servers(self, run_id: str) -> list[m.EnvServer]:
         """R8 `GET /rft/runs/{id}/env-servers` (snake_case reply)."""
@@ -512,7 +573,16 @@ class PrimeClient:
             params["max_step"] = max_step
         if limit is not None:
             params["limit"] = limit
-        return await self._get(m.MetricsResponse, f"/rft/runs/{_seg(run_id)}/metrics", params=params or None)
+        path = f"/rft/runs/{_seg(run_id)}/metrics"
+        data = await self.request("GET", path, params=params or None)
+        raw = data.get("metrics", [])
+        if not isinstance(raw, list):
+            raise self._malformed("GET", path, "metrics: the reply has no list of rows")
+        raw, cut_note = cut(raw, limit, "metric rows")
+        rows, notes = metric_rows(raw)
+        result = m.MetricsResponse.model_construct(metrics=rows)
+        result.notes.extend(([cut_note] if cut_note else []) + notes)
+        return result
 
     async def get_progress(self, run_id: str) -> m.Progress:
         """R12 `GET /rft/runs/{id}/progress`."""
