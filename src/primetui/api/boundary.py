@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import zlib
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Awaitable, Callable, Iterable, TypeVar
+
+T = TypeVar("T")
 
 MiB = 1024 * 1024
 
@@ -44,11 +47,27 @@ CREATE_REPLY_DEADLINE = 150.0
 HEADLESS_DEADLINE = 120.0
 """Seconds for a whole headless command (``runs --once``, ``run ID --once``, ``compare --once``)."""
 
+
+def seconds(default: float, env: str) -> float:
+    """``default``, or the positive number of seconds in environment variable ``env`` (slow links)."""
+    try:
+        value = float(os.environ.get(env, ""))
+    except ValueError:
+        return default
+    return value if math.isfinite(value) and value > 0 else default
+
+
+def reply_deadline(default: float = REPLY_DEADLINE) -> float:
+    """The whole-reply deadline; ``PRIMETUI_REPLY_DEADLINE`` sets every route's (slow links)."""
+    return seconds(default, "PRIMETUI_REPLY_DEADLINE")
+
 MAX_JSON_DEPTH = 64
 """Arrays and objects nested deeper than this are refused (a run config is ~5 deep)."""
 
 FANOUT = 4
 """Requests one command sends at a time for many runs (metrics of a runs page, compare)."""
+IN_FLIGHT = 8
+"""Requests one client has open at once, all screens together; the rest wait their turn."""
 
 STEP_MAX = 10**12
 """The largest step accepted (a run of a million steps a second for 11 days)."""
@@ -178,6 +197,26 @@ def loads(data: bytes | str) -> Any:
         return json.loads(data)
     except RecursionError as exc:  # unbalanced input deeper than the interpreter allows
         raise TooDeep(f"the reply is JSON nested more than {MAX_JSON_DEPTH} levels deep") from exc
+
+
+async def gather_bounded(factories: Iterable[Callable[[], Awaitable[T]]], limit: int = FANOUT) -> list[T]:
+    """Await each factory's coroutine, at most ``limit`` at a time, results in order.
+
+    A coroutine is only created when its turn comes, so 100,000 factories never become 100,000
+    pending requests.
+    """
+    import asyncio
+
+    factories = list(factories)
+    results: list[Any] = [None] * len(factories)
+    turns = iter(enumerate(factories))  # shared: each worker takes the next one when it is free
+
+    async def worker() -> None:
+        for index, factory in turns:
+            results[index] = await factory()
+
+    await asyncio.gather(*(worker() for _ in range(min(limit, len(factories)))))
+    return results
 
 
 # ---- pages ------------------------------------------------------------------------------------

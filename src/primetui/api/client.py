@@ -30,6 +30,7 @@ from primetui.api.boundary import (
     ACCEPT_ENCODING,
     CREATE_REPLY_DEADLINE,
     ERROR_BODY_CAP,
+    IN_FLIGHT,
     REPLY_DEADLINE,
     BodyReader,
     ReplyTooLarge,
@@ -39,6 +40,7 @@ from primetui.api.boundary import (
     loads,
     metric_rows,
     reply_cap,
+    reply_deadline,
 )
 from primetui.api.errors import (
     APITimeoutError,
@@ -105,6 +107,7 @@ class PrimeClient:
         if not isinstance(timeout, httpx.Timeout):
             timeout = httpx.Timeout(timeout, connect=min(10.0, float(timeout)))
         self._timeout = timeout
+        self._in_flight = asyncio.Semaphore(IN_FLIGHT)
         headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -171,9 +174,9 @@ class PrimeClient:
             kwargs["json"] = json_body
         if timeout is not None:
             kwargs["timeout"] = timeout
-        limit = deadline if deadline is not None else REPLY_DEADLINE
+        limit = reply_deadline(deadline if deadline is not None else REPLY_DEADLINE)
         try:
-            async with asyncio.timeout(limit):
+            async with self._in_flight, asyncio.timeout(limit):  # the deadline starts with the turn
                 status, reason, headers, content = await self._send(method, path, kwargs)
         except (TimeoutError, httpx.TimeoutException) as exc:
             if isinstance(exc, httpx.ConnectTimeout):

@@ -24,7 +24,7 @@ from primetui.ui.compact import COMPACT_CSS, is_compact, one_line
 from primetui.ui.focus import types_text
 from primetui.ui.remember import initial_watched, remember
 from primetui.ui.notify import announce, make_notifier
-from primetui.ui.safe import ControlFilter, clean
+from primetui.ui.safe import ControlFilter, clean, clean_block
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
@@ -164,10 +164,6 @@ class PrimeApp(App):
         except Exception:  # noqa: BLE001
             return None
 
-    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
-        """Every toast: its text shown literally (never markup), outside controls made visible."""
-        super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
-
     def on_mount(self) -> None:
         keymap = present.field(self.prefs, "keymap", default=None)
         if isinstance(keymap, dict) and keymap:
@@ -271,13 +267,15 @@ class PrimeApp(App):
     def on_resize(self, event: Any) -> None:
         self.set_class(is_compact(event.size.width, event.size.height), "-compact")
 
-    def notify(self, message: str, *, title: str = "", **kw: Any) -> None:  # type: ignore[override]
-        """At 80x24 a toast is one line (title and message together); elsewhere as usual."""
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast: its text shown literally (never markup, whatever ``markup`` says), outside
+        controls made visible; at 80x24 one line (title and message together)."""
+        message, title = clean_block(str(message)), clean(title)
         size = self.size
         if size.width and is_compact(size.width, size.height):
             self.set_class(True, "-compact")
             message, title = one_line(message, title), ""
-        super().notify(message, title=title, **kw)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     async def action_letter_quit(self) -> None:
         """`q`: quit (ctrl+q always quits; `q` is a letter, so text entry and the editor keep it)."""
