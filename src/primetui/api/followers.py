@@ -502,6 +502,14 @@ class RunWatcher(_Follower):
 # --------------------------------------------------------------------------------------------
 
 
+def _say_notes(said: list[str], reply: Any, events: list[FollowerEvent]) -> None:
+    """A `DataNotes` event for the reply's boundary notes not said before (``said`` keeps them)."""
+    new = [n for n in getattr(reply, "notes", ()) if n not in said]
+    if new:
+        said += new
+        events.append(DataNotes(tuple(new)))
+
+
 class MetricsFollower(_RunBound):
     """Fetches only new metric rows (R10 with `min_step`), never re-downloading rows it has.
 
@@ -546,10 +554,7 @@ class MetricsFollower(_RunBound):
         for _ in range(self.max_pages_per_poll):
             reply = await self.client.get_metrics(self.run_id, min_step=min_step, limit=self.page_size)
             raw = reply.metrics
-            new_notes = [n for n in getattr(reply, "notes", ()) if n not in self.notes]
-            if new_notes:
-                self.notes += new_notes
-                events.append(DataNotes(tuple(new_notes)))
+            _say_notes(self.notes, reply, events)
             fresh, late = self._take(raw, continuing)
             if late:
                 events.append(MetricRows(tuple(late), late=True))
@@ -801,6 +806,9 @@ class LogFollower(_RunBound):
         self._calm = 0  # consecutive polls whose new lines used under a quarter of the window
         self._calm_peak = 0  # most new lines in one poll during that calm stretch
         self._last_requested = self.backlog_lines
+        self.notes: list[str] = []
+        """What the wire boundary cut from this stream's windows, each note once."""
+        self._reply: Any = None
 
     async def _get(self, requested: int) -> list[str]:
         since = self.since_seconds
@@ -818,12 +826,14 @@ class LogFollower(_RunBound):
             env_name=self.env_name,
             since_seconds=since,
         )
+        self._reply = reply
         return reply.lines()
 
     async def _fetch(self, events: list[FollowerEvent], final: bool) -> None:
         requested = self.backlog_lines if self._first else self.tail_lines
         try:
             cur = await self._get(requested)
+            _say_notes(self.notes, self._reply, events)
         except NotFoundError as exc:
             if not exc.not_started:
                 raise

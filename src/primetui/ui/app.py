@@ -118,6 +118,7 @@ class PrimeApp(App):
         self.prefs_file = Path(prefs_file) if prefs_file else None
         self.state.watched |= initial_watched(prefs)
         self._remembering = False
+        self._said_notes: set[str] = set()
         self.platform_label = platform_label or self._label_from_settings(settings)
         team = present.field(settings, "team_name", "team_id") if settings is not None else None
         self.team_label = str(team) if team else "personal"
@@ -220,6 +221,17 @@ class PrimeApp(App):
         self.state.connection.failed(message, self.state.now())
         if toast or first:
             self.notify(message, severity="error", timeout=8)
+
+    def say_notes(self, notes: Any) -> None:
+        """What the wire boundary dropped or cut (``2 rows ignored: non-finite step``): a warning
+        toast, each note once per session, while the rest of the screen shows what was kept."""
+        from primetui.api.boundary import join_notes
+
+        new = [str(n) for n in notes or () if str(n) not in self._said_notes]
+        if new:
+            self._said_notes.update(new)
+            text = join_notes(new)
+            self.notify(text[:1].upper() + text[1:], severity="warning", timeout=10)
 
     def observe_run(self, run: Any) -> None:
         change = self.state.observe_run(run)

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
 
-from primetui.api.followers import MetricRows, PollFailed, RunUpdate
+from primetui.api.followers import DataNotes, MetricRows, PollFailed, RunUpdate
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.focus import focus_content, types_text
@@ -154,6 +154,8 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         if isinstance(event, MetricRows):
             self.prime.state.progress.setdefault(self.run_id, RunProgress()).extend(event.rows)
             self.render_run()
+        elif isinstance(event, DataNotes):
+            self.prime.say_notes(f"metrics of run {self.run_id}: {note}" for note in event.notes)
 
     def on_checkpoints(self, result: Any) -> None:
         if result.ok:

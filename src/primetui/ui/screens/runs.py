@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
-from primetui.api.followers import MetricRows
+from primetui.api.followers import DataNotes, MetricRows
 from primetui.api.prefetch import RUNS_PAGE_SIZE
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
@@ -166,6 +166,7 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         state = self.prime.state
         reply = result.value
         self.ok()
+        self.prime.say_notes(getattr(reply, "notes", ()))
         runs = present.items(reply, "runs")
         state.runs = runs
         state.runs_loaded = True
@@ -205,6 +206,8 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
                 self.prime.state.progress.setdefault(run_id, RunProgress()).extend(event.rows)
                 self.render_rows()
                 self._save_soon()
+            elif isinstance(event, DataNotes):
+                self.prime.say_notes(f"metrics of run {run_id}: {note}" for note in event.notes)
         return on_event
 
     def _save_soon(self) -> None:
