@@ -119,6 +119,10 @@ class PrimeApp(App):
         self.state.watched |= initial_watched(prefs)
         self._remembering = False
         self._said_notes: set[str] = set()
+        self.crash_report: Any = None
+        """After a bug: the report's path (False when none could be written); see primetui.ui.crashguard."""
+        self.crash_shells = 0
+        self._crash_tasks: list[Any] = []
         self.platform_label = platform_label or self._label_from_settings(settings)
         team = present.field(settings, "team_name", "team_id") if settings is not None else None
         self.team_label = str(team) if team else "personal"
@@ -288,6 +292,19 @@ class PrimeApp(App):
             self.set_class(True, "-compact")
             message, title = one_line(message, title), ""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """A bug: report file, shells told and hung up, non-zero exit (primetui.ui.crashguard)."""
+        from primetui.ui.crashguard import on_crash
+
+        on_crash(self, error)
+        super()._handle_exception(error)
+
+    def _fatal_error(self) -> None:
+        # Textual would print a traceback with local variables (the API key among them): the
+        # redacted report file replaces it, and run_app prints where it is.
+        self.bell()
+        self._close_messages_no_wait()
 
     async def action_letter_quit(self) -> None:
         """`q`: quit (ctrl+q always quits; `q` is a letter, so text entry and the editor keep it)."""

@@ -199,10 +199,9 @@ class RunProgress:
         return progress
 
     def extend(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Rows from the wire boundary (``primetui.api.boundary.metric_rows``): each has an int step."""
         for row in rows:
-            step = row.get("step") if isinstance(row, dict) else None
-            if isinstance(step, (int, float)):
-                self.rows.setdefault(int(step), {}).update(row)
+            self.rows.setdefault(row["step"], {}).update(row)
 
     @property
     def step(self) -> int | None:

@@ -103,8 +103,12 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         if not data:
             return
         state.runs = data["runs"]
+        from primetui.api.boundary import metric_rows
+
         for run_id, points in (data.get("losses") or {}).items():
-            state.progress.setdefault(run_id, RunProgress()).extend({"step": s, "loss/mean": l} for s, l in points)
+            pairs = [p for p in points if isinstance(p, (list, tuple)) and len(p) == 2] if isinstance(points, list) else []
+            rows, _dropped = metric_rows([{"step": s, "loss/mean": loss} for s, loss in pairs])  # a file on disk: the same rules
+            state.progress.setdefault(run_id, RunProgress()).extend(rows)
         state.runs_total = len(state.runs)
         state.connection.cached_at = present.fmt_time(data.get("saved_at"))[-5:]
         self.refresh_status()
