@@ -18,11 +18,14 @@ from typing import Any, Awaitable, Callable, TextIO
 
 from primetui.api.boundary import gather_bounded
 
+from primetui.monitor_core.cells import table as cell_table
 from primetui.monitor_core.escapes import clean, clean_block
 from primetui.ui import present
 from primetui.ui.present import RunProgress, TERMINAL_RUN_STATUSES
 
 RUN_COLUMNS = [("status", "STATUS"), ("id", "ID"), ("name", "NAME"), ("model", "MODEL"), ("steps", "STEPS"), ("loss", "LOSS"), ("started", "STARTED"), ("elapsed", "ELAPSED"), ("eta", "ETA"), ("gpus", "GPUS")]
+COLUMN_CAPS = {"status": 12, "id": 40, "name": 40, "model": 48, "steps": 24, "loss": 32, "started": 16, "elapsed": 10, "eta": 10, "gpus": 16}
+"""Cells a column takes at most in ``runs --once``; a longer value ends in ``…`` (``--json`` has it whole)."""
 
 
 def format_table(rows: list[present.RunRow]) -> str:
@@ -42,8 +45,7 @@ def format_table(rows: list[present.RunRow]) -> str:
             "gpus": row.gpus,
         }
         cells.append([clean(values[key]) for key, _ in RUN_COLUMNS])
-    widths = [max(len(r[i]) for r in cells) for i in range(len(RUN_COLUMNS))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)
+    return cell_table(cells, [COLUMN_CAPS[key] for key, _ in RUN_COLUMNS])
 
 
 def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str:

@@ -31,12 +31,12 @@ T = TypeVar("T")
 
 MiB = 1024 * 1024
 
-DEFAULT_REPLY_CAP = 16 * MiB
+DEFAULT_REPLY_CAP = 8 * MiB
 """Decoded bytes of one reply, for every route without its own cap (a page of 20 runs is ~50 KiB)."""
-LOGS_REPLY_CAP = 32 * MiB
+LOGS_REPLY_CAP = 16 * MiB
 """R7 logs: at most 5000 lines, and a line of a crashing trainer can be a long traceback."""
-METRICS_REPLY_CAP = 64 * MiB
-"""R10 metrics: a page of 5000 rows of a few hundred metrics each."""
+METRICS_REPLY_CAP = 32 * MiB
+"""R10 metrics: a page of 5000 rows of a couple of hundred metrics each."""
 ERROR_BODY_CAP = 64 * 1024
 """An error reply is read only for its one-sentence `detail`: the rest is dropped unread."""
 
@@ -63,6 +63,9 @@ def reply_deadline(default: float = REPLY_DEADLINE) -> float:
 
 MAX_JSON_DEPTH = 64
 """Arrays and objects nested deeper than this are refused (a run config is ~5 deep)."""
+MAX_JSON_CONTAINERS = 250_000
+"""Arrays and objects in one reply at most: each costs ~100 bytes parsed for its 2 bytes of text, so
+this, not the byte cap, bounds memory for ``[{},{},…]`` (a metrics page of 5000 rows has 5001)."""
 
 FANOUT = 4
 """Requests one command sends at a time for many runs (metrics of a runs page, compare)."""
@@ -188,9 +191,20 @@ def too_deep(data: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     return len(brackets) > limit
 
 
+class TooMany(ValueError):
+    """JSON with more than :data:`MAX_JSON_CONTAINERS` arrays and objects."""
+
+
 def loads(data: bytes | str) -> Any:
-    """``json.loads`` that refuses nesting past :data:`MAX_JSON_DEPTH` (:class:`TooDeep`), never RecursionError."""
+    """``json.loads`` that refuses nesting past :data:`MAX_JSON_DEPTH` (:class:`TooDeep`) and more
+    than :data:`MAX_JSON_CONTAINERS` arrays/objects (:class:`TooMany`); never RecursionError."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if raw.count(b"{") + raw.count(b"[") > MAX_JSON_CONTAINERS:
+        # Brackets inside strings count too: an estimate from above, so only refuse past it when
+        # the strings are taken out.
+        brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKET)
+        if brackets.count(b"[") + brackets.count(b"{") > MAX_JSON_CONTAINERS:
+            raise TooMany(f"the reply holds more than {MAX_JSON_CONTAINERS:,} JSON arrays and objects")
     if too_deep(raw):
         raise TooDeep(f"the reply is JSON nested more than {MAX_JSON_DEPTH} levels deep")
     try:

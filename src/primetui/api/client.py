@@ -35,6 +35,7 @@ from primetui.api.boundary import (
     BodyReader,
     ReplyTooLarge,
     TooDeep,
+    TooMany,
     UnsupportedEncoding,
     cut,
     loads,
@@ -240,7 +241,7 @@ class PrimeClient:
             return {}
         try:
             data = loads(content)
-        except TooDeep as exc:
+        except (TooDeep, TooMany) as exc:
             raise self._malformed(method, path, str(exc)) from exc
         except ValueError as exc:
             raise self._malformed(method, path, "the reply is not JSON") from exc

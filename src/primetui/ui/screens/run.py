@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 import tomlkit
@@ -410,14 +411,14 @@ class RunScreen(RunLinksMixin, DashboardScreen):
 
     def action_copy_path(self) -> None:
         table = self.query_one("#run-checkpoints", DataTable)
-        path = f"runs/{self.run_id}/"
+        path = present.checkpoint_path(self.run_id)
         if table.row_count and self.checkpoints:
             try:
                 key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-                path = f"runs/{self.run_id}/checkpoints/step_{key}/"
+                path = present.checkpoint_path(self.run_id, int(key))
             except Exception:  # noqa: BLE001
                 pass
-        self.prime.copy_text(path, "volume path")
+        self.prime.copy_text(shlex.quote(path), "volume path")  # pasted into a shell: one word
 
     def action_watch(self) -> None:
         watched = self.prime.toggle_watch(self.run_id)
