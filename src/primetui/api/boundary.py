@@ -165,6 +165,7 @@ class BodyReader:
 # ---- JSON -------------------------------------------------------------------------------------
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_PAIR = re.compile(rb"\[\]|\{\}")
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 
 
@@ -184,11 +185,12 @@ def too_deep(data: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     for _ in range(limit):
         if not brackets:
             return False
-        shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
+        shorter = _PAIR.sub(b"", brackets)  # every innermost pair at once: exactly one level
         if shorter == brackets:
-            break  # unbalanced: json.loads says what is wrong
+            return False  # unbalanced: json.loads says what is wrong
         brackets = shorter
-    return len(brackets) > limit
+    # ``limit`` levels are gone; anything still made of pairs is a level deeper.
+    return _PAIR.search(brackets) is not None
 
 
 class TooMany(ValueError):
