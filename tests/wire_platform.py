@@ -168,6 +168,8 @@ class WirePlatform:
                     break
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError, ValueError):
             pass
+        except asyncio.CancelledError:  # the server stops: end quietly (asyncio logs a cancelled handler)
+            pass
         finally:
             writer.close()
 

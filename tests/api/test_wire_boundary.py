@@ -16,7 +16,6 @@ import tracemalloc
 
 import pytest
 
-from primetui.api import boundary
 from primetui.api.client import PrimeClient
 from primetui.api.errors import APITimeoutError, MalformedResponseError, PrimeAPIError, ServerError
 from tests.wire_platform import RUN_ID, Reply, WirePlatform, baseline, default_reply, gzip_bomb, gzipped
@@ -46,6 +45,8 @@ async def test_a_gzip_bomb_stops_at_the_decoded_cap():
             finally:
                 tracemalloc.stop()
     assert "larger than 8 MiB" in str(caught.value) and "stopped reading" in str(caught.value)
+    from primetui.api import boundary
+
     assert peak < 4 * boundary.DEFAULT_REPLY_CAP, f"{peak / 2**20:.0f} MiB held for a {boundary.fmt_cap(boundary.DEFAULT_REPLY_CAP)} cap"
 
 
@@ -87,6 +88,8 @@ async def test_deep_json_is_one_sentence_not_a_recursion_error(text):
 
 
 def test_the_depth_check_ignores_brackets_in_strings_and_counts_real_ones():
+    from primetui.api import boundary
+
     assert not boundary.too_deep(json.dumps({"name": "[" * 500 + "{" * 500}).encode())
     assert boundary.too_deep(b"[" * 65 + b"]" * 65)
     assert not boundary.too_deep(b"[" * 64 + b"]" * 64)
@@ -158,6 +161,8 @@ async def test_the_client_keeps_a_few_requests_open_at_a_time():
     with Counting(default_reply) as wp:
         async with PrimeClient(wp.base_url, "k") as client:
             await asyncio.gather(*(client.get_run(f"r{i}") for i in range(40)))
+    from primetui.api import boundary
+
     assert 1 < most <= boundary.IN_FLIGHT
 
 
@@ -183,6 +188,8 @@ async def test_headless_runs_ask_for_metrics_a_few_runs_at_a_time():
             return m.MetricsResponse.model_construct(metrics=[])
 
     rows, _meta = await headless.collect_runs(Client(), datetime.now(timezone.utc), limit=20)
+    from primetui.api import boundary
+
     assert len(rows) == 20 and calls == 20 and most == boundary.FANOUT
 
 
