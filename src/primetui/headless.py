@@ -133,8 +133,10 @@ async def collect_run(client: Any, run_id: str, now: datetime, notes: list[str] 
     progress = await _metrics(client, run_id, notes)
     detail = present.run_detail(run, progress, now)
     try:
-        cks = present.items(await client.list_checkpoints(run_id), "checkpoints")
-    except Exception:  # noqa: BLE001
+        reply = await client.list_checkpoints(run_id)
+        reply_notes(reply, notes)
+        cks = present.items(reply, "checkpoints")
+    except Exception:  # noqa: BLE001 - a run without checkpoints still prints
         cks = []
     volume = detail["volume"] if detail["volume"] != present.DASH else None
     checkpoints = [

@@ -235,6 +235,21 @@ async def gather_bounded(factories: Iterable[Callable[[], Awaitable[T]]], limit:
     return results
 
 
+MAX_LIST_ROWS = 1000
+"""Items kept from a list the client asks for without a limit (volumes, sessions, checkpoints, env
+servers, models, GPU types, teams); more are cut with a note."""
+MAX_PAGES = 100
+"""Pages read at most from an endpoint the client walks page by page (teams)."""
+
+
+class NotedList(list):  # type: ignore[type-arg]
+    """A list from the wire with ``notes`` on what the boundary cut from it."""
+
+    def __init__(self, items: Iterable[Any] = (), notes: Iterable[str] = ()) -> None:
+        super().__init__(items)
+        self.notes = list(notes)
+
+
 # ---- pages ------------------------------------------------------------------------------------
 
 

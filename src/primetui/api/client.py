@@ -31,6 +31,9 @@ from primetui.api.boundary import (
     CREATE_REPLY_DEADLINE,
     ERROR_BODY_CAP,
     IN_FLIGHT,
+    MAX_LIST_ROWS,
+    MAX_PAGES,
+    NotedList,
     REPLY_DEADLINE,
     BodyReader,
     ReplyTooLarge,
@@ -301,6 +304,14 @@ class PrimeClient:
     async def _get(self, model: type[ModelT], path: str, **kw: Any) -> ModelT:
         return self._parse(model, await self.request("GET", path, **kw), "GET", path)
 
+    async def _get_list(self, model: type[ModelT], path: str, key: str, what: str, **kw: Any) -> tuple[ModelT, list[str]]:
+        """A list reply with its list cut to ``MAX_LIST_ROWS`` (the note says so) before it is parsed."""
+        data = await self.request("GET", path, **kw)
+        note = None
+        if isinstance(data.get(key), list):
+            data[key], note = cut(data[key], MAX_LIST_ROWS, what)
+        return self._parse(model, data, "GET", path), [note] if note else []
+
     @staticmethod
     def _body(model: BaseModel) -> dict[str, Any]:
         return model.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -311,8 +322,8 @@ class PrimeClient:
 
     async def list_volumes(self) -> list[m.Volume]:
         """V1 `GET /training/volumes`."""
-        page = await self._get(m.VolumeList, "/training/volumes", params=self._team_param("teamId"))
-        return page.volumes
+        page, notes = await self._get_list(m.VolumeList, "/training/volumes", "volumes", "volumes", params=self._team_param("teamId"))
+        return NotedList(page.volumes, notes)
 
     async def create_volume(
         self, name: str, size: str = "5Ti", *, warm: bool = True, cluster: str | None = None
@@ -365,12 +376,10 @@ class PrimeClient:
 
     async def list_sessions(self, name: str) -> list[m.VolumeSession]:
         """V8 `GET /training/volumes/{name}/sessions`: the caller's sessions, newest first."""
-        page = await self._get(
-            m.SessionList,
-            f"/training/volumes/{_seg(name)}/sessions",
-            params=self._team_param("teamId"),
+        page, notes = await self._get_list(
+            m.SessionList, f"/training/volumes/{_seg(name)}/sessions", "sessions", "sessions", params=self._team_param("teamId")
         )
-        return page.sessions
+        return NotedList(page.sessions, notes)
 
     # ---------------------------------------------------------------------------------------
     # §2.2 dedicated training (T1, T2: `team_id`; T4-T6)
@@ -379,11 +388,11 @@ class PrimeClient:
     async def list_models(self) -> m.AvailableFFTModelsResponse:
         """T1 `GET /training/available-fft-models`; a 404 (older platform) reads as empty."""
         try:
-            return await self._get(
-                m.AvailableFFTModelsResponse,
-                "/training/available-fft-models",
+            reply, _notes = await self._get_list(
+                m.AvailableFFTModelsResponse, "/training/available-fft-models", "models", "models",
                 params=self._team_param("team_id"),
             )
+            return reply
         except NotFoundError:
             return m.AvailableFFTModelsResponse()
 
@@ -504,8 +513,10 @@ class PrimeClient:
     async def list_checkpoints(self, run_id: str, status: str | None = None) -> list[m.RLCheckpoint]:
         """R6 `GET /rft/runs/{id}/checkpoints`, optionally filtered by status (READY, ...)."""
         params = {"status_filter": status} if status else None
-        page = await self._get(m.CheckpointList, f"/rft/runs/{_seg(run_id)}/checkpoints", params=params)
-        return page.checkpoints
+        page, notes = await self._get_list(
+            m.CheckpointList, f"/rft/runs/{_seg(run_id)}/checkpoints", "checkpoints", "checkpoints", params=params
+        )
+        return NotedList(page.checkpoints, notes)
 
     async def get_logs(
         self,
@@ -558,8 +569,8 @@ class PrimeClient:
 
     async def list_env_servers(self, run_id: str) -> list[m.EnvServer]:
         """R8 `GET /rft/runs/{id}/env-servers` (snake_case reply)."""
-        page = await self._get(m.EnvServerList, f"/rft/runs/{_seg(run_id)}/env-servers")
-        return page.env_servers
+        page, notes = await self._get_list(m.EnvServerList, f"/rft/runs/{_seg(run_id)}/env-servers", "env_servers", "env servers")
+        return NotedList(page.env_servers, notes)
 
     async def get_metrics(
         self,
@@ -603,13 +614,15 @@ class PrimeClient:
     async def list_teams(self) -> list[m.Team]:
         """`GET /user/teams?offset&limit`, every page, as `prime teams list` / `prime switch` read it."""
         teams: list[m.Team] = []
-        while True:
+        for _ in range(MAX_PAGES):  # a platform whose total never comes cannot keep us reading
             reply = await self.request("GET", "/user/teams", params={"offset": len(teams), "limit": 100})
             batch = reply.get("data") if isinstance(reply.get("data"), list) else []
-            teams += [m.Team.model_validate(t) for t in batch if isinstance(t, dict)]
+            batch, _note = cut(batch, 100, "teams")
+            teams += [self._parse(m.Team, t, "GET", "/user/teams") for t in batch if isinstance(t, dict)]
             total = reply.get("total_count")
-            if not batch or not isinstance(total, int) or len(teams) >= total:
-                return teams
+            if not batch or not isinstance(total, int) or len(teams) >= min(total, MAX_LIST_ROWS):
+                break
+        return teams[:MAX_LIST_ROWS]
 
     async def whoami(self) -> m.WhoAmI:
         """`GET /user/whoami`: the key's user (a cheap way to test a key)."""

@@ -161,6 +161,7 @@ class RunScreen(RunLinksMixin, DashboardScreen):
     def on_checkpoints(self, result: Any) -> None:
         if result.ok:
             self.checkpoints = result.value
+            self.prime.say_notes(f"checkpoints of run {self.run_id}: {n}" for n in getattr(result.value, "notes", ()))
         if present.run_status(self.run) in TERMINAL_RUN_STATUSES:
             # The last checkpoint can land just after the status turns terminal (teardown): look
             # a few more times, then stop polling a run that cannot change.
