@@ -86,11 +86,11 @@ class Scenario:
     mutations: dict[str, tuple[str, int]] = field(default_factory=dict)  # route -> (kind, sub-seed)
 
     @classmethod
-    def draw(cls, seed: int, route: str, kind: str, extra: int = 1) -> Scenario:
-        """``route`` mutated by ``kind``, plus ``extra`` more routes with drawn kinds."""
+    def draw(cls, seed: int, forced: list[tuple[str, str]], extra: int = 1) -> Scenario:
+        """Each ``(route, kind)`` of ``forced``, plus ``extra`` more routes with drawn kinds."""
         rng = random.Random(seed)
-        mutations = {route: (kind, rng.randrange(2**32))}
-        for other in rng.sample([r for r in ROUTES if r != route], extra):
+        mutations = {route: (kind, rng.randrange(2**32)) for route, kind in forced}
+        for other in rng.sample([r for r in ROUTES if r not in mutations], extra):
             mutations[other] = (rng.choice(KINDS), rng.randrange(2**32))
         return cls(seed, mutations)
 

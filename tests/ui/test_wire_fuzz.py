@@ -39,11 +39,15 @@ COMMANDS = [
     ["runs", "--once"], ["run", RUN_ID, "--once"], ["compare", RUN_ID, "run1fuzz", "--once"],
     ["runs", "--once", "--json"], ["run", RUN_ID, "--once", "--json"], ["compare", RUN_ID, "run1fuzz", "--once", "--json"],
 ]
-HEADLESS_CASES = [(1000 + i, HEADLESS_ROUTES[i % len(HEADLESS_ROUTES)], KINDS[i % len(KINDS)], COMMANDS[i % len(COMMANDS)])
-                  for i in range(14)]
-"""Fixed cases: every headless route, every mutation kind, every command."""
-DASHBOARD_CASES = [(2000 + i, ROUTES[i % len(ROUTES)], KINDS[(3 * i) % len(KINDS)]) for i in range(len(ROUTES))]
-"""One dashboard walk per route the client reads, with a second route mutated too."""
+HEADLESS_CASES = [
+    (1000 + i, [(HEADLESS_ROUTES[i % 5], KINDS[i % len(KINDS)]), (HEADLESS_ROUTES[(i + 2) % 5], KINDS[(i + 8) % len(KINDS)])],
+     COMMANDS[i % len(COMMANDS)])
+    for i in range(8)
+]
+"""Fixed cases: every headless route, every mutation kind, every command (plus one drawn route each)."""
+DASHBOARD_CASES = [(2000 + i, [(ROUTES[i], KINDS[(3 * i) % len(KINDS)]), (ROUTES[i + 7], KINDS[(3 * i + 5) % len(KINDS)])])
+                   for i in range(7)]
+"""Every route the client reads is mutated in one dashboard walk (plus one drawn route each)."""
 
 REPLY_DEADLINE = 2.0
 HEADLESS_DEADLINE = 10.0
@@ -65,9 +69,19 @@ def _env(tmp_path: Path, base_url: str) -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize(("seed", "route", "kind", "command"), HEADLESS_CASES, ids=[f"{s}-{r}-{k}" for s, r, k, _ in HEADLESS_CASES])
-def test_headless_commands_survive_a_hostile_platform(seed, route, kind, command, tmp_path):
-    scenario = Scenario.draw(seed, route, kind)
+def _id(seed: int, forced: list[tuple[str, str]]) -> str:
+    return f"{seed}-" + "-".join(f"{r}={k}" for r, k in forced)
+
+
+def test_the_cases_cover_every_route_and_every_kind():
+    assert {k for _, forced, _ in HEADLESS_CASES for _, k in forced} == set(KINDS)
+    assert {r for _, forced, _ in HEADLESS_CASES for r, _ in forced} == set(HEADLESS_ROUTES)
+    assert {r for _, forced in DASHBOARD_CASES for r, _ in forced} == set(ROUTES)
+
+
+@pytest.mark.parametrize(("seed", "forced", "command"), HEADLESS_CASES, ids=[_id(s, f) for s, f, _ in HEADLESS_CASES])
+def test_headless_commands_survive_a_hostile_platform(seed, forced, command, tmp_path):
+    scenario = Scenario.draw(seed, forced)
     with WirePlatform(scenario.reply) as wp:
         start = time.monotonic()
         out = subprocess.run([sys.executable, "-c", WRAPPER, *command], capture_output=True, env=_env(tmp_path, wp.base_url),
@@ -90,15 +104,15 @@ def test_headless_commands_survive_a_hostile_platform(seed, route, kind, command
     assert b"pit_fuzz_key_0123456789" not in out.stdout + out.stderr
 
 
-@pytest.mark.parametrize(("seed", "route", "kind"), DASHBOARD_CASES, ids=[f"{s}-{r}-{k}" for s, r, k in DASHBOARD_CASES])
-async def test_the_dashboard_survives_a_hostile_platform(seed, route, kind, tmp_path, monkeypatch):
+@pytest.mark.parametrize(("seed", "forced"), DASHBOARD_CASES, ids=[_id(s, f) for s, f in DASHBOARD_CASES])
+async def test_the_dashboard_survives_a_hostile_platform(seed, forced, tmp_path, monkeypatch):
     from primetui.api.client import PrimeClient
     from primetui.ui.app import PrimeApp
     from tests.ui.dash_helpers import notifications, until
 
     monkeypatch.setenv("PRIMETUI_REPLY_DEADLINE", str(REPLY_DEADLINE))
     monkeypatch.setenv("PRIMETUI_CRASH_DIR", str(tmp_path / "crashes"))
-    scenario = Scenario.draw(seed, route, kind)
+    scenario = Scenario.draw(seed, forced)
     with WirePlatform(scenario.reply) as wp:
         app = PrimeApp(PrimeClient(wp.base_url, "k"), None, None, poll_scale=0.1, platform_label="wire")
         async with app.run_test(size=(140, 44), notifications=True) as pilot:

@@ -55,15 +55,15 @@ async def fetch_logs(client: Any, run: Any) -> dict[str, list[str]]:
 
 async def fetch_metric_rows(client: Any, run_id: str, notes: list[str] | None = None) -> list[dict[str, Any]]:
     """A run's metric rows; what the wire boundary dropped, or why there are none, goes to ``notes``."""
-    from primetui.api.errors import MalformedResponseError, PrimeAPIError
+    from primetui.api.errors import NotFoundError, PrimeAPIError
 
     try:
         reply = await client.get_metrics(run_id)
-    except MalformedResponseError as exc:  # bad data: said, and the run is still shown
+    except NotFoundError:  # a run without metrics (yet) is still shown
+        return []
+    except PrimeAPIError as exc:  # bad data or a failed read: said, and the run is still shown
         if notes is not None:
             notes.append(str(exc))
-        return []
-    except PrimeAPIError:  # a run without metrics (yet) is still shown
         return []
     if notes is not None:
         notes += [f"metrics of run {run_id}: {note}" for note in getattr(reply, "notes", ())]
