@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from types import SimpleNamespace
 
@@ -122,8 +123,6 @@ def test_a_bug_in_a_headless_command_leaves_a_report_and_exit_70(tmp_path, monke
 
 
 def test_a_headless_command_has_an_overall_deadline(monkeypatch, capsys):
-    import asyncio
-
     monkeypatch.setenv("PRIMETUI_HEADLESS_DEADLINE", "0.5")
 
     async def forever() -> int:
@@ -163,3 +162,48 @@ def test_headless_columns_use_display_width_capped_with_an_ellipsis():
     header, first, second = table.splitlines()
     column = width(header[: header.index("MODEL")])
     assert width(first[: first.index("日")]) == column == width(second[: second.index(" m ")]) + 1
+
+
+async def test_a_bug_lets_each_open_shell_say_it_is_closing_and_hangs_it_up(tmp_path, monkeypatch):
+    import os
+    import shutil
+
+    from textual.screen import Screen
+
+    from primetui.shell.term.transport import PtyTransport
+    from primetui.ui.crashguard import CLOSING
+    from primetui.ui.terminal.view import TerminalView
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is needed for a shell tab")
+    monkeypatch.setenv("PRIMETUI_CRASH_DIR", str(tmp_path))
+    transport = PtyTransport([bash, "--norc", "--noprofile", "-i"], env={"PS1": "$ ", "HISTFILE": "/dev/null"})
+
+    class ShellTab(Screen):
+        def compose(self):
+            yield TerminalView(transport, id="term")
+
+    app = PrimeApp(None, poll_scale=0)
+    with pytest.raises(RuntimeError):
+        async with app.run_test(size=(100, 30)) as pilot:
+            app.push_screen(ShellTab())
+            view = await until(pilot, lambda: next(iter(app.screen.query(TerminalView)), None), what="the shell tab")
+            await until(pilot, lambda: view.running and "$" in "\n".join(view.term.history_text()), what="the prompt")
+            pid = transport.pid
+
+            def boom() -> None:
+                raise RuntimeError("bug")
+
+            app.call_later(boom)
+            await until(pilot, lambda: app.crash_report is not None, what="the crash report")
+            await until(pilot, lambda: CLOSING in "\n".join(view.term.history_text()), what="the closing line")
+    assert app.crash_shells == 1
+    for _ in range(200):  # the hangup ends bash; wait on that, by its pid
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the shell's program was not hung up")
