@@ -81,16 +81,15 @@ def series(rows: Iterable[Mapping[str, Any]], keys: Iterable[str] | None = None)
     """``{metric: {"steps": [...], "times": [...], "values": [...]}}`` (NaN/inf as None, JSON-safe)."""
     wanted = set(keys) if keys is not None else None
     out: dict[str, dict[str, list]] = {}
-    for row in sorted((r for r in rows if isinstance(r.get("step"), (int, float))), key=lambda r: r["step"]):
+    for row in sorted(rows, key=lambda r: r["step"]):  # rows from the wire boundary: each has an int step
         for key, value in row.items():
-            if key in ("step", "time") or isinstance(value, bool) or not isinstance(value, (int, float)):
+            if key in ("step", "time"):
                 continue
             if wanted is not None and key not in wanted:
                 continue
             s = out.setdefault(key, {"steps": [], "times": [], "values": []})
-            s["steps"].append(int(row["step"]))
-            t = row.get("time")
-            s["times"].append(float(t) if isinstance(t, (int, float)) else None)
+            s["steps"].append(row["step"])
+            s["times"].append(float(row["time"]) if "time" in row else None)
             s["values"].append(float(value) if math.isfinite(value) else None)
     return out
 
