@@ -207,3 +207,26 @@ async def test_a_bug_lets_each_open_shell_say_it_is_closing_and_hangs_it_up(tmp_
         await asyncio.sleep(0.05)
     else:
         raise AssertionError("the shell's program was not hung up")
+
+
+def test_compare_once_on_an_infinite_step_prints_and_notes_it(tmp_path, monkeypatch, capsys):
+    import argparse
+    import json
+
+    from primetui import headless_compare
+
+    for name in ("PRIME_TEAM_ID", "PRIME_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PRIMETUI_CONFIG_DIR", str(tmp_path / "cfg"))
+    with WirePlatform(_metrics_with_infinite_step) as wp:
+        monkeypatch.setenv("PRIME_BASE_URL", wp.base_url)
+        monkeypatch.setenv("PRIME_API_KEY", "k-123456")
+        args = argparse.Namespace(targets=[RUN_ID, "run1fuzz"], config=False, json=True, local=False, command="compare")
+        code = headless_compare.main(args)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Unexpected problem" not in err
+    assert f"primetui: note: metrics of run {RUN_ID}: 1 row ignored: non-finite step" in err
+    steps = json.loads(out)["runs"][0]["series"]["loss/mean"]["steps"]
+    assert steps == [1, 2]
