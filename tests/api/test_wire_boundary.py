@@ -200,3 +200,28 @@ def test_a_time_utc_cannot_hold_reads_as_unknown():
 
     assert present.fmt_time("0001-01-01T00:00:00+14:00") == "-"
     assert present.fmt_age("0001-01-01T00:00:00+14:00", datetime.now(timezone.utc)) == "-"
+
+
+@pytest.mark.parametrize("reply", [
+    Reply(200, b'{"runs": [' + b" " * (9 * 2**20) + b"]}"),
+    Reply(200, gzip_bomb(16), {"Content-Type": "application/json", "Content-Encoding": "gzip"}),
+    Reply.raw_json("[" * 100_000),
+    Reply(200, json.dumps(baseline("GET", "/api/v1/rft/runs", {})).encode(), trickle=0.2),
+    Reply.json({"runs": [{"id": f"r{i}", "userId": "u", "status": "RUNNING", "createdAt": "x", "updatedAt": "x"} for i in range(21)]}),
+], ids=["over-the-cap", "gzip", "deep", "trickle", "longer-than-asked"])
+def test_the_first_frame_prefetch_gives_up_on_what_the_boundary_refuses(reply, monkeypatch):
+    from primetui.api import prefetch
+
+    monkeypatch.setattr(prefetch, "TIMEOUT", 1.0)
+    with serve(**{"/rft/runs": reply}) as wp:
+        start = time.monotonic()
+        assert prefetch.fetch_runs_page(wp.base_url, "k", limit=20) is None
+    assert time.monotonic() - start < 5
+
+
+def test_the_first_frame_prefetch_still_takes_a_good_page():
+    from primetui.api import prefetch
+
+    with serve() as wp:
+        page = prefetch.fetch_runs_page(wp.base_url, "k", limit=20)
+    assert page is not None and [r["id"] for r in page["runs"]] == [RUN_ID, "run1fuzz"]
