@@ -156,6 +156,10 @@ class BodyReader:
             self._add(out)
             data = self._z.unconsumed_tail
 
+    def partial(self) -> bytes:
+        """What was decoded before the reading stopped."""
+        return b"".join(self._parts)
+
     def body(self) -> bytes:
         if self._z is not None:
             self._add(self._z.flush())
