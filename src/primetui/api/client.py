@@ -3,7 +3,9 @@
 It speaks the HTTP API exactly as the `prime` CLI 0.18.0 does (contract §1.3, §2): URL =
 base_url + `/api/v1` + path, a Bearer key, JSON bodies, the team in a query parameter or in the
 body with the per-endpoint spelling (`teamId` or `team_id`), 30 s reads (120 s for create and
-resume, which wait on a cold validator), 10 s connects. Replies are parsed into
+resume, which wait on a cold validator), 10 s connects. Every reply passes the wire boundary
+(`primetui.api.boundary`): read as a stream under a decoded-size cap, within a deadline for the
+whole exchange, depth-checked before it is parsed. Replies are parsed into
 `primetui.api.models`; every failure becomes a `primetui.api.errors.PrimeAPIError` subclass whose
 `str()` is one actionable sentence without the API key.
 
