@@ -13,13 +13,19 @@ import asyncio
 import json
 import sys
 from datetime import datetime, timezone
-from typing import Any, TextIO
+from functools import partial
+from typing import Any, Awaitable, Callable, TextIO
 
+from primetui.api.boundary import gather_bounded
+
+from primetui.monitor_core.cells import table as cell_table
 from primetui.monitor_core.escapes import clean, clean_block
 from primetui.ui import present
 from primetui.ui.present import RunProgress, TERMINAL_RUN_STATUSES
 
 RUN_COLUMNS = [("status", "STATUS"), ("id", "ID"), ("name", "NAME"), ("model", "MODEL"), ("steps", "STEPS"), ("loss", "LOSS"), ("started", "STARTED"), ("elapsed", "ELAPSED"), ("eta", "ETA"), ("gpus", "GPUS")]
+COLUMN_CAPS = {"status": 12, "id": 40, "name": 40, "model": 48, "steps": 24, "loss": 32, "started": 16, "elapsed": 10, "eta": 10, "gpus": 16}
+"""Cells a column takes at most in ``runs --once``; a longer value ends in ``…`` (``--json`` has it whole)."""
 
 
 def format_table(rows: list[present.RunRow]) -> str:
@@ -39,8 +45,7 @@ def format_table(rows: list[present.RunRow]) -> str:
             "gpus": row.gpus,
         }
         cells.append([clean(values[key]) for key, _ in RUN_COLUMNS])
-    widths = [max(len(r[i]) for r in cells) for i in range(len(RUN_COLUMNS))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)
+    return cell_table(cells, [COLUMN_CAPS[key] for key, _ in RUN_COLUMNS])
 
 
 def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str:
@@ -104,29 +109,36 @@ def _settings(local: bool) -> Any:
     return settings
 
 
-async def _metrics(client: Any, run_id: str) -> RunProgress:
-    try:
-        return RunProgress.from_metric_rows(present.items(await client.get_metrics(run_id), "metrics"))
-    except Exception:  # noqa: BLE001 - a run without metrics still prints
-        return RunProgress()
+async def _metrics(client: Any, run_id: str, notes: list[str] | None = None) -> RunProgress:
+    from primetui.ui.run_data import fetch_metric_rows
+
+    return RunProgress.from_metric_rows(await fetch_metric_rows(client, run_id, notes))
 
 
-async def collect_runs(client: Any, now: datetime, page: int = 1, limit: int = 20) -> tuple[list[present.RunRow], dict[str, Any]]:
+def reply_notes(reply: Any, notes: list[str] | None) -> None:
+    if notes is not None:
+        notes.extend(getattr(reply, "notes", ()))
+
+
+async def collect_runs(client: Any, now: datetime, page: int = 1, limit: int = 20, notes: list[str] | None = None) -> tuple[list[present.RunRow], dict[str, Any]]:
     reply = await client.list_runs(page=page, limit=limit)
+    reply_notes(reply, notes)
     runs = present.items(reply, "runs")
-    progress = await asyncio.gather(*[_metrics(client, str(present.field(r, "id"))) for r in runs])
+    progress = await gather_bounded([partial(_metrics, client, str(present.field(r, "id")), notes) for r in runs])
     rows = [present.run_row(r, p, now) for r, p in zip(runs, progress)]
     meta = {"total": present.field(reply, "total"), "page": present.field(reply, "page", default=page), "total_pages": present.field(reply, "total_pages", "totalPages")}
     return rows, meta
 
 
-async def collect_run(client: Any, run_id: str, now: datetime) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+async def collect_run(client: Any, run_id: str, now: datetime, notes: list[str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     run = await client.get_run(run_id)
-    progress = await _metrics(client, run_id)
+    progress = await _metrics(client, run_id, notes)
     detail = present.run_detail(run, progress, now)
     try:
-        cks = present.items(await client.list_checkpoints(run_id), "checkpoints")
-    except Exception:  # noqa: BLE001
+        reply = await client.list_checkpoints(run_id)
+        reply_notes(reply, notes)
+        cks = present.items(reply, "checkpoints")
+    except Exception:  # noqa: BLE001 - a run without checkpoints still prints
         cks = []
     volume = detail["volume"] if detail["volume"] != present.DASH else None
     checkpoints = [
@@ -149,7 +161,7 @@ async def collect_run(client: Any, run_id: str, now: datetime) -> tuple[dict[str
     return detail, checkpoints
 
 
-async def _main(args: Any, out: TextIO) -> int:
+async def _main(args: Any, out: TextIO, notes: list[str]) -> int:
     from primetui.ui.launch import make_client
 
     settings = _settings(bool(getattr(args, "local", False)))
@@ -160,7 +172,7 @@ async def _main(args: Any, out: TextIO) -> int:
     client = make_client(settings)
     try:
         if args.command == "runs":
-            rows, meta = await collect_runs(client, now)
+            rows, meta = await collect_runs(client, now, notes=notes)
             if args.json:
                 json.dump({"runs": [r.to_json() for r in rows], **meta}, out, indent=2)
                 out.write("\n")
@@ -169,7 +181,7 @@ async def _main(args: Any, out: TextIO) -> int:
                 if meta.get("total_pages") and meta["total_pages"] > 1:
                     out.write(f"page {meta['page']} of {meta['total_pages']} ({meta['total']} runs)\n")
         else:
-            detail, checkpoints = await collect_run(client, args.run_id, now)
+            detail, checkpoints = await collect_run(client, args.run_id, now, notes)
             if args.json:
                 json.dump({**detail, "checkpoints": checkpoints}, out, indent=2)
                 out.write("\n")
@@ -184,12 +196,59 @@ async def _main(args: Any, out: TextIO) -> int:
 
 def main(args: Any, out: TextIO | None = None) -> int:
     """Run once, print, exit. Platform errors become one sentence on stderr and exit code 1."""
+    notes: list[str] = []
+    return run_guarded(lambda: _main(args, out or sys.stdout, notes), notes, f"primetui {args.command} --once")
+
+
+def run_guarded(main: Callable[[], Awaitable[int]], notes: list[str], context: str) -> int:
+    """Run a headless command under its overall deadline; every failure becomes one line on stderr.
+
+    Exit codes: the command's own, 1 for a platform problem or the deadline, 130 for ctrl+c, and
+    ``EXIT_CRASH`` (70) for a bug, whose report file (secrets redacted) is named on stderr.
+    Notes from the wire boundary (rows dropped, a page cut) go to stderr after the output.
+    """
+    from primetui.api.boundary import HEADLESS_DEADLINE, seconds
+
+    limit = seconds(HEADLESS_DEADLINE, "PRIMETUI_HEADLESS_DEADLINE")
+
+    async def bounded() -> int:
+        async with asyncio.timeout(limit):
+            return await main()
+
     try:
-        return asyncio.run(_main(args, out or sys.stdout))
+        code = asyncio.run(bounded())
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # noqa: BLE001
+    except TimeoutError:
+        code = _fail(f"gave up after {limit:g} s: the platform did not finish answering; check your network and retry.")
+    except Exception as exc:  # noqa: BLE001 - sorted below: platform problem or bug
+        code = _failure(exc, context)
+    for note in dict.fromkeys(notes):
+        print(f"primetui: note: {clean(note)}", file=sys.stderr)
+    return code
+
+
+def _fail(sentence: str) -> int:
+    print(f"primetui: {clean(sentence)}", file=sys.stderr)
+    return 1
+
+
+def _failure(exc: Exception, context: str) -> int:
+    from primetui.api.errors import PrimeAPIError
+
+    if isinstance(exc, (PrimeAPIError, OSError)):
         from primetui.ui.errors import describe
 
-        print(f"primetui: {clean(describe(exc))}", file=sys.stderr)
-        return 1
+        return _fail(describe(exc))
+    from primetui import crash
+
+    key = None
+    try:
+        from primetui.settings import load_settings
+
+        key = getattr(load_settings(), "api_key", None)
+    except Exception:  # noqa: BLE001 - the report is still written, with the environment's secrets redacted
+        pass
+    path = crash.write_report(exc, context=context, secrets=[key])
+    print(clean(crash.crash_sentence(path)), file=sys.stderr)
+    return crash.EXIT_CRASH

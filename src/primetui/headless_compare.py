@@ -8,7 +8,6 @@ curves overlaid by step. JSON carries ``runs`` (each with its ``series`` by metr
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import sys
@@ -102,7 +101,7 @@ def compare_files(paths: list[str], as_json: bool, out: TextIO) -> int:
     return 0
 
 
-async def _main(args: Any, out: TextIO) -> int:
+async def _main(args: Any, out: TextIO, notes: list[str]) -> int:
     from primetui.headless import _settings
     from primetui.ui.launch import make_client
 
@@ -112,7 +111,7 @@ async def _main(args: Any, out: TextIO) -> int:
         return 2
     client = make_client(settings)
     try:
-        data = await collect(client, list(args.targets), datetime.now(timezone.utc))
+        data = await collect(client, list(args.targets), datetime.now(timezone.utc), notes)
     finally:
         close = getattr(client, "aclose", None)
         if close:
@@ -136,12 +135,7 @@ def main(args: Any, out: TextIO | None = None) -> int:
     if len(set(targets)) != len(targets):
         print("primetui: each run can be compared once; remove the repeated id.", file=sys.stderr)
         return 2
-    try:
-        return asyncio.run(_main(args, out))
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # noqa: BLE001
-        from primetui.ui.errors import describe
+    from primetui.headless import run_guarded
 
-        print(f"primetui: {describe(exc)}", file=sys.stderr)
-        return 1
+    notes: list[str] = []
+    return run_guarded(lambda: _main(args, out, notes), notes, "primetui compare --once")

@@ -58,7 +58,13 @@ class Scripted:
 
     async def get_metrics(self, run_id: str, **kw: Any) -> MetricsResponse:
         self.metric_calls.append(kw)
-        return MetricsResponse(metrics=_next(self.metrics, "get_metrics"))
+        # Through the wire boundary, as PrimeClient.get_metrics does.
+        from primetui.api.boundary import metric_rows
+
+        rows, notes = metric_rows(_next(self.metrics, "get_metrics"))
+        reply = MetricsResponse.model_construct(metrics=rows)
+        reply.notes.extend(notes)
+        return reply
 
     async def get_run(self, run_id: str) -> RLRun:
         self.run_calls.append(run_id)

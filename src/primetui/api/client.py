@@ -3,7 +3,9 @@
 It speaks the HTTP API exactly as the `prime` CLI 0.18.0 does (contract §1.3, §2): URL =
 base_url + `/api/v1` + path, a Bearer key, JSON bodies, the team in a query parameter or in the
 body with the per-endpoint spelling (`teamId` or `team_id`), 30 s reads (120 s for create and
-resume, which wait on a cold validator), 10 s connects. Replies are parsed into
+resume, which wait on a cold validator), 10 s connects. Every reply passes the wire boundary
+(`primetui.api.boundary`): read as a stream under a decoded-size cap, within a deadline for the
+whole exchange, depth-checked before it is parsed. Replies are parsed into
 `primetui.api.models`; every failure becomes a `primetui.api.errors.PrimeAPIError` subclass whose
 `str()` is one actionable sentence without the API key.
 
@@ -14,8 +16,8 @@ resume, which wait on a cold validator), 10 s connects. Replies are parsed into
 from __future__ import annotations
 
 import asyncio
-import json
 import ssl
+import zlib
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -27,6 +29,26 @@ from pydantic import ValidationError as PydanticValidationError
 from primetui import __version__
 from primetui.api._httpx import httpx
 from primetui.api import models as m
+from primetui.api.boundary import (
+    ACCEPT_ENCODING,
+    CREATE_REPLY_DEADLINE,
+    ERROR_BODY_CAP,
+    IN_FLIGHT,
+    MAX_LIST_ROWS,
+    MAX_PAGES,
+    NotedList,
+    REPLY_DEADLINE,
+    BodyReader,
+    ReplyTooLarge,
+    TooDeep,
+    TooMany,
+    UnsupportedEncoding,
+    cut,
+    loads,
+    metric_rows,
+    reply_cap,
+    reply_deadline,
+)
 from primetui.api.errors import (
     APITimeoutError,
     MalformedResponseError,
@@ -96,12 +118,13 @@ class PrimeClient:
         if not isinstance(timeout, httpx.Timeout):
             timeout = httpx.Timeout(timeout, connect=min(10.0, float(timeout)))
         self._timeout = timeout
+        self._in_flight = asyncio.Semaphore(IN_FLIGHT)
         self._transport = transport
         self._rediscover = rediscover
         self._http = self._new_http()
 
     def _new_http(self) -> httpx.AsyncClient:
-        headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
+        headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
         return httpx.AsyncClient(
@@ -147,6 +170,7 @@ class PrimeClient:
         params: dict[str, Any] | None = None,
         json_body: dict[str, Any] | None = None,
         timeout: httpx.Timeout | None = None,
+        deadline: float | None = None,
     ) -> dict[str, Any]:
         """Send one request and return its JSON object (204/empty -> {}), or raise a typed error."""
         if not self._api_key:
@@ -166,25 +190,36 @@ class PrimeClient:
             kwargs["json"] = json_body
         if timeout is not None:
             kwargs["timeout"] = timeout
+        limit = reply_deadline(deadline if deadline is not None else REPLY_DEADLINE)
         try:
-            response = await self._send(method, path, kwargs)
-        except httpx.ConnectTimeout as exc:
-            raise UnreachableError(
-                f"Cannot connect to {self.base_url} (no answer within "
-                f"{(timeout or self._timeout).connect or 10:g} s); check your network and that the "
-                "base URL (PRIME_BASE_URL or ~/.prime/config.json) is right.",
-                method=method,
-                path=path,
-            ) from exc
-        except httpx.TimeoutException as exc:
-            read = (timeout or self._timeout).read
-            within = f" within {read:g} s" if read else ""
+            async with self._in_flight, asyncio.timeout(limit):  # the deadline starts with the turn
+                status, reason, headers, content = await self._send(method, path, kwargs)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            if isinstance(exc, httpx.ConnectTimeout):
+                raise UnreachableError(
+                    f"Cannot connect to {self.base_url} (no answer within "
+                    f"{(timeout or self._timeout).connect or 10:g} s); check your network and that the "
+                    "base URL (PRIME_BASE_URL or ~/.prime/config.json) is right.",
+                    method=method,
+                    path=path,
+                ) from exc
+            if isinstance(exc, TimeoutError):  # the whole reply's deadline, however it trickled
+                what, within = "did not finish answering", limit
+            else:
+                what, within = "did not answer", (timeout or self._timeout).read or limit
             raise APITimeoutError(
-                f"{self.base_url} did not answer {method} {path}{within}; "
-                "check your network and retry.",
+                f"{self.base_url} {what} {method} {path} within {within:g} s; check your network and retry.",
                 method=method,
                 path=path,
             ) from exc
+        except ReplyTooLarge as exc:
+            raise self._malformed(
+                method, path, f"{exc}, the limit for this request; primetui stopped reading it"
+            ) from exc
+        except UnsupportedEncoding as exc:
+            raise self._malformed(method, path, f"it is sent in the {str(exc)[:40]!r} encoding, which primetui did not ask for") from exc
+        except zlib.error as exc:
+            raise self._malformed(method, path, "its compressed body is broken") from exc
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise UnreachableError(
                 f"The base URL {self.base_url!r} is not a valid http(s) URL; fix PRIME_BASE_URL "
@@ -193,26 +228,25 @@ class PrimeClient:
                 path=path,
             ) from exc
         except httpx.HTTPError as exc:
-            reason = redact(_transport_reason(exc), [self._api_key])
+            reason_text = redact(_transport_reason(exc), [self._api_key])
             raise UnreachableError(
-                f"Cannot reach {self.base_url} ({reason}); check that the platform is running "
+                f"Cannot reach {self.base_url} ({reason_text}); check that the platform is running "
                 "and the base URL (PRIME_BASE_URL or ~/.prime/config.json) is right.",
                 method=method,
                 path=path,
             ) from exc
 
-        if response.status_code >= 400:
+        if status >= 400:
             raise error_from_response(
-                response.status_code,
-                response.text,
+                status,
+                content.decode("utf-8", "replace"),
                 method=method,
                 url=url,
-                reason=response.reason_phrase,
-                retry_after=response.headers.get("Retry-After"),
+                reason=reason,
+                retry_after=headers.get("Retry-After"),
                 secrets=[self._api_key],
             )
-        content = response.content
-        if response.status_code == 204:
+        if status == 204:
             return {}
         if not content.strip():
             if method == "GET":
@@ -221,15 +255,17 @@ class PrimeClient:
                 raise self._malformed(method, path, "the reply is empty")
             return {}
         try:
-            data = json.loads(content)
+            data = loads(content)
+        except (TooDeep, TooMany) as exc:
+            raise self._malformed(method, path, str(exc)) from exc
         except ValueError as exc:
             raise self._malformed(method, path, "the reply is not JSON") from exc
         if not isinstance(data, dict):
             raise self._malformed(method, path, f"the reply is a JSON {type(data).__name__}, not an object")
         return data
 
-    async def _send(self, method: str, path: str, kwargs: dict[str, Any]) -> httpx.Response:
-        """One request; refused at connect, it goes again to where ``rediscover`` says the platform is now."""
+    async def _send(self, method: str, path: str, kwargs: dict[str, Any]) -> tuple[int, str, httpx.Headers, bytes]:
+        """One exchange; refused at connect, it goes again to where ``rediscover`` says the platform is now."""
         try:
             return await self._send_here(method, path, kwargs)
         except (httpx.ConnectError, httpx.ConnectTimeout):
@@ -252,19 +288,40 @@ class PrimeClient:
         await old.aclose()
         return True
 
-    async def _send_here(self, method: str, path: str, kwargs: dict[str, Any]) -> httpx.Response:
-        """One request; an idempotent one is retried once, at once, when the connection dropped.
+    async def _send_here(self, method: str, path: str, kwargs: dict[str, Any]) -> tuple[int, str, httpx.Headers, bytes]:
+        """One exchange; an idempotent one is retried once, at once, when the connection dropped.
 
         A pooled keep-alive connection the server closed a moment before reuse fails with
         "Server disconnected without sending a response" (or a reset) without the request having
         been served; GET and DELETE can safely be sent again on a fresh connection.
         """
         try:
-            return await self._http.request(method, path, **kwargs)
+            return await self._exchange(method, path, kwargs)
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
             if method not in IDEMPOTENT_METHODS:
                 raise
-        return await self._http.request(method, path, **kwargs)
+        return await self._exchange(method, path, kwargs)
+
+    async def _exchange(self, method: str, path: str, kwargs: dict[str, Any]) -> tuple[int, str, httpx.Headers, bytes]:
+        """Status, reason, headers and the decoded body, read as a stream under the route's cap."""
+        async with self._http.stream(method, path, **kwargs) as response:
+            error = response.status_code >= 400
+            cap = ERROR_BODY_CAP if error else reply_cap(path)
+            reader: BodyReader | None = None
+            try:
+                if response.is_stream_consumed:  # a transport that answered with a body in memory (tests)
+                    reader = BodyReader("identity", cap)  # httpx has decoded it already
+                    reader.feed(response.content)
+                else:
+                    reader = BodyReader(response.headers.get("Content-Encoding", ""), cap)
+                    async for chunk in response.aiter_raw():
+                        reader.feed(chunk)
+                body = reader.body()
+            except (ReplyTooLarge, zlib.error, UnsupportedEncoding):
+                if not error:
+                    raise
+                body = reader.partial() if reader is not None else b""  # an error's detail: its start says enough
+            return response.status_code, response.reason_phrase, response.headers, body
 
     def _malformed(self, method: str, path: str, why: str) -> MalformedResponseError:
         return MalformedResponseError(
@@ -287,6 +344,14 @@ class PrimeClient:
     async def _get(self, model: type[ModelT], path: str, **kw: Any) -> ModelT:
         return self._parse(model, await self.request("GET", path, **kw), "GET", path)
 
+    async def _get_list(self, model: type[ModelT], path: str, key: str, what: str, **kw: Any) -> tuple[ModelT, list[str]]:
+        """A list reply with its list cut to ``MAX_LIST_ROWS`` (the note says so) before it is parsed."""
+        data = await self.request("GET", path, **kw)
+        note = None
+        if isinstance(data.get(key), list):
+            data[key], note = cut(data[key], MAX_LIST_ROWS, what)
+        return self._parse(model, data, "GET", path), [note] if note else []
+
     @staticmethod
     def _body(model: BaseModel) -> dict[str, Any]:
         return model.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -297,8 +362,8 @@ class PrimeClient:
 
     async def list_volumes(self) -> list[m.Volume]:
         """V1 `GET /training/volumes`."""
-        page = await self._get(m.VolumeList, "/training/volumes", params=self._team_param("teamId"))
-        return page.volumes
+        page, notes = await self._get_list(m.VolumeList, "/training/volumes", "volumes", "volumes", params=self._team_param("teamId"))
+        return NotedList(page.volumes, notes)
 
     async def create_volume(
         self, name: str, size: str = "5Ti", *, warm: bool = True, cluster: str | None = None
@@ -351,12 +416,10 @@ class PrimeClient:
 
     async def list_sessions(self, name: str) -> list[m.VolumeSession]:
         """V8 `GET /training/volumes/{name}/sessions`: the caller's sessions, newest first."""
-        page = await self._get(
-            m.SessionList,
-            f"/training/volumes/{_seg(name)}/sessions",
-            params=self._team_param("teamId"),
+        page, notes = await self._get_list(
+            m.SessionList, f"/training/volumes/{_seg(name)}/sessions", "sessions", "sessions", params=self._team_param("teamId")
         )
-        return page.sessions
+        return NotedList(page.sessions, notes)
 
     async def route_transfer(
         self, name: str, mode: str, path: str = "", entries: list[str] | None = None, lease_id: str | None = None
@@ -387,11 +450,11 @@ class PrimeClient:
     async def list_models(self) -> m.AvailableFFTModelsResponse:
         """T1 `GET /training/available-fft-models`; a 404 (older platform) reads as empty."""
         try:
-            return await self._get(
-                m.AvailableFFTModelsResponse,
-                "/training/available-fft-models",
+            reply, _notes = await self._get_list(
+                m.AvailableFFTModelsResponse, "/training/available-fft-models", "models", "models",
                 params=self._team_param("team_id"),
             )
+            return reply
         except NotFoundError:
             return m.AvailableFFTModelsResponse()
 
@@ -443,7 +506,7 @@ class PrimeClient:
                 normalized_config=normalized_config,
             )
         path = "/training/runs"
-        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT)
+        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT, deadline=CREATE_REPLY_DEADLINE)
         return self._parse(m.HostedTrainingRunResponse, data, "POST", path)
 
     async def pause_run(self, run_id: str) -> m.PauseRunResponse:
@@ -465,7 +528,7 @@ class PrimeClient:
             gpu_type=gpu_type, image_tag=image_tag, wandb_api_key=wandb_api_key, hf_token=hf_token
         )
         path = f"/training/runs/{_seg(run_id)}/resume"
-        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT)
+        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT, deadline=CREATE_REPLY_DEADLINE)
         return self._parse(m.HostedTrainingRunResponse, data, "POST", path)
 
     # ---------------------------------------------------------------------------------------
@@ -479,7 +542,15 @@ class PrimeClient:
             params["team_id"] = self.team_id
         if mine:
             params["mine"] = "true"
-        return await self._get(m.RLRunPage, "/rft/runs", params=params)
+        reply = await self.request("GET", "/rft/runs", params=params)
+        runs = reply.get("runs")
+        note = None
+        if isinstance(runs, list):
+            reply["runs"], note = cut(runs, limit, "runs")
+        result = self._parse(m.RLRunPage, reply, "GET", "/rft/runs")
+        if note:
+            result.notes.append(note)
+        return result
 
     async def _run_envelope(self, method: str, path: str) -> m.RLRun:
         data = await self.request(method, path)
@@ -504,8 +575,10 @@ class PrimeClient:
     async def list_checkpoints(self, run_id: str, status: str | None = None) -> list[m.RLCheckpoint]:
         """R6 `GET /rft/runs/{id}/checkpoints`, optionally filtered by status (READY, ...)."""
         params = {"status_filter": status} if status else None
-        page = await self._get(m.CheckpointList, f"/rft/runs/{_seg(run_id)}/checkpoints", params=params)
-        return page.checkpoints
+        page, notes = await self._get_list(
+            m.CheckpointList, f"/rft/runs/{_seg(run_id)}/checkpoints", "checkpoints", "checkpoints", params=params
+        )
+        return NotedList(page.checkpoints, notes)
 
     async def get_logs(
         self,
@@ -546,12 +619,20 @@ class PrimeClient:
         if not isinstance(data.get("logs"), str):
             # Without its `logs` string the reply says nothing about the log; it is not an empty window.
             raise self._malformed("GET", path, "the reply has no logs string")
-        return self._parse(m.LogsResponse, data, "GET", path)
+        lines = data["logs"].splitlines()
+        note = None
+        if len(lines) > tail_lines:  # a tail: the last lines are the ones asked for
+            note = f"the platform sent {len(lines):,} log lines for a window of {tail_lines}; showing the last {tail_lines}"
+            data["logs"] = "\n".join(lines[-tail_lines:])
+        result = self._parse(m.LogsResponse, data, "GET", path)
+        if note:
+            result.notes.append(note)
+        return result
 
     async def list_env_servers(self, run_id: str) -> list[m.EnvServer]:
         """R8 `GET /rft/runs/{id}/env-servers` (snake_case reply)."""
-        page = await self._get(m.EnvServerList, f"/rft/runs/{_seg(run_id)}/env-servers")
-        return page.env_servers
+        page, notes = await self._get_list(m.EnvServerList, f"/rft/runs/{_seg(run_id)}/env-servers", "env_servers", "env servers")
+        return NotedList(page.env_servers, notes)
 
     async def get_metrics(
         self,
@@ -569,7 +650,16 @@ class PrimeClient:
             params["max_step"] = max_step
         if limit is not None:
             params["limit"] = limit
-        return await self._get(m.MetricsResponse, f"/rft/runs/{_seg(run_id)}/metrics", params=params or None)
+        path = f"/rft/runs/{_seg(run_id)}/metrics"
+        data = await self.request("GET", path, params=params or None)
+        raw = data.get("metrics", [])
+        if not isinstance(raw, list):
+            raise self._malformed("GET", path, "metrics: the reply has no list of rows")
+        raw, cut_note = cut(raw, limit, "metric rows")
+        rows, notes = metric_rows(raw)
+        result = m.MetricsResponse.model_construct(metrics=rows)
+        result.notes.extend(([cut_note] if cut_note else []) + notes)
+        return result
 
     async def get_progress(self, run_id: str) -> m.Progress:
         """R12 `GET /rft/runs/{id}/progress`."""
@@ -586,13 +676,15 @@ class PrimeClient:
     async def list_teams(self) -> list[m.Team]:
         """`GET /user/teams?offset&limit`, every page, as `prime teams list` / `prime switch` read it."""
         teams: list[m.Team] = []
-        while True:
+        for _ in range(MAX_PAGES):  # a platform whose total never comes cannot keep us reading
             reply = await self.request("GET", "/user/teams", params={"offset": len(teams), "limit": 100})
             batch = reply.get("data") if isinstance(reply.get("data"), list) else []
-            teams += [m.Team.model_validate(t) for t in batch if isinstance(t, dict)]
+            batch, _note = cut(batch, 100, "teams")
+            teams += [self._parse(m.Team, t, "GET", "/user/teams") for t in batch if isinstance(t, dict)]
             total = reply.get("total_count")
-            if not batch or not isinstance(total, int) or len(teams) >= total:
-                return teams
+            if not batch or not isinstance(total, int) or len(teams) >= min(total, MAX_LIST_ROWS):
+                break
+        return teams[:MAX_LIST_ROWS]
 
     async def whoami(self) -> m.WhoAmI:
         """`GET /user/whoami`: the key's user (a cheap way to test a key)."""

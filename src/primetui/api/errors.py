@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
+from primetui.api.boundary import loads
 from primetui.api.wire import LOG_NOT_STARTED_MARKERS
 
 __all__ = [
@@ -257,8 +258,8 @@ def parse_retry_after(value: str | None) -> float | None:
 def extract_detail(body: str, reason: str = "") -> Any:
     """The `detail` of an error body as the CLI reads it; raw text (or the reason) otherwise."""
     try:
-        data = json.loads(body) if body else None
-    except ValueError:
+        data = loads(body) if body else None
+    except ValueError:  # also TooDeep: a broken body says nothing but its status
         data = None
     if isinstance(data, dict) and "detail" in data:
         return data["detail"]

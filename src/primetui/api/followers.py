@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the wire models (pydantic) load with the client, not with t
     from primetui.api.models import RLRun
 
 __all__ = [
+    "DataNotes",
     "FollowerEvent",
     "FollowerState",
     "LogFollower",
@@ -164,6 +165,13 @@ class MetricRows(FollowerEvent):
 
     rows: tuple[dict[str, Any], ...]
     late: bool = False
+
+
+@dataclass(frozen=True)
+class DataNotes(FollowerEvent):
+    """What the wire boundary dropped from replies (``"2 rows ignored: non-finite step"``), each said once."""
+
+    notes: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -494,13 +502,12 @@ class RunWatcher(_Follower):
 # --------------------------------------------------------------------------------------------
 
 
-def _step_of(row: Any) -> int | float | None:
-    if not isinstance(row, dict):
-        return None
-    step = row.get("step")
-    if isinstance(step, bool) or not isinstance(step, (int, float)):
-        return None
-    return step
+def _say_notes(said: list[str], reply: Any, events: list[FollowerEvent]) -> None:
+    """A `DataNotes` event for the reply's boundary notes not said before (``said`` keeps them)."""
+    new = [n for n in getattr(reply, "notes", ()) if n not in said]
+    if new:
+        said += new
+        events.append(DataNotes(tuple(new)))
 
 
 class MetricsFollower(_RunBound):
@@ -530,13 +537,13 @@ class MetricsFollower(_RunBound):
         self.max_pages_per_poll = max_pages_per_poll
         self.late_every = late_every
         self.late_window = max(0, late_window)
-        self.last_step: int | float | None = None
+        self.last_step: int | None = None
         """The highest step received so far."""
         self.rows_received = 0
-        """Rows handed out so far."""
-        self.skipped_rows = 0
-        """Rows ignored because they carry no numeric `step`."""
-        self._seen: dict[int | float, dict[str, Any]] = {}  # values handed out, per recent step
+        """Rows handed out so far (every row has an int `step`: the client's wire boundary saw to it)."""
+        self.notes: list[str] = []
+        """What the wire boundary dropped from this run's replies, each note once."""
+        self._seen: dict[int, dict[str, Any]] = {}  # values handed out, per recent step
 
     async def _fetch(self, events: list[FollowerEvent], final: bool) -> None:
         recheck = final or (self.late_every > 0 and self.polls % self.late_every == 0)
@@ -547,6 +554,7 @@ class MetricsFollower(_RunBound):
         for _ in range(self.max_pages_per_poll):
             reply = await self.client.get_metrics(self.run_id, min_step=min_step, limit=self.page_size)
             raw = reply.metrics
+            _say_notes(self.notes, reply, events)
             fresh, late = self._take(raw, continuing)
             if late:
                 events.append(MetricRows(tuple(late), late=True))
@@ -566,18 +574,11 @@ class MetricsFollower(_RunBound):
 
         `continuing`: this reply continues a full page, so rows of the last step are still new.
         """
-        rows = []
-        for row in raw:
-            if _step_of(row) is None:
-                self.skipped_rows += 1
-                continue
-            rows.append(row)
-        rows.sort(key=lambda r: _step_of(r))  # type: ignore[arg-type,return-value]
+        rows = sorted(raw, key=lambda r: r["step"])
         fresh: list[dict[str, Any]] = []
         late: list[dict[str, Any]] = []
         for row in rows:
-            step = _step_of(row)
-            assert step is not None
+            step = row["step"]
             if self.last_step is None or step > self.last_step:
                 self.last_step = step
                 self._seen[step] = {k: v for k, v in row.items() if k != "step"}
@@ -600,7 +601,7 @@ class MetricsFollower(_RunBound):
                 delta["time"] = row["time"]
             out = {"step": step, **delta}
             # New if it came in the same batch as the step's first row (or continues a page).
-            same_batch = continuing or (fresh and _step_of(fresh[-1]) == step)
+            same_batch = continuing or (fresh and fresh[-1]["step"] == step)
             (fresh if same_batch else late).append(out)
         if self.last_step is not None:
             floor = self.last_step - self.late_window
@@ -805,6 +806,9 @@ class LogFollower(_RunBound):
         self._calm = 0  # consecutive polls whose new lines used under a quarter of the window
         self._calm_peak = 0  # most new lines in one poll during that calm stretch
         self._last_requested = self.backlog_lines
+        self.notes: list[str] = []
+        """What the wire boundary cut from this stream's windows, each note once."""
+        self._reply: Any = None
 
     async def _get(self, requested: int) -> list[str]:
         since = self.since_seconds
@@ -822,12 +826,14 @@ class LogFollower(_RunBound):
             env_name=self.env_name,
             since_seconds=since,
         )
+        self._reply = reply
         return reply.lines()
 
     async def _fetch(self, events: list[FollowerEvent], final: bool) -> None:
         requested = self.backlog_lines if self._first else self.tail_lines
         try:
             cur = await self._get(requested)
+            _say_notes(self.notes, self._reply, events)
         except NotFoundError as exc:
             if not exc.not_started:
                 raise

@@ -32,6 +32,7 @@ from typing import Any
 
 from primetui.api.followers import (
     MAX_TAIL_LINES,
+    DataNotes,
     FollowerEvent,
     LogFollower,
     LogGap,
@@ -50,7 +51,7 @@ Callback = Callable[[Any], Any]
 RETRY_FIRST, RETRY_CAP = 0.5, 4.0
 """A failed resource poll is retried after about 0.5 s, 1 s, 2 s, then every 4 s, until one succeeds."""
 
-_REPLAYED = (MetricRows, LogLines, LogGap)
+_REPLAYED = (MetricRows, LogLines, LogGap, DataNotes)
 """Events a late subscriber must see again (the data itself); the rest is replaced by the latest."""
 
 

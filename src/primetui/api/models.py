@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 __all__ = [
@@ -600,8 +600,21 @@ class RunEnvelope(CamelModel):
     """The run."""
 
 
-class RLRunPage(CamelModel):
+class _Noted:
+    """A reply the wire boundary changed: ``notes`` says what it dropped or cut, one clause each."""
+
+    _notes: list[str]
+
+    @property
+    def notes(self) -> list[str]:
+        return self._notes
+
+
+class RLRunPage(_Noted, CamelModel):
     """R1 reply: one page of runs. Pagination keys are None on platforms without pagination."""
+
+    _notes: list[str] = PrivateAttr(default_factory=list)
+    """What the wire boundary dropped or cut from this reply (see `notes`)."""
 
     runs: list[RLRun] = Field(default_factory=list)
     """Runs on this page."""
@@ -643,8 +656,11 @@ class CheckpointList(CamelModel):
     """The run's checkpoints."""
 
 
-class LogsResponse(CamelModel):
+class LogsResponse(_Noted, CamelModel):
     """R7 reply: one string of newline-separated lines."""
+
+    _notes: list[str] = PrivateAttr(default_factory=list)
+    """What the wire boundary dropped or cut from this reply (see `notes`)."""
 
     logs: str = ""
     """The log window, lines separated by `\\n`."""
@@ -674,8 +690,15 @@ class EnvServerList(SnakeModel):
     """The run's env-server pods."""
 
 
-class MetricsResponse(CamelModel):
-    """R10 reply: `{"metrics": [row, ...]}`; rows are opaque dicts like {"step": 1, "loss/mean": 1.1}."""
+class MetricsResponse(_Noted, CamelModel):
+    """R10 reply: `{"metrics": [row, ...]}`; rows like {"step": 1, "time": 1.7e9, "loss/mean": 1.1}.
+
+    Rows come through `primetui.api.boundary.metric_rows`: every step is an int in range, every
+    time and value a number (NaN/inf kept); what it dropped is counted in `notes`.
+    """
+
+    _notes: list[str] = PrivateAttr(default_factory=list)
+    """What the wire boundary dropped or cut from this reply (see `notes`)."""
 
     metrics: list[dict[str, Any]] = Field(default_factory=list)
     """Metric rows, in step order."""

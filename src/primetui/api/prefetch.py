@@ -15,7 +15,6 @@ as without this.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -24,6 +23,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from primetui import __version__
+from primetui.api.boundary import DEFAULT_REPLY_CAP, loads
 from primetui.api.urls import API_PREFIX, normalize_base_url
 
 # camelCase wire name -> accepted Python type(s) of RLRun (primetui.api.models); required first.
@@ -103,6 +103,22 @@ def runs_page(reply: Any) -> dict[str, Any] | None:
     return page
 
 
+def _read_capped(response: Any, deadline: float) -> bytes | None:
+    """The body, or None past the wire boundary's cap or the deadline for the whole reply."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        if time.monotonic() > deadline:
+            return None
+        chunk = response.read1(64 * 1024)
+        if not chunk:
+            return b"".join(parts)
+        size += len(chunk)
+        if size > DEFAULT_REPLY_CAP:
+            return None
+        parts.append(chunk)
+
+
 def _proxied(env: dict[str, str]) -> bool:
     return any(env.get(name) or env.get(name.upper()) for name in PROXY_VARS)
 
@@ -121,6 +137,7 @@ def fetch_runs_page(base_url: str, api_key: str, *, team_id: str | None = None, 
         "Authorization": f"Bearer {api_key}",
         "User-Agent": f"primetui/{__version__}",
         "Accept": "application/json",
+        "Accept-Encoding": "identity",
     }
     try:
         if url.scheme == "https":
@@ -137,12 +154,15 @@ def fetch_runs_page(base_url: str, api_key: str, *, team_id: str | None = None, 
         try:
             conn.request("GET", f"{url.path}?{urlencode(params)}", headers=headers)
             response = conn.getresponse()
-            body = response.read()
-            if response.status != 200:
+            if response.status != 200 or response.getheader("Content-Encoding", "identity") != "identity":
                 return None
+            body = _read_capped(response, time.monotonic() + TIMEOUT)
         finally:
             conn.close()
-        return runs_page(json.loads(body))
+        page_of_runs = runs_page(loads(body)) if body is not None else None
+        if page_of_runs is not None and len(page_of_runs["runs"]) > limit:
+            return None  # longer than asked: the real client cuts it and says so
+        return page_of_runs
     except Exception:  # noqa: BLE001 - any problem: the real client asks again and reports it
         return None
 

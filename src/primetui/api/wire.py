@@ -189,7 +189,8 @@ LOG_NOT_STARTED_MARKERS: Final = (
 def parse_time(value: str | datetime | None) -> datetime | None:
     """Read a wire timestamp leniently: ISO 8601 with `Z`, an offset, or none (taken as UTC).
 
-    Returns None for a missing or unreadable value, so a display never fails on a timestamp.
+    Returns None for a missing or unreadable value, so a display never fails on a timestamp; the
+    result is in UTC, and a time UTC cannot hold (``0001-01-01T00:00+14:00``) is unreadable too.
     """
     if value is None:
         return None
@@ -206,8 +207,11 @@ def parse_time(value: str | datetime | None) -> datetime | None:
         except ValueError:
             return None
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt
+        return dt.replace(tzinfo=timezone.utc)
+    try:
+        return dt.astimezone(timezone.utc)
+    except OverflowError:
+        return None
 
 
 def wire_time(dt: datetime) -> str:

@@ -9,6 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+MAX_PODS = 32
+"""Log streams per component at most (trainer or inference nodes): the config comes from the platform."""
+MAX_ENV_STREAMS = 32
+"""Env-server log streams at most."""
+
 
 @dataclass(frozen=True, slots=True)
 class LogSpec:
@@ -44,9 +49,10 @@ def has_evals(run: Any) -> bool:
 
 def eval_env_names(run: Any) -> list[str]:
     """Env names of the [[eval.source]] entries, in order (best effort across config shapes)."""
-    ev = run_config(run).get("eval") or {}
-    names = []
-    for src in ev.get("source") or []:
+    ev = run_config(run).get("eval")
+    sources = ev.get("source") if isinstance(ev, dict) else None
+    names: list[str] = []
+    for src in sources if isinstance(sources, list) else []:
         if not isinstance(src, dict):
             continue
         env = src.get("env")
@@ -68,7 +74,7 @@ def log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
     deployment = cfg.get("deployment") if isinstance(cfg.get("deployment"), dict) else {}
     nodes = deployment.get("num_train_nodes") if deployment.get("type") == "multi_node" else None
     if isinstance(nodes, int) and nodes > 1:
-        specs += [LogSpec(f"trainer-{i}", f"trainer/{i}", "trainer", pod_index=i) for i in range(nodes)]
+        specs += [LogSpec(f"trainer-{i}", f"trainer/{i}", "trainer", pod_index=i) for i in range(min(nodes, MAX_PODS))]
     else:
         specs.append(LogSpec("trainer", "trainer", "trainer"))
     if not cfg.get("eval"):
@@ -76,7 +82,7 @@ def log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
     specs.append(LogSpec("orchestrator", "orchestrator", "orchestrator"))
     infer = deployment.get("num_infer_nodes") if deployment.get("type") == "multi_node" else None
     if isinstance(infer, int) and infer > 1:
-        specs += [LogSpec(f"inference-{i}", f"inference/{i}", "inference", pod_index=i) for i in range(infer)]
+        specs += [LogSpec(f"inference-{i}", f"inference/{i}", "inference", pod_index=i) for i in range(min(infer, MAX_PODS))]
     else:
         specs.append(LogSpec("inference", "inference", "inference"))
     inference = cfg.get("inference") if isinstance(cfg.get("inference"), dict) else {}
@@ -87,9 +93,11 @@ def log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
         name = _get(server, "env_name") or _get(server, "pod_name")
         if name and str(name) not in names:
             names.append(str(name))
+            if len(names) >= MAX_ENV_STREAMS:
+                break
     if not names:
         names = eval_env_names(run)
-    for name in names:
+    for name in names[:MAX_ENV_STREAMS]:
         short = name.split("/")[-1]
         specs.append(LogSpec(f"env-{_slug(name)}", f"env:{short}", "env-server", env_name=name))
     return specs

@@ -6,8 +6,9 @@ cursor moves, OSC title or clipboard writes, bidi overrides, bells. We:
 - drop well-formed SGR sequences (``ESC [ params m``): they only colour text, and the monitor
   colours lines itself from the theme, so removing them loses nothing and keeps lines readable;
 - show every other control character as a visible Unicode "control picture" (``ESC`` -> ``␛``,
-  ``BEL`` -> ``␇``, C1 controls and bidi overrides -> ``�``), so the rest of the sequence appears
-  as plain text and nothing reaches the terminal;
+  ``BEL`` -> ``␇``, C1 controls, bidi overrides and every other invisible format character such
+  as a zero-width space -> ``�``), so the rest of the sequence appears as plain text, nothing
+  reaches the terminal, and two names that differ never look the same;
 - expand tabs to spaces (the view measures cells).
 """
 
@@ -24,12 +25,24 @@ for _code in range(0x20):
 _TABLE[0x7F] = "\u2421"  # DEL
 for _code in range(0x80, 0xA0):  # C1 controls (CSI, OSC, ... as single bytes)
     _TABLE[_code] = "\ufffd"
-for _code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029, 0xFEFF):
-    _TABLE[_code] = "\ufffd"  # bidi overrides/isolates could reorder what the user reads; U+2028/9 break lines
+# Every invisible format character (Unicode category Cf, 15.0): zero-width space/joiners (U+200B-D),
+# word joiner (U+2060), BOM (U+FEFF), soft hyphen, bidi marks, overrides and isolates (which could
+# reorder what the user reads), tag characters. Invisible, they let two names that look the same
+# differ; shown, the difference is seen.
+_FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+_FORMAT_RANGES = re.findall(r"(.)(?:-(.))?", _FORMAT)
+for _lo, _hi in _FORMAT_RANGES:
+    for _code in range(ord(_lo), ord(_hi or _lo) + 1):
+        _TABLE[_code] = "\ufffd"
+for _code in (0x2028, 0x2029):
+    _TABLE[_code] = "\ufffd"  # U+2028/9 break lines
 
-
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ufeff]")
-_CONTROL_BATCH = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ufeff]")
+_CONTROL = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_FORMAT}]")
+_CONTROL_BATCH = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{_FORMAT}]")
 
 
 def _picture(match: re.Match[str]) -> str:

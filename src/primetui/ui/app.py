@@ -24,7 +24,7 @@ from primetui.ui.compact import COMPACT_CSS, is_compact, one_line
 from primetui.ui.focus import types_text
 from primetui.ui.remember import initial_watched, remember
 from primetui.ui.notify import announce, make_notifier
-from primetui.ui.safe import ControlFilter, clean
+from primetui.ui.safe import ControlFilter, clean, clean_block
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
@@ -111,6 +111,11 @@ class PrimeApp(App):
         self.prefs_file = Path(prefs_file) if prefs_file else None
         self.state.watched |= initial_watched(prefs)
         self._remembering = False
+        self._said_notes: set[str] = set()
+        self.crash_report: Any = None
+        """After a bug: the report's path (False when none could be written); see primetui.ui.crashguard."""
+        self.crash_shells = 0
+        self._crash_tasks: list[Any] = []
         self.platform_label = platform_label or self._label_from_settings(settings)
         team = present.field(settings, "team_name", "team_id") if settings is not None else None
         self.team_label = str(team) if team else "personal"
@@ -158,10 +163,6 @@ class PrimeApp(App):
             return Path(platformdirs.user_config_dir("primetui")) / "themes"
         except Exception:  # noqa: BLE001
             return None
-
-    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
-        """Every toast: its text shown literally (never markup), outside controls made visible."""
-        super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
 
     def on_mount(self) -> None:
         keymap = present.field(self.prefs, "keymap", default=None)
@@ -220,6 +221,17 @@ class PrimeApp(App):
         if toast or first:
             self.notify(message, severity="error", timeout=8)
 
+    def say_notes(self, notes: Any) -> None:
+        """What the wire boundary dropped or cut (``2 rows ignored: non-finite step``): a warning
+        toast, each note once per session, while the rest of the screen shows what was kept."""
+        from primetui.api.boundary import join_notes
+
+        new = [str(n) for n in notes or () if str(n) not in self._said_notes]
+        if new:
+            self._said_notes.update(new)
+            text = join_notes(new)
+            self.notify(text[:1].upper() + text[1:], severity="warning", timeout=10)
+
     def observe_run(self, run: Any) -> None:
         change = self.state.observe_run(run)
         if change:
@@ -267,13 +279,28 @@ class PrimeApp(App):
     def on_resize(self, event: Any) -> None:
         self.set_class(is_compact(event.size.width, event.size.height), "-compact")
 
-    def notify(self, message: str, *, title: str = "", **kw: Any) -> None:  # type: ignore[override]
-        """At 80x24 a toast is one line (title and message together); elsewhere as usual."""
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast: its text shown literally (never markup, whatever ``markup`` says), outside
+        controls made visible; at 80x24 one line (title and message together)."""
+        message, title = clean_block(str(message)), clean(title)
         size = self.size
         if size.width and is_compact(size.width, size.height):
             self.set_class(True, "-compact")
             message, title = one_line(message, title), ""
-        super().notify(message, title=title, **kw)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """A bug: report file, shells told and hung up, non-zero exit (primetui.ui.crashguard)."""
+        from primetui.ui.crashguard import on_crash
+
+        on_crash(self, error)
+        super()._handle_exception(error)
+
+    def _fatal_error(self) -> None:
+        # Textual would print a traceback with local variables (the API key among them): the
+        # redacted report file replaces it, and run_app prints where it is.
+        self.bell()
+        self._close_messages_no_wait()
 
     async def action_letter_quit(self) -> None:
         """`q`: quit (ctrl+q always quits; `q` is a letter, so text entry and the editor keep it)."""

@@ -271,4 +271,6 @@ def run_app(args: Any) -> int:
     if app is None:
         return code
     app.run()
-    return 0
+    from primetui.ui.crashguard import exit_code
+
+    return exit_code(app)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field as dc_field
 from datetime import datetime, timezone
@@ -199,10 +200,9 @@ class RunProgress:
         return progress
 
     def extend(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Rows from the wire boundary (``primetui.api.boundary.metric_rows``): each has an int step."""
         for row in rows:
-            step = row.get("step") if isinstance(row, dict) else None
-            if isinstance(step, (int, float)):
-                self.rows.setdefault(int(step), {}).update(row)
+            self.rows.setdefault(row["step"], {}).update(row)
 
     @property
     def step(self) -> int | None:
@@ -437,9 +437,18 @@ def run_detail(run: Any, progress: RunProgress | None, now: datetime) -> dict[st
 
 
 def checkpoint_command(volume: str | None, run_id: str, step: int) -> str:
-    """The exact command that downloads one checkpoint (seed step 5)."""
-    vol = volume or "<volume>"
-    return f"prime volumes get {vol} runs/{run_id}/checkpoints/step_{step}/ ./step_{step}"
+    """The exact command that downloads one checkpoint (seed step 5).
+
+    The volume name and run id come from the platform, so each word is quoted for the shell: a
+    name such as ``x; rm -rf ~`` is pasted as one argument, never run.
+    """
+    vol = shlex.quote(volume) if volume else "<volume>"
+    return f"prime volumes get {vol} {shlex.quote(checkpoint_path(run_id, step))} ./step_{int(step)}"
+
+
+def checkpoint_path(run_id: str, step: int | None = None) -> str:
+    """A run's folder on its volume, or one checkpoint's (unquoted: quote it where it becomes a command)."""
+    return f"runs/{run_id}/" if step is None else f"runs/{run_id}/checkpoints/step_{int(step)}/"
 
 
 def volume_status_label(status: str) -> str:

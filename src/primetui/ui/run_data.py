@@ -7,11 +7,13 @@ preferences file, and for several runs their summaries and config diff.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from functools import partial
 from typing import Any
+
+from primetui.api.boundary import gather_bounded
 
 from primetui.monitor_core.anomalies import Anomaly, Thresholds, detect
 from primetui.monitor_core.compare import summarize
@@ -37,17 +39,35 @@ async def fetch_logs(client: Any, run: Any) -> dict[str, list[str]]:
     from primetui.monitor_core.components import log_specs
     from primetui.monitor_core.lines import LineParser
 
-    logs: dict[str, list[str]] = {}
-    for spec in log_specs(run):
+    async def one(spec: Any) -> tuple[str, list[str] | None]:
         try:
             reply = await client.get_logs(
                 str(_get(run, "id")), LOG_TAIL, component=spec.component, pod_index=spec.pod_index, env_name=spec.env_name
             )
         except Exception:  # noqa: BLE001 - a component without logs yet is not an error here
-            continue
+            return spec.key, None
         raw = reply.lines() if hasattr(reply, "lines") else str(_get(reply, "logs") or "").splitlines()
-        logs[spec.key] = list(LineParser().parse_batch(raw).texts)
-    return logs
+        return spec.key, list(LineParser().parse_batch(raw).texts)
+
+    found = await gather_bounded([partial(one, spec) for spec in log_specs(run)])
+    return {key: texts for key, texts in found if texts is not None}
+
+
+async def fetch_metric_rows(client: Any, run_id: str, notes: list[str] | None = None) -> list[dict[str, Any]]:
+    """A run's metric rows; what the wire boundary dropped, or why there are none, goes to ``notes``."""
+    from primetui.api.errors import NotFoundError, PrimeAPIError
+
+    try:
+        reply = await client.get_metrics(run_id)
+    except NotFoundError:  # a run without metrics (yet) is still shown
+        return []
+    except PrimeAPIError as exc:  # bad data or a failed read: said, and the run is still shown
+        if notes is not None:
+            notes.append(str(exc))
+        return []
+    if notes is not None:
+        notes += [f"metrics of run {run_id}: {note}" for note in getattr(reply, "notes", ())]
+    return present.items(reply, "metrics")
 
 
 async def run_anomalies(client: Any, run: Any, rows: Iterable[Mapping[str, Any]], now: float) -> list[Anomaly]:
@@ -61,27 +81,23 @@ def series(rows: Iterable[Mapping[str, Any]], keys: Iterable[str] | None = None)
     """``{metric: {"steps": [...], "times": [...], "values": [...]}}`` (NaN/inf as None, JSON-safe)."""
     wanted = set(keys) if keys is not None else None
     out: dict[str, dict[str, list]] = {}
-    for row in sorted((r for r in rows if isinstance(r.get("step"), (int, float))), key=lambda r: r["step"]):
+    for row in sorted(rows, key=lambda r: r["step"]):  # rows from the wire boundary: each has an int step
         for key, value in row.items():
-            if key in ("step", "time") or isinstance(value, bool) or not isinstance(value, (int, float)):
+            if key in ("step", "time"):
                 continue
             if wanted is not None and key not in wanted:
                 continue
             s = out.setdefault(key, {"steps": [], "times": [], "values": []})
-            s["steps"].append(int(row["step"]))
-            t = row.get("time")
-            s["times"].append(float(t) if isinstance(t, (int, float)) else None)
+            s["steps"].append(row["step"])
+            s["times"].append(float(row["time"]) if "time" in row else None)
             s["values"].append(float(value) if math.isfinite(value) else None)
     return out
 
 
-async def collect_one(client: Any, run_id: str, now: datetime) -> dict[str, Any]:
+async def collect_one(client: Any, run_id: str, now: datetime, notes: list[str] | None = None) -> dict[str, Any]:
     """One run's entry: identity, status, summary numbers, anomalies, series and config."""
     run = await client.get_run(run_id)
-    try:
-        rows = present.items(await client.get_metrics(run_id), "metrics")
-    except Exception:  # noqa: BLE001 - a run without metrics still compares
-        rows = []
+    rows = await fetch_metric_rows(client, run_id, notes)
     progress = present.RunProgress.from_metric_rows(rows)
     merged = list(progress.rows.values())
     row = present.run_row(run, progress, now)
@@ -106,8 +122,8 @@ def diff_json(labels: list[str], configs: list[dict[str, Any]]) -> dict[str, dic
     return {key: {label: v.to_json() for label, v in zip(labels, values)} for key, values in config_diff(configs).items()}
 
 
-async def collect(client: Any, run_ids: list[str], now: datetime) -> dict[str, Any]:
-    runs = list(await asyncio.gather(*[collect_one(client, rid, now) for rid in run_ids]))
+async def collect(client: Any, run_ids: list[str], now: datetime, notes: list[str] | None = None) -> dict[str, Any]:
+    runs = list(await gather_bounded([partial(collect_one, client, rid, now, notes) for rid in run_ids]))
     return {"runs": runs, "config_diff": diff_json([r["id"] for r in runs], [r["config"] for r in runs])}
 
 

@@ -26,7 +26,7 @@ from textual.widgets import DataTable
 
 from primetui.monitor_core.escapes import clean, clean_block
 
-__all__ = ["ControlFilter", "SafeTable", "clean", "plain"]
+__all__ = ["ControlFilter", "SafeTable", "clean", "clean_block", "plain"]
 
 
 def plain(value: Any, style: str = "") -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from primetui.api.followers import (
+    DataNotes,
     LogGap,
     LogLines,
     MetricRows,
@@ -91,6 +92,8 @@ class FeedMixin:
                 self.ingest(key, list(event.lines))  # type: ignore[attr-defined]
             elif isinstance(event, LogGap):
                 self.ingest_gap(key, event.message)  # type: ignore[attr-defined]
+            elif isinstance(event, DataNotes):
+                self._say_notes(f"{key} log of run {self.run_id}: {n}" for n in event.notes)
             elif isinstance(event, (StateChanged, PollFailed, Stopped)) and holder:
                 self.feed_note(key, holder[0])
 
@@ -124,6 +127,15 @@ class FeedMixin:
     def on_env_servers(self, servers: list[Any]) -> None:
         """Hook: R8 answered."""
 
+    def _say_notes(self, notes: Any) -> None:
+        """Boundary notes through the dashboard's once-only toast (a bare monitor app toasts each)."""
+        say = getattr(self.app, "say_notes", None)  # type: ignore[attr-defined]
+        if say is not None:
+            say(notes)
+        else:
+            for note in notes:
+                self.app.notify(note, severity="warning", markup=False)  # type: ignore[attr-defined]
+
     def feed_note(self, key: str, follower: Any) -> None:
         """Hook: a follower's state changed (waiting, retrying, stopped, error)."""
 
@@ -137,6 +149,8 @@ class FeedMixin:
         def on_event(event: Any) -> None:
             if isinstance(event, MetricRows):
                 self.add_metrics(list(event.rows))  # type: ignore[attr-defined]
+            elif isinstance(event, DataNotes):
+                self._say_notes(f"metrics of run {self.run_id}: {n}" for n in event.notes)
             elif isinstance(event, (StateChanged, PollFailed, Stopped)) and holder:
                 self.feed_note("metrics", holder[0])
 

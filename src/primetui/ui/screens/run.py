@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 import tomlkit
@@ -14,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
 
-from primetui.api.followers import MetricRows, PollFailed, RunUpdate
+from primetui.api.followers import DataNotes, MetricRows, PollFailed, RunUpdate
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.focus import focus_content, types_text
@@ -155,10 +156,13 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         if isinstance(event, MetricRows):
             self.prime.state.progress.setdefault(self.run_id, RunProgress()).extend(event.rows)
             self.render_run()
+        elif isinstance(event, DataNotes):
+            self.prime.say_notes(f"metrics of run {self.run_id}: {note}" for note in event.notes)
 
     def on_checkpoints(self, result: Any) -> None:
         if result.ok:
             self.checkpoints = result.value
+            self.prime.say_notes(f"checkpoints of run {self.run_id}: {n}" for n in getattr(result.value, "notes", ()))
         if present.run_status(self.run) in TERMINAL_RUN_STATUSES:
             # The last checkpoint can land just after the status turns terminal (teardown): look
             # a few more times, then stop polling a run that cannot change.
@@ -410,17 +414,17 @@ class RunScreen(RunLinksMixin, DashboardScreen):
     def _checkpoint_path(self) -> str:
         """The highlighted checkpoint's folder on the volume (the run's folder when none is listed)."""
         table = self.query_one("#run-checkpoints", DataTable)
-        path = f"runs/{self.run_id}/"
+        path = present.checkpoint_path(self.run_id)
         if table.row_count and self.checkpoints:
             try:
                 key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-                path = f"runs/{self.run_id}/checkpoints/step_{key}/"
+                path = present.checkpoint_path(self.run_id, int(key))
             except Exception:  # noqa: BLE001
                 pass
         return path
 
     def action_copy_path(self) -> None:
-        self.prime.copy_text(self._checkpoint_path(), "volume path")
+        self.prime.copy_text(shlex.quote(self._checkpoint_path()), "volume path")  # pasted into a shell: one word
 
     def action_get_checkpoint(self) -> None:
         """g: the get dialog on the highlighted checkpoint (what `prime volumes get … step_N/` does)."""

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
-from primetui.api.followers import MetricRows
+from primetui.api.followers import DataNotes, MetricRows
 from primetui.api.prefetch import RUNS_PAGE_SIZE
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
@@ -103,8 +103,12 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         if not data:
             return
         state.runs = data["runs"]
+        from primetui.api.boundary import metric_rows
+
         for run_id, points in (data.get("losses") or {}).items():
-            state.progress.setdefault(run_id, RunProgress()).extend({"step": s, "loss/mean": l} for s, l in points)
+            pairs = [p for p in points if isinstance(p, (list, tuple)) and len(p) == 2] if isinstance(points, list) else []
+            rows, _dropped = metric_rows([{"step": s, "loss/mean": loss} for s, loss in pairs])  # a file on disk: the same rules
+            state.progress.setdefault(run_id, RunProgress()).extend(rows)
         state.runs_total = len(state.runs)
         state.connection.cached_at = present.fmt_time(data.get("saved_at"))[-5:]
         self.refresh_status()
@@ -166,6 +170,7 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         state = self.prime.state
         reply = result.value
         self.ok()
+        self.prime.say_notes(getattr(reply, "notes", ()))
         runs = present.items(reply, "runs")
         state.runs = runs
         state.runs_loaded = True
@@ -205,6 +210,8 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
                 self.prime.state.progress.setdefault(run_id, RunProgress()).extend(event.rows)
                 self.render_rows()
                 self._save_soon()
+            elif isinstance(event, DataNotes):
+                self.prime.say_notes(f"metrics of run {run_id}: {note}" for note in event.notes)
         return on_event
 
     def _save_soon(self) -> None:

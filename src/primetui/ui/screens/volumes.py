@@ -112,6 +112,7 @@ class VolumesScreen(DashboardScreen):
             return
         self.ok()
         volumes, sessions = result.value
+        self.prime.say_notes([*getattr(volumes, "notes", ()), *(n for s in sessions.values() for n in getattr(s, "notes", ()))])
         state.volumes = volumes
         state.volumes_loaded = True
         state.sessions.update(sessions)
