@@ -29,7 +29,6 @@ for _code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x
 
 
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ufeff]")
-_CONTROL_BATCH = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ufeff]")
 
 
 def _picture(match: re.Match[str]) -> str:
@@ -58,17 +57,6 @@ def neutralise(text: str) -> str:
     if _CONTROL.search(text) is None:
         return text
     return _CONTROL.sub(_picture, text)
-
-
-def neutralise_batch(text: str) -> str:
-    """Like :func:`neutralise`, but keeps ``\\n`` so a joined batch can be split afterwards."""
-    if "\x1b" in text:
-        text = _SGR.sub("", text)
-    if "\t" in text:
-        text = "\n".join(line.expandtabs(8) for line in text.split("\n"))
-    if _CONTROL_BATCH.search(text) is None:
-        return text
-    return _CONTROL_BATCH.sub(_picture, text)
 
 
 def clean(value: object) -> str:
