@@ -1,9 +1,12 @@
-"""Smoke test of the installed wheel: `primetui --local`, headless, reaches the runs screen with no warning.
+"""Smoke test of the installed wheel: the dashboard, headless, reaches the runs screen with no warning.
 
 Run by `.ci/wheel-smoke` with the python of a fresh venv that holds only the built wheel, so it
 sees what a user who ran `uv tool install primetui` sees: the app is built by the same
-`primetui.ui.launch.build_app` that `primetui --local` uses, started with its own data dir and
-HOME, and driven by Textual's headless runner. It stops the local platform it started by its pid.
+`primetui.ui.launch.build_app` that `primetui` uses, started with its own HOME, and driven by
+Textual's headless runner.
+
+    wheel_smoke.py platform   the base install, on the platform named by PRIME_BASE_URL and PRIME_API_KEY
+    wheel_smoke.py local      `primetui --local` (needs primetui[local]); it stops the platform it started by its pid
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ async def drive(app) -> list[str]:
     return problems
 
 
-def main() -> int:
+def main(mode: str) -> int:
     import primetui
     from primetui.ui.launch import build_app
 
@@ -49,9 +52,10 @@ def main() -> int:
         data_dir = Path(tmp) / "local"
         os.environ.update(HOME=str(home), PRIMETUI_LOCAL_DATA_DIR=str(data_dir),
                           PRIMETUI_CONFIG_DIR=str(home / "config"), XDG_CACHE_HOME=str(home / "cache"))
-        for key in [k for k in os.environ if k.startswith("PRIME_")]:
+        keep = {"PRIME_BASE_URL", "PRIME_API_KEY"} if mode == "platform" else set()
+        for key in [k for k in os.environ if k.startswith("PRIME_") and k not in keep]:
             del os.environ[key]
-        app, code = build_app(Namespace(local=True, command=None))
+        app, code = build_app(Namespace(local=mode == "local", command=None))
         try:
             if app is None:
                 print(f"wheel smoke: the app did not start (exit {code})", file=sys.stderr)
@@ -68,9 +72,12 @@ def main() -> int:
     for problem in problems:
         print(f"wheel smoke: {problem}", file=sys.stderr)
     if not problems:
-        print("wheel smoke: `primetui --local` reached the runs screen with no warning")
+        what = "`primetui --local`" if mode == "local" else "`primetui` on the platform"
+        print(f"wheel smoke: {what} reached the runs screen with no warning")
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:] not in (["platform"], ["local"]):
+        sys.exit(__doc__)
+    sys.exit(main(sys.argv[1]))

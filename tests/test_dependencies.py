@@ -1,4 +1,5 @@
-"""Every declared runtime dependency is imported by src/, and test-only tools stay in the dev group."""
+"""Every declared runtime dependency is imported by src/, the extra `local` only by the local platform,
+and test-only tools stay in the dev group."""
 
 from __future__ import annotations
 
@@ -23,9 +24,11 @@ def _name(requirement: str) -> str:
     return re.split(r"[\s<>=!~\[;]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
 
 
-def _src_imports() -> set[str]:
+def _src_imports(under: Path = ROOT / "src", outside: Path | None = None) -> set[str]:
     found: set[str] = set()
-    for path in (ROOT / "src").rglob("*.py"):
+    for path in under.rglob("*.py"):
+        if outside is not None and path.is_relative_to(outside):
+            continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 found.update(alias.name.split(".")[0] for alias in node.names)
@@ -34,16 +37,28 @@ def _src_imports() -> set[str]:
     return found
 
 
+def _project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def _modules(requirement: str) -> set[str]:
+    name = _name(requirement)
+    return IMPORT_NAMES.get(name, {name.replace("-", "_")})
+
+
 def test_every_runtime_dependency_is_imported_by_src():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = _project()
     imported = _src_imports()
-    unused = []
-    for requirement in project["dependencies"]:
-        name = _name(requirement)
-        modules = IMPORT_NAMES.get(name, {name.replace("-", "_")})
-        if not modules & imported:
-            unused.append(name)
+    requirements = project["dependencies"] + [r for extra in project.get("optional-dependencies", {}).values() for r in extra]
+    unused = [_name(r) for r in requirements if not _modules(r) & imported]
     assert not unused, f"declared but imported nowhere in src/ (drop them or move them to the dev group): {unused}"
+
+
+def test_the_local_extra_is_imported_only_by_the_local_platform():
+    local = ROOT / "src" / "primetui" / "local"
+    extra = set().union(*(_modules(r) for r in _project()["optional-dependencies"]["local"]))
+    leaked = sorted(_src_imports(outside=local) & extra)
+    assert not leaked, f"the base install lacks these (primetui[local] adds them), yet code outside local/ imports them: {leaked}"
 
 
 def test_src_imports_no_dev_only_tool():

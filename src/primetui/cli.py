@@ -124,6 +124,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"primetui {__version__}")
         return 0
+    if args.command == "local" or getattr(args, "local", False):
+        from primetui.local.extra import missing_sentence
+
+        absent = missing_sentence()
+        if absent:  # the base install: say what to add, rather than fail deep in an import
+            print(f"primetui: {absent}", file=sys.stderr)
+            return 2
     if args.command == "local":
         from primetui.local.cli import serve
 

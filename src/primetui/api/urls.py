@@ -16,8 +16,3 @@ def normalize_base_url(url: str) -> str:
     if url.endswith(API_PREFIX):
         url = url[: -len(API_PREFIX)].rstrip("/")
     return url
-
-
-def run_dashboard_url(frontend_url: str, run_id: str) -> str:
-    """The web dashboard link the CLI prints after dispatch."""
-    return f"{frontend_url.rstrip('/')}/dashboard/training/{run_id}"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from primetui.local.environ import platform_environment
+from primetui.local.extra import missing_sentence
 from primetui.local.paths import resolve_data_dir
 from primetui.local.procs import pid_alive, wait_for_ready_file
 
@@ -95,6 +96,9 @@ def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = 
     except OSError as exc:
         raise LauncherError(f"Cannot create the local platform's data dir {root} ({exc.strerror}); "
                             "set PRIMETUI_LOCAL_DATA_DIR to a writable directory.") from exc
+    absent = missing_sentence()
+    if absent:  # a running server is reused above; starting one needs the extra
+        raise LauncherError(absent[0].upper() + absent[1:] + ".")
     port = previous_port(root)
     proc, info = _start(root, demo, timeout, port)
     if info is None and port is not None and proc.poll() is not None and running_server(root) is None:

@@ -405,11 +405,6 @@ class Store:
     def list_checkpoints(self, run_id: str) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM checkpoints WHERE run_id = ? ORDER BY step", (run_id,)).fetchall()
 
-    def latest_checkpoint(self, run_id: str) -> sqlite3.Row | None:
-        return self.db.execute(
-            "SELECT * FROM checkpoints WHERE run_id = ? ORDER BY step DESC LIMIT 1", (run_id,)
-        ).fetchone()
-
     # components -------------------------------------------------------------------------------
     def get_components(self, run_id: str) -> Any:
         row = self.db.execute("SELECT data FROM components WHERE run_id = ?", (run_id,)).fetchone()

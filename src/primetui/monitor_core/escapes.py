@@ -42,7 +42,6 @@ for _code in (0x2028, 0x2029):
     _TABLE[_code] = "\ufffd"  # U+2028/9 break lines
 
 _CONTROL = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_FORMAT}]")
-_CONTROL_BATCH = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{_FORMAT}]")
 
 
 def _picture(match: re.Match[str]) -> str:
@@ -71,17 +70,6 @@ def neutralise(text: str) -> str:
     if _CONTROL.search(text) is None:
         return text
     return _CONTROL.sub(_picture, text)
-
-
-def neutralise_batch(text: str) -> str:
-    """Like :func:`neutralise`, but keeps ``\\n`` so a joined batch can be split afterwards."""
-    if "\x1b" in text:
-        text = _SGR.sub("", text)
-    if "\t" in text:
-        text = "\n".join(line.expandtabs(8) for line in text.split("\n"))
-    if _CONTROL_BATCH.search(text) is None:
-        return text
-    return _CONTROL_BATCH.sub(_picture, text)
 
 
 def clean(value: object) -> str:

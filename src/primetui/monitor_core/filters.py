@@ -55,15 +55,6 @@ class LogQuery:
             parts.append(f"≥{LEVEL_NAMES[self.min_level]}")
         return " ".join(parts) or "everything"
 
-    def compile_bytes(self) -> re.Pattern[bytes]:
-        """The pattern the store scans with (UTF-8 bytes)."""
-        flags = 0 if self.case_sensitive else re.IGNORECASE
-        source = self.text if self.regex else re.escape(self.text)
-        try:
-            return re.compile(source.encode("utf-8"), flags)
-        except re.error as exc:
-            raise QueryError(f"That regex does not compile ({exc.msg} at position {exc.pos}); fix it or turn regex off.") from exc
-
     def compile_text(self) -> re.Pattern[str]:
         """The same pattern for ``str`` (highlighting the visible lines)."""
         flags = 0 if self.case_sensitive else re.IGNORECASE

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from primetui.monitor_core.lines import GAP, PROGRESS, Batch, gap_line
+from primetui.monitor_core.lines import GAP, Batch, gap_line
 
 
 @dataclass(slots=True)
@@ -471,7 +471,3 @@ class MergedLog:
                 out.append(f"{self.stores[row.source].name}| {row.text}")
         return out
 
-
-def is_progress(kind: int) -> bool:
-    """True for a collapsed progress-bar line."""
-    return kind == PROGRESS

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from primetui.sft.schema import SCHEMA_NOTE, ClassSpec, FieldSpec, injected_tag, resolve, variants
+from primetui.sft.schema import SCHEMA_NOTE, FieldSpec, injected_tag, resolve, variants
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,3 @@ def describe(path: tuple, raw: Any = None) -> KeyHelp | None:
     lines.append(f"source: {f.owner}, {SCHEMA_NOTE}")
     return KeyHelp(title, tuple(lines))
 
-
-def table_keys(cls: ClassSpec) -> list[str]:
-    return list(cls.fields)

@@ -90,9 +90,12 @@ class WelcomeScreen(Screen):
         try:
             client, settings, label = await self.connector.local()
         except Exception as exc:  # noqa: BLE001
+            from primetui.local.launcher import LauncherError
             from primetui.ui.errors import describe
 
-            self.query_one("#welcome-error", Static).update(plain(describe(exc)))
+            # The launcher's sentences say what to do (add primetui[local], free the data dir): shown as they are.
+            text = str(exc) if isinstance(exc, LauncherError) else describe(exc)
+            self.query_one("#welcome-error", Static).update(plain(text))
             return
         self.finish(client, settings, label)
 
