@@ -88,10 +88,13 @@ def preview(storage: Any, rel: str, size: int) -> Preview:
     """The head of the file ``rel`` (``size`` bytes) as the browser shows it."""
     name = rel.rsplit("/", 1)[-1]
     if name.endswith(".parquet"):
-        import pyarrow.parquet as pq
+        from primetui.sft.parquet import ParquetUnavailable, parquet_file
 
-        with storage.ranged(rel, size) as fh:
-            table = next(pq.ParquetFile(fh).iter_batches(batch_size=PREVIEW_ROWS), None)
+        try:
+            with storage.ranged(rel, size) as fh:
+                table = next(parquet_file(fh).iter_batches(batch_size=PREVIEW_ROWS), None)
+        except ParquetUnavailable as exc:
+            return Preview(text=f"{name}: {exc}.")
         return _table(table.to_pylist() if table is not None else [])
     head = storage.read(rel, 0, PREVIEW_BYTES)
     if b"\x00" in head[:1024]:

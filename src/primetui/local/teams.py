@@ -45,6 +45,13 @@ def query_scope(request: Request, spelling: str) -> str | None:
     return team_scope(request.query_params.get(spelling))
 
 
+def scope_name(team_id: str | None) -> str:
+    if team_id is None:
+        return "your personal account"
+    team = next((t for t in TEAMS if t["teamId"] == team_id), None)
+    return f"team '{team['name']}'" if team else f"team {team_id}"
+
+
 @router.get("/user/teams")
 async def list_teams(offset: int = 0, limit: int = 100) -> dict[str, Any]:
     if offset < 0 or not 1 <= limit <= 100:

@@ -35,10 +35,10 @@ def _size(n: int) -> str:
 def first_row_columns(storage: Any, rel: str, size: int) -> list[str] | None:
     """The column names of the first row of the data file ``rel`` (None: the file has no rows)."""
     if rel.endswith(".parquet"):
-        import pyarrow.parquet as pq
+        from primetui.sft.parquet import parquet_file
 
         with storage.ranged(rel, size) as fh:
-            return list(pq.ParquetFile(fh).schema_arrow.names)
+            return list(parquet_file(fh).schema_arrow.names)
     head = storage.read(rel, 0, HEAD_BYTES)
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()
     if rel.endswith(".json") and text.startswith("["):
