@@ -24,6 +24,8 @@ from pathlib import Path
 
 import asyncssh
 
+from primetui.fileio import atomic_write
+
 log = logging.getLogger("primetui.local.sessions")
 
 HOST_KEY_FILE = "ssh_host_ed25519_key"
@@ -40,9 +42,7 @@ def sessions_dir(data_dir: Path) -> Path:
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
+    atomic_write(path, data, mode=0o600)
 
 
 def load_host_key(data_dir: Path) -> asyncssh.SSHKey:

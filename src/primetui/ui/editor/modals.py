@@ -71,13 +71,17 @@ class TemplatePicker(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class DraftPrompt(ModalScreen[bool]):
-    """Offer back a draft that was autosaved but never saved to the file. True restores it."""
+class DraftPrompt(ModalScreen[bool | None]):
+    """Offer back a draft that was autosaved but never saved to the file.
+
+    True restores it, False discards it (only ``d``), None keeps it for next time (esc).
+    """
 
     DEFAULT_CSS = _MODAL_CSS.format(name="DraftPrompt")
     BINDINGS = [
         Binding("r,enter", "choose(True)", "Restore", id="editor.draft.restore"),
-        Binding("d,escape", "choose(False)", "Discard", id="editor.draft.discard"),
+        Binding("d", "choose(False)", "Discard", id="editor.draft.discard"),
+        Binding("escape", "choose(None)", "Keep for later", id="editor.draft.keep"),
     ]
 
     def __init__(self, path: Path, saved_at: float, lines_changed: int) -> None:
@@ -92,9 +96,10 @@ class DraftPrompt(ModalScreen[bool]):
             yield Static("Unsaved changes found", classes="modal-title")
             yield Static(plain(f"{self.path.name} has an autosaved draft from {when} that differs from the file "
                                f"({self.lines_changed} line(s) changed)."))
-            yield Static("r / enter restores it (ctrl+z goes back to the file) · d / esc discards it", classes="modal-hint")
+            yield Static("r / enter restores it (ctrl+z goes back to the file) · d discards it · esc keeps it for later",
+                         classes="modal-hint")
 
-    def action_choose(self, restore: bool) -> None:
+    def action_choose(self, restore: bool | None) -> None:
         self.dismiss(restore)
 
 
@@ -107,12 +112,13 @@ class SaveAsPrompt(ModalScreen[Path | None]):
     def __init__(self, current: Path | None) -> None:
         super().__init__()
         self.current = current
+        self._confirmed: Path | None = None  # a path whose question (new directory, overwrite) was answered
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Save as", classes="modal-title")
             yield Input(value=str(self.current or Path.cwd() / "sft.toml"), id="save-as-path")
-            yield Static("enter saves · esc cancels · ~ is your home directory", classes="modal-hint")
+            yield Static("enter saves · esc cancels · ~ is your home directory", classes="modal-hint", id="save-as-hint")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -120,7 +126,62 @@ class SaveAsPrompt(ModalScreen[Path | None]):
         if not value:
             self.notify("Type a file path first.", severity="warning")
             return
-        self.dismiss(Path(value).expanduser())
+        path = Path(value).expanduser()
+        question = self._question(path)
+        if question and self._confirmed != path:
+            self._confirmed = path
+            self.query_one("#save-as-hint", Static).update(plain(question + " · enter again to confirm · esc cancels"))
+            return
+        self.dismiss(path)
+
+    def _question(self, path: Path) -> str:
+        if not path.parent.exists():
+            return f"{path.parent} does not exist: create it?"
+        if path.exists() and path != self.current:
+            return f"{path.name} exists: overwrite it?"
+        return ""
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ConflictPrompt(ModalScreen[str | None]):
+    """Ctrl+S found the file changed on disk since it was loaded. Returns "reload", "overwrite" or None."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="ConflictPrompt") + (
+        "ConflictPrompt #conflict-diff { height: auto; max-height: 20; display: none; }"
+        "ConflictPrompt #conflict-diff.shown { display: block; }")
+    BINDINGS = [
+        Binding("r", "choose('reload')", "Reload", id="editor.conflict.reload"),
+        Binding("d", "diff", "Diff", id="editor.conflict.diff"),
+        Binding("o", "choose('overwrite')", "Overwrite", id="editor.conflict.overwrite"),
+        Binding("escape", "choose(None)", "Cancel", id="editor.conflict.cancel"),
+    ]
+
+    def __init__(self, path: Path, *, gone: bool, diff: list[str]) -> None:
+        super().__init__()
+        self.path = path
+        self.gone = gone
+        self.diff = diff
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import VerticalScroll
+
+        what = "was deleted or cannot be read" if self.gone else "changed on disk"
+        with Vertical():
+            yield Static(plain(f"{self.path.name} {what} since you opened it"), classes="modal-title")
+            yield Static("Saving now would replace the other program's version with yours.")
+            with VerticalScroll(id="conflict-diff"):
+                body = Text()
+                for line in self.diff or ["(no line differs: only line ends or encoding changed)"]:
+                    style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+                    body.append(line + "\n", style=style)
+                yield Static(plain(body), id="conflict-diff-body")
+            yield Static("r reloads the file (ctrl+z brings your edits back) · d shows the diff · o overwrites it · "
+                         "esc cancels", classes="modal-hint")
+
+    def action_diff(self) -> None:
+        self.query_one("#conflict-diff").toggle_class("shown")
+
+    def action_choose(self, choice: str | None) -> None:
+        self.dismiss(choice)
