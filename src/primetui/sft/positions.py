@@ -12,15 +12,23 @@ from primetui.sft.diagnostics import Diagnostic, Fix, Span, TextEdit
 POSITION_ENCODING = "utf-16"
 
 
-def _u16(s: str) -> int:
-    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in s)
+def _unit_len(encoding: str):
+    if encoding == "utf-8":
+        return lambda ch: len(ch.encode("utf-8"))
+    if encoding == "utf-32":
+        return lambda ch: 1
+    return lambda ch: 2 if ord(ch) > 0xFFFF else 1
 
 
 class LineIndex:
-    """Converts (line, code-point column) to and from LSP positions for one text."""
+    """Converts (line, code-point column) to and from LSP positions for one text.
 
-    def __init__(self, text: str) -> None:
+    ``encoding`` is the position encoding agreed with an LSP client (UTF-16 unless it asks otherwise).
+    """
+
+    def __init__(self, text: str, encoding: str = POSITION_ENCODING) -> None:
         self.lines = text.split("\n")
+        self._units = _unit_len(encoding)
 
     def _clamp(self, line: int, col: int) -> tuple[int, int]:
         if line >= len(self.lines):  # past the end (a fix that appends): the end of the text
@@ -30,7 +38,7 @@ class LineIndex:
 
     def position(self, line: int, col: int) -> dict:
         line, col = self._clamp(line, col)
-        return {"line": line, "character": _u16(self.lines[line][:col])}
+        return {"line": line, "character": sum(map(self._units, self.lines[line][:col]))}
 
     def code_point_col(self, line: int, character: int) -> tuple[int, int]:
         """The inverse of :meth:`position`: an LSP position as (line, code-point column)."""
@@ -40,7 +48,7 @@ class LineIndex:
         for i, ch in enumerate(text):
             if units >= character:
                 return line, i
-            units += 2 if ord(ch) > 0xFFFF else 1
+            units += self._units(ch)
         return line, len(text)
 
     def range(self, span: Span) -> dict:

@@ -540,17 +540,14 @@ class EditorScreen(Screen):
         self.app.push_screen(SaveAsPrompt(self.path), _chosen)
 
     def action_key_help(self) -> None:
-        from primetui.sft.help import describe
-        from primetui.sft.spans import SpanMap
+        from primetui.sft.assist import help_at
         from primetui.ui.editor.modals import KeyHelpModal
 
         line, col = self.area.cursor_location
         text = self.text
-        spans = self.report.spans if self.report is not None and self.validated and self.report.spans else SpanMap(text)
-        raw = self.report.config if self.report is not None and self.report.config is not None else _loads(text)
-        hit = spans.at(line, col)
-        path = hit[0] if hit else spans.table_at_line(line)
-        help_ = describe(path, raw) if path else None
+        spans = self.report.spans if self.report is not None and self.validated and self.report.spans else None
+        raw = self.report.config if self.report is not None and self.report.config is not None else None
+        path, help_ = help_at(text, line, col, spans, raw)
         if help_ is None:
             where = ".".join(map(str, path)) if path else ""
             self.note = (f"`{where}` is not a prime-rl SFT key." if where else
