@@ -103,7 +103,27 @@ class DraftPrompt(ModalScreen[bool | None]):
         self.dismiss(restore)
 
 
-class SaveAsPrompt(ModalScreen[Path | None]):
+class TypeAhead:
+    """Mixin for a dialog with one text field: keys typed before the field has focus go into it.
+
+    A key pressed right after the key that opens the dialog reaches the dialog before its field is
+    focused; without this it would be dropped.
+    """
+
+    FIELD = "Input"
+
+    def on_key(self, event) -> None:
+        focused = self.focused  # type: ignore[attr-defined]
+        if isinstance(focused, Input) or not event.is_printable or not event.character:
+            return
+        field = self.query_one(self.FIELD, Input)  # type: ignore[attr-defined]
+        field.focus()
+        field.insert_text_at_cursor(event.character)
+        event.stop()
+        event.prevent_default()
+
+
+class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
     """F12: a path to save the buffer to."""
 
     DEFAULT_CSS = _MODAL_CSS.format(name="SaveAsPrompt")
@@ -185,3 +205,60 @@ class ConflictPrompt(ModalScreen[str | None]):
 
     def action_choose(self, choice: str | None) -> None:
         self.dismiss(choice)
+
+
+class GoToLinePrompt(TypeAhead, ModalScreen[tuple[int, int] | None]):
+    """Ctrl+G: ``line`` or ``line:col`` (1-based); returns the 0-based position."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="GoToLinePrompt") + "GoToLinePrompt > Vertical { max-width: 50; }"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.goto_line.cancel")]
+
+    def __init__(self, line_count: int) -> None:
+        super().__init__()
+        self.line_count = line_count
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"Go to line (1–{self.line_count})", classes="modal-title")
+            yield Input(placeholder="line or line:column", id="goto-line")
+            yield Static("enter goes · esc cancels", classes="modal-hint", id="goto-hint")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        line, _, col = event.value.strip().partition(":")
+        try:
+            pos = (int(line) - 1, int(col) - 1 if col else 0)
+        except ValueError:
+            self.query_one("#goto-hint", Static).update(
+                plain(f"`{event.value.strip()}` is not a line number: type e.g. 12 or 12:5 · esc cancels"))
+            return
+        self.dismiss((min(max(pos[0], 0), self.line_count - 1), max(pos[1], 0)))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CompletionPicker(ModalScreen[int | None]):
+    """Ctrl+space: what may be typed here, each with its type and default; returns the chosen index."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="CompletionPicker") + "CompletionPicker OptionList { height: auto; max-height: 18; }"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.complete.cancel")]
+
+    def __init__(self, title: str, items: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.items = items
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(plain(self.title_text), classes="modal-title")
+            yield OptionList(*[Option(Text.assemble((label, "bold"), "  ", (detail, "dim")), id=str(i))
+                               for i, (label, detail) in enumerate(self.items)], id="completion-list")
+            yield Static("enter inserts · esc cancels", classes="modal-hint")
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(int(event.option.id))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -30,7 +30,9 @@ from primetui.sft.diagnostics import LEVELS, Diagnostic, Fix, sort_key
 from primetui.sft.schema import PRIME_RL_COMMIT, PRIME_RL_VERSION
 from primetui.ui.editor import validator
 from primetui.ui.editor.area import HIGHLIGHT_LIMIT, DiagnosticTextArea
+from primetui.ui.editor.actions import EditingActions
 from primetui.ui.editor.drafts import DraftStore
+from primetui.ui.editor.findbar import FindBar
 from primetui.ui.editor.problems import ProblemsList
 from primetui.ui.safe import plain
 
@@ -40,7 +42,7 @@ WATCH_EVERY = 1.0  # seconds between looks at the file on disk (another program 
 NOTE_SURVIVES = 1.0  # seconds: a note set by an edit (fix, template, draft) outlives that edit's Changed event
 
 
-class EditorScreen(Screen):
+class EditorScreen(EditingActions, Screen):
     """Edit one sft.toml. ``client`` (a PrimeClient) enables the model-cache check and dispatch.
 
     Dismisses with the new run id after a successful dispatch (``PrimeApp`` then opens the run's
@@ -57,6 +59,18 @@ class EditorScreen(Screen):
         Binding("f2", "toggle_problems", "Problems", id="editor.problems"),
         Binding("ctrl+t", "templates", "Templates", id="editor.templates"),
         Binding("f5", "dispatch", "Dispatch", id="editor.dispatch"),
+        Binding("ctrl+f", "find", "Find", show=False, id="editor.find"),
+        Binding("ctrl+h,ctrl+r", "replace", "Replace", show=False, id="editor.replace"),
+        Binding("f3", "find_step(1)", "Find next", show=False, id="editor.find_next"),
+        Binding("shift+f3", "find_step(-1)", "Find previous", show=False, id="editor.find_prev"),
+        Binding("ctrl+g", "goto_line", "Go to line", show=False, id="editor.goto_line"),
+        Binding("ctrl+slash,ctrl+underscore", "toggle_comment", "Comment", show=False, id="editor.comment"),
+        Binding("tab", "indent", "Indent", show=False, priority=True, id="editor.indent"),
+        Binding("shift+tab", "dedent", "Dedent", show=False, priority=True, id="editor.dedent"),
+        Binding("ctrl+home", "file_start", "Start of file", show=False, id="editor.file_start"),
+        Binding("ctrl+end", "file_end", "End of file", show=False, id="editor.file_end"),
+        Binding("ctrl+space,ctrl+@", "complete", "Complete", show=False, id="editor.complete"),
+        Binding("f9", "keys", "Keys", show=False, id="editor.keys"),
         Binding("escape", "close", "Close", priority=True, id="editor.close"),
         Binding("q", "close_editor", "Close", show=False, id="editor.quit"),
     ]
@@ -193,6 +207,7 @@ class EditorScreen(Screen):
         yield Static("", id="editor-title")
         yield DiagnosticTextArea(self._initial_text, highlight=len(self._initial_text) <= HIGHLIGHT_LIMIT, id="editor-area")
         yield ProblemsList(id="editor-problems")
+        yield FindBar(id="editor-find")
         yield Static("", id="editor-message")
         yield Footer()
 
@@ -657,6 +672,11 @@ class EditorScreen(Screen):
             self.jump_to(self.server_diagnostics[0])
 
     def action_close(self) -> None:
+        find = self.query_one(FindBar)
+        if find.has_class("visible") and find.has_focus_within:
+            find.close()
+            self.area.focus()
+            return
         problems = self.query_one("#editor-problems", ProblemsList)
         if problems.has_focus:
             problems.remove_class("visible")
