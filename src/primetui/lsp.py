@@ -111,13 +111,13 @@ def _code_actions(ls: SftServer, params: T.CodeActionParams) -> list[T.CodeActio
     first, last = params.range.start.line, params.range.end.line
     actions = []
     for d in diags:
-        if d.fix is None or d.span.end_line < first or d.span.line > last:
+        if d.span.end_line < first or d.span.line > last:
             continue
-        fix = index.fix(d.fix)
-        edits = [T.TextEdit(range=_range(e["range"]), new_text=e["newText"]) for e in fix["edits"]]
-        actions.append(T.CodeAction(title=d.fix.title, kind=T.CodeActionKind.QuickFix,
-                                    diagnostics=[_lsp_diagnostic(d, index)], is_preferred=True,
-                                    edit=T.WorkspaceEdit(changes={uri: edits})))
+        for n, fix in enumerate(d.fixes):
+            edits = [T.TextEdit(range=_range(e["range"]), new_text=e["newText"]) for e in index.fix(fix)["edits"]]
+            actions.append(T.CodeAction(title=fix.title, kind=T.CodeActionKind.QuickFix,
+                                        diagnostics=[_lsp_diagnostic(d, index)], is_preferred=n == 0,
+                                        edit=T.WorkspaceEdit(changes={uri: edits})))
     return actions
 
 

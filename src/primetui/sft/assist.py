@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from primetui.sft.help import KeyHelp, _field_lines, describe
@@ -141,4 +142,20 @@ def _values(path: tuple, raw: Any, models: frozenset[str] | None) -> list[Comple
         out += [Completion(v, v, "value", _detail(f), f.description) for v in ("true", "false")]
     if path == MODEL_NAME and models:
         out += [Completion(m, f'"{m}"', "value", "in the platform's model cache", "") for m in sorted(models)]
+    return out
+
+
+@lru_cache(maxsize=1)
+def table_homes() -> dict[str, list[tuple]]:
+    """key -> every table path (any variant) where the schema defines it; () is the top level."""
+    out: dict[str, list[tuple]] = {}
+    root = specs()[ROOT]
+    for name in root.fields:
+        out.setdefault(name, []).append(())
+    for path, f in _table_paths(root, (), None):
+        classes = list(variants(f).values()) or [specs()[c] for c in f.classes if c in specs()]
+        for cls in classes:
+            for name in cls.fields:
+                if path not in out.setdefault(name, []):
+                    out[name].append(path)
     return out

@@ -67,4 +67,6 @@ def diagnostic_json(d: Diagnostic, index: LineIndex) -> dict:
     out["range"] = index.range(d.span)
     if d.fix is not None:
         out["fix"] = index.fix(d.fix)
+    if d.alternatives:
+        out["other_fixes"] = [index.fix(f) for f in d.alternatives]
     return out

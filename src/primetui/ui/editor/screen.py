@@ -391,7 +391,8 @@ class EditorScreen(EditingActions, Screen):
             msg.append(f"  {d.level}: ", style="bold")
             msg.append(d.message)
             if d.fix is not None:
-                msg.append(f"  (F4: {d.fix.title})", style="dim")
+                more = f" or {len(d.alternatives)} other fix(es)" if d.alternatives else ""
+                msg.append(f"  (F4: {d.fix.title}{more})", style="dim")
             if len(here) > 1:
                 msg.append(f"  [+{len(here) - 1} more on this line: F2]", style="dim")
         elif self.cache_note and not self.note:
@@ -580,8 +581,21 @@ class EditorScreen(EditingActions, Screen):
             return
         inside = [d for d in here if d.span.col <= col <= d.span.end_col] or here
         d = inside[0]
-        self.apply_fix(d.fix)
-        self.note = f"Applied: {d.fix.title} (ctrl+z undoes it)."
+        if len(d.fixes) == 1:
+            self._apply_titled(d.fix)
+            return
+        from primetui.ui.editor.modals import CompletionPicker
+
+        def _chosen(index: int | None) -> None:
+            if index is not None:
+                self._apply_titled(d.fixes[index])
+            self.area.focus()
+
+        self.app.push_screen(CompletionPicker("Quick fixes", [(f.title, "") for f in d.fixes]), _chosen)
+
+    def _apply_titled(self, fix: Fix) -> None:
+        self.apply_fix(fix)
+        self.note = f"Applied: {fix.title} (ctrl+z undoes it)."
         self._refresh_chrome()
 
     def _step(self, forward: bool) -> None:
