@@ -144,7 +144,7 @@ def _syntax_diagnostic(message: str, spans: SpanMap, text: str = "") -> Diagnost
 
 def place(f: Finding, spans: SpanMap) -> Diagnostic:
     fix = f.fix if f.fix is not None else (f.fix_builder(spans) if f.fix_builder else None)
-    message = f"{f.message}: {f.detail}" if f.detail else f.message
+    message = f"{f.message.rstrip('.')}: {f.detail}." if f.detail else f.message
     return Diagnostic(f.level, message, anchor(spans, f.path, f.on_key), f.code, f.source,
                       tuple(f.path), fix, platform_message=f.message if f.detail else None)
 

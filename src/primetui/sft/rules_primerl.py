@@ -80,7 +80,8 @@ def model_rules(c: Cfg) -> Iterator[Finding]:
         yield _err("model-offload", "Cannot combine fsdp_cpu_offload with optimizer CPU offloading.", "model.fsdp_cpu_offload")
     if optim_off and full:
         yield _err("model-offload", "Cannot enable both optim_cpu_offload and full_offload. Set optim_cpu_offload=false when enabling full optimizer offload.", "model.full_offload")
-    if c.get("model.attn") in ("flash_attention_4", "auto") and not custom_or_auto and isinstance(impl, str):
+    # only for a valid impl: a misspelt one ("HF") is its own error, and prime-rl would stop there
+    if c.get("model.attn") in ("flash_attention_4", "auto") and not custom_or_auto and impl == "hf":
         yield _err("model-attn", "Flash attention 4 is only supported with model.impl='custom' or 'auto'", "model.attn" if c.is_set("model.attn") else "model.impl")
     q = c.get("model.quantization")
     if isinstance(q, dict) and not custom_or_auto and q.get("type") in ("fp8", "mxfp8"):
