@@ -90,3 +90,25 @@ async def test_completion_offers_keys_of_the_variant_with_type_and_default(tmp_p
         assert first.startswith("lr") and "type: float" in first and "default:" in first
         await pilot.press("enter")
         await until(pilot, lambda: ed.text.split("\n")[5] == "lr", "the chosen key inserted")
+
+
+async def test_f10_hands_the_file_to_editor_and_rechecks_on_return(tmp_path, monkeypatch):
+    import contextlib
+    import sys
+
+    script = tmp_path / "fake_editor.py"
+    script.write_text("import sys\nopen(sys.argv[1], 'a').write('[ckpt]\\n')\n")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = host(tmp_path, "max_steps = 10\n")
+    async with app.run_test(size=(100, 24)) as pilot:
+        monkeypatch.setattr(app, "suspend", contextlib.nullcontext)  # headless: nothing to hand the screen to
+        ed = await settle(pilot)
+        await pilot.press("x")
+        await pilot.press("f10")
+        assert "Save first" in ed.note and ed.text.startswith("x")
+        await pilot.press("ctrl+z")
+        await until(pilot, lambda: not ed.modified, "the undo")
+        await pilot.press("f10")
+        await until(pilot, lambda: ed.text == "max_steps = 10\n[ckpt]\n", "the file edited outside, reloaded")
+        assert "reloaded and checked" in ed.note and not ed.modified

@@ -77,6 +77,34 @@ class EditingActions:
 
         self.app.push_screen(GoToLinePrompt(self.area.document.line_count), _chosen)
 
+    def action_external_editor(self) -> None:
+        """Open the file in $VISUAL / $EDITOR with the app suspended; reload and re-check on return."""
+        import os
+        import shlex
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not command:
+            self.note = "Set $EDITOR (or $VISUAL) to the editor to open, e.g. export EDITOR=vim, then press F10."
+        elif self.path is None or self.modified or self.load_error:
+            self.note = "Save first (ctrl+s or F12): F10 opens the file as it is on disk in $EDITOR."
+        else:
+            try:
+                with self.app.suspend():
+                    result = subprocess.run([*shlex.split(command), str(self.path)], check=False)
+            except SuspendNotSupported:
+                self.note = "This terminal cannot hand over to another program (a browser session?): edit here."
+            except (OSError, ValueError) as exc:
+                self.note = f"Could not start `{command}` ({getattr(exc, 'strerror', None) or exc}); check $EDITOR."
+            else:
+                status = "" if result.returncode == 0 else f" (it exited with {result.returncode})"
+                self.reload_from_disk(f"Back from {shlex.split(command)[0]}{status}: {self.path.name} reloaded and checked.")
+                self._validate_now()
+                return
+        self._refresh_chrome()
+
     def action_keys(self) -> None:
         from primetui.ui.screens.help import HelpScreen
 

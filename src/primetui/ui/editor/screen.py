@@ -71,6 +71,7 @@ class EditorScreen(EditingActions, Screen):
         Binding("ctrl+end", "file_end", "End of file", show=False, id="editor.file_end"),
         Binding("ctrl+space,ctrl+@", "complete", "Complete", show=False, id="editor.complete"),
         Binding("f9", "keys", "Keys", show=False, id="editor.keys"),
+        Binding("f10", "external_editor", "$EDITOR", show=False, id="editor.external"),
         Binding("escape", "close", "Close", priority=True, id="editor.close"),
         Binding("q", "close_editor", "Close", show=False, id="editor.quit"),
     ]
