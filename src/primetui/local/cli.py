@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from primetui.fileio import atomic_write
 from primetui.local.paths import resolve_data_dir
 
 SERVER_FILE = "server.json"
@@ -135,7 +136,7 @@ def serve(args: argparse.Namespace) -> int:
             info = {"base_url": base_url, "token": state.token, "pid": os.getpid(), "data_dir": str(data_dir)}
             write_json_atomic(data_dir / SERVER_FILE, info, mode=0o600)  # holds the token
             try:
-                (data_dir / PORT_FILE).write_text(base_url.rsplit(":", 1)[-1].strip("/") + "\n", encoding="utf-8")
+                atomic_write(data_dir / PORT_FILE, base_url.rsplit(":", 1)[-1].strip("/") + "\n")
             except OSError:
                 pass  # only a preference for the next start
             if ready_file:

@@ -52,7 +52,7 @@ def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
         return asyncssh.read_private_key(str(path))
     key = asyncssh.generate_private_key("ssh-ed25519", comment="primetui-local-host")
     _write_private(path, key.export_private_key())
-    (path.with_suffix(".pub")).write_bytes(key.export_public_key())
+    atomic_write(path.with_suffix(".pub"), key.export_public_key())
     return key
 
 
@@ -101,7 +101,7 @@ def load_gateway_cert(data_dir: Path) -> GatewayCert:
                 serialization.NoEncryption(),
             ),
         )
-        cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        atomic_write(cert_path, cert.public_bytes(serialization.Encoding.PEM))
     cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
     der = cert.public_bytes(serialization.Encoding.DER)
     return GatewayCert(cert_path, key_path, hashlib.sha256(der).hexdigest())
@@ -119,7 +119,7 @@ def ensure_local_client_key() -> Path:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         key = asyncssh.generate_private_key("ssh-ed25519", comment="primetui-local")
         _write_private(path, key.export_private_key())
-        Path(str(path) + ".pub").write_bytes(key.export_public_key())
+        atomic_write(Path(str(path) + ".pub"), key.export_public_key())
         log.info("created the local platform SSH key %s (no .pub beside ssh_key_path)", path)
     return path
 
