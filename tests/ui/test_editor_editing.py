@@ -6,7 +6,7 @@ from textual.widgets.text_area import Selection
 
 from primetui.ui.editor import editing
 
-from dash_helpers import until
+from dash_helpers import screen_text, until
 from editor_helpers import host, settle
 
 TEXT = "max_steps = 10\n[optim]\nlr = 1e-5\nweight_decay = 0.01\n[ckpt]\n"
@@ -112,3 +112,20 @@ async def test_f10_hands_the_file_to_editor_and_rechecks_on_return(tmp_path, mon
         await pilot.press("f10")
         await until(pilot, lambda: ed.text == "max_steps = 10\n[ckpt]\n", "the file edited outside, reloaded")
         assert "reloaded and checked" in ed.note and not ed.modified
+
+
+async def test_keys_are_listed_in_help_and_remappable_by_id(tmp_path):
+    app = host(tmp_path, TEXT)
+    async with app.run_test(size=(120, 40)) as pilot:
+        ed = await settle(pilot)
+        app.set_keymap({"editor.goto_line": "ctrl+l"})
+        await pilot.press("f9")
+        await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the key list")
+        body = screen_text(app)
+        for binding_id in ("editor.find", "editor.replace", "editor.goto_line", "editor.comment", "editor.indent",
+                           "editor.dedent", "editor.file_start", "editor.file_end", "editor.complete"):
+            assert binding_id in body
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is ed, "back in the editor")
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: type(app.screen).__name__ == "GoToLinePrompt", "go to line on the remapped key")
