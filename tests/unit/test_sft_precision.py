@@ -43,6 +43,11 @@ CASES = {
     "[eval.source] with single brackets": (
         f'max_steps = 10\n[ckpt]\n[eval]\n[eval.source]\nname = "x"\n{ENV}\n',
         "bad-type", ["write [[eval.source]]"], ["Make it [[eval.source]]"]),
+    "a key set twice": (
+        'max_steps = 10\n[ckpt]\ninterval = 1\ninterval = 2\n',
+        "toml-syntax", ["`interval` is set twice in this table (first on line 3)"], ["Remove this second interval"]),
+    "a table declared twice": (
+        'max_steps = 10\n[ckpt]\n[ckpt]\n', "toml-syntax", ["[ckpt] is declared twice (first on line 2)"], []),
 }
 
 
