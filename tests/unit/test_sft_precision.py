@@ -92,3 +92,11 @@ def test_messages_carry_their_numbers_and_the_platform_keeps_prime_rl_words():
     d = next(d for d in check_text(gpu).diagnostics if d.code == "gpu-budget")
     assert "9 = 8 train + 1 infer" in d.message and "num_infer_gpus (1, the default)" in d.message
     assert "lower num_train_gpus to 7" in d.message
+
+
+def test_model_seq_len_is_not_silent_and_moves_to_data():
+    text = "max_steps = 10\n[ckpt]\n[model]\nseq_len = 512\n"
+    d = next(d for d in check_text(text).diagnostics if d.code == "model-seq-len")
+    assert d.level == "warning" and "not used by SFT" in d.message and "data.seq_len (128, the default)" in d.message
+    fixed = apply_fix(text, d.fix)
+    assert "[data]\nseq_len = 512\n" in fixed and [x.code for x in check_text(fixed).diagnostics] == []

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from primetui.sft.cfg import Cfg, Finding
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic, Fix, Span, TextEdit, apply_fix, sort_key
-from primetui.sft.placing import anchor
+from primetui.sft.placing import anchor, remove_line_fix
 from primetui.sft.placing import walk_loc as _walk_loc
 from primetui.sft.renames import RENAMED
 from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, root_model, variants
@@ -308,7 +308,7 @@ def _variant_key_diagnostic(path: tuple, union_f: FieldSpec, owners: list[str], 
     msg = (f"{base} — `{path[-1]}` belongs to the {names} variant{'s' if len(owners) > 1 else ''} of "
            f"[{_dotted(table)}], which is `{current}` here; switch `{disc}` or remove the key.")
     switches = [f for f in (_set_tag_fix(spans, table, disc, o) for o in owners[:3]) if f is not None]
-    drop = _drop_line_fix(spans, path)
+    drop = remove_line_fix(spans, path, f"Remove {path[-1]}")
     fixes = [*switches, drop] if disc == "type" else [drop, *switches]
     fixes = [f for f in fixes if f is not None]
     return Diagnostic("error", msg, sp, "variant-key", "prime-rl", path, fixes[0] if fixes else None,
@@ -410,14 +410,6 @@ def _split_pair_fix(spans: SpanMap, path: tuple, value: Any) -> Fix | None:
     return Fix("Split betas into betas1 and betas2", (TextEdit((line, 0), (line + 1, 0), new),))
 
 
-def _drop_line_fix(spans: SpanMap, path: tuple) -> Fix | None:
-    found = _pair_line(spans, path)
-    if found is None:
-        return None
-    line, _text = found
-    return Fix(f"Remove {path[-1]}", (TextEdit((line, 0), (line + 1, 0), ""),))
-
-
 def _set_tag_fix(spans: SpanMap, table: tuple, disc: str, value: str) -> Fix | None:
     """Set the table's ``type`` / ``name`` to ``value``: rewrite its value, or add the line."""
     entry = spans.get((*table, disc))
@@ -442,6 +434,9 @@ def _move_fixes(spans: SpanMap, path: tuple, home: tuple) -> list[Fix]:
     entry = spans.get(home) if home else None
     if home and entry is None and f is not None and f.discriminator:
         tags = [t for t, c in variants(f).items() if str(path[-1]) in c.fields]
+        if injected_tag(f) in tags:  # the default variant has it: the new table needs no `type`
+            fx = _move_fix(spans, path, home, found)
+            return [fx] if fx else []
         return [fx for t in tags if (fx := _move_fix(spans, path, home, found, f'{f.discriminator} = "{t}"\n'))]
     fx = _move_fix(spans, path, home, found)
     return [fx] if fx else []
