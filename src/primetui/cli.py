@@ -53,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--json", action="store_true", help="machine-readable output")
     validate.add_argument("--offline", action="store_true", help="do not ask the platform for its model cache")
 
+    sub.add_parser("schema", help="print the JSON Schema (draft 2020-12) of sft.toml, for taplo and other editors")
+    lsp = sub.add_parser("lsp", help="run the sft.toml language server on stdio (diagnostics, hover, completion, fixes)")
+    lsp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
+
     edit = sub.add_parser("edit", help="open an sft.toml in the config editor")
     edit.add_argument("file", help="the file to open or create")
     edit.add_argument("--local", action="store_true", help="use the embedded local platform")
@@ -140,6 +144,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.environ["PRIMETUI_SESSION_IDLE_TIMEOUT"] = str(args.session_idle_timeout)
 
         return serve(args)
+    if args.command == "schema":
+        from primetui.sft.schema_export import main as print_schema
+
+        return print_schema()
+    if args.command == "lsp":
+        from primetui.lsp import serve_stdio
+
+        return serve_stdio()
     if args.command == "validate":
         from primetui.sft.cli import validate
 

@@ -254,7 +254,7 @@ def save_prefs(prefs: Prefs, path: Path | None = None) -> Path:
             doc[key] = value
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, tomlkit.dumps(doc), prefix=".config.", suffix=".toml")
+    atomic_write_text(path, tomlkit.dumps(doc))
     return path
 
 

@@ -331,5 +331,5 @@ def save_api_key(key: str, *, home: Path | None = None, env: Mapping[str, str] |
     directory = path.parent
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(directory, 0o700)
-    atomic_write_text(path, json.dumps(data, indent=2), prefix=".config.", suffix=".json", mode=0o600)
+    atomic_write_text(path, json.dumps(data, indent=2), mode=0o600)
     return path

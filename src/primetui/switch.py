@@ -52,7 +52,7 @@ def _load(path: Path) -> dict[str, Any]:
 
 def _write(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps(data, indent=2), prefix=".config.", suffix=".json", mode=0o600)
+    atomic_write_text(path, json.dumps(data, indent=2), mode=0o600)
 
 
 def switch_team(settings: Settings, team_id: str | None, team_name: str | None = None, team_role: str | None = None,

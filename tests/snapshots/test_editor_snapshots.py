@@ -107,7 +107,9 @@ def test_editor_problems_list(snap_compare, in_tmp, size):
 def test_editor_quick_fix(snap_compare, in_tmp, size):
     async def run_before(pilot) -> None:
         await _at(6, 0)(pilot)
-        await pilot.press("f4")
+        await pilot.press("f4")  # linear and cosine both fit: the first (linear) is picked
+        await pilot.pause()
+        await pilot.press("enter")
         await _settle(pilot)
 
     assert snap_compare(SnapHost(ERRORS, in_tmp), terminal_size=size, run_before=run_before)

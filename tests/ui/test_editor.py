@@ -35,7 +35,10 @@ async def test_quick_fix_adds_the_missing_type(tmp_path):
         ed = await settle(pilot)
         assert [d.code for d in ed.diagnostics] == ["missing-type"]
         ed.area.cursor_location = (2, 3)
-        await pilot.press("f4")
+        await pilot.press("f4")  # two variants fit (linear, cosine): F4 offers both, linear first
+        await pilot.pause()
+        assert type(app.screen).__name__ == "CompletionPicker"
+        await pilot.press("enter")
         ed = await settle(pilot)
         assert ed.text == 'max_steps = 100\n[scheduler]\ntype = "linear"\nwarmup_steps = 5\n[ckpt]\n'
         assert ed.diagnostics == []

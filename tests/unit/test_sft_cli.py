@@ -28,7 +28,8 @@ def test_validate_prints_file_line_col_and_fails_on_errors(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out.splitlines() == [
         f"{bad}:3:1: error: scheduler.warmup_steps: Extra inputs are not permitted — [scheduler] has no `type`, so "
-        "prime-rl uses the default `constant` variant, which has no `warmup_steps`; add `type = \"linear\"`."
+        "prime-rl uses the default `constant` variant, which has no `warmup_steps`; add `type = \"linear\"` or "
+        "`type = \"cosine\"`."
     ]
     assert "model cache: skipped (--offline)." in err
     assert "1 error(s), 0 warning(s), 0 hint(s) in 2 file(s)" in err and "559b44772" in err
@@ -45,7 +46,7 @@ def test_validate_json_and_unreadable_file(tmp_path, capsys):
     missing = tmp_path / "nope.toml"
     warn = tmp_path / "glm.toml"
     warn.write_text(MULTI_NODE)
-    assert validate(_args(missing, warn, json_out=True)) == 1
+    assert validate(_args(missing, warn, json_out=True)) == 2  # unreadable beats invalid
     data = json.loads(capsys.readouterr().out)
     assert data["errors"] == 1 and data["warnings"] == 2
     first = data["files"][0]["diagnostics"][0]

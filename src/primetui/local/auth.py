@@ -10,6 +10,8 @@ import os
 import secrets
 from pathlib import Path
 
+from primetui.fileio import atomic_write
+
 TOKEN_FILE = "token"
 
 
@@ -25,10 +27,7 @@ def load_or_create_token(data_dir: Path) -> str:
     except FileNotFoundError:
         pass
     token = "local-" + secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(token + "\n")
-    os.chmod(path, 0o600)
+    atomic_write(path, token + "\n", mode=0o600)
     return token
 
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from primetui.fileio import atomic_write
 from primetui.local.paths import resolve_data_dir
 
 SERVER_FILE = "server.json"
@@ -149,13 +150,13 @@ def serve(args: argparse.Namespace) -> int:
 
         def on_ready(base_url: str) -> None:
             info = {"base_url": base_url, "token": state.token, "pid": os.getpid(), "data_dir": str(data_dir)}
-            write_json_atomic(data_dir / SERVER_FILE, info)
+            write_json_atomic(data_dir / SERVER_FILE, info, mode=0o600)  # holds the token
             try:
-                (data_dir / PORT_FILE).write_text(base_url.rsplit(":", 1)[-1].strip("/") + "\n", encoding="utf-8")
+                atomic_write(data_dir / PORT_FILE, base_url.rsplit(":", 1)[-1].strip("/") + "\n")
             except OSError:
                 pass  # only a preference for the next start
             if ready_file:
-                write_json_atomic(Path(ready_file), info)
+                write_json_atomic(Path(ready_file), info, mode=0o600)
             from primetui.local.sessions.keys import configured_key_path
 
             print(banner(base_url, state.token, data_dir, show_token=sys.stdout.isatty(),

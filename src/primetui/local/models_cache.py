@@ -10,6 +10,8 @@ effect on the next request; a broken file is reported, never overwritten.
 from __future__ import annotations
 
 import tomllib
+
+from primetui.fileio import atomic_write
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,7 +93,7 @@ class ModelCache:
     def ensure_file(self) -> None:
         """Write the default cache if there is none yet (never touches an existing file)."""
         if not self.path.exists():
-            self.path.write_text(DEFAULT_MODELS_TOML, encoding="utf-8")
+            atomic_write(self.path, DEFAULT_MODELS_TOML)
 
     def models(self) -> list[CachedModel]:
         """The cached models, in file order. Raises :class:`ModelCacheError` for a broken file."""

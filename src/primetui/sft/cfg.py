@@ -67,3 +67,4 @@ class Finding:
     on_key: bool = False  # point at the key instead of the value
     fix: Fix | None = None
     fix_builder: Any = field(default=None, repr=False)  # callable(spans) -> Fix | None
+    detail: str = ""  # the numbers behind the message, for people; the platform answers ``message`` alone

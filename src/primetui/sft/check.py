@@ -10,15 +10,15 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from primetui.sft.cfg import Cfg, Finding
 from primetui.sft.context import CheckContext
-from primetui.sft.diagnostics import Diagnostic, Fix, Span, TextEdit, sort_key
-from primetui.sft.placing import anchor
+from primetui.sft.diagnostics import Diagnostic, Fix, Span, TextEdit, apply_fix, sort_key
+from primetui.sft.placing import anchor, remove_line_fix
 from primetui.sft.placing import walk_loc as _walk_loc
 from primetui.sft.renames import RENAMED
 from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, root_model, variants
@@ -53,15 +53,41 @@ def check_text_portable(text: str, ctx: CheckContext | None = None) -> Report:
     return report
 
 
-def check_text(text: str, ctx: CheckContext | None = None) -> Report:
-    """Check one sft.toml document; see the module docstring."""
+# Trying each fix re-checks the text once per fix: above this many characters x fixes (a 60,000-character
+# file with 25 fixes, about a second of checking) fixes are offered untried.
+PROVE_FIXES_BUDGET = 1_500_000
+
+
+def check_text(text: str, ctx: CheckContext | None = None, *, prove_fixes: bool = True) -> Report:
+    """Check one sft.toml document; see the module docstring.
+
+    Every quick fix offered is tried on a copy first and kept only when it leaves fewer errors
+    than the text has now (so no fix trades one error for another).
+    """
     ctx = ctx or CheckContext()
     spans = SpanMap(text)
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return Report([_syntax_diagnostic(str(exc), spans, text)], None, spans)
-    return check_parsed(raw, spans, ctx)
+        report = Report([_syntax_diagnostic(str(exc), spans, text)], None, spans)
+    else:
+        report = check_parsed(raw, spans, ctx)
+    if prove_fixes and len(text) * sum(len(d.fixes) for d in report.diagnostics) <= PROVE_FIXES_BUDGET:
+        report.diagnostics = _fixes_that_help(text, report, ctx)
+    return report
+
+
+def _fixes_that_help(text: str, report: Report, ctx: CheckContext) -> list[Diagnostic]:
+    errors = len(report.errors)
+    out = []
+    for d in report.diagnostics:
+        if not d.fixes:
+            out.append(d)
+            continue
+        good = [f for f in d.fixes if len(check_text(apply_fix(text, f), ctx, prove_fixes=False).errors) < errors
+                or (d.level != "error" and len(check_text(apply_fix(text, f), ctx, prove_fixes=False).errors) <= errors)]
+        out.append(replace(d, fix=good[0] if good else None, alternatives=tuple(good[1:])))
+    return out
 
 
 def check_parsed(raw: dict, spans: SpanMap, ctx: CheckContext) -> Report:
@@ -100,6 +126,14 @@ def _syntax_diagnostic(message: str, spans: SpanMap, text: str = "") -> Diagnost
                           better.span, "toml-syntax", "toml", (), better.fix)
     m = _TOML_POS.search(message)
     line, col = (int(m.group(1)) - 1, int(m.group(2)) - 1) if m else (0, 0)
+    if m is None and "end of document" in message:
+        # tomllib names no line for a file that ends mid-value: that is the last line, at its end
+        lines = text.split("\n")
+        line = len(lines) - 1
+        while line > 0 and not lines[line].strip():
+            line -= 1
+        col = len(lines[line].rstrip())
+        message = message.replace("(at end of document)", "(at the end of the file)")
     text = _TOML_POS.sub("", message).strip().rstrip(".")
     line_len = len(spans.line_text(line))
     col = min(col, line_len)
@@ -112,8 +146,9 @@ def _syntax_diagnostic(message: str, spans: SpanMap, text: str = "") -> Diagnost
 
 def place(f: Finding, spans: SpanMap) -> Diagnostic:
     fix = f.fix if f.fix is not None else (f.fix_builder(spans) if f.fix_builder else None)
-    return Diagnostic(f.level, f.message, anchor(spans, f.path, f.on_key), f.code, f.source,
-                      tuple(f.path), fix)
+    message = f"{f.message.rstrip('.')}: {f.detail}." if f.detail else f.message
+    return Diagnostic(f.level, message, anchor(spans, f.path, f.on_key), f.code, f.source,
+                      tuple(f.path), fix, platform_message=f.message if f.detail else None)
 
 
 # -- schema (pydantic) errors ---------------------------------------------------------------------------
@@ -176,6 +211,23 @@ def _schema_diagnostic(path: tuple, errs: list[dict], raw: dict, spans: SpanMap)
             msgs.append(x["msg"])
     msg = " or ".join(msgs) + _got(e.get("input"))
     sp = anchor(spans, path)
+    if etype == "list_type" and isinstance(e.get("input"), dict):
+        entry = spans.get(tuple(path))
+        if entry is not None and entry.kind == "table":
+            name = _dotted(path)
+            k = entry.key
+            line = spans.line_text(k.line)
+            fix = None
+            if line.lstrip().startswith(f"[{name}]"):
+                col = len(line) - len(line.lstrip())
+                fix = Fix(f"Make it [[{name}]]", (TextEdit((k.line, col), (k.line, col + len(name) + 2), f"[[{name}]]"),))
+            return Diagnostic("error", f"{name}: Input should be a valid list — [{name}] is a list of tables: write "
+                              f"[[{name}]] (double brackets), one per entry.", sp, "bad-type", "prime-rl", path, fix, etype)
+    if etype == "literal_error" and isinstance(e.get("input"), str):
+        fix = _literal_fix(path, e["input"], raw, spans)
+        if fix is not None:
+            return Diagnostic("error", f"{where}: {msg} — did you mean {fix.title.split(' to ', 1)[1]}?", sp,
+                              "bad-value", "prime-rl", path, fix, etype)
     code = "out-of-range" if etype in ("greater_than_equal", "greater_than", "less_than_equal", "less_than") else (
         "bad-value" if etype in ("literal_error", "enum") else "bad-type")
     return Diagnostic("error", f"{where}: {msg}", sp, code, "prime-rl", path, None, etype)
@@ -210,7 +262,7 @@ def _extra_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagno
     renamed = RENAMED.get((table_path, str(key)))
     if renamed is not None:
         new, why = renamed
-        fix = _rename_fix(spans, path, new) if new else None
+        fix = _rename_fix(spans, path, new) if new else _split_pair_fix(spans, path, e.get("input"))
         return Diagnostic("error", f"{base} — {why}.", sp, "renamed-key", "prime-rl", path, fix, "extra_forbidden")
     # The §1.3 trap: a union table without its tag silently became the default variant.
     if union_f is not None and union_f.discriminator and isinstance(node, dict) and union_f.discriminator not in node:
@@ -218,23 +270,65 @@ def _extra_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagno
         fitting = [t for t, c in variants(union_f).items()
                    if all(k in c.fields or k == union_f.discriminator for k in node)]
         if tag and fitting:
-            pick = fitting[0]
             name = _dotted(path[:-1])
+            picks = " or ".join(f'`{union_f.discriminator} = "{p}"`' for p in fitting)
             msg = (f"{where}: Extra inputs are not permitted — [{name}] has no `{union_f.discriminator}`, so prime-rl "
-                   f"uses the default `{tag}` variant, which has no `{key}`; add `{union_f.discriminator} = \"{pick}\"`.")
-            fix = _add_key_fix(spans, path[:-1], union_f.discriminator, pick)
-            return Diagnostic("error", msg, sp, "missing-type", "prime-rl", path, fix, "extra_forbidden")
+                   f"uses the default `{tag}` variant, which has no `{key}`; add {picks}.")
+            fixes = [f for f in (_add_key_fix(spans, path[:-1], union_f.discriminator, p) for p in fitting) if f]
+            return Diagnostic("error", msg, sp, "missing-type", "prime-rl", path, fixes[0] if fixes else None,
+                              "extra_forbidden", tuple(fixes[1:]))
+    if union_f is not None and union_f.discriminator and isinstance(node, dict):
+        owners = [t for t, c in variants(union_f).items() if str(key) in c.fields]
+        if owners:
+            return _variant_key_diagnostic(path, union_f, owners, node, base, sp, spans)
+    if cls is not None and str(key) not in cls.fields:
+        homes = [p for p in key_homes(str(key)) if p != table_path]
+        if homes:
+            return _wrong_table_diagnostic(path, homes, base, sp, spans)
     candidates: list[str] = list(cls.fields) if cls is not None else []
     if union_f is not None and union_f.discriminator:
         for c in variants(union_f).values():
             candidates += [k for k in c.fields if k not in candidates]
-    close = difflib.get_close_matches(str(key), candidates, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(str(key), [c for c in candidates if c != str(key)], n=1, cutoff=0.6)
     if close:
         fix = _rename_fix(spans, path, close[0])
         return Diagnostic("error", f"{base} — did you mean `{close[0]}`?", sp, "unknown-key", "prime-rl", path, fix,
                           "extra_forbidden")
     return Diagnostic("error", f"{base} — prime-rl forbids unknown keys; remove it.", sp, "unknown-key", "prime-rl",
                       path, None, "extra_forbidden")
+
+
+def _variant_key_diagnostic(path: tuple, union_f: FieldSpec, owners: list[str], node: dict, base: str, sp: Span,
+                            spans: SpanMap) -> Diagnostic:
+    """A key of another variant: say which, and offer to switch the variant or drop the key."""
+    disc = union_f.discriminator or "type"
+    table = path[:-1]
+    current = node.get(disc) or injected_tag(union_f) or "?"
+    names = " or ".join(f"`{o}`" for o in owners[:3])
+    msg = (f"{base} — `{path[-1]}` belongs to the {names} variant{'s' if len(owners) > 1 else ''} of "
+           f"[{_dotted(table)}], which is `{current}` here; switch `{disc}` or remove the key.")
+    switches = [f for f in (_set_tag_fix(spans, table, disc, o) for o in owners[:3]) if f is not None]
+    drop = remove_line_fix(spans, path, f"Remove {path[-1]}")
+    fixes = [*switches, drop] if disc == "type" else [drop, *switches]
+    fixes = [f for f in fixes if f is not None]
+    return Diagnostic("error", msg, sp, "variant-key", "prime-rl", path, fixes[0] if fixes else None,
+                      "extra_forbidden", tuple(fixes[1:]))
+
+
+def _wrong_table_diagnostic(path: tuple, homes: list[tuple], base: str, sp: Span, spans: SpanMap) -> Diagnostic:
+    """A known key written in the wrong table: name where it belongs, and offer to move it there."""
+    where = " or ".join("the top level (before any [table])" if not h else f"[{_dotted(h)}]" for h in homes[:3])
+    msg = f"{base} — `{path[-1]}` belongs in {where}; here prime-rl refuses it."
+    fixes = [f for home in homes[:3] for f in _move_fixes(spans, path, home)]
+    return Diagnostic("error", msg, sp, "wrong-table", "prime-rl", path, fixes[0] if fixes else None,
+                      "extra_forbidden", tuple(fixes[1:]))
+
+
+def key_homes(key: str) -> list[tuple]:
+    """Every table path whose class (any variant) has the field ``key``; () is the top level."""
+    from primetui.sft.assist import table_homes
+
+    return table_homes().get(key, [])
 
 
 def _missing_tag_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagnostic:
@@ -276,6 +370,96 @@ def _add_key_fix(spans: SpanMap, table: tuple, key: str, value: str) -> Fix | No
     line = entry.header_line + 1
     return Fix(f"Add {key} = \"{value}\" to [{_dotted(table)}]",
                (TextEdit((line, 0), (line, 0), f'{key} = "{value}"\n'),))
+
+
+def _pair_line(spans: SpanMap, path: tuple) -> tuple[int, str] | None:
+    """The line of a one-line ``key = value`` pair that is alone on its line, and that line's text."""
+    entry = spans.get(tuple(path))
+    if entry is None or entry.kind != "pair" or entry.key.line != entry.value.end_line:
+        return None
+    line = entry.key.line
+    text = spans.line_text(line)
+    if text[:entry.key.col].strip():
+        return None  # an inline table or another pair before it
+    return line, text
+
+
+def _literal_fix(path: tuple, value: str, raw: dict, spans: SpanMap) -> Fix | None:
+    """``"HF"`` for ``"hf"``: a value that differs from an allowed one only in case or by a typo."""
+    f = _field_at(path, raw)
+    allowed = f.allowed_values() if f is not None else []
+    same = [a for a in allowed if a.lower() == value.lower()]
+    close = same or difflib.get_close_matches(value, allowed, n=1, cutoff=0.75)
+    entry = spans.get(tuple(path))
+    if not close or entry is None or entry.kind != "pair" or entry.value.line != entry.value.end_line:
+        return None
+    v = entry.value
+    return Fix(f'Change "{value}" to "{close[0]}"', (TextEdit((v.line, v.col), (v.line, v.end_col), f'"{close[0]}"'),))
+
+
+def _split_pair_fix(spans: SpanMap, path: tuple, value: Any) -> Fix | None:
+    """``betas = [0.9, 0.99]`` becomes ``betas1 = 0.9`` and ``betas2 = 0.99`` (prime-rl's two scalars)."""
+    if str(path[-1]) != "betas" or not (isinstance(value, list) and len(value) == 2
+                                        and all(isinstance(x, (int, float)) for x in value)):
+        return None
+    found = _pair_line(spans, path)
+    if found is None:
+        return None
+    line, _text = found
+    new = f"betas1 = {value[0]!r}\nbetas2 = {value[1]!r}\n"
+    return Fix("Split betas into betas1 and betas2", (TextEdit((line, 0), (line + 1, 0), new),))
+
+
+def _set_tag_fix(spans: SpanMap, table: tuple, disc: str, value: str) -> Fix | None:
+    """Set the table's ``type`` / ``name`` to ``value``: rewrite its value, or add the line."""
+    entry = spans.get((*table, disc))
+    if entry is not None and entry.kind == "pair" and entry.value.line == entry.value.end_line:
+        v = entry.value
+        return Fix(f"Switch [{_dotted(table)}] to {disc} = \"{value}\"", (TextEdit((v.line, v.col), (v.line, v.end_col), f'"{value}"'),))
+    add = _add_key_fix(spans, table, disc, value)
+    return Fix(f"Switch [{_dotted(table)}] to {disc} = \"{value}\"", add.edits) if add else None
+
+
+def _move_fixes(spans: SpanMap, path: tuple, home: tuple) -> list[Fix]:
+    """Cut the ``key = value`` line and put it in ``home`` (the top level, or a table, created if missing).
+
+    A missing table of a union gets one candidate per variant that has the key (with its ``type``).
+    """
+    from primetui.sft.schema import resolve
+
+    found = _pair_line(spans, path)
+    if found is None:
+        return []
+    f, _cls = resolve(home) if home else (None, None)
+    entry = spans.get(home) if home else None
+    if home and entry is None and f is not None and f.discriminator:
+        tags = [t for t, c in variants(f).items() if str(path[-1]) in c.fields]
+        if injected_tag(f) in tags:  # the default variant has it: the new table needs no `type`
+            fx = _move_fix(spans, path, home, found)
+            return [fx] if fx else []
+        return [fx for t in tags if (fx := _move_fix(spans, path, home, found, f'{f.discriminator} = "{t}"\n'))]
+    fx = _move_fix(spans, path, home, found)
+    return [fx] if fx else []
+
+
+def _move_fix(spans: SpanMap, path: tuple, home: tuple, found: tuple[int, str], head: str = "") -> Fix | None:
+    line, text = found
+    pair = text.strip() + "\n"
+    cut = TextEdit((line, 0), (line + 1, 0), "")
+    if not home:
+        first = min((h for _p, h, _l in spans.tables), default=0)
+        insert = TextEdit((first, 0), (first, 0), pair)
+    else:
+        entry = spans.get(home)
+        if entry is not None and entry.kind in ("table", "array_table") and entry.header_line >= 0:
+            at = entry.header_line + 1
+            insert = TextEdit((at, 0), (at, 0), pair)
+        else:
+            end = len(spans.text.split("\n"))
+            sep = "" if spans.text.endswith("\n") or not spans.text else "\n"
+            insert = TextEdit((end, 0), (end, 0), f"{sep}\n[{_dotted(home)}]\n{head}{pair}")
+    where = "the top level" if not home else f"[{_dotted(home)}]" + (f" ({head.strip()})" if head else "")
+    return Fix(f"Move {path[-1]} to {where}", (cut, insert))
 
 
 def _rename_fix(spans: SpanMap, path: tuple, new: str) -> Fix | None:

@@ -1,4 +1,8 @@
-"""``primetui validate FILE... [--json] [--offline]``: ``file:line:col: level: message``, exit 1 on errors.
+"""``primetui validate FILE... [--json] [--offline]``: ``file:line:col: level: message``.
+
+Exit 0: no errors; 1: a file has an error; 2: a file could not be read (or the arguments were wrong).
+Text output counts lines and columns from 1, the column in characters (Unicode code points);
+``--json`` adds an LSP ``range`` (0-based, UTF-16 code units) and each fix's edits in that form.
 
 The model-cache rule asks the configured platform (T1) for its cached models unless ``--offline``;
 when the platform cannot be reached it says so in one line (stderr) and skips that rule only.
@@ -15,9 +19,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from primetui.fileio import read_text_file
 from primetui.monitor_core.escapes import clean
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic, Span
+from primetui.sft.positions import POSITION_ENCODING, LineIndex, diagnostic_json
 
 
 @dataclass
@@ -56,18 +62,27 @@ def fetch_model_cache(timeout: float = 8.0) -> CacheResult:
     return CacheResult(models, f"model cache: {len(models)} models from {base_url}.")
 
 
+UNREADABLE = "unreadable"
+POSITIONS_NOTE = "positions are line:column from 1, columns in characters"
+
+
 def validate_file(path: Path, ctx: CheckContext) -> tuple[list[Diagnostic], str | None]:
     """Diagnostics for one file (``-`` is standard input); an unreadable file is one error at 1:1."""
+    diags, note, _text = _check_file(path, ctx)
+    return diags, note
+
+
+def _check_file(path: Path, ctx: CheckContext) -> tuple[list[Diagnostic], str | None, str]:
     try:
-        text = _read_stdin() if str(path) == "-" else path.read_text(encoding="utf-8")
+        text = _read_stdin() if str(path) == "-" else read_text_file(path).text
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return [Diagnostic("error", f"cannot read this file ({reason}) — check the path.", Span(0, 0, 0, 0),
-                           "unreadable", "io")], None
+                           UNREADABLE, "io")], None, ""
     from primetui.sft.check import check_text
 
     report = check_text(text, ctx)
-    return list(report.diagnostics), report.note
+    return list(report.diagnostics), report.note, text
 
 
 def _read_stdin() -> str:
@@ -76,7 +91,7 @@ def _read_stdin() -> str:
 
 
 def validate(args: argparse.Namespace) -> int:
-    """Entry point of ``primetui validate``; returns the exit code (1 when any file has an error)."""
+    """Entry point of ``primetui validate``; returns the exit code (see the module docstring)."""
     try:
         return _validate(args)
     except BrokenPipeError:  # `primetui validate … | head`: the reader left, which is fine
@@ -93,18 +108,21 @@ def _validate(args: argparse.Namespace) -> int:
     errors = warnings = hints = 0
     notes: set[str] = set()
     lines: list[str] = []
+    unreadable = False
     for name in args.files:
-        diags, note = validate_file(Path(name), ctx)
+        diags, note, text = _check_file(Path(name), ctx)
+        unreadable = unreadable or any(d.code == UNREADABLE for d in diags)
+        index = LineIndex(text)
         if note:
             notes.add(note)
         errors += sum(d.level == "error" for d in diags)
         warnings += sum(d.level == "warning" for d in diags)
         hints += sum(d.level == "hint" for d in diags)
-        results.append({"file": "<stdin>" if name == "-" else name, "diagnostics": [d.to_json() for d in diags]})
+        results.append({"file": "<stdin>" if name == "-" else name, "diagnostics": [diagnostic_json(d, index) for d in diags]})
         lines.extend(d.format("<stdin>" if name == "-" else name) for d in diags)
     if args.json:
         out = {"files": results, "errors": errors, "warnings": warnings, "hints": hints, "schema": SCHEMA_NOTE,
-               "model_cache": cache.note, "prime_rl": sorted(notes)}
+               "model_cache": cache.note, "prime_rl": sorted(notes), "position_encoding": POSITION_ENCODING}
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         # A diagnostic quotes the config (key names, values) and the platform (model ids): outside text,
@@ -115,5 +133,6 @@ def _validate(args: argparse.Namespace) -> int:
         for note in sorted(notes):
             print(note, file=sys.stderr)
         files = len(args.files)
-        print(f"{errors} error(s), {warnings} warning(s), {hints} hint(s) in {files} file(s) — {SCHEMA_NOTE}.", file=sys.stderr)
-    return 1 if errors else 0
+        print(f"{errors} error(s), {warnings} warning(s), {hints} hint(s) in {files} file(s) — {SCHEMA_NOTE}; "
+              f"{POSITIONS_NOTE}.", file=sys.stderr)
+    return 2 if unreadable else 1 if errors else 0

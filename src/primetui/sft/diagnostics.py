@@ -57,6 +57,13 @@ class Diagnostic:
     loc: tuple[str | int, ...] = ()
     fix: Fix | None = None
     pydantic_type: str | None = field(default=None, compare=False)
+    alternatives: tuple[Fix, ...] = field(default=(), compare=False)  # other fixes, after ``fix``
+    platform_message: str | None = field(default=None, compare=False)  # prime-rl's words, when ``message`` adds to them
+
+    @property
+    def fixes(self) -> tuple[Fix, ...]:
+        """Every quick fix, the preferred one first."""
+        return ((self.fix,) if self.fix is not None else ()) + self.alternatives
 
     def format(self, filename: str) -> str:
         """``file:line:col: level: message`` with 1-based line and column (what editors and CI parse)."""

@@ -45,7 +45,10 @@ def run(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         if a is not None and b is not None and g is not None and a + b > g:
             from primetui.sft.rules_primerl import gpu_budget_text
 
-            yield Finding("error", "gpu-budget", gpu_budget_text(a, b, g), ("deployment",), "platform")
+            infer = str(b) if _written(c, "deployment.num_infer_gpus") else f"{b}, the default"
+            yield Finding("error", "gpu-budget", gpu_budget_text(a, b, g), ("deployment",), "platform", detail=(
+                f"[eval] without [inference] still starts an inference server on this node, on num_infer_gpus "
+                f"({infer}); lower num_train_gpus to {max(g - b, 0)}"))
     yield from renderer_family_rule(c)
     for key in ("deployment", "slurm", "output_dir", "dry_run"):
         if _written(c, f"inference.{key}"):

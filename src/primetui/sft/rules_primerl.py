@@ -8,6 +8,7 @@ field has a type error; a rule whose inputs have the wrong type stays silent.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from collections.abc import Iterator
 
 from primetui.sft.cfg import Cfg, Finding
@@ -34,9 +35,13 @@ def data_rules(c: Cfg, prefix: str = "data", label: str = "") -> Iterator[Findin
     bs, mbs = c.num(f"{prefix}.batch_size"), c.num(f"{prefix}.micro_batch_size")
     if isinstance(bs, int) and isinstance(mbs, int) and mbs > 0:
         if bs % mbs != 0:
-            yield _err("batch-divisible", "Batch size must be divisible by micro batch size", f"{prefix}.batch_size")
+            lower, upper = bs - bs % mbs, bs - bs % mbs + mbs
+            near = f"{lower} or {upper}" if lower else f"{upper}"
+            yield replace(_err("batch-divisible", "Batch size must be divisible by micro batch size", f"{prefix}.batch_size"),
+                          detail=f"batch_size {bs} is not a multiple of micro_batch_size {mbs} (the nearest are {near})")
         elif bs < mbs:
-            yield _err("batch-divisible", "Batch size must be greater than or equal to micro batch size", f"{prefix}.batch_size")
+            yield replace(_err("batch-divisible", "Batch size must be greater than or equal to micro batch size",
+                               f"{prefix}.batch_size"), detail=f"batch_size {bs} < micro_batch_size {mbs}")
     if (c.get(f"{prefix}.type") or "sft") != "sft":
         return
     subsets, splits, probs = c.get(f"{prefix}.subsets"), c.get(f"{prefix}.splits"), c.get(f"{prefix}.probabilities")
@@ -75,7 +80,8 @@ def model_rules(c: Cfg) -> Iterator[Finding]:
         yield _err("model-offload", "Cannot combine fsdp_cpu_offload with optimizer CPU offloading.", "model.fsdp_cpu_offload")
     if optim_off and full:
         yield _err("model-offload", "Cannot enable both optim_cpu_offload and full_offload. Set optim_cpu_offload=false when enabling full optimizer offload.", "model.full_offload")
-    if c.get("model.attn") in ("flash_attention_4", "auto") and not custom_or_auto and isinstance(impl, str):
+    # only for a valid impl: a misspelt one ("HF") is its own error, and prime-rl would stop there
+    if c.get("model.attn") in ("flash_attention_4", "auto") and not custom_or_auto and impl == "hf":
         yield _err("model-attn", "Flash attention 4 is only supported with model.impl='custom' or 'auto'", "model.attn" if c.is_set("model.attn") else "model.impl")
     q = c.get("model.quantization")
     if isinstance(q, dict) and not custom_or_auto and q.get("type") in ("fp8", "mxfp8"):
@@ -103,7 +109,9 @@ def misc_submodel_rules(c: Cfg) -> Iterator[Finding]:
                               _p(table) + (bad[0],), "prime-rl", True)
     if c.has_table("eval"):
         sources = c.get("eval.source")
-        if not isinstance(sources, list) or not sources:
+        if isinstance(sources, dict):
+            pass  # [eval.source] with single brackets: the schema error on it says so, one error for one cause
+        elif not isinstance(sources, list) or not sources:
             yield _err("eval-source", "EvalConfig must define at least one source: add an [[eval.source]] table (name, env), or drop the [eval] table to turn evaluation off.", "eval")
         else:
             names: dict[str, int] = {}

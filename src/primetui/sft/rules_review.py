@@ -30,10 +30,31 @@ def run(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     elif ctx.hosted and (c.get("data.type") or "sft") != "fake":
         yield Finding("hint", "no-ckpt", "No [ckpt] table: this run saves no checkpoint to the volume — add [ckpt] to keep the final step.",
                       (), "review")
+    yield from _model_seq_len(c)
     if c.get("model.debug.force_balanced_routing") is True:
         yield Finding("warning", "force-balanced-routing",
                       "force_balanced_routing forces round-robin expert routing and is debug-only — remove it for a real run.",
                       ("model", "debug", "force_balanced_routing"), "review")
+
+
+def _model_seq_len(c: Cfg) -> Iterator[Finding]:
+    """model.seq_len exists in prime-rl but the SFT path never reads it: data.seq_len is the length."""
+    model_len = c.written("model.seq_len")
+    if not isinstance(model_len, int) or isinstance(model_len, bool):
+        return
+    data_written = c.is_set("data.seq_len")
+    data_len = c.num("data.seq_len")
+    said = f"{data_len}" if data_written else f"{data_len}, the default"
+
+    def move(spans):
+        from primetui.sft.check import _move_fixes
+
+        return next(iter(_move_fixes(spans, ("model", "seq_len"), ("data",))), None)
+
+    yield Finding("warning", "model-seq-len", f"model.seq_len ({model_len}) is not used by SFT: samples are packed and "
+                  f"trained at data.seq_len ({said})" + (" — move it to [data]." if not data_written else
+                                                          " — remove it, or set data.seq_len."),
+                  ("model", "seq_len"), "review", True, fix_builder=None if data_written else move)
 
 
 def _volume_fit(c: Cfg, ctx: CheckContext, max_steps, interval) -> Iterator[Finding]:

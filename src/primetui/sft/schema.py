@@ -292,6 +292,8 @@ class _Builder:
 
     def field_info(self, f: FieldSpec) -> Any:
         kwargs: dict[str, Any] = dict(f.bounds())
+        if f.description:
+            kwargs["description"] = f.description  # for the JSON Schema export (primetui schema)
         if f.aliases:
             kwargs["validation_alias"] = AliasChoices(*f.aliases)
         if f.default == "REQUIRED":

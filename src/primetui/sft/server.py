@@ -54,10 +54,11 @@ def server_checks(config: dict, *, has_volume: bool, cached_models: set[str] | N
             if d.level == "warning":
                 verdict.warnings.append(d.message)
             continue
+        message = d.platform_message or d.message
         if d.code in REJECTION_CODES:
-            rejections.setdefault(d.code, d.message)
+            rejections.setdefault(d.code, message)
         elif d.pydantic_type is None:  # a prime-rl validator error, reported like pydantic's value_error
-            verdict.schema_errors.append({"loc": _loc(d), "msg": f"Value error, {d.message}", "type": "value_error"})
+            verdict.schema_errors.append({"loc": _loc(d), "msg": f"Value error, {message}", "type": "value_error"})
     for code in REJECTION_CODES:
         if code in rejections:
             verdict.rejection = rejections[code]

@@ -129,6 +129,9 @@ def explain(text: str, message: str) -> SyntaxProblem | None:
         fix = Fix("Remove the byte-order mark", (TextEdit((0, 0), (0, 1), ""),))
         return SyntaxProblem("the file starts with a UTF-8 byte-order mark (BOM), which TOML does not allow — "
                              "remove it (quick fix) or save the file as UTF-8 without BOM.", Span(0, 0, 0, 1), fix)
+    twice = _explain_duplicate(text, message)
+    if twice is not None:
+        return twice
     where = _offset(text, message)
     if where is None:
         return None
@@ -152,4 +155,42 @@ def explain(text: str, message: str) -> SyntaxProblem | None:
             what = "array" if bracket == "[" else "inline table (it must close on the same line)"
             return SyntaxProblem(f"unclosed {what} `{bracket}` opened at {_at(line, col)} — close it with `{close}`.",
                                  Span(line, col, line, col + 1))
+    return None
+
+
+_DUP_VALUE = re.compile(r"Cannot overwrite a value \(at line (\d+), column \d+\)")
+_DUP_TABLE = re.compile(r"Cannot declare \((.*)\) twice \(at line (\d+), column \d+\)")
+_PAIR_KEY = re.compile(r"\s*([A-Za-z0-9_\-.\"' ]+?)\s*=")
+
+
+def _explain_duplicate(text: str, message: str) -> SyntaxProblem | None:
+    """A key or table written twice: name it and the line of its first writing (one error, one cause)."""
+    lines = text.split("\n")
+    m = _DUP_VALUE.match(message)
+    if m:
+        line = int(m.group(1)) - 1
+        km = _PAIR_KEY.match(lines[line]) if line < len(lines) else None
+        if km is None:
+            return None
+        key = km.group(1).strip()
+        for i in range(line - 1, -1, -1):
+            if lines[i].lstrip().startswith("["):
+                break
+            other = _PAIR_KEY.match(lines[i])
+            if other and other.group(1).strip() == key:
+                col = len(lines[line]) - len(lines[line].lstrip())
+                fix = Fix(f"Remove this second {key}", (TextEdit((line, 0), (line + 1, 0), ""),))
+                return SyntaxProblem(f"`{key}` is set twice in this table (first on line {i + 1}) — TOML allows a key "
+                                     "once per table; keep one.", Span(line, col, line, col + len(key)), fix)
+        return None
+    m = _DUP_TABLE.match(message)
+    if m:
+        line = int(m.group(2)) - 1
+        header = lines[line].strip() if line < len(lines) else ""
+        first = next((i for i in range(line) if lines[i].strip() == header), None)
+        if first is None or not header:
+            return None
+        col = len(lines[line]) - len(lines[line].lstrip())
+        return SyntaxProblem(f"{header} is declared twice (first on line {first + 1}) — TOML allows a table once; "
+                             "merge the two into one.", Span(line, col, line, col + len(header)))
     return None

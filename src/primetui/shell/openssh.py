@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from primetui.fileio import atomic_write
 from primetui.shell.endpoint import endpoint_of
 
 
@@ -85,9 +86,7 @@ def write_ssh_config(session: Any, key_path: str | os.PathLike[str], *, direct: 
         kept = []
         if known.exists():
             kept = [ln for ln in known.read_text().splitlines() if ln.split(" ", 1)[0] != entry]
-        known.write_text("\n".join([*kept, f"{entry} {ep.host_public_key}"]) + "\n")
-        os.chmod(known, 0o600)
+        atomic_write(known, "\n".join([*kept, f"{entry} {ep.host_public_key}"]) + "\n", mode=0o600)
     old = config.read_text() if config.exists() else ""
-    config.write_text(_replace_block(old, ep.alias, "\n".join(lines) + "\n"))
-    os.chmod(config, 0o600)
+    atomic_write(config, _replace_block(old, ep.alias, "\n".join(lines) + "\n"), mode=0o600)
     return SshCommand(ep.alias, config, known)

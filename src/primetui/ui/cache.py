@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from primetui.fileio import atomic_write
 
 VERSION = 1
 MAX_LOSSES = 64
@@ -65,11 +66,7 @@ def save_runs(base_url: str, runs: list[Any], losses: dict[str, list[tuple[int, 
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".runs-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(payload, fh)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(payload), mode=0o600)  # run names and ids are the user's business
     except OSError:
         return
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from primetui.fileio import atomic_write
 from primetui.local.environ import worker_environment
 from primetui.local.evals.common import env_log_name, ready_file
 from primetui.local.trainer.config import TrainConfig
@@ -177,7 +178,7 @@ class EvalComponents:
         if dest.exists():
             shutil.rmtree(dest)
         tmp.rename(dest)
-        (dest / "STABLE").write_text(str(step))
+        atomic_write(dest / "STABLE", str(step))
 
     def _write_final(self, step: int) -> None:
         write_json_atomic(self.broadcast_dir / "FINAL", {"step": step})

@@ -7,10 +7,11 @@ added as the last line. Everything else is ``huggingface_hub.cli.hf.main`` as in
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 from pathlib import Path
+
+from primetui.fileio import atomic_write
 
 # A sh script, not a "#!python" one: a shebang line is cut at 127 bytes and breaks on spaces.
 LAUNCHER = """#!/bin/sh
@@ -48,8 +49,5 @@ def install_launcher(bin_dir: Path) -> Path:
     path = bin_dir / "hf"
     text = LAUNCHER.format(python=shlex.quote(sys.executable))
     if not path.exists() or path.read_text(encoding="utf-8") != text:
-        tmp = path.with_name(".hf.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, path)
+        atomic_write(path, text, mode=0o755)
     return path

@@ -11,6 +11,8 @@ import functools
 import hashlib
 import json
 import logging
+
+from primetui.fileio import atomic_write
 from dataclasses import dataclass
 from importlib import resources
 from importlib.abc import Traversable
@@ -127,4 +129,4 @@ def copy_to(slug: str, dest) -> None:
     for f in repo.files:
         target = Path(dest) / f.path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(f.resource.read_bytes())
+        atomic_write(target, f.resource.read_bytes())

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import asyncssh
 
+from primetui.fileio import atomic_write
+
 log = logging.getLogger("primetui.local.sessions")
 
 HOST_KEY_FILE = "ssh_host_ed25519_key"
@@ -40,9 +42,7 @@ def sessions_dir(data_dir: Path) -> Path:
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
+    atomic_write(path, data, mode=0o600)
 
 
 def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
@@ -52,7 +52,7 @@ def load_host_key(data_dir: Path) -> asyncssh.SSHKey:
         return asyncssh.read_private_key(str(path))
     key = asyncssh.generate_private_key("ssh-ed25519", comment="primetui-local-host")
     _write_private(path, key.export_private_key())
-    (path.with_suffix(".pub")).write_bytes(key.export_public_key())
+    atomic_write(path.with_suffix(".pub"), key.export_public_key())
     return key
 
 
@@ -101,7 +101,7 @@ def load_gateway_cert(data_dir: Path) -> GatewayCert:
                 serialization.NoEncryption(),
             ),
         )
-        cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        atomic_write(cert_path, cert.public_bytes(serialization.Encoding.PEM))
     cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
     der = cert.public_bytes(serialization.Encoding.DER)
     return GatewayCert(cert_path, key_path, hashlib.sha256(der).hexdigest())
@@ -119,7 +119,7 @@ def ensure_local_client_key() -> Path:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         key = asyncssh.generate_private_key("ssh-ed25519", comment="primetui-local")
         _write_private(path, key.export_private_key())
-        Path(str(path) + ".pub").write_bytes(key.export_public_key())
+        atomic_write(Path(str(path) + ".pub"), key.export_public_key())
         log.info("created the local platform SSH key %s (no .pub beside ssh_key_path)", path)
     return path
 

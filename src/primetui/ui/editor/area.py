@@ -63,6 +63,10 @@ class DiagnosticTextArea(TextArea):
         adopt_document(value)
         self._document = value
 
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        # tab is the screen's `editor.indent` binding (a selection is indented, never replaced)
+        return False if key == "tab" else super().check_consume_key(key, character)
+
     @property
     def highlighting(self) -> bool:
         return self.language is not None

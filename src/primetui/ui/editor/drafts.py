@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from primetui.fileio import atomic_write
 
 
 def drafts_dir() -> Path:
@@ -46,19 +47,7 @@ class DraftStore:
         """Atomically store ``text`` (raises OSError when the data dir is not writable)."""
         self.root.mkdir(parents=True, exist_ok=True)
         payload = json.dumps({"path": str(self.target), "saved_at": time.time(), "text": text}, ensure_ascii=False)
-        fd, tmp = tempfile.mkstemp(prefix=".draft-", dir=self.root)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(payload)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.file)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        atomic_write(self.file, payload)
 
     def read(self) -> Draft | None:
         """The stored draft, or None (a corrupt draft file reads as none)."""

@@ -71,13 +71,17 @@ class TemplatePicker(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class DraftPrompt(ModalScreen[bool]):
-    """Offer back a draft that was autosaved but never saved to the file. True restores it."""
+class DraftPrompt(ModalScreen[bool | None]):
+    """Offer back a draft that was autosaved but never saved to the file.
+
+    True restores it, False discards it (only ``d``), None keeps it for next time (esc).
+    """
 
     DEFAULT_CSS = _MODAL_CSS.format(name="DraftPrompt")
     BINDINGS = [
         Binding("r,enter", "choose(True)", "Restore", id="editor.draft.restore"),
-        Binding("d,escape", "choose(False)", "Discard", id="editor.draft.discard"),
+        Binding("d", "choose(False)", "Discard", id="editor.draft.discard"),
+        Binding("escape", "choose(None)", "Keep for later", id="editor.draft.keep"),
     ]
 
     def __init__(self, path: Path, saved_at: float, lines_changed: int) -> None:
@@ -92,13 +96,34 @@ class DraftPrompt(ModalScreen[bool]):
             yield Static("Unsaved changes found", classes="modal-title")
             yield Static(plain(f"{self.path.name} has an autosaved draft from {when} that differs from the file "
                                f"({self.lines_changed} line(s) changed)."))
-            yield Static("r / enter restores it (ctrl+z goes back to the file) · d / esc discards it", classes="modal-hint")
+            yield Static("r / enter restores it (ctrl+z goes back to the file) · d discards it · esc keeps it for later",
+                         classes="modal-hint")
 
-    def action_choose(self, restore: bool) -> None:
+    def action_choose(self, restore: bool | None) -> None:
         self.dismiss(restore)
 
 
-class SaveAsPrompt(ModalScreen[Path | None]):
+class TypeAhead:
+    """Mixin for a dialog with one text field: keys typed before the field has focus go into it.
+
+    A key pressed right after the key that opens the dialog reaches the dialog before its field is
+    focused; without this it would be dropped.
+    """
+
+    FIELD = "Input"
+
+    def on_key(self, event) -> None:
+        focused = self.focused  # type: ignore[attr-defined]
+        if isinstance(focused, Input) or not event.is_printable or not event.character:
+            return
+        field = self.query_one(self.FIELD, Input)  # type: ignore[attr-defined]
+        field.focus()
+        field.insert_text_at_cursor(event.character)
+        event.stop()
+        event.prevent_default()
+
+
+class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
     """F12: a path to save the buffer to."""
 
     DEFAULT_CSS = _MODAL_CSS.format(name="SaveAsPrompt")
@@ -107,12 +132,13 @@ class SaveAsPrompt(ModalScreen[Path | None]):
     def __init__(self, current: Path | None) -> None:
         super().__init__()
         self.current = current
+        self._confirmed: Path | None = None  # a path whose question (new directory, overwrite) was answered
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Save as", classes="modal-title")
             yield Input(value=str(self.current or Path.cwd() / "sft.toml"), id="save-as-path")
-            yield Static("enter saves · esc cancels · ~ is your home directory", classes="modal-hint")
+            yield Static("enter saves · esc cancels · ~ is your home directory", classes="modal-hint", id="save-as-hint")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -120,7 +146,119 @@ class SaveAsPrompt(ModalScreen[Path | None]):
         if not value:
             self.notify("Type a file path first.", severity="warning")
             return
-        self.dismiss(Path(value).expanduser())
+        path = Path(value).expanduser()
+        question = self._question(path)
+        if question and self._confirmed != path:
+            self._confirmed = path
+            self.query_one("#save-as-hint", Static).update(plain(question + " · enter again to confirm · esc cancels"))
+            return
+        self.dismiss(path)
+
+    def _question(self, path: Path) -> str:
+        if not path.parent.exists():
+            return f"{path.parent} does not exist: create it?"
+        if path.exists() and path != self.current:
+            return f"{path.name} exists: overwrite it?"
+        return ""
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConflictPrompt(ModalScreen[str | None]):
+    """Ctrl+S found the file changed on disk since it was loaded. Returns "reload", "overwrite" or None."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="ConflictPrompt") + (
+        "ConflictPrompt #conflict-diff { height: auto; max-height: 20; display: none; }"
+        "ConflictPrompt #conflict-diff.shown { display: block; }")
+    BINDINGS = [
+        Binding("r", "choose('reload')", "Reload", id="editor.conflict.reload"),
+        Binding("d", "diff", "Diff", id="editor.conflict.diff"),
+        Binding("o", "choose('overwrite')", "Overwrite", id="editor.conflict.overwrite"),
+        Binding("escape", "choose(None)", "Cancel", id="editor.conflict.cancel"),
+    ]
+
+    def __init__(self, path: Path, *, gone: bool, diff: list[str]) -> None:
+        super().__init__()
+        self.path = path
+        self.gone = gone
+        self.diff = diff
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import VerticalScroll
+
+        what = "was deleted or cannot be read" if self.gone else "changed on disk"
+        with Vertical():
+            yield Static(plain(f"{self.path.name} {what} since you opened it"), classes="modal-title")
+            yield Static("Saving now would replace the other program's version with yours.")
+            with VerticalScroll(id="conflict-diff"):
+                body = Text()
+                for line in self.diff or ["(no line differs: only line ends or encoding changed)"]:
+                    style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
+                    body.append(line + "\n", style=style)
+                yield Static(plain(body), id="conflict-diff-body")
+            yield Static("r reloads the file (ctrl+z brings your edits back) · d shows the diff · o overwrites it · "
+                         "esc cancels", classes="modal-hint")
+
+    def action_diff(self) -> None:
+        self.query_one("#conflict-diff").toggle_class("shown")
+
+    def action_choose(self, choice: str | None) -> None:
+        self.dismiss(choice)
+
+
+class GoToLinePrompt(TypeAhead, ModalScreen[tuple[int, int] | None]):
+    """Ctrl+G: ``line`` or ``line:col`` (1-based); returns the 0-based position."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="GoToLinePrompt") + "GoToLinePrompt > Vertical { max-width: 50; }"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.goto_line.cancel")]
+
+    def __init__(self, line_count: int) -> None:
+        super().__init__()
+        self.line_count = line_count
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"Go to line (1–{self.line_count})", classes="modal-title")
+            yield Input(placeholder="line or line:column", id="goto-line")
+            yield Static("enter goes · esc cancels", classes="modal-hint", id="goto-hint")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        line, _, col = event.value.strip().partition(":")
+        try:
+            pos = (int(line) - 1, int(col) - 1 if col else 0)
+        except ValueError:
+            self.query_one("#goto-hint", Static).update(
+                plain(f"`{event.value.strip()}` is not a line number: type e.g. 12 or 12:5 · esc cancels"))
+            return
+        self.dismiss((min(max(pos[0], 0), self.line_count - 1), max(pos[1], 0)))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class CompletionPicker(ModalScreen[int | None]):
+    """Ctrl+space: what may be typed here, each with its type and default; returns the chosen index."""
+
+    DEFAULT_CSS = _MODAL_CSS.format(name="CompletionPicker") + "CompletionPicker OptionList { height: auto; max-height: 18; }"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.complete.cancel")]
+
+    def __init__(self, title: str, items: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.items = items
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(plain(self.title_text), classes="modal-title")
+            yield OptionList(*[Option(Text.assemble((label, "bold"), "  ", (detail, "dim")), id=str(i))
+                               for i, (label, detail) in enumerate(self.items)], id="completion-list")
+            yield Static("enter inserts · esc cancels", classes="modal-hint")
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(int(event.option.id))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

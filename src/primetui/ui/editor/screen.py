@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import tempfile
 import time
 import tomllib
 from pathlib import Path
@@ -24,22 +23,26 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
+from primetui.fileio import ReadOnlyFileError, atomic_write, file_digest, is_read_only, read_text_file
 from primetui.sft.check import Report
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import LEVELS, Diagnostic, Fix, sort_key
 from primetui.sft.schema import PRIME_RL_COMMIT, PRIME_RL_VERSION
 from primetui.ui.editor import validator
 from primetui.ui.editor.area import HIGHLIGHT_LIMIT, DiagnosticTextArea
+from primetui.ui.editor.actions import EditingActions
 from primetui.ui.editor.drafts import DraftStore
+from primetui.ui.editor.findbar import FindBar
 from primetui.ui.editor.problems import ProblemsList
 from primetui.ui.safe import plain
 
 VALIDATE_DELAY = 0.15  # seconds of quiet typing before a validation starts
 AUTOSAVE_EVERY = 1.0  # a crash loses at most this much typing (plus one write)
+WATCH_EVERY = 1.0  # seconds between looks at the file on disk (another program may change it)
 NOTE_SURVIVES = 1.0  # seconds: a note set by an edit (fix, template, draft) outlives that edit's Changed event
 
 
-class EditorScreen(Screen):
+class EditorScreen(EditingActions, Screen):
     """Edit one sft.toml. ``client`` (a PrimeClient) enables the model-cache check and dispatch.
 
     Dismisses with the new run id after a successful dispatch (``PrimeApp`` then opens the run's
@@ -56,6 +59,19 @@ class EditorScreen(Screen):
         Binding("f2", "toggle_problems", "Problems", id="editor.problems"),
         Binding("ctrl+t", "templates", "Templates", id="editor.templates"),
         Binding("f5", "dispatch", "Dispatch", id="editor.dispatch"),
+        Binding("ctrl+f", "find", "Find", show=False, id="editor.find"),
+        Binding("ctrl+h,ctrl+r", "replace", "Replace", show=False, id="editor.replace"),
+        Binding("f3", "find_step(1)", "Find next", show=False, id="editor.find_next"),
+        Binding("shift+f3", "find_step(-1)", "Find previous", show=False, id="editor.find_prev"),
+        Binding("ctrl+g", "goto_line", "Go to line", show=False, id="editor.goto_line"),
+        Binding("ctrl+slash,ctrl+underscore", "toggle_comment", "Comment", show=False, id="editor.comment"),
+        Binding("tab", "indent", "Indent", show=False, priority=True, id="editor.indent"),
+        Binding("shift+tab", "dedent", "Dedent", show=False, priority=True, id="editor.dedent"),
+        Binding("ctrl+home", "file_start", "Start of file", show=False, id="editor.file_start"),
+        Binding("ctrl+end", "file_end", "End of file", show=False, id="editor.file_end"),
+        Binding("ctrl+space,ctrl+@", "complete", "Complete", show=False, id="editor.complete"),
+        Binding("f9", "keys", "Keys", show=False, id="editor.keys"),
+        Binding("f10", "external_editor", "$EDITOR", show=False, id="editor.external"),
         Binding("escape", "close", "Close", priority=True, id="editor.close"),
         Binding("q", "close_editor", "Close", show=False, id="editor.quit"),
     ]
@@ -85,6 +101,11 @@ class EditorScreen(Screen):
         self.drafts = DraftStore(self.path, drafts_root) if self.path else None
         self.saved_text = ""
         self.load_error: str | None = None
+        self.newline = "\n"  # "\r\n" when the file was CRLF: saved back the same way
+        self.disk_digest: str | None = None  # sha256 of the file as loaded or last saved
+        self.read_only = False
+        self._disk_stat: tuple | None = None
+        self._disk_note_for: str | None = None  # the on-disk digest already reported as a conflict
         self.report: Report | None = None
         self.diagnostics: list[Diagnostic] = []
         self.server_diagnostics: list[Diagnostic] = []
@@ -94,6 +115,7 @@ class EditorScreen(Screen):
         self.version = 0
         self._validated_version = -1
         self._draft_dirty = False
+        self._draft_kept = False  # the draft prompt was left with esc: the old draft must survive
         self._timer: Timer | None = None
         self._close_armed = False
         self._note = ""
@@ -118,15 +140,57 @@ class EditorScreen(Screen):
         if self.path is None or not self.path.exists():
             return ""
         try:
-            text = self.path.read_text(encoding="utf-8")
+            loaded = read_text_file(self.path)
         except UnicodeDecodeError:
             self.load_error = f"{self.path} is not UTF-8 text; it was not loaded. Pick another file, or save this buffer elsewhere with F12."
             return ""
         except OSError as exc:
             self.load_error = f"Could not read {self.path} ({exc.strerror or exc}); check the path and permissions."
             return ""
-        self.saved_text = text
-        return text
+        self.saved_text, self.newline, self.disk_digest = loaded.text, loaded.newline, loaded.digest
+        self.read_only = is_read_only(self.path)
+        self._disk_stat = _stat_key(self.path)
+        return loaded.text
+
+    def _watch_disk(self) -> None:
+        """Notice another program's change: reload an unmodified buffer, warn about a modified one."""
+        if self.path is None or self.load_error:
+            return
+        now = _stat_key(self.path)
+        if now == self._disk_stat:
+            return
+        self._disk_stat = now
+        self.read_only = is_read_only(self.path)
+        digest = file_digest(self.path)
+        if digest is None or digest == self.disk_digest:
+            self._refresh_chrome()
+            return
+        if not self.modified:
+            self.reload_from_disk(f"Reloaded {self.path.name}: it changed on disk (ctrl+z returns to the old text).")
+        elif digest != self._disk_note_for:
+            self._disk_note_for = digest
+            self.note = f"{self.path.name} changed on disk since you opened it; ctrl+s will offer reload, diff or overwrite."
+            self._refresh_chrome()
+
+    def reload_from_disk(self, note: str) -> bool:
+        """Replace the buffer with the file as it is on disk now (one undoable edit)."""
+        assert self.path is not None
+        try:
+            loaded = read_text_file(self.path)
+        except (OSError, UnicodeDecodeError) as exc:
+            self.note = f"Could not reload {self.path.name} ({getattr(exc, 'strerror', None) or exc}); the buffer is unchanged."
+            self._refresh_chrome()
+            return False
+        self.newline, self.disk_digest = loaded.newline, loaded.digest
+        self.saved_text = loaded.text
+        self.read_only = is_read_only(self.path)
+        self._disk_stat = _stat_key(self.path)
+        self._disk_note_for = None
+        if self.text != loaded.text:
+            self.replace_all(loaded.text)
+        self.note = note
+        self._refresh_chrome()
+        return True
 
     @property
     def area(self) -> DiagnosticTextArea:
@@ -144,12 +208,14 @@ class EditorScreen(Screen):
         yield Static("", id="editor-title")
         yield DiagnosticTextArea(self._initial_text, highlight=len(self._initial_text) <= HIGHLIGHT_LIMIT, id="editor-area")
         yield ProblemsList(id="editor-problems")
+        yield FindBar(id="editor-find")
         yield Static("", id="editor-message")
         yield Footer()
 
     def on_mount(self) -> None:
         self.area.focus()
         self.set_interval(AUTOSAVE_EVERY, self._autosave)
+        self.set_interval(WATCH_EVERY, self._watch_disk)
         if self.load_error:
             self.note = self.load_error
         elif self.path is not None and not self.path.exists():
@@ -180,6 +246,9 @@ class EditorScreen(Screen):
             if restore:
                 self.replace_all(draft.text)
                 self.note = "Draft restored — ctrl+z returns to the file as saved."
+            elif restore is None:
+                self._draft_kept = True
+                self.note = "Draft kept: it is offered again when you next open this file."
             else:
                 self.drafts.drop()
                 self.note = "Draft discarded."
@@ -194,7 +263,8 @@ class EditorScreen(Screen):
         try:
             if self.modified:
                 self.drafts.write(self.text)
-            else:
+                self._draft_kept = False  # newer typing supersedes the kept draft
+            elif not self._draft_kept:
                 self.drafts.drop()
         except OSError as exc:
             self.note = f"Could not autosave a draft ({exc.strerror or exc}); save with ctrl+s to keep your work."
@@ -292,6 +362,10 @@ class EditorScreen(Screen):
         title.append(f" {name}", style="bold")
         if self.is_mounted and self.modified:
             title.append("  ● modified")
+        if self.read_only:
+            title.append("  read-only (F12 saves elsewhere)", style="bold")
+        if self.newline == "\r\n":
+            title.append("  CRLF", style="dim")
         if self.is_mounted and not self.area.highlighting:
             title.append(f"  plain text: no highlighting above {HIGHLIGHT_LIMIT:,} characters", style="bold")
         counts = {lvl: sum(1 for d in self.diagnostics if d.level == lvl) for lvl in LEVELS}
@@ -318,7 +392,8 @@ class EditorScreen(Screen):
             msg.append(f"  {d.level}: ", style="bold")
             msg.append(d.message)
             if d.fix is not None:
-                msg.append(f"  (F4: {d.fix.title})", style="dim")
+                more = f" or {len(d.alternatives)} other fix(es)" if d.alternatives else ""
+                msg.append(f"  (F4: {d.fix.title}{more})", style="dim")
             if len(here) > 1:
                 msg.append(f"  [+{len(here) - 1} more on this line: F2]", style="dim")
         elif self.cache_note and not self.note:
@@ -399,16 +474,54 @@ class EditorScreen(Screen):
         if self.path is None or self.load_error:
             self.action_save_as()
             return
+        if self.read_only:
+            self._offer_save_as(f"{self.path.name} is read-only, so it was not changed; save your text elsewhere.")
+            return
+        on_disk = file_digest(self.path)
+        if self.disk_digest is not None and on_disk != self.disk_digest:
+            self._resolve_conflict(on_disk)
+            return
         self._write(self.path)
 
-    def _write(self, path: Path) -> bool:
+    def _resolve_conflict(self, on_disk: str | None) -> None:
+        """The file changed on disk since it was loaded: reload, see the diff, or overwrite."""
+        from primetui.ui.editor.modals import ConflictPrompt
+
+        assert self.path is not None
+        try:
+            disk_text = read_text_file(self.path).text if on_disk is not None else ""
+        except (OSError, UnicodeDecodeError):
+            disk_text = ""
+        diff = list(difflib.unified_diff(disk_text.splitlines(), self.text.splitlines(), "on disk", "your buffer",
+                                         lineterm=""))
+
+        def _chosen(choice: str | None) -> None:
+            if choice == "overwrite":
+                self._write(self.path)
+            elif choice == "reload":
+                self.reload_from_disk(f"Reloaded {self.path.name} from disk (ctrl+z brings your edits back).")
+            else:
+                self.note = "Not saved: the file on disk changed; ctrl+s asks again."
+                self._refresh_chrome()
+
+        self.app.push_screen(ConflictPrompt(self.path, gone=on_disk is None, diff=diff), _chosen)
+
+    def _offer_save_as(self, why: str) -> None:
+        self.note = why
+        self._refresh_chrome()
+        self.action_save_as()
+
+    def _write(self, path: Path, *, make_dirs: bool = False) -> bool:
         text = self.text
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
+            if make_dirs:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, text, newline=self.newline)
+        except ReadOnlyFileError:
+            if path == self.path:
+                self.read_only = True
+            self._offer_save_as(f"{path.name} is read-only, so it was not changed; save your text elsewhere.")
+            return False
         except OSError as exc:
             self.note = f"Could not save {path} ({exc.strerror or exc}); your text is kept — pick another place with F12."
             self.notify(self.note, severity="error")
@@ -421,6 +534,10 @@ class EditorScreen(Screen):
             self.drafts = DraftStore(path, self._drafts_root)
             self.load_error = None
         self.saved_text = text
+        self.disk_digest = file_digest(path)
+        self.read_only = is_read_only(path)
+        self._disk_stat = _stat_key(path)
+        self._disk_note_for = None
         if self.drafts is not None:
             self.drafts.drop()
         self._draft_dirty = False
@@ -435,22 +552,19 @@ class EditorScreen(Screen):
 
         def _chosen(path: Path | None) -> None:
             if path is not None:
-                self._write(path)
+                self._write(path, make_dirs=True)  # the prompt asked before a directory is created
 
         self.app.push_screen(SaveAsPrompt(self.path), _chosen)
 
     def action_key_help(self) -> None:
-        from primetui.sft.help import describe
-        from primetui.sft.spans import SpanMap
+        from primetui.sft.assist import help_at
         from primetui.ui.editor.modals import KeyHelpModal
 
         line, col = self.area.cursor_location
         text = self.text
-        spans = self.report.spans if self.report is not None and self.validated and self.report.spans else SpanMap(text)
-        raw = self.report.config if self.report is not None and self.report.config is not None else _loads(text)
-        hit = spans.at(line, col)
-        path = hit[0] if hit else spans.table_at_line(line)
-        help_ = describe(path, raw) if path else None
+        spans = self.report.spans if self.report is not None and self.validated and self.report.spans else None
+        raw = self.report.config if self.report is not None and self.report.config is not None else None
+        path, help_ = help_at(text, line, col, spans, raw)
         if help_ is None:
             where = ".".join(map(str, path)) if path else ""
             self.note = (f"`{where}` is not a prime-rl SFT key." if where else
@@ -468,8 +582,21 @@ class EditorScreen(Screen):
             return
         inside = [d for d in here if d.span.col <= col <= d.span.end_col] or here
         d = inside[0]
-        self.apply_fix(d.fix)
-        self.note = f"Applied: {d.fix.title} (ctrl+z undoes it)."
+        if len(d.fixes) == 1:
+            self._apply_titled(d.fix)
+            return
+        from primetui.ui.editor.modals import CompletionPicker
+
+        def _chosen(index: int | None) -> None:
+            if index is not None:
+                self._apply_titled(d.fixes[index])
+            self.area.focus()
+
+        self.app.push_screen(CompletionPicker("Quick fixes", [(f.title, "") for f in d.fixes]), _chosen)
+
+    def _apply_titled(self, fix: Fix) -> None:
+        self.apply_fix(fix)
+        self.note = f"Applied: {fix.title} (ctrl+z undoes it)."
         self._refresh_chrome()
 
     def _step(self, forward: bool) -> None:
@@ -560,6 +687,11 @@ class EditorScreen(Screen):
             self.jump_to(self.server_diagnostics[0])
 
     def action_close(self) -> None:
+        find = self.query_one(FindBar)
+        if find.has_class("visible") and find.has_focus_within:
+            find.close()
+            self.area.focus()
+            return
         problems = self.query_one("#editor-problems", ProblemsList)
         if problems.has_focus:
             problems.remove_class("visible")
@@ -581,6 +713,14 @@ class EditorScreen(Screen):
     def _autosave_now(self) -> None:
         self._draft_dirty = True
         self._autosave()
+
+
+def _stat_key(path: Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
 
 
 def _loads(text: str) -> dict | None:

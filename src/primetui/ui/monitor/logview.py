@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from rich.segment import Segment
@@ -26,6 +27,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from primetui.fileio import atomic_write
 from primetui.monitor_core import lines as L
 from primetui.monitor_core.filters import LogQuery, Matcher, QueryError, apply_filter, error_starts, text_matches
 
@@ -614,13 +616,9 @@ class LogView(ScrollView, can_focus=True):
 
     def save_to(self, path: str) -> int:
         """Write the lines in view (filtered or all) to ``path``; returns how many."""
-        count = 0
-        with open(path, "w", encoding="utf-8") as fh:
-            for row in range(self.row_count):
-                fh.write(self._plain(self.global_index(row)))
-                fh.write("\n")
-                count += 1
-        return count
+        lines = [self._plain(self.global_index(row)) + "\n" for row in range(self.row_count)]
+        atomic_write(Path(path), "".join(lines))
+        return len(lines)
 
     def on_click(self, event) -> None:
         row = int(self.scroll_offset.y) + event.y

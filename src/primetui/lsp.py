@@ -1,0 +1,127 @@
+"""``primetui lsp``: the sft.toml checks as a language server on stdio (pygls).
+
+It publishes the same diagnostics as the editor and ``primetui validate --offline`` (the model-cache
+rule needs a platform and is skipped), F1's help on hover, completion of sections, keys, values and
+variants, and the quick fixes as code actions. Positions use the encoding agreed at initialize
+(UTF-16 unless the client prefers another). Imported only when the command runs, so pygls never
+slows the dashboard's start.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types as T
+from pygls.lsp.server import LanguageServer
+
+from primetui.sft.assist import completions, help_at
+from primetui.sft.check import check_text
+from primetui.sft.context import CheckContext
+from primetui.sft.diagnostics import Diagnostic
+from primetui.sft.positions import LineIndex
+
+_SEVERITY = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity.Warning,
+             "hint": T.DiagnosticSeverity.Hint}
+_KIND = {"table": T.CompletionItemKind.Module, "key": T.CompletionItemKind.Property,
+         "value": T.CompletionItemKind.Value}
+
+
+class SftServer(LanguageServer):
+    def __init__(self) -> None:
+        from importlib.metadata import version
+
+        super().__init__("primetui-sft", version("primetui"))
+        self.ctx = CheckContext(hosted=True, cached_models=None)
+
+    def index(self, text: str) -> LineIndex:
+        encoding = self.server_capabilities.position_encoding if self.server_capabilities else None
+        return LineIndex(text, str(encoding or "utf-16"))
+
+    def diagnostics_of(self, uri: str) -> tuple[str, list[Diagnostic]]:
+        text = self.workspace.get_text_document(uri).source
+        return text, list(check_text(text, self.ctx).diagnostics)
+
+    def publish(self, uri: str) -> None:
+        text, diags = self.diagnostics_of(uri)
+        index = self.index(text)
+        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+            uri=uri, diagnostics=[_lsp_diagnostic(d, index) for d in diags]))
+
+
+def _range(r: dict) -> T.Range:
+    return T.Range(T.Position(**r["start"]), T.Position(**r["end"]))
+
+
+def _lsp_diagnostic(d: Diagnostic, index: LineIndex) -> T.Diagnostic:
+    return T.Diagnostic(range=_range(index.range(d.span)), message=d.message, severity=_SEVERITY[d.level],
+                        code=d.code, source=f"primetui ({d.source})")
+
+
+server = SftServer()
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_OPEN)
+def _did_open(ls: SftServer, params: T.DidOpenTextDocumentParams) -> None:
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+def _did_change(ls: SftServer, params: T.DidChangeTextDocumentParams) -> None:
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_SAVE)
+def _did_save(ls: SftServer, params: T.DidSaveTextDocumentParams) -> None:
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+def _did_close(ls: SftServer, params: T.DidCloseTextDocumentParams) -> None:
+    ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+
+@server.feature(T.TEXT_DOCUMENT_HOVER)
+def _hover(ls: SftServer, params: T.HoverParams) -> T.Hover | None:
+    text = ls.workspace.get_text_document(params.text_document.uri).source
+    line, col = ls.index(text).code_point_col(params.position.line, params.position.character)
+    _path, help_ = help_at(text, line, col)
+    if help_ is None:
+        return None
+    body = f"**{help_.title}**\n\n" + "\n".join(f"- {x}" for x in help_.lines)
+    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=body))
+
+
+@server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["[", ".", "=", '"']))
+def _complete(ls: SftServer, params: T.CompletionParams) -> T.CompletionList:
+    text = ls.workspace.get_text_document(params.text_document.uri).source
+    index = ls.index(text)
+    line, col = index.code_point_col(params.position.line, params.position.character)
+    start, items = completions(text, line, col)
+    where = T.Range(T.Position(**index.position(line, start)), T.Position(**index.position(line, col)))
+    return T.CompletionList(is_incomplete=False, items=[
+        T.CompletionItem(label=c.label, kind=_KIND[c.kind], detail=c.detail,
+                         documentation=T.MarkupContent(kind=T.MarkupKind.PlainText, value=c.documentation),
+                         text_edit=T.TextEdit(range=where, new_text=c.insert))
+        for c in items])
+
+
+@server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
+def _code_actions(ls: SftServer, params: T.CodeActionParams) -> list[T.CodeAction]:
+    uri = params.text_document.uri
+    text, diags = ls.diagnostics_of(uri)
+    index = ls.index(text)
+    first, last = params.range.start.line, params.range.end.line
+    actions = []
+    for d in diags:
+        if d.span.end_line < first or d.span.line > last:
+            continue
+        for n, fix in enumerate(d.fixes):
+            edits = [T.TextEdit(range=_range(e["range"]), new_text=e["newText"]) for e in index.fix(fix)["edits"]]
+            actions.append(T.CodeAction(title=fix.title, kind=T.CodeActionKind.QuickFix,
+                                        diagnostics=[_lsp_diagnostic(d, index)], is_preferred=n == 0,
+                                        edit=T.WorkspaceEdit(changes={uri: edits})))
+    return actions
+
+
+def serve_stdio() -> int:
+    """Serve on stdin/stdout until the client says exit."""
+    server.start_io()
+    return 0

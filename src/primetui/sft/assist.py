@@ -1,0 +1,161 @@
+"""Help while typing, shared by the editor and the language server: hover help and completion.
+
+Both work on text that may not parse yet (the user is mid-word): positions come from the tolerant
+span parser, variants from the text when it parses, else from prime-rl's default variant.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+from primetui.sft.help import KeyHelp, _field_lines, describe
+from primetui.sft.schema import ROOT, ClassSpec, FieldSpec, resolve, specs, variants
+from primetui.sft.spans import SpanMap
+
+Kind = Literal["table", "key", "value"]
+MODEL_NAME = ("model", "name")
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One completion: ``insert`` replaces the word being typed (``start`` .. cursor on the line)."""
+
+    label: str
+    insert: str
+    kind: Kind
+    detail: str  # type and default, as F1 shows them
+    documentation: str
+
+
+def loads_or_none(text: str) -> dict | None:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def help_at(text: str, line: int, col: int, spans: SpanMap | None = None, raw: Any = None) -> tuple[tuple, KeyHelp | None]:
+    """(path, help) for the key or [table] header at a position; path is () when there is none."""
+    spans = spans or SpanMap(text)
+    raw = raw if raw is not None else loads_or_none(text)
+    hit = spans.at(line, col)
+    path = hit[0] if hit else spans.table_at_line(line)
+    return path, (describe(path, raw) if path else None)
+
+
+def _detail(f: FieldSpec) -> str:
+    lines = _field_lines(f)
+    return " · ".join(x for x in lines if x.startswith(("type:", "default:")))
+
+
+def _doc(f: FieldSpec) -> str:
+    return "\n".join([f.description, *_field_lines(f)] if f.description else _field_lines(f))
+
+
+def _class_at(table: tuple, raw: Any) -> ClassSpec | None:
+    if not table:
+        return specs()[ROOT]
+    _f, cls = resolve(tuple(p for p in table), raw)
+    return cls
+
+
+def _table_paths(cls: ClassSpec, prefix: tuple, raw: Any, depth: int = 0) -> list[tuple[tuple, FieldSpec]]:
+    """Every table path below ``cls``: the variant the text picks, else every variant's tables."""
+    out: list[tuple[tuple, FieldSpec]] = []
+    if depth > 4:
+        return out
+    for name, f in cls.fields.items():
+        if not f.classes:
+            continue
+        path = (*prefix, name)
+        out.append((path, f))
+        chosen = resolve(path, raw)[1] if raw is not None else None
+        subs = [chosen] if chosen is not None else list(variants(f).values()) or [specs()[c] for c in f.classes if c in specs()]
+        seen: set[tuple] = {p for p, _ in out}
+        for sub in subs:
+            for p, sf in _table_paths(sub, path, raw, depth + 1):
+                if p not in seen:
+                    seen.add(p)
+                    out.append((p, sf))
+    return out
+
+
+_WORD = re.compile(r"[A-Za-z0-9_.\-/]*$")
+
+
+def completions(text: str, line: int, col: int, models: frozenset[str] | None = None) -> tuple[int, list[Completion]]:
+    """What may be typed at (line, col): (start column of the word being replaced, items).
+
+    Section names after ``[``, the keys of the table (and variant) under the cursor, and after
+    ``key =`` the values it allows (enum values, booleans, variant tags, cached model names).
+    """
+    lines = text.split("\n")
+    if line >= len(lines):
+        return col, []
+    before = lines[line][:col]
+    # the line being typed rarely parses: the rest of the file still says which variants are chosen
+    raw = loads_or_none(text)
+    if raw is None:
+        raw = loads_or_none("\n".join([*lines[:line], *lines[line + 1:]]))
+    spans = SpanMap(text)
+    stripped = before.lstrip()
+    if stripped.startswith("["):
+        word = stripped.lstrip("[")
+        start = col - len(word)
+        return start, [Completion(".".join(p), ".".join(p), "table", _detail(f), _doc(f))
+                       for p, f in _table_paths(specs()[ROOT], (), raw) if ".".join(p).startswith(word)]
+    if "=" in before:
+        key_text, _, value_part = before.partition("=")
+        word_match = re.search(r'"?[^"\s=]*$', value_part)
+        word = word_match.group(0) if word_match else ""
+        start = col - len(word)
+        key = tuple(k.strip().strip('"') for k in key_text.strip().split("."))
+        path = (*spans.table_at_line(line), *key)
+        return start, [c for c in _values(path, raw, models) if c.insert.startswith(word.strip('"')) or
+                       c.insert.startswith(word)]
+    word = _WORD.search(before).group(0)
+    start = col - len(word)
+    table = spans.table_at_line(line)
+    cls = _class_at(table, raw)
+    if cls is None:
+        return start, []
+    present = {p[len(table)] for p in spans.entries if len(p) > len(table) and p[:len(table)] == table}
+    return start, [Completion(name, name, "key", _detail(f), _doc(f)) for name, f in cls.fields.items()
+                   if name.startswith(word) and (name not in present or name == word)]
+
+
+def _values(path: tuple, raw: Any, models: frozenset[str] | None) -> list[Completion]:
+    if len(path) > 1:
+        parent, _cls = resolve(path[:-1], raw)
+        if parent is not None and parent.discriminator == path[-1]:
+            return [Completion(tag, f'"{tag}"', "value", f"variant of [{'.'.join(path[:-1])}]",
+                               ", ".join(cls.fields)) for tag, cls in variants(parent).items()]
+    f, _cls = resolve(path, raw)
+    if f is None:
+        return []
+    out = [Completion(v, f'"{v}"', "value", f"one of {f.type}", f.description) for v in f.allowed_values()]
+    if re.fullmatch(r"bool( \| None)?", f.type):
+        out += [Completion(v, v, "value", _detail(f), f.description) for v in ("true", "false")]
+    if path == MODEL_NAME and models:
+        out += [Completion(m, f'"{m}"', "value", "in the platform's model cache", "") for m in sorted(models)]
+    return out
+
+
+@lru_cache(maxsize=1)
+def table_homes() -> dict[str, list[tuple]]:
+    """key -> every table path (any variant) where the schema defines it; () is the top level."""
+    out: dict[str, list[tuple]] = {}
+    root = specs()[ROOT]
+    for name in root.fields:
+        out.setdefault(name, []).append(())
+    for path, f in _table_paths(root, (), None):
+        classes = list(variants(f).values()) or [specs()[c] for c in f.classes if c in specs()]
+        for cls in classes:
+            for name in cls.fields:
+                if path not in out.setdefault(name, []):
+                    out[name].append(path)
+    return out

@@ -1,0 +1,27 @@
+"""SVG snapshot of the editor's find / replace bar (regex on, a match selected) at 80x24."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_editor_snapshots import ERRORS, SnapHost, _at
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_editor_find_replace_bar(snap_compare, in_tmp):
+    async def run_before(pilot) -> None:
+        await _at(0, 0)(pilot)
+        await pilot.press("ctrl+h")
+        bar = pilot.app.screen.findbar
+        bar.regex = True
+        bar.query_one("#find-text").value = r"\w+_size"
+        bar.query_one("#find-replace").value = "size"
+        await pilot.press("f3")
+        await pilot.pause()
+
+    assert snap_compare(SnapHost(ERRORS, in_tmp), terminal_size=(80, 24), run_before=run_before)

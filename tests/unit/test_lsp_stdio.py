@@ -1,0 +1,112 @@
+"""`primetui lsp` answers a real client over stdio: initialize, didOpen, didChange, hover, completion, fixes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from queue import Empty, Queue
+
+import pytest
+
+URI = "file:///work/sft.toml"
+WAIT = 60.0  # seconds a reply may take on a loaded machine (a bound, not a sleep)
+
+
+class Client:
+    """A minimal LSP client: Content-Length framing over the server's stdin/stdout."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "primetui.cli", "lsp"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.inbox: Queue = Queue()
+        self.next_id = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        while True:
+            headers = {}
+            while (line := out.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode().partition(":")
+                headers[name.strip().lower()] = value.strip()
+            if not headers:
+                return
+            self.inbox.put(json.loads(out.read(int(headers["content-length"]))))
+
+    def send(self, msg: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **msg}).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def notify(self, method: str, params: dict) -> None:
+        self.send({"method": method, "params": params})
+
+    def request(self, method: str, params: dict) -> dict:
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        reply = self.wait(lambda m: m.get("id") == self.next_id, f"the reply to {method}")
+        assert "error" not in reply, reply
+        return reply["result"]
+
+    def wait(self, cond, what: str) -> dict:
+        while True:
+            try:
+                msg = self.inbox.get(timeout=WAIT)
+            except Empty:
+                raise AssertionError(f"gave up waiting for {what}") from None
+            if cond(msg):
+                return msg
+
+    def diagnostics(self, version_hint: str) -> list[dict]:
+        msg = self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics", version_hint)
+        assert msg["params"]["uri"] == URI
+        return msg["params"]["diagnostics"]
+
+    def close(self) -> None:
+        self.request("shutdown", {})
+        self.notify("exit", {})
+        self.proc.wait(timeout=WAIT)
+
+
+@pytest.fixture
+def client():
+    c = Client()
+    init = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    assert init["capabilities"]["hoverProvider"] and init["capabilities"]["completionProvider"]
+    assert init["capabilities"]["codeActionProvider"]
+    c.notify("initialized", {})
+    yield c
+    c.close()
+
+
+def test_diagnostics_follow_open_and_change(client):
+    text = "max_steps = 10\n[scheduler]\nwarmup_steps = 5\n[ckpt]\n"
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    diags = client.diagnostics("diagnostics after didOpen")
+    errors = [d for d in diags if d["severity"] == 1]
+    assert [d["range"]["start"] for d in errors] == [{"line": 2, "character": 0}]
+    assert "warmup_steps" in errors[0]["message"]
+    client.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
+                                             "contentChanges": [{"text": "max_steps = 'ten'\n[ckpt]\n"}]})
+    diags = client.diagnostics("diagnostics after didChange")
+    assert [(d["range"]["start"]["line"], d["severity"]) for d in diags if d["severity"] == 1] == [(0, 1)]
+    assert "max_steps" in diags[0]["message"]
+
+
+def test_hover_completion_and_code_actions(client):
+    text = "max_steps = 100\n[scheduler]\nwarmup_steps = 5\n[ckpt]\n[optim]\n\n"
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    client.diagnostics("diagnostics after didOpen")
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 2}})
+    assert "max_steps" in hover["contents"]["value"]
+    done = client.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": {"line": 5, "character": 0}})
+    labels = {i["label"]: i for i in done["items"]}
+    assert "lr" in labels and labels["lr"]["detail"].startswith("type:")
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": URI}, "range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}},
+        "context": {"diagnostics": []}})
+    assert actions and actions[0]["kind"] == "quickfix"
+    edit = actions[0]["edit"]["changes"][URI][0]
+    assert set(edit) == {"range", "newText"}
