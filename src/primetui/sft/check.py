@@ -17,8 +17,18 @@ from pydantic import ValidationError
 
 from primetui.sft.cfg import Cfg, Finding
 from primetui.sft.context import CheckContext
-from primetui.sft.diagnostics import Diagnostic, Fix, Span, TextEdit, apply_fix, sort_key
+from primetui.sft.diagnostics import (
+    Diagnostic,
+    Fix,
+    Span,
+    TextEdit,
+    apply_fix,
+    sort_key,
+)
 from primetui.sft.placing import anchor, remove_line_fix
+from primetui.sft.placing import dotted as _dotted
+from primetui.sft.placing import move_fixes as _move_fixes
+from primetui.sft.placing import pair_line as _pair_line
 from primetui.sft.placing import walk_loc as _walk_loc
 from primetui.sft.renames import RENAMED
 from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, root_model, variants
@@ -159,11 +169,6 @@ def _got(inp: Any) -> str:
     return f" (got {inp!r})" if isinstance(inp, str) else f" (got {inp})"
 
 
-def _dotted(path: tuple) -> str:
-    s = ""
-    for p in path:
-        s += f"[{p}]" if isinstance(p, int) else (("." if s else "") + str(p))
-    return s or "<root>"
 
 
 def schema_diagnostics(raw: dict, spans: SpanMap) -> tuple[list[Diagnostic], list[dict]]:
@@ -372,16 +377,6 @@ def _add_key_fix(spans: SpanMap, table: tuple, key: str, value: str) -> Fix | No
                (TextEdit((line, 0), (line, 0), f'{key} = "{value}"\n'),))
 
 
-def _pair_line(spans: SpanMap, path: tuple) -> tuple[int, str] | None:
-    """The line of a one-line ``key = value`` pair that is alone on its line, and that line's text."""
-    entry = spans.get(tuple(path))
-    if entry is None or entry.kind != "pair" or entry.key.line != entry.value.end_line:
-        return None
-    line = entry.key.line
-    text = spans.line_text(line)
-    if text[:entry.key.col].strip():
-        return None  # an inline table or another pair before it
-    return line, text
 
 
 def _literal_fix(path: tuple, value: str, raw: dict, spans: SpanMap) -> Fix | None:
@@ -420,46 +415,8 @@ def _set_tag_fix(spans: SpanMap, table: tuple, disc: str, value: str) -> Fix | N
     return Fix(f"Switch [{_dotted(table)}] to {disc} = \"{value}\"", add.edits) if add else None
 
 
-def _move_fixes(spans: SpanMap, path: tuple, home: tuple) -> list[Fix]:
-    """Cut the ``key = value`` line and put it in ``home`` (the top level, or a table, created if missing).
-
-    A missing table of a union gets one candidate per variant that has the key (with its ``type``).
-    """
-    from primetui.sft.schema import resolve
-
-    found = _pair_line(spans, path)
-    if found is None:
-        return []
-    f, _cls = resolve(home) if home else (None, None)
-    entry = spans.get(home) if home else None
-    if home and entry is None and f is not None and f.discriminator:
-        tags = [t for t, c in variants(f).items() if str(path[-1]) in c.fields]
-        if injected_tag(f) in tags:  # the default variant has it: the new table needs no `type`
-            fx = _move_fix(spans, path, home, found)
-            return [fx] if fx else []
-        return [fx for t in tags if (fx := _move_fix(spans, path, home, found, f'{f.discriminator} = "{t}"\n'))]
-    fx = _move_fix(spans, path, home, found)
-    return [fx] if fx else []
 
 
-def _move_fix(spans: SpanMap, path: tuple, home: tuple, found: tuple[int, str], head: str = "") -> Fix | None:
-    line, text = found
-    pair = text.strip() + "\n"
-    cut = TextEdit((line, 0), (line + 1, 0), "")
-    if not home:
-        first = min((h for _p, h, _l in spans.tables), default=0)
-        insert = TextEdit((first, 0), (first, 0), pair)
-    else:
-        entry = spans.get(home)
-        if entry is not None and entry.kind in ("table", "array_table") and entry.header_line >= 0:
-            at = entry.header_line + 1
-            insert = TextEdit((at, 0), (at, 0), pair)
-        else:
-            end = len(spans.text.split("\n"))
-            sep = "" if spans.text.endswith("\n") or not spans.text else "\n"
-            insert = TextEdit((end, 0), (end, 0), f"{sep}\n[{_dotted(home)}]\n{head}{pair}")
-    where = "the top level" if not home else f"[{_dotted(home)}]" + (f" ({head.strip()})" if head else "")
-    return Fix(f"Move {path[-1]} to {where}", (cut, insert))
 
 
 def _rename_fix(spans: SpanMap, path: tuple, new: str) -> Fix | None:

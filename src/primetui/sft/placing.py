@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from primetui.sft.diagnostics import Fix, Span, TextEdit
-from primetui.sft.schema import ClassSpec, FieldSpec, specs, variants
+from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, specs, variants
 from primetui.sft.spans import SpanMap
 
 
@@ -82,3 +82,64 @@ def remove_line_fix(spans: SpanMap, path: tuple, title: str) -> Fix | None:
     start = entry.key.line
     end = entry.value.end_line
     return Fix(title, (TextEdit((start, 0), (end + 1, 0), ""),))
+
+
+def dotted(path: tuple) -> str:
+    s = ""
+    for p in path:
+        s += f"[{p}]" if isinstance(p, int) else (("." if s else "") + str(p))
+    return s or "<root>"
+
+
+def pair_line(spans: SpanMap, path: tuple) -> tuple[int, str] | None:
+    """The line of a one-line ``key = value`` pair that is alone on its line, and that line's text."""
+    entry = spans.get(tuple(path))
+    if entry is None or entry.kind != "pair" or entry.key.line != entry.value.end_line:
+        return None
+    line = entry.key.line
+    text = spans.line_text(line)
+    if text[:entry.key.col].strip():
+        return None  # an inline table or another pair before it
+    return line, text
+
+
+def move_fixes(spans: SpanMap, path: tuple, home: tuple) -> list[Fix]:
+    """Cut the ``key = value`` line and put it in ``home`` (the top level, or a table, created if missing).
+
+    A missing table of a union gets one candidate per variant that has the key (with its ``type``).
+    """
+    from primetui.sft.schema import resolve
+
+    found = pair_line(spans, path)
+    if found is None:
+        return []
+    f, _cls = resolve(home) if home else (None, None)
+    entry = spans.get(home) if home else None
+    if home and entry is None and f is not None and f.discriminator:
+        tags = [t for t, c in variants(f).items() if str(path[-1]) in c.fields]
+        if injected_tag(f) in tags:  # the default variant has it: the new table needs no `type`
+            fx = _move_fix(spans, path, home, found)
+            return [fx] if fx else []
+        return [fx for t in tags if (fx := _move_fix(spans, path, home, found, f'{f.discriminator} = "{t}"\n'))]
+    fx = _move_fix(spans, path, home, found)
+    return [fx] if fx else []
+
+
+def _move_fix(spans: SpanMap, path: tuple, home: tuple, found: tuple[int, str], head: str = "") -> Fix | None:
+    line, text = found
+    pair = text.strip() + "\n"
+    cut = TextEdit((line, 0), (line + 1, 0), "")
+    if not home:
+        first = min((h for _p, h, _l in spans.tables), default=0)
+        insert = TextEdit((first, 0), (first, 0), pair)
+    else:
+        entry = spans.get(home)
+        if entry is not None and entry.kind in ("table", "array_table") and entry.header_line >= 0:
+            at = entry.header_line + 1
+            insert = TextEdit((at, 0), (at, 0), pair)
+        else:
+            end = len(spans.text.split("\n"))
+            sep = "" if spans.text.endswith("\n") or not spans.text else "\n"
+            insert = TextEdit((end, 0), (end, 0), f"{sep}\n[{dotted(home)}]\n{head}{pair}")
+    where = "the top level" if not home else f"[{dotted(home)}]" + (f" ({head.strip()})" if head else "")
+    return Fix(f"Move {path[-1]} to {where}", (cut, insert))

@@ -6,7 +6,13 @@ from collections.abc import Iterator
 
 from primetui.sft.cfg import Cfg, Finding
 from primetui.sft.context import CheckContext
-from primetui.sft.sizing import checkpoint_bytes, checkpoints_kept, human_bytes, params_from_model_name
+from primetui.sft.placing import move_fixes
+from primetui.sft.sizing import (
+    checkpoint_bytes,
+    checkpoints_kept,
+    human_bytes,
+    params_from_model_name,
+)
 
 
 def run(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
@@ -47,9 +53,7 @@ def _model_seq_len(c: Cfg) -> Iterator[Finding]:
     said = f"{data_len}" if data_written else f"{data_len}, the default"
 
     def move(spans):
-        from primetui.sft.check import _move_fixes
-
-        return next(iter(_move_fixes(spans, ("model", "seq_len"), ("data",))), None)
+        return next(iter(move_fixes(spans, ("model", "seq_len"), ("data",))), None)
 
     yield Finding("warning", "model-seq-len", f"model.seq_len ({model_len}) is not used by SFT: samples are packed and "
                   f"trained at data.seq_len ({said})" + (" — move it to [data]." if not data_written else
