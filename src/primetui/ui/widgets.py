@@ -83,13 +83,17 @@ def content_key(content: object, widget: Static | None = None) -> object:
     return object()
 
 
-def update_static(widget: Static, content: object) -> None:
-    """``widget.update(content)`` unless it already shows exactly that: Static repaints (and re-lays out) on every update."""
+def update_static(widget: Static, content: object, *, layout: bool = True) -> None:
+    """``widget.update(content)`` unless it already shows exactly that: Static repaints (and re-lays out) on every update.
+
+    ``layout=False`` for a widget whose size never depends on its content (a one-line status):
+    a layout pass reflows the whole screen.
+    """
     key = content_key(content, widget)
     if getattr(widget, "_primetui_shown", None) == key:
         return
     widget._primetui_shown = key  # type: ignore[attr-defined]
-    widget.update(content)
+    widget.update(content, layout=layout)
 
 
 class StatusBar(Static):
@@ -140,7 +144,7 @@ class StatusBar(Static):
         if team:
             text.append(" │ ", style="dim")
             text.append(clean(f"team {team}"))
-        self.update(text)
+        self.update(text, layout=False)  # one line, docked: its size never follows its text
 
 
 class DashboardFooter(Footer):

@@ -80,6 +80,7 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         self.terminal_polls = 0
         self._config_shown = False
         self._checkpoints_shown: object = None
+        self._summary_behind = False
         self._monitor_mounted = False
         self.title = clean(f"Run {run_id}")
 
@@ -186,7 +187,10 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         progress = self.prime.state.progress.get(self.run_id)
         row = present.run_row(run, progress, now)
         self.title = clean(f"Run {row.name or row.id}")
-        update_static(summary, self.summary_renderable(run, row, progress))
+        if self._on_screen(self.query_one("#tab-overview", TabPane)):
+            update_static(summary, self.summary_renderable(run, row, progress))
+        else:
+            self._summary_behind = True  # drawn when the Overview tab is shown (a hidden layout still reflows)
         self.render_checkpoints(row)
         if not self._config_shown:
             self.query_one("#run-config", TextArea).load_text(config_toml(run))
@@ -298,6 +302,9 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         """
         if self._on_screen(event.pane):
             self.call_after_refresh(self._give_keys, event.pane)
+        if event.pane.id == "tab-overview" and self._summary_behind:
+            self._summary_behind = False
+            self.render_run()
 
     def _on_screen(self, pane: Any) -> bool:
         shown = self.query_one("#run-tabs", TabbedContent).active_pane
