@@ -206,6 +206,13 @@ class Resource:
         self.unchanged = 0
         self._wake.set()
 
+    def quiet_interval(self) -> float:
+        """The wait before the next poll: the interval, doubled per unchanged reply up to QUIET_CAP."""
+        delay = self.interval
+        if delay > 0 and self.unchanged:
+            delay = max(delay, min(QUIET_CAP, delay * 2 ** min(self.unchanged, 16)))
+        return delay
+
     def _same(self, result: ResourceResult) -> bool:
         last = self.last
         if last is None or not last.ok:
@@ -232,9 +239,7 @@ class Resource:
             for sub in list(self.subscribers):
                 if not sub.closed:
                     _deliver(sub.callback, result)
-            delay = self.interval
-            if delay > 0 and self.unchanged:
-                delay = max(delay, min(QUIET_CAP, delay * 2 ** self.unchanged))
+            delay = self.quiet_interval()
             if self.failures:
                 # Transient faults are retried soon (0.5 s, 1 s, 2 s, then every 4 s, never later than
                 # the interval), so a platform that answers half the time still fills the screen in
