@@ -90,7 +90,7 @@ def row(name: str, w: Window, base: Window | None, base_name: str, target: str) 
     def fmt(x: Window) -> str:
         return (f"{x.per_30s(x.bytes):,.0f} B in {x.per_30s(frames(x)):.0f} frames, CPU {x.per_30s(x.cpu) * 1000:.0f} ms "
                 f"({100 * x.cpu / x.seconds:.2f} %)")
-    return f"| {name} | {fmt(w)} | {base_name}: {fmt(base) if base else '-'} | {target} |"
+    return f"| {name} | {fmt(w)} | {f'{base_name}: {fmt(base)}' if base else '-'} | {target} |"
 
 
 def main() -> None:
