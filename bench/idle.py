@@ -1,19 +1,32 @@
-"""Idle cost of the run monitor with a finished run open; next to an empty Textual app.
+"""What the dashboard costs on a real terminal: bytes written and CPU, idle and streaming, beside baselines.
 
-    uv run python bench/idle.py            # print the table
-    uv run python bench/idle.py --write    # also update docs/performance.md
+    uv run python bench/idle.py                 # every scene, 30 s windows; prints the table
+    uv run python bench/idle.py --seconds 10    # shorter windows
+    uv run python bench/idle.py --write         # also replace the section in docs/performance.md
 
-Starts the local platform, runs the walkthrough (10 steps) to COMPLETED, then in a fresh
-interpreter opens the monitor panes on that run (logs for every component, charts, components)
-through the real client, waits until every follower has made its final fetch and stopped, and
-measures the process CPU time over ``--seconds`` of idling. The baseline is an app showing one
-static line, measured the same way in the same run.
+Starts a local platform (``primetui local serve`` on 127.0.0.1, its own data dir, demo data) with
+finished runs, then runs ``primetui`` in a pty of its own (120x35, TERM=xterm-256color, see
+bench/ptyapp.py). For each scene it waits until the screen shows it and the first loads are drawn
+(nothing written for 3 s), then counts over a fixed window the bytes the app writes to the terminal
+and its CPU time (/proc/PID/stat). Scenes:
+
+  a  the runs list, only finished runs          d  the Logs tab of a running run, 10 lines/s added
+  b  a finished run's Overview                  e  the Charts tab of that running run
+  c  the Volumes screen                         f  the shell pane idle at a prompt
+
+Baselines, in the same invocation and the same pty: a bare Textual app (Header, DataTable, Footer;
+bench/bare_app.py) for a, b, c and f, and ``prime train logs -f`` (the official CLI) on the same
+run for d. The running run is the walkthrough with 100,000 steps (it stays RUNNING for the whole
+bench and logs a step line and a metric point every few hundred ms); the 10 lines/s on top come
+from a ``LogFlood`` appending to its trainer log.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import asyncio
+import contextlib
+import os
 import subprocess
 import sys
 import tempfile
@@ -21,133 +34,143 @@ import time
 import tomllib
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from first_frame import BIN, env_for, seed  # noqa: E402
+from ptyapp import PtyApp, Window  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
+SECTION = "## Idle and streaming cost on a terminal"
+SETTLE = 3.0
 
 
-def finished_run(lp) -> str:
-    import httpx
+async def running_run(lp) -> str:
+    from primetui.api.client import PrimeClient
 
-    config = tomllib.loads((lp.data_dir / "sft.toml").read_text())
-    with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
-        reply = c.post("/training/runs", json={"config": config, "mode": "sft", "volume": "research"})
-        reply.raise_for_status()
-        run_id = reply.json()["runId"]
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            status = c.get(f"/rft/runs/{run_id}").json()["run"]["status"]
-            if status in ("COMPLETED", "FAILED", "STOPPED"):
-                return run_id
-            time.sleep(0.5)
-    raise SystemExit("the walkthrough run did not finish in 5 minutes")
+    cfg = tomllib.loads((Path(lp.data_dir) / "sft.toml").read_text())
+    cfg["max_steps"] = 100_000
+    async with PrimeClient(lp.base_url, lp.token) as c:
+        run_id = (await c.create_run(cfg, volume="research")).run_id
+        while (await c.get_run(run_id)).status != "RUNNING":
+            await asyncio.sleep(0.3)
+    return run_id
 
 
-def child(kind: str, base_url: str, token: str, run_id: str, seconds: float) -> dict:
-    import asyncio
-
-    from textual.app import App, ComposeResult
-    from textual.widgets import Static
-
-    async def main() -> dict:
-        client = None
-        if kind == "monitor":
-            from primetui.api.client import PrimeClient
-
-            client = PrimeClient(base_url, token)
-            run = await client.get_run(run_id)
-
-        class Host(App):
-            CSS = "Screen { layout: vertical; } LogsPane, ChartsPane { height: 1fr; } ComponentsPane { height: 8; }"
-
-            def compose(self) -> ComposeResult:
-                if kind == "monitor":
-                    from primetui.ui.monitor import ChartsPane, ComponentsPane, LogsPane
-
-                    yield LogsPane(client, run)
-                    yield ChartsPane(client, run)
-                    yield ComponentsPane(client, run)
-                else:
-                    yield Static("idle")
-
-        app = Host()
-        async with app.run_test(size=(160, 60)) as pilot:
-            if kind == "monitor":
-                from primetui.ui.monitor import ChartsPane, LogsPane
-
-                logs, charts = app.query_one(LogsPane), app.query_one(ChartsPane)
-                deadline = time.monotonic() + 120
-                while time.monotonic() < deadline:
-                    followers = logs._followers + charts._followers
-                    if followers and all(f.done for f in followers) and len(logs.stores["trainer"]):
-                        break
-                    await pilot.pause(0.2)
-                lines = sum(len(s) for s in logs.stores.values())
-                points = sum(len(s) for s in charts.table.series.values())
-            else:
-                lines = points = 0
-            await pilot.pause(1.0)  # let the last repaint settle
-            before = time.process_time()
-            wall0 = time.monotonic()
-            await asyncio.sleep(seconds)
-            cpu = time.process_time() - before
-            wall = time.monotonic() - wall0
-        if client is not None:
-            await client.aclose()
-        return {"kind": kind, "cpu_s": cpu, "wall_s": wall, "percent": 100 * cpu / wall, "lines": lines, "points": points}
-
-    return asyncio.run(main())
+@contextlib.contextmanager
+def sessions_key(home: str):
+    """A throwaway SSH key the platform's sessions accept (the platform and the app both get its path)."""
+    path = os.path.join(home, ".ssh", "id_ed25519")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path], check=True)
+    yield path
 
 
-def run_child(kind: str, lp, run_id: str, seconds: float) -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", kind, lp.base_url, lp.token, run_id, "--seconds", str(seconds)],
-        capture_output=True, text=True, cwd=ROOT, check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def scene(argv: list[str], env: dict[str, str], seconds: float, shown, keys=(), label: str = "") -> tuple[Window, str]:
+    """Start ``argv`` on a pty, press ``keys`` (each a (key, what-to-wait-for) pair), settle, measure."""
+    with PtyApp(argv, env) as app:
+        app.wait_for(shown, label=label or "the first screen")
+        for key, then, what in keys:
+            app.send(key)
+            app.wait_for(then, label=what)
+        app.wait_quiet(SETTLE, timeout=60)
+        return app.measure(seconds), app.text()
 
 
-def report(seconds: float) -> str:
-    from primetui.local.testing import LocalPlatform
+def frames(w: Window) -> int:
+    """Bursts of output at least 50 ms apart: one repaint of the screen (or of part of it) each."""
+    count, last = 0, -1.0
+    for t, _ in w.reads:
+        if t - last > 0.05:
+            count += 1
+        last = t
+    return count
 
-    with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(tmp, demo=True) as lp:
-        run_id = finished_run(lp)
-        mon = run_child("monitor", lp, run_id, seconds)
-        base = run_child("empty", lp, run_id, seconds)
-    return "\n".join([
-        "## Run monitor: idle",
-        "",
-        f"CPU used by the whole process over {seconds:.0f} s of idling with a COMPLETED run open (the walkthrough, "
-        f"{mon['lines']:,} log lines over every component tab and the merged view, {mon['points']:,} metric points in the "
-        "charts, the components table), after every follower made its final fetch and stopped; next to an app showing one "
-        "static line, in the same run. Reproduce with `uv run python bench/idle.py --write`.",
-        "",
-        "| app | CPU over the window | share of one core |",
-        "|---|---:|---:|",
-        f"| monitor panes on a finished run | {mon['cpu_s'] * 1000:.1f} ms | {mon['percent']:.3f}% |",
-        f"| empty Textual app (baseline) | {base['cpu_s'] * 1000:.1f} ms | {base['percent']:.3f}% |",
-        "",
-        "Target: under 2% CPU idle with a finished run open. The followers stop at a terminal status (one final fetch "
-        "each), and the monitor has no timers of its own: it repaints only when data or keys change something.",
-        "",
-    ])
+
+def row(name: str, w: Window, base: Window | None, base_name: str, target: str) -> str:
+    def fmt(x: Window) -> str:
+        return (f"{x.per_30s(x.bytes):,.0f} B in {x.per_30s(frames(x)):.0f} frames, CPU {x.per_30s(x.cpu) * 1000:.0f} ms "
+                f"({100 * x.cpu / x.seconds:.2f} %)")
+    return f"| {name} | {fmt(w)} | {f'{base_name}: {fmt(base)}' if base else '-'} | {target} |"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--write", action="store_true", help="update docs/performance.md")
-    ap.add_argument("--child", nargs=4, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--seconds", type=float, default=30.0, help="length of each measured window")
+    ap.add_argument("--write", action="store_true", help="replace the section in docs/performance.md")
+    ap.add_argument("--scenes", default="abcdef")
     args = ap.parse_args()
-    if args.child:
-        kind, base_url, token, run_id = args.child
-        print(json.dumps(child(kind, base_url, token, run_id, args.seconds)))
-        return
-    text = report(args.seconds)
+    from primetui.local.logflood import LogFlood
+    from primetui.local.testing import LocalPlatform
+
+    secs = args.seconds
+    exe = str(BIN / "primetui")
+    rows: list[str] = []
+    notes: list[str] = []
+    load_start = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp, sessions_key(tmp) as key, \
+            LocalPlatform.start(tmp, demo=True, speed="20", env={"HOME": tmp, "PRIME_SSH_KEY_PATH": key}) as lp:
+        ids = asyncio.run(seed(lp, 2))
+        env = env_for(lp, tmp)
+        env["PRIMETUI_CACHE_DIR"] = os.path.join(tmp, "cache")
+        env["PRIME_SSH_KEY_PATH"] = key
+        has = lambda text: (lambda screen: text in screen)  # noqa: E731
+        bare, _ = scene([sys.executable, str(ROOT / "bench" / "bare_app.py")], env, secs, has("bare-run-2"), label="bare app")
+        idle_target = "≤ 1,000 B; CPU ≤ bare + 60 ms"
+        if "a" in args.scenes:
+            w, _ = scene([exe, "runs"], env, secs, has(ids[0][:8]), label="runs list")
+            rows.append(row("(a) runs list, finished runs only", w, bare, "bare app", idle_target))
+        if "b" in args.scenes:
+            w, _ = scene([exe, "run", ids[0]], env, secs, has("COMPLETED"), label="run overview")
+            rows.append(row("(b) a finished run's Overview", w, bare, "bare app", idle_target))
+        if "c" in args.scenes:
+            w, _ = scene([exe, "runs"], env, secs, has(ids[0][:8]), [("v", has("Used / free"), "volumes")])
+            rows.append(row("(c) Volumes screen", w, bare, "bare app", idle_target))
+        if "f" in args.scenes:
+            try:
+                w, _ = scene([exe, "runs"], env, secs, has(ids[0][:8]),
+                             [("v", has("GiB free"), "volumes"), ("O", lambda s: "no sessions" not in s and " ready " in s, "a live session"),
+                              ("\t", lambda s: True, "focus on the sessions"), ("\r", lambda s: "$ " in s or "# " in s, "a shell prompt")])
+                rows.append(row("(f) shell pane idle at a prompt", w, bare, "bare app", idle_target))
+            except RuntimeError as exc:
+                notes.append(f"(f) not measured: {str(exc).splitlines()[0]}")
+                print(exc, file=sys.stderr)
+        if "d" in args.scenes or "e" in args.scenes:
+            live = asyncio.run(running_run(lp))
+            with LogFlood(Path(lp.data_dir) / "runs" / live, rate=10, tag="bench") as flood:
+                time.sleep(3)
+                if "d" in args.scenes:
+                    w, _ = scene([exe, "run", live], env, secs, has("RUNNING"), [("3", has("flood bench"), "the log")])
+                    cli, _ = scene([str(BIN / "prime"), "train", "logs", live, "-f"], env, secs, has("flood bench"), label="prime train logs -f")
+                    rows.append(row("(d) Logs tab, following, 10 lines/s", w, cli, "`prime train logs -f`",
+                                    "CPU ≤ 2 %; ≤ 10 KB/s; ≤ 2 repaints/s"))
+                if "e" in args.scenes:
+                    w, _ = scene([exe, "run", live], env, secs, has("RUNNING"), [("4", has("loss"), "the charts")])
+                    rows.append(row("(e) Charts tab of the running run", w, None, "", "repaints only when a point arrives"))
+                notes.append(f"flood lines written during the bench: {flood.written:,}")
+    load_end = os.getloadavg()
+    text = "\n".join([
+        SECTION,
+        "",
+        f"`primetui` in a pty of its own (120x35), against a local platform, each scene measured over {secs:.0f} s after "
+        f"its screen is drawn and nothing has been written for {SETTLE:.0f} s; figures scaled to 30 s. Bytes are what "
+        "the app wrote to the terminal (they do not depend on the machine's load); a frame is a burst of output at "
+        "least 50 ms after the one before (a repaint of the screen or of part of it); CPU is the process's user + "
+        f"system time. 2 cores, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} at the start, "
+        f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f} at the end. Reproduce with "
+        f"`uv run python bench/idle.py{'' if secs == 30 else f' --seconds {secs:.0f}'}`.",
+        "",
+        "| scene | primetui | baseline, same run | target |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+        *[f"- {n}" for n in notes],
+        "",
+    ])
     print(text)
     if args.write:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from logview import write_section  # type: ignore[import-not-found]
 
-        write_section(text, "## Run monitor: idle")
+        write_section(text, SECTION)
 
 
 if __name__ == "__main__":

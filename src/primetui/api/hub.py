@@ -13,7 +13,8 @@ resource however many screens are open.
   subscriber saw.
 - :meth:`FollowerHub.resource` shares a plain polled list (runs page, volumes, models,
   checkpoints): one loop at the shortest interval any subscriber asked for, each reply handed to
-  every subscriber, with backoff on failure and a poke for "refresh now".
+  every subscriber, with backoff on failure, a longer interval while the replies do not change,
+  and a poke for "refresh now".
 
 A follower or resource whose last subscriber leaves is stopped and forgotten. Nothing here
 imports a UI toolkit; callbacks run on the event loop that subscribed.
@@ -50,6 +51,10 @@ Callback = Callable[[Any], Any]
 
 RETRY_FIRST, RETRY_CAP = 0.5, 4.0
 """A failed resource poll is retried after about 0.5 s, 1 s, 2 s, then every 4 s, until one succeeds."""
+
+QUIET_CAP = 15.0
+"""A resource whose replies stop changing is polled less often: its interval doubles per unchanged
+reply up to this (below the header's 20 s staleness mark); a changed reply or a poke restores it."""
 
 _REPLAYED = (MetricRows, LogLines, LogGap, DataNotes)
 """Events a late subscriber must see again (the data itself); the rest is replaced by the latest."""
@@ -175,6 +180,8 @@ class Resource:
         self.last: ResourceResult | None = None
         self.polls = 0
         self.failures = 0
+        self.unchanged = 0
+        """Successful replies in a row equal to the one before (the backoff while nothing changes)."""
         self._wake = asyncio.Event()
         self.task: asyncio.Task | None = None
 
@@ -197,7 +204,24 @@ class Resource:
         return sub
 
     def poke(self) -> None:
+        self.unchanged = 0
         self._wake.set()
+
+    def quiet_interval(self) -> float:
+        """The wait before the next poll: the interval, doubled per unchanged reply up to QUIET_CAP."""
+        delay = self.interval
+        if delay > 0 and self.unchanged:
+            delay = max(delay, min(QUIET_CAP, delay * 2 ** min(self.unchanged, 16)))
+        return delay
+
+    def _same(self, result: ResourceResult) -> bool:
+        last = self.last
+        if last is None or not last.ok:
+            return False
+        try:
+            return bool(result.value == last.value)
+        except Exception:  # noqa: BLE001 - a value that cannot compare counts as changed
+            return False
 
     async def _loop(self) -> None:
         while self.subscribers:
@@ -206,6 +230,7 @@ class Resource:
             try:
                 result = ResourceResult(await self.fetch())
                 self.failures = 0
+                self.unchanged = self.unchanged + 1 if self._same(result) else 0
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - every failure goes to the subscribers as a result
@@ -215,7 +240,7 @@ class Resource:
             for sub in list(self.subscribers):
                 if not sub.closed:
                     _deliver(sub.callback, result)
-            delay = self.interval
+            delay = self.quiet_interval()
             if self.failures:
                 # Transient faults are retried soon (0.5 s, 1 s, 2 s, then every 4 s, never later than
                 # the interval), so a platform that answers half the time still fills the screen in

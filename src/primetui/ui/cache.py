@@ -3,7 +3,8 @@
 One small JSON file per platform (keyed by base URL) in the user cache dir
 (``PRIMETUI_CACHE_DIR`` overrides). It holds the runs of the first page and their loss
 series, never the API key and never run configs. It is shown marked "cached" until the first
-live reply replaces it. Any problem reading it just means no cache.
+live reply replaces it. Any problem reading it just means no cache. The file is written only when the runs or their
+losses differ from what it holds (polls of an unchanged list write nothing).
 """
 
 from __future__ import annotations
@@ -64,11 +65,29 @@ def save_runs(base_url: str, runs: list[Any], losses: dict[str, list[tuple[int, 
         "runs": [_plain(r) for r in runs],
         "losses": {k: v[-MAX_LOSSES:] for k, v in losses.items()},
     }
+    content = _content(payload)
+    if _written.get(path) == content:
+        return
+    if path not in _written:  # the first save of this process: the file may already hold it
+        old = load_runs(base_url)
+        if old is not None and _content(old) == content:
+            _written[path] = content
+            return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(payload), mode=0o600)  # run names and ids are the user's business
     except OSError:
         return
+    _written[path] = content
+
+
+_written: dict[Path, str] = {}
+"""What this process last wrote to each cache file (runs and losses): an unchanged list is not written again."""
+
+
+def _content(payload: dict[str, Any]) -> str:
+    """The part of a cache payload that is data (not when it was saved), in one canonical form."""
+    return json.dumps({"runs": payload.get("runs"), "losses": payload.get("losses")}, sort_keys=True, default=str)
 
 
 def load_runs(base_url: str) -> dict[str, Any] | None:

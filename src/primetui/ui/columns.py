@@ -49,7 +49,8 @@ def fill_table(table, columns: Sequence[tuple[str, str]], priority: Sequence[str
     """Fill a DataTable with the columns that fit (by ``priority``) and say how many are left out.
 
     ``rows`` are (row key, cells by column key). When columns are left out, the last header shown
-    ends with ``+N→``. Returns how many were left out. Rebuilds the columns only when they change.
+    ends with ``+N→``. Returns how many were left out. Rebuilds the columns only when they change,
+    and leaves the table alone when neither they nor any cell changed.
     """
     labels = dict(columns)
     order = [k for k, _ in columns]
@@ -61,6 +62,13 @@ def fill_table(table, columns: Sequence[tuple[str, str]], priority: Sequence[str
     if hidden:
         heads[-1] = f"{heads[-1]} +{hidden}→"
     wanted = list(zip(shown, heads))
+    from primetui.ui.widgets import content_key
+
+    # A poll that brings the same rows (the usual case) must not redraw the table.
+    content = (wanted, [(row_key, tuple(content_key(cells.get(k, "")) for k in shown)) for row_key, cells in rows])
+    if getattr(table, "_primetui_content", None) == content:
+        return hidden
+    table._primetui_content = content
     if getattr(table, "_primetui_columns", None) != wanted:
         table.clear(columns=True)
         for key, head in wanted:

@@ -49,12 +49,61 @@ def tone_style(widget, tone: str) -> str:
     return ""
 
 
+def seen(screen) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``screen`` can be seen: on top, or under screens that are all see-through (dialogs).
+
+    Textual repaints the screen just under the top one whenever that screen changes, even when
+    the top one hides it completely: a hidden screen that draws costs a repaint of the whole
+    terminal for nothing.
+    """
+    stack = screen.app.screen_stack
+    if screen not in stack:
+        return False
+    return all(above.styles.background.a < 1 for above in stack[stack.index(screen) + 1:])
+
+
+def content_key(content: object, widget: Static | None = None) -> object:
+    """What a Static's content looks like, comparable: a Text's words, base style and spans, or the value itself.
+
+    Any other rich renderable (a table, a group) is compared by the segments it renders to at
+    ``widget``'s width; without a widget it never compares equal.
+    """
+    if isinstance(content, Text):
+        return ("text", content.plain, str(content.style), tuple(content.spans), content.justify, content.no_wrap)
+    if isinstance(content, str):
+        return content
+    from textual.content import Content
+
+    if isinstance(content, Content):  # its == compares the words only
+        return ("content", content.plain, tuple(content.spans))
+    if widget is not None and widget.is_attached and hasattr(content, "__rich_console__"):
+        console = widget.app.console
+        width = widget.content_size.width or widget.app.size.width
+        return ("segments", width, tuple(console.render(content, console.options.update_width(max(1, width)))))
+    return object()
+
+
+def update_static(widget: Static, content: object, *, layout: bool = True) -> None:
+    """``widget.update(content)`` unless it already shows exactly that: Static repaints (and re-lays out) on every update.
+
+    ``layout=False`` for a widget whose size never depends on its content (a one-line status):
+    a layout pass reflows the whole screen.
+    """
+    key = content_key(content, widget)
+    if getattr(widget, "_primetui_shown", None) == key:
+        return
+    widget._primetui_shown = key  # type: ignore[attr-defined]
+    widget.update(content, layout=layout)
+
+
 class StatusBar(Static):
     """One line at the top: app, screen, platform, team and connection state (staleness)."""
 
     DEFAULT_CSS = """
     StatusBar { dock: top; height: 1; background: $panel; color: $foreground; padding: 0 1; }
     """
+
+    _shown: tuple[str, ...] | None = None
 
     def on_mount(self) -> None:
         self.update_status()
@@ -68,25 +117,34 @@ class StatusBar(Static):
 
     def update_status(self) -> None:
         app = self.app
+        if self.is_attached and not seen(self.screen):
+            return  # brought up to date by the next tick after its screen comes back
         state = getattr(app, "state", None)
         if state is None:
             self.update("primetui")
             return
         tone, conn = state.connection.describe(state.now())
         # Connection state comes first: at 80 columns it must never be the part that is cut off.
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(" primetui ", style=f"bold reverse {tone_style(self, 'accent')}")
-        text.append(" ")
-        text.append(conn, style=tone_style(self, tone))
-        text.append(" │ ", style="dim")
-        text.append(clean(self.screen.title or ""), style="bold")
-        text.append(" │ ", style="dim")
-        text.append(clean(getattr(app, "platform_label", "platform")))
+        accent, tone_s = tone_style(self, "accent"), tone_style(self, tone)
+        title, platform = clean(self.screen.title or ""), clean(getattr(app, "platform_label", "platform"))
         team = getattr(app, "team_label", "")
+        # The tick is once a second (staleness counts seconds); an unchanged header is not redrawn.
+        shown = (accent, tone_s, conn, title, platform, team)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(" primetui ", style=f"bold reverse {accent}")
+        text.append(" ")
+        text.append(conn, style=tone_s)
+        text.append(" │ ", style="dim")
+        text.append(title, style="bold")
+        text.append(" │ ", style="dim")
+        text.append(platform)
         if team:
             text.append(" │ ", style="dim")
             text.append(clean(f"team {team}"))
-        self.update(text)
+        self.update(text, layout=False)  # one line, docked: its size never follows its text
 
 
 ESSENTIAL_FOOTER_ACTIONS = frozenset({"help", "letter_quit", "quit"})

@@ -20,6 +20,7 @@ from primetui.monitor_core.metrics import MetricTable
 from primetui.ui.monitor.chart import MetricChart
 from primetui.ui.monitor.feed import FeedMixin
 from primetui.ui.safe import plain
+from primetui.ui.widgets import update_static
 
 DEFAULT_KEYS = ("loss/mean", "loss/perplexity")
 SMOOTHING_STEPS = (0.0, 0.6, 0.8, 0.9, 0.95, 0.99)
@@ -203,6 +204,8 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
 
     def set_live(self, live: bool) -> None:
         """Whether the run is still producing points (staleness is shown only while live)."""
+        if live == self.run_live and self.view.live == live:
+            return  # every run poll says so again: nothing to redraw
         self.run_live = live
         self.view.live = live
         self._refresh_all()
@@ -279,7 +282,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             text.append(f"  ▲ {len(self.table.eval_steps)} evals")
         if self.feed_state:
             text.append(f"  {self.feed_state}", style="bold")
-        self._status.update(plain(text))
+        update_static(self._status, plain(text), layout=False)  # one line
 
     # ---- actions ----------------------------------------------------------------------------
     def action_pick(self) -> None:

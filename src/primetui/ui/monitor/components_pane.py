@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, plain
+from primetui.ui.widgets import update_static
 from primetui.monitor_core.components import has_evals, log_specs
 from primetui.monitor_core.pods import failed_pod
 from primetui.ui.monitor.feed import FeedMixin
@@ -168,4 +169,4 @@ class ComponentsPane(FeedMixin, Vertical):
             tone = _TONE.get(state, "")
             style = {"success": "bold", "error": "bold reverse", "warning": "italic", "muted": "dim"}.get(tone, "")
             table.add_row(name, kind, Text(f"● {state}" if tone != "muted" else f"○ {state}", style=style), detail, key=name)
-        self.query_one(".components--note", Static).update(plain(self.note))
+        update_static(self.query_one(".components--note", Static), plain(self.note))

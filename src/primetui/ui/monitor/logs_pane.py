@@ -18,6 +18,7 @@ from primetui.monitor_core.store import LogStore, MergedLog
 from primetui.ui.monitor.feed import FeedMixin
 from primetui.ui.monitor.logtab import LogTab
 from primetui.ui.safe import clean
+from primetui.ui.widgets import update_static
 
 MERGED_KEY = "all"
 
@@ -139,7 +140,7 @@ class LogsPane(FeedMixin, Vertical):
             return
         line = self.query_one(".logs--pods", Static)
         text = self.pods_summary()
-        line.update(text)
+        update_static(line, text)
         line.set_class("FAILED" in text, "-failed")
 
     def on_run_update(self, run: Any) -> None:

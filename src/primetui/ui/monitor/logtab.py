@@ -12,6 +12,7 @@ from textual.widgets import Input, Static
 
 from primetui.ui.monitor.logview import LogView
 from primetui.ui.safe import clean, plain
+from primetui.ui.widgets import update_static
 
 _PROMPTS = {
     "search": ("search (text, /regex/; smart case) — enter: go, esc: cancel", "Search"),
@@ -89,7 +90,7 @@ class LogTab(Vertical):
             text.append(f"  · {self.feed_note}")
         if self.view.error_message:
             text.append(f"  {self.view.error_message}", style="bold")
-        self._status.update(plain(text))
+        update_static(self._status, plain(text), layout=False)  # one line
 
     # ---- prompt -----------------------------------------------------------------------------
     def on_log_view_prompt(self, event: LogView.Prompt) -> None:

@@ -184,9 +184,12 @@ class LogView(ScrollView, can_focus=True):
         self.new_lines = 0
         self._stick = True
         self._seen_end = source.end
+        self._seen_first = source.first
         self._reorders = getattr(source, "reorders", 0)
         self._frame_key: tuple | None = None
         self._frame: list[Strip] = []
+        self._line_cache: dict[int, tuple[object, Strip]] = {}
+        """Global line -> (what it was drawn from, its whole strip): a frame re-renders only new or changed lines."""
         self._styles: dict[str, Style] = {}
         self.error_message: str | None = None
         self.empty_message = "No log lines yet."  # shown while the view has no lines
@@ -209,7 +212,20 @@ class LogView(ScrollView, can_focus=True):
             return min(int(np.searchsorted(self.rows, g)), max(len(self.rows) - 1, 0))
         return max(0, min(g - self.source.first, len(self.source) - 1))
 
+    _size_stale = False
+    """Lines were added below a scrolled-back view and the scroll range does not count them yet."""
+
+    def _flush_size(self) -> None:
+        if self._size_stale:
+            self._update_virtual_size()
+
+    def validate_scroll_y(self, value: float) -> float:
+        # Any scroll (keys, wheel, bar, code) first takes in the lines added while scrolled back.
+        self._flush_size()
+        return super().validate_scroll_y(value)
+
     def _update_virtual_size(self) -> None:
+        self._size_stale = False
         width = 0 if self.wrap else self.source.max_width + (len(max(self.source_names or [""], key=len)) + 3 if self.source_names else 0)
         self.virtual_size = Size(width, self.row_count)
 
@@ -227,6 +243,7 @@ class LogView(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         # A tab that was hidden while lines arrived had no size to scroll in: catch up now.
+        self._flush_size()
         self._frame_key = None
         if self._stick and not self.paused:
             self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
@@ -234,6 +251,7 @@ class LogView(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.clear()
+        self._line_cache.clear()
         self._frame_key = None
 
     # ---- data -------------------------------------------------------------------------------
@@ -242,6 +260,13 @@ class LogView(ScrollView, can_focus=True):
         was_bottom = self._stick
         source = self.source
         reorders = getattr(source, "reorders", 0)
+        # Scrolled back (or paused) over a full screen of unfiltered lines, with lines only added
+        # after the end: every row on screen keeps its line, so only the status line's count changes.
+        top, height = int(self.scroll_offset.y), self.size.height
+        unmoved = (not (was_bottom and not self.paused) and not self.wrap and self.rows is None and height > 0
+                   and reorders == self._reorders and source.first == self._seen_first
+                   and top + height <= self._seen_end - self._seen_first)
+        self._seen_first = source.first
         if reorders != self._reorders:
             # Lines were inserted above the end (a merged view): row maps must be rebuilt.
             self._reorders = reorders
@@ -265,14 +290,20 @@ class LogView(ScrollView, can_focus=True):
                 pass
         added = max(0, end - start)
         self._seen_end = end
-        self._update_virtual_size()
-        self._frame_key = None
+        if unmoved:
+            # A new scroll range would repaint the whole view (Textual lays a widget out again
+            # when its virtual size changes) to draw the same rows: it waits for the next scroll.
+            self._size_stale = True
+        else:
+            self._update_virtual_size()
+            self._frame_key = None
         if was_bottom and not self.paused:
             self._scroll_to_end()
             self.new_lines = 0
         else:
             self.new_lines += added if self.rows is None else 0
-        self.refresh()
+        if not unmoved:
+            self.refresh()
         self.post_message(self.Changed(self))
 
     def _scroll_to_end(self) -> None:
@@ -521,6 +552,7 @@ class LogView(ScrollView, can_focus=True):
         self.post_message(self.Changed(self))
 
     def action_follow(self) -> None:
+        self._flush_size()
         self.paused = False
         self.pointer = None
         self.new_lines = 0
@@ -530,6 +562,7 @@ class LogView(ScrollView, can_focus=True):
         self.post_message(self.Changed(self))
 
     def action_top(self) -> None:
+        self._flush_size()
         self.paused = True
         self.pointer = 0 if self.row_count else None
         self.scroll_home(animate=False, immediate=True, force=True)
@@ -541,6 +574,7 @@ class LogView(ScrollView, can_focus=True):
         self.wrap = not self.wrap
 
     def _move_pointer(self, delta: int) -> None:
+        self._flush_size()
         if not self.row_count:
             return
         if self.pointer is None:
@@ -692,15 +726,32 @@ class LogView(ScrollView, can_focus=True):
         strips: list[Strip] = []
         if not self.wrap:
             x = int(self.scroll_offset.x)
+            cache, kept = self._line_cache, {}
             for row in range(top, min(n, top + height)):
-                text = self._line_text(self.global_index(row))
-                if lo <= row <= hi:
-                    text.stylize(pointer_style)
-                strip = Strip(text.render(console), text.cell_len)
-                strip = strip.crop_extend(x, x + width, base)
-                if lo <= row <= hi:
+                g = self.global_index(row)
+                selected = lo <= row <= hi
+                if selected or g == self._current_hit:
+                    text = self._line_text(g)
+                    if selected:
+                        text.stylize(pointer_style)
+                    whole = Strip(text.render(console), text.cell_len)
+                else:
+                    # A line already drawn is reused while its text and the search are the same
+                    # (a progress bar redrawn in place changes its text, so it is drawn again).
+                    r = self.source.row(g)
+                    drawn_from = (r.text if r is not None else None, self._search_text_re)
+                    hit = cache.get(g)
+                    if hit is not None and hit[0] == drawn_from:
+                        whole = hit[1]
+                    else:
+                        text = self._line_text(g)
+                        whole = Strip(text.render(console), text.cell_len)
+                    kept[g] = (drawn_from, whole)
+                strip = whole.crop_extend(x, x + width, base)
+                if selected:
                     strip = Strip(list(Segment.apply_style(strip, post_style=pointer_style)), width)
                 strips.append(strip)
+            self._line_cache = kept
             return strips
         # Wrap mode: rows are log lines; at the bottom, fill upwards so the newest line shows whole.
         def wrapped(row: int) -> list[Strip]:

@@ -9,7 +9,7 @@ from textual.screen import Screen
 
 from primetui.api.hub import FollowerHub, hub_for
 from primetui.ui.errors import describe, is_refusal
-from primetui.ui.widgets import DashboardFooter, StatusBar
+from primetui.ui.widgets import DashboardFooter, StatusBar, seen
 
 if TYPE_CHECKING:
     from primetui.ui.host import DashboardHost
@@ -64,7 +64,26 @@ class DashboardScreen(Screen):
         if self.prime.client is not None and self._subscriptions is None:
             self._subscriptions = list(self.subscribe())
 
+    _render_pending = False
+
+    def hidden(self) -> bool:
+        """True (and the screen is drawn again when it comes back) while another screen covers it.
+
+        Data keeps arriving for a covered screen (the runs list still watches runs); storing it
+        is enough, drawing it would repaint the terminal for nothing.
+        """
+        if self.is_attached and not seen(self):
+            self._render_pending = True
+            return True
+        return False
+
+    def render_screen(self) -> None:
+        """Draw everything from the stored data (override); called when a covered screen comes back."""
+
     def on_screen_resume(self) -> None:
+        if self._render_pending:
+            self._render_pending = False
+            self.render_screen()
         # Coming back to a screen shows fresh data at once instead of after a full interval.
         if self.prime.client is not None and self.is_mounted:
             if self._subscriptions is None:

@@ -23,7 +23,7 @@ from primetui.ui.monitor_hook import monitor_panes
 from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.run_links import RunLinksMixin
-from primetui.ui.widgets import ConfirmScreen, tone_style
+from primetui.ui.widgets import ConfirmScreen, tone_style, update_static
 
 
 def config_toml(run: Any) -> str:
@@ -81,6 +81,8 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         self.final_fetch_done = False
         self.terminal_polls = 0
         self._config_shown = False
+        self._checkpoints_shown: object = None
+        self._summary_behind = False
         self._monitor_mounted = False
         self.title = clean(f"Run {run_id}")
 
@@ -174,20 +176,26 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         self.links_poll()
 
     # ---- rendering --------------------------------------------------------------------------
+    def render_screen(self) -> None:
+        self.render_run()
+
     def render_run(self) -> None:
-        if not self.alive:
+        if not self.alive or self.hidden():
             return
         summary = self.query_one("#run-summary", Static)
         run = self.run
         if run is None:
             err = self.prime.state.connection.last_error
-            summary.update(plain(err or f"Loading run {self.run_id}…"))
+            update_static(summary, plain(err or f"Loading run {self.run_id}…"))
             return
         now = self.prime.state.now()
         progress = self.prime.state.progress.get(self.run_id)
         row = present.run_row(run, progress, now)
         self.title = clean(f"Run {row.name or row.id}")
-        summary.update(self.summary_renderable(run, row, progress))
+        if self._on_screen(self.query_one("#tab-overview", TabPane)):
+            update_static(summary, self.summary_renderable(run, row, progress))
+        else:
+            self._summary_behind = True  # drawn when the Overview tab is shown (a hidden layout still reflows)
         self.render_checkpoints(row)
         if not self._config_shown:
             self.query_one("#run-config", TextArea).load_text(config_toml(run))
@@ -252,8 +260,14 @@ class RunScreen(RunLinksMixin, DashboardScreen):
 
     def render_checkpoints(self, row: present.RunRow) -> None:
         table = self.query_one("#run-checkpoints", DataTable)
-        table.clear()
         volume = row.volume if row.volume != present.DASH else None
+        shown = (volume, row.id, tuple((present.field(c, "step", default=0), present.field(c, "status"),
+                                        present.field(c, "size_bytes", "sizeBytes"), present.field(c, "created_at", "createdAt"))
+                                       for c in self.checkpoints))
+        if shown == self._checkpoints_shown:  # an unchanged list is not redrawn
+            return
+        self._checkpoints_shown = shown
+        table.clear()
         for ck in sorted(self.checkpoints, key=lambda c: present.field(c, "step", default=0)):
             step = int(present.field(ck, "step", default=0))
             table.add_row(
@@ -293,6 +307,9 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         """
         if self._on_screen(event.pane):
             self.call_after_refresh(self._give_keys, event.pane)
+        if event.pane.id == "tab-overview" and self._summary_behind:
+            self._summary_behind = False
+            self.render_run()
 
     def _on_screen(self, pane: Any) -> bool:
         shown = self.query_one("#run-tabs", TabbedContent).active_pane

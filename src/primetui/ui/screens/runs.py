@@ -19,7 +19,7 @@ from primetui.ui.columns import fit, more_note, widest
 from primetui.ui.present import RunProgress, RunRow
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
-from primetui.ui.widgets import tone_style
+from primetui.ui.widgets import content_key, tone_style, update_static
 
 PAGE_SIZE = RUNS_PAGE_SIZE
 
@@ -72,6 +72,7 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         super().__init__()
         self.query_text = ""
         self._columns: list[str] = []
+        self._shown_cells: object = None
         self._rows: list[RunRow] = []
         self.marks_init()
         self._page_sub: Any = None
@@ -180,6 +181,11 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
             self.prime.observe_run(run)
         self.render_rows()
         self.save_cache()  # now, so a quick exit still leaves the list for the next start
+        if self._render_pending:
+            # Covered by another screen: nothing to paint first, and any message to a covered
+            # screen makes Textual repaint the screen above it.
+            self.follow_progress(runs)
+            return
         # The metrics followers start once the rows are on screen: their first request builds the
         # real client (httpx, pydantic), which would otherwise share the CPU with this paint.
         self.call_after_refresh(self._follow_progress_if_alive, runs)
@@ -218,15 +224,23 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         # Metric rows arrive per run; write the cache once they have settled.
         if self._save_timer is not None:
             self._save_timer.stop()
-        self._save_timer = self.set_timer(0.5, self.save_cache)
+        # The app's timer, not the screen's: a timer event to a covered screen repaints the one above.
+        self._save_timer = self.app.set_timer(0.5, self._save_cache_if_alive)
+
+    def _save_cache_if_alive(self) -> None:
+        if self.alive:
+            self.save_cache()
 
     # ---- rendering --------------------------------------------------------------------------
     def visible_columns(self) -> list[str]:
         """Every column is offered; ``fit`` keeps the ones that fit, by priority."""
         return [key for key, _, _ in COLUMNS]
 
+    def render_screen(self) -> None:
+        self.render_rows()
+
     def render_rows(self) -> None:
-        if not self.alive:
+        if not self.alive or self.hidden():
             return
         state = self.prime.state
         now = state.now()
@@ -243,11 +257,18 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         columns, self.hidden_columns = fit(offered, [k for k in PRIORITY if k in offered], widths, room)
         if columns != self._columns:
             table.clear(columns=True)
+            self._shown_cells = None
             labels = dict((k, label) for k, label, _ in COLUMNS)
             for key in columns:
                 table.add_column(labels[key], key=key)
             self._columns = columns
         self._rows = rows
+        # A poll that brings the same list (the usual case) must not repaint the table.
+        shown = (tuple(columns), tuple((row.id, tuple(content_key(cells[row.id][key]) for key in columns)) for row in rows))
+        if shown == self._shown_cells:
+            self.update_info(rows)
+            return
+        self._shown_cells = shown
         selected = self.selected_run_id()
         table.clear()
         for row in rows:
@@ -282,9 +303,9 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         empty = self.query_one("#runs-empty", Static)
         if not state.runs_loaded:
             if state.connection.cached_at and state.runs:
-                info.update(plain(f"{len(state.runs)} runs as of {state.connection.cached_at} (cached) · refreshing…"))
+                update_static(info, plain(f"{len(state.runs)} runs as of {state.connection.cached_at} (cached) · refreshing…"))
             else:
-                info.update(plain(state.connection.last_error or "Loading runs…"))
+                update_static(info, plain(state.connection.last_error or "Loading runs…"))
             return
         total = state.runs_total if state.runs_total is not None else len(state.runs)
         pages = state.runs_total_pages or 1
@@ -299,12 +320,12 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         watching = len(state.watched & listed) if (state.runs_total_pages or 1) <= 1 else len(state.watched)
         if watching:
             parts.append(f"watching {watching}")
-        info.update(plain(" · ".join(parts)))
+        update_static(info, plain(" · ".join(parts)))
         if not state.runs:
-            empty.update("No runs yet. Press e to write a config and dispatch one (or `prime train sft.toml --volume NAME`).")
+            update_static(empty, "No runs yet. Press e to write a config and dispatch one (or `prime train sft.toml --volume NAME`).")
             empty.add_class("visible")
         elif not rows:
-            empty.update(plain(f"No run matches “{self.query_text}”. Press esc to clear the filter."))
+            update_static(empty, plain(f"No run matches “{self.query_text}”. Press esc to clear the filter."))
             empty.add_class("visible")
         else:
             empty.remove_class("visible")

@@ -16,7 +16,7 @@ from primetui.ui import present
 from primetui.ui.columns import fill_table
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.sizing_hook import size_report
-from primetui.ui.widgets import ConfirmScreen, FormScreen, tone_style
+from primetui.ui.widgets import ConfirmScreen, FormScreen, tone_style, update_static
 
 
 VOLUME_COLUMNS = [("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"),
@@ -140,8 +140,11 @@ class VolumesScreen(DashboardScreen):
     def on_resize(self) -> None:
         self.render_volumes()  # which columns fit depends on the width
 
+    def render_screen(self) -> None:
+        self.render_volumes()
+
     def render_volumes(self) -> None:
-        if not self.alive:
+        if not self.alive or self.hidden():
             return
         state = self.prime.state
         now = state.now()
@@ -172,10 +175,10 @@ class VolumesScreen(DashboardScreen):
             self.selected = None
         empty = self.query_one("#volumes-empty", Static)
         if state.volumes_loaded and not state.volumes:
-            empty.update("No volumes yet. Press c to create one (e.g. research, 100Gi).")
+            update_static(empty, "No volumes yet. Press c to create one (e.g. research, 100Gi).")
             empty.add_class("visible")
         elif not state.volumes_loaded:
-            empty.update(plain(state.connection.last_error or "Loading volumes…"))
+            update_static(empty, plain(state.connection.last_error or "Loading volumes…"))
             empty.add_class("visible")
         else:
             empty.remove_class("visible")
@@ -190,10 +193,10 @@ class VolumesScreen(DashboardScreen):
         rows: list[tuple[str, dict[str, Any]]] = []
         if not self.selected:
             fill_table(st, SESSION_COLUMNS, SESSION_PRIORITY, rows)
-            title.update("Sessions")
+            update_static(title, "Sessions")
             return
         sessions = self.prime.state.sessions.get(self.selected, [])
-        title.update(plain(f"Sessions of {self.selected}  ·  o open read-write · O read-only · s stop · enter shell"))
+        update_static(title, plain(f"Sessions of {self.selected}  ·  o open read-write · O read-only · s stop · enter shell"))
         for s in sessions:
             sid = str(present.field(s, "id"))
             live = present.session_is_live(s)
@@ -250,9 +253,9 @@ class VolumesScreen(DashboardScreen):
         phase = present.field(s, "phase", default="live")
         more = f" (+{len(live) - 1} more)" if len(live) > 1 else ""
         if str(phase).lower() in ("syncing", "finalizing"):
-            flag.update(plain(f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped."))
+            update_static(flag, plain(f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped."))
         else:
-            flag.update(plain(
+            update_static(flag, plain(
                 f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase}{more}: it blocks dispatch "
                 "until it stops and syncs. Press S to stop it."
             ))
@@ -262,9 +265,9 @@ class VolumesScreen(DashboardScreen):
         helper = self.query_one("#size-helper", Static)
         volume = self.prime.state.find_volume(self.selected) if self.selected else None
         if volume is None or not self.size_inputs:
-            helper.update("z: size helper (checkpoints × keep_last + dataset vs the volume size)")
+            update_static(helper, "z: size helper (checkpoints × keep_last + dataset vs the volume size)")
             return
-        helper.update(plain(size_report(self.size_inputs, str(present.field(volume, "size", default="")))))
+        update_static(helper, plain(size_report(self.size_inputs, str(present.field(volume, "size", default="")))))
 
     def selected_session_id(self) -> str | None:
         st = self.query_one("#sessions-table", DataTable)

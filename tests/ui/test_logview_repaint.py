@@ -1,0 +1,76 @@
+"""The log view draws only what changed: new lines render once, and scrolled back they repaint nothing."""
+
+from __future__ import annotations
+
+from primetui.ui.monitor import LogsPane
+from primetui.ui.monitor.logview import LogView
+from tests.ui.monitor_helpers import PaneApp, screen_text, until
+
+RUN = {"id": "run-plain", "status": "RUNNING", "runConfig": {}}
+LINES = [f"20:35:{i % 60:02d}    INFO row {i:04d} loss 0.5 step {i}" for i in range(100)]
+
+
+def counting(view: LogView) -> dict[str, int]:
+    """Count the lines the view renders from text, and the repaints new data asks for."""
+    counts = {"lines": 0, "refresh": 0}
+    line_text, refresh, data_changed = view._line_text, view.refresh, view.data_changed
+    inside = [False]
+
+    def counted_line_text(g: int):  # type: ignore[no-untyped-def]
+        counts["lines"] += 1
+        return line_text(g)
+
+    def counted_refresh(*args, **kwargs):  # type: ignore[no-untyped-def]
+        counts["refresh"] += inside[0]
+        return refresh(*args, **kwargs)
+
+    def counted_data_changed() -> None:
+        inside[0] = True
+        try:
+            data_changed()
+        finally:
+            inside[0] = False
+
+    view._line_text = counted_line_text  # type: ignore[method-assign]
+    view.refresh = counted_refresh  # type: ignore[method-assign]
+    view.data_changed = counted_data_changed  # type: ignore[method-assign]
+    return counts
+
+
+async def test_following_renders_only_the_new_lines():
+    app = PaneApp(lambda: LogsPane(None, RUN, follow=False))
+    async with app.run_test(size=(100, 20)) as pilot:
+        pane = app.query_one(LogsPane)
+        view = pane.tabs["trainer"].view
+        pane.ingest("trainer", LINES)
+        await until(pilot, lambda: "row 0099" in screen_text(app), timeout=20, what="the tail drawn")
+        counts = counting(view)
+        pane.ingest("trainer", ["20:40:00    INFO one new line", "20:40:01    INFO and another"])
+        await until(pilot, lambda: "and another" in screen_text(app), timeout=20, what="the new lines drawn")
+        assert view.following
+        assert counts["lines"] == 2  # the rows that moved up are reused, not rendered again
+
+
+async def test_scrolled_back_new_lines_change_only_the_count():
+    app = PaneApp(lambda: LogsPane(None, RUN, follow=False))
+    async with app.run_test(size=(100, 20)) as pilot:
+        pane = app.query_one(LogsPane)
+        view = pane.tabs["trainer"].view
+        view.focus()
+        pane.ingest("trainer", LINES)
+        await until(pilot, lambda: "row 0099" in screen_text(app), timeout=20, what="the tail drawn")
+        await pilot.press("up", "pageup", "pageup")
+        await until(pilot, lambda: not view.following, timeout=20, what="scrolled back")
+        shown = screen_text(app)
+        counts = counting(view)
+        pane.ingest("trainer", ["20:40:00    INFO one new line"])
+        await until(pilot, lambda: "↓ 1 new line" in screen_text(app), timeout=20, what="the count of new lines")
+        assert counts["refresh"] == 0  # new data asked for no repaint of the log rows
+        changed = [(a, b) for a, b in zip(shown.splitlines(), screen_text(app).splitlines()) if a != b]
+        status = [b for _, b in changed if "1 new line" in b]
+        rows = [(a, b) for a, b in changed if "1 new line" not in b]
+        assert len(status) == 1
+        assert all(a.rstrip(" ▁▂▃▄▅▆▇█") == b.rstrip(" ▁▂▃▄▅▆▇█") for a, b in rows), rows  # at most the scrollbar moved
+        await pilot.press("end")
+        await until(pilot, lambda: "one new line" in screen_text(app), timeout=20, what="end shows the new line")
+        assert view.following
