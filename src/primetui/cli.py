@@ -109,6 +109,7 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
                               epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     dispatch.add_argument("file", help="the sft.toml to dispatch")
     dispatch.add_argument("--volume", required=True, help="the volume the run uses")
+    dispatch.add_argument("--name", default=None, help="the run's name on the platform (wins over a top-level `name` in the file)")
     dispatch.add_argument("--wait", action="store_true", help="then wait like `primetui wait` (same exit codes)")
     dispatch.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="with --wait: give up this long after the command started (exit 2)")
     dispatch.add_argument("--json", action="store_true", help="machine-readable output")
