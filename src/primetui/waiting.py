@@ -457,11 +457,36 @@ def _local_settings(local: bool) -> tuple[Any, Any]:
     return settings, following(None)
 
 
+async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: TextIO, as_json: bool) -> list[str] | int:
+    """Dispatch the sweep: the run ids to wait for, or the exit code when it ends here."""
+    from primetui.sweeping import dispatch_sweep
+
+    result = await dispatch_sweep(client, Path(args.file), args.volume, list(args.set or []), args.name, err)
+    if isinstance(result, Refusal):
+        reporter.refused(result.kind, result.message, result.details)
+        reporter.done(EXIT_SETUP)
+        return EXIT_SETUP
+    for run_id, name in result.runs:
+        if as_json:
+            reporter.record(event="dispatched", run_id=run_id, name=name)
+        else:
+            out.write(run_id + "\n")
+    out.flush()
+    if result.stopped is not None:
+        reporter.refused(result.stopped.kind, result.stopped.message, result.stopped.details)
+        reporter.done(EXIT_SETUP, run_ids=[r for r, _ in result.runs])
+        return EXIT_SETUP
+    if not args.wait:
+        reporter.done(EXIT_OK, run_ids=[r for r, _ in result.runs])
+        return EXIT_OK
+    return [r for r, _ in result.runs]
+
+
 async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: Interrupt) -> int:
     from primetui.ui.launch import make_client
 
     as_json = bool(getattr(args, "json", False))
-    dispatching = args.command == "dispatch"
+    dispatching = args.command in ("dispatch", "sweep")
     # dispatch keeps stdout for the run id alone; its progress goes to stderr unless it is JSON
     reporter = Reporter(out if as_json or not dispatching else err, err, as_json)
     timeout = args.timeout if getattr(args, "timeout", None) and args.timeout > 0 else None
@@ -489,7 +514,11 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
         notifier = Notifier.from_prefs(load_prefs()[0], args.on_event, report=lambda m: print(m, file=err, flush=True))
     client = make_client(settings, rediscover)
     try:
-        if dispatching:
+        if args.command == "sweep":
+            run_ids = await _sweep(client, args, reporter, out, err, as_json)
+            if isinstance(run_ids, int):
+                return run_ids
+        elif dispatching:
             result = await dispatch(client, Path(args.file), args.volume, err, name=getattr(args, "name", None))
             if isinstance(result, Refusal):
                 reporter.refused(result.kind, result.message, result.details)
