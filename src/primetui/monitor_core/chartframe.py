@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import time as _time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -109,8 +110,48 @@ def x_range(series: list[Series], view: ChartView) -> tuple[float, float] | None
     return lo, hi
 
 
-def compose(title: str, series: list[Series], view: ChartView, width: int, height: int) -> list[Row]:
-    """Draw a chart of ``series`` (first one is the main metric) into ``height`` rows."""
+# One glyph per overlaid run, stamped along its curve: runs stay apart without colour (8 shapes).
+RUN_GLYPHS = ("●", "▲", "■", "◆", "+", "x", "*", "#")
+
+
+def _stamp_glyphs(raster: Any, series: list[Series], glyphs: list[str], view: ChartView, x0: float, x1: float,
+                  y_lo: float, y_hi: float, layer_of_series: dict[int, int]) -> None:
+    """Put series n's glyph on its curve every few cells (offset per run, so stamps do not collide)."""
+    plot_h, plot_w = raster.layers.shape
+    cw, ch = CELL[view.mode]
+    ncols = plot_w * cw
+    dot_rows = plot_h * ch
+    spacing = max(6, plot_w // 5)
+    rows = [list(r) for r in raster.rows]
+    for n, s in enumerate(series):
+        if n >= len(glyphs) or not len(s) or n not in layer_of_series:
+            continue
+        x = _x_of(s, view)
+        ok = np.isfinite(x) & np.isfinite(s.values)
+        if view.log_y:
+            ok &= s.values > 0
+        if not ok.any():
+            continue
+        xs, ys = x[ok], s.values[ok]
+        for j in range(n * spacing // max(len(series), 1) + spacing // 2, plot_w, spacing):
+            cx = x0 + (j * cw + (cw - 1) / 2) * (x1 - x0) / max(ncols - 1, 1)
+            if cx < xs[0] or cx > xs[-1]:
+                continue
+            y = float(np.interp(cx, xs, ys))
+            y = math.log10(y) if view.log_y else y
+            dot = int(np.clip(np.rint((y_hi - y) * (dot_rows - 1) / ((y_hi - y_lo) or 1.0)), 0, dot_rows - 1))
+            r = dot // ch  # the row the rasteriser drew this value in
+            rows[r][j] = glyphs[n]
+            raster.layers[r, j] = layer_of_series[n]
+    raster.rows = ["".join(r) for r in rows]
+
+
+def compose(title: str, series: list[Series], view: ChartView, width: int, height: int,
+            glyphs: list[str] | None = None) -> list[Row]:
+    """Draw a chart of ``series`` (first one is the main metric) into ``height`` rows.
+
+    ``glyphs``: one mark per series, stamped along its curve (compare's overlaid runs).
+    """
     rows: list[Row] = []
     main = series[0] if series else None
     plot_w = max(width - LABEL_W - 1, 4)
@@ -191,6 +232,9 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
         marker_cols if dotted else None,
     )
     layer_of = {i + 1: layer for i, (_, layer) in enumerate(order)}
+    if glyphs:
+        raw_layer = {(layer - 1) // 2: i + 1 for i, (_, layer) in enumerate(order) if layer % 2 == 1}
+        _stamp_glyphs(raster, series, glyphs, view, x0, x1, y_lo, y_hi, raw_layer)
 
     # ---- title ----
     head: Row = [(title, "title")]

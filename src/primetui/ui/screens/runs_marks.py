@@ -1,7 +1,8 @@
 """Runs list: marks for compare, anomaly flags, and the jump to a run's first anomaly.
 
 Mixed into ``RunsScreen``. Keys: ``space`` marks/unmarks the selected run, ``C`` compares the
-marked runs (at least two), ``!`` opens the selected run at its first anomaly's cause. A run's
+marked runs (at least two; with none marked, the runs the filter shows, so a sweep's prefix in
+the filter and ``C`` compare the sweep), ``!`` opens the selected run at its first anomaly's cause. A run's
 flags come from its metric rows (NaN/inf, loss spike, grad-norm blow-up, throughput collapse),
 recomputed only when new rows arrive.
 """
@@ -58,6 +59,9 @@ class RunsMarksMixin:
 
     def action_compare(self) -> None:
         marked = list(self.marked)
+        shown = [row.id for row in getattr(self, "_rows", [])]
+        if not marked and getattr(self, "query_text", "") and len(shown) >= 2:
+            marked = shown  # nothing marked: the runs the filter shows (a sweep's prefix) are the ones to compare
         if len(marked) < 2:
             selected = self.selected_run_id()  # type: ignore[attr-defined]
             self.notify("Mark two or more runs with space, then C compares them." if not selected or len(marked) == 0 else  # type: ignore[attr-defined]
