@@ -24,6 +24,15 @@ class Dispatched:
 
 async def dispatch_sweep(client: Any, path: Path, volume_name: str, sets: list[str], prefix: str | None,
                          err: TextIO) -> Dispatched | Refusal:
+    text = read_config_file(path, "sweep")
+    if isinstance(text, Refusal):
+        return text
+    return await sweep_text(client, text, path, volume_name, sets, prefix, err)
+
+
+async def sweep_text(client: Any, text: str, path: Path, volume_name: str, sets: list[str], prefix: str | None,
+                     err: TextIO) -> Dispatched | Refusal:
+    """The sweep of ``text`` (the file at ``path``, or the editor's buffer for it)."""
     from primetui.sft.sweep import SweepError, default_prefix, expand, parse_sets
 
     details: list[str] = []
@@ -32,9 +41,6 @@ async def dispatch_sweep(client: Any, path: Path, volume_name: str, sets: list[s
         details.append(line)
         print(line, file=err)
 
-    text = read_config_file(path, "sweep")
-    if isinstance(text, Refusal):
-        return text
     try:
         variants = expand(text, parse_sets(sets), prefix or default_prefix(text, path.stem))
     except SweepError as exc:
