@@ -27,6 +27,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from primetui.monitor_core.chartframe import RUN_GLYPHS, STEP, TIME, ChartView, fmt_step, fmt_value
+from primetui.monitor_core.compare import final_loss_text
 from primetui.monitor_core.escapes import neutralise
 from primetui.ui.safe import SafeTable
 from primetui.monitor_core.metrics import Series
@@ -221,7 +222,7 @@ class CompareScreen(DashboardScreen):
             kinds = ", ".join(sorted({a["kind"] for a in r["anomalies"]}))
             flags = Text(f"! {len(r['anomalies'])} {kinds}", style="bold red") if r["anomalies"] else Text("none")
             label = Text(f"{self.glyph(r['id'])} ", style=style) + Text(neutralise(r["id"] + (f" ({r['name']})" if r["name"] else "")))
-            table.add_row(label, r["status"], str(r["steps"] if r["steps"] is not None else "-"), _num(r["final_loss"]), best, ev,
+            table.add_row(label, r["status"], str(r["steps"] if r["steps"] is not None else "-"), final_loss_text(r), best, ev,
                           r["duration"], flags, key=r["id"])
 
     def render_diff(self, runs: list[dict[str, Any]], diff: dict[str, dict[str, dict[str, Any]]]) -> None:

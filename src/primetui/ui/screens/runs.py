@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Input, Static
 
 from primetui.api.followers import MetricRows
 from primetui.api.prefetch import RUNS_PAGE_SIZE
+from primetui.monitor_core.numbers import nonfinite_mark
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.columns import fit, more_note, widest
@@ -265,8 +266,8 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         if key == "steps":
             return Text.assemble((row.bar[:8], tone_style(self, "accent")), f" {row.steps_text()}")
         if key == "loss":
-            loss = f"{row.loss:.4f}" if row.loss is not None else "-"
-            return Text.assemble((row.spark[-8:], tone_style(self, "accent")), f" {loss}")
+            loss = Text(row.loss_text(), style=tone_style(self, "error") if nonfinite_mark(row.loss) else "")
+            return Text.assemble((row.spark[-8:], tone_style(self, "accent")), " ", loss)
         return plain(getattr(row, key))
 
     def update_info(self, rows: list[RunRow]) -> None:
