@@ -16,6 +16,7 @@ import numpy as np
 
 from primetui.monitor_core.canvas import CELL, CURSOR, MARKER, NAN_MARK, rasterise
 from primetui.monitor_core.metrics import Columns, Series, decimate
+from primetui.monitor_core.numbers import fit_number
 
 Span = tuple[str, str]
 Row = list[Span]
@@ -265,7 +266,8 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
 
     # ---- plot with y labels ----
     def ylabel(v: float) -> str:
-        return fmt_value(10**v if view.log_y else v)
+        value = 10**v if view.log_y else v
+        return fit_number(value, LABEL_W - 1, fmt_value(value))
 
     label_rows = {0: ylabel(y_hi), plot_h - 1: ylabel(y_lo)}
     if plot_h >= 5:
@@ -337,6 +339,28 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
             start = j
     rows.append(xrow)
     return rows[:height]
+
+
+def step_by(series: list[Series], cursor: float | None, n: int, lo: float, hi: float) -> float | None:
+    """The step ``n`` recorded steps after ``cursor`` (before it when ``n`` < 0) within [lo, hi].
+
+    Steps any series has, so the cursor lands on every step in turn, whatever the chart's width.
+    With no cursor: the last visible step going left, the first going right.
+    """
+    arrays = [s.steps for s in series if len(s)]
+    if not arrays:
+        return None
+    steps = np.unique(np.concatenate(arrays))
+    steps = steps[(steps >= lo) & (steps <= hi)]
+    if not len(steps):
+        return None
+    if cursor is None:
+        return float(steps[-1] if n < 0 else steps[0])
+    if n > 0:
+        i = int(np.searchsorted(steps, cursor, side="right")) + n - 1
+    else:
+        i = int(np.searchsorted(steps, cursor, side="left")) + n
+    return float(steps[max(0, min(len(steps) - 1, i))])
 
 
 def step_at(series: list[Series], view: ChartView, width: int, cell: int) -> float | None:

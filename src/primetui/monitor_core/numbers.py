@@ -42,3 +42,17 @@ def fmt_loss(value: float | None, step: int | None = None) -> str:
 def fmt_loss_json(value: float | None, mark: str | None, step: int | None) -> str:
     """``fmt_loss`` of a loss as JSON carries it: null plus its mark (``"NaN"``) when not finite."""
     return f"{mark} @{step}" if mark else fmt_loss(value)
+
+
+def fit_number(value: float, width: int, preferred: str) -> str:
+    """``preferred`` when it fits ``width``, else the same number in fewer digits: ``-2.88e18``,
+    never a cut ``-2.88e+1``."""
+    if len(preferred) <= width:
+        return preferred
+    for digits in (3, 2, 1, 0):
+        text = f"{value:.{digits}e}"
+        mantissa, _, exp = text.partition("e")
+        text = f"{mantissa}e{int(exp)}"  # e+18 -> e18, e-05 -> e-5
+        if len(text) <= width:
+            return text
+    return preferred[:width]

@@ -360,19 +360,17 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             return None
         return self.view.zoom or bounds
 
-    def action_cursor(self, columns: int) -> None:
+    def action_cursor(self, steps: int) -> None:
+        """Move the cursor by ``steps`` recorded steps (never by screen columns, which skip steps)."""
+        from primetui.monitor_core.chartframe import step_by
+
         vis = self._visible_steps()
         if vis is None:
             return
-        lo, hi = vis
-        width = min((c.content_size.width for c in self.charts.values()), default=80)
-        per_col = max(1.0, round((hi - lo) / max(width - 10, 1)))
-        cur = self.view.cursor
-        if cur is None:
-            cur = hi if columns < 0 else lo
-        else:
-            cur = cur + columns * per_col
-        self._set(cursor=float(max(lo, min(hi, cur))))
+        series = [s for c in self.charts.values() for s in c.series]
+        step = step_by(series, self.view.cursor, steps, *vis)
+        if step is not None:
+            self._set(cursor=step)
 
     def action_toggle_cursor(self) -> None:
         if self.view.cursor is not None:

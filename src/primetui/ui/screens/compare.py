@@ -330,12 +330,15 @@ class CompareScreen(DashboardScreen):
         self._redraw()
 
     def action_cursor(self, delta: int) -> None:
-        if self.view.domain is None:
+        from primetui.monitor_core.chartframe import step_by
+
+        window = self._window()
+        if window is None:
             return
-        lo, hi = self.view.domain
-        cur = self.view.cursor if self.view.cursor is not None else (hi if delta < 0 else lo)
-        self.view.cursor = float(max(lo, min(hi, cur + delta if self.view.cursor is not None else cur)))
-        self._redraw()
+        step = step_by([s for c in self.charts.values() for s in c.series], self.view.cursor, delta, *window)
+        if step is not None:
+            self.view.cursor = step
+            self._redraw()
 
     def on_click(self, event: Any) -> None:
         from primetui.monitor_core.chartframe import LABEL_W, step_at
