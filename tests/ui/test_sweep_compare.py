@@ -70,3 +70,43 @@ async def test_a_four_lr_sweep_filters_by_prefix_and_compares_with_four_distinct
         assert "(hidden)" in str(screen.query_one("#compare-legend", Static).render())
         await pilot.press("1")
         await until(pilot, lambda: len(screen.charts["loss/mean"].series) == 4, "run 1 shown again")
+
+
+async def test_config_columns_sort_and_clone(local_platform, tmp_path):
+    from primetui.ui.screens.runs_table import ColumnsScreen
+
+    runs = await _sweep(local_platform, tmp_path)
+    ids = [run_id for run_id, _ in runs]
+    app = make_app(local_platform)
+    async with app.run_test(size=(160, 45)) as pilot:
+        table = app.screen.query_one("#runs-table", DataTable)
+        await until(pilot, lambda: set(ids) <= {k.value for k in table.rows}, "the sweep's runs listed")
+        screen = app.screen
+        screen.query_one("#runs-filter", Input).value = "lrsweep-"
+        await until(pilot, lambda: len(table.rows) >= 4, "the sweep filtered")
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, ColumnsScreen), "the column chooser")
+        chooser = app.screen.query_one("#columns")
+        chooser.select("lr")
+        chooser.select("batch")
+        await pilot.press("enter")
+        await until(pilot, lambda: "lr" in screen._columns and "batch" in screen._columns, "lr and batch shown")
+        assert {str(table.get_cell(run_id, "lr")) for run_id in ids} == {"1e-05", "3e-05", "0.0001", "0.1"}
+        assert str(table.get_cell(ids[0], "batch")) == "8"
+        for _ in range(len(screen._columns)):
+            if screen.sort_key == "lr":
+                break
+            await pilot.press("s")
+        assert screen.sort_key == "lr"
+        order = [k.value for k in table.rows if k.value in ids]
+        assert order == ids  # 1e-5 < 3e-5 < 1e-4 < 1e-1: the sweep's own order
+        await pilot.press("S")
+        await until(pilot, lambda: [k.value for k in table.rows if k.value in ids] == ids[::-1], "reversed")
+        table.move_cursor(row=table.get_row_index(ids[2]))
+        await pilot.press("k")
+        await until(pilot, lambda: type(app.screen).__name__ == "EditorScreen", "the clone in the editor")
+        editor = app.screen
+        assert editor.path.name == "lrsweep-lr=1e-4.toml"
+        cloned = tomllib.loads(editor.path.read_text())
+        assert cloned["optim"]["lr"] == 1e-4 and "name" not in cloned
+        editor.path.unlink()
