@@ -21,6 +21,7 @@ from primetui.ui.focus import focus_content, types_text
 from primetui.ui.monitor_hook import monitor_panes
 from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.screens.run_checkpoints import BEST_MARK, RunCheckpointsMixin
 from primetui.ui.screens.run_links import RunLinksMixin
 from primetui.ui.widgets import ConfirmScreen, tone_style
 
@@ -38,7 +39,7 @@ def config_toml(run: Any) -> str:
         return "# Not representable as TOML; shown as JSON.\n" + json.dumps(cfg, indent=2)
 
 
-class RunScreen(RunLinksMixin, DashboardScreen):
+class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     """One run: what happened when, what went wrong, and what you can do now."""
 
     refresh_key = "run_detail"
@@ -53,6 +54,7 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         Binding("y", "copy_id", "Copy id", id="run.copy_id"),
         Binding("Y", "copy_path", "Copy path", id="run.copy_path"),
         Binding("w", "watch", "Watch", show=False, id="run.watch"),
+        *RunCheckpointsMixin.CHECKPOINT_BINDINGS,
         *(
             Binding(str(n), f"tab({n - 1})", f"Tab {n}", show=False, id=f"run.tab{n}")
             for n in range(1, 8)
@@ -249,11 +251,13 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         table = self.query_one("#run-checkpoints", DataTable)
         table.clear()
         volume = row.volume if row.volume != present.DASH else None
+        best = self.best_eval_mark([int(present.field(ck, "step", default=0)) for ck in self.checkpoints])
         for ck in sorted(self.checkpoints, key=lambda c: present.field(c, "step", default=0)):
             step = int(present.field(ck, "step", default=0))
+            status = str(present.field(ck, "status", default="-"))
             table.add_row(
                 str(step),
-                str(present.field(ck, "status", default="-")),
+                f"{status} {BEST_MARK}" if step == best else status,
                 present.fmt_bytes(present.field(ck, "size_bytes", "sizeBytes")),
                 present.fmt_time(present.field(ck, "created_at", "createdAt")),
                 present.checkpoint_command(volume, row.id, step),
