@@ -144,7 +144,21 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         yield self._grid
         yield self._status
 
+    @property
+    def view_name(self) -> str:
+        return "evals" if self.eval_only else "charts"
+
+    def _remember(self) -> None:
+        from primetui.ui.views import chart_choices, save_view
+
+        save_view(self.app, self.view_name, chart_choices(self.view, self.chosen))
+
     def on_mount(self) -> None:
+        from primetui.ui.views import apply_chart_choices, load_view
+
+        remembered = apply_chart_choices(self.view, load_view(self.app, self.view_name))
+        if remembered is not None:
+            self.chosen = remembered
         self._ready = True
         self._apply_theme_mode()
         self.watch(self.app, "theme", lambda _theme: self._apply_theme_mode(), init=False)
@@ -289,6 +303,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             if result is not None:
                 self.chosen = result
                 self._rebuild()
+                self._remember()
 
         self.app.push_screen(MetricPicker(keys, self.chosen), done)
 
@@ -298,6 +313,8 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             setattr(self.view, k, val)
         self._refresh_all()
         self.update_status()
+        if {"smoothing", "log_y", "x_mode"} & changes.keys():
+            self._remember()
         if moved and self.links is not None:
             self.links.cursor_moved(self.view.cursor, origin=self)
 

@@ -116,6 +116,20 @@ class CompareScreen(DashboardScreen):
         self.hidden: set[str] = set()
         self.metric = LOSS
 
+    def on_mount(self) -> None:
+        from primetui.ui.views import apply_chart_choices, load_view
+
+        choices = load_view(self.app, "compare")
+        apply_chart_choices(self.view, choices)
+        if isinstance(choices.get("metric"), str):
+            self.metric = choices["metric"]
+        super().on_mount()
+
+    def remember(self) -> None:
+        from primetui.ui.views import chart_choices, save_view
+
+        save_view(self.app, "compare", {**chart_choices(self.view), "metric": self.metric})
+
     def compose_body(self) -> ComposeResult:
         yield Static(f"Loading {len(self.run_ids)} runs…", id="compare-head", markup=False)
         yield Static("", id="compare-legend", markup=False)
@@ -273,6 +287,7 @@ class CompareScreen(DashboardScreen):
     def action_toggle_x(self) -> None:
         self.view.x_mode = TIME if self.view.x_mode == STEP else STEP
         self._redraw()
+        self.remember()
 
     def action_next_metric(self) -> None:
         shared = shared_metrics((self.data or {}).get("runs") or [])
@@ -281,10 +296,12 @@ class CompareScreen(DashboardScreen):
             return
         self.metric = shared[(shared.index(self.metric) + 1) % len(shared)] if self.metric in shared else shared[0]
         self.render_data()
+        self.remember()
 
     def action_toggle_log(self) -> None:
         self.view.log_y = not self.view.log_y
         self._redraw()
+        self.remember()
 
     def action_toggle_run(self, n: int) -> None:
         runs = (self.data or {}).get("runs") or []
