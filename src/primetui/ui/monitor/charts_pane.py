@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import SelectionList, Static
+from textual.widgets import Input, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from primetui.monitor_core.chartframe import STEP, TIME, ChartView, fmt_step
@@ -42,17 +42,22 @@ def eval_chart_keys(keys: list[str]) -> list[str]:
     return out
 
 
+ON, OFF = "✓", "·"  # the marks differ in glyph, not only in colour
+
+
 class MetricPicker(ModalScreen[list[str] | None]):
-    """Choose which metrics get a chart (space toggles, enter applies, esc cancels)."""
+    """Choose which metrics get a chart: type to filter, space toggles, enter applies, esc cancels."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="monitor.chart.picker.cancel"),
         Binding("enter", "apply", "Apply", priority=True, id="monitor.chart.picker.apply"),
+        Binding("down", "to_list", "List", show=False, id="monitor.chart.picker.list"),
     ]
     DEFAULT_CSS = """
     MetricPicker { align: center middle; }
     MetricPicker > Vertical { width: 64; max-height: 80%; height: auto; border: round $accent; background: $surface; padding: 0 1; }
     MetricPicker SelectionList { height: auto; max-height: 30; }
+    MetricPicker #picker-filter { height: 3; }
     MetricPicker .hint { color: $text-muted; }
     """
 
@@ -60,14 +65,51 @@ class MetricPicker(ModalScreen[list[str] | None]):
         super().__init__()
         self.keys = keys
         self.chosen = chosen
+        self.selected: set[str] = set(chosen)  # kept across filters: a hidden metric stays chosen
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static("Charts: space toggles a metric, enter applies, esc cancels", classes="hint")
-            yield SelectionList[str](*[Selection(plain(k), k, k in self.chosen) for k in self.keys])
+            yield Static(f"Charts: type to filter, ↓ to the list, space toggles ({ON} shown, {OFF} not), "
+                         "enter applies, esc cancels", classes="hint")
+            yield Input(placeholder="filter metrics (e.g. eval, grad)", id="picker-filter")
+            yield SelectionList[str](*self._options(""), id="picker-list")
+
+    def _label(self, key: str) -> Text:
+        return Text.assemble((ON if key in self.selected else OFF) + " ", plain(key))
+
+    def _options(self, query: str) -> list[Selection[str]]:
+        words = query.lower().split()
+        return [Selection(self._label(k), k, k in self.selected) for k in self.keys
+                if all(w in k.lower() for w in words)]
+
+    def on_mount(self) -> None:
+        self.query_one("#picker-filter", Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        listing = self.query_one("#picker-list", SelectionList)
+        listing.clear_options()
+        listing.add_options(self._options(event.value))
+
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged) -> None:
+        listing = event.selection_list
+        shown = [str(listing.get_option_at_index(i).value) for i in range(listing.option_count)]
+        now = set(listing.selected)
+        changed = {k for k in shown if (k in now) != (k in self.selected)}
+        if not changed:
+            return
+        self.selected = (self.selected - set(shown)) | now
+        for i, key in enumerate(shown):
+            if key in changed:
+                listing.replace_option_prompt_at_index(i, self._label(key))
+
+    def action_to_list(self) -> None:
+        listing = self.query_one("#picker-list", SelectionList)
+        if listing.highlighted is None and listing.option_count:
+            listing.highlighted = 0
+        listing.focus()
 
     def action_apply(self) -> None:
-        chosen = list(self.query_one(SelectionList).selected)
+        chosen = self.selected
         order = [k for k in self.chosen if k in chosen] + [k for k in self.keys if k in chosen and k not in self.chosen]
         self.dismiss(order)
 
