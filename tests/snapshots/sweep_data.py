@@ -33,5 +33,6 @@ def data() -> dict:
         r = rows(lr, 300.0 * n)
         runs.append({"id": run_id, "name": f"lr-lr={lr}", "status": "COMPLETED", "model": "PrimeIntellect/Qwen3-0.6B",
                      "duration_seconds": 200.0, "duration": "3m20s", **summarize(r).to_json(), "anomalies": [],
-                     "series": series(r), "config": {"optim": {"lr": float(lr)}, "max_steps": 80}})
+                     "series": series(r), "config": {"optim": {"lr": float(lr)}, "max_steps": 80,
+                                                  "data": {"seq_len": 2048, "batch_size": 16 if lr == "1e-1" else 8}}})
     return {"runs": runs, "config_diff": diff_json([r["id"] for r in runs], [r["config"] for r in runs])}

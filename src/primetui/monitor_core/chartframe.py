@@ -21,7 +21,7 @@ from primetui.monitor_core.numbers import fit_number
 Span = tuple[str, str]
 Row = list[Span]
 
-STEP, TIME = "step", "time"
+STEP, TIME, TOKENS = "step", "time", "tokens"  # with TOKENS, a series' ``times`` hold its tokens seen
 LABEL_W = 9
 
 
@@ -61,6 +61,23 @@ def fmt_step(s: float) -> str:
     return f"{int(s):,}" if s == int(s) else f"{s:.1f}"
 
 
+def fmt_count(n: float) -> str:
+    """A token count: ``0``, ``950``, ``16.4k``, ``1.31M``, ``2.1G``."""
+    if n != n:
+        return "?"
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(n) >= limit:
+            return f"{n / limit:.3g}{suffix}"
+    return f"{n:.0f}"
+
+
+def value_at_x(series: Series, x: float) -> float | None:
+    """The series' value at the last point at or before ``x`` on the non-step axis (its ``times``)."""
+    xs = series.times
+    i = int(np.searchsorted(xs, x, side="right")) - 1
+    return float(series.values[i]) if 0 <= i < len(series) else None
+
+
 def fmt_clock(t: float) -> str:
     if t != t:
         return "?"
@@ -76,7 +93,7 @@ def fmt_age(seconds: float) -> str:
 
 
 def _x_of(series: Series, view: ChartView) -> np.ndarray:
-    return series.times if view.x_mode == TIME else series.steps
+    return series.steps if view.x_mode == STEP else series.times
 
 
 def _step_to_x(series: Series, step: float, view: ChartView) -> float | None:
@@ -314,6 +331,8 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
             axis_keys[cursor_col // cw] = "cursor"
     if view.x_mode == TIME:
         left, right, mid = fmt_clock(x0), fmt_clock(x1), fmt_clock((x0 + x1) / 2)
+    elif view.x_mode == TOKENS:
+        left, right, mid = fmt_count(x0), fmt_count(x1), fmt_count((x0 + x1) / 2)
     else:
         # Steps are whole numbers: every tick is one (a 10-step run reads 1 … 6 … 10, not 5.5).
         left, right = fmt_step(math.floor(x0)), fmt_step(math.ceil(x1))

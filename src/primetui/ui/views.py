@@ -75,14 +75,14 @@ def chart_choices(view: Any, chosen: list[str] | None = None) -> dict[str, Any]:
 
 def apply_chart_choices(view: Any, choices: dict[str, Any]) -> list[str] | None:
     """Put remembered choices on ``view``; returns the remembered metrics (None: keep the defaults)."""
-    from primetui.monitor_core.chartframe import STEP, TIME
+    from primetui.monitor_core.chartframe import STEP, TIME, TOKENS
 
     smoothing = choices.get("smoothing")
     if isinstance(smoothing, (int, float)) and not isinstance(smoothing, bool) and 0 <= smoothing < 1:
         view.smoothing = float(smoothing)
     if isinstance(choices.get("log_y"), bool):
         view.log_y = choices["log_y"]
-    if choices.get("x_mode") in (STEP, TIME):
+    if choices.get("x_mode") in (STEP, TIME, TOKENS):
         view.x_mode = choices["x_mode"]
     metrics = choices.get("metrics")
     if isinstance(metrics, list) and metrics and all(isinstance(m, str) for m in metrics):

@@ -26,7 +26,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from primetui.monitor_core.chartframe import RUN_GLYPHS, STEP, TIME, ChartView, fmt_step, fmt_value
+from primetui.monitor_core.chartframe import (
+    RUN_GLYPHS, STEP, TIME, TOKENS, ChartView, _step_to_x, fmt_step, fmt_value, value_at_x,
+)
 from primetui.monitor_core.compare import final_loss_text
 from primetui.monitor_core.escapes import neutralise
 from primetui.ui.safe import SafeTable
@@ -54,14 +56,26 @@ def shared_metrics(runs: list[dict[str, Any]]) -> list[str]:
     return sorted(keys, key=lambda k: (k != LOSS, k))
 
 
-def overlay_series(runs: list[dict[str, Any]], metric: str, hidden: set[str] | frozenset[str] = frozenset()) -> list[Series]:
+def overlay_series(runs: list[dict[str, Any]], metric: str, hidden: set[str] | frozenset[str] = frozenset(),
+                   x_mode: str = STEP) -> list[Series]:
     """One Series per shown run that has ``metric`` (named by run id, in run order); wall times
-    re-based on the first run's start."""
+    re-based on the first run's start. With ``x_mode`` TOKENS the times are the tokens seen by
+    each step (seq_len x batch_size x step, from each run's own config)."""
+    from primetui.sft.tokens import tokens_per_step
+
     out: list[Series] = []
     base: float | None = None
     for run in runs:
         s = run["series"].get(metric)
         if run["id"] in hidden:
+            continue
+        if s and x_mode == TOKENS:
+            per_step = tokens_per_step(run.get("config"))
+            series = Series(run["id"])
+            steps = np.asarray(s["steps"], dtype=np.float64)
+            values = np.array([v if v is not None else math.nan for v in s["values"]], dtype=np.float64)
+            series.extend(steps, values, steps * per_step if per_step else np.full(len(steps), math.nan))
+            out.append(series)
             continue
         series = Series(run["id"])
         if s:
@@ -83,7 +97,7 @@ class CompareScreen(DashboardScreen):
     poll_interval = 10.0
     BINDINGS = [
         Binding("escape", "back", "Back", id="compare.back"),
-        Binding("t", "toggle_x", "X step/time", id="compare.x_mode"),
+        Binding("t", "toggle_x", "X step/time/tokens", id="compare.x_mode"),
         Binding("c", "toggle_cursor", "Cursor", id="compare.cursor"),
         Binding("left,h", "cursor(-1)", "Cursor ←", show=False, id="compare.cursor_left"),
         Binding("right,l", "cursor(1)", "Cursor →", show=False, id="compare.cursor_right"),
@@ -185,7 +199,7 @@ class CompareScreen(DashboardScreen):
         for gone in [k for k in self.charts if k not in metrics]:
             self.charts.pop(gone).remove()
         for metric in metrics:
-            series = overlay_series(runs, metric, self.hidden)
+            series = overlay_series(runs, metric, self.hidden, self.view.x_mode)
             chart = self.charts.get(metric)
             if chart is None:
                 chart = self.charts[metric] = MetricChart(metric, series, self.view, glyphs=[])
@@ -261,16 +275,24 @@ class CompareScreen(DashboardScreen):
         runs = (self.data or {}).get("runs") or []
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{len(runs)} runs", style="bold")
-        text.append(f"  {self.metric}  x: {'step' if self.view.x_mode == STEP else 'wall time from each start'}")
+        axis = {STEP: "step", TIME: "wall time from each start", TOKENS: "tokens (seq_len × batch × step)"}
+        text.append(f"  {self.metric}  x: {axis.get(self.view.x_mode, self.view.x_mode)}")
         if self.view.log_y:
             text.append("  log-Y")
         cursor = self.view.cursor
         if cursor is not None and self.metric in self.charts:
+            shown = self.charts[self.metric].series
             text.append(f"  step {fmt_step(cursor)}", style="bold")
-            for s in self.charts[self.metric].series:
-                hit = s.value_at(cursor) if len(s) else None
+            # Off the step axis, every run is read at the same x (the first run's x at the cursor's step).
+            cx = _step_to_x(shown[0], cursor, self.view) if shown and self.view.x_mode != STEP else None
+            for s in shown:
+                if cx is not None:
+                    value = value_at_x(s, cx) if len(s) else None
+                else:
+                    hit = s.value_at(cursor) if len(s) else None
+                    value = hit[1] if hit else None
                 text.append(f"  {self.glyph(s.name)} {s.name[:10]} ")
-                text.append(fmt_value(hit[1]) if hit else "-", style="bold")
+                text.append(fmt_value(value) if value is not None else "-", style="bold")
         else:
             text.append("  c: cursor, ← →: move it, t: step/wall time", style="dim")
         head.update(text)
@@ -285,8 +307,10 @@ class CompareScreen(DashboardScreen):
         self.app.pop_screen()
 
     def action_toggle_x(self) -> None:
-        self.view.x_mode = TIME if self.view.x_mode == STEP else STEP
-        self._redraw()
+        order = [STEP, TIME, TOKENS]
+        self.view.x_mode = order[(order.index(self.view.x_mode) + 1) % 3] if self.view.x_mode in order else STEP
+        self.view.zoom = None  # a zoom is a step range; the new axis starts whole
+        self.render_data()
         self.remember()
 
     def action_next_metric(self) -> None:
