@@ -39,3 +39,24 @@ def test_the_cursor_visits_every_step_whatever_the_width():
     assert step_by([s], None, -1, 1, 1000) == 1000
     sparse = _series("eval", [10, 20, 40], [1, 2, 3])
     assert step_by([sparse], 20, 1, 0, 100) == 40 and step_by([sparse], 25, -1, 0, 100) == 20
+
+
+def _cursor_columns(rows) -> set[int]:
+    cols = set()
+    for row in rows[1:-1]:
+        x = 0
+        for text, key in row:
+            if key == "cursor":
+                cols |= set(range(x, x + len(text)))
+            x += len(text)
+    return cols
+
+
+def test_on_wall_time_a_sparse_eval_chart_shares_the_loss_charts_range_and_cursor():
+    loss = _series("loss/mean", range(1, 41), np.linspace(5, 1, 40))  # times = 2 x step
+    evals = _series("eval/reward", [10, 20], [0.2, 0.5])
+    view = ChartView(x_mode="time", cursor=15.0, time_ref=loss)
+    with_loss = compose("loss/mean", [loss], view, 60, 10)
+    with_eval = compose("eval/reward", [evals], view, 60, 10)
+    assert "".join(t for t, _ in with_loss[-1]) == "".join(t for t, _ in with_eval[-1])  # one x axis
+    assert _cursor_columns(with_loss) and _cursor_columns(with_loss) == _cursor_columns(with_eval)

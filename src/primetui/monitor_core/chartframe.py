@@ -41,6 +41,9 @@ class ChartView:
     now: float | None = None  # fixed clock for snapshots
     eval_steps: list[float] = field(default_factory=list)
     anomaly_steps: list[float] = field(default_factory=list)  # drawn as "!" on the x axis
+    # On the wall-time axis, the series every chart maps steps to times with and takes its range
+    # from (the run's longest): a sparse eval chart then shares the loss chart's range and cursor.
+    time_ref: Series | None = None
 
 
 def fmt_value(v: float) -> str:
@@ -99,6 +102,8 @@ def _x_of(series: Series, view: ChartView) -> np.ndarray:
 def _step_to_x(series: Series, step: float, view: ChartView) -> float | None:
     if view.x_mode == STEP:
         return step
+    if view.x_mode == TIME and view.time_ref is not None and len(view.time_ref):
+        series = view.time_ref
     hit = series.value_at(step)
     if hit is None:
         return None
@@ -116,9 +121,12 @@ def x_range(series: list[Series], view: ChartView) -> tuple[float, float] | None
         return None
     lo = min(float(x[0]) for x in xs)
     hi = max(float(x[-1]) for x in xs)
+    ref_times = view.time_ref.times if view.x_mode == TIME and view.time_ref is not None else None
+    if ref_times is not None and np.isfinite(ref_times).any():
+        lo, hi = min(lo, float(np.nanmin(ref_times))), max(hi, float(np.nanmax(ref_times)))
     window = view.zoom or (view.domain if view.x_mode == STEP else None)
     if window is not None:
-        ref = max(series, key=len)
+        ref = view.time_ref if ref_times is not None and len(view.time_ref) else max(series, key=len)
         zlo = _step_to_x(ref, window[0], view)
         zhi = _step_to_x(ref, window[1], view)
         if zlo is not None and zhi is not None and zhi > zlo:

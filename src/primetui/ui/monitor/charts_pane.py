@@ -310,8 +310,11 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         self._refresh_all()
 
     def _refresh_all(self) -> None:
-        # Every chart shares one x axis (so the cursor and eval marks line up across charts).
+        # Every chart shares one x axis (so the cursor and eval marks line up across charts),
+        # on wall time too: the run's longest series maps steps to times for all of them.
         self.view.domain = self._step_bounds()
+        series = [s for s in self.table.series.values() if len(s)]
+        self.view.time_ref = max(series, key=len) if series else None
         for chart in self.charts.values():
             chart.invalidate()
 
