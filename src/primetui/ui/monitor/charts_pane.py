@@ -307,6 +307,11 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             rows = math.ceil(n / cols)
         self._grid.styles.grid_size_columns = cols
         self._grid.styles.grid_size_rows = rows
+        # Still too short (6 eval charts at 80x24): charts keep a readable height, with their axis,
+        # and the grid scrolls instead of squeezing every one into a row or two.
+        squeezed = rows > 1 and height // rows < CHART_MIN_HEIGHT
+        self._grid.styles.grid_rows = str(CHART_MIN_HEIGHT) if squeezed else "1fr"
+        self._grid.styles.overflow_y = "auto" if squeezed else "hidden"
         self._refresh_all()
 
     def _refresh_all(self) -> None:
