@@ -113,12 +113,35 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
                               epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     dispatch.add_argument("file", help="the sft.toml to dispatch")
     dispatch.add_argument("--volume", required=True, help="the volume the run uses")
+    dispatch.add_argument("--name", default=None, help="the run's name on the platform (wins over a top-level `name` in the file)")
     dispatch.add_argument("--wait", action="store_true", help="then wait like `primetui wait` (same exit codes)")
     dispatch.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="with --wait: give up this long after the command started (exit 2)")
     dispatch.add_argument("--json", action="store_true", help="machine-readable output")
     dispatch.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
     dispatch.add_argument("--local", action="store_true", help="use the embedded local platform")
     dispatch.add_argument("--on-event", metavar="CMD", default=None, help="with --wait: run CMD with each status change as JSON on stdin")
+    _add_sweep_command(sub)
+
+
+def _add_sweep_command(sub: argparse._SubParsersAction) -> None:
+    """``sweep`` (docs/ops.md): ``dispatch`` over a grid of values."""
+    from primetui.sft.sweep import MAX_RUNS
+
+    sweep = sub.add_parser("sweep", help="dispatch one run per point of a grid of --set values (all or none)",
+                           epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sweep.add_argument("file", help="the sft.toml every run starts from")
+    sweep.add_argument("--volume", required=True, help="the volume the runs use")
+    sweep.add_argument("--set", action="append", metavar="KEY=V1,V2", required=True,
+                       help="a dotted TOML key and its values (TOML, comma-separated); repeat for a grid "
+                            f"(at most {MAX_RUNS} runs)")
+    sweep.add_argument("--name", default=None, metavar="PREFIX",
+                       help="runs are named PREFIX-key=value-… (default: the file's name, else its stem)")
+    sweep.add_argument("--wait", action="store_true", help="then wait for every run like `primetui wait`")
+    sweep.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="with --wait: give up this long after the command started (exit 2)")
+    sweep.add_argument("--json", action="store_true", help="machine-readable output")
+    sweep.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
+    sweep.add_argument("--local", action="store_true", help="use the embedded local platform")
+    sweep.add_argument("--on-event", metavar="CMD", default=None, help="with --wait: run CMD with each status change as JSON on stdin")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -164,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from primetui.serve import serve as serve_dashboard
 
         return serve_dashboard(args)
-    if args.command in ("wait", "dispatch"):
+    if args.command in ("wait", "dispatch", "sweep"):
         from primetui import waiting
 
         return waiting.main(args)

@@ -21,6 +21,7 @@ from primetui.api.boundary import gather_bounded
 from primetui.monitor_core.cells import table as cell_table
 from primetui.monitor_core.escapes import clean, clean_block
 from primetui.ui import present
+from primetui.monitor_core.numbers import fmt_loss_json
 from primetui.ui.present import RunProgress, TERMINAL_RUN_STATUSES
 
 RUN_COLUMNS = [("status", "STATUS"), ("id", "ID"), ("name", "NAME"), ("model", "MODEL"), ("steps", "STEPS"), ("loss", "LOSS"), ("started", "STARTED"), ("elapsed", "ELAPSED"), ("eta", "ETA"), ("gpus", "GPUS")]
@@ -38,7 +39,7 @@ def format_table(rows: list[present.RunRow]) -> str:
             "name": row.name or "-",
             "model": row.model,
             "steps": row.steps_text(),
-            "loss": f"{row.loss:.4f} {row.spark}" if row.loss is not None else "-",
+            "loss": f"{row.loss_text()} {row.spark}" if row.loss is not None else "-",
             "started": row.started,
             "elapsed": row.elapsed,
             "eta": row.eta,
@@ -56,7 +57,7 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
         f"  Model:      {detail['model']}",
         f"  Volume:     {detail['volume']}",
         f"  Steps:      {detail['step'] if detail['step'] is not None else '-'}/{detail['max_steps'] or '-'}",
-        f"  Loss:       {detail['loss']:.4f}" if detail["loss"] is not None else "  Loss:       -",
+        f"  Loss:       {fmt_loss_json(detail['loss'], detail['loss_nonfinite'], detail['loss_step'])}",
         f"  Elapsed:    {detail['elapsed']}   ETA: {detail['eta']}",
         f"  GPUs:       {detail['gpus']}",
         f"  Created:    {detail['lifecycle'].get('created', '-')}",

@@ -16,12 +16,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
+from primetui.monitor_core.compare import final_loss_text
+from primetui.monitor_core.numbers import fmt_loss
 from primetui.monitor_core.escapes import neutralise
 from primetui.ui.run_data import collect, diff_json
 
 
 def _num(v: float | None) -> str:
-    return "-" if v is None or not math.isfinite(v) else (f"{v:.4f}" if abs(v) < 1e5 else f"{v:.3e}")
+    return "-" if v is None or not math.isfinite(v) else fmt_loss(v)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -38,7 +40,7 @@ def format_summary(runs: list[dict[str, Any]]) -> list[str]:
         ev = f"{_num(r['best_eval'])} @{r['best_eval_step']}" if r["best_eval"] is not None else "-"
         flags = ", ".join(sorted({a["kind"] for a in r["anomalies"]}))
         name = neutralise(r["id"] + (f" ({r['name']})" if r["name"] else ""))
-        rows.append([name, r["status"], str(r["steps"] if r["steps"] is not None else "-"), _num(r["final_loss"]), best, ev,
+        rows.append([name, r["status"], str(r["steps"] if r["steps"] is not None else "-"), final_loss_text(r), best, ev,
                      r["duration"], f"{len(r['anomalies'])} {flags}".strip() if r["anomalies"] else "0"])
     return _table(header, rows)
 

@@ -88,6 +88,10 @@ class AnomalyThresholds(_Strict):
     """Stall: flag a RUNNING run with no new step for this many median step times..."""
     stall_min_seconds: float = Field(default=120.0, ge=0)
     """...and at least this many seconds."""
+    early_steps: int = Field(default=20, ge=1)
+    """Early divergence: only within this many steps of the run's first loss..."""
+    early_factor: float = Field(default=2.0, gt=1)
+    """...when the loss exceeds this multiple of the first loss (a learning rate too high)."""
 
 
 class NotifyPrefs(_Strict):

@@ -322,18 +322,79 @@ class Refusal:
     details: list[str] = field(default_factory=list)
 
 
-async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO) -> str | Refusal:
-    """Pre-flight and dispatch ``path`` on ``volume_name``; the run id, or why not.
+def read_config_file(path: Path, command: str = "dispatch") -> str | Refusal:
+    """The text of ``path``, or why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return Refusal("file", f"primetui {command}: cannot read {path} ({reason}); check the path.")
 
-    Diagnostics and pre-flight lines go to ``err`` as they come; the refusal's own sentence is the
-    caller's to print.
+
+async def find_volume(client: Any, volume_name: str, command: str = "dispatch") -> Any:
+    """The volume named ``volume_name``, or the refusal naming the ones there are."""
+    volumes = {v.name: v for v in await client.list_volumes()}
+    volume = volumes.get(volume_name)
+    if volume is None:
+        known = ", ".join(sorted(volumes)) or "none yet"
+        return Refusal("volume", f"primetui {command}: no volume named {volume_name!r} (volumes: {known}); create it "
+                                 f"with `prime volumes create {volume_name} --size 100Gi`.")
+    return volume
+
+
+async def preflight_config(client: Any, label: str, text: str, volume: Any, say: Callable[[str], None],
+                           command: str = "dispatch", subject: str = "") -> dict[str, Any] | Refusal:
+    """Check ``text`` and pre-flight it on ``volume``; the config to send, or why not.
+
+    Diagnostics go to ``say`` as ``label:line:col:`` lines, then the pre-flight's; ``subject`` names
+    which config failed when there are several (a sweep).
     """
     import tomllib
 
     from primetui.sft.check import check_text
-    from primetui.sft.cli import validate_file
     from primetui.sft.context import CheckContext
     from primetui.sft.preflight import run_preflight
+
+    try:
+        config = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        for d in check_text(text, CheckContext(hosted=True, has_volume=True)).diagnostics:
+            say(d.format(label))
+        return Refusal("config", f"primetui {command}: the file is not valid TOML; nothing was dispatched.")
+    preflight = await run_preflight(client, volume, config, text, fix_hint="fix them first (listed above).")
+    ctx = CheckContext(hosted=True, has_volume=True, cached_models=preflight.cached_models,
+                       volume_size_bytes=preflight.volume_size_bytes)
+    for d in check_text(text, ctx).diagnostics:
+        say(d.format(label))
+    icons = {"ok": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
+    for c in preflight.checks:
+        say(f"pre-flight {icons[c.state]} {c.name:<9}{_clean(c.detail)}")
+    if preflight.blocked:
+        return Refusal("preflight", f"primetui {command}: the pre-flight{subject} failed; nothing was dispatched.")
+    return config
+
+
+async def send_run(client: Any, config: dict[str, Any], volume_name: str, name: str | None,
+                   command: str = "dispatch") -> str | Refusal:
+    """Dispatch (T4) ``config`` under ``name`` (else the file's own ``name``); the run id, or the platform's refusal."""
+    from primetui.api.errors import HTTPStatusError
+    from primetui.sft import run_name
+
+    try:
+        reply = await client.create_run(config, volume=volume_name, name=name or run_name.config_name(config))
+    except HTTPStatusError as exc:  # the platform's refusal (400, 422, 409...): its words, then stop
+        issues = [f"  - {_clean(issue)}" for issue in getattr(exc, "issues", None) or []]
+        return Refusal("platform", f"primetui {command}: the platform refused the run: {_clean(exc)}", issues)
+    return str(reply.run_id)
+
+
+async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO, name: str | None = None) -> str | Refusal:
+    """Pre-flight and dispatch ``path`` on ``volume_name``; the run id, or why not.
+
+    ``name`` (``--name``) wins over the file's top-level ``name``. Diagnostics and pre-flight lines
+    go to ``err`` as they come; the refusal's own sentence is the caller's to print.
+    """
+    from primetui.sft import run_name
 
     details: list[str] = []
 
@@ -341,44 +402,19 @@ async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO) -> st
         details.append(line)
         print(line, file=err)
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return Refusal("file", f"primetui dispatch: cannot read {path} ({reason}); check the path.")
-    try:
-        config = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        config = None
-    volumes = {v.name: v for v in await client.list_volumes()}
-    volume = volumes.get(volume_name)
-    if volume is None:
-        known = ", ".join(sorted(volumes)) or "none yet"
-        return Refusal("volume", f"primetui dispatch: no volume named {volume_name!r} (volumes: {known}); create it "
-                                 f"with `prime volumes create {volume_name} --size 100Gi`.")
-    if config is None:
-        ctx = CheckContext(hosted=True, has_volume=True)
-        for d in validate_file(path, ctx)[0]:
-            say(d.format(str(path)))
-        return Refusal("config", "primetui dispatch: the file is not valid TOML; nothing was dispatched.", details)
-    preflight = await run_preflight(client, volume, config, text, fix_hint="fix them first (listed above).")
-    ctx = CheckContext(hosted=True, has_volume=True, cached_models=preflight.cached_models,
-                       volume_size_bytes=preflight.volume_size_bytes)
-    for d in check_text(text, ctx).diagnostics:
-        say(d.format(str(path)))
-    icons = {"ok": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
-    for c in preflight.checks:
-        say(f"pre-flight {icons[c.state]} {c.name:<9}{_clean(c.detail)}")
-    if preflight.blocked:
-        return Refusal("preflight", "primetui dispatch: the pre-flight failed; nothing was dispatched.", details)
-    from primetui.api.errors import HTTPStatusError
-
-    try:
-        reply = await client.create_run(config, volume=volume_name)
-    except HTTPStatusError as exc:  # the platform's refusal (400, 422, 409...): its words, then stop
-        issues = [f"  - {_clean(issue)}" for issue in getattr(exc, "issues", None) or []]
-        return Refusal("platform", f"primetui dispatch: the platform refused the run: {_clean(exc)}", issues)
-    return str(reply.run_id)
+    text = read_config_file(path)
+    if isinstance(text, Refusal):
+        return text
+    if name is not None and (why := run_name.problem(name)):
+        return Refusal("config", f"primetui dispatch: --name: {why}")
+    volume = await find_volume(client, volume_name)
+    if isinstance(volume, Refusal):
+        return volume
+    config = await preflight_config(client, str(path), text, volume, say)
+    if isinstance(config, Refusal):
+        config.details = details
+        return config
+    return await send_run(client, config, volume_name, name)
 
 
 # --------------------------------------------------------------------------------------------
@@ -421,11 +457,36 @@ def _local_settings(local: bool) -> tuple[Any, Any]:
     return settings, following(None)
 
 
+async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: TextIO, as_json: bool) -> list[str] | int:
+    """Dispatch the sweep: the run ids to wait for, or the exit code when it ends here."""
+    from primetui.sweeping import dispatch_sweep
+
+    result = await dispatch_sweep(client, Path(args.file), args.volume, list(args.set or []), args.name, err)
+    if isinstance(result, Refusal):
+        reporter.refused(result.kind, result.message, result.details)
+        reporter.done(EXIT_SETUP)
+        return EXIT_SETUP
+    for run_id, name in result.runs:
+        if as_json:
+            reporter.record(event="dispatched", run_id=run_id, name=name)
+        else:
+            out.write(run_id + "\n")
+    out.flush()
+    if result.stopped is not None:
+        reporter.refused(result.stopped.kind, result.stopped.message, result.stopped.details)
+        reporter.done(EXIT_SETUP, run_ids=[r for r, _ in result.runs])
+        return EXIT_SETUP
+    if not args.wait:
+        reporter.done(EXIT_OK, run_ids=[r for r, _ in result.runs])
+        return EXIT_OK
+    return [r for r, _ in result.runs]
+
+
 async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: Interrupt) -> int:
     from primetui.ui.launch import make_client
 
     as_json = bool(getattr(args, "json", False))
-    dispatching = args.command == "dispatch"
+    dispatching = args.command in ("dispatch", "sweep")
     # dispatch keeps stdout for the run id alone; its progress goes to stderr unless it is JSON
     reporter = Reporter(out if as_json or not dispatching else err, err, as_json)
     timeout = args.timeout if getattr(args, "timeout", None) and args.timeout > 0 else None
@@ -453,8 +514,12 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
         notifier = Notifier.from_prefs(load_prefs()[0], args.on_event, report=lambda m: print(m, file=err, flush=True))
     client = make_client(settings, rediscover)
     try:
-        if dispatching:
-            result = await dispatch(client, Path(args.file), args.volume, err)
+        if args.command == "sweep":
+            run_ids = await _sweep(client, args, reporter, out, err, as_json)
+            if isinstance(run_ids, int):
+                return run_ids
+        elif dispatching:
+            result = await dispatch(client, Path(args.file), args.volume, err, name=getattr(args, "name", None))
             if isinstance(result, Refusal):
                 reporter.refused(result.kind, result.message, result.details)
                 reporter.done(EXIT_SETUP)

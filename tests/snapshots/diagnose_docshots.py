@@ -74,6 +74,15 @@ async def compare(app, pilot) -> None:
     await pilot.press("c")
 
 
+async def compare_sweep(app, pilot) -> None:
+    from sweep_data import IDS
+    from test_sweep_compare_snapshot import SweepCompare
+
+    await app.push_screen(SweepCompare(IDS))
+    await wait(pilot, lambda: bool(getattr(app.screen, "charts", None)))
+    await pilot.press("y")
+
+
 async def main() -> None:
     os.environ["TZ"] = "UTC"
     time.tzset()
@@ -82,6 +91,7 @@ async def main() -> None:
     await shot("diagnose-cause-charts", make_app(run_id=COMPLETED), cause_charts)
     await shot("diagnose-cause-logs", make_app(run_id=COMPLETED), cause_logs)
     await shot("compare", make_app(), compare)
+    await shot("compare-sweep", make_app(), compare_sweep)
 
 
 if __name__ == "__main__":

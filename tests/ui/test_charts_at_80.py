@@ -29,3 +29,20 @@ def test_step_axis_ticks_are_whole_numbers():
     axis = text[-1]
     assert "5.5" not in axis and "." not in axis.replace("…", ""), axis
     assert axis.split()[-1] == "10" and axis.split()[0] == "└1"
+
+
+async def test_six_eval_charts_at_80x24_keep_a_readable_height_and_scroll():
+    from primetui.ui.monitor.charts_pane import CHART_MIN_HEIGHT
+
+    keys = [f"eval/env{i}/reward/mean" for i in range(6)]
+    data = [{"step": s, **{k: 0.1 * s + i for i, k in enumerate(keys)}} for s in range(1, 21)]
+    app = PaneApp(lambda: ChartsPane(None, RUN, follow=False, keys=keys))
+    async with app.run_test(size=(80, 18)) as pilot:  # the room the run screen leaves at 80x24
+        pane = app.query_one(ChartsPane)
+        pane.add_metrics(data)
+        await pilot.pause()
+        assert len(pane.charts) == 6
+        for key, chart in pane.charts.items():
+            assert chart.outer_size.height >= CHART_MIN_HEIGHT, (key, chart.outer_size.height)
+            assert "└" in chart.plain_text().splitlines()[-1]  # its x axis is drawn
+        assert pane._grid.max_scroll_y > 0  # the rest is a scroll away

@@ -119,7 +119,7 @@ async def test_keys_are_listed_in_help_and_remappable_by_id(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         ed = await settle(pilot)
         app.set_keymap({"editor.goto_line": "ctrl+l"})
-        await pilot.press("f9")
+        await pilot.press("shift+f1")
         await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the key list")
         body = screen_text(app)
         for binding_id in ("editor.find", "editor.replace", "editor.goto_line", "editor.comment", "editor.indent",

@@ -172,3 +172,28 @@ async def test_the_ansi_theme_uses_the_block_fallback_and_b_overrides_it():
         app.theme = "textual-dark"
         await pilot.pause()
         assert pane.view.mode == "ascii"  # the user's choice sticks across theme changes
+
+
+async def test_the_picker_filters_as_you_type_and_marks_by_glyph():
+    from textual.widgets import Input
+
+    app = pane_app()
+    async with app.run_test(size=(130, 40)) as pilot:
+        pane = app.query_one(ChartsPane)
+        pane.add_metrics(rows(20))
+        pane.focus()
+        await pilot.press("a")
+        picker = app.screen
+        assert picker.query_one("#picker-filter", Input).has_focus
+        await pilot.press("g", "r", "a", "d")
+        sel = picker.query_one("SelectionList")
+        shown = [str(sel.get_option_at_index(i).value) for i in range(sel.option_count)]
+        assert shown == ["optim/grad_norm"]
+        assert str(sel.get_option_at_index(0).prompt).startswith("· ")  # not shown: a dot
+        await pilot.press("down", "space")
+        await pilot.pause()
+        assert sel.selected == ["optim/grad_norm"], (sel.selected, picker.selected, app.focused)
+        assert str(sel.get_option_at_index(0).prompt).startswith("✓ ")  # chosen: a tick, in any colour
+        await pilot.press("enter")
+        await pilot.pause()
+        assert list(pane.charts) == ["loss/mean", "loss/perplexity", "optim/grad_norm"]  # hidden ones kept

@@ -9,6 +9,9 @@ Kinds (``Anomaly.kind``):
 - ``loss_spike``: ``loss/mean`` above the rolling median of the last ``window`` healthy points by
   more than ``loss_z`` robust standard deviations (1.4826 x MAD), where the deviation is never
   taken below ``loss_rel_floor`` x the median: warmup noise (a few percent) never reaches it.
+- ``early_divergence``: ``loss/mean`` above ``early_factor`` x the run's first loss within its
+  first ``early_steps`` steps (a learning rate too high: the loss climbs step by step, so each
+  point joins the rolling median and no single one is a spike). Once per run.
 - ``grad_blowup``: ``optim/grad_norm`` above ``grad_ratio`` x its rolling median.
 - ``throughput_collapse``: ``perf/throughput`` below ``throughput_ratio`` x its rolling median.
 - ``stall``: no new step for ``stall_factor`` x the median step time (and at least
@@ -34,10 +37,11 @@ LOSS_KEY = "loss/mean"
 GRAD_KEY = "optim/grad_norm"
 THROUGHPUT_KEY = "perf/throughput"
 
-KINDS = ("nan", "loss_spike", "grad_blowup", "throughput_collapse", "stall", "traceback", "oom", "nccl", "cuda", "exited")
+KINDS = ("nan", "loss_spike", "early_divergence", "grad_blowup", "throughput_collapse", "stall", "traceback", "oom", "nccl", "cuda", "exited")
 LABELS = {
     "nan": "NaN/inf",
     "loss_spike": "loss spike",
+    "early_divergence": "early divergence",
     "grad_blowup": "grad-norm blow-up",
     "throughput_collapse": "throughput collapse",
     "stall": "stall",
@@ -61,6 +65,8 @@ class Thresholds:
     min_points: int = 3
     stall_factor: float = 5.0
     stall_min_seconds: float = 120.0
+    early_steps: int = 20
+    early_factor: float = 2.0
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> Thresholds:
@@ -164,6 +170,8 @@ class Detector:
         self._log_active: dict[str, str | None] = {}
         self._stall: Anomaly | None = None
         self._exited: set[str] = set()
+        self._first_loss: tuple[int, float] | None = None
+        self._diverged = False
         self.version = 0
 
     # ---- metrics ------------------------------------------------------------------------------
@@ -219,7 +227,29 @@ class Detector:
             elif not roll.active:
                 roll.active = True
                 out.append(Anomaly(kind, step, "trainer", f"{message} at step {step}", _row_text(row)))
+                if kind == "loss_spike":
+                    self._diverged = True  # a spike already tells this run's blow-up: not twice
+        early = self._early_divergence(step, row)
+        if early is not None:
+            out.append(early)
         return out
+
+    def _early_divergence(self, step: int, row: Mapping[str, Any]) -> Anomaly | None:
+        raw = row.get(LOSS_KEY)
+        value = raw if type(raw) is float else _number(raw)
+        if value is None or not math.isfinite(value) or self._diverged:
+            return None
+        if self._first_loss is None:
+            self._first_loss = (step, value)
+            return None
+        first_step, first = self._first_loss
+        th = self.thresholds
+        if first <= 0 or step - first_step > th.early_steps or value <= th.early_factor * first:
+            return None
+        self._diverged = True
+        return Anomaly("early_divergence", step, "trainer",
+                       f"loss rose {value / first:.1f}x in the first steps ({_fmt(first)} at step {first_step} → "
+                       f"{_fmt(value)} at step {step}); the learning rate may be too high", _row_text(row))
 
     def _judge(self, kind: str, roll: _Rolling, value: float) -> str | None:
         th = self.thresholds

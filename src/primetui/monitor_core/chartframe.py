@@ -10,16 +10,18 @@ from __future__ import annotations
 import math
 import time as _time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from primetui.monitor_core.canvas import CELL, CURSOR, MARKER, NAN_MARK, rasterise
 from primetui.monitor_core.metrics import Columns, Series, decimate
+from primetui.monitor_core.numbers import fit_number
 
 Span = tuple[str, str]
 Row = list[Span]
 
-STEP, TIME = "step", "time"
+STEP, TIME, TOKENS = "step", "time", "tokens"  # with TOKENS, a series' ``times`` hold its tokens seen
 LABEL_W = 9
 
 
@@ -39,6 +41,9 @@ class ChartView:
     now: float | None = None  # fixed clock for snapshots
     eval_steps: list[float] = field(default_factory=list)
     anomaly_steps: list[float] = field(default_factory=list)  # drawn as "!" on the x axis
+    # On the wall-time axis, the series every chart maps steps to times with and takes its range
+    # from (the run's longest): a sparse eval chart then shares the loss chart's range and cursor.
+    time_ref: Series | None = None
 
 
 def fmt_value(v: float) -> str:
@@ -59,6 +64,23 @@ def fmt_step(s: float) -> str:
     return f"{int(s):,}" if s == int(s) else f"{s:.1f}"
 
 
+def fmt_count(n: float) -> str:
+    """A token count: ``0``, ``950``, ``16.4k``, ``1.31M``, ``2.1G``."""
+    if n != n:
+        return "?"
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(n) >= limit:
+            return f"{n / limit:.3g}{suffix}"
+    return f"{n:.0f}"
+
+
+def value_at_x(series: Series, x: float) -> float | None:
+    """The series' value at the last point at or before ``x`` on the non-step axis (its ``times``)."""
+    xs = series.times
+    i = int(np.searchsorted(xs, x, side="right")) - 1
+    return float(series.values[i]) if 0 <= i < len(series) else None
+
+
 def fmt_clock(t: float) -> str:
     if t != t:
         return "?"
@@ -74,12 +96,14 @@ def fmt_age(seconds: float) -> str:
 
 
 def _x_of(series: Series, view: ChartView) -> np.ndarray:
-    return series.times if view.x_mode == TIME else series.steps
+    return series.steps if view.x_mode == STEP else series.times
 
 
 def _step_to_x(series: Series, step: float, view: ChartView) -> float | None:
     if view.x_mode == STEP:
         return step
+    if view.x_mode == TIME and view.time_ref is not None and len(view.time_ref):
+        series = view.time_ref
     hit = series.value_at(step)
     if hit is None:
         return None
@@ -97,9 +121,12 @@ def x_range(series: list[Series], view: ChartView) -> tuple[float, float] | None
         return None
     lo = min(float(x[0]) for x in xs)
     hi = max(float(x[-1]) for x in xs)
+    ref_times = view.time_ref.times if view.x_mode == TIME and view.time_ref is not None else None
+    if ref_times is not None and np.isfinite(ref_times).any():
+        lo, hi = min(lo, float(np.nanmin(ref_times))), max(hi, float(np.nanmax(ref_times)))
     window = view.zoom or (view.domain if view.x_mode == STEP else None)
     if window is not None:
-        ref = max(series, key=len)
+        ref = view.time_ref if ref_times is not None and len(view.time_ref) else max(series, key=len)
         zlo = _step_to_x(ref, window[0], view)
         zhi = _step_to_x(ref, window[1], view)
         if zlo is not None and zhi is not None and zhi > zlo:
@@ -109,8 +136,48 @@ def x_range(series: list[Series], view: ChartView) -> tuple[float, float] | None
     return lo, hi
 
 
-def compose(title: str, series: list[Series], view: ChartView, width: int, height: int) -> list[Row]:
-    """Draw a chart of ``series`` (first one is the main metric) into ``height`` rows."""
+# One glyph per overlaid run, stamped along its curve: runs stay apart without colour (8 shapes).
+RUN_GLYPHS = ("●", "▲", "■", "◆", "+", "x", "*", "#")
+
+
+def _stamp_glyphs(raster: Any, series: list[Series], glyphs: list[str], view: ChartView, x0: float, x1: float,
+                  y_lo: float, y_hi: float, layer_of_series: dict[int, int]) -> None:
+    """Put series n's glyph on its curve every few cells (offset per run, so stamps do not collide)."""
+    plot_h, plot_w = raster.layers.shape
+    cw, ch = CELL[view.mode]
+    ncols = plot_w * cw
+    dot_rows = plot_h * ch
+    spacing = max(6, plot_w // 5)
+    rows = [list(r) for r in raster.rows]
+    for n, s in enumerate(series):
+        if n >= len(glyphs) or not len(s) or n not in layer_of_series:
+            continue
+        x = _x_of(s, view)
+        ok = np.isfinite(x) & np.isfinite(s.values)
+        if view.log_y:
+            ok &= s.values > 0
+        if not ok.any():
+            continue
+        xs, ys = x[ok], s.values[ok]
+        for j in range(n * spacing // max(len(series), 1) + spacing // 2, plot_w, spacing):
+            cx = x0 + (j * cw + (cw - 1) / 2) * (x1 - x0) / max(ncols - 1, 1)
+            if cx < xs[0] or cx > xs[-1]:
+                continue
+            y = float(np.interp(cx, xs, ys))
+            y = math.log10(y) if view.log_y else y
+            dot = int(np.clip(np.rint((y_hi - y) * (dot_rows - 1) / ((y_hi - y_lo) or 1.0)), 0, dot_rows - 1))
+            r = dot // ch  # the row the rasteriser drew this value in
+            rows[r][j] = glyphs[n]
+            raster.layers[r, j] = layer_of_series[n]
+    raster.rows = ["".join(r) for r in rows]
+
+
+def compose(title: str, series: list[Series], view: ChartView, width: int, height: int,
+            glyphs: list[str] | None = None) -> list[Row]:
+    """Draw a chart of ``series`` (first one is the main metric) into ``height`` rows.
+
+    ``glyphs``: one mark per series, stamped along its curve (compare's overlaid runs).
+    """
     rows: list[Row] = []
     main = series[0] if series else None
     plot_w = max(width - LABEL_W - 1, 4)
@@ -191,6 +258,9 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
         marker_cols if dotted else None,
     )
     layer_of = {i + 1: layer for i, (_, layer) in enumerate(order)}
+    if glyphs:
+        raw_layer = {(layer - 1) // 2: i + 1 for i, (_, layer) in enumerate(order) if layer % 2 == 1}
+        _stamp_glyphs(raster, series, glyphs, view, x0, x1, y_lo, y_hi, raw_layer)
 
     # ---- title ----
     head: Row = [(title, "title")]
@@ -221,7 +291,8 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
 
     # ---- plot with y labels ----
     def ylabel(v: float) -> str:
-        return fmt_value(10**v if view.log_y else v)
+        value = 10**v if view.log_y else v
+        return fit_number(value, LABEL_W - 1, fmt_value(value))
 
     label_rows = {0: ylabel(y_hi), plot_h - 1: ylabel(y_lo)}
     if plot_h >= 5:
@@ -268,6 +339,8 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
             axis_keys[cursor_col // cw] = "cursor"
     if view.x_mode == TIME:
         left, right, mid = fmt_clock(x0), fmt_clock(x1), fmt_clock((x0 + x1) / 2)
+    elif view.x_mode == TOKENS:
+        left, right, mid = fmt_count(x0), fmt_count(x1), fmt_count((x0 + x1) / 2)
     else:
         # Steps are whole numbers: every tick is one (a 10-step run reads 1 … 6 … 10, not 5.5).
         left, right = fmt_step(math.floor(x0)), fmt_step(math.ceil(x1))
@@ -293,6 +366,28 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
             start = j
     rows.append(xrow)
     return rows[:height]
+
+
+def step_by(series: list[Series], cursor: float | None, n: int, lo: float, hi: float) -> float | None:
+    """The step ``n`` recorded steps after ``cursor`` (before it when ``n`` < 0) within [lo, hi].
+
+    Steps any series has, so the cursor lands on every step in turn, whatever the chart's width.
+    With no cursor: the last visible step going left, the first going right.
+    """
+    arrays = [s.steps for s in series if len(s)]
+    if not arrays:
+        return None
+    steps = np.unique(np.concatenate(arrays))
+    steps = steps[(steps >= lo) & (steps <= hi)]
+    if not len(steps):
+        return None
+    if cursor is None:
+        return float(steps[-1] if n < 0 else steps[0])
+    if n > 0:
+        i = int(np.searchsorted(steps, cursor, side="right")) + n - 1
+    else:
+        i = int(np.searchsorted(steps, cursor, side="left")) + n
+    return float(steps[max(0, min(len(steps) - 1, i))])
 
 
 def step_at(series: list[Series], view: ChartView, width: int, cell: int) -> float | None:

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from primetui.monitor_core.numbers import fmt_loss_json, nonfinite_mark
+
 LOSS_KEY = "loss/mean"
 
 
@@ -28,7 +30,8 @@ def _lower_is_better(key: str) -> bool:
 @dataclass(slots=True)
 class Summary:
     steps: int | None = None
-    final_loss: float | None = None
+    final_loss: float | None = None  # the last one, NaN or inf included
+    final_loss_step: int | None = None
     best_loss: float | None = None
     best_loss_step: int | None = None
     eval_key: str | None = None
@@ -36,18 +39,21 @@ class Summary:
     best_eval_step: int | None = None
 
     def to_json(self) -> dict[str, Any]:
+        mark = nonfinite_mark(self.final_loss)
         return {
-            "steps": self.steps, "final_loss": self.final_loss, "best_loss": self.best_loss,
+            # JSON has no NaN: a non-finite final loss is null with its mark and step beside it.
+            "steps": self.steps, "final_loss": None if mark else self.final_loss, "final_loss_nonfinite": mark,
+            "final_loss_step": self.final_loss_step, "best_loss": self.best_loss,
             "best_loss_step": self.best_loss_step, "eval_key": self.eval_key, "best_eval": self.best_eval,
             "best_eval_step": self.best_eval_step,
         }
 
 
-def _points(rows: list[Mapping[str, Any]], key: str) -> list[tuple[int, float]]:
+def _points(rows: list[Mapping[str, Any]], key: str, finite: bool = True) -> list[tuple[int, float]]:
     out = []
     for row in rows:
         v, s = row.get(key), row.get("step")
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and isinstance(s, (int, float)):
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and (math.isfinite(v) or not finite) and isinstance(s, (int, float)):
             out.append((int(s), float(v)))
     return sorted(out)
 
@@ -57,9 +63,11 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Summary:
     summary = Summary()
     steps = [int(r["step"]) for r in rows if isinstance(r.get("step"), (int, float))]
     summary.steps = max(steps) if steps else None
+    every = _points(rows, LOSS_KEY, finite=False)
+    if every:
+        summary.final_loss_step, summary.final_loss = every[-1]
     loss = _points(rows, LOSS_KEY)
     if loss:
-        summary.final_loss = loss[-1][1]
         step, value = min(loss, key=lambda p: (p[1], p[0]))
         summary.best_loss, summary.best_loss_step = value, step
     keys = {k for r in rows for k in r}
@@ -71,3 +79,8 @@ def summarize(rows: Iterable[Mapping[str, Any]]) -> Summary:
             step, value = pick(pts, key=lambda p: p[1])
             summary.eval_key, summary.best_eval, summary.best_eval_step = key, value, step
     return summary
+
+
+def final_loss_text(entry: Mapping[str, Any]) -> str:
+    """A summary entry's (``Summary.to_json``) final loss as tables show it: ``NaN @12`` when not finite."""
+    return fmt_loss_json(entry.get("final_loss"), entry.get("final_loss_nonfinite"), entry.get("final_loss_step"))

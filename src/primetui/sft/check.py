@@ -102,7 +102,10 @@ def _fixes_that_help(text: str, report: Report, ctx: CheckContext) -> list[Diagn
 
 def check_parsed(raw: dict, spans: SpanMap, ctx: CheckContext) -> Report:
     """Check an already parsed config (``spans`` may be of an empty text: then every span is line 0)."""
-    diags, schema_errors = schema_diagnostics(raw, spans)
+    from primetui.sft.run_name import schema_input
+
+    # The hosted platform takes a top-level ``name`` as the run's name, outside prime-rl's schema.
+    diags, schema_errors = schema_diagnostics(schema_input(raw) if ctx.hosted else raw, spans)
     from primetui.sft import rules  # the rule modules import this one's helpers
 
     bad_paths = {d.loc for d in diags}
@@ -113,7 +116,7 @@ def check_parsed(raw: dict, spans: SpanMap, ctx: CheckContext) -> Report:
     from primetui.sft import installed
 
     seen = {(d.span, d.loc) for d in diags if d.level == "error"}
-    diags.extend(d for d in installed.diagnostics(raw, spans, ctx.hosted) if (d.span, d.loc) not in seen)
+    diags.extend(d for d in installed.diagnostics(schema_input(raw) if ctx.hosted else raw, spans, ctx.hosted) if (d.span, d.loc) not in seen)
     diags.sort(key=sort_key)
     return Report(_dedupe(diags), raw, spans, schema_errors, installed.note())
 

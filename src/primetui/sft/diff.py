@@ -8,6 +8,8 @@ Only keys whose effective values are not all equal are listed.
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -81,10 +83,25 @@ def config_diff(configs: Sequence[Mapping[str, Any]]) -> dict[str, list[Value]]:
 
 
 def _show(value: Any) -> str:
+    """A value as the sft.toml would write it (a bare string reads as itself); None is prime-rl's unset."""
     if isinstance(value, str):
         return value
+    return _toml(value)
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a TOML basic string: the same escapes
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "None"
-    return repr(value) if not isinstance(value, (int, float)) else f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return str(value)

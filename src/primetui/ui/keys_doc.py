@@ -13,6 +13,7 @@ from primetui.ui.keys import binding_table
 
 def all_owners() -> list[tuple[str, type]]:
     from primetui.ui.app import PrimeApp
+    from primetui.ui.screens.compare import CompareScreen
     from primetui.ui.screens.models import ModelsScreen
     from primetui.ui.screens.run import RunScreen
     from primetui.ui.screens.runs import RunsScreen
@@ -23,6 +24,7 @@ def all_owners() -> list[tuple[str, type]]:
         ("Everywhere", PrimeApp),
         ("Runs", RunsScreen),
         ("Run", RunScreen),
+        ("Compare", CompareScreen),
         ("Volumes", VolumesScreen),
         ("Models", ModelsScreen),
         ("Confirm dialog", ConfirmScreen),

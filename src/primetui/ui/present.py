@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from primetui.api.wire import parse_time as _parse_wire_time
+from primetui.monitor_core.numbers import fmt_loss, nonfinite_mark
 from primetui.sft.sizing import parse_size as _size_bytes
 
 Clock = Callable[[], datetime]
@@ -209,6 +210,15 @@ class RunProgress:
         return max(self.rows) if self.rows else None
 
     @property
+    def last_loss(self) -> tuple[int, float] | None:
+        """(step, value) of the last loss, NaN and inf included: a run that diverged ends on NaN."""
+        for step in sorted(self.rows, reverse=True):
+            value = self.rows[step].get("loss/mean")
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return step, float(value)
+        return None
+
+    @property
     def losses(self) -> list[float]:
         return [float(r["loss/mean"]) for _, r in sorted(self.rows.items()) if isinstance(r.get("loss/mean"), (int, float))]
 
@@ -318,6 +328,7 @@ class RunRow:
     max_steps: int | None
     bar: str
     loss: float | None
+    loss_step: int | None
     spark: str
     started: str
     elapsed: str
@@ -328,11 +339,19 @@ class RunRow:
     def steps_text(self) -> str:
         return f"{self.step if self.step is not None else DASH}/{self.max_steps if self.max_steps else DASH}"
 
+    def loss_text(self) -> str:
+        """The last loss as every table shows it (``NaN @12`` when it is not finite)."""
+        return fmt_loss(self.loss, self.loss_step)
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("tone")
         data.pop("bar")
         data.pop("spark")
+        # JSON has no NaN: a non-finite last loss is null with an explicit mark beside it.
+        data["loss_nonfinite"] = nonfinite_mark(self.loss)
+        if data["loss_nonfinite"] is not None:
+            data["loss"] = None
         return data
 
 
@@ -351,7 +370,8 @@ def run_row(run: Any, progress: RunProgress | None, now: datetime) -> RunRow:
         step=step,
         max_steps=int(max_steps) if max_steps else None,
         bar=step_bar(step, max_steps),
-        loss=progress.losses[-1] if progress and progress.losses else None,
+        loss=last[1] if (last := progress.last_loss if progress else None) else None,
+        loss_step=last[0] if last else None,
         spark=sparkline(progress.losses) if progress else "",
         started=fmt_time(field(run, "started_at", "startedAt")),
         elapsed=fmt_duration(run_elapsed(run, now)),
@@ -431,7 +451,7 @@ def run_detail(run: Any, progress: RunProgress | None, now: datetime) -> dict[st
         "queue_reason": field(run, "queue_reason", "queueReason"),
         "error": field(run, "error_message", "errorMessage"),
         "failure_analysis": fa,
-        "losses": progress.losses if progress else [],
+        "losses": [v if math.isfinite(v) else None for v in progress.losses] if progress else [],  # JSON has no NaN
         "actions": sorted(actions_for(run) - {"copy_id", "copy_path"}),
     }
 

@@ -11,9 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from primetui.sft import run_name
 from primetui.sft.preflight import Preflight, run_preflight
 from primetui.ui.safe import plain
 
@@ -41,6 +42,7 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
                                 background: $surface; padding: 0 1; }
     DispatchScreen .modal-title { text-style: bold; color: $accent; height: 1; }
     DispatchScreen #volumes { height: auto; max-height: 8; }
+    DispatchScreen #run-name { height: 3; }
     DispatchScreen #preflight { height: auto; padding: 1 0 0 0; }
     DispatchScreen #dispatch-status { height: auto; color: $text-muted; }
     """
@@ -62,6 +64,8 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(plain(f"Dispatch {self.model}"), classes="modal-title")
+            yield Input(run_name.config_name(self.config) or "", placeholder="run name (optional; tab to the volumes)",
+                        id="run-name")
             yield Static("Pick the volume the run reads its dataset from and writes its checkpoints to:")
             yield OptionList(id="volumes")
             yield Static("", id="preflight")
@@ -124,8 +128,20 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
             text.append(c.detail + "\n")
         return text
 
+    def run_name(self) -> str | None:
+        """The name typed in the dialog (it starts as the file's own ``name``); None for an unnamed run."""
+        return self.query_one("#run-name", Input).value.strip() or None
+
+    @on(Input.Submitted, "#run-name")
+    def _name_entered(self) -> None:
+        self.query_one("#volumes", OptionList).focus()
+
     def action_dispatch(self) -> None:
         if self.busy:
+            return
+        name = self.run_name()
+        if name is not None and (why := run_name.problem(name)):
+            self._status(f"Run name: {why}")
             return
         if self.preflight is None:
             self._status("Pick a volume and press enter to run the pre-flight first.")
@@ -140,7 +156,7 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
         self.busy = True
         self._status(f"Dispatching to {volume}…")
         try:
-            reply = await self.client.create_run(self.config, volume=volume)
+            reply = await self.client.create_run(self.config, volume=volume, name=self.run_name())
         except Exception as exc:  # noqa: BLE001 - mapped back onto the editor's lines
             self.busy = False
             detail = getattr(exc, "detail", None)

@@ -70,8 +70,9 @@ class EditorScreen(EditingActions, Screen):
         Binding("ctrl+home", "file_start", "Start of file", show=False, id="editor.file_start"),
         Binding("ctrl+end", "file_end", "End of file", show=False, id="editor.file_end"),
         Binding("ctrl+space,ctrl+@", "complete", "Complete", show=False, id="editor.complete"),
-        Binding("f9", "keys", "Keys", show=False, id="editor.keys"),
+        Binding("shift+f1", "keys", "Keys", show=False, id="editor.keys"),
         Binding("f10", "external_editor", "$EDITOR", show=False, id="editor.external"),
+        Binding("f9", "sweep", "Sweep", show=False, id="editor.sweep"),
         Binding("escape", "close", "Close", priority=True, id="editor.close"),
         Binding("q", "close_editor", "Close", show=False, id="editor.quit"),
     ]
@@ -675,6 +676,28 @@ class EditorScreen(EditingActions, Screen):
             self.show_server_error(outcome.status, outcome.detail or outcome.message, outcome.issues)
 
         self.app.push_screen(DispatchScreen(self.client, config, text, str(model)), _done)
+
+    def action_sweep(self) -> None:
+        """F9: the sweep dialog on this buffer (saved first, as for F5)."""
+        if self.client is None:
+            self.note = "Not connected to a platform: start primetui with an API key (prime login) or --local to sweep."
+            self._refresh_chrome()
+            return
+        if _loads(self.text) is None:
+            self.note = "The buffer is not valid TOML yet: fix the syntax error (F8), then sweep."
+            self._refresh_chrome()
+            return
+        if self.path is not None and self.modified and not self.load_error and not self._write(self.path):
+            return
+        from primetui.ui.editor.sweep import SweepScreen
+
+        def _done(run_ids: list[str] | None) -> None:
+            if run_ids:
+                self.note = (f"Dispatched {len(run_ids)} runs of the sweep: in the runs list, / and the prefix "
+                             "show them, then C compares them.")
+                self._refresh_chrome()
+
+        self.app.push_screen(SweepScreen(self.client, self.text, self.path), _done)
 
     def show_server_error(self, status: int | None, message: str, issues: list[Any]) -> None:
         """Put a refused dispatch on the lines it names, and say it in the message line."""

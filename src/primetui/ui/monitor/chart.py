@@ -10,7 +10,9 @@ from textual.widget import Widget
 from primetui.monitor_core.chartframe import ChartView, compose
 from primetui.monitor_core.metrics import Series
 
-_KEYS = ("title", "value", "muted", "axis", "warn", "error", "marker", "cursor", "nan", "s1", "s2", "s3", "s4")
+_KEYS = ("title", "value", "muted", "axis", "warn", "error", "marker", "cursor", "nan", "s1", "s2", "s3", "s4",
+         "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8")
+RUN_COLOURS = 8
 
 
 class MetricChart(Widget):
@@ -33,10 +35,22 @@ class MetricChart(Widget):
     MetricChart > .chart--s2 { color: $accent; }
     MetricChart > .chart--s3 { color: $secondary; }
     MetricChart > .chart--s4 { color: $success; }
+    MetricChart > .chart--r1 { color: $primary; }
+    MetricChart > .chart--r2 { color: $accent; }
+    MetricChart > .chart--r3 { color: $success; }
+    MetricChart > .chart--r4 { color: $warning; }
+    MetricChart > .chart--r5 { color: $secondary; }
+    MetricChart > .chart--r6 { color: $error; }
+    MetricChart > .chart--r7 { color: $foreground; }
+    MetricChart > .chart--r8 { color: $primary-lighten-3; }
     """
 
-    def __init__(self, key: str, series: list[Series], view: ChartView, *, markers: bool = False, id: str | None = None) -> None:
+    def __init__(self, key: str, series: list[Series], view: ChartView, *, markers: bool = False, id: str | None = None,
+                 glyphs: list[str] | None = None) -> None:
         super().__init__(id=id)
+        # Overlaid runs (compare): series n gets run colour r{n+1} and glyphs[n] along its curve.
+        self.glyphs = glyphs
+        self.slots: list[int] | None = None  # series n is run slots[n] (its colour stays when others hide)
         self.key = key
         self.series = series
         self.view = view
@@ -55,8 +69,18 @@ class MetricChart(Widget):
         self._frame_key = None
         self.refresh()
 
+    def run_style_key(self, n: int) -> str:
+        """The style key of overlaid run ``n`` (0-based)."""
+        return f"r{n % RUN_COLOURS + 1}"
+
+    def series_style_key(self, n: int) -> str:
+        """The style key of series ``n`` of an overlay: its run's colour."""
+        return self.run_style_key(self.slots[n] if self.slots and n < len(self.slots) else n)
+
     def _style(self, key: str) -> Style:
-        if key[:1] == "s" and key[1:].isdigit() and int(key[1:]) > 4:
+        if self.glyphs is not None and key[:1] == "s" and key[1:].isdigit():
+            key = self.series_style_key((int(key[1:]) - 1) // 2)  # raw and smoothed layers of a run share its colour
+        elif key[:1] == "s" and key[1:].isdigit() and int(key[1:]) > 4:
             key = f"s{(int(key[1:]) - 1) % 4 + 1}"  # a fifth series (overlaid runs) reuses the palette
         style = self._styles.get(key)
         if style is None:
@@ -70,7 +94,7 @@ class MetricChart(Widget):
         if not self.markers:
             v.eval_steps = []
         try:
-            return compose(self.key, self.series, v, self.content_size.width, self.content_size.height)
+            return compose(self.key, self.series, v, self.content_size.width, self.content_size.height, self.glyphs)
         finally:
             v.eval_steps = eval_steps
 
@@ -80,6 +104,7 @@ class MetricChart(Widget):
         key = (
             width, height, v.smoothing, v.log_y, v.x_mode, v.zoom, v.domain, v.cursor, v.mode, v.live, v.now,
             len(v.eval_steps) if self.markers else 0, tuple(s.version for s in self.series),
+            tuple(s.name for s in self.series), tuple(self.glyphs or ()), tuple(self.slots or ()),
         )
         if key != self._frame_key:
             base = self.rich_style

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import SelectionList, Static
+from textual.widgets import Input, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from primetui.monitor_core.chartframe import STEP, TIME, ChartView, fmt_step
@@ -43,17 +43,22 @@ def eval_chart_keys(keys: list[str]) -> list[str]:
     return out
 
 
+ON, OFF = "✓", "·"  # the marks differ in glyph, not only in colour
+
+
 class MetricPicker(ModalScreen[list[str] | None]):
-    """Choose which metrics get a chart (space toggles, enter applies, esc cancels)."""
+    """Choose which metrics get a chart: type to filter, space toggles, enter applies, esc cancels."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="monitor.chart.picker.cancel"),
         Binding("enter", "apply", "Apply", priority=True, id="monitor.chart.picker.apply"),
+        Binding("down", "to_list", "List", show=False, id="monitor.chart.picker.list"),
     ]
     DEFAULT_CSS = """
     MetricPicker { align: center middle; }
     MetricPicker > Vertical { width: 64; max-height: 80%; height: auto; border: round $accent; background: $surface; padding: 0 1; }
     MetricPicker SelectionList { height: auto; max-height: 30; }
+    MetricPicker #picker-filter { height: 3; }
     MetricPicker .hint { color: $text-muted; }
     """
 
@@ -61,14 +66,51 @@ class MetricPicker(ModalScreen[list[str] | None]):
         super().__init__()
         self.keys = keys
         self.chosen = chosen
+        self.selected: set[str] = set(chosen)  # kept across filters: a hidden metric stays chosen
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static("Charts: space toggles a metric, enter applies, esc cancels", classes="hint")
-            yield SelectionList[str](*[Selection(plain(k), k, k in self.chosen) for k in self.keys])
+            yield Static(f"Charts: type to filter, ↓ to the list, space toggles ({ON} shown, {OFF} not), "
+                         "enter applies, esc cancels", classes="hint")
+            yield Input(placeholder="filter metrics (e.g. eval, grad)", id="picker-filter")
+            yield SelectionList[str](*self._options(""), id="picker-list")
+
+    def _label(self, key: str) -> Text:
+        return Text.assemble((ON if key in self.selected else OFF) + " ", plain(key))
+
+    def _options(self, query: str) -> list[Selection[str]]:
+        words = query.lower().split()
+        return [Selection(self._label(k), k, k in self.selected) for k in self.keys
+                if all(w in k.lower() for w in words)]
+
+    def on_mount(self) -> None:
+        self.query_one("#picker-filter", Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        listing = self.query_one("#picker-list", SelectionList)
+        listing.clear_options()
+        listing.add_options(self._options(event.value))
+
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged) -> None:
+        listing = event.selection_list
+        shown = [str(listing.get_option_at_index(i).value) for i in range(listing.option_count)]
+        now = set(listing.selected)
+        changed = {k for k in shown if (k in now) != (k in self.selected)}
+        if not changed:
+            return
+        self.selected = (self.selected - set(shown)) | now
+        for i, key in enumerate(shown):
+            if key in changed:
+                listing.replace_option_prompt_at_index(i, self._label(key))
+
+    def action_to_list(self) -> None:
+        listing = self.query_one("#picker-list", SelectionList)
+        if listing.highlighted is None and listing.option_count:
+            listing.highlighted = 0
+        listing.focus()
 
     def action_apply(self) -> None:
-        chosen = list(self.query_one(SelectionList).selected)
+        chosen = self.selected
         order = [k for k in self.chosen if k in chosen] + [k for k in self.keys if k in chosen and k not in self.chosen]
         self.dismiss(order)
 
@@ -145,7 +187,21 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         yield self._grid
         yield self._status
 
+    @property
+    def view_name(self) -> str:
+        return "evals" if self.eval_only else "charts"
+
+    def _remember(self) -> None:
+        from primetui.ui.views import chart_choices, save_view
+
+        save_view(self.app, self.view_name, chart_choices(self.view, self.chosen))
+
     def on_mount(self) -> None:
+        from primetui.ui.views import apply_chart_choices, load_view
+
+        remembered = apply_chart_choices(self.view, load_view(self.app, self.view_name))
+        if remembered is not None:
+            self.chosen = remembered
         self._ready = True
         self._apply_theme_mode()
         self.watch(self.app, "theme", lambda _theme: self._apply_theme_mode(), init=False)
@@ -254,11 +310,19 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             rows = math.ceil(n / cols)
         self._grid.styles.grid_size_columns = cols
         self._grid.styles.grid_size_rows = rows
+        # Still too short (6 eval charts at 80x24): charts keep a readable height, with their axis,
+        # and the grid scrolls instead of squeezing every one into a row or two.
+        squeezed = rows > 1 and height // rows < CHART_MIN_HEIGHT
+        self._grid.styles.grid_rows = str(CHART_MIN_HEIGHT) if squeezed else "1fr"
+        self._grid.styles.overflow_y = "auto" if squeezed else "hidden"
         self._refresh_all()
 
     def _refresh_all(self) -> None:
-        # Every chart shares one x axis (so the cursor and eval marks line up across charts).
+        # Every chart shares one x axis (so the cursor and eval marks line up across charts),
+        # on wall time too: the run's longest series maps steps to times for all of them.
         self.view.domain = self._step_bounds()
+        series = [s for s in self.table.series.values() if len(s)]
+        self.view.time_ref = max(series, key=len) if series else None
         for chart in self.charts.values():
             chart.invalidate()
 
@@ -292,6 +356,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             if result is not None:
                 self.chosen = result
                 self._rebuild()
+                self._remember()
 
         self.app.push_screen(MetricPicker(keys, self.chosen), done)
 
@@ -301,6 +366,8 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             setattr(self.view, k, val)
         self._refresh_all()
         self.update_status()
+        if {"smoothing", "log_y", "x_mode"} & changes.keys():
+            self._remember()
         if moved and self.links is not None:
             self.links.cursor_moved(self.view.cursor, origin=self)
 
@@ -363,19 +430,17 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             return None
         return self.view.zoom or bounds
 
-    def action_cursor(self, columns: int) -> None:
+    def action_cursor(self, steps: int) -> None:
+        """Move the cursor by ``steps`` recorded steps (never by screen columns, which skip steps)."""
+        from primetui.monitor_core.chartframe import step_by
+
         vis = self._visible_steps()
         if vis is None:
             return
-        lo, hi = vis
-        width = min((c.content_size.width for c in self.charts.values()), default=80)
-        per_col = max(1.0, round((hi - lo) / max(width - 10, 1)))
-        cur = self.view.cursor
-        if cur is None:
-            cur = hi if columns < 0 else lo
-        else:
-            cur = cur + columns * per_col
-        self._set(cursor=float(max(lo, min(hi, cur))))
+        series = [s for c in self.charts.values() for s in c.series]
+        step = step_by(series, self.view.cursor, steps, *vis)
+        if step is not None:
+            self._set(cursor=step)
 
     def action_toggle_cursor(self) -> None:
         if self.view.cursor is not None:

@@ -1,9 +1,12 @@
 """Compare screen: two or more runs side by side (from the runs list: space marks, C compares).
 
-- Loss (and, when the runs have evals, the first eval metric) overlaid, one colour per run,
-  aligned by step; ``t`` toggles wall time (each run from its own start, drawn from the first
-  run's start); ``←``/``→`` and ``c`` move and toggle one step cursor on every chart, and the
-  header shows each run's value under it.
+- Any metric the runs share overlaid (``m`` picks the next: loss, perplexity, grad norm,
+  throughput, eval metrics), and the first eval metric beside it when the runs have evals. Each run
+  has its own colour and its own glyph stamped along its curve (8 of each), named in the legend,
+  so runs stay apart without colour. ``1``..``8`` hide or show a run; ``y`` log-Y; ``+``/``-``
+  zoom and ``<``/``>`` pan the x range; ``t`` toggles wall time (each run from its own start,
+  drawn from the first run's start); ``←``/``→`` and ``c`` move and toggle one step cursor on
+  every chart, and the header shows each visible run's value under it.
 - A summary table: final and best loss, best eval, steps, duration, status, anomalies.
 - A config diff: only the keys that differ, each run's value, prime-rl defaults marked "(default)".
 
@@ -23,7 +26,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from primetui.monitor_core.chartframe import STEP, TIME, ChartView, fmt_step, fmt_value
+from primetui.monitor_core.chartframe import (
+    RUN_GLYPHS, STEP, TIME, TOKENS, ChartView, _step_to_x, fmt_step, fmt_value, value_at_x,
+)
+from primetui.monitor_core.compare import final_loss_text
 from primetui.monitor_core.escapes import neutralise
 from primetui.ui.safe import SafeTable
 from primetui.monitor_core.metrics import Series
@@ -39,13 +45,38 @@ def _num(v: float | None) -> str:
     return "-" if v is None or not math.isfinite(v) else fmt_value(v)
 
 
-def overlay_series(runs: list[dict[str, Any]], metric: str) -> list[Series]:
-    """One Series per run that has ``metric`` (named by run id, in run order); wall times re-based
-    on the first run's start."""
+def shared_metrics(runs: list[dict[str, Any]]) -> list[str]:
+    """Metrics at least two runs have (all of them when there are two), loss first."""
+    counts: dict[str, int] = {}
+    for run in runs:
+        for key in run["series"]:
+            counts[key] = counts.get(key, 0) + 1
+    need = min(2, len(runs))
+    keys = sorted(k for k, n in counts.items() if n >= need)
+    return sorted(keys, key=lambda k: (k != LOSS, k))
+
+
+def overlay_series(runs: list[dict[str, Any]], metric: str, hidden: set[str] | frozenset[str] = frozenset(),
+                   x_mode: str = STEP) -> list[Series]:
+    """One Series per shown run that has ``metric`` (named by run id, in run order); wall times
+    re-based on the first run's start. With ``x_mode`` TOKENS the times are the tokens seen by
+    each step (seq_len x batch_size x step, from each run's own config)."""
+    from primetui.sft.tokens import tokens_per_step
+
     out: list[Series] = []
     base: float | None = None
     for run in runs:
         s = run["series"].get(metric)
+        if run["id"] in hidden:
+            continue
+        if s and x_mode == TOKENS:
+            per_step = tokens_per_step(run.get("config"))
+            series = Series(run["id"])
+            steps = np.asarray(s["steps"], dtype=np.float64)
+            values = np.array([v if v is not None else math.nan for v in s["values"]], dtype=np.float64)
+            series.extend(steps, values, steps * per_step if per_step else np.full(len(steps), math.nan))
+            out.append(series)
+            continue
         series = Series(run["id"])
         if s:
             times = np.array([t if t is not None else math.nan for t in s["times"]], dtype=np.float64)
@@ -66,13 +97,22 @@ class CompareScreen(DashboardScreen):
     poll_interval = 10.0
     BINDINGS = [
         Binding("escape", "back", "Back", id="compare.back"),
-        Binding("t", "toggle_x", "X step/time", id="compare.x_mode"),
+        Binding("t", "toggle_x", "X step/time/tokens", id="compare.x_mode"),
         Binding("c", "toggle_cursor", "Cursor", id="compare.cursor"),
         Binding("left,h", "cursor(-1)", "Cursor ←", show=False, id="compare.cursor_left"),
         Binding("right,l", "cursor(1)", "Cursor →", show=False, id="compare.cursor_right"),
+        Binding("m", "next_metric", "Metric", id="compare.metric"),
+        Binding("y", "toggle_log", "Log-Y", id="compare.log_y"),
+        Binding("plus,equals_sign", "zoom(0.5)", "Zoom in", show=False, id="compare.zoom_in"),
+        Binding("minus", "zoom(2)", "Zoom out", show=False, id="compare.zoom_out"),
+        Binding("less_than_sign", "pan(-1)", "Pan ←", show=False, id="compare.pan_left"),
+        Binding("greater_than_sign", "pan(1)", "Pan →", show=False, id="compare.pan_right"),
+        *[Binding(str(n), f"toggle_run({n - 1})", f"Hide/show run {n}", show=False, id=f"compare.run_{n}")
+          for n in range(1, len(RUN_GLYPHS) + 1)],
     ]
     DEFAULT_CSS = """
     CompareScreen #compare-head { height: 1; padding: 0 1; background: $panel; }
+    CompareScreen #compare-legend { height: auto; max-height: 3; padding: 0 1; }
     CompareScreen #compare-charts { height: 16; }
     CompareScreen #compare-charts MetricChart { width: 1fr; }
     CompareScreen .hint { color: $text-muted; padding: 0 1; }
@@ -87,9 +127,26 @@ class CompareScreen(DashboardScreen):
         self.charts: dict[str, MetricChart] = {}
         self.title = "Compare " + ", ".join(self.run_ids)
         self.done = False
+        self.hidden: set[str] = set()
+        self.metric = LOSS
+
+    def on_mount(self) -> None:
+        from primetui.ui.views import apply_chart_choices, load_view
+
+        choices = load_view(self.app, "compare")
+        apply_chart_choices(self.view, choices)
+        if isinstance(choices.get("metric"), str):
+            self.metric = choices["metric"]
+        super().on_mount()
+
+    def remember(self) -> None:
+        from primetui.ui.views import chart_choices, save_view
+
+        save_view(self.app, "compare", {**chart_choices(self.view), "metric": self.metric})
 
     def compose_body(self) -> ComposeResult:
         yield Static(f"Loading {len(self.run_ids)} runs…", id="compare-head", markup=False)
+        yield Static("", id="compare-legend", markup=False)
         with VerticalScroll():
             yield Horizontal(id="compare-charts")
             yield Static("Summary", classes="hint")
@@ -120,29 +177,64 @@ class CompareScreen(DashboardScreen):
             self.render_data()
 
     # ---- rendering --------------------------------------------------------------------------
+    def slot(self, run_id: str) -> int:
+        """The run's place among the compared runs: its colour, glyph and number key."""
+        ids = [r["id"] for r in (self.data or {}).get("runs") or []]
+        return ids.index(run_id) if run_id in ids else 0
+
+    def glyph(self, run_id: str) -> str:
+        return RUN_GLYPHS[self.slot(run_id) % len(RUN_GLYPHS)]
+
     def render_data(self) -> None:
         data = self.data
         if data is None:
             return
         runs = data["runs"]
-        metrics = [LOSS] + sorted({r["eval_key"] for r in runs if r.get("eval_key")})[:1]
+        shared = shared_metrics(runs)
+        if self.metric not in shared and shared:
+            self.metric = shared[0]
+        evals = sorted({r["eval_key"] for r in runs if r.get("eval_key")})[:1]
+        metrics = [self.metric] + [k for k in evals if k != self.metric]
         box = self.query_one("#compare-charts", Horizontal)
+        for gone in [k for k in self.charts if k not in metrics]:
+            self.charts.pop(gone).remove()
         for metric in metrics:
-            series = overlay_series(runs, metric)
+            series = overlay_series(runs, metric, self.hidden, self.view.x_mode)
             chart = self.charts.get(metric)
             if chart is None:
-                chart = self.charts[metric] = MetricChart(metric, series, self.view)
+                chart = self.charts[metric] = MetricChart(metric, series, self.view, glyphs=[])
                 box.mount(chart)
-            else:
-                chart.series = series
-                chart.invalidate()
+            chart.series = series
+            chart.glyphs = [self.glyph(s.name) for s in series]
+            chart.slots = [self.slot(s.name) for s in series]
+            chart.invalidate()
         steps = [s.steps for c in self.charts.values() for s in c.series if len(s)]
         self.view.domain = (min(float(s[0]) for s in steps), max(float(s[-1]) for s in steps)) if steps else None
         for chart in self.charts.values():
             chart.invalidate()
         self.render_summary(runs)
         self.render_diff(runs, data["config_diff"])
+        self.render_legend(runs)
         self.render_head()
+
+    def run_style(self, run_id: str) -> Any:
+        chart = next(iter(self.charts.values()), None)
+        if chart is None:
+            return ""
+        return chart.get_component_rich_style(f"chart--{chart.run_style_key(self.slot(run_id))}", partial=True)
+
+    def render_legend(self, runs: list[dict[str, Any]]) -> None:
+        text = Text()
+        for r in runs:
+            n = self.slot(r["id"])
+            hidden = r["id"] in self.hidden
+            text.append(f"{n + 1}:" if n < len(RUN_GLYPHS) else "  ", style="dim")
+            text.append(self.glyph(r["id"]) + " ", style="dim" if hidden else self.run_style(r["id"]))
+            label = neutralise(r["name"] or r["id"])
+            text.append(label + (" (hidden)" if hidden else ""), style="dim strike" if hidden else "")
+            text.append("   ")
+        text.append("1-8 hide/show · m metric · y log-Y · +/- zoom · </> pan", style="dim")
+        self.query_one("#compare-legend", Static).update(text)
 
     def render_summary(self, runs: list[dict[str, Any]]) -> None:
         table = self.query_one("#compare-summary", DataTable)
@@ -151,18 +243,14 @@ class CompareScreen(DashboardScreen):
                                ("eval", "Best eval"), ("duration", "Duration"), ("anomalies", "Anomalies")):
                 table.add_column(label, key=key)
         table.clear()
-        drawn = [s.name for s in self.charts[LOSS].series] if LOSS in self.charts else []
         for r in runs:
-            style = ""
-            if r["id"] in drawn:  # the run's colour on the charts (series n is drawn as s{2n+1})
-                colour = f"chart--s{(2 * drawn.index(r['id'])) % 4 + 1}"
-                style = self.charts[LOSS].get_component_rich_style(colour, partial=True)
+            style = self.run_style(r["id"])
             best = f"{_num(r['best_loss'])} @{r['best_loss_step']}" if r["best_loss"] is not None else "-"
             ev = f"{_num(r['best_eval'])} @{r['best_eval_step']}" if r["best_eval"] is not None else "-"
             kinds = ", ".join(sorted({a["kind"] for a in r["anomalies"]}))
             flags = Text(f"! {len(r['anomalies'])} {kinds}", style="bold red") if r["anomalies"] else Text("none")
-            label = Text("━ " if style else "  ", style=style) + Text(neutralise(r["id"] + (f" ({r['name']})" if r["name"] else "")))
-            table.add_row(label, r["status"], str(r["steps"] if r["steps"] is not None else "-"), _num(r["final_loss"]), best, ev,
+            label = Text(f"{self.glyph(r['id'])} ", style=style) + Text(neutralise(r["id"] + (f" ({r['name']})" if r["name"] else "")))
+            table.add_row(label, r["status"], str(r["steps"] if r["steps"] is not None else "-"), final_loss_text(r), best, ev,
                           r["duration"], flags, key=r["id"])
 
     def render_diff(self, runs: list[dict[str, Any]], diff: dict[str, dict[str, dict[str, Any]]]) -> None:
@@ -187,14 +275,24 @@ class CompareScreen(DashboardScreen):
         runs = (self.data or {}).get("runs") or []
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"{len(runs)} runs", style="bold")
-        text.append(f"  x: {'step' if self.view.x_mode == STEP else 'wall time from each start'}")
+        axis = {STEP: "step", TIME: "wall time from each start", TOKENS: "tokens (seq_len × batch × step)"}
+        text.append(f"  {self.metric}  x: {axis.get(self.view.x_mode, self.view.x_mode)}")
+        if self.view.log_y:
+            text.append("  log-Y")
         cursor = self.view.cursor
-        if cursor is not None and LOSS in self.charts:
+        if cursor is not None and self.metric in self.charts:
+            shown = self.charts[self.metric].series
             text.append(f"  step {fmt_step(cursor)}", style="bold")
-            for s in self.charts[LOSS].series:
-                hit = s.value_at(cursor) if len(s) else None
-                text.append(f"  {s.name[:10]} ")
-                text.append(fmt_value(hit[1]) if hit else "-", style="bold")
+            # Off the step axis, every run is read at the same x (the first run's x at the cursor's step).
+            cx = _step_to_x(shown[0], cursor, self.view) if shown and self.view.x_mode != STEP else None
+            for s in shown:
+                if cx is not None:
+                    value = value_at_x(s, cx) if len(s) else None
+                else:
+                    hit = s.value_at(cursor) if len(s) else None
+                    value = hit[1] if hit else None
+                text.append(f"  {self.glyph(s.name)} {s.name[:10]} ")
+                text.append(fmt_value(value) if value is not None else "-", style="bold")
         else:
             text.append("  c: cursor, ← →: move it, t: step/wall time", style="dim")
         head.update(text)
@@ -209,7 +307,59 @@ class CompareScreen(DashboardScreen):
         self.app.pop_screen()
 
     def action_toggle_x(self) -> None:
-        self.view.x_mode = TIME if self.view.x_mode == STEP else STEP
+        order = [STEP, TIME, TOKENS]
+        self.view.x_mode = order[(order.index(self.view.x_mode) + 1) % 3] if self.view.x_mode in order else STEP
+        self.view.zoom = None  # a zoom is a step range; the new axis starts whole
+        self.render_data()
+        self.remember()
+
+    def action_next_metric(self) -> None:
+        shared = shared_metrics((self.data or {}).get("runs") or [])
+        if len(shared) < 2:
+            self.notify("The runs share no other metric.", timeout=3)
+            return
+        self.metric = shared[(shared.index(self.metric) + 1) % len(shared)] if self.metric in shared else shared[0]
+        self.render_data()
+        self.remember()
+
+    def action_toggle_log(self) -> None:
+        self.view.log_y = not self.view.log_y
+        self._redraw()
+        self.remember()
+
+    def action_toggle_run(self, n: int) -> None:
+        runs = (self.data or {}).get("runs") or []
+        if n >= len(runs):
+            return
+        run_id = runs[n]["id"]
+        if run_id not in self.hidden and len(self.hidden) + 1 >= len(runs):
+            self.notify("At least one run stays shown.", severity="warning", timeout=3)
+            return
+        self.hidden ^= {run_id}
+        self.render_data()
+
+    def _window(self) -> tuple[float, float] | None:
+        return self.view.zoom or self.view.domain
+
+    def action_zoom(self, factor: float) -> None:
+        window, domain = self._window(), self.view.domain
+        if window is None or domain is None:
+            return
+        lo, hi = window
+        centre = self.view.cursor if self.view.cursor is not None and lo <= self.view.cursor <= hi else (lo + hi) / 2
+        half = max((hi - lo) * factor / 2, 1.0)
+        lo, hi = max(domain[0], centre - half), min(domain[1], centre + half)
+        self.view.zoom = None if (lo, hi) == domain or hi - lo >= domain[1] - domain[0] else (lo, hi)
+        self._redraw()
+
+    def action_pan(self, direction: int) -> None:
+        window, domain = self.view.zoom, self.view.domain
+        if window is None or domain is None:
+            self.notify("Zoom in (+) first, then < and > pan.", timeout=3)
+            return
+        width = window[1] - window[0]
+        lo = min(max(domain[0], window[0] + direction * width / 4), domain[1] - width)
+        self.view.zoom = (lo, lo + width)
         self._redraw()
 
     def action_toggle_cursor(self) -> None:
@@ -221,12 +371,15 @@ class CompareScreen(DashboardScreen):
         self._redraw()
 
     def action_cursor(self, delta: int) -> None:
-        if self.view.domain is None:
+        from primetui.monitor_core.chartframe import step_by
+
+        window = self._window()
+        if window is None:
             return
-        lo, hi = self.view.domain
-        cur = self.view.cursor if self.view.cursor is not None else (hi if delta < 0 else lo)
-        self.view.cursor = float(max(lo, min(hi, cur + delta if self.view.cursor is not None else cur)))
-        self._redraw()
+        step = step_by([s for c in self.charts.values() for s in c.series], self.view.cursor, delta, *window)
+        if step is not None:
+            self.view.cursor = step
+            self._redraw()
 
     def on_click(self, event: Any) -> None:
         from primetui.monitor_core.chartframe import LABEL_W, step_at

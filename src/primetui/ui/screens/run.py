@@ -22,6 +22,7 @@ from primetui.ui.focus import focus_content, types_text
 from primetui.ui.monitor_hook import monitor_panes
 from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.screens.run_checkpoints import BEST_MARK, RunCheckpointsMixin
 from primetui.ui.screens.run_links import RunLinksMixin
 from primetui.ui.widgets import ConfirmScreen, tone_style, update_static
 
@@ -39,7 +40,7 @@ def config_toml(run: Any) -> str:
         return "# Not representable as TOML; shown as JSON.\n" + json.dumps(cfg, indent=2)
 
 
-class RunScreen(RunLinksMixin, DashboardScreen):
+class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     """One run: what happened when, what went wrong, and what you can do now."""
 
     refresh_key = "run_detail"
@@ -55,6 +56,7 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         Binding("Y", "copy_path", "Copy path", id="run.copy_path"),
         Binding("g", "get_checkpoint", "Get checkpoint", id="run.get_checkpoint"),
         Binding("w", "watch", "Watch", show=False, id="run.watch"),
+        *RunCheckpointsMixin.CHECKPOINT_BINDINGS,
         *(
             Binding(str(n), f"tab({n - 1})", f"Tab {n}", show=False, id=f"run.tab{n}")
             for n in range(1, 8)
@@ -219,7 +221,7 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         grid.add_row("Volume", plain(row.volume))
         grid.add_row("Steps", Text.assemble((row.bar, tone_style(self, "accent")), plain(f" {row.steps_text()}")))
         if row.loss is not None:
-            grid.add_row("Loss", Text.assemble((present.sparkline(progress.losses if progress else [], 24), tone_style(self, "accent")), f" {row.loss:.4f}"))
+            grid.add_row("Loss", Text.assemble((present.sparkline(progress.losses if progress else [], 24), tone_style(self, "accent")), f" {row.loss_text()}"))
         grid.add_row("Elapsed / ETA", plain(f"{row.elapsed} / {row.eta}"))
         grid.add_row("GPUs", plain(present.run_gpus_detail(run)))
         life = Text()
@@ -261,7 +263,8 @@ class RunScreen(RunLinksMixin, DashboardScreen):
     def render_checkpoints(self, row: present.RunRow) -> None:
         table = self.query_one("#run-checkpoints", DataTable)
         volume = row.volume if row.volume != present.DASH else None
-        shown = (volume, row.id, tuple((present.field(c, "step", default=0), present.field(c, "status"),
+        best = self.best_eval_mark([int(present.field(ck, "step", default=0)) for ck in self.checkpoints])
+        shown = (volume, row.id, best, tuple((present.field(c, "step", default=0), present.field(c, "status"),
                                         present.field(c, "size_bytes", "sizeBytes"), present.field(c, "created_at", "createdAt"))
                                        for c in self.checkpoints))
         if shown == self._checkpoints_shown:  # an unchanged list is not redrawn
@@ -270,9 +273,10 @@ class RunScreen(RunLinksMixin, DashboardScreen):
         table.clear()
         for ck in sorted(self.checkpoints, key=lambda c: present.field(c, "step", default=0)):
             step = int(present.field(ck, "step", default=0))
+            status = str(present.field(ck, "status", default="-"))
             table.add_row(
                 str(step),
-                str(present.field(ck, "status", default="-")),
+                f"{status} {BEST_MARK}" if step == best else status,
                 present.fmt_bytes(present.field(ck, "size_bytes", "sizeBytes")),
                 present.fmt_time(present.field(ck, "created_at", "createdAt")),
                 present.checkpoint_command(volume, row.id, step),

@@ -30,6 +30,16 @@ def thresholds_of(prefs: Any) -> Thresholds:
     return Thresholds.from_mapping(dump() if dump else None)
 
 
+def jump_target(found: list[Anomaly], status: str | None) -> Anomaly | None:
+    """Where ``!`` from the runs list lands: the first anomaly; for a FAILED run, the first one with
+    a log line (the trainer's error), waiting for the logs while none has arrived yet."""
+    if not found:
+        return None
+    if status == "FAILED":
+        return next((a for a in found if a.line_index is not None), None)
+    return found[0]
+
+
 class RunLinksMixin:
     """Needs ``self.run``, ``self.checkpoints``, ``self.app``; call :meth:`links_mounted` after
     the monitor panes are mounted and :meth:`links_poll` on each status poll."""
@@ -125,6 +135,9 @@ class RunLinksMixin:
         if not self.is_mounted or self.links is None:
             return
         found = self.links.anomalies
+        from primetui.ui.anomaly_notify import announce_anomalies
+
+        announce_anomalies(self.app, self.run_id, present.field(self.run, "name", default=None) if self.run else None, found)
         table = self.query_one("#run-anomalies", DataTable)
         hint = self.query_one("#run-anomalies-hint", Static)
         table.display = hint.display = bool(found)
@@ -138,9 +151,10 @@ class RunLinksMixin:
                     Text(neutralise(a.message)), key=str(n),
                 )
         hint.update(f"Anomalies: {len(found)} (Enter on one jumps to its cause)")
-        if self.pending_jump:
+        target = jump_target(found, present.run_status(self.run) if self.run else None)
+        if self.pending_jump and target is not None:
             self.pending_jump = False
-            self.call_after_refresh(lambda: self.jump_to_cause(found[0]))
+            self.call_after_refresh(lambda: self.jump_to_cause(target))
 
     def jump_to_cause(self, anomaly: Anomaly) -> None:
         if self.links is None:

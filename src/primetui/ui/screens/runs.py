@@ -13,12 +13,14 @@ from textual.widgets import DataTable, Input, Static
 
 from primetui.api.followers import DataNotes, MetricRows
 from primetui.api.prefetch import RUNS_PAGE_SIZE
+from primetui.monitor_core.numbers import nonfinite_mark
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.columns import fit, more_note, widest
 from primetui.ui.present import RunProgress, RunRow
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
+from primetui.ui.screens.runs_table import CONFIG_COLUMNS, RunsTableMixin, config_cell
 from primetui.ui.widgets import content_key, tone_style, update_static
 
 PAGE_SIZE = RUNS_PAGE_SIZE
@@ -41,7 +43,7 @@ PRIORITY = ["status", "name", "steps", "loss", "eta", "elapsed", "started", "gpu
 NAME_MAX = 26  # a long name or a 24-character id is shortened with … before a column is dropped
 
 
-class RunsScreen(RunsMarksMixin, DashboardScreen):
+class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
     """All runs, newest first, one page (R1) at a time."""
 
     TITLE = "Runs"
@@ -58,6 +60,7 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         Binding("right_square_bracket", "page(1)", "Next page", show=False, id="runs.next_page"),
         Binding("left_square_bracket", "page(-1)", "Prev page", show=False, id="runs.prev_page"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="runs.clear_filter"),
+        *RunsTableMixin.TABLE_BINDINGS,
     ]
     DEFAULT_CSS = """
     RunsScreen #runs-filter { display: none; height: 3; border: tall $accent; }
@@ -73,8 +76,10 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         self.query_text = ""
         self._columns: list[str] = []
         self._shown_cells: object = None
+        self._columns_signature: tuple = ()
         self._rows: list[RunRow] = []
         self.marks_init()
+        self.table_init({key for key, _, _ in COLUMNS})
         self._page_sub: Any = None
         self._metric_subs: dict[str, Any] = {}
         self._save_timer: Any = None
@@ -232,9 +237,13 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
             self.save_cache()
 
     # ---- rendering --------------------------------------------------------------------------
+    def offered_columns(self) -> list[tuple[str, str]]:
+        """Every column ``o`` offers: the run's own, then its config's."""
+        return [(key, label) for key, label, _ in COLUMNS] + [(key, label) for key, (label, _) in CONFIG_COLUMNS.items()]
+
     def visible_columns(self) -> list[str]:
-        """Every column is offered; ``fit`` keeps the ones that fit, by priority."""
-        return [key for key, _, _ in COLUMNS]
+        """The chosen columns (``o``); ``fit`` keeps the ones that fit, by priority."""
+        return [key for key, _ in self.offered_columns() if key in self.chosen_columns]
 
     def render_screen(self) -> None:
         self.render_rows()
@@ -246,22 +255,29 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         now = state.now()
         table = self.query_one("#runs-table", DataTable)
         offered = self.visible_columns()
+        runs_by_id = {str(present.field(run, "id")): run for run in state.runs}
         rows = [present.run_row(run, state.progress.get(str(present.field(run, "id"))), now) for run in state.runs]
         if self.query_text:
             rows = [r for r in rows if present.run_matches(r, self.query_text)]
-        labels = dict((k, label) for k, label, _ in COLUMNS)
-        cells = {row.id: {key: self.cell(row, key) for key in offered} for row in rows}
-        widths = {key: widest(labels[key], (c[key] for c in cells.values())) for key in offered}
+        rows = self.sorted_rows(rows, runs_by_id, now)
+        labels = dict(self.offered_columns())
+        cells = {row.id: {key: config_cell(runs_by_id.get(row.id), key) if key in CONFIG_COLUMNS else self.cell(row, key)
+                          for key in offered} for row in rows}
+        widths = {key: widest(labels[key] + "  ", (c[key] for c in cells.values())) for key in offered}
         widths["name"] = min(widths.get("name", 0), NAME_MAX)
         room = (table.size.width or self.size.width or 80) - 2  # the vertical scrollbar
-        columns, self.hidden_columns = fit(offered, [k for k in PRIORITY if k in offered], widths, room)
-        if columns != self._columns:
+        # Config columns the user chose come right after the loss: they are why a sweep is listed.
+        priority = PRIORITY[:4] + [k for k in CONFIG_COLUMNS if k in offered] + PRIORITY[4:]
+        columns, self.hidden_columns = fit(offered, [k for k in priority if k in offered], widths, room)
+        signature = (columns, self.sort_key, self.sort_reverse)
+        if signature != self._columns_signature:
             table.clear(columns=True)
             self._shown_cells = None
-            labels = dict((k, label) for k, label, _ in COLUMNS)
             for key in columns:
-                table.add_column(labels[key], key=key)
+                arrow = (" ▼" if self.sort_reverse else " ▲") if key == self.sort_key else ""
+                table.add_column(labels[key] + arrow, key=key)
             self._columns = columns
+            self._columns_signature = signature
         self._rows = rows
         # A poll that brings the same list (the usual case) must not repaint the table.
         shown = (tuple(columns), tuple((row.id, tuple(content_key(cells[row.id][key]) for key in columns)) for row in rows))
@@ -293,8 +309,8 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         if key == "steps":
             return Text.assemble((row.bar[:8], tone_style(self, "accent")), f" {row.steps_text()}")
         if key == "loss":
-            loss = f"{row.loss:.4f}" if row.loss is not None else "-"
-            return Text.assemble((row.spark[-8:], tone_style(self, "accent")), f" {loss}")
+            loss = Text(row.loss_text(), style=tone_style(self, "error") if nonfinite_mark(row.loss) else "")
+            return Text.assemble((row.spark[-8:], tone_style(self, "accent")), " ", loss)
         return plain(getattr(row, key))
 
     def update_info(self, rows: list[RunRow]) -> None:
@@ -345,6 +361,11 @@ class RunsScreen(RunsMarksMixin, DashboardScreen):
         run_id = self.selected_run_id()
         if run_id:
             self.prime.open_run(run_id)
+
+    @on(DataTable.HeaderSelected, "#runs-table")
+    def header_selected(self, event: DataTable.HeaderSelected) -> None:
+        if event.column_key.value:
+            self.sort_by(str(event.column_key.value))
 
     @on(DataTable.RowSelected, "#runs-table")
     def row_selected(self, event: DataTable.RowSelected) -> None:

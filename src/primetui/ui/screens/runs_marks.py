@@ -1,7 +1,8 @@
 """Runs list: marks for compare, anomaly flags, and the jump to a run's first anomaly.
 
 Mixed into ``RunsScreen``. Keys: ``space`` marks/unmarks the selected run, ``C`` compares the
-marked runs (at least two), ``!`` opens the selected run at its first anomaly's cause. A run's
+marked runs (at least two; with none marked, the runs the filter shows, so a sweep's prefix in
+the filter and ``C`` compare the sweep), ``!`` opens the selected run at its first anomaly's cause. A run's
 flags come from its metric rows (NaN/inf, loss spike, grad-norm blow-up, throughput collapse),
 recomputed only when new rows arrive.
 """
@@ -11,12 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from primetui.monitor_core.anomalies import Anomaly, detect
+from primetui.ui import present
 from primetui.ui.present import RunProgress
 
 
 class RunsMarksMixin:
     marked: list[str]
-    _flags: dict[str, tuple[int, list[Anomaly]]]
+    _flags: dict[str, tuple[tuple, list[Anomaly]]]
 
     def marks_init(self) -> None:
         self.marked = []
@@ -27,11 +29,21 @@ class RunsMarksMixin:
         if progress is None or not progress.rows:
             return []
         cached = self._flags.get(run_id)
-        if cached is None or cached[0] != len(progress.rows):
+        state = self.prime.state  # type: ignore[attr-defined]
+        run = next((r for r in state.runs if str(present.field(r, "id", default="")) == run_id), None)
+        status = present.run_status(run) if run is not None else None
+        now = state.now().timestamp()
+        # A stall shows without new rows: a RUNNING run is looked at again every 30 s.
+        key = (len(progress.rows), status, int(now // 30) if status == "RUNNING" else 0)
+        if cached is None or cached[0] != key:
+            from primetui.ui.anomaly_notify import announce_anomalies
             from primetui.ui.screens.run_links import thresholds_of
 
-            found = detect(list(progress.rows.values()), thresholds=thresholds_of(getattr(self.app, "prefs", None)))  # type: ignore[attr-defined]
-            cached = self._flags[run_id] = (len(progress.rows), found)
+            found = detect(list(progress.rows.values()), status=status, now=now,
+                           thresholds=thresholds_of(getattr(self.app, "prefs", None)))  # type: ignore[attr-defined]
+            cached = self._flags[run_id] = (key, found)
+            name = present.field(run, "name", default=None) if run is not None else None
+            announce_anomalies(self.app, run_id, name, found)  # type: ignore[attr-defined]
         return cached[1]
 
     def status_marks(self, run_id: str) -> str:
@@ -58,6 +70,9 @@ class RunsMarksMixin:
 
     def action_compare(self) -> None:
         marked = list(self.marked)
+        shown = [row.id for row in getattr(self, "_rows", [])]
+        if not marked and getattr(self, "query_text", "") and len(shown) >= 2:
+            marked = shown  # nothing marked: the runs the filter shows (a sweep's prefix) are the ones to compare
         if len(marked) < 2:
             selected = self.selected_run_id()  # type: ignore[attr-defined]
             self.notify("Mark two or more runs with space, then C compares them." if not selected or len(marked) == 0 else  # type: ignore[attr-defined]

@@ -1,0 +1,97 @@
+"""Acting on a run's checkpoints: resume from one as a new run (``n``), and the best-by-eval mark.
+
+Mixed into ``RunScreen``. ``n`` writes the run's config with ``[resume].dir`` at the highlighted
+checkpoint's step directory (``/volume/runs/<id>/checkpoints/step_<N>``, the walkthrough's form) to
+a new file and opens it in the editor, so it can be changed before F5 dispatches it. With evals,
+the checkpoint nearest the step of the best eval score is marked ``★ best eval``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from primetui.monitor_core.compare import summarize
+from primetui.ui import present
+
+BEST_MARK = "★ best eval"
+
+
+def best_eval_checkpoint(steps: list[int], rows: list[dict[str, Any]]) -> tuple[int, str, float, int] | None:
+    """(checkpoint step, eval metric, best score, its step) for the checkpoint nearest the best eval score."""
+    if not steps:
+        return None
+    summary = summarize(rows)
+    if summary.best_eval_step is None or summary.eval_key is None or summary.best_eval is None:
+        return None
+    best = summary.best_eval_step
+    nearest = min(steps, key=lambda s: (abs(s - best), s))
+    return nearest, summary.eval_key, summary.best_eval, best
+
+
+def resume_text(run: Any, step: int) -> str | None:
+    """The run's config as an sft.toml that resumes from checkpoint ``step``; None without a config."""
+    import tomlkit
+
+    from primetui.sft import run_name
+
+    config = present.field(run, "run_config", "runConfig")
+    if not isinstance(config, dict) or not config:
+        return None
+    run_id = str(present.field(run, "id", default=""))
+    config = {k: v for k, v in config.items() if k != run_name.KEY}
+    resume = dict(config.get("resume") or {}) if isinstance(config.get("resume"), dict) else {}
+    resume.pop("step", None)  # prime-rl: step and dir are mutually exclusive (the step is in the dir name)
+    resume["dir"] = f"/volume/runs/{run_id}/checkpoints/step_{step}"
+    config["resume"] = resume
+    source = str(present.field(run, "name", default="") or run_id)
+    header = (f"# Resumes run {source} from its checkpoint at step {step}: a new run. Raise max_steps past {step}\n"
+              "# to train further; F5 dispatches it.\n")
+    return header + tomlkit.dumps(config)
+
+
+class RunCheckpointsMixin:
+    CHECKPOINT_BINDINGS = [
+        Binding("n", "resume_from_checkpoint", "New run from checkpoint", show=False, id="run.resume_from_checkpoint"),
+    ]
+
+    def highlighted_checkpoint_step(self) -> int | None:
+        table = self.query_one("#run-checkpoints", DataTable)  # type: ignore[attr-defined]
+        if not table.row_count or not self.checkpoints:  # type: ignore[attr-defined]
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        except Exception:  # noqa: BLE001 - the cursor is outside the table after a clear
+            return None
+        return int(key) if key is not None and str(key).isdigit() else None
+
+    def best_eval_mark(self, steps: list[int]) -> int | None:
+        """The checkpoint step to mark ``★ best eval`` (None without evals)."""
+        progress = self.prime.state.progress.get(self.run_id)  # type: ignore[attr-defined]
+        found = best_eval_checkpoint(steps, list(progress.rows.values()) if progress else [])
+        return found[0] if found else None
+
+    def action_resume_from_checkpoint(self) -> None:
+        from primetui.fileio import atomic_write_text
+        from primetui.ui.screens.runs_table import clone_path
+
+        step = self.highlighted_checkpoint_step()
+        if step is None:
+            self.notify("Highlight a checkpoint in the Overview's Checkpoints table first.", severity="warning")  # type: ignore[attr-defined]
+            return
+        text = resume_text(self.run, step)  # type: ignore[attr-defined]
+        if text is None:
+            self.notify("This run has no config to resume from (the platform did not return one).", severity="warning")  # type: ignore[attr-defined]
+            return
+        directory = self.app.default_config_path().parent  # type: ignore[attr-defined]
+        name = str(present.field(self.run, "name", default="") or self.run_id)  # type: ignore[attr-defined]
+        path = clone_path(directory, f"{name}-from-step_{step}")
+        try:
+            atomic_write_text(path, text, prefix=".resume-", suffix=".toml")
+        except OSError as exc:
+            self.notify(f"Could not write {path}: {exc.strerror or exc}; check that {directory} is writable.",  # type: ignore[attr-defined]
+                        severity="error")
+            return
+        self.app.open_editor(path)  # type: ignore[attr-defined]

@@ -1,0 +1,218 @@
+"""Runs list for many runs: config columns you choose, sort by any column, clone a run's config.
+
+Mixed into ``RunsScreen``. Keys: ``o`` chooses the columns (config columns among them: lr, batch
+size, seq_len, max_steps), ``s`` sorts by the next shown column and ``S`` reverses (a click on a
+header sorts by it too), ``k`` clones the selected run's config into a new file in the editor.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import SelectionList, Static
+
+from primetui.ui import present
+
+# key -> (header, dotted key in the run's config)
+CONFIG_COLUMNS: dict[str, tuple[str, str]] = {
+    "lr": ("LR", "optim.lr"),
+    "batch": ("Batch", "data.batch_size"),
+    "seq_len": ("Seq len", "data.seq_len"),
+    "max_steps": ("Max steps", "max_steps"),
+}
+
+
+def config_value(run: Any, dotted: str) -> Any:
+    """The value at ``dotted`` in the run's config as dispatched, or None."""
+    node: Any = present.field(run, "run_config", "runConfig") or {}
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def config_cell(run: Any, key: str) -> str:
+    value = config_value(run, CONFIG_COLUMNS[key][1])
+    if value is None or isinstance(value, (dict, list)):
+        return present.DASH
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def sort_value(key: str, row: present.RunRow, run: Any, now: Any, progress: Any = None) -> tuple[int, Any]:
+    """A value that orders rows by column ``key``; missing values sort last either way."""
+    value: Any
+    if key in CONFIG_COLUMNS:
+        value = config_value(run, CONFIG_COLUMNS[key][1])
+    elif key == "name":
+        value = (row.name or row.id).lower()
+    elif key == "steps":
+        value = row.step
+    elif key == "loss":
+        value = row.loss if row.loss is None or math.isfinite(row.loss) else math.inf  # NaN: worst
+    elif key == "elapsed":
+        value = present.run_elapsed(run, now)
+    elif key == "eta":
+        value = present.run_eta(run, progress, now)
+    elif key == "started":
+        value = str(present.field(run, "started_at", "startedAt", default="") or "") or None
+    elif key == "gpus":
+        value = int(row.gpus) if row.gpus.isdigit() else None
+    else:
+        value = str(getattr(row, key, "") or "").lower() or None
+    if value is None or isinstance(value, (dict, list)):
+        return (2, "")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return (1, str(value))
+    return (0, value)
+
+
+class ColumnsScreen(ModalScreen[set[str] | None]):
+    """Pick the runs list's columns; enter keeps the choice, esc leaves it as it was."""
+
+    DEFAULT_CSS = """
+    ColumnsScreen { align: center middle; }
+    ColumnsScreen > Vertical { width: 48; height: auto; max-height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+    ColumnsScreen SelectionList { height: auto; max-height: 20; }
+    """
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="runs.columns.cancel"),
+        Binding("enter", "keep", "Keep", priority=True, id="runs.columns.keep"),  # not the list's own enter (toggle)
+    ]
+
+    def __init__(self, offered: list[tuple[str, str]], chosen: set[str]) -> None:
+        super().__init__()
+        self.offered = offered
+        self.chosen = chosen
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Columns (space toggles, enter keeps, esc cancels)")
+            yield SelectionList[str](*[(label, key, key in self.chosen) for key, label in self.offered], id="columns")
+
+    def action_keep(self) -> None:
+        self.dismiss(set(self.query_one("#columns", SelectionList).selected))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def clone_path(directory: Path, stem: str) -> Path:
+    """A file name in ``directory`` that does not exist yet: ``stem.toml``, ``stem-2.toml``, …"""
+    safe = "".join(ch if ch.isalnum() or ch in "-_.=" else "-" for ch in stem).strip("-.") or "run"
+    path = directory / f"{safe}.toml"
+    n = 2
+    while path.exists():
+        path = directory / f"{safe}-{n}.toml"
+        n += 1
+    return path
+
+
+def clone_text(run: Any) -> str | None:
+    """The run's config as an sft.toml, without its name (the clone is a new run); None without a config."""
+    import tomlkit
+
+    config = present.field(run, "run_config", "runConfig")
+    if not isinstance(config, dict) or not config:
+        return None
+    from primetui.sft import run_name
+
+    source = str(present.field(run, "name", default="") or present.field(run, "id", default=""))
+    header = f"# Cloned from run {source}: edit, then F5 dispatches it as a new run.\n"
+    return header + tomlkit.dumps({k: v for k, v in config.items() if k != run_name.KEY})
+
+
+class RunsTableMixin:
+    """Column choice, sorting and cloning for ``RunsScreen``."""
+
+    chosen_columns: set[str]
+    sort_key: str | None
+    sort_reverse: bool
+
+    TABLE_BINDINGS = [
+        Binding("o", "choose_columns", "Columns", show=False, id="runs.columns"),
+        Binding("s", "sort_next", "Sort", show=False, id="runs.sort"),
+        Binding("S", "sort_reverse", "Reverse sort", show=False, id="runs.sort_reverse"),
+        Binding("k", "clone", "Clone", show=False, id="runs.clone"),
+    ]
+
+    def table_init(self, default_columns: set[str]) -> None:
+        self.chosen_columns = set(default_columns)
+        self.sort_key = None
+        self.sort_reverse = False
+
+    def sorted_rows(self, rows: list[present.RunRow], runs: dict[str, Any], now: Any) -> list[present.RunRow]:
+        if self.sort_key is None:
+            return rows
+        key = self.sort_key
+        progress = self.prime.state.progress  # type: ignore[attr-defined]
+
+        def order(row: present.RunRow) -> tuple[int, Any]:
+            return sort_value(key, row, runs.get(row.id), now, progress.get(row.id))
+
+        present_rows = sorted((r for r in rows if order(r)[0] < 2), key=order, reverse=self.sort_reverse)
+        return present_rows + [r for r in rows if order(r)[0] >= 2]
+
+    def action_choose_columns(self) -> None:
+        offered = self.offered_columns()  # type: ignore[attr-defined]
+
+        def chosen(result: set[str] | None) -> None:
+            if result is None:
+                return
+            self.chosen_columns = result | {"status"}
+            self.render_rows()  # type: ignore[attr-defined]
+
+        self.app.push_screen(ColumnsScreen(offered, self.chosen_columns), chosen)  # type: ignore[attr-defined]
+
+    def action_sort_next(self) -> None:
+        shown = list(getattr(self, "_columns", []))
+        if not shown:
+            return
+        self.sort_key = shown[(shown.index(self.sort_key) + 1) % len(shown)] if self.sort_key in shown else shown[0]
+        self.sort_reverse = False
+        self.notify(f"Sorted by {self.sort_key} (S reverses).", timeout=2)  # type: ignore[attr-defined]
+        self.render_rows()  # type: ignore[attr-defined]
+
+    def action_sort_reverse(self) -> None:
+        if self.sort_key is None:
+            self.action_sort_next()
+            return
+        self.sort_reverse = not self.sort_reverse
+        self.render_rows()  # type: ignore[attr-defined]
+
+    def sort_by(self, key: str) -> None:
+        """A click on a header: sort by it, a second click reverses."""
+        if self.sort_key == key:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_key, self.sort_reverse = key, False
+        self.render_rows()  # type: ignore[attr-defined]
+
+    def action_clone(self) -> None:
+        from primetui.fileio import atomic_write_text
+
+        run_id = self.selected_run_id()  # type: ignore[attr-defined]
+        run = next((r for r in self.prime.state.runs if str(present.field(r, "id", default="")) == run_id), None)  # type: ignore[attr-defined]
+        if run is None:
+            return
+        text = clone_text(run)
+        if text is None:
+            self.notify("This run has no config to clone (the platform did not return one).", severity="warning")  # type: ignore[attr-defined]
+            return
+        directory = self.app.default_config_path().parent  # type: ignore[attr-defined]
+        path = clone_path(directory, str(present.field(run, "name", default="") or run_id))
+        try:
+            atomic_write_text(path, text, prefix=".clone-", suffix=".toml")
+        except OSError as exc:
+            self.notify(f"Could not write {path}: {exc.strerror or exc}; check that {directory} is writable.",  # type: ignore[attr-defined]
+                        severity="error")
+            return
+        self.app.open_editor(path)  # type: ignore[attr-defined]

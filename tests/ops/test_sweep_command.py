@@ -1,0 +1,82 @@
+"""``primetui sweep``: a grid of configs pre-flighted as a whole, then one named run each (all or none)."""
+
+from __future__ import annotations
+
+import io
+import json
+import tomllib
+from types import SimpleNamespace
+
+import httpx
+import pytest
+import tomlkit
+
+from primetui import waiting
+from primetui.api.client import PrimeClient
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
+
+def _sweep(local_platform, tmp_path, monkeypatch, sets: list[str], *, name: str | None = "lr", as_json=False,
+           wait=False) -> tuple[int, str, str]:
+    cfg = tomllib.loads((local_platform.data_dir / "sft.toml").read_text())
+    cfg.pop("ckpt", None)
+    cfg["max_steps"] = 3
+    path = tmp_path / "sft.toml"
+    path.write_text(tomlkit.dumps(cfg))
+    settings = SimpleNamespace(base_url=local_platform.base_url, api_key=local_platform.token, team_id=None)
+    monkeypatch.setattr(waiting, "_local_settings", lambda local: (settings, None))
+    monkeypatch.setattr("primetui.ui.launch.make_client", lambda s, rediscover=None: PrimeClient(s.base_url, s.api_key))
+    args = SimpleNamespace(command="sweep", file=str(path), volume="research", set=sets, name=name, wait=wait,
+                           timeout=120 if wait else None, json=as_json, interval=0.5, local=False, on_event=None)
+    out, err = io.StringIO(), io.StringIO()
+    return waiting.main(args, out, err), out.getvalue(), err.getvalue()
+
+
+def _runs(local_platform) -> list[dict]:
+    reply = httpx.get(f"{local_platform.api_url}/rft/runs", headers=local_platform.headers,
+                      params={"limit": 100}, timeout=30)
+    return reply.json()["runs"]
+
+
+def test_four_learning_rates_are_four_named_runs_and_wait_follows_them(local_platform, tmp_path, monkeypatch):
+    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, ["optim.lr=1e-5,3e-5,1e-4,1e-1"],
+                            as_json=True, wait=True)
+    lines = [json.loads(line) for line in out.splitlines()]
+    dispatched = [x for x in lines if x["event"] == "dispatched"]
+    assert [x["name"] for x in dispatched] == ["lr-lr=1e-5", "lr-lr=3e-5", "lr-lr=1e-4", "lr-lr=1e-1"]
+    assert lines[-1] == {"event": "done", "status": "COMPLETED", "exit": 0, "timed_out": []}, err
+    assert code == waiting.EXIT_OK
+    ended = {x["run_id"]: x for x in lines if x["event"] == "end"}
+    assert set(ended) == {x["run_id"] for x in dispatched}
+    by_id = {r["id"]: r for r in _runs(local_platform)}
+    for x in dispatched:
+        run = by_id[x["run_id"]]
+        assert run["name"] == x["name"]
+        assert run["runConfig"]["optim"]["lr"] == float(x["name"].rsplit("=", 1)[1])
+
+
+def test_one_failing_variant_dispatches_none(local_platform, tmp_path, monkeypatch):
+    before = len(_runs(local_platform))
+    code, out, err = _sweep(local_platform, tmp_path, monkeypatch,
+                            ['model.name="PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT","nobody/not-cached"'],
+                            name="m", as_json=True)
+    assert code == waiting.EXIT_SETUP and len(_runs(local_platform)) == before
+    refused, done = [json.loads(line) for line in out.splitlines()]
+    assert refused["reason"] == "preflight"
+    assert refused["message"].startswith("primetui sweep: the pre-flight failed for 1 of 2 runs (m-name=nobody/not-cached)")
+    assert refused["message"].endswith("nothing was dispatched.")
+    assert done == {"event": "done", "status": "REFUSED", "exit": 3}
+
+
+def test_plain_output_is_the_ids_alone_and_a_bad_set_is_a_sentence(local_platform, tmp_path, monkeypatch):
+    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, ["max_steps=2,3"], name=None)
+    ids = out.split()
+    assert code == waiting.EXIT_OK and len(ids) == 2
+    names = {r["id"]: r["name"] for r in _runs(local_platform)}
+    assert [names[i] for i in ids] == ["sft-max_steps=2", "sft-max_steps=3"]
+    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, ["model.name=Qwen/x"])
+    assert code == waiting.EXIT_SETUP and out == ""
+    assert "primetui sweep: --set model.name: 'Qwen/x' is not a TOML value; quote a string" in err
+    for run_id in ids:
+        httpx.put(f"{local_platform.api_url}/rft/runs/{run_id}/stop", headers=local_platform.headers, timeout=30)

@@ -1,0 +1,77 @@
+"""Run names: the editor's dispatch dialog sends the name typed in it (it starts as the file's ``name``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from primetui.sft.templates import WALKTHROUGH
+from primetui.ui.editor.dispatch import DispatchScreen
+
+from editor_helpers import EditorHost, idle, settle
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+
+
+@pytest.fixture
+async def platform_client(local_platform):
+    from primetui.api.client import PrimeClient
+
+    c = PrimeClient(local_platform.base_url, local_platform.token)
+    try:
+        yield c
+    finally:
+        await c.aclose()
+
+
+async def _dispatch_with_name(pilot, typed: str | None) -> str:
+    """Open the dialog, type ``typed`` as the name (None: keep it), dispatch; the name the dialog started with."""
+    await pilot.press("f5")
+    await pilot.pause()
+    await idle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, DispatchScreen)
+    name_box = screen.query_one("#run-name")
+    started_with = name_box.value
+    if typed is not None:
+        name_box.value = typed
+    listing = screen.query_one("#volumes")
+    listing.focus()
+    names = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+    listing.highlighted = names.index("research")
+    await pilot.press("enter")
+    await pilot.pause()
+    await idle(pilot)
+    await pilot.press("d")
+    await pilot.pause()
+    await idle(pilot)
+    return started_with
+
+
+async def test_the_name_typed_in_the_dialog_names_the_run(tmp_path, platform_client):
+    path = tmp_path / "sft.toml"
+    path.write_text(WALKTHROUGH)
+    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    async with app.run_test(size=(110, 32)) as pilot:
+        await settle(pilot)
+        await _dispatch_with_name(pilot, "lr-sweep-a")
+        run_id = app.result
+        assert isinstance(run_id, str) and run_id
+    run = await platform_client.get_run(run_id)
+    assert run.name == "lr-sweep-a"
+    await platform_client.stop_run(run_id)
+
+
+async def test_the_file_name_is_the_dialog_default_and_is_not_a_schema_error(tmp_path, platform_client):
+    path = tmp_path / "sft.toml"
+    path.write_text('name = "from-the-file"\n' + WALKTHROUGH)
+    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    async with app.run_test(size=(110, 32)) as pilot:
+        ed = await settle(pilot)
+        await idle(pilot)
+        assert not [d for d in ed.report.diagnostics if d.level == "error"], ed.report.diagnostics
+        assert await _dispatch_with_name(pilot, None) == "from-the-file"
+        run_id = app.result
+        assert isinstance(run_id, str) and run_id
+    run = await platform_client.get_run(run_id)
+    assert run.name == "from-the-file" and run.run_config["name"] == "from-the-file"
+    await platform_client.stop_run(run_id)
