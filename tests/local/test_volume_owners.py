@@ -80,6 +80,7 @@ def test_prime_in_team_scope_creates_and_uses_the_teams_research(demo_platform: 
     (first,) = run_all(team_env, lp.data_dir, ["train", "sft.toml", "--volume", "research", "-y"])
     out = " ".join((first.stdout + first.stderr).split())
     assert first.returncode == 0, out
+    assert "Volume 'research' doesn't exist, creating it" in out  # in the team: the personal one is not its
     assert "409" not in out and "already exists" not in out
     first_id = re.search(r"Dispatched hosted run ([a-z0-9]{24})", first.stdout).group(1)
     assert _team_dir(lp, "research").is_dir()
