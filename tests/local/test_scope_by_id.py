@@ -90,8 +90,3 @@ def test_prime_volumes_put_from_personal_does_not_reach_a_team_volume(
     assert not (local_platform.data_dir / "volumes" / "teamput" / "f.txt").exists()
     assert api.get("/training/volumes/teamput/sessions", params=TEAM).json()["sessions"] == []
 
-
-def test_a_name_held_by_another_scope_says_whose_it_is(local_platform: LocalPlatform, api: httpx.Client) -> None:
-    taken = api.post("/training/volumes", json={"name": "research", "size": "1Gi", "warm": True, **TEAM})
-    assert taken.status_code == 409
-    assert "taken by a volume of your personal account" in taken.json()["detail"]

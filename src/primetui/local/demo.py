@@ -102,14 +102,14 @@ def seed_math_standin(dest: Path) -> bool:
 def seed_demo(state: LocalState) -> bool:
     """Seed the demo data unless it was seeded before (even if the user deleted it since). True if seeded now."""
     if state.store.get_meta("demo_seeded"):
-        if not state.store.get_meta("demo_math_seeded") and state.store.get_volume(DEMO_VOLUME) is not None:
+        if not state.store.get_meta("demo_math_seeded") and state.store.get_volume(None, DEMO_VOLUME) is not None:
             # A demo seeded by an older primetui gets the multi-node example's data once, too.
             seed_math_standin(state.volume_path(DEMO_VOLUME, MATH_DATASET_DIR))
             state.store.set_meta("demo_math_seeded", "1")
         return False
     from primetui.local.routes_volumes import create_volume_dir, parse_size
 
-    if state.store.get_volume(DEMO_VOLUME) is None:
+    if state.store.get_volume(None, DEMO_VOLUME) is None:
         create_volume_dir(state, DEMO_VOLUME, DEMO_VOLUME_SIZE, parse_size(DEMO_VOLUME_SIZE))
     dataset = state.volume_path(DEMO_VOLUME, DATASET_DIR)
     if not dataset.exists():  # the copy `hf download` fetches from the platform (primetui.local.datasets)

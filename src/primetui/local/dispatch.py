@@ -13,7 +13,7 @@ from typing import Any
 from primetui.local.cluster import ONLINE_EVALS_UNSUPPORTED, supports_online_evals
 from primetui.local.errors import fail, invalid
 from primetui.local.models_cache import ModelCacheError
-from primetui.local.paths import PathEscapeError
+from primetui.local.paths import PathEscapeError, volume_key
 from primetui.local.state import LocalState
 from primetui.local.teams import team_scope
 
@@ -91,7 +91,7 @@ def _client_paths(config: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _check_inside(state: LocalState, volume: str | None, label: str, value: str) -> None:
-    """Refuse a client path that would reach outside the run's volume (``..``, host paths, symlinks)."""
+    """Refuse a client path that would reach outside the run's volume (its ``paths.volume_key``)."""
     if volume is None:
         if label == "data.name":
             return  # the hosted rule above already answered (fake data never gets here)
@@ -171,18 +171,19 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     _check_nodes(config)
 
     team = team_scope(body.get("teamId"))
+    key = volume_key(team, volume) if volume else None  # the name in the run's own scope, as on hosted
     if volume:
-        row = state.store.get_volume(volume)
-        if row is None or row["team_id"] != team:  # another scope's volume is not this scope's to use
+        row = state.store.get_volume(team, volume)
+        if row is None:
             raise fail(404, f"Volume '{volume}' not found; create it with `prime volumes create {volume}`.")
         if row["status"] != "RUNNING":
             raise fail(409, f"Volume '{volume}' is not ready (status {row['status']}); wait for it to be RUNNING.")
     for label, value in _client_paths(config):
-        _check_inside(state, volume or None, label, value)
+        _check_inside(state, key, label, value)
     if on_volume:
         from primetui.local.volume_models import check_volume_model
 
-        check_volume_model(state, volume or None, model)
+        check_volume_model(state, key, model)
 
     name = body.get("name") if isinstance(body.get("name"), str) else config.get("name")
     return DispatchPlan(config=config, model=model, volume=volume or None,

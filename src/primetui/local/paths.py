@@ -8,7 +8,8 @@ Layout of a data dir::
     <data_dir>/last-port          the port the last server took (the launcher asks for it again)
     <data_dir>/models.toml        the local model cache (user-editable)
     <data_dir>/sft.toml           the walkthrough config (demo data)
-    <data_dir>/volumes/<name>/    one directory per volume
+    <data_dir>/volumes/<name>/    one directory per volume of the personal account
+    <data_dir>/volumes/_teams/<teamId>/<name>/   one per volume of a team (names are unique per owner)
     <data_dir>/runs/<runId>/      the platform's per-run dir (config.json, logs/, metrics.jsonl, ...)
 """
 
@@ -18,6 +19,30 @@ import os
 from pathlib import Path
 
 DATA_DIR_ENV = "PRIMETUI_LOCAL_DATA_DIR"
+TEAMS_DIR = "_teams"
+"""Under ``volumes/``: no volume name starts with ``_``, so team folders never meet a personal volume."""
+
+
+def volume_key(team_id: str | None, name: str) -> str:
+    """The one string naming a volume across owners: its folder under ``volumes/``.
+
+    Hosted keeps volume names unique per owner (the personal account or a team), so a name alone is
+    ambiguous; sessions, upload leases, storage metadata and the S3 prefix key on this instead.
+    """
+    return name if team_id is None else f"{TEAMS_DIR}/{team_id}/{name}"
+
+
+def split_volume_key(key: str) -> tuple[str | None, str]:
+    """(owner team id or None for the personal account, name) of a :func:`volume_key`."""
+    parts = key.split("/")
+    if len(parts) == 3 and parts[0] == TEAMS_DIR:
+        return parts[1], parts[2]
+    return None, key
+
+
+def volume_name_of(key: str) -> str:
+    """The name a client knows a volume by, from its :func:`volume_key`."""
+    return split_volume_key(key)[1]
 
 
 class PathEscapeError(ValueError):

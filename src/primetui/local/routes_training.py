@@ -115,7 +115,7 @@ async def _resume(state: LocalState, row: Any, body: dict[str, Any]) -> dict[str
                         f"(pause it first with `prime train pause {run_id}`).")
     if row["resumed_as_run"] and state.store.get_run(row["resumed_as_run"]) is not None:
         raise fail(409, f"Run {run_id} was already resumed as run {row['resumed_as_run']}; follow that run instead.")
-    if row["volume"] and state.store.get_volume(row["volume"]) is None:
+    if row["volume"] and state.store.get_volume(row["team_id"], row["volume"]) is None:
         raise fail(409, f"Run {run_id}'s volume '{row['volume']}' no longer exists, and its checkpoints went with it; "
                         "dispatch the config again.")
     assert state.supervisor is not None

@@ -1,6 +1,7 @@
 """Volumes V1-V4 (plus S3 import/export, answered with 404 on purpose; V9/V10 live in ``storage``).
 
-A volume is a directory ``<data_dir>/volumes/<name>/``; its size cap is the ``size`` string the
+A volume is a directory ``<data_dir>/volumes/<key>/`` (``paths.volume_key``: the name, under
+``_teams/<teamId>/`` for a team's); its size cap is the ``size`` string the
 client chose (``100Gi``, ``5Ti``) and its use is measured on disk.
 """
 
@@ -16,7 +17,8 @@ from fastapi import APIRouter, Body, Request, Response
 from primetui.api.models import Volume, VolumeList, VolumeStatus
 from primetui.local.errors import fail, invalid
 from primetui.local.models_cache import LOCAL_CLUSTER_ID, LOCAL_CLUSTER_NAME
-from primetui.local.scope import volume_not_found
+from primetui.local.paths import split_volume_key, volume_key
+from primetui.local.scope import volume_key_of, volume_not_found
 from primetui.local.session_hooks import live_session
 from primetui.local.state import LOCAL_USER_ID, LOCAL_USER_NAME, LocalState
 from primetui.local.teams import query_scope, scope_name, team_scope
@@ -61,10 +63,11 @@ def volume_wire(row: Any, used_bytes: int | None = None) -> dict[str, Any]:
     ).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def get_volume_or_404(state: LocalState, name: str) -> Any:
-    row = state.store.get_volume(name)
+def get_volume_or_404(state: LocalState, key: str) -> Any:
+    """The row of the volume of ``key`` (its owner and name); 404 when that owner has no such volume."""
+    row = state.store.get_volume(*split_volume_key(key))
     if row is None:
-        raise volume_not_found(name)
+        raise volume_not_found(split_volume_key(key)[1])
     return row
 
 
@@ -82,18 +85,16 @@ def _size_or_422(size: Any) -> tuple[str, int]:
 
 def create_volume_dir(state: LocalState, name: str, size: str, size_bytes: int, team_id: str | None = None) -> Any:
     """Create the directory and the row (in the personal account, or ``team_id``'s); V2 and the demo seeding."""
-    folder = state.volume_dir(name)
+    folder = state.volume_dir(volume_key(team_id, name))
     existed = folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        state.store.insert_volume(name, size, size_bytes, VolumeStatus.RUNNING)
-        if team_id is not None:
-            state.store.update_volume(name, team_id=team_id)
+        state.store.insert_volume(team_id, name, size, size_bytes, VolumeStatus.RUNNING)
     except BaseException:
         if not existed:  # a failed create leaves no orphan folder behind
             shutil.rmtree(folder, ignore_errors=True)
         raise
-    return state.store.get_volume(name)
+    return state.store.get_volume(team_id, name)
 
 
 @router.get("/training/volumes")
@@ -101,7 +102,7 @@ async def list_volumes(request: Request) -> dict[str, Any]:
     """V1: every volume, oldest first."""
     state = _platform(request)
     rows = state.store.list_volumes(query_scope(request, "teamId"))
-    volumes = [Volume.model_validate(volume_wire(row, volume_usage(state, row["name"]))) for row in rows]
+    volumes = [Volume.model_validate(volume_wire(row, volume_usage(state, volume_key(row["team_id"], row["name"])))) for row in rows]
     return VolumeList(volumes=volumes).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
@@ -120,13 +121,9 @@ async def create_volume(request: Request, body: dict[str, Any] = Body(...)) -> d
                         "value_error")])
     size, size_bytes = _size_or_422(body.get("size", DEFAULT_SIZE))
     team = team_scope(body.get("teamId"))
-    existing = state.store.get_volume(name)
-    if existing is not None and existing["team_id"] != team:
-        # Hosted keeps names per team; here one directory per name backs every scope (docs/local-platform.md).
-        raise fail(409, f"The name '{name}' is taken by a volume of {scope_name(existing['team_id'])} (the local "
-                        "platform keeps volume names unique across accounts); pick another name in this one.")
-    if existing is not None:
-        raise fail(409, f"A volume named '{name}' already exists; pick another name or use the existing one.")
+    if state.store.get_volume(team, name) is not None:  # names are unique per owner, as on hosted
+        raise fail(409, f"A volume named '{name}' already exists in {scope_name(team)}; "
+                        "pick another name or use the existing one.")
     row = create_volume_dir(state, name, size, size_bytes, team)
     return volume_wire(row, 0)
 
@@ -135,62 +132,65 @@ async def create_volume(request: Request, body: dict[str, Any] = Body(...)) -> d
 async def expand_volume(request: Request, name: str, body: dict[str, Any] = Body(...)) -> dict[str, Any]:
     """V3: raise the size cap; volumes never shrink."""
     state = _platform(request)
-    row = get_volume_or_404(state, name)
+    key = volume_key_of(request)
+    row = get_volume_or_404(state, key)
     size, size_bytes = _size_or_422(body.get("size"))
     if size_bytes <= row["size_bytes"]:
         raise fail(400, f"Volume '{name}' is already {row['size']}; volumes can only grow, "
                         f"so pass a size larger than {row['size']}.")
-    state.store.update_volume(name, size=size, size_bytes=size_bytes)
-    return volume_wire(state.store.get_volume(name), volume_usage(state, name))
+    state.store.update_volume(row["team_id"], name, size=size, size_bytes=size_bytes)
+    return volume_wire(state.store.get_volume(row["team_id"], name), volume_usage(state, key))
 
 
 @router.delete("/training/volumes/{name}", status_code=204)
 async def delete_volume(request: Request, name: str) -> Response:
     """V4: delete the volume and everything on it; refused while a session or an active run uses it."""
     state = _platform(request)
-    row = get_volume_or_404(state, name)
-    runs = state.store.active_runs_on_volume(name)
+    key = volume_key_of(request)
+    row = get_volume_or_404(state, key)
+    team = row["team_id"]
+    runs = state.store.active_runs_on_volume(team, name)
     if runs:
         run = runs[0]
         raise fail(409, f"Volume '{name}' is in use by run {run['id']} ({run['status']}); "
                         f"stop it first with `prime train stop {run['id']}`, then delete the volume.")
     from primetui.local.storage.grants import live_upload_lease
 
-    if live_upload_lease(state, name) is not None:
+    if live_upload_lease(state, key) is not None:
         raise fail(409, f"Volume '{name}' has an upload in progress (`prime volumes put`); "
                         "let it finish, then delete the volume.")
-    session = live_session(state, name)
+    session = live_session(state, key)
     if session:
         raise fail(409, f"Volume '{name}' has a live session {session}; stop it first with "
                         f"`prime volumes stop {name} {session}`, then delete the volume.")
     if row["status"] != VolumeStatus.TERMINATING:
-        state.store.update_volume(name, status=VolumeStatus.TERMINATING)
+        state.store.update_volume(team, name, status=VolumeStatus.TERMINATING)
     try:
-        await asyncio.to_thread(shutil.rmtree, state.volume_dir(name), ignore_errors=False)
+        await asyncio.to_thread(shutil.rmtree, state.volume_dir(key), ignore_errors=False)
     except FileNotFoundError:
         pass
     except OSError as exc:
-        state.store.update_volume(name, status=VolumeStatus.TOMBSTONED)
+        state.store.update_volume(team, name, status=VolumeStatus.TOMBSTONED)
         raise fail(500, f"Volume '{name}' could not be removed from disk ({exc.strerror}); "
                         "fix the permissions under the data dir and delete it again.") from exc
-    state.store.delete_volume(name)
+    state.store.delete_volume(team, name)
     from primetui.local.storage.meta import forget_volume
 
-    forget_volume(state.store.db, name)
+    forget_volume(state.store.db, key)
     return Response(status_code=204)
 
 
 @router.api_route("/training/volumes/{name}/transfers", methods=["GET", "POST"])
 async def s3_transfers(request: Request, name: str) -> dict[str, Any]:
     """V11/V12: S3 import and export need a cluster; say so plainly."""
-    get_volume_or_404(_platform(request), name)
+    get_volume_or_404(_platform(request), volume_key_of(request))
     raise fail(404, "S3 import and export are not available on the local platform; "
                     "copy data onto the volume with `prime volumes put` instead.")
 
 
-def volume_usage(state: LocalState, name: str) -> int:
-    """Bytes stored on volume ``name`` right now (measured on disk)."""
+def volume_usage(state: LocalState, key: str) -> int:
+    """Bytes stored on the volume of ``key`` right now (measured on disk)."""
     from primetui.local.paths import dir_size_bytes
 
-    return dir_size_bytes(state.volume_dir(name))
+    return dir_size_bytes(state.volume_dir(key))
 

@@ -6,7 +6,9 @@ one scope reads, writes or stops nothing in another.
 
 - Volume routes (V3-V14 and the sessions under them): the official CLI sends the active team as
   ``teamId`` (query for GET/DELETE, body for POST/PATCH) and nothing for the personal account, so an
-  absent team means the personal account.
+  absent team means the personal account. Names are unique per owner, as on hosted: the route
+  addresses the volume of that name in the caller's scope (``volume_key_of``), so a volume of the
+  same name in another scope is neither found nor touched.
 - Run routes (R2-R12, T5-T7, usage): the official CLI sends no team at all there (hosted answers by
   membership), so only a request that names a team (``team_id`` or ``teamId`` in the query, as
   primetui's client sends it) is held to that scope; one that names none sees the runs of every
@@ -21,6 +23,7 @@ from typing import Any
 from fastapi import Request
 
 from primetui.local.errors import fail
+from primetui.local.paths import volume_key
 from primetui.local.teams import team_scope
 
 _ABSENT = object()
@@ -56,13 +59,15 @@ def run_not_found(run_id: str) -> Exception:
 
 
 async def scoped_volume(request: Request) -> None:
-    """Router dependency: a route with a ``{name}`` path parameter sees only the caller's scope's volume."""
+    """Router dependency: a route with a ``{name}`` path parameter addresses the caller's scope's volume."""
     name = request.path_params.get("name")
-    if name is None:
-        return
-    row = request.app.state.platform.store.get_volume(name)
-    if row is not None and row["team_id"] != await volume_request_scope(request):
-        raise volume_not_found(name)
+    if name is not None:
+        request.state.volume_key = volume_key(await volume_request_scope(request), name)
+
+
+def volume_key_of(request: Request) -> str:
+    """The ``paths.volume_key`` of the volume a ``{name}`` route addresses (set by :func:`scoped_volume`)."""
+    return request.state.volume_key
 
 
 async def scoped_run(request: Request) -> None:

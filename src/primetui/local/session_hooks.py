@@ -1,7 +1,7 @@
 """The two questions the platform asks about volume sessions (``primetui.local.sessions``).
 
 Sessions are not implemented here. The single-writer rule calls
-``primetui.local.sessions.live_read_write(volume_name)``; before that package has landed there are
+``primetui.local.sessions.live_read_write(volume_key)`` (``paths.volume_key``); before that package has landed there are
 no sessions, so every answer is "none".
 """
 

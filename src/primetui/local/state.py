@@ -85,19 +85,19 @@ class LocalState:
     def volumes_dir(self) -> Path:
         return self.data_dir / "volumes"
 
-    def volume_dir(self, name: str) -> Path:
-        """The directory backing volume ``name`` (the name is validated when the volume is created)."""
-        return safe_join(self.volumes_dir, name)
+    def volume_dir(self, key: str) -> Path:
+        """The directory backing the volume of ``key`` (``paths.volume_key``: its owner and name)."""
+        return safe_join(self.volumes_dir, key)
 
-    def volume_path(self, name: str, relative: str) -> Path:
-        """A client path inside volume ``name``; raises PathEscapeError for ``..``/symlink escapes.
+    def volume_path(self, key: str, relative: str) -> Path:
+        """A client path inside the volume of ``key``; raises PathEscapeError for ``..``/symlink escapes.
 
         Accepts the volume-relative form (``datasets/x``) and the mount form (``/volume/datasets/x``).
         """
         rel = relative
         if rel == "/volume" or rel.startswith("/volume/"):
             rel = rel[len("/volume"):]
-        return safe_join(self.volume_dir(name), rel)
+        return safe_join(self.volume_dir(key), rel)
 
     # runs ------------------------------------------------------------------------------------
     @property

@@ -10,6 +10,7 @@ All access happens on the server's event loop thread; the connection is not shar
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import time
@@ -20,16 +21,22 @@ from itertools import chain, count
 from pathlib import Path
 from typing import Any
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+from primetui.local.paths import safe_join, volume_key
+
+VOLUMES_TABLE = """
 CREATE TABLE IF NOT EXISTS volumes (
-    name TEXT PRIMARY KEY,
+    team_id TEXT,  -- the owner: NULL for the personal account, else the team's id
+    name TEXT NOT NULL,
     size TEXT NOT NULL,
     size_bytes INTEGER NOT NULL,
     status TEXT NOT NULL,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
-);
+)"""
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+{VOLUMES_TABLE};
 CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY,
     seq INTEGER NOT NULL,
@@ -90,6 +97,9 @@ CREATE TABLE IF NOT EXISTS offsets (
 );
 """
 
+VOLUMES_BY_OWNER = "CREATE UNIQUE INDEX IF NOT EXISTS volumes_by_owner ON volumes (ifnull(team_id, ''), name)"
+"""Names are unique per owner, as on hosted: a team and the personal account may each have ``research``."""
+
 LOGS_TABLE = """
 CREATE TABLE IF NOT EXISTS logs (
     id INTEGER PRIMARY KEY,  -- (stream << 40) | seq; seq orders every line the store was given
@@ -145,8 +155,9 @@ def _stream_range(stream: int) -> tuple[int, int]:
 class Store:
     """A thin, typed layer over the SQLite file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, volumes_dir: Path | None = None) -> None:
         self.path = path
+        self.volumes_dir = volumes_dir if volumes_dir is not None else path.parent / "volumes"
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
         # A log store: mostly long appends. Bigger pages (a new file only: an existing one keeps its
@@ -160,6 +171,8 @@ class Store:
         self._migrate_logs()
         self.db.executescript(LOGS_TABLE + ";" + LOG_VIEW)
         self._add_missing_columns()
+        self._migrate_volume_owners()
+        self.db.execute(VOLUMES_BY_OWNER)
 
     def _migrate_logs(self) -> None:
         """A data dir from before log streams: move its log lines into the stream-keyed table, in place.
@@ -197,6 +210,45 @@ class Store:
         if "team_id" not in {r["name"] for r in self.db.execute("PRAGMA table_info(volumes)")}:
             self.db.execute("ALTER TABLE volumes ADD COLUMN team_id TEXT")  # None: the personal account
 
+    def _migrate_volume_owners(self) -> None:
+        """A data dir from when volume names were unique across owners: key volumes by (owner, name).
+
+        The table loses its primary key on ``name``; each team volume's folder moves from
+        ``volumes/<name>`` to ``volumes/_teams/<team>/<name>``; its storage metadata and its runs'
+        checkpoint paths follow it.
+        One transaction: a failed move puts the folders already moved back and leaves the old table;
+        a crash before the commit leaves the old table, and the next open moves what is left (a folder
+        already at its new place is not moved twice).
+        """
+        pk = {r["name"]: r["pk"] for r in self.db.execute("PRAGMA table_info(volumes)")}
+        if not pk.get("name"):
+            return
+        moved: list[tuple[Path, Path]] = []
+        try:
+            with self.tx() as db:
+                db.execute("ALTER TABLE volumes RENAME TO volumes_by_name")
+                db.execute(VOLUMES_TABLE)
+                cols = "team_id, name, size, size_bytes, status, created_at, updated_at"
+                db.execute(f"INSERT INTO volumes ({cols}) SELECT {cols} FROM volumes_by_name")
+                db.execute("DROP TABLE volumes_by_name")
+                has_meta = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'storage_objects'").fetchone()
+                for row in db.execute("SELECT team_id, name FROM volumes WHERE team_id IS NOT NULL").fetchall():
+                    key = volume_key(row["team_id"], row["name"])
+                    if has_meta:
+                        db.execute("UPDATE storage_objects SET volume = ? WHERE volume = ?", (key, row["name"]))
+                    old, new = safe_join(self.volumes_dir, row["name"]), safe_join(self.volumes_dir, key)
+                    was = f"{old}/"  # checkpoints are recorded by absolute path, so they follow their folder
+                    db.execute("UPDATE checkpoints SET path = ? || substr(path, ?) WHERE substr(path, 1, ?) = ?",
+                               (f"{new}/", len(was) + 1, len(was), was))
+                    if old.is_dir() and not new.exists():
+                        new.parent.mkdir(parents=True, exist_ok=True)
+                        os.rename(old, new)
+                        moved.append((old, new))
+        except BaseException:
+            for old, new in reversed(moved):
+                os.rename(new, old)
+            raise
+
     def close(self) -> None:
         self.db.close()
 
@@ -227,23 +279,25 @@ class Store:
         return self.db.execute("SELECT * FROM volumes WHERE team_id IS ? ORDER BY created_at, name",
                                (team_id,)).fetchall()
 
-    def get_volume(self, name: str) -> sqlite3.Row | None:
-        return self.db.execute("SELECT * FROM volumes WHERE name = ?", (name,)).fetchone()
+    def get_volume(self, team_id: str | None, name: str) -> sqlite3.Row | None:
+        """Volume ``name`` of one owner (``team_id`` None: the personal account)."""
+        return self.db.execute("SELECT * FROM volumes WHERE team_id IS ? AND name = ?", (team_id, name)).fetchone()
 
-    def insert_volume(self, name: str, size: str, size_bytes: int, status: str) -> None:
+    def insert_volume(self, team_id: str | None, name: str, size: str, size_bytes: int, status: str) -> None:
         now = iso_now()
         self.db.execute(
-            "INSERT INTO volumes (name, size, size_bytes, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (name, size, size_bytes, status, now, now),
+            "INSERT INTO volumes (team_id, name, size, size_bytes, status, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (team_id, name, size, size_bytes, status, now, now),
         )
 
-    def update_volume(self, name: str, **fields: Any) -> None:
+    def update_volume(self, team_id: str | None, name: str, **fields: Any) -> None:
         fields["updated_at"] = iso_now()
         cols = ", ".join(f"{k} = ?" for k in fields)
-        self.db.execute(f"UPDATE volumes SET {cols} WHERE name = ?", (*fields.values(), name))
+        self.db.execute(f"UPDATE volumes SET {cols} WHERE team_id IS ? AND name = ?", (*fields.values(), team_id, name))
 
-    def delete_volume(self, name: str) -> None:
-        self.db.execute("DELETE FROM volumes WHERE name = ?", (name,))
+    def delete_volume(self, team_id: str | None, name: str) -> None:
+        self.db.execute("DELETE FROM volumes WHERE team_id IS ? AND name = ?", (team_id, name))
 
     # runs -------------------------------------------------------------------------------------
     def insert_run(self, **fields: Any) -> None:
@@ -279,10 +333,12 @@ class Store:
         marks = ", ".join("?" for _ in statuses)
         return self.db.execute(f"SELECT * FROM runs WHERE status IN ({marks}) ORDER BY seq", statuses).fetchall()
 
-    def active_runs_on_volume(self, volume: str) -> list[sqlite3.Row]:
+    def active_runs_on_volume(self, team_id: str | None, volume: str) -> list[sqlite3.Row]:
+        """Active runs on volume ``volume`` of one owner (a run uses its own scope's volume)."""
         marks = ", ".join("?" for _ in ACTIVE_RUN_STATUSES)
         return self.db.execute(
-            f"SELECT * FROM runs WHERE volume = ? AND status IN ({marks}) ORDER BY seq", (volume, *ACTIVE_RUN_STATUSES)
+            f"SELECT * FROM runs WHERE team_id IS ? AND volume = ? AND status IN ({marks}) ORDER BY seq",
+            (team_id, volume, *ACTIVE_RUN_STATUSES)
         ).fetchall()
 
     def delete_run(self, run_id: str) -> None:

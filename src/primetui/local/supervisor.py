@@ -32,7 +32,7 @@ from typing import Any
 from primetui.local.paths import safe_join
 from primetui.local.environ import worker_environment
 from primetui.local.ingest import PROTOCOL_FILES, RunIngestor
-from primetui.local.paths import dir_size_bytes
+from primetui.local.paths import dir_size_bytes, volume_key
 from primetui.local.procs import pid_alive
 from primetui.local.session_hooks import live_read_write_session
 from primetui.local.storage.grants import live_upload_lease
@@ -170,8 +170,8 @@ class Supervisor:
     # spawning ---------------------------------------------------------------------------------
     def run_config_doc(self, row: Any, resume_from: str | None) -> dict[str, Any]:
         config = json.loads(row["config"])
-        volume = row["volume"]
-        volume_dir = self.state.volume_dir(volume) if volume else None
+        volume = row["volume"]  # a name in the run's own scope
+        volume_dir = self.state.volume_dir(volume_key(row["team_id"], volume)) if volume else None
         # The safe join: a ``runs`` symlink placed inside the volume must not send checkpoints outside it.
         output_dir = safe_join(volume_dir, f"runs/{row['id']}") if volume_dir else (self.state.run_dir(row["id"]) / "outputs")
         model = self.state.models.get(row["model"])
@@ -294,7 +294,8 @@ class Supervisor:
     def _tick_pending(self, row: Any, now: float) -> None:
         run_id = row["id"]
         if row["volume"]:
-            session = live_read_write_session(self.state, row["volume"])
+            key = volume_key(row["team_id"], row["volume"])
+            session = live_read_write_session(self.state, key)
             if session:
                 reason = (f"Waiting for read-write session {session} on volume '{row['volume']}' to stop: "
                           f"a run starts only when no one else writes to its volume "
@@ -302,7 +303,7 @@ class Supervisor:
                 if row["queue_reason"] != reason:
                     self.store.update_run(run_id, queue_reason=reason, phase_since=now)
                 return
-            if live_upload_lease(self.state, row["volume"]) is not None:
+            if live_upload_lease(self.state, key) is not None:
                 reason = (f"Waiting for the upload to volume '{row['volume']}' to finish: a run starts only "
                           "when no one else writes to its volume (a direct put holds its write lease).")
                 if row["queue_reason"] != reason:
@@ -358,10 +359,10 @@ class Supervisor:
         )
 
     def _check_quota(self, row: Any) -> None:
-        volume = self.store.get_volume(row["volume"])
+        volume = self.store.get_volume(row["team_id"], row["volume"])
         if volume is None:
             return
-        used = dir_size_bytes(self.state.volume_dir(row["volume"]))
+        used = dir_size_bytes(self.state.volume_dir(volume_key(row["team_id"], row["volume"])))
         if used > volume["size_bytes"]:
             gib = used / 1024**3
             self.fail_reason[row["id"]] = (

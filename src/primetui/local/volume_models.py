@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from primetui.local.errors import fail
-from primetui.local.paths import PathEscapeError
+from primetui.local.paths import PathEscapeError, volume_name_of
 from primetui.local.state import LocalState
 
 KNOWN_ARCHITECTURES = frozenset({
@@ -32,7 +32,10 @@ def _distributed(path: Path) -> bool:
 
 
 def check_volume_model(state: LocalState, volume: str | None, model: str) -> None:
-    """Raise the 400 for a /volume/… model.name that is not HF-format weights the trainer can load."""
+    """Raise the 400 for a /volume/… model.name that is not HF-format weights the trainer can load.
+
+    ``volume``: the run's volume as a ``paths.volume_key`` (its owner and name), or None.
+    """
     if volume is None:
         raise fail(400, NEEDS_VOLUME.format(model=model))
     try:
@@ -40,7 +43,7 @@ def check_volume_model(state: LocalState, volume: str | None, model: str) -> Non
     except PathEscapeError:
         raise fail(400, f"model.name '{model}' points outside the volume; use a path under /volume.") from None
     if not path.exists():
-        raise fail(400, f"Model path {model} does not exist on volume '{volume}'; upload HF-format weights there "
+        raise fail(400, f"Model path {model} does not exist on volume '{volume_name_of(volume)}'; upload HF-format weights there "
                         "(prime volumes put) or pick a cached model from `prime train models`.")
     if path.is_dir() and _distributed(path):
         raise fail(400, f"{model} is a prime-rl distributed checkpoint, not HF-format weights: export it to HF format "

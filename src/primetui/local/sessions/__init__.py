@@ -15,22 +15,24 @@ def _manager():
     return current_manager()
 
 
-def live_read_write(volume_name: str):
-    """The live read-write session on ``volume_name`` (a record with ``.id``/``.phase``), or None.
+def live_read_write(volume_key: str):
+    """The live read-write session on the volume of ``volume_key`` (``paths.volume_key``), or None.
+
+    The record has ``.id``/``.phase``.
 
     "Live" means any phase before stopped, including the final sync: a run must not start on a
     volume whose changes are still being written back.
     """
     manager = _manager()
-    return manager.live_read_write(volume_name) if manager else None
+    return manager.live_read_write(volume_key) if manager else None
 
 
-def live_session(volume_name: str):
-    """Any live session on ``volume_name`` (read-only ones too), or None."""
+def live_session(volume_key: str):
+    """Any live session on the volume of ``volume_key`` (read-only ones too), or None."""
     manager = _manager()
     if manager is None:
         return None
     for rec in manager.list_all():
-        if rec.volume_name == volume_name and rec.live:
+        if rec.volume_name == volume_key and rec.live:
             return rec
     return None

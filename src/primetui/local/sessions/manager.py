@@ -29,6 +29,7 @@ import secrets
 import time
 from pathlib import Path
 
+from primetui.local.paths import PathEscapeError, safe_join, split_volume_key, volume_key, volume_name_of
 from primetui.local.sessions import keys, mountns, sshd, staging
 from primetui.local.sessions.gateway import Gateway
 from primetui.local.sessions.store import SessionRecord, SessionStore
@@ -161,12 +162,18 @@ class SessionManager:
         self._store.close()
 
     # -- queries --------------------------------------------------------------------------------
-    def volume_path(self, name: str) -> Path:
-        return self.data_dir / "volumes" / name
+    # A volume is named by its key (``paths.volume_key``: owner and name); messages show the name.
+    def volume_path(self, key: str) -> Path:
+        return safe_join(self.data_dir / "volumes", key)
 
-    def _require_volume(self, name: str) -> Path:
-        path = self.volume_path(name)
-        if "/" in name or name in ("", ".", "..") or not path.is_dir():
+    def _require_volume(self, key: str) -> Path:
+        team, name = split_volume_key(key)
+        path = None
+        # Only a volume's own folder: not ``_teams`` or a team's folder, which hold other volumes.
+        if name and "/" not in name and not name.startswith(("_", ".")) and volume_key(team, name) == key:
+            with contextlib.suppress(PathEscapeError):
+                path = self.volume_path(key)
+        if path is None or not path.is_dir():
             raise VolumeNotFound(
                 f"Volume '{name}' not found; list your volumes with `prime volumes list` "
                 f"or create it with `prime volumes create {name}`."
@@ -176,7 +183,7 @@ class SessionManager:
     def get(self, volume_name: str, session_id: str) -> SessionRecord:
         rec = self._records.get(session_id)
         if rec is None or rec.volume_name != volume_name:
-            raise SessionNotFound(f"Session '{session_id}' not found on volume '{volume_name}'")
+            raise SessionNotFound(f"Session '{session_id}' not found on volume '{volume_name_of(volume_name)}'")
         return rec
 
     def list(self, volume_name: str) -> list[SessionRecord]:
@@ -205,9 +212,10 @@ class SessionManager:
         if read_only and allow_writable and writer is not None and writer.phase in ("creating", "staging", "ready"):
             return writer  # a get may reuse the caller's own live read-write session (CLI 0.18 behaviour)
         if not read_only and writer is not None:
+            name = volume_name_of(volume_name)
             raise WriterConflict(
-                f"Volume '{volume_name}' has an active read-write session ({writer.id}, {writer.phase}); "
-                f"stop it (prime volumes stop {volume_name} {writer.id}) or open a read-only session"
+                f"Volume '{name}' has an active read-write session ({writer.id}, {writer.phase}); "
+                f"stop it (prime volumes stop {name} {writer.id}) or open a read-only session"
             )
         if not keys.has_usable_key(keys.configured_key_path()):
             keys.ensure_local_client_key()  # so a laptop without ~/.ssh keys can still open a shell
@@ -284,7 +292,7 @@ class SessionManager:
             await asyncio.sleep(max(0.0, _STAGING_MIN / self.speed - (time.monotonic() - started)))
             cfg = sshd.EndpointConfig(
                 session_id=rec.id,
-                volume_name=rec.volume_name,
+                volume_name=volume_name_of(rec.volume_name),
                 root=work,
                 read_only=rec.read_only,
                 data_dir=self.data_dir,
@@ -327,7 +335,8 @@ class SessionManager:
         if copy is not None:  # the copy thread outlives the cancelled task; let it notice and end
             await asyncio.gather(copy, return_exceptions=True)
         was_ready = rec.phase == "ready"
-        await self._close_endpoint(rec.id, f"session {rec.id} on volume '{rec.volume_name}' stopped: {rec.stop_reason}")
+        await self._close_endpoint(
+            rec.id, f"session {rec.id} on volume '{volume_name_of(rec.volume_name)}' stopped: {rec.stop_reason}")
         work = self.work_dir(rec.id)
         try:
             if was_ready and not rec.read_only and work.is_dir():
@@ -365,7 +374,7 @@ class SessionManager:
             raise _TooBig(
                 f"No space left on device: the session's files take {staging.human_bytes(used)}, more than the "
                 f"volume's {staging.human_bytes(size)}, so nothing was written back; expand the volume "
-                f"(prime volumes expand {rec.volume_name} --size <larger>) and copy them again. They are kept in {work}"
+                f"(prime volumes expand {volume_name_of(rec.volume_name)} --size <larger>) and copy them again. They are kept in {work}"
             )
 
     async def _recover(self, rec: SessionRecord) -> None:

@@ -14,6 +14,9 @@ from fastapi import APIRouter, FastAPI, Request, Response
 
 from primetui.api.models import CreateSessionRequest, SessionList, VolumeSession, VolumeSessionGateway
 from primetui.local.errors import fail
+from primetui.local.paths import split_volume_key, volume_name_of
+from primetui.local.routes_volumes import get_volume_or_404
+from primetui.local.scope import volume_key_of
 from primetui.local.sessions.manager import (
     SessionManager,
     SessionNotFound,
@@ -28,8 +31,8 @@ EXTRAS_KEY = "sessions"
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     state = app.state.platform
-    def volume_size(name: str) -> int | None:
-        row = state.store.get_volume(name)
+    def volume_size(key: str) -> int | None:
+        row = state.store.get_volume(*split_volume_key(key))
         return int(row["size_bytes"]) if row is not None else None
 
     manager = SessionManager(
@@ -62,7 +65,7 @@ def to_wire(manager: SessionManager, rec: SessionRecord) -> dict:
     ready = rec.phase == "ready" and rec.ssh_port is not None and manager.gateway is not None
     model = VolumeSession(
         id=rec.id,
-        volume_name=rec.volume_name,
+        volume_name=volume_name_of(rec.volume_name),
         status=rec.status,
         read_only=rec.read_only,
         ssh_connection=f"root@{rec.alias}.localhost -p {rec.ssh_port}" if ready else None,
@@ -90,14 +93,16 @@ def _translate(exc: Exception):
 async def create_session(name: str, body: CreateSessionRequest, request: Request) -> dict:
     """V5: open a read-write or read-only session on the volume."""
     manager = _manager(request)
+    key = volume_key_of(request)
+    get_volume_or_404(request.app.state.platform, key)  # the store says which volumes exist, in which scope
     if not body.read_only:
         from primetui.local.storage.grants import live_upload_lease
 
-        if live_upload_lease(request.app.state.platform, name) is not None:
+        if live_upload_lease(request.app.state.platform, key) is not None:
             raise fail(409, f"Volume '{name}' has an upload in progress (a direct `prime volumes put` holds its "
                             "write lease); open a read-only session, or wait for the upload to finish.")
     try:
-        rec = manager.create(name, read_only=body.read_only, allow_writable=bool(body.allow_writable))
+        rec = manager.create(key, read_only=body.read_only, allow_writable=bool(body.allow_writable))
     except (VolumeNotFound, WriterConflict) as exc:
         raise _translate(exc) from None
     return to_wire(manager, rec)
@@ -108,7 +113,7 @@ async def get_session(name: str, session_id: str, request: Request) -> dict:
     """V6: one session (poll it until ``sshConnection`` appears, or until ``phase`` is stopped)."""
     manager = _manager(request)
     try:
-        return to_wire(manager, manager.get(name, session_id))
+        return to_wire(manager, manager.get(volume_key_of(request), session_id))
     except SessionNotFound as exc:
         raise _translate(exc) from None
 
@@ -118,7 +123,7 @@ async def stop_session(name: str, session_id: str, request: Request) -> Response
     """V7: stop a session; returns at once, the final sync runs on (watch ``phase`` with V6)."""
     manager = _manager(request)
     try:
-        manager.stop(name, session_id)
+        manager.stop(volume_key_of(request), session_id)
     except SessionNotFound as exc:
         raise _translate(exc) from None
     return Response(status_code=204)
@@ -128,8 +133,9 @@ async def stop_session(name: str, session_id: str, request: Request) -> Response
 async def list_sessions(name: str, request: Request) -> dict:
     """V8: the volume's sessions, newest first."""
     manager = _manager(request)
+    get_volume_or_404(request.app.state.platform, volume_key_of(request))
     try:
-        records = manager.list(name)
+        records = manager.list(volume_key_of(request))
     except VolumeNotFound as exc:
         raise _translate(exc) from None
     sessions = [VolumeSession.model_validate(to_wire(manager, r)) for r in records]

@@ -1,6 +1,6 @@
 """The short-lived credentials V9 issues, and the upload leases of direct puts.
 
-A grant is one set of S3 credentials for one volume: read-only (a ``get`` route) or read-write
+A grant is one set of S3 credentials for one volume (named by its ``paths.volume_key``): read-only (a ``get`` route) or read-write
 (a ``put`` route, which also holds the volume's upload lease), limited to the volume-relative
 path the route was asked for (its top-level ``entries`` for a put to the root). Grants and leases
 live in memory: a restart of the server ends them, as a lapse would.
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from primetui.local.errors import fail
+from primetui.local.paths import volume_name_of
 
 GET_SECONDS = 60 * 60
 PUT_SECONDS = 15 * 60
@@ -127,10 +128,10 @@ class Grants:
             held = self.live_lease(volume, now)
             if held is not None and held.id != lease_id:
                 minutes = max(1, round((held.expires - now) / 60))
-                raise fail(409, f"Volume '{volume}' has an upload in progress (another put holds its write lease); "
+                raise fail(409, f"Volume '{volume_name_of(volume)}' has an upload in progress (another put holds its write lease); "
                                 f"wait for it to finish, or for the lease to lapse within {minutes} min, and rerun.")
             if held is None and lease_id:
-                raise fail(409, f"Upload lease {lease_id[:40]} on volume '{volume}' has ended; rerun the put.")
+                raise fail(409, f"Upload lease {lease_id[:40]} on volume '{volume_name_of(volume)}' has ended; rerun the put.")
             lease = held or Lease(id="lease_" + secrets.token_hex(8), volume=volume, expires=0.0)
             lease.expires = now + PUT_SECONDS
             self.leases[lease.id] = lease

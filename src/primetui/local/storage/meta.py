@@ -15,7 +15,7 @@ from email.utils import formatdate
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS storage_objects (
-    volume TEXT NOT NULL,
+    volume TEXT NOT NULL,  -- the volume's paths.volume_key (owner and name)
     key TEXT NOT NULL,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,

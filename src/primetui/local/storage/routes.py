@@ -17,6 +17,7 @@ from fastapi import APIRouter, Body, Request, Response
 
 from primetui.local.errors import fail
 from primetui.local.routes_volumes import get_volume_or_404
+from primetui.local.scope import volume_key_of
 from primetui.local.state import LocalState
 from primetui.local.storage.grants import RUNS_READ_ONLY, clean_entries, clean_path, is_runs
 from primetui.local.storage.s3 import BUCKET, MOUNT, storage_of
@@ -44,7 +45,8 @@ def _iso(ts: float) -> str:
 async def transfer_route(request: Request, name: str, body: Any = Body(None)) -> dict[str, Any]:
     """V9: where a get or put of ``path`` goes."""
     state: LocalState = request.app.state.platform
-    row = get_volume_or_404(state, name)
+    key = volume_key_of(request)
+    row = get_volume_or_404(state, key)
     if not isinstance(body, dict):
         raise fail(400, 'The body must be a JSON object: {"mode": "get" or "put", "path": "<volume path>"}.')
     mode = body.get("mode")
@@ -62,14 +64,14 @@ async def transfer_route(request: Request, name: str, body: Any = Body(None)) ->
             raise fail(400, RUNS_READ_ONLY)
         if not base and entries is None:
             raise fail(400, "A put to the volume root must name the top-level entries it writes (entries).")
-        session = _live_writer_session(request, name)
+        session = _live_writer_session(request, key)
         if session is not None:
             return {"via": "session", "session": session}
     else:
         entries = None
-    grant = storage_of(state).grants.issue(name, mode, base, entries, lease_id)
-    reply: dict[str, Any] = {
-        "via": "r2", "endpoint": state.base_url + MOUNT, "bucket": BUCKET, "prefix": f"{name}/",
+    grant = storage_of(state).grants.issue(key, mode, base, entries, lease_id)
+    reply: dict[str, Any] = {  # the prefix is opaque to the CLI: the volume's key keeps owners apart
+        "via": "r2", "endpoint": state.base_url + MOUNT, "bucket": BUCKET, "prefix": f"{key}/",
         "accessKeyId": grant.access_key, "secretAccessKey": grant.secret, "sessionToken": grant.token,
         "expiresAt": _iso(grant.expires),
     }
@@ -82,12 +84,13 @@ async def transfer_route(request: Request, name: str, body: Any = Body(None)) ->
 async def release_route(request: Request, name: str, body: Any = Body(None)) -> Response:
     """V10: end a direct put's lease (idempotent); its unfinished multipart uploads go with it."""
     state: LocalState = request.app.state.platform
-    get_volume_or_404(state, name)
+    key = volume_key_of(request)
+    get_volume_or_404(state, key)
     lease_id = body.get("leaseId") if isinstance(body, dict) else None
     if not isinstance(lease_id, str) or not lease_id:
         raise fail(400, "leaseId is required: the one the put's route returned.")
     storage = storage_of(state)
-    if storage.grants.live_lease(name) is not None and storage.grants.live_lease(name).id == lease_id:
-        storage.drop_uploads(name)
-    storage.grants.release(name, lease_id)
+    if storage.grants.live_lease(key) is not None and storage.grants.live_lease(key).id == lease_id:
+        storage.drop_uploads(key)
+    storage.grants.release(key, lease_id)
     return Response(status_code=204)

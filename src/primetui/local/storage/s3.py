@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from primetui.api import sigv4
-from primetui.local.paths import PathEscapeError, dir_size_bytes, safe_join
+from primetui.local.paths import PathEscapeError, dir_size_bytes, safe_join, split_volume_key, volume_name_of
 from primetui.local.state import LocalState
 from primetui.local.storage import meta
 from primetui.local.storage.body import MAX_PART, BodyError, receive
@@ -189,9 +189,9 @@ def _may_list(grant: Grant, rel: str) -> bool:
 
 
 def _root(storage: Storage, grant: Grant) -> Path:
-    row = storage.state.store.get_volume(grant.volume)
+    row = storage.state.store.get_volume(*split_volume_key(grant.volume))
     if row is None:
-        raise S3Error(404, "NoSuchKey", f"Volume '{grant.volume}' no longer exists.")
+        raise S3Error(404, "NoSuchKey", f"Volume '{volume_name_of(grant.volume)}' no longer exists.")
     return storage.state.volume_dir(grant.volume)
 
 
@@ -367,7 +367,7 @@ USAGE_FRESH_SECONDS = 2.0
 
 def _room(storage: Storage, volume: str) -> int:
     """Bytes the volume may still take (its size cap minus what is on disk, measured at most every 2 s)."""
-    row = storage.state.store.get_volume(volume)
+    row = storage.state.store.get_volume(*split_volume_key(volume))
     if row is None:
         return 0
     now = time.monotonic()
