@@ -19,6 +19,7 @@ FORBIDDEN = {
     "primetui.local": {"primetui.ui", "primetui.headless", "primetui.cli"},
     "primetui.ui": {"primetui.cli", "primetui.serve", "primetui.waiting"},
     "primetui.notify": ABOVE_CORE,
+    "primetui.dispatching": ABOVE_CORE,
     "primetui.settings": ABOVE_CORE | {"primetui.sft", "primetui.shell", "primetui.monitor_core"},
     "primetui.prefs": ABOVE_CORE | CORE,
     "primetui.fileio": ABOVE_CORE | CORE | {"primetui.settings", "primetui.prefs"},

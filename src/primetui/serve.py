@@ -247,7 +247,7 @@ def announce(url: str, port: int, to_terminal: bool) -> Path | None:
     else:
         path = url_file_path(port)
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        atomic_write_text(path, url + "\n", prefix=f".{path.name}.", suffix=".tmp", mode=0o600)
+        atomic_write_text(path, url + "\n", mode=0o600)
         print(f"primetui serve: the dashboard's URL, with its token, is in {path} "
               "(not printed: output is not a terminal)", flush=True)
     print("Anyone with this URL acts with your API key. Ctrl+C stops the server and every tab.", flush=True)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from primetui.api.followers import PollFailed, RunUpdate, RunWatcher
+from primetui.dispatching import Refusal, dispatch
 from primetui.monitor_core.escapes import neutralise
 from primetui.notify import Notifier, RunEvent
 
@@ -309,115 +310,6 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
 
 
 # --------------------------------------------------------------------------------------------
-# dispatch
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Refusal:
-    """Why nothing was dispatched: ``kind`` (file, volume, config, preflight, platform), one sentence, the lines above it."""
-
-    kind: str
-    message: str
-    details: list[str] = field(default_factory=list)
-
-
-def read_config_file(path: Path, command: str = "dispatch") -> str | Refusal:
-    """The text of ``path``, or why it cannot be read."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return Refusal("file", f"primetui {command}: cannot read {path} ({reason}); check the path.")
-
-
-async def find_volume(client: Any, volume_name: str, command: str = "dispatch") -> Any:
-    """The volume named ``volume_name``, or the refusal naming the ones there are."""
-    volumes = {v.name: v for v in await client.list_volumes()}
-    volume = volumes.get(volume_name)
-    if volume is None:
-        known = ", ".join(sorted(volumes)) or "none yet"
-        return Refusal("volume", f"primetui {command}: no volume named {volume_name!r} (volumes: {known}); create it "
-                                 f"with `prime volumes create {volume_name} --size 100Gi`.")
-    return volume
-
-
-async def preflight_config(client: Any, label: str, text: str, volume: Any, say: Callable[[str], None],
-                           command: str = "dispatch", subject: str = "") -> dict[str, Any] | Refusal:
-    """Check ``text`` and pre-flight it on ``volume``; the config to send, or why not.
-
-    Diagnostics go to ``say`` as ``label:line:col:`` lines, then the pre-flight's; ``subject`` names
-    which config failed when there are several (a sweep).
-    """
-    import tomllib
-
-    from primetui.sft.check import check_text
-    from primetui.sft.context import CheckContext
-    from primetui.sft.preflight import run_preflight
-
-    try:
-        config = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        for d in check_text(text, CheckContext(hosted=True, has_volume=True)).diagnostics:
-            say(d.format(label))
-        return Refusal("config", f"primetui {command}: the file is not valid TOML; nothing was dispatched.")
-    preflight = await run_preflight(client, volume, config, text, fix_hint="fix them first (listed above).")
-    ctx = CheckContext(hosted=True, has_volume=True, cached_models=preflight.cached_models,
-                       volume_size_bytes=preflight.volume_size_bytes)
-    for d in check_text(text, ctx).diagnostics:
-        say(d.format(label))
-    icons = {"ok": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
-    for c in preflight.checks:
-        say(f"pre-flight {icons[c.state]} {c.name:<9}{_clean(c.detail)}")
-    if preflight.blocked:
-        return Refusal("preflight", f"primetui {command}: the pre-flight{subject} failed; nothing was dispatched.")
-    return config
-
-
-async def send_run(client: Any, config: dict[str, Any], volume_name: str, name: str | None,
-                   command: str = "dispatch") -> str | Refusal:
-    """Dispatch (T4) ``config`` under ``name`` (else the file's own ``name``); the run id, or the platform's refusal."""
-    from primetui.api.errors import HTTPStatusError
-    from primetui.sft import run_name
-
-    try:
-        reply = await client.create_run(config, volume=volume_name, name=name or run_name.config_name(config))
-    except HTTPStatusError as exc:  # the platform's refusal (400, 422, 409...): its words, then stop
-        issues = [f"  - {_clean(issue)}" for issue in getattr(exc, "issues", None) or []]
-        return Refusal("platform", f"primetui {command}: the platform refused the run: {_clean(exc)}", issues)
-    return str(reply.run_id)
-
-
-async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO, name: str | None = None) -> str | Refusal:
-    """Pre-flight and dispatch ``path`` on ``volume_name``; the run id, or why not.
-
-    ``name`` (``--name``) wins over the file's top-level ``name``. Diagnostics and pre-flight lines
-    go to ``err`` as they come; the refusal's own sentence is the caller's to print.
-    """
-    from primetui.sft import run_name
-
-    details: list[str] = []
-
-    def say(line: str) -> None:
-        details.append(line)
-        print(line, file=err)
-
-    text = read_config_file(path)
-    if isinstance(text, Refusal):
-        return text
-    if name is not None and (why := run_name.problem(name)):
-        return Refusal("config", f"primetui dispatch: --name: {why}")
-    volume = await find_volume(client, volume_name)
-    if isinstance(volume, Refusal):
-        return volume
-    config = await preflight_config(client, str(path), text, volume, say)
-    if isinstance(config, Refusal):
-        config.details = details
-        return config
-    return await send_run(client, config, volume_name, name)
-
-
-# --------------------------------------------------------------------------------------------
 # entry point
 # --------------------------------------------------------------------------------------------
 
@@ -459,7 +351,7 @@ def _local_settings(local: bool) -> tuple[Any, Any]:
 
 async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: TextIO, as_json: bool) -> list[str] | int:
     """Dispatch the sweep: the run ids to wait for, or the exit code when it ends here."""
-    from primetui.sweeping import dispatch_sweep
+    from primetui.dispatching import dispatch_sweep
 
     result = await dispatch_sweep(client, Path(args.file), args.volume, list(args.set or []), args.name, err)
     if isinstance(result, Refusal):

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Input, Static
 
 from primetui.api.client import PrimeClient
 from primetui.monitor_core.chartframe import RUN_GLYPHS
-from primetui.sweeping import Dispatched, dispatch_sweep
+from primetui.dispatching import Dispatched, dispatch_sweep
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

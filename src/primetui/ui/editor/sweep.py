@@ -1,6 +1,6 @@
 """The editor's sweep dialog (F9): pick keys, type their values, see the grid and its GPUs, dispatch.
 
-The same grid, checks and all-or-none dispatch as ``primetui sweep`` (:mod:`primetui.sweeping`).
+The same grid, checks and all-or-none dispatch as ``primetui sweep`` (:mod:`primetui.dispatching`).
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ class SweepScreen(ModalScreen[list[str] | None]):
 
     @work(exclusive=True, group="sweep")
     async def dispatch_all(self, volume: str) -> None:
-        from primetui.sweeping import Dispatched, sweep_text
+        from primetui.dispatching import Dispatched, sweep_text
 
         self.busy = True
         self._status(f"Checking {self.runs} runs on {volume}…")

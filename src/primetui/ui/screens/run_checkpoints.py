@@ -89,7 +89,7 @@ class RunCheckpointsMixin:
         name = str(present.field(self.run, "name", default="") or self.run_id)  # type: ignore[attr-defined]
         path = clone_path(directory, f"{name}-from-step_{step}")
         try:
-            atomic_write_text(path, text, prefix=".resume-", suffix=".toml")
+            atomic_write_text(path, text)
         except OSError as exc:
             self.notify(f"Could not write {path}: {exc.strerror or exc}; check that {directory} is writable.",  # type: ignore[attr-defined]
                         severity="error")

@@ -210,7 +210,7 @@ class RunsTableMixin:
         directory = self.app.default_config_path().parent  # type: ignore[attr-defined]
         path = clone_path(directory, str(present.field(run, "name", default="") or run_id))
         try:
-            atomic_write_text(path, text, prefix=".clone-", suffix=".toml")
+            atomic_write_text(path, text)
         except OSError as exc:
             self.notify(f"Could not write {path}: {exc.strerror or exc}; check that {directory} is writable.",  # type: ignore[attr-defined]
                         severity="error")
