@@ -45,8 +45,8 @@ async def main() -> None:
         (data / f"shard-{i:03d}.jsonl").write_bytes(os.urandom(3 * 1024 * 1024))
     os.chdir(tmp / "work")
     with LocalPlatform.start(tmp, demo=False, env={"HOME": str(tmp / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
-        with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
-            c.post("/training/volumes", json={"name": "research", "size": "100Gi", "warm": False}).raise_for_status()
+        async with httpx.AsyncClient(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
+            (await c.post("/training/volumes", json={"name": "research", "size": "100Gi", "warm": False})).raise_for_status()
         settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
         app = PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.2, platform_label="local platform")
         async with app.run_test(size=SIZE) as pilot:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 
 from primetui.ui.monitor import LogsPane
 from primetui.ui.monitor.logview import LogView

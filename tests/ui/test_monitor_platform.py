@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
 from primetui.api.client import PrimeClient
@@ -63,7 +62,7 @@ async def test_charts_pane_draws_loss_and_eval_charts_with_eval_marks(local_plat
     async with app.run_test(size=(140, 40)) as pilot:
         pane = app.query_one(ChartsPane)
         await until(pilot, lambda: "eval/reverse-text/reward/mean" in pane.charts, what="the eval chart")
-        await until(pilot, lambda: {5.0, 10.0} <= set(pane.table.eval_steps), timeout=30, what=f"both evals")
+        await until(pilot, lambda: {5.0, 10.0} <= set(pane.table.eval_steps), timeout=30, what="both evals")
         assert list(pane.charts)[:2] == ["loss/mean", "loss/perplexity"]
         loss = pane.charts["loss/mean"]
         assert any(k == "marker" for row in loss.frame_rows() for _, k in row)  # each eval step marked on the loss chart
