@@ -22,7 +22,7 @@ from textual.widgets import Input, ProgressBar
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests.api.ssh_helpers, via ssh_platform
 
-from dash_helpers import until  # noqa: E402
+from tests.waiting import until  # noqa: E402
 from ssh_platform import make_key  # noqa: E402
 
 from primetui.api.client import PrimeClient  # noqa: E402
@@ -59,14 +59,14 @@ async def main() -> None:
             dialog.query_one("#transfer-dest", Input).focus()
             await pilot.press("enter")
             bar = dialog.query_one("#transfer-bar", ProgressBar)
-            await until(pilot, lambda: bar.total and 0.35 < bar.progress / bar.total < 0.8, "mid-way", limit=120)
+            await until(pilot, lambda: bar.total and 0.35 < bar.progress / bar.total < 0.8, "mid-way", timeout=120)
             await pilot.pause(0.05)
             app.save_screenshot(filename="transfer.svg", path=str(OUT))
-            await until(pilot, lambda: dialog.state == "done", "done", limit=120)
+            await until(pilot, lambda: dialog.state == "done", "done", timeout=120)
             await pilot.pause(0.2)
             app.save_screenshot(filename="transfer-done.svg", path=str(OUT))
             await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "synced", limit=120)
+            await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "synced", timeout=120)
             await app.client.aclose()
     print(f"wrote {OUT / 'transfer.svg'} and {OUT / 'transfer-done.svg'}")
 

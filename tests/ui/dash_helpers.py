@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import tomllib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from textual.pilot import Pilot
 
 from primetui.api.client import PrimeClient
 from primetui.ui.app import PrimeApp
@@ -20,19 +18,6 @@ def make_app(lp: Any, tmp_path: Path | None = None, **kw: Any) -> PrimeApp:
     kw.setdefault("poll_scale", 0.1)
     kw.setdefault("platform_label", "local test")
     return PrimeApp(client, None, kw.pop("prefs", None), **kw)
-
-
-async def until(pilot: Pilot, cond: Callable[[], Any], what: str, limit: float = 60.0) -> Any:
-    """Let the app run until ``cond()`` is truthy (a wait, not a timing assertion)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + limit
-    while True:
-        value = cond()
-        if value:
-            return value
-        if loop.time() > end:
-            raise AssertionError(f"gave up waiting for: {what}")
-        await pilot.pause(0.05)
 
 
 def notifications(app: PrimeApp) -> list[str]:

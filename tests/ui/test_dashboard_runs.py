@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, until, wait_status
+from tests.waiting import until
+from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
 from textual.widgets import DataTable, Input, TabbedContent, TextArea
 
 from primetui.ui.screens.run import RunScreen
@@ -82,7 +83,7 @@ async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first
     async with app.run_test(size=(120, 30)) as pilot:
         app.open_run(run_id)
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run loaded")
-        await until(pilot, lambda: app.screen.run.status == "RUNNING", "running", limit=60)
+        await until(pilot, lambda: app.screen.run.status == "RUNNING", "running", timeout=60)
         await pilot.press("w")
         assert run_id in app.state.watched
         assert app.screen.check_action("stop", ()) is True
@@ -96,7 +97,7 @@ async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first
         await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "confirmation again")
         await pilot.press("y")
-        await until(pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", limit=60)
+        await until(pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", timeout=60)
         assert bells, "the terminal bell rang"
         # The toast may come from the runs list underneath, a poll before the run screen's own.
         await until(pilot, lambda: app.screen.check_action("delete", ()) is True, "delete offered for the stopped run")
@@ -121,15 +122,15 @@ async def test_restart_then_pause_then_resume_opens_the_new_run(local_platform):
         assert "latest checkpoint" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("y")
         await until(pilot, lambda: any(f"Restarting {run_id}" in n for n in notifications(app)), "restart sent")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "RUNNING", "running again", limit=60)
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "RUNNING", "running again", timeout=60)
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "pause confirmation")
         assert "cannot be unpaused" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "PAUSED", f"paused (now {app.screen.run.status})", limit=120)
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "PAUSED", f"paused (now {app.screen.run.status})", timeout=120)
         assert app.screen.check_action("resume", ()) is True
         await pilot.press("u")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id != run_id, "new run's screen", limit=60)
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id != run_id, "new run's screen", timeout=60)
         new_id = app.screen.run_id
         assert new_id in app.state.watched
         assert any(f"Resumed as run {new_id}" in n for n in notifications(app))

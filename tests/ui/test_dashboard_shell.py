@@ -9,7 +9,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, until
+from tests.waiting import until
+from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text
 from textual.widgets import DataTable, Input
 
 from primetui.api.client import PrimeClient

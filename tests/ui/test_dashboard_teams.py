@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from dash_helpers import notifications, until
+from tests.waiting import until
+from dash_helpers import notifications
 from textual.widgets import DataTable, OptionList
 
 from primetui.api.client import PrimeClient
@@ -56,8 +57,7 @@ async def test_switch_from_the_header_writes_back_and_rescopes_the_volumes(local
         await until(pilot, lambda: isinstance(app.screen, TeamSwitchScreen), "account switcher")
         await choose(pilot, app, "Local Research")
         await until(pilot, lambda: app.team_label == "Local Research", "team chosen")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" not in volume_rows(app),
-                    "the team's volumes (the personal 'research' is gone)")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" not in volume_rows(app), "the team's volumes (the personal 'research' is gone)")
         assert "team Local Research" in str(app.screen.query_one(StatusBar).render())
         assert app.client.team_id == LOCAL_TEAM_ID
         saved = json.loads((home / ".prime" / "config.json").read_text())

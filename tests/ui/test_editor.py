@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 
+from textual import events
+
 from primetui.sft.templates import ONLINE_EVAL, WALKTHROUGH
 from primetui.ui.editor import EditorScreen
 from primetui.ui.editor.drafts import DraftStore
 from primetui.ui.editor.screen import AUTOSAVE_EVERY
 
 from editor_helpers import EditorHost, host, settle
+from tests.waiting import input_applied, until
 
 
 async def test_typing_shows_a_problem_on_its_line_and_in_the_message(tmp_path):
@@ -143,11 +146,43 @@ async def test_close_with_unsaved_changes_needs_a_second_escape(tmp_path):
         await settle(pilot)
         await pilot.press("x")
         await pilot.press("escape")
-        assert app.result == "open" and "esc again closes" in app.screen.note
+        await until(pilot, lambda: "esc again closes" in app.screen.note, "the unsaved-changes warning")
+        assert app.result == "open"
         await pilot.press("escape")
-        await pilot.pause()
-        assert app.result is None
+        await until(pilot, lambda: app.result is None, "the editor to close on the second escape")
         assert len(list((tmp_path / "drafts").glob("*.json"))) == 1
+
+
+def send_batch(app, *keys: str) -> None:
+    """Queue keys as a terminal delivers a burst of input: all at once, with no wait between them."""
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+async def test_escape_in_a_batch_after_typing_waits_for_the_text_and_keeps_a_draft(tmp_path):
+    app = host(tmp_path, "max_steps = 1\n")
+    async with app.run_test(size=(100, 24)) as pilot:
+        ed = await settle(pilot)
+        send_batch(app, "x", "y", "escape")
+        await until(pilot, lambda: "esc again closes" in ed.note or app.result != "open",
+                    "the editor to answer the escape")
+        assert app.result == "open", "escape closed the editor before the keys typed before it were applied"
+        assert ed.text.startswith("xy") and "esc again closes" in ed.note
+        assert len(list((tmp_path / "drafts").glob("*.json"))) == 1
+        # A second escape in a batch with no typing closes on the text the warning was shown for.
+        send_batch(app, "escape")
+        await until(pilot, lambda: app.result is None, "the editor to close on the second escape")
+
+
+async def test_typing_after_the_warning_asks_again(tmp_path):
+    app = host(tmp_path, "max_steps = 1\n")
+    async with app.run_test(size=(100, 24)) as pilot:
+        ed = await settle(pilot)
+        send_batch(app, "x", "escape", "z", "escape")
+        await until(pilot, lambda: ed.text.startswith("xz"), "both typed keys applied")
+        await input_applied(pilot)
+        assert app.result == "open", "an escape closed the editor on text the warning was not shown for"
+        assert "esc again closes" in ed.note
 
 
 def test_big_files_are_checked_in_the_helper_process_with_the_same_result():

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, until, wait_status
+from tests.waiting import until
+from dash_helpers import dispatch_walkthrough, make_app, wait_status
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from textual.widget import Widget

@@ -4,7 +4,8 @@ keep their letters, and the dashboard's single-letter keys never fire underneath
 from __future__ import annotations
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, until, wait_status
+from tests.waiting import until
+from dash_helpers import dispatch_walkthrough, make_app, wait_status
 from textual.widgets import Input
 
 from primetui.ui.editor import EditorScreen

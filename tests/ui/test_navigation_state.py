@@ -4,7 +4,8 @@ outlive a deleted run, and watches and the theme kept across restarts."""
 from __future__ import annotations
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, until, wait_status
+from tests.waiting import until
+from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
 from textual.widgets import Static
 
 from primetui.prefs import Prefs, load_prefs

@@ -12,7 +12,8 @@ import tomllib
 from types import SimpleNamespace
 
 import pytest
-from test_terminal_session import Dashboard, pane_text, ready_session, wait_for
+from tests.waiting import until
+from test_terminal_session import Dashboard, pane_text, ready_session
 
 from primetui.local.sessions import mountns
 from primetui.sft.templates import WALKTHROUGH
@@ -39,14 +40,14 @@ async def test_fresh_volume_download_exit_stop_dispatch_completed(tmp_path) -> N
             settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
             app = Dashboard(client, session, settings)
             async with app.run_test(size=(120, 36)) as pilot:
-                await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, tries=3000)
+                await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, 'isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running')
                 pane = app.screen.panes[0]
-                await wait_for(pilot, lambda: "mounted at /volume" in pane_text(app), tries=3000)
+                await until(pilot, lambda: "mounted at /volume" in pane_text(app), '"mounted at /volume" in pane_text(app)')
                 for line in SEED_LINES:
                     await pilot.press(*line, "enter")
-                await wait_for(pilot, lambda: "path: /volume/datasets/reverse-text" in pane_text(app), tries=3000)
+                await until(pilot, lambda: "path: /volume/datasets/reverse-text" in pane_text(app), '"path: /volume/datasets/reverse-text" in pane_text(app)')
                 await pilot.press(*"exit", "enter")
-                await wait_for(pilot, lambda: pane.has_class("-ended") or not pane.view.running, tries=1500)
+                await until(pilot, lambda: pane.has_class("-ended") or not pane.view.running, 'pane.has_class("-ended") or not pane.view.running')
             # Exiting SSH alone leaves the read-write session open: stop it and wait for its final sync.
             assert (await client.get_session("research", session.id)).phase == "ready"
             await client.stop_session("research", session.id)

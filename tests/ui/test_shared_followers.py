@@ -13,7 +13,8 @@ from collections import Counter
 
 import httpx
 import pytest
-from dash_helpers import dispatch_walkthrough, until, wait_status
+from tests.waiting import until
+from dash_helpers import dispatch_walkthrough, wait_status
 
 from primetui.api.client import PrimeClient
 from primetui.ui.app import PrimeApp
