@@ -122,12 +122,16 @@ async def test_restart_then_pause_then_resume_opens_the_new_run(local_platform):
         assert "latest checkpoint" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("y")
         await until(pilot, lambda: any(f"Restarting {run_id}" in n for n in notifications(app)), "restart sent")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "RUNNING", "running again", timeout=60)
+        screen = app.screen
+        # The status shown before the platform answers the restart is the old RUNNING: pause is not
+        # offered until the answer (CREATING) and a later poll say the new trainer runs.
+        await until(pilot, lambda: not screen._action_in_flight and screen.check_action("pause", ()) is True,
+                    "the restarted run to be RUNNING again (pause offered)", timeout=60)
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "pause confirmation")
         assert "cannot be unpaused" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "PAUSED", f"paused (now {app.screen.run.status})", timeout=120)
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "PAUSED", "the run to be PAUSED", timeout=120)
         assert app.screen.check_action("resume", ()) is True
         await pilot.press("u")
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id != run_id, "new run's screen", timeout=60)
