@@ -80,9 +80,11 @@ async def input_applied(pilot: Any, timeout: float = 60.0) -> None:
     await until(pilot, done.is_set, "the app and the focused widget's chain to handle every key sent", timeout)
 
 
-async def quiet(pilot: Any, timeout: float = 60.0) -> None:
-    """Wait until no worker runs and every widget of the screen has handled the messages queued so
-    far (what a snapshot needs after its data arrived: the repaint that data asked for)."""
+async def quiet(pilot: Any, timeout: float = 60.0, *, workers: bool = False) -> None:
+    """Wait until every key sent so far is applied and every widget of the screen has handled the
+    messages queued so far (the repaint the last change asked for); with ``workers``, also until no
+    worker runs (an app whose workers all end, as a snapshot's replayed one)."""
     await input_applied(pilot, timeout)
-    await until(pilot, lambda: not any(w.is_running for w in pilot.app.workers), "the app's workers to finish", timeout)
+    if workers:
+        await until(pilot, lambda: not any(w.is_running for w in pilot.app.workers), "the app's workers to finish", timeout)
     await pilot._wait_for_screen(timeout)  # noqa: SLF001 - Textual's own "queues drained" wait

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from test_screens import COMPLETED, make_app, settle
 from textual.widgets import DataTable, Static
+from tests.waiting import input_applied
 
 RUNNING = "r2unning0000000000000000"
 
@@ -41,8 +42,10 @@ async def test_marking_two_runs_and_c_opens_the_compare_screen_with_a_shared_cur
         head = str(screen.query_one("#compare-head", Static).render())
         assert f"step {int(cursor)}" in head and COMPLETED[:10] in head
         await pilot.press("t")
+        await input_applied(pilot)
         assert screen.view.x_mode == "time"
         await pilot.press("escape")
+        await input_applied(pilot)
         assert type(app.screen).__name__ == "RunsScreen"
 
 

@@ -39,7 +39,7 @@ async def settle(pilot, cond, what: str) -> None:
     """Wait for ``cond`` (the screen's data is in), then for the repaint it asks for; raise if it never holds,
     so ``--snapshot-update`` can never record a half-loaded screen as the truth."""
     await until(pilot, cond, what)
-    await quiet(pilot)
+    await quiet(pilot, workers=True)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -9,6 +9,7 @@ import pytest
 
 from primetui.ui.terminal import ShellScreen
 from tests.snapshots.terminal_scenes import EDITOR, LONG_OUTPUT, TRANSCRIPT, ShellHost
+from tests.waiting import input_applied
 
 
 def wait_for_text(text: str, cursor: tuple[int, int] | None = None):
@@ -46,6 +47,7 @@ def test_scrollback_with_a_search_hit(snap_compare) -> None:
         await wait(pilot)
         view = pilot.app.screen.panes[0].view
         await pilot.press("shift+pageup")
+        await input_applied(pilot)
         assert view.search("step  62")
         await pilot.pause()
 

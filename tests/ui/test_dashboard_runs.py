@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.waiting import until
+from tests.waiting import input_applied, quiet, until
 from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
 from textual.widgets import DataTable, Input, TabbedContent, TextArea
 
@@ -36,17 +36,20 @@ async def test_runs_list_shows_a_completed_walkthrough_run_and_opens_it(local_pl
         assert app.screen.check_action("stop", ()) is False
         assert app.screen.check_action("pause", ()) is False
         await pilot.press("x")  # stop is not possible: nothing happens, no dialog
+        await input_applied(pilot)
         assert not isinstance(app.screen, ConfirmScreen)
         # The config tab shows the dispatched TOML, read-only.
         app.screen.query_one(TabbedContent).active = "tab-config"
-        await pilot.pause()
+        await quiet(pilot)
         area = app.screen.query_one("#run-config", TextArea)
         assert 'name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"' in area.text
         assert area.read_only
         await pilot.press("y")
+        await input_applied(pilot)
         assert any(f"run id: {run_id}" in n for n in notifications(app))
         assert app.clipboard == run_id
         await pilot.press("escape")
+        await input_applied(pilot)
         assert not isinstance(app.screen, RunScreen)
 
 
@@ -57,6 +60,7 @@ async def test_filter_narrows_the_list_and_escape_clears_it(local_platform):
         table = app.screen.query_one("#runs-table", DataTable)
         await until(pilot, lambda: run_id in [k.value for k in table.rows], "run listed")
         await pilot.press("slash")
+        await input_applied(pilot)
         box = app.screen.query_one("#runs-filter", Input)
         assert box.has_focus
         box.value = "no-such-run-x"
@@ -85,6 +89,7 @@ async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run loaded")
         await until(pilot, lambda: app.screen.run.status == "RUNNING", "running", timeout=60)
         await pilot.press("w")
+        await input_applied(pilot)
         assert run_id in app.state.watched
         assert app.screen.check_action("stop", ()) is True
         assert app.screen.check_action("pause", ()) is True
@@ -93,6 +98,7 @@ async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "confirmation")
         assert "Checkpoints already saved stay on research" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("n")  # declining changes nothing
+        await input_applied(pilot)
         assert isinstance(app.screen, RunScreen)
         await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "confirmation again")

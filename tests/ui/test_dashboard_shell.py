@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from tests.waiting import until
+from tests.waiting import input_applied, quiet, until
 from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text
 from textual.widgets import DataTable, Input
 
@@ -41,8 +41,10 @@ async def test_help_is_generated_from_bindings_and_the_keymap_rebinds_by_id(loca
             assert expected in body
         assert "f " in body.split("runs.filter")[0].splitlines()[-1]  # shown with the user's key
         await pilot.press("escape")
+        await input_applied(pilot)
         assert isinstance(app.screen, RunsScreen)
         await pilot.press("f")
+        await input_applied(pilot)
         assert app.screen.query_one("#runs-filter", Input).has_focus
         await pilot.press("escape")
         await pilot.press("V")
@@ -115,12 +117,14 @@ async def test_theme_preference_applies_and_t_cycles(local_platform):
     async with app.run_test(size=(80, 24)) as pilot:
         assert app.theme == "primetui-light"
         await pilot.press("t")
+        await input_applied(pilot)
         assert app.theme == "primetui-ansi"
         await pilot.press("t")
+        await input_applied(pilot)
         assert app.theme == "primetui-dark"
     app = make_app(local_platform, prefs=Prefs(theme="no-such-theme"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await quiet(pilot)
         assert app.theme == "primetui-dark"
         assert any("'no-such-theme' is not installed" in n for n in notifications(app))
 

@@ -4,7 +4,7 @@ keep their letters, and the dashboard's single-letter keys never fire underneath
 from __future__ import annotations
 
 import pytest
-from tests.waiting import until
+from tests.waiting import input_applied, quiet, until
 from dash_helpers import dispatch_walkthrough, make_app, wait_status
 from textual.widgets import Input
 
@@ -32,6 +32,7 @@ async def test_logs_tab_takes_slash_and_the_search_keeps_its_letters(local_platf
         await pilot.press("slash")
         await until(pilot, lambda: isinstance(app.focused, Input), "the search prompt is open")
         await pilot.press(*"checkpoint")
+        await input_applied(pilot)
         assert isinstance(app.screen, RunScreen), "a letter of the search opened another screen"
         assert isinstance(app.focused, Input) and app.focused.value == "checkpoint"
         assert not (tmp_path / "sft.toml").exists()
@@ -45,18 +46,19 @@ async def test_editor_problems_list_q_asks_first_and_footer_has_no_dashboard_let
         await until(pilot, lambda: isinstance(app.screen, EditorScreen), "editor open")
         editor = app.screen
         await pilot.press("end", "0")  # an unsaved change
+        await input_applied(pilot)
         assert editor.modified
         assert not shown_keys(app) & {"r", "v", "m", "e"}, shown_keys(app)
         await pilot.press("f2")
         await until(pilot, lambda: editor.query_one("#editor-problems").has_focus, "problems list focused")
         assert not shown_keys(app) & {"r", "v", "m", "e"}, shown_keys(app)
         await pilot.press("q")
-        await pilot.pause()
+        await quiet(pilot)
         assert app.is_running and app.screen is editor, "q quit with unsaved changes"
         assert "Unsaved changes" in editor.note
         for letter in "rvmet":
             await pilot.press(letter)
-        await pilot.pause()
+        await quiet(pilot)
         assert app.screen is editor, "a dashboard letter fired inside the editor"
         await pilot.press("q")
         await until(pilot, lambda: not isinstance(app.screen, EditorScreen), "second q closes the editor")

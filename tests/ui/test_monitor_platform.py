@@ -12,7 +12,7 @@ from primetui.local.testing import LocalPlatform
 from primetui.local.trainer.testing import online_eval_block
 from primetui.ui.monitor import ChartsPane, ComponentsPane, EvalsPane, LogsPane
 from tests.local.conftest import dispatch, http, wait_status, walkthrough_config
-from tests.waiting import until
+from tests.waiting import input_applied, quiet, until
 from tests.ui.monitor_helpers import PaneApp, screen_text
 
 
@@ -50,7 +50,7 @@ async def test_logs_pane_follows_every_component_of_an_eval_run_and_stops_when_i
         # The run is COMPLETED: every follower does its final fetch and stops (no idle polling).
         await until(pilot, lambda: pane._followers and all(f.done for f in pane._followers), "followers to stop")
         pane.query_one("TabbedContent").active = "log-all"
-        await pilot.pause()
+        await quiet(pilot)
         shown = screen_text(app)
         assert re.search(r"^(trainer|orchestrator|inference|env:reverse-text) +│ \d\d:\d\d:\d\d", shown, re.M)
     await client.aclose()
@@ -69,6 +69,7 @@ async def test_charts_pane_draws_loss_and_eval_charts_with_eval_marks(local_plat
         assert any(k == "marker" for row in loss.frame_rows() for _, k in row)  # each eval step marked on the loss chart
         pane.focus()
         await pilot.press("right", "right")
+        await input_applied(pilot)
         assert pane.view.cursor is not None
         text = screen_text(app)
         assert f"@ step {int(pane.view.cursor)}:" in text
@@ -84,7 +85,7 @@ async def test_components_pane_lists_processes_and_env_servers(local_platform, e
     async with app.run_test(size=(140, 20)) as pilot:
         pane = app.query_one(ComponentsPane)
         await until(pilot, lambda: pane.env_servers is not None, "R8")
-        await pilot.pause()
+        await quiet(pilot)
         text = screen_text(app)
         for name in ("trainer", "orchestrator", "inference", "env:reverse-text"):
             assert name in text
@@ -99,7 +100,7 @@ async def test_evals_pane_tables_each_eval(local_platform, eval_run):
     async with app.run_test(size=(140, 40)) as pilot:
         pane = app.query_one(EvalsPane)
         await until(pilot, lambda: {5.0, 10.0} <= set(pane.table.eval_steps), "eval rows", timeout=30)
-        await pilot.pause()
+        await quiet(pilot)
         text = screen_text(app)
         assert "reverse-text" in text and "Reward mean" in text
         assert all(k.startswith("eval/") for k in pane.charts)

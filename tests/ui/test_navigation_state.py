@@ -4,7 +4,7 @@ outlive a deleted run, and watches and the theme kept across restarts."""
 from __future__ import annotations
 
 import pytest
-from tests.waiting import until
+from tests.waiting import input_applied, quiet, until
 from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
 from textual.widgets import Static
 
@@ -40,7 +40,7 @@ async def test_r_after_v_from_a_run_shows_the_list_and_esc_from_a_second_run_too
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "volumes")
         await pilot.press("r")
         await until(pilot, lambda: not isinstance(app.screen, VolumesScreen), "left volumes")
-        await pilot.pause()
+        await quiet(pilot)
         assert isinstance(app.screen, RunsScreen), app.screen  # not run A under the volumes
         app.open_run(a)
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == a, "run A again")
@@ -50,7 +50,7 @@ async def test_r_after_v_from_a_run_shows_the_list_and_esc_from_a_second_run_too
         # The pop can take more than one pause on a loaded machine; a stack left with run A under
         # run B would settle on RunScreen and fail here.
         await until(pilot, lambda: not (isinstance(app.screen, RunScreen) and app.screen.run_id == b), "left run B")
-        await pilot.pause()
+        await quiet(pilot)
         assert isinstance(app.screen, RunsScreen), app.screen
 
 
@@ -85,6 +85,7 @@ async def test_deleting_a_watched_run_drops_its_watch(local_platform, tmp_path):
         app.open_run(run_id)
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and "Lifecycle" in screen_text(app), "run screen drawn")
         await pilot.press("w")
+        await input_applied(pilot)
         assert app.state.watched == {run_id, other}
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "delete confirmation")

@@ -10,7 +10,7 @@ from primetui.shell.term.transport import PtyTransport
 from primetui.ui.terminal import ShellScreen, ShellSpec, open_spec
 from primetui.ui.terminal.__main__ import LocalShellApp
 from primetui.ui.terminal.dialogs import LeaveDialog
-from tests.waiting import until
+from tests.waiting import input_applied, until
 
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is needed for the pty tests")
@@ -38,6 +38,7 @@ async def test_two_tabs_switch_and_leave_back_keeps_shells_running() -> None:
         second = screen.current_pane()
         assert second is not None and second.spec.label == "second" and second.has_class("-read-only")
         await pilot.press("ctrl+pageup")
+        await input_applied(pilot)
         assert screen.current_pane() is first and first.view.has_focus
         await pilot.press(*"echo in-first", "enter")
         await until(pilot, lambda: "in-first" in "\n".join(first.view.term.text_lines()[1:]), '"in-first" in "\\n".join(first.view.term.text_lines()[1:])')

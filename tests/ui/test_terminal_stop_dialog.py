@@ -6,6 +6,7 @@ from textual.app import App
 from textual.widgets import Static
 
 from primetui.ui.terminal.dialogs import StopSessionScreen
+from tests.waiting import quiet
 
 
 class RefusingClient:
@@ -30,5 +31,5 @@ async def test_refused_stop_is_explained_and_esc_closes() -> None:
                 break
         assert "Could not stop the session: The platform refused" in text
         await pilot.press("escape")
-        await pilot.pause()
+        await quiet(pilot)
         assert results == ["background"]

@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 
 from primetui.shell.term.transport import PtyTransport
 from primetui.ui.terminal.view import TerminalView
-from tests.waiting import until
+from tests.waiting import input_applied, quiet, until
 
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is needed for the pty tests")
@@ -94,11 +94,13 @@ async def test_scrollback_scrolls_and_search_finds() -> None:
         await until(pilot, lambda: "line 299" in screen_text(app), '"line 299" in screen_text(app)')
         view.focus()
         await pilot.press("shift+pageup")
+        await input_applied(pilot)
         assert view._view_top is not None
         assert view.search("line 42")
-        await pilot.pause()
+        await quiet(pilot)
         assert view._match is not None and view._entry(view._match[0]).rstrip() == "line 42"
         await pilot.press("escape")
+        await input_applied(pilot)
         assert view._view_top is None
 
 

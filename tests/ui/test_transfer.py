@@ -12,7 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from tests.waiting import until
+from tests.waiting import quiet, until
 from textual.widgets import DataTable, Input, Static
 
 asyncssh = pytest.importorskip("asyncssh")
@@ -104,15 +104,15 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         assert dialog.query_one("#transfer-dest", Input).value == "datasets/"
         # The platform's rules are applied inline, before anything connects.
         await fill(pilot, dialog, str(ds), "runs/r1/")
-        await pilot.pause()
+        await quiet(pilot)
         assert text(dialog, "transfer-error") == RUNS_READ_ONLY
         assert dialog.state == "form" and dialog.session is None
         assert dialog.query_one("#transfer-source", Input).value == str(ds)  # nothing typed is lost
         await fill(pilot, dialog, str(ds), "data sets/")
-        await pilot.pause()
+        await quiet(pilot)
         assert "letters, digits" in text(dialog, "transfer-error")
         await fill(pilot, dialog, str(tmp_path / "missing"), "datasets/")
-        await pilot.pause()
+        await quiet(pilot)
         assert "No such local file or folder" in text(dialog, "transfer-error")
         assert await app.client.list_sessions("xfer") == []  # nothing connected
         # Cancel a put midway (what escape does while copying): the session stays, no half file lands.

@@ -10,7 +10,7 @@ from textual.widgets import Input, ProgressBar, Static
 
 from primetui.ui.terminal.dialogs import StopSessionScreen
 from primetui.ui.transfer import GET, PUT, TransferScreen
-from tests.waiting import until
+from tests.waiting import quiet, until
 
 
 class Platform:
@@ -47,7 +47,7 @@ async def test_first_enter_in_put_starts_the_transfer(tmp_path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = TransferScreen(Platform(fail_list="The platform is unreachable"), "research", PUT, key_path="k", poll=0.01)
         app.push_screen(dialog)
-        await pilot.pause()
+        await quiet(pilot)
         box = dialog.query_one("#transfer-source", Input)
         assert box.has_focus
         box.value = str(src)
@@ -81,7 +81,7 @@ async def test_a_failed_get_stops_its_progress_bar(tmp_path, monkeypatch) -> Non
         dialog.query_one("#transfer-dest", Input).value = str(tmp_path)
         dialog.action_start()
         await until(pilot, lambda: "is not on research" in text(dialog, "transfer-error"), '"is not on research" in text(dialog, "transfer-error")')
-        await pilot.pause()
+        await quiet(pilot)
         bar = dialog.query_one("#transfer-bar", ProgressBar)
         assert not bar.has_class("visible")
         assert "%" not in text(dialog, "transfer-stats")
