@@ -94,7 +94,6 @@ async def test_deleting_a_watched_run_drops_its_watch(local_platform, tmp_path):
         await until(pilot, lambda: isinstance(app.screen, RunsScreen), "back on the list")
         info = app.screen.query_one("#runs-info", Static)
         await until(pilot, lambda: app.state.runs_loaded and app.state.find_run(run_id) is None, "list refreshed")
-        await pilot.pause(0.3)
-        assert app.state.watched == {other}
-        assert "watching 1" in str(info.render()), str(info.render())
+        await until(pilot, lambda: app.state.watched == {other}, f"the watch list to drop {run_id}")
+        await until(pilot, lambda: "watching 1" in str(info.render()), "the runs info to say watching 1")
     assert load_prefs(tmp_path / "config.toml")[0].watched == [other]

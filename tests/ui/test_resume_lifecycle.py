@@ -4,7 +4,7 @@ what exists now, A can be resumed again, and a refused action is not a lost conn
 from __future__ import annotations
 
 import pytest
-from tests.waiting import until
+from tests.waiting import quiet, until
 from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
 
 from primetui.api.client import PrimeClient
@@ -30,8 +30,10 @@ async def test_resume_follows_what_exists_now(local_platform):
             assert screen.check_action("resume", ()) is False
             screen.do_resume()  # what the palette or an old footer would do
             await until(pilot, lambda: any("follow that run instead" in n for n in notifications(app)), "409 shown")
+            polled_before = app.state.connection.last_ok
             screen.poll()
-            await pilot.pause(1.0)
+            await until(pilot, lambda: app.state.connection.last_ok != polled_before, "a successful poll after the 409")
+            await quiet(pilot)
             assert not any("Connection to the platform is back" in n for n in notifications(app))
             assert app.state.connection.last_error is None
             await c.stop_run(b)

@@ -78,7 +78,7 @@ async def test_user_keymap_moves_the_leave_key_and_frees_ctrl_bracket() -> None:
         original = pane.view.transport.write
         pane.view.transport.write = lambda data: (sent.append(data), original(data))  # type: ignore[method-assign]
         await pilot.press("ctrl+right_square_bracket")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: b"\x1d" in sent, "ctrl+] to reach the shell")
         assert b"\x1d" in sent and isinstance(app.screen, ShellScreen)
         await pilot.press("f2")
         await until(pilot, lambda: isinstance(app.screen, LeaveDialog), 'isinstance(app.screen, LeaveDialog)')
