@@ -44,6 +44,18 @@ async def wait_for(cond: Callable[[], Any], what: str, timeout: float = 60.0) ->
         await asyncio.sleep(POLL)
 
 
+async def eventually(fetch: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
+    """Like :func:`wait_for` for a condition that must be fetched: ``await fetch()`` until it is truthy."""
+    end = time.monotonic() + timeout
+    while True:
+        value = await fetch()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError(f"gave up after {timeout:g} s waiting for: {what}")
+        await asyncio.sleep(POLL)
+
+
 def wait_for_sync(cond: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
     """:func:`wait_for` for synchronous tests (polling a subprocess or a file)."""
     end = time.monotonic() + timeout
