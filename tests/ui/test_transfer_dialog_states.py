@@ -46,7 +46,7 @@ async def test_first_enter_in_put_starts_the_transfer(tmp_path) -> None:
     app = App()
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = TransferScreen(Platform(fail_list="The platform is unreachable"), "research", PUT, key_path="k", poll=0.01)
-        app.push_screen(dialog)
+        await app.push_screen(dialog)  # mounted: its widgets can be queried
         await quiet(pilot)
         box = dialog.query_one("#transfer-source", Input)
         assert box.has_focus
@@ -75,8 +75,7 @@ async def test_a_failed_get_stops_its_progress_bar(tmp_path, monkeypatch) -> Non
     app = App()
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = TransferScreen(Platform(), "research", GET, key_path="k", poll=0.01)
-        app.push_screen(dialog)
-        await pilot.pause()
+        await app.push_screen(dialog)
         dialog.query_one("#transfer-source", Input).value = "runs/nope/step_1/"
         dialog.query_one("#transfer-dest", Input).value = str(tmp_path)
         dialog.action_start()
@@ -92,7 +91,7 @@ async def test_stop_dialog_says_one_thing_once_stopped() -> None:
     async with app.run_test(size=(90, 20)) as pilot:
         results: list[str] = []
         dialog = StopSessionScreen(Platform(), "research", "vs_1", poll=0.01)
-        app.push_screen(dialog, results.append)
+        await app.push_screen(dialog, results.append)
         seen: list[tuple[str, str]] = []
 
         def look() -> bool:
