@@ -9,6 +9,7 @@ from dash_helpers import dispatch_walkthrough, make_app, wait_status
 from textual.widgets import Input
 
 from primetui.ui.editor import EditorScreen
+from primetui.ui.monitor import LogsPane
 from primetui.ui.monitor.logview import LogView
 from primetui.ui.screens.run import RunScreen
 
@@ -76,8 +77,9 @@ async def test_the_run_screen_stays_on_overview_while_its_monitor_tabs_mount(loc
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run screen")
         await until(pilot, lambda: app.screen.query(LogView), "the log pane mounted")
-        for _ in range(20):  # let the panes settle: tab activations, first log lines
-            await pilot.pause(0.05)
+        # The panes settled: the first log lines are in, and the tab activations they caused handled.
+        await until(pilot, lambda: app.screen.query_one(LogsPane).stores["trainer"].all_text(), "the first trainer log lines")
+        await quiet(pilot)
         tabs = app.screen.query_one("#run-tabs")
         assert tabs.active == "tab-overview", f"the screen moved to {tabs.active} on its own"
         await pilot.press("3")
