@@ -79,7 +79,7 @@ def test_run_screen_config_tab(snap_compare, size):
     async def ready(pilot):
         await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1, 'getattr(app.screen, "terminal_polls", 0) >= 1')
         app.screen.query_one(TabbedContent).active = "tab-config"
-        await pilot.pause(0.2)
+        await quiet(pilot, workers=True)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -111,7 +111,8 @@ def test_help_screen(snap_compare, size):
     async def ready(pilot):
         await settle(pilot, lambda: app.state.runs_loaded, 'app.state.runs_loaded')
         await pilot.press("question_mark")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the key help")
+        await quiet(pilot, workers=True)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 

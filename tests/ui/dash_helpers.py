@@ -70,3 +70,19 @@ async def wait_status(lp: Any, run_id: str, statuses: set[str], limit: float = 6
             if loop.time() > end:
                 raise AssertionError(f"run {run_id} stayed {run.status}, wanted {statuses}")
             await asyncio.sleep(0.1)
+
+
+async def palette_offers(pilot: Any, text: str) -> None:
+    """Wait until the open command palette lists an option containing ``text`` (its search runs in workers)."""
+    from textual.command import CommandList
+
+    from tests.waiting import until
+
+    def offered() -> bool:
+        lists = pilot.app.screen.query(CommandList)
+        if not lists:
+            return False
+        options = lists.first()
+        return any(text in str(options.get_option_at_index(i).prompt) for i in range(options.option_count))
+
+    await until(pilot, offered, f"the command palette to offer {text!r}")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.waiting import input_applied, quiet, until
-from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text
+from dash_helpers import dispatch_walkthrough, make_app, notifications, palette_offers, screen_text
 from textual.widgets import DataTable, Input
 
 from primetui.api.client import PrimeClient
@@ -60,10 +60,10 @@ async def test_palette_finds_a_run_by_id_and_opens_it(local_platform):
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.state.find_run(run_id) is not None, "runs loaded")
         await pilot.press("ctrl+p")
-        await pilot.pause()
+        await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", "the command palette")
         palette_input = app.screen.query_one(Input)
         palette_input.value = f"open run {run_id[:10]}"
-        await pilot.pause(0.5)
+        await palette_offers(pilot, run_id[:10])
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == run_id, "run screen from the palette")
         # The palette also offers volumes and actions on them.

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from tests.waiting import until
-from dash_helpers import notifications
+from dash_helpers import notifications, palette_offers
 from textual.widgets import DataTable, OptionList
 
 from primetui.api.client import PrimeClient
@@ -66,9 +66,9 @@ async def test_switch_from_the_header_writes_back_and_rescopes_the_volumes(local
         assert any("Switched to team 'Local Research'" in n for n in notifications(app))
 
         app.action_command_palette()
-        await pilot.pause()
+        await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", "the command palette")
         await pilot.press(*"Switch account")
-        await pilot.pause(0.3)
+        await palette_offers(pilot, "Switch account")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, TeamSwitchScreen), "switcher from the palette")
         await choose(pilot, app, "Personal")

@@ -59,7 +59,7 @@ async def test_resize_reaches_the_program() -> None:
     async with app.run_test(size=(80, 20)) as pilot:
         await until(pilot, lambda: "$" in screen_text(app), '"$" in screen_text(app)')
         await pilot.resize_terminal(100, 30)
-        await pilot.pause(0.1)
+        await quiet(pilot)
         await pilot.press(*"stty size", "enter")
         await until(pilot, lambda: "30 100" in screen_text(app), '"30 100" in screen_text(app)')
 
@@ -69,7 +69,7 @@ async def test_ctrl_c_and_app_keys_go_to_the_program() -> None:
     async with app.run_test(size=(80, 20)) as pilot:
         await until(pilot, lambda: "$" in screen_text(app), '"$" in screen_text(app)')
         await pilot.press(*"sleep 30", "enter")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: "sleep 30" in screen_text(app), "the command line echoed")
         await pilot.press("ctrl+c")
         await pilot.press(*"echo after-interrupt", "enter")
         await until(pilot, lambda: "after-interrupt\n" in screen_text(app) + "\n", '"after-interrupt\\n" in screen_text(app) + "\\n"')
