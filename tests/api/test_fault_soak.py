@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 
 import httpx
 
@@ -10,6 +9,7 @@ from primetui.api import followers as f
 from primetui.api.client import PrimeClient
 from tests.api.faultproxy import FaultProxy
 from tests.api.faultsoak import server_log, small_config, soak
+from tests.waiting import eventually
 
 
 async def test_followers_lose_nothing_through_half_faulted_requests(local_platform):
@@ -46,14 +46,16 @@ async def test_an_outage_backs_off_and_a_flaky_platform_is_retried_within_second
         await client.aclose()
 
 
+async def _terminal(client: PrimeClient, run_id: str) -> bool:
+    return (await client.get_run(run_id)).is_terminal
+
+
 async def test_final_fetch_after_the_run_ended_is_retried_until_it_succeeds(local_platform):
     """The run is terminal; the final fetch meets an empty 200, a cut body and a reset before it succeeds."""
     async with PrimeClient(local_platform.base_url, local_platform.token) as direct:
         run_id = (await direct.create_run(small_config(local_platform, 5), volume="research", name="final-fetch")).run_id
-        while not (await direct.get_run(run_id)).is_terminal:
-            await asyncio.sleep(0.3)
-    await asyncio.sleep(0.5)
-    full = server_log(local_platform, run_id)
+        await eventually(lambda: _terminal(direct, run_id), f"run {run_id} to end")
+    full = server_log(local_platform, run_id)  # complete: the platform ingests the last lines before the final status
     for kind in ("empty", "cut", "malformed", "reset", "html"):
         with FaultProxy(local_platform.base_url, rate=1.0, kinds=(kind,)) as proxy:
             client = PrimeClient(proxy.base_url, local_platform.token, timeout=httpx.Timeout(2.0))

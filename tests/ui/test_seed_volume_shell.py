@@ -7,12 +7,11 @@ dataset the shell downloaded.
 
 from __future__ import annotations
 
-import asyncio
 import tomllib
 from types import SimpleNamespace
 
 import pytest
-from tests.waiting import until
+from tests.waiting import eventually, until
 from test_terminal_session import Dashboard, pane_text, ready_session
 
 from primetui.local.sessions import mountns
@@ -51,19 +50,19 @@ async def test_fresh_volume_download_exit_stop_dispatch_completed(tmp_path) -> N
             # Exiting SSH alone leaves the read-write session open: stop it and wait for its final sync.
             assert (await client.get_session("research", session.id)).phase == "ready"
             await client.stop_session("research", session.id)
-            for _ in range(1500):
-                final = await client.get_session("research", session.id)
-                if final.phase in ("stopped", "failed"):
-                    break
-                await asyncio.sleep(0.05)
+            async def stopped():
+                got = await client.get_session("research", session.id)
+                return got if got.phase in ("stopped", "failed") else None
+
+            final = await eventually(stopped, "the session's final sync and stop", timeout=120)
             assert final.phase == "stopped", final.error_message
             assert (root / "datasets/reverse-text/data/train-00000-of-00001.parquet").is_file()
             reply = await client.create_run(tomllib.loads(WALKTHROUGH), mode="sft", volume="research")  # step 4
-            for _ in range(3000):
-                run = await client.get_run(reply.run_id)
-                if run.status in ("COMPLETED", "FAILED", "STOPPED"):
-                    break
-                await asyncio.sleep(0.1)
+            async def ended():
+                got = await client.get_run(reply.run_id)
+                return got if got.status in ("COMPLETED", "FAILED", "STOPPED") else None
+
+            run = await eventually(ended, f"run {reply.run_id} to end", timeout=300)
             assert run.status == "COMPLETED", run
             logs = await client.get_logs(reply.run_id)
             assert "/volume/datasets/reverse-text" in str(logs)

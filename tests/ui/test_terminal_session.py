@@ -3,7 +3,6 @@ a command's output, a read-only session leaving the volume untouched, leaving wi
 
 from __future__ import annotations
 
-import asyncio
 from types import SimpleNamespace
 
 import pytest
@@ -16,7 +15,7 @@ httpx = pytest.importorskip("httpx")
 from primetui.ui.terminal import ShellScreen, open_shell  # noqa: E402
 from primetui.ui.terminal.dialogs import LeaveDialog, StopSessionScreen  # noqa: E402
 from ssh_platform import create_volume, ssh_platform  # noqa: E402
-from tests.waiting import until
+from tests.waiting import eventually, until
 
 
 
@@ -29,11 +28,12 @@ def platform(tmp_path_factory):
 
 async def ready_session(client, volume: str, read_only: bool):
     s = await client.create_session(volume, read_only=read_only)
-    for _ in range(1500):
-        s = await client.get_session(volume, s.id)
-        if s.phase in ("ready", "failed"):
-            break
-        await asyncio.sleep(0.02)
+
+    async def settled():
+        got = await client.get_session(volume, s.id)
+        return got if got.phase in ("ready", "failed") else None
+
+    s = await eventually(settled, f"session {s.id} on {volume} to be ready or failed")
     assert s.phase == "ready", s
     return s
 
