@@ -22,7 +22,7 @@ from textual.widgets import Input, ProgressBar
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests.api.ssh_helpers, via ssh_platform
 
-from tests.waiting import until  # noqa: E402
+from tests.waiting import quiet, until  # noqa: E402
 from ssh_platform import make_key  # noqa: E402
 
 from primetui.api.client import PrimeClient  # noqa: E402
@@ -60,10 +60,10 @@ async def main() -> None:
             await pilot.press("enter")
             bar = dialog.query_one("#transfer-bar", ProgressBar)
             await until(pilot, lambda: bar.total and 0.35 < bar.progress / bar.total < 0.8, "mid-way", timeout=120)
-            await pilot.pause(0.05)
+            await quiet(pilot)
             app.save_screenshot(filename="transfer.svg", path=str(OUT))
             await until(pilot, lambda: dialog.state == "done", "done", timeout=120)
-            await pilot.pause(0.2)
+            await quiet(pilot)
             app.save_screenshot(filename="transfer-done.svg", path=str(OUT))
             await pilot.press("s")
             await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "synced", timeout=120)
