@@ -20,12 +20,21 @@ from typing import Any
 POLL = 0.05
 
 
+def _screen_composed(app: Any) -> bool:
+    """The active screen has composed and mounted its widgets (a pushed screen is active before)."""
+    try:
+        return app.screen.is_mounted
+    except Exception:  # noqa: BLE001 - no screen (the app is ending): nothing left to query
+        return True
+
+
 async def until(pilot: Any, cond: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
-    """Let the app behind ``pilot`` run until ``cond()`` is truthy; return that value."""
+    """Let the app behind ``pilot`` run until ``cond()`` is truthy, with the active screen composed
+    (so ``isinstance(app.screen, X)`` is followed by queries that find X's widgets); return the value."""
     end = time.monotonic() + timeout
     while True:
         value = cond()
-        if value:
+        if value and _screen_composed(pilot.app):
             return value
         if time.monotonic() > end:
             raise AssertionError(f"gave up after {timeout:g} s waiting for: {what}")

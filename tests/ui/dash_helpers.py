@@ -17,11 +17,27 @@ def make_app(lp: Any, tmp_path: Path | None = None, **kw: Any) -> PrimeApp:
     client = PrimeClient(lp.base_url, lp.token)
     kw.setdefault("poll_scale", 0.1)
     kw.setdefault("platform_label", "local test")
-    return PrimeApp(client, None, kw.pop("prefs", None), **kw)
+    return record_notifications(PrimeApp(client, None, kw.pop("prefs", None), **kw))
+
+
+def record_notifications(app: PrimeApp) -> PrimeApp:
+    """Keep every toast's text: a toast expires after seconds, and on a loaded machine a wait can
+    look only after it is gone."""
+    real = app.notify
+    app.notified = []  # type: ignore[attr-defined]
+
+    def notify(message: str, *args: Any, **kwargs: Any) -> None:
+        app.notified.append(str(message))  # type: ignore[attr-defined]
+        return real(message, *args, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    return app
 
 
 def notifications(app: PrimeApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    """Every toast the app showed so far (recorded by :func:`record_notifications`), else the ones still up."""
+    recorded = getattr(app, "notified", None)
+    return list(recorded) if recorded is not None else [str(n.message) for n in app._notifications]
 
 
 def screen_text(app: PrimeApp) -> str:

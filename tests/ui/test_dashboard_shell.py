@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.waiting import input_applied, quiet, until
-from dash_helpers import dispatch_walkthrough, make_app, notifications, palette_offers, screen_text
+from dash_helpers import dispatch_walkthrough, make_app, notifications, palette_offers, record_notifications, screen_text
 from textual.widgets import DataTable, Input
 
 from primetui.api.client import PrimeClient
@@ -172,7 +172,7 @@ async def test_outage_keeps_last_data_with_a_marker_and_recovers_by_itself(local
     port = int(local_platform.base_url.rsplit(":", 1)[1])
     proxy = Cuttable(port)
     await proxy.start()
-    app = PrimeApp(PrimeClient(f"http://127.0.0.1:{proxy.port}", local_platform.token), None, None, poll_scale=0.05, platform_label="via proxy")
+    app = record_notifications(PrimeApp(PrimeClient(f"http://127.0.0.1:{proxy.port}", local_platform.token), None, None, poll_scale=0.05, platform_label="via proxy"))
     async with app.run_test(size=(100, 30)) as pilot:
         table = app.screen.query_one("#runs-table", DataTable)
         await until(pilot, lambda: run_id in [k.value for k in table.rows], "listed")
@@ -196,7 +196,7 @@ async def test_first_run_without_a_key_offers_local_and_key_entry(local_platform
     settings = load_settings(home=tmp_path)
     assert not settings.api_key
     connector = Connector(settings, None)
-    app = PrimeApp(None, settings, None, connect=connector, poll_scale=0)
+    app = record_notifications(PrimeApp(None, settings, None, connect=connector, poll_scale=0))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen", "welcome")
         box = app.screen.query_one("#api-key", Input)
@@ -222,7 +222,7 @@ async def test_edit_without_a_key_opens_the_editor_first(tmp_path, monkeypatch):
     settings = load_settings(home=tmp_path)
     config = tmp_path / "sft.toml"
     config.write_text("max_steps = 10\nbogus = 1\n")
-    app = PrimeApp(None, settings, None, connect=Connector(settings, None), poll_scale=0, edit_path=config)
+    app = record_notifications(PrimeApp(None, settings, None, connect=Connector(settings, None), poll_scale=0, edit_path=config))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "EditorScreen", "the editor, before any platform")
         from textual.widgets import TextArea
@@ -240,7 +240,7 @@ async def test_first_run_local_choice_uses_the_launcher(local_platform):
             settings = load_settings(env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=Path("/nonexistent"))
             return PrimeClient(local_platform.base_url, local_platform.token), settings, "local platform test"
 
-    app = PrimeApp(None, None, None, connect=FakeLauncher(None, None), poll_scale=0)
+    app = record_notifications(PrimeApp(None, None, None, connect=FakeLauncher(None, None), poll_scale=0))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen", "welcome")
         await pilot.press("ctrl+l")
@@ -255,7 +255,7 @@ async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platfo
 
     run_id = await dispatch_walkthrough(local_platform, max_steps=2)
     settings = _load(env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=tmp_path)
-    app = PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True)
+    app = record_notifications(PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True))
     async with app.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: app.state.runs_loaded and app.state.find_run(run_id) is not None, "live list")
     files = list((tmp_path / "cache").glob("runs-*.json"))
@@ -263,7 +263,7 @@ async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platfo
     cached = files[0].read_text()
     assert run_id in cached and local_platform.token not in cached and "runConfig" not in cached
     # Next start: the cached list is on screen before any reply, marked as cached.
-    app = PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True)
+    app = record_notifications(PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True))
     async with app.run_test(size=(120, 30)) as pilot:
         table = app.screen.query_one("#runs-table", DataTable)
         assert run_id in [k.value for k in table.rows]

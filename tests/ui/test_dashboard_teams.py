@@ -7,7 +7,7 @@ import json
 
 import pytest
 from tests.waiting import until
-from dash_helpers import notifications, palette_offers
+from dash_helpers import notifications, palette_offers, record_notifications
 from textual.widgets import DataTable, OptionList
 
 from primetui.api.client import PrimeClient
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.timeout(150)
 
 
 def make_app(lp, settings) -> PrimeApp:
-    return PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test")
+    return record_notifications(PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test"))
 
 
 def volume_rows(app) -> list[str]:
