@@ -42,3 +42,29 @@ async def client(local_platform: LocalPlatform) -> AsyncIterator[object]:
 
     async with PrimeClient(local_platform.base_url, local_platform.token) as c:
         yield c
+
+
+ACTIVE = {"PENDING", "QUEUED", "CREATING", "RUNNING", "PAUSING"}
+
+
+def _active_runs(lp: LocalPlatform) -> set[str]:
+    import httpx
+
+    reply = httpx.get(lp.api_url + "/rft/runs", headers=lp.headers, params={"limit": 1000}, timeout=30)
+    return {r["id"] for r in reply.json().get("runs", []) if r["status"] in ACTIVE}
+
+
+@pytest.fixture(autouse=True)
+def _stop_the_runs_a_test_leaves_going(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test on the shared platform that fails midway must not leave its (long) run training: it
+    would take the worker's capacity from every later test. Runs it left active are stopped."""
+    if "local_platform" not in request.fixturenames:
+        yield
+        return
+    lp = request.getfixturevalue("local_platform")
+    before = _active_runs(lp)
+    yield
+    import httpx
+
+    for run_id in _active_runs(lp) - before:
+        httpx.put(f"{lp.api_url}/rft/runs/{run_id}/stop", headers=lp.headers, timeout=30)

@@ -12,6 +12,16 @@ import sys
 from collections.abc import Sequence
 
 
+
+WAIT_EXIT_CODES = """exit codes (also of dispatch --wait; docs/ops.md):
+  0    every run COMPLETED
+  1    a run FAILED, STOPPED or PAUSED, or cannot be followed (unknown id, access refused)
+  2    --timeout passed first (the runs go on)
+  3    nothing was asked or dispatched: no API key, an unreadable file, a failed pre-flight,
+       or the platform refused the run
+  130  interrupted (ctrl+c)
+  143  ended by SIGTERM (as a shell reports a process the signal ended)"""
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="primetui",
@@ -100,7 +110,7 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--local", action="store_true", help="serve the dashboard on the embedded local platform")
     serve.add_argument("--allow-remote", action="store_true", help="allow a --host that is not loopback, and Host names other than localhost, 127.0.0.1 and [::1] (prints a warning)")
 
-    wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout",
+    wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout, 3 setup",
                           epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     wait.add_argument("run_ids", nargs="+", metavar="ID")
     wait.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="give up this long after the command started (exit 2)")

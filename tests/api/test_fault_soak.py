@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 
 import httpx
 
@@ -11,6 +9,7 @@ from primetui.api import followers as f
 from primetui.api.client import PrimeClient
 from tests.api.faultproxy import FaultProxy
 from tests.api.faultsoak import server_log, small_config, soak
+from tests.waiting import eventually
 
 
 async def test_followers_lose_nothing_through_half_faulted_requests(local_platform):
@@ -27,31 +26,36 @@ async def test_followers_lose_nothing_through_half_faulted_requests(local_platfo
 
 
 async def test_an_outage_backs_off_and_a_flaky_platform_is_retried_within_seconds(local_platform):
-    run_id = (await PrimeClient(local_platform.base_url, local_platform.token).list_runs(limit=1)).runs
+    # A run of its own: the test must not depend on which tests ran before it on this platform.
+    async with PrimeClient(local_platform.base_url, local_platform.token) as direct:
+        run_id = (await direct.create_run(small_config(local_platform, 2), volume="research", name="outage")).run_id
     with FaultProxy(local_platform.base_url, rate=1.0, kinds=("5xx", "html", "empty", "malformed")) as proxy:
         client = PrimeClient(proxy.base_url, local_platform.token, timeout=httpx.Timeout(2.0))
-        watcher = f.RunWatcher(client, run_id[0].id if run_id else "none", interval=0.5, track_step=False)
-        start = time.monotonic()
-        while time.monotonic() - start < 8:
+        watcher = f.RunWatcher(client, run_id, interval=0.5, track_step=False)
+        # The follower's own schedule, read poll by poll (the delays are what it would sleep): the
+        # same on any machine, where counting requests in 8 s of wall time was not.
+        for k in range(7):
             await watcher.poll()
             assert watcher.state == f.FollowerState.RETRYING  # malformed and empty replies are transient
-            await asyncio.sleep(watcher.next_delay)
-        assert proxy.requests <= 12  # 0.5, 1, 2, 4 s...: not a request every interval
-        assert watcher.next_delay <= watcher.transient_backoff
+            ceiling = min(watcher.transient_backoff, 0.5 * 2**k)  # 0.5, 1, 2, 4 s...: not every interval
+            assert ceiling / 2 <= watcher.next_delay <= ceiling, (k, watcher.next_delay)
+        assert proxy.requests == 7  # one request per poll: the backoff is the follower's, not retries inside it
         proxy.rate = 0.0
         await watcher.poll()
         assert watcher.error is None and watcher.last_success is not None and watcher.failures == 0
         await client.aclose()
 
 
+async def _terminal(client: PrimeClient, run_id: str) -> bool:
+    return (await client.get_run(run_id)).is_terminal
+
+
 async def test_final_fetch_after_the_run_ended_is_retried_until_it_succeeds(local_platform):
     """The run is terminal; the final fetch meets an empty 200, a cut body and a reset before it succeeds."""
     async with PrimeClient(local_platform.base_url, local_platform.token) as direct:
         run_id = (await direct.create_run(small_config(local_platform, 5), volume="research", name="final-fetch")).run_id
-        while not (await direct.get_run(run_id)).is_terminal:
-            await asyncio.sleep(0.3)
-    await asyncio.sleep(0.5)
-    full = server_log(local_platform, run_id)
+        await eventually(lambda: _terminal(direct, run_id), f"run {run_id} to end")
+    full = server_log(local_platform, run_id)  # complete: the platform ingests the last lines before the final status
     for kind in ("empty", "cut", "malformed", "reset", "html"):
         with FaultProxy(local_platform.base_url, rate=1.0, kinds=(kind,)) as proxy:
             client = PrimeClient(proxy.base_url, local_platform.token, timeout=httpx.Timeout(2.0))
@@ -72,7 +76,7 @@ async def test_the_dashboard_fills_and_shows_staleness_through_faults(local_plat
     from primetui.ui.monitor import LogsPane
     from primetui.ui.screens.run import RunScreen
     from primetui.ui.screens.runs import RunsScreen
-    from tests.ui.dash_helpers import until
+    from tests.waiting import until
 
     async with PrimeClient(local_platform.base_url, local_platform.token) as direct:
         run_id = (await direct.create_run(small_config(local_platform, 12), volume="research", name="fault-dash")).run_id
@@ -80,23 +84,17 @@ async def test_the_dashboard_fills_and_shows_staleness_through_faults(local_plat
         client = PrimeClient(proxy.base_url, local_platform.token, timeout=httpx.Timeout(2.0, connect=2.0))
         app = PrimeApp(client, None, None, poll_scale=1.0, platform_label="local via fault proxy")
         async with app.run_test(size=(160, 48)) as pilot:
-            t0 = time.monotonic()
-            await until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.state.runs_loaded,
-                        what="the runs list through half-faulted requests", limit=15)
-            assert time.monotonic() - t0 < 15
+            await until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.state.runs_loaded, "the runs list through half-faulted requests")
             proxy.rate = 1.0  # an outage: the header says so while it lasts
-            await until(pilot, lambda: "unreachable" in app.state.connection.describe(app.state.now())[1],
-                        what="staleness in the header", limit=20)
+            await until(pilot, lambda: "unreachable" in app.state.connection.describe(app.state.now())[1], "staleness in the header")
             proxy.rate = 0.5
             app.open_run(run_id)
-            await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.query(LogsPane),
-                        what="the run screen")
+            await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.query(LogsPane), "the run screen")
             pane = app.screen.query_one(LogsPane)
             await pilot.press("3")  # the logs tab
-            await until(pilot, lambda: any(isinstance(fl, f.LogFollower) for fl in getattr(pane, "_followers", None) or []),
-                        what="the log follower")
+            await until(pilot, lambda: any(isinstance(fl, f.LogFollower) for fl in getattr(pane, "_followers", None) or []), "the log follower")
             follower = next(fl for fl in pane._followers if isinstance(fl, f.LogFollower))
-            await until(pilot, lambda: follower.done, what="the trainer log's final fetch", limit=40)
+            await until(pilot, lambda: follower.done, "the trainer log's final fetch", timeout=40)
             shown = pane.stores["trainer"].all_text()
             full = server_log(local_platform, run_id)
             assert follower.final_fetch_ok and follower.gaps == 0

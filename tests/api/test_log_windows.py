@@ -22,6 +22,7 @@ from primetui.local.log_windows import (
 )
 from primetui.local.logflood import LogFlood
 from primetui.local.testing import LocalPlatform
+from tests.waiting import eventually
 from tests.api.test_local_platform_http import _small_config
 
 FLOOD = 700  # more than the 200-line snapshot, fewer than one 5000-line search window
@@ -56,10 +57,18 @@ async def _flooded_run(client: PrimeClient, lp: LocalPlatform, lines: int = FLOO
     return run_id, flood
 
 
+async def _whole_log(client: PrimeClient, run_id: str, flood: LogFlood) -> list[str]:
+    """The trainer's whole log once its last flood line is ingested."""
+    async def fetch() -> list[str] | None:
+        lines = (await client.get_logs(run_id, MAX_TAIL_LINES, component="trainer", since_seconds=86400)).lines()
+        return lines if any(flood.line(flood.written) in ln for ln in lines) else None
+
+    return await eventually(fetch, f"the last flood line of run {run_id} in its log")
+
+
 async def test_plain_fetch_is_a_200_line_snapshot_and_filters_use_the_search_backend(client, local_platform):
     run_id, flood = await _flooded_run(client, local_platform)
-    await asyncio.sleep(0.6)  # the last ingest tick
-    whole = (await client.get_logs(run_id, MAX_TAIL_LINES, component="trainer", since_seconds=86400)).lines()
+    whole = await _whole_log(client, run_id, flood)
     assert len(whole) > FLOOD and sum(flood.line(1) in ln for ln in whole) == 1
     plain = (await client.get_logs(run_id, 1000, component="trainer")).lines()
     assert plain == whole[-SNAPSHOT_LINES:]
@@ -84,8 +93,8 @@ async def test_whole_log_mode_and_rate_limit(tmp_path):
     with LocalPlatform.start(tmp_path / "whole", demo=True,
                              env={"PRIMETUI_LOCAL_FAITHFUL": "0", "PRIMETUI_LOCAL_RATE_LIMIT": "400"}) as lp:
         async with PrimeClient(lp.base_url, lp.token) as client:
-            run_id, _ = await _flooded_run(client, lp)
-            await asyncio.sleep(0.6)
+            run_id, flood = await _flooded_run(client, lp)
+            await _whole_log(client, run_id, flood)
             plain = (await client.get_logs(run_id, 5000, component="trainer")).lines()
             assert len(plain) > FLOOD  # --faithful=false: whole logs, no snapshot
             assert (await client.get_logs(run_id, 10, component="trainer", since_seconds=5)).lines()

@@ -5,11 +5,11 @@ tests/ui/test_charts_at_80.py and the 80x24 monitor snapshots.)"""
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
 from tests.e2e.test_dashboard_tmux import ROOT, new_user  # noqa: F401 - the fixture
+from tests.waiting import wait_for_sync
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(420)]
 
@@ -38,9 +38,8 @@ def test_seed_walkthrough_is_usable_at_80x24(new_user):  # noqa: F811
     tmux.keys("Enter")
     _clean(tmux.wait("read-write", limit=60))
     tmux.wait("Leave shell", limit=30)
-    prompt_end = time.monotonic() + 60
-    while not any(line.rstrip().endswith(("#", "$")) for line in tmux.screen().splitlines()) and time.monotonic() < prompt_end:
-        time.sleep(0.3)  # the shell's prompt, then the keys go to it
+    wait_for_sync(lambda: any(line.rstrip().endswith(("#", "$")) for line in tmux.screen().splitlines()),
+                  "the shell's prompt (then the keys go to it)")
     tmux.type("echo at-80-$((8*10))")
     tmux.keys("Enter")
     _clean(tmux.wait("at-80-80", limit=30))
@@ -48,9 +47,7 @@ def test_seed_walkthrough_is_usable_at_80x24(new_user):  # noqa: F811
     tmux.wait("Stop session and sync", limit=30)
     tmux.keys("s")
     tmux.wait("saved on research", limit=120)
-    end = time.monotonic() + 30
-    while "Stopping session" in tmux.screen() and time.monotonic() < end:
-        time.sleep(0.3)  # the stop dialog closes by itself
+    wait_for_sync(lambda: "Stopping session" not in tmux.screen(), "the stop dialog to close by itself")
 
     # Editor and dispatch: the walkthrough config to the demo volume.
     tmux.keys("r")
@@ -74,7 +71,8 @@ def test_seed_walkthrough_is_usable_at_80x24(new_user):  # noqa: F811
     tmux.keys("/")
     tmux.wait("search (text", limit=20)
     tmux.keys("Escape")
-    time.sleep(0.6)  # a person's pause: ESC then a key at once is Alt+key to any terminal
+    # ESC then a key at once is Alt+key to any terminal: the next key goes once the ESC is handled.
+    wait_for_sync(lambda: "search (text" not in tmux.screen(), "the log search to close on escape")
     # Charts: key 4 reaches the tab from inside the log (the grid at 80 columns is covered by
     # tests/ui/test_charts_at_80.py and the 80x24 monitor snapshots).
     tmux.keys("4")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -93,7 +92,6 @@ def test_no_route_answers_5xx_to_any_input(fresh_platform: LocalPlatform, tmp_pa
         assert reply.status_code < 500, f"{method} {path} {kwargs} -> {reply.status_code} {reply.text[:300]}"
         assert str(lp.data_dir) not in reply.text, f"{method} {path} named a server path: {reply.text[:300]}"
 
-    started = time.monotonic()
     for method, template in ROUTES:  # each route at least once, with the inputs the probe found
         path = template.replace("{id}", "x" * 300).replace("{name}", "research%0A")
         body = '{"name": "vol\\n", "size": "9999999Ti", "mode": "sft", "config": {"max_steps": 0, "data": {"name": "%s"}}}' % ("y" * 300)
@@ -101,7 +99,6 @@ def test_no_route_answers_5xx_to_any_input(fresh_platform: LocalPlatform, tmp_pa
                                content=body, headers={"content-type": "application/json"})
         assert reply.status_code < 500, f"{method} {path} -> {reply.status_code} {reply.text[:300]}"
     probe()
-    assert time.monotonic() - started < 240
     assert client.get("/training/volumes").status_code == 200  # still answering
     assert _outside_snapshot(root, lp.data_dir) == before, "something was written outside the data dir"
     client.close()

@@ -40,7 +40,8 @@ def test_walkthrough_run_completes_with_a_finite_loss_and_a_checkpoint_of_the_re
         time.sleep(0.05)
     order = ["PENDING", "CREATING", "RUNNING", "COMPLETED"]
     assert seen == sorted(seen, key=order.index), seen  # never goes backwards
-    assert {"CREATING", "RUNNING", "COMPLETED"} <= set(seen), seen
+    # Which intermediate states a 50 ms poll catches depends on the machine's load (CREATING can
+    # pass between two polls): the order is checked, and the final state, not the sightings.
     run = api.get(f"/rft/runs/{run_id}").json()["run"]
     assert run["status"] == "COMPLETED", run.get("errorMessage")
     assert run["createdAt"] <= run["startedAt"] <= run["completedAt"]

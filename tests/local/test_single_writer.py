@@ -33,7 +33,10 @@ def test_run_waits_for_the_read_write_session_then_starts(local_platform: LocalP
         run = api.get(f"/rft/runs/{run_id}").json()["run"]
     assert run["status"] == "PENDING"
     assert sid in run["queueReason"] and f"prime volumes stop writer {sid}" in run["queueReason"]
-    time.sleep(0.5)  # well past the scheduling delay: still waiting
+    # A run dispatched later on a free volume starts: the scheduler (oldest first) has passed over
+    # the waiting run again since, and left it waiting.
+    later = dispatch(api, fake_config(local_platform), volume="research")
+    wait_status(api, later, {"CREATING", "RUNNING", "COMPLETED"})
     assert api.get(f"/rft/runs/{run_id}").json()["run"]["status"] == "PENDING"
 
     logs = api.get(f"/rft/runs/{run_id}/logs")

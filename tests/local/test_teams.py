@@ -11,7 +11,7 @@ import httpx
 
 from primetui.local.teams import LOCAL_TEAM_ID
 from primetui.local.testing import LocalPlatform
-from tests.local.conftest import dispatch, wait_status, walkthrough_config
+from tests.local.conftest import wait_status, walkthrough_config
 from tests.local.test_prime_cli import prime_env, run_all
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "screens_data"))
+sys.path.insert(0, str(HERE.parents[1]))  # the repository: tests.waiting
 
 from diagnose_data import feed  # noqa: E402
 from test_compare_screen import RUNNING  # noqa: E402
@@ -24,25 +25,28 @@ from test_screens import COMPLETED  # noqa: E402
 from textual.widgets import DataTable  # noqa: E402
 
 from screens_data.docshots import make_app  # noqa: E402
+from tests.waiting import quiet, until  # noqa: E402
 
 OUT = HERE.parents[1] / "docs" / "img"
 SIZE = (120, 34)
 
 
-async def shot(name: str, app, steps) -> None:
+async def render(app, steps) -> str:
+    """The SVG the app draws once ``steps`` set the scene and the screen has settled."""
     async with app.run_test(size=SIZE) as pilot:
         await steps(app, pilot)
-        await pilot.pause(0.3)
-        app.save_screenshot(f"{name}.svg", path=str(OUT))
-        print("wrote", OUT / f"{name}.svg")
+        await quiet(pilot, workers=True)
+        return app.export_screenshot()
+
+
+async def shot(name: str, app, steps) -> None:
+    (OUT / f"{name}.svg").write_text(await render(app, steps), encoding="utf-8")
+    print("wrote", OUT / f"{name}.svg")
 
 
 async def wait(pilot, cond) -> None:
-    for _ in range(400):
-        if cond():
-            break
-        await pilot.pause(0.02)
-    await pilot.pause(0.3)
+    await until(pilot, cond, "the scene's data")
+    await quiet(pilot, workers=True)
 
 
 async def flagged(app, pilot) -> None:
@@ -83,15 +87,26 @@ async def compare_sweep(app, pilot) -> None:
     await pilot.press("y")
 
 
-async def main() -> None:
+SCENES = {
+    "diagnose-run-flags": (lambda: make_app(run_id=COMPLETED), flagged),
+    "diagnose-cause-charts": (lambda: make_app(run_id=COMPLETED), cause_charts),
+    "diagnose-cause-logs": (lambda: make_app(run_id=COMPLETED), cause_logs),
+    "compare": (make_app, compare),
+    "compare-sweep": (make_app, compare_sweep),
+}
+
+
+def utc() -> None:
+    """The pictures show times in UTC, whatever the machine's zone."""
     os.environ["TZ"] = "UTC"
     time.tzset()
+
+
+async def main() -> None:
+    utc()
     OUT.mkdir(parents=True, exist_ok=True)
-    await shot("diagnose-run-flags", make_app(run_id=COMPLETED), flagged)
-    await shot("diagnose-cause-charts", make_app(run_id=COMPLETED), cause_charts)
-    await shot("diagnose-cause-logs", make_app(run_id=COMPLETED), cause_logs)
-    await shot("compare", make_app(), compare)
-    await shot("compare-sweep", make_app(), compare_sweep)
+    for name, (app, steps) in SCENES.items():
+        await shot(name, app(), steps)
 
 
 if __name__ == "__main__":

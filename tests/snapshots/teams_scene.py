@@ -16,6 +16,7 @@ from primetui.api.models import Team
 from primetui.local.teams import TEAMS
 from primetui.ui.screens.teams import TeamSwitchScreen
 from primetui.ui.themes import load_themes, shipped_theme_dir
+from tests.waiting import quiet, until
 
 
 class LocalTeams:
@@ -44,11 +45,9 @@ SIZE = (100, 20)
 
 
 async def prepare(pilot) -> None:
-    for _ in range(20):
-        await pilot.pause(0.05)
-        if isinstance(pilot.app.screen, TeamSwitchScreen) and pilot.app.screen.teams:
-            break
-    await pilot.pause()
+    await until(pilot, lambda: isinstance(pilot.app.screen, TeamSwitchScreen) and pilot.app.screen.teams,
+                "the team switcher with its teams")
+    await quiet(pilot)
 
 
 async def export(dest: Path) -> None:

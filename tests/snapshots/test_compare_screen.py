@@ -5,23 +5,24 @@ from __future__ import annotations
 import pytest
 from test_screens import COMPLETED, make_app, settle
 from textual.widgets import DataTable, Static
+from tests.waiting import input_applied, quiet
 
 RUNNING = "r2unning0000000000000000"
 
 
 async def open_compare(pilot, app):
-    await settle(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2)
+    await settle(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2, 'app.state.runs_loaded and len(app.state.progress) >= 2')
     screen = app.screen
     table = screen.query_one("#runs-table", DataTable)
     for run_id in (RUNNING, COMPLETED):
         table.move_cursor(row=table.get_row_index(run_id))
         await pilot.press("space")
-    await pilot.pause(0.1)
+    await quiet(pilot, workers=True)
     assert screen.marked == [RUNNING, COMPLETED]
     status = str(table.get_cell(COMPLETED, "status"))
     assert "●" in status
     await pilot.press("C")
-    await settle(pilot, lambda: getattr(app.screen, "data", None) is not None)
+    await settle(pilot, lambda: getattr(app.screen, "data", None) is not None, 'getattr(app.screen, "data", None) is not None')
     return app.screen
 
 
@@ -35,24 +36,26 @@ async def test_marking_two_runs_and_c_opens_the_compare_screen_with_a_shared_cur
         assert [s.name for s in screen.charts["loss/mean"].series] == [RUNNING, COMPLETED]
         await pilot.press("c")
         await pilot.press("right")
-        await pilot.pause(0.1)
+        await quiet(pilot, workers=True)
         cursor = screen.view.cursor
         assert cursor is not None
         head = str(screen.query_one("#compare-head", Static).render())
         assert f"step {int(cursor)}" in head and COMPLETED[:10] in head
         await pilot.press("t")
+        await input_applied(pilot)
         assert screen.view.x_mode == "time"
         await pilot.press("escape")
+        await input_applied(pilot)
         assert type(app.screen).__name__ == "RunsScreen"
 
 
 async def test_c_with_one_marked_run_says_what_to_do():
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot, lambda: app.state.runs_loaded)
+        await settle(pilot, lambda: app.state.runs_loaded, 'app.state.runs_loaded')
         await pilot.press("space")
         await pilot.press("C")
-        await pilot.pause(0.1)
+        await quiet(pilot, workers=True)
         assert type(app.screen).__name__ == "RunsScreen"
         assert any("Mark one more run" in str(n.message) for n in app._notifications)
 
@@ -65,6 +68,6 @@ def test_compare_screen(snap_compare, size):
         await open_compare(pilot, app)
         await pilot.press("c")
         app.clear_notifications()  # the "marked for compare" toasts are timed: keep them out of the picture
-        await pilot.pause(0.2)
+        await quiet(pilot, workers=True)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)

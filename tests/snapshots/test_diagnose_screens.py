@@ -8,13 +8,14 @@ from test_screens import COMPLETED, make_app, settle
 from textual.widgets import DataTable, Static, TabbedContent
 
 from primetui.ui.monitor import ChartsPane, LogView
+from tests.waiting import quiet
 
 
 async def open_flagged(pilot, app):
     await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None
-                 and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10)
+                 and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10, 'getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10')
     feed(app.screen)
-    await pilot.pause(0.2)
+    await quiet(pilot, workers=True)
     return app.screen
 
 
@@ -41,7 +42,7 @@ async def test_anomalies_are_listed_in_the_overview_and_enter_jumps_to_their_cau
         table.focus()
         table.move_cursor(row=row)
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await quiet(pilot, workers=True)
         assert screen.query_one("#run-tabs", TabbedContent).active == "tab-logs"
         assert charts.view.cursor == ERROR_STEP
         assert pointed_text(trainer_view(screen)) == "Traceback (most recent call last):"
@@ -49,11 +50,11 @@ async def test_anomalies_are_listed_in_the_overview_and_enter_jumps_to_their_cau
         assert header.display and f"step {ERROR_STEP}" in str(header.render())
 
         screen.query_one("#run-tabs", TabbedContent).active = "tab-overview"
-        await pilot.pause(0.1)
+        await quiet(pilot, workers=True)
         table.focus()
         table.move_cursor(row=1 - row)
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await quiet(pilot, workers=True)
         assert screen.query_one("#run-tabs", TabbedContent).active == "tab-charts"
         assert charts.view.cursor == SPIKE_STEP
         assert f" SUCCESS Step {SPIKE_STEP} |" in pointed_text(trainer_view(screen))
@@ -64,14 +65,14 @@ async def test_the_chart_cursor_scrolls_the_logs_shows_values_and_finds_the_chec
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await open_flagged(pilot, app)
         screen.query_one("#run-tabs", TabbedContent).active = "tab-charts"
-        await pilot.pause(0.2)
+        await quiet(pilot, workers=True)
         charts = screen.query_one(ChartsPane)
         charts.focus()
         await pilot.press("c")  # cursor on, mid-way
-        await pilot.pause(0.1)
+        await quiet(pilot, workers=True)
         start = charts.view.cursor
         await pilot.press("right")
-        await pilot.pause(0.1)
+        await quiet(pilot, workers=True)
         step = charts.view.cursor
         assert step == start + 1
         assert all(c.view.cursor == step for c in screen.links.charts)
@@ -84,7 +85,7 @@ async def test_the_chart_cursor_scrolls_the_logs_shows_values_and_finds_the_chec
         # Mouse: a click on the plot moves the cursor too.
         chart = next(iter(charts.charts.values()))
         await pilot.click(chart, offset=(chart.size.width - 3, 5))
-        await pilot.pause(0.1)
+        await quiet(pilot, workers=True)
         assert charts.view.cursor is not None and charts.view.cursor > step
 
 
@@ -93,14 +94,14 @@ async def test_s_on_a_log_line_shows_its_step_on_the_charts():
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await open_flagged(pilot, app)
         screen.query_one("#run-tabs", TabbedContent).active = "tab-logs"
-        await pilot.pause(0.2)
+        await quiet(pilot, workers=True)
         view = trainer_view(screen)
         store = view.source
         g = next(i for i in range(store.first, store.end) if store.text(i).startswith("Traceback"))
         view.focus()
         view.goto_line(g + 1)  # a line inside the traceback, below the "Step 13" line
         await pilot.press("s")
-        await pilot.pause(0.2)
+        await quiet(pilot, workers=True)
         assert screen.query_one("#run-tabs", TabbedContent).active == "tab-charts"
         assert screen.query_one(ChartsPane).view.cursor == ERROR_STEP
 
@@ -134,7 +135,7 @@ def test_run_charts_with_flags_and_cursor(snap_compare, size, utc):
     async def ready(pilot):
         screen = await open_flagged(pilot, app)
         screen.jump_to_cause(next(a for a in screen.links.anomalies if a.kind == "loss_spike"))
-        await pilot.pause(0.3)
+        await quiet(pilot, workers=True)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -144,7 +145,7 @@ async def test_runs_list_flags_a_run_and_bang_opens_it_at_the_cause():
 
     app = make_app()
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot, lambda: app.state.runs_loaded and COMPLETED in app.state.progress)
+        await settle(pilot, lambda: app.state.runs_loaded and COMPLETED in app.state.progress, 'app.state.runs_loaded and COMPLETED in app.state.progress')
         progress = app.state.progress[COMPLETED]
         progress.extend(rows(float(progress.rows[10]["time"])))
         runs = app.screen
@@ -154,11 +155,11 @@ async def test_runs_list_flags_a_run_and_bang_opens_it_at_the_cause():
         table.move_cursor(row=table.get_row_index(COMPLETED))
         await pilot.press("exclamation_mark")
         await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None
-                     and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10)
+                     and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10, 'getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10')
         screen = app.screen
         assert screen.pending_jump
         feed(screen)
-        await pilot.pause(0.3)
+        await quiet(pilot, workers=True)
         first = screen.links.anomalies[0]
         assert not screen.pending_jump
         assert screen.query_one(ChartsPane).view.cursor == first.step

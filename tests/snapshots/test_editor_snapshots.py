@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 from textual.app import App
-from textual.worker import WorkerCancelled
 
 from primetui.sft.templates import MULTI_NODE
 from primetui.ui.editor import EditorScreen
-from primetui.ui.editor.screen import VALIDATE_DELAY
 from primetui.ui.themes import load_themes, shipped_theme_dir
+from tests.ui.editor_helpers import settle
 
 ERRORS = """max_steps = 100
 
@@ -55,15 +54,7 @@ class SnapHost(App):
 
 
 async def _settle(pilot) -> None:
-    await pilot.pause(VALIDATE_DELAY + 0.05)
-    for _ in range(20):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
-        await pilot.pause()
-        if not any(w.is_running for w in pilot.app.workers):
-            break
+    await settle(pilot)
 
 
 def _at(line: int, col: int):

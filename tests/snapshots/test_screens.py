@@ -12,6 +12,7 @@ from screens_data import replay
 from textual.widgets import TabbedContent
 
 from primetui.prefs import Prefs
+from tests.waiting import quiet, until
 from primetui.ui.app import PrimeApp
 from primetui.ui.themes import shipped_theme_dir
 
@@ -34,12 +35,11 @@ def make_app(**kw) -> PrimeApp:
     )
 
 
-async def settle(pilot, cond, limit: int = 400) -> None:
-    for _ in range(limit):
-        if cond():
-            break
-        await pilot.pause(0.02)
-    await pilot.pause(0.2)
+async def settle(pilot, cond, what: str) -> None:
+    """Wait for ``cond`` (the screen's data is in), then for the repaint it asks for; raise if it never holds,
+    so ``--snapshot-update`` can never record a half-loaded screen as the truth."""
+    await until(pilot, cond, what)
+    await quiet(pilot, workers=True)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -47,7 +47,7 @@ def test_runs_screen(snap_compare, size):
     app = make_app()
 
     async def ready(pilot):
-        await settle(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2)
+        await settle(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2, 'app.state.runs_loaded and len(app.state.progress) >= 2')
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -57,7 +57,7 @@ def test_run_screen_completed(snap_compare, size):
     app = make_app(run_id=COMPLETED)
 
     async def ready(pilot):
-        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1)
+        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1, 'getattr(app.screen, "terminal_polls", 0) >= 1')
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -67,7 +67,7 @@ def test_run_screen_failed(snap_compare, size):
     app = make_app(run_id=FAILED)
 
     async def ready(pilot):
-        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1)
+        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1, 'getattr(app.screen, "terminal_polls", 0) >= 1')
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -77,9 +77,9 @@ def test_run_screen_config_tab(snap_compare, size):
     app = make_app(run_id=COMPLETED)
 
     async def ready(pilot):
-        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1)
+        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1, 'getattr(app.screen, "terminal_polls", 0) >= 1')
         app.screen.query_one(TabbedContent).active = "tab-config"
-        await pilot.pause(0.2)
+        await quiet(pilot, workers=True)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -89,7 +89,7 @@ def test_volumes_screen(snap_compare, size):
     app = make_app(start="volumes")
 
     async def ready(pilot):
-        await settle(pilot, lambda: app.state.volumes_loaded and "research" in app.state.sessions)
+        await settle(pilot, lambda: app.state.volumes_loaded and "research" in app.state.sessions, 'app.state.volumes_loaded and "research" in app.state.sessions')
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -99,7 +99,7 @@ def test_models_screen(snap_compare, size):
     app = make_app(start="models")
 
     async def ready(pilot):
-        await settle(pilot, lambda: app.state.models is not None)
+        await settle(pilot, lambda: app.state.models is not None, 'app.state.models is not None')
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -109,9 +109,10 @@ def test_help_screen(snap_compare, size):
     app = make_app()
 
     async def ready(pilot):
-        await settle(pilot, lambda: app.state.runs_loaded)
+        await settle(pilot, lambda: app.state.runs_loaded, 'app.state.runs_loaded')
         await pilot.press("question_mark")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the key help")
+        await quiet(pilot, workers=True)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -126,6 +127,6 @@ def test_welcome_screen(snap_compare, size):
 
     async def ready(pilot):
         # The first-run screen is pushed on mount and focuses its key field: wait for both.
-        await settle(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen" and app.focused is not None)
+        await settle(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen" and app.focused is not None, 'type(app.screen).__name__ == "WelcomeScreen" and app.focused is not None')
 
     assert snap_compare(app, terminal_size=size, run_before=ready)

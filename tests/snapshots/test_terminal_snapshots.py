@@ -3,29 +3,26 @@ a read-only tab, and the scrollback with a search hit."""
 
 from __future__ import annotations
 
-import asyncio
 
 import pytest
 
 from primetui.ui.terminal import ShellScreen
 from tests.snapshots.terminal_scenes import EDITOR, LONG_OUTPUT, TRANSCRIPT, ShellHost
+from tests.waiting import input_applied, quiet, until
 
 
 def wait_for_text(text: str, cursor: tuple[int, int] | None = None):
     """Until ``text`` is on the pane (and the cursor at ``cursor``: the program's last write)."""
     async def run_before(pilot) -> None:
-        for _ in range(500):
-            await asyncio.sleep(0.02)
+        def shown() -> bool:
             screen = pilot.app.screen
-            if isinstance(screen, ShellScreen) and screen.panes:
-                view = screen.panes[0].view
-                if any(text in line for line in view.term.text_lines()) and cursor in (None, view.term.cursor):
-                    await pilot.pause(0.1)  # one frame after the last byte
-                    await pilot.pause()
-                    return
-        view = pilot.app.screen.panes[0].view if isinstance(pilot.app.screen, ShellScreen) and pilot.app.screen.panes else None
-        raise AssertionError(f"{text!r} never appeared (cursor {view.term.cursor if view else None}, "
-                             f"size {(view.term.cols, view.term.rows) if view else None})")
+            if not (isinstance(screen, ShellScreen) and screen.panes):
+                return False
+            view = screen.panes[0].view
+            return any(text in line for line in view.term.text_lines()) and cursor in (None, view.term.cursor)
+
+        await until(pilot, shown, f"{text!r} on the pane" + (f" with the cursor at {cursor}" if cursor else ""))
+        await quiet(pilot)  # the frame the last byte asked for
 
     return run_before
 
@@ -46,6 +43,7 @@ def test_scrollback_with_a_search_hit(snap_compare) -> None:
         await wait(pilot)
         view = pilot.app.screen.panes[0].view
         await pilot.press("shift+pageup")
+        await input_applied(pilot)
         assert view.search("step  62")
         await pilot.pause()
 

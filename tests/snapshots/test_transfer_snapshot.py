@@ -6,6 +6,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input, ProgressBar, Static
 
 from primetui.ui.transfer import TransferScreen
+from tests.waiting import quiet
 
 MIB = 1024 * 1024
 
@@ -24,7 +25,7 @@ class Host(App):
 
 async def mid_way(pilot) -> None:
     app = pilot.app
-    await pilot.pause()
+    await quiet(pilot)
     screen = app.screen
     assert isinstance(screen, TransferScreen)
     screen.query_one("#transfer-source", Input).value = "./my-dataset"

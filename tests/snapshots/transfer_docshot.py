@@ -22,7 +22,7 @@ from textual.widgets import Input, ProgressBar
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ui"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests.api.ssh_helpers, via ssh_platform
 
-from dash_helpers import until  # noqa: E402
+from tests.waiting import quiet, until  # noqa: E402
 from ssh_platform import make_key  # noqa: E402
 from test_transfer import SessionOnlyClient  # noqa: E402  (these pictures show the session route)
 
@@ -45,8 +45,8 @@ async def main() -> None:
         (data / f"shard-{i:03d}.jsonl").write_bytes(os.urandom(3 * 1024 * 1024))
     os.chdir(tmp / "work")
     with LocalPlatform.start(tmp, demo=False, env={"HOME": str(tmp / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
-        with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
-            c.post("/training/volumes", json={"name": "research", "size": "100Gi", "warm": False}).raise_for_status()
+        async with httpx.AsyncClient(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
+            (await c.post("/training/volumes", json={"name": "research", "size": "100Gi", "warm": False})).raise_for_status()
         settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
         app = PrimeApp(SessionOnlyClient(lp.base_url, lp.token), settings, None, poll_scale=0.2,
                        platform_label="local platform")
@@ -60,14 +60,14 @@ async def main() -> None:
             dialog.query_one("#transfer-dest", Input).focus()
             await pilot.press("enter")
             bar = dialog.query_one("#transfer-bar", ProgressBar)
-            await until(pilot, lambda: bar.total and 0.35 < bar.progress / bar.total < 0.8, "mid-way", limit=120)
-            await pilot.pause(0.05)
+            await until(pilot, lambda: bar.total and 0.35 < bar.progress / bar.total < 0.8, "mid-way", timeout=120)
+            await quiet(pilot)
             app.save_screenshot(filename="transfer.svg", path=str(OUT))
-            await until(pilot, lambda: dialog.state == "done", "done", limit=120)
-            await pilot.pause(0.2)
+            await until(pilot, lambda: dialog.state == "done", "done", timeout=120)
+            await quiet(pilot)
             app.save_screenshot(filename="transfer-done.svg", path=str(OUT))
             await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "synced", limit=120)
+            await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "synced", timeout=120)
             await app.client.aclose()
     print(f"wrote {OUT / 'transfer.svg'} and {OUT / 'transfer-done.svg'}")
 

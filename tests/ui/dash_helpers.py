@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import tomllib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from textual.pilot import Pilot
 
 from primetui.api.client import PrimeClient
 from primetui.ui.app import PrimeApp
@@ -19,24 +17,27 @@ def make_app(lp: Any, tmp_path: Path | None = None, **kw: Any) -> PrimeApp:
     client = PrimeClient(lp.base_url, lp.token)
     kw.setdefault("poll_scale", 0.1)
     kw.setdefault("platform_label", "local test")
-    return PrimeApp(client, None, kw.pop("prefs", None), **kw)
+    return record_notifications(PrimeApp(client, None, kw.pop("prefs", None), **kw))
 
 
-async def until(pilot: Pilot, cond: Callable[[], Any], what: str, limit: float = 60.0) -> Any:
-    """Let the app run until ``cond()`` is truthy (a wait, not a timing assertion)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + limit
-    while True:
-        value = cond()
-        if value:
-            return value
-        if loop.time() > end:
-            raise AssertionError(f"gave up waiting for: {what}")
-        await pilot.pause(0.05)
+def record_notifications(app: PrimeApp) -> PrimeApp:
+    """Keep every toast's text: a toast expires after seconds, and on a loaded machine a wait can
+    look only after it is gone."""
+    real = app.notify
+    app.notified = []  # type: ignore[attr-defined]
+
+    def notify(message: str, *args: Any, **kwargs: Any) -> None:
+        app.notified.append(str(message))  # type: ignore[attr-defined]
+        return real(message, *args, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    return app
 
 
 def notifications(app: PrimeApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    """Every toast the app showed so far (recorded by :func:`record_notifications`), else the ones still up."""
+    recorded = getattr(app, "notified", None)
+    return list(recorded) if recorded is not None else [str(n.message) for n in app._notifications]
 
 
 def screen_text(app: PrimeApp) -> str:
@@ -85,3 +86,19 @@ async def wait_status(lp: Any, run_id: str, statuses: set[str], limit: float = 6
             if loop.time() > end:
                 raise AssertionError(f"run {run_id} stayed {run.status}, wanted {statuses}")
             await asyncio.sleep(0.1)
+
+
+async def palette_offers(pilot: Any, text: str) -> None:
+    """Wait until the open command palette lists an option containing ``text`` (its search runs in workers)."""
+    from textual.command import CommandList
+
+    from tests.waiting import until
+
+    def offered() -> bool:
+        lists = pilot.app.screen.query(CommandList)
+        if not lists:
+            return False
+        options = lists.first()
+        return any(text in str(options.get_option_at_index(i).prompt) for i in range(options.option_count))
+
+    await until(pilot, offered, f"the command palette to offer {text!r}")

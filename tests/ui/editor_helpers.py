@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.app import App
-from textual.worker import WorkerCancelled
 
 from primetui.ui.editor import EditorScreen
-from primetui.ui.editor.screen import VALIDATE_DELAY
+from tests.waiting import input_applied, until
 
 
 class EditorHost(App):
@@ -28,20 +27,17 @@ class EditorHost(App):
 
 
 async def idle(pilot) -> None:
-    """Wait until no worker runs (a worker replaced by a newer exclusive one counts as done)."""
-    for _ in range(50):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
-        await pilot.pause()
-        if not any(w.is_running for w in pilot.app.workers):
-            return
+    """Wait until every key sent so far is applied and no worker runs."""
+    await input_applied(pilot)
+    await until(pilot, lambda: not any(w.is_running for w in pilot.app.workers), "the app's workers to finish")
 
 
 async def settle(pilot) -> EditorScreen:
-    """Wait for the debounce timer and the validation worker, then for the screen to repaint."""
-    await pilot.pause(VALIDATE_DELAY + 0.05)
+    """Wait until every key sent so far is applied and the diagnostics shown belong to the text shown."""
+    await input_applied(pilot)
+    screen = pilot.app.screen
+    if isinstance(screen, EditorScreen):
+        await until(pilot, lambda: screen.validated, "the editor's diagnostics to match its current text")
     await idle(pilot)
     return pilot.app.screen
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,15 +17,6 @@ class PaneApp(App):
 
     def compose(self) -> ComposeResult:
         yield self._make()
-
-
-async def until(pilot: Any, condition: Callable[[], bool], timeout: float = 90.0, what: str = "condition") -> None:
-    """Let the app run until ``condition()`` holds (a bounded wait for real processes, not a speed check)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        await pilot.pause(0.05)
 
 
 def screen_text(app: App) -> str:

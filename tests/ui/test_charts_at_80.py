@@ -8,6 +8,7 @@ from primetui.monitor_core.metrics import MetricTable
 from primetui.ui.monitor import ChartsPane
 from tests.ui.monitor_helpers import PaneApp
 from tests.ui.test_monitor_charts import RUN, rows
+from tests.waiting import quiet
 
 
 async def test_three_charts_at_80x24_use_at_most_two_columns_and_keep_their_titles():
@@ -15,7 +16,7 @@ async def test_three_charts_at_80x24_use_at_most_two_columns_and_keep_their_titl
     async with app.run_test(size=(80, 18)) as pilot:  # the room the run screen leaves at 80x24
         pane = app.query_one(ChartsPane)
         pane.add_metrics(rows(50))
-        await pilot.pause()
+        await quiet(pilot)
         assert len(pane.charts) == 3
         assert pane._grid.styles.grid_size_columns <= 2
         for key, chart in pane.charts.items():

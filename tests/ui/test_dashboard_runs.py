@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, until, wait_status
+from tests.waiting import input_applied, quiet, until
+from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
 from textual.widgets import DataTable, Input, TabbedContent, TextArea
 
 from primetui.ui.screens.run import RunScreen
@@ -35,17 +36,20 @@ async def test_runs_list_shows_a_completed_walkthrough_run_and_opens_it(local_pl
         assert app.screen.check_action("stop", ()) is False
         assert app.screen.check_action("pause", ()) is False
         await pilot.press("x")  # stop is not possible: nothing happens, no dialog
+        await input_applied(pilot)
         assert not isinstance(app.screen, ConfirmScreen)
         # The config tab shows the dispatched TOML, read-only.
         app.screen.query_one(TabbedContent).active = "tab-config"
-        await pilot.pause()
+        await quiet(pilot)
         area = app.screen.query_one("#run-config", TextArea)
         assert 'name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"' in area.text
         assert area.read_only
         await pilot.press("y")
+        await input_applied(pilot)
         assert any(f"run id: {run_id}" in n for n in notifications(app))
         assert app.clipboard == run_id
         await pilot.press("escape")
+        await input_applied(pilot)
         assert not isinstance(app.screen, RunScreen)
 
 
@@ -56,6 +60,7 @@ async def test_filter_narrows_the_list_and_escape_clears_it(local_platform):
         table = app.screen.query_one("#runs-table", DataTable)
         await until(pilot, lambda: run_id in [k.value for k in table.rows], "run listed")
         await pilot.press("slash")
+        await input_applied(pilot)
         box = app.screen.query_one("#runs-filter", Input)
         assert box.has_focus
         box.value = "no-such-run-x"
@@ -82,8 +87,9 @@ async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first
     async with app.run_test(size=(120, 30)) as pilot:
         app.open_run(run_id)
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run loaded")
-        await until(pilot, lambda: app.screen.run.status == "RUNNING", "running", limit=60)
+        await until(pilot, lambda: app.screen.run.status == "RUNNING", "running", timeout=60)
         await pilot.press("w")
+        await input_applied(pilot)
         assert run_id in app.state.watched
         assert app.screen.check_action("stop", ()) is True
         assert app.screen.check_action("pause", ()) is True
@@ -92,11 +98,12 @@ async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "confirmation")
         assert "Checkpoints already saved stay on research" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("n")  # declining changes nothing
+        await input_applied(pilot)
         assert isinstance(app.screen, RunScreen)
         await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "confirmation again")
         await pilot.press("y")
-        await until(pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", limit=60)
+        await until(pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", timeout=60)
         assert bells, "the terminal bell rang"
         # The toast may come from the runs list underneath, a poll before the run screen's own.
         await until(pilot, lambda: app.screen.check_action("delete", ()) is True, "delete offered for the stopped run")
@@ -121,15 +128,19 @@ async def test_restart_then_pause_then_resume_opens_the_new_run(local_platform):
         assert "latest checkpoint" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("y")
         await until(pilot, lambda: any(f"Restarting {run_id}" in n for n in notifications(app)), "restart sent")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "RUNNING", "running again", limit=60)
+        screen = app.screen
+        # The status shown before the platform answers the restart is the old RUNNING: pause is not
+        # offered until the answer (CREATING) and a later poll say the new trainer runs.
+        await until(pilot, lambda: not screen._action_in_flight and screen.check_action("pause", ()) is True,
+                    "the restarted run to be RUNNING again (pause offered)", timeout=60)
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "pause confirmation")
         assert "cannot be unpaused" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "PAUSED", f"paused (now {app.screen.run.status})", limit=120)
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "PAUSED", "the run to be PAUSED", timeout=120)
         assert app.screen.check_action("resume", ()) is True
         await pilot.press("u")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id != run_id, "new run's screen", limit=60)
+        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id != run_id, "new run's screen", timeout=60)
         new_id = app.screen.run_id
         assert new_id in app.state.watched
         assert any(f"Resumed as run {new_id}" in n for n in notifications(app))

@@ -9,7 +9,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, until
+from tests.waiting import input_applied, quiet, until
+from dash_helpers import dispatch_walkthrough, make_app, notifications, palette_offers, record_notifications, screen_text
 from textual.widgets import DataTable, Input
 
 from primetui.api.client import PrimeClient
@@ -40,8 +41,10 @@ async def test_help_is_generated_from_bindings_and_the_keymap_rebinds_by_id(loca
             assert expected in body
         assert "f " in body.split("runs.filter")[0].splitlines()[-1]  # shown with the user's key
         await pilot.press("escape")
+        await input_applied(pilot)
         assert isinstance(app.screen, RunsScreen)
         await pilot.press("f")
+        await input_applied(pilot)
         assert app.screen.query_one("#runs-filter", Input).has_focus
         await pilot.press("escape")
         await pilot.press("V")
@@ -57,10 +60,10 @@ async def test_palette_finds_a_run_by_id_and_opens_it(local_platform):
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.state.find_run(run_id) is not None, "runs loaded")
         await pilot.press("ctrl+p")
-        await pilot.pause()
+        await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", "the command palette")
         palette_input = app.screen.query_one(Input)
         palette_input.value = f"open run {run_id[:10]}"
-        await pilot.pause(0.5)
+        await palette_offers(pilot, run_id[:10])
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == run_id, "run screen from the palette")
         # The palette also offers volumes and actions on them.
@@ -114,12 +117,14 @@ async def test_theme_preference_applies_and_t_cycles(local_platform):
     async with app.run_test(size=(80, 24)) as pilot:
         assert app.theme == "primetui-light"
         await pilot.press("t")
+        await input_applied(pilot)
         assert app.theme == "primetui-ansi"
         await pilot.press("t")
+        await input_applied(pilot)
         assert app.theme == "primetui-dark"
     app = make_app(local_platform, prefs=Prefs(theme="no-such-theme"))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await quiet(pilot)
         assert app.theme == "primetui-dark"
         assert any("'no-such-theme' is not installed" in n for n in notifications(app))
 
@@ -167,7 +172,7 @@ async def test_outage_keeps_last_data_with_a_marker_and_recovers_by_itself(local
     port = int(local_platform.base_url.rsplit(":", 1)[1])
     proxy = Cuttable(port)
     await proxy.start()
-    app = PrimeApp(PrimeClient(f"http://127.0.0.1:{proxy.port}", local_platform.token), None, None, poll_scale=0.05, platform_label="via proxy")
+    app = record_notifications(PrimeApp(PrimeClient(f"http://127.0.0.1:{proxy.port}", local_platform.token), None, None, poll_scale=0.05, platform_label="via proxy"))
     async with app.run_test(size=(100, 30)) as pilot:
         table = app.screen.query_one("#runs-table", DataTable)
         await until(pilot, lambda: run_id in [k.value for k in table.rows], "listed")
@@ -191,7 +196,7 @@ async def test_first_run_without_a_key_offers_local_and_key_entry(local_platform
     settings = load_settings(home=tmp_path)
     assert not settings.api_key
     connector = Connector(settings, None)
-    app = PrimeApp(None, settings, None, connect=connector, poll_scale=0)
+    app = record_notifications(PrimeApp(None, settings, None, connect=connector, poll_scale=0))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen", "welcome")
         box = app.screen.query_one("#api-key", Input)
@@ -217,7 +222,7 @@ async def test_edit_without_a_key_opens_the_editor_first(tmp_path, monkeypatch):
     settings = load_settings(home=tmp_path)
     config = tmp_path / "sft.toml"
     config.write_text("max_steps = 10\nbogus = 1\n")
-    app = PrimeApp(None, settings, None, connect=Connector(settings, None), poll_scale=0, edit_path=config)
+    app = record_notifications(PrimeApp(None, settings, None, connect=Connector(settings, None), poll_scale=0, edit_path=config))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "EditorScreen", "the editor, before any platform")
         from textual.widgets import TextArea
@@ -235,7 +240,7 @@ async def test_first_run_local_choice_uses_the_launcher(local_platform):
             settings = load_settings(env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=Path("/nonexistent"))
             return PrimeClient(local_platform.base_url, local_platform.token), settings, "local platform test"
 
-    app = PrimeApp(None, None, None, connect=FakeLauncher(None, None), poll_scale=0)
+    app = record_notifications(PrimeApp(None, None, None, connect=FakeLauncher(None, None), poll_scale=0))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen", "welcome")
         await pilot.press("ctrl+l")
@@ -250,7 +255,7 @@ async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platfo
 
     run_id = await dispatch_walkthrough(local_platform, max_steps=2)
     settings = _load(env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=tmp_path)
-    app = PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True)
+    app = record_notifications(PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True))
     async with app.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: app.state.runs_loaded and app.state.find_run(run_id) is not None, "live list")
     files = list((tmp_path / "cache").glob("runs-*.json"))
@@ -258,7 +263,7 @@ async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platfo
     cached = files[0].read_text()
     assert run_id in cached and local_platform.token not in cached and "runConfig" not in cached
     # Next start: the cached list is on screen before any reply, marked as cached.
-    app = PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True)
+    app = record_notifications(PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True))
     async with app.run_test(size=(120, 30)) as pilot:
         table = app.screen.query_one("#runs-table", DataTable)
         assert run_id in [k.value for k in table.rows]

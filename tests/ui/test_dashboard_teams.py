@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from dash_helpers import notifications, until
+from tests.waiting import until
+from dash_helpers import notifications, palette_offers, record_notifications
 from textual.widgets import DataTable, OptionList
 
 from primetui.api.client import PrimeClient
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.timeout(150)
 
 
 def make_app(lp, settings) -> PrimeApp:
-    return PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test")
+    return record_notifications(PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test"))
 
 
 def volume_rows(app) -> list[str]:
@@ -56,8 +57,7 @@ async def test_switch_from_the_header_writes_back_and_rescopes_the_volumes(local
         await until(pilot, lambda: isinstance(app.screen, TeamSwitchScreen), "account switcher")
         await choose(pilot, app, "Local Research")
         await until(pilot, lambda: app.team_label == "Local Research", "team chosen")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" not in volume_rows(app),
-                    "the team's volumes (the personal 'research' is gone)")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" not in volume_rows(app), "the team's volumes (the personal 'research' is gone)")
         assert "team Local Research" in str(app.screen.query_one(StatusBar).render())
         assert app.client.team_id == LOCAL_TEAM_ID
         saved = json.loads((home / ".prime" / "config.json").read_text())
@@ -66,9 +66,9 @@ async def test_switch_from_the_header_writes_back_and_rescopes_the_volumes(local
         assert any("Switched to team 'Local Research'" in n for n in notifications(app))
 
         app.action_command_palette()
-        await pilot.pause()
+        await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", "the command palette")
         await pilot.press(*"Switch account")
-        await pilot.pause(0.3)
+        await palette_offers(pilot, "Switch account")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, TeamSwitchScreen), "switcher from the palette")
         await choose(pilot, app, "Personal")

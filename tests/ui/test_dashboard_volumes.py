@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from dash_helpers import make_app, notifications, screen_text, until
+from tests.waiting import until
+from dash_helpers import make_app, notifications, screen_text
 from textual.widgets import DataTable, Input
 
 from primetui.ui.screens.volumes import VolumesScreen
@@ -66,7 +67,7 @@ async def test_create_checks_name_and_size_then_expand_and_delete(local_platform
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "delete confirmation")
         assert "deleted for good" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "dash-vol-a" not in rows(app, "#volumes-table"), "volume gone", limit=60)
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "dash-vol-a" not in rows(app, "#volumes-table"), "volume gone", timeout=60)
 
 
 async def test_read_write_session_is_flagged_and_stopped_through_final_sync(local_platform):
@@ -96,7 +97,7 @@ async def test_read_write_session_is_flagged_and_stopped_through_final_sync(loca
         app.screen.query_one("#volumes-table", DataTable).focus()
         await pilot.press("S")
         await until(pilot, lambda: any("final sync" in n for n in notifications(app)), "stop sent")
-        await until(pilot, lambda: not flag.has_class("visible"), "flag gone after the sync", limit=60)
+        await until(pilot, lambda: not flag.has_class("visible"), "flag gone after the sync", timeout=60)
         assert "stopped" in screen_text(app)
         # A read-only session, stopped from the sessions table with s.
         await pilot.press("O")
@@ -110,7 +111,7 @@ async def test_read_write_session_is_flagged_and_stopped_through_final_sync(loca
         table.move_cursor(row=table.get_row_index(ro.id))
         await pilot.press("s")
         await until(pilot, lambda: any(f"Stopping {ro.id}" in n for n in notifications(app)), "RO stop sent")
-        await until(pilot, lambda: all(s.phase in ("stopped", "failed") for s in app.state.sessions["dash-vol-s"]), "all stopped", limit=60)
+        await until(pilot, lambda: all(s.phase in ("stopped", "failed") for s in app.state.sessions["dash-vol-s"]), "all stopped", timeout=60)
         await app.client.delete_volume("dash-vol-s")
 
 

@@ -13,6 +13,7 @@ from textual.document import _document, _wrapped_document
 from primetui.sft.templates import ONLINE_EVAL
 from primetui.ui.editor import validator
 from primetui.ui.editor.area import HIGHLIGHT_LIMIT, DiagnosticTextArea
+from tests.waiting import input_applied, quiet
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -52,7 +53,7 @@ async def test_a_key_press_does_not_visit_every_line(monkeypatch):
         area = app.query_one(DiagnosticTextArea)
         area.focus()
         area.cursor_location = (20, 0)
-        await pilot.pause(0.2)
+        await quiet(pilot)
         import primetui.ui.editor.bigdoc as bigdoc
 
         monkeypatch.setattr(_document, "cell_len", counting_cell_len)
@@ -69,7 +70,7 @@ async def test_a_key_press_does_not_visit_every_line(monkeypatch):
         monkeypatch.setattr(_document.Document, "text", property(counting_text))
         for key in ("x", "y", "enter", "backspace", "backspace", "backspace"):
             await pilot.press(key)
-        await pilot.pause(0.1)
+        await input_applied(pilot)
         assert area.document.line_count == text.count("\n") + 1
         assert area.text.splitlines()[20] == text.splitlines()[20]  # the edits undone by hand
     assert counts["widths"] < 100, counts  # was ~72,000 per key

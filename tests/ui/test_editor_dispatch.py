@@ -8,6 +8,7 @@ from primetui.sft.templates import WALKTHROUGH
 from primetui.ui.editor.dispatch import DispatchScreen
 
 from editor_helpers import EditorHost, idle, settle
+from tests.waiting import quiet
 
 
 @pytest.fixture
@@ -98,7 +99,7 @@ async def test_preflight_blocks_an_uncached_model(tmp_path, platform_client):
         preflight = await _pick(pilot, screen, "research")
         assert "✗ Model    Model 'Qwen/Qwen3-8B' is not available on this cluster." in preflight
         await pilot.press("d")
-        await pilot.pause()
+        await quiet(pilot)
         assert app.screen is screen and "fix them first" in str(screen.query_one("#dispatch-status").render())
 
 

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from primetui.ui.editor.screen import AUTOSAVE_EVERY
+from tests.waiting import wait_for_sync
+
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,6 +81,16 @@ def _start(tmux: Tmux, tmp_path: Path, path: Path, first_sight: str = "sft.toml 
     return int(tmux.run("list-panes", "-t", "ed", "-F", "#{pane_pid}").split()[0])
 
 
+def _drafts(root: Path) -> list[str]:
+    texts = []
+    for d in (root / "drafts").glob("*.json"):
+        try:
+            texts.append(json.loads(d.read_text())["text"])
+        except (OSError, ValueError):
+            texts.append("<being written>")
+    return texts
+
+
 def test_kill_nine_two_seconds_after_typing_loses_nothing(tmuxes, tmp_path):
     (tmp_path / "home").mkdir()
     path = tmp_path / "sft.toml"
@@ -87,11 +100,13 @@ def test_kill_nine_two_seconds_after_typing_loses_nothing(tmuxes, tmp_path):
     tmux.run("send-keys", "-t", "ed", "-l", "# typed just before the crash")
     tmux.run("send-keys", "-t", "ed", "Enter")
     tmux.wait(LINE_2)  # the typed line pushed the old one down
-    time.sleep(2.0)  # the issue's promise: at most 2 seconds of typing are lost
+    # The issue's promise, at most 2 seconds of typing lost, is the autosave period; the draft is
+    # then waited for (a loaded machine fires the timer late, it does not lose the draft).
+    assert AUTOSAVE_EVERY <= 2.0
+    typed = "# typed just before the crash\nmax_steps = 10\n"
+    wait_for_sync(lambda: _drafts(tmp_path) == [typed], "the autosaved draft of the typed line")
     os.kill(pid, signal.SIGKILL)
-    drafts = list((tmp_path / "drafts").glob("*.json"))
-    assert len(drafts) == 1
-    assert json.loads(drafts[0].read_text())["text"] == "# typed just before the crash\nmax_steps = 10\n"
+    assert _drafts(tmp_path) == [typed]
     assert path.read_text() == "max_steps = 10\n"
 
     tmux = tmuxes()

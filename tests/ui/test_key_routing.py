@@ -4,10 +4,12 @@ keep their letters, and the dashboard's single-letter keys never fire underneath
 from __future__ import annotations
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, until, wait_status
+from tests.waiting import input_applied, quiet, until
+from dash_helpers import dispatch_walkthrough, make_app, wait_status
 from textual.widgets import Input
 
 from primetui.ui.editor import EditorScreen
+from primetui.ui.monitor import LogsPane
 from primetui.ui.monitor.logview import LogView
 from primetui.ui.screens.run import RunScreen
 
@@ -31,6 +33,7 @@ async def test_logs_tab_takes_slash_and_the_search_keeps_its_letters(local_platf
         await pilot.press("slash")
         await until(pilot, lambda: isinstance(app.focused, Input), "the search prompt is open")
         await pilot.press(*"checkpoint")
+        await input_applied(pilot)
         assert isinstance(app.screen, RunScreen), "a letter of the search opened another screen"
         assert isinstance(app.focused, Input) and app.focused.value == "checkpoint"
         assert not (tmp_path / "sft.toml").exists()
@@ -44,18 +47,19 @@ async def test_editor_problems_list_q_asks_first_and_footer_has_no_dashboard_let
         await until(pilot, lambda: isinstance(app.screen, EditorScreen), "editor open")
         editor = app.screen
         await pilot.press("end", "0")  # an unsaved change
+        await input_applied(pilot)
         assert editor.modified
         assert not shown_keys(app) & {"r", "v", "m", "e"}, shown_keys(app)
         await pilot.press("f2")
         await until(pilot, lambda: editor.query_one("#editor-problems").has_focus, "problems list focused")
         assert not shown_keys(app) & {"r", "v", "m", "e"}, shown_keys(app)
         await pilot.press("q")
-        await pilot.pause()
+        await quiet(pilot)
         assert app.is_running and app.screen is editor, "q quit with unsaved changes"
         assert "Unsaved changes" in editor.note
         for letter in "rvmet":
             await pilot.press(letter)
-        await pilot.pause()
+        await quiet(pilot)
         assert app.screen is editor, "a dashboard letter fired inside the editor"
         await pilot.press("q")
         await until(pilot, lambda: not isinstance(app.screen, EditorScreen), "second q closes the editor")
@@ -73,8 +77,9 @@ async def test_the_run_screen_stays_on_overview_while_its_monitor_tabs_mount(loc
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run screen")
         await until(pilot, lambda: app.screen.query(LogView), "the log pane mounted")
-        for _ in range(20):  # let the panes settle: tab activations, first log lines
-            await pilot.pause(0.05)
+        # The panes settled: the first log lines are in, and the tab activations they caused handled.
+        await until(pilot, lambda: app.screen.query_one(LogsPane).stores["trainer"].all_text(), "the first trainer log lines")
+        await quiet(pilot)
         tabs = app.screen.query_one("#run-tabs")
         assert tabs.active == "tab-overview", f"the screen moved to {tabs.active} on its own"
         await pilot.press("3")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from primetui.ui.monitor import ComponentsPane
 from primetui.ui.monitor.components_pane import component_rows
 from tests.ui.monitor_helpers import PaneApp, screen_text
+from tests.waiting import quiet
 
 EVAL_CFG = {"eval": {"source": [{"name": "reverse-text"}]}}
 SERVER = {"env_name": "reverse-text", "env_index": 0, "pod_name": "r1-env-reverse-text-0", "status": "FAILED"}
@@ -34,10 +35,10 @@ async def test_components_pane_updates_when_the_run_changes():
     app = PaneApp(lambda: ComponentsPane(None, run, follow=False))
     async with app.run_test(size=(120, 12)) as pilot:
         pane = app.query_one(ComponentsPane)
-        await pilot.pause()
+        await quiet(pilot)
         assert "not listed by the platform yet" in screen_text(app)
         pane.set_env_servers([{**SERVER, "status": "Running"}])
         pane.set_run({**run, "status": "COMPLETED"})
-        await pilot.pause()
+        await quiet(pilot)
         text = screen_text(app)
         assert "env:reverse-text" in text and "completed" in text and "not listed" not in text

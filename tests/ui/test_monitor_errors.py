@@ -6,7 +6,8 @@ import socket
 
 from primetui.api.client import PrimeClient
 from primetui.ui.monitor import ChartsPane, LogsPane
-from tests.ui.monitor_helpers import PaneApp, screen_text, until
+from tests.waiting import until
+from tests.ui.monitor_helpers import PaneApp, screen_text
 
 
 def _dead_port() -> int:
@@ -30,8 +31,8 @@ async def test_a_dead_platform_is_reported_in_the_log_and_chart_status_lines():
     async with app.run_test(size=(140, 40)) as pilot:
         logs = app.query_one(LogsPane)
         charts = app.query_one(ChartsPane)
-        await until(pilot, lambda: logs.tabs["trainer"].feed_note.startswith("retrying"), timeout=30, what="the log retry note")
-        await until(pilot, lambda: bool(charts.feed_state), timeout=30, what="the chart error note")
+        await until(pilot, lambda: logs.tabs["trainer"].feed_note.startswith("retrying"), "the log retry note", timeout=30)
+        await until(pilot, lambda: bool(charts.feed_state), "the chart error note", timeout=30)
         text = screen_text(app)
         assert "retrying: Cannot reach http://127.0.0.1" in text  # the log tab's status line
         assert "No log lines yet: retrying: Cannot reach" in text  # and the empty view itself

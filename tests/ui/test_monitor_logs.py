@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
 
 from primetui.ui.monitor import LogsPane
 from primetui.ui.monitor.logview import LogView
 from tests.ui.monitor_helpers import PaneApp, prime_rl_lines, screen_text
+from tests.waiting import input_applied, quiet
 
 EVAL_RUN = {"id": "run-eval", "status": "RUNNING", "runConfig": {"eval": {"source": [{"name": "reverse-text"}]}}}
 TRAINER_RUN = {"id": "run-plain", "status": "RUNNING", "runConfig": {}}
@@ -45,7 +45,7 @@ async def test_a_tab_per_component_plus_the_merged_view():
         for tab in ("trainer", "orchestrator", "inference", "env:reverse-text", "all"):
             assert tab in text.splitlines()[0]
         pane.query_one("TabbedContent").active = "log-all"
-        await pilot.pause()
+        await quiet(pilot)
         lines = [l for l in screen_text(app).splitlines() if "│ 10:00" in l]
         assert [l.split("│")[0].strip() for l in lines] == ["trainer", "inference", "trainer", "env:reverse-text"]
 
@@ -57,20 +57,22 @@ async def test_follow_sticks_only_at_the_bottom_and_counts_new_lines():
         view = trainer_view(app)
         view.focus()
         pane.ingest("trainer", prime_rl_lines(50))
-        await pilot.pause()
+        await quiet(pilot)
         assert view.at_bottom and view.following
         await pilot.press("up", "pageup", "pageup")
+        await input_applied(pilot)
         assert not view.following
         top = view.scroll_offset.y
         pane.ingest("trainer", prime_rl_lines(5, start=51))
-        await pilot.pause()
+        await quiet(pilot)
         assert view.scroll_offset.y == top  # reading older lines: the view holds still
         assert view.new_lines == 10
         assert "↓ 10 new lines" in screen_text(app)
         await pilot.press("end")
+        await input_applied(pilot)
         assert view.at_bottom and view.new_lines == 0
         pane.ingest("trainer", prime_rl_lines(5, start=56))
-        await pilot.pause()
+        await quiet(pilot)
         assert view.at_bottom  # back at the bottom: follows again
 
 
@@ -83,12 +85,14 @@ async def test_pause_and_resume():
         pane.ingest("trainer", prime_rl_lines(30))
         await pilot.pause()
         await pilot.press("space")
+        await input_applied(pilot)
         assert view.paused and "paused" in screen_text(app)
         before = view.scroll_offset.y
         pane.ingest("trainer", prime_rl_lines(10, start=31))
-        await pilot.pause()
+        await quiet(pilot)
         assert view.scroll_offset.y == before and view.new_lines == 20
         await pilot.press("space")
+        await input_applied(pilot)
         assert not view.paused and view.at_bottom
 
 
@@ -104,8 +108,10 @@ async def test_search_highlights_every_match_and_moves_between_them():
         assert len(view.search_hits) == 8 and view.search_pos == 0
         assert "Saving checkpoint at step 5" in view._plain(view.global_index(view.pointer))
         await pilot.press("n", "n")
+        await input_applied(pilot)
         assert view.search_pos == 2 and "step 15" in view._plain(view.global_index(view.pointer))
         await pilot.press("N")
+        await input_applied(pilot)
         assert view.search_pos == 1
         assert "search 'checkpoint' 2/8" in screen_text(app)
         assert view.row_count == len(view.source)  # search never hides lines
@@ -124,12 +130,13 @@ async def test_filter_regex_invert_and_level_are_separate_from_search():
         await ask(pilot, "f", "!Step")
         assert view.row_count == 24 and not any("Step" in view._plain(view.global_index(r)) for r in range(view.row_count))
         await pilot.press("ctrl+l")
+        await input_applied(pilot)
         assert view.row_count == 44
         for _ in range(4):  # all -> DEBUG -> INFO -> WARNING -> ERROR
             await pilot.press("L")
         assert view.row_count == 4 and "≥ERROR" in screen_text(app)  # the whole traceback stays with its error
         pane.ingest("trainer", ["20:40:00    INFO later", "20:40:01   ERROR again"])
-        await pilot.pause()
+        await quiet(pilot)
         assert view.row_count == 5  # live lines pass through the active filter
 
 
@@ -154,10 +161,13 @@ async def test_jump_to_first_next_and_previous_error():
         pane.ingest("trainer", prime_rl_lines(30) + ERROR_BLOCK + prime_rl_lines(30, start=31) + ["20:50:00   ERROR second failure"] + prime_rl_lines(5, 61))
         await pilot.pause()
         await pilot.press("e")
+        await input_applied(pilot)
         assert view._plain(view.global_index(view.pointer)).endswith("Trainer failed with exit code 1")
         await pilot.press("right_square_bracket")
+        await input_applied(pilot)
         assert view._plain(view.global_index(view.pointer)).endswith("second failure")
         await pilot.press("left_square_bracket")
+        await input_applied(pilot)
         assert view._plain(view.global_index(view.pointer)).endswith("Trainer failed with exit code 1")
 
 
@@ -169,12 +179,13 @@ async def test_wrap_and_horizontal_scroll_for_long_lines():
         view = trainer_view(app)
         view.focus()
         pane.ingest("trainer", [long])
-        await pilot.pause()
+        await quiet(pilot)
         assert "END" not in screen_text(app)
         await pilot.press(*["right"] * 12)
+        await input_applied(pilot)
         assert "END" in screen_text(app)
         await pilot.press("W")
-        await pilot.pause()
+        await quiet(pilot)
         text = screen_text(app)
         assert view.wrap and "END" in text and "20:00:00" in text
 
@@ -190,8 +201,10 @@ async def test_copy_a_line_and_a_range_with_osc52(monkeypatch):
         pane.ingest("trainer", prime_rl_lines(3))
         await pilot.pause()
         await pilot.press("up", "c")
+        await input_applied(pilot)
         assert copied[-1].startswith("20:35:03 SUCCESS Step 3")
         await pilot.press("v", "up", "up", "c")
+        await input_applied(pilot)
         assert copied[-1].count("\n") == 2 and copied[-1].splitlines()[0].startswith("20:35:02 SUCCESS Step 2")
 
 
@@ -208,12 +221,13 @@ async def test_save_a_tab_to_a_file(tmp_path):
         inp = app.query_one("LogTab Input.-open")
         inp.value = str(target)
         await pilot.press("enter")
+        await input_applied(pilot)
         assert target.read_text().splitlines()[-1] == "RuntimeError: CUDA out of memory"
         assert len(target.read_text().splitlines()) == 24
         await pilot.press("ctrl+s")
         app.query_one("LogTab Input.-open").value = str(tmp_path / "missing-dir" / "x.log")
         await pilot.press("enter")
-        await pilot.pause()
+        await quiet(pilot)
         assert any("Could not write" in str(n.message) for n in app._notifications)
 
 
@@ -224,7 +238,7 @@ async def test_gap_marker_is_shown_never_a_silent_hole():
         pane.ingest("trainer", prime_rl_lines(3))
         pane.ingest_gap("trainer", "Some lines are missing here: more arrived between two fetches than one fetch returns.")
         pane.ingest("trainer", prime_rl_lines(3, start=40))
-        await pilot.pause()
+        await quiet(pilot)
         assert "── Some lines are missing here" in screen_text(app)
 
 
@@ -237,7 +251,7 @@ async def test_escape_sequences_in_a_log_line_render_as_plain_text():
     async with app.run_test(size=(200, 10)) as pilot:
         pane = app.query_one(LogsPane)
         pane.ingest("trainer", [hostile])
-        await pilot.pause()
+        await quiet(pilot)
         view = trainer_view(app)
         strips = [view.render_line(y) for y in range(view.size.height)]
         drawn = "".join(seg.text for strip in strips for seg in strip)
@@ -276,10 +290,13 @@ async def test_escape_closes_a_prompt_without_leaving_and_otherwise_reaches_the_
         view = screen.query_one(LogsPane).tabs["trainer"].view
         view.focus()
         await pilot.press("slash")
+        await input_applied(pilot)
         assert len(screen.query("LogTab Input.-open")) == 1
         await pilot.press("escape")
+        await input_applied(pilot)
         assert not screen.left and len(screen.query("LogTab Input.-open")) == 0 and view.has_focus
         await pilot.press("escape")
+        await input_applied(pilot)
         assert screen.left
 
 
@@ -313,4 +330,5 @@ async def test_typing_a_query_never_fires_the_screens_letter_keys():
         view = pane.tabs["trainer"].view
         view.focus()
         await pilot.press("slash", "x", "d", "enter")
+        await input_applied(pilot)
         assert screen.fired == [] and len(view.search_hits) == 1

@@ -8,7 +8,8 @@ from primetui.api.client import PrimeClient
 from primetui.local.testing import LocalPlatform
 from primetui.ui.monitor import ComponentsPane, LogsPane
 from tests.local.conftest import dispatch, http, wait_status
-from tests.ui.monitor_helpers import PaneApp, until
+from tests.waiting import until
+from tests.ui.monitor_helpers import PaneApp
 
 
 async def test_an_eight_pod_run_is_followed_pod_by_pod_and_names_the_slowest(local_platform: LocalPlatform) -> None:
@@ -23,13 +24,13 @@ async def test_an_eight_pod_run_is_followed_pod_by_pod_and_names_the_slowest(loc
     async with app.run_test(size=(140, 40)) as pilot:
         pane = app.query_one(LogsPane)
         assert [s.title for s in pane.specs] == [f"trainer/{n}" for n in range(8)]
-        await until(pilot, lambda: all(len(pane.stores[f"trainer-{n}"]) for n in range(8)), what="every pod's log")
-        await until(pilot, lambda: pane.pods is not None and len(pane.pods.steps) == 8, what="every pod's step 4")
+        await until(pilot, lambda: all(len(pane.stores[f"trainer-{n}"]) for n in range(8)), "every pod's log")
+        await until(pilot, lambda: pane.pods is not None and len(pane.pods.steps) == 8, "every pod's step 4")
         summary = pane.pods_summary()
         assert summary.startswith("8 trainer pods · step 4 · slowest trainer/5: "), summary
         for n in range(8):
             assert any(f"| Node {n} |" in t for t in pane.stores[f"trainer-{n}"].all_text())
-        await until(pilot, lambda: pane._followers and all(f.done for f in pane._followers), what="followers to stop")
+        await until(pilot, lambda: pane._followers and all(f.done for f in pane._followers), "followers to stop")
     comps = PaneApp(lambda: ComponentsPane(client, run, follow=False))
     async with comps.run_test(size=(140, 20)) as pilot:
         table = comps.query_one("DataTable")

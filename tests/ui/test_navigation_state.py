@@ -4,7 +4,8 @@ outlive a deleted run, and watches and the theme kept across restarts."""
 from __future__ import annotations
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, until, wait_status
+from tests.waiting import input_applied, quiet, until
+from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
 from textual.widgets import Static
 
 from primetui.prefs import Prefs, load_prefs
@@ -39,7 +40,7 @@ async def test_r_after_v_from_a_run_shows_the_list_and_esc_from_a_second_run_too
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "volumes")
         await pilot.press("r")
         await until(pilot, lambda: not isinstance(app.screen, VolumesScreen), "left volumes")
-        await pilot.pause()
+        await quiet(pilot)
         assert isinstance(app.screen, RunsScreen), app.screen  # not run A under the volumes
         app.open_run(a)
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == a, "run A again")
@@ -49,7 +50,7 @@ async def test_r_after_v_from_a_run_shows_the_list_and_esc_from_a_second_run_too
         # The pop can take more than one pause on a loaded machine; a stack left with run A under
         # run B would settle on RunScreen and fail here.
         await until(pilot, lambda: not (isinstance(app.screen, RunScreen) and app.screen.run_id == b), "left run B")
-        await pilot.pause()
+        await quiet(pilot)
         assert isinstance(app.screen, RunsScreen), app.screen
 
 
@@ -84,6 +85,7 @@ async def test_deleting_a_watched_run_drops_its_watch(local_platform, tmp_path):
         app.open_run(run_id)
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and "Lifecycle" in screen_text(app), "run screen drawn")
         await pilot.press("w")
+        await input_applied(pilot)
         assert app.state.watched == {run_id, other}
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "delete confirmation")
@@ -92,7 +94,6 @@ async def test_deleting_a_watched_run_drops_its_watch(local_platform, tmp_path):
         await until(pilot, lambda: isinstance(app.screen, RunsScreen), "back on the list")
         info = app.screen.query_one("#runs-info", Static)
         await until(pilot, lambda: app.state.runs_loaded and app.state.find_run(run_id) is None, "list refreshed")
-        await pilot.pause(0.3)
-        assert app.state.watched == {other}
-        assert "watching 1" in str(info.render()), str(info.render())
+        await until(pilot, lambda: app.state.watched == {other}, f"the watch list to drop {run_id}")
+        await until(pilot, lambda: "watching 1" in str(info.render()), "the runs info to say watching 1")
     assert load_prefs(tmp_path / "config.toml")[0].watched == [other]

@@ -8,7 +8,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from dash_helpers import make_app, notifications, until
+from tests.waiting import until
+from dash_helpers import make_app, notifications
 
 from primetui.api.client import PrimeClient
 from primetui.prefs import NotifyPrefs, Prefs
@@ -34,18 +35,18 @@ async def test_watched_run_stop_reaches_toast_bell_desktop_and_hook(local_platfo
         app.notifier.write = desktop.append  # the headless driver has no terminal to write to
         app.open_run(run_id)
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None
-                    and app.screen.run.status == "RUNNING", "running", limit=60)
+                    and app.screen.run.status == "RUNNING", "running", timeout=60)
         await pilot.press("w")
         async with PrimeClient(local_platform.base_url, local_platform.token) as c:
             await c.stop_run(run_id)
-        await until(pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", limit=60)
+        await until(pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", timeout=60)
         toast = [n for n in app._notifications if "STOPPED" in str(n.message)][-1]
         assert toast.markup is False, "a run name is outside text: never parsed as markup"
         assert "[b]pager[/b]" in str(toast.message) and "\x1b" not in str(toast.message)
         assert bells
         assert len(desktop) == 1 and desktop[0].startswith("\x1b]777;notify;Run [b]pager[/b] ␛]0,owned␇run: RUNNING → STOPPED;")
         assert desktop[0].endswith("\x07") and desktop[0].count("\x1b") == 1 and desktop[0].count("\x07") == 1
-        await until(pilot, lambda: sink.exists() and sink.read_text().strip(), "hook ran", limit=30)
+        await until(pilot, lambda: sink.exists() and sink.read_text().strip(), "hook ran", timeout=30)
     event = json.loads(sink.read_text().splitlines()[-1])
     assert event["kind"] == "status" and event["run_id"] == run_id
     assert event["previous"] == "RUNNING" and event["status"] == "STOPPED" and event["severity"] == "warning"

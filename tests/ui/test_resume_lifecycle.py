@@ -4,7 +4,8 @@ what exists now, A can be resumed again, and a refused action is not a lost conn
 from __future__ import annotations
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, until, wait_status
+from tests.waiting import quiet, until
+from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
 
 from primetui.api.client import PrimeClient
 from primetui.ui.screens.run import RunScreen
@@ -25,12 +26,14 @@ async def test_resume_follows_what_exists_now(local_platform):
             await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run A")
             screen = app.screen
             # B exists: the platform refuses another resume, so it is not offered
-            await until(pilot, lambda: f"continues as run {b}" in screen_text(app), "A says where it continues", limit=120)
+            await until(pilot, lambda: f"continues as run {b}" in screen_text(app), "A says where it continues", timeout=120)
             assert screen.check_action("resume", ()) is False
             screen.do_resume()  # what the palette or an old footer would do
             await until(pilot, lambda: any("follow that run instead" in n for n in notifications(app)), "409 shown")
+            polled_before = app.state.connection.last_ok
             screen.poll()
-            await pilot.pause(1.0)
+            await until(pilot, lambda: app.state.connection.last_ok != polled_before, "a successful poll after the 409")
+            await quiet(pilot)
             assert not any("Connection to the platform is back" in n for n in notifications(app))
             assert app.state.connection.last_error is None
             await c.stop_run(b)
@@ -40,5 +43,5 @@ async def test_resume_follows_what_exists_now(local_platform):
             await until(pilot, lambda: "which was deleted" in screen_text(app), "A's note follows the deletion")
             assert screen.check_action("resume", ()) is True
             await pilot.press("u")
-            await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id not in (a, b), "resumed again", limit=60)
+            await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id not in (a, b), "resumed again", timeout=60)
             await c.stop_run(app.screen.run_id)

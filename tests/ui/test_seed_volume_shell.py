@@ -7,12 +7,12 @@ dataset the shell downloaded.
 
 from __future__ import annotations
 
-import asyncio
 import tomllib
 from types import SimpleNamespace
 
 import pytest
-from test_terminal_session import Dashboard, pane_text, ready_session, wait_for
+from tests.waiting import eventually, until
+from test_terminal_session import Dashboard, pane_text, ready_session
 
 from primetui.local.sessions import mountns
 from primetui.sft.templates import WALKTHROUGH
@@ -39,30 +39,30 @@ async def test_fresh_volume_download_exit_stop_dispatch_completed(tmp_path) -> N
             settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
             app = Dashboard(client, session, settings)
             async with app.run_test(size=(120, 36)) as pilot:
-                await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, tries=3000)
+                await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, 'isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running')
                 pane = app.screen.panes[0]
-                await wait_for(pilot, lambda: "mounted at /volume" in pane_text(app), tries=3000)
+                await until(pilot, lambda: "mounted at /volume" in pane_text(app), '"mounted at /volume" in pane_text(app)')
                 for line in SEED_LINES:
                     await pilot.press(*line, "enter")
-                await wait_for(pilot, lambda: "path: /volume/datasets/reverse-text" in pane_text(app), tries=3000)
+                await until(pilot, lambda: "path: /volume/datasets/reverse-text" in pane_text(app), '"path: /volume/datasets/reverse-text" in pane_text(app)')
                 await pilot.press(*"exit", "enter")
-                await wait_for(pilot, lambda: pane.has_class("-ended") or not pane.view.running, tries=1500)
+                await until(pilot, lambda: pane.has_class("-ended") or not pane.view.running, 'pane.has_class("-ended") or not pane.view.running')
             # Exiting SSH alone leaves the read-write session open: stop it and wait for its final sync.
             assert (await client.get_session("research", session.id)).phase == "ready"
             await client.stop_session("research", session.id)
-            for _ in range(1500):
-                final = await client.get_session("research", session.id)
-                if final.phase in ("stopped", "failed"):
-                    break
-                await asyncio.sleep(0.05)
+            async def stopped():
+                got = await client.get_session("research", session.id)
+                return got if got.phase in ("stopped", "failed") else None
+
+            final = await eventually(stopped, "the session's final sync and stop", timeout=120)
             assert final.phase == "stopped", final.error_message
             assert (root / "datasets/reverse-text/data/train-00000-of-00001.parquet").is_file()
             reply = await client.create_run(tomllib.loads(WALKTHROUGH), mode="sft", volume="research")  # step 4
-            for _ in range(3000):
-                run = await client.get_run(reply.run_id)
-                if run.status in ("COMPLETED", "FAILED", "STOPPED"):
-                    break
-                await asyncio.sleep(0.1)
+            async def ended():
+                got = await client.get_run(reply.run_id)
+                return got if got.status in ("COMPLETED", "FAILED", "STOPPED") else None
+
+            run = await eventually(ended, f"run {reply.run_id} to end", timeout=300)
             assert run.status == "COMPLETED", run
             logs = await client.get_logs(reply.run_id)
             assert "/volume/datasets/reverse-text" in str(logs)

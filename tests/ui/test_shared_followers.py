@@ -13,7 +13,8 @@ from collections import Counter
 
 import httpx
 import pytest
-from dash_helpers import dispatch_walkthrough, until, wait_status
+from tests.waiting import quiet, until
+from dash_helpers import dispatch_walkthrough, wait_status
 
 from primetui.api.client import PrimeClient
 from primetui.ui.app import PrimeApp
@@ -54,7 +55,7 @@ async def test_three_open_screens_make_one_request_stream_per_resource(local_pla
             await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run screen")
             for tab in ("3", "4", "5"):  # logs, charts, components: their panes mount and follow
                 await pilot.press(tab)
-                await pilot.pause(0.3)
+                await quiet(pilot)  # the pane mounted and subscribed (the window below bounds requests from above)
             transport.counts.clear()
             transport.counting = True
             await asyncio.sleep(WINDOW)

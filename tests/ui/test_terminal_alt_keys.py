@@ -13,6 +13,7 @@ from textual.app import App, ComposeResult
 
 from primetui.ui.terminal.altkeys import AltKeepingParser, install
 from primetui.ui.terminal.view import TerminalView
+from tests.waiting import input_applied, quiet
 
 ROWS = [
     # (what the terminal sends, what the program must read)
@@ -86,7 +87,7 @@ async def test_alt_keys_reach_the_program_as_esc_plus_key() -> None:
     async with app.run_test(size=(60, 10)) as pilot:
         view = app.query_one(TerminalView)
         view.focus()
-        await pilot.pause(0.1)
+        await quiet(pilot)
         got = {}
         for data, _want in ROWS:
             rec.sent.clear()
@@ -94,7 +95,7 @@ async def test_alt_keys_reach_the_program_as_esc_plus_key() -> None:
             assert keys, data
             for key in keys:
                 app.post_message(key)  # as the driver posts what it parsed
-            await pilot.pause(0.05)
+            await input_applied(pilot)
             got[data] = bytes(rec.sent)
         assert got == {data: want for data, want in ROWS}
 

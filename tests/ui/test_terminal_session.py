@@ -3,7 +3,6 @@ a command's output, a read-only session leaving the volume untouched, leaving wi
 
 from __future__ import annotations
 
-import asyncio
 from types import SimpleNamespace
 
 import pytest
@@ -16,6 +15,7 @@ httpx = pytest.importorskip("httpx")
 from primetui.ui.terminal import ShellScreen, open_shell  # noqa: E402
 from primetui.ui.terminal.dialogs import LeaveDialog, StopSessionScreen  # noqa: E402
 from ssh_platform import create_volume, ssh_platform  # noqa: E402
+from tests.waiting import eventually, until
 
 
 
@@ -28,11 +28,12 @@ def platform(tmp_path_factory):
 
 async def ready_session(client, volume: str, read_only: bool):
     s = await client.create_session(volume, read_only=read_only)
-    for _ in range(1500):
-        s = await client.get_session(volume, s.id)
-        if s.phase in ("ready", "failed"):
-            break
-        await asyncio.sleep(0.02)
+
+    async def settled():
+        got = await client.get_session(volume, s.id)
+        return got if got.phase in ("ready", "failed") else None
+
+    s = await eventually(settled, f"session {s.id} on {volume} to be ready or failed")
     assert s.phase == "ready", s
     return s
 
@@ -49,13 +50,6 @@ class Dashboard(App):
         open_shell(self, self.client, self.session, self.settings)
 
 
-async def wait_for(pilot, predicate, tries: int = 750) -> None:
-    for _ in range(tries):
-        await pilot.pause(0.02)
-        if predicate():
-            return
-    screen = pilot.app.screen
-    raise AssertionError(f"condition not reached on {type(screen).__name__}:\n" + pane_text(pilot.app))
 
 
 def pane_text(app) -> str:
@@ -72,20 +66,20 @@ async def test_read_write_shell_runs_commands_then_stop_syncs_to_the_volume(plat
         settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
         app = Dashboard(client, session, settings)
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running)
+            await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, 'isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running')
             pane = app.screen.panes[0]
             assert pane.spec.label == f"panerw · {session.id} · RW"
             await pilot.press(*"echo made-in-pane > pane.txt; echo done-$((40+2)); stty size", "enter")
-            await wait_for(pilot, lambda: "done-42" in pane_text(app))
+            await until(pilot, lambda: "done-42" in pane_text(app), '"done-42" in pane_text(app)')
             rows, cols = pane.view.term.rows, pane.view.term.cols
             assert f"{rows} {cols}" in pane_text(app)  # the remote PTY has the pane's size
             await pilot.press("ctrl+right_square_bracket")
-            await wait_for(pilot, lambda: isinstance(app.screen, LeaveDialog))
+            await until(pilot, lambda: isinstance(app.screen, LeaveDialog), 'isinstance(app.screen, LeaveDialog)')
             await pilot.press("s")
-            await wait_for(pilot, lambda: isinstance(app.screen, StopSessionScreen))
+            await until(pilot, lambda: isinstance(app.screen, StopSessionScreen), 'isinstance(app.screen, StopSessionScreen)')
             stop_screen = app.screen
             # The final sync copies the session back to the volume: allow a loaded machine a minute.
-            await wait_for(pilot, lambda: not isinstance(app.screen, StopSessionScreen), tries=3000)
+            await until(pilot, lambda: not isinstance(app.screen, StopSessionScreen), 'not isinstance(app.screen, StopSessionScreen)')
             assert stop_screen.phases[-1] == "stopped"
         assert (root / "pane.txt").read_text() == "made-in-pane\n"
         final = await client.get_session("panerw", session.id)
@@ -104,19 +98,19 @@ async def test_read_only_shell_refuses_writes_and_a_stopped_session_offers_no_fa
         settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
         app = Dashboard(client, session, settings)
         async with app.run_test(size=(100, 30)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running)
+            await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, 'isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running')
             pane = app.screen.panes[0]
             assert pane.has_class("-read-only") and "READ-ONLY" in pane.header_text()
             # As root too: the copy is a read-only mount, so the write fails at once.
             await pilot.press(*"echo evil > data.txt; echo rc=$?", "enter")
-            await wait_for(pilot, lambda: "rc=" in pane_text(app).split("echo rc=$?")[-1])
+            await until(pilot, lambda: "rc=" in pane_text(app).split("echo rc=$?")[-1], '"rc=" in pane_text(app).split("echo rc=$?")[-1]')
             assert "Read-only file system" in pane_text(app) and "rc=1" in pane_text(app)
             # The platform stops the session under the shell (as the idle reaper would).
             await client.stop_session("panero", session.id)
-            await wait_for(pilot, lambda: pane.has_class("-ended"))
+            await until(pilot, lambda: pane.has_class("-ended"), 'pane.has_class("-ended")')
             assert "stopped" in pane.view.ended_reason or "closed" in pane.view.ended_reason
             await pilot.press("r")
-            await wait_for(pilot, lambda: "open a new session" in pane_text(app))
+            await until(pilot, lambda: "open a new session" in pane_text(app), '"open a new session" in pane_text(app)')
             assert not pane.view.running
         assert (root / "data.txt").read_text() == "original\n"
     finally:

@@ -6,6 +6,7 @@ from textual.app import App
 from textual.widgets import Static
 
 from primetui.ui.terminal.dialogs import StopSessionScreen
+from tests.waiting import quiet, until
 
 
 class RefusingClient:
@@ -22,13 +23,14 @@ async def test_refused_stop_is_explained_and_esc_closes() -> None:
     app = App()
     async with app.run_test(size=(90, 20)) as pilot:
         results: list[str] = []
-        app.push_screen(StopSessionScreen(RefusingClient(), "research", "vs_1", poll=0.01), results.append)
-        for _ in range(100):
-            await pilot.pause(0.02)
-            text = str(app.screen.query_one("#stop-phase", Static).render())
-            if "Could not stop" in text:
-                break
-        assert "Could not stop the session: The platform refused" in text
+        dialog = StopSessionScreen(RefusingClient(), "research", "vs_1", poll=0.01)
+        await app.push_screen(dialog, results.append)
+
+        def phase() -> str:
+            return str(dialog.query_one("#stop-phase", Static).render())
+
+        await until(pilot, lambda: "Could not stop" in phase(), "the refusal in the stop dialog")
+        assert "Could not stop the session: The platform refused" in phase()
         await pilot.press("escape")
-        await pilot.pause()
+        await quiet(pilot)
         assert results == ["background"]

@@ -10,6 +10,7 @@ from textual.app import App, ComposeResult
 
 from primetui.shell.term.transport import PtyTransport
 from primetui.ui.terminal.view import TerminalView
+from tests.waiting import input_applied, quiet, until
 
 BASH = shutil.which("bash")
 pytestmark = pytest.mark.skipif(BASH is None, reason="bash is needed for the pty tests")
@@ -32,12 +33,6 @@ class TermApp(App):
         self.ended.append(event.reason)
 
 
-async def wait_for(pilot, predicate, tries: int = 200) -> None:
-    for _ in range(tries):
-        await pilot.pause(0.02)
-        if predicate():
-            return
-    raise AssertionError("condition not reached")
 
 
 def screen_text(app: App) -> str:
@@ -48,47 +43,47 @@ async def test_typed_command_output_appears_in_the_pane() -> None:
     app = TermApp(shell())
     async with app.run_test(size=(80, 20)) as pilot:
         view = app.query_one(TerminalView)
-        await wait_for(pilot, lambda: "$" in screen_text(app))
+        await until(pilot, lambda: "$" in screen_text(app), '"$" in screen_text(app)')
         await pilot.press(*"echo hello-$((6*7))", "enter")
-        await wait_for(pilot, lambda: "hello-42" in screen_text(app))
+        await until(pilot, lambda: "hello-42" in screen_text(app), '"hello-42" in screen_text(app)')
         await pilot.press(*"stty size", "enter")
-        await wait_for(pilot, lambda: "20 80" in screen_text(app))
+        await until(pilot, lambda: "20 80" in screen_text(app), '"20 80" in screen_text(app)')
         assert view.term.text_lines()[view.term.y].startswith("$")
         await pilot.press("ctrl+d")
-        await wait_for(pilot, lambda: bool(app.ended))
+        await until(pilot, lambda: bool(app.ended), 'bool(app.ended)')
         assert "exited with status 0" in app.ended[0]
 
 
 async def test_resize_reaches_the_program() -> None:
     app = TermApp(shell())
     async with app.run_test(size=(80, 20)) as pilot:
-        await wait_for(pilot, lambda: "$" in screen_text(app))
+        await until(pilot, lambda: "$" in screen_text(app), '"$" in screen_text(app)')
         await pilot.resize_terminal(100, 30)
-        await pilot.pause(0.1)
+        await quiet(pilot)
         await pilot.press(*"stty size", "enter")
-        await wait_for(pilot, lambda: "30 100" in screen_text(app))
+        await until(pilot, lambda: "30 100" in screen_text(app), '"30 100" in screen_text(app)')
 
 
 async def test_ctrl_c_and_app_keys_go_to_the_program() -> None:
     app = TermApp(shell())
     async with app.run_test(size=(80, 20)) as pilot:
-        await wait_for(pilot, lambda: "$" in screen_text(app))
+        await until(pilot, lambda: "$" in screen_text(app), '"$" in screen_text(app)')
         await pilot.press(*"sleep 30", "enter")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: "sleep 30" in screen_text(app), "the command line echoed")
         await pilot.press("ctrl+c")
         await pilot.press(*"echo after-interrupt", "enter")
-        await wait_for(pilot, lambda: "after-interrupt\n" in screen_text(app) + "\n")
+        await until(pilot, lambda: "after-interrupt\n" in screen_text(app) + "\n", '"after-interrupt\\n" in screen_text(app) + "\\n"')
         # ctrl+p is the app's palette key elsewhere; in the pane it is bash's previous-history
         await pilot.press("ctrl+p", "enter")
-        await wait_for(pilot, lambda: screen_text(app).count("after-interrupt") >= 4)
+        await until(pilot, lambda: screen_text(app).count("after-interrupt") >= 4, 'screen_text(app).count("after-interrupt") >= 4')
 
 
 async def test_paste_is_bracketed_when_the_program_asks() -> None:
     app = TermApp(PtyTransport([sys.executable, "-c", "import sys,tty;tty.setraw(0);sys.stdout.write('\\x1b[?2004hready\\r\\n');sys.stdout.flush();print(repr(sys.stdin.buffer.read1(100)))"]))
     async with app.run_test(size=(80, 10)) as pilot:
-        await wait_for(pilot, lambda: "ready" in screen_text(app))
+        await until(pilot, lambda: "ready" in screen_text(app), '"ready" in screen_text(app)')
         app.query_one(TerminalView).post_message(__import__("textual").events.Paste("ls\nrm"))
-        await wait_for(pilot, lambda: "200~" in screen_text(app))
+        await until(pilot, lambda: "200~" in screen_text(app), '"200~" in screen_text(app)')
         assert r"\x1b[200~ls\rrm\x1b[201~" in screen_text(app)
 
 
@@ -96,14 +91,16 @@ async def test_scrollback_scrolls_and_search_finds() -> None:
     app = TermApp(PtyTransport([sys.executable, "-c", "print('\\n'.join(f'line {i}' for i in range(300))); import time; time.sleep(30)"]))
     async with app.run_test(size=(60, 10)) as pilot:
         view = app.query_one(TerminalView)
-        await wait_for(pilot, lambda: "line 299" in screen_text(app))
+        await until(pilot, lambda: "line 299" in screen_text(app), '"line 299" in screen_text(app)')
         view.focus()
         await pilot.press("shift+pageup")
+        await input_applied(pilot)
         assert view._view_top is not None
         assert view.search("line 42")
-        await pilot.pause()
+        await quiet(pilot)
         assert view._match is not None and view._entry(view._match[0]).rstrip() == "line 42"
         await pilot.press("escape")
+        await input_applied(pilot)
         assert view._view_top is None
 
 
@@ -113,11 +110,11 @@ async def test_vim_runs_in_the_alternate_screen_and_gives_the_shell_back(tmp_pat
     app = TermApp(transport)
     async with app.run_test(size=(80, 20)) as pilot:
         view = app.query_one(TerminalView)
-        await wait_for(pilot, lambda: "$" in screen_text(app))
+        await until(pilot, lambda: "$" in screen_text(app), '"$" in screen_text(app)')
         await pilot.press(*"vim -u NONE -N -n -i NONE notes.txt", "enter")
-        await wait_for(pilot, lambda: view.term.alt_screen and view.term.text_lines()[1].startswith("~"))
+        await until(pilot, lambda: view.term.alt_screen and view.term.text_lines()[1].startswith("~"), 'view.term.alt_screen and view.term.text_lines()[1].startswith("~")')
         await pilot.press("i", *"hello from vim", "escape", *":wq", "enter")
-        await wait_for(pilot, lambda: not view.term.alt_screen and (tmp_path / "notes.txt").exists())
+        await until(pilot, lambda: not view.term.alt_screen and (tmp_path / "notes.txt").exists(), 'not view.term.alt_screen and (tmp_path / "notes.txt").exists()')
         assert (tmp_path / "notes.txt").read_text() == "hello from vim\n"
         assert any("vim -u NONE" in line for line in view.term.text_lines())  # the shell's screen is back
         assert not any(line.startswith("~") for line in view.term.text_lines())
@@ -131,9 +128,9 @@ async def test_mouse_reaches_a_program_that_asked_for_it() -> None:
     app = TermApp(PtyTransport([sys.executable, "-c", program]))
     async with app.run_test(size=(80, 10)) as pilot:
         view = app.query_one(TerminalView)
-        await wait_for(pilot, lambda: "mouse-on" in screen_text(app) and view.term.mouse_mode == 1000)
+        await until(pilot, lambda: "mouse-on" in screen_text(app) and view.term.mouse_mode == 1000, '"mouse-on" in screen_text(app) and view.term.mouse_mode == 1000')
         await pilot.click(TerminalView, offset=(10, 3))
-        await wait_for(pilot, lambda: "\\x1b[<0;11;4M" in screen_text(app))
+        await until(pilot, lambda: "\\x1b[<0;11;4M" in screen_text(app), '"\\\\x1b[<0;11;4M" in screen_text(app)')
 
 
 async def test_a_program_copying_with_osc52_reaches_the_clipboard() -> None:
@@ -143,8 +140,8 @@ async def test_a_program_copying_with_osc52_reaches_the_clipboard() -> None:
     program = f"import sys,time;sys.stdout.write('\\x1b]52;c;{payload}\\x07copied\\r\\n');sys.stdout.flush();time.sleep(5)"
     app = TermApp(PtyTransport([sys.executable, "-c", program]))
     async with app.run_test(size=(80, 10)) as pilot:
-        await wait_for(pilot, lambda: "copied" in screen_text(app))
-        await wait_for(pilot, lambda: app.clipboard == "copied in the shell")
+        await until(pilot, lambda: "copied" in screen_text(app), '"copied" in screen_text(app)')
+        await until(pilot, lambda: app.clipboard == "copied in the shell", 'app.clipboard == "copied in the shell"')
 
 
 async def test_dragging_selects_text_and_copies_it() -> None:
@@ -154,7 +151,7 @@ async def test_dragging_selects_text_and_copies_it() -> None:
     app = TermApp(PtyTransport([sys.executable, "-c", program]))
     async with app.run_test(size=(80, 10)) as pilot:
         view = app.query_one(TerminalView)
-        await wait_for(pilot, lambda: "second line here" in screen_text(app))
+        await until(pilot, lambda: "second line here" in screen_text(app), '"second line here" in screen_text(app)')
 
         def mouse(cls, x: int, y: int, button: int = 1):
             return cls(view, x, y, 0, 0, button, False, False, False, screen_x=x, screen_y=y)
@@ -162,4 +159,4 @@ async def test_dragging_selects_text_and_copies_it() -> None:
         view.post_message(mouse(events.MouseDown, 6, 0))
         view.post_message(mouse(events.MouseMove, 5, 1))
         view.post_message(mouse(events.MouseUp, 5, 1))
-        await wait_for(pilot, lambda: app.clipboard == "line\nsecond")
+        await until(pilot, lambda: app.clipboard == "line\nsecond", 'app.clipboard == "line\\nsecond"')

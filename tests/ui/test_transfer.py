@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from dash_helpers import until
+from tests.waiting import quiet, until
 from textual.widgets import DataTable, Input, Static
 
 asyncssh = pytest.importorskip("asyncssh")
@@ -114,15 +114,15 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         assert dialog.query_one("#transfer-dest", Input).value == "datasets/"
         # The platform's rules are applied inline, before anything connects.
         await fill(pilot, dialog, str(ds), "runs/r1/")
-        await pilot.pause()
+        await quiet(pilot)
         assert text(dialog, "transfer-error") == RUNS_READ_ONLY
         assert dialog.state == "form" and dialog.session is None
         assert dialog.query_one("#transfer-source", Input).value == str(ds)  # nothing typed is lost
         await fill(pilot, dialog, str(ds), "data sets/")
-        await pilot.pause()
+        await quiet(pilot)
         assert "letters, digits" in text(dialog, "transfer-error")
         await fill(pilot, dialog, str(tmp_path / "missing"), "datasets/")
-        await pilot.pause()
+        await quiet(pilot)
         assert "No such local file or folder" in text(dialog, "transfer-error")
         assert await app.client.list_sessions("xfer") == []  # nothing connected
         # Cancel a put midway (what escape does while copying): the session stays, no half file lands.
@@ -130,13 +130,13 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         big.write_bytes(os.urandom(8 * 1024 * 1024))
         cancel_at_first_block(dialog)
         await fill(pilot, dialog, str(big), "datasets/")
-        await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "put cancel shown", limit=60)
+        await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "put cancel shown", timeout=60)
         assert "stays open (read-write)" in text(dialog, "transfer-error") and dialog.state == "form"
         first_session = dialog.session.id
         del dialog._progress  # the plain progress display again
         dialog.outcome.cancelled = False
         await fill(pilot, dialog, str(ds), "datasets/")
-        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "put finished", limit=60)
+        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "put finished", timeout=60)
         assert text(dialog, "transfer-error") == ""
         assert "Put 3 file(s)" in text(dialog, "transfer-result") and "xfer:/datasets/ds" in text(dialog, "transfer-result")
         assert "files 3/3" in text(dialog, "transfer-stats")
@@ -145,7 +145,7 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         await pilot.press("s")
         await until(pilot, lambda: isinstance(app.screen, StopSessionScreen), "final sync shown")
         stop = app.screen
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "back on volumes", limit=60)
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "back on volumes", timeout=60)
         assert stop.phases[-1] == "stopped"
         assert dialog.outcome.stopped == "stopped" and dialog.outcome.files == 3
         assert dialog.session.id == first_session  # the live read-write session was reused
@@ -159,7 +159,7 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
         dialog = app.screen
         await fill(pilot, dialog, "datasets/ds", str(back))
-        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", limit=60)
+        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", timeout=60)
         assert text(dialog, "transfer-error") == ""
         assert "Got 3 file(s)" in text(dialog, "transfer-result") and str(back / "ds") in text(dialog, "transfer-result")
         await pilot.press("escape")
@@ -174,7 +174,7 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
         dialog = app.screen
         await fill(pilot, dialog, "datasets/nope", str(back))
-        await until(pilot, lambda: text(dialog, "transfer-error"), "missing path reported", limit=60)
+        await until(pilot, lambda: text(dialog, "transfer-error"), "missing path reported", timeout=60)
         assert "no such file or directory on the volume" in text(dialog, "transfer-error")
         assert dialog.state == "form" and dialog.query_one("#transfer-source", Input).value == "datasets/nope"
         await pilot.press("escape")
@@ -189,7 +189,7 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         dialog = app.screen
         cancel_at_first_block(dialog)
         await fill(pilot, dialog, "big.bin", str(cancel_dir))
-        await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "cancel shown", limit=60)
+        await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "cancel shown", timeout=60)
         assert dialog.state == "form"
         assert list(cancel_dir.iterdir()) == []  # neither big.bin nor its partial
         await pilot.press("escape")

@@ -10,6 +10,7 @@ from textual.widgets import Input, ProgressBar, Static
 
 from primetui.ui.terminal.dialogs import StopSessionScreen
 from primetui.ui.transfer import GET, PUT, TransferScreen
+from tests.waiting import quiet, until
 
 
 class Platform:
@@ -37,12 +38,6 @@ def text(screen, wid: str) -> str:
     return str(screen.query_one(f"#{wid}", Static).render())
 
 
-async def _wait(pilot, cond, limit: int = 200) -> None:
-    for _ in range(limit):
-        if cond():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("gave up waiting")
 
 
 async def test_first_enter_in_put_starts_the_transfer(tmp_path) -> None:
@@ -51,13 +46,13 @@ async def test_first_enter_in_put_starts_the_transfer(tmp_path) -> None:
     app = App()
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = TransferScreen(Platform(fail_list="The platform is unreachable"), "research", PUT, key_path="k", poll=0.01)
-        app.push_screen(dialog)
-        await pilot.pause()
+        await app.push_screen(dialog)  # mounted: its widgets can be queried
+        await quiet(pilot)
         box = dialog.query_one("#transfer-source", Input)
         assert box.has_focus
         box.value = str(src)
         await pilot.press("enter")
-        await _wait(pilot, lambda: "unreachable" in text(dialog, "transfer-error"))
+        await until(pilot, lambda: "unreachable" in text(dialog, "transfer-error"), '"unreachable" in text(dialog, "transfer-error")')
 
 
 async def test_a_failed_get_stops_its_progress_bar(tmp_path, monkeypatch) -> None:
@@ -80,13 +75,12 @@ async def test_a_failed_get_stops_its_progress_bar(tmp_path, monkeypatch) -> Non
     app = App()
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = TransferScreen(Platform(), "research", GET, key_path="k", poll=0.01)
-        app.push_screen(dialog)
-        await pilot.pause()
+        await app.push_screen(dialog)
         dialog.query_one("#transfer-source", Input).value = "runs/nope/step_1/"
         dialog.query_one("#transfer-dest", Input).value = str(tmp_path)
         dialog.action_start()
-        await _wait(pilot, lambda: "is not on research" in text(dialog, "transfer-error"))
-        await pilot.pause()
+        await until(pilot, lambda: "is not on research" in text(dialog, "transfer-error"), '"is not on research" in text(dialog, "transfer-error")')
+        await quiet(pilot)
         bar = dialog.query_one("#transfer-bar", ProgressBar)
         assert not bar.has_class("visible")
         assert "%" not in text(dialog, "transfer-stats")
@@ -97,7 +91,7 @@ async def test_stop_dialog_says_one_thing_once_stopped() -> None:
     async with app.run_test(size=(90, 20)) as pilot:
         results: list[str] = []
         dialog = StopSessionScreen(Platform(), "research", "vs_1", poll=0.01)
-        app.push_screen(dialog, results.append)
+        await app.push_screen(dialog, results.append)
         seen: list[tuple[str, str]] = []
 
         def look() -> bool:
@@ -105,7 +99,7 @@ async def test_stop_dialog_says_one_thing_once_stopped() -> None:
                 seen.append((text(dialog, "stop-phase"), text(dialog, "stop-hint")))
             return bool(results)
 
-        await _wait(pilot, look, limit=400)
+        await until(pilot, look, 'look')
         assert results == ["stopped"]
         final = [hint for phase, hint in seen if "stopped; your changes are saved" in phase]
         assert final and all("until it says stopped" not in hint for hint in final), final

@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from dash_helpers import make_app, notifications, until
+from tests.waiting import until
+from dash_helpers import make_app, notifications
 from textual.widgets import DataTable
 
 from primetui.ui.screens.volumes import VolumesScreen
@@ -29,7 +30,7 @@ async def test_cursor_follows_the_new_session_and_stopped_ones_say_so(local_plat
         app.screen.selected = "cursor-vol"
         app.screen.fetch_volumes()
         await until(pilot, lambda: any(s.id == old.id and s.phase in ("stopped", "failed")
-                                       for s in app.state.sessions.get("cursor-vol", [])), "the old session stopped", limit=60)
+                                       for s in app.state.sessions.get("cursor-vol", [])), "the old session stopped", timeout=60)
         await until(pilot, lambda: _cursor_session(app) == old.id, "the stopped session listed under the cursor")
 
         # Enter on the stopped session: it is stopped, not "not ready yet".
@@ -54,5 +55,5 @@ async def test_cursor_follows_the_new_session_and_stopped_ones_say_so(local_plat
         new_id = _cursor_session(app)
         assert any(s.id == new_id and s.phase not in ("stopped", "failed") for s in app.state.sessions["cursor-vol"])
         await app.client.stop_session("cursor-vol", new_id)
-        await until(pilot, lambda: all(s.phase in ("stopped", "failed") for s in app.state.sessions["cursor-vol"]), "stopped", limit=60)
+        await until(pilot, lambda: all(s.phase in ("stopped", "failed") for s in app.state.sessions["cursor-vol"]), "stopped", timeout=60)
         await app.client.delete_volume("cursor-vol")

@@ -10,6 +10,7 @@ from textual.widgets._footer import FooterKey
 from primetui.settings import load_settings
 from primetui.ui.app import PrimeApp
 from primetui.ui.launch import Connector
+from tests.waiting import quiet, until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -23,12 +24,8 @@ def _app(tmp_path, monkeypatch) -> PrimeApp:
 
 
 async def _welcome(pilot, app) -> None:
-    for _ in range(200):
-        await pilot.pause(0.02)
-        if type(app.screen).__name__ == "WelcomeScreen":
-            await pilot.pause(0.1)
-            return
-    raise AssertionError("no welcome screen")
+    await until(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen", "the welcome screen")
+    await quiet(pilot)
 
 
 @pytest.mark.parametrize("size", [(100, 30), (80, 24)])
@@ -40,8 +37,7 @@ async def test_footer_lists_quit_and_ctrl_q_quits_from_the_key_field(tmp_path, m
         assert keys.get("ctrl+q") == "Quit", keys
         assert app.screen.focused is not None and app.screen.focused.id == "api-key"
         await pilot.press("ctrl+q")
-        await pilot.pause(0.1)
-        assert app._exit  # the app is ending (asked from the focused key field)
+        await until(pilot, lambda: app._exit, "the app to be ending (asked from the focused key field)")  # the app is ending (asked from the focused key field)
 
 
 async def test_quit_button_quits(tmp_path, monkeypatch):
@@ -50,5 +46,4 @@ async def test_quit_button_quits(tmp_path, monkeypatch):
         await _welcome(pilot, app)
         assert "Quit" in str(app.screen.query_one("#quit", Button).label)
         app.screen.query_one("#quit", Button).press()
-        await pilot.pause(0.1)
-        assert app._exit
+        await until(pilot, lambda: app._exit, "the app to be ending")

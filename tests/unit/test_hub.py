@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from primetui.api.followers import MetricRows, RunUpdate
-from primetui.api.hub import FollowerHub, hub_for
+from primetui.api.hub import RETRY_CAP, RETRY_FIRST, FollowerHub, hub_for
+from tests.waiting import wait_for
 from primetui.api.models import MetricsResponse, RLRun
 
 
@@ -46,10 +47,7 @@ async def test_two_subscribers_share_one_watcher_and_both_see_the_run():
     seen_b: list[object] = []
     a = hub.watch("r1", seen_a.append)
     b = hub.watch("r1", seen_b.append)
-    for _ in range(50):
-        await asyncio.sleep(0.01)
-        if any(isinstance(e, RunUpdate) for e in seen_b):
-            break
+    await wait_for(lambda: any(isinstance(e, RunUpdate) for e in seen_b), "the second subscriber's first run update")
     assert client.calls["get_run"] == 1  # one request stream, not one per subscriber
     assert any(isinstance(e, RunUpdate) for e in seen_a) and any(isinstance(e, RunUpdate) for e in seen_b)
     late: list[object] = []
@@ -65,14 +63,11 @@ async def test_a_late_metrics_subscriber_gets_every_row_once_without_a_new_reque
     hub = FollowerHub(client)
     first: list[dict] = []
     sub1 = hub.metrics("r1", lambda e: first.extend(e.rows) if isinstance(e, MetricRows) else None, status="COMPLETED")
-    for _ in range(100):
-        await asyncio.sleep(0.01)
-        if len(first) == 5:
-            break
+    await wait_for(lambda: len(first) == 5, "the first subscriber's five metric rows")
     requests = client.calls.get("get_metrics", 0)
     second: list[dict] = []
     sub2 = hub.metrics("r1", lambda e: second.extend(e.rows) if isinstance(e, MetricRows) else None, status="COMPLETED")
-    await asyncio.sleep(0.05)
+    await wait_for(lambda: len(second) >= 5, "the late subscriber's replayed rows")
     assert [r["step"] for r in second] == [1, 2, 3, 4, 5]
     assert client.calls.get("get_metrics", 0) == requests
     sub1.close()
@@ -85,13 +80,15 @@ async def test_a_resource_polls_once_per_interval_for_all_subscribers_and_stops_
     hub = FollowerHub(client)
     got: list[object] = []
     subs = [hub.resource(("volumes",), client.list_volumes, got.append, interval=0.05) for _ in range(3)]
-    await asyncio.sleep(0.32)
+    shared = hub._live[("volumes",)]
+    await wait_for(lambda: len(got) >= 12, "four polls' replies to the three subscribers")
     calls = client.calls["list_volumes"]
-    assert 3 <= calls <= 10, calls  # ~0.32/0.05 polls plus the joins' pokes, not three streams
+    assert calls == shared.polls  # one request stream, not three
+    assert len(got) // 3 in (calls - 1, calls)  # each reply went to all three
     assert all(r.ok for r in got)
     for sub in subs:
         sub.close()
-    await asyncio.sleep(0.1)
+    await wait_for(lambda: shared.task.done(), "the poll loop to end with its last subscriber")
     assert client.calls["list_volumes"] == calls  # nobody left: no more requests
     assert hub.live_keys() == []
 
@@ -100,7 +97,10 @@ async def test_a_failing_resource_retries_soon_with_a_growing_capped_delay():
     class Broken(FakeClient):
         async def list_volumes(self):
             self._count("list_volumes")
+            attempts.append(asyncio.get_running_loop().time())
             raise OSError("down")
+
+    attempts: list[float] = []
 
     client = Broken()
     hub = FollowerHub(client)
@@ -108,10 +108,14 @@ async def test_a_failing_resource_retries_soon_with_a_growing_capped_delay():
     # A 60 s interval: a failure is retried after ~0.5 s, ~1 s, ~2 s, not after 60 s (a flaky
     # platform still fills the screen in seconds), yet not in a tight loop either.
     sub = hub.resource(("volumes",), client.list_volumes, got.append, interval=60.0)
-    await asyncio.sleep(1.6)
+    # Three attempts well within the 60 s interval (a bound on a hang, so generous under load).
+    await wait_for(lambda: len(attempts) >= 3, "two retries of the failing poll", timeout=30)
     sub.close()
     assert got and all(not r.ok and isinstance(r.error, OSError) for r in got)
-    assert 3 <= client.calls["list_volumes"] <= 5, client.calls
+    # Not a tight loop: retry k waits at least half its ceiling (0.5 s, 1 s, 2 s ... capped at 4 s);
+    # a loaded machine only makes the gaps longer.
+    gaps = [b - a for a, b in zip(attempts, attempts[1:])]
+    assert all(gap >= min(RETRY_CAP, RETRY_FIRST * 2**k) / 2 for k, gap in enumerate(gaps)), gaps
 
 
 def test_one_hub_per_client():

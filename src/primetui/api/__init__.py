@@ -16,7 +16,7 @@ _LAZY = {
     "LogFollower": "primetui.api.followers",
 }
 
-__all__ = sorted(_LAZY)
+__all__ = list(_LAZY)
 
 
 def __getattr__(name: str) -> Any:

@@ -79,11 +79,18 @@ class Subscription:
         self.owner.poke()
 
 
+_IN_FLIGHT: set[asyncio.Future[Any]] = set()
+"""Subscriber coroutines still running: the loop keeps only weak references to tasks, so without
+this set a subscriber's coroutine could be garbage-collected mid-flight."""
+
+
 def _deliver(callback: Callback, item: Any) -> None:
     try:
         result = callback(item)
         if inspect.isawaitable(result):
-            asyncio.ensure_future(result)
+            task = asyncio.ensure_future(result)
+            _IN_FLIGHT.add(task)
+            task.add_done_callback(_IN_FLIGHT.discard)
     except Exception:  # noqa: BLE001 - one broken subscriber must not stop the others' feed
         pass
 

@@ -96,6 +96,9 @@ async def pause_run(request: Request, run_id: str) -> dict[str, Any]:
     if row["status"] != "RUNNING":
         raise fail(409, f"Run {run_id} is {row['status']}; only RUNNING runs can be paused.")
     assert state.supervisor is not None
+    if run_id in state.supervisor.restarting:
+        # The restart's respawn would drop the request: refuse it rather than lose it.
+        raise fail(409, f"Run {run_id} is restarting from its latest checkpoint; pause it once it is RUNNING again.")
     state.supervisor.request_pause(run_id)
     return dump(PauseRunResponse(status="PAUSING", run_id=run_id))
 

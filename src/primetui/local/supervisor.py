@@ -72,6 +72,7 @@ class Supervisor:
         self.adopted: dict[str, int] = {}
         self.ingestors: dict[str, RunIngestor] = {}
         self.busy: set[str] = set()  # runs a request handler is restarting right now
+        self.restarting: set[str] = set()  # runs between a restart's request and their respawn (pause refused)
         self.fail_reason: dict[str, str] = {}
         self.signal_sent_at: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
@@ -401,13 +402,18 @@ class Supervisor:
     async def restart(self, run_id: str) -> None:
         """Stop the trainer and start it again from the run's latest checkpoint (same run id)."""
         self.busy.add(run_id)
+        self.restarting.add(run_id)
         try:
             pid = self._live_pids().get(run_id)
             if pid:
                 await self._terminate(run_id, pid, wait_after_kill=True)
+            if self.store.get_run(run_id)["requested"] == "stop":
+                self.finish(run_id, None)  # a stop sent while the old trainer was ending wins over the restart
+                return
             self.respawn_from_latest(run_id, "restart requested (prime train restart)")
         finally:
             self.busy.discard(run_id)
+            self.restarting.discard(run_id)
 
     async def kill_for_delete(self, run_id: str) -> None:
         """Stop a run's process for good before its records are deleted."""

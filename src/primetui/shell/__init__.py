@@ -70,7 +70,7 @@ _EXPORTS = {
     "TransferError": "primetui.shell.errors",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:

@@ -35,7 +35,6 @@ async def forward(request: Request, rest: str, upstream: str = UPSTREAM, transpo
             headers={"X-Error-Message": "Hub unreachable"},
         )
     out = {k: v for k, v in reply.headers.items() if k.lower() not in _HOP}
-    location = reply.headers.get("location")
     if "content-length" in reply.headers:
         out["content-length"] = reply.headers["content-length"]
 

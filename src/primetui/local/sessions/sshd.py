@@ -25,6 +25,7 @@ import tempfile
 import termios
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 import asyncssh
@@ -205,6 +206,21 @@ def _argv(cfg: EndpointConfig, argv: list[str]) -> list[str]:
     return mountns.wrap(argv, cfg.root, cfg.read_only, cfg.bin_dir) if cfg.namespaces else argv
 
 
+async def _fd_ready(add: Callable[..., Any], remove: Callable[[int], Any], fd: int) -> None:
+    """Wait until the loop reports ``fd`` readable (``add_reader``) or writable (``add_writer``)."""
+    ready = asyncio.get_running_loop().create_future()
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    add(fd, wake)
+    try:
+        await ready
+    finally:
+        remove(fd)
+
+
 async def _pump_fd_to_channel(fd: int, writer: asyncssh.SSHWriter, on_activity) -> None:
     """Copy a non-blocking fd to the channel until EOF/EIO, waiting for the channel to drain."""
     loop = asyncio.get_running_loop()
@@ -212,12 +228,7 @@ async def _pump_fd_to_channel(fd: int, writer: asyncssh.SSHWriter, on_activity) 
         try:
             data = os.read(fd, _READ)
         except BlockingIOError:
-            ready = loop.create_future()
-            loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
-            try:
-                await ready
-            finally:
-                loop.remove_reader(fd)
+            await _fd_ready(loop.add_reader, loop.remove_reader, fd)
             continue
         except OSError as exc:
             if exc.errno == errno.EIO:  # every slave fd closed: the shell and its children are gone
@@ -252,12 +263,7 @@ async def _write_fd(fd: int, data: bytes) -> None:
         try:
             view = view[os.write(fd, view) :]
         except BlockingIOError:
-            ready = loop.create_future()
-            loop.add_writer(fd, lambda: ready.done() or ready.set_result(None))
-            try:
-                await ready
-            finally:
-                loop.remove_writer(fd)
+            await _fd_ready(loop.add_writer, loop.remove_writer, fd)
 
 
 async def _pump_channel_to_pty(process: asyncssh.SSHServerProcess, master: int, on_activity) -> None:

@@ -115,10 +115,13 @@ class EditorScreen(EditingActions, Screen):
         self.volume_size: int | None = None
         self.version = 0
         self._validated_version = -1
+        self._validated_text: str | None = None
         self._draft_dirty = False
         self._draft_kept = False  # the draft prompt was left with esc: the old draft must survive
         self._timer: Timer | None = None
-        self._close_armed = False
+        # The text the "unsaved changes" warning was shown for: a second close on that same text
+        # closes, whatever order the edits' Changed events arrive in.
+        self._close_armed_on: str | None = None
         self._note = ""
         self._note_at = 0.0
         self._in_flight = False
@@ -276,7 +279,6 @@ class EditorScreen(EditingActions, Screen):
     def _changed(self, event: TextArea.Changed) -> None:
         self.version += 1
         self._draft_dirty = True
-        self._close_armed = False
         if time.monotonic() - self._note_at > NOTE_SURVIVES:
             self.note = ""  # a note outlives only the edit it describes
         self.server_diagnostics = []
@@ -308,14 +310,14 @@ class EditorScreen(EditingActions, Screen):
             note = f"Validation failed ({type(exc).__name__}: {exc}); please report it."
             self.app.call_from_thread(self._validation_failed, note)
         if report is not None:
-            self.app.call_from_thread(self._apply_report, report, version)
+            self.app.call_from_thread(self._apply_report, report, version, text)
 
     def _validation_failed(self, note: str) -> None:
         self._in_flight = False
         self.note = note
         self._refresh_chrome()
 
-    def _apply_report(self, report: Report, version: int) -> None:
+    def _apply_report(self, report: Report, version: int, text: str) -> None:
         self._in_flight = False
         if self._rerun or version != self.version:
             self._rerun = False
@@ -326,6 +328,7 @@ class EditorScreen(EditingActions, Screen):
             return
         self.report = report
         self._validated_version = version
+        self._validated_text = text
         self._show_diagnostics()
 
     def _show_diagnostics(self) -> None:
@@ -337,8 +340,9 @@ class EditorScreen(EditingActions, Screen):
 
     @property
     def validated(self) -> bool:
-        """True when the diagnostics on screen belong to the current text."""
-        return self._validated_version == self.version
+        """True when the diagnostics on screen belong to the current text (also before its Changed
+        event is handled, which is when ``version`` still names the previous text)."""
+        return self._validated_version == self.version and self._validated_text == self.text
 
     @work(exclusive=True, group="models")
     async def load_model_cache(self) -> None:
@@ -710,6 +714,14 @@ class EditorScreen(EditingActions, Screen):
             self.jump_to(self.server_diagnostics[0])
 
     def action_close(self) -> None:
+        # Esc is a priority binding, so the app handles it before the focused widget has applied the
+        # keys typed just before it (they wait in that widget's queue). Queue the close behind them:
+        # the editor then decides on the text those keys produced, never on an older one.
+        (self.app.focused or self).call_later(self._close_after_earlier_keys)
+
+    def _close_after_earlier_keys(self) -> None:
+        if not self.is_current:
+            return  # an earlier key in the same batch already closed or covered the editor
         find = self.query_one(FindBar)
         if find.has_class("visible") and find.has_focus_within:
             find.close()
@@ -724,8 +736,8 @@ class EditorScreen(EditingActions, Screen):
 
     def action_close_editor(self) -> None:
         """Close the editor; with unsaved changes, the first press only says so (a draft is kept)."""
-        if self.modified and not self._close_armed:
-            self._close_armed = True
+        if self.modified and self._close_armed_on != self.text:
+            self._close_armed_on = self.text
             self._autosave_now()
             self.note = "Unsaved changes: ctrl+s saves, esc again closes (or q outside the text); a draft is kept."
             self._refresh_chrome()

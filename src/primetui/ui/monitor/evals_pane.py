@@ -6,7 +6,6 @@ import math
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.widgets import DataTable
 
 from primetui.ui.safe import SafeTable
 from primetui.monitor_core.chartframe import fmt_step, fmt_value

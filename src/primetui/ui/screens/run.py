@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
 
 from primetui.api.followers import DataNotes, MetricRows, PollFailed, RunUpdate
+from primetui.api.models import RLRun
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.ui import present
 from primetui.ui.focus import focus_content, types_text
@@ -78,6 +79,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         self.pending_jump = jump_to_anomaly
         self.run_id = run_id
         self.run: Any = self.prime_state_run(run_id)
+        self._action_in_flight = False
         self.checkpoints: list[Any] = []
         self._checkpoints_sub: Any = None
         self.final_fetch_done = False
@@ -330,8 +332,8 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         allowed_by_status = {"stop", "pause", "resume", "restart", "delete"}
         if action in allowed_by_status:
-            if self.run is None:
-                return None
+            if self.run is None or self._action_in_flight:
+                return None  # shown disabled: the status it would act on is not known yet
             return action in present.actions_for(self.run)
         return True
 
@@ -396,12 +398,22 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     @work(group="run-action")
     async def call_action(self, name: str, method, verb: str) -> None:
         self.notify(f"{verb} {self.run_id}…")
+        # Until the platform answers, the status shown is the one before the action: offering an
+        # action on it (a pause while a restart is under way) would send one the run cannot take.
+        self._action_in_flight = True
+        self.refresh_bindings()
         try:
-            await method(self.run_id)
+            reply = await method(self.run_id)
         except Exception as exc:  # noqa: BLE001
             self.failed(exc, toast=True)
             return
+        finally:
+            self._action_in_flight = False
+            self.refresh_bindings()
         self.ok()
+        if isinstance(reply, RLRun) and reply.id == self.run_id:
+            self.run = reply  # the status the action left (a restart: CREATING), not the one before it
+            self.render_run()
         if name == "delete_run":
             self.notify(f"Deleted run {self.run_id}.")
             self.prime.state.runs = [r for r in self.prime.state.runs if str(present.field(r, "id")) != self.run_id]
