@@ -23,9 +23,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 async def test_a_wrong_url_token_is_refused_whatever_the_cookie_holds(local_platform, tmp_path):
     with serve(local_platform, tmp_path) as s:
         right = {COOKIE: s.token}
-        with httpx.Client(base_url=s.base, timeout=10, cookies=right) as h:
-            assert h.get("/static/js/textual.js").status_code == 200  # the cookie alone serves the page's files
-            assert h.get("/", params={"token": "not-the-token"}).status_code == 403
+        async with httpx.AsyncClient(base_url=s.base, timeout=10, cookies=right) as h:
+            assert (await h.get("/static/js/textual.js")).status_code == 200  # the cookie alone serves the page's files
+            assert (await h.get("/", params={"token": "not-the-token"})).status_code == 403
         async with aiohttp.ClientSession(cookies=right) as session:
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await session.ws_connect(f"{s.base}/ws/not-the-token?width=80&height=24")

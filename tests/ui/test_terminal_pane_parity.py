@@ -175,7 +175,7 @@ async def test_the_shell_palette_preference_reaches_the_pane() -> None:
         async with app.run_test(size=(20, 4)) as pilot:
             app.ansi_color = native
             view = app.query_one(TerminalView)
-            await wait_for(pilot, lambda: "x" in view.term.text_lines(), "the output")
+            await wait_for(pilot, lambda view=view: "x" in view.term.text_lines(), "the output")
             view.notify_style_update()
             view._prepare_painter()
             assert view.painter.palette == expected, wanted
