@@ -6,10 +6,11 @@ from __future__ import annotations
 import tomllib
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, until, wait_status
+from dash_helpers import dispatch_walkthrough, make_app, wait_status
 from textual.widgets import DataTable
 
 from primetui.ui.screens.run_checkpoints import best_eval_checkpoint, resume_text
+from tests.waiting import until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from dash_helpers import screen_text
+from editor_helpers import host, settle
 from textual.widgets.text_area import Selection
 
 from primetui.ui.editor import editing
-
-from dash_helpers import screen_text, until
-from editor_helpers import host, settle
+from tests.waiting import until
 
 TEXT = "max_steps = 10\n[optim]\nlr = 1e-5\nweight_decay = 0.01\n[ckpt]\n"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from primetui.ui.editor.drafts import DraftStore
-
-from dash_helpers import until
 from editor_helpers import EditorHost, host, settle
+
+from primetui.ui.editor.drafts import DraftStore
+from tests.waiting import until
 
 
 def _title(ed) -> str:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dash_helpers import until
 from editor_helpers import host, settle
+
+from tests.waiting import until
 
 
 async def test_f4_on_a_variant_key_offers_switch_or_remove(tmp_path):

@@ -4,12 +4,13 @@ session just opened."""
 from __future__ import annotations
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, until, wait_status
+from dash_helpers import dispatch_walkthrough, make_app, wait_status
 from textual.widgets import DataTable, Input
 
 from primetui.ui.screens.run import RunScreen
 from primetui.ui.screens.volumes import VolumesScreen
 from primetui.ui.transfer import TransferScreen
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -43,7 +44,7 @@ async def test_enter_after_o_opens_the_new_sessions_shell(local_platform, monkey
         await until(pilot, lambda: screen.just_opened is not None, "session opened")
         sid = screen.just_opened[1]
         await until(pilot, lambda: any(str(s.id) == sid and str(s.phase) == "ready"
-                                       for s in app.state.sessions.get("research", [])), "session ready", limit=90)
+                                       for s in app.state.sessions.get("research", [])), "session ready", timeout=90)
         assert screen.query_one("#volumes-table", DataTable).has_focus
         await pilot.press("enter")
         await until(pilot, lambda: opened == [sid], "its shell opened")

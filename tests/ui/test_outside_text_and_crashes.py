@@ -20,7 +20,8 @@ from primetui import headless
 from primetui.monitor_core.escapes import clean
 from primetui.ui import present
 from primetui.ui.app import PrimeApp
-from tests.ui.dash_helpers import notifications, until
+from tests.ui.dash_helpers import notifications
+from tests.waiting import until
 from tests.wire_platform import RUN_ID, Reply, WirePlatform, default_reply
 
 MARKUP = ["Could not open /tmp/[/]x", "Saved [bold]a[/bold] to [@click=app.quit]here[/]", "[red]", "a\u200bb"]

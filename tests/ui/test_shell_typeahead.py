@@ -7,7 +7,6 @@ import asyncio
 from types import SimpleNamespace
 
 import pytest
-from dash_helpers import until
 from ssh_platform import create_volume, ssh_platform
 from test_terminal_session import pane_text, ready_session
 from textual.widgets import DataTable
@@ -17,6 +16,7 @@ from primetui.shell.term.transport import SessionTransport
 from primetui.ui.app import PrimeApp
 from primetui.ui.screens.volumes import VolumesScreen
 from primetui.ui.terminal import ShellScreen
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(180)
 

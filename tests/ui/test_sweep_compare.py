@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 import tomlkit
-from dash_helpers import make_app, until, wait_status
+from dash_helpers import make_app, wait_status
 from textual.widgets import DataTable, Input, Static
 
 from primetui.api.client import PrimeClient
-from primetui.monitor_core.chartframe import RUN_GLYPHS
 from primetui.dispatching import Dispatched, dispatch_sweep
+from primetui.monitor_core.chartframe import RUN_GLYPHS
+from tests.waiting import until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 

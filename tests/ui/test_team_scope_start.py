@@ -6,7 +6,6 @@ import dataclasses
 import json
 
 import pytest
-from dash_helpers import until
 from textual.widgets import OptionList
 
 from primetui.api.client import PrimeClient
@@ -15,6 +14,7 @@ from primetui.settings import load_settings
 from primetui.ui.app import PrimeApp
 from primetui.ui.launch import Connector
 from primetui.ui.screens.teams import TeamSwitchScreen
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(150)
 

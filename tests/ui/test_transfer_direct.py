@@ -6,14 +6,14 @@ from __future__ import annotations
 import os
 
 import pytest
-from dash_helpers import until
+from ssh_platform import create_volume, ssh_platform
+from test_transfer import digests, fill, make_app, make_dataset, open_volumes, text
 from textual.widgets import Input
 
 from primetui.api.client import PrimeClient
 from primetui.ui.screens.volumes import VolumesScreen
 from primetui.ui.transfer import TransferScreen
-from ssh_platform import create_volume, ssh_platform
-from test_transfer import digests, fill, make_app, make_dataset, open_volumes, text
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -36,7 +36,7 @@ async def test_put_and_get_go_direct_and_open_no_session(platform, tmp_path) -> 
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "put dialog")
         dialog = app.screen
         await fill(pilot, dialog, str(ds), "datasets/")
-        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "put finished", limit=60)
+        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "put finished", timeout=60)
         assert text(dialog, "transfer-error") == ""
         assert dialog.outcome.route == "direct" and dialog.session is None
         assert "no session" in text(dialog, "transfer-phase") and "Put 3 file(s)" in text(dialog, "transfer-result")
@@ -54,7 +54,7 @@ async def test_put_and_get_go_direct_and_open_no_session(platform, tmp_path) -> 
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
         dialog = app.screen
         await fill(pilot, dialog, "datasets/ds", str(back))
-        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", limit=60)
+        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", timeout=60)
         assert text(dialog, "transfer-error") == "" and dialog.outcome.route == "direct"
         assert digests(back / "ds") == digests(ds) and (back / "ds" / "empty").is_dir()
         await pilot.press("escape")
@@ -65,7 +65,7 @@ async def test_put_and_get_go_direct_and_open_no_session(platform, tmp_path) -> 
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
         dialog = app.screen
         await fill(pilot, dialog, "datasets/nope", str(back))
-        await until(pilot, lambda: text(dialog, "transfer-error"), "missing path reported", limit=60)
+        await until(pilot, lambda: text(dialog, "transfer-error"), "missing path reported", timeout=60)
         assert "no such file or directory on the volume" in text(dialog, "transfer-error")
         assert dialog.query_one("#transfer-source", Input).value == "datasets/nope"
 
@@ -109,9 +109,9 @@ async def test_a_direct_get_asks_before_replacing_and_lists_what_it_kept(platfor
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
         dialog = app.screen
         await fill(pilot, dialog, "datasets/ds", str(back))
-        await until(pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "asked", limit=60)
+        await until(pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "asked", timeout=60)
         await pilot.press("n")
-        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", limit=60)
+        await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", timeout=60)
         assert dialog.outcome.route == "direct" and (back / "ds" / "a.txt").read_text() == "mine"
         assert "Skipped 1: datasets/ds/a.txt (already exists; kept, as you chose)" in text(dialog, "transfer-result")
 
@@ -121,8 +121,8 @@ async def test_a_direct_get_asks_before_replacing_and_lists_what_it_kept(platfor
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog again")
         dialog = app.screen
         await fill(pilot, dialog, "datasets/ds", str(back))
-        await until(pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "asked again", limit=60)
+        await until(pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "asked again", timeout=60)
         await pilot.press("escape")  # cancel while the copy waits on the question: it ends, nothing replaced
-        await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "cancelled", limit=60)
+        await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "cancelled", timeout=60)
         assert dialog.state == "form" and (back / "ds" / "a.txt").read_text() == "mine"
         assert sorted(p.name for p in (back / "ds").iterdir()) == ["a.txt"]  # no partial file left

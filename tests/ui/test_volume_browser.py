@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from dash_helpers import until
 from textual.widgets import DataTable, Input, Static
 
 from primetui.api.client import PrimeClient
@@ -14,6 +13,7 @@ from primetui.ui.app import PrimeApp
 from primetui.ui.screens.volumes import VolumesScreen
 from primetui.ui.transfer import TransferScreen
 from primetui.ui.volume_browser import VolumeBrowserScreen
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dash_helpers import until
-
 from primetui.settings import load_settings
 from primetui.ui.app import PrimeApp
 from primetui.ui.launch import Connector
+from tests.waiting import until
 
 
 async def test_ctrl_l_without_the_extra_shows_the_command_that_adds_it(tmp_path, monkeypatch):
