@@ -12,16 +12,6 @@ import sys
 from collections.abc import Sequence
 
 
-
-WAIT_EXIT_CODES = """exit codes (also of dispatch --wait; docs/ops.md):
-  0    every run COMPLETED
-  1    a run FAILED, STOPPED or PAUSED, or cannot be followed (unknown id, access refused)
-  2    --timeout passed first (the runs go on)
-  3    nothing was asked or dispatched: no API key, an unreadable file, a failed pre-flight,
-       or the platform refused the run
-  130  interrupted (ctrl+c)
-  143  ended by SIGTERM (as a shell reports a process the signal ended)"""
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="primetui",
@@ -98,7 +88,8 @@ WAIT_EXIT_CODES = """exit codes:
   2    --timeout passed first; it counts from the command's start (the runs go on)
   3    nothing was asked or dispatched: no API key, an unreadable file, a failed
        pre-flight, the platform refused the run
-  130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the runs go on
+  130  interrupted by SIGINT (Ctrl-C): the runs go on
+  143  ended by SIGTERM (a CI job cancelled): the runs go on
 With --json the last line is always {"event": "done", "status": ..., "exit": N}."""
 
 

@@ -110,6 +110,17 @@ class Pair:
         self.plain.resize(cols)
         self.ours.resize(cols)
 
+    def agree(self, marker: str, what: str, same, timeout: float = 40.0) -> tuple[list[str], list[str]]:
+        """Both panes, settled, once ``same(plain, ours)`` holds (a resize reflows asynchronously)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            plain, ours = self.settle(marker, what)
+            if same(plain, ours):
+                return plain, ours
+            if time.monotonic() > deadline:
+                raise AssertionError(f"waited {timeout:.0f}s for {what}; plain tmux shows:\n" + "\n".join(plain)
+                                     + "\nprimetui's pane shows:\n" + "\n".join(ours))
+
     def close(self) -> None:
         self.plain.close()
         self.ours.close()
@@ -137,9 +148,8 @@ def test_rewrap_on_resize_matches_tmux_both_ways(pair: Pair) -> None:
     assert ours == plain
     for cols in (50, 33, 120, 80):
         pair.resize(cols)
-        time.sleep(0.3)
-        plain, ours = pair.settle("DONE-2", f"the lines at {cols} columns")
-        assert _without_prompt_rows(ours) == _without_prompt_rows(plain), (cols, "\n".join(plain), "\n".join(ours))
+        plain, ours = pair.agree("DONE-2", f"the lines rewrapped as tmux does at {cols} columns",
+                                 lambda p, o: _without_prompt_rows(o) == _without_prompt_rows(p))
     assert long2 in "".join(_without_prompt_rows(ours))  # nothing was cut for good
 
 

@@ -9,11 +9,12 @@ from test_screens import COMPLETED, make_app, settle
 from test_sweep_compare_snapshot import SweepCompare
 
 from primetui.ui.monitor.charts_pane import ChartsPane
+from tests.waiting import quiet
 
 
 async def _charts(app, pilot) -> ChartsPane:
     app.open_run(COMPLETED)
-    await settle(pilot, lambda: type(app.screen).__name__ == "RunScreen" and app.screen.query(ChartsPane))
+    await settle(pilot, lambda: type(app.screen).__name__ == "RunScreen" and app.screen.query(ChartsPane), "the run's charts tab")
     return [p for p in app.screen.query(ChartsPane) if not p.eval_only][0]
 
 
@@ -30,10 +31,11 @@ async def test_charts_and_compare_choices_come_back(tmp_path):
         pane._remember()
         smoothing = pane.view.smoothing
         await app.push_screen(SweepCompare(IDS))
-        await settle(pilot, lambda: bool(app.screen.charts))
+        await settle(pilot, lambda: bool(app.screen.charts), "the compare charts")
         await pilot.press("y")
         await pilot.press("m")
         metric = app.screen.metric
+        await quiet(pilot)
         assert metric != "loss/mean"
     saved = json.loads((tmp_path / "views.json").read_text())
     (project,) = saved
@@ -45,7 +47,7 @@ async def test_charts_and_compare_choices_come_back(tmp_path):
         assert pane.view.log_y and pane.view.smoothing == smoothing and pane.view.x_mode == "time"
         assert pane.chosen == ["loss/mean", "optim/grad_norm"]
         await again.push_screen(SweepCompare(IDS))
-        await settle(pilot, lambda: bool(again.screen.charts))
+        await settle(pilot, lambda: bool(again.screen.charts), "the compare charts, reopened")
         assert again.screen.view.log_y and again.screen.metric == metric
 
 

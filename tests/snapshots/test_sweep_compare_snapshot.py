@@ -7,6 +7,7 @@ from sweep_data import IDS, data
 from test_screens import make_app
 
 from primetui.ui.screens.compare import CompareScreen
+from tests.waiting import quiet, until
 
 
 class SweepCompare(CompareScreen):
@@ -24,12 +25,9 @@ def test_sweep_compare_log_y(snap_compare, size):
 
     async def ready(pilot):
         await app.push_screen(SweepCompare(IDS))
-        for _ in range(200):
-            if app.screen.charts:
-                break
-            await pilot.pause(0.02)
+        await until(pilot, lambda: app.screen.charts, "the sweep's charts")
         await pilot.press("y")
-        await pilot.pause(0.2)
+        await quiet(pilot)
         assert app.screen.view.log_y
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
@@ -41,12 +39,10 @@ async def test_the_tokens_axis_reads_every_run_at_the_same_x():
     app = make_app()
     async with app.run_test(size=(160, 45)) as pilot:
         await app.push_screen(SweepCompare(IDS))
-        for _ in range(200):
-            if app.screen.charts:
-                break
-            await pilot.pause(0.02)
+        await until(pilot, lambda: app.screen.charts, "the sweep's charts")
         screen = app.screen
         await pilot.press("t", "t")
+        await quiet(pilot)
         assert screen.view.x_mode == TOKENS
         chart = screen.charts["loss/mean"]
         by_name = {s.name: s for s in chart.series}
@@ -56,6 +52,7 @@ async def test_the_tokens_axis_reads_every_run_at_the_same_x():
         screen.view.cursor = 40.0
         screen.render_head()
         head = str(screen.query_one("#compare-head").render())
+        await quiet(pilot)
         assert "tokens (seq_len × batch × step)" in head
         # At 655k tokens the batch-16 run is at step 20: its value there, not at its own step 40.
         from sweep_data import _loss

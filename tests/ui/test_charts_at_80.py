@@ -41,7 +41,7 @@ async def test_six_eval_charts_at_80x24_keep_a_readable_height_and_scroll():
     async with app.run_test(size=(80, 18)) as pilot:  # the room the run screen leaves at 80x24
         pane = app.query_one(ChartsPane)
         pane.add_metrics(data)
-        await pilot.pause()
+        await quiet(pilot)
         assert len(pane.charts) == 6
         for key, chart in pane.charts.items():
             assert chart.outer_size.height >= CHART_MIN_HEIGHT, (key, chart.outer_size.height)

@@ -39,7 +39,7 @@ async def test_quick_fix_adds_the_missing_type(tmp_path):
         assert [d.code for d in ed.diagnostics] == ["missing-type"]
         ed.area.cursor_location = (2, 3)
         await pilot.press("f4")  # two variants fit (linear, cosine): F4 offers both, linear first
-        await pilot.pause()
+        await quiet(pilot)
         assert type(app.screen).__name__ == "CompletionPicker"
         await pilot.press("enter")
         ed = await settle(pilot)

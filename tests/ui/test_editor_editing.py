@@ -7,7 +7,7 @@ from editor_helpers import host, settle
 from textual.widgets.text_area import Selection
 
 from primetui.ui.editor import editing
-from tests.waiting import until
+from tests.waiting import quiet, until
 
 TEXT = "max_steps = 10\n[optim]\nlr = 1e-5\nweight_decay = 0.01\n[ckpt]\n"
 
@@ -27,11 +27,14 @@ async def test_tab_on_a_selection_indents_and_shift_tab_dedents(tmp_path):
         ed = await settle(pilot)
         ed.area.selection = Selection((2, 0), (4, 0))
         await pilot.press("tab")
+        await quiet(pilot)
         assert ed.text == "max_steps = 10\n[optim]\n    lr = 1e-5\n    weight_decay = 0.01\n[ckpt]\n"
         await pilot.press("shift+tab")
+        await quiet(pilot)
         assert ed.text == TEXT
         ed.area.selection = Selection((0, 0), (0, 0))
         await pilot.press("tab")
+        await quiet(pilot)
         assert ed.text.startswith("    max_steps")  # no selection: tab inserts indentation
 
 
@@ -41,11 +44,14 @@ async def test_toggle_comment_on_line_and_selection(tmp_path):
         ed = await settle(pilot)
         ed.area.cursor_location = (2, 3)
         await pilot.press("ctrl+underscore")
+        await quiet(pilot)
         assert ed.text.split("\n")[2] == "# lr = 1e-5"
         ed.area.selection = Selection((2, 0), (3, 4))
         await pilot.press("ctrl+underscore")  # mixed: comments both
+        await quiet(pilot)
         assert ed.text.split("\n")[2:4] == ["# # lr = 1e-5", "# weight_decay = 0.01"]
         await pilot.press("ctrl+z", "ctrl+z")
+        await quiet(pilot)
         assert ed.text == TEXT
 
 
@@ -55,9 +61,11 @@ async def test_find_replace_with_regex_and_go_to_line_and_file_ends(tmp_path):
         ed = await settle(pilot)
         await pilot.press("ctrl+f", "l", "r")  # typed straight after the key that opens the bar
         bar = ed.findbar
+        await quiet(pilot)
         assert bar.pattern == "lr"
         await until(pilot, lambda: ed.area.selected_text == "lr", "the first match selected")
         await pilot.press("escape")
+        await quiet(pilot)
         assert not bar.has_class("visible") and ed.area.has_focus and app.result == "open"
         await pilot.press("ctrl+h")
         bar.query_one("#find-text").value = r"(\d+)e-5"
@@ -70,8 +78,10 @@ async def test_find_replace_with_regex_and_go_to_line_and_file_ends(tmp_path):
         await pilot.press("ctrl+g", "4", "enter")  # typed while the dialog opens
         await until(pilot, lambda: ed.area.cursor_location == (3, 0), "the jump to line 4")
         await pilot.press("ctrl+end")
+        await quiet(pilot)
         assert ed.area.cursor_location == ed.area.document.end
         await pilot.press("ctrl+home")
+        await quiet(pilot)
         assert ed.area.cursor_location == (0, 0)
 
 
@@ -106,6 +116,7 @@ async def test_f10_hands_the_file_to_editor_and_rechecks_on_return(tmp_path, mon
         ed = await settle(pilot)
         await pilot.press("x")
         await pilot.press("f10")
+        await quiet(pilot)
         assert "Save first" in ed.note and ed.text.startswith("x")
         await pilot.press("ctrl+z")
         await until(pilot, lambda: not ed.modified, "the undo")

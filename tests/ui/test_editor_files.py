@@ -7,7 +7,7 @@ import os
 from editor_helpers import EditorHost, host, settle
 
 from primetui.ui.editor.drafts import DraftStore
-from tests.waiting import until
+from tests.waiting import quiet, until
 
 
 def _title(ed) -> str:
@@ -69,6 +69,7 @@ async def test_a_change_on_disk_is_offered_as_reload_diff_or_overwrite(tmp_path)
         assert path.read_text() == "max_steps = 1\n# a teammate's line\n"  # nothing written yet
         await pilot.press("d")
         diff = str(app.screen.query_one("#conflict-diff-body").render())
+        await quiet(pilot)
         assert "-# a teammate's line" in diff and "+max_steps = 10" in diff
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is ed, "the editor back")

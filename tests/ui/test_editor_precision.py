@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from editor_helpers import host, settle
 
-from tests.waiting import until
+from tests.waiting import quiet, until
 
 
 async def test_f4_on_a_variant_key_offers_switch_or_remove(tmp_path):
@@ -13,7 +13,7 @@ async def test_f4_on_a_variant_key_offers_switch_or_remove(tmp_path):
         ed = await settle(pilot)
         assert [d.code for d in ed.diagnostics if d.level == "error"] == ["variant-key"]
         ed.area.cursor_location = (4, 2)
-        await pilot.pause()
+        await quiet(pilot)
         assert "belongs to the `linear` variant" in str(ed.query_one("#editor-message").render())
         await pilot.press("f4")
         await until(pilot, lambda: type(app.screen).__name__ == "CompletionPicker", "the fix list")

@@ -9,6 +9,7 @@ from primetui.sft.templates import WALKTHROUGH
 from primetui.ui.editor.sweep import SweepScreen
 
 from editor_helpers import EditorHost, idle, settle
+from tests.waiting import quiet
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -45,6 +46,7 @@ async def test_a_four_lr_sweep_from_the_editor(tmp_path, platform_client):
         screen.query_one("#sweep-values-0").value = "1e-5,3e-5,1e-4,1e-1"
         await pilot.pause()
         grid = str(screen.query_one("#sweep-grid").render())
+        await quiet(pilot)
         assert "edsweep-lr=1e-1  1 GPU" in grid and "4 run(s), 4 GPUs in all" in grid, grid
         await pilot.press("f5")
         await pilot.pause()
@@ -72,5 +74,6 @@ async def test_a_grid_over_the_limit_says_so_and_dispatches_nothing(tmp_path, pl
         await pilot.press("f5")
         await pilot.pause()
         status = str(screen.query_one("#sweep-status").render())
+        await quiet(pilot)
         assert f"the grid has 36 runs, more than the {MAX_RUNS} one sweep may start" in status
         assert app.screen is screen

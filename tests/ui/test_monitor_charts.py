@@ -198,16 +198,18 @@ async def test_the_picker_filters_as_you_type_and_marks_by_glyph():
         pane.focus()
         await pilot.press("a")
         picker = app.screen
+        await quiet(pilot)
         assert picker.query_one("#picker-filter", Input).has_focus
         await pilot.press("g", "r", "a", "d")
         sel = picker.query_one("SelectionList")
         shown = [str(sel.get_option_at_index(i).value) for i in range(sel.option_count)]
+        await quiet(pilot)
         assert shown == ["optim/grad_norm"]
         assert str(sel.get_option_at_index(0).prompt).startswith("· ")  # not shown: a dot
         await pilot.press("down", "space")
-        await pilot.pause()
+        await quiet(pilot)
         assert sel.selected == ["optim/grad_norm"], (sel.selected, picker.selected, app.focused)
         assert str(sel.get_option_at_index(0).prompt).startswith("✓ ")  # chosen: a tick, in any colour
         await pilot.press("enter")
-        await pilot.pause()
+        await quiet(pilot)
         assert list(pane.charts) == ["loss/mean", "loss/perplexity", "optim/grad_norm"]  # hidden ones kept

@@ -21,7 +21,7 @@ from primetui.monitor_core.escapes import clean
 from primetui.ui import present
 from primetui.ui.app import PrimeApp
 from tests.ui.dash_helpers import notifications
-from tests.waiting import until
+from tests.waiting import quiet, until
 from tests.wire_platform import RUN_ID, Reply, WirePlatform, default_reply
 
 MARKUP = ["Could not open /tmp/[/]x", "Saved [bold]a[/bold] to [@click=app.quit]here[/]", "[red]", "a\u200bb"]
@@ -34,7 +34,7 @@ async def test_every_toast_shows_its_text_literally():
         for text in MARKUP:
             app.notify(text, title="[/]title")
             app.notify(text, markup=True)  # asking for markup changes nothing: outside text is never parsed
-        await pilot.pause()
+        await quiet(pilot)
         assert app.is_running
         shown = notifications(app)
     for text in MARKUP:
@@ -75,7 +75,7 @@ async def test_an_infinite_step_leaves_the_charts_tab_working_and_is_counted():
             await until(pilot, lambda: app.screen.query(ChartsPane) and "loss/mean" in app.screen.query_one(ChartsPane).charts,
                         what="the loss chart")
             await until(pilot, lambda: any("1 row ignored: non-finite step" in n for n in notifications(app)), what="the note")
-            await pilot.pause()
+            await quiet(pilot)
             assert app.is_running and app.crash_report is None
 
 

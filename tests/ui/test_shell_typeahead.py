@@ -16,7 +16,7 @@ from primetui.shell.term.transport import SessionTransport
 from primetui.ui.app import PrimeApp
 from primetui.ui.screens.volumes import VolumesScreen
 from primetui.ui.terminal import ShellScreen
-from tests.waiting import until
+from tests.waiting import quiet, until
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -49,6 +49,7 @@ async def test_keys_typed_while_the_shell_connects_go_to_the_shell(tmp_path, mon
             volumes.query_one("#sessions-table", DataTable).focus()
             theme = app.theme
             await pilot.press("enter", *"echo typed$((6*7))", "enter")
+            await quiet(pilot)
             assert isinstance(app.screen, ShellScreen)
             assert not app.screen.panes or not app.screen.panes[0].view.running
             assert editors == [], "a typed e opened the editor"
@@ -90,6 +91,7 @@ async def test_keys_typed_while_a_second_shell_opens_never_reach_the_first(monke
         await until(pilot, lambda: app.screen is not screen and not isinstance(app.screen, LeaveDialog), "back on the dashboard")
         open_spec(app, ShellSpec(label="second", make_transport=lambda: SlowPty(argv)))
         await pilot.press(*"echo to-$((40+2))", "enter")
+        await quiet(pilot)
         assert app.screen is screen
         gate.set()
         await until(pilot, lambda: len(screen.panes) == 2 and screen.panes[1].view.running, "the second shell")

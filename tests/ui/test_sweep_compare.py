@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Input, Static
 from primetui.api.client import PrimeClient
 from primetui.dispatching import Dispatched, dispatch_sweep
 from primetui.monitor_core.chartframe import RUN_GLYPHS
-from tests.waiting import until
+from tests.waiting import quiet, until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -65,6 +65,7 @@ async def test_a_four_lr_sweep_filters_by_prefix_and_compares_with_four_distinct
         for _, name in runs:
             assert name in legend
         await pilot.press("y")
+        await quiet(pilot)
         assert screen.view.log_y and "log" in chart.plain_text().splitlines()[0]
         await pilot.press("1")
         await until(pilot, lambda: len(screen.charts["loss/mean"].series) == 3, "run 1 hidden")

@@ -108,7 +108,8 @@ def test_headless_commands_survive_a_hostile_platform(seed, forced, command, tmp
 async def test_the_dashboard_survives_a_hostile_platform(seed, forced, tmp_path, monkeypatch):
     from primetui.api.client import PrimeClient
     from primetui.ui.app import PrimeApp
-    from tests.ui.dash_helpers import notifications, until
+    from tests.ui.dash_helpers import notifications
+    from tests.waiting import until
 
     monkeypatch.setenv("PRIMETUI_REPLY_DEADLINE", str(REPLY_DEADLINE))
     monkeypatch.setenv("PRIMETUI_CRASH_DIR", str(tmp_path / "crashes"))
@@ -117,7 +118,7 @@ async def test_the_dashboard_survives_a_hostile_platform(seed, forced, tmp_path,
         app = PrimeApp(PrimeClient(wp.base_url, "k"), None, None, poll_scale=0.1, platform_label="wire")
         async with app.run_test(size=(140, 44), notifications=True) as pilot:
             await until(pilot, lambda: app.state.runs_loaded or app.state.connection.last_error, what=f"the runs list · {scenario.describe()}",
-                        limit=REPLY_DEADLINE * 4 + 10)
+                        timeout=REPLY_DEADLINE * 4 + 10)
             app.open_run(RUN_ID)
             await pilot.pause()
             for key in "1234567":
