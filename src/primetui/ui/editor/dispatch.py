@@ -44,7 +44,8 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
     DispatchScreen #volumes { height: auto; max-height: 8; }
     DispatchScreen #run-name { height: 3; }
     DispatchScreen #preflight { height: auto; padding: 1 0 0 0; }
-    DispatchScreen #dispatch-status { height: auto; color: $text-muted; }
+    /* Docked: on a short terminal the pre-flight list is cut, never the line that says which key dispatches. */
+    DispatchScreen #dispatch-status { height: auto; color: $text-muted; dock: bottom; }
     """
     BINDINGS = [
         Binding("d", "dispatch", "Dispatch", id="editor.dispatch.go"),
