@@ -47,6 +47,24 @@ async def client(local_platform: LocalPlatform) -> AsyncIterator[object]:
 ACTIVE = {"PENDING", "QUEUED", "CREATING", "RUNNING", "PAUSING"}
 
 
+def _live_sessions(lp: LocalPlatform) -> set[tuple[str, str, tuple]]:
+    """(volume, session id, scope params) of every session not yet ended, in every scope."""
+    import httpx
+
+    from primetui.api.wire import DEAD_SESSION_STATUSES
+
+    teams = httpx.get(lp.api_url + "/user/teams", headers=lp.headers, timeout=30).json().get("data", [])
+    live: set[tuple[str, str, tuple]] = set()
+    for scope in ({}, *({"teamId": t["teamId"]} for t in teams)):
+        volumes = httpx.get(lp.api_url + "/training/volumes", headers=lp.headers, params=scope, timeout=30)
+        for v in volumes.json().get("volumes", []):
+            reply = httpx.get(f"{lp.api_url}/training/volumes/{v['name']}/sessions", headers=lp.headers,
+                              params=scope, timeout=30)
+            live |= {(v["name"], s["id"], tuple(scope.items())) for s in reply.json().get("sessions", [])
+                     if s.get("status") not in DEAD_SESSION_STATUSES}
+    return live
+
+
 def _active_runs(lp: LocalPlatform) -> set[str]:
     import httpx
 
@@ -62,9 +80,13 @@ def _stop_the_runs_a_test_leaves_going(request: pytest.FixtureRequest) -> Iterat
         yield
         return
     lp = request.getfixturevalue("local_platform")
-    before = _active_runs(lp)
+    before, sessions_before = _active_runs(lp), _live_sessions(lp)
     yield
     import httpx
 
     for run_id in _active_runs(lp) - before:
         httpx.put(f"{lp.api_url}/rft/runs/{run_id}/stop", headers=lp.headers, timeout=30)
+    # A read-write session left open holds its volume (one writer): every later run on it waits.
+    for volume, session_id, scope in _live_sessions(lp) - sessions_before:
+        httpx.delete(f"{lp.api_url}/training/volumes/{volume}/sessions/{session_id}", headers=lp.headers,
+                     params=dict(scope), timeout=30)

@@ -73,7 +73,7 @@ def test_plain_output_is_the_ids_alone_and_a_bad_set_is_a_sentence(local_platfor
     code, out, err = _sweep(local_platform, tmp_path, monkeypatch, ["max_steps=2,3"], name=None)
     ids = out.split()
     assert code == waiting.EXIT_OK and len(ids) == 2
-    names = {r["id"]: r["name"] for r in _runs(local_platform)}
+    names = {r["id"]: r.get("name") for r in _runs(local_platform)}
     assert [names[i] for i in ids] == ["sft-max_steps=2", "sft-max_steps=3"]
     code, out, err = _sweep(local_platform, tmp_path, monkeypatch, ["model.name=Qwen/x"])
     assert code == waiting.EXIT_SETUP and out == ""
