@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.waiting import until
+from tests.waiting import quiet, until
 from dash_helpers import make_app, notifications, screen_text
 from textual.widgets import DataTable, Input
 
@@ -76,11 +76,22 @@ async def test_read_write_session_is_flagged_and_stopped_through_final_sync(loca
         await pilot.press("v")
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" in rows(app, "#volumes-table"), "volumes listed")
         await app.client.create_volume("dash-vol-s", "10Gi")
-        app.screen.selected = "dash-vol-s"
         app.screen.fetch_volumes()
         await until(pilot, lambda: "dash-vol-s" in rows(app, "#volumes-table"), "volume listed")
+        # Highlight it as a user would, and let every highlight already in flight land first: a poll's
+        # render can still be reporting the old row.
+        volumes_table = app.screen.query_one("#volumes-table", DataTable)
+        volumes_table.move_cursor(row=volumes_table.get_row_index("dash-vol-s"))
+        await until(pilot, lambda: app.screen.selected == "dash-vol-s", "dash-vol-s highlighted")
+        await quiet(pilot)
+        await until(pilot, lambda: app.screen.selected == "dash-vol-s", "dash-vol-s still highlighted")
         await pilot.press("o")  # read-write session
-        await until(pilot, lambda: any("(read-write) on dash-vol-s" in n for n in notifications(app)), "session started")
+        try:
+            await until(pilot, lambda: any("(read-write) on dash-vol-s" in n or "ould not" in n or "annot" in n
+                                           for n in notifications(app)), "the session started or refused")
+        except AssertionError:
+            raise AssertionError(f"screen {type(app.screen).__name__}, focus {app.focused!r}:\n{screen_text(app)}\n{notifications(app)}") from None
+        assert any("(read-write) on dash-vol-s" in n for n in notifications(app)), notifications(app)
         flag = app.screen.query_one("#rw-flag")
         await until(pilot, lambda: flag.has_class("visible"), "loud RW flag")
         assert "blocks dispatch" in str(flag.render()) and "Press S" in str(flag.render())

@@ -332,10 +332,14 @@ class EditorScreen(EditingActions, Screen):
         self._show_diagnostics()
 
     def _show_diagnostics(self) -> None:
+        problems = self.query("#editor-problems").results(ProblemsList)
+        found = next(problems, None)
+        if found is None:
+            return  # a report that lands while the editor is closing (its widgets already gone)
         diags = sorted([*(self.report.diagnostics if self.report else []), *self.server_diagnostics], key=sort_key)
         self.diagnostics = diags
         self.area.set_diagnostics(diags)
-        self.query_one("#editor-problems", ProblemsList).show(diags)
+        found.show(diags)
         self._refresh_chrome()
 
     @property
