@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -139,7 +140,9 @@ async def test_a_session_shell_gets_the_allowlist_and_its_own_tmux(leaky_platfor
             login = await open_shell(session, "xterm", 200, 50)
             login.write(b"env; echo ENV-DONE-$((6*7))\r")
             typed = (await read_until(login, b"ENV-DONE-42\r\n")).decode(errors="replace").replace("\r", "")
-            login_env = _env_output(typed)
+            # An interactive bash turns bracketed paste off (ESC [ ? 2004 l) right before the
+            # command's output, which lands on the first line: drop terminal sequences first.
+            login_env = _env_output(re.sub(r"\x1b\[[0-?]*[ -/]*[@-~]", "", typed))
             assert login_env.get("VOLUME") and login_env.get("TMUX_TMPDIR"), typed[-500:]
             _assert_no_secret(login_env, "the login shell")
 
