@@ -16,7 +16,6 @@ TESTS = Path(__file__).resolve().parent
 # A sleep that makes the situation under test (a reader that stalls), not one that waits for it.
 STALLS = {
     "api/test_ssh_sessions.py::test_a_flood_arrives_whole_over_aes_gcm_without_compression",
-    "local/test_gateway_relay.py::test_relay_routes_by_sni_keeps_order_and_holds_back_a_flood",
 }
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import time
 
 import httpx
 import pytest
@@ -22,7 +21,7 @@ from primetui.local.log_windows import (
 )
 from primetui.local.logflood import LogFlood
 from primetui.local.testing import LocalPlatform
-from tests.waiting import eventually
+from tests.waiting import eventually, wait_for
 from tests.api.test_local_platform_http import _small_config
 
 FLOOD = 700  # more than the 200-line snapshot, fewer than one 5000-line search window
@@ -38,23 +37,33 @@ def test_plan_window_routes_plain_and_filtered_fetches():
 
 
 async def _flooded_run(client: PrimeClient, lp: LocalPlatform, lines: int = FLOOD) -> tuple[str, LogFlood]:
-    """A real run whose trainer log got ``lines`` extra numbered lines while it ran; waits for the end."""
-    config = _small_config(lp, max_steps=80)
+    """A real run whose trainer log got ``lines`` extra numbered lines while it ran, then stopped.
+
+    The run is long enough to outlast the flood on a loaded machine; it is stopped once the flood's
+    last line is ingested, so every flood line is in its log and the log no longer grows."""
+    config = _small_config(lp, max_steps=5000)
     run_id = (await client.create_run(config, volume="research", name="log-windows")).run_id
-    deadline = time.monotonic() + 120
-    while (await client.get_run(run_id)).status != "RUNNING":
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.2)
-    flood = LogFlood(lp.data_dir / "runs" / run_id, rate=2000, limit=lines).start()
-    while flood.written < lines:  # every extra line is on disk while the run still runs (and is ingested)
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.05)
-    while not (await client.get_run(run_id)).is_terminal:
-        assert time.monotonic() < deadline
-        await asyncio.sleep(0.3)
+    try:
+        await eventually(lambda: _status_is(client, run_id, "RUNNING"), f"run {run_id} to be RUNNING")
+        flood = LogFlood(lp.data_dir / "runs" / run_id, rate=2000, limit=lines).start()
+        await wait_for(lambda: flood.written >= lines, f"{lines} flood lines on disk")
+        await _whole_log(client, run_id, flood)  # ingested while the run still runs
+        assert not (await client.get_run(run_id)).is_terminal, "the run ended before its flood was ingested"
+    finally:
+        if not (await client.get_run(run_id)).is_terminal:
+            await client.stop_run(run_id)
+        await eventually(lambda: _terminal(client, run_id), f"run {run_id} to stop")
     flood.stop()
     assert flood.written == lines
     return run_id, flood
+
+
+async def _status_is(client: PrimeClient, run_id: str, status: str) -> bool:
+    return (await client.get_run(run_id)).status == status
+
+
+async def _terminal(client: PrimeClient, run_id: str) -> bool:
+    return (await client.get_run(run_id)).is_terminal
 
 
 async def _whole_log(client: PrimeClient, run_id: str, flood: LogFlood) -> list[str]:
@@ -97,7 +106,8 @@ async def test_whole_log_mode_and_rate_limit(tmp_path):
             await _whole_log(client, run_id, flood)
             plain = (await client.get_logs(run_id, 5000, component="trainer")).lines()
             assert len(plain) > FLOOD  # --faithful=false: whole logs, no snapshot
-            assert (await client.get_logs(run_id, 10, component="trainer", since_seconds=5)).lines()
+            # a lookback under the hosted 60 s minimum is honoured here (the run stopped moments ago)
+            assert (await client.get_logs(run_id, 10, component="trainer", since_seconds=30)).lines()
             # the rate limit: 429 with Retry-After once the minute's budget is spent
             with pytest.raises(e.RateLimitedError) as info:
                 for _ in range(500):

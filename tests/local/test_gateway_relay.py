@@ -11,6 +11,7 @@ from primetui.local.sessions.gateway import _HIGH_WATER, Gateway
 from primetui.local.sessions.keys import load_gateway_cert
 from primetui.shell.endpoint import Gateway as GatewayAddress
 from primetui.shell.gateway import open_verified_tls
+from tests.waiting import wait_for
 
 
 def _client_context() -> ssl.SSLContext:
@@ -21,7 +22,9 @@ def _client_context() -> ssl.SSLContext:
 
 
 async def test_relay_routes_by_sni_keeps_order_and_holds_back_a_flood(tmp_path):
-    flood = os.urandom(8 * 1024 * 1024)
+    # more than every kernel buffer on the way can take (loopback send and receive buffers grow to a
+    # few MiB each), so the relay itself must stop reading the endpoint
+    flood = os.urandom(32 * 1024 * 1024)
     got_upload = asyncio.get_running_loop().create_future()
 
     async def endpoint(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -45,7 +48,11 @@ async def test_relay_routes_by_sni_keeps_order_and_holds_back_a_flood(tmp_path):
         reader, writer = await open_verified_tls(address, "vol-ssh-known.localhost")
         writer.write(b"hello\n")
         assert await got_upload == b"hello\n"
-        await asyncio.sleep(0.5)  # the endpoint writes on; nobody reads here
+        # the endpoint writes on while nobody reads here, until the relay pauses reading it
+        await wait_for(
+            lambda: any(not t.is_reading() for t in list(gw._transports)),
+            "the relay to stop reading the endpoint (its outgoing buffer reached the high-water mark)",
+        )
         held = sum(t.get_write_buffer_size() for t in list(gw._transports))
         assert held <= 2 * _HIGH_WATER  # the relay stopped reading the endpoint instead of buffering it all
         received = bytearray()
