@@ -11,6 +11,7 @@ docs/performance.md (other sections stay intact).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import re
 import statistics
@@ -67,7 +68,7 @@ def render(times: dict[str, list[float]], repeats: int) -> str:
     low = {m: min(v) * 1000 for m, v in times.items()}
     lines += [
         "",
-        "The minimum is the least load-disturbed estimate of the true cost (the machine was shared), "
+        "The minimum is the estimate least disturbed by the machine's load, "
         "so the comparison uses it: "
         f"`import primetui.api` {low['primetui.api']:.0f} ms vs `import textual` {low['textual']:.0f} ms; "
         f"the whole platform client (`primetui.api.client`: httpx, pydantic, every wire model) "
@@ -76,11 +77,15 @@ def render(times: dict[str, list[float]], repeats: int) -> str:
         "(`primetui validate`, `primetui runs --once`) never load Textual or rich at all.",
         "",
         f"Machine: Python {platform.python_version()}, {platform.machine()}, "
-        f"{platform.system()} (2 shared cores; other work was running, absolute numbers vary from run "
-        "to run by up to 2x, compare rows of the same run only).",
+        f"{platform.system()}, {os.cpu_count()} cores, load average {_load()} at the end of the run "
+        "(absolute numbers vary with the load by up to 2x; compare rows of the same run only).",
         "",
     ]
     return "\n".join(lines)
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def write_section(text: str) -> None:

@@ -23,7 +23,7 @@ import signal
 import struct
 import tempfile
 import termios
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from pathlib import Path
@@ -305,19 +305,27 @@ async def _run_on_pty(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, a
     cfg.processes.add(child)
     output = asyncio.create_task(_pump_fd_to_channel(master, process.stdout, cfg.on_activity))
     feeder = asyncio.create_task(_pump_channel_to_pty(process, master, cfg.on_activity))
-    watcher = asyncio.create_task(_hang_up_when_closed(process, child))
+    master_open = True
+
+    async def release_pty() -> None:  # the pumps stop (dropping their fd watches) before the fd goes
+        nonlocal master_open
+        for task in (output, feeder):
+            task.cancel()
+        await asyncio.gather(output, feeder, return_exceptions=True)
+        if master_open:
+            master_open = False
+            os.close(master)
+
+    watcher = asyncio.create_task(_hang_up_when_closed(process, child, release_pty))
     try:
         rc = await child.wait()
         # Background jobs may keep the pty open; give the last output a moment, then stop reading.
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(output), 1.0)
+        await asyncio.wait({output}, timeout=1.0)
     finally:
         cfg.processes.discard(child)
-        for task in (output, feeder, watcher):
-            task.cancel()
-        await asyncio.gather(output, feeder, watcher, return_exceptions=True)
-        with contextlib.suppress(OSError):
-            os.close(master)
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
+        await release_pty()
     return rc
 
 
@@ -432,7 +440,8 @@ async def start_endpoint(cfg: EndpointConfig, host_key: asyncssh.SSHKey) -> asyn
 
 
 def session_members(sid: int) -> list[int]:
-    """Pids of every process in the terminal session ``sid`` (jobs such as vim have their own group)."""
+    """Pids of every live process in the terminal session ``sid`` (jobs such as vim have their own
+    group). A zombie has already exited (only its reaping is left), so it is not counted."""
     found = []
     try:
         entries = os.listdir("/proc")
@@ -446,7 +455,7 @@ def session_members(sid: int) -> list[int]:
                 fields = fh.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        if len(fields) > 3 and int(fields[3]) == sid:  # after "comm)": state ppid pgrp session
+        if len(fields) > 3 and int(fields[3]) == sid and fields[0] != b"Z":  # after "comm)": state ppid pgrp session
             found.append(int(entry))
     return found
 
@@ -459,14 +468,19 @@ def _signal_session(pid: int, sig: int) -> None:
             os.kill(member, sig)
 
 
-async def _hang_up_when_closed(process: asyncssh.SSHServerProcess, child) -> None:
-    """When the client's channel closes, hang up on what it started, as sshd does: SIGHUP to the
-    shell's terminal session, its jobs in their own process groups included."""
+async def _hang_up_when_closed(process: asyncssh.SSHServerProcess, child,
+                               release_pty: Callable[[], Awaitable[None]] | None = None) -> None:
+    """When the client's channel closes, hang up on what it started, as sshd does: the pty is
+    released first (``release_pty``: its master closed, so a program writing to the terminal gets
+    EIO instead of blocking on a terminal nobody reads), then SIGHUP to the shell's terminal
+    session, its jobs in their own process groups included."""
     with contextlib.suppress(Exception):
         await process.channel.wait_closed()
     if child.returncode is not None:
         return
     log.info("channel closed: hanging up on process group %d", child.pid)
+    if release_pty is not None:
+        await release_pty()
     _signal_session(child.pid, signal.SIGHUP)
     _signal_session(child.pid, signal.SIGCONT)  # a stopped job must wake up to take the hangup
 
