@@ -6,6 +6,7 @@ Each test runs its own fresh platform (no demo data) and types the seed's comman
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
 from pathlib import Path
@@ -133,6 +134,21 @@ def _session_pids(sid: int) -> list[int]:
     return session_members(sid)
 
 
+async def _session_ends(sid: int, what: str) -> None:
+    """Wait until terminal session ``sid`` has no live process; on a hang, say what is left."""
+    try:
+        await wait_for(lambda: _session_pids(sid) == [], what)
+    except AssertionError as exc:
+        left = []
+        for pid in _session_pids(sid):
+            proc = Path(f"/proc/{pid}")
+            with contextlib.suppress(OSError):
+                state = (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
+                left.append(f"{pid} {(proc / 'comm').read_text().strip()} state={state} "
+                            f"wchan={(proc / 'wchan').read_text()}")
+        raise AssertionError(f"{exc}; left: {left}") from None
+
+
 async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
     lp, key = platform
     create_volume(lp, "research", {"notes.txt": b"hello\n"}, size="10Gi")
@@ -157,7 +173,7 @@ async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
         assert {"bash", "vim", "sleep"} <= set(names), names
         await conn.close()  # the client goes away without exiting anything
         # vim preserves its swap file (an fsync) before it exits: slow when the disk is busy
-        await wait_for(lambda: _session_pids(sid) == [], "bash, vim and the background job to take the hangup")
+        await _session_ends(sid, "bash, vim and the background job to take the hangup")
         await api.stop_session("research", s.id)
         await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
 
@@ -180,7 +196,7 @@ async def test_a_program_flooding_the_terminal_still_takes_the_hangup(platform):
             out += await asyncio.wait_for(proc.read(1 << 16), 15)
         sid = int(re.search(rb"SID=\s*(\d+)=", out)[1])
         await conn.close()  # nobody reads the flood any more
-        await wait_for(lambda: _session_pids(sid) == [], "perl and the shell to take the hangup")
+        await _session_ends(sid, "perl and the shell to take the hangup")
         await api.stop_session("research", s.id)
         await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
 
