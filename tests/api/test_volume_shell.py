@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import signal
 import time
 from pathlib import Path
 
@@ -134,6 +135,14 @@ def _session_pids(sid: int) -> list[int]:
     return session_members(sid)
 
 
+def _session_names(sid: int) -> list[str]:
+    names = []
+    for pid in _session_pids(sid):
+        with contextlib.suppress(OSError):
+            names.append(Path(f"/proc/{pid}/comm").read_text().strip())
+    return names
+
+
 async def _session_ends(sid: int, what: str) -> None:
     """Wait until terminal session ``sid`` has no live process; on a hang, say what is left."""
     try:
@@ -176,6 +185,34 @@ async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
         await _session_ends(sid, "bash, vim and the background job to take the hangup")
         await api.stop_session("research", s.id)
         await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
+
+
+async def test_a_platform_started_under_nohup_still_hangs_up_a_background_job(tmp_path):
+    """`nohup primetui local serve` ignores SIGHUP in the server: its sessions' programs must not
+    inherit that (sshd gives them default signals), or a background job outlives the hangup."""
+    key = make_key(tmp_path / "home" / ".ssh" / "id_ed25519")
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # what nohup does, inherited by the server
+    try:
+        lp_cm = LocalPlatform.start(tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)})
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    with lp_cm as lp:
+        create_volume(lp, "research", {}, size="10Gi")
+        async with lp.client() as api:
+            s = await _ready(api, "research")
+            conn = await open_session_connection(s, key)
+            proc = await open_shell(conn, "xterm", 100, 30)
+            await read_until(proc, b"\n")
+            proc.write(b"sleep 600 & echo S''ID=$(ps -o sid= -p $$)=\r")
+            out = b""
+            while not re.search(rb"SID=\s*(\d+)=", out):
+                out += await asyncio.wait_for(proc.read(), 15)
+            sid = int(re.search(rb"SID=\s*(\d+)=", out)[1])
+            await wait_for(lambda: "sleep" in _session_names(sid), "the background sleep to start")
+            await conn.close()
+            await _session_ends(sid, "the shell and its background sleep to take the hangup")
+            await api.stop_session("research", s.id)
+            await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
 
 
 async def test_a_program_flooding_the_terminal_still_takes_the_hangup(platform):

@@ -49,7 +49,9 @@ class Tmux:
             if what in screen:
                 return screen
             if time.monotonic() > end:
-                raise AssertionError(f"{what!r} never appeared; the screen was:\n{screen}")
+                panes = self.run("list-panes", "-a", "-F", "#{session_name} dead=#{pane_dead} status=#{pane_dead_status}")
+                raise AssertionError(f"{what!r} never appeared; tmux panes: {panes.strip() or 'none'}; "
+                                     f"the screen was:\n{screen}")
             time.sleep(0.2)
 
 
@@ -69,7 +71,8 @@ def new_user(tmp_path: Path):
         "TERM": "xterm-256color",
         "PATH": os.environ["PATH"],
     }
-    tmux = Tmux(f"primetui-e2e-{os.getpid()}")
+    # a socket of this test's own: a server killed after the test before may still be exiting
+    tmux = Tmux(f"primetui-e2e-{os.getpid()}-{time.monotonic_ns()}")
     yield tmux, env, data
     tmux.run("kill-server")
     try:  # the dashboard leaves the local platform running on purpose; this test stops it by pid

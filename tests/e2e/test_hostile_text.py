@@ -144,7 +144,7 @@ def test_dashboard_writes_no_outside_control_to_the_terminal(hostile, tmp_path):
     env = _env(tmp_path, lp, proxy)
     raw = tmp_path / "pane.raw"
     shutil.copy(Path(lp.data_dir) / "sft.toml", tmp_path / "sft.toml")  # what `e` opens
-    tmux = Tmux(f"primetui-hostile-{os.getpid()}")
+    tmux = Tmux(f"primetui-hostile-{os.getpid()}-{time.monotonic_ns()}")
     command = " ".join(f"{k}={json.dumps(v)}" for k, v in env.items() if k in ("HOME", "PRIMETUI_CONFIG_DIR", "PRIME_BASE_URL", "PRIME_API_KEY", "TERM", "PATH"))
     try:
         tmux.run("new-session", "-d", "-s", "h", "-x", "230", "-y", "50", "-c", str(tmp_path), f"sleep 0.5; env -i {command} {sys.executable} -m primetui")

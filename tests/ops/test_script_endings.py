@@ -199,15 +199,24 @@ def test_a_run_that_ends_while_its_hooks_hang_exits_0_after_one_warning_per_hook
     hook, pids, _ = hanging_hook(tmp_path)
     cfg = long_config(platform)
     cfg["max_steps"] = 2
-    reply = httpx.post(platform.api_url + "/training/runs", headers=platform.headers, timeout=30,
-                       json={"config": cfg, "mode": "sft", "volume": "research"})
-    run_id = reply.json()["runId"]
-    script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3", "--on-event", hook],
-                    script_env(platform, tmp_path, hook_timeout=1))
-    try:
-        assert script.finish() == 0, script.text()
-    finally:
-        script.close()
+    # A read-write session on the volume holds the run PENDING until `wait` has seen it, so the run
+    # goes through at least two statuses under `wait` however fast its two steps are.
+    with httpx.Client(base_url=platform.api_url, headers=platform.headers, timeout=30) as api:
+        session = api.post("/training/volumes/research/sessions", json={"readOnly": False})
+        assert session.status_code == 200, session.text
+        session_id = session.json()["id"]
+        reply = api.post("/training/runs", json={"config": cfg, "mode": "sft", "volume": "research"})
+        run_id = reply.json()["runId"]
+        script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3", "--on-event", hook],
+                        script_env(platform, tmp_path, hook_timeout=1))
+        try:
+            try:
+                script.until("the run seen PENDING", lambda: script.saw("status", status="PENDING"))
+            finally:
+                api.delete(f"/training/volumes/research/sessions/{session_id}")
+            assert script.finish() == 0, script.text()
+        finally:
+            script.close()
     events = script.events()
     assert events[-1] == {"event": "done", "status": "COMPLETED", "exit": 0, "timed_out": []}
     calls = sum(e["event"] == "status" for e in events)

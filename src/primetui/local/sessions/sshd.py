@@ -94,7 +94,24 @@ def _set_winsize(fd: int, cols: int, rows: int) -> None:
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
+# Signals a session's programs get with their default action, as sshd gives them: the server may
+# have been started with some ignored or blocked (``nohup primetui local serve`` ignores SIGHUP, and a
+# shell's background job would then outlive the hangup of the session that started it).
+_DEFAULT_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGPIPE", "SIGTSTP",
+                                       "SIGTTIN", "SIGTTOU", "SIGCHLD", "SIGALRM", "SIGUSR1", "SIGUSR2")
+    if hasattr(signal, name)
+)
+
+
+def _default_signals() -> None:  # runs in the child between fork and exec
+    for sig in _DEFAULT_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+
 def _take_controlling_tty() -> None:  # runs in the child after setsid()
+    _default_signals()
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
@@ -338,6 +355,7 @@ async def _run_piped(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, ar
         cwd=cfg.root,
         env=_environment(cfg, process.term_type, process.env),
         start_new_session=True,
+        preexec_fn=_default_signals,
     )
     cfg.processes.add(child)
 
