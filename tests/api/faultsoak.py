@@ -24,6 +24,7 @@ from primetui.api import followers as f
 from primetui.api.client import PrimeClient
 from primetui.local.logflood import LogFlood
 from tests.api.faultproxy import KINDS, FaultProxy
+from tests.waiting import wait_for
 
 
 @dataclass
@@ -93,7 +94,10 @@ async def soak(lp: Any, *, seconds: float, rate: float, flood_rate: float = 100.
             if time.monotonic() > deadline:
                 raise AssertionError("the soak run did not start")
             await asyncio.sleep(0.2)
-        proxy = FaultProxy(lp.base_url, rate=rate, kinds=kinds, seed=seed, hang_seconds=timeout * 2,
+        # Faults start once the log follower has its first window: before it, a run of failed
+        # polls could leave the follower's first window to come after more than 5000 lines, and the
+        # older ones would be outside any window by design (a backlog is the last 5000 lines).
+        proxy = FaultProxy(lp.base_url, rate=0.0, kinds=kinds, seed=seed, hang_seconds=timeout * 2,
                            stall_seconds=timeout * 0.75).start()
         flood = LogFlood(lp.data_dir / "runs" / run_id, rate=flood_rate, tag="soak").start()
         client = PrimeClient(proxy.base_url, lp.token, timeout=httpx.Timeout(timeout, connect=timeout))
@@ -133,6 +137,8 @@ async def soak(lp: Any, *, seconds: float, rate: float, flood_rate: float = 100.
                 await asyncio.sleep(0.1)
 
         tasks = [asyncio.create_task(c) for c in (follow_logs(), follow(watcher), follow(metrics), sample_age())]
+        await wait_for(lambda: shown, "the log follower's first window")
+        proxy.rate = rate
         started = time.monotonic()
         await asyncio.sleep(seconds)
         flood.stop()

@@ -58,7 +58,8 @@ async def test_switch_from_the_header_writes_back_and_rescopes_the_volumes(local
         await choose(pilot, app, "Local Research")
         await until(pilot, lambda: app.team_label == "Local Research", "team chosen")
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" not in volume_rows(app), "the team's volumes (the personal 'research' is gone)")
-        assert "team Local Research" in str(app.screen.query_one(StatusBar).render())
+        await until(pilot, lambda: "team Local Research" in str(app.screen.query_one(StatusBar).render()),
+                    "the header to name the team (it redraws on its next tick)")
         assert app.client.team_id == LOCAL_TEAM_ID
         saved = json.loads((home / ".prime" / "config.json").read_text())
         assert (saved["team_id"], saved["team_name"], saved["team_role"]) == (LOCAL_TEAM_ID, "Local Research", "ADMIN")
