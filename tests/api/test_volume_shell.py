@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import re
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -143,6 +142,20 @@ def _session_names(sid: int) -> list[str]:
     return names
 
 
+async def _shell_with_a_background_job(api, key):
+    """A session on 'research' with a login shell that started ``sleep 600 &``: (session, connection,
+    shell process, the shell's terminal session id)."""
+    s = await _ready(api, "research")
+    conn = await open_session_connection(s, key)
+    proc = await open_shell(conn, "xterm", 100, 30)
+    await read_until(proc, b"\n")
+    proc.write(b"sleep 600 & echo S''ID=$(ps -o sid= -p $$)=\r")
+    out = b""
+    while not re.search(rb"SID=\s*(\d+)=", out):
+        out += await asyncio.wait_for(proc.read(), 15)
+    return s, conn, proc, int(re.search(rb"SID=\s*(\d+)=", out)[1])
+
+
 async def _session_ends(sid: int, what: str) -> None:
     """Wait until terminal session ``sid`` has no live process; on a hang, say what is left."""
     try:
@@ -162,24 +175,9 @@ async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
     lp, key = platform
     create_volume(lp, "research", {"notes.txt": b"hello\n"}, size="10Gi")
     async with lp.client() as api:
-        s = await _ready(api, "research")
-        conn = await open_session_connection(s, key)
-        proc = await open_shell(conn, "xterm", 100, 30)
-        await read_until(proc, b"\n")
-        proc.write(b"sleep 600 & echo S''ID=$(ps -o sid= -p $$)=\r")
-        out = b""
-        while not re.search(rb"SID=\s*(\d+)=", out):
-            out += await asyncio.wait_for(proc.read(), 15)
-        sid = int(re.search(rb"SID=\s*(\d+)=", out)[1])
+        s, conn, proc, sid = await _shell_with_a_background_job(api, key)
         proc.write(b"vim notes.txt\r")
-        deadline = time.monotonic() + 20
-        names: list[str] = []
-        while time.monotonic() < deadline:
-            names = [Path(f"/proc/{p}/comm").read_text().strip() for p in _session_pids(sid) if Path(f"/proc/{p}").exists()]
-            if "vim" in names:
-                break
-            await asyncio.sleep(0.1)
-        assert {"bash", "vim", "sleep"} <= set(names), names
+        await wait_for(lambda: {"bash", "vim", "sleep"} <= set(_session_names(sid)), "bash, vim and sleep in the session")
         await conn.close()  # the client goes away without exiting anything
         # vim preserves its swap file (an fsync) before it exits: slow when the disk is busy
         await _session_ends(sid, "bash, vim and the background job to take the hangup")
@@ -199,15 +197,7 @@ async def test_a_platform_started_under_nohup_still_hangs_up_a_background_job(tm
     with lp_cm as lp:
         create_volume(lp, "research", {}, size="10Gi")
         async with lp.client() as api:
-            s = await _ready(api, "research")
-            conn = await open_session_connection(s, key)
-            proc = await open_shell(conn, "xterm", 100, 30)
-            await read_until(proc, b"\n")
-            proc.write(b"sleep 600 & echo S''ID=$(ps -o sid= -p $$)=\r")
-            out = b""
-            while not re.search(rb"SID=\s*(\d+)=", out):
-                out += await asyncio.wait_for(proc.read(), 15)
-            sid = int(re.search(rb"SID=\s*(\d+)=", out)[1])
+            s, conn, _, sid = await _shell_with_a_background_job(api, key)
             await wait_for(lambda: "sleep" in _session_names(sid), "the background sleep to start")
             await conn.close()
             await _session_ends(sid, "the shell and its background sleep to take the hangup")

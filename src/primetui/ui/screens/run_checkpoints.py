@@ -74,8 +74,7 @@ class RunCheckpointsMixin:
         return found[0] if found else None
 
     def action_resume_from_checkpoint(self) -> None:
-        from primetui.fileio import atomic_write_text
-        from primetui.ui.screens.runs_table import clone_path
+        from primetui.ui.screens.runs_table import open_new_config
 
         step = self.highlighted_checkpoint_step()
         if step is None:
@@ -85,13 +84,5 @@ class RunCheckpointsMixin:
         if text is None:
             self.notify("This run has no config to resume from (the platform did not return one).", severity="warning")  # type: ignore[attr-defined]
             return
-        directory = self.app.default_config_path().parent  # type: ignore[attr-defined]
         name = str(present.field(self.run, "name", default="") or self.run_id)  # type: ignore[attr-defined]
-        path = clone_path(directory, f"{name}-from-step_{step}")
-        try:
-            atomic_write_text(path, text)
-        except OSError as exc:
-            self.notify(f"Could not write {path}: {exc.strerror or exc}; check that {directory} is writable.",  # type: ignore[attr-defined]
-                        severity="error")
-            return
-        self.app.open_editor(path)  # type: ignore[attr-defined]
+        open_new_config(self, f"{name}-from-step_{step}", text)

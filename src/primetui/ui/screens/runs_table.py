@@ -116,6 +116,22 @@ def clone_path(directory: Path, stem: str) -> Path:
     return path
 
 
+def open_new_config(screen: Any, stem: str, text: str) -> None:
+    """Write ``text`` to a new file named after ``stem`` beside the default config, and open it in
+    the editor; a folder that cannot be written is one toast naming it."""
+    from primetui.fileio import atomic_write_text
+
+    directory = screen.app.default_config_path().parent
+    path = clone_path(directory, stem)
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        screen.notify(f"Could not write {path}: {exc.strerror or exc}; check that {directory} is writable.",
+                      severity="error")
+        return
+    screen.app.open_editor(path)
+
+
 def clone_text(run: Any) -> str | None:
     """The run's config as an sft.toml, without its name (the clone is a new run); None without a config."""
     import tomlkit
@@ -197,8 +213,6 @@ class RunsTableMixin:
         self.render_rows()  # type: ignore[attr-defined]
 
     def action_clone(self) -> None:
-        from primetui.fileio import atomic_write_text
-
         run_id = self.selected_run_id()  # type: ignore[attr-defined]
         run = next((r for r in self.prime.state.runs if str(present.field(r, "id", default="")) == run_id), None)  # type: ignore[attr-defined]
         if run is None:
@@ -207,12 +221,4 @@ class RunsTableMixin:
         if text is None:
             self.notify("This run has no config to clone (the platform did not return one).", severity="warning")  # type: ignore[attr-defined]
             return
-        directory = self.app.default_config_path().parent  # type: ignore[attr-defined]
-        path = clone_path(directory, str(present.field(run, "name", default="") or run_id))
-        try:
-            atomic_write_text(path, text)
-        except OSError as exc:
-            self.notify(f"Could not write {path}: {exc.strerror or exc}; check that {directory} is writable.",  # type: ignore[attr-defined]
-                        severity="error")
-            return
-        self.app.open_editor(path)  # type: ignore[attr-defined]
+        open_new_config(self, str(present.field(run, "name", default="") or run_id), text)
