@@ -23,8 +23,13 @@ PRIME = str(Path(sys.executable).with_name("prime"))
 
 def prime_env(lp: LocalPlatform, home: Path) -> dict[str, str]:
     home.mkdir(parents=True, exist_ok=True)
-    return dict(os.environ, HOME=str(home), PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token,
-                PRIME_DISABLE_VERSION_CHECK="1", COLUMNS="200", NO_COLOR="1")
+    env = dict(os.environ, HOME=str(home), PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token,
+               PRIME_DISABLE_VERSION_CHECK="1", COLUMNS="200", NO_COLOR="1")
+    # The CLI writes ~/.prime/config.json on its first run, in place: two first runs at once can
+    # read it half written. Its own code writes it once here, before any command runs.
+    subprocess.run([sys.executable, "-c", "from prime_cli.core.config import Config; Config()"],
+                   env=env, check=True, timeout=60)
+    return env
 
 
 def run_all(env: dict[str, str], cwd: Path, *commands: list[str]) -> list[subprocess.CompletedProcess[str]]:
