@@ -10,6 +10,7 @@ from textual.app import App, ComposeResult
 
 from primetui.shell.term.transport import PtyTransport
 from primetui.ui.terminal.view import TerminalView
+from tests.waiting import until
 
 
 class TermApp(App):
@@ -124,7 +125,8 @@ async def test_watchdog_notices_a_pane_that_stopped_drawing_and_repaints(tmp_pat
     monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path))
     monkeypatch.setattr(watchdog, "CHECK_EVERY", 0.05)
     monkeypatch.setattr(watchdog, "STALL_SECONDS", 0.3)
-    program = "import sys,time\nfor i in range(400):\n print(f'tick {i}', flush=True); time.sleep(0.02)\ntime.sleep(30)"
+    # output that keeps arriving until the test ends, however late the lost timer goes in
+    program = "import sys,time\ni = 0\nwhile True:\n print(f'tick {i}', flush=True); i += 1; time.sleep(0.02)"
     app = TermApp(PtyTransport([sys.executable, "-c", program]))
     notes: list[str] = []
     async with app.run_test(size=(60, 10)) as pilot:
@@ -136,10 +138,10 @@ async def test_watchdog_notices_a_pane_that_stopped_drawing_and_repaints(tmp_pat
             view._frame_handle.stop()
         view._frame_handle = lost  # every later _schedule_frame now thinks a frame is on its way
         frames = view.frames
-        await wait_for(pilot, lambda: lost.stopped, "the watchdog giving up the lost timer", tries=400)
+        await until(pilot, lambda: lost.stopped, "the watchdog giving up the lost timer")
         assert "stopped drawing" in notes[-1] and "no frame" in notes[-1]
         assert view.frames > frames  # it drew again
-        await wait_for(pilot, lambda: view.frames > frames + 3, "frames keep coming after the repaint")
+        await until(pilot, lambda: view.frames > frames + 3, "frames keep coming after the repaint")
         log = (tmp_path / "shell-pane.log").read_text()
         assert "frame_pending=True" in log and "bytes_in=" in log
 
