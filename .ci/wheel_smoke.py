@@ -2,7 +2,7 @@
 
 Run by `.ci/wheel-smoke` with the python of a fresh venv that holds only the built wheel, so it
 sees what a user who ran `uv tool install primetui` sees: the app is built by the same
-`primetui.ui.launch.build_app` that `primetui` uses, started with its own HOME, and driven by
+`primetui.commands.launch.build_app` that `primetui` uses, started with its own HOME, and driven by
 Textual's headless runner.
 
     wheel_smoke.py platform   the base install, on the platform named by PRIME_BASE_URL and PRIME_API_KEY
@@ -41,7 +41,7 @@ async def drive(app) -> list[str]:
 
 def main(mode: str) -> int:
     import primetui
-    from primetui.ui.launch import build_app
+    from primetui.commands.launch import build_app
 
     if "site-packages" not in (primetui.__file__ or ""):
         print(f"wheel smoke: primetui was imported from {primetui.__file__}, not an installed wheel", file=sys.stderr)

@@ -23,7 +23,7 @@ MODULES = [
     ("primetui.api", "the core package (names load lazily)"),
     ("primetui.api.client", "PrimeClient + wire models + errors (httpx, pydantic)"),
     ("primetui.api.followers", "followers (pulls in the client)"),
-    ("primetui.settings", "settings shared with the prime CLI"),
+    ("primetui.config.settings", "settings shared with the prime CLI"),
     ("textual", "Textual's package"),
     ("textual.app", "Textual's App (what any UI needs)"),
 ]

@@ -88,9 +88,9 @@ async def typing_lag(text: str, keys: int = 40) -> tuple[float, float]:
 
 async def loop_lag(text: str, rounds: int = 5) -> tuple[float, float]:
     """Worst event-loop delay (ms) of a 5 ms ticker while the big file is validated: in a thread
-    (holds the GIL) vs in the editor's helper process (``primetui.ui.editor.validator``)."""
+    (holds the GIL) vs in the editor's helper process (``primetui.viewmodel.validator``)."""
     from primetui.sft.context import CheckContext
-    from primetui.ui.editor import validator
+    from primetui.viewmodel import validator
 
     async def worst(run) -> float:
         lags: list[float] = []

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from primetui import waiting
+from primetui.commands import waiting
 
 ROOT = Path(__file__).resolve().parents[1]
 WAIT_CODES = {waiting.EXIT_OK, waiting.EXIT_FAILED, waiting.EXIT_TIMEOUT, waiting.EXIT_SETUP,

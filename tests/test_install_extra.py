@@ -52,7 +52,7 @@ def without_extra(code: str, *args: str, env: dict[str, str] | None = None, home
     return out.returncode, out.stdout, stderr, asked
 
 
-CLI = "import sys\nfrom primetui.cli import main\nraise SystemExit(main(sys.argv[1:]))\n"
+CLI = "import sys\nfrom primetui.commands.cli import main\nraise SystemExit(main(sys.argv[1:]))\n"
 
 
 def test_the_extra_lists_what_pyproject_declares():

@@ -1,3 +1,3 @@
-from primetui.cli import main
+from primetui.commands.cli import main
 
 raise SystemExit(main())

@@ -97,7 +97,7 @@ async def test_passthrough_asks_the_real_hub_and_says_when_it_cannot(monkeypatch
 
 
 async def test_volumes_say_how_much_is_used_and_free(fresh_platform):
-    from primetui.ui import present
+    from primetui.viewmodel import present
 
     async with fresh_platform.client() as api:
         await api.create_volume("usage", "1Gi")

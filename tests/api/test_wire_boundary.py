@@ -169,7 +169,7 @@ async def test_the_client_keeps_a_few_requests_open_at_a_time():
 async def test_headless_runs_ask_for_metrics_a_few_runs_at_a_time():
     from datetime import datetime, timezone
 
-    from primetui import headless
+    from primetui.commands import headless
     from primetui.api import models as m
 
     open_now = most = calls = 0
@@ -196,7 +196,7 @@ async def test_headless_runs_ask_for_metrics_a_few_runs_at_a_time():
 def test_a_time_utc_cannot_hold_reads_as_unknown():
     from datetime import datetime, timezone
 
-    from primetui.ui import present
+    from primetui.viewmodel import present
 
     assert present.fmt_time("0001-01-01T00:00:00+14:00") == "-"
     assert present.fmt_age("0001-01-01T00:00:00+14:00", datetime.now(timezone.utc)) == "-"

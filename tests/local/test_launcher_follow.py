@@ -64,7 +64,7 @@ def test_a_restart_takes_the_last_port_and_a_client_follows_when_it_cannot(tmp_p
 
 def test_the_dashboards_local_client_follows_a_restart_on_another_port(tmp_path, monkeypatch):
     from primetui.local.testing import LocalPlatform
-    from primetui.ui.launch import Connector
+    from primetui.commands.launch import Connector
 
     with LocalPlatform.start(tmp_path, demo=True) as lp:
         monkeypatch.setenv("PRIMETUI_LOCAL_DATA_DIR", str(lp.data_dir))

@@ -10,7 +10,7 @@ import httpx
 import pytest
 import tomlkit
 
-from primetui import waiting
+from primetui.commands import waiting
 from primetui.api.client import PrimeClient
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
@@ -21,7 +21,7 @@ def _dispatch(local_platform, tmp_path, monkeypatch, cfg: dict, name: str | None
     path.write_text(tomlkit.dumps(cfg))
     settings = SimpleNamespace(base_url=local_platform.base_url, api_key=local_platform.token, team_id=None)
     monkeypatch.setattr(waiting, "_local_settings", lambda local: (settings, None))
-    monkeypatch.setattr("primetui.ui.launch.make_client", lambda s, rediscover=None: PrimeClient(s.base_url, s.api_key))
+    monkeypatch.setattr("primetui.commands.launch.make_client", lambda s, rediscover=None: PrimeClient(s.base_url, s.api_key))
     args = SimpleNamespace(command="dispatch", file=str(path), volume="research", wait=False, timeout=None, json=False,
                            interval=1.0, local=False, on_event=None, name=name)
     out, err = io.StringIO(), io.StringIO()

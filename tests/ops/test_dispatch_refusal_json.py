@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 import tomlkit
 
-from primetui import waiting
+from primetui.commands import waiting
 from primetui.api.client import PrimeClient
 from primetui.api.errors import error_from_response
 
@@ -32,7 +32,7 @@ def test_the_platform_refusal_is_a_json_object_before_done(local_platform, tmp_p
     path.write_text(tomlkit.dumps(cfg))
     settings = SimpleNamespace(base_url=local_platform.base_url, api_key=local_platform.token, team_id=None)
     monkeypatch.setattr(waiting, "_local_settings", lambda local: (settings, None))
-    monkeypatch.setattr("primetui.ui.launch.make_client",
+    monkeypatch.setattr("primetui.commands.launch.make_client",
                         lambda s, rediscover=None: RefusingPlatform(s.base_url, s.api_key))
     args = SimpleNamespace(command="dispatch", file=str(path), volume="research", wait=True, timeout=None, json=True,
                            interval=1.0, local=False, on_event=None)

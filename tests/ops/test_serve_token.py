@@ -85,7 +85,7 @@ def test_a_port_in_use_is_one_sentence(tmp_path):
 
 
 def test_loopback_detection():
-    from primetui.serve import app_command, is_loopback
+    from primetui.commands.serve import app_command, is_loopback
 
     assert is_loopback("127.0.0.1") and is_loopback("127.3.4.5") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.10") and not is_loopback("example.com")

@@ -14,7 +14,7 @@ import aiohttp
 import httpx
 import pytest
 
-from primetui.serve import COOKIE, host_name
+from primetui.commands.serve import COOKIE, host_name
 from tests.ops.serve_helpers import URL_RE, serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

@@ -11,7 +11,7 @@ import httpx
 import pytest
 import tomlkit
 
-from primetui import waiting
+from primetui.commands import waiting
 from primetui.api.client import PrimeClient
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -26,7 +26,7 @@ def _sweep(local_platform, tmp_path, monkeypatch, sets: list[str], *, name: str 
     path.write_text(tomlkit.dumps(cfg))
     settings = SimpleNamespace(base_url=local_platform.base_url, api_key=local_platform.token, team_id=None)
     monkeypatch.setattr(waiting, "_local_settings", lambda local: (settings, None))
-    monkeypatch.setattr("primetui.ui.launch.make_client", lambda s, rediscover=None: PrimeClient(s.base_url, s.api_key))
+    monkeypatch.setattr("primetui.commands.launch.make_client", lambda s, rediscover=None: PrimeClient(s.base_url, s.api_key))
     args = SimpleNamespace(command="sweep", file=str(path), volume="research", set=sets, name=name, wait=wait,
                            timeout=120 if wait else None, json=as_json, interval=0.5, local=False, on_event=None)
     out, err = io.StringIO(), io.StringIO()

@@ -156,7 +156,7 @@ def test_on_event_hook_gets_each_status_change_as_json(local_platform, tmp_path)
 def test_wait_and_dispatch_do_not_import_the_ui_toolkit(local_platform, tmp_path):
     run_id = post_run(local_platform, config(local_platform, max_steps=1))
     code = (
-        "import sys\nfrom primetui.cli import main\n"
+        "import sys\nfrom primetui.commands.cli import main\n"
         f"rc = main(['wait', {run_id!r}, '--interval', '0.5'])\n"
         f"main(['dispatch', {str(tmp_path / 'missing.toml')!r}, '--volume', 'research'])\n"
         "print(rc, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))\n"

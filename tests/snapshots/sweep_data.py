@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from primetui.ui.run_data import diff_json, series, summarize
+from primetui.viewmodel.run_data import diff_json, series, summarize
 
 LRS = ["1e-5", "3e-5", "1e-4", "1e-1"]
 IDS = ["sw1aaaaaaaaaaaaaaaaaaaaa", "sw2bbbbbbbbbbbbbbbbbbbbb", "sw3ccccccccccccccccccccc", "sw4ddddddddddddddddddddd"]

@@ -11,7 +11,7 @@ import pytest
 from screens_data import replay
 from textual.widgets import TabbedContent
 
-from primetui.prefs import Prefs
+from primetui.config.prefs import Prefs
 from tests.waiting import quiet, until
 from primetui.ui.app import PrimeApp
 from primetui.ui.themes import shipped_theme_dir
@@ -119,7 +119,7 @@ def test_help_screen(snap_compare, size):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_welcome_screen(snap_compare, size):
-    from primetui.ui.launch import Connector
+    from primetui.commands.launch import Connector
 
     data = replay.load()
     app = PrimeApp(None, None, Prefs(theme="primetui-dark"), clock=replay.fixed_clock(data), poll_scale=0,

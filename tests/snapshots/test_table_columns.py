@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable, Static
 
-from primetui.ui.columns import fit, more_note
+from primetui.viewmodel.columns import fit, more_note
 from test_screens import make_app, settle
 
 

@@ -20,7 +20,7 @@ def run_cli(args: list[str], env_extra: dict[str, str], tmp_path) -> subprocess.
 
 
 def test_headless_never_imports_the_ui_toolkit():
-    code = "import sys, primetui.headless\nprint(','.join(m for m in ('textual', 'rich') if m in sys.modules))"
+    code = "import sys, primetui.commands.headless\nprint(','.join(m for m in ('textual', 'rich') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 

@@ -14,10 +14,10 @@ from dash_helpers import dispatch_walkthrough, make_app, notifications, palette_
 from textual.widgets import DataTable, Input
 
 from primetui.api.client import PrimeClient
-from primetui.prefs import Prefs
-from primetui.settings import load_settings
+from primetui.config.prefs import Prefs
+from primetui.config.settings import load_settings
 from primetui.ui.app import PrimeApp
-from primetui.ui.launch import Connector
+from primetui.commands.launch import Connector
 from primetui.ui.screens.help import HelpScreen
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.run import RunScreen
@@ -90,7 +90,7 @@ async def test_models_screen_lists_the_cache_and_capacity(local_platform):
 
 
 def test_models_empty_states_are_told_apart():
-    from primetui.ui.present import models_empty_reason
+    from primetui.viewmodel.present import models_empty_reason
 
     texts = {models_empty_reason(v) for v in (True, False, None)}
     assert len(texts) == 3
@@ -250,8 +250,8 @@ async def test_first_run_local_choice_uses_the_launcher(local_platform):
 
 async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platform, tmp_path, monkeypatch):
     monkeypatch.setenv("PRIMETUI_CACHE_DIR", str(tmp_path / "cache"))
-    from primetui.settings import load_settings as _load
-    from primetui.ui.launch import LazyClient
+    from primetui.config.settings import load_settings as _load
+    from primetui.commands.launch import LazyClient
 
     run_id = await dispatch_walkthrough(local_platform, max_steps=2)
     settings = _load(env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=tmp_path)

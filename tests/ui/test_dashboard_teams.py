@@ -12,7 +12,7 @@ from textual.widgets import DataTable, OptionList
 
 from primetui.api.client import PrimeClient
 from primetui.local.teams import LOCAL_TEAM_ID
-from primetui.settings import load_settings
+from primetui.config.settings import load_settings
 from primetui.ui.app import PrimeApp
 from primetui.ui.screens.teams import TeamSwitchScreen
 from primetui.ui.screens.volumes import VolumesScreen

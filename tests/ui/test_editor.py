@@ -8,7 +8,7 @@ from textual import events
 
 from primetui.sft.templates import ONLINE_EVAL, WALKTHROUGH
 from primetui.ui.editor import EditorScreen
-from primetui.ui.editor.drafts import DraftStore
+from primetui.viewmodel.drafts import DraftStore
 from primetui.ui.editor.screen import AUTOSAVE_EVERY
 
 from editor_helpers import EditorHost, host, settle
@@ -200,7 +200,7 @@ async def test_typing_after_the_warning_asks_again(tmp_path):
 def test_big_files_are_checked_in_the_helper_process_with_the_same_result():
     from primetui.sft.check import check_text
     from primetui.sft.context import CheckContext
-    from primetui.ui.editor import validator
+    from primetui.viewmodel import validator
 
     blocks = []
     for i in range(300):

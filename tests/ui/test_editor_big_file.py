@@ -11,7 +11,7 @@ from textual.app import App, ComposeResult
 from textual.document import _document, _wrapped_document
 
 from primetui.sft.templates import ONLINE_EVAL
-from primetui.ui.editor import validator
+from primetui.viewmodel import validator
 from primetui.ui.editor.area import HIGHLIGHT_LIMIT, DiagnosticTextArea
 from tests.waiting import input_applied, quiet
 

@@ -6,7 +6,7 @@ from dash_helpers import screen_text
 from editor_helpers import host, settle
 from textual.widgets.text_area import Selection
 
-from primetui.ui.editor import editing
+from primetui.viewmodel import editing
 from tests.waiting import quiet, until
 
 TEXT = "max_steps = 10\n[optim]\nlr = 1e-5\nweight_decay = 0.01\n[ckpt]\n"

@@ -6,7 +6,7 @@ import os
 
 from editor_helpers import EditorHost, host, settle
 
-from primetui.ui.editor.drafts import DraftStore
+from primetui.viewmodel.drafts import DraftStore
 from tests.waiting import quiet, until
 
 

@@ -23,7 +23,7 @@ from textual.widget import Widget
 
 from primetui.local.testing import LocalPlatform
 from primetui.ui.editor import EditorScreen
-from primetui.ui.editor.drafts import DraftStore
+from primetui.viewmodel.drafts import DraftStore
 from primetui.ui.screens.run import RunScreen
 
 pytestmark = pytest.mark.timeout(300)

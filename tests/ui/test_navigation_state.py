@@ -8,7 +8,7 @@ from tests.waiting import input_applied, quiet, until
 from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
 from textual.widgets import Static
 
-from primetui.prefs import Prefs, load_prefs
+from primetui.config.prefs import Prefs, load_prefs
 from primetui.ui.commands import PrimeCommands
 from primetui.ui.screens.run import RunScreen
 from primetui.ui.screens.runs import RunsScreen

@@ -12,7 +12,7 @@ from tests.waiting import until
 from dash_helpers import make_app, notifications
 
 from primetui.api.client import PrimeClient
-from primetui.prefs import NotifyPrefs, Prefs
+from primetui.config.prefs import NotifyPrefs, Prefs
 from primetui.ui.screens.run import RunScreen
 
 pytestmark = pytest.mark.timeout(120)
@@ -57,7 +57,7 @@ async def test_a_failing_hook_is_a_warning_toast_and_a_log_line_and_the_app_goes
     monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path / "log"))
     prefs = Prefs(notify=NotifyPrefs(on_event="/nonexistent/pager --page"))
     app = make_app(local_platform, prefs=prefs)
-    from primetui.notify import RunEvent
+    from primetui.monitor_core.notify import RunEvent
 
     async with app.run_test(size=(100, 30)) as pilot:
         app.notifier.emit(RunEvent.status_change("r1", "demo", "RUNNING", "FAILED", "boom"))

@@ -16,9 +16,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from primetui import headless
+from primetui.commands import headless
 from primetui.monitor_core.escapes import clean
-from primetui.ui import present
+from primetui.viewmodel import present
 from primetui.ui.app import PrimeApp
 from tests.ui.dash_helpers import notifications
 from tests.waiting import quiet, until
@@ -80,7 +80,7 @@ async def test_an_infinite_step_leaves_the_charts_tab_working_and_is_counted():
 
 
 async def test_a_bug_writes_a_redacted_report_and_exits_non_zero(tmp_path, monkeypatch):
-    from primetui import crash
+    from primetui.config import crash
     from primetui.ui.crashguard import exit_code
 
     monkeypatch.setenv("PRIMETUI_CRASH_DIR", str(tmp_path))
@@ -106,7 +106,7 @@ async def test_a_bug_writes_a_redacted_report_and_exits_non_zero(tmp_path, monke
 
 
 def test_a_bug_in_a_headless_command_leaves_a_report_and_exit_70(tmp_path, monkeypatch, capsys):
-    from primetui import crash
+    from primetui.config import crash
 
     monkeypatch.setenv("PRIMETUI_CRASH_DIR", str(tmp_path))
     monkeypatch.setenv("PRIME_API_KEY", "pit_env_key_789")
@@ -214,7 +214,7 @@ def test_compare_once_on_an_infinite_step_prints_and_notes_it(tmp_path, monkeypa
     import argparse
     import json
 
-    from primetui import headless_compare
+    from primetui.commands import compare
 
     for name in ("PRIME_TEAM_ID", "PRIME_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
@@ -224,7 +224,7 @@ def test_compare_once_on_an_infinite_step_prints_and_notes_it(tmp_path, monkeypa
         monkeypatch.setenv("PRIME_BASE_URL", wp.base_url)
         monkeypatch.setenv("PRIME_API_KEY", "k-123456")
         args = argparse.Namespace(targets=[RUN_ID, "run1fuzz"], config=False, json=True, local=False, command="compare")
-        code = headless_compare.main(args)
+        code = compare.main(args)
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "Unexpected problem" not in err

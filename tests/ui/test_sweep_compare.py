@@ -13,7 +13,7 @@ from dash_helpers import make_app, wait_status
 from textual.widgets import DataTable, Input, Static
 
 from primetui.api.client import PrimeClient
-from primetui.dispatching import Dispatched, dispatch_sweep
+from primetui.sft.dispatching import Dispatched, dispatch_sweep
 from primetui.monitor_core.chartframe import RUN_GLYPHS
 from tests.waiting import quiet, until
 

@@ -10,9 +10,9 @@ from textual.widgets import OptionList
 
 from primetui.api.client import PrimeClient
 from primetui.local.teams import LOCAL_TEAM_ID
-from primetui.settings import load_settings
+from primetui.config.settings import load_settings
 from primetui.ui.app import PrimeApp
-from primetui.ui.launch import Connector
+from primetui.commands.launch import Connector
 from primetui.ui.screens.teams import TeamSwitchScreen
 from tests.waiting import until
 

@@ -120,7 +120,7 @@ class _LostTimer:
 
 
 async def test_watchdog_notices_a_pane_that_stopped_drawing_and_repaints(tmp_path, monkeypatch) -> None:
-    from primetui.ui.terminal import watchdog
+    from primetui.viewmodel import pane_watchdog as watchdog
 
     monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path))
     monkeypatch.setattr(watchdog, "CHECK_EVERY", 0.05)
@@ -147,7 +147,7 @@ async def test_watchdog_notices_a_pane_that_stopped_drawing_and_repaints(tmp_pat
 
 
 async def test_watchdog_stays_quiet_while_the_pane_draws(tmp_path, monkeypatch) -> None:
-    from primetui.ui.terminal import watchdog
+    from primetui.viewmodel import pane_watchdog as watchdog
 
     monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path))
     monkeypatch.setattr(watchdog, "CHECK_EVERY", 0.05)
@@ -162,7 +162,7 @@ async def test_watchdog_stays_quiet_while_the_pane_draws(tmp_path, monkeypatch) 
 
 
 async def test_the_shell_palette_preference_reaches_the_pane() -> None:
-    from primetui.prefs import Prefs
+    from primetui.config.prefs import Prefs
     from primetui.shell.term.palette import XTERM
 
     mine = [f"#{i:02x}{i:02x}{i:02x}" for i in range(16)]

@@ -8,7 +8,7 @@ from rich.style import Style
 from textual.color import Color
 from textual.filter import Monochrome, NoColor
 
-from primetui.prefs import Prefs, load_prefs
+from primetui.config.prefs import Prefs, load_prefs
 from primetui.ui.app import PrimeApp
 from primetui.ui.terminal_colours import pick_default_theme
 from primetui.ui.themes import shipped_theme_dir

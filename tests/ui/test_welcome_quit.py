@@ -7,9 +7,9 @@ import pytest
 from textual.widgets import Button
 from textual.widgets._footer import FooterKey
 
-from primetui.settings import load_settings
+from primetui.config.settings import load_settings
 from primetui.ui.app import PrimeApp
-from primetui.ui.launch import Connector
+from primetui.commands.launch import Connector
 from tests.waiting import quiet, until
 
 pytestmark = pytest.mark.timeout(60)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from primetui.settings import load_settings
+from primetui.config.settings import load_settings
 from primetui.ui.app import PrimeApp
-from primetui.ui.launch import Connector
+from primetui.commands.launch import Connector
 from tests.waiting import until
 
 

@@ -55,7 +55,7 @@ RSS_LIMIT_MB = 600
 WRAPPER = (
     "import atexit, resource, sys\n"
     "atexit.register(lambda: sys.stderr.write('\\nRSS_KB=%d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
-    "from primetui.cli import main\n"
+    "from primetui.commands.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )
 _RSS = re.compile(r"\nRSS_KB=(\d+)\n")

@@ -7,7 +7,7 @@ import sys
 def test_client_stack_imports_no_ui_toolkit_and_httpx_cli_still_works():
     code = (
         "import sys\n"
-        "import primetui.api.client, primetui.api.followers, primetui.settings, primetui.prefs\n"
+        "import primetui.api.client, primetui.api.followers, primetui.config.settings, primetui.config.prefs\n"
         "import primetui.api as api\n"
         "assert api.PrimeClient is primetui.api.client.PrimeClient\n"
         "leaked = sorted(m for m in ('textual', 'rich', 'click', 'pygments') if m in sys.modules)\n"

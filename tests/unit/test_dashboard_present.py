@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from primetui.api.models import RLRun
-from primetui.ui import present
-from primetui.ui.sizing_hook import parse_bytes, parse_params, size_report
-from primetui.ui.state import Connection, DashboardState
+from primetui.viewmodel import present
+from primetui.viewmodel.sizing_hook import parse_bytes, parse_params, size_report
+from primetui.viewmodel.state import Connection, DashboardState
 
 NOW = datetime(2026, 9, 28, 20, 40, tzinfo=timezone.utc)
 

@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from primetui import fileio
-from primetui.fileio import ReadOnlyFileError, atomic_write, read_text_file
+from primetui.config import fileio
+from primetui.config.fileio import ReadOnlyFileError, atomic_write, read_text_file
 
 
 def _mode(path) -> int:
@@ -87,8 +87,8 @@ def test_no_writer_replaces_files_by_hand():
     their own: transfers (descriptor-relative, confined), session staging and the storage route's uploads."""
     import pathlib
 
-    src = pathlib.Path(fileio.__file__).parent
-    allowed = {"fileio.py", "shell/transfer.py", "local/sessions/staging.py", "local/storage/s3.py"}
+    src = pathlib.Path(fileio.__file__).parents[1]
+    allowed = {"config/fileio.py", "shell/transfer.py", "local/sessions/staging.py", "local/storage/s3.py"}
     offenders = []
     for p in src.rglob("*.py"):
         rel = p.relative_to(src).as_posix()

@@ -6,7 +6,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from primetui.notify import Notifier, RunEvent, run_hook
+from primetui.monitor_core.notify import Notifier, RunEvent, run_hook
 
 WRAPPER = """#!/bin/sh
 echo $$ > "$1"

@@ -18,7 +18,7 @@ class Client:
     """A minimal LSP client: Content-Length framing over the server's stdin/stdout."""
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "primetui.cli", "lsp"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-m", "primetui.commands.cli", "lsp"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.inbox: Queue = Queue()
         self.next_id = 0

@@ -7,11 +7,11 @@ import json
 import math
 from datetime import datetime, timezone
 
-from primetui.headless import format_table
-from primetui.headless_compare import format_summary
+from primetui.commands.headless import format_table
+from primetui.commands.compare import format_summary
 from primetui.monitor_core.compare import final_loss_text, summarize
 from primetui.monitor_core.numbers import fmt_eng, fmt_loss
-from primetui.ui import present
+from primetui.viewmodel import present
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 RUN = {"id": "nanrun000000000000000000", "name": "lr-lr=1e-1", "status": "FAILED", "maxSteps": 80}

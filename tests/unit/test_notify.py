@@ -1,4 +1,4 @@
-"""primetui.notify: the event type, the desktop escapes, the hook's timeout and failures."""
+"""primetui.monitor_core.notify: the event type, the desktop escapes, the hook's timeout and failures."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from primetui.notify import Notifier, RunEvent, osc_notification, run_hook
+from primetui.monitor_core.notify import Notifier, RunEvent, osc_notification, run_hook
 
 
 def test_status_event_neutralises_outside_text_and_picks_severity():

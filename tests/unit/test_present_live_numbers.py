@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from primetui.api.models import RLRun
-from primetui.ui import present
+from primetui.viewmodel import present
 
 NOW = datetime(2026, 9, 28, 20, 40, 20, tzinfo=timezone.utc)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from primetui.ui import cache
+from primetui.viewmodel import cache
 
 
 def test_the_same_runs_are_not_written_again(tmp_path, monkeypatch):

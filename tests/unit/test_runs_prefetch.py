@@ -99,7 +99,7 @@ def test_no_reply_without_a_key_a_refusal_or_a_proxy(local_platform, monkeypatch
 def test_lazy_client_takes_the_prefetched_page_once(local_platform):
     from types import SimpleNamespace
 
-    from primetui.ui.launch import LazyClient
+    from primetui.commands.launch import LazyClient
 
     _ensure_a_run(local_platform)
     settings = SimpleNamespace(base_url=local_platform.base_url, api_key=local_platform.token, team_id=None)
@@ -122,7 +122,7 @@ def test_lazy_client_takes_the_prefetched_page_once(local_platform):
 def test_lazy_client_asks_the_client_when_the_prefetch_has_nothing(local_platform):
     from types import SimpleNamespace
 
-    from primetui.ui.launch import LazyClient
+    from primetui.commands.launch import LazyClient
 
     settings = SimpleNamespace(base_url=local_platform.base_url, api_key=local_platform.token, team_id=None)
     early = RunsPrefetch("http://127.0.0.1:1", local_platform.token)  # fails: nothing listens there
@@ -138,8 +138,8 @@ def test_lazy_client_asks_the_client_when_the_prefetch_has_nothing(local_platfor
 
 
 def test_default_prefs_answer_like_the_model_until_it_is_built():
-    from primetui.prefs import Prefs
-    from primetui.ui.launch import DefaultPrefs
+    from primetui.config.prefs import Prefs
+    from primetui.commands.launch import DefaultPrefs
 
     model = Prefs()
     lazy = DefaultPrefs()

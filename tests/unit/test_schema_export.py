@@ -16,7 +16,7 @@ from primetui.sft.templates import TEMPLATES
 
 @pytest.fixture(scope="module")
 def schema() -> dict:
-    out = subprocess.run([sys.executable, "-m", "primetui.cli", "schema"], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-m", "primetui.commands.cli", "schema"], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from primetui.settings import DEFAULT_BASE_URL, SettingsError, load_settings, save_api_key
+from primetui.config.settings import DEFAULT_BASE_URL, SettingsError, load_settings, save_api_key
 
 KEY = "pk-file-0123456789abcdef"
 

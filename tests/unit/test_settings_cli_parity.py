@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from primetui.settings import load_settings
+from primetui.config.settings import load_settings
 
 cli_config = pytest.importorskip("prime_cli.core.config")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from primetui.prefs import Prefs, PrefsError, default_toml, load_prefs, prefs_path, save_prefs
+from primetui.config.prefs import Prefs, PrefsError, default_toml, load_prefs, prefs_path, save_prefs
 
 
 def test_missing_file_means_defaults(tmp_path):

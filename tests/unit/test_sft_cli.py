@@ -7,7 +7,7 @@ import json
 import sys
 import textwrap
 
-from primetui.sft.cli import validate
+from primetui.commands.validate import validate
 from primetui.sft.server import server_checks
 from primetui.sft.sizing import checkpoint_bytes, checkpoints_kept, params_from_model_name, volume_size_for
 from primetui.sft.templates import MULTI_NODE, ONLINE_EVAL, WALKTHROUGH

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from primetui.sft.check import check_text
-from primetui.sft.cli import validate
+from primetui.commands.validate import validate
 from primetui.sft.spans import SpanMap
 from primetui.sft.templates import WALKTHROUGH
 

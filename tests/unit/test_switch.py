@@ -1,4 +1,4 @@
-"""primetui.switch: the account choice written back as `prime switch` writes it."""
+"""primetui.config.switch: the account choice written back as `prime switch` writes it."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from primetui.settings import SettingsError, load_settings
-from primetui.switch import switch_team
+from primetui.config.settings import SettingsError, load_settings
+from primetui.config.switch import switch_team
 
 
 def _home(tmp_path, **config):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from primetui.sft.check import check_text
-from primetui.sft.cli import validate
+from primetui.commands.validate import validate
 from primetui.sft.positions import LineIndex
 
 
@@ -73,7 +73,7 @@ def test_exit_codes_separate_invalid_from_unreadable(tmp_path, capsys):
 
 
 def test_wrong_usage_exits_2():
-    from primetui.cli import main
+    from primetui.commands.cli import main
 
     with pytest.raises(SystemExit) as exc:
         main(["validate", "--no-such-flag", "x.toml"])

@@ -9,7 +9,7 @@ import threading
 import time
 from types import SimpleNamespace
 
-from primetui import waiting
+from primetui.commands import waiting
 from primetui.api.errors import UnreachableError
 from primetui.api.followers import PollFailed
 

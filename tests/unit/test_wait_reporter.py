@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from primetui.waiting import Followed, Reporter
+from primetui.commands.waiting import Followed, Reporter
 
 
 class Tty(io.StringIO):

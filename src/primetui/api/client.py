@@ -59,7 +59,7 @@ from primetui.api.errors import (
     error_from_response,
     redact,
 )
-from primetui.api.urls import API_PREFIX, normalize_base_url
+from primetui.config.urls import API_PREFIX, normalize_base_url
 
 __all__ = ["CREATE_RUN_TIMEOUT", "DEFAULT_TIMEOUT", "PrimeAPIError", "PrimeClient", "USER_AGENT"]
 

@@ -3,7 +3,7 @@
 The dashboard's first useful frame is the runs list. Importing httpx, pydantic and the wire
 models costs about as much CPU as the rest of the start, so :func:`start` sends that one GET in
 a thread from plain ``http.client`` as soon as the settings are known, and the first
-``list_runs`` of the dashboard takes its reply (see ``primetui.ui.launch.LazyClient``).
+``list_runs`` of the dashboard takes its reply (see ``primetui.commands.launch.LazyClient``).
 
 The reply is only used when it is exactly what :class:`primetui.api.models.RLRunPage` would
 accept without coercion; it is then given as the dict ``RLRunPage.model_dump(by_alias=True,
@@ -24,7 +24,7 @@ from urllib.parse import urlencode, urlsplit
 
 from primetui import __version__
 from primetui.api.boundary import DEFAULT_REPLY_CAP, loads
-from primetui.api.urls import API_PREFIX, normalize_base_url
+from primetui.config.urls import API_PREFIX, normalize_base_url
 
 # camelCase wire name -> accepted Python type(s) of RLRun (primetui.api.models); required first.
 REQUIRED = {"id": str, "userId": str, "status": str, "createdAt": str, "updatedAt": str}

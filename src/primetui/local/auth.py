@@ -10,7 +10,7 @@ import os
 import secrets
 from pathlib import Path
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 
 TOKEN_FILE = "token"
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 from primetui.local.paths import resolve_data_dir
 
 SERVER_FILE = "server.json"
@@ -109,7 +109,7 @@ def serve(args: argparse.Namespace) -> int:
     state = None
     try:
         # Imported only now: a refused start (data dir busy) answers before FastAPI loads.
-        from primetui.fileio import write_json_atomic
+        from primetui.config.fileio import write_json_atomic
         from primetui.local.server import bind_socket, serve as serve_app
         from primetui.local.state import LocalState
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 from primetui.local.state import LocalState
 from primetui.local.math_standin import FOLDER as MATH_FOLDER
 from primetui.sft.templates import MULTI_NODE, WALKTHROUGH

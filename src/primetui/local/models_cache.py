@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tomllib
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

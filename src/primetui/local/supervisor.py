@@ -187,7 +187,7 @@ class Supervisor:
 
     def spawn(self, run_id: str) -> None:
         """Write ``config.json`` and start the trainer; the run becomes CREATING."""
-        from primetui.fileio import write_json_atomic
+        from primetui.config.fileio import write_json_atomic
 
         row = self.store.get_run(run_id)
         run_dir = self.state.run_dir(run_id)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 from primetui.shell.endpoint import endpoint_of
 
 

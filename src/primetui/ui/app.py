@@ -16,19 +16,19 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from primetui.notify import RunEvent
-from primetui.ui import present
-from primetui.ui.clipboard import refusal_reason
+from primetui.monitor_core.notify import RunEvent
+from primetui.viewmodel import present
+from primetui.viewmodel.clipboard import refusal_reason
 from primetui.ui.commands import PrimeCommands
-from primetui.ui.compact import COMPACT_CSS, is_compact, one_line
+from primetui.viewmodel.compact import COMPACT_CSS, is_compact, one_line
 from primetui.ui.focus import types_text
-from primetui.ui.remember import initial_watched, remember
-from primetui.ui.notify import announce, make_notifier
+from primetui.viewmodel.remember import initial_watched, remember
+from primetui.viewmodel.notify import announce, make_notifier
 from primetui.ui.safe import ControlFilter, clean, clean_block
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
-from primetui.ui.state import DashboardState
+from primetui.viewmodel.state import DashboardState
 from primetui.ui.terminal_colours import honour_no_color, pick_default_theme
 from primetui.ui.themes import DEFAULT_THEME, load_themes, shipped_theme_dir
 
@@ -84,8 +84,8 @@ class PrimeApp(App):
         """
         Args:
             client: a ``PrimeClient`` (or None: the first screen then asks for a key or the local platform).
-            settings: ``primetui.settings.Settings`` (base_url, team_id, ...); never displayed whole.
-            prefs: ``primetui.prefs`` preferences (theme, refresh intervals, keymap).
+            settings: ``primetui.config.settings.Settings`` (base_url, team_id, ...); never displayed whole.
+            prefs: ``primetui.config.prefs`` preferences (theme, refresh intervals, keymap).
             clock: returns "now" (UTC); fixed in snapshot tests.
             platform_label: what the header calls the platform (default: the base URL's host).
             start: first screen: runs, volumes or models.
@@ -96,7 +96,7 @@ class PrimeApp(App):
             theme_dirs: where theme files are (default: shipped themes/ and the user's themes dir).
             cache: paint the last-known runs list from disk first, and keep it updated.
             prefs_file: where watched runs and the theme are kept for the next start (None: not kept).
-            on_event: a command run for each watched-run event (``--on-event``; see primetui.notify).
+            on_event: a command run for each watched-run event (``--on-event``; see primetui.monitor_core.notify).
         """
         from primetui.ui.terminal.altkeys import install as keep_alt_keys
 

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from primetui.ui import present
+from primetui.viewmodel import present
 from primetui.ui.safe import clean
 
 if TYPE_CHECKING:
-    from primetui.ui.host import DashboardHost
+    from primetui.viewmodel.host import DashboardHost
 
 
 class PrimeCommands(Provider):

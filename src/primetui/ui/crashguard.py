@@ -2,7 +2,7 @@
 
 Textual ends the app on an unhandled exception and prints a traceback with local variables (which
 can hold the API key). :class:`PrimeApp` hands such an exception here instead: the report goes to
-a file with secrets redacted (:mod:`primetui.crash`), each open shell tab writes a closing line on
+a file with secrets redacted (:mod:`primetui.config.crash`), each open shell tab writes a closing line on
 its own screen and hangs up its program (so nothing is left running on the volume), and
 ``run_app`` prints one sentence with the report's path and exits with ``EXIT_CRASH``.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from primetui import crash
-from primetui.ui import present
+from primetui.config import crash
+from primetui.viewmodel import present
 
 CLOSING = "primetui stopped on an unexpected error; this shell tab is closing."
 

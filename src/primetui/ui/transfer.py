@@ -32,7 +32,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, ProgressBar, Static
 
-from primetui.ui import present
+from primetui.viewmodel import present
 from primetui.ui.safe import plain
 
 PUT, GET = "put", "get"

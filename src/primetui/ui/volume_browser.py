@@ -19,7 +19,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from primetui.ui import present
+from primetui.viewmodel import present
 from primetui.ui.safe import SafeTable, plain
 
 

@@ -22,7 +22,7 @@ from screens_data import replay  # noqa: E402
 from textual.command import CommandPalette  # noqa: E402
 from textual.widgets import TabbedContent  # noqa: E402
 
-from primetui.prefs import Prefs  # noqa: E402
+from primetui.config.prefs import Prefs  # noqa: E402
 from primetui.ui.app import PrimeApp  # noqa: E402
 from primetui.ui.themes import shipped_theme_dir  # noqa: E402
 from tests.waiting import quiet, until  # noqa: E402

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 from primetui.local.environ import worker_environment
 from primetui.local.evals.common import env_log_name, ready_file
 from primetui.local.trainer.config import TrainConfig

@@ -11,7 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 
 # A sh script, not a "#!python" one: a shebang line is cut at 127 bytes and breaks on spaces.
 LAUNCHER = """#!/bin/sh

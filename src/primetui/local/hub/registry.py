@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 from dataclasses import dataclass
 from importlib import resources
 from importlib.abc import Traversable

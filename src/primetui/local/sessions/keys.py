@@ -24,7 +24,7 @@ from pathlib import Path
 
 import asyncssh
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 
 log = logging.getLogger("primetui.local.sessions")
 
@@ -127,7 +127,7 @@ def ensure_local_client_key() -> Path:
 def configured_key_path() -> Path | None:
     """``ssh_key_path`` as the prime CLI reads it (env ``PRIME_SSH_KEY_PATH``, then the config file)."""
     try:
-        from primetui.settings import load_settings
+        from primetui.config.settings import load_settings
     except ImportError:  # without the settings module, the env var alone
         raw = os.environ.get("PRIME_SSH_KEY_PATH")
         return Path(raw).expanduser() if raw else Path.home() / ".ssh" / "id_rsa"

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from primetui.fileio import write_json_atomic
+from primetui.config.fileio import write_json_atomic
 
 __all__ = ["JsonlAppender", "finite_row", "read_json", "write_json_atomic"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from primetui.ui.editor import editing
+from primetui.viewmodel import editing
 from primetui.ui.editor.findbar import FindBar, regex_error
 
 

@@ -23,15 +23,15 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
-from primetui.fileio import ReadOnlyFileError, atomic_write, file_digest, is_read_only, read_text_file
+from primetui.config.fileio import ReadOnlyFileError, atomic_write, file_digest, is_read_only, read_text_file
 from primetui.sft.check import Report
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import LEVELS, Diagnostic, Fix, sort_key
 from primetui.sft.schema import PRIME_RL_COMMIT, PRIME_RL_VERSION
-from primetui.ui.editor import validator
+from primetui.viewmodel import validator
 from primetui.ui.editor.area import HIGHLIGHT_LIMIT, DiagnosticTextArea
 from primetui.ui.editor.actions import EditingActions
-from primetui.ui.editor.drafts import DraftStore
+from primetui.viewmodel.drafts import DraftStore
 from primetui.ui.editor.findbar import FindBar
 from primetui.ui.editor.problems import ProblemsList
 from primetui.ui.safe import plain

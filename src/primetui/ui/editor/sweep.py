@@ -1,6 +1,6 @@
 """The editor's sweep dialog (F9): pick keys, type their values, see the grid and its GPUs, dispatch.
 
-The same grid, checks and all-or-none dispatch as ``primetui sweep`` (:mod:`primetui.dispatching`).
+The same grid, checks and all-or-none dispatch as ``primetui sweep`` (:mod:`primetui.sft.dispatching`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ AXES = 3
 
 def gpu_count(config: dict[str, Any]) -> int:
     """GPUs one run of ``config`` holds (train plus inference), as the runs list counts them."""
-    from primetui.ui.present import gpu_split
+    from primetui.viewmodel.present import gpu_split
 
     split = gpu_split({"runConfig": config})
     return sum(split) if split is not None else 1
@@ -169,7 +169,7 @@ class SweepScreen(ModalScreen[list[str] | None]):
 
     @work(exclusive=True, group="sweep")
     async def dispatch_all(self, volume: str) -> None:
-        from primetui.dispatching import Dispatched, sweep_text
+        from primetui.sft.dispatching import Dispatched, sweep_text
 
         self.busy = True
         self._status(f"Checking {self.runs} runs on {volume}…")

@@ -18,7 +18,7 @@ from primetui.monitor_core.chartframe import STEP, TIME, ChartView, fmt_step
 from primetui.monitor_core.canvas import BLOCK, MODES
 from primetui.monitor_core.metrics import MetricTable
 from primetui.ui.monitor.chart import MetricChart
-from primetui.ui.monitor.feed import FeedMixin
+from primetui.viewmodel.feed import FeedMixin
 from primetui.ui.safe import plain
 from primetui.ui.widgets import update_static
 
@@ -192,12 +192,12 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         return "evals" if self.eval_only else "charts"
 
     def _remember(self) -> None:
-        from primetui.ui.views import chart_choices, save_view
+        from primetui.viewmodel.views import chart_choices, save_view
 
         save_view(self.app, self.view_name, chart_choices(self.view, self.chosen))
 
     def on_mount(self) -> None:
-        from primetui.ui.views import apply_chart_choices, load_view
+        from primetui.viewmodel.views import apply_chart_choices, load_view
 
         remembered = apply_chart_choices(self.view, load_view(self.app, self.view_name))
         if remembered is not None:

@@ -27,7 +27,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 from primetui.monitor_core import lines as L
 from primetui.monitor_core.filters import LogQuery, Matcher, QueryError, apply_filter, error_starts, text_matches
 

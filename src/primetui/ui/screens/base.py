@@ -8,11 +8,11 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 
 from primetui.api.hub import FollowerHub, hub_for
-from primetui.ui.errors import describe, is_refusal
+from primetui.viewmodel.errors import describe, is_refusal
 from primetui.ui.widgets import DashboardFooter, StatusBar, seen
 
 if TYPE_CHECKING:
-    from primetui.ui.host import DashboardHost
+    from primetui.viewmodel.host import DashboardHost
 
 
 class DashboardScreen(Screen):

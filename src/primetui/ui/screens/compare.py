@@ -10,7 +10,7 @@
 - A summary table: final and best loss, best eval, steps, duration, status, anomalies.
 - A config diff: only the keys that differ, each run's value, prime-rl defaults marked "(default)".
 
-The data is the same as ``primetui compare A B --once`` (:mod:`primetui.ui.run_data`).
+The data is the same as ``primetui compare A B --once`` (:mod:`primetui.viewmodel.run_data`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from primetui.ui.safe import SafeTable
 from primetui.monitor_core.metrics import Series
 from primetui.sft.diff import Value
 from primetui.ui.monitor.chart import MetricChart
-from primetui.ui.present import TERMINAL_RUN_STATUSES
+from primetui.viewmodel.present import TERMINAL_RUN_STATUSES
 from primetui.ui.screens.base import DashboardScreen
 
 LOSS = "loss/mean"
@@ -131,7 +131,7 @@ class CompareScreen(DashboardScreen):
         self.metric = LOSS
 
     def on_mount(self) -> None:
-        from primetui.ui.views import apply_chart_choices, load_view
+        from primetui.viewmodel.views import apply_chart_choices, load_view
 
         choices = load_view(self.app, "compare")
         apply_chart_choices(self.view, choices)
@@ -140,7 +140,7 @@ class CompareScreen(DashboardScreen):
         super().on_mount()
 
     def remember(self) -> None:
-        from primetui.ui.views import chart_choices, save_view
+        from primetui.viewmodel.views import chart_choices, save_view
 
         save_view(self.app, "compare", {**chart_choices(self.view), "metric": self.metric})
 
@@ -161,7 +161,7 @@ class CompareScreen(DashboardScreen):
 
     @work(exclusive=True, group="compare")
     async def fetch(self) -> None:
-        from primetui.ui.run_data import collect
+        from primetui.viewmodel.run_data import collect
 
         try:
             data = await collect(self.client, self.run_ids, self.prime.state.now())

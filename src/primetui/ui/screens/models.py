@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, plain
-from primetui.ui import present
+from primetui.viewmodel import present
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.widgets import tone_style
 

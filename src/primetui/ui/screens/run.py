@@ -18,10 +18,10 @@ from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, T
 from primetui.api.followers import DataNotes, MetricRows, PollFailed, RunUpdate
 from primetui.api.models import RLRun
 from primetui.ui.safe import SafeTable, clean, plain
-from primetui.ui import present
+from primetui.viewmodel import present
 from primetui.ui.focus import focus_content, types_text
-from primetui.ui.monitor_hook import monitor_panes
-from primetui.ui.present import TERMINAL_RUN_STATUSES, RunProgress
+from primetui.viewmodel.monitor_hook import monitor_panes
+from primetui.viewmodel.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.run_checkpoints import BEST_MARK, RunCheckpointsMixin
 from primetui.ui.screens.run_links import RunLinksMixin

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from primetui.monitor_core.compare import summarize
-from primetui.ui import present
+from primetui.viewmodel import present
 
 BEST_MARK = "★ best eval"
 

@@ -20,8 +20,8 @@ from textual.widgets import DataTable, Static, TabbedContent
 from primetui.monitor_core.anomalies import Anomaly, Thresholds
 from primetui.monitor_core.chartframe import fmt_clock, fmt_step, fmt_value
 from primetui.monitor_core.escapes import neutralise
-from primetui.ui import present
-from primetui.ui.monitor.links import StepLinks
+from primetui.viewmodel import present
+from primetui.viewmodel.links import StepLinks
 
 
 def thresholds_of(prefs: Any) -> Thresholds:
@@ -135,7 +135,7 @@ class RunLinksMixin:
         if not self.is_mounted or self.links is None:
             return
         found = self.links.anomalies
-        from primetui.ui.anomaly_notify import announce_anomalies
+        from primetui.viewmodel.anomaly_notify import announce_anomalies
 
         announce_anomalies(self.app, self.run_id, present.field(self.run, "name", default=None) if self.run else None, found)
         table = self.query_one("#run-anomalies", DataTable)

@@ -15,9 +15,9 @@ from primetui.api.followers import DataNotes, MetricRows
 from primetui.api.prefetch import RUNS_PAGE_SIZE
 from primetui.monitor_core.numbers import nonfinite_mark
 from primetui.ui.safe import SafeTable, clean, plain
-from primetui.ui import present
-from primetui.ui.columns import fit, more_note, widest
-from primetui.ui.present import RunProgress, RunRow
+from primetui.viewmodel import present
+from primetui.viewmodel.columns import fit, more_note, widest
+from primetui.viewmodel.present import RunProgress, RunRow
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
 from primetui.ui.screens.runs_table import CONFIG_COLUMNS, RunsTableMixin, config_cell
@@ -26,7 +26,7 @@ from primetui.ui.widgets import content_key, tone_style, update_static
 PAGE_SIZE = RUNS_PAGE_SIZE
 
 # (key, label, unused); which columns show is decided by PRIORITY and the cells' widths
-# (ui/columns.py), so none is ever cut silently: the info line says how many are left out.
+# (viewmodel/columns.py), so none is ever cut silently: the info line says how many are left out.
 COLUMNS: list[tuple[str, str, int]] = [
     ("status", "Status", 0),
     ("name", "Run", 0),
@@ -103,7 +103,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         base_url = str(getattr(self.client, "base_url", "") or "")
         if not self.prime.use_cache or state.runs_loaded or not base_url:
             return
-        from primetui.ui import cache
+        from primetui.viewmodel import cache
 
         data = cache.load_runs(base_url)
         if not data:
@@ -124,7 +124,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         base_url = str(getattr(self.client, "base_url", "") or "")
         if not self.prime.use_cache or not base_url or state.runs_page != 1:
             return
-        from primetui.ui import cache
+        from primetui.viewmodel import cache
 
         losses = {rid: [(s, r["loss/mean"]) for s, r in sorted(p.rows.items()) if isinstance(r.get("loss/mean"), (int, float))] for rid, p in state.progress.items()}
         ids = {str(present.field(r, "id")) for r in state.runs}

@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 
-from primetui.ui import present
+from primetui.viewmodel import present
 
 # key -> (header, dotted key in the run's config)
 CONFIG_COLUMNS: dict[str, tuple[str, str]] = {
@@ -119,7 +119,7 @@ def clone_path(directory: Path, stem: str) -> Path:
 def open_new_config(screen: Any, stem: str, text: str) -> None:
     """Write ``text`` to a new file named after ``stem`` beside the default config, and open it in
     the editor; a folder that cannot be written is one toast naming it."""
-    from primetui.fileio import atomic_write_text
+    from primetui.config.fileio import atomic_write_text
 
     directory = screen.app.default_config_path().parent
     path = clone_path(directory, stem)

@@ -2,7 +2,7 @@
 
 Opened from the header (click ``team …``), the palette ("Switch account") or ``ctrl+t``. It lists
 ``GET /user/teams``; choosing one sets the client's scope, writes the choice back the way
-``prime switch`` does (``primetui.switch``) and reloads the screen, whose header then names the
+``prime switch`` does (``primetui.config.switch``) and reloads the screen, whose header then names the
 scope its runs and volumes belong to.
 """
 
@@ -91,8 +91,8 @@ def apply_switch(app: Any, choice: tuple[str | None, str | None, str | None] | N
     """Make the chosen scope the app's: client, settings, header, write-back, and a reload."""
     import dataclasses
 
-    from primetui.settings import Settings, SettingsError
-    from primetui.switch import scope_label, switch_team
+    from primetui.config.settings import Settings, SettingsError
+    from primetui.config.switch import scope_label, switch_team
 
     if choice is None or app.client is None:
         return

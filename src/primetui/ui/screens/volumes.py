@@ -12,10 +12,10 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, clean, plain
-from primetui.ui import present
+from primetui.viewmodel import present
 from primetui.ui.columns import fill_table
 from primetui.ui.screens.base import DashboardScreen
-from primetui.ui.sizing_hook import size_report
+from primetui.viewmodel.sizing_hook import size_report
 from primetui.ui.widgets import ConfirmScreen, FormScreen, tone_style, update_static
 
 
@@ -489,7 +489,7 @@ class VolumesScreen(DashboardScreen):
         defaults = self.size_inputs or {"params": "0.6B", "keep_last": "1", "dataset": "1Gi"}
 
         def validate(values: dict[str, str]) -> str | None:
-            from primetui.ui.sizing_hook import parse_inputs
+            from primetui.viewmodel.sizing_hook import parse_inputs
 
             return parse_inputs(values)[1]
 

@@ -79,7 +79,7 @@ class WelcomeScreen(Screen):
         try:
             client, settings, label = await self.connector.with_api_key(key)
         except Exception as exc:  # noqa: BLE001 - shown inline; the typed key stays in the field
-            from primetui.ui.errors import describe
+            from primetui.viewmodel.errors import describe
 
             self.query_one("#welcome-error", Static).update(plain(describe(exc)))
             return
@@ -91,7 +91,7 @@ class WelcomeScreen(Screen):
             client, settings, label = await self.connector.local()
         except Exception as exc:  # noqa: BLE001
             from primetui.local.launcher import LauncherError
-            from primetui.ui.errors import describe
+            from primetui.viewmodel.errors import describe
 
             # The launcher's sentences say what to do (add primetui[local], free the data dir): shown as they are.
             text = str(exc) if isinstance(exc, LauncherError) else describe(exc)

@@ -325,6 +325,6 @@ def _cannot_check(spec: ShellSpec, exc: Exception) -> str:
             f"The local platform{where} is not answering, so session {spec.session_id} cannot be checked; "
             "start it again (`primetui local serve`, or restart `primetui --local`), then press r."
         )
-    from primetui.ui.errors import describe
+    from primetui.viewmodel.errors import describe
 
     return f"Cannot check session {spec.session_id}: {describe(exc)}"

@@ -1,6 +1,6 @@
 """Where primetui's preferences file is, without the preferences model (pydantic).
 
-:mod:`primetui.prefs` re-exports these; the dashboard's start uses them directly to see whether
+:mod:`primetui.config.prefs` re-exports these; the dashboard's start uses them directly to see whether
 there is a file to read at all before it pays for the model.
 """
 

@@ -173,30 +173,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return print_schema()
     if args.command == "lsp":
-        from primetui.lsp import serve_stdio
+        from primetui.commands.lsp import serve_stdio
 
         return serve_stdio()
     if args.command == "validate":
-        from primetui.sft.cli import validate
+        from primetui.commands.validate import validate
 
         return validate(args)
     if args.command == "compare":
-        from primetui import headless_compare
+        from primetui.commands import compare
 
-        return headless_compare.main(args)
+        return compare.main(args)
     if args.command == "serve":
-        from primetui.serve import serve as serve_dashboard
+        from primetui.commands.serve import serve as serve_dashboard
 
         return serve_dashboard(args)
     if args.command in ("wait", "dispatch", "sweep"):
-        from primetui import waiting
+        from primetui.commands import waiting
 
         return waiting.main(args)
     if args.command in ("runs", "run") and args.once:
-        from primetui import headless
+        from primetui.commands import headless
 
         return headless.main(args)
-    from primetui.ui.launch import run_app
+    from primetui.commands.launch import run_app
 
     return run_app(args)
 

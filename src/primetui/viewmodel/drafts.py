@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 
 
 def drafts_dir() -> Path:

@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from primetui.api.followers import PollFailed, RunUpdate, RunWatcher
-from primetui.dispatching import Refusal, dispatch
+from primetui.sft.dispatching import Refusal, dispatch
 from primetui.monitor_core.escapes import neutralise
-from primetui.notify import Notifier, RunEvent
+from primetui.monitor_core.notify import Notifier, RunEvent
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT, EXIT_SETUP = 0, 1, 2, 3
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
@@ -339,7 +339,7 @@ async def _off_loop(fn: Callable[[], Any]) -> Any:
 
 def _local_settings(local: bool) -> tuple[Any, Any]:
     """The platform settings and, for ``--local``, how the client finds a restarted platform."""
-    from primetui.headless import _settings
+    from primetui.commands.headless import _settings
 
     settings = _settings(local)
     if not local:
@@ -351,7 +351,7 @@ def _local_settings(local: bool) -> tuple[Any, Any]:
 
 async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: TextIO, as_json: bool) -> list[str] | int:
     """Dispatch the sweep: the run ids to wait for, or the exit code when it ends here."""
-    from primetui.dispatching import dispatch_sweep
+    from primetui.sft.dispatching import dispatch_sweep
 
     result = await dispatch_sweep(client, Path(args.file), args.volume, list(args.set or []), args.name, err)
     if isinstance(result, Refusal):
@@ -375,7 +375,7 @@ async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: T
 
 
 async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: Interrupt) -> int:
-    from primetui.ui.launch import make_client
+    from primetui.commands.launch import make_client
 
     as_json = bool(getattr(args, "json", False))
     dispatching = args.command in ("dispatch", "sweep")
@@ -401,7 +401,7 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
         return EXIT_SETUP
     notifier = None
     if getattr(args, "on_event", None):
-        from primetui.ui.launch import load_prefs
+        from primetui.commands.launch import load_prefs
 
         notifier = Notifier.from_prefs(load_prefs()[0], args.on_event, report=lambda m: print(m, file=err, flush=True))
     client = make_client(settings, rediscover)
@@ -481,7 +481,7 @@ def main(args: Any, out: TextIO | None = None, err: TextIO | None = None) -> int
     except KeyboardInterrupt:
         return EXIT_SIGINT
     except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
-        from primetui.ui.errors import describe
+        from primetui.viewmodel.errors import describe
 
         print(f"primetui {getattr(args, 'command', '')}: {describe(exc)}", file=err)
         if getattr(args, "json", False):

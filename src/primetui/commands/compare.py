@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from primetui.monitor_core.compare import final_loss_text
 from primetui.monitor_core.numbers import fmt_loss
 from primetui.monitor_core.escapes import neutralise
-from primetui.ui.run_data import collect, diff_json
+from primetui.viewmodel.run_data import collect, diff_json
 
 
 def _num(v: float | None) -> str:
@@ -66,7 +66,7 @@ def format_compare(data: dict[str, Any]) -> str:
 
 
 def overlay_chart(runs: list[dict[str, Any]], metric: str) -> str:
-    from primetui.headless_chart import line_chart
+    from primetui.commands.chart import line_chart
 
     series = {}
     for r in runs:
@@ -104,8 +104,8 @@ def compare_files(paths: list[str], as_json: bool, out: TextIO) -> int:
 
 
 async def _main(args: Any, out: TextIO, notes: list[str]) -> int:
-    from primetui.headless import _settings
-    from primetui.ui.launch import make_client
+    from primetui.commands.headless import _settings
+    from primetui.commands.launch import make_client
 
     settings = _settings(bool(getattr(args, "local", False)))
     if not getattr(settings, "api_key", ""):
@@ -137,7 +137,7 @@ def main(args: Any, out: TextIO | None = None) -> int:
     if len(set(targets)) != len(targets):
         print("primetui: each run can be compared once; remove the repeated id.", file=sys.stderr)
         return 2
-    from primetui.headless import run_guarded
+    from primetui.commands.headless import run_guarded
 
     notes: list[str] = []
     return run_guarded(lambda: _main(args, out, notes), notes, "primetui compare --once")

@@ -82,7 +82,7 @@ class LazyClient:
 
 
 class DefaultPrefs:
-    """The preferences when there is no preferences file: ``primetui.prefs.Prefs()``, built late.
+    """The preferences when there is no preferences file: ``primetui.config.prefs.Prefs()``, built late.
 
     Building the model imports pydantic, which the first frame has no other use for; what the
     first frame reads (``FIRST_FRAME``, the same values as the model's defaults: a unit test
@@ -103,7 +103,7 @@ class DefaultPrefs:
 
     def model(self) -> Any:
         if self._model is None:
-            from primetui.prefs import Prefs
+            from primetui.config.prefs import Prefs
 
             self._model = Prefs()
         return self._model
@@ -118,8 +118,8 @@ class DefaultPrefs:
 
 
 def load_prefs() -> tuple[Any, str | None]:
-    """Preferences (primetui.prefs) and a warning sentence if the file was broken."""
-    from primetui.prefs_file import prefs_path
+    """Preferences (primetui.config.prefs) and a warning sentence if the file was broken."""
+    from primetui.config.prefs_file import prefs_path
 
     try:
         if not prefs_path().exists():
@@ -127,7 +127,7 @@ def load_prefs() -> tuple[Any, str | None]:
     except Exception:  # noqa: BLE001 - the full loader below says what is wrong
         pass
     try:
-        from primetui import prefs as prefs_mod
+        from primetui.config import prefs as prefs_mod
     except ImportError:
         return None, None
     loader = getattr(prefs_mod, "load_prefs", None) or getattr(prefs_mod, "load_preferences", None)
@@ -192,7 +192,7 @@ class Connector:
 
     async def with_api_key(self, key: str) -> tuple[Any, Any, str]:
         """Check the key against the platform, then save it where the prime CLI keeps it."""
-        from primetui import settings as settings_mod
+        from primetui.config import settings as settings_mod
 
         candidate = _with(self.settings, api_key=key)
         client = make_client(candidate)
@@ -204,7 +204,7 @@ class Connector:
 def _prefs_file() -> Any:
     """Where the dashboard keeps watched runs and the theme (the preferences file), if known."""
     try:
-        from primetui.prefs_file import prefs_path
+        from primetui.config.prefs_file import prefs_path
 
         return prefs_path()
     except Exception:  # noqa: BLE001 - without it watches last for the session only
@@ -223,7 +223,7 @@ def build_app(args: Any) -> tuple[Any, int]:
 
     ``run_app`` runs it; the wheel smoke test (``.ci/wheel_smoke.py``) drives the same app headless.
     """
-    from primetui.settings import load_settings
+    from primetui.config.settings import load_settings
 
     try:
         settings = load_settings()
@@ -266,7 +266,7 @@ def build_app(args: Any) -> tuple[Any, int]:
 
 
 def run_app(args: Any) -> int:
-    """Entry point for the dashboard (see ``primetui.cli``)."""
+    """Entry point for the dashboard (see ``primetui.commands.cli``)."""
     app, code = build_app(args)
     if app is None:
         return code

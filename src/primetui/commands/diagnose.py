@@ -1,6 +1,6 @@
 """What ``primetui run ID --once`` adds to the run it prints: its anomalies and its loss chart.
 
-The data comes from :mod:`primetui.ui.run_data` (the same detector and thresholds as the
+The data comes from :mod:`primetui.viewmodel.run_data` (the same detector and thresholds as the
 dashboard); this module formats it. No textual or rich import.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from primetui.monitor_core.escapes import neutralise
-from primetui.ui.run_data import run_anomalies, series, thresholds  # noqa: F401 - used by primetui.headless
+from primetui.viewmodel.run_data import run_anomalies, series, thresholds  # noqa: F401 - used by primetui.commands.headless
 
 
 def format_anomalies(anomalies: list[dict[str, Any]]) -> list[str]:
@@ -29,7 +29,7 @@ def format_anomalies(anomalies: list[dict[str, Any]]) -> list[str]:
 
 def loss_chart(detail: Mapping[str, Any]) -> str:
     """The loss curve as plain text (plotext), anomaly steps marked; '' without points."""
-    from primetui.headless_chart import line_chart
+    from primetui.commands.chart import line_chart
 
     loss = (detail.get("series") or {}).get("loss/mean")
     if not loss:

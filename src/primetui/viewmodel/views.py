@@ -46,7 +46,7 @@ def load_view(app: Any, name: str) -> dict[str, Any]:
 
 
 def save_view(app: Any, name: str, choices: dict[str, Any]) -> None:
-    from primetui.fileio import write_json_atomic
+    from primetui.config.fileio import write_json_atomic
 
     path = _path(app)
     if path is None:

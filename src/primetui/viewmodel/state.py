@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from primetui.ui.present import Clock, RunProgress, fmt_duration, run_status
-from primetui.ui.present import field as get_field
+from primetui.viewmodel.present import Clock, RunProgress, fmt_duration, run_status
+from primetui.viewmodel.present import field as get_field
 
 STALE_AFTER_SECONDS = 20.0
 """A list older than this (no good poll since) gets the staleness marker in the header."""

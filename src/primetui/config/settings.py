@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from primetui.api.urls import DEFAULT_BASE_URL, DEFAULT_FRONTEND_URL, normalize_base_url
-from primetui.fileio import atomic_write_text
+from primetui.config.urls import DEFAULT_BASE_URL, DEFAULT_FRONTEND_URL, normalize_base_url
+from primetui.config.fileio import atomic_write_text
 
 __all__ = [
     "DEFAULT_BASE_URL",

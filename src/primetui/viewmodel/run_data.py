@@ -18,7 +18,7 @@ from primetui.api.boundary import gather_bounded
 from primetui.monitor_core.anomalies import Anomaly, Thresholds, detect
 from primetui.monitor_core.compare import summarize
 from primetui.sft.diff import config_diff
-from primetui.ui import present
+from primetui.viewmodel import present
 
 LOG_TAIL = 5000
 
@@ -26,7 +26,7 @@ LOG_TAIL = 5000
 def thresholds() -> Thresholds:
     """The ``[anomalies]`` table of the preferences file (defaults when it is missing or bad)."""
     try:
-        from primetui.prefs import load_prefs
+        from primetui.config.prefs import load_prefs
 
         prefs, _warning = load_prefs()
         return Thresholds.from_mapping(prefs.anomalies.model_dump())

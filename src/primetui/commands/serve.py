@@ -33,9 +33,9 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from primetui.fileio import atomic_write_text
+from primetui.config.fileio import atomic_write_text
 
-log = logging.getLogger("primetui.serve")
+log = logging.getLogger("primetui.commands.serve")
 
 COOKIE = "primetui_serve"
 STOP_GRACE = 5.0
@@ -230,7 +230,7 @@ def make_token() -> str:
 
 def url_file_path(port: int) -> Path:
     """Where the URL goes when the output is not a terminal: primetui's config dir, one file per port."""
-    from primetui.prefs_file import config_dir
+    from primetui.config.prefs_file import config_dir
 
     return config_dir() / f"serve-{port}.url"
 
@@ -314,7 +314,7 @@ def serve(args: Any) -> int:
     if local:
         try:
             from primetui.local.launcher import ensure_running
-            from primetui.ui.launch import load_prefs, local_data_dir
+            from primetui.commands.launch import load_prefs, local_data_dir
 
             # Once here, on the data dir the tabs will use, so they share one platform instead of racing.
             ensure_running(data_dir=local_data_dir(load_prefs()[0]), demo=True)

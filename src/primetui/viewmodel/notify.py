@@ -1,6 +1,6 @@
 """How the dashboard tells a person about a watched run: toast, bell, desktop escape, hook.
 
-The core (:mod:`primetui.notify`) makes the event and runs the hook; this module wires it to the
+The core (:mod:`primetui.monitor_core.notify`) makes the event and runs the hook; this module wires it to the
 app: the toast (markup off: run names are outside text), the bell, the OSC 777/9 escape written to
 the terminal when ``[notify] desktop`` asks for it, and a hook failure shown as a warning toast.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from primetui.notify import Notifier, RunEvent
+from primetui.monitor_core.notify import Notifier, RunEvent
 
 
 def make_notifier(app: Any, hook: str | None = None) -> Notifier:

@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from primetui.fileio import read_text_file
+from primetui.config.fileio import read_text_file
 from primetui.monitor_core.escapes import clean
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic, Span
@@ -35,7 +35,7 @@ class CacheResult:
 def fetch_model_cache(timeout: float = 8.0) -> CacheResult:
     """The platform's cached model ids (T1), or None with a one-line reason."""
     try:
-        from primetui.settings import load_settings
+        from primetui.config.settings import load_settings
     except ImportError:
         return CacheResult(None, "model cache: skipped (platform settings are unavailable in this build).")
     try:

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from primetui.monitor_core.anomalies import Anomaly
-from primetui.notify import RunEvent
-from primetui.ui.notify import announce
+from primetui.monitor_core.notify import RunEvent
+from primetui.viewmodel.notify import announce
 
 
 def told(app: Any) -> set[tuple[str, str, int | None, str]]:

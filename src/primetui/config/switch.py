@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from primetui.fileio import atomic_write_text
-from primetui.settings import PRODUCTION, Settings, SettingsError, _cli_default_config, load_settings
+from primetui.config.fileio import atomic_write_text
+from primetui.config.settings import PRODUCTION, Settings, SettingsError, _cli_default_config, load_settings
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from primetui.notify import append_failure, failure_log_path
+from primetui.monitor_core.notify import append_failure, failure_log_path
 
 CHECK_EVERY = 1.0
 STALL_SECONDS = 2.0

@@ -1,7 +1,7 @@
 """``primetui runs --once [--json]`` and ``primetui run ID --once [--json]``: what the screens show, printed.
 
 For scripts, cron and agents. No textual or rich import: the same view model
-(:mod:`primetui.ui.present`) as the screens, formatted as a plain table or JSON.
+(:mod:`primetui.viewmodel.present`) as the screens, formatted as a plain table or JSON.
 Exit codes: 0 ok, 1 platform error (one sentence on stderr), 2 configuration problem.
 Text output goes through the one neutraliser (``clean``/``clean_block``: controls shown as symbols, never sent);
 ``--json`` is exact, since ``json.dump`` escapes every control character.
@@ -20,9 +20,9 @@ from primetui.api.boundary import gather_bounded
 
 from primetui.monitor_core.cells import table as cell_table
 from primetui.monitor_core.escapes import clean, clean_block
-from primetui.ui import present
+from primetui.viewmodel import present
 from primetui.monitor_core.numbers import fmt_loss_json
-from primetui.ui.present import RunProgress, TERMINAL_RUN_STATUSES
+from primetui.viewmodel.present import RunProgress, TERMINAL_RUN_STATUSES
 
 RUN_COLUMNS = [("status", "STATUS"), ("id", "ID"), ("name", "NAME"), ("model", "MODEL"), ("steps", "STEPS"), ("loss", "LOSS"), ("started", "STARTED"), ("elapsed", "ELAPSED"), ("eta", "ETA"), ("gpus", "GPUS")]
 COLUMN_CAPS = {"status": 12, "id": 40, "name": 40, "model": 48, "steps": 24, "loss": 32, "started": 16, "elapsed": 10, "eta": 10, "gpus": 16}
@@ -79,10 +79,10 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
         lines.append(f"  Loss curve: {present.sparkline(detail['losses'], 40)}")
     lines.append(f"  Actions:    {', '.join(detail['actions']) or 'none'}")
     if "anomalies" in detail:
-        from primetui import headless_diagnose
+        from primetui.commands import diagnose
 
-        lines += headless_diagnose.format_anomalies(detail["anomalies"])
-        chart = headless_diagnose.loss_chart(detail)
+        lines += diagnose.format_anomalies(detail["anomalies"])
+        chart = diagnose.loss_chart(detail)
         if chart:
             lines += ["", chart]
     if checkpoints:
@@ -93,7 +93,7 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
 
 
 def _settings(local: bool) -> Any:
-    from primetui.settings import load_settings
+    from primetui.config.settings import load_settings
 
     settings = load_settings()
     if local:
@@ -111,7 +111,7 @@ def _settings(local: bool) -> Any:
 
 
 async def _metrics(client: Any, run_id: str, notes: list[str] | None = None) -> RunProgress:
-    from primetui.ui.run_data import fetch_metric_rows
+    from primetui.viewmodel.run_data import fetch_metric_rows
 
     return RunProgress.from_metric_rows(await fetch_metric_rows(client, run_id, notes))
 
@@ -154,16 +154,16 @@ async def collect_run(client: Any, run_id: str, now: datetime, notes: list[str] 
     ]
     detail["config"] = present.field(run, "run_config", "runConfig")
     detail["terminal"] = detail["status"] in TERMINAL_RUN_STATUSES
-    from primetui import headless_diagnose
+    from primetui.commands import diagnose
 
     rows = list(progress.rows.values())
-    detail["anomalies"] = [a.to_json() for a in await headless_diagnose.run_anomalies(client, run, rows, now.timestamp())]
-    detail["series"] = headless_diagnose.series(rows, ["loss/mean"])
+    detail["anomalies"] = [a.to_json() for a in await diagnose.run_anomalies(client, run, rows, now.timestamp())]
+    detail["series"] = diagnose.series(rows, ["loss/mean"])
     return detail, checkpoints
 
 
 async def _main(args: Any, out: TextIO, notes: list[str]) -> int:
-    from primetui.ui.launch import make_client
+    from primetui.commands.launch import make_client
 
     settings = _settings(bool(getattr(args, "local", False)))
     if not getattr(settings, "api_key", ""):
@@ -238,14 +238,14 @@ def _failure(exc: Exception, context: str) -> int:
     from primetui.api.errors import PrimeAPIError
 
     if isinstance(exc, (PrimeAPIError, OSError)):
-        from primetui.ui.errors import describe
+        from primetui.viewmodel.errors import describe
 
         return _fail(describe(exc))
-    from primetui import crash
+    from primetui.config import crash
 
     key = None
     try:
-        from primetui.settings import load_settings
+        from primetui.config.settings import load_settings
 
         key = getattr(load_settings(), "api_key", None)
     except Exception:  # noqa: BLE001 - the report is still written, with the environment's secrets redacted

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from primetui.fileio import atomic_write
+from primetui.config.fileio import atomic_write
 
 VERSION = 1
 MAX_LOSSES = 64

@@ -3,7 +3,7 @@
     ~/.config/primetui/config.toml        (platformdirs; PRIMETUI_CONFIG_DIR overrides the directory)
 
 Platform settings (API key, team, base URL) are NOT here: they are shared with the `prime` CLI,
-see `primetui.settings`. Every field below is documented by its docstring; `default_toml()`
+see `primetui.config.settings`. Every field below is documented by its docstring; `default_toml()`
 renders them into a commented example file (also shown in docs/configuration.md).
 
 A broken file never stops the app: a TOML syntax error gives all defaults, a bad value gives that
@@ -21,8 +21,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from primetui.fileio import atomic_write_text
-from primetui.prefs_file import config_dir, prefs_path
+from primetui.config.fileio import atomic_write_text
+from primetui.config.prefs_file import config_dir, prefs_path
 
 __all__ = [
     "AnomalyThresholds",

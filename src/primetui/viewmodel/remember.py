@@ -20,7 +20,7 @@ def remember(app: Any) -> str | None:
     path: Path | None = getattr(app, "prefs_file", None)
     if path is None:
         return None
-    from primetui.prefs import Prefs, PrefsError, save_prefs
+    from primetui.config.prefs import Prefs, PrefsError, save_prefs
 
     prefs = app.prefs if isinstance(app.prefs, Prefs) else Prefs()
     watched = sorted(app.state.watched)

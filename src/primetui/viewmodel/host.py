@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from primetui.ui.state import DashboardState
+from primetui.viewmodel.state import DashboardState
 
 
 class DashboardHost(Protocol):

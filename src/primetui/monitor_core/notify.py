@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from primetui.monitor_core.escapes import neutralise
 
-log = logging.getLogger("primetui.notify")
+log = logging.getLogger("primetui.monitor_core.notify")
 log.addHandler(logging.NullHandler())  # callers report failures themselves; no stray stderr lines
 
 Severity = Literal["information", "warning", "error"]

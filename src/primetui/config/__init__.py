@@ -1,0 +1,1 @@
+"""Configuration and persistence: settings, preferences, the one file writer, crash reports. Imports nothing else of primetui."""
