@@ -1,0 +1,62 @@
+"""`RunWatcher`: a run's status and step (R2), a `RunUpdate` whenever either changes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from primetui.api.errors import (
+    NotFoundError,
+    PrimeAPIError,
+)
+from primetui.api.followers.polling import FollowerEvent, RunUpdate, _Follower, _unexpected
+
+if TYPE_CHECKING:  # the wire models (pydantic) load with the client, not with the followers
+    from primetui.api.models import RLRun
+
+
+class RunWatcher(_Follower):
+    """Polls R2 (and R12 for the latest step) and yields a RunUpdate whenever the run changes."""
+
+    def __init__(self, client: Any, run_id: str, *, interval: float = 3.0, track_step: bool = True, **kw: Any):
+        super().__init__(client, run_id, interval=interval, **kw)
+        self.run: RLRun | None = None
+        """The latest run snapshot."""
+        self.step: int | None = None
+        """The latest step the platform reports (R12 `latestStep`), if known."""
+        self.track_step = track_step
+        """Also read R12 for the step; switched off by itself if the platform lacks R12."""
+
+    @property
+    def status(self) -> str | None:
+        """The latest run status, or None before the first poll."""
+        return self.run.status if self.run is not None else None
+
+    async def poll(self) -> list[FollowerEvent]:
+        events: list[FollowerEvent] = []
+        if self.done:
+            return events
+        try:
+            self.polls += 1
+            run = await self.client.get_run(self.run_id)
+            step = self.step
+            if self.track_step:
+                try:
+                    step = (await self.client.get_progress(self.run_id)).latest_step
+                except NotFoundError:
+                    self.track_step = False  # the platform has no progress for this run
+        except PrimeAPIError as exc:
+            self._failed(exc, events)
+            return events
+        except Exception as exc:  # noqa: BLE001 - a poll loop must never die silently in a worker
+            self._failed(_unexpected(exc), events)
+            return events
+        previous, previous_step = self.run, self.step
+        self.run, self.step = run, step
+        if previous is None or previous != run or previous_step != step:
+            events.append(RunUpdate(run, previous, step, previous_step))
+        self._succeeded(events)
+        if run.is_terminal:
+            self._finish(f"The run is {run.status}.", events)
+        return events
+
+
