@@ -15,6 +15,7 @@ from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.reactive import var
 
 from primetui.monitor_core.notify import RunEvent
 from primetui.viewmodel import present
@@ -63,6 +64,18 @@ class PrimeApp(App):
         Binding("q", "letter_quit", "Quit", id="app.quit"),
     ]
 
+    # What every screen's header and lists show of the app, held where a change repaints them:
+    # the header (ui/widgets.StatusBar) and the run screens watch these. Setting the same value
+    # again (the usual case, at each poll and each tick) repaints nothing.
+    health: var[tuple[str, str]] = var(("muted", "◌ connecting"), init=False)
+    """(tone, text) of the link to the platform: live, stale 45s, unreachable, cached."""
+    platform_label: var[str] = var("no platform", init=False)
+    """What the header calls the platform (the base URL's host, or the local platform)."""
+    team_label: var[str] = var("personal", init=False)
+    """Whose runs and volumes are shown: ``personal`` or the team's name."""
+    watched: var[frozenset[str]] = var(frozenset, init=False)
+    """The runs being watched (``state.watched``, as the screens mark them)."""
+
     def __init__(
         self,
         client: Any,
@@ -110,6 +123,7 @@ class PrimeApp(App):
         self.state = DashboardState(clock=clock or utc_now)
         self.prefs_file = Path(prefs_file) if prefs_file else None
         self.state.watched |= initial_watched(prefs)
+        self.watched = frozenset(self.state.watched)
         self._remembering = False
         self._said_notes: set[str] = set()
         self.crash_report: Any = None
@@ -131,6 +145,7 @@ class PrimeApp(App):
         self.theme_chosen = bool(present.field(prefs, "theme", default=""))
         """True once the user picked a theme (saved then); until then the terminal decides each start."""
         self.notifier = make_notifier(self, on_event)
+        self.update_health()
 
     # ---- set-up -----------------------------------------------------------------------------
     @staticmethod
@@ -173,6 +188,9 @@ class PrimeApp(App):
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning", timeout=8)
         self._remembering = True
+        # The one clock tick: staleness counts seconds, so the header's connection text changes
+        # with time alone ("stale 21s"). An unchanged text sets the same value: nothing repaints.
+        self.set_interval(1.0, self.update_health)
         if self.client is None and self.connector is not None:
             from primetui.ui.screens.welcome import WelcomeScreen
 
@@ -209,17 +227,28 @@ class PrimeApp(App):
         return seconds * self.poll_scale
 
     # ---- health and alerts ------------------------------------------------------------------
+    def update_health(self) -> None:
+        """Set ``health`` from ``state.connection`` and the clock (the header follows it)."""
+        self.health = self.state.connection.describe(self.state.now())
+
     def report_ok(self) -> None:
         was_down = self.state.connection.last_error is not None
         self.state.connection.ok(self.state.now())
+        self.update_health()
         if was_down:
             self.notify("Connection to the platform is back.", severity="information")
 
     def report_error(self, message: str, *, toast: bool = False) -> None:
         first = self.state.connection.last_error is None
         self.state.connection.failed(message, self.state.now())
+        self.update_health()
         if toast or first:
             self.notify(message, severity="error", timeout=8)
+
+    def note_cached(self, saved_at: str) -> None:
+        """The runs list shows the on-disk cache saved at ``saved_at`` until a live reply comes."""
+        self.state.connection.cached_at = saved_at
+        self.update_health()
 
     def say_notes(self, notes: Any) -> None:
         """What the wire boundary dropped or cut (``2 rows ignored: non-finite step``): a warning
@@ -248,10 +277,12 @@ class PrimeApp(App):
 
     def watch_run(self, run_id: str) -> None:
         self.state.watched.add(run_id)
+        self.watched = frozenset(self.state.watched)
         self.remember()
 
     def unwatch(self, run_id: str) -> None:
         self.state.watched.discard(run_id)
+        self.watched = frozenset(self.state.watched)
         self.remember()
 
     def watch_theme(self, theme: str) -> None:

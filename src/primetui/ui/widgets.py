@@ -97,17 +97,32 @@ def update_static(widget: Static, content: object, *, layout: bool = True) -> No
 
 
 class StatusBar(Static):
-    """One line at the top: app, screen, platform, team and connection state (staleness)."""
+    """One line at the top: app, screen, platform, team and connection state (staleness).
+
+    It paints itself from what it watches: the app's ``health``, ``platform_label`` and
+    ``team_label`` reactives, its screen's ``title`` and the theme. Nothing calls it: a screen
+    that reports a poll's outcome, retitles itself or switches account is shown at once, and a
+    value set again unchanged repaints nothing.
+    """
 
     DEFAULT_CSS = """
     StatusBar { dock: top; height: 1; background: $panel; color: $foreground; padding: 0 1; }
     """
 
+    WATCHED = ("health", "platform_label", "team_label")
+    """The app's reactives the header shows (an app without them shows what it has)."""
+
     _shown: tuple[str, ...] | None = None
+    _behind = False
 
     def on_mount(self) -> None:
-        self.update_status()
-        self.set_interval(1.0, self.update_status)
+        app = self.app
+        for name in self.WATCHED:
+            if name in app._reactives:
+                self.watch(app, name, self.paint, init=False)
+        self.watch(self.screen, "title", self.paint, init=False)
+        app.theme_changed_signal.subscribe(self, lambda _theme: self.paint(), immediate=True)
+        self.paint()
 
     def on_click(self) -> None:
         """A click on the header opens the account switcher (whose runs and volumes to show)."""
@@ -115,22 +130,28 @@ class StatusBar(Static):
         if callable(action):
             action()
 
-    def update_status(self) -> None:
+    def catch_up(self) -> None:
+        """Paint what changed while the screen was covered (its screen calls this as it comes back)."""
+        if self._behind:
+            self.paint()
+
+    def paint(self) -> None:
         app = self.app
         if self.is_attached and not seen(self.screen):
-            return  # brought up to date by the next tick after its screen comes back
-        state = getattr(app, "state", None)
-        if state is None:
+            self._behind = True  # a covered screen's header is not drawn: caught up when it is seen again
+            return
+        self._behind = False
+        health = getattr(app, "health", None)
+        if health is None:
             self.update("primetui")
             return
-        tone, conn = state.connection.describe(state.now())
+        tone, conn = health
         # Connection state comes first: at 80 columns it must never be the part that is cut off.
         accent, tone_s = tone_style(self, "accent"), tone_style(self, tone)
         title, platform = clean(self.screen.title or ""), clean(getattr(app, "platform_label", "platform"))
         team = getattr(app, "team_label", "")
-        # The tick is once a second (staleness counts seconds); an unchanged header is not redrawn.
         shown = (accent, tone_s, conn, title, platform, team)
-        if shown == self._shown:
+        if shown == self._shown:  # an input that changed without changing the line (the same accent) is not redrawn
             return
         self._shown = shown
         text = Text(no_wrap=True, overflow="ellipsis")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
+from textual.reactive import var
 from textual.screen import Screen
 
 from primetui.api.hub import FollowerHub, hub_for
@@ -25,6 +26,10 @@ class DashboardScreen(Screen):
     coming back to the screen) asks each of them for fresh data now. Callbacks only store and
     render: the UI never waits on the network.
     """
+
+    load_error: var[str | None] = var(None, init=False)
+    """The last failed network call's sentence, until a call succeeds: a screen with nothing loaded
+    yet shows it in place of "Loading…" (``watch_load_error`` draws the screen again)."""
 
     poll_interval: float = 5.0
     refresh_key: str | None = None
@@ -80,7 +85,14 @@ class DashboardScreen(Screen):
     def render_screen(self) -> None:
         """Draw everything from the stored data (override); called when a covered screen comes back."""
 
+    def watch_load_error(self) -> None:
+        self.render_screen()
+
     def on_screen_resume(self) -> None:
+        # Kept by hand: a covered screen skips its repaints (``hidden``, ``StatusBar.paint``);
+        # what changed meanwhile is drawn once now.
+        for bar in self.query(StatusBar):
+            bar.catch_up()
         if self._render_pending:
             self._render_pending = False
             self.render_screen()
@@ -109,14 +121,15 @@ class DashboardScreen(Screen):
         for sub in self._subscriptions or ():
             sub.refresh()
 
-    def refresh_status(self) -> None:
-        for bar in self.query(StatusBar):
-            bar.update_status()
+    def loading_text(self, what: str) -> str:
+        """What a screen with nothing loaded says: why not (the last failure), else ``what``."""
+        return self.load_error or self.prime.state.connection.last_error or what
 
-    # Outcomes of network calls: every worker reports here, so the header stays honest.
+    # Outcomes of network calls: every worker reports here, so the header stays honest (it
+    # watches the app's ``health``) and a screen still loading says why it is not loaded.
     def ok(self) -> None:
         self.prime.report_ok()
-        self.refresh_status()
+        self.load_error = None
 
     def failed(self, exc: BaseException, *, toast: bool = False) -> str:
         message = describe(exc)
@@ -126,5 +139,5 @@ class DashboardScreen(Screen):
             self.notify(message, severity="error", timeout=8)
             return message
         self.prime.report_error(message, toast=toast)
-        self.refresh_status()
+        self.load_error = message
         return message

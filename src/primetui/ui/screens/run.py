@@ -208,7 +208,6 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             self._monitor_mounted = True
             self.mount_monitor(run)
         self.refresh_bindings()
-        self.refresh_status()
 
     def summary_renderable(self, run: Any, row: present.RunRow, progress: RunProgress | None) -> Group:
         grid = Table.grid(padding=(0, 2))

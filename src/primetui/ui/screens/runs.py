@@ -116,8 +116,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             rows, _dropped = metric_rows([{"step": s, "loss/mean": loss} for s, loss in pairs])  # a file on disk: the same rules
             state.progress.setdefault(run_id, RunProgress()).extend(rows)
         state.runs_total = len(state.runs)
-        state.connection.cached_at = present.fmt_time(data.get("saved_at"))[-5:]
-        self.refresh_status()
+        self.prime.note_cached(present.fmt_time(data.get("saved_at"))[-5:])  # the header says "cached"
 
     def save_cache(self) -> None:
         state = self.prime.state

@@ -19,7 +19,6 @@ from textual.widgets.option_list import Option
 
 from primetui.monitor_core.escapes import neutralise
 from primetui.ui.safe import plain
-from primetui.ui.widgets import StatusBar
 
 PERSONAL = "__personal__"
 
@@ -107,9 +106,7 @@ def apply_switch(app: Any, choice: tuple[str | None, str | None, str | None] | N
             return
         app.settings = dataclasses.replace(settings, team_id=team_id, team_name=team_name if team_id else None)
     app.client.team_id = team_id
-    app.team_label = scope_label(team_id, team_name)
-    for bar in app.screen.query(StatusBar):  # the header names the team now, not at its next tick
-        bar.update_status()
+    app.team_label = scope_label(team_id, team_name)  # a reactive: every header names the team now
     where = "saved to " + ", ".join(str(p) for p in written) if written else "for this session"
     who = f"team '{team_name or team_id}'" if team_id else "personal account"
     app.notify(neutralise(f"Switched to {who} ({where})."), timeout=5)
