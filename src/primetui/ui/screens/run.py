@@ -13,6 +13,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.reactive import var
 from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
 
 from primetui.api.followers import DataNotes, MetricRows, PollFailed, RunUpdate
@@ -74,13 +75,26 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     RunScreen #run-anomalies-hint { display: none; color: $error; }
     """
 
+    # What the screen shows is held here; each watcher draws it again (``render_run``), and a poll
+    # that brings the same value repaints nothing.
+    run: var[Any] = var(None, init=False, bindings=True)
+    """The run as last read (R2). Its status decides the summary, the title and which actions the
+    footer offers (``check_action``)."""
+    checkpoints: var[list[Any]] = var(list, init=False)
+    """The run's checkpoints (R13) as last listed: the Checkpoints table."""
+    progress: var[RunProgress | None] = var(None, init=False)
+    """The run's metrics (R10): the summary's steps, loss and ETA, and the best-eval mark. It is the
+    app's shared ``RunProgress``, extended in place as rows arrive (``mutate_reactive``)."""
+    _action_in_flight: var[bool] = var(False, init=False, bindings=True)
+    """An action was sent and not answered yet: the status actions are offered disabled meanwhile."""
+
     def __init__(self, run_id: str, *, jump_to_anomaly: bool = False) -> None:
         super().__init__()
         self.pending_jump = jump_to_anomaly
         self.run_id = run_id
-        self.run: Any = self.prime_state_run(run_id)
-        self._action_in_flight = False
-        self.checkpoints: list[Any] = []
+        # Known from the runs list already (before anything is drawn: no watcher runs).
+        self.set_reactive(RunScreen.run, self.prime_state_run(run_id))
+        self.set_reactive(RunScreen.progress, self.prime_state_progress(run_id))
         self._checkpoints_sub: Any = None
         self.final_fetch_done = False
         self.terminal_polls = 0
@@ -93,6 +107,12 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     def prime_state_run(self, run_id: str) -> Any:
         try:
             return self.app.state.find_run(run_id)  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - no app yet while constructing in tests
+            return None
+
+    def prime_state_progress(self, run_id: str) -> RunProgress | None:
+        try:
+            return self.app.state.progress.get(run_id)  # type: ignore[attr-defined]
         except Exception:  # noqa: BLE001 - no app yet while constructing in tests
             return None
 
@@ -116,7 +136,8 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         flags = self.query_one("#run-anomalies", DataTable)
         for key, label in (("flag", ""), ("step", "Step"), ("kind", "Kind"), ("component", "Component"), ("message", "What")):
             flags.add_column(label, key=key)
-        self.render_run()
+        self.watch(self.app, "watched", self.render_run, init=False)  # the summary's "◉ watched"
+        self.render_run()  # the first frame: the run may be known from the runs list already
         super().on_mount()
 
     # ---- data -------------------------------------------------------------------------------
@@ -154,20 +175,26 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             self.run = event.run
             self.prime.observe_run(event.run)
             self.prime.state.note_run(event.run)  # a run just dispatched is in the palette before the list is read
-            if present.run_status(event.run) in TERMINAL_RUN_STATUSES and self._checkpoints_sub is not None:
-                self._checkpoints_sub.refresh()  # the final look, now rather than after the interval
-        self.render_run()
+            if present.run_status(event.run) in TERMINAL_RUN_STATUSES:
+                if self._checkpoints_sub is not None:
+                    self._checkpoints_sub.refresh()  # the final look, now rather than after the interval
+            else:
+                # Kept by hand: a live run's elapsed time and ETA move with the clock, which no
+                # reactive holds; each poll is its tick (an unchanged summary is not redrawn).
+                self.render_run()
 
     def on_metric_event(self, event: Any) -> None:
         if isinstance(event, MetricRows):
-            self.prime.state.progress.setdefault(self.run_id, RunProgress()).extend(event.rows)
-            self.render_run()
+            progress = self.prime.state.progress.setdefault(self.run_id, RunProgress())
+            progress.extend(event.rows)
+            self.set_reactive(RunScreen.progress, progress)
+            self.mutate_reactive(RunScreen.progress)  # extended in place: its watcher is told so
         elif isinstance(event, DataNotes):
             self.prime.say_notes(f"metrics of run {self.run_id}: {note}" for note in event.notes)
 
     def on_checkpoints(self, result: Any) -> None:
         if result.ok:
-            self.checkpoints = result.value
+            self.checkpoints = result.value  # redrawn only when the list changed
             self.prime.say_notes(f"checkpoints of run {self.run_id}: {n}" for n in getattr(result.value, "notes", ()))
         if present.run_status(self.run) in TERMINAL_RUN_STATUSES:
             # The last checkpoint can land just after the status turns terminal (teardown): look
@@ -176,24 +203,33 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             self.final_fetch_done = self.terminal_polls >= 3 or bool(self.checkpoints and self.terminal_polls >= 2)
             if self.final_fetch_done and self._checkpoints_sub is not None:
                 self._checkpoints_sub.close()
-        self.render_run()
         self.links_poll()
 
     # ---- rendering --------------------------------------------------------------------------
+    def watch_run(self) -> None:
+        self.render_run()
+
+    def watch_checkpoints(self) -> None:
+        self.render_run()
+
+    def watch_progress(self) -> None:
+        self.render_run()
+
     def render_screen(self) -> None:
         self.render_run()
 
     def render_run(self) -> None:
+        """Draw the run from ``run``, ``checkpoints``, ``progress`` and the watched runs: each part
+        only when it changed."""
         if not self.alive or self.hidden():
             return
         summary = self.query_one("#run-summary", Static)
         run = self.run
         if run is None:
-            err = self.prime.state.connection.last_error
-            update_static(summary, plain(err or f"Loading run {self.run_id}…"))
+            update_static(summary, plain(self.loading_text(f"Loading run {self.run_id}…")))
             return
         now = self.prime.state.now()
-        progress = self.prime.state.progress.get(self.run_id)
+        progress = self.progress
         row = present.run_row(run, progress, now)
         self.title = clean(f"Run {row.name or row.id}")
         if self._on_screen(self.query_one("#tab-overview", TabPane)):
@@ -207,7 +243,6 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         if not self._monitor_mounted:
             self._monitor_mounted = True
             self.mount_monitor(run)
-        self.refresh_bindings()
 
     def summary_renderable(self, run: Any, row: present.RunRow, progress: RunProgress | None) -> Group:
         grid = Table.grid(padding=(0, 2))
@@ -314,7 +349,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             self.call_after_refresh(self._give_keys, event.pane)
         if event.pane.id == "tab-overview" and self._summary_behind:
             self._summary_behind = False
-            self.render_run()
+            self.render_run()  # kept by hand: catches up the summary skipped while another tab was shown
 
     def _on_screen(self, pane: Any) -> bool:
         shown = self.query_one("#run-tabs", TabbedContent).active_pane
@@ -400,7 +435,6 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         # Until the platform answers, the status shown is the one before the action: offering an
         # action on it (a pause while a restart is under way) would send one the run cannot take.
         self._action_in_flight = True
-        self.refresh_bindings()
         try:
             reply = await method(self.run_id)
         except Exception as exc:  # noqa: BLE001
@@ -408,11 +442,9 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             return
         finally:
             self._action_in_flight = False
-            self.refresh_bindings()
         self.ok()
         if isinstance(reply, RLRun) and reply.id == self.run_id:
             self.run = reply  # the status the action left (a restart: CREATING), not the one before it
-            self.render_run()
         if name == "delete_run":
             self.notify(f"Deleted run {self.run_id}.")
             self.prime.state.runs = [r for r in self.prime.state.runs if str(present.field(r, "id")) != self.run_id]
@@ -470,6 +502,5 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         self.app.push_screen(TransferScreen(self.client, str(volume), GET, settings=self.prime.settings, source=source))
 
     def action_watch(self) -> None:
-        watched = self.prime.toggle_watch(self.run_id)
+        watched = self.prime.toggle_watch(self.run_id)  # the app's ``watched``: the summary follows
         self.notify("Watching this run." if watched else "Stopped watching this run.")
-        self.render_run()
