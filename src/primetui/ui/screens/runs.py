@@ -9,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.widgets import DataTable, Input, Static
 
 from primetui.api.followers import DataNotes, MetricRows
@@ -71,9 +72,15 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
     RunsScreen #runs-empty.visible { display: block; }
     """
 
+    # What the list shows besides the runs themselves (see also ``sort``, ``chosen_columns`` and
+    # ``marked`` in the mixins, and the app's ``watched``): setting one draws the rows again.
+    query_text: var[str] = var("", init=False)
+    """The filter (``/``): words that a shown run's id, name, status, model or volume contains."""
+    page: var[int] = var(1, init=False)
+    """The page of runs followed (``[`` and ``]``); the app's ``state.runs_page`` keeps it."""
+
     def __init__(self) -> None:
         super().__init__()
-        self.query_text = ""
         self._columns: list[str] = []
         self._shown_cells: object = None
         self._columns_signature: tuple = ()
@@ -93,9 +100,11 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             yield Static("Loading runs…", id="runs-info")
 
     def on_mount(self) -> None:
+        self.set_reactive(RunsScreen.page, self.prime.state.runs_page)
+        self.watch(self.app, "watched", self.render_rows, init=False)  # the status cells' ◉ and "watching N"
         self.paint_cached()
         super().on_mount()
-        self.render_rows()
+        self.render_rows()  # the first frame (the cached runs, or "Loading runs…")
 
     def paint_cached(self) -> None:
         """Show the last-known runs from disk at once; the first live reply replaces them."""
@@ -130,7 +139,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         cache.save_runs(base_url, state.runs, {k: v for k, v in losses.items() if k in ids}, state.now().isoformat())
 
     def on_resize(self) -> None:
-        self.render_rows()
+        self.render_rows()  # kept by hand: which columns fit follows the width, which no reactive holds
 
     # ---- data -------------------------------------------------------------------------------
     # The list (R1, one page) and each run's metrics (R10) come from the client's FollowerHub:
@@ -140,7 +149,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         return []
 
     def _subscribe_page(self) -> Any:
-        page = self.prime.state.runs_page
+        page = self.page
 
         async def fetch() -> Any:
             return await self.client.list_runs(page=page, limit=PAGE_SIZE)
@@ -169,8 +178,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         if not self.alive:
             return
         if not result.ok:
-            self.failed(result.error)
-            self.render_rows()
+            self.failed(result.error)  # ``load_error``: the info line says why nothing is listed
             return
         state = self.prime.state
         reply = result.value
@@ -183,6 +191,9 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         state.runs_total_pages = present.field(reply, "total_pages", "totalPages")
         for run in runs:
             self.prime.observe_run(run)
+        # Kept by hand: the page's runs are the app's shared state (the run screen and the palette
+        # write it too), and each poll is the clock's tick for Elapsed and ETA. An unchanged
+        # table is not redrawn.
         self.render_rows()
         self.save_cache()  # now, so a quick exit still leaves the list for the next start
         if self._render_pending:
@@ -218,6 +229,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         def on_event(event: Any) -> None:
             if isinstance(event, MetricRows):
                 self.prime.state.progress.setdefault(run_id, RunProgress()).extend(event.rows)
+                # Kept by hand: the rows extend the app's shared RunProgress of that run in place
+                # (the run screen reads the same); its Steps and Loss cells are drawn again.
                 self.render_rows()
                 self._save_soon()
             elif isinstance(event, DataNotes):
@@ -320,11 +333,11 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             if state.connection.cached_at and state.runs:
                 update_static(info, plain(f"{len(state.runs)} runs as of {state.connection.cached_at} (cached) · refreshing…"))
             else:
-                update_static(info, plain(state.connection.last_error or "Loading runs…"))
+                update_static(info, plain(self.loading_text("Loading runs…")))
             return
         total = state.runs_total if state.runs_total is not None else len(state.runs)
         pages = state.runs_total_pages or 1
-        parts = [f"page {state.runs_page}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""), f"{total} runs"]
+        parts = [f"page {self.page}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""), f"{total} runs"]
         if getattr(self, "hidden_columns", 0):
             parts.append(more_note(self.hidden_columns) + " (a wider terminal shows them)")
         if self.query_text:
@@ -379,6 +392,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
     @on(Input.Changed, "#runs-filter")
     def filter_changed(self, event: Input.Changed) -> None:
         self.query_text = event.value.strip()
+
+    def watch_query_text(self) -> None:
         self.render_rows()
 
     @on(Input.Submitted, "#runs-filter")
@@ -392,24 +407,24 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         box.value = ""
         box.remove_class("visible")
         self.query_text = ""
-        self.render_rows()
         self.query_one("#runs-table", DataTable).focus()
 
     def action_watch(self) -> None:
         run_id = self.selected_run_id()
         if not run_id:
             return
-        watched = self.prime.toggle_watch(run_id)
+        watched = self.prime.toggle_watch(run_id)  # the app's ``watched``: the rows follow
         self.notify(f"{'Watching' if watched else 'Stopped watching'} {run_id}: " + ("a toast and the bell when its status changes." if watched else "no more alerts."))
-        self.render_rows()
 
     def action_page(self, delta: int) -> None:
-        state = self.prime.state
-        pages = state.runs_total_pages or 1
-        target = state.runs_page + delta
+        pages = self.prime.state.runs_total_pages or 1
+        target = self.page + delta
         if target < 1 or target > pages:
             self.notify("No more pages that way.", severity="warning")
             return
-        state.runs_page = target
-        self.render_rows()
+        self.page = target
+
+    def watch_page(self, page: int) -> None:
+        self.prime.state.runs_page = page
         self.fetch_runs()
+        self.render_rows()

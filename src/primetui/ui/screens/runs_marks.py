@@ -11,18 +11,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.reactive import var
+
 from primetui.monitor_core.anomalies import Anomaly, detect
 from primetui.viewmodel import present
 from primetui.viewmodel.present import RunProgress
 
 
 class RunsMarksMixin:
-    marked: list[str]
+    marked: var[list[str]] = var(list, init=False)
+    """The runs marked for compare, in the order marked: their status cells show ``●``."""
     _flags: dict[str, tuple[tuple, list[Anomaly]]]
 
     def marks_init(self) -> None:
-        self.marked = []
         self._flags = {}
+
+    def watch_marked(self) -> None:
+        self.render_rows()  # type: ignore[attr-defined]
 
     def flags_of(self, run_id: str) -> list[Anomaly]:
         progress: RunProgress | None = self.prime.state.progress.get(run_id)  # type: ignore[attr-defined]
@@ -60,13 +65,9 @@ class RunsMarksMixin:
         run_id = self.selected_run_id()  # type: ignore[attr-defined]
         if not run_id:
             return
-        if run_id in self.marked:
-            self.marked.remove(run_id)
-        else:
-            self.marked.append(run_id)
+        self.marked = [r for r in self.marked if r != run_id] if run_id in self.marked else [*self.marked, run_id]
         n = len(self.marked)
         self.notify(f"{n} marked for compare" + (" (C compares them)." if n >= 2 else " (mark one more, then C)."), timeout=3)  # type: ignore[attr-defined]
-        self.render_rows()  # type: ignore[attr-defined]
 
     def action_compare(self) -> None:
         marked = list(self.marked)

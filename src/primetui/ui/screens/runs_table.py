@@ -14,6 +14,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 
@@ -147,11 +148,29 @@ def clone_text(run: Any) -> str | None:
 
 
 class RunsTableMixin:
-    """Column choice, sorting and cloning for ``RunsScreen``."""
+    """Column choice, sorting and cloning for ``RunsScreen``.
 
-    chosen_columns: set[str]
-    sort_key: str | None
-    sort_reverse: bool
+    The columns chosen and the order are reactives: setting one draws the rows again.
+    """
+
+    chosen_columns: var[frozenset[str]] = var(frozenset, init=False)
+    """The columns ``o`` chose (``fit`` shows the ones that fit, by priority)."""
+    sort: var[tuple[str | None, bool]] = var((None, False), init=False)
+    """(column key, reversed): the rows' order; no key keeps the platform's (newest first)."""
+
+    @property
+    def sort_key(self) -> str | None:
+        return self.sort[0]
+
+    @property
+    def sort_reverse(self) -> bool:
+        return self.sort[1]
+
+    def watch_chosen_columns(self) -> None:
+        self.render_rows()  # type: ignore[attr-defined]
+
+    def watch_sort(self) -> None:
+        self.render_rows()  # type: ignore[attr-defined]
 
     TABLE_BINDINGS = [
         Binding("o", "choose_columns", "Columns", show=False, id="runs.columns"),
@@ -161,9 +180,7 @@ class RunsTableMixin:
     ]
 
     def table_init(self, default_columns: set[str]) -> None:
-        self.chosen_columns = set(default_columns)
-        self.sort_key = None
-        self.sort_reverse = False
+        self.set_reactive(RunsTableMixin.chosen_columns, frozenset(default_columns))  # type: ignore[attr-defined]
 
     def sorted_rows(self, rows: list[present.RunRow], runs: dict[str, Any], now: Any) -> list[present.RunRow]:
         if self.sort_key is None:
@@ -183,8 +200,7 @@ class RunsTableMixin:
         def chosen(result: set[str] | None) -> None:
             if result is None:
                 return
-            self.chosen_columns = result | {"status"}
-            self.render_rows()  # type: ignore[attr-defined]
+            self.chosen_columns = frozenset(result | {"status"})
 
         self.app.push_screen(ColumnsScreen(offered, self.chosen_columns), chosen)  # type: ignore[attr-defined]
 
@@ -192,25 +208,18 @@ class RunsTableMixin:
         shown = list(getattr(self, "_columns", []))
         if not shown:
             return
-        self.sort_key = shown[(shown.index(self.sort_key) + 1) % len(shown)] if self.sort_key in shown else shown[0]
-        self.sort_reverse = False
+        self.sort = (shown[(shown.index(self.sort_key) + 1) % len(shown)] if self.sort_key in shown else shown[0], False)
         self.notify(f"Sorted by {self.sort_key} (S reverses).", timeout=2)  # type: ignore[attr-defined]
-        self.render_rows()  # type: ignore[attr-defined]
 
     def action_sort_reverse(self) -> None:
         if self.sort_key is None:
             self.action_sort_next()
             return
-        self.sort_reverse = not self.sort_reverse
-        self.render_rows()  # type: ignore[attr-defined]
+        self.sort = (self.sort_key, not self.sort_reverse)
 
     def sort_by(self, key: str) -> None:
         """A click on a header: sort by it, a second click reverses."""
-        if self.sort_key == key:
-            self.sort_reverse = not self.sort_reverse
-        else:
-            self.sort_key, self.sort_reverse = key, False
-        self.render_rows()  # type: ignore[attr-defined]
+        self.sort = (key, not self.sort_reverse if self.sort_key == key else False)
 
     def action_clone(self) -> None:
         run_id = self.selected_run_id()  # type: ignore[attr-defined]
