@@ -378,8 +378,7 @@ class PrimeApp(App):
         self.switch_mode("volumes")
         screen = self.screen
         if isinstance(screen, VolumesScreen):
-            screen.selected = name
-            screen.render_volumes()
+            screen.selected = name  # a reactive: its row, sessions and size helper are shown
 
     def act_on_run(self, run_id: str, action: str) -> None:
         self.open_run(run_id)

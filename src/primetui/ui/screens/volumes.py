@@ -9,6 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, clean, plain
@@ -59,11 +60,14 @@ class VolumesScreen(DashboardScreen):
     VolumesScreen #size-helper { height: auto; padding: 0 1; color: $text-muted; }
     """
 
+    selected: var[str | None] = var(None, init=False)
+    """The volume under the cursor: the table's cursor, its sessions and the size helper follow it."""
+    size_inputs: var[dict[str, str]] = var(dict, init=False)
+    """What the size helper (``z``) was given: its line below the sessions."""
+
     def __init__(self) -> None:
         super().__init__()
-        self.selected: str | None = None
         self.just_opened: tuple[str, str] | None = None  # (volume, session id) of the last o / O
-        self.size_inputs: dict[str, str] = {}
         self.new_session: str | None = None  # just opened: the sessions table moves to it once listed
         self.ended_age: dict[str, str] = {}  # a stopped session's age, frozen when it was first seen stopped
 
@@ -77,7 +81,7 @@ class VolumesScreen(DashboardScreen):
             yield Static("", id="size-helper")
 
     def on_mount(self) -> None:
-        self.render_volumes()
+        self.render_volumes()  # the first frame: the volumes may be known already (the palette read them)
         super().on_mount()
 
     # ---- data -------------------------------------------------------------------------------
@@ -107,8 +111,7 @@ class VolumesScreen(DashboardScreen):
             return
         state = self.prime.state
         if not result.ok:
-            self.failed(result.error)
-            self.render_volumes()
+            self.failed(result.error)  # ``load_error``: the empty line says why nothing is listed
             return
         self.ok()
         volumes, sessions = result.value
@@ -118,6 +121,9 @@ class VolumesScreen(DashboardScreen):
         state.sessions.update(sessions)
         for gone in set(state.sessions) - {str(present.field(v, "name")) for v in volumes}:
             state.sessions.pop(gone, None)
+        # Kept by hand: the volumes and sessions are the app's shared state (the palette reads
+        # them), and each poll is the clock's tick for the sessions' ages. An unchanged table is
+        # not redrawn.
         self.render_volumes()
         soon = self.prime.interval(1.5)
         if soon > 0 and self.any_session_moving():
@@ -138,7 +144,7 @@ class VolumesScreen(DashboardScreen):
 
     # ---- rendering --------------------------------------------------------------------------
     def on_resize(self) -> None:
-        self.render_volumes()  # which columns fit depends on the width
+        self.render_volumes()  # kept by hand: which columns fit follows the width, which no reactive holds
 
     def render_screen(self) -> None:
         self.render_volumes()
@@ -167,23 +173,38 @@ class VolumesScreen(DashboardScreen):
                 "usage": present.volume_usage(volume),
             }))
         fill_table(vt, VOLUME_COLUMNS, VOLUME_PRIORITY, rows)
-        if self.selected and vt.row_count and self.selected in [str(present.field(v, "name")) for v in state.volumes]:
-            vt.move_cursor(row=vt.get_row_index(self.selected), animate=False)
-        elif vt.row_count:
-            self.selected = str(present.field(state.volumes[0], "name"))
-        else:
-            self.selected = None
+        names = [name for name, _ in rows]
+        if self.selected not in names:  # gone, or none yet: the first volume (drawn just below)
+            self.set_reactive(VolumesScreen.selected, names[0] if names else None)
         empty = self.query_one("#volumes-empty", Static)
         if state.volumes_loaded and not state.volumes:
             update_static(empty, "No volumes yet. Press c to create one (e.g. research, 100Gi).")
             empty.add_class("visible")
         elif not state.volumes_loaded:
-            update_static(empty, plain(state.connection.last_error or "Loading volumes…"))
+            update_static(empty, plain(self.loading_text("Loading volumes…")))
             empty.add_class("visible")
         else:
             empty.remove_class("visible")
-        self.render_sessions(now)
+        self.show_selected(now)
         self.render_rw_flag()
+
+    def watch_selected(self) -> None:
+        if not self.alive or self.hidden():
+            return
+        if self.selected in self.query_one("#volumes-table", DataTable).rows:
+            self.show_selected(self.prime.state.now())
+        # else a volume not listed yet (just created): drawn when the list has it
+
+    def watch_size_inputs(self) -> None:
+        if self.alive and not self.hidden():
+            self.render_size_helper()
+
+    def show_selected(self, now) -> None:
+        """The selected volume: the cursor on its row, its sessions, the size helper for it."""
+        vt = self.query_one("#volumes-table", DataTable)
+        if self.selected in vt.rows:
+            vt.move_cursor(row=vt.get_row_index(self.selected), animate=False)
+        self.render_sessions(now)
         self.render_size_helper()
 
     def render_sessions(self, now) -> None:
@@ -288,10 +309,8 @@ class VolumesScreen(DashboardScreen):
     @on(DataTable.RowHighlighted, "#volumes-table")
     def volume_highlighted(self, event: DataTable.RowHighlighted) -> None:
         name = str(event.row_key.value) if event.row_key and event.row_key.value else None
-        if name and name != self.selected:
+        if name:
             self.selected = name
-            self.render_sessions(self.prime.state.now())
-            self.render_size_helper()
 
     @on(DataTable.RowSelected, "#volumes-table")
     def volume_chosen(self, event: DataTable.RowSelected) -> None:
@@ -496,7 +515,6 @@ class VolumesScreen(DashboardScreen):
         def done(values: dict[str, str] | None) -> None:
             if values:
                 self.size_inputs = values
-                self.render_size_helper()
 
         self.app.push_screen(
             FormScreen(
