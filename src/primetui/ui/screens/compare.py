@@ -24,6 +24,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from primetui.monitor_core.chartframe import (
@@ -119,16 +120,22 @@ class CompareScreen(DashboardScreen):
     CompareScreen DataTable { height: auto; max-height: 14; }
     """
 
+    # What the charts, the summary and the diff show; setting one draws them again. The chart
+    # view (x axis, log-Y, zoom, cursor) is the charts' shared ChartView: see ``_redraw``.
+    data: var[dict[str, Any] | None] = var(None, init=False)
+    """The compared runs as ``primetui.viewmodel.run_data.collect`` reads them; None until read."""
+    metric: var[str] = var(LOSS, init=False)
+    """The metric overlaid (``m`` picks the next one the runs share)."""
+    hidden: var[frozenset[str]] = var(frozenset, init=False)
+    """Runs hidden from the charts (``1``..``8``)."""
+
     def __init__(self, run_ids: list[str]) -> None:
         super().__init__()
         self.run_ids = list(run_ids)
-        self.data: dict[str, Any] | None = None
         self.view = ChartView(mode="braille")
         self.charts: dict[str, MetricChart] = {}
         self.title = "Compare " + ", ".join(self.run_ids)
         self.done = False
-        self.hidden: set[str] = set()
-        self.metric = LOSS
 
     def on_mount(self) -> None:
         from primetui.viewmodel.views import apply_chart_choices, load_view
@@ -166,15 +173,11 @@ class CompareScreen(DashboardScreen):
         try:
             data = await collect(self.client, self.run_ids, self.prime.state.now())
         except Exception as exc:  # noqa: BLE001
-            message = self.failed(exc)
-            if self.alive:
-                self.query_one("#compare-head", Static).update(message)
+            self.failed(exc)  # ``load_error``: the head says why nothing is shown yet
             return
         self.ok()
         self.done = all(r["status"] in TERMINAL_RUN_STATUSES for r in data["runs"])
-        self.data = data
-        if self.alive:
-            self.render_data()
+        self.data = data  # drawn when it changed
 
     # ---- rendering --------------------------------------------------------------------------
     def slot(self, run_id: str) -> int:
@@ -185,14 +188,30 @@ class CompareScreen(DashboardScreen):
     def glyph(self, run_id: str) -> str:
         return RUN_GLYPHS[self.slot(run_id) % len(RUN_GLYPHS)]
 
+    def watch_data(self) -> None:
+        self.render_data()
+
+    def watch_metric(self) -> None:
+        self.render_data()
+
+    def watch_hidden(self) -> None:
+        self.render_data()
+
+    def render_screen(self) -> None:
+        if self.data is None:
+            if self.alive:
+                self.query_one("#compare-head", Static).update(self.loading_text(f"Loading {len(self.run_ids)} runs…"))
+            return
+        self.render_data()
+
     def render_data(self) -> None:
         data = self.data
-        if data is None:
+        if data is None or not self.alive:
             return
         runs = data["runs"]
         shared = shared_metrics(runs)
         if self.metric not in shared and shared:
-            self.metric = shared[0]
+            self.set_reactive(CompareScreen.metric, shared[0])  # drawn just below
         evals = sorted({r["eval_key"] for r in runs if r.get("eval_key")})[:1]
         metrics = [self.metric] + [k for k in evals if k != self.metric]
         box = self.query_one("#compare-charts", Horizontal)
@@ -299,6 +318,8 @@ class CompareScreen(DashboardScreen):
 
     # ---- actions ----------------------------------------------------------------------------
     def _redraw(self) -> None:
+        """Kept by hand: the x axis, log-Y, zoom and cursor live in the charts' ChartView, a plain
+        object of monitor_core that the charts read as they paint; no reactive holds them."""
         for chart in self.charts.values():
             chart.invalidate()
         self.render_head()
@@ -310,7 +331,7 @@ class CompareScreen(DashboardScreen):
         order = [STEP, TIME, TOKENS]
         self.view.x_mode = order[(order.index(self.view.x_mode) + 1) % 3] if self.view.x_mode in order else STEP
         self.view.zoom = None  # a zoom is a step range; the new axis starts whole
-        self.render_data()
+        self.render_data()  # kept by hand: the series are rebuilt on the new axis (the ChartView's, see _redraw)
         self.remember()
 
     def action_next_metric(self) -> None:
@@ -319,7 +340,6 @@ class CompareScreen(DashboardScreen):
             self.notify("The runs share no other metric.", timeout=3)
             return
         self.metric = shared[(shared.index(self.metric) + 1) % len(shared)] if self.metric in shared else shared[0]
-        self.render_data()
         self.remember()
 
     def action_toggle_log(self) -> None:
@@ -335,8 +355,7 @@ class CompareScreen(DashboardScreen):
         if run_id not in self.hidden and len(self.hidden) + 1 >= len(runs):
             self.notify("At least one run stays shown.", severity="warning", timeout=3)
             return
-        self.hidden ^= {run_id}
-        self.render_data()
+        self.hidden = self.hidden ^ {run_id}
 
     def _window(self) -> tuple[float, float] | None:
         return self.view.zoom or self.view.domain

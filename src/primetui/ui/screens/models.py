@@ -7,6 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, plain
@@ -21,6 +22,10 @@ class ModelsScreen(DashboardScreen):
     TITLE = "Models"
     AUTO_FOCUS = "#models-table"
     poll_interval = 60.0
+
+    models: var[Any] = var(None, init=False)
+    """The model cache and capacity reply (B1), None until one came: both tables follow it, and a
+    poll that brings the same reply redraws nothing."""
     DEFAULT_CSS = """
     ModelsScreen .section { height: 1; padding: 0 1; background: $surface; color: $text-muted; }
     ModelsScreen DataTable { height: auto; }
@@ -48,7 +53,8 @@ class ModelsScreen(DashboardScreen):
         ct = self.query_one("#capacity-table", DataTable)
         for key, label in (("gpu", "GPU type"), ("price", "$/GPU-hr"), ("capacity", "Capacity"), ("note", "")):
             ct.add_column(label, key=key)
-        self.render_models()
+        self.set_reactive(ModelsScreen.models, self.prime.state.models)  # read before, by another Models screen
+        self.render_models()  # the first frame
         super().on_mount()
 
     # The model cache and capacity (B1), a shared resource of the client's FollowerHub.
@@ -59,24 +65,28 @@ class ModelsScreen(DashboardScreen):
         if not self.alive:
             return
         if not result.ok:
-            self.failed(result.error)
-            self.render_models()
+            self.failed(result.error)  # ``load_error``: the empty line says why nothing is listed
             return
         self.ok()
-        self.prime.state.models = result.value
+        self.prime.state.models = self.models = result.value
+
+    def watch_models(self) -> None:
+        self.render_models()
+
+    def render_screen(self) -> None:
         self.render_models()
 
     def render_models(self) -> None:
         if not self.alive:
             return
-        reply = self.prime.state.models
+        reply = self.models
         mt = self.query_one("#models-table", DataTable)
         ct = self.query_one("#capacity-table", DataTable)
         empty = self.query_one("#models-empty", Static)
         mt.clear()
         ct.clear()
         if reply is None:
-            empty.update(plain(self.prime.state.connection.last_error or "Loading the model cache…"))
+            empty.update(plain(self.loading_text("Loading the model cache…")))
             empty.add_class("visible")
             return
         models = present.items(reply, "models")
