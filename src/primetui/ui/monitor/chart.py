@@ -67,7 +67,7 @@ class MetricChart(Widget):
     def invalidate(self) -> None:
         """Data or view changed: recompose on the next paint."""
         self._frame_key = None
-        self.refresh()
+        self.refresh()  # kept by hand: the series and the ChartView are plain objects the chart paints from
 
     def run_style_key(self, n: int) -> str:
         """The style key of overlaid run ``n`` (0-based)."""

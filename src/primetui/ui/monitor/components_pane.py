@@ -9,6 +9,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, plain
@@ -102,14 +103,21 @@ class ComponentsPane(FeedMixin, Vertical):
     ComponentsPane > .components--error { color: $error; padding: 0 1; }
     """
 
+    # What the table shows; setting one draws it again, and a poll that brings the same run or
+    # the same env servers redraws nothing.
+    run: var[Any] = var(None, init=False)
+    """The run as last read (R2): its components and their status."""
+    env_servers: var[list[Any] | None] = var(None, init=False)
+    """R8's env servers, None until listed."""
+    note: var[str] = var("", init=False)
+    """Why the env servers could not be listed (kept until a listing works)."""
+
     def __init__(self, client: Any, run: Any, *, follow: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
         self.client = client
-        self.run = run
+        self.set_reactive(ComponentsPane.run, run)
         self.run_id = str(_field(run, "id") or "run")
-        self.env_servers: list[Any] | None = None
         self.follow_enabled = follow
-        self.note = ""
 
     def compose(self) -> ComposeResult:
         table: DataTable = SafeTable(cursor_type="row", zebra_stripes=True)
@@ -142,13 +150,20 @@ class ComponentsPane(FeedMixin, Vertical):
                 self.note = ""
             except Exception as exc:  # noqa: BLE001 - show it, keep the last list, retry
                 self.note = f"Env servers: {exc}"
-                self.render_rows()
             if is_terminal_run_status(_field(self.run, "status")):
                 return
             await asyncio.sleep(5.0)
 
     def on_run_update(self, run: Any) -> None:
         self.run = run
+
+    def watch_run(self) -> None:
+        self.render_rows()
+
+    def watch_env_servers(self) -> None:
+        self.render_rows()
+
+    def watch_note(self) -> None:
         self.render_rows()
 
     def set_run(self, run: Any) -> None:
@@ -158,7 +173,6 @@ class ComponentsPane(FeedMixin, Vertical):
     def set_env_servers(self, servers: list[Any]) -> None:
         """Show R8's env-server list."""
         self.env_servers = list(servers)
-        self.render_rows()
 
     def render_rows(self) -> None:
         if not self._ready:

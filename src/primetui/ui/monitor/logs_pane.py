@@ -196,9 +196,7 @@ class LogsPane(FeedMixin, Vertical):
             note = "complete (run finished)"
         else:
             note = ""
-        tab.feed_note = note
-        if tab.is_mounted:
-            tab.update_status()
+        tab.feed_note = note  # a reactive: the tab's status line follows
 
     def _changed(self, key: str) -> None:
         self.merged.sync()

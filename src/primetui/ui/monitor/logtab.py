@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.widgets import Input, Static
 
 from primetui.ui.monitor.logview import LogView
@@ -34,6 +35,10 @@ class LogTab(Vertical):
     LogTab > Input.-open { display: block; }
     """
 
+    feed_note: var[str] = var("", init=False)
+    """What the tab's follower is doing (waiting for the run, retrying, complete): the status line
+    and the empty view say it."""
+
     def __init__(self, source, *, title: str, source_names: list[str] | None = None, default_file: str = "run.log", id: str | None = None) -> None:
         super().__init__(id=id)
         self.title = title
@@ -42,7 +47,6 @@ class LogTab(Vertical):
         self._input = Input()
         self._prompt_kind: str | None = None
         self.default_file = default_file
-        self.feed_note = ""
 
     def compose(self) -> ComposeResult:
         yield self.view
@@ -56,6 +60,10 @@ class LogTab(Vertical):
     def on_log_view_changed(self, event: LogView.Changed) -> None:
         event.stop()
         self.update_status()
+
+    def watch_feed_note(self) -> None:
+        if self.is_mounted:
+            self.update_status()
 
     def update_status(self) -> None:
         s = self.view.state()
@@ -85,7 +93,7 @@ class LogTab(Vertical):
         empty = f"No log lines yet: {self.feed_note}" if self.feed_note else "No log lines yet."
         if empty != self.view.empty_message:
             self.view.empty_message = empty
-            self.view.refresh()
+            self.view.refresh()  # kept by hand: the view's empty_message is a plain attribute of LogView
         if self.feed_note:
             text.append(f"  · {self.feed_note}")
         if self.view.error_message:
@@ -112,7 +120,7 @@ class LogTab(Vertical):
             self.view.set_filter(value)
         elif kind == "save":
             self._save(value)
-        self.update_status()
+        # A new search or filter is drawn by the view's Changed message (on_log_view_changed).
 
     def _save(self, path: str) -> None:
         path = os.path.expanduser(path.strip())
