@@ -43,7 +43,7 @@ def close_shells(app: Any) -> int:
     for view in views:
         try:
             view.term.feed_text(f"\x1b[0m\r\n\x1b[7m {CLOSING} \x1b[0m\r\n")
-            view.refresh()
+            view.refresh()  # kept by hand: the line was fed to the emulator directly, past the view's own feed
         except Exception:  # noqa: BLE001 - the hangup below matters more than the line
             pass
         app._crash_tasks.append(loop.create_task(view.stop()))

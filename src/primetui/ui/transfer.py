@@ -29,6 +29,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, ProgressBar, Static
 
@@ -128,6 +129,12 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         Binding("a", "answer('all')", "Replace all", show=False, id="transfer.replace_all"),
     ]
 
+    # Which keys are live follows these two (``check_action``): setting one refreshes the bindings.
+    state: var[str] = var("form", init=False, bindings=True)
+    """form -> working -> done (or back to form on an error)."""
+    _answer: var[asyncio.Future[str] | None] = var(None, init=False, bindings=True)
+    """Set while asking whether to replace a file (y / n / a are live meanwhile)."""
+
     def __init__(self, client: Any, volume: str, direction: str, *, settings: Any = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5, clock: Any = time.monotonic, source: str = "") -> None:
         super().__init__()
         self.initial_source = source  # a get opened on a browser pick or a checkpoint
@@ -140,7 +147,6 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self.key_path = key_path
         self.poll = poll
         self.clock = clock  # monotonic seconds; fixed in snapshot tests
-        self.state = "form"  # form -> working -> done (or back to form on an error)
         self.outcome = TransferOutcome(direction, volume)
         self.session: Any = None
         self.phases: list[str] = []
@@ -149,7 +155,6 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self._shown = 0.0
         self._names: set[str] = set()
         self._files_total: int | None = None
-        self._answer: asyncio.Future[str] | None = None  # set while asking whether to replace a file
 
     # ---- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -180,6 +185,8 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self.query_one("#transfer-dest" if self.initial_source else "#transfer-source", Input).focus()
 
     def _set(self, wid: str, text: str) -> None:
+        # Kept by hand: the copy's messages (phase, stats, result, hint) are written as it goes,
+        # each once, by the one task that runs it; nothing reads them back.
         if self.is_attached:
             self.query_one(f"#{wid}", Static).update(plain(text))
 
@@ -435,14 +442,12 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self._answer = asyncio.get_running_loop().create_future()
         self._set("transfer-result", f"{where} already exists. Replace it?")
         self._set("transfer-hint", "y: replace  ·  n: keep it (skip)  ·  a: replace all  ·  esc: cancel")
-        self.refresh_bindings()
         try:
             return await self._answer
         finally:
             self._answer = None
             self._set("transfer-result", "")
             self._set("transfer-hint", "esc: cancel (a half-written file is removed)")
-            self.refresh_bindings()
 
     def action_answer(self, answer: str) -> None:
         if self._answer is not None and not self._answer.done():
@@ -457,7 +462,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self._shown = now
         if not self.is_attached:
             return
-        self.query_one("#transfer-bar", ProgressBar).update(total=max(total, 1), progress=done if total else 1)
+        self.query_one("#transfer-bar", ProgressBar).update(total=max(total, 1), progress=done if total else 1)  # the bar's own reactives
         files = f"{len(self._names)}" + (f"/{self._files_total}" if self._files_total is not None else "")
         current = f"\n{name}" if name else ""
         self._set("transfer-stats", f"{present.fmt_bytes(done)} of {present.fmt_bytes(total)}  ·  files {files}  ·  {_rate(done, now - self._started)}{current}")

@@ -68,6 +68,7 @@ class VolumeBrowserScreen(ModalScreen[None]):
         self.run_worker(self._open(), exclusive=True, group="browse", exit_on_error=False)
 
     def _say(self, wid: str, text: str) -> None:
+        # Kept by hand: one-off messages of the reads as they go (reading, empty, failed); nothing reads them back.
         if self.is_attached:
             self.query_one(f"#{wid}", Static).update(plain(text))
 

@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
@@ -298,6 +299,9 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
     FormScreen Button { margin-left: 2; }
     """
 
+    problem: var[str] = var("", init=False)
+    """Why the values were refused (one sentence, under the fields); empty while none was."""
+
     def __init__(
         self,
         title: str,
@@ -328,6 +332,9 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
                 yield Button("Cancel (esc)", id="cancel")
                 yield Button(self.submit_label, id="submit", variant="primary")
 
+    def watch_problem(self, problem: str) -> None:
+        self.query_one("#form-error", Static).update(plain(problem))
+
     def values(self) -> dict[str, str]:
         return {key: self.query_one(f"#field-{key}", Input).value.strip() for key, _, _ in self.fields}
 
@@ -335,7 +342,7 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
         values = self.values()
         problem = self.validate(values)
         if problem:
-            self.query_one("#form-error", Static).update(plain(problem))
+            self.problem = problem
             return
         self.dismiss(values)
 

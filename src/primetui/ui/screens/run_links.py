@@ -75,6 +75,7 @@ class RunLinksMixin:
 
     # ---- the cursor header ------------------------------------------------------------------
     def _cursor_changed(self, step: float | None) -> None:
+        # StepLinks (viewmodel, no textual) calls this when its cursor moves: that is its watcher.
         header = self.query_one("#run-cursor", Static)
         header.display = step is not None
         if step is None:
@@ -132,6 +133,7 @@ class RunLinksMixin:
 
     # ---- anomalies --------------------------------------------------------------------------
     def render_anomalies(self) -> None:
+        """StepLinks (viewmodel, no textual) calls this when its anomalies change: its watcher."""
         if not self.is_mounted or self.links is None:
             return
         found = self.links.anomalies

@@ -13,6 +13,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -35,17 +36,23 @@ class TeamSwitchScreen(ModalScreen[tuple[str | None, str | None, str | None] | N
     TeamSwitchScreen #teams-note { color: $text-muted; height: auto; margin-top: 1; }
     """
 
+    note: var[str] = var("Loading your teams…", init=False)
+    """The line under the list: loading, how to choose, or why the teams could not be listed."""
+
     def __init__(self, client: Any, current: str | None) -> None:
         super().__init__()
         self.client = client
         self.current = current
         self.teams: list[Any] = []
 
+    def watch_note(self, note: str) -> None:
+        self.query_one("#teams-note", Static).update(note)
+
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Switch account", classes="teams-title")
             yield OptionList(self._personal_option(), id="teams-list")
-            yield Static("Loading your teams…", id="teams-note", markup=False)
+            yield Static(self.note, id="teams-note", markup=False)
 
     def _personal_option(self) -> Option:
         return Option("Personal" + ("  (current)" if self.current is None else ""), id=PERSONAL)
@@ -55,11 +62,10 @@ class TeamSwitchScreen(ModalScreen[tuple[str | None, str | None, str | None] | N
         self.run_worker(self._load(), exit_on_error=False)
 
     async def _load(self) -> None:
-        note = self.query_one("#teams-note", Static)
         try:
             self.teams = await self.client.list_teams()
         except Exception as exc:  # noqa: BLE001 - one sentence, the personal account stays offered
-            note.update(neutralise(f"Could not list your teams ({exc}); the personal account is still offered."))
+            self.note = neutralise(f"Could not list your teams ({exc}); the personal account is still offered.")
             return
         options = self.query_one(OptionList)
         current_row = None
@@ -72,8 +78,8 @@ class TeamSwitchScreen(ModalScreen[tuple[str | None, str | None, str | None] | N
                 current_row = index + 1  # row 0 is Personal
         if current_row is not None:
             options.highlighted = current_row  # open on the account you are in, so enter keeps it
-        note.update("enter switches; runs and volumes then show that account's. esc cancels."
-                    if self.teams else "You belong to no team; only the personal account is offered.")
+        self.note = ("enter switches; runs and volumes then show that account's. esc cancels."
+                     if self.teams else "You belong to no team; only the personal account is offered.")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id == PERSONAL:

@@ -8,6 +8,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
 
@@ -33,9 +34,16 @@ class WelcomeScreen(Screen):
     WelcomeScreen Button { margin-right: 2; }
     """
 
+    message: var[str] = var("", init=False)
+    """What is happening or what went wrong (starting the local platform, a refused key): the line
+    under the key field."""
+
     def __init__(self, connector: Any) -> None:
         super().__init__()
         self.connector = connector
+
+    def watch_message(self, message: str) -> None:
+        self.query_one("#welcome-error", Static).update(plain(message))
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -58,7 +66,7 @@ class WelcomeScreen(Screen):
     def save_key(self) -> None:
         key = self.query_one("#api-key", Input).value.strip()
         if not key:
-            self.query_one("#welcome-error", Static).update("Paste your API key first, or press ctrl+l for the local platform.")
+            self.message = "Paste your API key first, or press ctrl+l for the local platform."
             return
         self.connect_with_key(key)
 
@@ -71,7 +79,7 @@ class WelcomeScreen(Screen):
         self.action_use_local()
 
     def action_use_local(self) -> None:
-        self.query_one("#welcome-error", Static).update("Starting the local platform…")
+        self.message = "Starting the local platform…"
         self.connect_local()
 
     @work(exclusive=True, group="welcome")
@@ -81,7 +89,7 @@ class WelcomeScreen(Screen):
         except Exception as exc:  # noqa: BLE001 - shown inline; the typed key stays in the field
             from primetui.viewmodel.errors import describe
 
-            self.query_one("#welcome-error", Static).update(plain(describe(exc)))
+            self.message = describe(exc)
             return
         self.finish(client, settings, label)
 
@@ -95,7 +103,7 @@ class WelcomeScreen(Screen):
 
             # The launcher's sentences say what to do (add primetui[local], free the data dir): shown as they are.
             text = str(exc) if isinstance(exc, LauncherError) else describe(exc)
-            self.query_one("#welcome-error", Static).update(plain(text))
+            self.message = text
             return
         self.finish(client, settings, label)
 
