@@ -197,11 +197,13 @@ class RunIngestor:
         lines = data.decode("utf-8", errors="replace").split("\n")[:-1]
         return lines, offset + len(data)
 
-    def ingest(self) -> IngestResult:
+    def ingest(self, metrics: bool = True) -> IngestResult:
+        """One pass over the run's files; ``metrics=False`` leaves steps and checkpoints for later."""
         result = IngestResult()
         self._ingest_logs()
-        self._ingest_metrics()
-        result.new_checkpoints = self._ingest_checkpoints()
+        if metrics:
+            self._ingest_metrics()
+            result.new_checkpoints = self._ingest_checkpoints()
         self._ingest_components()
         result.status = self.read_status()
         return result

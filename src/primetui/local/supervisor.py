@@ -331,10 +331,16 @@ class Supervisor:
             # The store says active but nothing runs (e.g. spawn failed mid-way): recover it.
             self.respawn_from_latest(run_id, "the trainer process was missing")
             return
-        result = self._ingestor(run_id).ingest()
-        status = result.status or {}
-        if row["status"] == "CREATING" and status.get("state") in ("running", "completed", "paused", "stopped"):
-            self.store.update_run(run_id, status="RUNNING", started_at=row["started_at"] or iso_now())
+        ingestor = self._ingestor(run_id)
+        creating = row["status"] == "CREATING"
+        if creating:
+            # Promote before ingesting: the trainer marks itself running before its first step, and a
+            # run still CREATING gets no steps this tick, so a reader never sees progress on it.
+            status = ingestor.read_status() or {}
+            if status.get("state") in ("running", "completed", "paused", "stopped"):
+                self.store.update_run(run_id, status="RUNNING", started_at=row["started_at"] or iso_now())
+                creating = False
+        result = ingestor.ingest(metrics=not creating)
         if result.new_checkpoints and row["volume"]:
             self._check_quota(row)
         if row["requested"] == "stop":
