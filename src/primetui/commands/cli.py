@@ -115,13 +115,18 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     dispatch.add_argument("file", help="the sft.toml to dispatch")
     dispatch.add_argument("--volume", required=True, help="the volume the run uses")
     dispatch.add_argument("--name", default=None, help="the run's name on the platform (wins over a top-level `name` in the file)")
-    dispatch.add_argument("--wait", action="store_true", help="then wait like `primetui wait` (same exit codes)")
-    dispatch.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="with --wait: give up this long after the command started (exit 2)")
-    dispatch.add_argument("--json", action="store_true", help="machine-readable output")
-    dispatch.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
-    dispatch.add_argument("--local", action="store_true", help="use the embedded local platform")
-    dispatch.add_argument("--on-event", metavar="CMD", default=None, help="with --wait: run CMD with each status change as JSON on stdin")
+    _add_wait_options(dispatch, "then wait like `primetui wait` (same exit codes)")
     _add_sweep_command(sub)
+
+
+def _add_wait_options(parser: argparse.ArgumentParser, wait_help: str) -> None:
+    """The options ``dispatch`` and ``sweep`` share: --wait and what it takes, --json, --local."""
+    parser.add_argument("--wait", action="store_true", help=wait_help)
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="with --wait: give up this long after the command started (exit 2)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
+    parser.add_argument("--local", action="store_true", help="use the embedded local platform")
+    parser.add_argument("--on-event", metavar="CMD", default=None, help="with --wait: run CMD with each status change as JSON on stdin")
 
 
 def _add_sweep_command(sub: argparse._SubParsersAction) -> None:
@@ -137,12 +142,7 @@ def _add_sweep_command(sub: argparse._SubParsersAction) -> None:
                             f"(at most {MAX_RUNS} runs)")
     sweep.add_argument("--name", default=None, metavar="PREFIX",
                        help="runs are named PREFIX-key=value-… (default: the file's name, else its stem)")
-    sweep.add_argument("--wait", action="store_true", help="then wait for every run like `primetui wait`")
-    sweep.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="with --wait: give up this long after the command started (exit 2)")
-    sweep.add_argument("--json", action="store_true", help="machine-readable output")
-    sweep.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
-    sweep.add_argument("--local", action="store_true", help="use the embedded local platform")
-    sweep.add_argument("--on-event", metavar="CMD", default=None, help="with --wait: run CMD with each status change as JSON on stdin")
+    _add_wait_options(sweep, "then wait for every run like `primetui wait`")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -63,14 +63,7 @@ def _contains(haystack: Sequence[int], needle: Sequence[int]) -> bool:
         return True
     if len(needle) > len(haystack):
         return False
-    pi = [0] * len(needle)
-    for i in range(1, len(needle)):
-        k = pi[i - 1]
-        while k and needle[i] != needle[k]:
-            k = pi[k - 1]
-        if needle[i] == needle[k]:
-            k += 1
-        pi[i] = k
+    pi = _prefix_function(needle)
     k = 0
     for item in haystack:
         while k and item != needle[k]:
