@@ -9,8 +9,10 @@ from textual.app import App
 
 from primetui.sft.templates import MULTI_NODE
 from primetui.ui.editor import EditorScreen
+from primetui.ui.editor.modals import CompletionPicker
 from primetui.ui.themes import load_themes, shipped_theme_dir
 from tests.ui.editor_helpers import settle
+from tests.waiting import until
 
 ERRORS = """max_steps = 100
 
@@ -98,9 +100,12 @@ def test_editor_problems_list(snap_compare, in_tmp, size):
 def test_editor_quick_fix(snap_compare, in_tmp, size):
     async def run_before(pilot) -> None:
         await _at(6, 0)(pilot)
+        editor = pilot.app.screen
         await pilot.press("f4")  # linear and cosine both fit: the first (linear) is picked
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(pilot.app.screen, CompletionPicker), "the quick-fix picker to open")
         await pilot.press("enter")
+        await until(pilot, lambda: pilot.app.screen is editor and editor.note.startswith("Applied:"),
+                    "the picked fix to be applied")
         await _settle(pilot)
 
     assert snap_compare(SnapHost(ERRORS, in_tmp), terminal_size=size, run_before=run_before)
