@@ -21,7 +21,7 @@ from primetui.monitor_core.notify import RunEvent
 from primetui.viewmodel import present
 from primetui.viewmodel.clipboard import refusal_reason
 from primetui.ui.commands import PrimeCommands
-from primetui.viewmodel.compact import COMPACT_CSS, is_compact, one_line
+from primetui.viewmodel.compact import is_compact, one_line
 from primetui.ui.focus import types_text
 from primetui.viewmodel.remember import initial_watched, remember
 from primetui.viewmodel.notify import announce, make_notifier
@@ -29,6 +29,7 @@ from primetui.ui.safe import ControlFilter, clean, clean_block
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
+from primetui.ui.styles import tcss
 from primetui.viewmodel.state import DashboardState
 from primetui.ui.terminal_colours import honour_no_color, pick_default_theme
 from primetui.ui.themes import DEFAULT_THEME, load_themes, shipped_theme_dir
@@ -42,14 +43,8 @@ class PrimeApp(App):
     """The primetui dashboard."""
 
     TITLE = "primetui"
-    CSS = """
-    Screen { background: $background; }
-    DataTable { background: $background; }
-    DataTable > .datatable--header { background: $panel; color: $text; text-style: bold; }
-    Footer { background: $panel; }
-    """
+    CSS_PATH = [tcss("app.tcss"), tcss("compact.tcss")]
     MODES = {"runs": RunsScreen, "volumes": VolumesScreen, "models": ModelsScreen}
-    CSS += COMPACT_CSS
     COMMANDS = App.COMMANDS | {PrimeCommands}
     BINDINGS = [
         Binding("r", "show('runs')", "Runs", id="app.runs"),

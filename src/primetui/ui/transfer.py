@@ -35,6 +35,7 @@ from textual.widgets import Input, Label, ProgressBar, Static
 
 from primetui.viewmodel import present
 from primetui.ui.safe import plain
+from primetui.ui.styles import tcss
 
 PUT, GET = "put", "get"
 SESSION_WAIT_S = 1800.0
@@ -105,20 +106,7 @@ def _rate(n: float, seconds: float) -> str:
 class TransferScreen(ModalScreen[TransferOutcome | None]):
     """The put / get dialog for one volume."""
 
-    DEFAULT_CSS = """
-    TransferScreen { align: center middle; background: $background 40%; }
-    TransferScreen > Vertical { width: 84; max-width: 98%; height: auto; max-height: 100%; border: round $accent; background: $panel; padding: 0 2; }
-    TransferScreen #transfer-title { text-style: bold; margin-bottom: 1; }
-    TransferScreen Label { color: $text-muted; }
-    TransferScreen #transfer-error { color: $error; height: auto; }
-    TransferScreen #transfer-phase { height: auto; margin-top: 1; }
-    TransferScreen #transfer-bar { display: none; }
-    TransferScreen #transfer-bar.visible { display: block; }
-    TransferScreen #transfer-bar Bar { width: 1fr; }
-    TransferScreen #transfer-stats { height: auto; color: $text-muted; }
-    TransferScreen #transfer-result { height: auto; text-style: bold; }
-    TransferScreen #transfer-hint { height: auto; color: $text-muted; margin-top: 1; }
-    """
+    CSS_PATH = tcss("transfer.tcss")
     BINDINGS = [
         Binding("escape", "cancel", "Cancel / close", id="transfer.cancel"),
         Binding("enter", "start", "Start", show=False, id="transfer.start"),

@@ -21,22 +21,13 @@ from textual.widgets import DataTable, Static
 
 from primetui.viewmodel import present
 from primetui.ui.safe import SafeTable, plain
+from primetui.ui.styles import tcss
 
 
 class VolumeBrowserScreen(ModalScreen[None]):
     """The browser for one volume."""
 
-    DEFAULT_CSS = """
-    VolumeBrowserScreen { align: center middle; background: $background 40%; }
-    VolumeBrowserScreen > Vertical { width: 110; max-width: 98%; height: 90%; border: round $accent; background: $panel; padding: 0 1; }
-    VolumeBrowserScreen #browser-title { text-style: bold; }
-    VolumeBrowserScreen #browser-note { color: $warning; height: auto; }
-    VolumeBrowserScreen #browser-table { height: 1fr; }
-    VolumeBrowserScreen #browser-preview { height: auto; max-height: 12; color: $text-muted; }
-    VolumeBrowserScreen #browser-rows { height: auto; max-height: 12; display: none; }
-    VolumeBrowserScreen #browser-rows.visible { display: block; }
-    VolumeBrowserScreen #browser-hint { color: $text-muted; height: 1; }
-    """
+    CSS_PATH = tcss("volume_browser.tcss")
     BINDINGS = [
         Binding("escape", "close", "Close", id="browser.close"),
         Binding("backspace", "up", "Up", id="browser.up"),

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from primetui.ui.safe import clean, plain
+from primetui.ui.styles import tcss
 
 TONE_CLASS = {
     "success": "tone-success",
@@ -251,14 +252,7 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
-    DEFAULT_CSS = """
-    ConfirmScreen { align: center middle; }
-    ConfirmScreen > Vertical { width: 64; max-width: 95%; height: auto; border: thick $error; background: $surface; padding: 1 2; }
-    ConfirmScreen #confirm-title { text-style: bold; color: $error; }
-    ConfirmScreen #confirm-body { margin: 1 0; }
-    ConfirmScreen Horizontal { height: auto; align-horizontal: right; }
-    ConfirmScreen Button { margin-left: 2; }
-    """
+    CSS_PATH = tcss("dialogs.tcss")
 
     def __init__(self, title: str, body: str, confirm_label: str = "Delete") -> None:
         super().__init__()
@@ -289,15 +283,7 @@ class FormScreen(ModalScreen[dict[str, str] | None]):
     """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="form.cancel")]
-    DEFAULT_CSS = """
-    FormScreen { align: center middle; }
-    FormScreen > Vertical { width: 64; max-width: 95%; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
-    FormScreen .form-title { text-style: bold; margin-bottom: 1; }
-    FormScreen .form-help { color: $text-muted; }
-    FormScreen #form-error { color: $error; height: auto; }
-    FormScreen Horizontal { height: auto; align-horizontal: right; }
-    FormScreen Button { margin-left: 2; }
-    """
+    CSS_PATH = tcss("dialogs.tcss")
 
     problem: var[str] = var("", init=False)
     """Why the values were refused (one sentence, under the fields); empty while none was."""

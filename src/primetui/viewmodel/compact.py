@@ -1,22 +1,11 @@
 """Small terminals (80x24, the default of most SSH clients): toasts shrink to one line so they do
-not hide a third of a chart or a log."""
+not hide a third of a chart or a log. The app carries the class ``-compact`` then; the rule that
+shrinks them is in primetui/ui/styles/compact.tcss."""
 
 from __future__ import annotations
 
 COMPACT_WIDTH = 100
 COMPACT_HEIGHT = 30
-
-COMPACT_CSS = """
-App.-compact Toast {
-    width: auto;
-    max-width: 100%;
-    height: 1;
-    margin-top: 0;
-    padding: 0 1;
-    text-wrap: nowrap;
-    text-overflow: ellipsis;
-}
-"""
 
 
 def is_compact(width: int, height: int) -> bool:

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from primetui.sft import run_name
 from primetui.sft.preflight import Preflight, run_preflight
 from primetui.ui.safe import plain
+from primetui.ui.styles import tcss
 
 _ICONS = {"ok": ("✓", "success"), "fail": ("✗", "error"), "warn": ("!", "warning"), "skip": ("–", "text-muted")}
 
@@ -36,17 +37,7 @@ class DispatchOutcome:
 class DispatchScreen(ModalScreen[DispatchOutcome | None]):
     """F5 in the editor. Enter on a volume runs the pre-flight; ``d`` dispatches when nothing fails."""
 
-    DEFAULT_CSS = """
-    DispatchScreen { align: center middle; }
-    DispatchScreen > Vertical { width: 90%; max-width: 110; height: auto; max-height: 95%; border: round $accent;
-                                background: $surface; padding: 0 1; }
-    DispatchScreen .modal-title { text-style: bold; color: $accent; height: 1; }
-    DispatchScreen #volumes { height: auto; max-height: 8; }
-    DispatchScreen #run-name { height: 3; }
-    DispatchScreen #preflight { height: auto; padding: 1 0 0 0; }
-    /* Docked: on a short terminal the pre-flight list is cut, never the line that says which key dispatches. */
-    DispatchScreen #dispatch-status { height: auto; color: $text-muted; dock: bottom; }
-    """
+    CSS_PATH = tcss("dispatch.tcss")
     BINDINGS = [
         Binding("d", "dispatch", "Dispatch", id="editor.dispatch.go"),
         Binding("escape", "cancel", "Cancel", id="editor.dispatch.cancel"),

@@ -16,20 +16,14 @@ from textual.widgets.option_list import Option
 
 from primetui.sft.templates import TEMPLATES
 from primetui.ui.safe import plain
+from primetui.ui.styles import tcss
 
-_MODAL_CSS = """
-{name} {{ align: center middle; }}
-{name} > Vertical {{ width: 90%; max-width: 100; height: auto; max-height: 90%; border: round $accent;
-                     background: $surface; padding: 0 1; }}
-{name} .modal-title {{ text-style: bold; color: $accent; height: 1; }}
-{name} .modal-hint {{ color: $text-muted; height: 1; }}
-"""
 
 
 class KeyHelpModal(ModalScreen[None]):
     """F1: type, default, allowed values and description of the key under the cursor."""
 
-    DEFAULT_CSS = _MODAL_CSS.format(name="KeyHelpModal") + "KeyHelpModal #help-body { height: auto; }"
+    CSS_PATH = tcss("editor_modals.tcss")
     BINDINGS = [Binding("escape,f1,enter,q", "dismiss_help", "Close", id="editor.help.close")]
 
     def __init__(self, title: str, lines: list[str]) -> None:
@@ -50,7 +44,7 @@ class KeyHelpModal(ModalScreen[None]):
 class TemplatePicker(ModalScreen[str | None]):
     """Ctrl+T: pick one of the seed's configs; returns its key."""
 
-    DEFAULT_CSS = _MODAL_CSS.format(name="TemplatePicker") + "TemplatePicker OptionList { height: auto; max-height: 16; }"
+    CSS_PATH = tcss("editor_modals.tcss")
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.templates.cancel")]
 
     def compose(self) -> ComposeResult:
@@ -77,7 +71,7 @@ class DraftPrompt(ModalScreen[bool | None]):
     True restores it, False discards it (only ``d``), None keeps it for next time (esc).
     """
 
-    DEFAULT_CSS = _MODAL_CSS.format(name="DraftPrompt")
+    CSS_PATH = tcss("editor_modals.tcss")
     BINDINGS = [
         Binding("r,enter", "choose(True)", "Restore", id="editor.draft.restore"),
         Binding("d", "choose(False)", "Discard", id="editor.draft.discard"),
@@ -126,7 +120,7 @@ class TypeAhead:
 class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
     """F12: a path to save the buffer to."""
 
-    DEFAULT_CSS = _MODAL_CSS.format(name="SaveAsPrompt")
+    CSS_PATH = tcss("editor_modals.tcss")
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.save_as.cancel")]
 
     def __init__(self, current: Path | None) -> None:
@@ -168,9 +162,7 @@ class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
 class ConflictPrompt(ModalScreen[str | None]):
     """Ctrl+S found the file changed on disk since it was loaded. Returns "reload", "overwrite" or None."""
 
-    DEFAULT_CSS = _MODAL_CSS.format(name="ConflictPrompt") + (
-        "ConflictPrompt #conflict-diff { height: auto; max-height: 20; display: none; }"
-        "ConflictPrompt #conflict-diff.shown { display: block; }")
+    CSS_PATH = tcss("editor_modals.tcss")
     BINDINGS = [
         Binding("r", "choose('reload')", "Reload", id="editor.conflict.reload"),
         Binding("d", "diff", "Diff", id="editor.conflict.diff"),
@@ -210,7 +202,7 @@ class ConflictPrompt(ModalScreen[str | None]):
 class GoToLinePrompt(TypeAhead, ModalScreen[tuple[int, int] | None]):
     """Ctrl+G: ``line`` or ``line:col`` (1-based); returns the 0-based position."""
 
-    DEFAULT_CSS = _MODAL_CSS.format(name="GoToLinePrompt") + "GoToLinePrompt > Vertical { max-width: 50; }"
+    CSS_PATH = tcss("editor_modals.tcss")
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.goto_line.cancel")]
 
     def __init__(self, line_count: int) -> None:
@@ -241,7 +233,7 @@ class GoToLinePrompt(TypeAhead, ModalScreen[tuple[int, int] | None]):
 class CompletionPicker(ModalScreen[int | None]):
     """Ctrl+space: what may be typed here, each with its type and default; returns the chosen index."""
 
-    DEFAULT_CSS = _MODAL_CSS.format(name="CompletionPicker") + "CompletionPicker OptionList { height: auto; max-height: 18; }"
+    CSS_PATH = tcss("editor_modals.tcss")
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="editor.complete.cancel")]
 
     def __init__(self, title: str, items: list[tuple[str, str]]) -> None:

@@ -35,6 +35,7 @@ from primetui.viewmodel.drafts import DraftStore
 from primetui.ui.editor.findbar import FindBar
 from primetui.ui.editor.problems import ProblemsList
 from primetui.ui.safe import plain
+from primetui.ui.styles import tcss
 
 VALIDATE_DELAY = 0.15  # seconds of quiet typing before a validation starts
 AUTOSAVE_EVERY = 1.0  # a crash loses at most this much typing (plus one write)
@@ -78,11 +79,7 @@ class EditorScreen(EditingActions, Screen):
     ]
     OWNS_LETTERS = True
     """The dashboard's letter keys (r v m e t q) stay off here: letters belong to the editor."""
-    DEFAULT_CSS = """
-    EditorScreen { layout: vertical; }
-    EditorScreen #editor-title { height: 1; background: $panel; color: $text; padding: 0 1; }
-    EditorScreen #editor-message { height: 3; padding: 0 1; background: $surface; color: $text; }
-    """
+    CSS_PATH = tcss("editor.tcss")
 
     class Dispatched(Message):
         """A run was dispatched from the editor."""

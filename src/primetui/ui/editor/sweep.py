@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from primetui.sft.sweep import MAX_RUNS, SweepError, default_prefix, expand, parse_sets
 from primetui.ui.safe import plain
+from primetui.ui.styles import tcss
 
 # Keys a sweep usually varies, offered first; any dotted key can be typed.
 COMMON_KEYS = ("optim.lr", "data.batch_size", "data.seq_len", "max_steps", "optim.weight_decay",
@@ -38,19 +39,7 @@ def gpu_count(config: dict[str, Any]) -> int:
 class SweepScreen(ModalScreen[list[str] | None]):
     """F9 in the editor: up to three keys, their values, the grid, then F5 dispatches every run (or none)."""
 
-    DEFAULT_CSS = """
-    SweepScreen { align: center middle; }
-    SweepScreen > Vertical { width: 90%; max-width: 120; height: auto; max-height: 95%; border: round $accent;
-                             background: $surface; padding: 0 1; }
-    SweepScreen .modal-title { text-style: bold; color: $accent; height: 1; }
-    SweepScreen Horizontal { height: 3; }
-    SweepScreen .sweep-key { width: 30; }
-    SweepScreen .sweep-values { width: 1fr; }
-    SweepScreen #sweep-keys { height: auto; max-height: 5; }
-    SweepScreen #sweep-volumes { height: auto; max-height: 5; }
-    SweepScreen #sweep-grid { height: auto; max-height: 12; padding: 1 0 0 0; }
-    SweepScreen #sweep-status { height: auto; color: $text-muted; }
-    """
+    CSS_PATH = tcss("sweep.tcss")
     BINDINGS = [
         Binding("f5", "dispatch", "Dispatch all", id="editor.sweep.go"),
         Binding("escape", "cancel", "Cancel", id="editor.sweep.cancel"),

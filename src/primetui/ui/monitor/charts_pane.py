@@ -21,6 +21,7 @@ from primetui.ui.monitor.chart import MetricChart
 from primetui.viewmodel.feed import FeedMixin
 from primetui.ui.safe import plain
 from primetui.ui.widgets import update_static
+from primetui.ui.styles import tcss
 
 DEFAULT_KEYS = ("loss/mean", "loss/perplexity")
 SMOOTHING_STEPS = (0.0, 0.6, 0.8, 0.9, 0.95, 0.99)
@@ -54,13 +55,7 @@ class MetricPicker(ModalScreen[list[str] | None]):
         Binding("enter", "apply", "Apply", priority=True, id="monitor.chart.picker.apply"),
         Binding("down", "to_list", "List", show=False, id="monitor.chart.picker.list"),
     ]
-    DEFAULT_CSS = """
-    MetricPicker { align: center middle; }
-    MetricPicker > Vertical { width: 64; max-height: 80%; height: auto; border: round $accent; background: $surface; padding: 0 1; }
-    MetricPicker SelectionList { height: auto; max-height: 30; }
-    MetricPicker #picker-filter { height: 3; }
-    MetricPicker .hint { color: $text-muted; }
-    """
+    CSS_PATH = tcss("dialogs.tcss")
 
     def __init__(self, keys: list[str], chosen: list[str]) -> None:
         super().__init__()

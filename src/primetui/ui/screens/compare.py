@@ -38,6 +38,7 @@ from primetui.sft.diff import Value
 from primetui.ui.monitor.chart import MetricChart
 from primetui.viewmodel.present import TERMINAL_RUN_STATUSES
 from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.styles import tcss
 
 LOSS = "loss/mean"
 
@@ -111,14 +112,7 @@ class CompareScreen(DashboardScreen):
         *[Binding(str(n), f"toggle_run({n - 1})", f"Hide/show run {n}", show=False, id=f"compare.run_{n}")
           for n in range(1, len(RUN_GLYPHS) + 1)],
     ]
-    DEFAULT_CSS = """
-    CompareScreen #compare-head { height: 1; padding: 0 1; background: $panel; }
-    CompareScreen #compare-legend { height: auto; max-height: 3; padding: 0 1; }
-    CompareScreen #compare-charts { height: 16; }
-    CompareScreen #compare-charts MetricChart { width: 1fr; }
-    CompareScreen .hint { color: $text-muted; padding: 0 1; }
-    CompareScreen DataTable { height: auto; max-height: 14; }
-    """
+    CSS_PATH = tcss("compare.tcss")
 
     # What the charts, the summary and the diff show; setting one draws them again. The chart
     # view (x axis, log-Y, zoom, cursor) is the charts' shared ChartView: see ``_redraw``.

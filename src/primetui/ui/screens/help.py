@@ -12,18 +12,14 @@ from textual.widgets import Static
 
 from primetui.ui.keys import pretty_keys
 from primetui.ui.safe import clean, plain
+from primetui.ui.styles import tcss
 
 
 class HelpScreen(ModalScreen[None]):
     """The keys of the screen underneath plus the global ones, as the keymap set them."""
 
     BINDINGS = [Binding("escape,q,f1,question_mark", "dismiss_help", "Close", id="help.close")]
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > Vertical { width: 76; max-width: 96%; height: 90%; border: thick $accent; background: $surface; }
-    HelpScreen #help-title { text-style: bold; padding: 0 1; background: $panel; }
-    HelpScreen VerticalScroll { padding: 0 1; }
-    """
+    CSS_PATH = tcss("help.tcss")
 
     def __init__(self, under: Screen) -> None:
         super().__init__()

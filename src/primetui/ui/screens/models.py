@@ -14,6 +14,7 @@ from primetui.ui.safe import SafeTable, plain
 from primetui.viewmodel import present
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.widgets import tone_style
+from primetui.ui.styles import tcss
 
 
 class ModelsScreen(DashboardScreen):
@@ -26,13 +27,7 @@ class ModelsScreen(DashboardScreen):
     models: var[Any] = var(None, init=False)
     """The model cache and capacity reply (B1), None until one came: both tables follow it, and a
     poll that brings the same reply redraws nothing."""
-    DEFAULT_CSS = """
-    ModelsScreen .section { height: 1; padding: 0 1; background: $surface; color: $text-muted; }
-    ModelsScreen DataTable { height: auto; }
-    ModelsScreen #models-empty { padding: 1 2; height: auto; color: $warning; display: none; }
-    ModelsScreen #models-empty.visible { display: block; }
-    ModelsScreen .caption { padding: 0 1; color: $text-muted; height: auto; }
-    """
+    CSS_PATH = tcss("models.tcss")
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll():

@@ -27,6 +27,7 @@ from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.run_checkpoints import BEST_MARK, RunCheckpointsMixin
 from primetui.ui.screens.run_links import RunLinksMixin
 from primetui.ui.widgets import ConfirmScreen, tone_style, update_static
+from primetui.ui.styles import tcss
 
 
 def config_toml(run: Any) -> str:
@@ -64,16 +65,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             for n in range(1, 8)
         ),
     ]
-    DEFAULT_CSS = """
-    RunScreen #run-summary { height: auto; padding: 0 1; }
-    RunScreen TabbedContent { height: 1fr; }
-    RunScreen #run-config { height: 1fr; }
-    RunScreen #run-checkpoints { height: auto; max-height: 12; }
-    RunScreen .hint { color: $text-muted; padding: 0 1; }
-    RunScreen #run-cursor { height: 1; padding: 0 1; background: $panel; display: none; }
-    RunScreen #run-anomalies { height: auto; max-height: 8; display: none; }
-    RunScreen #run-anomalies-hint { display: none; color: $error; }
-    """
+    CSS_PATH = tcss("run.tcss")
 
     # What the screen shows is held here; each watcher draws it again (``render_run``), and a poll
     # that brings the same value repaints nothing.

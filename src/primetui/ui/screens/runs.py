@@ -23,6 +23,7 @@ from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
 from primetui.ui.screens.runs_table import CONFIG_COLUMNS, RunsTableMixin, config_cell
 from primetui.ui.widgets import content_key, tone_style, update_static
+from primetui.ui.styles import tcss
 
 PAGE_SIZE = RUNS_PAGE_SIZE
 
@@ -63,14 +64,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="runs.clear_filter"),
         *RunsTableMixin.TABLE_BINDINGS,
     ]
-    DEFAULT_CSS = """
-    RunsScreen #runs-filter { display: none; height: 3; border: tall $accent; }
-    RunsScreen #runs-filter.visible { display: block; }
-    RunsScreen #runs-table { height: 1fr; }
-    RunsScreen #runs-info { height: 1; padding: 0 1; color: $text-muted; background: $surface; }
-    RunsScreen #runs-empty { padding: 1 2; color: $text-muted; display: none; }
-    RunsScreen #runs-empty.visible { display: block; }
-    """
+    CSS_PATH = tcss("runs.tcss")
 
     # What the list shows besides the runs themselves (see also ``sort``, ``chosen_columns`` and
     # ``marked`` in the mixins, and the app's ``watched``): setting one draws the rows again.

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 
 from primetui.viewmodel import present
+from primetui.ui.styles import tcss
 
 # key -> (header, dotted key in the run's config)
 CONFIG_COLUMNS: dict[str, tuple[str, str]] = {
@@ -79,11 +80,7 @@ def sort_value(key: str, row: present.RunRow, run: Any, now: Any, progress: Any 
 class ColumnsScreen(ModalScreen[set[str] | None]):
     """Pick the runs list's columns; enter keeps the choice, esc leaves it as it was."""
 
-    DEFAULT_CSS = """
-    ColumnsScreen { align: center middle; }
-    ColumnsScreen > Vertical { width: 48; height: auto; max-height: 90%; border: round $accent; background: $surface; padding: 0 1; }
-    ColumnsScreen SelectionList { height: auto; max-height: 20; }
-    """
+    CSS_PATH = tcss("dialogs.tcss")
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="runs.columns.cancel"),
         Binding("enter", "keep", "Keep", priority=True, id="runs.columns.keep"),  # not the list's own enter (toggle)

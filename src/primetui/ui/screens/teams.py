@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from primetui.monitor_core.escapes import neutralise
 from primetui.ui.safe import plain
+from primetui.ui.styles import tcss
 
 PERSONAL = "__personal__"
 
@@ -28,13 +29,7 @@ class TeamSwitchScreen(ModalScreen[tuple[str | None, str | None, str | None] | N
     """Returns (team_id, team_name, team_role) — (None, None, None) for personal — or None if cancelled."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="teams.cancel")]
-    DEFAULT_CSS = """
-    TeamSwitchScreen { align: center middle; }
-    TeamSwitchScreen > Vertical { width: 64; max-width: 95%; height: auto; border: thick $primary; background: $surface; padding: 1 2; }
-    TeamSwitchScreen .teams-title { text-style: bold; margin-bottom: 1; }
-    TeamSwitchScreen OptionList { height: auto; max-height: 12; }
-    TeamSwitchScreen #teams-note { color: $text-muted; height: auto; margin-top: 1; }
-    """
+    CSS_PATH = tcss("dialogs.tcss")
 
     note: var[str] = var("Loading your teams…", init=False)
     """The line under the list: loading, how to choose, or why the teams could not be listed."""

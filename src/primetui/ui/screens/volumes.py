@@ -18,6 +18,7 @@ from primetui.ui.columns import fill_table
 from primetui.ui.screens.base import DashboardScreen
 from primetui.viewmodel.sizing_hook import size_report
 from primetui.ui.widgets import ConfirmScreen, FormScreen, tone_style, update_static
+from primetui.ui.styles import tcss
 
 
 VOLUME_COLUMNS = [("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"),
@@ -49,16 +50,7 @@ class VolumesScreen(DashboardScreen):
         Binding("b", "browse", "Browse", id="volumes.browse"),
         Binding("tab", "app.focus_next", "Next table", show=False, id="volumes.focus_next"),
     ]
-    DEFAULT_CSS = """
-    VolumesScreen #volumes-table { height: auto; max-height: 45%; }
-    VolumesScreen #rw-flag { display: none; height: auto; background: $error; color: $text; text-style: bold; padding: 0 1; }
-    VolumesScreen #rw-flag.visible { display: block; }
-    VolumesScreen .section { height: 1; padding: 0 1; background: $surface; color: $text-muted; }
-    VolumesScreen #sessions-table { height: 1fr; }
-    VolumesScreen #volumes-empty { display: none; padding: 1 2; color: $text-muted; height: auto; }
-    VolumesScreen #volumes-empty.visible { display: block; }
-    VolumesScreen #size-helper { height: auto; padding: 0 1; color: $text-muted; }
-    """
+    CSS_PATH = tcss("volumes.tcss")
 
     selected: var[str | None] = var(None, init=False)
     """The volume under the cursor: the table's cursor, its sessions and the size helper follow it."""

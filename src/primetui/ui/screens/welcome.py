@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
 
 from primetui.ui.safe import plain
+from primetui.ui.styles import tcss
 
 
 class WelcomeScreen(Screen):
@@ -25,14 +26,7 @@ class WelcomeScreen(Screen):
         # priority: listed in the footer over the app's hidden ctrl+q, and works from the key field
         Binding("ctrl+q", "app.quit", "Quit", id="welcome.quit", priority=True),
     ]
-    DEFAULT_CSS = """
-    WelcomeScreen { align: center middle; }
-    WelcomeScreen > Vertical { width: 78; max-width: 96%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
-    WelcomeScreen #welcome-title { text-style: bold; margin-bottom: 1; }
-    WelcomeScreen #welcome-error { color: $error; height: auto; }
-    WelcomeScreen Horizontal { height: auto; margin-top: 1; }
-    WelcomeScreen Button { margin-right: 2; }
-    """
+    CSS_PATH = tcss("welcome.tcss")
 
     message: var[str] = var("", init=False)
     """What is happening or what went wrong (starting the local platform, a refused key): the line

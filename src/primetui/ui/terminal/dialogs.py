@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 from primetui.ui.safe import plain
+from primetui.ui.styles import tcss
 
 # Choices the leave dialog returns.
 BACK, CLOSE, STOP, CANCEL = "back", "close", "stop", "cancel"
@@ -21,14 +22,7 @@ FINAL_PHASES = ("stopped", "failed")
 class LeaveDialog(ModalScreen[str]):
     """Asked on ctrl+] (and when a read-write shell exits): back, close, or close and stop."""
 
-    DEFAULT_CSS = """
-    LeaveDialog { align: center middle; background: $background 40%; }
-    LeaveDialog > Vertical { width: 76; height: auto; max-height: 100%; border: round $accent; background: $panel; padding: 0 2; }
-    LeaveDialog #leave-title { text-style: bold; }
-    LeaveDialog #leave-body { color: $text-muted; margin: 1 0 0 0; }
-    LeaveDialog #leave-buttons { height: auto; }
-    LeaveDialog Button { width: 100%; }
-    """
+    CSS_PATH = tcss("shell_dialogs.tcss")
     BINDINGS = [
         Binding("escape", "choose('cancel')", "Cancel", id="shell.leave_cancel"),
         Binding("b", "choose('back')", "Back to dashboard", show=False, id="shell.leave_back"),
@@ -94,13 +88,7 @@ class StopSessionScreen(ModalScreen[str]):
     volumes screen keeps showing it).
     """
 
-    DEFAULT_CSS = """
-    StopSessionScreen { align: center middle; background: $background 40%; }
-    StopSessionScreen > Vertical { width: 76; height: auto; border: round $warning; background: $panel; padding: 1 2; }
-    StopSessionScreen #stop-title { text-style: bold; }
-    StopSessionScreen #stop-phase { margin: 1 0 0 0; }
-    StopSessionScreen #stop-hint { color: $text-muted; margin-top: 1; }
-    """
+    CSS_PATH = tcss("shell_dialogs.tcss")
     BINDINGS = [Binding("escape", "background", "Keep watching in the volumes screen", id="shell.stop_background")]
 
     def __init__(self, client: Any, volume: str, session_id: str, *, poll: float = 1.0, timeout: float = 3600.0) -> None:

@@ -28,6 +28,7 @@ from primetui.ui.terminal.dialogs import BACK, CLOSE, STOP, LeaveDialog, StopSes
 from primetui.ui.terminal.view import TerminalView
 from primetui.monitor_core.escapes import clean
 from primetui.ui.safe import plain
+from primetui.ui.styles import tcss
 
 
 @dataclass
@@ -84,13 +85,7 @@ class ShellPane(Vertical):
 class ShellScreen(Screen):
     """All open shells, one tab each."""
 
-    DEFAULT_CSS = """
-    ShellScreen TabbedContent { height: 1fr; }
-    ShellScreen TabPane { padding: 0; height: 1fr; }
-    ShellScreen #no-shells { padding: 1 2; color: $text-muted; }
-    /* Set while a shell's end message sits in the lower half of the screen: toasts go on top. */
-    ShellScreen.-toasts-top > ToastRack { dock: top; align: right top; margin-top: 3; margin-bottom: 0; }
-    """
+    CSS_PATH = tcss("shell.tcss")
     BINDINGS = [
         Binding("ctrl+right_square_bracket", "leave", "Leave shell", id="shell.leave"),
         Binding("ctrl+pageup", "switch(-1)", "Prev shell", id="shell.prev"),

@@ -7,16 +7,13 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+from primetui.ui.styles import tcss
 
 
 class SearchPrompt(ModalScreen[str | None]):
     """Returns the text to find, or None when cancelled."""
 
-    DEFAULT_CSS = """
-    SearchPrompt { align: center bottom; background: $background 30%; }
-    SearchPrompt > Vertical { width: 70%; height: auto; border: round $accent; background: $panel; padding: 0 1; }
-    SearchPrompt Static { color: $text-muted; }
-    """
+    CSS_PATH = tcss("shell_dialogs.tcss")
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="terminal.search_cancel")]
 
     def __init__(self, previous: str = "") -> None:
