@@ -239,7 +239,6 @@ class Terminal(Screen):
 
     def _scroll_in(self, made: list, last_len: int) -> None:
         rows, cols = self.rows, self.cols
-        k = len(made)
         top = self.top
         if top:
             self._scroll_in_region(made, top)
