@@ -6,7 +6,8 @@ reads, with primetui's screen model standing in for the user's terminal emulator
 - primetui: the real dashboard (``primetui``, the same app ``primetui --local`` opens) on a local
   platform; ``v`` opens the volumes screen, ``o`` a read-write session on the one volume, and
   ``enter`` its shell pane once the session is ready (SSH through the TLS gateway);
-- tmux: ``tmux`` (no config) running ``bash --norc`` in a pane of the same size, on the same machine.
+- tmux: ``tmux`` (no config, no status line) running ``bash --norc`` in a pane the size of the
+  terminal, on the same machine.
 
 In each, the same flood is typed at the prompt: ``seq 1 N`` on the pane's terminal, with a small
 key reader beside it (``FLOOD`` below). The reader takes the terminal out of echo and draws each
@@ -78,8 +79,7 @@ class Outer:
 
         self.term = Terminal(cols, rows, scrollback=0)
         self.lock = threading.Lock()
-        self.watch: str | None = None
-        self.seen_at: float | None = None
+        self.watches: dict[str, float | None] = {}  # token -> when it was first on the screen
         self.last_read = 0.0
         self.nbytes = 0
         pid, fd = pty.fork()
@@ -109,8 +109,12 @@ class Outer:
                 self.nbytes += len(data)
                 self.term.feed(data)
                 replies = self.term.take_replies()
-                if self.watch is not None and self.seen_at is None and self.watch in "\n".join(self.term.display()):
-                    self.seen_at = now
+                pending = [t for t, seen in self.watches.items() if seen is None]
+                if pending:
+                    screen = "\n".join(self.term.display())
+                    for token in pending:
+                        if token in screen:
+                            self.watches[token] = now
             if replies:
                 os.write(self.fd, replies.encode())
 
@@ -132,13 +136,11 @@ class Outer:
     def expect(self, token: str) -> None:
         """Watch for ``token`` from now on (checked on every read)."""
         with self.lock:
-            self.watch, self.seen_at = token, None
-            if token in "\n".join(self.term.display()):
-                self.seen_at = time.monotonic()
+            self.watches[token] = time.monotonic() if token in "\n".join(self.term.display()) else None
 
-    def seen(self) -> float | None:
+    def seen(self, token: str) -> float | None:
         with self.lock:
-            return self.seen_at
+            return self.watches.get(token)
 
     def close(self) -> None:
         for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -164,6 +166,8 @@ def flood_once(outer: Outer, script: Path, n: int, tag: int, key_gap: float, tmp
     """Type the flood at the prompt, send keys while it runs; (key -> echo seconds, end -> drawn seconds)."""
     out = tmp / f"end-{tag}"
     out.unlink(missing_ok=True)
+    end_token = f"END-OF-FLOOD-{tag * 7}"
+    outer.expect(end_token)  # from the start: the end may be drawn while a key is still awaited
     outer.send(f"{sys.executable} {script} {n} {tag} {out}\r")
     time.sleep(0.5)  # the flood is under way
     latencies: list[float] = []
@@ -171,23 +175,25 @@ def flood_once(outer: Outer, script: Path, n: int, tag: int, key_gap: float, tmp
     while not out.exists():
         ch = KEYS[i % len(KEYS)]
         i += 1
-        outer.expect(f"KEY-{ch}-{i}")
+        token = f"KEY-{ch}-{i}"
+        outer.expect(token)
         sent = time.monotonic()
         outer.send(ch)
-        while outer.seen() is None and time.monotonic() - sent < 5:
+        while outer.seen(token) is None and time.monotonic() - sent < 5 and not out.exists():
             time.sleep(0.001)
-        seen = outer.seen()
+        while outer.seen(token) is None and time.monotonic() - sent < 5 and outer.seen(end_token) is None:
+            time.sleep(0.001)  # seq ended: the key counts if the reader took it before it stopped
+        seen = outer.seen(token)
         if seen is not None:
             latencies.append(seen - sent)
         elif not out.exists():
             latencies.append(float("inf"))
         time.sleep(key_gap)
-    outer.expect(f"END-OF-FLOOD-{tag * 7}")
     deadline = time.monotonic() + 30
-    while outer.seen() is None and time.monotonic() < deadline:
+    while outer.seen(end_token) is None and time.monotonic() < deadline:
         time.sleep(0.001)
     end = float(out.read_text())
-    seen = outer.seen()
+    seen = outer.seen(end_token)
     # Keys still in flight when seq ended: their echo came after the flood, not during it.
     return latencies, (seen - end) if seen is not None else float("inf")
 
@@ -232,8 +238,10 @@ def run(n: int, repeat: int, key_gap: float, src: str) -> None:
                            PRIMETUI_CONFIG_DIR=str(home / "cfg"), PRIMETUI_CACHE_DIR=str(home / "cache"))
             app = Outer([sys.executable, "-m", "primetui"], app_env)
             sock = f"pvt{os.getpid()}"
+            # No status line: the pane is the whole terminal, so tmux scrolls it with plain line feeds,
+            # which this bench's screen model takes in bulk (it must not be what slows tmux down).
             tmux = Outer([shutil.which("tmux") or "tmux", "-L", sock, "-f", "/dev/null", "new-session", "-s", "b",
-                          "bash --norc --noprofile"], dict(base_env, PS1="$ "))
+                          "bash --norc --noprofile", ";", "set", "-g", "status", "off"], dict(base_env, PS1="$ "))
             try:
                 app.wait_for("v Volumes", timeout=60)
                 time.sleep(0.5)
@@ -253,14 +261,18 @@ def run(n: int, repeat: int, key_gap: float, src: str) -> None:
                 tag = 1
                 for _ in range(repeat):
                     for name, outer in (("primetui", app), ("tmux", tmux)):
+                        written = outer.nbytes
                         lat, end = flood_once(outer, script, n, tag, key_gap, tmp)
+                        written = outer.nbytes - written
                         tag += 1
                         results[name]["echo"].extend(lat)
                         results[name]["end"].append(end)
                         print(f"  {name:8s} flood {tag // 2}: {len(lat)} keys, echo p50 {fmt_ms(statistics.median(lat)) if lat else '-'} ms, "
-                              f"max {fmt_ms(max(lat)) if lat else '-'} ms; end of output drawn {fmt_ms(end)} ms after seq exited", flush=True)
+                              f"max {fmt_ms(max(lat)) if lat else '-'} ms; end of output drawn {fmt_ms(end)} ms after seq exited; "
+                              f"it wrote {written / 1e6:.1f} MB to its terminal", flush=True)
                         time.sleep(0.5)
-                        outer.send(f"clear; echo READY-$(({tag}+1000))\r")
+                        # ctrl+u first: a key sent as the reader ended went to the prompt
+                        outer.send(f"\x15clear; echo READY-$(({tag}+1000))\r")
                         outer.wait_for(f"READY-{tag + 1000}", timeout=60)
                         time.sleep(0.5)
             finally:
