@@ -51,8 +51,8 @@ class ReadAhead:
         self._busy = self._busy * _DECAY + max(busy, 1e-6)
 
     def on_read(self, held: int, credit: int) -> int:
-        """The pane asks for more while ``held`` bytes wait in the client and the server may send
-        ``credit`` more: set and return the window."""
+        """``held`` bytes wait in the client and the server may send ``credit`` more (asked as the
+        pane comes for more, and as it takes a chunk, before new credit): set and return the window."""
         rate = self.rate
         cap = self.high if rate is None else max(self.low, min(self.high, int(rate * TARGET_SECONDS)))
         if held > 0:
@@ -105,7 +105,10 @@ class ChannelCredit:
         if not self.enabled:
             return
         self._returned_at, self._returned = time.monotonic(), nbytes
-        self._grant(self.held(), self.chan._recv_window)
+        held, credit = self.held(), self.chan._recv_window
+        # Judged before granting: once topped up, the credit no longer says the server ran out.
+        self.rule.on_read(held, credit)
+        self._grant(held, credit)
 
     def _grant(self, held: int, credit: int) -> None:
         adjust = self.rule.grant(held, credit)
