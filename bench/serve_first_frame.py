@@ -1,6 +1,6 @@
 """First useful frame of ``primetui serve`` in headless Chromium, next to the terminal's, same run.
 
-    uv run python bench/serve_first_frame.py [--repeat 5]
+    uv run python bench/serve_first_frame.py [--repeat 5] [--baseline-src OTHER/src]
 
 One local platform (demo data plus a few finished runs) and one ``primetui serve`` on it; then,
 interleaved, ``--repeat`` times each:
@@ -12,7 +12,9 @@ interleaved, ``--repeat`` times each:
   websocket (fed to a terminal emulator, as tests/ops/test_serve_browser.py reads them) show a
   run id. Each tab starts its own app process; the bench waits for it to end before the next.
 
-Both use the runs cache a first warm-up filled (the usual case: not the first start ever).
+Both use the runs cache a first warm-up filled (the usual case: not the first start ever). With
+``--baseline-src``, a second ``primetui serve`` runs another checkout's code (``PYTHONPATH``), and
+its tab is timed in the same rounds.
 """
 
 from __future__ import annotations
@@ -38,18 +40,33 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+STAGES: list[tuple[float, float]] = []
+"""Per browser sample: (websocket opened, first frame received), seconds after ``goto``."""
+
+
 def time_browser(context, url: str, run_ids: list[str], served) -> float:
     from tests.ops.test_serve_browser import Screen
 
     page = context.new_page()
     screen = Screen()
-    page.on("websocket", lambda ws: ws.on("framereceived", screen.feed))
+    marks: dict[str, float] = {}
+
+    def on_frame(payload: object) -> None:
+        marks.setdefault("frame", time.perf_counter())
+        screen.feed(payload)
+
+    def on_ws(ws) -> None:
+        marks.setdefault("ws", time.perf_counter())
+        ws.on("framereceived", on_frame)
+
+    page.on("websocket", on_ws)
     start = time.perf_counter()
     page.goto(url)
     try:
         while True:
             text = screen.text()
             if any(r in text for r in run_ids):
+                STAGES.append((marks.get("ws", start) - start, marks.get("frame", start) - start))
                 return time.perf_counter() - start
             if time.perf_counter() - start > 60:
                 raise RuntimeError("the page never showed the runs:\n" + text)
@@ -63,6 +80,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--baseline-src", default=None, help="another checkout's src/, served beside this one")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -78,17 +96,41 @@ def main() -> None:
         time_dashboard(env, run_ids, f"sff-{os.getpid()}-w", cache)  # warm-up: fills the runs cache
         term: list[float] = []
         web: list[float] = []
-        with serve(lp, tmp) as served, sync_playwright() as pw:
+        base: list[float] = []
+        from contextlib import ExitStack
+
+        with ExitStack() as stack, sync_playwright() as pw:
+            served = stack.enter_context(serve(lp, tmp))
+            other = None
+            if args.baseline_src:
+                (tmp / "base").mkdir()
+                saved = os.environ.get("PYTHONPATH")
+                os.environ["PYTHONPATH"] = str(Path(args.baseline_src).resolve())
+                try:
+                    other = stack.enter_context(serve(lp, tmp / "base"))
+                finally:
+                    if saved is None:
+                        os.environ.pop("PYTHONPATH")
+                    else:
+                        os.environ["PYTHONPATH"] = saved
             context = pw.chromium.launch_persistent_context(
                 str(tmp / "chromium-profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
                 viewport={"width": 1440, "height": 760})
             try:
                 time_browser(context, served.url, run_ids, served)  # warm-up: the browser, the app's cache
+                if other is not None:
+                    time_browser(context, other.url, run_ids, other)
                 for i in range(args.repeat):
                     term.append(time_dashboard(env, run_ids, f"sff-{os.getpid()}-{i}", cache)[0])
                     web.append(time_browser(context, served.url, run_ids, served))
+                    extra = ""
+                    if other is not None:
+                        base.append(time_browser(context, other.url, run_ids, other))
+                        extra = f", baseline browser {base[-1] * 1000:.0f} ms (x{base[-1] / term[-1]:.2f})"
+                    ws_at, frame_at = STAGES[-2] if other is not None else STAGES[-1]
                     print(f"  round {i + 1}: terminal {term[-1] * 1000:.0f} ms, browser {web[-1] * 1000:.0f} ms "
-                          f"(x{web[-1] / term[-1]:.2f})", flush=True)
+                          f"(x{web[-1] / term[-1]:.2f}; websocket at {ws_at * 1000:.0f} ms, first frame at "
+                          f"{frame_at * 1000:.0f} ms){extra}", flush=True)
             finally:
                 context.close()
     load1 = os.getloadavg()
@@ -97,7 +139,11 @@ def main() -> None:
     print("|---|---:|---|")
     print(f"| terminal: `primetui runs` in tmux | {statistics.median(term) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in term)} |")
     print(f"| browser: `primetui serve`, a new tab in headless Chromium | {statistics.median(web) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in web)} |")
+    if base:
+        print(f"| browser, baseline ({args.baseline_src}) | {statistics.median(base) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in base)} |")
     print(f"\nbrowser / terminal, median of the per-round ratios: x{ratio:.2f} (goal: at most x1.2)")
+    if base:
+        print(f"baseline browser / terminal: x{statistics.median(b / t for b, t in zip(base, term)):.2f}")
     print(f"load average {' '.join(f'{x:.2f}' for x in load0)} at the start, {' '.join(f'{x:.2f}' for x in load1)} at the end "
           f"({os.cpu_count()} cores)")
 
