@@ -9,8 +9,8 @@ interleaved, ``--repeat`` times each:
   shows a run id (``bench/first_frame.py``'s measurement);
 - browser: a new tab in an already running headless Chromium (Debian's, through Playwright)
   opens the served URL; the clock runs from ``goto`` until the bytes the page received over its
-  websocket (fed to a terminal emulator, as tests/ops/test_serve_browser.py reads them) show a
-  run id. Each tab starts its own app process; the bench waits for it to end before the next.
+  websocket (fed to primetui's screen model, as tests/ops/test_serve_browser.py feeds them to
+  pyte) show a run id. Each tab starts its own app process; the bench waits for it to end before the next.
 
 Both use the runs cache a first warm-up filled (the usual case: not the first start ever). With
 ``--baseline-src``, a second ``primetui serve`` runs another checkout's code (``PYTHONPATH``), and
@@ -40,13 +40,28 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+class Screen:
+    """What the page's terminal shows, from the websocket's frames, on primetui's screen model
+    (pyte, as the browser test uses, takes ~0.3 s per truecolor frame: it would be the bottleneck)."""
+
+    def __init__(self) -> None:
+        from primetui.shell.term import Terminal
+
+        self.term = Terminal(240, 80, scrollback=0)
+
+    def feed(self, payload: object) -> None:
+        if isinstance(payload, (bytes, bytearray)):
+            self.term.feed(bytes(payload))
+
+    def text(self) -> str:
+        return "\n".join(self.term.display())
+
+
 STAGES: list[tuple[float, float]] = []
 """Per browser sample: (websocket opened, first frame received), seconds after ``goto``."""
 
 
 def time_browser(context, url: str, run_ids: list[str], served) -> float:
-    from tests.ops.test_serve_browser import Screen
-
     page = context.new_page()
     screen = Screen()
     marks: dict[str, float] = {}
