@@ -3,6 +3,8 @@
     uv run python bench/terminal.py              # everything (a few minutes)
     uv run python bench/terminal.py --quick      # smaller screen/pty inputs; SSH at full size, best of 2
     uv run python bench/terminal.py --ssh-only   # just the SSH -> pane figures (3.)
+    uv run python bench/terminal.py --vs-tmux    # the real dashboard's shell pane next to a tmux pane:
+                                                 # key -> echo during seq 1 2000000, end of output drawn
     uv run python bench/terminal.py --ssh-only --ab OTHER/src   # the same for another checkout's
                                                  # src/, alternating runs in one invocation (A/B)
 
@@ -355,10 +357,20 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1_500_000, help="seq 1 N over SSH (default 1500000)")
     parser.add_argument("--repeat", type=int, default=0, help="SSH runs of each kind (default 3, 2 with --quick)")
     parser.add_argument("--echo-keys", type=int, default=None, help="keys typed over SSH during a flood (default 25, 10 with --quick; 0: none)")
+    parser.add_argument("--vs-tmux", action="store_true",
+                        help="the real dashboard's shell pane next to a plain tmux pane: key -> echo during a flood, "
+                             "end of output drawn (bench/pane_vs_tmux.py)")
+    parser.add_argument("--key-gap", type=float, default=0.1, help="with --vs-tmux: seconds between keys")
     parser.add_argument("--ssh-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     ssh_repeat = args.repeat or (2 if args.quick else 3)
     echo_keys = args.echo_keys if args.echo_keys is not None else (10 if args.quick else 25)
+    if args.vs_tmux:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from pane_vs_tmux import run as vs_tmux
+
+        vs_tmux(args.n if args.n != 1_500_000 else 2_000_000, args.repeat or 3, args.key_gap, _SRC)
+        return
     if args.ssh_json:
         import json
 

@@ -160,3 +160,41 @@ async def test_dragging_selects_text_and_copies_it() -> None:
         view.post_message(mouse(events.MouseMove, 5, 1))
         view.post_message(mouse(events.MouseUp, 5, 1))
         await until(pilot, lambda: app.clipboard == "line\nsecond", 'app.clipboard == "line\\nsecond"')
+
+
+async def test_the_end_of_a_flood_is_drawn_without_further_input() -> None:
+    program = ("import sys, time; sys.stdout.write(''.join(f'{i}\\n' for i in range(1, 200001)));"
+               "sys.stdout.write('tail-line'); sys.stdout.flush(); time.sleep(60)")
+    app = TermApp(PtyTransport([sys.executable, "-c", program]))
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TerminalView)
+
+        def drawn() -> bool:
+            return (
+                view.term.text_lines()[view.term.y] == "tail-line"
+                and view._frame_handle is None
+                and view._bytes_at_frame == view.bytes_in
+            )
+
+        await until(pilot, drawn, "the last frame covers every byte read")
+        assert view.render_line(view.term.y).text.startswith("tail-line")
+        assert view.term.text_lines()[view.term.y - 1] == "200000"
+
+
+async def test_output_that_stops_brings_the_flood_rate_frame_forward() -> None:
+    from primetui.ui.terminal import view as view_module
+
+    app = TermApp(PtyTransport([sys.executable, "-c", "import time; time.sleep(60)"]))
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TerminalView)
+        await until(pilot, lambda: view.running, "view.running")
+        frames = view.frames
+        view.bytes_in += 10 * view_module._FLOOD_BYTES  # as if a flood had just been read
+        view._last_frame = now = view_module.time.monotonic()
+        view._schedule_frame()
+        flood_due = view._frame_due
+        assert flood_due == pytest.approx(now + 1 / view_module.FLOOD_FPS)
+        view._schedule_frame(prompt=True)  # a short read: the output drained
+        assert view._frame_due < flood_due
+        assert view._frame_due <= max(view_module.time.monotonic() + view_module._PROMPT_DELAY, now + 1 / view_module.FPS)
+        await until(pilot, lambda: view.frames > frames, "view.frames > frames")

@@ -20,9 +20,5 @@ SHELL_MAX_PKTSIZE = 128 * 1024
 The server sends a flood in packets of up to this, so fewer packets (each a decrypt, a MAC check,
 a parse and a wake-up) carry the same bytes."""
 
-SHELL_WINDOW = 512 * 1024
-"""The shell channel's receive window (asyncssh's default is 2 MiB). It is also the client's
-read-ahead, so it bounds how far an echo can lag behind a flood once the server outpaces the
-pane: at 512 KiB a key typed during `seq` echoes in tens of ms instead of over 100 ms, and the
-pane still takes 10+ MB/s (docs/performance.md, "Terminal pane over SSH"). Over a link with
-100 ms round trips it still carries about 5 MB/s of shell output; SFTP has its own channels."""
+# The shell channel's receive window (how far output may run ahead of the pane) is not a constant:
+# primetui.shell.flow sizes it to what the pane consumes.

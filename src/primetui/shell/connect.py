@@ -17,7 +17,8 @@ from typing import Any
 
 import asyncssh
 
-from primetui.shell.algorithms import COMPRESSION_ALGS, ENCRYPTION_ALGS, SHELL_MAX_PKTSIZE, SHELL_WINDOW
+from primetui.shell.algorithms import COMPRESSION_ALGS, ENCRYPTION_ALGS, SHELL_MAX_PKTSIZE
+from primetui.shell.flow import START_WINDOW, ChannelCredit
 from primetui.shell.endpoint import Endpoint, endpoint_of
 from primetui.shell.errors import (
     AuthenticationRefused,
@@ -217,15 +218,18 @@ class ShellProcess:
         self._session = session
         self._process = process
         self._end: ShellEnd | None = None
+        self.credit = ChannelCredit(process)
 
     async def read(self, n: int = _READ) -> bytes:
         if self._end is not None:
             return b""
+        self.credit.before_read()
         try:
             data = await self._process.stdout.read(n)
         except (asyncssh.Error, OSError, asyncio.IncompleteReadError) as exc:
             self._end = ShellEnd(None, classify_loss(exc))
             return b""
+        self.credit.after_read(len(data))
         if not data:
             self._end = await self._finish()
         return data
@@ -284,7 +288,7 @@ async def open_shell(
         locale = {k: v for k, v in os.environ.items() if k in ("LANG", "COLORTERM") or k.startswith("LC_")}
         process = await session.conn.create_process(
             command, term_type=term_type, term_size=(cols, rows), encoding=None, env=locale or (),
-            max_pktsize=SHELL_MAX_PKTSIZE, window=SHELL_WINDOW,
+            max_pktsize=SHELL_MAX_PKTSIZE, window=START_WINDOW,
         )
     except (asyncssh.Error, OSError) as exc:
         raise classify_loss(exc) or ConnectionDropped("Could not start a shell; reconnect and retry.") from exc

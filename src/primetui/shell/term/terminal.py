@@ -174,7 +174,8 @@ class Terminal(Screen):
         # Row by row until the cursor reaches the bottom of a full-screen region.
         i = 0
         k = len(rest)
-        while i < k and not (self.y == self.bottom == self.rows - 1 and self.top == 0):
+        # (A region below a fixed top, like a status line, counts too: its rows leave no history.)
+        while i < k and not (self.y == self.bottom == self.rows - 1):
             self.carriage_return()
             self.linefeed()
             if rest[i]:
@@ -238,6 +239,31 @@ class Terminal(Screen):
 
     def _scroll_in(self, made: list, last_len: int) -> None:
         rows, cols = self.rows, self.cols
+        top = self.top
+        if top:
+            self._scroll_in_region(made, top)
+        else:
+            self._scroll_in_full(made)
+        if last_len >= cols:
+            self.x, self.pending_wrap = cols - 1, True
+        else:
+            self.x, self.pending_wrap = last_len, False
+        self.dirty.update(range(top, rows))
+
+    def _scroll_in_region(self, made: list, top: int) -> None:
+        """Rows in below a region that starts at ``top`` > 0: the rows above it stay, and rows that
+        leave its top are gone (xterm keeps no history for them)."""
+        height = self.rows - top
+        k = len(made)
+        if k >= height:
+            self.lines = self.lines[:top] + made[k - height :]
+        else:
+            self.lines = self.lines[:top] + self.lines[top + k :] + made
+        if self.alt_screen:
+            self._alt_lines = self.lines
+
+    def _scroll_in_full(self, made: list) -> None:
+        rows = self.rows
         k = len(made)
         keep_history = not self.alt_screen and self.scrollback.maxlen
         if k >= rows:
@@ -253,17 +279,18 @@ class Terminal(Screen):
             self.lines = self.lines[k:] + made
         if self.alt_screen:
             self._alt_lines = self.lines
-        if last_len >= cols:
-            self.x, self.pending_wrap = cols - 1, True
-        else:
-            self.x, self.pending_wrap = last_len, False
-        self.dirty.update(range(rows))
 
     def _bulk_scroll(self, rest: list[str]) -> None:
         """Append whole rows below the bottom row, as if each were preceded by CR LF."""
         rows, cols = self.rows, self.cols
         k = len(rest)
         style, fill = self.attr, self.fill
+        if self.top:
+            height = rows - self.top
+            self._scroll_in(
+                [LazyLine(p, cols, style, fill) for p in rest[max(0, k - height) :]], len(rest[-1])
+            )
+            return
         plain = style is fill and style[1] == -1 and style[2] == 0 and style[0] == -1
         keep_history = not self.alt_screen and self.scrollback.maxlen
         if k >= rows:

@@ -34,6 +34,8 @@ from primetui.viewmodel.pane_watchdog import Watchdog
 FPS = 60
 FLOOD_FPS = 20  # while output pours, fewer frames leave the time to the keyboard and the parser
 _FLOOD_BYTES = 1 << 16  # more than this between two frames counts as a flood
+_FULL_READ = 1 << 16  # a transport hands over at most this much at once; less = nothing more was waiting
+_PROMPT_DELAY = 0.003  # a frame for output that stopped: soon, so more of it may still arrive in between
 _SYNC_HOLD = 0.15  # longest we wait for a program's synchronized update (DEC 2026) to finish
 
 _TYPEAHEAD_MAX = 4096  # keys kept while connecting; a stuck connect must not grow without end
@@ -100,6 +102,7 @@ class TerminalView(Widget, can_focus=True):
         self._painter_ready = False
         self._base_style = Style()
         self._frame_handle: Any = None
+        self._frame_due = 0.0
         self._last_frame = 0.0
         self._sync_since: float | None = None
         self._cursor_drawn: tuple[int, int] | None = None
@@ -201,7 +204,9 @@ class TerminalView(Widget, can_focus=True):
                     self.tee(data)
                 elif replies:
                     transport.write(replies.encode())
-                self._schedule_frame()
+                # A short chunk means the program's output has drained for now: draw it promptly
+                # (the end of a flood, an echo) instead of at the flood's frame rate.
+                self._schedule_frame(prompt=len(data) < _FULL_READ)
                 # Let keys and timers in between chunks: a flood must never starve the keyboard.
                 await asyncio.sleep(0)
         except Exception as exc:  # noqa: BLE001
@@ -231,12 +236,22 @@ class TerminalView(Widget, can_focus=True):
             asyncio.get_running_loop().create_task(self.transport.close())
 
     # ---- frames -------------------------------------------------------------------------------
-    def _schedule_frame(self) -> None:
+    def _schedule_frame(self, prompt: bool = False) -> None:
+        """A frame at the frame rate; with ``prompt`` (the output stopped), within a few ms, but
+        never sooner than ``1 / FPS`` after the last one."""
+        now = time.monotonic()
+        if prompt:
+            due = max(now + _PROMPT_DELAY, self._last_frame + 1 / FPS)
+        else:
+            fps = FLOOD_FPS if self.bytes_in - self._bytes_at_frame > _FLOOD_BYTES else FPS
+            due = self._last_frame + 1 / fps
         if self._frame_handle is not None:
-            return
-        fps = FLOOD_FPS if self.bytes_in - self._bytes_at_frame > _FLOOD_BYTES else FPS
-        delay = max(0.001, self._last_frame + 1 / fps - time.monotonic())  # a 0 s timer divides by zero
-        self._frame_handle = self.set_timer(delay, self._frame, name="terminal-frame")
+            if due >= self._frame_due:
+                return
+            self._frame_handle.stop()  # the trailing edge: output stopped, the flood-rate frame is too far off
+        self._frame_due = due
+        # a 0 s timer divides by zero
+        self._frame_handle = self.set_timer(max(0.001, due - now), self._frame, name="terminal-frame")
 
     def _frame(self) -> None:
         self._frame_handle = None
@@ -247,6 +262,7 @@ class TerminalView(Widget, can_focus=True):
             if self._sync_since is None:
                 self._sync_since = now
             if now - self._sync_since < _SYNC_HOLD:
+                self._frame_due = now + 1 / FPS
                 self._frame_handle = self.set_timer(1 / FPS, self._frame, name="terminal-frame")
                 return
         self._sync_since = None

@@ -1,0 +1,84 @@
+"""The shell channel's window (primetui.shell.flow): it follows what the pane consumes."""
+
+from primetui.shell.flow import MAX_WINDOW, MIN_WINDOW, TARGET_SECONDS, ChannelCredit, ReadAhead
+
+KiB = 1024
+
+
+def test_grows_while_the_link_sets_the_pace() -> None:
+    rule = ReadAhead(start=MIN_WINDOW)
+    rule.consumed(64 * KiB, 0.001)  # a fast pane: 64 MB/s
+    sizes = [rule.on_read(held=0, credit=0) for _ in range(10)]
+    assert sizes[:3] == [128 * KiB, 256 * KiB, 512 * KiB]
+    assert sizes[-1] == min(MAX_WINDOW, int(rule.rate * TARGET_SECONDS))
+    assert max(sizes) <= MAX_WINDOW
+
+
+def test_does_not_grow_at_an_idle_prompt() -> None:
+    rule = ReadAhead(start=MIN_WINDOW)
+    for _ in range(10):
+        rule.consumed(5, 0.0001)  # an echo now and then; the server still has its credit
+        assert rule.on_read(held=0, credit=MIN_WINDOW - 5) == MIN_WINDOW
+
+
+def test_shrinks_to_what_the_pane_takes_in_the_target_time_when_it_falls_behind() -> None:
+    rule = ReadAhead(start=2 * 1024 * KiB)
+    for _ in range(20):
+        rule.consumed(64 * KiB, 0.05)  # 1.3 MB/s: 64 KiB in 50 ms
+    assert rule.on_read(held=600 * KiB, credit=0) == max(MIN_WINDOW, int(rule.rate * TARGET_SECONDS))
+    for _ in range(20):
+        rule.consumed(64 * KiB, 0.5)  # a very slow pane
+    assert rule.on_read(held=64 * KiB, credit=0) == MIN_WINDOW
+
+
+def test_a_faster_pane_may_queue_more_but_not_past_the_cap() -> None:
+    rule = ReadAhead(start=MIN_WINDOW)
+    for _ in range(30):
+        rule.consumed(64 * KiB, 0.002)  # 33 MB/s
+        rule.on_read(held=0, credit=0)
+    assert rule.size == min(MAX_WINDOW, int(rule.rate * TARGET_SECONDS))
+    size = rule.size
+    assert rule.on_read(held=10 * KiB, credit=0) == size  # behind by a little: it stays
+
+
+def test_grant_tops_up_only_below_half() -> None:
+    rule = ReadAhead(start=256 * KiB)
+    assert rule.grant(held=100 * KiB, credit=100 * KiB) == 0
+    assert rule.grant(held=64 * KiB, credit=32 * KiB) == 160 * KiB
+    assert rule.grant(held=0, credit=0) == 256 * KiB
+    rule.size = MIN_WINDOW  # shrunk below what is already out: nothing more until it is read
+    assert rule.grant(held=200 * KiB, credit=0) == 0
+
+
+class _Chan:
+    def __init__(self) -> None:
+        self._init_recv_window = 2 * 1024 * KiB
+        self._recv_window = 64 * KiB
+        self._recv_buf: list[tuple[bytes, None]] = []
+        self._send_state = "open"
+        self.adjusts: list[bytes] = []
+
+    def send_packet(self, kind: int, *args: bytes) -> None:
+        self.adjusts.append(b"".join(args))
+
+
+class _Process:
+    def __init__(self) -> None:
+        self._chan = _Chan()
+        self._recv_buf_len = 0
+
+
+def test_channel_credit_takes_the_window_from_asyncssh_and_grants_what_was_read() -> None:
+    process = _Process()
+    credit = ChannelCredit(process)
+    chan = process._chan
+    assert chan._init_recv_window == 0  # asyncssh no longer grants on delivery
+    # The server sent the whole window; the pane read 48 KiB of it, 16 KiB are parked in the channel.
+    chan._recv_window = 0
+    chan._recv_buf = [(b"x" * (16 * KiB), None)]
+    credit.after_read(48 * KiB)
+    assert chan._recv_window == MIN_WINDOW - 16 * KiB
+    assert len(chan.adjusts) == 1
+    # Half the window still out: no packet.
+    credit.after_read(1)
+    assert len(chan.adjusts) == 1
