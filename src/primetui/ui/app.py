@@ -190,7 +190,7 @@ class PrimeApp(App):
         self._remembering = True
         # The one clock tick: staleness counts seconds, so the header's connection text changes
         # with time alone ("stale 21s"). An unchanged text sets the same value: nothing repaints.
-        self.set_interval(1.0, self.update_health)
+        self.set_interval(1.0, self.tick)
         if self.client is None and self.connector is not None:
             from primetui.ui.screens.welcome import WelcomeScreen
 
@@ -227,6 +227,13 @@ class PrimeApp(App):
         return seconds * self.poll_scale
 
     # ---- health and alerts ------------------------------------------------------------------
+    def tick(self) -> None:
+        """Each second: the header's staleness, and the watchers closed widgets left on the app."""
+        from primetui.ui.screens.base import drop_closed_watchers
+
+        self.update_health()
+        drop_closed_watchers(self)
+
     def update_health(self) -> None:
         """Set ``health`` from ``state.connection`` and the clock (the header follows it)."""
         self.health = self.state.connection.describe(self.state.now())
