@@ -211,7 +211,8 @@ class PrimeApp(App):
         """Show the first screen (after a client exists)."""
         from primetui.api.hub import hub_for
 
-        hub_for(self.client).context = self._loop_context
+        if self.client is not None:
+            hub_for(self.client).context = self._loop_context
         self.switch_mode(self.start)
         if self.start_run:
             self.open_run(self.start_run)
