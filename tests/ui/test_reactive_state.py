@@ -203,3 +203,20 @@ async def test_the_components_table_is_redrawn_only_when_the_run_changes():
         assert clears == []
         pane.on_run_update(pane.run.model_copy(update={"status": "RUNNING"}))
         await until(pilot, lambda: clears, "the table redrawn for the new status")
+
+
+async def test_arming_the_editors_close_shows_the_warning_and_disarming_takes_it_away(tmp_path):
+    from editor_helpers import host, settle
+
+    app = host(tmp_path, "max_steps = 1\n")
+    async with app.run_test(size=(100, 24)) as pilot:
+        editor = await settle(pilot)
+        message = editor.query_one("#editor-message", Static)
+        assert "esc again closes" not in shown(message)
+
+        editor.close_armed = editor.text  # as the first esc with unsaved changes does
+
+        await until(pilot, lambda: "esc again closes" in shown(message), "the unsaved-changes warning shown")
+        editor.close_armed = None  # as an edit after the warning does
+        await until(pilot, lambda: "esc again closes" not in shown(message), "the warning taken away")
+        assert editor.note == ""

@@ -122,3 +122,42 @@ def test_one_hub_per_client():
     a, b = FakeClient(), FakeClient()
     assert hub_for(a) is hub_for(a)
     assert hub_for(a) is not hub_for(b)
+
+
+async def test_a_loop_runs_in_the_hubs_context_and_holds_no_closed_subscriber():
+    """A screen that starts a shared follower and closes is not kept by the follower running on."""
+    import contextvars
+    import gc
+    import weakref
+
+    owner: contextvars.ContextVar[object] = contextvars.ContextVar("owner")
+
+    class Screen:
+        def __init__(self) -> None:
+            self.seen: list[object] = []
+            self.sub: object = None
+
+        def on_event(self, event: object) -> None:
+            self.seen.append(event)
+
+    client = FakeClient(status="RUNNING")
+    hub = FollowerHub(client)
+    hub.context = contextvars.copy_context()  # the app's, taken before any screen subscribed
+    first = Screen()
+
+    def subscribe(screen: Screen) -> None:
+        owner.set(screen)  # as Textual's active message pump is the screen in its handlers
+        screen.sub = hub.watch("r1", screen.on_event)  # the first subscriber starts the loop
+
+    contextvars.copy_context().run(subscribe, first)
+    keeper = hub.watch("r1", lambda _event: None)  # another subscriber keeps the follower going
+    seen = first.seen
+    await wait_for(lambda: any(isinstance(e, RunUpdate) for e in seen), "the screen's first run update")
+    first.sub.close()  # the screen closes
+    gone = weakref.ref(first)
+    del first
+    polls = client.calls["get_run"]
+    await wait_for(lambda: client.calls["get_run"] > polls, "another poll after the close", timeout=30)
+    gc.collect()
+    assert gone() is None, "the shared loop kept the closed subscriber"
+    keeper.close()

@@ -23,6 +23,7 @@ imports a UI toolkit; callbacks run on the event loop that subscribed.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import random
 import time
@@ -95,6 +96,17 @@ def _deliver(callback: Callback, item: Any) -> None:
         pass
 
 
+def _fan_out(subscribers: list[Subscription], item: Any) -> None:
+    """Hand ``item`` to every open subscriber.
+
+    A function of its own, not a loop in the poll loop: the loop variable would stay bound in the
+    poll loop's frame while it sleeps, so the last subscriber's callback (a screen's bound method)
+    was held until the next poll, also after that screen closed."""
+    for sub in list(subscribers):
+        if not sub.closed:
+            _deliver(sub.callback, item)
+
+
 class _Shared:
     """A follower of :mod:`primetui.api.followers` whose events go to many subscribers."""
 
@@ -117,7 +129,7 @@ class _Shared:
             _deliver(callback, event)
         self.subscribers.append(sub)
         if self.task is None:
-            self.task = asyncio.ensure_future(self._pump())
+            self.task = self.hub._spawn(self._pump())
         return sub
 
     def _replay(self) -> list[FollowerEvent]:
@@ -137,9 +149,7 @@ class _Shared:
                 self.latest[type(event)] = event
                 if isinstance(event, StateChanged):
                     self.latest.pop(PollFailed, None)
-            for sub in list(self.subscribers):
-                if not sub.closed:
-                    _deliver(sub.callback, event)
+            _fan_out(self.subscribers, event)
 
     def poke(self) -> None:
         self.follower.poke()
@@ -149,7 +159,7 @@ class _Shared:
         if self.follower.done and self.subscribers:
             self.follower = self.make()
             self.latest.pop(Stopped, None)
-            self.task = asyncio.ensure_future(self._pump())
+            self.task = self.hub._spawn(self._pump())
 
     def _leave(self, sub: Subscription) -> None:
         if sub in self.subscribers:
@@ -205,7 +215,7 @@ class Resource:
             _deliver(callback, self.last)
         self.subscribers.append(sub)
         if self.task is None:
-            self.task = asyncio.ensure_future(self._loop())
+            self.task = self.hub._spawn(self._loop())
         else:
             self.poke()
         return sub
@@ -244,9 +254,7 @@ class Resource:
                 result = ResourceResult(error=exc)
                 self.failures += 1
             self.last = result
-            for sub in list(self.subscribers):
-                if not sub.closed:
-                    _deliver(sub.callback, result)
+            _fan_out(self.subscribers, result)
             delay = self.quiet_interval()
             if self.failures:
                 # Transient faults are retried soon (0.5 s, 1 s, 2 s, then every 4 s, never later than
@@ -279,6 +287,17 @@ class FollowerHub:
     def __init__(self, client: Any) -> None:
         self.client = client
         self._live: dict[Hashable, _Shared | Resource] = {}
+        self.context: contextvars.Context | None = None
+        """The context every loop of the hub runs in (a copy of it each); None: the subscriber's.
+
+        A task keeps the context it was started in for as long as it runs: a loop started by a
+        screen's first subscription ran in that screen's context (Textual's active message pump
+        is the screen), so a follower shared on after the screen closed (the runs list still
+        following the run) kept the closed screen alive. A UI sets its app's context here."""
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        context = self.context.copy() if self.context is not None else None
+        return asyncio.get_running_loop().create_task(coro, context=context)
 
     def _forget(self, key: Hashable, owner: Any) -> None:
         if self._live.get(key) is owner:

@@ -7,6 +7,7 @@ is unreachable the last good data stays up with a staleness marker and polling r
 
 from __future__ import annotations
 
+import contextvars
 import os
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -183,9 +184,12 @@ class PrimeApp(App):
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning", timeout=8)
         self._remembering = True
+        # The context the shared followers' loops run in (primetui.api.hub): the app's, not the
+        # context of whichever screen subscribed first, which such a loop would keep alive.
+        self._loop_context = contextvars.copy_context()
         # The one clock tick: staleness counts seconds, so the header's connection text changes
         # with time alone ("stale 21s"). An unchanged text sets the same value: nothing repaints.
-        self.set_interval(1.0, self.update_health)
+        self.set_interval(1.0, self.tick)
         if self.client is None and self.connector is not None:
             from primetui.ui.screens.welcome import WelcomeScreen
 
@@ -200,6 +204,10 @@ class PrimeApp(App):
 
     def begin(self) -> None:
         """Show the first screen (after a client exists)."""
+        from primetui.api.hub import hub_for
+
+        if self.client is not None:
+            hub_for(self.client).context = self._loop_context
         self.switch_mode(self.start)
         if self.start_run:
             self.open_run(self.start_run)
@@ -222,6 +230,13 @@ class PrimeApp(App):
         return seconds * self.poll_scale
 
     # ---- health and alerts ------------------------------------------------------------------
+    def tick(self) -> None:
+        """Each second: the header's staleness, and the watchers closed widgets left on the app."""
+        from primetui.ui.screens.base import drop_closed_watchers
+
+        self.update_health()
+        drop_closed_watchers(self)
+
     def update_health(self) -> None:
         """Set ``health`` from ``state.connection`` and the clock (the header follows it)."""
         self.health = self.state.connection.describe(self.state.now())

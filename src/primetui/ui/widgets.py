@@ -126,6 +126,11 @@ class StatusBar(Static):
         app.theme_changed_signal.subscribe(self, lambda _theme: self.paint(), immediate=True)
         self.paint()
 
+    def on_unmount(self) -> None:
+        # Textual keeps a signal's subscribers in a WeakKeyDictionary whose value (the callback
+        # above) refers to the bar: a closed screen's bar stayed alive until the theme changed.
+        self.app.theme_changed_signal.unsubscribe(self)
+
     def on_click(self) -> None:
         """A click on the header opens the account switcher (whose runs and volumes to show)."""
         action = getattr(self.app, "action_switch_team", None)

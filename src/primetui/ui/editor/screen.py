@@ -19,6 +19,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
+from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
@@ -40,6 +41,7 @@ from primetui.ui.styles import tcss
 VALIDATE_DELAY = 0.15  # seconds of quiet typing before a validation starts
 AUTOSAVE_EVERY = 1.0  # a crash loses at most this much typing (plus one write)
 WATCH_EVERY = 1.0  # seconds between looks at the file on disk (another program may change it)
+CLOSE_ARMED_NOTE = "Unsaved changes: ctrl+s saves, esc again closes (or q outside the text); a draft is kept."
 NOTE_SURVIVES = 1.0  # seconds: a note set by an edit (fix, template, draft) outlives that edit's Changed event
 
 
@@ -81,6 +83,11 @@ class EditorScreen(EditingActions, Screen):
     """The dashboard's letter keys (r v m e t q) stay off here: letters belong to the editor."""
     CSS_PATH = tcss("editor.tcss")
 
+    close_armed: var[str | None] = var(None, init=False)
+    """The text a close with unsaved changes was refused on (the first esc), None while not armed.
+    A second close on that same text closes, whatever order the edits' Changed events arrive in;
+    an edit that changes the text disarms it. Its watcher shows the warning and takes it away."""
+
     class Dispatched(Message):
         """A run was dispatched from the editor."""
 
@@ -116,9 +123,6 @@ class EditorScreen(EditingActions, Screen):
         self._draft_dirty = False
         self._draft_kept = False  # the draft prompt was left with esc: the old draft must survive
         self._timer: Timer | None = None
-        # The text the "unsaved changes" warning was shown for: a second close on that same text
-        # closes, whatever order the edits' Changed events arrive in.
-        self._close_armed_on: str | None = None
         self._note = ""
         self._note_at = 0.0
         self._in_flight = False
@@ -279,6 +283,8 @@ class EditorScreen(EditingActions, Screen):
         if time.monotonic() - self._note_at > NOTE_SURVIVES:
             self.note = ""  # a note outlives only the edit it describes
         self.server_diagnostics = []
+        if self.close_armed is not None and self.close_armed != self.text:
+            self.close_armed = None  # the text changed since the warning: a close asks again
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(VALIDATE_DELAY, self._validate_now)
@@ -737,14 +743,21 @@ class EditorScreen(EditingActions, Screen):
 
     def action_close_editor(self) -> None:
         """Close the editor; with unsaved changes, the first press only says so (a draft is kept)."""
-        if self.modified and self._close_armed_on != self.text:
-            self._close_armed_on = self.text
+        if self.modified and self.close_armed != self.text:
             self._autosave_now()
-            self.note = "Unsaved changes: ctrl+s saves, esc again closes (or q outside the text); a draft is kept."
-            self._refresh_chrome()
+            self.close_armed = self.text  # the watcher shows the warning
             return
         self._autosave_now()
         self.dismiss(None)
+
+    def watch_close_armed(self, armed: str | None) -> None:
+        if armed is not None:
+            self.note = CLOSE_ARMED_NOTE
+        elif self.note == CLOSE_ARMED_NOTE:
+            self.note = ""  # disarmed: the warning no longer holds
+        else:
+            return  # another note replaced the warning already: it stays
+        self._refresh_chrome()
 
     def _autosave_now(self) -> None:
         self._draft_dirty = True

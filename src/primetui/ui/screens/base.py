@@ -16,6 +16,28 @@ if TYPE_CHECKING:
     from primetui.viewmodel.host import DashboardHost
 
 
+def drop_closed_watchers(obj: Any, owner: Any = None) -> int:
+    """Forget the watchers on ``obj``'s reactives whose node is closed (or is ``owner``); returns how many.
+
+    ``self.watch(self.app, ...)`` (a screen's ``watched``, the header's ``health``) keeps
+    ``(node, callback)`` on the watched object, and Textual drops the entry of a closed node only
+    when that very reactive changes: the app's ``watched`` or ``team_label`` may not change for a
+    whole session, so every closed screen (and its widgets, data and panes) stayed reachable from
+    the app. Called as a screen unmounts (``owner``: the screen, not marked closed yet then) and
+    from the app's clock tick (whatever a plain widget left).
+    """
+    watchers = getattr(obj, "__watchers", None)
+    if not watchers:
+        return 0
+    dropped = 0
+    for entries in watchers.values():
+        kept = [(node, callback) for node, callback in entries
+                if node is not owner and not getattr(node, "_closing", False) and not getattr(node, "_closed", False)]
+        dropped += len(entries) - len(kept)
+        entries[:] = kept
+    return dropped
+
+
 class DashboardScreen(Screen):
     """Base screen: subclasses implement ``compose_body`` and ``subscribe``.
 
@@ -107,6 +129,7 @@ class DashboardScreen(Screen):
         for sub in self._subscriptions or ():
             sub.close()
         self._subscriptions = None
+        drop_closed_watchers(self.app, owner=self)
 
     def interval_for(self) -> float:
         """This screen's refresh interval: ``poll_interval`` or the ``[refresh]`` preference (0: none)."""

@@ -144,12 +144,24 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         self._checkpoints_sub = self._subscribe_checkpoints()
         return subs
 
-    def _subscribe_checkpoints(self) -> Any:
-        return self.hub.resource(("checkpoints", self.run_id), self._fetch_checkpoints, self.on_checkpoints,
-                                 interval=self.prime.interval(self.poll_interval, self.refresh_key))
+    def on_unmount(self) -> None:
+        # Held apart from ``_subscriptions`` (a terminal run's is closed and opened again by
+        # ``poll``), so the base class does not close it: left open, the hub kept polling the
+        # checkpoints into this closed screen, and kept the screen.
+        if self._checkpoints_sub is not None:
+            self._checkpoints_sub.close()
+            self._checkpoints_sub = None
 
-    async def _fetch_checkpoints(self) -> Any:
-        return present.items(await self.client.list_checkpoints(self.run_id), "checkpoints")
+    def _subscribe_checkpoints(self) -> Any:
+        client, run_id = self.client, self.run_id
+
+        async def fetch() -> Any:
+            # Not a method: the shared resource keeps the fetch of the screen that created it,
+            # and a bound method would keep that screen once it closed.
+            return present.items(await client.list_checkpoints(run_id), "checkpoints")
+
+        return self.hub.resource(("checkpoints", self.run_id), fetch, self.on_checkpoints,
+                                 interval=self.prime.interval(self.poll_interval, self.refresh_key))
 
     def poll(self) -> None:
         """Refresh now (the refresh key); after a terminal status, look for late checkpoints again."""
