@@ -19,10 +19,12 @@ from textual.widgets import TextArea
 
 from primetui.sft.diagnostics import Diagnostic
 from primetui.ui.editor.bigdoc import adopt_document, adopt_wrap
+from primetui.ui.editor.highlight import LazyHighlights
 
 MARKERS = {"error": "●", "warning": "▲", "hint": "·"}
-# Textual re-highlights the whole document on every edit (O(file) per key): above this many
-# characters (~6,500 lines, ten times any real sft.toml) the text is shown plain.
+# Highlighting is lazy (highlight.py), but tree-sitter still re-parses and Textual still walks the
+# document per edit: above this many characters (~6,500 lines, ten times any real sft.toml) the
+# text is shown plain.
 HIGHLIGHT_LIMIT = 200_000
 _RANK = {"error": 0, "warning": 1, "hint": 2}
 _THEME_VAR = {"error": "error", "warning": "warning", "hint": "accent"}
@@ -62,6 +64,54 @@ class DiagnosticTextArea(TextArea):
     def document(self, value: DocumentBase) -> None:
         adopt_document(value)
         self._document = value
+
+    # -- highlighting: a block at a time where drawn, forgetting only what an edit touched --------
+    _highlighted: object = None  # the document the highlights belong to
+    _highlighted_gutter = -1
+
+    def _build_highlight_map(self) -> None:
+        """Replaces Textual's (query the whole document, forget every rendered line) after each
+        edit: see highlight.py."""
+        highlights = self._highlights
+        if not isinstance(highlights, LazyHighlights):
+            highlights = self._highlights = LazyHighlights(self)
+        document = self.document
+        edits = getattr(document, "edits", None)
+        gutter = self.gutter_width
+        if document is not self._highlighted or not edits or self.soft_wrap or gutter != self._highlighted_gutter:
+            # a new document or language, or rows that all moved or rewrapped: start over
+            highlights.reset()
+            self._line_cache.clear()
+            if edits:
+                edits.clear()
+            self._highlighted, self._highlighted_gutter = document, gutter
+            return
+        rows: set[int] = set()
+        from_row: int | None = None
+        for top, old_bottom, new_bottom, added, changed in edits:
+            rows.update(range(top - 1, max(old_bottom, new_bottom) + 2))  # the edit and its neighbours
+            for first, last in changed:
+                rows.update(range(first, last + 1))
+            if added:
+                from_row = top if from_row is None else min(from_row, top)
+        edits.clear()
+        highlights.forget(rows, from_row)
+        self.forget_rows(rows, from_row)
+
+    def forget_rows(self, rows: set[int], from_row: int | None = None) -> None:
+        """Drop the rendered lines of these document rows (and of every row from ``from_row`` on)
+        from TextArea's line cache; the others are still right (soft wrap is off: a row is a line)."""
+        cache = self._line_cache
+        for key in list(cache.keys()):
+            y = key[2]  # TextArea's key: (size, scroll_x, absolute_y, ...)
+            if y in rows or (from_row is not None and y >= from_row):
+                cache.discard(key)
+
+    def _refresh_size(self) -> None:
+        width = self.virtual_size.width
+        super()._refresh_size()
+        if self.virtual_size.width != width:
+            self._line_cache.clear()  # every line is padded to the widest one
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         # tab is the screen's `editor.indent` binding (a selection is indented, never replaced)
