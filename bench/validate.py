@@ -236,9 +236,11 @@ def echo_times(argv: list[str], env: dict[str, str], line0: str, keys: int = 60,
     return samples
 
 
-def typing_on_pty(keys: int = 60) -> None:
+def typing_on_pty(keys: int = 60, before: str | None = None) -> None:
     """Key-to-echo (median / p95 ms) in the real editor on a pty: the generated 5,000-line file, the
-    walkthrough, and a plain Textual ``TextArea.code_editor`` on the 5,000-line file."""
+    walkthrough, and a plain Textual ``TextArea.code_editor`` on the 5,000-line file; with
+    ``before`` (another checkout's ``src``, e.g. ``git archive COMMIT src | tar -x -C DIR``), that
+    build's editor on the generated file too, in the same run."""
     import os
     import sys
     import tempfile
@@ -248,25 +250,25 @@ def typing_on_pty(keys: int = 60) -> None:
     big = big_config()
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
-        (home / "big").mkdir()
-        (home / "small").mkdir()
-        (home / "big" / "sft.toml").write_text(big)
-        (home / "small" / "sft.toml").write_text(WALKTHROUGH)
         env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
         env.update(HOME=str(home), PRIMETUI_CACHE_DIR=str(home / "cache"))
-        plain_app = str(Path(__file__).resolve().parent / "textarea_app.py")
+        editor = [str(bin_dir / "primetui"), "edit"]
         rows = [
-            (f"editor, generated ({big.count(chr(10)):,} lines, {len(big.encode()) / 1000:.0f} KB)",
-             [str(bin_dir / "primetui"), "edit", str(home / "big" / "sft.toml")], big),
-            (f"editor, walkthrough ({WALKTHROUGH.count(chr(10))} lines)",
-             [str(bin_dir / "primetui"), "edit", str(home / "small" / "sft.toml")], WALKTHROUGH),
+            (f"editor, generated ({big.count(chr(10)):,} lines, {len(big.encode()) / 1000:.0f} KB)", editor, big, {}),
+            (f"editor, walkthrough ({WALKTHROUGH.count(chr(10))} lines)", editor, WALKTHROUGH, {}),
             ("plain Textual TextArea.code_editor (toml), generated file",
-             [sys.executable, plain_app, str(home / "big" / "sft.toml")], big),
+             [sys.executable, str(Path(__file__).resolve().parent / "textarea_app.py")], big, {}),
         ]
+        if before:
+            rows.insert(1, (f"editor before ({before}), generated file", [sys.executable, "-m", "primetui", "edit"], big,
+                            {"PYTHONPATH": before}))
         load0 = os.getloadavg()
         out = []
-        for name, argv, text in rows:
-            s = sorted(echo_times(argv, env, text.split("\n", 1)[0], keys))
+        for n, (name, argv, text, extra) in enumerate(rows):
+            path = home / f"run-{n}" / "sft.toml"  # a file of its own: no draft from an earlier row
+            path.parent.mkdir()
+            path.write_text(text)
+            s = sorted(echo_times(argv + [str(path)], dict(env, **extra), text.split("\n", 1)[0], keys))
             out.append((name, statistics.median(s), s[min(len(s) - 1, int(len(s) * 0.95))], s[-1]))
         load1 = os.getloadavg()
     print(f"| key-to-echo on a pty, {keys} keys at 10/s | median ms | p95 ms | max ms |")
@@ -280,7 +282,8 @@ def main() -> None:
     import sys
 
     if "--typing" in sys.argv[1:]:
-        typing_on_pty()
+        args = sys.argv[1:]
+        typing_on_pty(before=args[args.index("--before") + 1] if "--before" in args else None)
         return
     if "--unknown" in sys.argv[1:]:
         unknown_scaling()
