@@ -9,6 +9,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import TextArea
 
+from primetui.sft.diagnostics import Diagnostic, Span
 from primetui.sft.templates import ONLINE_EVAL
 from primetui.ui.editor.area import DiagnosticTextArea
 from primetui.ui.editor.highlight import BLOCK, LazyHighlights
@@ -154,3 +155,29 @@ async def test_a_new_line_forgets_the_blocks_below_but_queries_only_what_is_draw
         await until(pilot, lambda: 0 in ours._highlights.blocks(), "the top block highlighted again")
         assert far not in ours._highlights.blocks()  # its lines moved down one row
         assert ours._highlights.queries == before + 1
+
+
+async def test_new_diagnostics_redraw_only_the_lines_they_change():
+    app = Pair(big_text(), focus=False)  # no cursor blinking: every redraw is the diagnostics'
+    async with app.run_test(size=(110, 70)) as pilot:
+        ours, _ = areas(app)
+        ours.set_diagnostics([Diagnostic("error", "bad", Span(3, 0, 3, 5), "x"),
+                              Diagnostic("warning", "meh", Span(7, 2, 8, 1), "y")])
+        await quiet(pilot)
+        assert ours.render_line(3).text == ours.render_line(3).text  # drawn, cached
+        rendered: list[int] = []
+        real = ours._render_line
+
+        def counted(y: int):
+            rendered.append(ours.scroll_offset.y + y)
+            return real(y)
+
+        ours._render_line = counted  # type: ignore[method-assign]
+        # line 3's problem is gone, line 7-8's is the same, line 12 gets one
+        ours.set_diagnostics([Diagnostic("warning", "meh", Span(7, 2, 8, 1), "y"),
+                              Diagnostic("hint", "hm", Span(12, 0, 12, 3), "z")])
+        await until(pilot, lambda: {3, 12} <= set(rendered), "lines 3 and 12 redrawn")
+        await quiet(pilot)
+        assert set(rendered) == {3, 12}
+        underlined = [seg for seg in ours.render_line(12) if seg.style and seg.style.underline]
+        assert underlined and not [seg for seg in ours.render_line(3) if seg.style and seg.style.underline]

@@ -2,8 +2,8 @@
 
 Textual's TextArea has no diagnostics API, so this uses its two documented hooks: ``get_line``
 (restyle a line's Text: the underline) and ``render_line`` (post-process the Strip: the gutter
-marker). ``set_diagnostics`` clears the line cache so both show at once. Colours come from the
-app theme's ``$error`` / ``$warning`` / ``$accent`` variables.
+marker). ``set_diagnostics`` drops the lines whose diagnostics changed from the line cache so both
+show at once. Colours come from the app theme's ``$error`` / ``$warning`` / ``$accent`` variables.
 """
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ MARKERS = {"error": "●", "warning": "▲", "hint": "·"}
 HIGHLIGHT_LIMIT = 200_000
 _RANK = {"error": 0, "warning": 1, "hint": 2}
 _THEME_VAR = {"error": "error", "warning": "warning", "hint": "accent"}
+
+
+def _underlines(items) -> list[tuple]:
+    """What ``get_line`` draws of a line's diagnostics."""
+    return [(d.level, d.span.line, d.span.col, d.span.end_line, d.span.end_col) for d in items]
 
 
 class DiagnosticTextArea(TextArea):
@@ -136,8 +141,15 @@ class DiagnosticTextArea(TextArea):
                 by_line.setdefault(line, []).append(d)
         for items in by_line.values():
             items.sort(key=lambda d: _RANK[d.level])
-        self._by_line = by_line
-        self.notify_style_update()
+        before, self._by_line = self._by_line, by_line
+        # redraw only the lines whose underlines changed (a whole-screen redraw after every check
+        # of a big file would land between some key and its echo)
+        changed = {line for line in before.keys() | by_line.keys()
+                   if _underlines(before.get(line, ())) != _underlines(by_line.get(line, ()))}
+        if self.soft_wrap:
+            self._line_cache.clear()
+        else:
+            self.forget_rows(changed)
         self.refresh()
 
     def diagnostics_at_line(self, line: int) -> list[Diagnostic]:
