@@ -96,13 +96,17 @@ async def test_lazy_highlighting_draws_what_whole_document_highlighting_draws():
         for y in (0, BLOCK - 10, 2_500, ours.document.line_count - 40):
             await scrolled(pilot, ours, textual, y)
             same_view(ours, textual)
-        # edits: a character, a new line, a quote that opens a string to the end of the file, undo
+        # edits: a character, a new line, a quote that opens a string to the end of the file, undo, ...
         await scrolled(pilot, ours, textual, BLOCK - 10)
         for edit in (lambda a: a.insert("x", (BLOCK + 2, 3)),
                      lambda a: a.insert("\nk = 1", (BLOCK + 8, 0)),
                      lambda a: a.insert('"""', (BLOCK + 1, 0)),
                      lambda a: a.undo(),
-                     lambda a: a.delete((BLOCK + 3, 0), (BLOCK + 6, 0))):
+                     lambda a: a.delete((BLOCK + 3, 0), (BLOCK + 6, 0)),
+                     # the longest line grows past the widget, then shrinks: every row's padding changes
+                     lambda a: a.insert("y" * 150, (BLOCK + 2, 0)),
+                     lambda a: a.insert("z", (BLOCK + 9, 0)),
+                     lambda a: a.delete((BLOCK + 2, 0), (BLOCK + 2, 150))):
             for area in (ours, textual):
                 area.history.checkpoint()
                 edit(area)

@@ -113,10 +113,11 @@ class DiagnosticTextArea(TextArea):
                 cache.discard(key)
 
     def _refresh_size(self) -> None:
-        width = self.virtual_size.width
+        shown = self.region.width
+        width = max(self.virtual_size.width, shown)
         super()._refresh_size()
-        if self.virtual_size.width != width:
-            self._line_cache.clear()  # every line is padded to the widest one
+        if max(self.virtual_size.width, shown) != width:
+            self._line_cache.clear()  # every line is padded to the widest one (or to the widget)
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         # tab is the screen's `editor.indent` binding (a selection is indented, never replaced)
