@@ -52,6 +52,8 @@ class PtyApp:
         self.reads: list[tuple[float, int]] = []
         self.raw: list[bytes] = []
         """Every read, as read (to see what was repainted)."""
+        self.after_feed: Callable[[float, pyte.Screen], None] | None = None
+        """Called in the reader thread after each read is drawn (its time, the screen), under the lock."""
         pid, fd = pty.fork()
         if pid == 0:  # the child: its stdin/stdout/stderr are the pty's slave side
             try:
@@ -76,6 +78,8 @@ class PtyApp:
                 self.reads.append((time.monotonic(), len(data)))
                 self.raw.append(data)
                 self._stream.feed(data)
+                if self.after_feed is not None:
+                    self.after_feed(self.reads[-1][0], self.screen)
 
     def text(self) -> str:
         with self._lock:

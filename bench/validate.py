@@ -2,7 +2,8 @@
 
 Run: ``uv run python -m bench.validate`` (writes nothing; paste the table into docs/performance.md).
 ``uv run python -m bench.validate --unknown`` times only the growth with unknown tables;
-``--big-typing`` times key presses in a 4.6 MB file.
+``--big-typing`` times key presses in a 4.6 MB file; ``--typing`` times key-to-echo on a real
+terminal (a pty) in the 5,000-line file, beside the walkthrough and a plain Textual TextArea.
 Targets (issue 7): a seed config in <= 20 ms, a 5,000-line file in <= 300 ms, typing stays smooth.
 """
 
@@ -184,9 +185,109 @@ def big_typing(sources: int = 40000, keys: int = 4) -> None:
         print(f"| {name} | {asyncio.run(per_key(make)):.0f} |")
 
 
+def echo_times(argv: list[str], env: dict[str, str], line0: str, keys: int = 60, interval: float = 0.1,
+               pause: float = 0.4) -> list[float]:
+    """Key-to-echo in ms on a pty: ``argv`` shows a file whose first line is ``line0`` with the cursor at
+    its start. Types a marker, then ``keys`` keys at one every ``interval`` seconds in bursts of 20
+    (letters, then as many backspaces) ``pause`` seconds apart, so the editor's debounced check runs
+    and lands while typing goes on; each key's time runs from writing it to the pty to the read after
+    which the screen shows the line as that key leaves it. A key is sent only once the previous one
+    has echoed (so each expected line differs from the one on screen when it is sent)."""
+    import threading
+
+    from bench.ptyapp import PtyApp
+
+    marker = "#zq "
+    tail = line0[:8]
+    with PtyApp(argv, env, cols=120, rows=35) as app:
+        app.wait_for(lambda s: tail in s, label="the file")
+        app.send(marker)
+        app.wait_for(lambda s: marker + tail in s, label="the marker")
+        app.wait_quiet(1.0, timeout=30)
+        typed = ""
+        samples: list[float] = []
+        seen = threading.Event()
+        state: dict = {}
+
+        def check(t: float, screen) -> None:
+            want = state.get("want")
+            if want and not seen.is_set() and any(want in row for row in screen.display):
+                state["at"] = t
+                seen.set()
+
+        app.after_feed = check
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        next_at = time.monotonic()
+        for i in range(keys):
+            forward = (i // 20) % 2 == 0
+            key = letters[i % 20] if forward else "\x7f"
+            typed = typed + key if forward else typed[:-1]
+            if i and i % 20 == 0:
+                next_at += pause
+            now = time.monotonic()
+            if now < next_at:
+                time.sleep(next_at - now)
+            seen.clear()
+            state["want"] = marker + typed + tail
+            t0 = time.monotonic()
+            app.send(key)
+            if not seen.wait(10):
+                raise RuntimeError(f"no echo of key {i} ({key!r}):\n{app.text()}")
+            samples.append((state["at"] - t0) * 1000)
+            next_at = t0 + interval
+        app.after_feed = None
+    return samples
+
+
+def typing_on_pty(keys: int = 60, before: str | None = None) -> None:
+    """Key-to-echo (median / p95 ms) in the real editor on a pty: the generated 5,000-line file, the
+    walkthrough, and a plain Textual ``TextArea.code_editor`` on the 5,000-line file; with
+    ``before`` (another checkout's ``src``, e.g. ``git archive COMMIT src | tar -x -C DIR``), that
+    build's editor on the generated file too, in the same run."""
+    import os
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    bin_dir = Path(sys.executable).parent
+    big = big_config()
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
+        env.update(HOME=str(home), PRIMETUI_CACHE_DIR=str(home / "cache"))
+        editor = [str(bin_dir / "primetui"), "edit"]
+        rows = [
+            (f"editor, generated ({big.count(chr(10)):,} lines, {len(big.encode()) / 1000:.0f} KB)", editor, big, {}),
+            (f"editor, walkthrough ({WALKTHROUGH.count(chr(10))} lines)", editor, WALKTHROUGH, {}),
+            ("plain Textual TextArea.code_editor (toml), generated file",
+             [sys.executable, str(Path(__file__).resolve().parent / "textarea_app.py")], big, {}),
+        ]
+        if before:
+            rows.insert(1, (f"editor before ({before}), generated file", [sys.executable, "-m", "primetui", "edit"], big,
+                            {"PYTHONPATH": before}))
+        load0 = os.getloadavg()
+        out = []
+        for n, (name, argv, text, extra) in enumerate(rows):
+            path = home / f"run-{n}" / "sft.toml"  # a file of its own: no draft from an earlier row
+            path.parent.mkdir()
+            path.write_text(text)
+            s = sorted(echo_times(argv + [str(path)], dict(env, **extra), text.split("\n", 1)[0], keys))
+            out.append((name, statistics.median(s), s[min(len(s) - 1, int(len(s) * 0.95))], s[-1]))
+        load1 = os.getloadavg()
+    print(f"| key-to-echo on a pty, {keys} keys at 10/s in bursts of 20, 0.4 s apart | median ms | p95 ms | max ms |")
+    print("|---|---:|---:|---:|")
+    for name, med, p95, worst in out:
+        print(f"| {name} | {med:.1f} | {p95:.1f} | {worst:.1f} |")
+    print(f"\nload average {load0[0]:.2f} at the start, {load1[0]:.2f} at the end ({os.cpu_count()} cores)")
+
+
 def main() -> None:
     import sys
 
+    if "--typing" in sys.argv[1:]:
+        args = sys.argv[1:]
+        typing_on_pty(before=args[args.index("--before") + 1] if "--before" in args else None)
+        return
     if "--unknown" in sys.argv[1:]:
         unknown_scaling()
         return

@@ -2,8 +2,8 @@
 
 Textual's TextArea has no diagnostics API, so this uses its two documented hooks: ``get_line``
 (restyle a line's Text: the underline) and ``render_line`` (post-process the Strip: the gutter
-marker). ``set_diagnostics`` clears the line cache so both show at once. Colours come from the
-app theme's ``$error`` / ``$warning`` / ``$accent`` variables.
+marker). ``set_diagnostics`` drops the lines whose diagnostics changed from the line cache so both
+show at once. Colours come from the app theme's ``$error`` / ``$warning`` / ``$accent`` variables.
 """
 
 from __future__ import annotations
@@ -19,13 +19,20 @@ from textual.widgets import TextArea
 
 from primetui.sft.diagnostics import Diagnostic
 from primetui.ui.editor.bigdoc import adopt_document, adopt_wrap
+from primetui.ui.editor.highlight import LazyHighlights
 
 MARKERS = {"error": "●", "warning": "▲", "hint": "·"}
-# Textual re-highlights the whole document on every edit (O(file) per key): above this many
-# characters (~6,500 lines, ten times any real sft.toml) the text is shown plain.
+# Highlighting is lazy (highlight.py), but tree-sitter still re-parses and Textual still walks the
+# document per edit: above this many characters (~6,500 lines, ten times any real sft.toml) the
+# text is shown plain.
 HIGHLIGHT_LIMIT = 200_000
 _RANK = {"error": 0, "warning": 1, "hint": 2}
 _THEME_VAR = {"error": "error", "warning": "warning", "hint": "accent"}
+
+
+def _underlines(items) -> list[tuple]:
+    """What ``get_line`` draws of a line's diagnostics."""
+    return [(d.level, d.span.line, d.span.col, d.span.end_line, d.span.end_col) for d in items]
 
 
 class DiagnosticTextArea(TextArea):
@@ -63,6 +70,55 @@ class DiagnosticTextArea(TextArea):
         adopt_document(value)
         self._document = value
 
+    # -- highlighting: a block at a time where drawn, forgetting only what an edit touched --------
+    _highlighted: object = None  # the document the highlights belong to
+    _highlighted_gutter = -1
+
+    def _build_highlight_map(self) -> None:
+        """Replaces Textual's (query the whole document, forget every rendered line) after each
+        edit: see highlight.py."""
+        highlights = self._highlights
+        if not isinstance(highlights, LazyHighlights):
+            highlights = self._highlights = LazyHighlights(self)
+        document = self.document
+        edits = getattr(document, "edits", None)
+        gutter = self.gutter_width
+        if document is not self._highlighted or not edits or self.soft_wrap or gutter != self._highlighted_gutter:
+            # a new document or language, or rows that all moved or rewrapped: start over
+            highlights.reset()
+            self._line_cache.clear()
+            if edits:
+                edits.clear()
+            self._highlighted, self._highlighted_gutter = document, gutter
+            return
+        rows: set[int] = set()
+        from_row: int | None = None
+        for top, old_bottom, new_bottom, added, changed in edits:
+            rows.update(range(top - 1, max(old_bottom, new_bottom) + 2))  # the edit and its neighbours
+            for first, last in changed:
+                rows.update(range(first, last + 1))
+            if added:
+                from_row = top if from_row is None else min(from_row, top)
+        edits.clear()
+        highlights.forget(rows, from_row)
+        self.forget_rows(rows, from_row)
+
+    def forget_rows(self, rows: set[int], from_row: int | None = None) -> None:
+        """Drop the rendered lines of these document rows (and of every row from ``from_row`` on)
+        from TextArea's line cache; the others are still right (soft wrap is off: a row is a line)."""
+        cache = self._line_cache
+        for key in list(cache.keys()):
+            y = key[2]  # TextArea's key: (size, scroll_x, absolute_y, ...)
+            if y in rows or (from_row is not None and y >= from_row):
+                cache.discard(key)
+
+    def _refresh_size(self) -> None:
+        shown = self.region.width
+        width = max(self.virtual_size.width, shown)
+        super()._refresh_size()
+        if max(self.virtual_size.width, shown) != width:
+            self._line_cache.clear()  # every line is padded to the widest one (or to the widget)
+
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         # tab is the screen's `editor.indent` binding (a selection is indented, never replaced)
         return False if key == "tab" else super().check_consume_key(key, character)
@@ -86,8 +142,15 @@ class DiagnosticTextArea(TextArea):
                 by_line.setdefault(line, []).append(d)
         for items in by_line.values():
             items.sort(key=lambda d: _RANK[d.level])
-        self._by_line = by_line
-        self.notify_style_update()
+        before, self._by_line = self._by_line, by_line
+        # redraw only the lines whose underlines changed (a whole-screen redraw after every check
+        # of a big file would land between some key and its echo)
+        changed = {line for line in before.keys() | by_line.keys()
+                   if _underlines(before.get(line, ())) != _underlines(by_line.get(line, ()))}
+        if self.soft_wrap:
+            self._line_cache.clear()
+        else:
+            self.forget_rows(changed)
         self.refresh()
 
     def diagnostics_at_line(self, line: int) -> list[Diagnostic]:

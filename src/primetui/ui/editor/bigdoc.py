@@ -26,6 +26,9 @@ def _cached(base: type) -> type:
         _text_cache: str | None = None
         _widths: list[int] | None = None
         _widths_tab: int = -1
+        edits: list[tuple[int, int, int, int, list[tuple[int, int]]]]
+        """Per edit since the text area last looked (syntax-aware documents only): top row, old
+        bottom row, new bottom row, lines added (negative: removed), rows whose syntax changed."""
 
         @property
         def text(self) -> str:
@@ -43,7 +46,15 @@ def _cached(base: type) -> type:
         def replace_range(self, start: Location, end: Location, text: str) -> EditResult:
             self._text_cache = None
             before = len(self._lines)
+            old_tree = getattr(self, "_syntax_tree", None)
             result: EditResult = super().replace_range(start, end, text)
+            if old_tree is not None:
+                # what the text area's highlights must forget (highlight.py): the rows the edit
+                # spans, whether rows moved, and the rows whose syntax changed (old_tree was
+                # edited in place before the re-parse, as changed_ranges wants)
+                changed = [(r.start_point[0], r.end_point[0]) for r in old_tree.changed_ranges(self._syntax_tree)]
+                top, bottom = min(start, end)[0], max(start, end)[0]
+                self.edits.append((top, bottom, result.end_location[0], len(self._lines) - before, changed))
             widths = self._widths
             if widths is not None:
                 lines = self._lines
@@ -67,6 +78,7 @@ def adopt_document(document: object) -> None:
     cls = type(document)
     if not isinstance(document, Document) or cls in _SUBCLASSES.values():
         return
+    document.edits = []
     sub = _SUBCLASSES.get(cls)
     if sub is None:
         sub = _SUBCLASSES[cls] = _cached(cls)
