@@ -134,7 +134,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             return
         from primetui.viewmodel import cache
 
-        losses = {rid: [(s, r["loss/mean"]) for s, r in sorted(p.rows.items()) if isinstance(r.get("loss/mean"), (int, float))] for rid, p in state.progress.items()}
+        losses = {rid: p.loss_points(cache.MAX_LOSSES) for rid, p in state.progress.items()}  # kept in step order: no sort
         ids = {str(present.field(r, "id")) for r in state.runs}
         cache.save_runs(base_url, state.runs, {k: v for k, v in losses.items() if k in ids}, state.now().isoformat())
 
