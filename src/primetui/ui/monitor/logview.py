@@ -30,6 +30,7 @@ from textual.strip import Strip
 from primetui.config.fileio import atomic_write
 from primetui.monitor_core import lines as L
 from primetui.monitor_core.filters import LogQuery, Matcher, QueryError, apply_filter, error_starts, text_matches
+from primetui.ui.widgets import displayed
 
 _LEVEL_CLASS = {
     L.TRACE: "logview--debug",
@@ -227,7 +228,15 @@ class LogView(ScrollView, can_focus=True):
     def _update_virtual_size(self) -> None:
         self._size_stale = False
         width = 0 if self.wrap else self.source.max_width + (len(max(self.source_names or [""], key=len)) + 3 if self.source_names else 0)
-        self.virtual_size = Size(width, self.row_count)
+        size = Size(width, self.row_count)
+        if size == self.virtual_size:
+            return
+        # Not ``self.virtual_size = size``: that reactive lays the whole screen out again, on every
+        # batch of lines, though the view's own size never depends on it (it is 1fr high). Only
+        # the scroll range and the scrollbars follow it; a scrollbar that appears or goes still
+        # asks for a layout (its own reactive does).
+        self.set_reactive(LogView.virtual_size, size)
+        self._scroll_update(size)
 
     @property
     def at_bottom(self) -> bool:
@@ -240,6 +249,9 @@ class LogView(ScrollView, can_focus=True):
     def on_mount(self) -> None:
         self._update_virtual_size()
         self.scroll_end(animate=False, immediate=True, x_axis=False, force=True)
+
+    def on_show(self) -> None:
+        self._catch_up()
 
     def on_resize(self) -> None:
         # A tab that was hidden while lines arrived had no size to scroll in: catch up now.
@@ -255,8 +267,27 @@ class LogView(ScrollView, can_focus=True):
         self._frame_key = None
 
     # ---- data -------------------------------------------------------------------------------
+    _behind = False
+    """Lines arrived while the view was not on screen (another tab shown): taken in when it is shown."""
+
     def data_changed(self) -> None:
-        """The source gained (or dropped) lines: extend the row map, hits, and follow the tail."""
+        """The source gained (or dropped) lines: extend the row map, hits, and follow the tail.
+
+        A view not on screen (its tab is not the one shown) only notes it: the lines are taken in
+        (row map, hits, scroll range, status) when it is shown again.
+        """
+        if not displayed(self):
+            self._behind = True
+            return
+        self._take_in()
+
+    def _catch_up(self) -> None:
+        """Take in lines that arrived while the view was hidden (before a query, a jump, a save)."""
+        if self._behind:
+            self._take_in()
+
+    def _take_in(self) -> None:
+        self._behind = False
         was_bottom = self._stick
         source = self.source
         reorders = getattr(source, "reorders", 0)
@@ -352,6 +383,7 @@ class LogView(ScrollView, can_focus=True):
     # ---- queries ----------------------------------------------------------------------------
     def set_filter(self, text: str | None = None, min_level: int | None = None) -> None:
         """Show only lines matching ``text`` (query syntax) at or above ``min_level``."""
+        self._catch_up()
         if min_level is not None:
             self.min_level = min_level
         current = self.filter_query
@@ -392,6 +424,7 @@ class LogView(ScrollView, can_focus=True):
 
     def set_search(self, text: str) -> None:
         """Highlight every match of ``text`` and jump to the first one after the pointer."""
+        self._catch_up()
         if not text:
             self.search_query = None
             self._search_text_re = None
@@ -434,6 +467,7 @@ class LogView(ScrollView, can_focus=True):
 
     def goto_line(self, g: int) -> None:
         """Point at source line ``g`` (the step cursor, an anomaly); a filtered-out line clears the filter."""
+        self._catch_up()
         if self.rows is not None and not np.isin(g, self.rows):
             self.set_filter("", 0)
         self._goto_global(g)
@@ -650,6 +684,7 @@ class LogView(ScrollView, can_focus=True):
 
     def save_to(self, path: str) -> int:
         """Write the lines in view (filtered or all) to ``path``; returns how many."""
+        self._catch_up()
         lines = [self._plain(self.global_index(row)) + "\n" for row in range(self.row_count)]
         atomic_write(Path(path), "".join(lines))
         return len(lines)
