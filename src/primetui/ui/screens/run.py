@@ -127,7 +127,9 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
                     yield Static("Checkpoints", classes="hint")
                     yield SafeTable(id="run-checkpoints", cursor_type="row")
             with TabPane("Config", id="tab-config"):
-                yield TextArea.code_editor("", language="toml", read_only=True, id="run-config")
+                config = TextArea.code_editor("", language="toml", read_only=True, id="run-config")
+                config.cursor_blink = False  # read-only: a blinking cursor repaints an idle tab twice a second
+                yield config
 
     def on_mount(self) -> None:
         table = self.query_one("#run-checkpoints", DataTable)
