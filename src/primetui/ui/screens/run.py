@@ -236,9 +236,11 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         self.title = clean(f"Run {row.name or row.id}")
         if self._on_screen(self.query_one("#tab-overview", TabPane)):
             update_static(summary, self.summary_renderable(run, row, progress))
+            self.render_checkpoints(row)
         else:
-            self._summary_behind = True  # drawn when the Overview tab is shown (a hidden layout still reflows)
-        self.render_checkpoints(row)
+            # Drawn when the Overview tab is shown (a hidden layout still reflows): the summary and
+            # the checkpoints, whose best-eval mark reads every metric row.
+            self._summary_behind = True
         if not self._config_shown:
             self.query_one("#run-config", TextArea).load_text(config_toml(run))
             self._config_shown = True
