@@ -322,8 +322,8 @@ class LogView(ScrollView, can_focus=True):
         added = max(0, end - start)
         self._seen_end = end
         if unmoved:
-            # A new scroll range would repaint the whole view (Textual lays a widget out again
-            # when its virtual size changes) to draw the same rows: it waits for the next scroll.
+            # A new scroll range would only move the scrollbar's thumb (a repaint) while the same
+            # rows stay on screen: it waits for the next scroll.
             self._size_stale = True
         else:
             self._update_virtual_size()
