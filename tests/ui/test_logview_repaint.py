@@ -103,7 +103,7 @@ async def test_following_new_lines_lay_nothing_out():
         counts = counting(view)
         for i in range(5):
             pane.ingest("trainer", [f"20:40:0{i}    INFO batch {i}"])
-            await until(pilot, lambda: f"batch {i}" in screen_text(app), timeout=20, what=f"batch {i} drawn")
+            await until(pilot, lambda i=i: f"batch {i}" in screen_text(app), timeout=20, what=f"batch {i} drawn")
         await pilot.pause(0.1)
         assert view.following and view.virtual_size.height == len(LINES) + 5
         assert layouts == []  # not one layout pass for five batches
@@ -123,7 +123,7 @@ async def test_a_log_tab_not_shown_does_no_drawing_and_catches_up_when_shown():
         counts = counting(merged)
         for i in range(3):
             pane.ingest("trainer", LINES[50 + 10 * i:60 + 10 * i])
-            await until(pilot, lambda: f"row {59 + 10 * i:04d}" in screen_text(app), timeout=20, what="the batch drawn")
+            await until(pilot, lambda i=i: f"row {59 + 10 * i:04d}" in screen_text(app), timeout=20, what="the batch drawn")
         await pilot.pause(0.1)
         assert counts == {"lines": 0, "refresh": 0}  # the hidden view rendered and asked for nothing
         assert layouts == []
