@@ -11,8 +11,13 @@ bench/ptyapp.py). For each scene it waits until the screen shows it and the firs
 and its CPU time (/proc/PID/stat). Scenes:
 
   a  the runs list, only finished runs          d  the Logs tab of a running run, 10 lines/s added
-  b  a finished run's Overview                  e  the Charts tab of that running run
-  c  the Volumes screen                         f  the shell pane idle at a prompt
+  b  a finished run's Overview                  s  that Logs tab scrolled back (not following)
+  c  the Volumes screen                         e  the Charts tab of that running run
+  f  the shell pane idle at a prompt
+
+(s) must change nothing on screen but the status line's count of new lines; (e) is measured twice,
+while points arrive and with the trainer stopped (SIGSTOP, so no point arrives): then it must write
+nothing at all.
 
 Baselines, in the same invocation and the same pty: a bare Textual app (Header, DataTable, Footer;
 bench/bare_app.py) for a, b, c and f, and ``prime train logs -f`` (the official CLI) on the same
@@ -27,6 +32,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -76,6 +82,35 @@ def scene(argv: list[str], env: dict[str, str], seconds: float, shown, keys=(), 
         return app.measure(seconds), app.text()
 
 
+def trainer_pid(run_id: str) -> int:
+    """The local trainer process of ``run_id`` (``python -m primetui.local.trainer --run-dir .../<run_id>``)."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if b"primetui.local.trainer" in argv and any(a.rstrip(b"/").endswith(run_id.encode()) for a in argv):
+            return int(entry)
+    raise RuntimeError(f"no trainer process for run {run_id}")
+
+
+@contextlib.contextmanager
+def stopped(pid: int):
+    """The process stopped (SIGSTOP) for the duration, then continued."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def changed_rows(before: str, after: str) -> list[str]:
+    """The screen rows that differ between two captures (as they read after)."""
+    return [b for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
+
+
 def frames(w: Window) -> int:
     """Bursts of output at least 50 ms apart: one repaint of the screen (or of part of it) each."""
     count, last = 0, -1.0
@@ -97,7 +132,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=30.0, help="length of each measured window")
     ap.add_argument("--write", action="store_true", help="replace the section in docs/performance.md")
-    ap.add_argument("--scenes", default="abcdef")
+    ap.add_argument("--scenes", default="abcdsef")
     args = ap.parse_args()
     from primetui.local.logflood import LogFlood
     from primetui.local.testing import LocalPlatform
@@ -134,7 +169,7 @@ def main() -> None:
             except RuntimeError as exc:
                 notes.append(f"(f) not measured: {str(exc).splitlines()[0]}")
                 print(exc, file=sys.stderr)
-        if "d" in args.scenes or "e" in args.scenes:
+        if any(x in args.scenes for x in "dse"):
             live = asyncio.run(running_run(lp))
             with LogFlood(Path(lp.data_dir) / "runs" / live, rate=10, tag="bench") as flood:
                 time.sleep(3)
@@ -143,9 +178,36 @@ def main() -> None:
                     cli, _ = scene([str(BIN / "prime"), "train", "logs", live, "-f"], env, secs, has("flood bench"), label="prime train logs -f")
                     rows.append(row("(d) Logs tab, following, 10 lines/s", w, cli, "`prime train logs -f`",
                                     "CPU ≤ 2 %; ≤ 10 KB/s; ≤ 2 repaints/s"))
+                if "s" in args.scenes:
+                    with PtyApp([exe, "run", live], env) as app:
+                        app.wait_for(has("RUNNING"), label="the run")
+                        app.send("3")
+                        app.wait_for(has("flood bench"), label="the log")
+                        app.wait_quiet(SETTLE, timeout=60)
+                        for key in ("\x1b[A", "\x1b[5~", "\x1b[5~"):  # up, page up twice: scrolled back
+                            app.send(key)
+                        app.wait_for(has("○ scrolled"), label="the log scrolled back")
+                        app.wait_quiet(SETTLE, timeout=60)
+                        before = app.text()
+                        w = app.measure(secs)
+                        moved = changed_rows(before, app.text())
+                    rows.append(row("(s) Logs tab scrolled back, 10 lines/s", w, None, "",
+                                    "only the status line's count changes"))
+                    notes.append(f"(s) screen rows that changed over the window: {len(moved)}"
+                                 + (f" ({'; '.join(r.strip()[:60] for r in moved)})" if moved else ""))
                 if "e" in args.scenes:
-                    w, _ = scene([exe, "run", live], env, secs, has("RUNNING"), [("4", has("loss"), "the charts")])
+                    with PtyApp([exe, "run", live], env) as app:
+                        app.wait_for(has("RUNNING"), label="the run")
+                        app.send("4")
+                        app.wait_for(has("loss"), label="the charts")
+                        app.wait_quiet(SETTLE, timeout=60)
+                        w = app.measure(secs)
+                        with stopped(trainer_pid(live)):
+                            time.sleep(SETTLE + 5)  # points already written are read by the next poll (5 s)
+                            still = app.measure(secs)
                     rows.append(row("(e) Charts tab of the running run", w, None, "", "repaints only when a point arrives"))
+                    rows.append(row("(e) same, trainer stopped (SIGSTOP): no point arrives", still, None, "",
+                                    "0 B in 0 frames"))
                 notes.append(f"flood lines written during the bench: {flood.written:,}")
     load_end = os.getloadavg()
     text = "\n".join([

@@ -75,3 +75,60 @@ async def test_scrolled_back_new_lines_change_only_the_count():
         await pilot.press("end")
         await until(pilot, lambda: "one new line" in screen_text(app), timeout=20, what="end shows the new line")
         assert view.following
+
+
+def counting_layouts(app) -> list[bool]:  # type: ignore[no-untyped-def]
+    """Every layout pass of the screen from now on (each reflows every widget on it)."""
+    calls: list[bool] = []
+    real = app.screen._refresh_layout
+
+    def counted(size=None, scroll=False):  # type: ignore[no-untyped-def]
+        calls.append(scroll)
+        return real(size, scroll)
+
+    app.screen._refresh_layout = counted
+    return calls
+
+
+async def test_following_new_lines_lay_nothing_out():
+    # Issue 30: setting the view's virtual size laid the whole screen out again on every batch.
+    app = PaneApp(lambda: LogsPane(None, RUN, follow=False))
+    async with app.run_test(size=(100, 20)) as pilot:
+        pane = app.query_one(LogsPane)
+        view = pane.tabs["trainer"].view
+        pane.ingest("trainer", LINES)
+        await until(pilot, lambda: "row 0099" in screen_text(app), timeout=20, what="the tail drawn")
+        await pilot.pause(0.1)
+        layouts = counting_layouts(app)
+        counts = counting(view)
+        for i in range(5):
+            pane.ingest("trainer", [f"20:40:0{i}    INFO batch {i}"])
+            await until(pilot, lambda i=i: f"batch {i}" in screen_text(app), timeout=20, what=f"batch {i} drawn")
+        await pilot.pause(0.1)
+        assert view.following and view.virtual_size.height == len(LINES) + 5
+        assert layouts == []  # not one layout pass for five batches
+        assert counts["refresh"] <= 10  # the new data and the scroll to the end ask; Textual paints the view once
+        assert counts["lines"] == 5
+
+
+async def test_a_log_tab_not_shown_does_no_drawing_and_catches_up_when_shown():
+    app = PaneApp(lambda: LogsPane(None, RUN, follow=False))
+    async with app.run_test(size=(100, 20)) as pilot:
+        pane = app.query_one(LogsPane)
+        merged = pane.tabs["all"].view  # the "all" tab: not the one shown
+        pane.ingest("trainer", LINES[:50])
+        await until(pilot, lambda: "row 0049" in screen_text(app), timeout=20, what="the trainer tab drawn")
+        await pilot.pause(0.1)
+        layouts = counting_layouts(app)
+        counts = counting(merged)
+        for i in range(3):
+            pane.ingest("trainer", LINES[50 + 10 * i:60 + 10 * i])
+            await until(pilot, lambda i=i: f"row {59 + 10 * i:04d}" in screen_text(app), timeout=20, what="the batch drawn")
+        await pilot.pause(0.1)
+        assert counts == {"lines": 0, "refresh": 0}  # the hidden view rendered and asked for nothing
+        assert layouts == []
+        pane.query_one("TabbedContent").active = "log-all"
+        await until(pilot, lambda: "row 0079" in screen_text(app), timeout=20, what="the all tab shows every line")
+        await until(pilot, lambda: merged.virtual_size.height == 80, timeout=20, what="its scroll range counts them")
+        assert merged.following
+        assert "80 lines" in screen_text(app)

@@ -198,11 +198,25 @@ async def test_the_components_table_is_redrawn_only_when_the_run_changes():
         clears: list[object] = []
         real = table.clear
         table.clear = lambda *a, **k: (clears.append(a), real(*a, **k))[1]  # type: ignore[method-assign]
+        app.screen.query_one("#run-tabs").active = "tab-components"
+        await until(pilot, lambda: pane.query_one(DataTable).region.height > 0, "the components tab shown")
+        await quiet(pilot)
+        clears.clear()  # drawn as it is first shown
         pane.on_run_update(pane.run.model_copy())  # each run poll brings the run again
         await quiet(pilot)
         assert clears == []
         pane.on_run_update(pane.run.model_copy(update={"status": "RUNNING"}))
         await until(pilot, lambda: clears, "the table redrawn for the new status")
+        # Another tab shown: a new status waits for the components tab (no table rebuilt unseen).
+        clears.clear()
+        app.screen.query_one("#run-tabs").active = "tab-overview"
+        await quiet(pilot)
+        pane.on_run_update(pane.run.model_copy(update={"status": "STOPPED"}))
+        await quiet(pilot)
+        assert clears == []
+        app.screen.query_one("#run-tabs").active = "tab-components"
+        await until(pilot, lambda: clears, "the table drawn when its tab is shown")
+        assert "stopped" in str(table.get_row_at(0))
 
 
 async def test_arming_the_editors_close_shows_the_warning_and_disarming_takes_it_away(tmp_path):

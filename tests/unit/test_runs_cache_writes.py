@@ -22,3 +22,30 @@ def test_the_same_runs_are_not_written_again(tmp_path, monkeypatch):
     cache.save_runs("http://127.0.0.1:1", runs, {"r1": [(1, 5.5), (2, 5.4)]}, "2026-12-03T10:00:10")
     assert os.stat(path).st_mtime_ns != 1
     assert cache.load_runs("http://127.0.0.1:1")["losses"] == {"r1": [[1, 5.5], [2, 5.4]]}
+
+
+def test_a_running_runs_new_losses_are_written_at_most_every_30_s(monkeypatch):
+    import time
+    from types import SimpleNamespace
+
+    from primetui.ui.screens import runs as runs_screen
+
+    timers: list[float] = []
+    stopped: list[float] = []
+
+    def set_timer(delay, callback):  # type: ignore[no-untyped-def]
+        timers.append(delay)
+        return SimpleNamespace(stop=lambda: stopped.append(delay))
+
+    screen = SimpleNamespace(_save_timer=None, _save_held=False, _saved_at=float("-inf"), _save_cache_if_alive=None,
+                             app=SimpleNamespace(set_timer=set_timer))
+    save_soon = runs_screen.RunsScreen._save_soon
+    save_soon(screen)  # never written: soon (rows settle for 0.5 s)
+    assert timers == [0.5] and not screen._save_held
+    save_soon(screen)  # more rows within the 0.5 s: the wait starts again
+    assert timers == [0.5, 0.5] and stopped == [0.5]
+    screen._save_timer, screen._saved_at = None, time.monotonic()  # it was written just now
+    save_soon(screen)
+    assert 29 < timers[-1] <= runs_screen.LOSSES_SAVE_EVERY and screen._save_held
+    save_soon(screen)  # the next poll's rows: the save already due writes them too
+    assert len(timers) == 3 and len(stopped) == 1

@@ -45,9 +45,10 @@ def panel_owners() -> list[tuple[str, type]]:
             pkg = importlib.import_module(package)
         except Exception:  # noqa: BLE001 - a package that is not there has no keys to list
             continue
-        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        # Subpackages too (the log view is one): a class is listed from the module that defines it.
+        for info in sorted(pkgutil.walk_packages(pkg.__path__, prefix=f"{package}."), key=lambda m: m.name):
             try:
-                module = importlib.import_module(f"{package}.{info.name}")
+                module = importlib.import_module(info.name)
             except Exception:  # noqa: BLE001
                 continue
             for _, cls in inspect.getmembers(module, inspect.isclass):

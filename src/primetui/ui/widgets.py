@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from primetui.ui.safe import clean, plain
@@ -62,6 +62,25 @@ def seen(screen) -> bool:  # type: ignore[no-untyped-def]
     if screen not in stack:
         return False
     return all(above.styles.background.a < 1 for above in stack[stack.index(screen) + 1:])
+
+
+def displayed(widget) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``widget`` is on screen: attached, it and every container above it displayed (a
+    TabPane not shown is ``display: none``), on a screen that can be seen (``seen``).
+
+    A widget that is not shown need not draw: Textual lays the screen out again for a hidden
+    widget whose virtual size changes, and it still renders what a hidden widget refreshes the
+    next time it is shown anyway. Work skipped while hidden is caught up when the widget is shown
+    (its ``Show`` event).
+    """
+    if not widget.is_attached:
+        return False
+    node = widget
+    while node is not None and not isinstance(node, Screen):
+        if not node.display:
+            return False
+        node = node.parent
+    return node is not None and seen(node)
 
 
 def content_key(content: object, widget: Static | None = None) -> object:

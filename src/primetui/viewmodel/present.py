@@ -10,6 +10,7 @@ Every function takes wire models from :mod:`primetui.api.models` but reads them 
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import shlex
@@ -151,7 +152,7 @@ def step_bar(step: int | None, max_steps: int | None, width: int = 10) -> str:
 
 def sparkline(values: Sequence[float], width: int = 12) -> str:
     """Unicode sparkline of the last ``width`` finite values (NaN/Inf shown as ``!``)."""
-    tail = list(values)[-width:]
+    tail = values[-width:] if isinstance(values, (list, tuple)) else list(values)[-width:]
     finite = [v for v in tail if isinstance(v, (int, float)) and math.isfinite(v)]
     if not finite:
         return "!" * len(tail) if tail else ""
@@ -183,15 +184,36 @@ def status_label(status: str) -> str:
     return f"{RUN_STATUS_GLYPH.get(status, '?')} {status}"
 
 
+def _is_loss(value: Any) -> bool:
+    return isinstance(value, (int, float))
+
+
 @dataclass
 class RunProgress:
     """Per-run live numbers gathered from metrics (R10): last step and the loss series.
 
     Rows are merged by step, so a row that arrives late for a step it already has (eval rows,
     the teardown row) updates it instead of duplicating it.
+
+    The steps and the losses are kept in step order as rows arrive (a row for a new last step is
+    appended; a late one is inserted where it belongs), so the last step, the last loss and the
+    loss series cost nothing per poll however long the run (100,000 steps: sorting them took
+    ~50 ms per poll). ``rows`` is for reading: add rows with :meth:`extend`.
     """
 
     rows: dict[int, dict[str, Any]] = dc_field(default_factory=dict)
+    _loss_steps: list[int] = dc_field(default_factory=list, init=False, repr=False, compare=False)
+    _loss_values: list[float] = dc_field(default_factory=list, init=False, repr=False, compare=False)
+    _max_step: int | None = dc_field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.rows:
+            self._max_step = max(self.rows)
+            for step in sorted(self.rows):
+                value = self.rows[step].get("loss/mean")
+                if _is_loss(value):
+                    self._loss_steps.append(step)
+                    self._loss_values.append(value)
 
     @classmethod
     def from_metric_rows(cls, rows: Iterable[dict[str, Any]]) -> "RunProgress":
@@ -203,24 +225,58 @@ class RunProgress:
     def extend(self, rows: Iterable[dict[str, Any]]) -> None:
         """Rows from the wire boundary (``primetui.api.boundary.metric_rows``): each has an int step."""
         for row in rows:
-            self.rows.setdefault(row["step"], {}).update(row)
+            step = row["step"]
+            merged = self.rows.setdefault(step, {})
+            merged.update(row)
+            if self._max_step is None or step > self._max_step:
+                self._max_step = step
+            if "loss/mean" in row:
+                self._set_loss(step, merged["loss/mean"])
+
+    def _set_loss(self, step: int, value: Any) -> None:
+        steps = self._loss_steps
+        if not steps or step > steps[-1]:  # the usual case: the next step
+            if _is_loss(value):
+                steps.append(step)
+                self._loss_values.append(value)
+            return
+        i = bisect.bisect_left(steps, step)
+        known = i < len(steps) and steps[i] == step
+        if known and _is_loss(value):
+            self._loss_values[i] = value
+        elif known:
+            del steps[i], self._loss_values[i]
+        elif _is_loss(value):
+            steps.insert(i, step)
+            self._loss_values.insert(i, value)
 
     @property
     def step(self) -> int | None:
-        return max(self.rows) if self.rows else None
+        return self._max_step
 
     @property
     def last_loss(self) -> tuple[int, float] | None:
         """(step, value) of the last loss, NaN and inf included: a run that diverged ends on NaN."""
-        for step in sorted(self.rows, reverse=True):
-            value = self.rows[step].get("loss/mean")
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return step, float(value)
+        for i in range(len(self._loss_steps) - 1, -1, -1):
+            value = self._loss_values[i]
+            if not isinstance(value, bool):
+                return self._loss_steps[i], float(value)
         return None
 
     @property
     def losses(self) -> list[float]:
-        return [float(r["loss/mean"]) for _, r in sorted(self.rows.items()) if isinstance(r.get("loss/mean"), (int, float))]
+        """Every loss in step order (a new list)."""
+        return [float(v) for v in self._loss_values]
+
+    def last_losses(self, n: int) -> list[float]:
+        """The last ``n`` losses in step order (what a sparkline draws), without copying the rest."""
+        return [float(v) for v in self._loss_values[-n:]] if n > 0 else []
+
+    def loss_points(self, last: int | None = None) -> list[tuple[int, float]]:
+        """(step, loss) for every step with a loss (or the ``last`` ones), in step order (what the runs cache keeps)."""
+        if last is None:
+            return list(zip(self._loss_steps, self._loss_values))
+        return list(zip(self._loss_steps[-last:], self._loss_values[-last:])) if last > 0 else []
 
 
 def run_elapsed(run: Any, now: datetime) -> float | None:
@@ -372,7 +428,7 @@ def run_row(run: Any, progress: RunProgress | None, now: datetime) -> RunRow:
         bar=step_bar(step, max_steps),
         loss=last[1] if (last := progress.last_loss if progress else None) else None,
         loss_step=last[0] if last else None,
-        spark=sparkline(progress.losses) if progress else "",
+        spark=sparkline(progress.last_losses(12)) if progress else "",
         started=fmt_time(field(run, "started_at", "startedAt")),
         elapsed=fmt_duration(run_elapsed(run, now)),
         eta=fmt_duration(run_eta(run, progress, now)),

@@ -9,6 +9,7 @@ from textual.widget import Widget
 
 from primetui.monitor_core.chartframe import ChartView, compose
 from primetui.monitor_core.metrics import Series
+from primetui.ui.widgets import displayed
 
 _KEYS = ("title", "value", "muted", "axis", "warn", "error", "marker", "cursor", "nan", "s1", "s2", "s3", "s4",
          "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8")
@@ -67,7 +68,8 @@ class MetricChart(Widget):
     def invalidate(self) -> None:
         """Data or view changed: recompose on the next paint."""
         self._frame_key = None
-        self.refresh()  # kept by hand: the series and the ChartView are plain objects the chart paints from
+        if displayed(self):  # a chart in a tab not shown is drawn (recomposed) when the tab is shown
+            self.refresh()  # kept by hand: the series and the ChartView are plain objects the chart paints from
 
     def run_style_key(self, n: int) -> str:
         """The style key of overlaid run ``n`` (0-based)."""

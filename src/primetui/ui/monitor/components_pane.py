@@ -13,7 +13,7 @@ from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, plain
-from primetui.ui.widgets import update_static
+from primetui.ui.widgets import displayed, update_static
 from primetui.monitor_core.components import has_evals, log_specs
 from primetui.monitor_core.pods import failed_pod
 from primetui.viewmodel.feed import FeedMixin
@@ -174,12 +174,30 @@ class ComponentsPane(FeedMixin, Vertical):
         """Show R8's env-server list."""
         self.env_servers = list(servers)
 
+    _shown: object = None
+    """The rows and note the table shows now (an unchanged poll redraws nothing)."""
+    _behind = False
+    """The run changed while the pane was not on screen: drawn when it is shown."""
+
+    def on_show(self) -> None:
+        if self._behind:
+            self.render_rows()
+
     def render_rows(self) -> None:
         if not self._ready:
             return
+        if not displayed(self):
+            # Another tab is shown: every run poll would clear and refill a table nobody sees.
+            self._behind = True
+            return
+        self._behind = False
+        rows = component_rows(self.run, self.env_servers)
+        if (rows, self.note) == self._shown:
+            return
+        self._shown = (rows, self.note)
         table = self.query_one(DataTable)
         table.clear()
-        for name, kind, state, detail in component_rows(self.run, self.env_servers):
+        for name, kind, state, detail in rows:
             tone = _TONE.get(state, "")
             style = {"success": "bold", "error": "bold reverse", "warning": "italic", "muted": "dim"}.get(tone, "")
             table.add_row(name, kind, Text(f"● {state}" if tone != "muted" else f"○ {state}", style=style), detail, key=name)

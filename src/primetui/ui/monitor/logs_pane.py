@@ -93,6 +93,15 @@ class LogsPane(FeedMixin, Vertical):
     def on_unmount(self) -> None:
         self.stop_feed()
 
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        # A log tab not shown took in no lines (``LogView.data_changed``): it does so now, before
+        # its first frame, rather than on its Show event (which comes after that frame is drawn).
+        if event.tabbed_content.parent is not self:
+            return
+        for tab in self.tabs.values():
+            if event.pane is not None and tab in event.pane.children:
+                tab.view._catch_up()
+
     # ---- components -------------------------------------------------------------------------
     def ensure_spec(self, spec: LogSpec) -> None:
         """Add a tab for a stream discovered later (an env server listed by R8)."""

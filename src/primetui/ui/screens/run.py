@@ -120,7 +120,9 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
                     yield Static("Checkpoints", classes="hint")
                     yield SafeTable(id="run-checkpoints", cursor_type="row")
             with TabPane("Config", id="tab-config"):
-                yield TextArea.code_editor("", language="toml", read_only=True, id="run-config")
+                config = TextArea.code_editor("", language="toml", read_only=True, id="run-config")
+                config.cursor_blink = False  # read-only: a blinking cursor repaints an idle tab twice a second
+                yield config
 
     def on_mount(self) -> None:
         table = self.query_one("#run-checkpoints", DataTable)
@@ -239,9 +241,11 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         self.title = clean(f"Run {row.name or row.id}")
         if self._on_screen(self.query_one("#tab-overview", TabPane)):
             update_static(summary, self.summary_renderable(run, row, progress))
+            self.render_checkpoints(row)
         else:
-            self._summary_behind = True  # drawn when the Overview tab is shown (a hidden layout still reflows)
-        self.render_checkpoints(row)
+            # Drawn when the Overview tab is shown (a hidden layout still reflows): the summary and
+            # the checkpoints, whose best-eval mark reads every metric row.
+            self._summary_behind = True
         if not self._config_shown:
             self.query_one("#run-config", TextArea).load_text(config_toml(run))
             self._config_shown = True
@@ -262,7 +266,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         grid.add_row("Volume", plain(row.volume))
         grid.add_row("Steps", Text.assemble((row.bar, tone_style(self, "accent")), plain(f" {row.steps_text()}")))
         if row.loss is not None:
-            grid.add_row("Loss", Text.assemble((present.sparkline(progress.losses if progress else [], 24), tone_style(self, "accent")), f" {row.loss_text()}"))
+            grid.add_row("Loss", Text.assemble((present.sparkline(progress.last_losses(24) if progress else [], 24), tone_style(self, "accent")), f" {row.loss_text()}"))
         grid.add_row("Elapsed / ETA", plain(f"{row.elapsed} / {row.eta}"))
         grid.add_row("GPUs", plain(present.run_gpus_detail(run)))
         life = Text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -26,6 +27,8 @@ from primetui.ui.widgets import content_key, tone_style, update_static
 from primetui.ui.styles import tcss
 
 PAGE_SIZE = RUNS_PAGE_SIZE
+LOSSES_SAVE_EVERY = 30.0
+"""Seconds between two writes of the runs cache for new metric rows alone (a running run's losses)."""
 
 # (key, label, unused); which columns show is decided by PRIORITY and the cells' widths
 # (viewmodel/columns.py), so none is ever cut silently: the info line says how many are left out.
@@ -128,7 +131,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             return
         from primetui.viewmodel import cache
 
-        losses = {rid: [(s, r["loss/mean"]) for s, r in sorted(p.rows.items()) if isinstance(r.get("loss/mean"), (int, float))] for rid, p in state.progress.items()}
+        self._saved_at = time.monotonic()
+        losses = {rid: p.loss_points(cache.MAX_LOSSES) for rid, p in state.progress.items()}  # kept in step order: no sort
         ids = {str(present.field(r, "id")) for r in state.runs}
         cache.save_runs(base_url, state.runs, {k: v for k, v in losses.items() if k in ids}, state.now().isoformat())
 
@@ -162,6 +166,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
 
     def on_unmount(self) -> None:
         super().on_unmount()
+        if self._save_held:
+            self.save_cache()  # the rows held back (LOSSES_SAVE_EVERY) are not lost on quitting
         for sub in [self._page_sub, *self._metric_subs.values()]:
             if sub is not None:
                 sub.close()
@@ -231,14 +237,26 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
                 self.prime.say_notes(f"metrics of run {run_id}: {note}" for note in event.notes)
         return on_event
 
+    _saved_at = float("-inf")
+    """When the cache was last written (monotonic seconds)."""
+    _save_held = False
+    """A save of new metric rows is waiting for ``LOSSES_SAVE_EVERY`` to pass."""
+
     def _save_soon(self) -> None:
-        # Metric rows arrive per run; write the cache once they have settled.
+        # Metric rows arrive per run; write the cache once they have settled. A running run
+        # brings new losses on every poll: they are written at most every LOSSES_SAVE_EVERY
+        # seconds (each write is an fsync; the cache only paints the next start's first frame).
         if self._save_timer is not None:
+            if self._save_held:
+                return  # the save already due writes these rows too
             self._save_timer.stop()
+        wait = LOSSES_SAVE_EVERY - (time.monotonic() - self._saved_at)
+        self._save_held = wait > 0.5
         # The app's timer, not the screen's: a timer event to a covered screen repaints the one above.
-        self._save_timer = self.app.set_timer(0.5, self._save_cache_if_alive)
+        self._save_timer = self.app.set_timer(max(0.5, wait), self._save_cache_if_alive)
 
     def _save_cache_if_alive(self) -> None:
+        self._save_timer, self._save_held = None, False
         if self.alive:
             self.save_cache()
 
