@@ -19,7 +19,10 @@ its last ``(0, end col)``, and the names are applied in the query's capture orde
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # it reads a TextArea's document, tree and query: Textual code, though it draws nothing
+    from textual.widgets import TextArea
 
 BLOCK = 64
 """Lines per highlight block: two blocks cover any screen."""
@@ -30,7 +33,7 @@ Highlight = tuple[int, int | None, str]
 class LazyHighlights(dict):
     """line -> highlights, filled a block at a time on first read (see the module docstring)."""
 
-    def __init__(self, area: Any) -> None:
+    def __init__(self, area: TextArea) -> None:
         super().__init__()
         self._area = area
         self._blocks: set[int] = set()
