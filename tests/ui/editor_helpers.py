@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.app import App
 
 from primetui.ui.editor import EditorScreen
-from tests.waiting import input_applied, until
+from tests.waiting import input_applied, quiet, until
 
 
 class EditorHost(App):
@@ -48,3 +48,32 @@ def host(tmp_path: Path, text: str | None, **kwargs) -> EditorHost:
         path.write_text(text)
     kwargs.setdefault("drafts_root", tmp_path / "drafts")
     return EditorHost(path, **kwargs)
+
+
+async def open_dispatch(pilot):
+    """F5: the dispatch dialog, once it lists the platform's volumes."""
+    from primetui.ui.editor.dispatch import DispatchScreen
+
+    await pilot.press("f5")
+    return await until(pilot, lambda: isinstance(s := pilot.app.screen, DispatchScreen) and s.volumes and s,
+                       "the dispatch dialog with its volumes listed")
+
+
+async def pick_volume(pilot, screen, volume: str) -> str:
+    """Highlight ``volume``, press enter and wait for its pre-flight; the pre-flight's text."""
+    listing = screen.query_one("#volumes")
+    listing.focus()
+    names = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+    listing.highlighted = names.index(volume)
+    await pilot.press("enter")
+    await until(pilot, lambda: screen.preflight is not None and screen.preflight.volume == volume,
+                f"the pre-flight of {volume}")
+    await quiet(pilot)  # its lines drawn
+    return str(screen.query_one("#preflight").render())
+
+
+async def dispatched(pilot) -> object:
+    """Press d in the dialog; what the editor closed with (a run id), once the platform answered."""
+    await pilot.press("d")
+    return await until(pilot, lambda: pilot.app.result != "open" and pilot.app.result,
+                       "the editor closed on the dispatched run")

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from primetui.sft.templates import WALKTHROUGH
-from primetui.ui.editor.dispatch import DispatchScreen
 
-from editor_helpers import EditorHost, idle, settle
-from tests.waiting import quiet
+from editor_helpers import EditorHost, dispatched, idle, open_dispatch, pick_volume, settle
+from tests.waiting import quiet, until
 
 
 @pytest.fixture
@@ -22,24 +21,6 @@ async def platform_client(local_platform):
         await c.aclose()
 
 
-async def _open_dispatch(pilot) -> DispatchScreen:
-    await pilot.press("f5")
-    await pilot.pause()
-    await idle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, DispatchScreen)
-    return screen
-
-
-async def _pick(pilot, screen: DispatchScreen, volume: str) -> str:
-    listing = screen.query_one("#volumes")
-    names = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
-    listing.highlighted = names.index(volume)
-    await pilot.press("enter")
-    await pilot.pause()
-    await idle(pilot)
-    return str(screen.query_one("#preflight").render())
-
 
 async def test_dispatch_lands_on_a_new_run(tmp_path, platform_client):
     path = tmp_path / "sft.toml"
@@ -49,17 +30,14 @@ async def test_dispatch_lands_on_a_new_run(tmp_path, platform_client):
         ed = await settle(pilot)
         await idle(pilot)
         assert ed.cached_models and "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT" in ed.cached_models
-        screen = await _open_dispatch(pilot)
-        preflight = await _pick(pilot, screen, "research")
+        screen = await open_dispatch(pilot)
+        preflight = await pick_volume(pilot, screen, "research")
         for line in ("✓ Volume   research is CREATED", "✓ Sessions no read-write session is open",
                      "✓ Model    PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT is in the cluster model cache",
                      "✓ Space    1 checkpoint(s) × 7.2 GB = 7.2 GB of 107.4 GB", "✓ Config   no errors"):
             assert line in preflight, preflight
-        await pilot.press("d")
-        await pilot.pause()
-        await idle(pilot)
-        run_id = app.result
-        assert isinstance(run_id, str) and run_id
+        run_id = await dispatched(pilot)
+        assert isinstance(run_id, str), run_id
     run = await platform_client.get_run(run_id)
     assert run.volume_name == "research" and run.base_model == "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
     assert run.run_config["data"]["name"] == "datasets/reverse-text"
@@ -73,13 +51,13 @@ async def test_refused_dispatch_is_shown_on_the_line_it_names(tmp_path, platform
     app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         ed = await settle(pilot)
-        screen = await _open_dispatch(pilot)
-        await _pick(pilot, screen, "research")
+        screen = await open_dispatch(pilot)
+        await pick_volume(pilot, screen, "research")
         await pilot.press("d")
-        await pilot.pause()
-        await idle(pilot)
-        assert app.screen is ed and app.result == "open"
-        server = [d for d in ed.diagnostics if d.source == "platform" and d.code == "server-400"]
+        server = await until(pilot, lambda: app.screen is ed and [d for d in ed.diagnostics if d.source == "platform"],
+                             "the platform's refusal shown in the editor")
+        assert app.result == "open"
+        server = [d for d in server if d.code == "server-400"]
         assert len(server) == 1 and "points outside the volume" in server[0].message
         assert (server[0].span.line, server[0].span.col) == (5, 13)  # the ckpt.output_dir value
         assert ed.area.cursor_location == (5, 13)
@@ -95,8 +73,8 @@ async def test_preflight_blocks_an_uncached_model(tmp_path, platform_client):
         ed = await settle(pilot)
         await idle(pilot)
         assert [d.code for d in ed.diagnostics if d.level == "error"] == ["model-cache"]
-        screen = await _open_dispatch(pilot)
-        preflight = await _pick(pilot, screen, "research")
+        screen = await open_dispatch(pilot)
+        preflight = await pick_volume(pilot, screen, "research")
         assert "✗ Model    Model 'Qwen/Qwen3-8B' is not available on this cluster." in preflight
         await pilot.press("d")
         await quiet(pilot)
@@ -109,7 +87,7 @@ async def test_preflight_blocks_a_data_name_outside_the_volume(tmp_path, platfor
     app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         await settle(pilot)
-        screen = await _open_dispatch(pilot)
-        preflight = await _pick(pilot, screen, "research")
+        screen = await open_dispatch(pilot)
+        preflight = await pick_volume(pilot, screen, "research")
         assert "✗ Data     data.name '../../outside' points outside the volume" in preflight, preflight
         assert screen.preflight.blocked

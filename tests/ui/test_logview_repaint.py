@@ -5,7 +5,7 @@ from __future__ import annotations
 from primetui.ui.monitor import LogsPane
 from primetui.ui.monitor.logview import LogView
 from tests.ui.monitor_helpers import PaneApp, screen_text
-from tests.waiting import until
+from tests.waiting import quiet, until
 
 RUN = {"id": "run-plain", "status": "RUNNING", "runConfig": {}}
 LINES = [f"20:35:{i % 60:02d}    INFO row {i:04d} loss 0.5 step {i}" for i in range(100)]
@@ -98,13 +98,13 @@ async def test_following_new_lines_lay_nothing_out():
         view = pane.tabs["trainer"].view
         pane.ingest("trainer", LINES)
         await until(pilot, lambda: "row 0099" in screen_text(app), timeout=20, what="the tail drawn")
-        await pilot.pause(0.1)
+        await quiet(pilot)  # every queued message handled, the repaint they asked for done
         layouts = counting_layouts(app)
         counts = counting(view)
         for i in range(5):
             pane.ingest("trainer", [f"20:40:0{i}    INFO batch {i}"])
             await until(pilot, lambda i=i: f"batch {i}" in screen_text(app), timeout=20, what=f"batch {i} drawn")
-        await pilot.pause(0.1)
+        await quiet(pilot)  # every queued message handled, the repaint they asked for done
         assert view.following and view.virtual_size.height == len(LINES) + 5
         assert layouts == []  # not one layout pass for five batches
         assert counts["refresh"] <= 10  # the new data and the scroll to the end ask; Textual paints the view once
@@ -118,13 +118,13 @@ async def test_a_log_tab_not_shown_does_no_drawing_and_catches_up_when_shown():
         merged = pane.tabs["all"].view  # the "all" tab: not the one shown
         pane.ingest("trainer", LINES[:50])
         await until(pilot, lambda: "row 0049" in screen_text(app), timeout=20, what="the trainer tab drawn")
-        await pilot.pause(0.1)
+        await quiet(pilot)  # every queued message handled, the repaint they asked for done
         layouts = counting_layouts(app)
         counts = counting(merged)
         for i in range(3):
             pane.ingest("trainer", LINES[50 + 10 * i:60 + 10 * i])
             await until(pilot, lambda i=i: f"row {59 + 10 * i:04d}" in screen_text(app), timeout=20, what="the batch drawn")
-        await pilot.pause(0.1)
+        await quiet(pilot)  # every queued message handled, the repaint they asked for done
         assert counts == {"lines": 0, "refresh": 0}  # the hidden view rendered and asked for nothing
         assert layouts == []
         pane.query_one("TabbedContent").active = "log-all"

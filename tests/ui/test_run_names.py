@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from primetui.sft.templates import WALKTHROUGH
-from primetui.ui.editor.dispatch import DispatchScreen
 
-from editor_helpers import EditorHost, idle, settle
+from editor_helpers import EditorHost, dispatched, idle, open_dispatch, pick_volume, settle
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
@@ -23,28 +22,16 @@ async def platform_client(local_platform):
         await c.aclose()
 
 
-async def _dispatch_with_name(pilot, typed: str | None) -> str:
-    """Open the dialog, type ``typed`` as the name (None: keep it), dispatch; the name the dialog started with."""
-    await pilot.press("f5")
-    await pilot.pause()
-    await idle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, DispatchScreen)
+async def _dispatch_with_name(pilot, typed: str | None) -> tuple[str, object]:
+    """Open the dialog, type ``typed`` as the name (None: keep it), dispatch; the name the dialog
+    started with, and what the editor closed with (the run id)."""
+    screen = await open_dispatch(pilot)
     name_box = screen.query_one("#run-name")
     started_with = name_box.value
     if typed is not None:
         name_box.value = typed
-    listing = screen.query_one("#volumes")
-    listing.focus()
-    names = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
-    listing.highlighted = names.index("research")
-    await pilot.press("enter")
-    await pilot.pause()
-    await idle(pilot)
-    await pilot.press("d")
-    await pilot.pause()
-    await idle(pilot)
-    return started_with
+    await pick_volume(pilot, screen, "research")
+    return started_with, await dispatched(pilot)
 
 
 async def test_the_name_typed_in_the_dialog_names_the_run(tmp_path, platform_client):
@@ -53,8 +40,7 @@ async def test_the_name_typed_in_the_dialog_names_the_run(tmp_path, platform_cli
     app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         await settle(pilot)
-        await _dispatch_with_name(pilot, "lr-sweep-a")
-        run_id = app.result
+        _, run_id = await _dispatch_with_name(pilot, "lr-sweep-a")
         assert isinstance(run_id, str) and run_id
     run = await platform_client.get_run(run_id)
     assert run.name == "lr-sweep-a"
@@ -69,8 +55,8 @@ async def test_the_file_name_is_the_dialog_default_and_is_not_a_schema_error(tmp
         ed = await settle(pilot)
         await idle(pilot)
         assert not [d for d in ed.report.diagnostics if d.level == "error"], ed.report.diagnostics
-        assert await _dispatch_with_name(pilot, None) == "from-the-file"
-        run_id = app.result
+        started_with, run_id = await _dispatch_with_name(pilot, None)
+        assert started_with == "from-the-file"
         assert isinstance(run_id, str) and run_id
     run = await platform_client.get_run(run_id)
     assert run.name == "from-the-file" and run.run_config["name"] == "from-the-file"
