@@ -208,7 +208,7 @@ def fmt_ms(x: float) -> str:
 
 
 def run(n: int, repeat: int, key_gap: float, src: str) -> None:
-    import asyncssh
+    from ptyapp import ssh_key_home
 
     from primetui.local.testing import LocalPlatform
 
@@ -220,13 +220,7 @@ def run(n: int, repeat: int, key_gap: float, src: str) -> None:
         tmp = Path(tmp_s)
         script = tmp / "flood.py"
         script.write_text(FLOOD)
-        home = tmp / "home"
-        key_path = home / ".ssh" / "id_ed25519"
-        key_path.parent.mkdir(parents=True)
-        key = asyncssh.generate_private_key("ssh-ed25519")
-        key_path.write_bytes(key.export_private_key())
-        os.chmod(key_path, 0o600)
-        Path(str(key_path) + ".pub").write_bytes(key.export_public_key())
+        home, key_path = ssh_key_home(tmp)
         base_env = {k: v for k, v in os.environ.items() if not k.startswith(("PRIME", "TMUX"))}
         base_env.update(HOME=str(home), PRIME_SSH_KEY_PATH=str(key_path), PYTHONPATH=src)
         with LocalPlatform.start(tmp, demo=False, env={"HOME": str(home), "PRIME_SSH_KEY_PATH": str(key_path)}) as lp:

@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 
 def cpu_seconds(pid: int) -> float:
@@ -148,3 +149,17 @@ class PtyApp:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def ssh_key_home(tmp: Path) -> tuple[Path, Path]:
+    """A HOME under ``tmp`` holding a fresh ed25519 key pair for `prime volumes ssh`: (home, private key)."""
+    import asyncssh
+
+    home = tmp / "home"
+    key_path = home / ".ssh" / "id_ed25519"
+    key_path.parent.mkdir(parents=True)
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    key_path.write_bytes(key.export_private_key())
+    os.chmod(key_path, 0o600)
+    Path(str(key_path) + ".pub").write_bytes(key.export_public_key())
+    return home, key_path

@@ -224,7 +224,7 @@ async def ssh_runs(n: int, repeat: int, echo_keys: int = 0) -> list[dict] | None
     bytes, wall seconds, and CPU seconds of this (app) process and of the platform process. With
     ``echo_keys``, first that many keys typed into the session's shell while seq floods it."""
     try:
-        import asyncssh
+        from ptyapp import ssh_key_home
 
         from primetui.local.testing import LocalPlatform
         from primetui.shell import open_session_connection, open_shell
@@ -234,13 +234,7 @@ async def ssh_runs(n: int, repeat: int, echo_keys: int = 0) -> list[dict] | None
         return None
     results: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp) / "home"
-        key_path = home / ".ssh" / "id_ed25519"
-        key_path.parent.mkdir(parents=True)
-        key = asyncssh.generate_private_key("ssh-ed25519")
-        key_path.write_bytes(key.export_private_key())
-        os.chmod(key_path, 0o600)
-        Path(str(key_path) + ".pub").write_bytes(key.export_public_key())
+        home, key_path = ssh_key_home(Path(tmp))
         with LocalPlatform.start(Path(tmp), demo=False, env={"HOME": str(home), "PRIME_SSH_KEY_PATH": str(key_path)}) as lp:
             import httpx
 
