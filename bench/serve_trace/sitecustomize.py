@@ -1,0 +1,123 @@
+# Loaded through PYTHONPATH by bench/serve_trace.py only (Python imports sitecustomize at start): a
+# measuring aid, never on a normal run. Off unless TRACE_FILE is set.
+# temporary tracer (not part of the repo): timestamps to $TRACE_FILE
+import os, sys, time, functools
+_F = os.environ.get("TRACE_FILE")
+if _F:
+    _T0 = time.time()
+    _RUNS = [r for r in os.environ.get("TRACE_RUNS", "").split(",") if r]
+    _fd = os.open(_F, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    _role = "serve" if "serve" in sys.argv else ("app-web" if os.environ.get("TEXTUAL_DRIVER") else "app")
+    def T(tag, extra=""):
+        os.write(_fd, f"{time.time():.4f} {os.getpid()} {_role} {tag} {extra}\n".encode())
+    T("python-start", " ".join(sys.argv[:3]))
+    _seen = set()
+    def has_run(data):
+        if isinstance(data, (bytes, bytearray)):
+            data = bytes(data).decode("utf-8", "replace")
+        return any(r in data for r in _RUNS)
+
+    def wrap(cls, name, before=None, once=False, arg=None):
+        orig = getattr(cls, name)
+        import inspect
+        if inspect.iscoroutinefunction(orig):
+            @functools.wraps(orig)
+            async def w(self, *a, **k):
+                key = (cls.__name__, name)
+                if not (once and key in _seen):
+                    _seen.add(key)
+                    T(f"{cls.__name__}.{name}", arg(*a) if arg else "")
+                r = await orig(self, *a, **k)
+                if not once:
+                    T(f"{cls.__name__}.{name}:done")
+                return r
+        else:
+            @functools.wraps(orig)
+            def w(self, *a, **k):
+                key = (cls.__name__, name)
+                if not (once and key in _seen):
+                    _seen.add(key)
+                    T(f"{cls.__name__}.{name}", arg(*a) if arg else "")
+                return orig(self, *a, **k)
+        setattr(cls, name, w)
+
+    _written = {"n": 0, "runs": False}
+    def wdata(data, *a):
+        _written["n"] += len(data)
+        hr = has_run(data)
+        tag = "RUNID" if hr else ""
+        return f"len={len(data)} total={_written['n']} {tag}"
+
+    def patch(modname, mod):
+        if modname == "textual.drivers.web_driver":
+            C = mod.WebDriver
+            wrap(C, "start_application_mode", once=True)
+            wrap(C, "on_meta", arg=lambda t, p: f"{t} {p}")
+            orig = C.write
+            def write(self, data):
+                d = wdata(data)
+                if "RUNID" in d or _written["n"] == len(data):
+                    T("WebDriver.write", d)
+                return orig(self, data)
+            C.write = write
+        elif modname == "textual.drivers.linux_driver":
+            C = mod.LinuxDriver
+            wrap(C, "start_application_mode", once=True)
+            orig = C.write
+            def write(self, data):
+                d = wdata(data)
+                if "RUNID" in d or _written["n"] == len(data):
+                    T("LinuxDriver.write", d)
+                return orig(self, data)
+            C.write = write
+        elif modname == "textual_serve.app_service":
+            C = mod.AppService
+            wrap(C, "_open_app_process")
+            wrap(C, "set_terminal_size", arg=lambda w, h: f"{w}x{h}")
+            orig = C.on_data
+            async def on_data(self, payload):
+                T("AppService.on_data", f"len={len(payload)} {'RUNID' if has_run(payload) else ''}")
+                return await orig(self, payload)
+            C.on_data = on_data
+        elif modname == "primetui.commands.serve":
+            wrap(mod.TokenServer, "handle_index")
+            wrap(mod.TokenServer, "handle_websocket", arg=lambda r: r.query_string)
+        elif modname == "primetui.ui.screens.runs":
+            wrap(mod.RunsScreen, "on_mount", once=True)
+            wrap(mod.RunsScreen, "paint_cached", once=True)
+            wrap(mod.RunsScreen, "on_runs_page", once=True)
+        elif modname == "primetui.ui.app":
+            wrap(mod.PrimeApp, "on_mount", once=True)
+        elif modname == "primetui.commands.launch":
+            wrap_f(mod, "run_app")
+        elif modname == "textual.app":
+            wrap(mod.App, "_process_messages", once=True)
+
+    def wrap_f(mod, name):
+        orig = getattr(mod, name)
+        def w(*a, **k):
+            T(f"{mod.__name__}.{name}")
+            return orig(*a, **k)
+        setattr(mod, name, w)
+
+    TARGETS = {"textual.drivers.web_driver", "textual.drivers.linux_driver", "textual_serve.app_service",
+               "primetui.commands.serve", "primetui.ui.screens.runs", "primetui.ui.app", "primetui.commands.launch", "textual.app"}
+    import importlib.abc, importlib.machinery
+    class Hook(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name not in TARGETS:
+                return None
+            spec = importlib.machinery.PathFinder.find_spec(name, path)
+            if spec is None or spec.loader is None:
+                return spec
+            loader = spec.loader
+            orig_exec = loader.exec_module
+            def exec_module(module):
+                orig_exec(module)
+                try:
+                    patch(name, module)
+                except Exception as e:
+                    T("patch-error", f"{name} {e!r}")
+            loader.exec_module = exec_module
+            return spec
+    sys.meta_path.insert(0, Hook())
