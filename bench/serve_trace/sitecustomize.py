@@ -56,7 +56,7 @@ if _F:
             orig = C.write
             def write(self, data):
                 d = wdata(data)
-                if "RUNID" in d or _written["n"] == len(data):
+                if "RUNID" in d or _written["n"] == len(data) or os.environ.get("TRACE_ALL_WRITES"):
                     T("WebDriver.write", d)
                 return orig(self, data)
             C.write = write
@@ -66,7 +66,7 @@ if _F:
             orig = C.write
             def write(self, data):
                 d = wdata(data)
-                if "RUNID" in d or _written["n"] == len(data):
+                if "RUNID" in d or _written["n"] == len(data) or os.environ.get("TRACE_ALL_WRITES"):
                     T("LinuxDriver.write", d)
                 return orig(self, data)
             C.write = write
@@ -86,12 +86,55 @@ if _F:
             wrap(mod.RunsScreen, "on_mount", once=True)
             wrap(mod.RunsScreen, "paint_cached", once=True)
             wrap(mod.RunsScreen, "on_runs_page", once=True)
+            timed(mod.RunsScreen, "render_rows")
+            timed(mod.RunsScreen, "on_resize")
         elif modname == "primetui.ui.app":
             wrap(mod.PrimeApp, "on_mount", once=True)
         elif modname == "primetui.commands.launch":
             wrap_f(mod, "run_app")
+            wrap(mod.LazyClient, "list_runs")
+            wrap(mod.LazyClient, "ready", once=True)
+        elif modname == "primetui.viewmodel.cache":
+            orig_load = mod.load_runs
+
+            def load_runs(*a, **k):
+                data = orig_load(*a, **k)
+                T("cache.load_runs", f"runs={len((data or {}).get('runs') or [])} dir={mod.cache_dir()}")
+                return data
+            mod.load_runs = load_runs
+        elif modname == "primetui.api.prefetch":
+            orig_fetch = mod.fetch_runs_page
+
+            def fetch_runs_page(*a, **k):
+                T("prefetch.start")
+                r = orig_fetch(*a, **k)
+                T("prefetch.done", "None" if r is None else f"runs={len(r.get('runs', []))}")
+                return r
+            mod.fetch_runs_page = fetch_runs_page
+        elif modname == "primetui.api.client":
+            wrap(mod.PrimeClient, "list_runs")
         elif modname == "textual.app":
             wrap(mod.App, "_process_messages", once=True)
+            orig_watch = mod.App._watch_app_focus
+
+            @functools.wraps(orig_watch)
+            def _watch_app_focus(self, focus):
+                t = time.time()
+                r = orig_watch(self, focus)
+                T("App._watch_app_focus", f"focus={focus} screen={type(self.screen).__name__} took={(time.time() - t) * 1000:.0f}ms")
+                return r
+            mod.App._watch_app_focus = _watch_app_focus
+
+    def timed(cls, name):
+        orig = getattr(cls, name)
+
+        @functools.wraps(orig)
+        def w(self, *a, **k):
+            t = time.time()
+            r = orig(self, *a, **k)
+            T(f"{cls.__name__}.{name}", f"took={(time.time() - t) * 1000:.0f}ms")
+            return r
+        setattr(cls, name, w)
 
     def wrap_f(mod, name):
         orig = getattr(mod, name)
@@ -101,7 +144,8 @@ if _F:
         setattr(mod, name, w)
 
     TARGETS = {"textual.drivers.web_driver", "textual.drivers.linux_driver", "textual_serve.app_service",
-               "primetui.commands.serve", "primetui.ui.screens.runs", "primetui.ui.app", "primetui.commands.launch", "textual.app"}
+               "primetui.commands.serve", "primetui.ui.screens.runs", "primetui.ui.app", "primetui.commands.launch", "textual.app",
+               "primetui.viewmodel.cache", "primetui.api.client", "primetui.api.prefetch"}
     import importlib.abc, importlib.machinery
     class Hook(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path, target=None):
@@ -121,3 +165,11 @@ if _F:
             loader.exec_module = exec_module
             return spec
     sys.meta_path.insert(0, Hook())
+
+    if os.environ.get("PYTHONASYNCIODEBUG"):  # asyncio's slow-callback warnings (>0.1 s) go to the trace
+        import logging
+
+        class _ToTrace(logging.Handler):
+            def emit(self, record):
+                T("asyncio-slow", record.getMessage()[-200:].replace("\n", " "))
+        logging.getLogger("asyncio").addHandler(_ToTrace())
