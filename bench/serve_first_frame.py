@@ -58,7 +58,7 @@ class Screen:
 
 
 STAGES: list[tuple[float, float]] = []
-"""Per browser sample: (websocket opened, first frame received), seconds after ``goto``."""
+"""Per browser sample: (websocket opened, first app frame received), seconds after ``goto``."""
 
 
 def time_browser(context, url: str, run_ids: list[str], served) -> float:
@@ -67,7 +67,8 @@ def time_browser(context, url: str, run_ids: list[str], served) -> float:
     marks: dict[str, float] = {}
 
     def on_frame(payload: object) -> None:
-        marks.setdefault("frame", time.perf_counter())
+        if isinstance(payload, (bytes, bytearray)):  # the app's output; text frames are textual-serve's (the pong)
+            marks.setdefault("frame", time.perf_counter())
         screen.feed(payload)
 
     def on_ws(ws) -> None:
@@ -144,7 +145,7 @@ def main() -> None:
                         extra = f", baseline browser {base[-1] * 1000:.0f} ms (x{base[-1] / term[-1]:.2f})"
                     ws_at, frame_at = STAGES[-2] if other is not None else STAGES[-1]
                     print(f"  round {i + 1}: terminal {term[-1] * 1000:.0f} ms, browser {web[-1] * 1000:.0f} ms "
-                          f"(x{web[-1] / term[-1]:.2f}; websocket at {ws_at * 1000:.0f} ms, first frame at "
+                          f"(x{web[-1] / term[-1]:.2f}; websocket at {ws_at * 1000:.0f} ms, first app frame at "
                           f"{frame_at * 1000:.0f} ms){extra}", flush=True)
             finally:
                 context.close()
