@@ -12,7 +12,8 @@ interleaved, ``--repeat`` times each:
   websocket (fed to primetui's screen model, as tests/ops/test_serve_browser.py feeds them to
   pyte) show a run id. Each tab starts its own app process; the bench waits for it to end before the next.
 
-Both use the runs cache a first warm-up filled (the usual case: not the first start ever). With
+Both use one runs cache (``PRIMETUI_CACHE_DIR``), which the warm-ups fill (the usual case: not the
+first start ever); the browser warm-up leaves the runs' loss series in it. With
 ``--baseline-src``, a second ``primetui serve`` runs another checkout's code (``PYTHONPATH``), and
 its tab is timed in the same rounds.
 """
@@ -116,6 +117,11 @@ def main() -> None:
         from contextlib import ExitStack
 
         with ExitStack() as stack, sync_playwright() as pw:
+            # The tabs read and write the terminal's runs cache: one file, so both start from the same
+            # content. With caches of their own the tabs' held loss series (a tab lives long enough for
+            # its metrics to be saved; tmux ends the terminal's at once) and the terminal's did not,
+            # and painting them costs the first frame ~250 ms (bench/serve_trace.py).
+            os.environ["PRIMETUI_CACHE_DIR"] = cache
             served = stack.enter_context(serve(lp, tmp))
             other = None
             if args.baseline_src:

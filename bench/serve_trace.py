@@ -11,7 +11,7 @@ the first write holding a run id, the server relaying it; the bench adds what Pl
 It prints each timeline in ms from `goto` (or from the tmux start). A measuring aid: not a test.
 """
 
-import asyncio, os, sys, tempfile, time
+import asyncio, json, os, shutil, sys, tempfile, time
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / "bench"))
@@ -65,6 +65,10 @@ def main(n=3):
                 nav = page.evaluate("JSON.stringify([performance.getEntriesByType('navigation').map(e=>[e.requestStart,e.responseEnd,e.domContentLoadedEventEnd,e.loadEventStart,e.loadEventEnd]), performance.getEntriesByType('resource').map(e=>[e.name.split('/').pop(),Math.round(e.startTime),Math.round(e.responseEnd),e.transferSize]), performance.getEntriesByType('paint').map(e=>[e.name,Math.round(e.startTime)])])")
                 print(i, nav, flush=True)
                 page.close(); served.wait_processes(0)
+                if os.environ.get("SERVE_TRACE_SHARE_CACHE"):  # the terminal then reads the cache the tabs wrote
+                    for f in (tmp / "home" / ".cache" / "primetui").glob("runs-*.json"):
+                        shutil.copy(f, Path(cache) / f.name)
+                        print("cache", f.name, len(json.loads(f.read_text()).get("losses") or {}), "loss series", flush=True)
             ctx.close()
 
 
