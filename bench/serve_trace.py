@@ -36,6 +36,8 @@ def main(n=3):
         def mark(tag, extra=""):
             with open(TRACE, "a") as f:
                 f.write(f"{time.time():.4f} 0 bench {tag} {extra}\n")
+        if os.environ.get("SERVE_TRACE_ONE_CACHE"):  # as bench/serve_first_frame.py: the tabs use the terminal's cache
+            os.environ["PRIMETUI_CACHE_DIR"] = cache
         with serve(lp, tmp) as served, sync_playwright() as pw:
             ctx = pw.chromium.launch_persistent_context(str(tmp / "prof"), executable_path=CHROMIUM, headless=True,
                                                         args=FLAGS, viewport={"width": 1440, "height": 760})
