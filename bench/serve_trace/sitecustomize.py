@@ -113,6 +113,17 @@ if _F:
             mod.fetch_runs_page = fetch_runs_page
         elif modname == "primetui.api.client":
             wrap(mod.PrimeClient, "list_runs")
+        elif modname == "textual.message_pump":
+            orig_dispatch = mod.MessagePump._dispatch_message
+
+            async def _dispatch_message(self, message):
+                t = time.time()
+                r = await orig_dispatch(self, message)
+                took = time.time() - t
+                if took > 0.05:
+                    T("slow-message", f"{type(self).__name__} {type(message).__name__} took={took * 1000:.0f}ms")
+                return r
+            mod.MessagePump._dispatch_message = _dispatch_message
         elif modname == "textual.app":
             wrap(mod.App, "_process_messages", once=True)
             orig_watch = mod.App._watch_app_focus
@@ -145,7 +156,8 @@ if _F:
 
     TARGETS = {"textual.drivers.web_driver", "textual.drivers.linux_driver", "textual_serve.app_service",
                "primetui.commands.serve", "primetui.ui.screens.runs", "primetui.ui.app", "primetui.commands.launch", "textual.app",
-               "primetui.viewmodel.cache", "primetui.api.client", "primetui.api.prefetch"}
+               "primetui.viewmodel.cache", "primetui.api.client", "primetui.api.prefetch",
+               "textual.message_pump"}
     import importlib.abc, importlib.machinery
     class Hook(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path, target=None):
