@@ -12,7 +12,8 @@ interleaved, ``--repeat`` times each:
   websocket (fed to primetui's screen model, as tests/ops/test_serve_browser.py feeds them to
   pyte) show a run id. Each tab starts its own app process; the bench waits for it to end before the next.
 
-Both use the runs cache a first warm-up filled (the usual case: not the first start ever). With
+Both use one runs cache (``PRIMETUI_CACHE_DIR``), which the warm-ups fill (the usual case: not the
+first start ever); the browser warm-up leaves the runs' loss series in it. With
 ``--baseline-src``, a second ``primetui serve`` runs another checkout's code (``PYTHONPATH``), and
 its tab is timed in the same rounds.
 """
@@ -58,7 +59,7 @@ class Screen:
 
 
 STAGES: list[tuple[float, float]] = []
-"""Per browser sample: (websocket opened, first frame received), seconds after ``goto``."""
+"""Per browser sample: (websocket opened, first app frame received), seconds after ``goto``."""
 
 
 def time_browser(context, url: str, run_ids: list[str], served) -> float:
@@ -67,7 +68,8 @@ def time_browser(context, url: str, run_ids: list[str], served) -> float:
     marks: dict[str, float] = {}
 
     def on_frame(payload: object) -> None:
-        marks.setdefault("frame", time.perf_counter())
+        if isinstance(payload, (bytes, bytearray)):  # the app's output; text frames are textual-serve's (the pong)
+            marks.setdefault("frame", time.perf_counter())
         screen.feed(payload)
 
     def on_ws(ws) -> None:
@@ -115,6 +117,11 @@ def main() -> None:
         from contextlib import ExitStack
 
         with ExitStack() as stack, sync_playwright() as pw:
+            # The tabs read and write the terminal's runs cache: one file, so both start from the same
+            # content. With caches of their own the tabs' held loss series (a tab lives long enough for
+            # its metrics to be saved; tmux ends the terminal's at once) and the terminal's did not,
+            # and painting them costs the first frame ~250 ms (bench/serve_trace.py).
+            os.environ["PRIMETUI_CACHE_DIR"] = cache
             served = stack.enter_context(serve(lp, tmp))
             other = None
             if args.baseline_src:
@@ -144,7 +151,7 @@ def main() -> None:
                         extra = f", baseline browser {base[-1] * 1000:.0f} ms (x{base[-1] / term[-1]:.2f})"
                     ws_at, frame_at = STAGES[-2] if other is not None else STAGES[-1]
                     print(f"  round {i + 1}: terminal {term[-1] * 1000:.0f} ms, browser {web[-1] * 1000:.0f} ms "
-                          f"(x{web[-1] / term[-1]:.2f}; websocket at {ws_at * 1000:.0f} ms, first frame at "
+                          f"(x{web[-1] / term[-1]:.2f}; websocket at {ws_at * 1000:.0f} ms, first app frame at "
                           f"{frame_at * 1000:.0f} ms){extra}", flush=True)
             finally:
                 context.close()
