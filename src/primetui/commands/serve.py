@@ -8,11 +8,6 @@ is refused before any app process starts. A token in the URL (path or query) dec
 the cookie counts only when the URL carries none. Each websocket (one per browser tab) runs its own
 ``primetui`` process, ended when the tab closes.
 
-A page request with the token starts that process at once, at the last tab's size (one at most
-waits): Python's start-up and the app's imports then overlap the ~150 ms the page takes to load
-its scripts and open the websocket, which takes the process over. One that no websocket takes
-within ``SPARE_TTL`` seconds is ended (bench/serve_trace.py shows the timeline).
-
 Loopback only unless ``--allow-remote`` is given with ``--host``; without it, a request whose Host
 header is not a loopback name is refused too (a DNS-rebinding page names its own host there).
 
@@ -45,11 +40,6 @@ log = logging.getLogger("primetui.commands.serve")
 COOKIE = "primetui_serve"
 STOP_GRACE = 5.0
 """Seconds a tab's app process gets to quit after its websocket closes before it is killed."""
-SPARE_TTL = 30.0
-"""Seconds an app process started for a page request waits for that page's websocket; then it ends."""
-SPARE_SIZE = (120, 36)
-"""Columns and rows the first spare app starts with; later ones take the last tab's size (the same
-browser window, most likely). A tab of another size sends it, and the app redraws."""
 
 PAGE = """<!DOCTYPE html>
 <html>
@@ -123,77 +113,6 @@ class TokenServer(Server):
         self.token = token
         self.allow_remote = allow_remote
         self.sessions: set[AppService] = set()
-        self.spare: AppService | None = None
-        self.spare_size: tuple[int, int] = SPARE_SIZE
-        self._spare_at: tuple[int, int] = SPARE_SIZE
-        self._spare_timer: asyncio.TimerHandle | None = None
-        self._spare_started: asyncio.Event | None = None
-        self._background: set[asyncio.Task[Any]] = set()
-
-    # --- a process started with the page ------------------------------------------------------
-    # Python start-up and the app's imports are most of a tab's first frame. They need not wait
-    # for the page's scripts to load and open the websocket: a page request (which carried the
-    # token) starts one app process right away, and the websocket that follows takes it over.
-
-    def _in_background(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def start_spare(self) -> None:
-        """Start an app process for the tab whose page was just requested (one at most waits)."""
-        if self.spare is not None:
-            return
-
-        async def nowhere(_: Any) -> None:
-            return None
-
-        async def no_close() -> None:
-            return None
-
-        service = AppService(self.command, write_bytes=nowhere, write_str=nowhere, close=no_close,
-                             download_manager=self.download_manager)
-        self.spare = service
-        self._spare_started = started = asyncio.Event()
-        try:
-            self._spare_at = self.spare_size
-            await service._open_app_process(*self._spare_at)
-        except Exception as exc:  # noqa: BLE001 - the websocket then starts its own
-            log.warning("could not start an app process ahead of its tab: %s", type(exc).__name__)
-            if self.spare is service:
-                self.spare = None
-            return
-        finally:
-            started.set()
-        if self.spare is not service:  # dropped while it started (the server stops)
-            await self.end_session(service)
-            return
-        self._spare_timer = asyncio.get_running_loop().call_later(
-            SPARE_TTL, lambda: self._in_background(self.drop_spare(service)))
-
-    async def take_spare(self) -> AppService | None:
-        """The waiting app process (once started), if it still runs; None otherwise."""
-        if self.spare is not None and self._spare_started is not None:
-            await self._spare_started.wait()
-        service, self.spare = self.spare, None
-        if self._spare_timer is not None:
-            self._spare_timer.cancel()
-            self._spare_timer = None
-        if service is None:
-            return None
-        process = service._process
-        if process is None or process.returncode is not None:
-            self._in_background(self.end_session(service))
-            return None
-        return service
-
-    async def drop_spare(self, service: AppService | None = None) -> None:
-        """End the waiting app process (its page never opened a websocket, or the server stops)."""
-        if service is not None and self.spare is not service:
-            return  # a tab took it over meanwhile
-        taken = await self.take_spare()
-        if taken is not None:
-            await self.end_session(taken)
 
     # --- access control ------------------------------------------------------------------------
 
@@ -257,7 +176,6 @@ class TokenServer(Server):
         scheme = "wss" if request.secure else "ws"
         ws_url = f"{scheme}://{request.host}/ws/{self.token}"
         body = PAGE.format(title=html.escape(self.title), ws_url=html.escape(ws_url, quote=True), font_size=font_size)
-        self._in_background(self.start_spare())
         return web.Response(text=body, content_type="text/html")
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
@@ -271,25 +189,11 @@ class TokenServer(Server):
                 return default
 
         await websocket.prepare(request)
-        width, height = size("width", 80), size("height", 24)
-        service = await self.take_spare()
-        spare_at = self._spare_at
-        self.spare_size = (width, height)
-        if service is not None:  # started with the page: give it this tab's websocket and size
-            service.remote_write_bytes = websocket.send_bytes
-            service.remote_write_str = websocket.send_str
-            service.remote_close = websocket.close
-        else:
-            service = AppService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                                 close=websocket.close, download_manager=self.download_manager)
+        service = AppService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                             close=websocket.close, download_manager=self.download_manager)
         self.sessions.add(service)
         try:
-            if service._process is not None:
-                service._task = asyncio.create_task(service.run())
-                if (width, height) != spare_at:
-                    await service.set_terminal_size(width, height)
-            else:
-                await service.start(width, height)
+            await service.start(size("width", 80), size("height", 24))
             await self._process_messages(websocket, service)
         except asyncio.CancelledError:
             pass
@@ -382,8 +286,7 @@ async def run_server(server: TokenServer, ready: Any = None) -> None:
     try:
         await stop.wait()
     finally:
-        await asyncio.gather(server.drop_spare(), *(server.end_session(s) for s in list(server.sessions)),
-                             return_exceptions=True)
+        await asyncio.gather(*(server.end_session(s) for s in list(server.sessions)), return_exceptions=True)
         await runner.cleanup()
         if url_file is not None:
             url_file.unlink(missing_ok=True)  # the token dies with the server
