@@ -24,6 +24,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from asyncssh.constants import MSG_CHANNEL_WINDOW_ADJUST
+from asyncssh.packet import UInt32
+
 MIN_WINDOW = 64 * 1024
 MAX_WINDOW = 4 * 1024 * 1024
 START_WINDOW = MIN_WINDOW
@@ -114,9 +117,6 @@ class ChannelCredit:
         adjust = self.rule.grant(held, credit)
         if adjust <= 0 or getattr(self.chan, "_send_state", "open") != "open":
             return
-        from asyncssh.constants import MSG_CHANNEL_WINDOW_ADJUST
-        from asyncssh.packet import UInt32
-
         try:
             self.chan.send_packet(MSG_CHANNEL_WINDOW_ADJUST, UInt32(adjust))
         except Exception:  # noqa: BLE001 - a closing channel: the read that follows reports it
