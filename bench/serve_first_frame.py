@@ -1,6 +1,6 @@
 """First useful frame of ``primetui serve`` in headless Chromium, next to the terminal's, same run.
 
-    uv run python bench/serve_first_frame.py [--repeat 5] [--baseline-src OTHER/src]
+    uv run python bench/serve_first_frame.py [--repeat 5] [--baseline-src OTHER/src | --baseline-no-spare]
 
 One local platform (demo data plus a few finished runs) and one ``primetui serve`` on it; then,
 interleaved, ``--repeat`` times each:
@@ -15,7 +15,10 @@ interleaved, ``--repeat`` times each:
 Both use one runs cache (``PRIMETUI_CACHE_DIR``), which the warm-ups fill (the usual case: not the
 first start ever); the browser warm-up leaves the runs' loss series in it. With
 ``--baseline-src``, a second ``primetui serve`` runs another checkout's code (``PYTHONPATH``), and
-its tab is timed in the same rounds.
+its tab is timed in the same rounds; with ``--baseline-no-spare`` the second server runs this code
+with ``--no-spare`` (each tab starts its own process when its websocket opens). Before each round
+the bench waits until the server's spare (``primetui.commands.spare``) has finished its imports, so
+a spare warming up never shares the CPU with a timed start.
 """
 
 from __future__ import annotations
@@ -93,11 +96,19 @@ def time_browser(context, url: str, run_ids: list[str], served) -> float:
         served.wait_processes(0)
 
 
+def settle(served) -> None:
+    """Wait until the served code's spare (if it keeps one) has done its imports: no timed start shares the CPU with it."""
+    if "--no-spare" in served.proc.args:
+        return
+    served.wait_spare_warm()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline-src", default=None, help="another checkout's src/, served beside this one")
+    parser.add_argument("--baseline-no-spare", action="store_true", help="this code with --no-spare, served beside")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -124,7 +135,10 @@ def main() -> None:
             os.environ["PRIMETUI_CACHE_DIR"] = cache
             served = stack.enter_context(serve(lp, tmp))
             other = None
-            if args.baseline_src:
+            if args.baseline_no_spare:
+                (tmp / "base").mkdir()
+                other = stack.enter_context(serve(lp, tmp / "base", "--no-spare"))
+            elif args.baseline_src:
                 (tmp / "base").mkdir()
                 saved = os.environ.get("PYTHONPATH")
                 os.environ["PYTHONPATH"] = str(Path(args.baseline_src).resolve())
@@ -143,10 +157,12 @@ def main() -> None:
                 if other is not None:
                     time_browser(context, other.url, run_ids, other)
                 for i in range(args.repeat):
+                    settle(served)
                     term.append(time_dashboard(env, run_ids, f"sff-{os.getpid()}-{i}", cache)[0])
                     web.append(time_browser(context, served.url, run_ids, served))
                     extra = ""
                     if other is not None:
+                        settle(served)
                         base.append(time_browser(context, other.url, run_ids, other))
                         extra = f", baseline browser {base[-1] * 1000:.0f} ms (x{base[-1] / term[-1]:.2f})"
                     ws_at, frame_at = STAGES[-2] if other is not None else STAGES[-1]
@@ -162,7 +178,8 @@ def main() -> None:
     print(f"| terminal: `primetui runs` in tmux | {statistics.median(term) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in term)} |")
     print(f"| browser: `primetui serve`, a new tab in headless Chromium | {statistics.median(web) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in web)} |")
     if base:
-        print(f"| browser, baseline ({args.baseline_src}) | {statistics.median(base) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in base)} |")
+        label = "`--no-spare`" if args.baseline_no_spare else args.baseline_src
+        print(f"| browser, baseline ({label}) | {statistics.median(base) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in base)} |")
     print(f"\nbrowser / terminal, median of the per-round ratios: x{ratio:.2f} (goal: at most x1.2)")
     if base:
         print(f"baseline browser / terminal: x{statistics.median(b / t for b, t in zip(base, term)):.2f}")

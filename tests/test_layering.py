@@ -134,8 +134,8 @@ def _may_import(module: str, dep: str) -> bool:
     here, there = _package(module), _package(dep)
     if here == there:
         return True
-    if here == "":  # __main__ runs the command line; __init__ imports nothing
-        return module == "primetui.__main__" and dep == "primetui.commands.cli"
+    if here == "":  # __main__ runs the command line (or first holds as serve's spare); __init__ imports nothing
+        return module == "primetui.__main__" and dep in ("primetui.commands.cli", "primetui.commands.spare")
     if there == "":
         return dep == "primetui"  # the version
     if here == "ui" and there == "local":

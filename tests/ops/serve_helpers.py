@@ -21,6 +21,23 @@ URL_RE = re.compile(r"(http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]+))")
 URL_FILE_RE = re.compile(r"is in (\S+) \(not printed: output is not a terminal\)")
 
 
+def _parent(entry: Path) -> int:
+    try:
+        return int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return -1
+
+
+def is_waiting_spare(entry: Path) -> bool:
+    """Started as a spare (its environment has the marker) and not yet named ``primetui`` by a tab's ``go``."""
+    try:
+        environ = (entry / "environ").read_bytes().split(b"\0")
+        comm = (entry / "comm").read_text().strip()
+    except OSError:
+        return False
+    return b"PRIMETUI_SERVE_SPARE=1" in environ and comm != "primetui"
+
+
 @dataclass
 class Served:
     proc: subprocess.Popen[str]
@@ -54,9 +71,34 @@ class Served:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if b"local" not in argv:  # `serve --local` also starts the local platform, as its child
-                kids.append(int(entry.name))
+            if b"local" in argv:  # `serve --local` also starts the local platform, as its child
+                continue
+            if is_waiting_spare(entry):  # ready for the next tab, not a tab's (primetui.commands.spare)
+                continue
+            kids.append(int(entry.name))
         return kids
+
+    def spares(self) -> list[int]:
+        """Pids of the server's children waiting as the next tab's app."""
+        return [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit() and _parent(e) == self.proc.pid
+                and is_waiting_spare(e)]
+
+    def wait_spare_warm(self, timeout: float = 60.0) -> int:
+        """A spare that has done its imports: asleep, its CPU time unchanged over 0.3 s; returns its pid."""
+        deadline = time.monotonic() + timeout
+        last: tuple[int, int] | None = None
+        while time.monotonic() < deadline:
+            for pid in self.spares():
+                try:
+                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                ticks = int(fields[11]) + int(fields[12])
+                if fields[0] == "S" and last == (pid, ticks):
+                    return pid
+                last = (pid, ticks)
+            time.sleep(0.3)
+        raise AssertionError(f"no spare finished its imports within {timeout} s (spares: {self.spares()})")
 
     def wait_processes(self, n: int, timeout: float = 30.0) -> list[int]:
         deadline = time.monotonic() + timeout

@@ -8,6 +8,10 @@ is refused before any app process starts. A token in the URL (path or query) dec
 the cookie counts only when the URL carries none. Each websocket (one per browser tab) runs its own
 ``primetui`` process, ended when the tab closes.
 
+One process is kept ready ahead of the next tab (:class:`Spares`, ``primetui.commands.spare``): it
+has imported the dashboard and waits for a tab's size, so a tab's first frame does not wait for
+Python's imports. ``--no-spare`` turns it off (one idle process less, ~0.6 s more per new tab).
+
 Loopback only unless ``--allow-remote`` is given with ``--host``; without it, a request whose Host
 header is not a loopback name is refused too (a DNS-rebinding page names its own host there).
 
@@ -26,7 +30,9 @@ import secrets
 import shlex
 import signal
 import sys
+from asyncio.subprocess import Process
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from aiohttp import web
@@ -40,6 +46,10 @@ log = logging.getLogger("primetui.commands.serve")
 COOKIE = "primetui_serve"
 STOP_GRACE = 5.0
 """Seconds a tab's app process gets to quit after its websocket closes before it is killed."""
+REFILL_AFTER_FRAME = 1.0
+"""Seconds after a tab's first frame before the next spare starts (its imports would slow that tab)."""
+REFILL_LATEST = 15.0
+"""Seconds after a tab took the spare when the next one starts even if the tab drew nothing yet."""
 
 PAGE = """<!DOCTYPE html>
 <html>
@@ -104,15 +114,126 @@ def _matches(presented: str | None, token: str) -> bool:
     return bool(presented) and hmac.compare_digest(str(presented).encode(), token.encode())
 
 
+def tab_environment(width: int = 80, height: int = 24) -> dict[str, str]:
+    """The environment textual-serve gives a tab's app process (its driver, colours and size)."""
+    return AppService._build_environment(SimpleNamespace(debug=False), width=width, height=height)  # type: ignore[arg-type]
+
+
+class Spares:
+    """At most one app process started ahead of the next tab (see ``primetui.commands.spare``).
+
+    The spare is this server's child, with its pipes, exactly as a process started for a tab; a tab
+    takes it with ``go <width> <height>``. The next one starts :data:`REFILL_AFTER_FRAME` seconds
+    after that tab's first frame (at most :data:`REFILL_LATEST` after it was taken), so its imports
+    never compete with a tab's first frame for the CPU. A spare that ended by itself before a tab
+    took it is reported when a tab finds it; that tab starts its own process, and the next spare
+    follows it as usual (at most one new spare per tab: no restart loop).
+    """
+
+    def __init__(self, command: str, enabled: bool = True) -> None:
+        self.command = command
+        self.enabled = enabled
+        self.process: Process | None = None
+        self._refill: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        if not self.enabled or self.process is not None:
+            return
+        from primetui.commands.spare import MARKER
+
+        env = tab_environment()
+        env[MARKER] = "1"
+        self.process = await asyncio.create_subprocess_shell(
+            self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=env)
+
+    def take(self) -> Process | None:
+        """The waiting spare, now the caller's; None when there is none alive."""
+        process, self.process = self.process, None
+        if process is None:
+            return None
+        if process.returncode is not None:
+            log.warning("the spare app process ended before a tab took it (status %s); tabs start their own",
+                        process.returncode)
+            return None
+        return process
+
+    def refill_after(self, first_frame: asyncio.Event) -> None:
+        """Start the next spare once this tab has drawn (or after REFILL_LATEST seconds)."""
+        if not self.enabled or (self._refill is not None and not self._refill.done()):
+            return
+
+        async def refill() -> None:
+            try:
+                await asyncio.wait_for(first_frame.wait(), REFILL_LATEST)
+                await asyncio.sleep(REFILL_AFTER_FRAME)
+            except TimeoutError:
+                pass
+            await self.start()
+
+        self._refill = asyncio.create_task(refill())
+
+    async def close(self) -> None:
+        """End the waiting spare: end of input tells it to go; killed if it has not within STOP_GRACE."""
+        if self._refill is not None:
+            self._refill.cancel()
+        process, self.process = self.process, None
+        if process is None or process.returncode is not None:
+            return
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), STOP_GRACE)
+        except TimeoutError:
+            try:
+                process.kill()
+            except ProcessLookupError:
+                pass
+            await process.wait()
+
+
+class TabService(AppService):
+    """A tab's app process: the spare when one waits (told the tab's size), else started as textual-serve does."""
+
+    def __init__(self, *args: Any, spares: Spares | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.spares = spares
+        self.first_frame = asyncio.Event()
+        self.from_spare = False
+
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
+        process = self.spares.take() if self.spares is not None else None
+        if process is not None and process.stdin is not None:
+            try:
+                process.stdin.write(f"go {width} {height}\n".encode())
+                await process.stdin.drain()
+            except (ConnectionError, RuntimeError):  # it died just now: start one the old way
+                process = None
+        if process is None:
+            process = await super()._open_app_process(width, height)
+        else:
+            self._process = process
+            self._stdin = process.stdin
+            self.from_spare = True
+        if self.spares is not None:
+            self.spares.refill_after(self.first_frame)
+        return process
+
+    async def on_data(self, payload: bytes) -> None:
+        self.first_frame.set()
+        await super().on_data(payload)
+
+
 class TokenServer(Server):
     """textual-serve's server with a token on every route, its own page, and no access log."""
 
     def __init__(self, command: str, host: str, port: int, token: str, title: str = "primetui",
-                 allow_remote: bool = False) -> None:
+                 allow_remote: bool = False, spare: bool = True) -> None:
         super().__init__(command, host=host, port=port, title=title)
         self.token = token
         self.allow_remote = allow_remote
         self.sessions: set[AppService] = set()
+        self.spares = Spares(command, enabled=spare)
 
     # --- access control ------------------------------------------------------------------------
 
@@ -189,8 +310,8 @@ class TokenServer(Server):
                 return default
 
         await websocket.prepare(request)
-        service = AppService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                             close=websocket.close, download_manager=self.download_manager)
+        service = TabService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                             close=websocket.close, download_manager=self.download_manager, spares=self.spares)
         self.sessions.add(service)
         try:
             await service.start(size("width", 80), size("height", 24))
@@ -274,6 +395,7 @@ async def run_server(server: TokenServer, ready: Any = None) -> None:
         await runner.cleanup()
         raise ServeError(f"cannot write the URL file ({exc.strerror or exc}); set PRIMETUI_CONFIG_DIR to a writable "
                          "folder, or run it in a terminal, where the URL is printed.") from exc
+    await server.spares.start()
     if ready is not None:
         ready(url)
     stop = asyncio.Event()
@@ -286,7 +408,8 @@ async def run_server(server: TokenServer, ready: Any = None) -> None:
     try:
         await stop.wait()
     finally:
-        await asyncio.gather(*(server.end_session(s) for s in list(server.sessions)), return_exceptions=True)
+        await asyncio.gather(server.spares.close(), *(server.end_session(s) for s in list(server.sessions)),
+                             return_exceptions=True)
         await runner.cleanup()
         if url_file is not None:
             url_file.unlink(missing_ok=True)  # the token dies with the server
@@ -323,7 +446,8 @@ def serve(args: Any) -> int:
             return 1
     logging.basicConfig(level=logging.WARNING, format="primetui serve: %(message)s")
     server = TokenServer(app_command(local), host, port, make_token(),
-                         allow_remote=bool(getattr(args, "allow_remote", False)))
+                         allow_remote=bool(getattr(args, "allow_remote", False)),
+                         spare=not getattr(args, "no_spare", False))
     try:
         asyncio.run(run_server(server))
     except ServeError as exc:
@@ -334,6 +458,6 @@ def serve(args: Any) -> int:
     return 0
 
 
-__all__ = ["COOKIE", "ServeError", "TokenServer", "announce", "app_command", "host_name", "is_loopback", "make_token",
+__all__ = ["COOKIE", "ServeError", "Spares", "TabService", "TokenServer", "tab_environment", "announce", "app_command", "host_name", "is_loopback", "make_token",
            "serve", "url_file_path", "url_host"]
 
