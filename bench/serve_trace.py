@@ -9,6 +9,8 @@ its Python start, its driver's start, the resize it gets, the runs screen's moun
 the first write holding a run id, the server relaying it; the bench adds what Playwright saw
 (websocket frames, the run id on the page's screen model) and the page's own Performance timings.
 It prints each timeline in ms from `goto` (or from the tmux start). A measuring aid: not a test.
+The server runs with --no-spare (SERVE_TRACE_SPARE=1 keeps its spare): the timeline it splits is
+a tab's own process start, which a spare has done before the page asks.
 """
 
 import asyncio, json, os, shutil, sys, tempfile, time
@@ -18,6 +20,7 @@ sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / "bench"))
 from first_frame import env_for, seed, time_dashboard
 from serve_first_frame import CHROMIUM, FLAGS, Screen
 TRACE = Path(os.environ.get("SERVE_TRACE_LOG", "/tmp/serve_trace.log"))
+SERVE_ARGS = () if os.environ.get("SERVE_TRACE_SPARE") else ("--no-spare",)
 
 def main(n=3):
     from playwright.sync_api import sync_playwright
@@ -38,7 +41,7 @@ def main(n=3):
                 f.write(f"{time.time():.4f} 0 bench {tag} {extra}\n")
         if os.environ.get("SERVE_TRACE_ONE_CACHE"):  # as bench/serve_first_frame.py: the tabs use the terminal's cache
             os.environ["PRIMETUI_CACHE_DIR"] = cache
-        with serve(lp, tmp) as served, sync_playwright() as pw:
+        with serve(lp, tmp, *SERVE_ARGS) as served, sync_playwright() as pw:
             ctx = pw.chromium.launch_persistent_context(str(tmp / "prof"), executable_path=CHROMIUM, headless=True,
                                                         args=FLAGS, viewport={"width": 1440, "height": 760})
             for i in range(n + 1):
