@@ -198,3 +198,26 @@ async def test_output_that_stops_brings_the_flood_rate_frame_forward() -> None:
         assert view._frame_due < flood_due
         assert view._frame_due <= max(view_module.time.monotonic() + view_module._PROMPT_DELAY, now + 1 / view_module.FPS)
         await until(pilot, lambda: view.frames > frames, "view.frames > frames")
+
+
+async def test_a_key_typed_in_a_flood_gets_frames_at_the_full_rate() -> None:
+    """The echo of a key typed while output pours is drawn at 60 frames a second, not the flood's 20."""
+    from primetui.ui.terminal import view as view_module
+
+    app = TermApp(PtyTransport([sys.executable, "-c", "import time; time.sleep(60)"]))
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(TerminalView)
+        await until(pilot, lambda: view.running, "view.running")
+        view.focus()
+        await pilot.press("x")  # sent to the program: its echo is due
+        await until(pilot, lambda: view._frame_handle is None, "no frame pending")
+        view.bytes_in += 10 * view_module._FLOOD_BYTES  # a flood read after the key
+        view._last_frame = now = view_module.time.monotonic()
+        view._schedule_frame()
+        assert view._frame_due == pytest.approx(now + 1 / view_module.FPS)
+        view._typed_at -= 1.0  # the key is long past: the flood's rate again
+        if view._frame_handle is not None:
+            view._frame_handle.stop()
+            view._frame_handle = None
+        view._schedule_frame()
+        assert view._frame_due == pytest.approx(now + 1 / view_module.FLOOD_FPS)

@@ -37,6 +37,7 @@ _FLOOD_BYTES = 1 << 16  # more than this between two frames counts as a flood
 _FULL_READ = 1 << 16  # a transport hands over at most this much at once; less = nothing more was waiting
 _PROMPT_DELAY = 0.003  # a frame for output that stopped: soon, so more of it may still arrive in between
 _SYNC_HOLD = 0.15  # longest we wait for a program's synchronized update (DEC 2026) to finish
+_TYPED_WINDOW = 0.3  # after a key or a paste, frames keep the full rate even in a flood: the echo is due
 
 _TYPEAHEAD_MAX = 4096  # keys kept while connecting; a stuck connect must not grow without end
 TransportFactory = Callable[[], Transport]
@@ -104,6 +105,7 @@ class TerminalView(Widget, can_focus=True):
         self._frame_handle: Any = None
         self._frame_due = 0.0
         self._last_frame = 0.0
+        self._typed_at = -1.0  # when the user last sent the program a key or a paste (monotonic)
         self._sync_since: float | None = None
         self._cursor_drawn: tuple[int, int] | None = None
         self._bell_seen = 0
@@ -243,7 +245,8 @@ class TerminalView(Widget, can_focus=True):
         if prompt:
             due = max(now + _PROMPT_DELAY, self._last_frame + 1 / FPS)
         else:
-            fps = FLOOD_FPS if self.bytes_in - self._bytes_at_frame > _FLOOD_BYTES else FPS
+            flood = self.bytes_in - self._bytes_at_frame > _FLOOD_BYTES and now - self._typed_at > _TYPED_WINDOW
+            fps = FLOOD_FPS if flood else FPS
             due = self._last_frame + 1 / fps
         if self._frame_handle is not None:
             if due >= self._frame_due:
@@ -501,6 +504,7 @@ class TerminalView(Widget, can_focus=True):
         event.prevent_default()
         self._clear_selection()
         if self.transport is not None:
+            self._typed_at = time.monotonic()
             self.transport.write(data)
 
     def on_paste(self, event: events.Paste) -> None:
@@ -512,6 +516,7 @@ class TerminalView(Widget, can_focus=True):
         if self.running and self.transport is not None:
             event.stop()
             self.follow()
+            self._typed_at = time.monotonic()
             self.transport.write(encode_paste(event.text, bracketed=self.term.bracketed_paste))
 
     def _mouse(self, event: events.MouseEvent, kind: str, button: int) -> bool:
