@@ -21,13 +21,6 @@ URL_RE = re.compile(r"(http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]+))")
 URL_FILE_RE = re.compile(r"is in (\S+) \(not printed: output is not a terminal\)")
 
 
-def _parent(entry: Path) -> int:
-    try:
-        return int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return -1
-
-
 def is_waiting_spare(entry: Path) -> bool:
     """Started as a spare (its environment has the marker) and not yet named ``primetui`` by a tab's ``go``."""
     try:
@@ -54,34 +47,37 @@ class Served:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
-    def app_processes(self) -> list[int]:
-        """Pids of the tab app processes: the server's children, less a local platform it started."""
+    def _children(self) -> list[Path]:
+        """/proc entries of the server's live children (not zombies)."""
         kids = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
             try:
-                stat = (entry / "stat").read_text()
-            except OSError:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
                 continue
-            fields = stat.rsplit(")", 1)[1].split()
-            if int(fields[1]) != self.proc.pid or fields[0] == "Z":
-                continue
+            if int(fields[1]) == self.proc.pid and fields[0] != "Z":
+                kids.append(entry)
+        return kids
+
+    def app_processes(self) -> list[int]:
+        """Pids of the tab app processes: the server's children, less a local platform it started
+        and a spare waiting for the next tab (primetui.commands.spare)."""
+        kids = []
+        for entry in self._children():
             try:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if b"local" in argv:  # `serve --local` also starts the local platform, as its child
-                continue
-            if is_waiting_spare(entry):  # ready for the next tab, not a tab's (primetui.commands.spare)
+            if b"local" in argv or is_waiting_spare(entry):  # `serve --local` also starts the local platform
                 continue
             kids.append(int(entry.name))
         return kids
 
     def spares(self) -> list[int]:
         """Pids of the server's children waiting as the next tab's app."""
-        return [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit() and _parent(e) == self.proc.pid
-                and is_waiting_spare(e)]
+        return [int(e.name) for e in self._children() if is_waiting_spare(e)]
 
     def wait_spare_warm(self, timeout: float = 60.0) -> int:
         """A spare that has done its imports: asleep, its CPU time unchanged over 0.3 s; returns its pid."""

@@ -22,19 +22,9 @@ import pytest
 from primetui.commands.spare import BadStart, parse_go, read_line
 from primetui.shell.term import Terminal
 from tests.ops.serve_helpers import seed_run, serve
+from tests.waiting import wait_for, wait_for_sync
 
 pytestmark = [pytest.mark.timeout(240)]
-
-
-def until(predicate, what: str, limit: float = 60.0):
-    end = time.monotonic() + limit
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def ended(pid: int) -> bool:
@@ -118,7 +108,7 @@ def test_parse_go_clamps_like_the_server_and_read_line_stops_at_the_newline():
 async def test_a_tab_takes_the_spare_draws_at_its_size_and_the_next_spare_follows(local_platform, tmp_path):
     seed_run(local_platform, "spare-demo-run")
     with serve(local_platform, tmp_path) as s:
-        spare = (await asyncio.to_thread(until, s.spares, "the first spare"))[0]
+        spare = (await wait_for(s.spares, "the first spare"))[0]
         assert s.app_processes() == [], "a spare counted as a tab"
         async with aiohttp.ClientSession() as session:
             ws = await session.ws_connect(f"{s.base}/ws/{s.token}?width=100&height=30")
@@ -128,26 +118,26 @@ async def test_a_tab_takes_the_spare_draws_at_its_size_and_the_next_spare_follow
             rows = text.splitlines()
             assert len(rows) == 30 and "Runs" in text
             assert rows[-1].strip(), "the footer is not on the tab's last row: the app drew at another size"
-            nxt = await asyncio.to_thread(until, lambda: [p for p in s.spares() if p != spare], "the next spare")
+            nxt = await wait_for(lambda: [p for p in s.spares() if p != spare], "the next spare")
             await ws.close()
-            await asyncio.to_thread(until, lambda: ended(spare), "the tab's process to end with its tab")
+            await wait_for(lambda: ended(spare), "the tab's process to end with its tab")
             # the second tab takes the spare started after the first tab's frame
             ws2 = await session.ws_connect(f"{s.base}/ws/{s.token}?width=90&height=25")
             await Tab(90, 25).read_until(ws2, "spare-demo-run")
             assert s.app_processes() == nxt
             await ws2.close()
-        nxt_spare = await asyncio.to_thread(until, s.spares, "the spare after the second tab")
+        nxt_spare = await wait_for(s.spares, "the spare after the second tab")
     # the server stopped (SIGTERM): its spare went with it
-    await asyncio.to_thread(until, lambda: all(ended(p) for p in nxt_spare), "the spare to end with the server")
+    await wait_for(lambda: all(ended(p) for p in nxt_spare), "the spare to end with the server")
 
 
 @pytest.mark.slow
 def test_a_dead_spare_is_replaced_and_a_killed_server_leaves_no_spare(local_platform, tmp_path):
     seed_run(local_platform, "spare-dead-run")
     with serve(local_platform, tmp_path) as s:
-        spare = until(s.spares, "the first spare")[0]
+        spare = wait_for_sync(s.spares, "the first spare")[0]
         os.kill(spare, signal.SIGKILL)
-        until(lambda: ended(spare), "the killed spare")
+        wait_for_sync(lambda: ended(spare), "the killed spare")
 
         async def tab() -> None:
             async with aiohttp.ClientSession() as session:
@@ -158,10 +148,10 @@ def test_a_dead_spare_is_replaced_and_a_killed_server_leaves_no_spare(local_plat
         asyncio.run(tab())
         assert "ended before a tab took it" in s.output()
         assert s.proc.poll() is None
-        survivor = until(s.spares, "a spare started again after a tab started the old way")[0]
+        survivor = wait_for_sync(s.spares, "a spare started again after a tab started the old way")[0]
         os.kill(s.proc.pid, signal.SIGKILL)
         s.proc.wait(10)
-        until(lambda: ended(survivor), "the spare to end when its server was killed (end of its input)")
+        wait_for_sync(lambda: ended(survivor), "the spare to end when its server was killed (end of its input)")
 
 
 @pytest.mark.slow
