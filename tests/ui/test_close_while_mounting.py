@@ -2,7 +2,7 @@
 
 Whatever removes it: Esc, a plain ``app.pop_screen()`` or an app key (``r``), two pops at once, a
 switch (``open_run`` of another run: the palette or a notification opening a run in that instant;
-a switch to a screen already running).
+a switch to a screen already running), or quitting.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from textual.screen import Screen
 from textual.widgets import Static
-from tests.waiting import until
+from tests.waiting import until, wait_for
 from dash_helpers import dispatch_walkthrough, make_app, wait_status
 
 from primetui.api.client import PrimeClient
@@ -151,3 +151,22 @@ async def test_a_switch_to_a_running_screen_as_a_run_screen_opens_leaves_the_app
     finally:
         await _stop(local_platform, run_id)
 
+
+async def _quit_as_it_opens(lp, run_id: str) -> None:
+    app = make_app(lp)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: app.state.runs_loaded, "the runs list")
+        app.open_run(run_id)
+        await until(pilot, lambda: isinstance(app.screen, RunScreen), "the run screen")
+        await app.action_quit()  # `q` or ctrl+q: every screen is removed as the app ends
+        await wait_for(lambda: app._task.done(), "the app's message loop to end")
+    _still_running(app)
+
+
+async def test_quitting_as_a_run_screen_opens_ends_cleanly(local_platform):
+    run_id = await _running_run(local_platform)
+    try:
+        for _ in range(4):
+            await _quit_as_it_opens(local_platform, run_id)
+    finally:
+        await _stop(local_platform, run_id)

@@ -360,7 +360,7 @@ class PrimeApp(App):
     # Textual takes a popped or replaced screen off the stack at once and removes it soon after;
     # removing a screen whose own widgets still mount crashes Textual (the run screen's monitor
     # tabs: "No Tab with id '--content-tab-log-trainer'", "Can't mount widget(s) before Grid() is
-    # mounted"). Every way out (Esc, open_run, dismiss, an app binding) goes through
+    # mounted"). Every way out (Esc, open_run, dismiss, an app binding, quitting) goes through
     # these: the stack changes at once as in Textual (a second pop pops the next screen), and a
     # screen still mounting (``DashboardScreen.mounting``) is kept as an installed screen, which
     # Textual does not remove, until it has settled; then it is removed.
@@ -376,9 +376,24 @@ class PrimeApp(App):
             held = self._hold(stack[-1])  # not a switch to the screen shown (Textual's no-op)
         return self._remove_when_settled(held, lambda: super(PrimeApp, self).switch_screen(screen))
 
+    def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None:
+        """Textual's exit once the screens' own mounts are done: from the exit on, Textual counts
+        every widget as detached, and one still mounting fails ("Can't mount widget(s) before
+        Grid() is mounted"); the shutdown that follows removes every screen."""
+        if not self._mounting_screens():
+            super().exit(result, return_code, message)
+            return
+
+        async def exit_when_settled() -> None:
+            await self._settle_all()
+            App.exit(self, result, return_code, message)
+
+        self.call_next(exit_when_settled)
+
     async def _shutdown(self) -> None:
-        # Textual's shutdown removes every screen: one still mounting (or kept by ``_hold``)
-        # crashes it as a pop would.
+        # Textual's shutdown removes every screen: one still mounting crashes it as a pop would.
+        # An exit settled them already; this is for an end that did not come through ``exit``
+        # (the test harness ends the app so).
         await self._settle_all()
         await super()._shutdown()
 

@@ -98,7 +98,8 @@ class DashboardScreen(Screen):
     # mount crashes it (a nested tab strip's Mount handler selects a tab already removed: "No Tab
     # with id ..."; a pane mounts into a Grid already removed). A screen that mounts widgets without
     # awaiting them counts those mounts here; the app (``PrimeApp.pop_screen``/``switch_screen``)
-    # takes such a screen off the stack at once and removes it once ``settle`` returns.
+    # takes such a screen off the stack at once and removes it once ``settle`` returns (and ends,
+    # ``PrimeApp.exit``, once every screen has settled).
     _mounts: list[asyncio.Future[Any]] | None = None
 
     def track_mount(self, mount: Awaitable[Any]) -> None:
