@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
@@ -90,6 +92,32 @@ class DashboardScreen(Screen):
     def _join(self) -> None:
         if self.prime.client is not None and self._subscriptions is None:
             self._subscriptions = list(self.subscribe())
+
+    # ---- mounts of its own: the screen is removed only once they are done ------------------
+    # Textual removes a popped or replaced screen at once, and removing widgets while they still
+    # mount crashes it (a nested tab strip's Mount handler selects a tab already removed: "No Tab
+    # with id ..."; a pane mounts into a Grid already removed). A screen that mounts widgets without
+    # awaiting them counts those mounts here; the app (``PrimeApp.pop_screen``/``switch_screen``)
+    # takes such a screen off the stack at once and removes it once ``settle`` returns (and ends,
+    # ``PrimeApp.exit``, once every screen has settled).
+    _mounts: list[asyncio.Future[Any]] | None = None
+
+    def track_mount(self, mount: Awaitable[Any]) -> None:
+        """Count ``mount`` (a mount this screen started and does not await) as one of its own."""
+        future = asyncio.ensure_future(mount)
+        # A failed mount is reported by the widget that failed; this copy is not reported again.
+        future.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._mounts = [f for f in self._mounts or () if not f.done()] + [future]
+
+    @property
+    def mounting(self) -> bool:
+        """Some of the screen's own mounts (``track_mount``) are not done yet."""
+        return any(not f.done() for f in self._mounts or ())
+
+    async def settle(self) -> None:
+        """Wait until the screen's own mounts are done (also those started meanwhile); never raises."""
+        while pending := [f for f in self._mounts or () if not f.done()]:
+            await asyncio.wait(pending)
 
     _render_pending = False
 

@@ -94,7 +94,6 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         self._checkpoints_shown: object = None
         self._summary_behind = False
         self._monitor_mounted = False
-        self._monitor_mounting: list[Any] = []  # the monitor tabs' mounts not yet awaited
         self.title = clean(f"Run {run_id}")
 
     def prime_state_run(self, run_id: str) -> Any:
@@ -335,7 +334,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         tabs = self.query_one("#run-tabs", TabbedContent)
         for tab_id, title, widget in monitor_panes(self.client, run):
             self.attach_pane(widget)
-            self._monitor_mounting.append(tabs.add_pane(TabPane(title, widget, id=tab_id)))
+            self.track_mount(tabs.add_pane(TabPane(title, widget, id=tab_id)))  # the app removes the screen after them
 
     # ---- actions ----------------------------------------------------------------------------
     def action_tab(self, index: int) -> None:
@@ -387,14 +386,8 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             return
         getattr(self, f"action_{action}")()
 
-    async def action_back(self) -> None:
-        # A screen removed while its monitor tabs still mount crashes Textual (a nested tab strip's
-        # Mount handler selects a tab already removed): let them finish mounting first.
-        mounting, self._monitor_mounting = self._monitor_mounting, []
-        for waiting in mounting:
-            await waiting
-        if self.app.screen is self:  # a second Esc that waited too finds the screen already gone
-            self.app.pop_screen()
+    def action_back(self) -> None:
+        self.app.pop_screen()  # while the monitor tabs still mount too: the app removes the screen after them
 
     def _confirm(self, title: str, body: str, label: str, then) -> None:
         def done(answer: bool | None) -> None:
