@@ -1,6 +1,6 @@
 """The shell channel's window (primetui.shell.flow): it follows what the pane consumes."""
 
-from primetui.shell.flow import MAX_WINDOW, MIN_WINDOW, TARGET_SECONDS, ChannelCredit, ReadAhead
+from primetui.shell.flow import MAX_WINDOW, MIN_WINDOW, TARGET_SECONDS, TYPING_SECONDS, ChannelCredit, ReadAhead
 
 KiB = 1024
 
@@ -82,3 +82,24 @@ def test_channel_credit_takes_the_window_from_asyncssh_and_grants_what_was_read(
     # Half the window still out: no packet.
     credit.after_read(1)
     assert len(chan.adjusts) == 1
+
+
+def test_a_key_holds_the_window_at_the_least_then_it_grows_again() -> None:
+    process = _Process()
+    credit = ChannelCredit(process, ReadAhead(start=MIN_WINDOW))
+    chan = process._chan
+    credit.rule.consumed(64 * KiB, 0.001)  # a fast pane on a fast link: the window grows
+    for _ in range(4):
+        chan._recv_window = 0
+        credit.after_read(64 * KiB)
+    grown = credit.rule.size
+    assert grown > MIN_WINDOW
+    credit.typed()  # a key: its echo comes behind what the server may still send
+    chan._recv_window = 0
+    credit.after_read(64 * KiB)
+    assert credit.rule.size == MIN_WINDOW
+    assert chan._recv_window == MIN_WINDOW  # granted no more than the least window
+    credit._typed_at -= TYPING_SECONDS  # the key is past: the link sets the pace again
+    chan._recv_window = 0
+    credit.after_read(64 * KiB)
+    assert credit.rule.size == 2 * MIN_WINDOW

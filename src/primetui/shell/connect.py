@@ -253,6 +253,7 @@ class ShellProcess:
         if self._end is None and not self._process.stdin.is_closing():
             with contextlib.suppress(asyncssh.Error, OSError):
                 self._process.stdin.write(data)
+            self.credit.typed()
 
     def resize(self, cols: int, rows: int) -> None:
         """Tell the remote PTY its new size (the program gets SIGWINCH)."""

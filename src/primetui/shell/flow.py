@@ -16,7 +16,10 @@ still send never exceeds the window; and the window follows the pane:
   most that much output queued ahead of an echo: 64 KiB on a loaded machine;
 - it only grows (at most doubling per read, up to :data:`MAX_WINDOW`) while the pane keeps up,
   finding nothing held when it asks for more although the server had used most of its credit:
-  then the link, not the pane, sets the pace (a distant pod), and a bigger window is what helps.
+  then the link, not the pane, sets the pace (a distant pod), and a bigger window is what helps;
+- for :data:`TYPING_SECONDS` after a key or a paste (:meth:`ChannelCredit.typed`) it is held at
+  :data:`MIN_WINDOW`: the echo comes behind whatever the server may still send, so that is kept to
+  the least while somebody types (the server reads its pty no further than this credit either).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ MIN_WINDOW = 64 * 1024
 MAX_WINDOW = 4 * 1024 * 1024
 START_WINDOW = MIN_WINDOW
 TARGET_SECONDS = 0.05  # the output the pane takes this long to consume is all that may queue ahead of an echo
+TYPING_SECONDS = 0.3  # after a key, this long at the smallest window: the echo comes behind the least output
 _DECAY = 0.8  # weight of the past in the pane's rate (per read)
 
 
@@ -42,6 +46,7 @@ class ReadAhead:
         self.low, self.high = low, high
         self._bytes = 0.0
         self._busy = 0.0
+        self.typing = False  # the user typed a moment ago: hold the window at ``low``
 
     @property
     def rate(self) -> float | None:
@@ -58,7 +63,10 @@ class ReadAhead:
         pane comes for more, and as it takes a chunk, before new credit): set and return the window."""
         rate = self.rate
         cap = self.high if rate is None else max(self.low, min(self.high, int(rate * TARGET_SECONDS)))
-        if held > 0:
+        if self.typing:
+            # A key's echo comes behind whatever the server may still send: keep that to the least.
+            self.size = self.low
+        elif held > 0:
             # Output waits for the pane: no more than it consumes in TARGET_SECONDS may queue.
             self.size = max(self.low, min(self.size, cap))
         elif credit < self.size // 4:
@@ -83,6 +91,7 @@ class ChannelCredit:
         self.chan = getattr(process, "_chan", None)
         self._returned_at: float | None = None
         self._returned = 0
+        self._typed_at = float("-inf")
         self.enabled = self.chan is not None and hasattr(self.chan, "_recv_window") and hasattr(self.chan, "send_packet")
         if self.enabled:
             # asyncssh adjusts the window when it delivers a packet if its credit fell below half of
@@ -94,10 +103,19 @@ class ChannelCredit:
         parked = sum(len(item[0]) for item in getattr(self.chan, "_recv_buf", ()) if isinstance(item, tuple))
         return int(getattr(self.process, "_recv_buf_len", 0) or 0) + parked
 
+    def typed(self) -> None:
+        """The user sent the program a key or a paste: its echo should not wait behind a big window."""
+        self._typed_at = time.monotonic()
+        self.rule.typing = True
+
+    def _typing(self, now: float) -> None:
+        self.rule.typing = now - self._typed_at < TYPING_SECONDS
+
     def before_read(self) -> None:
         if not self.enabled:
             return
         now = time.monotonic()
+        self._typing(now)
         if self._returned_at is not None and self._returned:
             self.rule.consumed(self._returned, now - self._returned_at)
         held, credit = self.held(), self.chan._recv_window
@@ -108,6 +126,7 @@ class ChannelCredit:
         if not self.enabled:
             return
         self._returned_at, self._returned = time.monotonic(), nbytes
+        self._typing(self._returned_at)
         held, credit = self.held(), self.chan._recv_window
         # Judged before granting: once topped up, the credit no longer says the server ran out.
         self.rule.on_read(held, credit)

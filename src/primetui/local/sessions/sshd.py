@@ -3,8 +3,9 @@
 A shell request with a PTY runs the user's login shell on a local pseudo-terminal in the session's
 working dir; window-size changes from the client are applied to that pty (the kernel then sends
 SIGWINCH to the shell). Exec requests run ``$SHELL -c CMD`` (on a pty when the client asked for
-one). SFTP and scp go to :class:`ContainedSFTPServer`. Output is read in up to 64 KiB chunks and
-written with back-pressure (``drain``), so a flood cannot grow memory without bound.
+one). SFTP and scp go to :class:`ContainedSFTPServer`. A pty's output is read only as far as the
+client's window lets the channel send it at once (``_pump_fd_to_channel``): the rest waits in the
+pty, so a flood cannot grow memory, and a key's echo never queues behind output read ahead here.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ log = logging.getLogger("primetui.local.sessions")
 
 _READ = 64 * 1024
 _BATCH = 256 * 1024
+_READ_LEAST = 4096  # read while the client's credit is spent: one pty read, sent once credit comes
 
 # The hosted pod mounts the volume at /volume and clients aim commands there (the prime CLI runs
 # `find /volume/x -type l` and rsync/scp to /volume/...). Where the platform cannot give a session
@@ -238,12 +240,30 @@ async def _fd_ready(add: Callable[..., Any], remove: Callable[[int], Any], fd: i
         remove(fd)
 
 
+def _sendable(writer: asyncssh.SSHWriter) -> int:
+    """Bytes the channel would put on the wire at once: the client's credit (its window), or
+    nothing while written data still waits in the channel."""
+    chan = writer.channel
+    if chan.get_write_buffer_size():
+        return 0
+    window = getattr(chan, "_send_window", None)  # asyncssh has no public view of the credit
+    return _BATCH if window is None else int(window)
+
+
 async def _pump_fd_to_channel(fd: int, writer: asyncssh.SSHWriter, on_activity) -> None:
-    """Copy a non-blocking fd to the channel until EOF/EIO, waiting for the channel to drain."""
+    """Copy a non-blocking fd to the channel until EOF/EIO, reading no more than the channel sends.
+
+    Output the channel cannot send yet stays in the pty, not in a buffer here: whatever is read
+    ahead of the client's credit waits in front of a key's echo (the terminal sends the echo behind
+    all of it), and a full pty makes the program wait, as on a terminal of its own.
+    """
     loop = asyncio.get_running_loop()
+    writer.channel.set_write_buffer_limits(high=0)  # drain() returns once all written is sent
     while True:
+        await writer.drain()
+        limit = min(_BATCH, max(_READ_LEAST, _sendable(writer)))
         try:
-            data = os.read(fd, _READ)
+            data = os.read(fd, min(_READ, limit))
         except BlockingIOError:
             await _fd_ready(loop.add_reader, loop.remove_reader, fd)
             continue
@@ -253,14 +273,15 @@ async def _pump_fd_to_channel(fd: int, writer: asyncssh.SSHWriter, on_activity) 
             raise
         if not data:
             return
-        # A pty hands out ~4 KiB per read; gather what is already there so one SSH packet
-        # carries up to _BATCH bytes (per-packet cost dominates a flood like `seq 1 1500000`).
-        if len(data) < _BATCH:
+        # A pty hands out ~4 KiB per read; gather what is already there, up to what the channel
+        # sends at once, so one SSH packet carries it (per-packet cost dominates a flood like
+        # `seq 1 1500000`).
+        if len(data) < limit:
             parts = [data]
             size = len(data)
-            while size < _BATCH:
+            while size < limit:
                 try:
-                    more = os.read(fd, _READ)
+                    more = os.read(fd, min(_READ, limit - size))
                 except (BlockingIOError, OSError):
                     break
                 if not more:
@@ -270,7 +291,6 @@ async def _pump_fd_to_channel(fd: int, writer: asyncssh.SSHWriter, on_activity) 
             data = b"".join(parts)
         on_activity()
         writer.write(data)
-        await writer.drain()
 
 
 async def _write_fd(fd: int, data: bytes) -> None:

@@ -240,8 +240,15 @@ class TerminalView(Widget, can_focus=True):
     # ---- frames -------------------------------------------------------------------------------
     def _schedule_frame(self, prompt: bool = False) -> None:
         """A frame at the frame rate; with ``prompt`` (the output stopped), within a few ms, but
-        never sooner than ``1 / FPS`` after the last one."""
+        never sooner than ``1 / FPS`` after the last one; right away while a key's echo is due."""
         now = time.monotonic()
+        if now - self._typed_at < _TYPED_WINDOW:
+            # A key's echo is due: hand every read to the screen at once; Textual paints at most
+            # at its own frame rate, and this way nothing waits for a frame of ours as well.
+            if self._frame_handle is not None:
+                self._frame_handle.stop()
+            self._frame()
+            return
         if prompt:
             due = max(now + _PROMPT_DELAY, self._last_frame + 1 / FPS)
         else:
