@@ -346,7 +346,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller screen and pty inputs; SSH at full size, best of 2")
     parser.add_argument("--no-ssh", action="store_true")
     parser.add_argument("--ssh-only", action="store_true", help="only the SSH -> pane figures")
-    parser.add_argument("--ab", metavar="SRC", help="with --ssh-only: also measure another checkout's src/, alternating")
+    parser.add_argument("--ab", metavar="SRC", help="with --ssh-only or --vs-tmux: also measure another checkout's src/, alternating")
     parser.add_argument("--src", metavar="SRC", help="import primetui from SRC (the platform subprocess too)")
     parser.add_argument("--n", type=int, default=1_500_000, help="seq 1 N over SSH (default 1500000)")
     parser.add_argument("--repeat", type=int, default=0, help="SSH runs of each kind (default 3, 2 with --quick)")
@@ -363,7 +363,8 @@ def main() -> None:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from pane_vs_tmux import run as vs_tmux
 
-        vs_tmux(args.n if args.n != 1_500_000 else 2_000_000, args.repeat or 3, args.key_gap, _SRC)
+        vs_tmux(args.n if args.n != 1_500_000 else 2_000_000, args.repeat or 3, args.key_gap, _SRC,
+                str(Path(args.ab).resolve()) if args.ab else None)
         return
     if args.ssh_json:
         import json
