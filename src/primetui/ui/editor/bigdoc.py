@@ -9,9 +9,18 @@ lines an edit touched, and the height is remembered until the next wrap.
 
 ``adopt_document`` / ``adopt_wrap`` switch a freshly built Textual object to these subclasses
 (same state, a few cached fields more); nothing else in TextArea changes.
+
+A syntax-aware document also reads its text to tree-sitter through a reader that does not keep
+the document alive. Textual hands tree-sitter the document's bound ``_read_callable``; the Tree
+keeps that callable as its source, and tree-sitter's Tree takes no part in garbage collection,
+so document -> tree -> bound method -> document was a cycle never collected: every document an
+editor ever built (two per editor opened, a whole file's lines each) stayed in memory.
 """
 
 from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
 
 from textual._cells import cell_len
 from textual.document._document import Document, EditResult, Location
@@ -24,6 +33,7 @@ def _cached(base: type) -> type:
 
     class Cached(base):  # type: ignore[valid-type, misc]
         _text_cache: str | None = None
+        _reader: Callable[[int, tuple[int, int]], bytes] | None = None
         _widths: list[int] | None = None
         _widths_tab: int = -1
         edits: list[tuple[int, int, int, int, list[tuple[int, int]]]]
@@ -66,8 +76,30 @@ def _cached(base: type) -> type:
                                                        for line in lines[top_row : top_row + added]]
             return result
 
+    read = getattr(base, "_read_callable", None)
+    if read is not None:
+
+        def _read_callable(self: Document) -> Callable[[int, tuple[int, int]], bytes]:
+            # what SyntaxAwareDocument passes to every parse: a reader that does not own the document
+            if self._reader is None:
+                self._reader = _weak_reader(self, read)
+            return self._reader
+
+        Cached._read_callable = property(_read_callable)  # type: ignore[attr-defined]
+
     Cached.__name__ = Cached.__qualname__ = f"Cached{base.__name__}"
     return Cached
+
+
+def _weak_reader(document: Document, read: Callable[..., bytes]) -> Callable[[int, tuple[int, int]], bytes]:
+    """``read`` (an unbound ``_read_callable``) on ``document``, through a weak reference to it."""
+    ref = weakref.ref(document)
+
+    def read_source(byte_offset: int, point: tuple[int, int]) -> bytes:
+        doc = ref()
+        return b"" if doc is None else read(doc, byte_offset, point)
+
+    return read_source
 
 
 _SUBCLASSES: dict[type, type] = {}
@@ -83,6 +115,11 @@ def adopt_document(document: object) -> None:
     if sub is None:
         sub = _SUBCLASSES[cls] = _cached(cls)
     document.__class__ = sub
+    tree = getattr(document, "_syntax_tree", None)
+    if tree is not None:
+        # the first tree was parsed (in Textual's __init__) with the bound method; a re-parse on
+        # the old tree with no edits reuses every node and takes the weak reader as its source
+        document._syntax_tree = document._parser.parse(document._read_callable, tree)
 
 
 class _CountedWrap(WrappedDocument):

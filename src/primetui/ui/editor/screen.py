@@ -7,6 +7,7 @@ keystroke never waits for it; a result for an older version of the text is dropp
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import os
 import time
@@ -304,16 +305,17 @@ class EditorScreen(EditingActions, Screen):
             self.area.set_highlighting(len(text) <= HIGHLIGHT_LIMIT)  # the title bar says so
         self._validate(text, self.version, self.context())
 
-    @work(thread=True, group="validate")
-    def _validate(self, text: str, version: int, ctx: CheckContext) -> None:
+    @work(group="validate")
+    async def _validate(self, text: str, version: int, ctx: CheckContext) -> None:
+        # asyncio.to_thread runs the check in a copy of this context. Textual's thread workers set
+        # their Worker in the executor thread's own context instead, where it stays after the work
+        # is done: each idle pool thread then kept the last editor it validated (and its documents).
         try:
-            report = validator.validate(text, ctx)
+            report = await asyncio.to_thread(validator.validate, text, ctx)
         except Exception as exc:  # noqa: BLE001 - a validator bug must not stop the editor
-            report = None
-            note = f"Validation failed ({type(exc).__name__}: {exc}); please report it."
-            self.app.call_from_thread(self._validation_failed, note)
-        if report is not None:
-            self.app.call_from_thread(self._apply_report, report, version, text)
+            self._validation_failed(f"Validation failed ({type(exc).__name__}: {exc}); please report it.")
+            return
+        self._apply_report(report, version, text)
 
     def _validation_failed(self, note: str) -> None:
         self._in_flight = False
