@@ -16,10 +16,11 @@ whole exchange, depth-checked before it is parsed. Replies are parsed into
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import ssl
 import zlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -78,6 +79,7 @@ IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "DELETE"})
 USER_AGENT = f"primetui/{__version__} python/{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+T = TypeVar("T")
 
 
 _ssl_context: ssl.SSLContext | None = None
@@ -94,6 +96,16 @@ def _shared_ssl_context() -> ssl.SSLContext:
 def _seg(value: str) -> str:
     """One URL path segment (names and ids are restricted, but never trust that blindly)."""
     return quote(str(value), safe="")
+
+
+async def apart(exchange: Coroutine[Any, Any, T]) -> T:
+    """Await ``exchange`` in a task with an empty context, cancelled with the caller.
+
+    Every timer of an exchange (the whole-reply deadline, httpx's per-read timeouts) is a loop
+    handle that keeps the context it was made in, and asyncio keeps a cancelled handle until its
+    time comes: made in the caller's context, a finished 60 s deadline kept whatever that context
+    held (a screen's worker, so the closed screen and its documents) for up to a minute more."""
+    return await asyncio.get_running_loop().create_task(exchange, context=contextvars.Context())
 
 
 class PrimeClient:
@@ -192,8 +204,7 @@ class PrimeClient:
             kwargs["timeout"] = timeout
         limit = reply_deadline(deadline if deadline is not None else REPLY_DEADLINE)
         try:
-            async with self._in_flight, asyncio.timeout(limit):  # the deadline starts with the turn
-                status, reason, headers, content = await self._send(method, path, kwargs)
+            status, reason, headers, content = await apart(self._within(limit, method, path, kwargs))
         except (TimeoutError, httpx.TimeoutException) as exc:
             if isinstance(exc, httpx.ConnectTimeout):
                 raise UnreachableError(
@@ -263,6 +274,10 @@ class PrimeClient:
         if not isinstance(data, dict):
             raise self._malformed(method, path, f"the reply is a JSON {type(data).__name__}, not an object")
         return data
+
+    async def _within(self, limit: float, method: str, path: str, kwargs: dict[str, Any]) -> tuple[int, str, httpx.Headers, bytes]:
+        async with self._in_flight, asyncio.timeout(limit):  # the deadline starts with the turn
+            return await self._send(method, path, kwargs)
 
     async def _send(self, method: str, path: str, kwargs: dict[str, Any]) -> tuple[int, str, httpx.Headers, bytes]:
         """One exchange; refused at connect, it goes again to where ``rediscover`` says the platform is now."""
