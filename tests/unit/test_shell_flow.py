@@ -103,3 +103,74 @@ def test_a_key_holds_the_window_at_the_least_then_it_grows_again() -> None:
     chan._recv_window = 0
     credit.after_read(64 * KiB)
     assert credit.rule.size == 2 * MIN_WINDOW
+
+
+def _distant_link(rule: ReadAhead, rtt: float, bandwidth: float, seconds: float, pane: float, packet: int = 32 * KiB) -> float:
+    """Bytes per second a pane that keeps up gets over a link of ``rtt`` and ``bandwidth``.
+
+    The server sends packets back to back while it has credit; each arrives ``rtt / 2`` later and
+    is read at once by a pane that draws ``pane`` bytes a second, faster than the link (held before
+    the read, nothing after), with the rule judged and credit granted
+    around each read as :class:`ChannelCredit` does; a grant reaches the server ``rtt / 2`` later."""
+    import heapq
+
+    events: list[tuple[float, int, str, int]] = []  # (time, order, what, bytes)
+    order = 0
+    server_credit = client_credit = rule.size
+    link_free = 0.0
+    got = 0
+
+    def send(now: float) -> None:
+        nonlocal server_credit, link_free, order
+        while server_credit > 0:
+            n = min(packet, server_credit)
+            server_credit -= n
+            link_free = max(link_free, now) + n / bandwidth
+            order += 1
+            heapq.heappush(events, (link_free + rtt / 2, order, "data", n))
+
+    def grant(now: float, held: int) -> None:
+        nonlocal client_credit, order
+        rule.on_read(held, client_credit)
+        adjust = rule.grant(held, client_credit)
+        if adjust > 0:
+            client_credit += adjust
+            order += 1
+            heapq.heappush(events, (now + rtt / 2, order, "adjust", adjust))
+
+    send(0.0)
+    while events:
+        now, _, what, n = heapq.heappop(events)
+        if now > seconds:
+            break
+        if what == "adjust":
+            server_credit += n
+            send(now)
+            continue
+        client_credit -= n
+        rule.consumed(n, n / pane)
+        grant(now, held=n)  # before the read
+        got += n
+        grant(now, held=0)  # after it
+    return got / seconds
+
+
+def test_a_pane_that_keeps_up_fills_a_distant_link() -> None:
+    """At 100 ms and 10 MB/s the window must cover a megabyte in flight. The server's credit is
+    then mostly bytes on their way, and it is topped up at half: a rule that waited for it to fall
+    to a quarter never grew past its first 64 KiB (0.6 MB/s)."""
+    rule = ReadAhead(start=MIN_WINDOW)
+    rate = _distant_link(rule, rtt=0.1, bandwidth=10e6, seconds=5.0, pane=40e6)
+    assert rate > 7e6, f"{rate / 1e6:.2f} MB/s over a 10 MB/s link at 100 ms"
+    assert rule.size <= 40e6 * TARGET_SECONDS, "more than the pane draws in the target time may come at once"
+
+
+def test_the_window_stays_within_what_the_pane_draws_in_the_target_time() -> None:
+    """However near or far the link, no more than TARGET_SECONDS of the pane's drawing is granted:
+    that bounds what queues ahead of an echo once the pane falls behind. Within it, the link gets
+    half a window per round trip (credit is topped up when half of it is used)."""
+    for rtt in (0.0005, 0.025, 0.1):
+        rule = ReadAhead(start=MIN_WINDOW)
+        rate = _distant_link(rule, rtt=rtt, bandwidth=30e6, seconds=2.0, pane=15e6)
+        assert rule.size <= 15e6 * TARGET_SECONDS, f"{rule.size} bytes granted at {rtt * 1000:g} ms"
+        assert rate > 0.9 * min(30e6, 15e6 * TARGET_SECONDS / (2 * rtt)), f"{rate / 1e6:.2f} MB/s at {rtt * 1000:g} ms"

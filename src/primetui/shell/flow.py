@@ -69,8 +69,12 @@ class ReadAhead:
         elif held > 0:
             # Output waits for the pane: no more than it consumes in TARGET_SECONDS may queue.
             self.size = max(self.low, min(self.size, cap))
-        elif credit < self.size // 4:
-            # Nothing waits and the server used up most of its credit: the link sets the pace.
+        elif credit < self.size // 2:
+            # Nothing waits, and the server used half its credit: a grant is due while the pane
+            # keeps up, so the link (or the program), not the pane, sets the pace. On a distant
+            # link that credit is mostly bytes in flight, and the window must grow to cover the
+            # round trip: once data arrives in more than one packet per window, the credit
+            # never falls much below half before it is topped up again.
             self.size = max(self.low, min(self.size * 2, cap))
         return self.size
 
