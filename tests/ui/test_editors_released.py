@@ -10,14 +10,12 @@ one a re-parse) before every close.
 
 from __future__ import annotations
 
-import gc
-import inspect
-import types
 import weakref
 
 import pytest
 from dash_helpers import make_app
 from textual.document._document import Document
+from tests.memory import live, released, report_alive
 from tests.waiting import quiet, until
 
 from primetui.sft.templates import WALKTHROUGH
@@ -28,61 +26,6 @@ pytestmark = [pytest.mark.timeout(180)]
 CYCLES = 4
 
 
-def live_documents() -> list[Document]:
-    gc.collect()
-    return [o for o in gc.get_objects() if isinstance(o, Document)]
-
-
-def released(refs: list[weakref.ref]) -> bool:
-    gc.collect()
-    return all(ref() is None for ref in refs)
-
-
-def holders(obj: object, depth: int = 8) -> str:
-    """What keeps ``obj`` alive: one chain of referrers, from ``obj`` out to a module, a class or
-    a frame (for the message of a failed wait; our own lists and frames are skipped)."""
-    gc.collect()
-    mine = {id(inspect.currentframe())}
-    chain: list[str] = []
-    seen = {id(obj)}
-    current = obj
-    for _ in range(depth):
-        found = gc.get_referrers(current)
-        mine.add(id(found))
-        referrers = [r for r in found if id(r) not in seen and id(r) not in mine
-                     and not (isinstance(r, list) and r and isinstance(r[0], weakref.ref))
-                     and not (isinstance(r, types.FrameType) and r.f_code.co_name in ("holders", "report_alive"))]
-        mine.add(id(referrers))
-        del found
-        if not referrers:
-            break
-        current = referrers[0]
-        seen.add(id(current))
-        label = type(current).__qualname__
-        if isinstance(current, dict):
-            keys = [k for k, v in current.items() if v is obj or id(v) in seen][:1]
-            label += f" key {keys[0]!r}" if keys else ""
-        elif isinstance(current, types.ModuleType):
-            chain.append(f"module {current.__name__}")
-            break
-        elif isinstance(current, types.FrameType):
-            label += f" {current.f_code.co_qualname} {current.f_code.co_filename}:{current.f_lineno}"
-            chain.append(label)
-            break
-        chain.append(label)
-        obj = current
-    return " <- ".join(chain) or "nothing found"
-
-
-def report_alive(refs: list[weakref.ref]) -> str:
-    said = []
-    for ref in refs:
-        if (held := ref()) is not None:
-            said.append(f"{type(held).__name__}: {holders(held)}")
-        del held
-    return "; ".join(said)
-
-
 async def test_editors_opened_edited_and_closed_keep_no_document_alive(local_platform, tmp_path, monkeypatch):
     monkeypatch.setenv("PRIMETUI_DRAFTS_DIR", str(tmp_path / "drafts"))
     path = tmp_path / "sft.toml"
@@ -91,7 +34,7 @@ async def test_editors_opened_edited_and_closed_keep_no_document_alive(local_pla
     screens: list[weakref.ref] = []
     documents: list[weakref.ref] = []
     # documents of earlier tests in this worker process are theirs to answer for
-    earlier = weakref.WeakSet(live_documents())
+    earlier = weakref.WeakSet(live(Document))
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.state.runs_loaded, "the runs list")
         for _ in range(CYCLES):
@@ -100,7 +43,7 @@ async def test_editors_opened_edited_and_closed_keep_no_document_alive(local_pla
                         "the editor, its text validated")
             await pilot.press("end", "#", "x")  # two edits, each a re-parse with the tree's source
             await until(pilot, lambda: app.screen.text != WALKTHROUGH and app.screen.validated, "the edits validated")
-            built = [d for d in live_documents() if d not in earlier]
+            built = [d for d in live(Document) if d not in earlier]
             documents += [weakref.ref(d) for d in built]
             earlier.update(built)
             del built

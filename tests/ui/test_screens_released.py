@@ -9,10 +9,10 @@ and checkpoints are polled the whole time) on the real local platform.
 
 from __future__ import annotations
 
-import gc
 import weakref
 
 import pytest
+from tests.memory import live, released, report_alive
 from tests.waiting import quiet, until
 from dash_helpers import dispatch_walkthrough, make_app, wait_status
 
@@ -24,35 +24,13 @@ pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 CYCLES = 8
 
 
-def live_run_screens() -> list[RunScreen]:
-    gc.collect()
-    return [o for o in gc.get_objects() if isinstance(o, RunScreen)]
-
-
-def released(refs: list[weakref.ref]) -> bool:
-    """Every closed screen is gone: its weak reference is dead after a collection."""
-    gc.collect()
-    return all(ref() is None for ref in refs)
-
-
-def holders(refs: list[weakref.ref]) -> str:
-    """What still refers to the closed screens (for the failure message)."""
-    kinds: list[str] = []
-    for ref in refs:
-        screen = ref()
-        if screen is not None:
-            kinds += sorted({type(r).__name__ for r in gc.get_referrers(screen)} - {"list", "frame"})
-        del screen
-    return ", ".join(sorted(set(kinds)))
-
-
 async def test_run_screens_opened_and_closed_are_not_kept_alive(local_platform):
     run_id = await dispatch_walkthrough(local_platform, max_steps=100_000)
     await wait_status(local_platform, run_id, {"RUNNING"})
     app = make_app(local_platform)
     refs: list[weakref.ref] = []
     # Run screens of earlier tests in this worker process are theirs to answer for, not this test's.
-    earlier = weakref.WeakSet(live_run_screens())
+    earlier = weakref.WeakSet(live(RunScreen))
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             await until(pilot, lambda: app.state.runs_loaded, "the runs list")
@@ -74,8 +52,8 @@ async def test_run_screens_opened_and_closed_are_not_kept_alive(local_platform):
             except AssertionError:
                 alive = sum(ref() is not None for ref in refs)
                 raise AssertionError(f"{alive} of {CYCLES} closed run screens still alive, "
-                                     f"referred to by: {holders(refs)}") from None
-            assert [s for s in live_run_screens() if s not in earlier] == []
+                                     f"held by: {report_alive(refs)}") from None
+            assert [s for s in live(RunScreen) if s not in earlier] == []
     finally:
         async with PrimeClient(local_platform.base_url, local_platform.token) as client:
             await client.stop_run(run_id)
