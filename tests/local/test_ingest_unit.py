@@ -74,3 +74,31 @@ def test_chunk_parse_gives_the_per_line_answers_and_carries_levels_to_tracebacks
             assert ts == now
     assert rows[1][0] == rows[2][0] == parse_line(lines[2], now, midnight)[1]  # one clock, one write time
     assert abs(rows[2][0] - (now - 30)) <= 1
+
+
+def test_a_same_size_rewrite_of_components_within_one_timestamp_tick_is_ingested(tmp_path) -> None:
+    """The trainer's stop rewrites ``running`` as ``stopped`` (same size); a filesystem whose clock
+    is coarser than the two writes gives both files the same mtime. The store must follow anyway."""
+    import os
+
+    from primetui.local.ingest import RunIngestor
+    from primetui.local.store import Store
+    from primetui.local.trainer.runfiles import Component, RunFiles
+
+    store = Store(tmp_path / "s.sqlite3")
+    files = RunFiles(tmp_path / "run", run_id="r")
+    trainer = files.add_component(Component("trainer", "r-trainer-0", "running", 4242))
+    env = files.add_component(Component("env-server", "r-env-reverse-text-0", "running", 4243,
+                                        env_name="reverse-text", env_index=0))
+    ingestor = RunIngestor(store, "r", files.run_dir)
+    ingestor.ingest()
+    path = files.run_dir / "components.json"
+    first = path.stat()
+    trainer.status = env.status = "stopped"
+    files.write_components()
+    os.utime(path, ns=(first.st_atime_ns, first.st_mtime_ns))  # one tick of a coarse clock
+    assert path.stat().st_size == first.st_size
+
+    ingestor.ingest()
+    assert [(c["component"], c["status"]) for c in store.get_components("r")] == [
+        ("trainer", "stopped"), ("env-server", "stopped")]

@@ -170,7 +170,7 @@ class RunIngestor:
         self.run_id = run_id
         self.run_dir = run_dir
         self._last_level: dict[str, str | None] = {}
-        self._components_sig: tuple[int, int] | None = None
+        self._components_seen: bytes | None = None  # the components.json bytes last stored
 
     def _read_new(self, rel: str) -> tuple[list[str], int] | None:
         """Whole new lines of ``rel`` since the stored offset, and the offset after them."""
@@ -277,22 +277,28 @@ class RunIngestor:
         return added
 
     def _ingest_components(self) -> None:
+        """Store ``components.json`` when its content changed since the last pass.
+
+        The content is compared, not ``(st_mtime_ns, st_size)``: the trainer rewrites the file with
+        the same size (``running`` -> ``stopped``) within the filesystem's timestamp granularity, and
+        a stat signature would keep the older statuses for good. The file is small (one entry per
+        process), so reading it every tick costs little.
+        """
         path = self.run_dir / "components.json"
         try:
-            st = path.stat()
-        except FileNotFoundError:
+            raw = path.read_bytes()
+        except OSError:  # not written yet (or gone with an archived attempt)
             return
-        sig = (st.st_mtime_ns, st.st_size)
-        if sig == self._components_sig:
+        if raw == self._components_seen:
             return
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, OSError):
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
             return  # written atomically, so this is a transient read race; next tick
-        self._components_sig = sig
         self.store.db.execute(
             "INSERT OR REPLACE INTO components (run_id, data) VALUES (?, ?)", (self.run_id, json.dumps(data))
         )
+        self._components_seen = raw  # only once stored: a failed write is tried again next pass
 
     def read_status(self) -> dict[str, Any] | None:
         try:
