@@ -84,7 +84,9 @@ async def test_components_pane_lists_processes_and_env_servers(local_platform, e
     app = PaneApp(lambda: ComponentsPane(client, run))
     async with app.run_test(size=(140, 20)) as pilot:
         pane = app.query_one(ComponentsPane)
-        await until(pilot, lambda: pane.env_servers is not None, "R8")
+        # A COMPLETED run's R8 always lists its env servers (the supervisor ingests components.json
+        # after the trainer exits, before it publishes the final status): wait for the listing.
+        await until(pilot, lambda: pane.env_servers, "R8 to list the run's env servers")
         await quiet(pilot)
         text = screen_text(app)
         for name in ("trainer", "orchestrator", "inference", "env:reverse-text"):

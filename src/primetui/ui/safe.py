@@ -58,6 +58,17 @@ class SafeTable(DataTable):
     def update_cell_at(self, coordinate: Any, value: Any, *, update_width: bool = False) -> None:
         super().update_cell_at(coordinate, _cell(value), update_width=update_width)
 
+    def _update_dimensions(self, new_rows: Any) -> None:
+        # Textual (8.2) widens columns for rows added since the last idle, but its cell and line
+        # caches are not keyed by column width: a frame drawn between a refill and that idle (a
+        # busy compositor) kept cells cut to the old widths for good. A width that changed
+        # drops them.
+        before = [c.content_width for c in self.columns.values()]
+        super()._update_dimensions(new_rows)
+        if before != [c.content_width for c in self.columns.values()]:
+            self._clear_caches()
+            self.refresh()
+
 
 # C0 (but not nothing else: segments never hold \n), DEL, C1, bidi overrides/isolates/marks, line and
 # paragraph separators, BOM. Rich measures all of these as zero cells, so dropping keeps the layout.
