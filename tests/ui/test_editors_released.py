@@ -53,10 +53,13 @@ async def test_editors_opened_edited_and_closed_keep_no_document_alive(local_pla
             await quiet(pilot)
             await pilot.press("escape")
             await until(pilot, lambda: not isinstance(app.screen, EditorScreen), "the editor closed")
-        try:
-            await until(pilot, lambda: released(screens), "every closed editor screen to be released", timeout=30)
-        except AssertionError as exc:
-            raise AssertionError(f"{exc}; held by: {report_alive(screens)}") from None
         assert documents, "no document seen while the editors were open"
-        alive = sum(ref() is not None for ref in documents)
-        assert alive == 0, f"{alive} of {len(documents)} documents of {CYCLES} closed editors still alive"
+        # Only a condition: what winds down after a close (a check in flight, its timers) may take
+        # a moment; a cycle that is never collected, or a long-lived holder, never lets go.
+        try:
+            await until(pilot, lambda: released(screens) and released(documents),
+                        "every closed editor and each of its documents to be released", timeout=30)
+        except AssertionError as exc:
+            alive = sum(ref() is not None for ref in documents)
+            raise AssertionError(f"{exc}; {alive} of {len(documents)} documents of {CYCLES} closed editors "
+                                 f"still alive; held by: {report_alive(screens + documents)}") from None
