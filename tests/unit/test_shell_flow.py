@@ -158,7 +158,7 @@ def _distant_link(rule: ReadAhead, rtt: float, bandwidth: float, seconds: float,
 def test_a_pane_that_keeps_up_fills_a_distant_link() -> None:
     """At 100 ms and 10 MB/s the window must cover a megabyte in flight. The server's credit is
     then mostly bytes on their way, and it is topped up at half: a rule that waited for it to fall
-    to a quarter never grew past its first 64 KiB (0.6 MB/s)."""
+    to a quarter never grew past 128 KiB (0.9 MB/s here)."""
     rule = ReadAhead(start=MIN_WINDOW)
     rate = _distant_link(rule, rtt=0.1, bandwidth=10e6, seconds=5.0, pane=40e6)
     assert rate > 7e6, f"{rate / 1e6:.2f} MB/s over a 10 MB/s link at 100 ms"

@@ -15,7 +15,7 @@ still send never exceeds the window; and the window follows the pane:
   seconds between handing a chunk over and the next read), so a pane that falls behind sees at
   most that much output queued ahead of an echo: 64 KiB on a loaded machine;
 - it only grows (at most doubling per read, up to :data:`MAX_WINDOW`) while the pane keeps up,
-  finding nothing held when it asks for more although the server had used most of its credit:
+  finding nothing held when it asks for more although the server had used half its credit:
   then the link, not the pane, sets the pace (a distant pod), and a bigger window is what helps;
 - for :data:`TYPING_SECONDS` after a key or a paste (:meth:`ChannelCredit.typed`) it is held at
   :data:`MIN_WINDOW`: the echo comes behind whatever the server may still send, so that is kept to
