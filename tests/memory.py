@@ -61,6 +61,7 @@ def holders(obj: object, depth: int = 8) -> str:
 
 
 def report_alive(refs: list[weakref.ref]) -> str:
+    """What holds each object behind ``refs`` that is still alive ("" when none is)."""
     said = []
     for ref in refs:
         if (held := ref()) is not None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import gc
 import weakref
 
+from tests.memory import released
 from tests.waiting import wait_for
 
 OWNER: contextvars.ContextVar[object] = contextvars.ContextVar("owner")
@@ -38,7 +38,7 @@ async def test_a_finished_request_keeps_nothing_of_the_callers_context(client):
     del owner
     assert models > 0, "the platform lists no model"
     try:
-        await wait_for(lambda: gc.collect() >= 0 and held() is None, "the caller's context to be released", timeout=10)
+        await wait_for(lambda: released([held]), "the caller's context to be released", timeout=10)
     finally:
         earlier.cancel()
 
