@@ -102,14 +102,6 @@ class DelayProxy:
                 await asyncio.gather(sender, return_exceptions=True)
 
 
-def session_fields(session: object) -> tuple[str, str, int]:
-    """(user, host, port) of a session's direct SSH address."""
-    from primetui.shell.endpoint import endpoint_of
-
-    ep = endpoint_of(session)
-    return ep.user, ep.host, ep.port
-
-
 async def primetui_read(session: dict, key_path: Path, n: int) -> tuple[int, float]:
     """Bytes and seconds for ``seq 1 n`` read by primetui's shell reader (direct, through the proxy)."""
     from primetui.shell import open_session_connection, open_shell
@@ -134,9 +126,8 @@ def openssh_read(user: str, port: int, key_path: Path, home: Path, n: int) -> tu
            "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
            "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", f"{user}@127.0.0.1", f"seq 1 {n}"]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)}
-    t0 = time.perf_counter()
-    # the login itself (two round trips and more) is timed too; primetui's figure excludes it, so
-    # the first output byte starts the clock: read ssh's stdout ourselves
+    # ssh's login (two round trips and more) is not in primetui's figure either: the clock starts
+    # at the first byte of output
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     assert proc.stdout is not None
     first = proc.stdout.read(1)
@@ -197,7 +188,10 @@ async def run(rtts: list[float], n: int, repeat: int, other: str | None, pane: b
                     s = await client.get_session("bench", s.id)
                 if s.phase != "ready":
                     raise SystemExit(f"the session did not get ready: {s.phase}")
-                user, host, port = session_fields(s)
+                from primetui.shell.endpoint import endpoint_of
+
+                ep = endpoint_of(s)
+                user, port = ep.user, ep.port
                 has_ssh = shutil.which("ssh") is not None
                 load0 = os.getloadavg()
                 rows = []
