@@ -117,7 +117,7 @@ class _LyingS3(BaseHTTPRequestHandler):
 @pytest.fixture
 def storage() -> Iterator[VolumeStorage]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _LyingS3)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)  # a quick shutdown
     thread.start()
     route = SimpleNamespace(endpoint=f"http://127.0.0.1:{server.server_port}/s3", bucket="b", prefix=PREFIX,
                             access_key_id="k", secret_access_key="s", session_token="t")
