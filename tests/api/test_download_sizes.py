@@ -24,7 +24,7 @@ import asyncssh
 import pytest
 from hostile_sftp import Tree, attrs, hostile_connection
 
-from primetui.api.volume_storage import VolumeStorage
+from primetui.api.volume_storage import StorageError, VolumeStorage
 from primetui.shell import direct
 from primetui.shell.transfer import get
 
@@ -93,6 +93,9 @@ class _LyingS3(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         query = parse_qs(urlsplit(self.path).query)
+        if "list-type" in query and query["prefix"][0].startswith(PREFIX + "loop"):
+            self._endless_listing(query)
+            return
         if "list-type" in query:
             rows = "".join(f"<Contents><Key>{quote(PREFIX + key)}</Key>" + (f"<Size>{listed}</Size>" if listed else "")
                            + "</Contents>" for key, (listed, _, _) in OBJECTS.items())
@@ -112,6 +115,19 @@ class _LyingS3(BaseHTTPRequestHandler):
                 self.wfile.write(chunk)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading: what a download with a ceiling does
+
+
+    def _endless_listing(self, query: dict[str, list[str]]) -> None:
+        """Pages that list nothing and always say more follows: with a new token each time under loop-new/,
+        the same two tokens in turn under loop-two/."""
+        page = int(query.get("continuation-token", ["0"])[0]) + 1
+        token = page if query["prefix"][0].startswith(PREFIX + "loop-new") else page % 2
+        body = (f"<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>{token}"
+                "</NextContinuationToken></ListBucketResult>").encode()
+        self.send_response(200)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 @pytest.fixture
@@ -204,3 +220,11 @@ async def test_an_sftp_folder_get_goes_on_past_a_lying_file(tmp_path: Path) -> N
     assert _files(dest) == {"d/b-good.bin": 50 * MiB}
     assert [(s.path, s.reason) for s in result.skipped] == [
         ("d/a-fifty.bin", "not kept: it sent more than the 4 bytes it was listed at (cut at 4)")]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("folder", ["loop-new/", "loop-two/"])
+def test_a_listing_that_never_ends_is_stopped(storage: VolumeStorage, tmp_path: Path, folder: str) -> None:
+    with pytest.raises(StorageError, match="kept saying more of the listing follows without sending it"):
+        direct.get(storage, folder, str(tmp_path), "vol")
+    assert _files(tmp_path) == {}

@@ -28,6 +28,8 @@ from primetui.api._httpx import httpx
 
 PART_SIZE = 64 * 1024 * 1024
 MAX_XML = 8 * 1024 * 1024
+MAX_EMPTY_PAGES = 100
+"""Listing pages in a row with no entry that still say more follows, before the listing is refused."""
 CHUNK = 256 * 1024
 Progress = Callable[[int], None]
 
@@ -136,8 +138,12 @@ class VolumeStorage:
 
     # -- reads -----------------------------------------------------------------------------------
     def list(self, prefix: str, *, recursive: bool = False, limit: int | None = None) -> Iterator[Item]:
-        """Files and (unless ``recursive``) folders whose key starts with ``prefix``, in key order."""
-        token, seen = None, 0
+        """Files and (unless ``recursive``) folders whose key starts with ``prefix``, in key order.
+
+        A listing that never ends is stopped: a continuation token sent twice, or more than
+        ``MAX_EMPTY_PAGES`` pages in a row that list nothing but say more follows, is a StorageError.
+        """
+        token, seen, empty, tokens = None, 0, 0, set[bytes]()
         while True:
             parts = [("list-type", "2"), ("prefix", self.prefix + prefix), ("encoding-type", "url")]
             if not recursive:
@@ -156,6 +162,7 @@ class VolumeStorage:
                 root = ElementTree.fromstring(page)
             except ElementTree.ParseError as exc:
                 raise StorageError("Volume storage sent a listing that is not XML.") from exc
+            before = seen
             for el in root:
                 name = _tag(el)
                 if name not in ("Contents", "CommonPrefixes"):
@@ -182,6 +189,12 @@ class VolumeStorage:
             token = _text(root, "NextContinuationToken")
             if not token:
                 return
+            empty = empty + 1 if seen == before else 0
+            digest = hashlib.sha256(token.encode()).digest()  # a token's size is the server's choice: keep 32 bytes
+            if digest in tokens or empty > MAX_EMPTY_PAGES:
+                raise StorageError("Volume storage kept saying more of the listing follows without sending it; "
+                                   "the storage is misbehaving.")
+            tokens.add(digest)
 
     def head(self, rel: str) -> dict | None:
         """``{"size", "modified", "metadata"}`` of the file at ``rel``, or None when there is none."""
