@@ -162,7 +162,8 @@ def test_a_direct_get_writes_no_more_than_the_listed_size(storage: VolumeStorage
 def test_a_file_listed_past_the_free_disk_is_not_fetched(storage: VolumeStorage, tmp_path: Path) -> None:
     result = direct.get(storage, "d/huge.bin", str(tmp_path), "vol")
     [skip] = result.skipped
-    assert skip.path == "d/huge.bin" and skip.reason.startswith("listed at 4,611,686,018,427,387,904 bytes, more than the ")
+    assert skip.path == "d/huge.bin"
+    assert skip.reason.startswith("listed at 4,611,686,018,427,387,904 bytes, more than the ")
     assert skip.reason.endswith(" bytes free on the local disk; not fetched") and _files(tmp_path) == {}
 
 

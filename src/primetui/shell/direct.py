@@ -8,9 +8,9 @@ the storage lists that is not a safe local name (``..``, absolute, a NUL, over-l
 and listed, a key's control and bidi characters land as the screen shows them, nothing is written
 through a local symlink, modes are safe, and an existing file is replaced only as ``overwrite``
 says. Each file is read up to the size the listing gave it and kept only when exactly that many
-bytes came (:meth:`~primetui.api.volume_storage.VolumeStorage.download`). Synchronous (the caller runs it in a thread);
-``should_stop()`` is polled between chunks so a UI's cancel ends it, and a download never leaves
-a half-written file under the real name.
+bytes came (:meth:`~primetui.api.volume_storage.VolumeStorage.download`). Synchronous (the caller
+runs it in a thread); ``should_stop()`` is polled between chunks so a UI's cancel ends it, and a
+download never leaves a half-written file under the real name.
 """
 
 from __future__ import annotations

@@ -10,10 +10,10 @@ name)`` is called with byte counts over the whole transfer. Cancelling the corou
 Both directions follow ``primetui.shell.confine``: names a server lists are checked before they
 become local names and land as the screen shows them (no control or bidi character), a file is
 read up to its listed size and kept only when exactly that many bytes came, every local path is
-reached without following a symlink, modes keep only
-their permission bits, an existing file is replaced only when ``overwrite`` says so (``True``,
-or a coroutine that asks), and symlinks, FIFOs, sockets, devices and refused names are skipped
-and listed, with the reason, in ``TransferResult.skipped``.
+reached without following a symlink, modes keep only their permission bits, an existing file is
+replaced only when ``overwrite`` says so (``True``, or a coroutine that asks), and symlinks,
+FIFOs, sockets, devices and refused names are skipped and listed, with the reason, in
+``TransferResult.skipped``.
 """
 
 from __future__ import annotations
