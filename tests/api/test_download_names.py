@@ -85,10 +85,15 @@ def test_a_direct_get_lands_hostile_keys_as_the_screen_shows_them(platform, tmp_
     with VolumeStorage(VolumeTransferRoute.model_validate(reply.json())) as storage:
         listed = {item.key for item in storage.list("hostile/", recursive=True)}
         assert set(PLANTED) - {NEWLINE} <= listed  # the platform lists the names as they are
-        result = direct.get(storage, "hostile/", str(tmp_path), "names-direct")
+        (tmp_path / "all").mkdir()
+        (tmp_path / "one").mkdir()
+        result = direct.get(storage, "hostile/", str(tmp_path / "all"), "names-direct")
+        one = direct.get(storage, "hostile/plain.txt", str(tmp_path / "one"), "names-direct")
     expected = {name: data for name, data in LANDED.items() if "␊" not in name}
-    assert _landed(tmp_path) == expected
+    assert _landed(tmp_path / "all") == expected
     assert result.files == len(expected) and result.skipped == ()
+    # One file: its size comes from HEAD's Content-Length, and is its ceiling as a listed size is.
+    assert (one.files, one.skipped, (tmp_path / "one" / "plain.txt").read_bytes()) == (1, (), b"plain")
 
 
 async def test_an_sftp_get_lands_hostile_names_as_the_screen_shows_them(platform, tmp_path) -> None:
