@@ -253,6 +253,7 @@ async def test_without_namespaces_the_shell_says_so_and_the_final_sync_refuses_a
                 proc = await open_shell(conn, "xterm", 200, 30)
                 banner = await read_until(proc, b"weaker")
                 assert b"/volume is not available here (PRIMETUI_SESSION_NAMESPACES=0 is set)" in banner
+                assert b"NOT SANDBOXED: this shell reaches every file, process and socket the platform's user can" in banner
                 assert b"read-only is enforced by file permissions only" in banner
             finally:
                 await conn.close()
