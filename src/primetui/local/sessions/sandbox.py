@@ -1,6 +1,7 @@
 """The walls around a session's shells and commands: a bubblewrap (``bwrap``) sandbox per process.
 
-Each shell, command or ``scp``/``rsync`` server of a session starts as ``bwrap … -- argv`` with:
+Each shell or command of a session (an ``rsync --server`` included; SFTP and scp are served by the
+platform itself, confined to the copy) starts as ``bwrap … -- argv`` with:
 
 - its own user, mount, PID, IPC, UTS and cgroup namespaces; the network namespace is the host's
   (``hf download`` talks to the platform's Hub endpoint on 127.0.0.1);
