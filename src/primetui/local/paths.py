@@ -121,7 +121,6 @@ def canonical_parts(raw: str | bytes, *, mount: bool = False) -> tuple[list[str]
         if unicodedata.category(ch) in ("Cc", "Cs"):
             raise PathEscapeError(f"the path {_shown(raw)} contains a control character or a lone surrogate")
     text = unicodedata.normalize("NFC", raw.replace("\\", "/"))
-    absolute = text.startswith("/")
     parts: list[str] = []
     for part in text.split("/"):
         if part in ("", "."):
@@ -129,7 +128,7 @@ def canonical_parts(raw: str | bytes, *, mount: bool = False) -> tuple[list[str]
         if part == "..":
             if parts:
                 parts.pop()
-            elif not (mount and absolute):
+            elif not mount:
                 raise PathEscapeError(f"the path {_shown(raw)} climbs above the volume root")
             continue
         compat = unicodedata.normalize("NFKC", part)

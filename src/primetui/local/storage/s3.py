@@ -44,7 +44,7 @@ from primetui.local.paths import (
 from primetui.local.state import LocalState
 from primetui.local.storage import meta
 from primetui.local.storage.body import MAX_PART, BodyError, receive
-from primetui.local.storage.grants import Grant, Grants
+from primetui.local.storage.grants import Grant, Grants, is_runs
 from primetui.local.storage.objects import list_keys, object_path
 
 BUCKET = "primetui-local-volumes"
@@ -195,6 +195,17 @@ def _volume_key(storage: Storage, grant: Grant, full_key: str, *, listing: bool 
     return target
 
 
+def _decide(storage: Storage, grant: Grant, key: str, *, write: bool) -> VolumePath:
+    """The one decision on an object key: resolved, inside the grant, and for a write, allowed there."""
+    target = _volume_key(storage, grant, key)
+    if write and not grant.may_write(target, time.time()):
+        why = ("runs/ holds run outputs and is read-only; put elsewhere." if is_runs(target.rel)
+               else "These credentials are read-only, or their upload lease has ended; ask the transfer route "
+                    "for put credentials.")
+        raise S3Error(403, "AccessDenied", why)
+    return target
+
+
 def _may_list(grant: Grant, rel: str) -> bool:
     """A listing may not show names beside what the grant reaches (``datasets/x`` would list ``datasets/x2``)."""
     if not grant.base and grant.entries is None:
@@ -218,15 +229,10 @@ async def _route(storage: Storage, grant: Grant, request: Request, key: str, que
         if method == "GET" and query.get("list-type") == "2":
             return await _list(storage, grant, query)
         raise S3Error(501, "NotImplemented", "Only ListObjectsV2 is served on the bucket.")
-    target = _volume_key(storage, grant, key)
-    rel = target.key
-    if method in ("GET", "HEAD"):
+    reading = method in ("GET", "HEAD")
+    rel = _decide(storage, grant, key, write=not reading).key
+    if reading:
         return await _get(storage, grant, request, rel)
-    if not grant.may_write(target, time.time()):
-        why = ("runs/ holds run outputs and is read-only; put elsewhere." if rel == "runs" or rel.startswith("runs/")
-               else "These credentials are read-only, or their upload lease has ended; ask the transfer route "
-                    "for put credentials.")
-        raise S3Error(403, "AccessDenied", why)
     if method == "PUT" and "uploadId" in query:
         return await _upload_part(storage, grant, request, rel, query)
     if method == "PUT":
