@@ -177,3 +177,10 @@ def test_a_put_inside_its_path_still_lands(local_platform: LocalPlatform, api: h
         assert api.post("/training/volumes/research/transfer/release",
                         json={"leaseId": r["leaseId"]}).status_code == 204
     assert (local_platform.data_dir / "volumes" / "research" / "uploads" / "sub" / "ok.txt").read_bytes() == b"fine\n"
+
+
+def test_the_transfer_route_refuses_a_look_alike_of_runs(local_platform: LocalPlatform, api: httpx.Client) -> None:
+    for path in ("Runs/x/", "RUNS", "./runs/x"):
+        reply = api.post("/training/volumes/research/transfer", json={"mode": "put", "path": path})
+        assert reply.status_code == 400, (path, reply.text)
+        assert "runs" in reply.json()["detail"]
