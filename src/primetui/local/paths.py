@@ -74,9 +74,10 @@ MOUNT_POINT = "volume"
 class VolumePath:
     """A client path decided once (:func:`resolve_volume_path`): what every scope check runs on.
 
-    ``rel`` is canonical and volume-relative: NFC, ``/``-separated, no empty, ``.`` or ``..`` part,
-    no leading or trailing ``/``, existing symlinks on the way followed ("" is the root). ``path`` is
-    the absolute path under the (resolved) root. ``directory`` is True when the client wrote a
+    ``rel`` is canonical and volume-relative: ``/``-separated, no empty, ``.`` or ``..`` part, no
+    leading or trailing ``/``, the client's parts in NFC and existing symlinks on the way followed,
+    so it names the place the file system will touch ("" is the root). ``path`` is the absolute
+    path under the (resolved) root. ``directory`` is True when the client wrote a
     trailing separator (an S3 ``dir/`` marker, an rsync-style "contents of").
     """
 
