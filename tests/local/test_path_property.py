@@ -97,7 +97,7 @@ def _oracle(root: Path, key: str, mount: bool = False) -> tuple[str, Path | None
     ``mount``: a path as seen inside a session, where ``/`` is the root (``/..`` is ``/``) and
     ``/volume`` names it too.
     """
-    if _controls(key):
+    if "\x00" in key or (_controls(key) and not mount):  # a session's names may hold controls; a key may not
         return "refuse", None
     text = unicodedata.normalize("NFC", key.replace("\\", "/"))  # the documented rule: '\\' is a separator
     for part in text.split("/"):

@@ -104,7 +104,8 @@ def canonical_parts(raw: str | bytes, *, mount: bool = False) -> tuple[list[str]
 
     The input is taken as the route received it, decoded once by that route's protocol and never
     again: a ``%`` here is a literal character. Order, so that no check ever sees a raw form:
-    UTF-8 (bytes must decode strictly), control characters refused, ``\\`` made a ``/``, NFC, split,
+    UTF-8 (bytes must decode strictly), control characters refused (in a key; a session's
+    names may hold them), ``\\`` made a ``/``, NFC, split,
     then per part: empty and ``.`` dropped, ``..`` pops (climbing above the root is refused, except
     in ``mount`` form, where ``/`` is the root of a POSIX file system and ``/..`` is ``/``), parts
     whose compatibility form (NFKC) is ``.``, ``..`` or holds a separator are refused, and so is a
@@ -119,7 +120,9 @@ def canonical_parts(raw: str | bytes, *, mount: bool = False) -> tuple[list[str]
     if "\x00" in raw:
         raise PathEscapeError("the path contains a NUL byte")
     for ch in raw:
-        if unicodedata.category(ch) in ("Cc", "Cs"):
+        # A session's names are its own files on a POSIX file system: a control there is a legal name
+        # (the getter shows it neutralised) and cannot move a path. A key never holds one.
+        if unicodedata.category(ch) == "Cs" or (not mount and unicodedata.category(ch) == "Cc"):
             raise PathEscapeError(f"the path {_shown(raw)} contains a control character or a lone surrogate")
     text = unicodedata.normalize("NFC", raw.replace("\\", "/"))
     parts: list[str] = []
