@@ -21,6 +21,7 @@ from primetui.api import sigv4
 from primetui.local.paths import dir_size_bytes
 from primetui.local.storage.body import TOO_LARGE
 from primetui.local.testing import LocalPlatform
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -142,3 +143,42 @@ def test_sixteen_parallel_uploads_never_overfill_the_volume(local_platform: Loca
     assert past.value.response["Error"]["Code"] == "EntityTooLarge"
     assert api.post(f"/training/volumes/{VOLUME}/transfer/release", json={"leaseId": r["leaseId"]}).status_code == 204
     assert dir_size_bytes(room_volume) == SIZE
+
+
+async def test_a_final_sync_takes_room_beside_direct_uploads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-write session's final sync reserves what it adds in the same ledger the storage route uses."""
+    from primetui.local.sessions.manager import SessionManager
+    from primetui.local.storage.room import Ledger
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PRIME_SSH_KEY_PATH", raising=False)
+    volume = tmp_path / "data" / "volumes" / "vol"
+    (volume / "datasets").mkdir(parents=True)
+    (volume / "datasets" / "a.bin").write_bytes(b"a" * MiB)
+    ledger = Ledger("vol", lambda: dir_size_bytes(volume), lambda: 4 * MiB)
+    manager = SessionManager(tmp_path / "data", idle_timeout=3600, speed=100, volume_size=lambda _: 4 * MiB,
+                             room=lambda _: ledger)
+    await manager.start()
+    try:
+        for upload_holds, wanted in ((2 * MiB, "failed"), (0, "stopped")):
+            ledger.refresh()
+            upload = ledger.reservation()  # a direct upload in flight holds this much
+            assert upload.add(upload_holds)
+            rec = manager.create("vol", read_only=False)
+            await _phase(rec, {"ready"})
+            (manager.work_dir(rec.id) / "datasets" / "b.bin").write_bytes(b"b" * (3 * MiB // 2))
+            manager.stop("vol", rec.id)
+            await _phase(rec, {"stopped", "failed"})
+            upload.release()
+            assert rec.phase == wanted, rec.error_message
+            if wanted == "failed":
+                assert rec.error_message.startswith("No space left on device: the session's files add 1.500 MiB to "
+                                                    "the volume, which has 1.000 MiB free, so nothing was written back")
+                assert not (volume / "datasets" / "b.bin").exists()
+        assert dir_size_bytes(volume) == MiB + 3 * MiB // 2 and ledger.reserved == 0
+    finally:
+        await manager.close()
+
+
+async def _phase(rec, phases: set[str]) -> None:  # type: ignore[no-untyped-def]
+    await wait_for(lambda: rec.phase in phases, f"session {rec.id} to reach {sorted(phases)}", timeout=30)
