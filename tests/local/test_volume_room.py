@@ -147,6 +147,7 @@ def test_sixteen_parallel_uploads_never_overfill_the_volume(local_platform: Loca
 
 async def test_a_final_sync_takes_room_beside_direct_uploads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A read-write session's final sync reserves what it adds in the same ledger the storage route uses."""
+    from primetui.local.sessions import mountns, staging
     from primetui.local.sessions.manager import SessionManager
     from primetui.local.storage.room import Ledger
 
@@ -175,6 +176,9 @@ async def test_a_final_sync_takes_room_beside_direct_uploads(tmp_path: Path, mon
                 assert rec.error_message.startswith("No space left on device: the session's files add 1.500 MiB to "
                                                     "the volume, which has 1.000 MiB free, so nothing was written back")
                 assert not (volume / "datasets" / "b.bin").exists()
+                kept = manager.work_dir(rec.id)  # the session's files are kept for the user; this test drops them
+                mountns.unmount_work(kept)
+                staging.remove_tree(kept)
         assert dir_size_bytes(volume) == MiB + 3 * MiB // 2 and ledger.reserved == 0
     finally:
         await manager.close()
