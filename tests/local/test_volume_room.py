@@ -186,3 +186,21 @@ async def test_a_final_sync_takes_room_beside_direct_uploads(tmp_path: Path, mon
 
 async def _phase(rec, phases: set[str]) -> None:  # type: ignore[no-untyped-def]
     await wait_for(lambda: rec.phase in phases, f"session {rec.id} to reach {sorted(phases)}", timeout=30)
+
+
+def test_an_overwrite_needs_room_only_for_what_it_adds(local_platform: LocalPlatform, api: httpx.Client) -> None:
+    assert api.post("/training/volumes", json={"name": "room-over", "size": "2Mi", "warm": False}).status_code == 200
+    reply = api.post("/training/volumes/room-over/transfer", json={"mode": "put", "path": "data/"})
+    assert reply.status_code == 200, reply.text
+    r = reply.json()
+    s3 = _s3(r)
+    key = "room-over/data/f.bin"
+    s3.put_object(Bucket=r["bucket"], Key=key, Body=b"1" * (3 * MiB // 2))
+    s3.put_object(Bucket=r["bucket"], Key=key, Body=b"2" * (3 * MiB // 2))  # 0.5 MiB free: it replaces 1.5 MiB
+    s3.put_object(Bucket=r["bucket"], Key=key, Body=b"3" * (2 * MiB))  # adds exactly the 0.5 MiB left
+    with pytest.raises(ClientError) as full:
+        s3.put_object(Bucket=r["bucket"], Key="room-over/data/g.bin", Body=b"!")
+    assert full.value.response["Error"]["Code"] == "EntityTooLarge"
+    assert api.post("/training/volumes/room-over/transfer/release", json={"leaseId": r["leaseId"]}).status_code == 204
+    on_disk = local_platform.data_dir / "volumes" / "room-over" / "data" / "f.bin"
+    assert on_disk.read_bytes() == b"3" * (2 * MiB)
