@@ -21,7 +21,7 @@ from primetui.api import sigv4
 from primetui.local.paths import dir_size_bytes
 from primetui.local.storage.body import TOO_LARGE
 from primetui.local.testing import LocalPlatform
-from tests.waiting import wait_for
+from tests.waiting import wait_for, wait_for_sync
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -204,3 +204,34 @@ def test_an_overwrite_needs_room_only_for_what_it_adds(local_platform: LocalPlat
     assert api.post("/training/volumes/room-over/transfer/release", json={"leaseId": r["leaseId"]}).status_code == 204
     on_disk = local_platform.data_dir / "volumes" / "room-over" / "data" / "f.bin"
     assert on_disk.read_bytes() == b"3" * (2 * MiB)
+
+
+def test_a_client_that_goes_away_mid_body_gives_its_room_back(local_platform: LocalPlatform,
+                                                               api: httpx.Client) -> None:
+    import socket
+
+    assert api.post("/training/volumes", json={"name": "room-gone", "size": "4Mi", "warm": False}).status_code == 200
+    reply = api.post("/training/volumes/room-gone/transfer", json={"mode": "put", "path": "data/"})
+    assert reply.status_code == 200, reply.text
+    r = reply.json()
+    base = urlsplit(r["endpoint"])
+    path = f"{base.path}/{r['bucket']}/room-gone/data/cut.bin"
+    headers = sigv4.sign("PUT", path, "", {"host": base.netloc, "content-length": str(3 * MiB)},
+                         access_key=r["accessKeyId"], secret=r["secretAccessKey"], session_token=r["sessionToken"])
+    head = f"PUT {path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
+    with socket.create_connection((base.hostname, base.port), timeout=10) as sock:
+        sock.sendall(head.encode() + b"c" * MiB)  # 3 MiB promised and reserved, 1 MiB sent, then gone
+    s3 = _s3(r)
+
+    def whole_room_free() -> bool:
+        try:
+            s3.put_object(Bucket=r["bucket"], Key="room-gone/data/all.bin", Body=b"a" * (4 * MiB))
+        except ClientError as exc:
+            assert exc.response["Error"]["Code"] == "EntityTooLarge"
+            return False
+        return True
+
+    wait_for_sync(whole_room_free, "the room the cut-off upload held to come back (a 4 MiB put fits)")
+    assert api.post("/training/volumes/room-gone/transfer/release", json={"leaseId": r["leaseId"]}).status_code == 204
+    folder = local_platform.data_dir / "volumes" / "room-gone" / "data"
+    assert sorted(p.name for p in folder.iterdir()) == ["all.bin"]
