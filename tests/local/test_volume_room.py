@@ -235,3 +235,5 @@ def test_a_client_that_goes_away_mid_body_gives_its_room_back(local_platform: Lo
     assert api.post("/training/volumes/room-gone/transfer/release", json={"leaseId": r["leaseId"]}).status_code == 204
     folder = local_platform.data_dir / "volumes" / "room-gone" / "data"
     assert sorted(p.name for p in folder.iterdir()) == ["all.bin"]
+    log = (local_platform.data_dir.parent / "server.log").read_text(errors="replace")
+    assert "cut.bin" not in log, "a client going away mid-body is not a server error"

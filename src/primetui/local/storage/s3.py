@@ -28,7 +28,7 @@ from urllib.parse import parse_qsl, quote, unquote
 from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 
 from primetui.api import sigv4
@@ -183,6 +183,9 @@ async def endpoint(request: Request) -> Response:
         return _error(exc, request.method, raw_path)
     except BodyError as exc:
         return _error(S3Error(exc.status, exc.code, exc.message), request.method, raw_path)
+    except ClientDisconnect:  # gone mid-body: its file and room are already given back; no one reads a reply
+        return _error(S3Error(400, "IncompleteBody", "The client went away before the body ended."), request.method,
+                      raw_path)
 
 
 def _volume_key(storage: Storage, grant: Grant, full_key: str, *, listing: bool = False) -> VolumePath:
