@@ -148,9 +148,10 @@ class RunLinksMixin:
             return
         if table.row_count != len(found):
             table.clear()
+            error = tone_style(self, "error")
             for n, a in enumerate(found):
                 table.add_row(
-                    Text("!", style=tone_style(self, "error")), str(a.step) if a.step is not None else "-", a.label, a.component,
+                    Text("!", style=error), str(a.step) if a.step is not None else "-", a.label, a.component,
                     Text(neutralise(a.message)), key=str(n),
                 )
         hint.update(f"Anomalies: {len(found)} (Enter on one jumps to its cause)")
