@@ -59,7 +59,8 @@ def _readme_commands() -> list[tuple[str, set[str]]]:
     """(the command line, the options it names) of each command in the README's Commands table."""
     text = (ROOT / "README.md").read_text(encoding="utf-8").split("## Commands", 1)[1].split("\n## ", 1)[0]
     rows = [ln.split("|")[1] for ln in text.splitlines() if ln.startswith("| `primetui")]
-    return [(cmd, set(re.findall(r"--[a-z][a-z-]*[a-z]", cmd))) for row in rows for cmd in re.findall(r"`(primetui[^`]*)`", row)]
+    commands = [cmd for row in rows for cmd in re.findall(r"`(primetui[^`]*)`", row)]
+    return [(cmd, set(re.findall(r"--[a-z][a-z-]*[a-z]", cmd))) for cmd in commands]
 
 
 def test_readme_commands_name_only_options_that_exist():
@@ -78,6 +79,7 @@ def test_readme_serve_row_names_every_serve_option():
 
     serve = _subcommand(build_parser(), ["serve"])
     named = next(opts for cmd, opts in _readme_commands() if cmd.split()[:2] == ["primetui", "serve"])
-    assert named == _options(serve), f"README `primetui serve` row: {sorted(named)}; `primetui serve --help`: {sorted(_options(serve))}"
-    synopsis = next(ln for ln in (ROOT / "docs" / "ops.md").read_text(encoding="utf-8").splitlines() if ln.startswith("primetui serve ["))
+    assert named == _options(serve), f"README's serve row: {sorted(named)}; serve --help: {sorted(_options(serve))}"
+    ops = (ROOT / "docs" / "ops.md").read_text(encoding="utf-8").splitlines()
+    synopsis = next(ln for ln in ops if ln.startswith("primetui serve ["))
     assert set(re.findall(r"--[a-z][a-z-]*[a-z]", synopsis)) == _options(serve), f"docs/ops.md: {synopsis}"

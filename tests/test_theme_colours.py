@@ -67,7 +67,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 
 def python_colours(source: str) -> list[tuple[int, str]]:
-    """(line, colour) of every literal colour in a module's strings and in ``Color(…)`` calls with constant channels."""
+    """(line, colour) of each literal colour in a module's strings and ``Color(…)`` calls with constant channels."""
     tree = ast.parse(source)
     skip = _docstrings(tree)
     hits: list[tuple[int, str]] = []
@@ -84,16 +84,19 @@ def python_colours(source: str) -> list[tuple[int, str]]:
 def scan() -> list[str]:
     found = []
     for path in sorted(UI.rglob("*.py")):
-        found += [f"{path.relative_to(UI)}:{line}: {c!r}" for line, c in python_colours(path.read_text(encoding="utf-8"))]
+        hits = python_colours(path.read_text(encoding="utf-8"))
+        found += [f"{path.relative_to(UI)}:{line}: {c!r}" for line, c in hits]
     for path in sorted(UI.rglob("*.tcss")):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            found += [f"{path.relative_to(UI)}:{n}: {c!r}" for c in literal_colours(line) if not line.lstrip().startswith("/*")]
+            if not line.lstrip().startswith("/*"):
+                found += [f"{path.relative_to(UI)}:{n}: {c!r}" for c in literal_colours(line)]
     return found
 
 
 def test_no_literal_colour_in_ui():
     found = scan()
-    assert not found, "literal colours in ui/ (use the theme: tone_style, or a component class with $error etc.):\n" + "\n".join(found)
+    assert not found, ("literal colours in ui/ (use the theme: tone_style, or a component class with $error etc.):\n"
+                       + "\n".join(found))
 
 
 def test_the_scan_sees_each_way_of_writing_a_colour():
@@ -112,7 +115,8 @@ def test_the_scan_sees_each_way_of_writing_a_colour():
     for source, colours in caught.items():
         assert [c for _, c in python_colours(source)] == colours, source
     passed = [
-        'text.append(x, style=tone_style(self, "error"))', 'Text(x, style="bold reverse")', 'Text(x, style="dim strike")',
+        'text.append(x, style=tone_style(self, "error"))', 'Text(x, style="bold reverse")',
+        'Text(x, style="dim strike")',
         'DEFAULT_CSS = "X > .y { color: $error; background: $warning 12%; border: tall $accent; }"',
         'self.query_one("#run-checkpoints")', 'Text("[F4 fix]")', 'Static("Reload the file or overwrite it")',
         'Style(color="default")', 'def f():\n    """Drawn in red, as the theme says."""',

@@ -38,7 +38,7 @@ async def test_marking_two_runs_and_c_opens_the_compare_screen_with_a_shared_cur
                 for r in screen.data["runs"]]
         screen.render_summary(runs)  # this scene's runs have no anomaly: give one a spike
         drawn, wanted = theme_colour_at(app, summary.get_cell(COMPLETED, "anomalies"), "! 1 loss_spike", "error")
-        assert drawn == wanted, f"the compare summary's anomaly flag draws in {drawn}, not the theme's error colour {wanted}"
+        assert drawn == wanted, f"the compare summary's anomaly flag draws in {drawn}, not the theme's error {wanted}"
         screen.render_summary(screen.data["runs"])
         assert [s.name for s in screen.charts["loss/mean"].series] == [RUNNING, COMPLETED]
         await pilot.press("c")

@@ -161,7 +161,7 @@ async def test_runs_list_flags_a_run_and_bang_opens_it_at_the_cause():
             app.theme = theme
             runs.render_rows()
             drawn, wanted = theme_colour_at(app, table.get_cell(COMPLETED, "status"), "!1", "error")
-            assert drawn == wanted, f"{theme}: the runs list's anomaly mark draws in {drawn}, not the theme's error {wanted}"
+            assert drawn == wanted, f"{theme}: the runs list's anomaly mark draws in {drawn}, not the error {wanted}"
         table.move_cursor(row=table.get_row_index(COMPLETED))
         await pilot.press("exclamation_mark")
         await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None

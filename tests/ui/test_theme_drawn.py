@@ -40,7 +40,8 @@ class ConflictHost(App):
         for theme in load_themes(shipped_theme_dir())[0]:
             self.register_theme(theme)
         self.theme = self.wanted
-        self.push_screen(ConflictPrompt(Path("sft.toml"), gone=False, diff=["+max_steps = 10", "-max_steps = 1", " seed = 1"]))
+        diff = ["+max_steps = 10", "-max_steps = 1", " seed = 1"]
+        self.push_screen(ConflictPrompt(Path("sft.toml"), gone=False, diff=diff))
 
 
 @pytest.mark.parametrize("theme", THEMES)

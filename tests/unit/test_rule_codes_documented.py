@@ -50,7 +50,8 @@ def _values(expr: ast.expr, scope: ast.AST, module: ast.Module, where: str) -> s
         found: set[str] = set()
         for body in (scope, module):
             for node in ast.walk(body):
-                if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id for t in node.targets):
+                names = [t.id for t in getattr(node, "targets", ()) if isinstance(t, ast.Name)]
+                if isinstance(node, ast.Assign) and expr.id in names:
                     found |= _values(node.value, scope, module, where)
             if found:
                 return found
