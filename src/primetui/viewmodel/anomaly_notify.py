@@ -2,7 +2,8 @@
 
 Each anomaly is told once, whichever screen found it first (the runs list from the metrics, the
 run screen from metrics, logs and stalls): the ``(run, kind, step, component)`` already told are
-kept on the app for the session.
+kept on the app for the session, and claimed in the shared "already announced" set, so a restart or
+a second dashboard on the same machine does not tell it again (:func:`primetui.viewmodel.notify.announce`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def announce_anomalies(app: Any, run_id: str, name: str | None, anomalies: Itera
             continue
         seen.add(key)
         where = f" at step {a.step}" if a.step is not None else ""
-        announce(app, RunEvent.anomaly(run_id, name, f"{a.label}{where}", a.message))
-        count += 1
+        key = f"anomaly:{a.kind}:{'' if a.step is None else a.step}:{a.component or ''}"
+        if announce(app, RunEvent.anomaly(run_id, name, f"{a.label}{where}", a.message), key):
+            count += 1
     return count
