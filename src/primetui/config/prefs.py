@@ -19,7 +19,7 @@ from pathlib import Path
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from primetui.config.fileio import atomic_write_text
@@ -129,6 +129,16 @@ class Prefs(_Strict):
     watched: list[str] = Field(default_factory=list)
     """Run ids you watch (a toast and the bell when their status changes); the dashboard keeps this."""
 
+    _base: dict[str, Any] | None = PrivateAttr(default=None)
+    # the values as read from (or last saved to) the file: save_prefs writes only what differs from them
+
+    def __eq__(self, other: object) -> bool:  # the preferences themselves, not where they came from
+        if not isinstance(other, Prefs):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
     @field_validator("theme")
     @classmethod
     def _strip_theme(cls, value: str) -> str:
@@ -212,6 +222,7 @@ def load_prefs(path: Path | None = None) -> tuple[Prefs, str | None]:
             f"{path} is not valid TOML ({exc}); fix or delete it, primetui uses default preferences meanwhile."
         )
     prefs = _validate_leniently(data, path, problems)
+    prefs._base = _to_toml_values(prefs)
     return prefs, (" ".join(problems) or None)
 
 
@@ -326,15 +337,15 @@ def _write_doc(path: Path, doc: Any) -> None:
     atomic_write_text(path, tomlkit.dumps(doc))
 
 
-def _changed_keys(old: Prefs, new: Prefs) -> dict[str, Any]:
-    """The dotted keys whose value differs between ``old`` and ``new`` (a table field key by key,
-    the keymap as a whole)."""
-    before, after = _to_toml_values(old), _to_toml_values(new)
+def _changed_keys(before: dict[str, Any], new: Prefs) -> dict[str, Any]:
+    """The dotted keys whose value in ``new`` differs from ``before`` (TOML values: a table field key
+    by key, the keymap as a whole)."""
+    after = _to_toml_values(new)
     out: dict[str, Any] = {}
     for key, value in after.items():
         if isinstance(value, dict) and key != "keymap":
             for sub, sub_value in value.items():
-                if before[key].get(sub) != sub_value:
+                if (before.get(key) or {}).get(sub) != sub_value:
                     out[f"{key}.{sub}"] = sub_value
         elif before.get(key) != value:
             out[key] = value
@@ -375,23 +386,26 @@ def update_prefs(path: Path | None = None, *, values: dict[str, Any] | None = No
 
 
 def save_prefs(prefs: Prefs, path: Path | None = None) -> Path:
-    """Write what differs between `prefs` and the file as it is now, keeping its comments and order.
+    """Write what was changed in `prefs`, merged into the file as it is now; returns the path.
 
-    Only the keys whose value changes are written (a new file holds just those), under the file's
-    lock, so defaults stay unwritten and another dashboard's change to another key is kept. For
-    watched runs use :func:`update_prefs` (``watch``/``unwatch``): a whole list would undo another
-    dashboard's watches. Returns the path.
+    "Changed" is against the values `prefs` was loaded with (:func:`load_prefs`), or the defaults for
+    preferences made in code. Only those keys are written, under the file's lock, keeping the file's
+    comments and order: defaults stay unwritten (a new file holds just the chosen keys), and a change
+    another dashboard made to another key is kept. For watched runs :func:`update_prefs` (``watch``,
+    ``unwatch``) says exactly which ids changed.
     """
     from primetui.config.shared import locked
 
     path = prefs_path() if path is None else path
+    base = prefs._base if prefs._base is not None else _to_toml_values(Prefs())
+    changes = _changed_keys(base, prefs)
     with locked(path):
         doc = _read_doc(path)
-        changes = _changed_keys(_effective(doc), prefs)
         for key, value in changes.items():
             _set(doc, key, value)
         if changes or not path.exists():
             _write_doc(path, doc)
+    prefs._base = _to_toml_values(prefs)
     return path
 
 

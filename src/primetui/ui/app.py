@@ -286,12 +286,16 @@ class PrimeApp(App):
         if change:
             old, new = change
             error = present.field(run, "error_message", "errorMessage") if new == "FAILED" else None
-            event = RunEvent.status_change(str(present.field(run, "id")), present.field(run, "name"), old, new, error)
-            announce(self, event, key=f"status:{new}")  # once per run, whichever dashboard sees it first
+            run_id = str(present.field(run, "id"))
+            event = RunEvent.status_change(run_id, present.field(run, "name"), old, new, error)
+            self.sync_watched(exact=True)  # unwatched in another dashboard a moment ago: stay quiet
+            if run_id in self.state.watched:
+                announce(self, event, key=f"status:{new}")  # once per run, whichever dashboard sees it first
 
-    def sync_watched(self) -> None:
-        """Follow the watches another dashboard made or removed (the shared preferences file)."""
-        ids = watched_on_disk(self)
+    def sync_watched(self, exact: bool = False) -> None:
+        """Follow the watches another dashboard made or removed (the shared preferences file; read
+        when it changed, or always when ``exact``)."""
+        ids = watched_on_disk(self, exact=exact)
         if ids is not None and adopt_watched(self, ids):
             self.watched = frozenset(self.state.watched)
 

@@ -56,9 +56,12 @@ def adopt_watched(app: Any, ids: set[str]) -> bool:
     return True
 
 
-def watched_on_disk(app: Any) -> set[str] | None:
+def watched_on_disk(app: Any, exact: bool = False) -> set[str] | None:
     """The watched runs in the preferences file when it changed since the last look (another
-    dashboard watched or unwatched a run); None when it did not, or there is no file to share."""
+    dashboard watched or unwatched a run); None when it did not, or there is no file to share.
+
+    The look is a ``stat`` (the file is read only when it changed), cheap enough for every poll;
+    ``exact`` reads it anyway (before an announcement: two writes in one clock tick look alike)."""
     path: Path | None = getattr(app, "prefs_file", None)
     if path is None:
         return None
@@ -66,8 +69,8 @@ def watched_on_disk(app: Any) -> set[str] | None:
         st = os.stat(path)
     except OSError:
         return None
-    signature = (st.st_mtime_ns, st.st_size, st.st_ino)
-    if signature == getattr(app, "_watched_signature", None):
+    signature = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+    if signature == getattr(app, "_watched_signature", None) and not exact:
         return None
     app._watched_signature = signature
     try:
