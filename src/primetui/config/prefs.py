@@ -291,6 +291,15 @@ def _set(doc: Any, dotted: str, value: Any) -> bool:
     if value is None:
         value = ""
     head, _, sub = dotted.partition(".")
+    if not sub and isinstance(value, dict) and isinstance(doc.get(head), dict):
+        table = doc[head]  # a table set as a whole (the keymap): key by key, keeping its comments
+        stale = [k for k in table if k not in value]
+        for k in stale:
+            del table[k]
+        changed = [k for k, v in value.items() if table.get(k) != v]
+        for k in changed:
+            table[k] = value[k]
+        return bool(stale or changed)
     if not sub:
         if head in doc and doc.get(head) == value:
             return False
