@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StringConstraints, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from primetui.config.fileio import atomic_write_text
@@ -36,6 +37,7 @@ __all__ = [
     "load_prefs",
     "prefs_path",
     "save_prefs",
+    "update_prefs",
 ]
 
 CHART_MARKERS = ("braille", "block", "ascii")
@@ -127,6 +129,16 @@ class Prefs(_Strict):
     watched: list[str] = Field(default_factory=list)
     """Run ids you watch (a toast and the bell when their status changes); the dashboard keeps this."""
 
+    _base: dict[str, Any] | None = PrivateAttr(default=None)
+    # the values as read from (or last saved to) the file: save_prefs writes only what differs from them
+
+    def __eq__(self, other: object) -> bool:  # the preferences themselves, not where they came from
+        if not isinstance(other, Prefs):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
     @field_validator("theme")
     @classmethod
     def _strip_theme(cls, value: str) -> str:
@@ -210,6 +222,7 @@ def load_prefs(path: Path | None = None) -> tuple[Prefs, str | None]:
             f"{path} is not valid TOML ({exc}); fix or delete it, primetui uses default preferences meanwhile."
         )
     prefs = _validate_leniently(data, path, problems)
+    prefs._base = _to_toml_values(prefs)
     return prefs, (" ".join(problems) or None)
 
 
@@ -220,45 +233,188 @@ def _to_toml_values(prefs: Prefs) -> dict[str, Any]:
     return data
 
 
-def save_prefs(prefs: Prefs, path: Path | None = None) -> Path:
-    """Write `prefs`, keeping the comments and order of an existing file; returns the path."""
+def _read_doc(path: Path) -> Any:
+    """The file as tomlkit holds it (comments and layout kept); a missing file is a new, short one."""
     import tomlkit
 
-    path = prefs_path() if path is None else path
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        doc = tomlkit.parse(default_toml())
+        doc = tomlkit.document()
+        for line in NEW_FILE_HEADER:
+            doc.add(tomlkit.comment(line))
+        return doc
     except (OSError, UnicodeDecodeError) as exc:
         raise PrefsError(
             f"{path} could not be read ({exc.__class__.__name__}), so nothing was saved; fix or move it and retry."
         ) from exc
-    else:
-        try:
-            doc = tomlkit.parse(text)
-        except Exception as exc:  # tomlkit raises several parse error types
-            raise PrefsError(
-                f"{path} is not valid TOML, so nothing was saved (your file is untouched); fix or delete it "
-                "and retry."
-            ) from exc
+    try:
+        return tomlkit.parse(text)
+    except Exception as exc:  # tomlkit raises several parse error types
+        raise PrefsError(
+            f"{path} is not valid TOML, so nothing was saved (your file is untouched); fix or delete it "
+            "and retry."
+        ) from exc
 
-    values = _to_toml_values(prefs)
-    for key, value in values.items():
-        if isinstance(value, dict):
-            table = doc.get(key)
-            if table is None or not isinstance(table, dict):
-                table = tomlkit.table()
-                doc[key] = table
-            for stale in [k for k in table if k not in value]:
-                del table[stale]
-            for sub, sub_value in value.items():
-                if table.get(sub) != sub_value:
-                    table[sub] = sub_value
-        elif doc.get(key) != value:
-            doc[key] = value
+
+NEW_FILE_HEADER = ("primetui preferences: only what you chose is written here.",
+                   "Every other setting keeps its default; docs/configuration.md lists them all.")
+
+
+def _description(dotted: str) -> str | None:
+    head, _, sub = dotted.partition(".")
+    info = Prefs.model_fields.get(head)
+    if info is None:
+        return None
+    if not sub:
+        return info.description
+    model = {"refresh": RefreshIntervals, "anomalies": AnomalyThresholds, "notify": NotifyPrefs}.get(head)
+    sub_info = model.model_fields.get(sub) if model is not None else None
+    return sub_info.description if sub_info is not None else None
+
+
+def _new_item(dotted: str, value: Any) -> Any:
+    """A value for a key the file does not hold yet, with its field's description as a comment above."""
+    import tomlkit
+
+    item = tomlkit.item(value)
+    text = _description(dotted)
+    if text and not isinstance(value, dict):
+        item.trivia.indent = ("" if "." in dotted else "\n") + _comment(text)
+    return item
+
+
+def _set(doc: Any, dotted: str, value: Any) -> bool:
+    """Set ``table.key`` (or ``key``) in ``doc``; True when it changed the file."""
+    import tomlkit
+
+    if value is None:
+        value = ""
+    head, _, sub = dotted.partition(".")
+    if not sub and isinstance(value, dict) and isinstance(doc.get(head), dict):
+        table = doc[head]  # a table set as a whole (the keymap): key by key, keeping its comments
+        stale = [k for k in table if k not in value]
+        for k in stale:
+            del table[k]
+        changed = [k for k, v in value.items() if table.get(k) != v]
+        for k in changed:
+            table[k] = value[k]
+        return bool(stale or changed)
+    if not sub:
+        if head in doc and doc.get(head) == value:
+            return False
+        if head in doc:
+            doc[head] = value
+        else:
+            doc[head] = _new_item(head, value)
+        return True
+    table = doc.get(head)
+    if table is None or not isinstance(table, dict):
+        table = tomlkit.table()
+        doc[head] = table
+    if sub in table and table.get(sub) == value:
+        return False
+    table[sub] = value if sub in table else _new_item(dotted, value)
+    return True
+
+
+def _unset(doc: Any, dotted: str) -> bool:
+    head, _, sub = dotted.partition(".")
+    if not sub:
+        if head in doc:
+            del doc[head]
+            return True
+        return False
+    table = doc.get(head)
+    if isinstance(table, dict) and sub in table:
+        del table[sub]
+        if not table:
+            del doc[head]
+        return True
+    return False
+
+
+def _effective(doc: Any) -> Prefs:
+    """What ``doc`` means, leniently (a bad value is its default), as :func:`load_prefs` reads it."""
+    return _validate_leniently(doc.unwrap(), Path("config.toml"), [])
+
+
+def _write_doc(path: Path, doc: Any) -> None:
+    import tomlkit
 
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, tomlkit.dumps(doc))
+
+
+def _changed_keys(before: dict[str, Any], new: Prefs) -> dict[str, Any]:
+    """The dotted keys whose value in ``new`` differs from ``before`` (TOML values: a table field key
+    by key, the keymap as a whole)."""
+    after = _to_toml_values(new)
+    out: dict[str, Any] = {}
+    for key, value in after.items():
+        if isinstance(value, dict) and key != "keymap":
+            for sub, sub_value in value.items():
+                if (before.get(key) or {}).get(sub) != sub_value:
+                    out[f"{key}.{sub}"] = sub_value
+        elif before.get(key) != value:
+            out[key] = value
+    return out
+
+
+def update_prefs(path: Path | None = None, *, values: dict[str, Any] | None = None, unset: Iterable[str] = (),
+                 watch: Iterable[str] = (), unwatch: Iterable[str] = ()) -> Prefs:
+    """Merge a change into the preferences file; returns the preferences as the file now says.
+
+    Held under the file's lock (:mod:`primetui.config.shared`), the file is read as it is now and
+    only the keys named change: ``values`` sets dotted keys (``theme``, ``refresh.logs``), ``unset``
+    removes keys (their default applies again), ``watch``/``unwatch`` add and remove run ids in
+    ``watched``. So two dashboards never undo each other's changes, and a default is never written
+    for a key nobody chose. Comments and layout are kept; a file that cannot be parsed is not touched
+    (:class:`PrefsError`); a lock held too long is an ``OSError``.
+    """
+    from primetui.config.shared import locked
+
+    path = prefs_path() if path is None else path
+    adds = [str(r) for r in watch if str(r).strip()]
+    drops = {str(r) for r in unwatch}
+    with locked(path):
+        doc = _read_doc(path)
+        changed = False
+        for key, value in (values or {}).items():
+            changed = _set(doc, key, value.as_posix() if isinstance(value, Path) else value) or changed
+        for key in unset:
+            changed = _unset(doc, key) or changed
+        if adds or drops:
+            current = doc.get("watched")
+            ids = [str(r) for r in current] if isinstance(current, list) else []
+            merged = [r for r in ids if r not in drops] + [r for r in adds if r not in ids and r not in drops]
+            changed = _set(doc, "watched", merged) or changed
+        if changed:
+            _write_doc(path, doc)
+        return _effective(doc)
+
+
+def save_prefs(prefs: Prefs, path: Path | None = None) -> Path:
+    """Write what was changed in `prefs`, merged into the file as it is now; returns the path.
+
+    "Changed" is against the values `prefs` was loaded with (:func:`load_prefs`), or the defaults for
+    preferences made in code. Only those keys are written, under the file's lock, keeping the file's
+    comments and order: defaults stay unwritten (a new file holds just the chosen keys), and a change
+    another dashboard made to another key is kept. For watched runs :func:`update_prefs` (``watch``,
+    ``unwatch``) says exactly which ids changed.
+    """
+    from primetui.config.shared import locked
+
+    path = prefs_path() if path is None else path
+    base = prefs._base if prefs._base is not None else _to_toml_values(Prefs())
+    changes = _changed_keys(base, prefs)
+    with locked(path):
+        doc = _read_doc(path)
+        for key, value in changes.items():
+            _set(doc, key, value)
+        if changes or not path.exists():
+            _write_doc(path, doc)
+    prefs._base = _to_toml_values(prefs)
     return path
 
 

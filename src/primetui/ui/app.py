@@ -28,7 +28,7 @@ from primetui.viewmodel.clipboard import refusal_reason
 from primetui.ui.commands import PrimeCommands
 from primetui.viewmodel.compact import is_compact, one_line
 from primetui.ui.focus import types_text
-from primetui.viewmodel.remember import initial_watched, remember
+from primetui.viewmodel.remember import adopt_watched, initial_watched, remember, watched_on_disk
 from primetui.viewmodel.notify import announce, make_notifier
 from primetui.ui.safe import ControlFilter, clean, clean_block
 from primetui.ui.screens.base import DashboardScreen
@@ -298,11 +298,23 @@ class PrimeApp(App):
             self.notify(text[:1].upper() + text[1:], severity="warning", timeout=10)
 
     def observe_run(self, run: Any) -> None:
+        self.sync_watched()
         change = self.state.observe_run(run)
         if change:
             old, new = change
             error = present.field(run, "error_message", "errorMessage") if new == "FAILED" else None
-            announce(self, RunEvent.status_change(str(present.field(run, "id")), present.field(run, "name"), old, new, error))
+            run_id = str(present.field(run, "id"))
+            event = RunEvent.status_change(run_id, present.field(run, "name"), old, new, error)
+            self.sync_watched(exact=True)  # unwatched in another dashboard a moment ago: stay quiet
+            if run_id in self.state.watched:
+                announce(self, event, key=f"status:{new}")  # once per run, whichever dashboard sees it first
+
+    def sync_watched(self, exact: bool = False) -> None:
+        """Follow the watches another dashboard made or removed (the shared preferences file; read
+        when it changed, or always when ``exact``)."""
+        ids = watched_on_disk(self, exact=exact)
+        if ids is not None and adopt_watched(self, ids):
+            self.watched = frozenset(self.state.watched)
 
     def toggle_watch(self, run_id: str) -> bool:
         if run_id in self.state.watched:
@@ -314,21 +326,23 @@ class PrimeApp(App):
     def watch_run(self, run_id: str) -> None:
         self.state.watched.add(run_id)
         self.watched = frozenset(self.state.watched)
-        self.remember()
+        self.remember(watch=[run_id])
 
     def unwatch(self, run_id: str) -> None:
         self.state.watched.discard(run_id)
         self.watched = frozenset(self.state.watched)
-        self.remember()
+        self.remember(unwatch=[run_id])
 
     def watch_theme(self, theme: str) -> None:
         if self._remembering:  # after start-up only the user changes the theme (t, the palette)
             self.theme_chosen = True
             self.remember()
 
-    def remember(self) -> None:
-        """Keep the watched runs and the theme for the next start (preferences file)."""
-        problem = remember(self)
+    def remember(self, *, watch: tuple[str, ...] | list[str] = (), unwatch: tuple[str, ...] | list[str] = ()) -> None:
+        """Keep a watch, an unwatch or the theme for the next start: merged into the preferences
+        file, which other dashboards share (their watches come back in ``state.watched``)."""
+        problem = remember(self, watch=watch, unwatch=unwatch)
+        self.watched = frozenset(self.state.watched)
         if problem:
             self.notify(problem, severity="warning", timeout=8)
 

@@ -4,12 +4,12 @@ compare's metric, log-Y and x axis, so reopening a run (or compare) shows what y
 A project is the platform and team the dashboard talks to. The choices live in ``views.json`` next
 to the preferences file, and only when the app was given one (the real entry point does; tests
 pass their own or none). Any problem reading the file means defaults; a failed write is ignored
-(the session keeps its choices).
+(the session keeps its choices). Two dashboards share the file: each write is merged into it under
+its lock (:func:`primetui.config.shared.update_json`).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +28,9 @@ def project(app: Any) -> str:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    from primetui.config.shared import read_json_object
+
+    return read_json_object(path)
 
 
 def load_view(app: Any, name: str) -> dict[str, Any]:
@@ -46,21 +44,25 @@ def load_view(app: Any, name: str) -> dict[str, Any]:
 
 
 def save_view(app: Any, name: str, choices: dict[str, Any]) -> None:
-    from primetui.config.fileio import write_json_atomic
+    """Keep view ``name``'s choices: merged into ``views.json`` as it is now, under its lock, so
+    another dashboard's views (another project, another view) are kept."""
+    from primetui.config.shared import update_json
 
     path = _path(app)
     if path is None:
         return
-    data = _read(path)
     key = project(app)
-    entry = data.pop(key, None)
-    entry = entry if isinstance(entry, dict) else {}
-    entry[name] = choices
-    data[key] = entry  # last written goes last: the oldest projects are the first ones
-    while len(data) > MAX_PROJECTS:
-        data.pop(next(iter(data)))
+
+    def change(data: dict[str, Any]) -> None:
+        entry = data.pop(key, None)
+        entry = entry if isinstance(entry, dict) else {}
+        entry[name] = choices
+        data[key] = entry  # last written goes last: the oldest projects are the first ones
+        while len(data) > MAX_PROJECTS:
+            data.pop(next(iter(data)))
+
     try:
-        write_json_atomic(path, data)
+        update_json(path, change)
     except OSError:
         pass
 
