@@ -34,6 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default=None, help="where state lives (default: the user data dir; env PRIMETUI_LOCAL_DATA_DIR)")
     serve.add_argument("--demo", action="store_true", help="seed the demo volume and config on first start")
     serve.add_argument("--ready-file", default=None, help="write a JSON file with base_url and token once serving (for supervisors and tests)")
+    serve.add_argument("--log-file", default=None, metavar="PATH",
+                       help="write the server's output to PATH, rotated at 8 MiB with 2 older files kept "
+                            "(the launcher uses <data_dir>/server.log)")
     serve.add_argument("--faithful", default=None, metavar="BOOL",
                        help="serve logs through the hosted windows: a 200-line snapshot for plain fetches, the "
                             "search backend (up to 5000 lines) for search/level/since (default true; false: "

@@ -9,6 +9,7 @@ import signal
 import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -19,10 +20,16 @@ from primetui.local.guards import install as install_guards
 from primetui.local.scope import scoped_run, scoped_volume
 from primetui.local.state import LocalState
 
+if TYPE_CHECKING:
+    from primetui.config.logcap import RepeatFilter
+    from primetui.local.connwall import Limits
+
 log = logging.getLogger("primetui.local")
 
 API_PREFIX = "/api/v1"
 LOOPBACK = "127.0.0.1"
+BACKLOG = 128
+"""Connections the kernel queues before they are accepted (also how many asyncio accepts per round)."""
 KEEP_ALIVE_SECONDS = 75
 """Idle seconds before the server closes a kept-alive connection (well past the client's pool expiry)."""
 
@@ -123,7 +130,9 @@ def _add_rate_limit(app: FastAPI, per_minute: int) -> None:
 
 def bind_socket(port: int | None) -> socket.socket:
     """A listening TCP socket on 127.0.0.1 (``port`` None or 0: a free port). Raises OSError with a clear text."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    from primetui.local.connwall import listening_socket
+
+    sock = listening_socket()  # its accepts pause once they run out of file descriptors (see connwall)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((LOOPBACK, port or 0))
@@ -133,22 +142,42 @@ def bind_socket(port: int | None) -> socket.socket:
             raise OSError(exc.errno, f"Port {port} on {LOOPBACK} is already in use; pick another with --port, "
                                      "or leave --port out to get a free one.") from exc
         raise
-    sock.listen(128)
+    sock.listen(BACKLOG)
     sock.set_inheritable(False)
     return sock
 
 
-async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str], None]) -> None:
-    """Serve until SIGTERM/SIGINT; ``on_ready(base_url)`` runs once the socket accepts requests."""
+REPORT_EVERY = 60.0
+"""Seconds between the lines that count log records left out (see primetui.config.logcap.RepeatFilter)."""
+
+
+async def _report_repeats(repeats: RepeatFilter) -> None:
+    while True:
+        await asyncio.sleep(REPORT_EVERY)
+        repeats.report(log)
+
+
+async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str], None],
+                limits: Limits | None = None, repeats: RepeatFilter | None = None) -> None:
+    """Serve until SIGTERM/SIGINT; ``on_ready(base_url)`` runs once the socket accepts requests.
+
+    Connections meet the connection wall (``primetui.local.connwall``) with ``limits``; ``repeats``,
+    when given, gets its pending counts written once a minute.
+    """
     import uvicorn
+
+    from primetui.local.connwall import ConnectionWall, Limits, protocol_class
 
     host, port = sock.getsockname()[:2]
     state.base_url = f"http://{host}:{port}"
     app = create_app(state)
+    wall = ConnectionWall(limits or Limits())
     # Keep-alive outlives every client pool's expiry (httpx drops idle connections after 5 s), so a
-    # client never reuses a connection the server is closing at that very moment.
+    # client never reuses a connection the server is closing at that very moment. No websocket
+    # route exists, so no upgrade is offered (the connection wall follows h11 connections only).
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5,
-                            timeout_keep_alive=KEEP_ALIVE_SECONDS)
+                            timeout_keep_alive=KEEP_ALIVE_SECONDS, http=protocol_class(wall), ws="none",
+                            backlog=BACKLOG)
     server = uvicorn.Server(config)
     # uvicorn re-raises a captured signal after its graceful shutdown; make that a no-op so the
     # process exits normally (status 0) once everything has been stopped and flushed.
@@ -161,4 +190,9 @@ async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str]
             return
         await asyncio.sleep(0.02)
     on_ready(state.base_url)
-    await task
+    reporter = asyncio.create_task(_report_repeats(repeats)) if repeats is not None else None
+    try:
+        await task
+    finally:
+        if reporter is not None:
+            reporter.cancel()

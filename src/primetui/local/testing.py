@@ -67,7 +67,7 @@ class LocalPlatform:
         ready = self.data_dir.parent / f"ready-{time.monotonic_ns()}.json"
         self._log_path = self.data_dir.parent / "server.log"
         cmd = [sys.executable, "-m", "primetui", "local", "serve", "--port", "0", "--data-dir", str(self.data_dir),
-               "--ready-file", str(ready)]
+               "--ready-file", str(ready), "--log-file", str(self._log_path)]
         if self.demo:
             cmd.append("--demo")
         env = dict(os.environ, **self.env)

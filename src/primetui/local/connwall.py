@@ -1,0 +1,328 @@
+"""The connection wall: what a TCP connection to the local platform meets before any HTTP request.
+
+Any local user can connect to 127.0.0.1 without the token, so connections themselves are bounded
+(the request wall, ``primetui.local.wall``, then checks each request):
+
+1. **Request head**: a connection must send a complete request head within :attr:`Limits.head_timeout`
+   seconds of opening (and a kept-alive one, of the first byte of its next request); else 408 and closed.
+2. **Body**: a body the server is reading must move at least one byte every :attr:`Limits.body_timeout`
+   seconds; else the connection is closed (the route sees the client go).
+3. **Connections**: at most :attr:`Limits.max_connections` open at once, and
+   :attr:`Limits.max_per_client` per peer address. At a cap, the connection that has waited longest
+   without a request in progress (a half-sent head, or idle between requests) is closed to make
+   room; when every one has a request in progress, the new connection gets a 503 and is closed.
+   So a client that sends whole requests is served while half-open connections pile up.
+4. **Out of file descriptors**: an accept that fails for lack of them (``EMFILE``) stops that round
+   of accepts; asyncio tries again a second later, once connections have been shed.
+
+Refusals are logged through ``primetui.local.connections``: the first of each kind as one line, the
+rest counted (``primetui.config.logcap.RepeatFilter``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import os
+import resource
+import socket
+import time
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+log = logging.getLogger("primetui.local.connections")
+
+HEAD_TIMEOUT = 10.0
+BODY_TIMEOUT = 30.0
+MAX_CONNECTIONS = 1024
+MAX_PER_CLIENT = 256
+FD_RESERVE = 256
+"""File descriptors kept for the platform's own files, database, trainers and sessions."""
+
+_REPLY_408 = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+              b"content-length: 40\r\n\r\nThe request head did not arrive in time.")
+_REPLY_503 = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+              b"retry-after: 1\r\ncontent-length: 47\r\n\r\nToo many connections are busy; try again soon.\n")
+
+ENV = {
+    "head_timeout": "PRIMETUI_LOCAL_HEAD_TIMEOUT",
+    "body_timeout": "PRIMETUI_LOCAL_BODY_TIMEOUT",
+    "max_connections": "PRIMETUI_LOCAL_MAX_CONNECTIONS",
+    "max_per_client": "PRIMETUI_LOCAL_MAX_PER_CLIENT",
+}
+"""The environment variables that change a limit (tests shorten the timeouts)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    head_timeout: float = HEAD_TIMEOUT
+    """Seconds a connection has to send a whole request head."""
+    body_timeout: float = BODY_TIMEOUT
+    """Seconds a body being read may go without a byte."""
+    max_connections: int = MAX_CONNECTIONS
+    """Connections open at once."""
+    max_per_client: int = MAX_PER_CLIENT
+    """Connections open at once from one peer address."""
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] | None = None, fd_limit: int | None = None) -> Limits:
+        """The defaults, with :data:`ENV` overrides; the connection cap stays under half of ``fd_limit``.
+
+        Raises ValueError with one sentence naming the variable when a value is not a positive number.
+        """
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for field, name in ENV.items():
+            raw = env.get(name)
+            if raw is None or raw == "":
+                continue
+            kind = float if "timeout" in field else int
+            try:
+                value = kind(raw)
+            except ValueError:
+                value = None
+            if value is None or not value > 0 or value != value or value == float("inf"):
+                raise ValueError(f"{name}={raw[:40]!r} is not a positive number; unset it to use the default.")
+            values[field] = value
+        limits = cls(**values)
+        if fd_limit is not None:
+            room = max(16, (fd_limit - FD_RESERVE) // 2 if fd_limit > 2 * FD_RESERVE else fd_limit // 2)
+            if "max_connections" not in values and limits.max_connections > room:
+                limits = cls(**{**limits.__dict__, "max_connections": room})
+        if limits.max_per_client > limits.max_connections:
+            limits = cls(**{**limits.__dict__, "max_per_client": limits.max_connections})
+        return limits
+
+
+def raise_fd_limit() -> int:
+    """Raise this process's soft limit on open files to its hard limit; returns the soft limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else 1 << 16
+    if soft == resource.RLIM_INFINITY:
+        return target
+    if soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+class ConnectionWall:
+    """The counts behind rule 3: open connections per client, and which may be shed, oldest first."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.per_client: dict[str, int] = {}
+        self.total = 0
+        self._idle: OrderedDict[HoldingProtocol, None] = OrderedDict()
+        self._idle_by_client: dict[str, OrderedDict[HoldingProtocol, None]] = {}
+
+    def admit(self, proto: HoldingProtocol) -> bool:
+        """Count ``proto`` in, shedding an idle connection at a cap; False when it must be refused."""
+        key = proto.client_key
+        if self.per_client.get(key, 0) >= self.limits.max_per_client and not self._shed(self._idle_by_client.get(key)):
+            log.warning("refused a connection from %s: it has %d open, all with a request in progress",
+                        key, self.per_client.get(key, 0))
+            return False
+        if self.total >= self.limits.max_connections and not self._shed(self._idle):
+            log.warning("refused a connection: %d open, all with a request in progress", self.total)
+            return False
+        self.per_client[key] = self.per_client.get(key, 0) + 1
+        self.total += 1
+        proto.counted = True
+        self.idle(proto)
+        return True
+
+    def _shed(self, idle: OrderedDict[HoldingProtocol, None] | None) -> bool:
+        if not idle:
+            return False
+        oldest = next(iter(idle))
+        log.warning("closed the connection that waited longest without a request (from %s) to make room for a new one",
+                    oldest.client_key)
+        oldest.shed()
+        return True
+
+    def idle(self, proto: HoldingProtocol) -> None:
+        """``proto`` has no request in progress: it may be shed, after those idle before it."""
+        if not proto.counted:
+            return
+        self._idle[proto] = None
+        self._idle.move_to_end(proto)
+        by_client = self._idle_by_client.setdefault(proto.client_key, OrderedDict())
+        by_client[proto] = None
+        by_client.move_to_end(proto)
+
+    def busy(self, proto: HoldingProtocol) -> None:
+        """``proto`` has a request in progress: it is never shed."""
+        self._idle.pop(proto, None)
+        by_client = self._idle_by_client.get(proto.client_key)
+        if by_client is not None:
+            by_client.pop(proto, None)
+            if not by_client:
+                del self._idle_by_client[proto.client_key]
+
+    def gone(self, proto: HoldingProtocol) -> None:
+        """``proto`` is closed (or closing): count it out, once."""
+        self.busy(proto)
+        if not proto.counted:
+            return
+        proto.counted = False
+        self.total -= 1
+        left = self.per_client.get(proto.client_key, 1) - 1
+        if left > 0:
+            self.per_client[proto.client_key] = left
+        else:
+            self.per_client.pop(proto.client_key, None)
+
+
+def client_key(transport: asyncio.BaseTransport) -> str:
+    """The peer a connection counts against: its address (every local user shares 127.0.0.1)."""
+    peer = transport.get_extra_info("peername")
+    if isinstance(peer, tuple) and peer:
+        return str(peer[0])
+    return "local"
+
+
+class HoldingProtocol(H11Protocol):
+    """uvicorn's h11 protocol with rules 1 to 3 (see the module's docstring); ``wall`` is set per server."""
+
+    wall: ConnectionWall
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.client_key = "local"
+        self.counted = False
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._body_timer: asyncio.TimerHandle | None = None
+
+    # rule 3: admission ---------------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self.client_key = client_key(transport)
+        if not self.wall.admit(self):
+            transport.write(_REPLY_503)
+            transport.close()
+            return
+        self._head_timer = self.loop.call_later(self.wall.limits.head_timeout, self._head_late)
+
+    def shed(self) -> None:
+        """Close this connection to make room (it has no request in progress)."""
+        self.wall.gone(self)
+        self._stop_timers()
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_timers()
+        self.wall.gone(self)
+        super().connection_lost(exc)
+
+    # rules 1 and 2: timers, following h11's view of the client -------------------------------
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._follow()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._follow()
+
+    def _follow(self) -> None:
+        if self.transport.is_closing():
+            self._stop_timers()
+            self.wall.gone(self)
+            return
+        state = self.conn.their_state
+        if state is h11.IDLE:
+            if self.cycle is None or self.cycle.response_complete:
+                self.wall.idle(self)
+            if self._head_timer is None and self.conn.trailing_data[0]:  # part of the next head came
+                self._head_timer = self.loop.call_later(self.wall.limits.head_timeout, self._head_late)
+            return
+        self.wall.busy(self)
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
+        if state is h11.SEND_BODY:
+            self._body_timer = self.loop.call_later(self.wall.limits.body_timeout, self._body_stalled)
+
+    def _head_late(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+            return
+        if self.cycle is not None and not self.cycle.response_complete:
+            return  # a response is still being written; the next head's clock starts with its first byte
+        log.warning("closed a connection from %s: no whole request head within %g s",
+                    self.client_key, self.wall.limits.head_timeout)
+        self.wall.gone(self)
+        self.transport.write(_REPLY_408)
+        self.transport.close()
+
+    def _body_stalled(self) -> None:
+        self._body_timer = None
+        if self.transport.is_closing() or self.conn.their_state is not h11.SEND_BODY:
+            return
+        if self.flow.read_paused:  # the route is not reading: the wait is ours, not the client's
+            self._body_timer = self.loop.call_later(self.wall.limits.body_timeout, self._body_stalled)
+            return
+        log.warning("closed a connection from %s: its request body sent nothing for %g s",
+                    self.client_key, self.wall.limits.body_timeout)
+        self.wall.gone(self)
+        self.transport.close()
+
+    def _stop_timers(self) -> None:
+        for timer in (self._head_timer, self._body_timer):
+            if timer is not None:
+                timer.cancel()
+        self._head_timer = self._body_timer = None
+
+
+def protocol_class(wall: ConnectionWall) -> type[HoldingProtocol]:
+    """The protocol class uvicorn builds each connection with, bound to ``wall``."""
+    return type("HoldingProtocol", (HoldingProtocol,), {"wall": wall})
+
+
+ACCEPT_RESOURCE_ERRORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+ACCEPT_FAILED = "socket.accept() out of system resource"
+"""How asyncio's loop logs an accept that failed for lack of resources (logger ``asyncio``)."""
+
+
+class ListeningSocket(socket.socket):
+    """A listening socket whose accepts stop for the round once one fails for lack of file descriptors.
+
+    asyncio's accept loop goes on after such a failure (CPython gh-151615, fixed upstream by
+    gh-151616): each further try fails again, is logged with its traceback, and schedules one more
+    retry, so one burst logs thousands of tracebacks. Here the tries after a failure, within the
+    same round, end it as an empty queue would; asyncio's single retry a second later starts the
+    next round. Drop this class once the supported Pythons carry the fix.
+    """
+
+    _failed_at = 0.0
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        if time.monotonic() - self._failed_at < 0.5:  # asyncio retries after 1 s (ACCEPT_RETRY_DELAY)
+            raise BlockingIOError(errno.EAGAIN, "accepts paused after running out of file descriptors")
+        try:
+            return super().accept()
+        except OSError as exc:
+            if exc.errno in ACCEPT_RESOURCE_ERRORS:
+                self._failed_at = time.monotonic()
+            raise
+
+
+def listening_socket(family: int = socket.AF_INET) -> ListeningSocket:
+    return ListeningSocket(family, socket.SOCK_STREAM)
+
+
+__all__ = ["ACCEPT_FAILED", "BODY_TIMEOUT", "ENV", "HEAD_TIMEOUT", "MAX_CONNECTIONS", "MAX_PER_CLIENT", "ConnectionWall",
+           "HoldingProtocol", "Limits", "ListeningSocket", "listening_socket", "protocol_class", "raise_fd_limit"]
