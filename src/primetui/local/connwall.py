@@ -9,9 +9,10 @@ Any local user can connect to 127.0.0.1 without the token, so connections themse
    seconds; else the connection is closed (the route sees the client go).
 3. **Connections**: at most :attr:`Limits.max_connections` open at once, and
    :attr:`Limits.max_per_client` per peer address. At a cap, the connection that has waited longest
-   without a request in progress (a half-sent head, or idle between requests) is closed to make
-   room; when every one has a request in progress, the new connection gets a 503 and is closed.
-   So a client that sends whole requests is served while half-open connections pile up.
+   without a request in progress (a half-sent head, or idle between requests) and never sent the
+   token is closed to make room; when there is none, the new connection gets a 503 and is closed.
+   So a client with the token is served while half-open connections pile up, and its own idle
+   kept-alive connections are not closed under it.
 4. **Out of file descriptors**: an accept that fails for lack of them (``EMFILE``) stops that round
    of accepts; asyncio tries again a second later, once connections have been shed.
 
@@ -29,7 +30,7 @@ import resource
 import socket
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,25 +116,57 @@ def raise_fd_limit() -> int:
     return soft
 
 
+class IdleOrder:
+    """Connections with no request in progress, oldest first: those that never showed the token, then the rest."""
+
+    def __init__(self) -> None:
+        self._plain: OrderedDict[HoldingProtocol, None] = OrderedDict()
+        self._trusted: OrderedDict[HoldingProtocol, None] = OrderedDict()
+
+    def add(self, proto: HoldingProtocol) -> None:
+        """``proto`` is idle; one already idle keeps its place (more bytes of a head do not make it younger)."""
+        order = self._trusted if proto.trusted else self._plain
+        if proto not in order:
+            self.remove(proto)
+            order[proto] = None
+
+    def remove(self, proto: HoldingProtocol) -> None:
+        self._plain.pop(proto, None)
+        self._trusted.pop(proto, None)
+
+    def sheddable(self) -> HoldingProtocol | None:
+        """The connection to close to make room: the oldest idle one that never sent the token.
+
+        Idle connections that did send it are kept (a client reuses them, and a POST sent on one
+        that was closed under it fails), so with only those left the new connection is refused.
+        """
+        return next(iter(self._plain), None)
+
+    def __bool__(self) -> bool:
+        return bool(self._plain or self._trusted)
+
+
 class ConnectionWall:
     """The counts behind rule 3: open connections per client, and which may be shed, oldest first."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, trusts: Callable[[str | None], bool] = lambda header: False) -> None:
         self.limits = limits
+        self.trusts = trusts
+        """Whether an Authorization header value holds the platform's token."""
         self.per_client: dict[str, int] = {}
         self.total = 0
-        self._idle: OrderedDict[HoldingProtocol, None] = OrderedDict()
-        self._idle_by_client: dict[str, OrderedDict[HoldingProtocol, None]] = {}
+        self._idle = IdleOrder()
+        self._idle_by_client: dict[str, IdleOrder] = {}
 
     def admit(self, proto: HoldingProtocol) -> bool:
         """Count ``proto`` in, shedding an idle connection at a cap; False when it must be refused."""
         key = proto.client_key
         if self.per_client.get(key, 0) >= self.limits.max_per_client and not self._shed(self._idle_by_client.get(key)):
-            log.warning("refused a connection from %s: it has %d open, all with a request in progress",
+            log.warning("refused a connection from %s: it has %d open, all with a request in progress or the token",
                         key, self.per_client.get(key, 0))
             return False
         if self.total >= self.limits.max_connections and not self._shed(self._idle):
-            log.warning("refused a connection: %d open, all with a request in progress", self.total)
+            log.warning("refused a connection: %d open, all with a request in progress or the token", self.total)
             return False
         self.per_client[key] = self.per_client.get(key, 0) + 1
         self.total += 1
@@ -141,10 +174,10 @@ class ConnectionWall:
         self.idle(proto)
         return True
 
-    def _shed(self, idle: OrderedDict[HoldingProtocol, None] | None) -> bool:
-        if not idle:
+    def _shed(self, idle: IdleOrder | None) -> bool:
+        oldest = idle.sheddable() if idle is not None else None
+        if oldest is None:
             return False
-        oldest = next(iter(idle))
         log.warning("closed the connection that waited longest without a request (from %s) to make room for a new one",
                     oldest.client_key)
         oldest.shed()
@@ -154,18 +187,15 @@ class ConnectionWall:
         """``proto`` has no request in progress: it may be shed, after those idle before it."""
         if not proto.counted:
             return
-        self._idle[proto] = None
-        self._idle.move_to_end(proto)
-        by_client = self._idle_by_client.setdefault(proto.client_key, OrderedDict())
-        by_client[proto] = None
-        by_client.move_to_end(proto)
+        self._idle.add(proto)
+        self._idle_by_client.setdefault(proto.client_key, IdleOrder()).add(proto)
 
     def busy(self, proto: HoldingProtocol) -> None:
         """``proto`` has a request in progress: it is never shed."""
-        self._idle.pop(proto, None)
+        self._idle.remove(proto)
         by_client = self._idle_by_client.get(proto.client_key)
         if by_client is not None:
-            by_client.pop(proto, None)
+            by_client.remove(proto)
             if not by_client:
                 del self._idle_by_client[proto.client_key]
 
@@ -200,6 +230,8 @@ class HoldingProtocol(H11Protocol):
         super().__init__(*args, **kwargs)
         self.client_key = "local"
         self.counted = False
+        self.trusted = False
+        """A request on this connection carried the token: it is shed only after every other idle one."""
         self._head_timer: asyncio.TimerHandle | None = None
         self._body_timer: asyncio.TimerHandle | None = None
 
@@ -247,6 +279,8 @@ class HoldingProtocol(H11Protocol):
                 self._head_timer = self.loop.call_later(self.wall.limits.head_timeout, self._head_late)
             return
         self.wall.busy(self)
+        if not self.trusted and self.headers is not None:
+            self.trusted = self.wall.trusts(_header(self.headers, b"authorization"))
         if self._head_timer is not None:
             self._head_timer.cancel()
             self._head_timer = None
@@ -285,6 +319,13 @@ class HoldingProtocol(H11Protocol):
             if timer is not None:
                 timer.cancel()
         self._head_timer = self._body_timer = None
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    for key, value in headers:
+        if key == name:
+            return value.decode("latin-1")
+    return None
 
 
 def protocol_class(wall: ConnectionWall) -> type[HoldingProtocol]:

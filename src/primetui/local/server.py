@@ -28,8 +28,6 @@ log = logging.getLogger("primetui.local")
 
 API_PREFIX = "/api/v1"
 LOOPBACK = "127.0.0.1"
-BACKLOG = 128
-"""Connections the kernel queues before they are accepted (also how many asyncio accepts per round)."""
 KEEP_ALIVE_SECONDS = 75
 """Idle seconds before the server closes a kept-alive connection (well past the client's pool expiry)."""
 
@@ -142,7 +140,7 @@ def bind_socket(port: int | None) -> socket.socket:
             raise OSError(exc.errno, f"Port {port} on {LOOPBACK} is already in use; pick another with --port, "
                                      "or leave --port out to get a free one.") from exc
         raise
-    sock.listen(BACKLOG)
+    sock.listen(128)
     sock.set_inheritable(False)
     return sock
 
@@ -171,13 +169,12 @@ async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str]
     host, port = sock.getsockname()[:2]
     state.base_url = f"http://{host}:{port}"
     app = create_app(state)
-    wall = ConnectionWall(limits or Limits())
+    wall = ConnectionWall(limits or Limits(), trusts=lambda header: token_matches(header, state.token))
     # Keep-alive outlives every client pool's expiry (httpx drops idle connections after 5 s), so a
     # client never reuses a connection the server is closing at that very moment. No websocket
     # route exists, so no upgrade is offered (the connection wall follows h11 connections only).
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5,
-                            timeout_keep_alive=KEEP_ALIVE_SECONDS, http=protocol_class(wall), ws="none",
-                            backlog=BACKLOG)
+                            timeout_keep_alive=KEEP_ALIVE_SECONDS, http=protocol_class(wall), ws="none")
     server = uvicorn.Server(config)
     # uvicorn re-raises a captured signal after its graceful shutdown; make that a no-op so the
     # process exits normally (status 0) once everything has been stopped and flushed.
