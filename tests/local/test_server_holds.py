@@ -140,7 +140,7 @@ def test_a_kept_alive_connection_that_starts_a_head_and_stops_is_closed(
         short_platform: LocalPlatform, conns: Connections) -> None:
     sock = conns.connect(_address(short_platform))
     assert sock is not None
-    sock.setblocking(True)
+    sock.settimeout(30.0)  # a bound on a hang, not a speed check
     sock.sendall(b"GET /api/v1/training/volumes HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                  + f"Authorization: Bearer {short_platform.token}\r\n\r\n".encode())
     reply = b""
@@ -179,11 +179,11 @@ def test_past_the_per_client_cap_busy_connections_are_kept_and_the_new_one_is_re
             assert sock is not None
             busy.append(sock)
         for sock in busy:  # 100 Continue: the server has read the head and waits for the body
-            sock.setblocking(True)
+            sock.settimeout(30.0)
             assert sock.recv(100).startswith(b"HTTP/1.1 100")
         extra = conns.connect(address)
         assert extra is not None
-        extra.setblocking(True)
+        extra.settimeout(30.0)
         refusal = extra.recv(1000)
         assert refusal.startswith(b"HTTP/1.1 503"), refusal
         for sock in busy:  # none of the busy ones was shed to make room
@@ -218,10 +218,11 @@ def test_running_out_of_file_descriptors_logs_one_line_and_the_server_answers_ag
 
 
 def test_a_bad_limit_in_the_environment_is_one_sentence(tmp_path: Path) -> None:
+    import os
     import subprocess
     import sys
 
-    env = {"PRIMETUI_LOCAL_HEAD_TIMEOUT": "nan", "PATH": "/usr/bin:/bin"}
+    env = dict(os.environ, PRIMETUI_LOCAL_HEAD_TIMEOUT="nan")
     done = subprocess.run([sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(tmp_path / "d")],
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
