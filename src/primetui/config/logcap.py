@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 MiB = 1024 * 1024
@@ -133,8 +134,10 @@ class RepeatFilter(logging.Filter):
     says all in one line).
     """
 
-    def __init__(self, window: float = REPEAT_WINDOW, quiet: tuple[str, ...] = ()) -> None:
+    def __init__(self, window: float = REPEAT_WINDOW, quiet: tuple[str, ...] = (),
+                 clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
+        self.clock = clock
         self.window = window
         self.quiet = quiet
         self._kinds: dict[tuple[str, int, str], tuple[float, int, logging.LogRecord]] = {}
@@ -151,7 +154,7 @@ class RepeatFilter(logging.Filter):
         if getattr(record, "repeat_report", False):
             return True
         kind = (record.name, record.levelno, str(record.msg))
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             if len(self._kinds) > MAX_KINDS:  # messages formatted before logging make a kind each
                 self._kinds = {k: v for k, v in self._kinds.items() if v[1] or now - v[0] < self.window}
@@ -172,7 +175,7 @@ class RepeatFilter(logging.Filter):
 
     def report(self, logger: logging.Logger) -> None:
         """Write one line per kind whose window has ended with records left out, and start it again."""
-        now = time.monotonic()
+        now = self.clock()
         lines = []
         with self._lock:
             for kind, (start, count, record) in list(self._kinds.items()):
