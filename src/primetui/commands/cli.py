@@ -103,6 +103,8 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=0, help="port to bind (default: a free port)")
     serve.add_argument("--local", action="store_true", help="serve the dashboard on the embedded local platform")
     serve.add_argument("--allow-remote", action="store_true", help="allow a --host that is not loopback, and Host names other than localhost, 127.0.0.1 and [::1] (prints a warning)")
+    serve.add_argument("--log-file", default=None, metavar="PATH",
+                       help="write the server's output to PATH, rotated at 8 MiB with 2 older files kept")
     serve.add_argument("--no-spare", action="store_true", help="start each tab's app when the tab opens, instead of keeping one ready (one idle process less; each new tab waits for Python's imports)")
 
     wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout, 3 setup",
