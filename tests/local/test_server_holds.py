@@ -11,8 +11,13 @@ bench/slowloris.py, not here.)
 
 from __future__ import annotations
 
+import os
 import resource
+import select
+import shutil
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -195,6 +200,57 @@ def test_past_the_per_client_cap_busy_connections_are_kept_and_the_new_one_is_re
         assert "all with a request in progress" in _log(lp)
 
 
+HOLDER = """
+import select, socket, sys
+port, count = int(sys.argv[1]), int(sys.argv[2])
+held = []
+for _ in range(count):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(%r)
+    held.append(sock)
+shed = set()
+while len(shed) < count // 2:  # the other user's connections past its cap are shed: its own oldest
+    readable, _, _ = select.select([s for s in held if s not in shed], [], [])
+    for sock in readable:
+        try:
+            if sock.recv(100) == b"":
+                shed.add(sock)
+        except OSError:
+            shed.add(sock)
+print("shed", len(shed), flush=True)
+sys.stdin.read()  # hold the rest until the test closes stdin
+""" % HALF_HEAD
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to connect as another local user")
+def test_another_local_users_connections_count_against_that_user_only(tmp_path: Path, conns: Connections) -> None:
+    cap = 8
+    env = {"PRIMETUI_LOCAL_MAX_PER_CLIENT": str(cap), "PRIMETUI_LOCAL_HEAD_TIMEOUT": "120"}
+    with LocalPlatform.start(tmp_path, env=env) as lp:
+        address = _address(lp)
+        mine = [conns.connect(address, HALF_HEAD) for _ in range(cap)]  # older than the other user's
+        assert all(sock is not None for sock in mine)
+        other = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                                  "-c", HOLDER, str(address[1]), str(2 * cap)],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/")
+        try:
+            assert other.stdout is not None
+            ready, _, _ = select.select([other.stdout], [], [], 60)  # a bound on a hang, not a speed check
+            assert ready, "gave up after 60 s waiting for: the other user's oldest connections to be shed"
+            line = other.stdout.readline()
+            assert line.strip() == f"shed {cap}", line
+            still_open = [sock for sock in mine if sock is not None and not conns.closed_by_server(sock)]
+            assert len(still_open) == cap  # none of this user's connections was shed for the other's
+        finally:
+            try:
+                other.communicate(timeout=30)  # closes its stdin: it closes its connections and exits
+            except subprocess.TimeoutExpired:
+                other.kill()  # still opening or waiting: it is this test's own child
+                other.communicate()
+        assert "from uid 65534" in _log(lp)
+
+
 def test_running_out_of_file_descriptors_logs_one_line_and_the_server_answers_again(
         tmp_path: Path, conns: Connections) -> None:
     # Caps above the file limit, so that accepts do fail with EMFILE (the defaults stay under it).
@@ -218,10 +274,6 @@ def test_running_out_of_file_descriptors_logs_one_line_and_the_server_answers_ag
 
 
 def test_a_bad_limit_in_the_environment_is_one_sentence(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
     env = dict(os.environ, PRIMETUI_LOCAL_HEAD_TIMEOUT="nan")
     done = subprocess.run([sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(tmp_path / "d")],
                           env=env, capture_output=True, text=True, timeout=60)

@@ -8,7 +8,8 @@ Any local user can connect to 127.0.0.1 without the token, so connections themse
 2. **Body**: a body the server is reading must move at least one byte every :attr:`Limits.body_timeout`
    seconds; else the connection is closed (the route sees the client go).
 3. **Connections**: at most :attr:`Limits.max_connections` open at once, and
-   :attr:`Limits.max_per_client` per peer address. At a cap, the connection that has waited longest
+   :attr:`Limits.max_per_client` per client: on loopback the local user at the other end
+   (:class:`PeerOwners`), else the peer address. At a cap, the connection that has waited longest
    without a request in progress (a half-sent head, or idle between requests) and never sent the
    token is closed to make room; when there is none, the new connection gets a 503 and is closed.
    So a client with the token is served while half-open connections pile up, and its own idle
@@ -28,6 +29,7 @@ import logging
 import os
 import resource
 import socket
+import struct
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -69,7 +71,7 @@ class Limits:
     max_connections: int = MAX_CONNECTIONS
     """Connections open at once."""
     max_per_client: int = MAX_PER_CLIENT
-    """Connections open at once from one peer address."""
+    """Connections open at once from one client (on loopback one local user, else one address)."""
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] | None = None, fd_limit: int | None = None) -> Limits:
@@ -213,12 +215,63 @@ class ConnectionWall:
             self.per_client.pop(proto.client_key, None)
 
 
+class PeerOwners:
+    """Who owns the other end of a loopback TCP connection: its uid, asked of the kernel (sock_diag).
+
+    On 127.0.0.1 every local user has the same address, so the per-client cap counts the user
+    instead. Any user may ask the kernel this of any TCP socket (it is what ``ss -tne`` shows). Where
+    it cannot be asked (no netlink, a sandbox), connections count by address.
+    """
+
+    NETLINK_SOCK_DIAG = 4
+    SOCK_DIAG_BY_FAMILY = 20
+    NLM_F_REQUEST = 1
+    UID_OFFSET = 16 + 64  # nlmsghdr, then inet_diag_msg's family..retrans (4), sockid (48), expires..wqueue (12)
+
+    def __init__(self) -> None:
+        self._sock: socket.socket | None = None
+        self.broken = False
+
+    def uid(self, peer: tuple[str, int], local: tuple[str, int]) -> int | None:
+        """The uid owning the socket at ``peer`` connected to ``local`` (IPv4), or None when unknown."""
+        if self.broken:
+            return None
+        try:
+            if self._sock is None:
+                self._sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, self.NETLINK_SOCK_DIAG)
+                self._sock.settimeout(0.2)
+            # inet_diag_sockid of the peer's own socket: its port and address first, no cookie
+            sockid = (struct.pack("!HH", peer[1], local[1]) + socket.inet_aton(peer[0]) + bytes(12)
+                      + socket.inet_aton(local[0]) + bytes(12) + struct.pack("=III", 0, 0xFFFFFFFF, 0xFFFFFFFF))
+            request = struct.pack("=BBBBI", socket.AF_INET, socket.IPPROTO_TCP, 0, 0, 0xFFFFFFFF) + sockid
+            self._sock.send(struct.pack("=IHHII", 16 + len(request), self.SOCK_DIAG_BY_FAMILY, self.NLM_F_REQUEST, 1, 0)
+                            + request)
+            reply = self._sock.recv(8192)
+        except OSError:
+            self.broken = True
+            if self._sock is not None:
+                self._sock.close()
+            log.warning("cannot ask the kernel who owns a connection (sock_diag); connections count by address")
+            return None
+        if len(reply) < self.UID_OFFSET + 4 or struct.unpack_from("=H", reply, 4)[0] != self.SOCK_DIAG_BY_FAMILY:
+            return None  # an error reply: the peer is already gone
+        return struct.unpack_from("=I", reply, self.UID_OFFSET)[0]
+
+
+_OWNERS = PeerOwners()
+
+
 def client_key(transport: asyncio.BaseTransport) -> str:
-    """The peer a connection counts against: its address (every local user shares 127.0.0.1)."""
+    """The client a connection counts against: on loopback, the user owning the other end; else its address."""
     peer = transport.get_extra_info("peername")
-    if isinstance(peer, tuple) and peer:
-        return str(peer[0])
-    return "local"
+    local = transport.get_extra_info("sockname")
+    if not (isinstance(peer, tuple) and peer):
+        return "local"
+    if isinstance(local, tuple) and str(peer[0]).startswith("127.") and len(peer) == 2:
+        uid = _OWNERS.uid((str(peer[0]), int(peer[1])), (str(local[0]), int(local[1])))
+        if uid is not None:
+            return f"uid {uid}"
+    return str(peer[0])
 
 
 class HoldingProtocol(H11Protocol):
