@@ -1,13 +1,15 @@
 """A careless or hostile SFTP server for the transfer tests: it lists whatever names, types and
 modes a test gives it (``../../x``, ``a/b``, NUL bytes, setuid modes, symlinks, FIFOs) and serves
-the same bytes for every file it is asked to read. Writes go to a real folder (``chroot``), so put
-can be checked too. Runs in-process on loopback, with no authentication and no host-key check."""
+the same bytes for every file it is asked to read, or answers reads as a test says (more than the
+listing said, more than asked, without end) with an open file's size as the test claims. Writes go
+to a real folder (``chroot``), so put can be checked too. Runs in-process on loopback, with no
+authentication and no host-key check."""
 
 from __future__ import annotations
 
 import contextlib
 import stat
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -34,6 +36,17 @@ class Tree:
     listings: dict[bytes, list[tuple[bytes, asyncssh.SFTPAttrs]]] = field(default_factory=dict)
     top: dict[bytes, asyncssh.SFTPAttrs] = field(default_factory=dict)  # stat answers besides folders
     content: bytes = CONTENT
+    body: Callable[[int, int], bytes] | None = None
+    """Answers a read at (offset, size) of any listed file in place of ``content`` (b"": end of file)."""
+    claimed: int | None = None
+    """The size an open file's fstat reports (None: the content's real size)."""
+
+
+class _Served:
+    """An open listed file whose reads ``Tree.body`` answers."""
+
+    def close(self) -> None:
+        pass
 
 
 class HostileSFTPServer(asyncssh.SFTPServer):
@@ -81,9 +94,21 @@ class HostileSFTPServer(asyncssh.SFTPServer):
             yield asyncssh.SFTPName(name, attrs=entry)
 
     def open(self, path: bytes, pflags: int, file_attrs: asyncssh.SFTPAttrs):
+        if self._fake(path) and self._tree.body is not None:
+            return _Served()
         if self._fake(path):  # every listed file reads as the same bytes, from a real file
             return open(self._content, "rb")  # noqa: SIM115 - the SFTP layer closes it
         return super().open(path, pflags, file_attrs)
+
+    def read(self, file_obj: object, offset: int, size: int) -> bytes:
+        if isinstance(file_obj, _Served):
+            return self._tree.body(offset, size)  # type: ignore[misc]
+        return super().read(file_obj, offset, size)
+
+    def fstat(self, file_obj: object):
+        if self._tree.claimed is not None and (isinstance(file_obj, _Served) or self._tree.listings):
+            return attrs("file", size=self._tree.claimed)
+        return super().fstat(file_obj)
 
 
 class _NoAuth(asyncssh.SSHServer):

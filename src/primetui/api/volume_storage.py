@@ -4,7 +4,9 @@ The same S3 subset prime 0.18.0 uses (contract §3.3): list with a ``/`` delimit
 get, put (multipart above 64 MiB) with rclone's ``md5chksum``/``mtime`` metadata, SigV4 in region
 ``auto``. Synchronous (httpx.Client): callers run it in a thread. Keys are volume-relative here;
 the route's prefix is added and removed inside. Nothing reads a whole file into memory, and every
-reply is bounded.
+reply is bounded: a listing page or an error body at 8 MiB, a download at the size the file was
+listed at (:meth:`VolumeStorage.download`). Bodies are read as sent (``accept-encoding: identity``,
+never decompressed), so a size counts the bytes that arrive.
 """
 
 from __future__ import annotations
@@ -26,12 +28,35 @@ from primetui.api._httpx import httpx
 
 PART_SIZE = 64 * 1024 * 1024
 MAX_XML = 8 * 1024 * 1024
+MAX_EMPTY_PAGES = 100
+"""Listing pages in a row with no entry that still say more follows, before the listing is refused."""
 CHUNK = 256 * 1024
 Progress = Callable[[int], None]
 
 
 class StorageError(Exception):
     """A storage request failed; ``str()`` is one sentence (S3's code and message when it sent them)."""
+
+
+class SizeMismatch(StorageError):
+    """A file's body was not the size it was listed at; nothing past that size was written.
+
+    ``more``: it sent (or ``announced`` in its Content-Length) more; otherwise it ended after ``got``.
+    """
+
+    def __init__(self, rel: str, listed: int, got: int, *, more: bool = False, announced: int | None = None) -> None:
+        self.listed, self.got, self.more, self.announced = listed, got, more, announced
+        if announced is not None:
+            why = f"announced {announced} bytes"
+        else:
+            why = f"sent more than {listed} bytes" if more else f"ended after {got} bytes"
+        super().__init__(f"Volume storage {why} for /{rel}, listed at {listed} bytes; it was not kept.")
+
+
+def _size(text: str | None) -> int | None:
+    """A size as S3 writes it (decimal digits), or None when it is absent or anything else."""
+    text = (text or "").strip()
+    return int(text) if text.isdigit() and text.isascii() and len(text) <= 20 else None
 
 
 @dataclass(frozen=True)
@@ -92,14 +117,16 @@ class VolumeStorage:
                             secret=self._secret, session_token=self._token, payload_hash=payload)
         url = f"{self._base.scheme}://{self._base.netloc}{path}" + (f"?{query}" if query else "")
         try:
-            request = self._http.build_request(method, url, headers=signed, content=content)
+            # Unsigned on purpose: bodies come as stored, so byte counts are the listed sizes.
+            request = self._http.build_request(method, url, headers={**signed, "accept-encoding": "identity"},
+                                               content=content)
             reply = self._http.send(request, stream=stream)
         except httpx.HTTPError as exc:
             raise StorageError(f"Volume storage did not answer ({type(exc).__name__}); check the connection and retry.") from exc
         if reply.status_code >= 400:
             detail = ""
             if method != "HEAD":
-                body = reply.read()[:MAX_XML] if stream else reply.content[:MAX_XML]
+                body = (_bounded(reply, MAX_XML) or b"") if stream else reply.content[:MAX_XML]
                 try:
                     root = ElementTree.fromstring(body)
                     detail = f"{_text(root, 'Code') or reply.status_code}: {_text(root, 'Message') or ''}".strip()
@@ -111,8 +138,12 @@ class VolumeStorage:
 
     # -- reads -----------------------------------------------------------------------------------
     def list(self, prefix: str, *, recursive: bool = False, limit: int | None = None) -> Iterator[Item]:
-        """Files and (unless ``recursive``) folders whose key starts with ``prefix``, in key order."""
-        token, seen = None, 0
+        """Files and (unless ``recursive``) folders whose key starts with ``prefix``, in key order.
+
+        A listing that never ends is stopped: a continuation token sent twice, or more than
+        ``MAX_EMPTY_PAGES`` pages in a row that list nothing but say more follows, is a StorageError.
+        """
+        token, seen, empty, tokens = None, 0, 0, set[bytes]()
         while True:
             parts = [("list-type", "2"), ("prefix", self.prefix + prefix), ("encoding-type", "url")]
             if not recursive:
@@ -120,13 +151,18 @@ class VolumeStorage:
             if token:
                 parts.append(("continuation-token", token))
             query = "&".join(f"{quote(k, safe='')}={quote(v, safe='-_.~')}" for k, v in parts)
-            reply = self._send("GET", None, query)
-            if len(reply.content) > MAX_XML:
+            reply = self._send("GET", None, query, stream=True)
+            try:
+                page = _bounded(reply, MAX_XML)
+            finally:
+                reply.close()
+            if page is None:
                 raise StorageError("A storage listing page was larger than 8 MiB; the storage is misbehaving.")
             try:
-                root = ElementTree.fromstring(reply.content)
+                root = ElementTree.fromstring(page)
             except ElementTree.ParseError as exc:
                 raise StorageError("Volume storage sent a listing that is not XML.") from exc
+            before = seen
             for el in root:
                 name = _tag(el)
                 if name not in ("Contents", "CommonPrefixes"):
@@ -141,7 +177,7 @@ class VolumeStorage:
                         when = datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else None
                     except ValueError:
                         when = None
-                    item = Item(rel, int(_text(el, "Size") or 0) if not rel.endswith("/") else None, when)
+                    item = Item(rel, _size(_text(el, "Size")) if not rel.endswith("/") else None, when)
                 else:
                     item = Item(rel, None)
                 yield item
@@ -153,6 +189,12 @@ class VolumeStorage:
             token = _text(root, "NextContinuationToken")
             if not token:
                 return
+            empty = empty + 1 if seen == before else 0
+            digest = hashlib.sha256(token.encode()).digest()  # a token's size is the server's choice: keep 32 bytes
+            if digest in tokens or empty > MAX_EMPTY_PAGES:
+                raise StorageError("Volume storage kept saying more of the listing follows without sending it; "
+                                   "the storage is misbehaving.")
+            tokens.add(digest)
 
     def head(self, rel: str) -> dict | None:
         """``{"size", "modified", "metadata"}`` of the file at ``rel``, or None when there is none."""
@@ -163,7 +205,7 @@ class VolumeStorage:
                 return None
             raise
         modified = reply.headers.get("last-modified")
-        return {"size": int(reply.headers.get("content-length", "0")),
+        return {"size": _size(reply.headers.get("content-length")),
                 "modified": parsedate_to_datetime(modified) if modified else None,
                 "metadata": {k[len("x-amz-meta-"):]: v for k, v in reply.headers.items() if k.startswith("x-amz-meta-")}}
 
@@ -179,11 +221,13 @@ class VolumeStorage:
             raise
         try:
             out = bytearray()
-            for chunk in reply.iter_bytes(CHUNK):
+            for chunk in reply.iter_raw(CHUNK):
                 out.extend(chunk[: length - len(out)])
                 if len(out) >= length:
                     break
             return bytes(out)
+        except httpx.HTTPError as exc:
+            raise StorageError(f"Volume storage stopped sending /{rel} ({type(exc).__name__}); retry.") from exc
         finally:
             reply.close()
 
@@ -191,20 +235,36 @@ class VolumeStorage:
         """A seekable read-only file over ``rel`` (for pyarrow's footer reads)."""
         return _RangedFile(self, rel, size)
 
-    def download(self, rel: str, fd: int, progress: Progress | None = None) -> int:
-        """Stream ``rel`` into the open file ``fd`` (the caller owns where it lands); return its bytes."""
+    def download(self, rel: str, fd: int, size: int, progress: Progress | None = None) -> int:
+        """Stream ``rel``, listed at ``size`` bytes, into the open file ``fd`` (the caller owns where it
+        lands); return ``size``.
+
+        The listed size is the ceiling: no byte past it is written, and the body is not read further.
+        A Content-Length other than ``size``, a body that goes on past it (a body that never ends is
+        cut there) or one that ends sooner raises :class:`SizeMismatch`: the caller must not keep it.
+        """
         done = 0
         reply = self._send("GET", rel, stream=True)
         try:
-            for chunk in reply.iter_bytes(CHUNK):
-                view = memoryview(chunk)
-                while view:
-                    view = view[os.write(fd, view):]
-                done += len(chunk)
-                if progress:
-                    progress(len(chunk))
+            announced = _size(reply.headers.get("content-length"))
+            if announced is not None and announced != size:
+                raise SizeMismatch(rel, size, 0, more=announced > size, announced=announced)
+            for chunk in reply.iter_raw(CHUNK):
+                keep = memoryview(chunk)[: size - done]
+                kept = len(keep)
+                while keep:
+                    keep = keep[os.write(fd, keep):]
+                done += kept
+                if progress and kept:
+                    progress(kept)
+                if kept < len(chunk):  # bytes past the listed size: cut here, the rest is never read
+                    raise SizeMismatch(rel, size, done, more=True)
+        except httpx.HTTPError as exc:
+            raise StorageError(f"Volume storage stopped sending /{rel} ({type(exc).__name__}); retry.") from exc
         finally:
             reply.close()
+        if done < size:
+            raise SizeMismatch(rel, size, done)
         return done
 
     # -- writes ----------------------------------------------------------------------------------
@@ -288,3 +348,16 @@ class _RangedFile(io.RawIOBase):
         buffer[: len(data)] = data
         self._pos += len(data)
         return len(data)
+
+
+def _bounded(reply: httpx.Response, limit: int) -> bytes | None:
+    """A streamed reply's body as sent, or None once it goes past ``limit`` bytes (the rest is not read)."""
+    out = bytearray()
+    try:
+        for chunk in reply.iter_raw(CHUNK):
+            out += chunk
+            if len(out) > limit:
+                return None
+    except httpx.HTTPError as exc:
+        raise StorageError(f"Volume storage stopped sending a reply ({type(exc).__name__}); retry.") from exc
+    return bytes(out)

@@ -72,7 +72,7 @@ def dataset_lines(storage: Any, rel: str, data: dict) -> list[Line]:
     single = storage.head(rel) if rel else None
     if single is not None:
         names = [rel.rsplit("/", 1)[-1]]
-        sizes = {names[0]: single["size"]}
+        sizes = {names[0]: single["size"] or 0}  # no Content-Length: size unknown
         folder = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
     else:
         folder = rel.rstrip("/") + "/"
@@ -118,7 +118,7 @@ def dataset_lines(storage: Any, rel: str, data: dict) -> list[Line]:
     first = (chosen or files)[0]
     key = folder + first if single is None else rel
     try:
-        columns = first_row_columns(storage, key, sizes.get(first, single["size"] if single else 0))
+        columns = first_row_columns(storage, key, sizes.get(first, (single["size"] or 0) if single else 0))
     except Exception as exc:  # noqa: BLE001 - an unreadable file is one warn line, the trainer will say more
         lines.append(("Columns", "warn", f"could not read the first row of {first} ({exc})."))
         return lines

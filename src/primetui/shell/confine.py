@@ -6,6 +6,11 @@ the same class of bug as CVE-2019-6111; these are the same rules:
 
 - a listed name that is empty, ``.``, ``..``, holds ``/`` (absolute or not) or a NUL byte is
   refused, and so is one over 255 bytes or a path over 1024 bytes (the platform's own limits);
+- a name that passes lands under the name the screen shows for it (:func:`local_name`: controls,
+  bidi and invisible format characters made visible by the one neutraliser), so no ESC, BEL or
+  RLO reaches a local file name; two names that become the same keep the first;
+- a file is fetched only with a listed size, at most the local disk's free space, and is kept
+  only when exactly that many bytes arrived (:func:`body_problem`): a get never reads past it;
 - local paths are never joined as strings: :class:`LocalTree` opens the chosen folder once and
   reaches every folder below it one component at a time from its descriptor, with
   ``O_NOFOLLOW``, so a local symlink on the way (or a race that plants one) is refused instead
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from primetui.monitor_core.escapes import clean
 from primetui.shell.paths import MAX_KEY, MAX_SEGMENT
 
 # Answers of an overwrite prompt (see ``Overwrite``).
@@ -67,6 +73,53 @@ def name_problem(name: bytes) -> str | None:
     if len(name) > MAX_SEGMENT:
         return f"refused name: it is {len(name)} bytes (at most {MAX_SEGMENT})"
     return None
+
+
+def local_name(name: bytes) -> bytes:
+    """The local form of a listed name: the text the screen shows for it (:func:`clean`), in UTF-8.
+
+    C0 controls become control pictures (ESC ``␛``, BEL ``␇``, LF ``␊``), DEL ``␡``, C1 controls,
+    bidi overrides, isolates and marks, zero-width characters, U+2028/9 and the BOM ``\ufffd``, a
+    tab a space; bytes that are not UTF-8 become ``\ufffd`` too, as a UTF-8 terminal shows them.
+    """
+    if name.isascii() and name.decode().isprintable():
+        return name
+    return clean(name.decode("utf-8", "replace")).encode()
+
+
+def landing_name(name: bytes) -> tuple[bytes, str | None]:
+    """(the local form of a listed name, why it may not land or None): :func:`name_problem` on the name
+    as listed, then on its local form (made visible, a name grows: ESC's one byte is ``␛``'s three)."""
+    if problem := name_problem(name):
+        return name, problem
+    local = local_name(name)
+    if local != name and (problem := name_problem(local)):
+        return local, "refused name: made visible, " + problem.removeprefix("refused name: ")
+    return local, None
+
+
+def size_problem(size: int | None, dir_fd: int) -> str | None:
+    """Why a file listed at ``size`` bytes is not fetched into the folder ``dir_fd`` (None: it is).
+
+    The listed size is the file's ceiling: a get never writes past it. A file listed without one
+    has no ceiling, so it is not read; one listed larger than the disk's free space would only fill it.
+    """
+    if size is None or size < 0:
+        return "listed without a size; not fetched (a get reads no more than a file's listed size)"
+    disk = os.fstatvfs(dir_fd)
+    free = disk.f_bavail * disk.f_frsize
+    if size > free:
+        return f"listed at {size:,} bytes, more than the {free:,} bytes free on the local disk; not fetched"
+    return None
+
+
+def body_problem(listed: int, got: int, *, more: bool = False, announced: int | None = None) -> str:
+    """Why a fetched file is not kept: its body was not the size it was listed at."""
+    if announced is not None:
+        return f"not kept: the server announced {announced:,} bytes, but it was listed at {listed:,}"
+    if more:
+        return f"not kept: it sent more than the {listed:,} bytes it was listed at (cut at {listed:,})"
+    return f"not kept: it ended after {got:,} of the {listed:,} bytes it was listed at"
 
 
 def path_problem(rel: bytes) -> str | None:
@@ -258,10 +311,14 @@ class Landing:
             self.skipped.append(Skipped(rel, str(exc)))
             return None
 
-    def slot(self, parts: tuple[bytes, ...], rel: str) -> tuple[int, os.stat_result | None] | None:
-        """(folder descriptor, what is there now) for the file at ``parts``, or None when it must be skipped."""
+    def slot(self, parts: tuple[bytes, ...], rel: str, size: int | None) -> tuple[int, os.stat_result | None] | None:
+        """(folder descriptor, what is there now) for the file at ``parts``, listed at ``size`` bytes, or
+        None when it must be skipped (see :func:`size_problem`)."""
         dir_fd = self.folder(parts[:-1], rel)
         if dir_fd is None:
+            return None
+        if problem := size_problem(size, dir_fd):
+            self.skipped.append(Skipped(rel, problem))
             return None
         there = self.tree.existing(dir_fd, parts[-1])
         if there is not None and stat.S_ISDIR(there.st_mode):
@@ -294,15 +351,17 @@ class Landing:
 
 
 def key_parts(rel: bytes) -> tuple[tuple[bytes, ...], str | None]:
-    """An object key (relative to the folder being fetched) as path components, and why it is refused
-    (None when it is not): each component must pass :func:`name_problem`."""
+    """An object key (relative to the folder being fetched) as local path components (each one's
+    :func:`local_name`), and why it is refused (None when it is not): each must pass :func:`landing_name`."""
     if rel.startswith(b"/"):
         return (), "refused name: it is an absolute path"
-    parts = tuple(rel.split(b"/"))
-    for part in parts:
-        if problem := name_problem(part):
-            return parts, problem
-    return parts, None
+    parts: list[bytes] = []
+    for part in rel.split(b"/"):
+        local, problem = landing_name(part)
+        if problem:
+            return tuple(parts), problem
+        parts.append(local)
+    return tuple(parts), None
 
 
 def describe_skipped(skipped: list[Skipped] | tuple[Skipped, ...], limit: int = 8) -> str:

@@ -5,10 +5,12 @@ by calling the same code: a put is checked by ``check_put_target`` and planned b
 (symlinks, FIFOs and unreadable files skipped and listed); a get lands through
 :class:`primetui.shell.confine.Landing` in a :class:`~primetui.shell.confine.LocalTree`, so a key
 the storage lists that is not a safe local name (``..``, absolute, a NUL, over-long) is skipped
-and listed, nothing is written through a local symlink, modes are safe, and an existing file is
-replaced only as ``overwrite`` says. Synchronous (the caller runs it in a thread);
-``should_stop()`` is polled between chunks so a UI's cancel ends it, and a download never leaves
-a half-written file under the real name.
+and listed, a key's control and bidi characters land as the screen shows them, nothing is written
+through a local symlink, modes are safe, and an existing file is replaced only as ``overwrite``
+says. Each file is read up to the size the listing gave it and kept only when exactly that many
+bytes came (:meth:`~primetui.api.volume_storage.VolumeStorage.download`). Synchronous (the caller
+runs it in a thread); ``should_stop()`` is polled between chunks so a UI's cancel ends it, and a
+download never leaves a half-written file under the real name.
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ import posixpath
 from collections.abc import Callable
 from typing import Any
 
+from primetui.api.volume_storage import SizeMismatch
 from primetui.shell.confine import (
     Asker,
     AskNow,
     Landing,
     LocalTree,
     Skipped,
+    body_problem,
     key_parts,
     path_problem,
     shown,
@@ -111,13 +115,15 @@ def _ancestors(rel: str) -> list[str]:
 
 
 def _plan(storage: Any, remote: str, rel: str, top: tuple[bytes, ...], skipped: list[Skipped]):
-    """(files as (key, local parts, size), folders as local parts) of the get, every listed key checked."""
+    """(files as (key, local parts, listed size), folders as local parts) of the get, every listed key
+    checked; a key whose local form another key already took is skipped (the first is kept)."""
     head = storage.head(rel) if rel and not remote.rstrip().endswith("/") else None
     if head is not None:
         return [(rel, top, head["size"])], []
     folder = rel + "/" if rel else ""
-    files: list[tuple[str, tuple[bytes, ...], int]] = []
+    files: list[tuple[str, tuple[bytes, ...], int | None]] = []
     dirs: list[tuple[bytes, ...]] = [top]
+    taken: set[tuple[bytes, ...]] = set()
     for listed, item in enumerate(storage.list(folder, recursive=True), 1):
         if listed > MAX_LISTED:
             raise TransferError(f"{remote} lists more than {MAX_LISTED} entries; get a smaller folder.")
@@ -129,12 +135,15 @@ def _plan(storage: Any, remote: str, rel: str, top: tuple[bytes, ...], skipped: 
             continue  # the folder's own marker
         parts, problem = key_parts(below)
         problem = problem or path_problem(item.key.encode("utf-8", "surrogateescape"))
+        if problem is None and not item.is_dir and top + parts in taken:
+            problem = f"its local name {shown(b'/'.join(parts))} is an earlier entry's; the first was kept"
         if problem:
             skipped.append(Skipped(shown(item.key.encode("utf-8", "surrogateescape")) or '""', problem))
         elif item.is_dir:
             dirs.append(top + parts)
         else:
-            files.append((item.key, top + parts, item.size or 0))
+            taken.add(top + parts)
+            files.append((item.key, top + parts, item.size))
     if not files and len(dirs) == 1 and not skipped:
         raise TransferError(f"Get {remote}: no such file or directory on the volume. Check the path.")
     return files, dirs
@@ -146,7 +155,7 @@ def get(storage: Any, remote: str, local: str, volume: str, progress: Progress |
     at = get_layout(remote, local, volume)
     skipped: list[Skipped] = []
     files, dirs = _plan(storage, remote, at.target.rel, at.top, skipped)
-    total = sum(size for _, _, size in files)
+    total = sum(size or 0 for _, _, size in files)
     tick = _ticker(total, progress, should_stop)
     asker = Asker(overwrite)
     done = copied = 0
@@ -154,16 +163,20 @@ def get(storage: Any, remote: str, local: str, volume: str, progress: Progress |
         landing = Landing(tree, skipped)
         for parts in dirs:
             landing.folder(parts, shown(b"/".join(parts)))
-        for key, parts, _ in files:
-            slot = landing.slot(parts, key)
+        for key, parts, size in files:
+            slot = landing.slot(parts, key, size)
             if slot is None:
                 continue
             dir_fd, there = slot
             if there is not None and not asker.replace_now(landing.shown(parts)):
                 skipped.append(Skipped(key, asker.reason))
                 continue
-            with landing.writing(dir_fd, parts[-1], there, None) as fd:
-                done += storage.download(key, fd, tick(done, key))
+            try:
+                with landing.writing(dir_fd, parts[-1], there, None) as fd:
+                    done += storage.download(key, fd, size, tick(done, key))
+            except SizeMismatch as exc:  # the partial file is gone; the rest of the get goes on
+                skipped.append(Skipped(key, body_problem(exc.listed, exc.got, more=exc.more, announced=exc.announced)))
+                continue
             copied += 1
     if progress:
         progress(done, done, "")

@@ -8,10 +8,12 @@ name)`` is called with byte counts over the whole transfer. Cancelling the corou
 "cancel") stops the transfer and removes the half-written file.
 
 Both directions follow ``primetui.shell.confine``: names a server lists are checked before they
-become local names, every local path is reached without following a symlink, modes keep only
-their permission bits, an existing file is replaced only when ``overwrite`` says so (``True``,
-or a coroutine that asks), and symlinks, FIFOs, sockets, devices and refused names are skipped
-and listed, with the reason, in ``TransferResult.skipped``.
+become local names and land as the screen shows them (no control or bidi character), a file is
+read up to its listed size and kept only when exactly that many bytes came, every local path is
+reached without following a symlink, modes keep only their permission bits, an existing file is
+replaced only when ``overwrite`` says so (``True``, or a coroutine that asks), and symlinks,
+FIFOs, sockets, devices and refused names are skipped and listed, with the reason, in
+``TransferResult.skipped``.
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ from primetui.shell.confine import (
     LocalTree,
     Overwrite,
     Skipped,
+    body_problem,
     kind_reason,
+    landing_name,
     local_kind,
-    name_problem,
     path_problem,
     safe_mode,
     shown,
@@ -150,8 +153,10 @@ def get_layout(remote: str, local: str, volume: str) -> GetTarget:
     target = check_get_target(remote, local)
     dst = Path(local).expanduser()
     name = posixpath.basename(target.rel) if target.rel else volume
-    if problem := name_problem(os.fsencode(name)):
+    local, problem = landing_name(os.fsencode(name))
+    if problem:
         raise RemotePathError(f"Cannot use {name!r} as a local name ({problem}); get a folder inside it instead.")
+    name = os.fsdecode(local)
     copy_contents = target.into and bool(target.rel) and remote.rstrip().endswith("/")
     if dst.is_dir() and not copy_contents:
         dst = dst / name
@@ -291,7 +296,8 @@ def _volume_rel(rpath: bytes) -> bytes:
 async def _remote_plan(sftp: asyncssh.SFTPClient, remote: bytes, top: tuple[bytes, ...], skipped: list[Skipped]):
     """(files as (remote path, local parts, attrs), folders as local parts) under ``remote``.
 
-    Every listed name is checked before it becomes a local name; what is not copied is added to
+    Every listed name is checked before it becomes a local name (its :func:`landing_name`; a name
+    whose local form an earlier one in the folder took is skipped); what is not copied is added to
     ``skipped`` with the reason.
     """
     files: list[tuple[bytes, tuple[bytes, ...], asyncssh.SFTPAttrs]] = []
@@ -306,7 +312,7 @@ async def _remote_plan(sftp: asyncssh.SFTPClient, remote: bytes, top: tuple[byte
     while stack:
         rdir, parts = stack.pop()
         dirs.append(parts)
-        seen: set[bytes] = set()
+        seen: dict[bytes, bytes] = {}  # local name -> the listed name that took it
         async for entry in sftp.scandir(rdir):
             name = entry.filename
             if isinstance(name, str):  # asyncssh decodes when it can; the checks are on bytes
@@ -318,32 +324,74 @@ async def _remote_plan(sftp: asyncssh.SFTPClient, remote: bytes, top: tuple[byte
                 continue  # every listing holds them
             rpath = rdir + b"/" + name
             rel = _volume_rel(rpath)
-            problem = name_problem(name) or path_problem(rel)
-            if problem is None and name in seen:
-                problem = "listed twice; the first was kept"
+            local, problem = landing_name(name)
+            problem = problem or path_problem(rel)
+            if problem is None and local in seen:
+                first = seen[local]
+                problem = "listed twice; the first was kept" if first == name else \
+                    f"its local name {shown(local)} is an earlier entry's; the first was kept"
             if problem:
                 skipped.append(Skipped(shown(rel + (b"" if name else b'""')), problem))  # an empty name, shown as ""
                 continue
-            seen.add(name)
+            seen[local] = name
             kind = entry.attrs.type
             if kind == asyncssh.FILEXFER_TYPE_DIRECTORY:
-                stack.append((rpath, parts + (name,)))
+                stack.append((rpath, parts + (local,)))
             elif kind == asyncssh.FILEXFER_TYPE_REGULAR:
-                files.append((rpath, parts + (name,), entry.attrs))
+                files.append((rpath, parts + (local,), entry.attrs))
             else:
                 skipped.append(Skipped(shown(rel), kind_reason(_SFTP_KIND.get(kind, "other"))))
     return files, dirs
 
 
-async def _fetch(sftp: asyncssh.SFTPClient, rpath: bytes, fd: int, on_bytes: Callable[[int], None]) -> int:
-    """Copy the remote file into the open local file (parallel reads, written where they belong)."""
-    copied = 0
+class _Mismatch(Exception):
+    """The file's body was not the size it was listed at; ``str()`` is the reason it is not kept."""
+
+
+class _Covered:
+    """How many bytes from offset 0 have arrived with no hole, from blocks arriving in any order."""
+
+    def __init__(self) -> None:
+        self.end = 0
+        self._ahead: dict[int, int] = {}  # start -> end of blocks past a hole (few: reads in flight)
+
+    def add(self, start: int, end: int) -> None:
+        if start > self.end:
+            self._ahead[start] = max(end, self._ahead.get(start, end))
+            return
+        self.end = max(self.end, end)
+        while self._ahead:
+            reached = [k for k in self._ahead if k <= self.end]
+            if not reached:
+                return
+            for k in reached:
+                self.end = max(self.end, self._ahead.pop(k))
+
+
+async def _fetch(sftp: asyncssh.SFTPClient, rpath: bytes, fd: int, size: int, on_bytes: Callable[[int], None]) -> int:
+    """Copy the remote file, listed at ``size`` bytes, into the open local file (parallel reads, written
+    where they belong); return ``size``.
+
+    The listed size is the ceiling: ``size + 1`` bytes are asked for (the server's own idea of the
+    file's end is not), nothing at or past ``size`` is written, and _Mismatch is raised when any byte
+    came from there or fewer than ``size`` came (the caller does not keep the file).
+    """
+    covered, copied, more = _Covered(), 0, False
     async with sftp.open(rpath, "rb") as src:
-        async for offset, data in await src.read_parallel():
-            os.pwrite(fd, data, offset)
-            copied += len(data)
-            on_bytes(copied)
-    return copied
+        # Not broken off early: the reads in flight are bounded by the size asked for, and end cleanly.
+        async for offset, data in await src.read_parallel(size + 1, 0):
+            keep = data[: max(0, size - offset)]
+            more = more or len(keep) < len(data)
+            if keep:
+                os.pwrite(fd, keep, offset)
+                covered.add(offset, offset + len(keep))
+                copied += len(keep)
+                on_bytes(min(copied, size))
+    if more:
+        raise _Mismatch(body_problem(size, covered.end, more=True))
+    if covered.end < size:
+        raise _Mismatch(body_problem(size, covered.end))
+    return size
 
 
 def _keep_times(fd: int, attrs: asyncssh.SFTPAttrs) -> None:
@@ -380,7 +428,7 @@ async def get(
                     landing.folder(parts, shown(b"/".join(parts)))
                 for rpath, parts, attrs in files:
                     rel = shown(_volume_rel(rpath))
-                    slot = landing.slot(parts, rel)
+                    slot = landing.slot(parts, rel, attrs.size)
                     if slot is None:
                         continue
                     dir_fd, there = slot
@@ -393,9 +441,13 @@ async def get(
                         if progress:
                             progress(start + n, total, rel)
 
-                    with landing.writing(dir_fd, parts[-1], there, attrs.permissions) as fd:
-                        size = await _fetch(sftp, rpath, fd, on_bytes)
-                        _keep_times(fd, attrs)
+                    try:
+                        with landing.writing(dir_fd, parts[-1], there, attrs.permissions) as fd:
+                            size = await _fetch(sftp, rpath, fd, attrs.size or 0, on_bytes)
+                            _keep_times(fd, attrs)
+                    except _Mismatch as exc:  # the partial file is gone; the rest of the get goes on
+                        skipped.append(Skipped(rel, str(exc)))
+                        continue
                     done = start + size
                     copied += 1
                     if progress:

@@ -119,9 +119,9 @@ class SessionManager:
             )
         self.isolation = await asyncio.to_thread(mountns.probe)
         if self.isolation.namespaces:
-            log.info("volume sessions see the volume at %s (private mount namespaces, disks sized to the volume)", mountns.MOUNT_POINT)
+            log.info("volume sessions run in a bubblewrap sandbox that reaches only their volume, at %s", mountns.MOUNT_POINT)
         else:
-            log.info("volume sessions run in the working copy: %s", self.isolation.why)
+            log.warning("volume sessions are NOT sandboxed and run in the working copy: %s", self.isolation.why)
         from primetui.local.hub.hf_cli import install_launcher
 
         self._bin_dir = self._folder / "bin"
@@ -278,13 +278,14 @@ class SessionManager:
 
             started = time.monotonic()
             isolated = bool(self.isolation and self.isolation.namespaces)
+            disks = bool(self.isolation and self.isolation.disks)
             size = self._volume_size(rec.volume_name)
-            if isolated and size:
+            if disks and size:
                 await asyncio.to_thread(mountns.mount_work, work, size)
             copy = asyncio.get_running_loop().run_in_executor(None, staging.stage, volume, work, report)
             self._staging[rec.id] = copy
             rec.progress = await copy
-            if rec.read_only and isolated and mountns.is_session_mount(work):
+            if rec.read_only and disks and mountns.is_session_mount(work):
                 await asyncio.to_thread(mountns.seal_read_only, work)
             elif rec.read_only:
                 await asyncio.to_thread(staging.make_read_only, work)

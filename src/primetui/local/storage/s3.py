@@ -32,11 +32,19 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from primetui.api import sigv4
-from primetui.local.paths import PathEscapeError, dir_size_bytes, safe_join, split_volume_key, volume_name_of
+from primetui.local.paths import (
+    PathEscapeError,
+    VolumePath,
+    dir_size_bytes,
+    resolve_volume_path,
+    safe_join,
+    split_volume_key,
+    volume_name_of,
+)
 from primetui.local.state import LocalState
 from primetui.local.storage import meta
 from primetui.local.storage.body import MAX_PART, BodyError, receive
-from primetui.local.storage.grants import Grant, Grants
+from primetui.local.storage.grants import Grant, Grants, is_runs
 from primetui.local.storage.objects import list_keys, object_path
 
 BUCKET = "primetui-local-volumes"
@@ -162,20 +170,40 @@ async def endpoint(request: Request) -> Response:
         return _error(S3Error(exc.status, exc.code, exc.message), request.method, raw_path)
 
 
-def _volume_key(grant: Grant, full_key: str, *, listing: bool = False) -> str:
-    """The volume-relative key of ``full_key`` (403 outside the grant's volume or path)."""
+def _volume_key(storage: Storage, grant: Grant, full_key: str, *, listing: bool = False) -> VolumePath:
+    """``full_key`` decided once on the grant's volume (``paths.resolve_volume_path``), then scoped.
+
+    The key arrives decoded once (the request path by :func:`endpoint`, a listing prefix by the query
+    parser) and is not decoded again. 400 for a key the volume cannot hold (NUL, a control character,
+    ``..`` above the root, a look-alike of ``runs``); 403 when the RESOLVED path lies outside the
+    grant's volume or path; the raw string is never what the scope check reads. A listing prefix's
+    last part is a partial name, so it is kept as written (a symlink there is not followed, and a
+    listing never enters one).
+    """
     prefix = grant.volume + "/"
     if not full_key.startswith(prefix):
         raise S3Error(403, "AccessDenied", "These credentials reach only their own volume's prefix.")
-    rel = full_key[len(prefix):]
-    if "\x00" in rel or any(part == ".." for part in rel.split("/")):
-        raise S3Error(400, "InvalidArgument", "Keys may not contain '..' segments or NUL bytes.")
+    try:
+        target = resolve_volume_path(_root(storage, grant), full_key[len(prefix):], follow_last=not listing)
+    except PathEscapeError as exc:
+        raise S3Error(400, "InvalidArgument", f"The key cannot name a place on the volume: {exc}.") from None
     if listing:
-        if not _may_list(grant, rel):
+        if not _may_list(grant, target.key):
             raise S3Error(403, "AccessDenied", "These credentials do not reach that prefix.")
-    elif not grant.reaches(rel.rstrip("/")):
+    elif not grant.reaches(target):
         raise S3Error(403, "AccessDenied", "These credentials do not reach that key.")
-    return rel
+    return target
+
+
+def _decide(storage: Storage, grant: Grant, key: str, *, write: bool) -> VolumePath:
+    """The one decision on an object key: resolved, inside the grant, and for a write, allowed there."""
+    target = _volume_key(storage, grant, key)
+    if write and not grant.may_write(target, time.time()):
+        why = ("runs/ holds run outputs and is read-only; put elsewhere." if is_runs(target.rel)
+               else "These credentials are read-only, or their upload lease has ended; ask the transfer route "
+                    "for put credentials.")
+        raise S3Error(403, "AccessDenied", why)
+    return target
 
 
 def _may_list(grant: Grant, rel: str) -> bool:
@@ -201,14 +229,10 @@ async def _route(storage: Storage, grant: Grant, request: Request, key: str, que
         if method == "GET" and query.get("list-type") == "2":
             return await _list(storage, grant, query)
         raise S3Error(501, "NotImplemented", "Only ListObjectsV2 is served on the bucket.")
-    rel = _volume_key(grant, key)
-    if method in ("GET", "HEAD"):
+    reading = method in ("GET", "HEAD")
+    rel = _decide(storage, grant, key, write=not reading).key
+    if reading:
         return await _get(storage, grant, request, rel)
-    if not grant.may_write(rel, time.time()):
-        why = ("runs/ holds run outputs and is read-only; put elsewhere." if rel == "runs" or rel.startswith("runs/")
-               else "These credentials are read-only, or their upload lease has ended; ask the transfer route "
-                    "for put credentials.")
-        raise S3Error(403, "AccessDenied", why)
     if method == "PUT" and "uploadId" in query:
         return await _upload_part(storage, grant, request, rel, query)
     if method == "PUT":
@@ -250,8 +274,7 @@ async def _list(storage: Storage, grant: Grant, query: dict[str, str]) -> Respon
             after = max(after, base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             raise S3Error(400, "InvalidArgument", "The continuation token is not one this endpoint gave.") from None
-    rel_prefix = _volume_key(grant, prefix, listing=True) if prefix else _volume_key(grant, grant.volume + "/",
-                                                                                     listing=True)
+    rel_prefix = _volume_key(storage, grant, prefix or grant.volume + "/", listing=True).key
     rel_after = after[len(grant.volume) + 1:] if after.startswith(grant.volume + "/") else ""
     root = _root(storage, grant)
 
