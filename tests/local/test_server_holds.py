@@ -278,5 +278,5 @@ def test_a_bad_limit_in_the_environment_is_one_sentence(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(tmp_path / "d")],
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert done.stderr.strip() == ("primetui local serve: PRIMETUI_LOCAL_HEAD_TIMEOUT='nan' is not a positive number; "
-                                   "unset it to use the default.")
+    assert done.stderr.strip() == ("primetui local serve: PRIMETUI_LOCAL_HEAD_TIMEOUT is 'nan', not a positive number "
+                                   "of seconds; set it to seconds, like 10, or unset it.")

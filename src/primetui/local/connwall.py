@@ -77,22 +77,28 @@ class Limits:
     def from_environment(cls, env: Mapping[str, str] | None = None, fd_limit: int | None = None) -> Limits:
         """The defaults, with :data:`ENV` overrides; the connection cap stays under half of ``fd_limit``.
 
-        Raises ValueError with one sentence naming the variable when a value is not a positive number.
+        Raises ValueError with one sentence naming the variable when a value is not a positive number
+        (the words of ``primetui.config.mistakes``).
         """
+        from primetui.config.mistakes import echo, seconds_problem
+
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
         for field, name in ENV.items():
-            raw = env.get(name)
-            if raw is None or raw == "":
+            raw = (env.get(name) or "").strip()
+            if not raw:
                 continue
-            kind = float if "timeout" in field else int
-            try:
-                value = kind(raw)
-            except ValueError:
-                value = None
-            if value is None or not value > 0 or value != value or value == float("inf"):
-                raise ValueError(f"{name}={raw[:40]!r} is not a positive number; unset it to use the default.")
-            values[field] = value
+            default = getattr(cls, field)
+            if isinstance(default, float):
+                problem = seconds_problem(raw)
+                if problem:
+                    raise ValueError(f"{name} {problem}; set it to seconds, like {default:g}, or unset it.")
+                values[field] = float(raw)
+            elif not (raw.isascii() and raw.isdigit()) or int(raw) <= 0:
+                raise ValueError(f"{name} is {echo(raw)}, not a positive whole number; set it to a count, "
+                                 f"like {default}, or unset it.")
+            else:
+                values[field] = int(raw)
         limits = cls(**values)
         if fd_limit is not None:
             room = max(16, (fd_limit - FD_RESERVE) // 2 if fd_limit > 2 * FD_RESERVE else fd_limit // 2)
