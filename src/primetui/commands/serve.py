@@ -42,6 +42,7 @@ from textual_serve.server import Server
 
 from primetui.config.fileio import atomic_write_text
 from primetui.config.logcap import RepeatFilter, capture_output, install_repeat_filter
+from primetui.local.connwall import ACCEPT_FAILED, HEAD_TIMEOUT, FirstHeadGate, Limits, ListeningSocket
 
 log = logging.getLogger("primetui.commands.serve")
 
@@ -230,8 +231,10 @@ class TokenServer(Server):
     """textual-serve's server with a token on every route, its own page, and no access log."""
 
     def __init__(self, command: str, host: str, port: int, token: str, title: str = "primetui",
-                 allow_remote: bool = False, spare: bool = True) -> None:
+                 allow_remote: bool = False, spare: bool = True, head_timeout: float = HEAD_TIMEOUT) -> None:
         super().__init__(command, host=host, port=port, title=title)
+        self.head_timeout = head_timeout
+        """Seconds a connection has to send its first request head (``PRIMETUI_LOCAL_HEAD_TIMEOUT``)."""
         self.token = token
         self.allow_remote = allow_remote
         self.sessions: set[AppService] = set()
@@ -383,7 +386,6 @@ def listen(host: str, port: int) -> socket.socket:
     (``primetui.local.connwall.ListeningSocket``: without it one burst of failed accepts logs thousands of
     tracebacks a second.)
     """
-    from primetui.local.connwall import ListeningSocket
 
     family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
     sock = ListeningSocket(family, socket.SOCK_STREAM)
@@ -396,6 +398,25 @@ def listen(host: str, port: int) -> socket.socket:
         raise
     sock.setblocking(False)
     return sock
+
+
+KEEP_ALIVE_SECONDS = 75
+"""Idle seconds before an idle kept-alive connection is closed (aiohttp's default is an hour)."""
+
+
+class GuardedSite(web.SockSite):
+    """aiohttp's site on our socket, each connection behind a first-head gate (aiohttp has no head timeout)."""
+
+    def __init__(self, runner: web.AppRunner, sock: socket.socket, gate: FirstHeadGate) -> None:
+        super().__init__(runner, sock)
+        self.gate = gate
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)  # SockSite.start, with the protocol factory wrapped
+        server = self._runner.server
+        assert server is not None
+        self._server = await asyncio.get_running_loop().create_server(self.gate.wrap(server), sock=self._sock,
+                                                                      backlog=self._backlog)
 
 
 REPORT_EVERY = 60.0
@@ -414,11 +435,11 @@ async def run_server(server: TokenServer, ready: Any = None, repeats: RepeatFilt
     ``repeats``, when given, gets its pending counts written once a minute.
     """
     app = await server._make_app()
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, keepalive_timeout=KEEP_ALIVE_SECONDS)
     await runner.setup()
     try:
         sock = listen(server.host, server.port)
-        site = web.SockSite(runner, sock)
+        site = GuardedSite(runner, sock, FirstHeadGate(server.head_timeout))
         await site.start()
     except OSError as exc:
         await runner.cleanup()
@@ -507,12 +528,15 @@ def serve(args: Any) -> int:
                   file=sys.stderr)
             return 2
     logging.basicConfig(level=logging.WARNING, format="primetui serve: %(message)s")
-    from primetui.local.connwall import ACCEPT_FAILED
-
     repeats = install_repeat_filter(quiet=(ACCEPT_FAILED,))
+    try:
+        head_timeout = Limits.from_environment().head_timeout
+    except ValueError as exc:
+        print(f"primetui serve: {exc}", file=sys.stderr)
+        return 2
     server = TokenServer(app_command(local), host, port, make_token(),
                          allow_remote=bool(getattr(args, "allow_remote", False)),
-                         spare=not getattr(args, "no_spare", False))
+                         spare=not getattr(args, "no_spare", False), head_timeout=head_timeout)
     try:
         asyncio.run(run_server(server, repeats=repeats))
     except ServeError as exc:

@@ -392,6 +392,85 @@ def protocol_class(wall: ConnectionWall) -> type[HoldingProtocol]:
     return type("HoldingProtocol", (HoldingProtocol,), {"wall": wall})
 
 
+class FirstHeadGate:
+    """Rules 1 and 3 for another server's protocol (aiohttp's, in ``primetui serve``), on the first request.
+
+    A connection must send its first request head (up to its blank line) within ``head_timeout``
+    seconds, else it is closed. At most ``max_waiting`` connections wait for theirs at once: a new one
+    past that closes the one that has waited longest. A connection past its first head is that
+    server's own (its keep-alive timeout, its websockets).
+    """
+
+    def __init__(self, head_timeout: float = HEAD_TIMEOUT, max_waiting: int = MAX_PER_CLIENT) -> None:
+        self.head_timeout = head_timeout
+        self.max_waiting = max_waiting
+        self.waiting: OrderedDict[FirstHeadGuard, None] = OrderedDict()
+
+    def wrap(self, factory: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
+        """A protocol factory for ``loop.create_server`` that puts each of ``factory``'s protocols behind the gate."""
+        return lambda: FirstHeadGuard(factory(), self)
+
+
+class FirstHeadGuard(asyncio.Protocol):
+    """One connection behind a :class:`FirstHeadGate`: passes everything to ``inner``, and watches for the head's end."""
+
+    def __init__(self, inner: asyncio.Protocol, gate: FirstHeadGate) -> None:
+        self.inner = inner
+        self.gate = gate
+        self.transport: asyncio.Transport | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._tail = b""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        if len(self.gate.waiting) >= self.gate.max_waiting:
+            oldest = next(iter(self.gate.waiting))
+            log.warning("closed the connection that waited longest for its first request head to make room")
+            oldest.close()
+        self.gate.waiting[self] = None
+        self._timer = asyncio.get_running_loop().call_later(self.gate.head_timeout, self._late)
+        self.inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self._timer is not None:
+            seen = self._tail + data
+            if b"\r\n\r\n" in seen:
+                self._through()
+            else:
+                self._tail = seen[-3:]
+        self.inner.data_received(data)
+
+    def _through(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.gate.waiting.pop(self, None)
+
+    def _late(self) -> None:
+        self._timer = None
+        log.warning("closed a connection: no whole request head within %g s", self.gate.head_timeout)
+        self.close()
+
+    def close(self) -> None:
+        self._through()
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._through()
+        self.inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+
 ACCEPT_RESOURCE_ERRORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 ACCEPT_FAILED = "socket.accept() out of system resource"
 """How asyncio's loop logs an accept that failed for lack of resources (logger ``asyncio``)."""
@@ -424,5 +503,6 @@ def listening_socket(family: int = socket.AF_INET) -> ListeningSocket:
     return ListeningSocket(family, socket.SOCK_STREAM)
 
 
-__all__ = ["ACCEPT_FAILED", "BODY_TIMEOUT", "ENV", "HEAD_TIMEOUT", "MAX_CONNECTIONS", "MAX_PER_CLIENT", "ConnectionWall",
-           "HoldingProtocol", "Limits", "ListeningSocket", "listening_socket", "protocol_class", "raise_fd_limit"]
+__all__ = ["ACCEPT_FAILED", "BODY_TIMEOUT", "ENV", "HEAD_TIMEOUT", "MAX_CONNECTIONS", "MAX_PER_CLIENT",
+           "ConnectionWall", "FirstHeadGate", "FirstHeadGuard", "HoldingProtocol", "Limits", "ListeningSocket",
+           "listening_socket", "protocol_class", "raise_fd_limit"]
