@@ -11,6 +11,9 @@ after the loop). It keeps the last statement that acts or waits:
 - a wait: any other ``await``, the end of an ``async with`` block, or a call of something named
   ``*wait*`` / ``*until*`` / ``eventually`` / ``quiet`` / ``*applied*``.
 
+A call of a helper of the suite (defined in the file, or imported from another test module) whose
+own last act-or-wait is an action is that action: ``ask()`` that ends on ``pilot.press("enter")``.
+
 A look is an ``assert``, a capture of the screen (``.screen()``, ``screen_text(...)``,
 ``snap_compare(...)``), or the end of a ``run_before`` hook (the snapshot is taken right after it).
 A look whose last act-or-wait is an action breaks the rule. So does an assert that a value moved
@@ -56,8 +59,15 @@ def _nodes(node: ast.AST):
         yield from _nodes(child)
 
 
+_ENDS_ACTING: dict[str, str] = {}
+"""Helpers of the suite whose last act-or-wait is an action (``ask`` types into a prompt and presses
+enter): a call of one is that action (filled in by :func:`violations`)."""
+
+
 def _action(call: ast.Call, awaited: bool) -> str | None:
     name, owner = _call_name(call)
+    if isinstance(call.func, ast.Name) and name in _ENDS_ACTING:
+        return _ENDS_ACTING[name]
     if awaited and name in _ACTS:
         return _ACTS[name]
     if awaited and name == "pause":
@@ -194,10 +204,40 @@ def _hooks(tree: ast.AST) -> set[str]:
             for kw in node.keywords if kw.arg == "run_before" and isinstance(kw.value, ast.Name)}
 
 
+def _helpers_that_end_acting(tree: ast.Module) -> dict[str, str]:
+    """Each module-level helper (not a test, not a wait) whose body ends on an action, with what that
+    action is; repeated so a helper that ends on a call of another such helper is found too."""
+    acting: dict[str, str] = {}
+    for _ in range(3):
+        _ENDS_ACTING.clear()
+        _ENDS_ACTING.update(acting)
+        for node in tree.body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name.startswith("test_") \
+                    or _is_wait(node.name):
+                continue
+            rule = _Rule(node.name, set())
+            rule.block(node.body)
+            if rule.last is not None and rule.last[0] == "act":
+                acting[node.name] = f"{node.name}(), which ends on {rule.last[1]}"
+    return acting
+
+
 def violations(root: Path = TESTS) -> list[str]:
     found: set[str] = set()
-    for path in sorted(root.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(root.rglob("*.py"))}
+    by_module: dict[str, dict[str, str]] = {}
+    for path, tree in trees.items():
+        dotted = ".".join(path.relative_to(root).with_suffix("").parts)
+        by_module[dotted] = by_module["tests." + dotted] = by_module[path.stem] = _helpers_that_end_acting(tree)
+    for path, tree in trees.items():
+        # The helpers of this file, and those it imports from the suite, that end on an action.
+        acting = dict(by_module[".".join(path.relative_to(root).with_suffix("").parts)])
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module in by_module:
+                acting.update({a.asname or a.name: by_module[node.module][a.name] for a in node.names
+                               if a.name in by_module[node.module]})
+        _ENDS_ACTING.clear()
+        _ENDS_ACTING.update(acting)
         hooks = _hooks(tree)
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -314,6 +354,26 @@ def test_an_assert_that_a_count_moved_on_after_waiting_for_something_else(tmp_pa
         "    assert view.frames > frames\n"
     ))
     assert found == ["test_repaint:5: an assert that view.frames moved on, after waiting for something else"]
+
+
+def test_a_helper_that_ends_on_a_press_is_a_press(tmp_path):
+    # tests/ui/test_monitor_logs.py's ask(): types into a prompt, presses enter, and the test asserted at once
+    (tmp_path / "scenes.py").write_text("async def prepare(pilot):\n    await pilot.press('s')\n    await pilot.pause()\n")
+    found = _found(tmp_path, (
+        "from scenes import prepare\n"
+        "async def ask(pilot, key):\n"
+        "    await pilot.press(key)\n"
+        "async def test_filter(pilot, view):\n"
+        "    await ask(pilot, 'f')\n"
+        "    assert view.row_count == 10\n"
+        "def test_scene(snap_compare):\n"
+        "    async def run_before(pilot):\n"
+        "        await prepare(pilot)\n"
+        "    assert snap_compare(App(), run_before=run_before)\n"
+    ))
+    assert found == ["test_filter:6: an assert after ask(), which ends on pilot.press, with no wait on a condition in between",
+                     "run_before:9: a snapshot (the end of run_before) after prepare(), which ends on a bare "
+                     "pilot.pause(), with no wait on a condition in between"]
 
 
 def test_what_the_rule_lets_through(tmp_path):

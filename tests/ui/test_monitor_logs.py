@@ -31,6 +31,7 @@ async def ask(pilot, key: str, value: str) -> None:
     await pilot.press(key)
     pilot.app.query_one("LogTab Input.-open").value = value
     await pilot.press("enter")
+    await input_applied(pilot)  # the prompt's value applied to the view
 
 
 async def test_a_tab_per_component_plus_the_merged_view():
