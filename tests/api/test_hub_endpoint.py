@@ -47,6 +47,19 @@ def test_routes_hf_download_uses(local_platform):
         assert c.get("/api/v1/training/volumes").status_code == 401
 
 
+def test_a_hub_file_path_is_decoded_once_and_decided_by_the_path_rule(local_platform):
+    with httpx.Client(base_url=local_platform.base_url, timeout=30) as c:
+        resolve = f"{local_platform.base_url}/datasets/{REPO}/resolve/main/"
+        assert c.head(resolve + "data%5Ctrain-00000-of-00001.parquet").status_code == 200  # '\\' is a separator
+        assert c.head(resolve + "data//./" + SHARD.split("/")[1]).status_code == 200
+        for refused in ("%252e%252e%252fREADME.md",  # decoded once: the literal name '%2e%2e%2fREADME.md'
+                        "data/..%2F..%2FREADME.md", "README.md%00", "%EF%BC%8E%EF%BC%8E/README.md"):
+            reply = c.get(resolve + refused)
+            assert reply.status_code == 404 and reply.headers["x-error-code"] == "EntryNotFound", refused
+        tree = c.get(f"/api/datasets/{REPO}/tree/main/data%5C")
+        assert [e["path"] for e in tree.json()] == [SHARD]
+
+
 def test_huggingface_hub_client_downloads_offline(local_platform, tmp_path, monkeypatch):
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import RepositoryNotFoundError

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
+import os
 import signal
 from pathlib import Path
 
@@ -142,6 +142,20 @@ def _session_names(sid: int) -> list[str]:
     return names
 
 
+def _host_session(session_id: str, comm: str) -> int | None:
+    """The terminal session, as the host numbers it, of the volume session's process named ``comm``
+    (a sandboxed shell has PID numbers of its own, so its own `ps` cannot tell)."""
+    mark = f"PRIMETUI_SESSION_ID={session_id}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{entry}/comm").read_text().strip() == comm and \
+                    mark in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+                return int(Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[3])
+    return None
+
+
 async def _shell_with_a_background_job(api, key):
     """A session on 'research' with a login shell that started ``sleep 600 &``: (session, connection,
     shell process, the shell's terminal session id)."""
@@ -149,11 +163,10 @@ async def _shell_with_a_background_job(api, key):
     conn = await open_session_connection(s, key)
     proc = await open_shell(conn, "xterm", 100, 30)
     await read_until(proc, b"\n")
-    proc.write(b"sleep 600 & echo S''ID=$(ps -o sid= -p $$)=\r")
-    out = b""
-    while not re.search(rb"SID=\s*(\d+)=", out):
-        out += await asyncio.wait_for(proc.read(), 15)
-    return s, conn, proc, int(re.search(rb"SID=\s*(\d+)=", out)[1])
+    proc.write(b"sleep 600 & echo STARTED$((1+1))\r")
+    await read_until(proc, b"STARTED2")
+    sid = await wait_for(lambda: _host_session(s.id, "sleep"), "the background sleep to show on the host")
+    return s, conn, proc, sid
 
 
 async def _session_ends(sid: int, what: str) -> None:
@@ -217,11 +230,11 @@ async def test_a_program_flooding_the_terminal_still_takes_the_hangup(platform):
         conn = await open_session_connection(s, key)
         proc = await open_shell(conn, "xterm", 100, 30)
         await read_until(proc, b"\n")
-        proc.write(b"echo S''ID=$(ps -o sid= -p $$)=; " + flood.encode() + b"\r")
+        proc.write(flood.encode() + b"\r")
         out = b""
-        while not re.search(rb"SID=\s*(\d+)=", out) or b"FLOOD\r\n" not in out:
+        while b"FLOOD\r\n" not in out:
             out += await asyncio.wait_for(proc.read(1 << 16), 15)
-        sid = int(re.search(rb"SID=\s*(\d+)=", out)[1])
+        sid = await wait_for(lambda: _host_session(s.id, "perl"), "perl to show on the host")
         await conn.close()  # nobody reads the flood any more
         await _session_ends(sid, "perl and the shell to take the hangup")
         await api.stop_session("research", s.id)
@@ -240,6 +253,7 @@ async def test_without_namespaces_the_shell_says_so_and_the_final_sync_refuses_a
                 proc = await open_shell(conn, "xterm", 200, 30)
                 banner = await read_until(proc, b"weaker")
                 assert b"/volume is not available here (PRIMETUI_SESSION_NAMESPACES=0 is set)" in banner
+                assert b"NOT SANDBOXED: this shell reaches every file, process and socket the platform's user can" in banner
                 assert b"read-only is enforced by file permissions only" in banner
             finally:
                 await conn.close()

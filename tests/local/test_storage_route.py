@@ -13,6 +13,7 @@ from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
+from primetui.local.paths import resolve_volume_path
 from primetui.local.storage.grants import PUT_SECONDS, Grants
 from primetui.local.teams import LOCAL_TEAM_ID
 from primetui.local.testing import LocalPlatform
@@ -126,11 +127,12 @@ def test_multipart_ranges_and_paging(local_platform: LocalPlatform, api: httpx.C
     assert keys == [f"research/datasets/big/{n}" for n in ("a.txt", "b.txt", "blob.bin", "c.txt")]
 
 
-def test_put_credentials_and_leases_expire() -> None:
+def test_put_credentials_and_leases_expire(tmp_path: Path) -> None:
     grants = Grants()
     grant = grants.issue("vol", "put", "datasets", None, now=1000.0)
-    assert grant.expires == 1000.0 + PUT_SECONDS and grant.may_write("datasets/x", 1001.0)
-    assert not grant.may_write("datasets/x", 1000.0 + PUT_SECONDS)
+    target = resolve_volume_path(tmp_path, "datasets/x")
+    assert grant.expires == 1000.0 + PUT_SECONDS and grant.may_write(target, 1001.0)
+    assert not grant.may_write(target, 1000.0 + PUT_SECONDS)
     assert grants.live_lease("vol", now=1000.0 + PUT_SECONDS) is None
     again = grants.issue("vol", "put", "datasets", None, now=1000.0 + PUT_SECONDS + 1)  # a lapsed lease frees it
     assert again.lease is not None and again.lease.id != grant.lease.id

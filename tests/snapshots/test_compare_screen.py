@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from test_screens import COMPLETED, make_app, settle
 from textual.widgets import DataTable, Static
+from tests.ui.test_theme_drawn import theme_colour_at
 from tests.waiting import input_applied, quiet
 
 RUNNING = "r2unning0000000000000000"
@@ -33,6 +34,12 @@ async def test_marking_two_runs_and_c_opens_the_compare_screen_with_a_shared_cur
         assert type(screen).__name__ == "CompareScreen"
         summary = screen.query_one("#compare-summary", DataTable)
         assert summary.row_count == 2
+        runs = [dict(r, anomalies=[{"kind": "loss_spike", "step": 5}] if r["id"] == COMPLETED else r["anomalies"])
+                for r in screen.data["runs"]]
+        screen.render_summary(runs)  # this scene's runs have no anomaly: give one a spike
+        drawn, wanted = theme_colour_at(app, summary.get_cell(COMPLETED, "anomalies"), "! 1 loss_spike", "error")
+        assert drawn == wanted, f"the compare summary's anomaly flag draws in {drawn}, not the theme's error {wanted}"
+        screen.render_summary(screen.data["runs"])
         assert [s.name for s in screen.charts["loss/mean"].series] == [RUNNING, COMPLETED]
         await pilot.press("c")
         await pilot.press("right")

@@ -8,6 +8,7 @@ from test_screens import COMPLETED, make_app, settle
 from textual.widgets import DataTable, Static, TabbedContent
 
 from primetui.ui.monitor import ChartsPane, LogView
+from tests.ui.test_theme_drawn import theme_colour_at
 from tests.waiting import quiet
 
 
@@ -35,6 +36,8 @@ async def test_anomalies_are_listed_in_the_overview_and_enter_jumps_to_their_cau
         assert sorted(found) == [("cuda", ERROR_STEP), ("loss_spike", SPIKE_STEP)]
         table = screen.query_one("#run-anomalies", DataTable)
         assert table.display and table.row_count == 2
+        drawn, wanted = theme_colour_at(app, table.get_row_at(0)[0], "!", "error")
+        assert drawn == wanted, f"the anomaly mark draws in {drawn}, not the theme's error colour {wanted}"
         charts = screen.query_one(ChartsPane)
         assert float(SPIKE_STEP) in charts.view.anomaly_steps  # "!" marks on the charts
 
@@ -48,6 +51,8 @@ async def test_anomalies_are_listed_in_the_overview_and_enter_jumps_to_their_cau
         assert pointed_text(trainer_view(screen)) == "Traceback (most recent call last):"
         header = screen.query_one("#run-cursor", Static)
         assert header.display and f"step {ERROR_STEP}" in str(header.render())
+        drawn, wanted = theme_colour_at(app, header.content, "! ", "error")
+        assert drawn == wanted, f"the cursor's anomaly mark draws in {drawn}, not the theme's error colour {wanted}"
 
         screen.query_one("#run-tabs", TabbedContent).active = "tab-overview"
         await quiet(pilot, workers=True)
@@ -152,6 +157,11 @@ async def test_runs_list_flags_a_run_and_bang_opens_it_at_the_cause():
         runs.render_rows()
         table = runs.query_one("#runs-table", DataTable)
         assert "!1" in str(table.get_cell(COMPLETED, "status"))
+        for theme in ("primetui-dark", "primetui-light"):
+            app.theme = theme
+            runs.render_rows()
+            drawn, wanted = theme_colour_at(app, table.get_cell(COMPLETED, "status"), "!1", "error")
+            assert drawn == wanted, f"{theme}: the runs list's anomaly mark draws in {drawn}, not the error {wanted}"
         table.move_cursor(row=table.get_row_index(COMPLETED))
         await pilot.press("exclamation_mark")
         await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None

@@ -151,9 +151,9 @@ async def test_real_refused_connection_on_loopback():
 
 async def test_bad_base_url():
     async with PrimeClient("127.0.0.1:9", KEY) as client:
-        with pytest.raises(e.UnreachableError) as info:
+        with pytest.raises(e.BadSettingError) as info:  # a mistake in a setting, not an unreachable platform
             await client.list_volumes()
-    assert "is not a valid http(s) URL" in str(info.value)
+    assert "is not an http:// or https:// URL" in str(info.value) and "PRIME_BASE_URL" in str(info.value)
 
 
 @pytest.mark.parametrize(

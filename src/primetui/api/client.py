@@ -52,6 +52,7 @@ from primetui.api.boundary import (
 )
 from primetui.api.errors import (
     APITimeoutError,
+    BadSettingError,
     MalformedResponseError,
     MissingApiKeyError,
     NotFoundError,
@@ -60,6 +61,7 @@ from primetui.api.errors import (
     error_from_response,
     redact,
 )
+from primetui.config.mistakes import key_problem, shown_url, url_problem
 from primetui.config.urls import API_PREFIX, normalize_base_url
 
 __all__ = ["CREATE_RUN_TIMEOUT", "DEFAULT_TIMEOUT", "PrimeAPIError", "PrimeClient", "USER_AGENT"]
@@ -127,6 +129,7 @@ class PrimeClient:
         self.base_url = normalize_base_url(base_url)
         self.team_id = team_id.strip() if team_id and team_id.strip() else None
         self._api_key = api_key or ""
+        self._bad_setting = self._setting_problem()
         if not isinstance(timeout, httpx.Timeout):
             timeout = httpx.Timeout(timeout, connect=min(10.0, float(timeout)))
         self._timeout = timeout
@@ -135,12 +138,27 @@ class PrimeClient:
         self._rediscover = rediscover
         self._http = self._new_http()
 
+    def _setting_problem(self) -> str | None:
+        """Why no request can be sent with this key and base URL (one sentence), or None.
+
+        Checked before httpx sees them: its errors quote a header's value (the key) and a port
+        past 65535 or an unclosed ``[`` end in an exception no error class explains."""
+        problem = key_problem(self._api_key) if self._api_key else None
+        if problem:
+            return (f"The API key {problem}, so no request was sent; set PRIME_API_KEY (or api_key in "
+                    "~/.prime/config.json) to the key alone.")
+        problem = url_problem(self.base_url)
+        if problem:
+            return (f"The base URL {problem}, so no request was sent; fix PRIME_BASE_URL (or base_url in "
+                    "~/.prime/config.json).")
+        return None
+
     def _new_http(self) -> httpx.AsyncClient:
         headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING}
-        if self._api_key:
+        if self._api_key and not self._bad_setting:
             headers["Authorization"] = f"Bearer {self._api_key}"
         return httpx.AsyncClient(
-            base_url=self.base_url + API_PREFIX,
+            base_url="" if self._bad_setting else self.base_url + API_PREFIX,
             headers=headers,
             timeout=self._timeout,
             follow_redirects=True,
@@ -192,6 +210,9 @@ class PrimeClient:
                 method=method,
                 path=path,
             )
+        if self._bad_setting:
+            which = "API key" if self._bad_setting.startswith("The API key") else "base URL"
+            raise BadSettingError(self._bad_setting, setting=which, method=method, path=path)
         if not path.startswith("/"):
             path = "/" + path
         url = self.base_url + API_PREFIX + path
@@ -232,9 +253,10 @@ class PrimeClient:
         except zlib.error as exc:
             raise self._malformed(method, path, "its compressed body is broken") from exc
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
-            raise UnreachableError(
-                f"The base URL {self.base_url!r} is not a valid http(s) URL; fix PRIME_BASE_URL "
+            raise BadSettingError(
+                f"The base URL {shown_url(self.base_url)[:80]!r} is not a valid http(s) URL; fix PRIME_BASE_URL "
                 "or base_url in ~/.prime/config.json.",
+                setting="base URL",
                 method=method,
                 path=path,
             ) from exc
@@ -299,6 +321,7 @@ class PrimeClient:
         if (base_url, api_key) == (self.base_url, self._api_key):
             return False
         old, self.base_url, self._api_key = self._http, base_url, api_key
+        self._bad_setting = self._setting_problem()
         self._http = self._new_http()
         await old.aclose()
         return True
@@ -708,9 +731,11 @@ class PrimeClient:
 
 
 def _transport_reason(exc: httpx.HTTPError) -> str:
-    """A short, human reason for a transport failure."""
+    """A short, human reason for a transport failure; never a header's value (h11 quotes it whole)."""
     text = str(exc).strip()
     low = text.lower()
+    if isinstance(exc, httpx.LocalProtocolError) or "header" in low:
+        return "a request header is not valid (its value is not shown)"
     if "connection refused" in low or "errno 111" in low or "all connection attempts failed" in low:
         return "connection refused"
     if "name or service not known" in low or "nodename nor servname" in low or "name resolution" in low:

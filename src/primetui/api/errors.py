@@ -21,6 +21,7 @@ from primetui.api.wire import LOG_NOT_STARTED_MARKERS
 
 __all__ = [
     "APITimeoutError",
+    "BadSettingError",
     "ConflictError",
     "ForbiddenError",
     "HTTPStatusError",
@@ -78,6 +79,15 @@ class PrimeAPIError(Exception):
 
 class MissingApiKeyError(PrimeAPIError):
     """No API key is configured, so no request was sent."""
+
+
+class BadSettingError(PrimeAPIError):
+    """The key or the base URL cannot work (a line break in the key, port 99999), so nothing was sent."""
+
+    def __init__(self, message: str, *, setting: str = "", **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.setting = setting
+        """Which setting: ``API key`` or ``base URL``."""
 
 
 class TransportError(PrimeAPIError):
@@ -194,10 +204,12 @@ class RequestRejectedError(HTTPStatusError):
 
 
 def redact(text: str, secrets: Iterable[str | None]) -> str:
-    """Replace every non-trivial secret in `text` with `***`."""
+    """Replace every non-trivial secret in `text` with `***`, also as a `repr` or bytes value escapes it."""
     for secret in secrets:
         if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
+            for form in sorted({secret, secret.encode("unicode_escape").decode("ascii"), repr(secret)[1:-1]},
+                               key=len, reverse=True):
+                text = text.replace(form, "***")
     return text
 
 

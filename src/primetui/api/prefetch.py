@@ -129,7 +129,6 @@ def fetch_runs_page(base_url: str, api_key: str, *, team_id: str | None = None, 
 
     if not api_key or _proxied(dict(os.environ)):
         return None
-    url = urlsplit(normalize_base_url(base_url) + API_PREFIX + "/rft/runs")
     params: dict[str, Any] = {"page": page, "limit": limit}
     if team_id and team_id.strip():
         params["team_id"] = team_id.strip()
@@ -140,6 +139,7 @@ def fetch_runs_page(base_url: str, api_key: str, *, team_id: str | None = None, 
         "Accept-Encoding": "identity",
     }
     try:
+        url = urlsplit(normalize_base_url(base_url) + API_PREFIX + "/rft/runs")  # a broken URL: the client says why
         if url.scheme == "https":
             import ssl
 

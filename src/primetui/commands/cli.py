@@ -86,8 +86,9 @@ WAIT_EXIT_CODES = """exit codes:
   0    every run COMPLETED (dispatch without --wait: the run was dispatched)
   1    a run FAILED, STOPPED or PAUSED, or cannot be followed (unknown id, access refused)
   2    --timeout passed first; it counts from the command's start (the runs go on)
-  3    nothing was asked or dispatched: no API key, an unreadable file, a failed
-       pre-flight, the platform refused the run
+  3    nothing was asked or dispatched: no API key, an unreadable file, a setting
+       that cannot work (named with its source), a failed pre-flight, the platform
+       refused the run
   130  interrupted by SIGINT (Ctrl-C): the runs go on
   143  ended by SIGTERM (a CI job cancelled): the runs go on
 With --json the last line is always {"event": "done", "status": ..., "exit": N}."""

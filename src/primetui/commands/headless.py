@@ -2,7 +2,8 @@
 
 For scripts, cron and agents. No textual or rich import: the same view model
 (:mod:`primetui.viewmodel.present`) as the screens, formatted as a plain table or JSON.
-Exit codes: 0 ok, 1 platform error (one sentence on stderr), 2 configuration problem.
+Exit codes: 0 ok, 1 platform error (one sentence on stderr), 2 configuration problem (no key, or a
+setting that cannot work: one sentence naming it and where it was set).
 Text output goes through the one neutraliser (``clean``/``clean_block``: controls shown as symbols, never sent);
 ``--json`` is exact, since ``json.dump`` escapes every control character.
 """
@@ -93,9 +94,14 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
 
 
 def _settings(local: bool) -> Any:
+    """The platform settings (the local platform's with ``local``); raises ``SettingsMistake`` for one that cannot work."""
+    from primetui.config.mistakes import first_mistake
     from primetui.config.settings import load_settings
 
     settings = load_settings()
+    mistake = first_mistake(settings, local=local)
+    if mistake is not None:
+        raise mistake
     if local:
         from primetui.local.launcher import ensure_running, local_team
 
@@ -204,12 +210,17 @@ def main(args: Any, out: TextIO | None = None) -> int:
 def run_guarded(main: Callable[[], Awaitable[int]], notes: list[str], context: str) -> int:
     """Run a headless command under its overall deadline; every failure becomes one line on stderr.
 
-    Exit codes: the command's own, 1 for a platform problem or the deadline, 130 for ctrl+c, and
-    ``EXIT_CRASH`` (70) for a bug, whose report file (secrets redacted) is named on stderr.
-    Notes from the wire boundary (rows dropped, a page cut) go to stderr after the output.
+    Exit codes: the command's own, 1 for a platform problem or the deadline, 2 for a setting that
+    cannot work (``primetui.config.mistakes``: one sentence naming it and its source, never called
+    a bug), 130 for ctrl+c, and ``EXIT_CRASH`` (70) for a bug, whose report file (secrets redacted)
+    is named on stderr. Notes from the wire boundary (rows dropped, a page cut) go to stderr after the output.
     """
     from primetui.api.boundary import HEADLESS_DEADLINE, seconds
+    from primetui.config.mistakes import SettingsMistake, env_mistake
 
+    mistake = env_mistake()
+    if mistake is not None:
+        return _mistaken(mistake)
     limit = seconds(HEADLESS_DEADLINE, "PRIMETUI_HEADLESS_DEADLINE")
 
     async def bounded() -> int:
@@ -222,6 +233,8 @@ def run_guarded(main: Callable[[], Awaitable[int]], notes: list[str], context: s
         return 130
     except TimeoutError:
         code = _fail(f"gave up after {limit:g} s: the platform did not finish answering; check your network and retry.")
+    except SettingsMistake as exc:
+        code = _mistaken(exc)
     except Exception as exc:  # noqa: BLE001 - sorted below: platform problem or bug
         code = _failure(exc, context)
     for note in dict.fromkeys(notes):
@@ -234,22 +247,25 @@ def _fail(sentence: str) -> int:
     return 1
 
 
-def _failure(exc: Exception, context: str) -> int:
-    from primetui.api.errors import PrimeAPIError
+def _mistaken(mistake: Exception) -> int:
+    """A setting that cannot work: its one sentence on stderr, exit 2 (a mistake, not a bug)."""
+    from primetui.config.mistakes import EXIT_MISTAKE
 
+    print(f"primetui: {clean(str(mistake))}", file=sys.stderr)
+    return EXIT_MISTAKE
+
+
+def _failure(exc: Exception, context: str) -> int:
+    from primetui.api.errors import BadSettingError, PrimeAPIError
+
+    if isinstance(exc, BadSettingError):
+        return _mistaken(exc)
     if isinstance(exc, (PrimeAPIError, OSError)):
         from primetui.viewmodel.errors import describe
 
         return _fail(describe(exc))
     from primetui.config import crash
 
-    key = None
-    try:
-        from primetui.config.settings import load_settings
-
-        key = getattr(load_settings(), "api_key", None)
-    except Exception:  # noqa: BLE001 - the report is still written, with the environment's secrets redacted
-        pass
-    path = crash.write_report(exc, context=context, secrets=[key])
+    path = crash.write_report(exc, context=context)  # it redacts the key in use and every hook itself
     print(clean(crash.crash_sentence(path)), file=sys.stderr)
     return crash.EXIT_CRASH

@@ -231,12 +231,17 @@ def build_app(args: Any) -> tuple[Any, int]:
         print(f"primetui: could not read the prime configuration ({exc}); fix ~/.prime/config.json or set PRIME_API_KEY.", file=sys.stderr)
         return None, 2
     use_local = bool(getattr(args, "local", False))
-    prefetch = prefetch_runs(settings) if not use_local and getattr(settings, "api_key", "") else None
+    from primetui.config.mistakes import first_mistake
+
+    mistake = first_mistake(settings, local=use_local)  # the status line names it; nothing is asked
+    prefetch = prefetch_runs(settings) if not use_local and not mistake and getattr(settings, "api_key", "") else None
     prefs, prefs_warning = load_prefs()
     connector = Connector(settings, prefs)
     client = None
     label = None
-    if use_local:
+    if mistake is not None:
+        pass
+    elif use_local:
         try:
             client, settings, label = connector.local_sync()
         except Exception as exc:  # noqa: BLE001
@@ -259,6 +264,7 @@ def build_app(args: Any) -> tuple[Any, int]:
         cache=True,
         prefs_file=_prefs_file(),
         on_event=getattr(args, "on_event", None),
+        mistake=mistake,
     )
     if prefs_warning:
         app.theme_warnings.append(prefs_warning)

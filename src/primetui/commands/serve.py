@@ -415,6 +415,16 @@ async def run_server(server: TokenServer, ready: Any = None) -> None:
             url_file.unlink(missing_ok=True)  # the token dies with the server
 
 
+def settings_mistake(local: bool) -> str | None:
+    """The sentence of a setting that cannot work (``primetui.config.mistakes``), neutralised; None when all can."""
+    from primetui.config.mistakes import first_mistake
+    from primetui.config.settings import load_settings
+    from primetui.monitor_core.escapes import clean
+
+    mistake = first_mistake(load_settings(), local=local)
+    return clean(str(mistake)) if mistake is not None else None
+
+
 def serve(args: Any) -> int:
     """Entry point of ``primetui serve``; returns the exit code."""
     host = str(getattr(args, "host", None) or "127.0.0.1")
@@ -433,6 +443,10 @@ def serve(args: Any) -> int:
               file=sys.stderr, flush=True)
     if not (0 <= port <= 65535):
         print(f"primetui serve: --port {port} is not a port number (0 to 65535).", file=sys.stderr)
+        return 2
+    mistake = settings_mistake(local)
+    if mistake:
+        print(f"primetui serve: {mistake}", file=sys.stderr)  # each tab would only show the same sentence
         return 2
     if local:
         try:

@@ -42,6 +42,11 @@ def fetch_model_cache(timeout: float = 8.0) -> CacheResult:
         settings = load_settings()
     except Exception as exc:  # noqa: BLE001 - a broken config file must not stop validation
         return CacheResult(None, f"model cache: skipped ({exc}).")
+    from primetui.config.mistakes import first_mistake
+
+    mistake = first_mistake(settings)
+    if mistake is not None:  # the file's checks still hold; only the platform's cache is not asked
+        return CacheResult(None, f"model cache: skipped: {mistake}")
     base_url = getattr(settings, "base_url", None)
     api_key = getattr(settings, "api_key", None)
     if not base_url or not api_key:

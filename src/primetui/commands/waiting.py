@@ -9,8 +9,9 @@ line instead. Exit codes:
     1  a run FAILED, STOPPED or PAUSED, or cannot be followed (not found, access refused); the
        failure reason and the last error lines of the failing component are printed
     2  --timeout passed first
-    3  nothing was dispatched or asked: no API key, an unreadable config file, a failed pre-flight,
-       the platform's refusal of the run
+    3  nothing was dispatched or asked: no API key, an unreadable config file, a setting that cannot
+       work (a bad URL, port, key, team id or deadline: one sentence naming it and its source), a
+       failed pre-flight, the platform's refusal of the run
   130  interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the runs go on, the last lines say so
 
 ``--timeout`` counts from the command's start (start-up of the local platform included). With
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from primetui.api.followers import PollFailed, RunUpdate, RunWatcher
+from primetui.config.mistakes import SettingsMistake
 from primetui.sft.dispatching import Refusal, dispatch
 from primetui.monitor_core.escapes import neutralise
 from primetui.monitor_core.notify import Notifier, RunEvent
@@ -390,6 +392,10 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
         print(f"primetui {args.command}: timed out after {timeout:g} s while the platform was starting.", file=err)
         reporter.done(EXIT_TIMEOUT, timed_out=list(getattr(args, "run_ids", None) or []))
         return EXIT_TIMEOUT
+    except SettingsMistake as exc:  # a setting that cannot work: it says which and where, never "a bug"
+        reporter.refused("settings", f"primetui {args.command}: {_clean(exc)}")
+        reporter.done(EXIT_SETUP)
+        return EXIT_SETUP
     except Exception as exc:  # noqa: BLE001
         reporter.refused("settings", f"primetui {args.command}: could not read the platform settings ({_clean(exc)}); "
                                      "fix ~/.prime/config.json or set PRIME_API_KEY.")

@@ -16,6 +16,8 @@ Layout of a data dir::
 from __future__ import annotations
 
 import os
+import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
 DATA_DIR_ENV = "PRIMETUI_LOCAL_DATA_DIR"
@@ -62,42 +64,137 @@ def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path(chosen).expanduser().resolve()
 
 
-def safe_join(root: str | os.PathLike[str], relative: str) -> Path:
-    """Join a client-supplied ``relative`` path onto ``root`` and refuse anything that leaves it.
+PROTECTED_TOP = ("runs",)
+"""Top-level names with a rule of their own (``runs/`` is read-only to writers): a look-alike is refused."""
+MAX_NAME_BYTES = 255
+MOUNT_POINT = "volume"
 
-    ``relative`` may start with ``/`` (treated as the root itself, as volume paths are) and may
-    name something that does not exist yet. Refused, with :class:`PathEscapeError`: ``..`` climbing
-    above the root, NUL bytes, and any existing symlink on the way that points outside the root
-    (the check resolves the deepest existing ancestor, so a symlinked directory cannot smuggle a
-    write out). The returned path is absolute and lies inside ``root``.
+
+@dataclass(frozen=True)
+class VolumePath:
+    """A client path decided once (:func:`resolve_volume_path`): what every scope check runs on.
+
+    ``rel`` is canonical and volume-relative: ``/``-separated, no empty, ``.`` or ``..`` part, no
+    leading or trailing ``/``, the client's parts in NFC and existing symlinks on the way followed,
+    so it names the place the file system will touch ("" is the root). ``path`` is the absolute
+    path under the (resolved) root. ``directory`` is True when the client wrote a
+    trailing separator (an S3 ``dir/`` marker, an rsync-style "contents of").
     """
-    if "\x00" in relative:
+
+    rel: str
+    path: Path
+    directory: bool = False
+
+    @property
+    def key(self) -> str:
+        """``rel`` as an S3 key: with the trailing ``/`` the client wrote (none for the root)."""
+        return self.rel + "/" if self.directory and self.rel else self.rel
+
+    @property
+    def top(self) -> str:
+        return self.rel.split("/", 1)[0]
+
+
+def _shown(raw: str) -> str:
+    return repr(raw[:80])
+
+
+def canonical_parts(raw: str | bytes, *, mount: bool = False) -> tuple[list[str], bool]:
+    """The lexical half of :func:`resolve_volume_path`: (canonical parts, trailing separator).
+
+    The input is taken as the route received it, decoded once by that route's protocol and never
+    again: a ``%`` here is a literal character. Order, so that no check ever sees a raw form:
+    UTF-8 (bytes must decode strictly), control characters refused (in a key; a session's
+    names may hold them), ``\\`` made a ``/``, NFC, split,
+    then per part: empty and ``.`` dropped, ``..`` pops (climbing above the root is refused, except
+    in ``mount`` form, where ``/`` is the root of a POSIX file system and ``/..`` is ``/``), parts
+    whose compatibility form (NFKC) is ``.``, ``..`` or holds a separator are refused, and so is a
+    top-level look-alike of a protected name (``ｒｕｎｓ``, ``Runs``). ``mount``: the path is as seen
+    inside a session, where ``/volume`` (or ``volume``) names the root.
+    """
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise PathEscapeError("the path is not UTF-8; volume paths are UTF-8 names") from None
+    if "\x00" in raw:
         raise PathEscapeError("the path contains a NUL byte")
-    root_path = Path(root).resolve()
+    for ch in raw:
+        # A session's names are its own files on a POSIX file system: a control there is a legal name
+        # (the getter shows it neutralised) and cannot move a path. A key never holds one.
+        if unicodedata.category(ch) == "Cs" or (not mount and unicodedata.category(ch) == "Cc"):
+            raise PathEscapeError(f"the path {_shown(raw)} contains a control character or a lone surrogate")
+    text = unicodedata.normalize("NFC", raw.replace("\\", "/"))
     parts: list[str] = []
-    for part in relative.replace("\\", "/").split("/"):
+    for part in text.split("/"):
         if part in ("", "."):
             continue
         if part == "..":
-            if not parts:
-                raise PathEscapeError(f"the path {relative!r} climbs above the volume root")
-            parts.pop()
+            if parts:
+                parts.pop()
+            elif not mount:
+                raise PathEscapeError(f"the path {_shown(raw)} climbs above the volume root")
             continue
-        if len(part.encode("utf-8", "surrogatepass")) > 255:
+        compat = unicodedata.normalize("NFKC", part)
+        if compat != part and (compat in (".", "..") or "/" in compat or "\\" in compat):
+            raise PathEscapeError(f"the path {_shown(raw)} has a part that reads as {compat!r} (a look-alike of a "
+                                  "dot or a separator)")
+        if len(part.encode("utf-8")) > MAX_NAME_BYTES:
             raise PathEscapeError("a part of the path is longer than 255 bytes (the file system limit)")
         parts.append(part)
-    candidate = root_path.joinpath(*parts)
-    # Resolve the deepest part that exists: a symlink anywhere on the way is followed here.
-    existing = candidate
+    if mount and parts and parts[0] == MOUNT_POINT:
+        parts = parts[1:]
+    if parts:
+        folded = unicodedata.normalize("NFKC", parts[0]).casefold()
+        for name in PROTECTED_TOP:
+            if folded == name and parts[0] != name:
+                raise PathEscapeError(f"the path {_shown(raw)} starts with a look-alike of {name}/; "
+                                      f"write {name} exactly")
+    trailing = bool(parts) and text.rstrip("/") != text
+    return parts, trailing
+
+
+def resolve_volume_path(root: str | os.PathLike[str], raw: str | bytes, *, follow_last: bool = True,
+                        mount: bool = False) -> VolumePath:
+    """The one decision on a client path: a key, a path or a name from any route, onto the volume at ``root``.
+
+    Lexically canonical first (:func:`canonical_parts`), then resolved on disk: every existing
+    symlink on the way is followed (the last one too unless ``follow_last`` is False, for operations
+    on a link itself: lstat, remove, rename, readlink), and the result must stay inside ``root``.
+    Refusals raise :class:`PathEscapeError` with one sentence. Scope rules (a grant's prefix,
+    ``runs/`` for writers) run on the returned ``rel``, never on the raw string.
+    """
+    parts, trailing = canonical_parts(raw, mount=mount)
+    shown = _shown(raw.decode("utf-8") if isinstance(raw, bytes) else raw)  # it decoded above
+    root_path = Path(root).resolve()
+    head, last = (parts[:-1], parts[-1]) if parts and not follow_last else (parts, None)
+
+    def inside(path: Path) -> bool:
+        return path == root_path or root_path in path.parents
+
     try:
-        while not existing.exists() and not existing.is_symlink() and existing != root_path:
-            existing = existing.parent
-        resolved = existing.resolve()
+        real = Path(os.path.realpath(root_path.joinpath(*head)))
+        link_target = None
+        if last is not None:
+            probe = real / last
+            if probe.is_symlink():  # the link itself is the object, but it may not lead out either
+                link_target = Path(os.path.realpath(probe))
+            real = probe
     except (OSError, RuntimeError) as exc:  # too long in total, a symlink loop, ...
-        raise PathEscapeError(f"the path {relative[:80]!r} cannot be used ({type(exc).__name__})") from None
-    if resolved != root_path and root_path not in resolved.parents:
-        raise PathEscapeError(f"the path {relative!r} leads outside the volume (through a symlink)")
-    return candidate
+        raise PathEscapeError(f"the path {shown} cannot be used ({type(exc).__name__})") from None
+    if not inside(real) or (link_target is not None and not inside(link_target)):
+        raise PathEscapeError(f"the path {shown} leads outside the volume (through a symlink)")
+    rel = real.relative_to(root_path).as_posix()
+    return VolumePath("" if rel == "." else rel, real, trailing)
+
+
+def safe_join(root: str | os.PathLike[str], relative: str) -> Path:
+    """Join a client-supplied ``relative`` path onto ``root`` and refuse anything that leaves it.
+
+    :func:`resolve_volume_path` with the last component kept as named (so a symlink there is the
+    link); ``relative`` may start with ``/`` and may name something that does not exist yet.
+    """
+    return resolve_volume_path(root, relative, follow_last=False).path
 
 
 def dir_size_bytes(path: str | os.PathLike[str]) -> int:

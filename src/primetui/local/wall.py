@@ -12,10 +12,17 @@
    ``Infinity``, ``1e999``) or an integer of more than :data:`MAX_INT_DIGITS` digits -> 422.
 
 Every refusal has a JSON body ``{"detail": ...}`` like the routes' own errors.
+
+Connections: a reply sent before its request's body has been read whole (every refusal above, and a
+route's, such as the storage route refusing a PUT on its signature or for want of room) carries
+``Connection: close``, and the server closes the connection after it. The unread rest of the body
+is never taken as the next request, and a client that waits for ``100 Continue`` before it sends a
+body is never left holding a connection the server reads as mid-body.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -193,6 +200,8 @@ class RequestWall:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        reading = _BodyRead(scope, receive, send)
+        receive, send = reading.receive, reading.send
         refusal = self._check_head(scope)
         if refusal is not None:
             await refusal(scope, receive, send)
@@ -284,3 +293,67 @@ def _capped(receive: Receive, cap: int) -> Receive:
         return message
 
     return capped
+
+
+DRAIN_LIMIT = 16 * MiB
+"""A refused request's unread body up to this size is read and thrown away, so its connection stays open."""
+LINGER_SECONDS = 2.0
+"""Beyond :data:`DRAIN_LIMIT`, the connection closes after the reply, reading the body this long (and at most
+:data:`DRAIN_LIMIT` more) first, so that a client still sending sees the reply rather than a reset."""
+
+
+class _BodyRead:
+    """Keeps a connection in step when the reply starts before the request's body has been read whole.
+
+    - The client still waits for ``100 Continue`` (nothing was read, so it was never sent): the reply
+      closes the connection; the client sends no body and opens a new connection for its next request.
+    - At most :data:`DRAIN_LIMIT` bytes are left: the reply keeps the connection, and the server reads
+      the rest of the body and throws it away, so it is never taken as the next request.
+    - More, or an unknown length (chunked): the reply closes the connection, after reading on for
+      :data:`LINGER_SECONDS` (at most :data:`DRAIN_LIMIT` bytes) so the client gets to read the reply.
+    """
+
+    def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers") or [])
+        self.declared = _declared_length(scope)
+        self.chunked = b"transfer-encoding" in headers
+        self.whole = not self.chunked and not self.declared
+        self.waits_for_continue = headers.get(b"expect", b"").lower() == b"100-continue"
+        self.asked = False  # the app asked for the body (the server then sent 100 Continue)
+        self.read = 0
+        self.linger = False
+        self._receive, self._send = receive, send
+
+    async def receive(self) -> dict[str, Any]:
+        self.asked = True
+        message = await self._receive()
+        self.read += len(message.get("body", b""))
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            self.whole = True  # the last of the body, or the client went away
+        return message
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start" and not self.whole:
+            left = None if self.chunked or self.declared is None else self.declared - self.read
+            if (self.waits_for_continue and not self.asked) or left is None or left > DRAIN_LIMIT:
+                self.linger = not (self.waits_for_continue and not self.asked)
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
+                message = {**message, "headers": [*headers, (b"connection", b"close")]}
+        if self.linger and message["type"] == "http.response.body" and not message.get("more_body", False):
+            await self._send({**message, "more_body": True})
+            await self._drain()
+            message = {"type": "http.response.body", "body": b"", "more_body": False}
+        await self._send(message)
+
+    async def _drain(self) -> None:
+        """Read and drop the body for up to LINGER_SECONDS and DRAIN_LIMIT bytes (the client reads the reply meanwhile)."""
+        dropped = 0
+        try:
+            async with asyncio.timeout(LINGER_SECONDS):
+                while not self.whole and dropped <= DRAIN_LIMIT:
+                    message = await self._receive()
+                    dropped += len(message.get("body", b""))
+                    if message["type"] != "http.request" or not message.get("more_body", False):
+                        self.whole = True
+        except TimeoutError:
+            pass

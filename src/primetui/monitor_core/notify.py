@@ -247,7 +247,13 @@ class Notifier:
             self._failed(result.message)
 
     def _failed(self, message: str) -> None:
-        """Report one hook failure everywhere it is promised: the list, notify.log, ``report``."""
+        """Report one hook failure everywhere it is promised: the list, notify.log, ``report``.
+
+        The hook line and what it wrote may quote its secrets (a webhook's token, an ``X-Api-Key``):
+        they are redacted as a crash report is (``primetui.config.crash.redact``)."""
+        from primetui.config.crash import redact
+
+        message = redact(message, [self.hook])
         self.failures.append(message)
         log.warning("%s", message)
         append_failure(message)

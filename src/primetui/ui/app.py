@@ -98,6 +98,7 @@ class PrimeApp(App):
         cache: bool = False,
         prefs_file: Path | None = None,
         on_event: str | None = None,
+        mistake: Any = None,
     ) -> None:
         """
         Args:
@@ -115,6 +116,8 @@ class PrimeApp(App):
             cache: paint the last-known runs list from disk first, and keep it updated.
             prefs_file: where watched runs and the theme are kept for the next start (None: not kept).
             on_event: a command run for each watched-run event (``--on-event``; see primetui.monitor_core.notify).
+            mistake: a setting that cannot work (``primetui.config.mistakes.SettingsMistake``): the status
+                line names it, its sentence is a toast and what each screen says, and nothing is asked.
         """
         from primetui.ui.terminal.altkeys import install as keep_alt_keys
 
@@ -150,15 +153,18 @@ class PrimeApp(App):
         self.theme_chosen = bool(present.field(prefs, "theme", default=""))
         """True once the user picked a theme (saved then); until then the terminal decides each start."""
         self.notifier = make_notifier(self, on_event)
+        self.mistake = mistake
         self.update_health()
 
     # ---- set-up -----------------------------------------------------------------------------
     @staticmethod
     def _label_from_settings(settings: Any) -> str:
+        from primetui.config.mistakes import shown_url
+
         url = str(present.field(settings, "base_url", default="") or "")
         if not url:
             return "no platform"
-        host = url.split("://", 1)[-1].split("/", 1)[0]
+        host = shown_url(url).split("://", 1)[-1].split("/", 1)[0][:80]  # never a URL's user name or password
         return "local platform " + host if host.startswith(("127.0.0.1", "localhost")) else host
 
     def _register_themes(self) -> None:
@@ -199,7 +205,10 @@ class PrimeApp(App):
         # The one clock tick: staleness counts seconds, so the header's connection text changes
         # with time alone ("stale 21s"). An unchanged text sets the same value: nothing repaints.
         self.set_interval(1.0, self.tick)
-        if self.client is None and self.connector is not None:
+        if self.mistake is not None:
+            # Not the welcome screen: a key is configured, or a URL, team or deadline is wrong.
+            self.report_mistake(str(self.mistake), str(getattr(self.mistake, "short", "bad setting")))
+        elif self.client is None and self.connector is not None:
             from primetui.ui.screens.welcome import WelcomeScreen
 
             self.push_screen(WelcomeScreen(self.connector))
@@ -263,6 +272,14 @@ class PrimeApp(App):
         self.update_health()
         if toast or first:
             self.notify(message, severity="error", timeout=8)
+
+    def report_mistake(self, sentence: str, short: str) -> None:
+        """A setting cannot work: the header names it (not "unreachable"), the sentence is a toast once."""
+        first = self.state.connection.mistake is None
+        self.state.connection.mistaken(sentence, short, self.state.now())
+        self.update_health()
+        if first:
+            self.notify(sentence, severity="error", timeout=30)
 
     def note_cached(self, saved_at: str) -> None:
         """The runs list shows the on-disk cache saved at ``saved_at`` until a live reply comes."""

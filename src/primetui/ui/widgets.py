@@ -39,12 +39,21 @@ def rich_colour(value: str) -> str:
     return ""
 
 
+THEME_TONES = ("success", "error", "warning", "accent")  # the tones the theme gives a colour (its variables)
+
+
+def tone_colour(widget, tone: str) -> str | None:
+    """The running app's theme colour of a tone, as rich understands it (None: no colour to give)."""
+    variables = widget.app.theme_variables if widget.is_attached else {}
+    if tone in THEME_TONES and tone in variables:
+        return rich_colour(variables[tone])
+    return None
+
+
 def tone_style(widget, tone: str) -> str:
     """A rich style string for a tone, taken from the running app's theme variables."""
-    variables = widget.app.theme_variables if widget.is_attached else {}
-    key = {"success": "success", "error": "error", "warning": "warning", "accent": "accent"}.get(tone)
-    if key and key in variables:
-        colour = rich_colour(variables[key])
+    colour = tone_colour(widget, tone)
+    if colour is not None:
         return f"bold {colour}" if colour else "bold"
     if tone == "muted":
         return "dim"

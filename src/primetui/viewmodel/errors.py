@@ -13,12 +13,34 @@ def describe(exc: BaseException) -> str:
         from primetui.api.errors import PrimeAPIError
     except ImportError:  # pragma: no cover - api package not there yet
         PrimeAPIError = ()  # type: ignore[assignment]
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]  # a TaskGroup's "unhandled errors in a TaskGroup" says nothing: its first error does
     if PrimeAPIError and isinstance(exc, PrimeAPIError):
+        return str(exc)
+    from primetui.config.mistakes import SettingsMistake
+
+    if isinstance(exc, SettingsMistake):
         return str(exc)
     if isinstance(exc, (ConnectionError, OSError)):
         return f"Could not reach the platform ({exc.__class__.__name__}); check the network, it retries by itself."
+    from primetui.config.crash import known_secrets, redact
+
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
-    return f"Unexpected problem: {text}. Retry, and report it if it keeps happening."
+    return f"Unexpected problem: {redact(text, known_secrets())[:300]}. Retry, and report it if it keeps happening."
+
+
+def bad_setting(exc: BaseException) -> str | None:
+    """Which setting cannot work when ``exc`` says one cannot (``API key``, ``PRIME_BASE_URL``), else None."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    from primetui.api.errors import BadSettingError
+    from primetui.config.mistakes import SettingsMistake
+
+    if isinstance(exc, BadSettingError):
+        return exc.setting or "settings"
+    if isinstance(exc, SettingsMistake):
+        return exc.where
+    return None
 
 
 def is_refusal(exc: BaseException) -> bool:

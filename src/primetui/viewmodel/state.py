@@ -28,6 +28,7 @@ class Connection:
     failures: int = 0
 
     def ok(self, now: datetime) -> None:
+        self.mistake = None
         self.cached_at = None
         self.last_ok = now
         self.last_error = None
@@ -44,8 +45,19 @@ class Connection:
     cached_at: str | None = None
     """Set while the screen shows the on-disk cache and no live reply has arrived yet."""
 
+    mistake: str | None = None
+    """A setting that cannot work, in a few words (``bad setting: PRIME_API_KEY``): while set, the
+    header names it; the platform is not "unreachable", it was never asked."""
+
+    def mistaken(self, sentence: str, short: str, now: datetime) -> None:
+        """A setting cannot work: ``sentence`` is the last error (screens say it), ``short`` the header's."""
+        self.failed(sentence, now)
+        self.mistake = short
+
     def describe(self, now: datetime) -> tuple[str, str]:
         """(tone, text) for the header: ``("success", "● live")``, ``("warning", "◌ stale 45s")``."""
+        if self.mistake:
+            return "error", f"✗ {self.mistake}"
         age = self.age(now)
         if self.cached_at and self.last_ok is None and not self.last_error:
             return "muted", f"◌ cached {self.cached_at} · refreshing"

@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 import re
 from importlib import resources
-from urllib.parse import unquote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
 from primetui.local.hub import registry
+from primetui.local.paths import PathEscapeError, canonical_parts
 from primetui.local.hub.registry import BundledRepo
 
 PASSTHROUGH_ENV = "PRIMETUI_HF_PASSTHROUGH"
@@ -59,12 +59,12 @@ def _repo_not_found(repo_type: str, repo_id: str) -> JSONResponse:
 
 
 def _revision_ok(repo: BundledRepo, rev: str) -> bool:
-    return unquote(rev) in ("main", repo.sha)
+    return rev in ("main", repo.sha)
 
 
 def _revision_not_found(repo: BundledRepo, rev: str) -> JSONResponse:
     return _error(404, "RevisionNotFound", "Invalid rev id",
-                  f"Revision '{unquote(rev)}' not found in {repo.repo_id}: the local copy has only 'main' ({repo.sha}).")
+                  f"Revision {rev[:80]!r} not found in {repo.repo_id}: the local copy has only 'main' ({repo.sha}).")
 
 
 def _repo_info(repo: BundledRepo) -> dict:
@@ -98,11 +98,20 @@ def _tree(repo: BundledRepo, path: str, recursive: bool) -> list[dict]:
     return out
 
 
+def _repo_path(path: str) -> str | None:
+    """A file or folder path of a repo, decided as every route decides paths (``paths.canonical_parts``), or None."""
+    try:
+        return "/".join(canonical_parts(path)[0])
+    except PathEscapeError:
+        return None
+
+
 def _file_response(repo: BundledRepo, path: str, head: bool) -> Response:
-    f = repo.file(unquote(path))
+    name = _repo_path(path)
+    f = repo.file(name) if name else None
     if f is None:
         return _error(404, "EntryNotFound", "Entry not found",
-                      f"{repo.repo_id} has no file '{unquote(path)}' (it has: {', '.join(x.path for x in repo.files)}).")
+                      f"{repo.repo_id} has no file {path[:200]!r} (it has: {', '.join(x.path for x in repo.files)}).")
     headers = {"X-Repo-Commit": repo.sha, "ETag": f'"{f.etag}"', "Accept-Ranges": "bytes"}
     if f.lfs:
         headers["X-Linked-Etag"] = f'"{f.sha256}"'
@@ -115,22 +124,28 @@ def _file_response(repo: BundledRepo, path: str, head: bool) -> Response:
 
 
 async def hub(request: Request) -> Response:
-    rest = request.url.path.lstrip("/")
+    # Decoded once, by the server (``url.path`` re-quotes some characters, and a second unquote of it
+    # would turn a name's literal ``%2e`` into ``.``); ``raw`` is what a passthrough forwards.
+    raw = request.url.path.lstrip("/")
+    rest = str(request.scope.get("path") or request.url.path).lstrip("/")
     head = request.method == "HEAD"
     if m := _TREE.match(rest):
         kind, repo_id, rev = _TYPES[m["kind"]], m["repo"], m["rev"]
         repo = registry.find(kind, repo_id)
         if repo is None:
-            return await _elsewhere(request, rest, kind, repo_id)
+            return await _elsewhere(request, raw, kind, repo_id)
         if not _revision_ok(repo, rev):
             return _revision_not_found(repo, rev)
         recursive = request.query_params.get("recursive", "").lower() in ("1", "true")
-        return JSONResponse(_tree(repo, m["path"] or "", recursive))
+        folder = _repo_path(m["path"] or "")
+        if folder is None:
+            return _error(404, "EntryNotFound", "Entry not found", f"{repo.repo_id} has no folder {m['path'][:200]!r}.")
+        return JSONResponse(_tree(repo, folder, recursive))
     if m := _API.match(rest):
         kind, repo_id, rev = _TYPES[m["kind"]], m["repo"], m["rev"] or "main"
         repo = registry.find(kind, repo_id)
         if repo is None:
-            return await _elsewhere(request, rest, kind, repo_id)
+            return await _elsewhere(request, raw, kind, repo_id)
         if not _revision_ok(repo, rev):
             return _revision_not_found(repo, rev)
         return JSONResponse(_repo_info(repo))
@@ -138,12 +153,12 @@ async def hub(request: Request) -> Response:
         kind = _TYPES[m["kind"]] if m["kind"] else "model"
         repo = registry.find(kind, m["repo"])
         if repo is None:
-            return await _elsewhere(request, rest, kind, m["repo"])
+            return await _elsewhere(request, raw, kind, m["repo"])
         if not _revision_ok(repo, m["rev"]):
             return _revision_not_found(repo, m["rev"])
         return _file_response(repo, m["path"], head)
     if passthrough_enabled():
-        return await _elsewhere(request, rest, "", "")
+        return await _elsewhere(request, raw, "", "")
     return _error(404, "EntryNotFound", "Not found",
                   f"The local platform's Hub endpoint does not serve '/{rest}'; it answers only what "
                   "`hf download` asks for its bundled datasets.")

@@ -81,9 +81,10 @@ class SessionManager:
     """Owns every session of one data dir; lives on the server's event loop."""
 
     def __init__(self, data_dir: Path, *, idle_timeout: float | None = None, speed: float | None = None,
-                 volume_size=None, hf_endpoint=None):
+                 volume_size=None, hf_endpoint=None, room=None):
         self.data_dir = Path(data_dir)
         self._volume_size = volume_size or (lambda _name: None)  # name -> size cap in bytes, or None
+        self._room = room or (lambda _name: None)  # name -> the volume's room ledger (storage.room), or None
         self._hf_endpoint = hf_endpoint or (lambda: None)  # -> the platform's base URL (its Hub endpoint)
         self.isolation: mountns.Isolation | None = None
         self.idle_timeout = idle_timeout if idle_timeout is not None else _env_float(IDLE_TIMEOUT_ENV, DEFAULT_IDLE_TIMEOUT)
@@ -119,9 +120,9 @@ class SessionManager:
             )
         self.isolation = await asyncio.to_thread(mountns.probe)
         if self.isolation.namespaces:
-            log.info("volume sessions see the volume at %s (private mount namespaces, disks sized to the volume)", mountns.MOUNT_POINT)
+            log.info("volume sessions run in a bubblewrap sandbox that reaches only their volume, at %s", mountns.MOUNT_POINT)
         else:
-            log.info("volume sessions run in the working copy: %s", self.isolation.why)
+            log.warning("volume sessions are NOT sandboxed and run in the working copy: %s", self.isolation.why)
         from primetui.local.hub.hf_cli import install_launcher
 
         self._bin_dir = self._folder / "bin"
@@ -278,13 +279,14 @@ class SessionManager:
 
             started = time.monotonic()
             isolated = bool(self.isolation and self.isolation.namespaces)
+            disks = bool(self.isolation and self.isolation.disks)
             size = self._volume_size(rec.volume_name)
-            if isolated and size:
+            if disks and size:
                 await asyncio.to_thread(mountns.mount_work, work, size)
             copy = asyncio.get_running_loop().run_in_executor(None, staging.stage, volume, work, report)
             self._staging[rec.id] = copy
             rec.progress = await copy
-            if rec.read_only and isolated and mountns.is_session_mount(work):
+            if rec.read_only and disks and mountns.is_session_mount(work):
                 await asyncio.to_thread(mountns.seal_read_only, work)
             elif rec.read_only:
                 await asyncio.to_thread(staging.make_read_only, work)
@@ -341,12 +343,11 @@ class SessionManager:
         try:
             if was_ready and not rec.read_only and work.is_dir():
                 self._set_phase(rec, "syncing")
-                self._refuse_oversize(rec, work)
 
                 def report(line: str) -> None:
                     rec.progress = line
 
-                rec.progress = await asyncio.to_thread(staging.sync_back, work, self._require_volume(rec.volume_name), report)
+                rec.progress = await self._sync_back_within_room(rec, work, report)
             self._set_phase(rec, "finalizing")
             await asyncio.to_thread(_discard, work)
             self._set_phase(rec, "stopped")
@@ -361,6 +362,30 @@ class SessionManager:
                 "failed",
                 error=f"The final sync failed ({exc}); the session's files are kept in {work}",
             )
+
+    async def _sync_back_within_room(self, rec: SessionRecord, work: Path, report: staging.Report) -> str:
+        """The final sync, holding room on the volume's ledger for what it adds (refused when it does not fit)."""
+        volume = self._require_volume(rec.volume_name)
+        ledger = self._room(rec.volume_name)
+        if ledger is None:
+            self._refuse_oversize(rec, work)
+            return await asyncio.to_thread(staging.sync_back, work, volume, report)
+        grown = max(0, await asyncio.to_thread(_synced_bytes, work) - await asyncio.to_thread(_synced_bytes, volume))
+        await asyncio.to_thread(ledger.refresh)
+        held = ledger.reservation()
+        if not held.add(grown):
+            self._refuse_oversize(rec, work)  # bigger than the volume itself: says so
+            room = max(0, ledger.room)
+            raise _TooBig(
+                f"No space left on device: the session's files add {staging.human_bytes(grown)} to the volume, which "
+                f"has {staging.human_bytes(room)} free, so nothing was written back; expand the volume "
+                f"(prime volumes expand {volume_name_of(rec.volume_name)} --size <larger>) and copy them again. "
+                f"They are kept in {work}"
+            )
+        try:
+            return await asyncio.to_thread(staging.sync_back, work, volume, report)
+        finally:
+            ledger.settle(held, grown)  # counted as grown even when cut short: the next reservation walks again
 
     def _refuse_oversize(self, rec: SessionRecord, work: Path) -> None:
         """Without a disk of the volume's size, the final sync refuses a copy that outgrew the volume."""
@@ -384,9 +409,7 @@ class SessionManager:
         try:
             if not rec.read_only and rec.phase in ("ready", "syncing") and work.is_dir():
                 self._set_phase(rec, "syncing")
-                rec.progress = await asyncio.to_thread(
-                    staging.sync_back, work, self._require_volume(rec.volume_name), lambda line: None
-                )
+                rec.progress = await self._sync_back_within_room(rec, work, lambda line: None)
             self._set_phase(rec, "finalizing")
             await asyncio.to_thread(_discard, work)
             self._set_phase(rec, "stopped")
@@ -415,6 +438,13 @@ class SessionManager:
                 self.stop(rec.volume_name, sid, reason=f"idle for {span}")
                 reaped.append(sid)
         return reaped
+
+
+def _synced_bytes(tree: Path) -> int:
+    """Bytes of ``tree`` the final sync writes or replaces (``runs/`` is never synced)."""
+    from primetui.local.paths import dir_size_bytes
+
+    return dir_size_bytes(tree) - dir_size_bytes(tree / staging.RUNS_DIR)
 
 
 class _TooBig(Exception):

@@ -1,22 +1,21 @@
-"""How a session's processes see its volume: a private mount namespace with the copy at /volume.
+"""A session's disk and whether its processes can be sandboxed (probed once).
 
-Where the platform runs as root and ``unshare``/``mount`` work (this is probed once):
+Where the platform runs as root and ``mount`` works:
 
 - the working copy is a tmpfs sized to the volume (``size=<volume size>``), mounted at the working
   dir in the platform's own namespace, so staging, the final sync and SFTP see it and a write past
   the volume's free space fails with "No space left on device";
-- a read-only session's tmpfs is remounted read-only once staged, so every write (shell, exec, SFTP,
-  root included) fails with "Read-only file system";
-- every shell or command of the session starts through ``unshare --mount --propagation private``,
-  which bind-mounts the working copy at ``/volume`` (``remount,ro,bind`` for a read-only session)
-  and ``cd``s there; ``/usr/local/bin`` gains the session's ``hf`` through a read-only overlay
-  (a login shell's profile resets PATH). Those mounts exist only inside that namespace and end with
-  its processes.
+- a read-only session's tmpfs is remounted read-only once staged, so every write (shell, exec, SFTP)
+  fails with "Read-only file system".
 
-The one trace on the host is an empty ``/volume`` directory, created when missing as the mount
-point (nothing is ever written into it on the host). Elsewhere (not root, no ``unshare``, or
-``PRIMETUI_SESSION_NAMESPACES=0``) :func:`probe` says why and the session falls back to a shell in
-the working dir, read-only by file permissions, and a size check at the final sync.
+Where bubblewrap also works, every shell or command of the session starts in a sandbox of its own
+(:mod:`primetui.local.sessions.sandbox`) that has the copy at ``/volume``, read-only for a read-only
+session, and no capability to undo that. Nothing is created on the host for it.
+
+Elsewhere (not root, no ``bwrap``, no user namespaces, or ``PRIMETUI_SESSION_NAMESPACES=0``)
+:func:`probe` says why, and the session falls back to a shell in the working dir, with what the
+platform's user can reach (the welcome line says so); without the disk, read-only is kept by file
+permissions and the size is checked at the final sync.
 """
 
 from __future__ import annotations
@@ -26,72 +25,75 @@ import logging
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from primetui.local.environ import account_environment
+from primetui.local.sessions import sandbox
 
 log = logging.getLogger("primetui.local.sessions")
 
-MOUNT_POINT = "/volume"
+MOUNT_POINT = sandbox.MOUNT_POINT
 DISABLE_ENV = "PRIMETUI_SESSION_NAMESPACES"
 _FSNAME = "primetui-volume"
-# $1 working copy, $2 "1" for read-only, $3 a bin dir or "", then the command. Runs as the
-# namespace's first process. A login shell's /etc/profile resets PATH, so the bin dir (the `hf`
-# launcher) joins /usr/local/bin through a read-only overlay, in this namespace only.
-_SETUP = (
-    'w=$1; ro=$2; b=$3; shift 3; '
-    'if mount --bind "$w" /volume && { [ "$ro" = 0 ] || mount -o remount,ro,bind /volume; }; then :; '
-    'else echo "primetui: could not mount the volume at /volume" >&2; exit 126; fi; '
-    'if [ -n "$b" ] && [ -d /usr/local/bin ]; then '
-    'mount -t overlay primetui-bin -o "lowerdir=$b:/usr/local/bin" /usr/local/bin 2>/dev/null || true; fi; '
-    'cd /volume && exec "$@"'
-)
 
 
 @dataclass(frozen=True)
 class Isolation:
     namespaces: bool
-    """Processes run in a private mount namespace with the copy at /volume (and tmpfs size limits)."""
+    """Processes run in a bubblewrap sandbox with the copy at /volume (see :mod:`.sandbox`)."""
     why: str = ""
-    """When not: one clause saying why (for the login line and the server log)."""
+    """When not: one clause saying why (for the welcome line and the server log)."""
+    disks: bool = False
+    """The working copy is a tmpfs of the volume's size, sealed read-only for a read-only session."""
 
 
 def _run(argv: list[str], timeout: float = 20.0) -> subprocess.CompletedProcess:
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False, env=account_environment())
 
 
+def _first_line(result: subprocess.CompletedProcess) -> str:
+    text = (result.stderr or result.stdout or "").strip()
+    return (text.splitlines() or [f"exit status {result.returncode}"])[0][:160]
+
+
+def _probe_disks(scratch: Path) -> str:
+    """'' when a tmpfs can be mounted (in a throwaway namespace), else why not."""
+    if not (shutil.which("unshare") and shutil.which("mount") and shutil.which("umount")):
+        return "util-linux's unshare/mount are not installed"
+    try:
+        test = _run(["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+                     f'mount -t tmpfs -o size=64k {_FSNAME}-probe "$1" && umount "$1"', "probe", str(scratch)], timeout=10)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unshare failed ({exc})"
+    return "" if test.returncode == 0 else f"mount namespaces are not available ({_first_line(test)})"
+
+
+def _probe_sandbox(scratch: Path) -> str:
+    """'' when bubblewrap makes the sessions' sandbox here, else why not."""
+    if not shutil.which(sandbox.BWRAP):
+        return "bubblewrap (bwrap) is not installed"
+    try:
+        test = _run(sandbox.wrap(["/bin/sh", "-c", "exit 0"], work=scratch, read_only=True), timeout=20)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bwrap failed ({exc})"
+    return "" if test.returncode == 0 else f"bwrap could not make a sandbox ({_first_line(test)})"
+
+
 @functools.lru_cache(maxsize=1)
 def probe() -> Isolation:
-    """Can this platform give sessions a mount namespace? Probed once per process."""
+    """Can this platform give sessions a disk of their own and a sandbox? Probed once per process."""
     if os.environ.get(DISABLE_ENV, "").strip() in ("0", "no", "false"):
         return Isolation(False, f"{DISABLE_ENV}=0 is set")
     if os.geteuid() != 0:
         return Isolation(False, "the local platform is not running as root")
-    if not (shutil.which("unshare") and shutil.which("mount") and shutil.which("umount")):
-        return Isolation(False, "util-linux's unshare/mount are not installed")
-    point = Path(MOUNT_POINT)
-    try:
-        point.mkdir(mode=0o755, exist_ok=True)
-    except OSError as exc:
-        return Isolation(False, f"{MOUNT_POINT} cannot be created ({exc.strerror})")
-    if point.is_symlink() or not point.is_dir():
-        return Isolation(False, f"{MOUNT_POINT} exists and is not a directory")
-    try:
-        test = _run(["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-                     f"mount -t tmpfs -o size=64k {_FSNAME}-probe {MOUNT_POINT} && umount {MOUNT_POINT}"], timeout=10)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return Isolation(False, f"unshare failed ({exc})")
-    if test.returncode != 0:
-        return Isolation(False, f"mount namespaces are not available ({(test.stderr or '').strip()[:120]})")
-    return Isolation(True)
-
-
-def wrap(argv: list[str], work: Path, read_only: bool, bin_dir: Path | None = None) -> list[str]:
-    """``argv`` run in a new private mount namespace with ``work`` at /volume, starting there."""
-    usable_bin = bin_dir is not None and ":" not in str(bin_dir) and "," not in str(bin_dir)
-    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", _SETUP,
-            "primetui-session", str(work), "1" if read_only else "0", str(bin_dir) if usable_bin else "", *argv]
+    with tempfile.TemporaryDirectory(prefix="primetui-probe-") as scratch:
+        no_disks = _probe_disks(Path(scratch))
+        no_sandbox = _probe_sandbox(Path(scratch))
+    if no_disks:
+        log.info("session disks are not sized to their volume: %s", no_disks)
+    return Isolation(not no_sandbox, no_sandbox, disks=not no_disks)
 
 
 def _mount_error(what: str, result: subprocess.CompletedProcess) -> OSError:

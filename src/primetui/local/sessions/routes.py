@@ -24,6 +24,7 @@ from primetui.local.sessions.manager import (
     WriterConflict,
 )
 from primetui.local.sessions.store import SessionRecord
+from primetui.local.storage.room import ledger_of
 
 EXTRAS_KEY = "sessions"
 
@@ -40,6 +41,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         speed=getattr(state, "speed", None),
         volume_size=volume_size,
         hf_endpoint=lambda: getattr(state, "base_url", None),
+        room=lambda key: ledger_of(state, key),
     )
     await manager.start()
     state.extras[EXTRAS_KEY] = manager

@@ -1,7 +1,9 @@
 """SFTP (and scp, which asyncssh serves through the same object) for one session, contained.
 
-Every client path is mapped inside the session's working dir and resolved: ``..`` cannot climb out
-and a symlink that points outside is refused, whether it is the last component or one on the way.
+Every client path is decided by ``paths.resolve_volume_path`` (mount form), the one decision every
+route makes: ``\\`` is a separator, controls and look-alikes are refused, ``..`` cannot climb out and
+a symlink that points outside is refused, whether it is the last component or one on the way. The
+``runs/`` rule reads the resolved place, never the raw path.
 ``/volume`` (where the hosted pod mounts the volume, and where the official CLI's rsync/scp
 commands aim) is an alias of the root. A read-only session refuses every operation that could
 change a file; a read-write one refuses writes under ``runs/`` (run outputs; the final sync leaves
@@ -10,7 +12,6 @@ them alone, so such a write would be silently lost).
 
 from __future__ import annotations
 
-import posixpath
 from pathlib import Path
 
 import asyncssh
@@ -26,19 +27,10 @@ from asyncssh.constants import (
     FXF_WRITE,
 )
 
-from primetui.local.paths import PathEscapeError, safe_join
+from primetui.local.paths import PathEscapeError, VolumePath, resolve_volume_path
 
 READ_ONLY_MESSAGE = "Read-only file system: this is a read-only session; open a read-write session to change the volume"
 RUNS_MESSAGE = "runs/ holds run outputs and is read-only; put elsewhere"
-VOLUME_ALIAS = b"/volume"
-
-
-def volume_relative(path: bytes) -> str:
-    """The client path as a volume-relative string ('' for the root); '/volume' is the root too."""
-    norm = posixpath.normpath(posixpath.join(b"/", path))
-    if norm == VOLUME_ALIAS or norm.startswith(VOLUME_ALIAS + b"/"):
-        norm = norm[len(VOLUME_ALIAS) :] or b"/"
-    return norm.decode("utf-8", "surrogateescape").lstrip("/")
 
 
 class ContainedSFTPServer(asyncssh.SFTPServer):
@@ -51,21 +43,24 @@ class ContainedSFTPServer(asyncssh.SFTPServer):
         super().__init__(chan, chroot=bytes(self._root))
 
     # -- path mapping -------------------------------------------------------------------------
+    def _decide(self, path: bytes, follow_last: bool) -> VolumePath:
+        """The one path decision (``paths.resolve_volume_path``, mount form), as an SFTP refusal."""
+        try:
+            return resolve_volume_path(self._root, path, follow_last=follow_last, mount=True)
+        except PathEscapeError as exc:
+            raise asyncssh.SFTPPermissionDenied(str(exc)) from None
+
     def map_path(self, path: bytes) -> bytes:
         if self._on_activity:
             self._on_activity()
-        rel = volume_relative(path)
-        try:
-            local = safe_join(self._root, rel)
-        except PathEscapeError as exc:
-            raise asyncssh.SFTPPermissionDenied(str(exc)) from None
-        return str(local).encode("utf-8", "surrogateescape")
+        # The last component as named: lstat, readlink, remove and rename act on a link itself.
+        return str(self._decide(path, follow_last=False).path).encode("utf-8", "surrogateescape")
 
-    def _check_write(self, path: bytes) -> None:
+    def _check_write(self, path: bytes, follow_last: bool = True) -> None:
+        """Refuse a write in a read-only session, or one whose RESOLVED place is under ``runs/``."""
         if self._read_only:
             raise asyncssh.SFTPPermissionDenied(READ_ONLY_MESSAGE)
-        rel = volume_relative(path)
-        if rel.split("/", 1)[0] == "runs":
+        if self._decide(path, follow_last).top == "runs":
             raise asyncssh.SFTPPermissionDenied(RUNS_MESSAGE)
 
     # -- operations that change something ----------------------------------------------------
@@ -81,7 +76,7 @@ class ContainedSFTPServer(asyncssh.SFTPServer):
         return super().open56(path, desired_access, flags, attrs)
 
     def remove(self, path):
-        self._check_write(path)
+        self._check_write(path, follow_last=False)
         return super().remove(path)
 
     def mkdir(self, path, attrs):
@@ -89,25 +84,25 @@ class ContainedSFTPServer(asyncssh.SFTPServer):
         return super().mkdir(path, attrs)
 
     def rmdir(self, path):
-        self._check_write(path)
+        self._check_write(path, follow_last=False)
         return super().rmdir(path)
 
     def rename(self, oldpath, newpath):
-        self._check_write(oldpath)
-        self._check_write(newpath)
+        self._check_write(oldpath, follow_last=False)
+        self._check_write(newpath, follow_last=False)
         return super().rename(oldpath, newpath)
 
     def posix_rename(self, oldpath, newpath):
-        self._check_write(oldpath)
-        self._check_write(newpath)
+        self._check_write(oldpath, follow_last=False)
+        self._check_write(newpath, follow_last=False)
         return super().posix_rename(oldpath, newpath)
 
     def symlink(self, oldpath, newpath):
-        self._check_write(newpath)
+        self._check_write(newpath, follow_last=False)
         return super().symlink(oldpath, newpath)
 
     def link(self, oldpath, newpath):
-        self._check_write(newpath)
+        self._check_write(newpath, follow_last=False)
         return super().link(oldpath, newpath)
 
     def setstat(self, path, attrs):
@@ -115,7 +110,7 @@ class ContainedSFTPServer(asyncssh.SFTPServer):
         return super().setstat(path, attrs)
 
     def lsetstat(self, path, attrs):
-        self._check_write(path)
+        self._check_write(path, follow_last=False)
         return super().lsetstat(path, attrs)
 
     def fsetstat(self, file_obj, attrs):

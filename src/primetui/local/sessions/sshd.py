@@ -32,7 +32,7 @@ from pathlib import Path
 import asyncssh
 
 from primetui.local.environ import account_environment
-from primetui.local.sessions import mountns
+from primetui.local.sessions import sandbox
 from primetui.local.sessions.keys import authorized_keys
 from primetui.local.sessions.mountns import MOUNT_POINT
 from primetui.local.sessions.sftp_server import ContainedSFTPServer
@@ -46,7 +46,7 @@ _READ_LEAST = 4096  # read while the client's credit is spent: one pty read, sen
 
 # The hosted pod mounts the volume at /volume and clients aim commands there (the prime CLI runs
 # `find /volume/x -type l` and rsync/scp to /volume/...). Where the platform cannot give a session
-# a mount namespace (see mountns), an exec command's /volume prefix is rewritten to the working dir.
+# a sandbox (see sandbox), an exec command's /volume prefix is rewritten to the working dir.
 _VOLUME_PREFIX = re.compile(r"(?<![\w/.~-])/volume(?=/|\s|$|[;|&)'\"])")
 
 
@@ -68,7 +68,7 @@ class EndpointConfig:
     connections: set = field(default_factory=set)
     processes: set = field(default_factory=set)
     namespaces: bool = False
-    """Processes run in a private mount namespace that has the working copy at /volume."""
+    """Processes run in a bubblewrap sandbox that has the working copy at /volume (see sandbox)."""
     no_namespace_why: str = ""
     hf_endpoint: str | None = None
     """HF_ENDPOINT for the session (the local platform's Hub endpoint)."""
@@ -180,7 +180,10 @@ def _environment(cfg: EndpointConfig, term: str | None, client_env=None) -> dict
         value = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
         if key.startswith(_ACCEPTED_CLIENT_ENV) and "\0" not in value:
             env[key] = value
-    if cfg.bin_dir is not None:
+    if cfg.namespaces:  # the sandbox has the session's `hf` in /usr/local/bin, and no bin_dir
+        env["PATH"] = os.pathsep.join(["/usr/local/bin", *(p for p in (env.get("PATH") or os.defpath).split(os.pathsep)
+                                                           if p and p != "/usr/local/bin")])
+    elif cfg.bin_dir is not None:
         env["PATH"] = os.pathsep.join([str(cfg.bin_dir), env.get("PATH") or os.defpath])
     env.setdefault("PATH", os.defpath)
     if cfg.hf_endpoint:
@@ -215,14 +218,22 @@ def _banner(cfg: EndpointConfig) -> bytes:
         text += (
             f"primetui: /volume is not available here ({cfg.no_namespace_why}); this shell starts in the "
             "working copy, whose path is also in $VOLUME.\r\n"
+            "primetui: NOT SANDBOXED: this shell reaches every file, process and socket the platform's user "
+            "can, the platform's token and other volumes included (see docs/security.md).\r\n"
         )
         if cfg.read_only:
             text += "primetui: read-only is enforced by file permissions only, which is weaker than a read-only mount.\r\n"
     return text.encode()
 
 
-def _argv(cfg: EndpointConfig, argv: list[str]) -> list[str]:
-    return mountns.wrap(argv, cfg.root, cfg.read_only, cfg.bin_dir) if cfg.namespaces else argv
+def _argv(cfg: EndpointConfig, argv: list[str], env: dict[str, str]) -> list[str]:
+    """``argv`` in the session's sandbox. Built afresh for each process (a walk of /etc, ~30 ms, in a
+    thread): a secret file added to /etc since the platform started is hidden too."""
+    if not cfg.namespaces:
+        return argv
+    hf = cfg.bin_dir / "hf" if cfg.bin_dir is not None else None
+    return sandbox.wrap(argv, work=cfg.root, read_only=cfg.read_only, home=env.get("HOME"), hf=hf,
+                        tmux_dir=cfg.tmux_dir, data_dir=cfg.data_dir)
 
 
 async def _fd_ready(add: Callable[..., Any], remove: Callable[[int], Any], fd: int) -> None:
@@ -325,14 +336,15 @@ async def _run_on_pty(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, a
     cols, rows, _, _ = process.term_size
     master, slave = pty.openpty()
     _set_winsize(slave, cols or 80, rows or 24)
+    env = _environment(cfg, process.term_type, process.env)
     try:
         child = await asyncio.create_subprocess_exec(
-            *_argv(cfg, argv),
+            *await asyncio.to_thread(_argv, cfg, argv, env),
             stdin=slave,
             stdout=slave,
             stderr=slave,
             cwd=cfg.root,
-            env=_environment(cfg, process.term_type, process.env),
+            env=env,
             start_new_session=True,
             preexec_fn=_take_controlling_tty,
         )
@@ -353,7 +365,7 @@ async def _run_on_pty(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, a
             master_open = False
             os.close(master)
 
-    watcher = asyncio.create_task(_hang_up_when_closed(process, child, release_pty))
+    watcher = asyncio.create_task(_hang_up_when_closed(process, child, release_pty, cfg.namespaces))
     try:
         rc = await child.wait()
         # Background jobs may keep the pty open; give the last output a moment, then stop reading.
@@ -367,13 +379,14 @@ async def _run_on_pty(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, a
 
 
 async def _run_piped(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, argv: list[str]) -> int:
+    env = _environment(cfg, process.term_type, process.env)
     child = await asyncio.create_subprocess_exec(
-        *_argv(cfg, argv),
+        *await asyncio.to_thread(_argv, cfg, argv, env),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         cwd=cfg.root,
-        env=_environment(cfg, process.term_type, process.env),
+        env=env,
         start_new_session=True,
         preexec_fn=_default_signals,
     )
@@ -404,7 +417,7 @@ async def _run_piped(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, ar
                 child.stdin.close()
 
     feeder = asyncio.create_task(copy_in())
-    watcher = asyncio.create_task(_hang_up_when_closed(process, child))
+    watcher = asyncio.create_task(_hang_up_when_closed(process, child, sandboxed=cfg.namespaces))
     try:
         await asyncio.gather(copy_out(child.stdout, process.stdout), copy_out(child.stderr, process.stderr))
         rc = await child.wait()
@@ -498,16 +511,22 @@ def session_members(sid: int) -> list[int]:
     return found
 
 
-def _signal_session(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, sig)
+def _signal_session(pid: int, sig: int, spare_leader: bool = False) -> None:
+    """``sig`` to every process of terminal session ``pid``. ``spare_leader``: the leader is bwrap
+    outside a sandbox, which a hangup would kill, and the sandbox with it (SIGKILL, --die-with-parent)
+    before the programs inside take their own hangup; it ends by itself when the sandbox's shell does."""
+    if not spare_leader:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, sig)
     for member in session_members(pid):
+        if spare_leader and member == pid:
+            continue
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(member, sig)
 
 
 async def _hang_up_when_closed(process: asyncssh.SSHServerProcess, child,
-                               release_pty: Callable[[], Awaitable[None]] | None = None) -> None:
+                               release_pty: Callable[[], Awaitable[None]] | None = None, sandboxed: bool = False) -> None:
     """When the client's channel closes, hang up on what it started, as sshd does: the pty is
     released first (``release_pty``: its master closed, so a program writing to the terminal gets
     EIO instead of blocking on a terminal nobody reads), then SIGHUP to the shell's terminal
@@ -519,14 +538,14 @@ async def _hang_up_when_closed(process: asyncssh.SSHServerProcess, child,
     log.info("channel closed: hanging up on process group %d", child.pid)
     if release_pty is not None:
         await release_pty()
-    _signal_session(child.pid, signal.SIGHUP)
-    _signal_session(child.pid, signal.SIGCONT)  # a stopped job must wake up to take the hangup
+    _signal_session(child.pid, signal.SIGHUP, sandboxed)
+    _signal_session(child.pid, signal.SIGCONT, sandboxed)  # a stopped job must wake up to take the hangup
 
 
 def kill_processes(cfg: EndpointConfig) -> None:
     """Hang up every process the session started (its whole terminal session), then kill what is left."""
     for child in list(cfg.processes):
-        _signal_session(child.pid, signal.SIGHUP)
+        _signal_session(child.pid, signal.SIGHUP, cfg.namespaces)
         _signal_session(child.pid, signal.SIGKILL)
 
 

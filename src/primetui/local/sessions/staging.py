@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from primetui.local.paths import PathEscapeError, canonical_parts
 from primetui.shell.confine import safe_mode
 
 RUNS_DIR = "runs"
@@ -87,13 +88,15 @@ class _Stats:
 
 
 def contained_link(root: Path, link: Path) -> str | None:
-    """The link's target if it is relative and, resolved lexically, stays inside ``root``."""
+    """The link's target if it is relative and, decided lexically by ``paths.canonical_parts`` (the
+    rule every route applies: ``\\`` a separator, no control, no look-alike), stays inside ``root``."""
     target = os.readlink(link)
     if os.path.isabs(target):
         return None
     rel_dir = posixpath.relpath(str(link.parent), str(root))
-    joined = posixpath.normpath(posixpath.join(rel_dir, target))
-    if joined == ".." or joined.startswith("../"):
+    try:
+        canonical_parts(posixpath.join(rel_dir, target))
+    except PathEscapeError:
         return None
     return target
 

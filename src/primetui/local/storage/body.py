@@ -12,7 +12,7 @@ import asyncio
 import base64
 import hashlib
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import BinaryIO
 
 MAX_PART = 5 * 1024**3
@@ -21,6 +21,9 @@ MAX_PART = 5 * 1024**3
 STREAMING_TRAILER = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
 SIGNED_STREAMING = ("STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER",
                     "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD", "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD-TRAILER")
+TOO_LARGE = ("The upload is larger than the room left on the volume (or than 5 GiB for one part); expand the volume "
+             "or send less.")
+"""The refusal of bytes the volume has no room for (S3's ``EntityTooLarge``), whoever notices it."""
 WRITE_BATCH = 1 << 20
 MAX_LINE = 4096
 
@@ -92,10 +95,12 @@ async def _dechunk(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes | tuple[
 
 
 async def receive(stream: AsyncIterator[bytes], sink: BinaryIO, payload_hash: str, declared: int | None,
-                  limit: int, trailer: str | None = None) -> tuple[int, str]:
+                  limit: int, trailer: str | None = None, take: Callable[[int], None] | None = None) -> tuple[int, str]:
     """Write the body to ``sink``; return (bytes, MD5 hex). Raises BodyError on any mismatch or past ``limit``.
 
     ``trailer`` is the ``x-amz-trailer`` header: the checksum the aws-chunked body ends with.
+    ``take(total)`` runs before each chunk is accepted, with the bytes received so far: it makes room
+    for them on the volume, or raises.
     """
     if payload_hash in SIGNED_STREAMING:
         raise BodyError("NotImplemented", "Signed chunk streams are not supported; send an unsigned payload "
@@ -116,8 +121,9 @@ async def receive(stream: AsyncIterator[bytes], sink: BinaryIO, payload_hash: st
             continue
         total += len(piece)
         if total > limit:
-            raise BodyError("EntityTooLarge", "The upload is larger than the room left on the volume "
-                                              "(or than 5 GiB for one part); expand the volume or send less.")
+            raise BodyError("EntityTooLarge", TOO_LARGE)
+        if take is not None:
+            take(total)
         md5.update(piece)
         for hasher in (sha, checksum):
             if hasher is not None:

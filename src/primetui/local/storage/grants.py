@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from primetui.local.errors import fail
-from primetui.local.paths import volume_name_of
+from primetui.local.paths import PathEscapeError, VolumePath, canonical_parts, volume_name_of
 
 GET_SECONDS = 60 * 60
 PUT_SECONDS = 15 * 60
@@ -53,20 +53,23 @@ class Grant:
     expires: float
     lease: Lease | None = None
 
-    def reaches(self, rel: str) -> bool:
-        """True when the volume-relative key ``rel`` lies inside what this grant was issued for."""
+    def reaches(self, target: VolumePath) -> bool:
+        """True when ``target`` (decided by ``paths.resolve_volume_path``, never a raw key) lies inside
+        what this grant was issued for."""
+        rel = target.rel
         if self.base:
             return rel == self.base or rel.startswith(self.base + "/")
         if self.entries is not None:
             return rel.split("/", 1)[0] in self.entries
         return True
 
-    def may_write(self, rel: str, now: float) -> bool:
-        return (self.mode == "put" and self.lease is not None and self.lease.live(now) and self.reaches(rel)
-                and not is_runs(rel))
+    def may_write(self, target: VolumePath, now: float) -> bool:
+        return (self.mode == "put" and self.lease is not None and self.lease.live(now) and self.reaches(target)
+                and not is_runs(target.rel))
 
 
 def is_runs(rel: str) -> bool:
+    """``rel`` lies in ``runs/``; ``rel`` is canonical (a ``VolumePath.rel`` or a ``clean_path`` result)."""
     return rel == "runs" or rel.startswith("runs/")
 
 
@@ -84,6 +87,10 @@ def clean_path(path: object) -> str:
         if part == ".." or not _SEGMENT.fullmatch(part) or len(part.encode()) > 255:
             raise fail(400, f"path '{path[:120]}' is not a volume path: use letters, digits and ._@%+=,:- "
                             "in parts of at most 255 bytes, without '..'.")
+    try:  # the same decision every route makes (a look-alike of runs/ is refused here too)
+        parts, _ = canonical_parts("/".join(parts))
+    except PathEscapeError as exc:
+        raise fail(400, f"path '{path[:120]}' is not a volume path: {exc}.") from None
     return "/".join(parts)
 
 

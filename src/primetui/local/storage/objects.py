@@ -3,7 +3,9 @@
 - A regular file is an object whose key is its volume-relative path.
 - An empty directory is a zero-byte marker object ``dir/``; a directory with children is only the
   common prefix of their keys.
-- Symlinks and names that are not UTF-8 are not objects (a bucket has neither).
+- Symlinks and names that are not UTF-8 are not objects (a bucket has neither); nor are names no key
+  can reach because the path decision (``paths.canonical_parts``) reads them otherwise: a ``\\``
+  (a separator), a control character, a form that is not NFC, a look-alike of ``..`` or ``runs``.
 
 Keys list in the order S3 gives them (UTF-8 byte order), which a depth-first walk gives when each
 directory's entries are sorted by name, with a directory sorting as ``name/``. Nothing here loads
@@ -18,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from primetui.local.paths import PathEscapeError, safe_join
+from primetui.local.paths import PathEscapeError, canonical_parts, safe_join
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,14 @@ def _children(folder: Path) -> list[tuple[str, bool, os.stat_result]]:
     return found
 
 
+def _addressable(key: str) -> bool:
+    """A name a key can reach: one the path decision gives back unchanged (no ``\\``, control, non-NFC, look-alike)."""
+    try:
+        return canonical_parts(key)[0] == key.split("/")
+    except PathEscapeError:
+        return False
+
+
 def _is_empty_dir(path: Path) -> bool:
     try:
         with os.scandir(path) as it:
@@ -69,6 +79,8 @@ def _walk(root: Path, rel_dir: str, name_prefix: str, after: str, rollup: bool) 
         if not name.startswith(name_prefix):
             continue
         key = rel_dir + name
+        if not _addressable(key):
+            continue
         if not is_dir:
             if key > after:
                 yield Entry(key, st.st_size, st.st_mtime_ns)

@@ -16,6 +16,7 @@ from typing import Any
 from fastapi import APIRouter, Body, Request, Response
 
 from primetui.local.errors import fail
+from primetui.local.paths import volume_name_of
 from primetui.local.routes_volumes import get_volume_or_404
 from primetui.local.scope import volume_key_of
 from primetui.local.state import LocalState
@@ -30,8 +31,11 @@ def _live_writer_session(request: Request, volume: str) -> dict[str, Any] | None
     if manager is None:
         return None
     rec = manager.live_read_write(volume)
-    if rec is None or rec.phase not in ("creating", "staging", "ready"):
+    if rec is None:
         return None
+    if rec.phase not in ("creating", "staging", "ready"):  # its final sync is writing the volume back
+        raise fail(409, f"Volume '{volume_name_of(volume)}' is finishing a read-write session's final sync ({rec.id}, "
+                        f"{rec.phase}); wait for it to stop, then rerun the put.")
     from primetui.local.sessions.routes import to_wire
 
     return to_wire(manager, rec)

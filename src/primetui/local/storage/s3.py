@@ -28,16 +28,24 @@ from urllib.parse import parse_qsl, quote, unquote
 from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 
 from primetui.api import sigv4
-from primetui.local.paths import PathEscapeError, dir_size_bytes, safe_join, split_volume_key, volume_name_of
+from primetui.local.paths import (
+    PathEscapeError,
+    VolumePath,
+    resolve_volume_path,
+    safe_join,
+    split_volume_key,
+    volume_name_of,
+)
 from primetui.local.state import LocalState
 from primetui.local.storage import meta
-from primetui.local.storage.body import MAX_PART, BodyError, receive
-from primetui.local.storage.grants import Grant, Grants
+from primetui.local.storage.body import MAX_PART, TOO_LARGE, BodyError, receive
+from primetui.local.storage.grants import Grant, Grants, Lease, is_runs
 from primetui.local.storage.objects import list_keys, object_path
+from primetui.local.storage.room import NoRoom, Reservation, file_size, ledger_of
 
 BUCKET = "primetui-local-volumes"
 MOUNT = "/s3"
@@ -55,6 +63,9 @@ class Upload:
     key: str
     metadata: dict[str, str]
     folder: Path
+    lease: Lease
+    room: Reservation
+    """What the parts hold on the volume (credited with the file at the key when the upload began)."""
     parts: dict[int, tuple[str, int]] = field(default_factory=dict)  # number -> (md5 hex, size)
 
 
@@ -65,7 +76,6 @@ class Storage:
     state: LocalState
     grants: Grants = field(default_factory=Grants)
     uploads: dict[str, Upload] = field(default_factory=dict)
-    usage: dict[str, tuple[int, float]] = field(default_factory=dict)  # volume -> (bytes, monotonic when measured)
 
     @property
     def staging(self) -> Path:
@@ -75,7 +85,20 @@ class Storage:
 
     def drop_uploads(self, volume: str) -> None:
         for upload_id in [u.id for u in self.uploads.values() if u.volume == volume]:
-            shutil.rmtree(self.uploads.pop(upload_id).folder, ignore_errors=True)
+            self.drop_upload(upload_id)
+
+    def drop_upload(self, upload_id: str) -> None:
+        """Forget an upload: its parts leave the disk and the room they held is given back."""
+        upload = self.uploads.pop(upload_id, None)
+        if upload is not None:
+            upload.room.release()
+            shutil.rmtree(upload.folder, ignore_errors=True)
+
+    def drop_lapsed_uploads(self) -> None:
+        """Uploads whose lease lapsed can never complete: they must not hold room on their volume."""
+        now = time.time()
+        for upload_id in [u.id for u in self.uploads.values() if not u.lease.live(now)]:
+            self.drop_upload(upload_id)
 
 
 class S3Error(Exception):
@@ -160,22 +183,45 @@ async def endpoint(request: Request) -> Response:
         return _error(exc, request.method, raw_path)
     except BodyError as exc:
         return _error(S3Error(exc.status, exc.code, exc.message), request.method, raw_path)
+    except ClientDisconnect:  # gone mid-body: its file and room are already given back; no one reads a reply
+        return _error(S3Error(400, "IncompleteBody", "The client went away before the body ended."), request.method,
+                      raw_path)
 
 
-def _volume_key(grant: Grant, full_key: str, *, listing: bool = False) -> str:
-    """The volume-relative key of ``full_key`` (403 outside the grant's volume or path)."""
+def _volume_key(storage: Storage, grant: Grant, full_key: str, *, listing: bool = False) -> VolumePath:
+    """``full_key`` decided once on the grant's volume (``paths.resolve_volume_path``), then scoped.
+
+    The key arrives decoded once (the request path by :func:`endpoint`, a listing prefix by the query
+    parser) and is not decoded again. 400 for a key the volume cannot hold (NUL, a control character,
+    ``..`` above the root, a look-alike of ``runs``); 403 when the RESOLVED path lies outside the
+    grant's volume or path; the raw string is never what the scope check reads. A listing prefix's
+    last part is a partial name, so it is kept as written (a symlink there is not followed, and a
+    listing never enters one).
+    """
     prefix = grant.volume + "/"
     if not full_key.startswith(prefix):
         raise S3Error(403, "AccessDenied", "These credentials reach only their own volume's prefix.")
-    rel = full_key[len(prefix):]
-    if "\x00" in rel or any(part == ".." for part in rel.split("/")):
-        raise S3Error(400, "InvalidArgument", "Keys may not contain '..' segments or NUL bytes.")
+    try:
+        target = resolve_volume_path(_root(storage, grant), full_key[len(prefix):], follow_last=not listing)
+    except PathEscapeError as exc:
+        raise S3Error(400, "InvalidArgument", f"The key cannot name a place on the volume: {exc}.") from None
     if listing:
-        if not _may_list(grant, rel):
+        if not _may_list(grant, target.key):
             raise S3Error(403, "AccessDenied", "These credentials do not reach that prefix.")
-    elif not grant.reaches(rel.rstrip("/")):
+    elif not grant.reaches(target):
         raise S3Error(403, "AccessDenied", "These credentials do not reach that key.")
-    return rel
+    return target
+
+
+def _decide(storage: Storage, grant: Grant, key: str, *, write: bool) -> VolumePath:
+    """The one decision on an object key: resolved, inside the grant, and for a write, allowed there."""
+    target = _volume_key(storage, grant, key)
+    if write and not grant.may_write(target, time.time()):
+        why = ("runs/ holds run outputs and is read-only; put elsewhere." if is_runs(target.rel)
+               else "These credentials are read-only, or their upload lease has ended; ask the transfer route "
+                    "for put credentials.")
+        raise S3Error(403, "AccessDenied", why)
+    return target
 
 
 def _may_list(grant: Grant, rel: str) -> bool:
@@ -201,14 +247,11 @@ async def _route(storage: Storage, grant: Grant, request: Request, key: str, que
         if method == "GET" and query.get("list-type") == "2":
             return await _list(storage, grant, query)
         raise S3Error(501, "NotImplemented", "Only ListObjectsV2 is served on the bucket.")
-    rel = _volume_key(grant, key)
-    if method in ("GET", "HEAD"):
+    reading = method in ("GET", "HEAD")
+    rel = _decide(storage, grant, key, write=not reading).key
+    if reading:
         return await _get(storage, grant, request, rel)
-    if not grant.may_write(rel, time.time()):
-        why = ("runs/ holds run outputs and is read-only; put elsewhere." if rel == "runs" or rel.startswith("runs/")
-               else "These credentials are read-only, or their upload lease has ended; ask the transfer route "
-                    "for put credentials.")
-        raise S3Error(403, "AccessDenied", why)
+    storage.drop_lapsed_uploads()
     if method == "PUT" and "uploadId" in query:
         return await _upload_part(storage, grant, request, rel, query)
     if method == "PUT":
@@ -220,9 +263,9 @@ async def _route(storage: Storage, grant: Grant, request: Request, key: str, que
     if method == "POST" and "uploadId" in query:
         return await _complete(storage, grant, request, rel, query)
     if method == "DELETE" and "uploadId" in query:
-        upload = storage.uploads.pop(query["uploadId"], None)
-        if upload is not None:
-            shutil.rmtree(upload.folder, ignore_errors=True)
+        upload = storage.uploads.get(query["uploadId"])
+        if upload is not None and upload.volume == grant.volume:
+            storage.drop_upload(upload.id)
         return Response(status_code=204)
     raise S3Error(501, "NotImplemented", f"{method} is not served on objects here.")
 
@@ -250,8 +293,7 @@ async def _list(storage: Storage, grant: Grant, query: dict[str, str]) -> Respon
             after = max(after, base64.b64decode(token.encode(), altchars=b"-_", validate=True).decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             raise S3Error(400, "InvalidArgument", "The continuation token is not one this endpoint gave.") from None
-    rel_prefix = _volume_key(grant, prefix, listing=True) if prefix else _volume_key(grant, grant.volume + "/",
-                                                                                     listing=True)
+    rel_prefix = _volume_key(storage, grant, prefix or grant.volume + "/", listing=True).key
     rel_after = after[len(grant.volume) + 1:] if after.startswith(grant.volume + "/") else ""
     root = _root(storage, grant)
 
@@ -361,29 +403,6 @@ def _metadata(request: Request) -> dict[str, str]:
             if k.lower().startswith("x-amz-meta-")}
 
 
-USAGE_FRESH_SECONDS = 2.0
-"""How long a measured volume usage is reused: a put of many files measures the volume once, not per file."""
-
-
-def _room(storage: Storage, volume: str) -> int:
-    """Bytes the volume may still take (its size cap minus what is on disk, measured at most every 2 s)."""
-    row = storage.state.store.get_volume(*split_volume_key(volume))
-    if row is None:
-        return 0
-    now = time.monotonic()
-    used, when = storage.usage.get(volume, (0, -USAGE_FRESH_SECONDS))
-    if now - when >= USAGE_FRESH_SECONDS:
-        used = dir_size_bytes(storage.state.volume_dir(volume))
-        storage.usage[volume] = (used, now)
-    return max(0, int(row["size_bytes"]) - used)
-
-
-def _count(storage: Storage, volume: str, size: int) -> None:
-    """Add a written object to the reused usage, so the next write within the window sees it."""
-    used, when = storage.usage.get(volume, (0, -USAGE_FRESH_SECONDS))
-    storage.usage[volume] = (used + size, when)
-
-
 def _declared(request: Request) -> int | None:
     raw = request.headers.get("x-amz-decoded-content-length") or (
         None if request.headers.get("x-amz-content-sha256", "").startswith("STREAMING") else
@@ -394,18 +413,40 @@ def _declared(request: Request) -> int | None:
         raise S3Error(400, "InvalidArgument", "Content-Length is not a whole number.") from None
 
 
-async def _receive_to(storage: Storage, request: Request, folder: Path, limit: int) -> tuple[Path, int, str]:
+async def _receive_to(request: Request, folder: Path, room: Reservation | None) -> tuple[Path, int, str]:
+    """Stream the body into a new file in ``folder``, taking room for it in ``room`` before accepting any bytes.
+
+    The declared length is reserved before the body is read; a body of unknown length reserves each
+    chunk as it comes. On any failure the file is removed and the room it took is given back; on
+    success the room stays held until the caller lands the file (``None``: the body must be empty).
+    """
     declared = _declared(request)
+    limit = MAX_PART if room is not None else 0
     if declared is not None and declared > limit:
-        raise S3Error(400, "EntityTooLarge", "The upload is larger than the room left on the volume "
-                                             "(or than 5 GiB for one part); expand the volume or send less.")
-    fd, name = tempfile.mkstemp(dir=folder, prefix=".incoming-")
+        raise S3Error(400, "EntityTooLarge", TOO_LARGE)
+    taken = 0
+
+    def take(total: int) -> None:
+        nonlocal taken
+        if total > taken and room is not None:
+            if not room.add(total - taken):
+                raise BodyError("EntityTooLarge", TOO_LARGE)
+            taken = total
+
     try:
-        with os.fdopen(fd, "wb") as sink:
-            size, md5 = await receive(request.stream(), sink, request.headers.get("x-amz-content-sha256", ""),
-                                      declared, limit, request.headers.get("x-amz-trailer"))
+        if declared:
+            take(declared)
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".incoming-")
+        try:
+            with os.fdopen(fd, "wb") as sink:
+                size, md5 = await receive(request.stream(), sink, request.headers.get("x-amz-content-sha256", ""),
+                                          declared, limit, request.headers.get("x-amz-trailer"), take)
+        except BaseException:
+            Path(name).unlink(missing_ok=True)
+            raise
     except BaseException:
-        Path(name).unlink(missing_ok=True)
+        if room is not None:
+            room.sub(taken)
         raise
     return Path(name), size, md5
 
@@ -448,28 +489,37 @@ async def _put(storage: Storage, grant: Grant, request: Request, rel: str) -> Re
     path = _target(root, rel)
     metadata = _metadata(request)
     if rel.endswith("/"):  # an empty directory's marker
-        incoming, size, md5 = await _receive_to(storage, request, storage.staging, 0)
+        incoming, size, md5 = await _receive_to(request, storage.staging, None)
         incoming.unlink(missing_ok=True)
         path.mkdir(parents=True, exist_ok=True)
         return Response(status_code=200, headers={"ETag": f'"{md5}"'})
-    limit = min(MAX_PART, await asyncio.to_thread(_room, storage, grant.volume))
-    incoming, size, md5 = await _receive_to(storage, request, storage.staging, limit)
+    ledger = ledger_of(storage.state, grant.volume)
+    await asyncio.to_thread(ledger.refresh)
+    room = ledger.reservation(credit=await asyncio.to_thread(file_size, path))
     try:
-        st = await asyncio.to_thread(_settle, _target(root, rel), incoming, metadata)
+        incoming, size, md5 = await _receive_to(request, storage.staging, room)
+        try:
+            target = _target(root, rel)
+            st = await asyncio.to_thread(ledger.land, room, target, size, lambda: _settle(target, incoming, metadata))
+        finally:
+            incoming.unlink(missing_ok=True)
+    except NoRoom:
+        raise S3Error(400, "EntityTooLarge", TOO_LARGE) from None
     finally:
-        incoming.unlink(missing_ok=True)
+        room.release()  # a no-op once landed; on any failure, the room goes back
     etag = f'"{md5}"'
     meta.record(storage.state.store.db, grant.volume, rel, st, etag, metadata)
-    _count(storage, grant.volume, size)
     return Response(status_code=200, headers={"ETag": etag})
 
 
 def _create_upload(storage: Storage, grant: Grant, request: Request, rel: str) -> Response:
-    _target(_root(storage, grant), rel)
+    path = _target(_root(storage, grant), rel)
     upload_id = secrets.token_urlsafe(24)
     folder = storage.staging / f"mpu-{upload_id}"
     folder.mkdir(mode=0o700)
-    storage.uploads[upload_id] = Upload(upload_id, grant.volume, rel, _metadata(request), folder)
+    assert grant.lease is not None  # may_write checked it
+    room = ledger_of(storage.state, grant.volume).reservation(credit=file_size(path))
+    storage.uploads[upload_id] = Upload(upload_id, grant.volume, rel, _metadata(request), folder, grant.lease, room)
     body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult xmlns="{XMLNS}">'
             f"<Bucket>{BUCKET}</Bucket><Key>{escape(grant.volume + '/' + rel)}</Key>"
             f"<UploadId>{upload_id}</UploadId></InitiateMultipartUploadResult>")
@@ -492,11 +542,21 @@ async def _upload_part(storage: Storage, grant: Grant, request: Request, rel: st
         number = 0
     if not 1 <= number <= 10000:
         raise S3Error(400, "InvalidArgument", "partNumber must be a whole number from 1 to 10000.")
-    held = sum(size for n, (_, size) in upload.parts.items() if n != number)
-    limit = min(MAX_PART, max(0, await asyncio.to_thread(_room, storage, grant.volume) - held))
-    incoming, size, md5 = await _receive_to(storage, request, upload.folder, limit)
-    os.replace(incoming, upload.folder / f"part-{number:05d}")
+    await asyncio.to_thread(upload.room.ledger.refresh)
+    incoming, size, md5 = await _receive_to(request, upload.folder, upload.room)
+    try:
+        if storage.uploads.get(upload.id) is not upload:  # completed or aborted while this part streamed
+            raise S3Error(404, "NoSuchUpload", "The multipart upload ended (completed or aborted) while this part "
+                                               "was sent.")
+        os.replace(incoming, upload.folder / f"part-{number:05d}")
+    except BaseException:
+        incoming.unlink(missing_ok=True)
+        upload.room.sub(size)
+        raise
+    replaced = upload.parts.get(number)
     upload.parts[number] = (md5, size)
+    if replaced is not None:
+        upload.room.sub(replaced[1])  # the part sent again replaces the first one's bytes
     return Response(status_code=200, headers={"ETag": f'"{md5}"'})
 
 
@@ -539,15 +599,19 @@ async def _complete(storage: Storage, grant: Grant, request: Request, rel: str, 
             for number, _ in named:
                 with open(upload.folder / f"part-{number:05d}", "rb") as part:
                     shutil.copyfileobj(part, out, 1 << 20)
-        return _settle(path, joined, upload.metadata)
+        # The parts already hold room for these bytes: landing uses it up and asks for no more.
+        return upload.room.ledger.land(upload.room, path, joined.stat().st_size,
+                                       lambda: _settle(path, joined, upload.metadata))
 
-    st = await asyncio.to_thread(join)
+    try:
+        st = await asyncio.to_thread(join)
+    except NoRoom:
+        storage.drop_upload(upload.id)
+        raise S3Error(400, "EntityTooLarge", TOO_LARGE) from None
     digest = hashlib.md5(b"".join(bytes.fromhex(upload.parts[n][0]) for n, _ in named)).hexdigest()
     etag = f'"{digest}-{len(named)}"'
     meta.record(storage.state.store.db, grant.volume, rel, st, etag, upload.metadata)
-    _count(storage, grant.volume, st.st_size)
-    storage.uploads.pop(upload.id, None)
-    shutil.rmtree(upload.folder, ignore_errors=True)
+    storage.drop_upload(upload.id)
     body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUploadResult xmlns="{XMLNS}">'
             f"<Bucket>{BUCKET}</Bucket><Key>{escape(grant.volume + '/' + rel)}</Key>"
             f"<ETag>{escape(etag)}</ETag></CompleteMultipartUploadResult>")

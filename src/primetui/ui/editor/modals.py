@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from primetui.sft.templates import TEMPLATES
 from primetui.ui.safe import plain
 from primetui.ui.styles import tcss
+from primetui.ui.widgets import tone_colour
 
 
 
@@ -186,8 +187,8 @@ class ConflictPrompt(ModalScreen[str | None]):
             with VerticalScroll(id="conflict-diff"):
                 body = Text()
                 for line in self.diff or ["(no line differs: only line ends or encoding changed)"]:
-                    style = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
-                    body.append(line + "\n", style=style)
+                    tone = "success" if line.startswith("+") else "error" if line.startswith("-") else ""
+                    body.append(line + "\n", style=tone_colour(self, tone) or "")
                 yield Static(plain(body), id="conflict-diff-body")
             yield Static("r reloads the file (ctrl+z brings your edits back) · d shows the diff · o overwrites it · "
                          "esc cancels", classes="modal-hint")

@@ -11,7 +11,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from primetui.api.hub import FollowerHub, hub_for
-from primetui.viewmodel.errors import describe, is_refusal
+from primetui.viewmodel.errors import bad_setting, describe, is_refusal
 from primetui.ui.widgets import DashboardFooter, StatusBar, seen
 
 if TYPE_CHECKING:
@@ -184,6 +184,11 @@ class DashboardScreen(Screen):
 
     def failed(self, exc: BaseException, *, toast: bool = False) -> str:
         message = describe(exc)
+        setting = bad_setting(exc)
+        if setting is not None:  # the key or the URL cannot work: say which, never "unreachable"
+            self.prime.report_mistake(message, f"bad setting: {setting}")
+            self.load_error = message
+            return message
         if toast and is_refusal(exc):
             # An action the platform refused (409 "follow that run instead"): say so, but the
             # connection is fine, so no "unreachable" marker and no "connection is back" later.

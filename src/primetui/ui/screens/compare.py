@@ -39,6 +39,7 @@ from primetui.ui.monitor.chart import MetricChart
 from primetui.viewmodel.present import TERMINAL_RUN_STATUSES
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.styles import tcss
+from primetui.ui.widgets import tone_style
 
 LOSS = "loss/mean"
 
@@ -261,7 +262,8 @@ class CompareScreen(DashboardScreen):
             best = f"{_num(r['best_loss'])} @{r['best_loss_step']}" if r["best_loss"] is not None else "-"
             ev = f"{_num(r['best_eval'])} @{r['best_eval_step']}" if r["best_eval"] is not None else "-"
             kinds = ", ".join(sorted({a["kind"] for a in r["anomalies"]}))
-            flags = Text(f"! {len(r['anomalies'])} {kinds}", style="bold red") if r["anomalies"] else Text("none")
+            error = tone_style(self, "error")
+            flags = Text(f"! {len(r['anomalies'])} {kinds}", style=error) if r["anomalies"] else Text("none")
             label = Text(f"{self.glyph(r['id'])} ", style=style) + Text(neutralise(r["id"] + (f" ({r['name']})" if r["name"] else "")))
             table.add_row(label, r["status"], str(r["steps"] if r["steps"] is not None else "-"), final_loss_text(r), best, ev,
                           r["duration"], flags, key=r["id"])

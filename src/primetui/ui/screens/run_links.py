@@ -22,6 +22,7 @@ from primetui.monitor_core.chartframe import fmt_clock, fmt_step, fmt_value
 from primetui.monitor_core.escapes import neutralise
 from primetui.viewmodel import present
 from primetui.viewmodel.links import StepLinks
+from primetui.ui.widgets import tone_style
 
 
 def thresholds_of(prefs: Any) -> Thresholds:
@@ -114,7 +115,7 @@ class RunLinksMixin:
             text.append(f"  checkpoint @ {ck}", style="dim")
         near = [a for a in (links.anomalies if links else []) if a.step is not None and a.step == int(step)]
         if near:
-            text.append(f"  ! {near[0].label}", style="bold red")
+            text.append(f"  ! {near[0].label}", style=tone_style(self, "error"))
         return text
 
     def _nearest_checkpoint(self, step: float) -> int | None:
@@ -147,9 +148,10 @@ class RunLinksMixin:
             return
         if table.row_count != len(found):
             table.clear()
+            error = tone_style(self, "error")
             for n, a in enumerate(found):
                 table.add_row(
-                    Text("!", style="bold red"), str(a.step) if a.step is not None else "-", a.label, a.component,
+                    Text("!", style=error), str(a.step) if a.step is not None else "-", a.label, a.component,
                     Text(neutralise(a.message)), key=str(n),
                 )
         hint.update(f"Anomalies: {len(found)} (Enter on one jumps to its cause)")

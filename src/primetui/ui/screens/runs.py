@@ -325,7 +325,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             text = Text(clean(label), style=tone_style(self, row.tone))
             marks = self.status_marks(row.id)
             if marks:
-                text.append(marks, style="bold red" if "!" in marks else "bold")
+                text.append(marks, style=tone_style(self, "error") if "!" in marks else "bold")
             return text
         if key == "name":
             name = clean(row.name or row.id)
