@@ -131,7 +131,10 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         for key, label in (("flag", ""), ("step", "Step"), ("kind", "Kind"), ("component", "Component"), ("message", "What")):
             flags.add_column(label, key=key)
         self.watch(self.app, "watched", self.render_run, init=False)  # the summary's "◉ watched"
-        self.render_run()  # the first frame: the run may be known from the runs list already
+        # The first frame (the run may be known from the runs list already), once the screen counts
+        # as mounted: drawn here it was skipped (``alive`` is false during Mount), and a failed run
+        # whose later snapshots equal the list's never drew at all ("Loading run…" for good).
+        self.call_later(self.render_run)
         super().on_mount()
 
     # ---- data -------------------------------------------------------------------------------
