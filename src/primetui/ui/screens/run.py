@@ -143,8 +143,8 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     def subscribe(self) -> list[Any]:
         hub = self.hub
         subs = [
-            hub.watch(self.run_id, self.on_run_event),
-            hub.metrics(self.run_id, self.on_metric_event, status=present.run_status(self.run) if self.run else None),
+            hub.watch(self.run_id, self.sink(self.on_run_event)),
+            hub.metrics(self.run_id, self.sink(self.on_metric_event), status=present.run_status(self.run) if self.run else None),
         ]
         self._checkpoints_sub = self._subscribe_checkpoints()
         return subs
@@ -165,7 +165,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             # and a bound method would keep that screen once it closed.
             return present.items(await client.list_checkpoints(run_id), "checkpoints")
 
-        return self.hub.resource(("checkpoints", self.run_id), fetch, self.on_checkpoints,
+        return self.hub.resource(("checkpoints", self.run_id), fetch, self.sink(self.on_checkpoints),
                                  interval=self.prime.interval(self.poll_interval, self.refresh_key))
 
     def poll(self) -> None:
