@@ -137,7 +137,7 @@ class RunLinksMixin:
         if not self.is_mounted or self.links is None:
             return
         found = self.links.anomalies
-        from primetui.viewmodel.anomaly_notify import announce_anomalies
+        from primetui.ui.anomaly_notify import announce_anomalies
 
         announce_anomalies(self.app, self.run_id, present.field(self.run, "name", default=None) if self.run else None, found)
         table = self.query_one("#run-anomalies", DataTable)

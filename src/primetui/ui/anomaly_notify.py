@@ -12,7 +12,7 @@ from typing import Any
 
 from primetui.monitor_core.anomalies import Anomaly
 from primetui.monitor_core.notify import RunEvent
-from primetui.viewmodel.notify import announce
+from primetui.ui.notify import announce
 
 
 def told(app: Any) -> set[tuple[str, str, int | None, str]]:
