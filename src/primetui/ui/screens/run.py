@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
+from textual.widgets.data_table import CellDoesNotExist
 
 from primetui.api.followers import DataNotes, MetricRows, PollFailed, RunUpdate
 from primetui.api.models import RLRun
@@ -494,7 +495,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             try:
                 key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
                 path = present.checkpoint_path(self.run_id, int(key))
-            except Exception:  # noqa: BLE001
+            except (CellDoesNotExist, ValueError):  # the cursor is off the rows, or on the "none yet" row
                 pass
         return path
 
