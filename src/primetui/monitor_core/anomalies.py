@@ -307,11 +307,12 @@ class Detector:
         step = self._log_step.get(component)
         active = self._log_active.get(component)
         blob = "\n".join(text for _, text in lines)
-        if "error" in blob.lower():
+        low = blob.lower()  # one lowering per batch, for both tests below
+        if "error" in low:
             kept = self._error_lines.setdefault(component, deque(maxlen=ERROR_LINES_KEPT))
             kept.extend((index, text) for index, text in lines if "error" in text.lower())
             self._place_exit(component)
-        if not _maybe_trouble(blob):
+        if not any(k in low for k in _KEYWORDS):
             # The common case, at C speed: no trouble in the batch, only the step to track.
             last = None
             for last in _STEP_LINE.finditer(blob):
