@@ -22,7 +22,7 @@ from primetui.api.models import RLRun
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.viewmodel import present
 from primetui.ui.focus import focus_content, types_text
-from primetui.viewmodel.monitor_hook import monitor_panes
+from primetui.ui.monitor_hook import monitor_panes
 from primetui.viewmodel.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.run_checkpoints import BEST_MARK, RunCheckpointsMixin
