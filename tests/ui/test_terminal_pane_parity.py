@@ -120,7 +120,7 @@ class _LostTimer:
 
 
 async def test_watchdog_notices_a_pane_that_stopped_drawing_and_repaints(tmp_path, monkeypatch) -> None:
-    from primetui.viewmodel import pane_watchdog as watchdog
+    from primetui.ui.terminal import pane_watchdog as watchdog
 
     monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path))
     monkeypatch.setattr(watchdog, "CHECK_EVERY", 0.05)
@@ -147,7 +147,7 @@ async def test_watchdog_notices_a_pane_that_stopped_drawing_and_repaints(tmp_pat
 
 
 async def test_watchdog_stays_quiet_while_the_pane_draws(tmp_path, monkeypatch) -> None:
-    from primetui.viewmodel import pane_watchdog as watchdog
+    from primetui.ui.terminal import pane_watchdog as watchdog
 
     monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path))
     monkeypatch.setattr(watchdog, "CHECK_EVERY", 0.05)

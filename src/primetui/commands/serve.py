@@ -337,7 +337,7 @@ class TokenServer(Server):
         process = service._process
         try:
             await asyncio.wait_for(asyncio.shield(service.stop()), STOP_GRACE)
-        except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001
+        except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001 - killed below if it has not gone
             pass
         if process is not None and process.returncode is None:
             try:
