@@ -164,7 +164,8 @@ async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str]
     """
     import uvicorn
 
-    from primetui.local.connwall import ConnectionWall, Limits, protocol_class
+    from primetui.local.connwall import ConnectionWall, Limits
+    from primetui.local.connwall_http import protocol_class
 
     host, port = sock.getsockname()[:2]
     state.base_url = f"http://{host}:{port}"
