@@ -149,6 +149,9 @@ def _add_sweep_command(sub: argparse._SubParsersAction) -> None:
                             f"(at most {MAX_RUNS} runs)")
     sweep.add_argument("--name", default=None, metavar="PREFIX",
                        help="runs are named PREFIX-key=value-… (default: the file's name, else its stem)")
+    sweep.add_argument("--suffix", action="store_true",
+                       help="when a run name is already taken, add -2 (-3, …) to the prefix so every name is new "
+                            "(without it, a taken name is a warning)")
     _add_wait_options(sweep, "then wait for every run like `primetui wait`")
 
 

@@ -66,14 +66,21 @@ def format_compare(data: dict[str, Any]) -> str:
 
 
 def overlay_chart(runs: list[dict[str, Any]], metric: str) -> str:
-    from primetui.commands.chart import line_chart
+    """The runs' ``metric`` overlaid, each run by its own marker, and the legend under it: every
+    run's number, marker and name (a run without the metric says so)."""
+    from primetui.commands.chart import line_chart, overlay_marker
 
-    series = {}
-    for r in runs:
+    series, markers, legend = {}, {}, []
+    for n, r in enumerate(runs):
         s = r["series"].get(metric)
+        label = neutralise(r["id"] + (f" ({r['name']})" if r["name"] else ""))
         if s:
             series[r["id"]] = (s["steps"], [v if v is not None else math.nan for v in s["values"]])
-    return line_chart(series, title=metric) if series else ""
+            markers[r["id"]] = overlay_marker(n)
+        legend.append(f"  {n + 1:>{len(str(len(runs)))}} {overlay_marker(n) if s else ' '} {label}"
+                      + ("" if s else f"  (no {metric})"))
+    chart = line_chart(series, title=metric, markers=markers) if series else ""
+    return "\n".join([chart, "  Legend", *legend]) if chart and len(runs) > 1 else chart
 
 
 def _load_config(path: str) -> dict[str, Any]:

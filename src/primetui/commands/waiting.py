@@ -355,11 +355,14 @@ async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: T
     """Dispatch the sweep: the run ids to wait for, or the exit code when it ends here."""
     from primetui.sft.dispatching import dispatch_sweep
 
-    result = await dispatch_sweep(client, Path(args.file), args.volume, list(args.set or []), args.name, err)
+    result = await dispatch_sweep(client, Path(args.file), args.volume, list(args.set or []), args.name, err,
+                                  suffix=bool(getattr(args, "suffix", False)))
     if isinstance(result, Refusal):
         reporter.refused(result.kind, result.message, result.details)
         reporter.done(EXIT_SETUP)
         return EXIT_SETUP
+    if as_json and result.grid is not None:  # the grid's totals, as the `sweep grid` line on stderr says them
+        reporter.record(event="grid", **result.grid.to_json())
     for run_id, name in result.runs:
         if as_json:
             reporter.record(event="dispatched", run_id=run_id, name=name)
