@@ -250,3 +250,34 @@ def test_dispatch_json_without_wait_says_dispatched_not_completed(local_platform
     stop_run(local_platform, run_id)
     assert dispatched["event"] == "dispatched"
     assert done == {"event": "done", "status": "DISPATCHED", "exit": 0, "run_id": run_id}
+
+
+def test_the_headless_deadline_is_a_timeout_too(local_platform, tmp_path):
+    """``runs --once`` past PRIMETUI_HEADLESS_DEADLINE exits 2 (timed out), as ``wait --timeout`` does, not 1."""
+    with FaultProxy(local_platform.base_url, rate=1.0, kinds=("stall",), stall_seconds=120) as proxy:
+        env = dict(proxied_env(local_platform, proxy, tmp_path), PRIMETUI_HEADLESS_DEADLINE="2")
+        out = subprocess.run([sys.executable, "-m", "primetui", "runs", "--once"], capture_output=True, text=True,
+                             timeout=60, env=env, stdin=subprocess.DEVNULL)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "gave up after 2 s" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_bug_in_wait_is_70_with_a_report_never_1(tmp_path, monkeypatch, capsys):
+    """A failure that is neither the platform nor the network is a bug: its own code and a crash report."""
+    from primetui.commands import waiting
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path / "log"))
+    monkeypatch.setenv("PRIME_API_KEY", "k")
+    monkeypatch.setenv("PRIME_BASE_URL", "http://127.0.0.1:9")
+
+    async def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(waiting, "wait_runs", broken)
+    code = cli.main(["wait", "r1", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 70, err
+    done = json.loads(out.strip().splitlines()[-1])
+    assert done["event"] == "done" and done["status"] == "BUG" and done["exit"] == 70
+    assert "Traceback" not in err
