@@ -26,6 +26,8 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_TIMEOUT = 2
 EXIT_REFUSED = 3
+EXIT_ENDED_BADLY = 4
+"""Reserved for ``wait``/``dispatch --wait``: a run ended NaN or with an error-level anomaly."""
 EXIT_USAGE = 64
 EXIT_BUG = 70
 EXIT_CONFIG = 78
@@ -37,6 +39,7 @@ MEANING = {
     EXIT_FAILED: "failure",
     EXIT_TIMEOUT: "timed out",
     EXIT_REFUSED: "refused: nothing was dispatched",
+    EXIT_ENDED_BADLY: "a run ended NaN or with an error-level anomaly",
     EXIT_USAGE: "usage error",
     EXIT_BUG: "internal bug",
     EXIT_CONFIG: "configuration mistake",
@@ -45,5 +48,5 @@ MEANING = {
 }
 """One meaning per code (the ``--help`` epilog and docs/ops.md say the same)."""
 
-__all__ = ["EXIT_BUG", "EXIT_CONFIG", "EXIT_FAILED", "EXIT_OK", "EXIT_REFUSED", "EXIT_SIGINT", "EXIT_SIGTERM",
+__all__ = ["EXIT_BUG", "EXIT_CONFIG", "EXIT_ENDED_BADLY", "EXIT_FAILED", "EXIT_OK", "EXIT_REFUSED", "EXIT_SIGINT", "EXIT_SIGTERM",
            "EXIT_TIMEOUT", "EXIT_USAGE", "MEANING"]
