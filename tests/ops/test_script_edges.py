@@ -281,3 +281,19 @@ def test_a_bug_in_wait_is_70_with_a_report_never_1(tmp_path, monkeypatch, capsys
     done = json.loads(out.strip().splitlines()[-1])
     assert done["event"] == "done" and done["status"] == "BUG" and done["exit"] == 70
     assert "Traceback" not in err
+
+
+def test_a_sigterm_while_the_first_poll_hangs_says_so_in_text_too(local_platform, tmp_path):
+    """Without --json: the last lines neither say the run goes on nor that it ended, since nobody saw it."""
+    run_id = long_run(local_platform)
+    with FaultProxy(local_platform.base_url, rate=1.0, kinds=("stall",), stall_seconds=60) as proxy:
+        script = Script(["wait", run_id, "--interval", "0.3"], proxied_env(local_platform, proxy, tmp_path))
+        try:
+            wait_for(lambda: proxy.requests >= 1, "the first poll reaches the platform", timeout=60)
+            os.kill(script.proc.pid, signal.SIGTERM)
+            assert script.finish() == 143, script.text()
+        finally:
+            script.close()
+            stop_run(local_platform, run_id)
+    assert script.out[-2:] == [f"SIGTERM: stopped following; the status of run {run_id} was not seen yet.",
+                               f"Follow again with `primetui wait {run_id}`."], script.text()

@@ -191,12 +191,16 @@ class Reporter:
             self.out.write("\n")  # keep the progress on screen; the note starts a line of its own
             self._live = False
         going = [r for r in runs if not r.ended]
-        if not runs:
-            self._emit(f"{name}: stopped before any run was dispatched or followed.")
+        if not runs:  # dispatch stopped before a run id came back: whether one was sent is not known here
+            self._emit(f"{name}: stopped before any run was followed; check `primetui runs --once` for a run "
+                       "dispatched just then.")
         elif going:
             ids = " ".join(r.run_id for r in going)
             for r in going:
-                self._emit(f"{name}: stopped following; run {r.label} goes on ({r.status or 'status unknown'}).")
+                if r.status is None:  # never seen: neither "goes on" nor "ended" would be known
+                    self._emit(f"{name}: stopped following; the status of run {r.label} was not seen yet.")
+                else:
+                    self._emit(f"{name}: stopped following; run {r.label} goes on ({r.status}).")
             self._emit(f"Follow again with `primetui wait {ids}`.")
         else:
             self._emit(f"{name}: stopped; every run had ended.")
