@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from primetui.sft.check import check_text
+from primetui.commands.cli import build_parser
 from primetui.commands.validate import validate
 from primetui.sft.positions import LineIndex
 
 
 def _args(*files, json_out=True):
-    return argparse.Namespace(files=[str(f) for f in files], json=json_out, offline=True)
+    """``primetui validate FILES --offline [--json]``, through the CLI's own parser."""
+    return build_parser().parse_args(["validate", *map(str, files), "--offline", *(["--json"] if json_out else [])])
 
 
 def _apply_lsp(text: str, edits: list[dict]) -> str:

@@ -68,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default=None, help="where state lives (default: the user data dir; env PRIMETUI_LOCAL_DATA_DIR)")
     serve.add_argument("--demo", action="store_true", help="seed the demo volume and config on first start")
     serve.add_argument("--ready-file", default=None, help="write a JSON file with base_url and token once serving (for supervisors and tests)")
+    serve.add_argument("--log-file", default=None, metavar="PATH",
+                       help="write the server's output to PATH, rotated at 8 MiB with 2 older files kept "
+                            "(the launcher uses <data_dir>/server.log)")
     serve.add_argument("--faithful", default=None, metavar="BOOL",
                        help="serve logs through the hosted windows: a 200-line snapshot for plain fetches, the "
                             "search backend (up to 5000 lines) for search/level/since (default true; false: "
@@ -139,6 +142,8 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=0, help="port to bind (default: a free port)")
     serve.add_argument("--local", action="store_true", help="serve the dashboard on the embedded local platform")
     serve.add_argument("--allow-remote", action="store_true", help="allow a --host that is not loopback, and Host names other than localhost, 127.0.0.1 and [::1] (prints a warning)")
+    serve.add_argument("--log-file", default=None, metavar="PATH",
+                       help="write the server's output to PATH, rotated at 8 MiB with 2 older files kept")
     serve.add_argument("--no-spare", action="store_true", help="start each tab's app when the tab opens, instead of keeping one ready (one idle process less; each new tab waits for Python's imports)")
 
     wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout (see --help)",
