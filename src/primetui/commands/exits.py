@@ -4,7 +4,7 @@
     1    failure: a run FAILED, STOPPED or PAUSED or cannot be followed; the platform answered an
          error or could not be reached; ``validate`` found an error
     2    timed out: ``--timeout`` passed first, or the headless deadline (PRIMETUI_HEADLESS_DEADLINE)
-    3    refused: nothing was dispatched or checked (an unreadable or invalid input file, no such
+    3    refused: nothing was dispatched or checked (a file given that cannot be used, no such
          volume, a failed pre-flight, the platform refused the run)
     4    reserved: a run ended NaN or with an error-level anomaly
     64   usage: the command line is wrong (an unknown option, a missing argument, a bad value)

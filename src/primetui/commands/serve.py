@@ -488,7 +488,7 @@ def settings_mistake(local: bool) -> str | None:
 
 def serve(args: Any) -> int:
     """Entry point of ``primetui serve``; returns the exit code (:mod:`primetui.commands.exits`)."""
-    from primetui.commands.exits import EXIT_CONFIG, EXIT_USAGE
+    from primetui.commands.exits import EXIT_CONFIG, EXIT_REFUSED, EXIT_USAGE
 
     host = str(getattr(args, "host", None) or "127.0.0.1")
     port = int(getattr(args, "port", None) or 0)
@@ -528,14 +528,14 @@ def serve(args: Any) -> int:
         except OSError as exc:
             print(f"primetui serve: cannot write the log file {log_file} ({exc.strerror}); pass a writable --log-file.",
                   file=sys.stderr)
-            return 2
+            return EXIT_REFUSED
     logging.basicConfig(level=logging.WARNING, format="primetui serve: %(message)s")
     repeats = install_repeat_filter(quiet=(ACCEPT_FAILED,))
     try:
         head_timeout = Limits.from_environment().head_timeout
     except ValueError as exc:
-        print(f"primetui serve: {exc}", file=sys.stderr)
-        return 2
+        print(f"primetui serve: {exc}", file=sys.stderr)  # a PRIMETUI_SERVE_* value that cannot work
+        return EXIT_CONFIG
     server = TokenServer(app_command(local), host, port, make_token(),
                          allow_remote=bool(getattr(args, "allow_remote", False)),
                          spare=not getattr(args, "no_spare", False), head_timeout=head_timeout)
