@@ -10,7 +10,7 @@ Against a real local platform with one long run, each sample is a fresh ``python
 
 Prints the overshoot (wall - T) per sample and the median and maximum of each situation.
 
-    uv run python bench/wait_timeout.py [--timeout 2] [--repeats 3]
+    uv run python bench/wait_timeout.py [--timeout 5] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def sample(base_url: str, token: str, run_id: str, timeout: float, interval: flo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--timeout", type=float, default=2.0)
+    parser.add_argument("--timeout", type=float, default=5.0)
     parser.add_argument("--repeats", type=int, default=3)
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(Path(tmp) / "lp", demo=True) as lp:

@@ -546,16 +546,19 @@ def process_started() -> float:
         age = time.clock_gettime(time.CLOCK_BOOTTIME) - since_boot
     except (OSError, ValueError, IndexError, AttributeError):
         return now
-    return now - age if 0.0 <= age < 60.0 else now  # a process started long ago is a test calling main
+    return now - age if 0.0 <= age < 60.0 else now  # not a plausible start-up: count from now
 
 
-def main(args: Any, out: TextIO | None = None, err: TextIO | None = None, held: dict[Any, Any] | None = None) -> int:
+def main(args: Any, out: TextIO | None = None, err: TextIO | None = None, held: dict[Any, Any] | None = None,
+         started: float | None = None) -> int:
     """Entry point of ``primetui wait``, ``dispatch`` and ``sweep``; returns the exit code.
 
     ``held``: where ``primetui.commands.cli`` notes a SIGINT or SIGTERM that came while the process was
     starting (key ``"pending"``); once this command's own handlers are in, it is reported like one now.
+    ``started``: the ``time.monotonic()`` ``--timeout`` counts from (the CLI passes the process's start,
+    :func:`process_started`); now by default, for a caller in a process of its own.
     """
-    started = process_started()
+    started = time.monotonic() if started is None else started
     out, err = out or sys.stdout, err or sys.stderr
     as_json = bool(getattr(args, "json", False))
     try:
