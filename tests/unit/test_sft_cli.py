@@ -48,7 +48,7 @@ def test_validate_json_and_unreadable_file(tmp_path, capsys):
     missing = tmp_path / "nope.toml"
     warn = tmp_path / "glm.toml"
     warn.write_text(MULTI_NODE)
-    assert validate(_args(missing, warn, json_out=True)) == 2  # unreadable beats invalid
+    assert validate(_args(missing, warn, json_out=True)) == 3  # unreadable beats invalid
     data = json.loads(capsys.readouterr().out)
     assert data["errors"] == 1 and data["warnings"] == 2
     first = data["files"][0]["diagnostics"][0]

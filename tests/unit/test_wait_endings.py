@@ -85,7 +85,7 @@ def test_a_setup_failure_still_ends_the_json_stream(monkeypatch):
     monkeypatch.setattr(waiting, "_local_settings", lambda local: (SimpleNamespace(api_key=""), None))
     args = build_parser().parse_args(["dispatch", "x.toml", "--volume", "v", "--wait", "--json", "--interval", "1"])
     out, err = io.StringIO(), io.StringIO()
-    assert waiting.main(args, out, err) == waiting.EXIT_SETUP
+    assert waiting.main(args, out, err) == waiting.EXIT_CONFIG  # no API key: configuration, 78
     lines = [json.loads(ln) for ln in out.getvalue().splitlines()]
     assert lines[0]["event"] == "refused" and lines[0]["reason"] == "settings" and "No API key" in lines[0]["message"]
-    assert lines[-1] == {"event": "done", "status": "REFUSED", "exit": 3}
+    assert lines[-1] == {"event": "done", "status": "MISCONFIGURED", "exit": 78}

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
+from primetui.commands.exits import EXIT_CONFIG, EXIT_REFUSED, EXIT_USAGE
 from primetui.monitor_core.compare import final_loss_text
 from primetui.monitor_core.numbers import fmt_loss
 from primetui.monitor_core.escapes import neutralise
@@ -100,7 +101,7 @@ def compare_files(paths: list[str], as_json: bool, out: TextIO) -> int:
         configs = [_load_config(p) for p in paths]
     except ValueError as exc:
         print(f"primetui: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_REFUSED
     diff = diff_json(paths, configs)
     if as_json:
         json.dump({"files": paths, "config_diff": diff}, out, indent=2)
@@ -117,7 +118,7 @@ async def _main(args: Any, out: TextIO, notes: list[str]) -> int:
     settings = _settings(bool(getattr(args, "local", False)))
     if not getattr(settings, "api_key", ""):
         print("No API key configured. Run `prime login`, set PRIME_API_KEY, or add --local.", file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
     client = make_client(settings)
     try:
         data = await collect(client, list(args.targets), datetime.now(timezone.utc), notes)
@@ -138,12 +139,12 @@ def main(args: Any, out: TextIO | None = None) -> int:
     targets = list(getattr(args, "targets", []) or [])
     if len(targets) < 2:
         print("primetui: compare needs at least two runs (or two files with --config).", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if getattr(args, "config", False):
         return compare_files(targets, bool(args.json), out)
     if len(set(targets)) != len(targets):
         print("primetui: each run can be compared once; remove the repeated id.", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     from primetui.commands.headless import run_guarded
 
     notes: list[str] = []

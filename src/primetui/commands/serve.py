@@ -487,7 +487,9 @@ def settings_mistake(local: bool) -> str | None:
 
 
 def serve(args: Any) -> int:
-    """Entry point of ``primetui serve``; returns the exit code."""
+    """Entry point of ``primetui serve``; returns the exit code (:mod:`primetui.commands.exits`)."""
+    from primetui.commands.exits import EXIT_CONFIG, EXIT_REFUSED, EXIT_USAGE
+
     host = str(getattr(args, "host", None) or "127.0.0.1")
     port = int(getattr(args, "port", None) or 0)
     local = bool(getattr(args, "local", False))
@@ -495,7 +497,7 @@ def serve(args: Any) -> int:
         if not getattr(args, "allow_remote", False):
             print(f"primetui serve: {host} is not a loopback address; add --allow-remote to serve beyond this machine "
                   "(anyone who gets the URL acts with your API key).", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
         print(f"primetui serve: WARNING: serving on {host}, reachable from other machines, over plain HTTP: "
               "the token travels unencrypted. Prefer an SSH tunnel to 127.0.0.1.", file=sys.stderr, flush=True)
     elif getattr(args, "allow_remote", False):
@@ -504,11 +506,11 @@ def serve(args: Any) -> int:
               file=sys.stderr, flush=True)
     if not (0 <= port <= 65535):
         print(f"primetui serve: --port {port} is not a port number (0 to 65535).", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     mistake = settings_mistake(local)
     if mistake:
         print(f"primetui serve: {mistake}", file=sys.stderr)  # each tab would only show the same sentence
-        return 2
+        return EXIT_CONFIG
     if local:
         try:
             from primetui.local.launcher import ensure_running
@@ -526,14 +528,14 @@ def serve(args: Any) -> int:
         except OSError as exc:
             print(f"primetui serve: cannot write the log file {log_file} ({exc.strerror}); pass a writable --log-file.",
                   file=sys.stderr)
-            return 2
+            return EXIT_REFUSED
     logging.basicConfig(level=logging.WARNING, format="primetui serve: %(message)s")
     repeats = install_repeat_filter(quiet=(ACCEPT_FAILED,))
     try:
         head_timeout = Limits.from_environment().head_timeout
     except ValueError as exc:
-        print(f"primetui serve: {exc}", file=sys.stderr)
-        return 2
+        print(f"primetui serve: {exc}", file=sys.stderr)  # a PRIMETUI_SERVE_* value that cannot work
+        return EXIT_CONFIG
     server = TokenServer(app_command(local), host, port, make_token(),
                          allow_remote=bool(getattr(args, "allow_remote", False)),
                          spare=not getattr(args, "no_spare", False), head_timeout=head_timeout)
