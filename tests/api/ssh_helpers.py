@@ -1,5 +1,6 @@
-"""SSH-session test helpers shared by the API tests: a key pair, a platform with HOME and key, a
-volume with files, waiting for a session phase, reading a process until a pattern."""
+"""SSH-session test helpers shared by the API tests: a key pair, a platform with HOME and key (and the
+module fixtures serving one and a client on it), a volume with files, waiting for a session phase,
+reading a process until a pattern."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import asyncssh
 import httpx
+import pytest
 
 from primetui.local.testing import LocalPlatform
 
@@ -29,6 +31,32 @@ def start_platform(tmp: Path, **env: str) -> tuple[LocalPlatform, Path]:
     key = make_key(home / ".ssh" / "id_ed25519")
     lp = LocalPlatform.start(tmp, demo=False, env={"HOME": str(home), "PRIME_SSH_KEY_PATH": str(key), **env})
     return lp, key
+
+
+def ssh_platform_fixture(name: str):
+    """A module-scoped ``ssh_platform`` fixture: ``(platform, key)`` of :func:`start_platform` in a
+    temporary folder named ``name``, stopped after the module. Use as ``ssh_platform = ssh_platform_fixture("x")``."""
+
+    @pytest.fixture(scope="module")
+    def ssh_platform(tmp_path_factory):
+        lp, key = start_platform(tmp_path_factory.mktemp(name))
+        try:
+            yield lp, key
+        finally:
+            lp.stop()
+
+    return ssh_platform
+
+
+@pytest.fixture
+async def api(ssh_platform):
+    """An async client on the module's ``ssh_platform``, closed after the test (``api = ssh_helpers.api``)."""
+    lp, _ = ssh_platform
+    client = lp.client()
+    try:
+        yield client
+    finally:
+        await client.aclose()
 
 
 def create_volume(lp: LocalPlatform, name: str, files: dict[str, bytes] | None = None, size: str = "10Gi") -> Path:

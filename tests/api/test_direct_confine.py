@@ -5,11 +5,9 @@ NUL or are over-long, and nothing is written outside the folder the user chose."
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import SimpleNamespace
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 import pytest
@@ -17,6 +15,7 @@ import pytest
 from primetui.api.volume_storage import VolumeStorage
 from primetui.shell import direct
 from primetui.shell.confine import REPLACE_ALL, SKIP
+from tests.api.s3_helpers import s3_storage
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -63,18 +62,8 @@ class _HostileS3(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def storage() -> Iterator[VolumeStorage]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _HostileS3)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    route = SimpleNamespace(endpoint=f"http://127.0.0.1:{server.server_port}/s3", bucket="b", prefix=PREFIX,
-                            access_key_id="k", secret_access_key="s", session_token="t")
-    try:
-        with VolumeStorage(route) as s:
-            yield s
-    finally:
-        server.shutdown()
-        thread.join()
-        server.server_close()
+    with s3_storage(_HostileS3, PREFIX) as s:
+        yield s
 
 
 def _files(top: Path) -> dict[str, bytes]:

@@ -13,11 +13,9 @@ fails quickly instead of filling the disk.
 from __future__ import annotations
 
 import stat
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import SimpleNamespace
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 import asyncssh
@@ -27,6 +25,7 @@ from hostile_sftp import Tree, attrs, hostile_connection
 from primetui.api.volume_storage import StorageError, VolumeStorage
 from primetui.shell import direct
 from primetui.shell.transfer import get
+from tests.api.s3_helpers import s3_storage
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -132,18 +131,8 @@ class _LyingS3(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def storage() -> Iterator[VolumeStorage]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _LyingS3)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)  # a quick shutdown
-    thread.start()
-    route = SimpleNamespace(endpoint=f"http://127.0.0.1:{server.server_port}/s3", bucket="b", prefix=PREFIX,
-                            access_key_id="k", secret_access_key="s", session_token="t")
-    try:
-        with VolumeStorage(route) as s:
-            yield s
-    finally:
-        server.shutdown()
-        thread.join()
-        server.server_close()
+    with s3_storage(_LyingS3, PREFIX) as s:
+        yield s
 
 
 def _files(top: Path) -> dict[str, int]:

@@ -12,30 +12,16 @@ import asyncssh
 import pytest
 
 from primetui.shell import open_session_connection
-from tests.api.ssh_helpers import create_volume, start_platform, wait_phase
+from tests.api import ssh_helpers
+from tests.api.ssh_helpers import create_volume, ssh_platform_fixture, wait_phase
 
 pytestmark = pytest.mark.timeout(120)
 
 KEEP = b"run output\n"
 
 
-@pytest.fixture(scope="module")
-def ssh_platform(tmp_path_factory):
-    lp, key = start_platform(tmp_path_factory.mktemp("sftp-paths"))
-    try:
-        yield lp, key
-    finally:
-        lp.stop()
-
-
-@pytest.fixture
-async def api(ssh_platform):
-    lp, _ = ssh_platform
-    client = lp.client()
-    try:
-        yield client
-    finally:
-        await client.aclose()
+ssh_platform = ssh_platform_fixture("sftp-paths")
+api = ssh_helpers.api
 
 
 async def test_a_backslash_or_a_link_does_not_write_into_runs(ssh_platform, api):

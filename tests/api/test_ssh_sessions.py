@@ -28,28 +28,14 @@ from primetui.shell import (
 import httpx
 
 from primetui.local.sessions import mountns
-from tests.api.ssh_helpers import create_volume, make_key, read_until as _read_until, start_platform, wait_phase
+from tests.api import ssh_helpers
+from tests.api.ssh_helpers import create_volume, make_key, read_until as _read_until, ssh_platform_fixture, wait_phase
 
 CLI_SSH_CONNECTION = re.compile(r"(?P<user>[a-zA-Z_][a-zA-Z0-9_-]*)@(?P<host>[a-zA-Z0-9.-]+)(?: -p (?P<port>[0-9]{1,5}))?")
 
 
-@pytest.fixture(scope="module")
-def ssh_platform(tmp_path_factory):
-    lp, key = start_platform(tmp_path_factory.mktemp("ssh-platform"))
-    try:
-        yield lp, key
-    finally:
-        lp.stop()
-
-
-@pytest.fixture
-async def api(ssh_platform):
-    lp, _ = ssh_platform
-    client = lp.client()
-    try:
-        yield client
-    finally:
-        await client.aclose()
+ssh_platform = ssh_platform_fixture("ssh-platform")
+api = ssh_helpers.api
 
 
 async def _ready(api, volume: str, read_only: bool = False):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,28 @@ async def wait_status(lp: Any, run_id: str, statuses: set[str], limit: float = 6
             if loop.time() > end:
                 raise AssertionError(f"run {run_id} stayed {run.status}, wanted {statuses}")
             await asyncio.sleep(0.1)
+
+
+async def dispatch_lr_sweep(lp: Any, tmp_path: Path, lrs: list[str], prefix: str, *, max_steps: int,
+                            data: dict[str, Any] | None = None, limit: float = 60.0) -> list[tuple[str, str]]:
+    """(run id, name) of a learning-rate sweep over ``lrs`` of the platform's ``sft.toml`` (``max_steps`` steps,
+    no checkpoints, ``data`` merged into its ``[data]``), dispatched as ``prefix`` and each waited for until COMPLETED."""
+    import tomlkit
+
+    from primetui.sft.dispatching import Dispatched, dispatch_sweep
+
+    cfg = tomllib.loads((Path(lp.data_dir) / "sft.toml").read_text())
+    cfg["max_steps"] = max_steps
+    cfg.pop("ckpt", None)
+    cfg["data"].update(data or {})
+    path = tmp_path / "sft.toml"
+    path.write_text(tomlkit.dumps(cfg))
+    async with PrimeClient(lp.base_url, lp.token) as client:
+        result = await dispatch_sweep(client, path, "research", [f"optim.lr={','.join(lrs)}"], prefix, io.StringIO())
+    assert isinstance(result, Dispatched) and result.stopped is None, result
+    for run_id, _ in result.runs:
+        assert await wait_status(lp, run_id, {"COMPLETED"}, limit=limit) == "COMPLETED"
+    return result.runs
 
 
 async def palette_offers(pilot: Any, text: str) -> None:

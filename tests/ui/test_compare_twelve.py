@@ -7,18 +7,13 @@ run 11 (no digit key) is hidden from the legend's cursor. ``primetui compare …
 
 from __future__ import annotations
 
-import io
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
-import tomlkit
-from dash_helpers import make_app, wait_status
+from dash_helpers import dispatch_lr_sweep, make_app
 from test_dashboard_headless import run_cli
 
-from primetui.api.client import PrimeClient
-from primetui.sft.dispatching import Dispatched, dispatch_sweep
 from primetui.ui.screens.compare import CompareScreen
 from tests.waiting import quiet, until
 
@@ -32,19 +27,10 @@ async def twelve_runs(lp, tmp_path: Path) -> list[tuple[str, str]]:
     """(run id, name) of a 12-point learning-rate sweep, dispatched once and COMPLETED."""
     if lp.base_url in _SWEEPS:
         return _SWEEPS[lp.base_url]
-    cfg = tomllib.loads((Path(lp.data_dir) / "sft.toml").read_text())
-    cfg["max_steps"] = 3
-    cfg.pop("ckpt", None)
-    cfg["data"].update(seq_len=256, batch_size=4)
-    path = tmp_path / "sft.toml"
-    path.write_text(tomlkit.dumps(cfg))
-    async with PrimeClient(lp.base_url, lp.token) as client:
-        result = await dispatch_sweep(client, path, "research", [f"optim.lr={','.join(LRS)}"], "cmp12", io.StringIO())
-    assert isinstance(result, Dispatched) and result.stopped is None, result
-    for run_id, _ in result.runs:
-        assert await wait_status(lp, run_id, {"COMPLETED"}, limit=300) == "COMPLETED"
-    _SWEEPS[lp.base_url] = result.runs
-    return result.runs
+    runs = await dispatch_lr_sweep(lp, tmp_path, LRS, "cmp12", max_steps=3, data={"seq_len": 256, "batch_size": 4},
+                                   limit=300)
+    _SWEEPS[lp.base_url] = runs
+    return runs
 
 
 async def test_twelve_runs_each_have_a_colour_and_glyph_pair_a_legend_number_and_hide(local_platform, tmp_path):

@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
-
 from primetui.sft.templates import WALKTHROUGH
 
 from editor_helpers import EditorHost, dispatched, idle, open_dispatch, pick_volume, settle
 from tests.waiting import quiet, until
 
 
-@pytest.fixture
-async def platform_client(local_platform):
-    from primetui.api.client import PrimeClient
-
-    c = PrimeClient(local_platform.base_url, local_platform.token)
-    try:
-        yield c
-    finally:
-        await c.aclose()
-
-
-
-async def test_dispatch_lands_on_a_new_run(tmp_path, platform_client):
+async def test_dispatch_lands_on_a_new_run(tmp_path, client):
     path = tmp_path / "sft.toml"
     path.write_text(WALKTHROUGH)
-    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         ed = await settle(pilot)
         await idle(pilot)
@@ -38,17 +24,17 @@ async def test_dispatch_lands_on_a_new_run(tmp_path, platform_client):
             assert line in preflight, preflight
         run_id = await dispatched(pilot)
         assert isinstance(run_id, str), run_id
-    run = await platform_client.get_run(run_id)
+    run = await client.get_run(run_id)
     assert run.volume_name == "research" and run.base_model == "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
     assert run.run_config["data"]["name"] == "datasets/reverse-text"
-    await platform_client.stop_run(run_id)
+    await client.stop_run(run_id)
 
 
-async def test_refused_dispatch_is_shown_on_the_line_it_names(tmp_path, platform_client):
+async def test_refused_dispatch_is_shown_on_the_line_it_names(tmp_path, client):
     path = tmp_path / "sft.toml"
     # A path the pre-flight does not look at (its Data line blocks an outside data.name before dispatch).
     path.write_text(WALKTHROUGH.replace("keep_last = 1\n", 'keep_last = 1\noutput_dir = "../../outside"\n', 1))
-    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         ed = await settle(pilot)
         screen = await open_dispatch(pilot)
@@ -64,11 +50,11 @@ async def test_refused_dispatch_is_shown_on_the_line_it_names(tmp_path, platform
         assert "Dispatch refused" in ed.note
 
 
-async def test_preflight_blocks_an_uncached_model(tmp_path, platform_client):
+async def test_preflight_blocks_an_uncached_model(tmp_path, client):
     path = tmp_path / "sft.toml"
     path.write_text(WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B")
                     .replace('name = "prime-qwen3"', 'name = "qwen3"'))
-    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         ed = await settle(pilot)
         await idle(pilot)
@@ -81,10 +67,10 @@ async def test_preflight_blocks_an_uncached_model(tmp_path, platform_client):
         assert app.screen is screen and "fix them first" in str(screen.query_one("#dispatch-status").render())
 
 
-async def test_preflight_blocks_a_data_name_outside_the_volume(tmp_path, platform_client):
+async def test_preflight_blocks_a_data_name_outside_the_volume(tmp_path, client):
     path = tmp_path / "sft.toml"
     path.write_text(WALKTHROUGH.replace('name = "datasets/reverse-text"', 'name = "../../outside"'))
-    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         await settle(pilot)
         screen = await open_dispatch(pilot)

@@ -14,17 +14,6 @@ from tests.waiting import quiet
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 
-@pytest.fixture
-async def platform_client(local_platform):
-    from primetui.api.client import PrimeClient
-
-    c = PrimeClient(local_platform.base_url, local_platform.token)
-    try:
-        yield c
-    finally:
-        await c.aclose()
-
-
 async def _open(pilot) -> SweepScreen:
     await pilot.press("f9")
     await pilot.pause()
@@ -34,10 +23,10 @@ async def _open(pilot) -> SweepScreen:
     return screen
 
 
-async def test_a_four_lr_sweep_from_the_editor(tmp_path, platform_client):
+async def test_a_four_lr_sweep_from_the_editor(tmp_path, client):
     path = tmp_path / "sft.toml"
     path.write_text(WALKTHROUGH)
-    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         screen = await _open(pilot)
@@ -52,18 +41,18 @@ async def test_a_four_lr_sweep_from_the_editor(tmp_path, platform_client):
         await pilot.pause()
         await idle(pilot)
         assert app.screen is not screen
-    runs = (await platform_client.list_runs(limit=100)).runs
+    runs = (await client.list_runs(limit=100)).runs
     ours = sorted(r.name for r in runs if (r.name or "").startswith("edsweep-"))
     assert ours == sorted(f"edsweep-lr={lr}" for lr in ("1e-5", "3e-5", "1e-4", "1e-1"))
     for r in runs:
         if (r.name or "").startswith("edsweep-"):
-            await platform_client.stop_run(r.id)
+            await client.stop_run(r.id)
 
 
-async def test_a_grid_over_the_limit_says_so_and_dispatches_nothing(tmp_path, platform_client):
+async def test_a_grid_over_the_limit_says_so_and_dispatches_nothing(tmp_path, client):
     path = tmp_path / "sft.toml"
     path.write_text(WALKTHROUGH)
-    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         screen = await _open(pilot)

@@ -18,17 +18,6 @@ SIX_KEPT = WALKTHROUGH.replace("max_steps = 10", "max_steps = 60").replace("keep
 ONE_STEP = WALKTHROUGH.replace("max_steps = 10", "max_steps = 1").replace("interval = 10", "interval = 1")
 
 
-@pytest.fixture
-async def platform_client(local_platform):
-    from primetui.api.client import PrimeClient
-
-    c = PrimeClient(local_platform.base_url, local_platform.token)
-    try:
-        yield c
-    finally:
-        await c.aclose()
-
-
 async def _open(pilot, prefix: str, values: str) -> SweepScreen:
     await settle(pilot)
     await pilot.press("f9")
@@ -47,11 +36,11 @@ def _text(screen: SweepScreen, widget: str) -> str:
     return str(screen.query_one(widget).render())
 
 
-async def test_the_grid_line_and_a_grid_that_does_not_fit_together_is_refused(tmp_path, platform_client):
+async def test_the_grid_line_and_a_grid_that_does_not_fit_together_is_refused(tmp_path, client):
     path = tmp_path / "sft.toml"
     path.write_text(SIX_KEPT)
-    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
-    before = (await platform_client.list_runs(limit=1000)).total
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
+    before = (await client.list_runs(limit=1000)).total
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await _open(pilot, "gridui", "1e-5,3e-5,1e-4")
         grid = _text(screen, "#sweep-grid")
@@ -65,16 +54,16 @@ async def test_the_grid_line_and_a_grid_that_does_not_fit_together_is_refused(tm
         screen.query_one("#sweep-values-0").value = "1e-5,3e-5"
         await idle(pilot)
         assert "checkpoints 2 × 43.2 GB = 86.4 GB of 107.4 GB" in _text(screen, "#sweep-grid")
-    assert (await platform_client.list_runs(limit=1000)).total == before
+    assert (await client.list_runs(limit=1000)).total == before
 
 
-async def test_a_taken_name_is_warned_about_and_f6_adds_a_suffix(tmp_path, platform_client):
+async def test_a_taken_name_is_warned_about_and_f6_adds_a_suffix(tmp_path, client):
     import tomllib
 
-    taken = await platform_client.create_run(tomllib.loads(ONE_STEP), mode="sft", volume="research", name="gridtaken-lr=1e-5")
+    taken = await client.create_run(tomllib.loads(ONE_STEP), mode="sft", volume="research", name="gridtaken-lr=1e-5")
     path = tmp_path / "sft.toml"
     path.write_text(ONE_STEP)
-    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await _open(pilot, "gridtaken", "1e-5,3e-5")
         grid = _text(screen, "#sweep-grid")
@@ -92,10 +81,10 @@ async def test_a_taken_name_is_warned_about_and_f6_adds_a_suffix(tmp_path, platf
         assert "⚠" not in grid and "gridtaken-2-lr=3e-5  1 GPU" in grid
         await pilot.press("f5")
         await until(pilot, lambda: app.screen is not screen, "the sweep dispatched and the dialog closed")
-    runs = (await platform_client.list_runs(limit=1000)).runs
+    runs = (await client.list_runs(limit=1000)).runs
     ours = sorted(r.name for r in runs if (r.name or "").startswith("gridtaken"))
     assert ours == ["gridtaken-2-lr=1e-5", "gridtaken-2-lr=3e-5", "gridtaken-lr=1e-5"]
     for r in runs:
         if (r.name or "").startswith("gridtaken"):
-            await platform_client.stop_run(r.id)
+            await client.stop_run(r.id)
     assert taken.run_id

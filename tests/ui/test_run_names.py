@@ -11,17 +11,6 @@ from editor_helpers import EditorHost, dispatched, idle, open_dispatch, pick_vol
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
-@pytest.fixture
-async def platform_client(local_platform):
-    from primetui.api.client import PrimeClient
-
-    c = PrimeClient(local_platform.base_url, local_platform.token)
-    try:
-        yield c
-    finally:
-        await c.aclose()
-
-
 async def _dispatch_with_name(pilot, typed: str | None) -> tuple[str, object]:
     """Open the dialog, type ``typed`` as the name (None: keep it), dispatch; the name the dialog
     started with, and what the editor closed with (the run id)."""
@@ -34,23 +23,23 @@ async def _dispatch_with_name(pilot, typed: str | None) -> tuple[str, object]:
     return started_with, await dispatched(pilot)
 
 
-async def test_the_name_typed_in_the_dialog_names_the_run(tmp_path, platform_client):
+async def test_the_name_typed_in_the_dialog_names_the_run(tmp_path, client):
     path = tmp_path / "sft.toml"
     path.write_text(WALKTHROUGH)
-    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         await settle(pilot)
         _, run_id = await _dispatch_with_name(pilot, "lr-sweep-a")
         assert isinstance(run_id, str) and run_id
-    run = await platform_client.get_run(run_id)
+    run = await client.get_run(run_id)
     assert run.name == "lr-sweep-a"
-    await platform_client.stop_run(run_id)
+    await client.stop_run(run_id)
 
 
-async def test_the_file_name_is_the_dialog_default_and_is_not_a_schema_error(tmp_path, platform_client):
+async def test_the_file_name_is_the_dialog_default_and_is_not_a_schema_error(tmp_path, client):
     path = tmp_path / "sft.toml"
     path.write_text('name = "from-the-file"\n' + WALKTHROUGH)
-    app = EditorHost(path, client=platform_client, drafts_root=tmp_path / "drafts")
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         ed = await settle(pilot)
         await idle(pilot)
@@ -58,6 +47,6 @@ async def test_the_file_name_is_the_dialog_default_and_is_not_a_schema_error(tmp
         started_with, run_id = await _dispatch_with_name(pilot, None)
         assert started_with == "from-the-file"
         assert isinstance(run_id, str) and run_id
-    run = await platform_client.get_run(run_id)
+    run = await client.get_run(run_id)
     assert run.name == "from-the-file" and run.run_config["name"] == "from-the-file"
-    await platform_client.stop_run(run_id)
+    await client.stop_run(run_id)

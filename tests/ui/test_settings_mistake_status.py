@@ -10,31 +10,20 @@ on the first screen) is named the same way.
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
 
 from primetui.commands import cli, launch
+from tests.settings_isolation import closed_port, isolate_settings
 from tests.ui.dash_helpers import notifications, record_notifications
 from tests.waiting import until
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in ("PRIME_API_KEY", "PRIME_TEAM_ID", "PRIME_BASE_URL", "PRIME_API_BASE_URL", "PRIME_CONTEXT",
-                 "PRIMETUI_HEADLESS_DEADLINE", "PRIMETUI_REPLY_DEADLINE"):
-        monkeypatch.delenv(name, raising=False)
-    for name, sub in (("HOME", ""), ("PRIMETUI_CONFIG_DIR", "cfg"), ("PRIMETUI_CACHE_DIR", "cache"),
-                      ("PRIMETUI_LOG_DIR", "logs"), ("PRIMETUI_CRASH_DIR", "crashes"), ("PRIMETUI_DRAFTS_DIR", "drafts")):
-        monkeypatch.setenv(name, str(tmp_path / sub))
-    monkeypatch.setenv("PRIME_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
+    isolate_settings(tmp_path, monkeypatch)
+    monkeypatch.setenv("PRIME_BASE_URL", f"http://127.0.0.1:{closed_port()}")
     return tmp_path
 
 

@@ -3,17 +3,13 @@
 
 from __future__ import annotations
 
-import io
 import tomllib
 from pathlib import Path
 
 import pytest
-import tomlkit
-from dash_helpers import make_app, wait_status
+from dash_helpers import dispatch_lr_sweep, make_app
 from textual.widgets import DataTable, Input, Static
 
-from primetui.api.client import PrimeClient
-from primetui.sft.dispatching import Dispatched, dispatch_sweep
 from primetui.monitor_core.chartframe import RUN_GLYPHS
 from tests.waiting import input_applied, quiet, until
 
@@ -23,17 +19,7 @@ LRS = ["1e-5", "3e-5", "1e-4", "1e-1"]
 
 
 async def _sweep(lp, tmp_path: Path) -> list[tuple[str, str]]:
-    cfg = tomllib.loads((Path(lp.data_dir) / "sft.toml").read_text())
-    cfg["max_steps"] = 4
-    cfg.pop("ckpt", None)
-    path = tmp_path / "sft.toml"
-    path.write_text(tomlkit.dumps(cfg))
-    async with PrimeClient(lp.base_url, lp.token) as client:
-        result = await dispatch_sweep(client, path, "research", [f"optim.lr={','.join(LRS)}"], "lrsweep", io.StringIO())
-    assert isinstance(result, Dispatched) and result.stopped is None, result
-    for run_id, _ in result.runs:
-        assert await wait_status(lp, run_id, {"COMPLETED"}) == "COMPLETED"
-    return result.runs
+    return await dispatch_lr_sweep(lp, tmp_path, LRS, "lrsweep", max_steps=4)
 
 
 async def test_a_four_lr_sweep_filters_by_prefix_and_compares_with_four_distinct_curves(local_platform, tmp_path):

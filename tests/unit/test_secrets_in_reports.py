@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import socket
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import pytest
 
 from primetui.commands import cli, headless
 from primetui.config import crash
+from tests.settings_isolation import closed_port, isolate_settings
 
 CONFIG_KEY = "pit_config_file_key_5f3a9c"
 ENV_TOKEN = "hf_environment_token_77d1e2"
@@ -32,24 +32,13 @@ NEWLINE_KEY = "pit_newline_key_31c7\nX-Evil: 1"
 SECRETS = [CONFIG_KEY, ENV_TOKEN, URL_PASSWORD, PATH_TOKEN, QUERY_TOKEN, HEADER_KEY, "pit_newline_key_31c7"]
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home whose config file holds the key, an environment holding a token and a webhook URL."""
-    for name in ("PRIME_API_KEY", "PRIME_TEAM_ID", "PRIME_BASE_URL", "PRIME_API_BASE_URL", "PRIME_CONTEXT",
-                 "PRIMETUI_HEADLESS_DEADLINE", "PRIMETUI_REPLY_DEADLINE"):
-        monkeypatch.delenv(name, raising=False)
-    for name, sub in (("HOME", ""), ("PRIMETUI_CONFIG_DIR", "cfg"), ("PRIMETUI_CACHE_DIR", "cache"),
-                      ("PRIMETUI_LOG_DIR", "logs"), ("PRIMETUI_CRASH_DIR", "crashes")):
-        monkeypatch.setenv(name, str(tmp_path / sub))
+    isolate_settings(tmp_path, monkeypatch)
     (tmp_path / ".prime").mkdir()
     (tmp_path / ".prime" / "config.json").write_text(json.dumps(
-        {"api_key": CONFIG_KEY, "base_url": f"http://127.0.0.1:{_closed_port()}"}))
+        {"api_key": CONFIG_KEY, "base_url": f"http://127.0.0.1:{closed_port()}"}))
     monkeypatch.setenv("HF_TOKEN", ENV_TOKEN)
     monkeypatch.setenv("TEAM_WEBHOOK", HOOK_URL)  # no secret-like name: its URL parts are what give it away
     return tmp_path

@@ -10,35 +10,22 @@ and its control characters are shown, not sent.
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
 
 from primetui.commands import cli
+from tests.settings_isolation import closed_port, isolate_settings
 
 KEY = "pit_test_key_0123456789"
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A user with a valid key and a platform URL nothing listens on; no variable from outside leaks in."""
-    for name in ("PRIME_API_KEY", "PRIME_TEAM_ID", "PRIME_BASE_URL", "PRIME_API_BASE_URL", "PRIME_FRONTEND_URL",
-                 "PRIME_CONTEXT", "PRIMETUI_HEADLESS_DEADLINE", "PRIMETUI_REPLY_DEADLINE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("PRIMETUI_CONFIG_DIR", str(tmp_path / "cfg"))
-    monkeypatch.setenv("PRIMETUI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path / "logs"))
-    monkeypatch.setenv("PRIMETUI_CRASH_DIR", str(tmp_path / "crashes"))
+    isolate_settings(tmp_path, monkeypatch)
     monkeypatch.setenv("PRIME_API_KEY", KEY)
-    monkeypatch.setenv("PRIME_BASE_URL", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.setenv("PRIME_BASE_URL", f"http://127.0.0.1:{closed_port()}")
     return tmp_path
 
 

@@ -40,30 +40,32 @@ _TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _SYSTEM = ("/usr", "/etc", "/proc", "/dev", MOUNT_POINT)
 
 
+def _modes(root: str, names: list[str]) -> list[tuple[str, int]]:
+    """(path, lstat mode) of each of ``names`` in ``root``, sorted; a name gone meanwhile is left out."""
+    found = []
+    for name in sorted(names):
+        path = os.path.join(root, name)
+        try:
+            found.append((path, os.lstat(path).st_mode))
+        except OSError:
+            continue
+    return found
+
+
 def etc_masks(etc: Path = Path("/etc")) -> list[str]:
     """bwrap arguments hiding what in ``etc`` is not world-readable (secrets: shadow, private keys)."""
     args: list[str] = []
     for root, dirs, files in os.walk(etc, followlinks=False):
         kept = []
-        for name in sorted(dirs):
-            path = os.path.join(root, name)
-            try:
-                mode = os.lstat(path).st_mode
-            except OSError:
-                continue
+        for path, mode in _modes(root, dirs):
             if stat.S_ISLNK(mode):
                 continue
             if mode & 0o005 != 0o005:
                 args += ["--tmpfs", path]  # an empty folder in its place
             else:
-                kept.append(name)
+                kept.append(os.path.basename(path))
         dirs[:] = kept
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            try:
-                mode = os.lstat(path).st_mode
-            except OSError:
-                continue
+        for path, mode in _modes(root, files):
             if stat.S_ISREG(mode) and not mode & 0o004:
                 args += ["--ro-bind", "/dev/null", path]  # unreadable in its place
     return args
