@@ -89,6 +89,8 @@ WAIT_EXIT_CODES = """exit codes:
   3    nothing was asked or dispatched: no API key, an unreadable file, a setting
        that cannot work (named with its source), a failed pre-flight, the platform
        refused the run
+  4    every run ended, but one COMPLETED with a NaN final loss or an error-level
+       anomaly (NaN, traceback, OOM, NCCL, CUDA, a component that exited)
   130  interrupted by SIGINT (Ctrl-C): the runs go on
   143  ended by SIGTERM (a CI job cancelled): the runs go on
 With --json the last line is always {"event": "done", "status": ..., "exit": N}."""
