@@ -105,7 +105,7 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--allow-remote", action="store_true", help="allow a --host that is not loopback, and Host names other than localhost, 127.0.0.1 and [::1] (prints a warning)")
     serve.add_argument("--no-spare", action="store_true", help="start each tab's app when the tab opens, instead of keeping one ready (one idle process less; each new tab waits for Python's imports)")
 
-    wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout, 3 setup",
+    wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout, 3 setup, 4 NaN/anomaly",
                           epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     wait.add_argument("run_ids", nargs="+", metavar="ID")
     wait.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="give up this long after the command started (exit 2)")
