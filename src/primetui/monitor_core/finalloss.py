@@ -71,10 +71,10 @@ def nan_count(row: Mapping[str, Any]) -> int:
 
 def count_says_nan(row: Mapping[str, Any]) -> bool:
     """Whether this row's NaN count stands for a NaN loss: a positive count and no finite loss value."""
-    if nan_count(row) <= 0:
-        return False
     v = _number(row.get(LOSS_KEY))
-    return v is None or not math.isfinite(v)
+    if v is not None and math.isfinite(v):  # the usual row: a finite loss, no key scan
+        return False
+    return nan_count(row) > 0
 
 
 def with_nan_loss(row: Mapping[str, Any]) -> Mapping[str, Any]:
