@@ -12,7 +12,7 @@ from pathlib import Path
 from primetui.commands import waiting
 
 ROOT = Path(__file__).resolve().parents[1]
-WAIT_CODES = {waiting.EXIT_OK, waiting.EXIT_FAILED, waiting.EXIT_TIMEOUT, waiting.EXIT_SETUP,
+WAIT_CODES = {waiting.EXIT_OK, waiting.EXIT_FAILED, waiting.EXIT_TIMEOUT, waiting.EXIT_SETUP, waiting.EXIT_ANOMALY,
               130,  # KeyboardInterrupt (waiting.main)
               128 + signal.SIGTERM}  # the default SIGTERM action, as a shell reports it
 
