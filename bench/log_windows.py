@@ -7,7 +7,7 @@ A real run trains on a local platform serving the hosted windows (the default: p
 ``LogFlood`` adds ``--rate`` numbered lines per second to its trainer log. Two followers watch the
 same run at once, each next to the other:
 
-- the dashboard's: ``LogFollower`` as ``viewmodel/feed.py`` builds it (2 s polls, search backend,
+- the dashboard's: ``LogFollower`` as ``ui/monitor/feed.py`` builds it (2 s polls, search backend,
   a catch-up read of 5,000 lines when a window fills);
 - the CLI's way: plain fetches of 1,000 lines every 2 s (what ``prime train logs -f`` polls),
   i.e. the 200-line snapshot, with the same dedupe and gap markers.

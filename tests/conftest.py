@@ -23,6 +23,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 from primetui.local.testing import LocalPlatform
 
+from tests.ci_skips import pytest_runtest_makereport  # noqa: F401, E402 - the hook: no tmux/chromium skips under CI=true
+
 
 @pytest.fixture(scope="session")
 def local_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPlatform]:

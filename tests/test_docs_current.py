@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 from primetui.commands import waiting
+from primetui.commands.exits import MEANING
 
 ROOT = Path(__file__).resolve().parents[1]
-WAIT_CODES = {waiting.EXIT_OK, waiting.EXIT_FAILED, waiting.EXIT_TIMEOUT, waiting.EXIT_SETUP, waiting.EXIT_ANOMALY,
-              130,  # KeyboardInterrupt (waiting.main)
-              128 + signal.SIGTERM}  # the default SIGTERM action, as a shell reports it
+WAIT_CODES = set(MEANING)
+"""The one exit-code table of every command (primetui.commands.exits), 130 and 143 included."""
 
 
 def test_keys_page_is_what_keys_doc_generates():
@@ -23,6 +23,12 @@ def test_keys_page_is_what_keys_doc_generates():
     assert (ROOT / "docs" / "keys.md").read_text(encoding="utf-8") == keys_markdown(), (
         "docs/keys.md is stale: run `uv run python -m primetui.ui.keys_doc > docs/keys.md`"
     )
+
+
+def test_every_code_wait_returns_is_in_the_one_table():
+    assert {waiting.EXIT_OK, waiting.EXIT_FAILED, waiting.EXIT_TIMEOUT, waiting.EXIT_SETUP, waiting.EXIT_SIGINT,
+            128 + signal.SIGTERM} <= WAIT_CODES
+    assert set(waiting.OUTCOME) <= WAIT_CODES
 
 
 def test_wait_help_lists_every_exit_code():

@@ -99,7 +99,7 @@ def test_runs_once_against_a_platform_never_asks_for_the_extra(local_platform, t
 ])
 def test_local_without_the_extra_names_the_command_that_adds_it(args, tmp_path):
     code, out, err, _ = without_extra(CLI, *args, home=tmp_path)
-    assert code == 2
+    assert code == 78  # configuration (docs/ops.md, exit codes)
     assert out == ""
     assert err.count("\n") == 0 and "Traceback" not in err
     assert err.startswith("primetui: the local platform needs fastapi, uvicorn, pyarrow, huggingface-hub, ")

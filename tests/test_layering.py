@@ -180,7 +180,8 @@ def _drawing_imports(path: Path) -> set[str]:
 
 def test_only_the_dashboard_draws():
     """textual and rich are imported in ``ui`` (and by the front-ends that start it), nowhere else;
-    and every module of ``ui`` is Textual code: it imports textual or rich, or another ``ui`` module."""
+    and every module of ``ui`` is Textual code: it imports textual or rich or another ``ui`` module,
+    or drives a widget handed to it (``widget_driving``)."""
     graph = import_graph()
     mods = _modules()
     below = sorted(m for m, p in mods.items() if _package(m) not in {"ui", "commands"} and _drawing_imports(p))
@@ -188,7 +189,7 @@ def test_only_the_dashboard_draws():
     not_ui = sorted(
         m for m, p in mods.items()
         if _package(m) == "ui" and p.name != "__init__.py" and not _drawing_imports(p)
-        and not any(_package(d) == "ui" for d in graph[m])
+        and not any(_package(d) == "ui" for d in graph[m]) and not _drives_widgets(p)
     )
     assert not not_ui, f"modules in ui/ that are not Textual code (the view model lives in viewmodel/): {not_ui}"
 
@@ -205,3 +206,103 @@ def test_the_layer_rules_catch_what_they_name():
 def test_the_checker_sees_a_circle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(graph) == [["a", "b", "c"]]
+
+
+# ---- layers by meaning: below ui/, no module drives a widget -----------------------------------
+# Importing textual is not the only way to be Textual code: a core or view-model module that calls
+# ``app.notify`` or pokes ``view._frame_handle`` on an object handed to it is UI code in disguise.
+WIDGET_API = frozenset({
+    "run_worker", "call_later", "call_after_refresh", "call_from_thread", "query_one", "query", "post_message",
+    "notify", "set_interval", "set_timer", "refresh", "mount",
+})
+"""Calls that only a Textual widget, screen or app answers: they belong in ui/."""
+NO_WIDGETS = CORE | {"config", "viewmodel"}
+"""Packages whose modules may not drive widgets (the core, configuration, the view model)."""
+LIBRARY_PRIVATES = {
+    "_init_recv_window": "asyncssh's receive window: shell/flow.py grants the channel's credit itself",
+    "_recv_window": "asyncssh's receive window: shell/flow.py grants the channel's credit itself",
+    "_replace": "a namedtuple's public API", "_asdict": "a namedtuple's public API", "_fields": "a namedtuple's public API",
+}
+"""Private attributes of other libraries' objects a core module touches, each with why."""
+
+
+def _loop_receiver(node: ast.expr) -> bool:
+    """``loop.call_later`` and ``asyncio.get_running_loop().call_later`` are asyncio's, not a widget's."""
+    text = ast.unparse(node)
+    return text == "loop" or text.endswith(("get_running_loop()", "get_event_loop()", "._loop", ".loop"))
+
+
+def _defined_privates(trees: list[ast.AST]) -> set[str]:
+    """Private names a package defines itself: functions, classes, attributes assigned anywhere in it."""
+    names: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+    return {n for n in names if n.startswith("_")}
+
+
+def widget_driving(source: str, own_privates: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """Where ``source`` calls a widget API or touches another object's private attribute.
+
+    ``x._name`` is allowed when ``x`` is ``self``, ``cls`` or an imported module, when the package
+    defines ``_name`` itself (``own_privates``: its own classes talking to each other), or when it is
+    a named library private (``LIBRARY_PRIVATES``); anything else is an object handed in from above.
+    """
+    tree = ast.parse(source)
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            modules |= {a.asname or a.name for a in node.names}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in WIDGET_API:
+            if not _loop_receiver(node.func.value):
+                found.append(f"line {node.lineno}: calls {ast.unparse(node.func)}()")
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value
+            if isinstance(owner, ast.Name) and (owner.id in ("self", "cls") or owner.id in modules):
+                continue
+            if node.attr in own_privates or node.attr in LIBRARY_PRIVATES:
+                continue
+            found.append(f"line {node.lineno}: touches {ast.unparse(node)}")
+    return found
+
+
+def test_no_module_below_the_dashboard_drives_a_widget():
+    mods = _modules()
+    by_package: dict[str, list[tuple[str, str]]] = {}
+    for module, path in mods.items():
+        if _package(module) in NO_WIDGETS:
+            by_package.setdefault(_package(module), []).append((module, path.read_text(encoding="utf-8")))
+    wrong = []
+    for package, sources in by_package.items():
+        own = _defined_privates([ast.parse(text) for _, text in sources])
+        for module, text in sources:
+            wrong += [f"{module} {hit}" for hit in widget_driving(text, own)]
+    assert not wrong, "widget code below ui/ (move it into ui/): " + "; ".join(sorted(wrong))
+
+
+def test_the_widget_rule_catches_each_case():
+    for api in sorted(WIDGET_API):
+        assert widget_driving(f"def f(app):\n    app.{api}(1)\n"), api
+    assert widget_driving("def f(self):\n    self.app.call_later(self.app.notify, 'x')\n")  # through an attribute
+    assert widget_driving("def f(view):\n    view._frame_handle = None\n")  # a widget's private, written
+    assert widget_driving("def f(view):\n    view._frame()\n")  # ... called
+    assert widget_driving("def f(self):\n    return self.view._view_top\n")  # ... read through an attribute
+    # What is not widget code: a module's own privates, asyncio's call_later, a private of self.
+    assert not widget_driving("class A:\n    def f(self, other):\n        other._leave()\n", {"_leave"})
+    assert not widget_driving("import asyncio\nasyncio.get_running_loop().call_later(1, print)\n")
+    assert not widget_driving("import os\nclass A:\n    def f(self):\n        self._x = os._exit\n")
+
+
+def _drives_widgets(path: Path) -> bool:
+    return bool(widget_driving(path.read_text(encoding="utf-8")))

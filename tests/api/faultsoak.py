@@ -3,7 +3,7 @@
 Shared by the CI test (tests/api/test_fault_soak.py, well under 60 s) and the soak bench
 (bench/soak.py, 10 minutes by default). One real run trains on the local platform while a
 ``LogFlood`` adds numbered lines to its trainer log; a ``RunWatcher``, a ``MetricsFollower`` and
-the dashboard's ``LogFollower`` (as ``viewmodel/feed.py`` configures it) follow it through a
+the dashboard's ``LogFollower`` (as ``ui/monitor/feed.py`` configures it) follow it through a
 ``FaultProxy`` that faults a share of all requests. At the end the run is stopped, the followers
 make their final fetch, and the lines they assembled are compared with the server's own log,
 read straight from its database.

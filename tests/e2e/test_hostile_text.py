@@ -118,6 +118,11 @@ def test_headless_commands_print_no_control_and_json_stays_exact(hostile, tmp_pa
     assert foreign_controls(missing.stderr) == [] and b"\x1b" not in missing.stderr
 
 
+# The run screen's tabs (as its header lists them), and what each one's key must bring up.
+RUN_TABS = ("Overview  Config  Logs  Charts  Components",
+            {"2": "max_steps = 5", "3": "Starting SFT trainer", "4": "loss/mean", "5": "Kind      Status"})
+
+
 class Tmux(DashboardTmux):
     """The e2e tmux driver on its session ``h``, plus pressing a key until its effect shows."""
 
@@ -156,10 +161,10 @@ def test_dashboard_writes_no_outside_control_to_the_terminal(hostile, tmp_path):
         tmux.keys("Enter")  # the run and each tab
         screens.append(tmux.wait("Lifecycle"))
         screens.append(tmux.wait(VISIBLE))
-        for tab in "234567":
-            tmux.keys(tab)
-            time.sleep(1.0)
-            screens.append(tmux.screen())
+        header = [line.split() for line in screens[-1].splitlines()]
+        assert RUN_TABS[0].split() in header, "the run screen's tabs changed: give each its mark in RUN_TABS"
+        for tab, shows in RUN_TABS[1].items():
+            screens.append(tmux.press_until(shows, tab))  # the tab's own content, not the one before it
         tmux.keys("Escape")
         screens.append(tmux.press_until("Sessions of", "v"))  # volumes and sessions
         tmux.press_until("Create a volume", "c")
@@ -167,18 +172,16 @@ def test_dashboard_writes_no_outside_control_to_the_terminal(hostile, tmp_path):
         tmux.keys("Enter")
         screens.append(tmux.wait("quota"))  # a toast with a hostile error
         screens.append(tmux.press_until("Models in the cluster cache", "m"))  # models
-        time.sleep(1.0)
-        tmux.keys("C-p")  # the palette lists runs and volumes by name
+        tmux.press_until("New config / open editor", "C-p")  # the palette lists runs and volumes by name
         tmux.run("send-keys", "-t", "h", "-l", "Open")
-        time.sleep(1.5)
-        screens.append(tmux.screen())
+        tmux.wait("Open run team-run")
+        screens.append(tmux.wait("Open volume research"))
         tmux.keys("Escape")
         screens.append(tmux.press_until("Keys ·", "F1"))  # help
         tmux.press_until("On-demand capacity", "Escape")
         tmux.keys("e")
         screens.append(tmux.wait("max_steps"))  # the editor and its problems (hostile model list)
-        time.sleep(3.0)
-        screens.append(tmux.screen())
+        screens.append(tmux.wait("1 error(s)"))  # checked against the hostile model list
         title = tmux.run("display-message", "-p", "-t", "h", "#{pane_title}")
         buffers = tmux.run("list-buffers")
     finally:

@@ -60,7 +60,7 @@ def test_a_signal_ends_a_json_wait_with_end_and_done_events(platform, tmp_path, 
     end = [e for e in events if e["event"] == "end"]
     assert len(end) == 1 and end[0]["status"] == "RUNNING" and end[0]["ended"] is False
     assert events[-1] == {"event": "done", "status": "INTERRUPTED", "exit": code,
-                          "signal": signal.Signals(signum).name, "running": [run_id]}
+                          "signal": signal.Signals(signum).name, "running": [run_id], "unknown": []}
     assert "Traceback" not in script.text()
 
 
@@ -182,7 +182,7 @@ def test_ci_script_dispatch_wait_json_with_a_hanging_hook_a_restart_and_ctrl_c(p
     assert events[0] == {"event": "dispatched", "run_id": run_id}
     assert [e["event"] for e in events[-2:]] == ["end", "done"]
     assert events[-1] == {"event": "done", "status": "INTERRUPTED", "exit": 130, "signal": "SIGINT",
-                          "running": [run_id]}
+                          "running": [run_id], "unknown": []}
     assert "Traceback" not in script.text() and "Event loop is closed" not in script.text()
     # Each status change ran the hook once; each call was stopped and said so exactly once (on its
     # timeout, or when the command ended).

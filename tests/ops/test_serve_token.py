@@ -62,7 +62,7 @@ def test_non_loopback_host_needs_an_explicit_flag(tmp_path):
 
     out = subprocess.run([sys.executable, "-m", "primetui", "serve", "--host", "0.0.0.0", "--port", "0"],
                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert out.returncode == 2
+    assert out.returncode == 64  # a usage error (docs/ops.md)
     assert "--allow-remote" in out.stderr
     assert "token=" not in out.stdout
 

@@ -2,35 +2,31 @@
 
 from __future__ import annotations
 
-import io
 import json
 import tomllib
-from types import SimpleNamespace
 
 import httpx
 import pytest
 import tomlkit
 
 from primetui.commands import waiting
-from primetui.api.client import PrimeClient
+from tests.ops.cli_run import primetui_main
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 
-def _sweep(local_platform, tmp_path, monkeypatch, sets: list[str], *, name: str | None = "lr", as_json=False,
+def _sweep(local_platform, tmp_path, monkeypatch, capsys, sets: list[str], *, name: str | None = "lr", as_json=False,
            wait=False) -> tuple[int, str, str]:
     cfg = tomllib.loads((local_platform.data_dir / "sft.toml").read_text())
     cfg.pop("ckpt", None)
     cfg["max_steps"] = 3
     path = tmp_path / "sft.toml"
     path.write_text(tomlkit.dumps(cfg))
-    settings = SimpleNamespace(base_url=local_platform.base_url, api_key=local_platform.token, team_id=None)
-    monkeypatch.setattr(waiting, "_local_settings", lambda local: (settings, None))
-    monkeypatch.setattr("primetui.commands.launch.make_client", lambda s, rediscover=None: PrimeClient(s.base_url, s.api_key))
-    args = SimpleNamespace(command="sweep", file=str(path), volume="research", set=sets, name=name, wait=wait,
-                           timeout=120 if wait else None, json=as_json, interval=0.5, local=False, on_event=None)
-    out, err = io.StringIO(), io.StringIO()
-    return waiting.main(args, out, err), out.getvalue(), err.getvalue()
+    argv = ["sweep", str(path), "--volume", "research", *(a for s in sets for a in ("--set", s))]
+    argv += ["--name", name] if name is not None else []
+    argv += ["--json"] if as_json else []
+    argv += ["--wait", "--timeout", "120", "--interval", "0.5"] if wait else []
+    return primetui_main(local_platform, tmp_path, monkeypatch, capsys, *argv)
 
 
 def _runs(local_platform) -> list[dict]:
@@ -39,8 +35,8 @@ def _runs(local_platform) -> list[dict]:
     return reply.json()["runs"]
 
 
-def test_four_learning_rates_are_four_named_runs_and_wait_follows_them(local_platform, tmp_path, monkeypatch):
-    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, ["optim.lr=1e-5,3e-5,1e-4,1e-1"],
+def test_four_learning_rates_are_four_named_runs_and_wait_follows_them(local_platform, tmp_path, monkeypatch, capsys):
+    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, capsys, ["optim.lr=1e-5,3e-5,1e-4,1e-1"],
                             as_json=True, wait=True)
     lines = [json.loads(line) for line in out.splitlines()]
     dispatched = [x for x in lines if x["event"] == "dispatched"]
@@ -56,9 +52,9 @@ def test_four_learning_rates_are_four_named_runs_and_wait_follows_them(local_pla
         assert run["runConfig"]["optim"]["lr"] == float(x["name"].rsplit("=", 1)[1])
 
 
-def test_one_failing_variant_dispatches_none(local_platform, tmp_path, monkeypatch):
+def test_one_failing_variant_dispatches_none(local_platform, tmp_path, monkeypatch, capsys):
     before = len(_runs(local_platform))
-    code, out, err = _sweep(local_platform, tmp_path, monkeypatch,
+    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, capsys,
                             ['model.name="PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT","nobody/not-cached"'],
                             name="m", as_json=True)
     assert code == waiting.EXIT_SETUP and len(_runs(local_platform)) == before
@@ -69,13 +65,13 @@ def test_one_failing_variant_dispatches_none(local_platform, tmp_path, monkeypat
     assert done == {"event": "done", "status": "REFUSED", "exit": 3}
 
 
-def test_plain_output_is_the_ids_alone_and_a_bad_set_is_a_sentence(local_platform, tmp_path, monkeypatch):
-    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, ["max_steps=2,3"], name=None)
+def test_plain_output_is_the_ids_alone_and_a_bad_set_is_a_sentence(local_platform, tmp_path, monkeypatch, capsys):
+    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, capsys, ["max_steps=2,3"], name=None)
     ids = out.split()
     assert code == waiting.EXIT_OK and len(ids) == 2
     names = {r["id"]: r.get("name") for r in _runs(local_platform)}
     assert [names[i] for i in ids] == ["sft-max_steps=2", "sft-max_steps=3"]
-    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, ["model.name=Qwen/x"])
+    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, capsys, ["model.name=Qwen/x"])
     assert code == waiting.EXIT_SETUP and out == ""
     assert "primetui sweep: --set model.name: 'Qwen/x' is not a TOML value; quote a string" in err
     for run_id in ids:

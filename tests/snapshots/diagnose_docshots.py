@@ -87,12 +87,23 @@ async def compare_sweep(app, pilot) -> None:
     await pilot.press("y")
 
 
+async def compare_twelve(app, pilot) -> None:
+    from sweep12_data import IDS
+    from test_compare_legend_snapshot import TwelveCompare
+
+    await app.push_screen(TwelveCompare(IDS))
+    await wait(pilot, lambda: bool(getattr(app.screen, "charts", None)))
+    await pilot.press("L", *["right"] * 10, "space")
+    await wait(pilot, lambda: IDS[10] in app.screen.hidden)
+
+
 SCENES = {
     "diagnose-run-flags": (lambda: make_app(run_id=COMPLETED), flagged),
     "diagnose-cause-charts": (lambda: make_app(run_id=COMPLETED), cause_charts),
     "diagnose-cause-logs": (lambda: make_app(run_id=COMPLETED), cause_logs),
     "compare": (make_app, compare),
     "compare-sweep": (make_app, compare_sweep),
+    "compare-twelve": (make_app, compare_twelve),
 }
 
 

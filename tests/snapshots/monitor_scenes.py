@@ -15,6 +15,7 @@ from textual.containers import Vertical
 
 from primetui.ui.monitor import ChartsPane, ComponentsPane, LogsPane
 from primetui.ui.themes import load_themes, shipped_theme_dir
+from tests.waiting import quiet
 
 EVAL_RUN = {
     "id": "kqeggj5dl7k85bc0mk1i4y5i",
@@ -174,7 +175,7 @@ async def prepare(pilot, scene: str) -> None:
         charts.view.cursor = 90.0
         charts._refresh_all()
         charts.update_status()
-    await pilot.pause()
+    await quiet(pilot)  # every key applied and the screen repainted
 
 
 SCENES = {

@@ -6,6 +6,8 @@ import pytest
 
 from test_editor_snapshots import ERRORS, SnapHost, _at
 
+from tests.waiting import quiet
+
 
 @pytest.fixture
 def in_tmp(tmp_path, monkeypatch):
@@ -22,6 +24,6 @@ def test_editor_find_replace_bar(snap_compare, in_tmp):
         bar.query_one("#find-text").value = r"\w+_size"
         bar.query_one("#find-replace").value = "size"
         await pilot.press("f3")
-        await pilot.pause()
+        await quiet(pilot)  # the key handled (the next match selected) and painted
 
     assert snap_compare(SnapHost(ERRORS, in_tmp), terminal_size=(80, 24), run_before=run_before)

@@ -12,7 +12,7 @@ from primetui.ui.editor import EditorScreen
 from primetui.ui.editor.modals import CompletionPicker
 from primetui.ui.themes import load_themes, shipped_theme_dir
 from tests.ui.editor_helpers import settle
-from tests.waiting import until
+from tests.waiting import quiet, until
 
 ERRORS = """max_steps = 100
 
@@ -65,7 +65,7 @@ def _at(line: int, col: int):
         area = pilot.app.screen.query_one("#editor-area")
         area.cursor_blink = False  # a blinking cursor would make the snapshot depend on timing
         area.cursor_location = (line, col)
-        await pilot.pause()
+        await quiet(pilot)  # the cursor's move painted
 
     return run_before
 
@@ -91,7 +91,7 @@ def test_editor_problems_list(snap_compare, in_tmp, size):
     async def run_before(pilot) -> None:
         await _at(0, 0)(pilot)
         await pilot.press("f2")
-        await pilot.pause()
+        await quiet(pilot)  # the key handled and the problems list painted
 
     assert snap_compare(SnapHost(ERRORS, in_tmp), terminal_size=size, run_before=run_before)
 

@@ -45,6 +45,6 @@ def test_scrollback_with_a_search_hit(snap_compare) -> None:
         await pilot.press("shift+pageup")
         await input_applied(pilot)
         assert view.search("step  62")
-        await pilot.pause()
+        await quiet(pilot)  # the search hit painted
 
     assert snap_compare(ShellHost(LONG_OUTPUT), terminal_size=(72, 20), run_before=run_before)

@@ -40,7 +40,7 @@ async def mid_way(pilot) -> None:
     screen._names = {f"datasets/my-dataset/shard-{i:03d}.jsonl" for i in range(14)}
     app.now = 105.0
     screen._progress(45 * MIB, 120 * MIB, "datasets/my-dataset/shard-014.jsonl", force=True)
-    await pilot.pause()
+    await quiet(pilot)  # the progress painted
 
 
 def test_put_dialog_mid_way(snap_compare) -> None:

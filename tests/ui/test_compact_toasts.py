@@ -28,3 +28,16 @@ async def test_a_toast_is_one_line_at_80x24():
 async def test_a_toast_keeps_its_title_on_a_large_terminal():
     heights = await _toast_heights((160, 48))
     assert heights and heights[0] >= 4
+
+
+async def test_a_narrow_terminal_alone_gives_one_line_toasts():
+    assert await _toast_heights((99, 40)) == [1]
+
+
+async def test_a_short_terminal_alone_gives_one_line_toasts():
+    assert await _toast_heights((120, 29)) == [1]
+
+
+async def test_at_100x30_a_toast_keeps_its_title():
+    heights = await _toast_heights((100, 30))
+    assert heights and heights[0] >= 4

@@ -65,7 +65,7 @@ async def test_runs_and_run_once_print_what_the_screens_show(local_platform, tmp
 
 def test_errors_are_one_sentence_and_exit_codes_say_what_failed(local_platform, tmp_path):
     no_key = run_cli(["runs", "--once"], {"PRIME_BASE_URL": local_platform.base_url}, tmp_path)
-    assert no_key.returncode == 2
+    assert no_key.returncode == 78
     assert "No API key configured" in no_key.stderr and "Traceback" not in no_key.stderr
 
     bad_key = run_cli(["runs", "--once"], {"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": "wrong"}, tmp_path)

@@ -210,11 +210,12 @@ def test_big_files_are_checked_in_the_helper_process_with_the_same_result():
     sources = "".join(blocks)
     text = ONLINE_EVAL + sources
     assert len(text) >= validator.BIG_TEXT
+    checker = validator.Validator()
     try:
-        remote = validator.validate(text, CheckContext())
-        assert validator._proc is not None and validator._proc.poll() is None  # the helper answered
+        remote = checker.validate(text, CheckContext())
+        assert checker.pid is not None  # the helper answered
     finally:
-        validator.stop()
+        checker.close()
     local = check_text(text, CheckContext())
     assert remote.spans is None and remote.diagnostics == local.diagnostics
     assert [d.code for d in remote.errors] == ["bad-type"]

@@ -11,7 +11,6 @@ from textual.app import App, ComposeResult
 from textual.document import _document, _wrapped_document
 
 from primetui.sft.templates import ONLINE_EVAL
-from primetui.viewmodel import validator
 from primetui.ui.editor.area import HIGHLIGHT_LIMIT, DiagnosticTextArea
 from tests.waiting import input_applied, quiet
 
@@ -82,23 +81,20 @@ async def test_big_file_is_plain_text_said_in_the_title_and_validated(tmp_path):
     text = big_text(3_000)
     assert len(text) > HIGHLIGHT_LIMIT
     app = host(tmp_path, text)
-    try:
-        async with app.run_test(size=(160, 30)) as pilot:
-            editor = await settle(pilot)
-            assert not editor.area.highlighting
-            assert "plain text: no highlighting above 200,000 characters" in str(editor.query_one("#editor-title").render())
-            editor.area.cursor_location = (0, 0)
-            await pilot.press(*"bogus_key = 1", "enter")
-            editor = await settle(pilot)
-            assert any(d.code == "unknown-key" and d.span.line == 0 for d in editor.diagnostics)  # kept up
-            assert validator._proc is not None and validator._proc.poll() is None  # in the helper
-            # Cut back under the limit: highlighting comes back.
-            editor.replace_all(ONLINE_EVAL)
-            editor = await settle(pilot)
-            assert editor.area.highlighting
-            assert "plain text" not in str(editor.query_one("#editor-title").render())
-    finally:
-        validator.stop()
+    async with app.run_test(size=(160, 30)) as pilot:
+        editor = await settle(pilot)
+        assert not editor.area.highlighting
+        assert "plain text: no highlighting above 200,000 characters" in str(editor.query_one("#editor-title").render())
+        editor.area.cursor_location = (0, 0)
+        await pilot.press(*"bogus_key = 1", "enter")
+        editor = await settle(pilot)
+        assert any(d.code == "unknown-key" and d.span.line == 0 for d in editor.diagnostics)  # kept up
+        assert editor.validator.pid is not None  # in the editor's helper
+        # Cut back under the limit: highlighting comes back.
+        editor.replace_all(ONLINE_EVAL)
+        editor = await settle(pilot)
+        assert editor.area.highlighting
+        assert "plain text" not in str(editor.query_one("#editor-title").render())
 
 
 async def test_small_file_keeps_highlighting(tmp_path):

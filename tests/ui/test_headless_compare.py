@@ -39,7 +39,7 @@ async def test_compare_two_runs_prints_summary_config_diff_and_series(local_plat
     assert "loss/mean" in text.stdout and "┤" in text.stdout  # overlaid loss chart
 
     one = run_cli(["compare", a, "--once"], env, tmp_path)
-    assert one.returncode == 2 and "at least two" in one.stderr
+    assert one.returncode == 64 and "at least two" in one.stderr
     missing = run_cli(["compare", a, "no-such-run", "--once"], env, tmp_path)
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
 
@@ -58,4 +58,4 @@ def test_compare_config_files_before_dispatch(tmp_path):
     assert "Qwen/Qwen3-0.6B (default)" in text.stdout
     (tmp_path / "bad.toml").write_text("max_steps = = 3\n")
     bad = run_cli(["compare", "--config", str(a), str(tmp_path / "bad.toml")], {}, tmp_path)
-    assert bad.returncode == 2 and "is not valid TOML" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 3 and "is not valid TOML" in bad.stderr and "Traceback" not in bad.stderr

@@ -6,7 +6,7 @@ from __future__ import annotations
 from primetui.ui.monitor import LogsPane
 from primetui.ui.monitor.logview import LogView
 from tests.ui.monitor_helpers import PaneApp, prime_rl_lines, screen_text
-from tests.waiting import input_applied, quiet
+from tests.waiting import input_applied, quiet, until
 
 EVAL_RUN = {"id": "run-eval", "status": "RUNNING", "runConfig": {"eval": {"source": [{"name": "reverse-text"}]}}}
 TRAINER_RUN = {"id": "run-plain", "status": "RUNNING", "runConfig": {}}
@@ -31,6 +31,7 @@ async def ask(pilot, key: str, value: str) -> None:
     await pilot.press(key)
     pilot.app.query_one("LogTab Input.-open").value = value
     await pilot.press("enter")
+    await input_applied(pilot)  # the prompt's value applied to the view
 
 
 async def test_a_tab_per_component_plus_the_merged_view():
@@ -40,9 +41,10 @@ async def test_a_tab_per_component_plus_the_merged_view():
         pane.ingest("trainer", ["10:00:01    INFO trainer up", "10:00:03    INFO trainer step"])
         pane.ingest("inference", ["10:00:02    INFO inference up"])
         pane.ingest("env-reverse-text", ["10:00:04    INFO env scored"])
-        await pilot.pause()
+        tabs = ("trainer", "orchestrator", "inference", "env:reverse-text", "all")
+        await until(pilot, lambda: all(tab in screen_text(app).splitlines()[0] for tab in tabs), "a tab per component")
         text = screen_text(app)
-        for tab in ("trainer", "orchestrator", "inference", "env:reverse-text", "all"):
+        for tab in tabs:
             assert tab in text.splitlines()[0]
         pane.query_one("TabbedContent").active = "log-all"
         await quiet(pilot)
@@ -134,6 +136,7 @@ async def test_filter_regex_invert_and_level_are_separate_from_search():
         assert view.row_count == 44
         for _ in range(4):  # all -> DEBUG -> INFO -> WARNING -> ERROR
             await pilot.press("L")
+        await input_applied(pilot)
         assert view.row_count == 4 and "≥ERROR" in screen_text(app)  # the whole traceback stays with its error
         pane.ingest("trainer", ["20:40:00    INFO later", "20:40:01   ERROR again"])
         await quiet(pilot)

@@ -211,10 +211,9 @@ async def test_a_bug_lets_each_open_shell_say_it_is_closing_and_hangs_it_up(tmp_
 
 
 def test_compare_once_on_an_infinite_step_prints_and_notes_it(tmp_path, monkeypatch, capsys):
-    import argparse
     import json
 
-    from primetui.commands import compare
+    from primetui.commands.cli import main
 
     for name in ("PRIME_TEAM_ID", "PRIME_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
@@ -223,8 +222,7 @@ def test_compare_once_on_an_infinite_step_prints_and_notes_it(tmp_path, monkeypa
     with WirePlatform(_metrics_with_infinite_step) as wp:
         monkeypatch.setenv("PRIME_BASE_URL", wp.base_url)
         monkeypatch.setenv("PRIME_API_KEY", "k-123456")
-        args = argparse.Namespace(targets=[RUN_ID, "run1fuzz"], config=False, json=True, local=False, command="compare")
-        code = compare.main(args)
+        code = main(["compare", RUN_ID, "run1fuzz", "--json"])
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "Unexpected problem" not in err

@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Input, Static
 from primetui.api.client import PrimeClient
 from primetui.sft.dispatching import Dispatched, dispatch_sweep
 from primetui.monitor_core.chartframe import RUN_GLYPHS
-from tests.waiting import quiet, until
+from tests.waiting import input_applied, quiet, until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -99,6 +99,7 @@ async def test_config_columns_sort_and_clone(local_platform, tmp_path):
             if screen.sort_key == "lr":
                 break
             await pilot.press("s")
+            await input_applied(pilot)  # the sort key read next is the one this press set
         assert screen.sort_key == "lr"
         order = [k.value for k in table.rows if k.value in ids]
         assert order == ids  # 1e-5 < 3e-5 < 1e-4 < 1e-1: the sweep's own order

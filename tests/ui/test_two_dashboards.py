@@ -19,7 +19,7 @@ from dash_helpers import make_app, notifications
 from primetui.config.prefs import load_prefs
 from primetui.monitor_core.anomalies import detect
 from primetui.ui.app import PrimeApp
-from primetui.viewmodel.anomaly_notify import announce_anomalies
+from primetui.ui.anomaly_notify import announce_anomalies
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from primetui.monitor_core.anomalies import detect
-from primetui.viewmodel.anomaly_notify import announce_anomalies
+from primetui.ui.anomaly_notify import announce_anomalies
 
 
 class Hook:

@@ -97,7 +97,7 @@ def test_a_key_with_a_line_break_is_named_never_printed(planted, monkeypatch, ca
     monkeypatch.setattr(sys, "argv", ["primetui", "--on-event", HOOK, "runs", "--once"])
     code = cli.main(sys.argv[1:])
     err = capsys.readouterr().err
-    assert code == 2 and "PRIME_API_KEY holds a line break" in err
+    assert code == 78 and "PRIME_API_KEY holds a line break" in err
     _assert_no_secret(_everything_written(planted, err))
     assert "X-Evil" not in err  # the key's second line, which a header would have carried
 

@@ -2,9 +2,8 @@
 
 Each case runs the real command line (``primetui.commands.cli.main``) with the mistake in the
 environment, in ``~/.prime/config.json`` or in a saved environment (HOME is a temporary directory).
-Every command then prints ONE sentence naming the setting and where it was set, exits 2 (``wait``,
-``dispatch`` and ``sweep``: 3, their documented "nothing was asked" code, since 2 is their timeout),
-writes no crash report, and never says "bug" or "Unexpected". An oversized value is cut when echoed
+Every command then prints ONE sentence naming the setting and where it was set, exits 78 (the one
+configuration code of every command, docs/ops.md), writes no crash report, and never says "bug" or "Unexpected". An oversized value is cut when echoed
 and its control characters are shown, not sent.
 """
 
@@ -82,21 +81,21 @@ ENV_MISTAKES = [
 
 @pytest.mark.parametrize("env,named", ENV_MISTAKES, ids=[next(iter(e)) + "=" + repr(v)[:20] for e, _ in ENV_MISTAKES
                                                         for v in e.values()])
-def test_runs_once_names_each_mistake_and_exits_2(env, named, home, monkeypatch, capsys):
+def test_runs_once_names_each_mistake_and_exits_78(env, named, home, monkeypatch, capsys):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     code, err = _run(["runs", "--once"], capsys)
-    _is_a_mistake(code, err, home, 2, *named)
+    _is_a_mistake(code, err, home, 78, *named)
     assert "X-Evil" not in err and "pit_0123" not in err and "pit_é" not in err  # never a piece of the key
 
 
 @pytest.mark.parametrize("argv,expected", [
-    (["run", "r1", "--once"], 2),
-    (["compare", "r1", "r2", "--once"], 2),
-    (["serve"], 2),
-    (["wait", "r1", "--timeout", "20"], 3),
-    (["dispatch", "sft.toml", "--volume", "research", "--timeout", "20"], 3),
-    (["sweep", "sft.toml", "--volume", "research", "--set", "optim.lr=1e-5,2e-5", "--timeout", "20"], 3),
+    (["run", "r1", "--once"], 78),
+    (["compare", "r1", "r2", "--once"], 78),
+    (["serve"], 78),
+    (["wait", "r1", "--timeout", "20"], 78),
+    (["dispatch", "sft.toml", "--volume", "research", "--timeout", "20"], 78),
+    (["sweep", "sft.toml", "--volume", "research", "--set", "optim.lr=1e-5,2e-5", "--timeout", "20"], 78),
 ])
 @pytest.mark.parametrize("env,named", [
     ({"PRIME_BASE_URL": "http://127.0.0.1:99999"}, ["PRIME_BASE_URL", "port"]),
@@ -115,7 +114,7 @@ def test_wait_json_ends_with_done_after_a_mistake(home, monkeypatch, capsys):
     code = cli.main(["wait", "r1", "--json", "--timeout", "20"])
     out, err = capsys.readouterr()
     records = [json.loads(line) for line in out.splitlines()]
-    assert code == 3 and records[-1] == {"event": "done", "status": "REFUSED", "exit": 3}
+    assert code == 78 and records[-1] == {"event": "done", "status": "MISCONFIGURED", "exit": 78}
     assert records[0]["event"] == "refused" and records[0]["reason"] == "settings"
     assert "PRIME_BASE_URL" in records[0]["message"] and "PRIME_BASE_URL" in err
 
@@ -124,7 +123,7 @@ def test_a_mistake_in_the_config_file_names_the_file(home, monkeypatch, capsys):
     monkeypatch.delenv("PRIME_BASE_URL")
     path = _config(home, "config.json", {"api_key": KEY, "base_url": "http://127.0.0.1:99999/api/v1"})
     code, err = _run(["runs", "--once"], capsys)
-    _is_a_mistake(code, err, home, 2, f"`base_url` in {path}", "port")
+    _is_a_mistake(code, err, home, 78, f"`base_url` in {path}", "port")
 
 
 def test_a_mistake_in_a_saved_environment_names_its_file(home, monkeypatch, capsys):
@@ -133,27 +132,27 @@ def test_a_mistake_in_a_saved_environment_names_its_file(home, monkeypatch, caps
     _config(home, "config.json", {"api_key": KEY})
     path = _config(home, "environments/lab.json", {"api_key": "pit_ü_0123456789", "base_url": "http://127.0.0.1:1"})
     code, err = _run(["runs", "--once"], capsys)
-    _is_a_mistake(code, err, home, 2, f"`api_key` in {path}", "not ASCII")
+    _is_a_mistake(code, err, home, 78, f"`api_key` in {path}", "not ASCII")
 
 
 def test_a_team_id_from_the_config_file(home, monkeypatch, capsys):
     path = _config(home, "config.json", {"api_key": KEY, "team_id": "x" * 500})
     code, err = _run(["run", "r1", "--once"], capsys)
-    _is_a_mistake(code, err, home, 2, f"`team_id` in {path}", "not a team id", "x" * 79 + "…'")
+    _is_a_mistake(code, err, home, 78, f"`team_id` in {path}", "not a team id", "x" * 79 + "…'")
     assert "x" * 81 not in err
 
 
 def test_an_oversized_value_is_cut_and_its_controls_are_shown(home, monkeypatch, capsys):
     monkeypatch.setenv("PRIME_BASE_URL", "http://\x1b]52;c;ZXZpbA==\x07" + "a" * 5000 + ":99999")
     code, err = _run(["runs", "--once"], capsys)
-    _is_a_mistake(code, err, home, 2, "PRIME_BASE_URL", "…", "␛")
+    _is_a_mistake(code, err, home, 78, "PRIME_BASE_URL", "…", "␛")
     assert "\x1b" not in err and "\x07" not in err and len(err) < 400
 
 
 def test_credentials_in_the_base_url_are_a_mistake_and_never_echoed(home, monkeypatch, capsys):
     monkeypatch.setenv("PRIME_BASE_URL", "https://alice:s3cr3t-pass@127.0.0.1:8443/?token=q-secret-123")
     code, err = _run(["runs", "--once"], capsys)
-    _is_a_mistake(code, err, home, 2, "PRIME_BASE_URL", "user name or password", "***@127.0.0.1:8443")
+    _is_a_mistake(code, err, home, 78, "PRIME_BASE_URL", "user name or password", "***@127.0.0.1:8443")
     assert "s3cr3t-pass" not in err and "alice" not in err and "q-secret-123" not in err
 
 

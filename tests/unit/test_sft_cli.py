@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import textwrap
 
+from primetui.commands.cli import build_parser
 from primetui.commands.validate import validate
 from primetui.sft.server import server_checks
 from primetui.sft.sizing import checkpoint_bytes, checkpoints_kept, params_from_model_name, volume_size_for
@@ -16,7 +16,9 @@ import tomllib
 
 
 def _args(*files, json_out=False, offline=True):
-    return argparse.Namespace(files=[str(f) for f in files], json=json_out, offline=offline)
+    """``primetui validate FILES [--json] [--offline]``, through the CLI's own parser."""
+    flags = (["--json"] if json_out else []) + (["--offline"] if offline else [])
+    return build_parser().parse_args(["validate", *map(str, files), *flags])
 
 
 def test_validate_prints_file_line_col_and_fails_on_errors(tmp_path, capsys):
@@ -46,7 +48,7 @@ def test_validate_json_and_unreadable_file(tmp_path, capsys):
     missing = tmp_path / "nope.toml"
     warn = tmp_path / "glm.toml"
     warn.write_text(MULTI_NODE)
-    assert validate(_args(missing, warn, json_out=True)) == 2  # unreadable beats invalid
+    assert validate(_args(missing, warn, json_out=True)) == 3  # unreadable beats invalid
     data = json.loads(capsys.readouterr().out)
     assert data["errors"] == 1 and data["warnings"] == 2
     first = data["files"][0]["diagnostics"][0]

@@ -4,13 +4,13 @@ hints counted, and `primetui validate -` reading standard input."""
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 
 import pytest
 
 from primetui.sft.check import check_text
+from primetui.commands.cli import build_parser
 from primetui.commands.validate import validate
 from primetui.sft.spans import SpanMap
 from primetui.sft.templates import WALKTHROUGH
@@ -112,7 +112,8 @@ def test_scheduler_message_says_which_value_is_the_default():
 
 
 def _args(*files, json_out=False):
-    return argparse.Namespace(files=list(files), json=json_out, offline=True)
+    """``primetui validate FILES --offline [--json]``, through the CLI's own parser."""
+    return build_parser().parse_args(["validate", *map(str, files), "--offline", *(["--json"] if json_out else [])])
 
 
 def test_validate_counts_hints_in_totals_and_json(tmp_path, capsys):

@@ -28,7 +28,7 @@ from pathlib import Path
 from primetui.config.prefs import load_prefs
 from primetui.monitor_core.anomalies import Anomaly
 from primetui.ui.app import PrimeApp
-from primetui.viewmodel.anomaly_notify import announce_anomalies
+from primetui.ui.anomaly_notify import announce_anomalies
 from primetui.viewmodel.views import save_view
 
 path, me, n = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])

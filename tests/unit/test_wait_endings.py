@@ -10,6 +10,7 @@ import time
 from types import SimpleNamespace
 
 from primetui.commands import waiting
+from primetui.commands.cli import build_parser
 from primetui.api.errors import UnreachableError
 from primetui.api.followers import PollFailed
 
@@ -68,8 +69,7 @@ def test_the_timeout_counts_from_the_start_even_while_the_platform_starts(monkey
         raise AssertionError("the command waited for the start past its --timeout")
 
     monkeypatch.setattr(waiting, "_local_settings", slow_start)
-    args = SimpleNamespace(command="wait", run_ids=["r1"], timeout=0.5, json=True, interval=1.0, local=True,
-                           on_event=None)
+    args = build_parser().parse_args(["wait", "r1", "--timeout", "0.5", "--json", "--interval", "1", "--local"])
     out, err = io.StringIO(), io.StringIO()
     try:
         code = waiting.main(args, out, err)
@@ -83,10 +83,9 @@ def test_the_timeout_counts_from_the_start_even_while_the_platform_starts(monkey
 
 def test_a_setup_failure_still_ends_the_json_stream(monkeypatch):
     monkeypatch.setattr(waiting, "_local_settings", lambda local: (SimpleNamespace(api_key=""), None))
-    args = SimpleNamespace(command="dispatch", file="x.toml", volume="v", wait=True, timeout=None, json=True,
-                           interval=1.0, local=False, on_event=None)
+    args = build_parser().parse_args(["dispatch", "x.toml", "--volume", "v", "--wait", "--json", "--interval", "1"])
     out, err = io.StringIO(), io.StringIO()
-    assert waiting.main(args, out, err) == waiting.EXIT_SETUP
+    assert waiting.main(args, out, err) == waiting.EXIT_CONFIG  # no API key: configuration, 78
     lines = [json.loads(ln) for ln in out.getvalue().splitlines()]
     assert lines[0]["event"] == "refused" and lines[0]["reason"] == "settings" and "No API key" in lines[0]["message"]
-    assert lines[-1] == {"event": "done", "status": "REFUSED", "exit": 3}
+    assert lines[-1] == {"event": "done", "status": "MISCONFIGURED", "exit": 78}

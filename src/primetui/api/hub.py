@@ -18,6 +18,16 @@ resource however many screens are open.
 
 A follower or resource whose last subscriber leaves is stopped and forgotten. Nothing here
 imports a UI toolkit; callbacks run on the event loop that subscribed.
+
+Delivery, and what a subscriber's exception becomes: a subscriber is a *sink*, a callable that
+takes each event. The dashboard's sinks (:mod:`primetui.ui.hub_sink`) post each event to the
+subscribing widget as a Textual message: Textual delivers it in that widget's message pump, in
+order, drops it once the widget is gone, and an exception in the handler reaches the app's crash
+guard like any other bug. A plain callback (a test, a command) is called here: an exception it
+raises, or an async callback's task raises, is never swallowed and never stops the other
+subscribers' feed; it is reported by :func:`report_subscriber_error` (logged with its traceback
+on ``primetui.api.hub`` the first time each callback fails that way, and counted every time in
+:data:`SUBSCRIBER_ERRORS`).
 """
 
 from __future__ import annotations
@@ -25,9 +35,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import logging
 import random
 import time
 import weakref
+from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +61,9 @@ from primetui.api.followers import (
 )
 
 Callback = Callable[[Any], Any]
+"""A subscriber's sink: called with each event (see the module docstring for what its errors become)."""
+
+log = logging.getLogger("primetui.api.hub")
 
 RETRY_FIRST, RETRY_CAP = 0.5, 4.0
 """A failed resource poll is retried after about 0.5 s, 1 s, 2 s, then every 4 s, until one succeeds."""
@@ -85,15 +100,44 @@ _IN_FLIGHT: set[asyncio.Future[Any]] = set()
 this set a subscriber's coroutine could be garbage-collected mid-flight."""
 
 
+SUBSCRIBER_ERRORS: Counter[str] = Counter()
+"""How many times each failing subscriber raised (``"<callback>: <exception type>"``), for tests and
+for anyone asking why a view is stale."""
+
+
+def _name_of(callback: Callback) -> str:
+    return getattr(callback, "__qualname__", None) or type(callback).__qualname__
+
+
+def report_subscriber_error(callback: Callback, exc: BaseException) -> None:
+    """The non-fatal report of a subscriber's exception: the traceback once per callback and
+    exception type, a count every time (one broken subscriber must not stop the others' feed)."""
+    site = f"{_name_of(callback)}: {type(exc).__name__}"
+    SUBSCRIBER_ERRORS[site] += 1
+    if SUBSCRIBER_ERRORS[site] == 1:
+        log.error("hub subscriber %s raised %s; what it shows may be stale", _name_of(callback), type(exc).__name__,
+                  exc_info=(type(exc), exc, exc.__traceback__))
+    else:
+        log.debug("hub subscriber %s raised %s again (%d times)", _name_of(callback), type(exc).__name__,
+                  SUBSCRIBER_ERRORS[site])
+
+
+def _retrieve(callback: Callback, task: asyncio.Future[Any]) -> None:
+    _IN_FLIGHT.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        report_subscriber_error(callback, task.exception())  # type: ignore[arg-type]
+
+
 def _deliver(callback: Callback, item: Any) -> None:
     try:
         result = callback(item)
-        if inspect.isawaitable(result):
-            task = asyncio.ensure_future(result)
-            _IN_FLIGHT.add(task)
-            task.add_done_callback(_IN_FLIGHT.discard)
-    except Exception:  # noqa: BLE001 - one broken subscriber must not stop the others' feed
-        pass
+    except Exception as exc:  # noqa: BLE001 - reported (never swallowed); the other subscribers still get the event
+        report_subscriber_error(callback, exc)
+        return
+    if inspect.isawaitable(result):
+        task = asyncio.ensure_future(result)
+        _IN_FLIGHT.add(task)
+        task.add_done_callback(lambda done: _retrieve(callback, done))
 
 
 def _fan_out(subscribers: list[Subscription], item: Any) -> None:

@@ -9,9 +9,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from primetui.monitor_core.chartframe import RUN_GLYPHS
+
 WIDTH = 72
 HEIGHT = 16
-OVERLAY_MARKERS = ("•", "x", "+", "o", "*")
+# Without colour, runs overlaid on one chart are told apart by their marker alone: the compare
+# screen's glyphs (the same run, the same mark), then letters (x is a glyph already), so 40 runs
+# each have their own.
+OVERLAY_MARKERS = RUN_GLYPHS + tuple(c for c in "abcdefghijklmnopqrstuvwxyz" if c not in RUN_GLYPHS)
+
+
+def overlay_marker(slot: int) -> str:
+    """The marker of the run in place ``slot`` (0-based) of an overlay."""
+    return OVERLAY_MARKERS[slot % len(OVERLAY_MARKERS)]
 
 
 def _finite(xs: Sequence[float], ys: Sequence[float]) -> tuple[list[float], list[float]]:
@@ -31,9 +41,11 @@ def line_chart(
     marks: Sequence[float] = (),
     width: int = WIDTH,
     height: int = HEIGHT,
+    markers: Mapping[str, str] | None = None,
 ) -> str:
     """One chart of one or more (x, y) series; ``marks`` are x positions drawn as vertical lines
-    (anomalies). Log-Y when the values span more than three decades. '' when nothing is finite."""
+    (anomalies); ``markers`` gives each overlaid series its mark (the caller prints the legend).
+    Log-Y when the values span more than three decades. '' when nothing is finite."""
     import plotext as plt
 
     clean = {name: _finite(xs, ys) for name, (xs, ys) in series.items()}
@@ -48,9 +60,8 @@ def line_chart(
     if log_y:
         plt.yscale("log")
     for n, (name, (xs, ys)) in enumerate(clean.items()):
-        # Without colour, runs overlaid on one chart are told apart by their marker.
-        marker = "hd" if len(clean) == 1 else OVERLAY_MARKERS[n % len(OVERLAY_MARKERS)]
-        plt.plot(xs, ys, label=name if len(clean) > 1 else None, marker=marker)
+        marker = "hd" if len(clean) == 1 else (markers or {}).get(name) or overlay_marker(n)
+        plt.plot(xs, ys, marker=marker)  # no plotext legend: it is cut or dropped when names are long
     for x in marks:
         plt.vline(x)
     lo, hi = min(every), max(every)

@@ -8,12 +8,46 @@ commands never pay for the UI toolkit.
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
+from primetui.commands.exits import EXIT_CONFIG, EXIT_USAGE
+
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class UsageError(Exception):
+    """A command line that cannot be used: argparse's sentence, turned into exit 64 by :func:`main`."""
+
+    def __init__(self, prog: str, usage: str, message: str) -> None:
+        super().__init__(message)
+        self.prog, self.usage, self.message = prog, usage, message
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its own exit code for usage errors (64, not the 2 that is ``wait``'s timeout)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(self.prog, self.format_usage(), message)
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds (``--timeout``, ``--interval``): -1, nan and inf are refused."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive, finite number of seconds")
+    return value
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="primetui",
         description="Terminal dashboard for Prime Intellect hosted SFT training.",
     )
@@ -34,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default=None, help="where state lives (default: the user data dir; env PRIMETUI_LOCAL_DATA_DIR)")
     serve.add_argument("--demo", action="store_true", help="seed the demo volume and config on first start")
     serve.add_argument("--ready-file", default=None, help="write a JSON file with base_url and token once serving (for supervisors and tests)")
+    serve.add_argument("--log-file", default=None, metavar="PATH",
+                       help="write the server's output to PATH, rotated at 8 MiB with 2 older files kept "
+                            "(the launcher uses <data_dir>/server.log)")
     serve.add_argument("--faithful", default=None, metavar="BOOL",
                        help="serve logs through the hosted windows: a 200-line snapshot for plain fetches, the "
                             "search backend (up to 5000 lines) for search/level/since (default true; false: "
@@ -82,15 +119,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-WAIT_EXIT_CODES = """exit codes:
+WAIT_EXIT_CODES = """exit codes (the same for every primetui command):
   0    every run COMPLETED (dispatch without --wait: the run was dispatched)
   1    a run FAILED, STOPPED or PAUSED, or cannot be followed (unknown id, access refused)
   2    --timeout passed first; it counts from the command's start (the runs go on)
-  3    nothing was asked or dispatched: no API key, an unreadable file, a setting
-       that cannot work (named with its source), a failed pre-flight, the platform
-       refused the run
+  3    nothing was dispatched: an unreadable file, no such volume, a failed
+       pre-flight, the platform refused the run
   4    every run ended, but one COMPLETED with a NaN final loss or an error-level
        anomaly (NaN, traceback, OOM, NCCL, CUDA, a component that exited)
+  64   usage: a wrong command line (--timeout must be a positive number of seconds)
+  70   a bug: a crash report was written
+  78   configuration: no API key, an unreadable ~/.prime/config.json, a setting
+       that cannot work (named with its source)
   130  interrupted by SIGINT (Ctrl-C): the runs go on
   143  ended by SIGTERM (a CI job cancelled): the runs go on
 With --json the last line is always {"event": "done", "status": ..., "exit": N}."""
@@ -103,14 +143,16 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=0, help="port to bind (default: a free port)")
     serve.add_argument("--local", action="store_true", help="serve the dashboard on the embedded local platform")
     serve.add_argument("--allow-remote", action="store_true", help="allow a --host that is not loopback, and Host names other than localhost, 127.0.0.1 and [::1] (prints a warning)")
+    serve.add_argument("--log-file", default=None, metavar="PATH",
+                       help="write the server's output to PATH, rotated at 8 MiB with 2 older files kept")
     serve.add_argument("--no-spare", action="store_true", help="start each tab's app when the tab opens, instead of keeping one ready (one idle process less; each new tab waits for Python's imports)")
 
-    wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout, 3 setup, 4 NaN/anomaly",
+    wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout (see --help)",
                           epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     wait.add_argument("run_ids", nargs="+", metavar="ID")
-    wait.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="give up this long after the command started (exit 2)")
+    wait.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS", help="give up this long after the command started (exit 2)")
     wait.add_argument("--json", action="store_true", help="one JSON object per line instead of text")
-    wait.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help="seconds between polls (default 3)")
+    wait.add_argument("--interval", type=seconds, default=3.0, metavar="SECONDS", help="seconds between polls (default 3)")
     wait.add_argument("--local", action="store_true", help="use the embedded local platform")
     wait.add_argument("--on-event", metavar="CMD", default=None, help="run CMD with each status change as JSON on stdin")
 
@@ -126,9 +168,9 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
 def _add_wait_options(parser: argparse.ArgumentParser, wait_help: str) -> None:
     """The options ``dispatch`` and ``sweep`` share: --wait and what it takes, --json, --local."""
     parser.add_argument("--wait", action="store_true", help=wait_help)
-    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="with --wait: give up this long after the command started (exit 2)")
+    parser.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS", help="with --wait: give up this long after the command started (exit 2)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument("--interval", type=float, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
+    parser.add_argument("--interval", type=seconds, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
     parser.add_argument("--local", action="store_true", help="use the embedded local platform")
     parser.add_argument("--on-event", metavar="CMD", default=None, help="with --wait: run CMD with each status change as JSON on stdin")
 
@@ -146,11 +188,88 @@ def _add_sweep_command(sub: argparse._SubParsersAction) -> None:
                             f"(at most {MAX_RUNS} runs)")
     sweep.add_argument("--name", default=None, metavar="PREFIX",
                        help="runs are named PREFIX-key=value-… (default: the file's name, else its stem)")
+    sweep.add_argument("--suffix", action="store_true",
+                       help="when a run name is already taken, add -2 (-3, …) to the prefix so every name is new "
+                            "(without it, a taken name is a warning)")
     _add_wait_options(sweep, "then wait for every run like `primetui wait`")
 
 
+def _hold_signals() -> dict[int, object]:
+    """Until a command sets up its own handling, SIGINT and SIGTERM are noted, not fatal.
+
+    ``wait``, ``dispatch`` and ``sweep`` take the noted signal over (their stream still ends with
+    ``done``); every other command gets it back as if it had arrived now. Only in the main thread.
+    """
+    held: dict[int, object] = {}
+    try:
+        for signum in HELD_SIGNALS:
+            held[signum] = signal.signal(signum, lambda n, _f: held.setdefault("pending", n))  # type: ignore[arg-type]
+    except ValueError:  # not the main thread (a test calling main)
+        for signum, previous in held.items():
+            signal.signal(signum, previous)  # type: ignore[arg-type]
+        return {}
+    return held
+
+
+def _release(held: dict[int, object]) -> int | None:
+    """Restore the handlers :func:`_hold_signals` replaced; the signal that came meanwhile, if any."""
+    pending = held.pop("pending", None)
+    for signum in [key for key in held if isinstance(key, int)]:
+        signal.signal(signum, held.pop(signum))  # type: ignore[arg-type]
+    return pending  # type: ignore[return-value]
+
+
+def _usage(exc: UsageError, argv: Sequence[str]) -> int:
+    """A usage error: argparse's usage and sentence on stderr; with --json a ``done`` record on stdout too."""
+    sys.stderr.write(f"{exc.usage}{exc.prog}: error: {exc.message}\n")
+    if "--json" in argv:
+        print(json.dumps({"event": "done", "status": "USAGE", "exit": EXIT_USAGE, "error": f"{exc.prog}: {exc.message}"}),
+              flush=True)
+    return EXIT_USAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    held = _hold_signals()
+    try:
+        code = _main(argv, held)
+    finally:
+        pending = _release(held)
+    if pending is not None:
+        os.kill(os.getpid(), pending)  # the command did not take it over: deliver it as it would have come
+    if held.get("exit_now"):
+        _exit_now(code)
+    return code
+
+
+def _exit_now(code: int) -> None:
+    """End the process at once: the exit handlers run and the output is flushed, the interpreter's teardown is skipped.
+
+    For ``wait``, ``dispatch`` and ``sweep`` run as a process of their own: tearing down every module
+    takes 0.2-0.3 s on a busy machine, which a script would otherwise wait on after the ``done`` line
+    and past its ``--timeout``.
+    """
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can reach it
+            continue
+    os._exit(code)
+
+
+def _main(argv: Sequence[str] | None, held: dict[int, object]) -> int:
+    whole_process = argv is None  # the process was started for this command (not a caller in-process)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as exc:
+        return _usage(exc, argv)
+    if args.command not in ("wait", "dispatch", "sweep"):
+        pending = _release(held)  # the other commands keep the default handling
+        if pending is not None:
+            os.kill(os.getpid(), pending)
     if args.version:
         from primetui import __version__
 
@@ -162,13 +281,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         absent = missing_sentence()
         if absent:  # the base install: say what to add, rather than fail deep in an import
             print(f"primetui: {absent}", file=sys.stderr)
-            return 2
+            return EXIT_CONFIG
     if args.command == "local":
         from primetui.local.cli import serve
 
         if getattr(args, "session_idle_timeout", None):  # read by primetui.local.sessions at start
-            import os
-
             os.environ["PRIMETUI_SESSION_IDLE_TIMEOUT"] = str(args.session_idle_timeout)
 
         return serve(args)
@@ -195,7 +312,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in ("wait", "dispatch", "sweep"):
         from primetui.commands import waiting
 
-        return waiting.main(args)
+        # Held until waiting's own handlers are in: a signal noted so far (or meanwhile) is its to report.
+        # --timeout counts from the process's start when the process is this command's own.
+        code = waiting.main(args, held=held, started=waiting.process_started() if whole_process else None)
+        held["exit_now"] = whole_process
+        return code
     if args.command in ("runs", "run") and args.once:
         from primetui.commands import headless
 

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
+from primetui.commands.exits import EXIT_CONFIG, EXIT_REFUSED, EXIT_USAGE
 from primetui.monitor_core.compare import final_loss_text
 from primetui.monitor_core.numbers import fmt_loss
 from primetui.monitor_core.escapes import neutralise
@@ -66,14 +67,21 @@ def format_compare(data: dict[str, Any]) -> str:
 
 
 def overlay_chart(runs: list[dict[str, Any]], metric: str) -> str:
-    from primetui.commands.chart import line_chart
+    """The runs' ``metric`` overlaid, each run by its own marker, and the legend under it: every
+    run's number, marker and name (a run without the metric says so)."""
+    from primetui.commands.chart import line_chart, overlay_marker
 
-    series = {}
-    for r in runs:
+    series, markers, legend = {}, {}, []
+    for n, r in enumerate(runs):
         s = r["series"].get(metric)
+        label = neutralise(r["id"] + (f" ({r['name']})" if r["name"] else ""))
         if s:
             series[r["id"]] = (s["steps"], [v if v is not None else math.nan for v in s["values"]])
-    return line_chart(series, title=metric) if series else ""
+            markers[r["id"]] = overlay_marker(n)
+        legend.append(f"  {n + 1:>{len(str(len(runs)))}} {overlay_marker(n) if s else ' '} {label}"
+                      + ("" if s else f"  (no {metric})"))
+    chart = line_chart(series, title=metric, markers=markers) if series else ""
+    return "\n".join([chart, "  Legend", *legend]) if chart and len(runs) > 1 else chart
 
 
 def _load_config(path: str) -> dict[str, Any]:
@@ -93,7 +101,7 @@ def compare_files(paths: list[str], as_json: bool, out: TextIO) -> int:
         configs = [_load_config(p) for p in paths]
     except ValueError as exc:
         print(f"primetui: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_REFUSED
     diff = diff_json(paths, configs)
     if as_json:
         json.dump({"files": paths, "config_diff": diff}, out, indent=2)
@@ -110,7 +118,7 @@ async def _main(args: Any, out: TextIO, notes: list[str]) -> int:
     settings = _settings(bool(getattr(args, "local", False)))
     if not getattr(settings, "api_key", ""):
         print("No API key configured. Run `prime login`, set PRIME_API_KEY, or add --local.", file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
     client = make_client(settings)
     try:
         data = await collect(client, list(args.targets), datetime.now(timezone.utc), notes)
@@ -131,12 +139,12 @@ def main(args: Any, out: TextIO | None = None) -> int:
     targets = list(getattr(args, "targets", []) or [])
     if len(targets) < 2:
         print("primetui: compare needs at least two runs (or two files with --config).", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if getattr(args, "config", False):
         return compare_files(targets, bool(args.json), out)
     if len(set(targets)) != len(targets):
         print("primetui: each run can be compared once; remove the repeated id.", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     from primetui.commands.headless import run_guarded
 
     notes: list[str] = []

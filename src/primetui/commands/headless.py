@@ -2,8 +2,9 @@
 
 For scripts, cron and agents. No textual or rich import: the same view model
 (:mod:`primetui.viewmodel.present`) as the screens, formatted as a plain table or JSON.
-Exit codes: 0 ok, 1 platform error (one sentence on stderr), 2 configuration problem (no key, or a
-setting that cannot work: one sentence naming it and where it was set).
+Exit codes (:mod:`primetui.commands.exits`): 0 ok, 1 platform error (one sentence on stderr), 2 the
+headless deadline passed, 78 configuration problem (no key, or a setting that cannot work: one
+sentence naming it and where it was set), 70 a bug.
 Text output goes through the one neutraliser (``clean``/``clean_block``: controls shown as symbols, never sent);
 ``--json`` is exact, since ``json.dump`` escapes every control character.
 """
@@ -178,7 +179,9 @@ async def _main(args: Any, out: TextIO, notes: list[str]) -> int:
     settings = _settings(bool(getattr(args, "local", False)))
     if not getattr(settings, "api_key", ""):
         print("No API key configured. Run `prime login`, set PRIME_API_KEY, or add --local.", file=sys.stderr)
-        return 2
+        from primetui.commands.exits import EXIT_CONFIG
+
+        return EXIT_CONFIG
     now = datetime.now(timezone.utc)
     client = make_client(settings)
     try:
@@ -214,7 +217,7 @@ def main(args: Any, out: TextIO | None = None) -> int:
 def run_guarded(main: Callable[[], Awaitable[int]], notes: list[str], context: str) -> int:
     """Run a headless command under its overall deadline; every failure becomes one line on stderr.
 
-    Exit codes: the command's own, 1 for a platform problem or the deadline, 2 for a setting that
+    Exit codes: the command's own, 1 for a platform problem, 2 for the deadline, 78 for a setting that
     cannot work (``primetui.config.mistakes``: one sentence naming it and its source, never called
     a bug), 130 for ctrl+c, and ``EXIT_CRASH`` (70) for a bug, whose report file (secrets redacted)
     is named on stderr. Notes from the wire boundary (rows dropped, a page cut) go to stderr after the output.
@@ -236,7 +239,10 @@ def run_guarded(main: Callable[[], Awaitable[int]], notes: list[str], context: s
     except KeyboardInterrupt:
         return 130
     except TimeoutError:
-        code = _fail(f"gave up after {limit:g} s: the platform did not finish answering; check your network and retry.")
+        from primetui.commands.exits import EXIT_TIMEOUT
+
+        _fail(f"gave up after {limit:g} s: the platform did not finish answering; check your network and retry.")
+        code = EXIT_TIMEOUT
     except SettingsMistake as exc:
         code = _mistaken(exc)
     except Exception as exc:  # noqa: BLE001 - sorted below: platform problem or bug
@@ -252,7 +258,7 @@ def _fail(sentence: str) -> int:
 
 
 def _mistaken(mistake: Exception) -> int:
-    """A setting that cannot work: its one sentence on stderr, exit 2 (a mistake, not a bug)."""
+    """A setting that cannot work: its one sentence on stderr, exit 78 (a mistake, not a bug)."""
     from primetui.config.mistakes import EXIT_MISTAKE
 
     print(f"primetui: {clean(str(mistake))}", file=sys.stderr)

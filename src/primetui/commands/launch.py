@@ -229,7 +229,9 @@ def build_app(args: Any) -> tuple[Any, int]:
         settings = load_settings()
     except Exception as exc:  # noqa: BLE001
         print(f"primetui: could not read the prime configuration ({exc}); fix ~/.prime/config.json or set PRIME_API_KEY.", file=sys.stderr)
-        return None, 2
+        from primetui.commands.exits import EXIT_CONFIG
+
+        return None, EXIT_CONFIG
     use_local = bool(getattr(args, "local", False))
     from primetui.config.mistakes import first_mistake
 

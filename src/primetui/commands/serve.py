@@ -29,6 +29,7 @@ import logging
 import secrets
 import shlex
 import signal
+import socket
 import sys
 from asyncio.subprocess import Process
 from pathlib import Path
@@ -40,6 +41,8 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
 from primetui.config.fileio import atomic_write_text
+from primetui.config.logcap import RepeatFilter, capture_output, install_repeat_filter
+from primetui.local.connwall import ACCEPT_FAILED, HEAD_TIMEOUT, FirstHeadGate, Limits, ListeningSocket
 
 log = logging.getLogger("primetui.commands.serve")
 
@@ -228,8 +231,10 @@ class TokenServer(Server):
     """textual-serve's server with a token on every route, its own page, and no access log."""
 
     def __init__(self, command: str, host: str, port: int, token: str, title: str = "primetui",
-                 allow_remote: bool = False, spare: bool = True) -> None:
+                 allow_remote: bool = False, spare: bool = True, head_timeout: float = HEAD_TIMEOUT) -> None:
         super().__init__(command, host=host, port=port, title=title)
+        self.head_timeout = head_timeout
+        """Seconds a connection has to send its first request head (``PRIMETUI_LOCAL_HEAD_TIMEOUT``)."""
         self.token = token
         self.allow_remote = allow_remote
         self.sessions: set[AppService] = set()
@@ -332,7 +337,7 @@ class TokenServer(Server):
         process = service._process
         try:
             await asyncio.wait_for(asyncio.shield(service.stop()), STOP_GRACE)
-        except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001
+        except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001 - killed below if it has not gone
             pass
         if process is not None and process.returncode is None:
             try:
@@ -375,18 +380,71 @@ def announce(url: str, port: int, to_terminal: bool) -> Path | None:
     return path
 
 
-async def run_server(server: TokenServer, ready: Any = None) -> None:
-    """Serve until SIGINT/SIGTERM; the URL (with the token) is printed once or written to a file."""
-    app = await server._make_app()
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
-    await runner.setup()
-    site = web.TCPSite(runner, server.host, server.port)
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket on the first address of ``host``, whose accepts pause when out of file descriptors.
+
+    (``primetui.local.connwall.ListeningSocket``: without it one burst of failed accepts logs thousands of
+    tracebacks a second.)
+    """
+
+    family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = ListeningSocket(family, socket.SOCK_STREAM)
     try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+KEEP_ALIVE_SECONDS = 75
+"""Idle seconds before an idle kept-alive connection is closed (aiohttp's default is an hour)."""
+
+
+class GuardedSite(web.SockSite):
+    """aiohttp's site on our socket, each connection behind a first-head gate (aiohttp has no head timeout)."""
+
+    def __init__(self, runner: web.AppRunner, sock: socket.socket, gate: FirstHeadGate) -> None:
+        super().__init__(runner, sock)
+        self.gate = gate
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)  # SockSite.start, with the protocol factory wrapped
+        server = self._runner.server
+        assert server is not None
+        self._server = await asyncio.get_running_loop().create_server(self.gate.wrap(server), sock=self._sock,
+                                                                      backlog=self._backlog)
+
+
+REPORT_EVERY = 60.0
+"""Seconds between the lines that count log records left out (primetui.config.logcap.RepeatFilter)."""
+
+
+async def _report_repeats(repeats: RepeatFilter) -> None:
+    while True:
+        await asyncio.sleep(REPORT_EVERY)
+        repeats.report(log)
+
+
+async def run_server(server: TokenServer, ready: Any = None, repeats: RepeatFilter | None = None) -> None:
+    """Serve until SIGINT/SIGTERM; the URL (with the token) is printed once or written to a file.
+
+    ``repeats``, when given, gets its pending counts written once a minute.
+    """
+    app = await server._make_app()
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, keepalive_timeout=KEEP_ALIVE_SECONDS)
+    await runner.setup()
+    try:
+        sock = listen(server.host, server.port)
+        site = GuardedSite(runner, sock, FirstHeadGate(server.head_timeout))
         await site.start()
     except OSError as exc:
         await runner.cleanup()
         raise ServeError(f"cannot listen on {server.host}:{server.port} ({exc.strerror or exc}); pick another --port.") from exc
-    port = site._server.sockets[0].getsockname()[1] if site._server and site._server.sockets else server.port  # type: ignore[union-attr]
+    port = sock.getsockname()[1]
     server.port = port
     url = f"http://{url_host(server.host)}:{port}/?token={server.token}"
     try:
@@ -405,9 +463,12 @@ async def run_server(server: TokenServer, ready: Any = None) -> None:
             loop.add_signal_handler(sig, stop.set)
         except (NotImplementedError, RuntimeError):
             pass
+    reporter = asyncio.create_task(_report_repeats(repeats)) if repeats is not None else None
     try:
         await stop.wait()
     finally:
+        if reporter is not None:
+            reporter.cancel()
         await asyncio.gather(server.spares.close(), *(server.end_session(s) for s in list(server.sessions)),
                              return_exceptions=True)
         await runner.cleanup()
@@ -426,7 +487,9 @@ def settings_mistake(local: bool) -> str | None:
 
 
 def serve(args: Any) -> int:
-    """Entry point of ``primetui serve``; returns the exit code."""
+    """Entry point of ``primetui serve``; returns the exit code (:mod:`primetui.commands.exits`)."""
+    from primetui.commands.exits import EXIT_CONFIG, EXIT_REFUSED, EXIT_USAGE
+
     host = str(getattr(args, "host", None) or "127.0.0.1")
     port = int(getattr(args, "port", None) or 0)
     local = bool(getattr(args, "local", False))
@@ -434,7 +497,7 @@ def serve(args: Any) -> int:
         if not getattr(args, "allow_remote", False):
             print(f"primetui serve: {host} is not a loopback address; add --allow-remote to serve beyond this machine "
                   "(anyone who gets the URL acts with your API key).", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
         print(f"primetui serve: WARNING: serving on {host}, reachable from other machines, over plain HTTP: "
               "the token travels unencrypted. Prefer an SSH tunnel to 127.0.0.1.", file=sys.stderr, flush=True)
     elif getattr(args, "allow_remote", False):
@@ -443,11 +506,11 @@ def serve(args: Any) -> int:
               file=sys.stderr, flush=True)
     if not (0 <= port <= 65535):
         print(f"primetui serve: --port {port} is not a port number (0 to 65535).", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     mistake = settings_mistake(local)
     if mistake:
         print(f"primetui serve: {mistake}", file=sys.stderr)  # each tab would only show the same sentence
-        return 2
+        return EXIT_CONFIG
     if local:
         try:
             from primetui.local.launcher import ensure_running
@@ -458,12 +521,26 @@ def serve(args: Any) -> int:
         except Exception as exc:  # noqa: BLE001
             print(f"primetui serve: the local platform did not start ({exc}); try `primetui local serve` to see why.", file=sys.stderr)
             return 1
+    log_file = getattr(args, "log_file", None)
+    if log_file:
+        try:
+            capture_output(Path(log_file))
+        except OSError as exc:
+            print(f"primetui serve: cannot write the log file {log_file} ({exc.strerror}); pass a writable --log-file.",
+                  file=sys.stderr)
+            return EXIT_REFUSED
     logging.basicConfig(level=logging.WARNING, format="primetui serve: %(message)s")
+    repeats = install_repeat_filter(quiet=(ACCEPT_FAILED,))
+    try:
+        head_timeout = Limits.from_environment().head_timeout
+    except ValueError as exc:
+        print(f"primetui serve: {exc}", file=sys.stderr)  # a PRIMETUI_SERVE_* value that cannot work
+        return EXIT_CONFIG
     server = TokenServer(app_command(local), host, port, make_token(),
                          allow_remote=bool(getattr(args, "allow_remote", False)),
-                         spare=not getattr(args, "no_spare", False))
+                         spare=not getattr(args, "no_spare", False), head_timeout=head_timeout)
     try:
-        asyncio.run(run_server(server))
+        asyncio.run(run_server(server, repeats=repeats))
     except ServeError as exc:
         print(f"primetui serve: {exc}", file=sys.stderr)
         return 1

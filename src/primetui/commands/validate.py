@@ -1,6 +1,7 @@
 """``primetui validate FILE... [--json] [--offline]``: ``file:line:col: level: message``.
 
-Exit 0: no errors; 1: a file has an error; 2: a file could not be read (or the arguments were wrong).
+Exit 0: no errors; 1: a file has an error; 3: a file could not be read; 64: the arguments were wrong
+(:mod:`primetui.commands.exits`).
 Text output counts lines and columns from 1, the column in characters (Unicode code points);
 ``--json`` adds an LSP ``range`` (0-based, UTF-16 code units) and each fix's edits in that form.
 
@@ -19,6 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from primetui.commands.exits import EXIT_REFUSED
 from primetui.config.fileio import read_text_file
 from primetui.monitor_core.escapes import clean
 from primetui.sft.context import CheckContext
@@ -140,4 +142,4 @@ def _validate(args: argparse.Namespace) -> int:
         files = len(args.files)
         print(f"{errors} error(s), {warnings} warning(s), {hints} hint(s) in {files} file(s) — {SCHEMA_NOTE}; "
               f"{POSITIONS_NOTE}.", file=sys.stderr)
-    return 2 if unreadable else 1 if errors else 0
+    return EXIT_REFUSED if unreadable else 1 if errors else 0

@@ -3,22 +3,28 @@
 ``wait`` follows each run with the dashboard's own ``RunWatcher`` until it is terminal, printing a
 line per status change and a progress line (rewritten in place on a terminal, plain lines with
 at most one per run every PLAIN_PROGRESS_EVERY seconds elsewhere); ``--json`` prints one object per
-line instead. Exit codes:
+line instead. Exit codes (one meaning each, for every command: :mod:`primetui.commands.exits`):
 
-    0  every run COMPLETED
+    0  every run COMPLETED (dispatch without --wait: dispatched)
     1  a run FAILED, STOPPED or PAUSED, or cannot be followed (not found, access refused); the
        failure reason and the last error lines of the failing component are printed
     2  --timeout passed first
-  4  every run ended, but one COMPLETED with a NaN (or inf) final loss or an error-level anomaly
-     (NaN, traceback, OOM, NCCL, CUDA, a component that exited with an error): the last lines say which
-    3  nothing was dispatched or asked: no API key, an unreadable config file, a setting that cannot
-       work (a bad URL, port, key, team id or deadline: one sentence naming it and its source), a
-       failed pre-flight, the platform's refusal of the run
+    3  nothing was dispatched: an unreadable file, no such volume, a failed pre-flight, the
+       platform's refusal of the run
+    4  every run ended, but one COMPLETED with a NaN (or inf) final loss or an error-level anomaly
+       (NaN, traceback, OOM, NCCL, CUDA, a component that exited with an error): the last lines say which
+   64  a usage error (``primetui.commands.cli``), 70 a bug (a crash report is written)
+   78  nothing was asked: no API key, an unreadable ~/.prime/config.json, a setting that cannot
+       work (a bad URL, port, key, team id or deadline: one sentence naming it and its source)
   130  interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: the runs go on, the last lines say so
 
-``--timeout`` counts from the command's start (start-up of the local platform included). With
-``--json`` the stream always ends with ``{"event": "done", "status": ..., "exit": N}``, whatever
-the outcome, and a refusal is a ``refused`` object on stdout too.
+``--timeout`` counts from the process's start (interpreter start-up and the local platform's
+included) and is honoured within a fraction of a second: the wait between polls and the poll
+itself are cut at the deadline. With ``--json`` the stream always ends with ``{"event": "done",
+"status": ..., "exit": N}``, whatever the outcome, and a refusal is a ``refused`` object on stdout
+too. A SIGINT or SIGTERM at any instant, even before the first poll, ends the stream with ``done``
+naming each run's last status seen (fetched once, briefly, when none was seen yet); a run whose
+status nobody saw is listed as ``unknown``, never as running or ended.
 
 ``dispatch`` runs the editor's pre-flight (:mod:`primetui.sft.preflight`) and the diagnostics of
 ``primetui validate``, dispatches, and prints the run id on stdout (alone, so
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import sys
 import threading
@@ -39,17 +46,25 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from primetui.api.followers import PollFailed, RunUpdate, RunWatcher
+from primetui.commands.exits import (EXIT_BUG, EXIT_CONFIG, EXIT_ENDED_BADLY, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_SIGINT,
+                                     EXIT_SIGTERM, EXIT_TIMEOUT, EXIT_USAGE)
 from primetui.config.mistakes import SettingsMistake
 from primetui.sft.dispatching import Refusal, dispatch
 from primetui.monitor_core.escapes import neutralise
 from primetui.monitor_core.notify import Notifier, RunEvent
 
-EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT, EXIT_SETUP = 0, 1, 2, 3
-EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
-EXIT_ANOMALY = 4
-OUTCOME = {EXIT_OK: "COMPLETED", EXIT_FAILED: "FAILED", EXIT_TIMEOUT: "TIMEOUT", EXIT_SETUP: "REFUSED", EXIT_ANOMALY: "ANOMALY",
+EXIT_SETUP = EXIT_REFUSED
+EXIT_ANOMALY = EXIT_ENDED_BADLY
+"""Every run ended, but one COMPLETED with a NaN final loss or an error-level anomaly."""
+"""Nothing was dispatched (the name kept for callers of the refusal code)."""
+OUTCOME = {EXIT_OK: "COMPLETED", EXIT_FAILED: "FAILED", EXIT_TIMEOUT: "TIMEOUT", EXIT_REFUSED: "REFUSED", EXIT_ANOMALY: "ANOMALY",
+           EXIT_USAGE: "USAGE", EXIT_BUG: "BUG", EXIT_CONFIG: "MISCONFIGURED",
            EXIT_SIGINT: "INTERRUPTED", EXIT_SIGTERM: "INTERRUPTED"}
-"""The ``status`` of the final JSON ``done`` event, by exit code."""
+"""The ``status`` of the final JSON ``done`` event, by exit code (``dispatch`` without --wait: DISPATCHED)."""
+SETTLE_SECONDS = 1.0
+"""On a signal, a run whose status was never seen is fetched once, for at most this long."""
+READY_ENV = "PRIMETUI_DEBUG_READY"
+"""Set: ``primetui: ready (pid N)`` on stderr once the signal handlers are in, before the platform is asked."""
 PLAIN_PROGRESS_EVERY = 30.0
 RETRY_NOTE_EVERY = 60.0
 """While a run cannot be polled, ``wait`` says so at least this often (seconds)."""
@@ -168,10 +183,10 @@ class Reporter:
         if code == EXIT_OK:
             self._emit(f"{len(runs)} run(s) COMPLETED")
 
-    def done(self, code: int, **extra: Any) -> None:
+    def done(self, code: int, status: str | None = None, **extra: Any) -> None:
         """The last JSON line of every stream: the outcome and the exit code."""
         if self.json:
-            self.record(event="done", status=OUTCOME.get(code, "FAILED"), exit=code, **extra)
+            self.record(event="done", status=status or OUTCOME.get(code, "FAILED"), exit=code, **extra)
 
     def refused(self, kind: str, message: str, details: list[str] | None = None) -> None:
         """Nothing was dispatched or asked: the sentence on stderr, and a ``refused`` object with --json."""
@@ -187,18 +202,23 @@ class Reporter:
             for r in runs:
                 self.record(event="end", run_id=r.run_id, name=r.name, status=r.status, ended=r.ended,
                             reason=r.reason, component=r.component, error_lines=r.error_lines)
-            self.done(code, signal=name, running=[r.run_id for r in runs if not r.ended])
+            self.done(code, signal=name, running=[r.run_id for r in runs if not r.ended and r.status is not None],
+                      unknown=[r.run_id for r in runs if r.status is None])
             return
         if self._live:
             self.out.write("\n")  # keep the progress on screen; the note starts a line of its own
             self._live = False
         going = [r for r in runs if not r.ended]
-        if not runs:
-            self._emit(f"{name}: stopped before any run was followed.")
+        if not runs:  # dispatch stopped before a run id came back: whether one was sent is not known here
+            self._emit(f"{name}: stopped before any run was followed; check `primetui runs --once` for a run "
+                       "dispatched just then.")
         elif going:
             ids = " ".join(r.run_id for r in going)
             for r in going:
-                self._emit(f"{name}: stopped following; run {r.label} goes on ({r.status or 'status unknown'}).")
+                if r.status is None:  # never seen: neither "goes on" nor "ended" would be known
+                    self._emit(f"{name}: stopped following; the status of run {r.label} was not seen yet.")
+                else:
+                    self._emit(f"{name}: stopped following; run {r.label} goes on ({r.status}).")
             self._emit(f"Follow again with `primetui wait {ids}`.")
         else:
             self._emit(f"{name}: stopped; every run had ended.")
@@ -230,6 +250,27 @@ async def last_error_lines(client: Any, run: Any, n: int = ERROR_LINES) -> tuple
     return title, [_clean(ln)[:400] for ln in lines[-n:]]
 
 
+async def settle(client: Any, runs: list[Followed], bound: float = SETTLE_SECONDS) -> None:
+    """Fetch once, for at most ``bound`` seconds in all, the status of each run never seen (a signal came first).
+
+    A run still unseen after that keeps ``status`` None: reported as unknown, never as running.
+    """
+    unseen = [r for r in runs if r.status is None and not r.ended]
+    if not unseen or client is None:
+        return
+
+    async def one(f: Followed) -> None:
+        run = await client.get_run(f.run_id)
+        f.name, f.status, f.max_steps = run.name, run.status, run.max_steps or f.max_steps
+        f.ended = bool(run.is_terminal)
+
+    try:
+        async with asyncio.timeout(bound):
+            await asyncio.gather(*(one(f) for f in unseen), return_exceptions=True)
+    except (TimeoutError, asyncio.CancelledError):
+        pass  # a second signal, or the platform too slow: what was not seen stays unknown
+
+
 @dataclass
 class Interrupt:
     """The signal that ended the command (None while it runs); the main task is cancelled with it."""
@@ -239,14 +280,15 @@ class Interrupt:
 
 async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, timeout: float | None = None,
                     deadline: float | None = None, interval: float = 3.0, notifier: Notifier | None = None,
-                    interrupt: Interrupt | None = None) -> int:
+                    interrupt: Interrupt | None = None, runs: list[Followed] | None = None) -> int:
     """Follow every run to its end; returns the exit code.
 
     ``deadline`` (``time.monotonic()``) ends the wait like ``timeout`` seconds from now would. A
     cancellation with ``interrupt.signum`` set (Ctrl-C, SIGTERM) stops the hooks, reports what
-    goes on, and returns 128 + the signal.
+    goes on, and returns 128 + the signal. ``runs`` (filled in place) lets the caller report them too.
     """
-    runs = [Followed(rid) for rid in dict.fromkeys(run_ids)]
+    if runs is None:
+        runs = [Followed(rid) for rid in dict.fromkeys(run_ids)]
     watchers = {r.run_id: RunWatcher(client, r.run_id, interval=interval) for r in runs}
     if timeout is not None:
         deadline = min(deadline or float("inf"), time.monotonic() + timeout)
@@ -313,6 +355,7 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
             await notifier.close()
         if interrupt is None or interrupt.signum is None:
             raise
+        await settle(client, runs)
         reporter.interrupted(runs, interrupt.signum)
         return 128 + interrupt.signum
     for w in watchers.values():
@@ -389,11 +432,14 @@ async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: T
     """Dispatch the sweep: the run ids to wait for, or the exit code when it ends here."""
     from primetui.sft.dispatching import dispatch_sweep
 
-    result = await dispatch_sweep(client, Path(args.file), args.volume, list(args.set or []), args.name, err)
+    result = await dispatch_sweep(client, Path(args.file), args.volume, list(args.set or []), args.name, err,
+                                  suffix=bool(getattr(args, "suffix", False)))
     if isinstance(result, Refusal):
         reporter.refused(result.kind, result.message, result.details)
         reporter.done(EXIT_SETUP)
         return EXIT_SETUP
+    if as_json and result.grid is not None:  # the grid's totals, as the `sweep grid` line on stderr says them
+        reporter.record(event="grid", **result.grid.to_json())
     for run_id, name in result.runs:
         if as_json:
             reporter.record(event="dispatched", run_id=run_id, name=name)
@@ -405,19 +451,20 @@ async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: T
         reporter.done(EXIT_SETUP, run_ids=[r for r, _ in result.runs])
         return EXIT_SETUP
     if not args.wait:
-        reporter.done(EXIT_OK, run_ids=[r for r, _ in result.runs])
+        reporter.done(EXIT_OK, status="DISPATCHED", run_ids=[r for r, _ in result.runs])
         return EXIT_OK
     return [r for r, _ in result.runs]
 
 
-async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: Interrupt) -> int:
+async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: Interrupt,
+                followed: list[Followed]) -> int:
     from primetui.commands.launch import make_client
 
     as_json = bool(getattr(args, "json", False))
     dispatching = args.command in ("dispatch", "sweep")
     # dispatch keeps stdout for the run id alone; its progress goes to stderr unless it is JSON
     reporter = Reporter(out if as_json or not dispatching else err, err, as_json)
-    timeout = args.timeout if getattr(args, "timeout", None) and args.timeout > 0 else None
+    timeout = getattr(args, "timeout", None)  # validated by the parser: positive and finite
     deadline = started + timeout if timeout is not None else None
     try:
         setup = _off_loop(lambda: _local_settings(bool(getattr(args, "local", False))))
@@ -428,17 +475,17 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
         return EXIT_TIMEOUT
     except SettingsMistake as exc:  # a setting that cannot work: it says which and where, never "a bug"
         reporter.refused("settings", f"primetui {args.command}: {_clean(exc)}")
-        reporter.done(EXIT_SETUP)
-        return EXIT_SETUP
+        reporter.done(EXIT_CONFIG)
+        return EXIT_CONFIG
     except Exception as exc:  # noqa: BLE001
         reporter.refused("settings", f"primetui {args.command}: could not read the platform settings ({_clean(exc)}); "
                                      "fix ~/.prime/config.json or set PRIME_API_KEY.")
-        reporter.done(EXIT_SETUP)
-        return EXIT_SETUP
+        reporter.done(EXIT_CONFIG)
+        return EXIT_CONFIG
     if not getattr(settings, "api_key", ""):
         reporter.refused("settings", "No API key configured. Run `prime login`, set PRIME_API_KEY, or add --local.")
-        reporter.done(EXIT_SETUP)
-        return EXIT_SETUP
+        reporter.done(EXIT_CONFIG)
+        return EXIT_CONFIG
     notifier = None
     if getattr(args, "on_event", None):
         from primetui.commands.launch import load_prefs
@@ -461,26 +508,28 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
             else:
                 out.write(result + "\n")
                 out.flush()
-            if not args.wait:
-                reporter.done(EXIT_OK, run_id=result)
+            if not args.wait:  # dispatched is all that was seen: never a status of the run's own
+                reporter.done(EXIT_OK, status="DISPATCHED", run_id=result)
                 return EXIT_OK
             run_ids = [result]
         else:
             run_ids = list(args.run_ids)
+        followed[:] = [Followed(rid) for rid in dict.fromkeys(run_ids)]
         return await wait_runs(client, run_ids, reporter, deadline=deadline, interval=max(0.2, args.interval),
-                               notifier=notifier, interrupt=interrupt)
+                               notifier=notifier, interrupt=interrupt, runs=followed)
     except asyncio.CancelledError:
         if interrupt.signum is None:
             raise
         if notifier is not None:
             await notifier.close()
-        reporter.interrupted([], interrupt.signum)
+        await settle(client, followed)
+        reporter.interrupted(followed, interrupt.signum)
         return 128 + interrupt.signum
     finally:
         await client.aclose()
 
 
-async def _guarded(args: Any, out: TextIO, err: TextIO, started: float) -> int:
+async def _guarded(args: Any, out: TextIO, err: TextIO, started: float, held: dict[Any, Any] | None = None) -> int:
     """``_main`` with SIGINT and SIGTERM turned into a clean end: the last lines, then 130 or 143."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
@@ -499,31 +548,77 @@ async def _guarded(args: Any, out: TextIO, err: TextIO, started: float) -> int:
             installed.append(signum)
         except (NotImplementedError, RuntimeError, ValueError):
             pass  # not the main thread (a test): KeyboardInterrupt still ends it below
+    if os.environ.get(READY_ENV):
+        print(f"primetui: ready (pid {os.getpid()})", file=err, flush=True)
+    # The runs asked for (wait) are known before anything is sent; dispatch adds its run once dispatched.
+    followed = [Followed(rid) for rid in dict.fromkeys(getattr(args, "run_ids", None) or [])]
+    pending = (held or {}).pop("pending", None)
+    if pending is not None:  # it came while Python was starting (primetui.commands.cli held it)
+        on_signal(pending)
     try:
-        return await _main(args, out, err, started, interrupt)
+        return await _main(args, out, err, started, interrupt, followed)
     except asyncio.CancelledError:
         if interrupt.signum is None:
             raise
-        # Cancelled before _main could report (setup): the stream still ends with its done line.
-        Reporter(out if as_json else err, err, as_json).interrupted([], interrupt.signum)
+        # Cancelled before _main could report (setup): the stream still ends with its done line, and the
+        # runs asked for are unknown (no client to ask yet), never "not running".
+        reporter = Reporter(out if as_json or args.command not in ("dispatch", "sweep") else err, err, as_json)
+        reporter.interrupted(followed, interrupt.signum)
         return 128 + interrupt.signum
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)
 
 
-def main(args: Any, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Entry point of ``primetui wait`` and ``primetui dispatch``; returns the exit code."""
-    started = time.monotonic()
-    out, err = out or sys.stdout, err or sys.stderr
+def process_started() -> float:
+    """The ``time.monotonic()`` at which this process started (Linux: from /proc), else now.
+
+    ``--timeout`` counts from there, so the interpreter's own start-up (a second or more on a busy
+    machine) is inside it.
+    """
+    now = time.monotonic()
     try:
-        return asyncio.run(_guarded(args, out, err, started))
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        since_boot = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, counted after "pid (comm)"
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - since_boot
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - age if 0.0 <= age < 60.0 else now  # not a plausible start-up: count from now
+
+
+def main(args: Any, out: TextIO | None = None, err: TextIO | None = None, held: dict[Any, Any] | None = None,
+         started: float | None = None) -> int:
+    """Entry point of ``primetui wait``, ``dispatch`` and ``sweep``; returns the exit code.
+
+    ``held``: where ``primetui.commands.cli`` notes a SIGINT or SIGTERM that came while the process was
+    starting (key ``"pending"``); once this command's own handlers are in, it is reported like one now.
+    ``started``: the ``time.monotonic()`` ``--timeout`` counts from (the CLI passes the process's start,
+    :func:`process_started`); now by default, for a caller in a process of its own.
+    """
+    started = time.monotonic() if started is None else started
+    out, err = out or sys.stdout, err or sys.stderr
+    as_json = bool(getattr(args, "json", False))
+    try:
+        return asyncio.run(_guarded(args, out, err, started, held))
     except KeyboardInterrupt:
+        if as_json:
+            Reporter(out, err, True).done(EXIT_SIGINT, signal="SIGINT", running=[],
+                                          unknown=list(getattr(args, "run_ids", None) or []))
         return EXIT_SIGINT
     except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
+        from primetui.api.errors import PrimeAPIError
         from primetui.viewmodel.errors import describe
 
-        print(f"primetui {getattr(args, 'command', '')}: {describe(exc)}", file=err)
-        if getattr(args, "json", False):
-            Reporter(out, err, True).done(EXIT_FAILED, error=describe(exc))
-        return EXIT_FAILED
+        if isinstance(exc, (PrimeAPIError, OSError)):  # the platform's answer, or the network
+            code, sentence = EXIT_FAILED, describe(exc)
+            print(f"primetui {getattr(args, 'command', '')}: {sentence}", file=err)
+        else:  # a bug: a report (secrets redacted) and its path, never a traceback
+            from primetui.config import crash
+
+            path = crash.write_report(exc, context=f"primetui {getattr(args, 'command', '')}")
+            code, sentence = EXIT_BUG, crash.crash_sentence(path)
+            print(_clean(sentence), file=err)
+        if as_json:
+            Reporter(out, err, True).done(code, error=_clean(sentence))
+        return code

@@ -146,7 +146,7 @@ def known_secrets(argv: Iterable[str] | None = None) -> list[str]:
         loaded = load_prefs()
         prefs = loaded[0] if isinstance(loaded, tuple) else loaded
         found.append(str(getattr(getattr(prefs, "notify", None), "on_event", "") or ""))
-    except Exception:  # noqa: BLE001 - as above
+    except Exception:  # noqa: BLE001 - a report is still written; the hook may be unreadable, the rest still goes
         pass
     return [s for s in found if s]
 

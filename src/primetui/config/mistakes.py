@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-EXIT_MISTAKE = 2
-"""Exit status of a command stopped by a configuration mistake (as for a usage mistake)."""
+EXIT_MISTAKE = 78
+"""Exit status of every command stopped by a configuration mistake (EX_CONFIG; ``primetui.commands.exits``)."""
 
 ECHO_MAX = 80
 """Characters of a wrong value a sentence shows at most; a longer one ends in ``…``."""

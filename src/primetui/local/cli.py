@@ -81,6 +81,17 @@ def banner(base_url: str, token: str, data_dir: Path, show_token: bool, ssh_line
     )
 
 
+def _capture_log(path: str) -> str | None:
+    """Send this process's output to the capped ``path``; the reason it could not, else None."""
+    from primetui.config.logcap import capture_output
+
+    try:
+        capture_output(Path(path))
+    except OSError as exc:
+        return f"cannot write the log file {path} ({exc.strerror}); pass a writable --log-file."
+    return None
+
+
 def serve(args: argparse.Namespace) -> int:
     """Entry point of ``primetui local serve``; returns the process exit code."""
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -108,11 +119,25 @@ def serve(args: argparse.Namespace) -> int:
         return 1
     state = None
     try:
+        # Only the server holding the lock writes the log: a start refused above leaves it alone.
+        log_file = getattr(args, "log_file", None)
+        problem = _capture_log(log_file) if log_file else None
+        if problem:
+            _err(problem)
+            return 2
         # Imported only now: a refused start (data dir busy) answers before FastAPI loads.
         from primetui.config.fileio import write_json_atomic
         from primetui.local.server import bind_socket, serve as serve_app
         from primetui.local.state import LocalState
+        from primetui.config.logcap import install_repeat_filter
+        from primetui.local.connwall import ACCEPT_FAILED, Limits, raise_fd_limit
 
+        repeats = install_repeat_filter(quiet=(ACCEPT_FAILED,))
+        try:
+            limits = Limits.from_environment(fd_limit=raise_fd_limit())
+        except ValueError as exc:
+            _err(str(exc))
+            return 2
         try:
             sock = bind_socket(getattr(args, "port", None))
         except OSError as exc:
@@ -162,7 +187,7 @@ def serve(args: argparse.Namespace) -> int:
             print(banner(base_url, state.token, data_dir, show_token=sys.stdout.isatty(),
                          ssh_line=ssh_key_line(configured_key_path())), flush=True)
 
-        asyncio.run(serve_app(state, sock, on_ready))
+        asyncio.run(serve_app(state, sock, on_ready, limits=limits, repeats=repeats))
         return 0
     finally:
         info = read_server_file(data_dir)

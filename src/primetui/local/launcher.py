@@ -119,7 +119,9 @@ def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = 
 def _start(root: Path, demo: bool, timeout: float, port: int | None) -> tuple[subprocess.Popen[bytes], dict | None]:
     ready = root / f".ready-{os.getpid()}.json"
     ready.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(root), "--ready-file", str(ready)]
+    # The server rotates its own log (--log-file); the redirect below keeps what it says before that.
+    cmd = [sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(root), "--ready-file", str(ready),
+           "--log-file", str(root / "server.log")]
     if port is not None:
         cmd += ["--port", str(port)]
     if demo:

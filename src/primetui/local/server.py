@@ -9,6 +9,7 @@ import signal
 import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -18,6 +19,10 @@ from primetui.local.errors import fail
 from primetui.local.guards import install as install_guards
 from primetui.local.scope import scoped_run, scoped_volume
 from primetui.local.state import LocalState
+
+if TYPE_CHECKING:
+    from primetui.config.logcap import RepeatFilter
+    from primetui.local.connwall import Limits
 
 log = logging.getLogger("primetui.local")
 
@@ -123,7 +128,9 @@ def _add_rate_limit(app: FastAPI, per_minute: int) -> None:
 
 def bind_socket(port: int | None) -> socket.socket:
     """A listening TCP socket on 127.0.0.1 (``port`` None or 0: a free port). Raises OSError with a clear text."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    from primetui.local.connwall import listening_socket
+
+    sock = listening_socket()  # its accepts pause once they run out of file descriptors (see connwall)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((LOOPBACK, port or 0))
@@ -138,17 +145,37 @@ def bind_socket(port: int | None) -> socket.socket:
     return sock
 
 
-async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str], None]) -> None:
-    """Serve until SIGTERM/SIGINT; ``on_ready(base_url)`` runs once the socket accepts requests."""
+REPORT_EVERY = 60.0
+"""Seconds between the lines that count log records left out (see primetui.config.logcap.RepeatFilter)."""
+
+
+async def _report_repeats(repeats: RepeatFilter) -> None:
+    while True:
+        await asyncio.sleep(REPORT_EVERY)
+        repeats.report(log)
+
+
+async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str], None],
+                limits: Limits | None = None, repeats: RepeatFilter | None = None) -> None:
+    """Serve until SIGTERM/SIGINT; ``on_ready(base_url)`` runs once the socket accepts requests.
+
+    Connections meet the connection wall (``primetui.local.connwall``) with ``limits``; ``repeats``,
+    when given, gets its pending counts written once a minute.
+    """
     import uvicorn
+
+    from primetui.local.connwall import ConnectionWall, Limits
+    from primetui.local.connwall_http import protocol_class
 
     host, port = sock.getsockname()[:2]
     state.base_url = f"http://{host}:{port}"
     app = create_app(state)
+    wall = ConnectionWall(limits or Limits(), trusts=lambda header: token_matches(header, state.token))
     # Keep-alive outlives every client pool's expiry (httpx drops idle connections after 5 s), so a
-    # client never reuses a connection the server is closing at that very moment.
+    # client never reuses a connection the server is closing at that very moment. No websocket
+    # route exists, so no upgrade is offered (the connection wall follows h11 connections only).
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5,
-                            timeout_keep_alive=KEEP_ALIVE_SECONDS)
+                            timeout_keep_alive=KEEP_ALIVE_SECONDS, http=protocol_class(wall), ws="none")
     server = uvicorn.Server(config)
     # uvicorn re-raises a captured signal after its graceful shutdown; make that a no-op so the
     # process exits normally (status 0) once everything has been stopped and flushed.
@@ -161,4 +188,9 @@ async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str]
             return
         await asyncio.sleep(0.02)
     on_ready(state.base_url)
-    await task
+    reporter = asyncio.create_task(_report_repeats(repeats)) if repeats is not None else None
+    try:
+        await task
+    finally:
+        if reporter is not None:
+            reporter.cancel()

@@ -222,7 +222,7 @@ class Supervisor:
         run_dir = self.state.run_dir(run_id)
         dest = run_dir / f"attempt_{attempt}"
         dest.mkdir(parents=True, exist_ok=True)
-        for name in PROTOCOL_FILES + ("process.out",):
+        for name in PROTOCOL_FILES + ("process.out", "process.out.1"):  # .1: rotated by the trainer
             src = run_dir / name
             if src.exists():
                 shutil.move(str(src), str(dest / name))

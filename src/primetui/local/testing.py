@@ -39,17 +39,19 @@ class LocalPlatform:
     base_url: str = ""
     token: str = ""
     pid: int = 0
+    open_files: int | None = None
+    """When set, the server's soft and hard limits on open files (RLIMIT_NOFILE), to test running out."""
     _proc: subprocess.Popen[bytes] | None = None
     _log_path: Path | None = None
 
     @classmethod
     def start(cls, tmp_dir: str | os.PathLike[str], demo: bool = False, *, speed: str | None = DEFAULT_TEST_SPEED,
-              env: dict[str, str] | None = None, timeout: float = 60.0) -> LocalPlatform:
+              env: dict[str, str] | None = None, timeout: float = 60.0, open_files: int | None = None) -> LocalPlatform:
         """Start a server with data dir ``<tmp_dir>/data`` and wait until it serves."""
         extra = dict(env or {})
         if speed is not None:
             extra.setdefault("PRIMETUI_LOCAL_SPEED", speed)
-        lp = cls(data_dir=Path(tmp_dir) / "data", demo=demo, env=extra)
+        lp = cls(data_dir=Path(tmp_dir) / "data", demo=demo, env=extra, open_files=open_files)
         lp._launch(timeout)
         return lp
 
@@ -67,14 +69,14 @@ class LocalPlatform:
         ready = self.data_dir.parent / f"ready-{time.monotonic_ns()}.json"
         self._log_path = self.data_dir.parent / "server.log"
         cmd = [sys.executable, "-m", "primetui", "local", "serve", "--port", "0", "--data-dir", str(self.data_dir),
-               "--ready-file", str(ready)]
+               "--ready-file", str(ready), "--log-file", str(self._log_path)]
         if self.demo:
             cmd.append("--demo")
         env = dict(os.environ, **self.env)
         env.pop("PRIMETUI_LOCAL_DATA_DIR", None)
         with open(self._log_path, "ab") as log:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                          env=env, start_new_session=True)
+                                          env=env, start_new_session=True, preexec_fn=self._limit_open_files)
         info = wait_for_ready_file(ready, self._proc, timeout)
         if info:
             self.base_url, self.token, self.pid = info["base_url"], info["token"], int(info["pid"])
@@ -83,6 +85,12 @@ class LocalPlatform:
             raise LocalPlatformError(f"the local server exited with {self._proc.returncode}: {self.output()}")
         self.kill()
         raise LocalPlatformError(f"the local server did not become ready within {timeout:.0f}s: {self.output()}")
+
+    def _limit_open_files(self) -> None:
+        if self.open_files is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
     def output(self) -> str:
         """What the server printed so far (its banner includes the token: test-only data)."""

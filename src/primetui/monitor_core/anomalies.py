@@ -30,7 +30,7 @@ import re
 from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 LOSS_KEY = "loss/mean"
@@ -101,6 +101,8 @@ _LOG_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("cuda", re.compile(r"CUDA error|CUDA_ERROR|cudaError|device-side assert", re.IGNORECASE)),
     ("traceback", re.compile(r"Traceback \(most recent call last\)")),
 ]
+ERROR_LINES_KEPT = 64
+"""Lines saying "error" kept per component to find a failed run's reason in its log."""
 _STEP_LINE = re.compile(r"Step (\d+) \|")
 # Lower-case words one of the patterns needs: a plain substring test (C speed) rules a line out.
 _KEYWORDS = ("memory", "oom", "nccl", "cuda", "traceback", "killed process", "device-side")
@@ -173,6 +175,8 @@ class Detector:
         self._log_active: dict[str, str | None] = {}
         self._stall: Anomaly | None = None
         self._exited: set[str] = set()
+        self._error_lines: dict[str, deque[tuple[int | None, str]]] = {}
+        """The last lines of each component's log that say "error": where a run's failure reason is."""
         self._first_loss: tuple[int, float] | None = None
         self._diverged = False
         self.version = 0
@@ -306,7 +310,12 @@ class Detector:
         step = self._log_step.get(component)
         active = self._log_active.get(component)
         blob = "\n".join(text for _, text in lines)
-        if not _maybe_trouble(blob):
+        low = blob.lower()  # one lowering per batch, for both tests below
+        if "error" in low:
+            kept = self._error_lines.setdefault(component, deque(maxlen=ERROR_LINES_KEPT))
+            kept.extend((index, text) for index, text in lines if "error" in text.lower())
+            self._place_exit(component)
+        if not any(k in low for k in _KEYWORDS):
             # The common case, at C speed: no trouble in the batch, only the step to track.
             last = None
             for last in _STEP_LINE.finditer(blob):
@@ -345,7 +354,21 @@ class Detector:
         self._exited.add(component)
         anomaly = Anomaly("exited", step if step is not None else self.last_step, component, message, line)
         self._extend([anomaly])
+        self._place_exit(component)
         return anomaly
+
+    def _place_exit(self, component: str) -> None:
+        """Point the component's "exited" anomaly at the log line that gives its reason (the line ``!``
+        on a failed run lands on), in whichever order the reason and the log arrive."""
+        for n, anomaly in enumerate(self.anomalies):
+            if anomaly.kind != "exited" or anomaly.component != component or anomaly.line_index is not None:
+                continue
+            reason = (anomaly.line or "").strip()
+            hit = next((index for index, text in reversed(self._error_lines.get(component, ()))
+                        if reason and index is not None and reason in text), None)
+            if hit is not None:
+                self.anomalies[n] = replace(anomaly, line_index=hit)
+                self.version += 1
 
     @property
     def last_step(self) -> int | None:

@@ -23,10 +23,11 @@ _BLOCK_BITS = np.array([[1, 2], [4, 8]], dtype=np.int64)
 _BLOCK_CHARS = np.array(list(" ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"))
 _BRAILLE_CHARS = np.array([" "] + [chr(0x2800 + code) for code in range(1, 256)])
 
-# Layer numbers: 0 empty, 1..8 series (by index + 1), then these.
-CURSOR = 20
-NAN_MARK = 21
-MARKER = 22
+# Layer numbers: 0 empty, 1..N series (by index + 1), then these, far above any count of series
+# (compare overlays any number of runs, two layers each with smoothing).
+CURSOR = 1 << 20
+NAN_MARK = CURSOR + 1
+MARKER = CURSOR + 2
 
 
 @dataclass(slots=True)

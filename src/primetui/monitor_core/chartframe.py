@@ -136,8 +136,21 @@ def x_range(series: list[Series], view: ChartView) -> tuple[float, float] | None
     return lo, hi
 
 
-# One glyph per overlaid run, stamped along its curve: runs stay apart without colour (8 shapes).
-RUN_GLYPHS = ("●", "▲", "■", "◆", "+", "x", "*", "#")
+# One glyph per overlaid run, stamped along its curve: runs stay apart without colour. 15 shapes
+# against the 8 run colours (RUN_COLOURS): 15 and 8 share no factor, so run n's (colour, glyph)
+# pair (n % 8, n % 15) is its own for the first 120 runs, and its glyph alone for the first 15.
+RUN_GLYPHS = ("●", "▲", "■", "◆", "+", "x", "*", "#", "○", "△", "□", "◇", "▼", "@", "%")
+RUN_COLOURS = 8
+
+
+def run_glyph(slot: int) -> str:
+    """The glyph of the run in place ``slot`` (0-based) of a compare."""
+    return RUN_GLYPHS[slot % len(RUN_GLYPHS)]
+
+
+def run_colour(slot: int) -> int:
+    """The colour (0-based, of RUN_COLOURS) of the run in place ``slot`` of a compare."""
+    return slot % RUN_COLOURS
 
 
 def _stamp_glyphs(raster: Any, series: list[Series], glyphs: list[str], view: ChartView, x0: float, x1: float,

@@ -260,7 +260,7 @@ class Notifier:
         if self.report is not None:
             try:
                 self.report(message)
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - already in the list, the log and notify.log above; the toast is extra
                 pass
 
     async def drain(self) -> None:

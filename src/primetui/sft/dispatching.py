@@ -130,20 +130,39 @@ class Dispatched:
 
     runs: list[tuple[str, str]]  # (run id, name)
     stopped: Refusal | None = None
+    grid: Any = None  # the GridCheck (primetui.sft.sweep_check) the sweep passed
+    warnings: list[str] = field(default_factory=list)  # names already taken, when --suffix was not asked
+
+
+def cli_offer(prefix: str | None) -> str:
+    """How ``primetui sweep`` offers new names: the prefix to pass, or the flag that finds one."""
+    return f"--name {prefix} (or --suffix)" if prefix else "--suffix"
 
 
 async def dispatch_sweep(client: Any, path: Path, volume_name: str, sets: list[str], prefix: str | None,
-                         err: TextIO) -> Dispatched | Refusal:
+                         err: TextIO, suffix: bool = False) -> Dispatched | Refusal:
     text = read_config_file(path, "sweep")
     if isinstance(text, Refusal):
         return text
-    return await sweep_text(client, text, path, volume_name, sets, prefix, err)
+    return await sweep_text(client, text, path, volume_name, sets, prefix, err, suffix=suffix)
 
 
 async def sweep_text(client: Any, text: str, path: Path, volume_name: str, sets: list[str], prefix: str | None,
-                     err: TextIO) -> Dispatched | Refusal:
-    """The sweep of ``text`` (the file at ``path``, or the editor's buffer for it)."""
-    from primetui.sft.sweep import SweepError, default_prefix, expand, parse_sets
+                     err: TextIO, suffix: bool = False, offer: Callable[[str | None], str] = cli_offer,
+                     ) -> Dispatched | Refusal:
+    """The sweep of ``text`` (the file at ``path``, or the editor's buffer for it).
+
+    Before any run starts: the names are checked against the platform's runs and each other
+    (``suffix`` makes taken ones new: ``-2`` on the prefix, ``-2`` on a name the grid repeats;
+    else a warning says so, with ``offer``), every variant is pre-flighted, then the grid as a
+    whole (:mod:`primetui.sft.sweep_check`): its space, GPUs and cost on one line. A grid whose
+    checkpoints do not fit the volume together is refused as one run's would be.
+    """
+    import tomllib
+
+    from primetui.sft.sizing import parse_size
+    from primetui.sft.sweep import SweepError, default_prefix, expand, name_clashes, new_prefix, parse_sets, unique_names
+    from primetui.sft.sweep_check import clash_sentence, grid_check, platform_run_names, prices_from
 
     details: list[str] = []
 
@@ -151,30 +170,65 @@ async def sweep_text(client: Any, text: str, path: Path, volume_name: str, sets:
         details.append(line)
         print(line, file=err)
 
+    prefix = prefix or default_prefix(text, path.stem)
     try:
-        variants = expand(text, parse_sets(sets), prefix or default_prefix(text, path.stem))
+        axes = parse_sets(sets)
+        variants = expand(text, axes, prefix)
     except SweepError as exc:
         return Refusal("config", f"primetui sweep: {exc}")
     volume = await find_volume(client, volume_name, "sweep")
     if isinstance(volume, Refusal):
         return volume
-    configs, failed = [], []
+    try:
+        existing = await platform_run_names(client)
+    except Exception as exc:  # noqa: BLE001 - PrimeAPIError's str() is the sentence; the names go unchecked
+        existing = set()
+        say(f"warning: could not list the platform's runs ({_clean(exc)}); the run names were not checked.")
+    if suffix:
+        try:
+            taken, _ = name_clashes([v.name for v in variants], existing)
+            if taken:
+                prefix = new_prefix(prefix, [v.name for v in variants], existing)
+                variants = expand(text, axes, prefix)
+            variants = unique_names(variants)
+        except SweepError as exc:
+            return Refusal("config", f"primetui sweep: {exc}")
+    names = [v.name for v in variants]
+    configs = [tomllib.loads(v.text) for v in variants]
+    taken, twice = name_clashes(names, existing)
+    warnings = []
+    if taken or twice:
+        sentence = clash_sentence(len(names), taken, twice, prefix,
+                                  offer(new_prefix(prefix, names, existing) if taken else None))
+        warnings.append(f"warning: {_clean(sentence)}")
+        say(warnings[-1])
+    checked, failed = [], []
     for v in variants:
         say(f"{v.name}:")
         config = await preflight_config(client, f"{path} [{v.name}]", v.text, volume, say, "sweep", f" of {v.name}")
         if isinstance(config, Refusal):
             failed.append(v.name)
-        configs.append(config)
+        checked.append(config)
+    try:
+        prices = prices_from(await client.list_models())
+    except Exception:  # noqa: BLE001 - the pre-flight's Model lines already said why the cache cannot be read
+        prices = []
+    grid = grid_check(configs, names, parse_size(getattr(volume, "size", None)), prices, existing)
+    icons = {"ok": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
+    say(f"sweep grid {icons[grid.state]} {_clean(grid.line())}")
     if failed:
         return Refusal("preflight", f"primetui sweep: the pre-flight failed for {len(failed)} of {len(variants)} runs "
                                     f"({', '.join(failed)}); nothing was dispatched.", details)
+    if grid.blocked:
+        return Refusal("preflight", f"primetui sweep: the {len(variants)} runs do not fit on {volume_name} together "
+                                    f"({_clean(grid.space.detail)}); nothing was dispatched.", details)
     started: list[tuple[str, str]] = []
-    for v, config in zip(variants, configs):
+    for v, config in zip(variants, checked):
         result = await send_run(client, config, volume_name, v.name, "sweep")
         if isinstance(result, Refusal):
             if started:
                 result.message += (f" {len(started)} run(s) of the sweep had started and go on: "
                                    + ", ".join(run_id for run_id, _ in started) + ".")
-            return Dispatched(started, result)
+            return Dispatched(started, result, grid, warnings)
         started.append((result, v.name))
-    return Dispatched(started)
+    return Dispatched(started, None, grid, warnings)

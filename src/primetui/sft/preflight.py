@@ -166,14 +166,32 @@ async def _data_checks(client: Any, volume: str, config: dict) -> list[Check]:
     return ([static] if static.state == "warn" else []) + found
 
 
-def _space_check(config: dict, volume_bytes: int | None) -> Check:
+@dataclass(frozen=True)
+class SpaceNeed:
+    """What one run's kept checkpoints take on its volume: ``kept`` × ``per`` bytes, when both are known."""
+
+    state: State  # ok: no [ckpt] (nothing written); skip: size unknown; warn: unbounded; else None below
+    kept: int | None = None
+    per: int | None = None
+    detail: str = ""
+
+    @property
+    def need(self) -> int | None:
+        """Bytes at the end of the run (0 without [ckpt]); None when unknown or unbounded."""
+        if self.kept is not None and self.per is not None:
+            return self.kept * self.per
+        return 0 if self.state == "ok" else None
+
+
+def space_need(config: dict) -> SpaceNeed:
+    """The checkpoints ``config`` keeps on the volume, from its model's parameter count (sizing.py)."""
     ckpt = config.get("ckpt")
     if not isinstance(ckpt, dict):
-        return Check("Space", "ok", "no [ckpt]: the run writes no checkpoint to the volume")
+        return SpaceNeed("ok", detail="no [ckpt]: the run writes no checkpoint to the volume")
     model = config.get("model", {}).get("name", "Qwen/Qwen3-0.6B") if isinstance(config.get("model"), dict) else "Qwen/Qwen3-0.6B"
     params = params_from_model_name(str(model))
     if params is None:
-        return Check("Space", "skip", f"checkpoint size unknown: '{model}' does not state its parameter count")
+        return SpaceNeed("skip", detail=f"checkpoint size unknown: '{model}' does not state its parameter count")
     optim = config.get("optim", {}).get("type", "adamw") if isinstance(config.get("optim"), dict) else "adamw"
     dtype = config.get("model", {}).get("optimization_dtype", "float32") if isinstance(config.get("model"), dict) else "float32"
     max_steps = config.get("max_steps") if isinstance(config.get("max_steps"), int) else None
@@ -182,10 +200,25 @@ def _space_check(config: dict, volume_bytes: int | None) -> Check:
     kept = checkpoints_kept(max_steps, interval, keep_last)
     per = checkpoint_bytes(params, str(optim), str(dtype))
     if kept is None:
-        return Check("Space", "warn", f"{human_bytes(per)} per checkpoint with no keep_last and no max_steps: they pile up")
-    need = per * kept
+        return SpaceNeed("warn", per=per, detail=f"{human_bytes(per)} per checkpoint with no keep_last and no max_steps: "
+                                                 "they pile up")
+    return SpaceNeed("ok", kept, per, f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(per * kept)}")
+
+
+def _space_check(config: dict, volume_bytes: int | None) -> Check:
+    space = space_need(config)
+    need = space.need
+    if space.kept is None or need is None:
+        return Check("Space", space.state, space.detail)
+    return space_verdict(space.detail, need, volume_bytes)
+
+
+def space_verdict(what: str, need: int, volume_bytes: int | None,
+                  fix: str = "expand the volume or lower keep_last") -> Check:
+    """The Space line for ``need`` bytes (``what`` says how they add up) on a volume of ``volume_bytes``:
+    one run's checkpoints, or a sweep's all together (the same severity for both)."""
     if volume_bytes is None:
-        return Check("Space", "skip", f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(need)}; volume size unknown")
+        return Check("Space", "skip", f"{what}; volume size unknown")
     if need > volume_bytes:
-        return Check("Space", "fail", f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(need)} > volume {human_bytes(volume_bytes)} — expand the volume or lower keep_last")
-    return Check("Space", "ok", f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(need)} of {human_bytes(volume_bytes)} (plus your dataset)")
+        return Check("Space", "fail", f"{what} > volume {human_bytes(volume_bytes)} — {fix}")
+    return Check("Space", "ok", f"{what} of {human_bytes(volume_bytes)} (plus your dataset)")

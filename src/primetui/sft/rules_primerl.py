@@ -246,6 +246,8 @@ def scheduler_rules(c: Cfg) -> Iterator[Finding]:
 def typed_renderer_rule(c: Cfg) -> Iterator[Finding]:
     if c.get("data.type") == "fake" and not c.has_table("val"):
         return
+    if c.has_table("renderer") and not c.is_set("renderer.name"):
+        return  # the [renderer] table itself fails (missing-type says what to add); prime-rl stops there
     name = c.get("renderer.name") if c.has_table("renderer") else "auto"
     model_id = c.str_("tokenizer.name") or c.str_("model.name")
     tail = (" Implement and register the renderer in the renderers package, or explicitly select an existing "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 GIB = 1024**3
 GB = 1000**3
@@ -61,6 +62,35 @@ def volume_size_for(params: float, kept: int, dataset_bytes: int = 0, optim_type
     """A volume size in bytes (rounded up to whole GiB) for the dataset plus ``kept`` checkpoints and headroom."""
     need = dataset_bytes + kept * checkpoint_bytes(params, optim_type, optimization_dtype)
     return int(math.ceil(need * (1 + headroom) / GIB)) * GIB
+
+
+def gpu_split(config: dict[str, Any]) -> tuple[int, int] | None:
+    """(train GPUs, inference GPUs) a config's deployment holds; None if it does not say.
+
+    An SFT run with ``[eval]`` has an inference server too: ``num_infer_gpus`` defaults to 1.
+    """
+    dep = config.get("deployment")
+    dep = dep if isinstance(dep, dict) else {}
+    infers = bool(config.get("eval")) or bool(config.get("inference")) or "num_infer_gpus" in dep
+    try:
+        if dep.get("type") == "multi_node":
+            per_node = int(dep.get("gpus_per_node", 8))
+            train = int(dep.get("num_train_nodes", 1)) * per_node
+            infer = int(dep.get("num_infer_nodes", 1 if infers else 0)) * per_node
+        else:
+            if not dep and not infers:
+                return None
+            train = int(dep.get("num_train_gpus", 1))
+            infer = int(dep.get("num_infer_gpus", 1)) if infers else 0
+    except (TypeError, ValueError):
+        return None
+    return train, infer
+
+
+def gpus(config: dict[str, Any]) -> int:
+    """GPUs one run of ``config`` holds (train plus inference), as the runs list counts them (1 when unsaid)."""
+    split = gpu_split(config)
+    return sum(split) if split is not None else 1
 
 
 def human_bytes(n: float) -> str:

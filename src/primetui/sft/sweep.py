@@ -9,6 +9,7 @@ exactly as a dispatched file is.
 from __future__ import annotations
 
 import itertools
+import re
 import tomllib
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +70,11 @@ def _split_values(raw: str) -> list[str]:
     return [p.strip() for p in parts]
 
 
+def _same(value: Any) -> str:
+    """A value as TOML writes it, with its type: ``1e-4`` and ``0.0001`` are one value, ``1`` and ``1.0`` two."""
+    return f"{type(value).__name__}:{value!r}"
+
+
 def _valid_key(key: str) -> bool:
     return bool(key) and all(part and all(c.isalnum() or c in "_-" for c in part) for part in key.split("."))
 
@@ -89,7 +95,7 @@ def parse_set(spec: str) -> Axis:
         except tomllib.TOMLDecodeError:
             raise SweepError(f"--set {key}: {token!r} is not a TOML value; quote a string "
                              f"(--set '{key}=\"{token}\"').") from None
-    if len(set(typed)) != len(typed):
+    if len(set(typed)) != len(typed) or len({_same(v) for v in values}) != len(values):
         raise SweepError(f"--set {key}: a value is given twice; each run of a sweep must differ.")
     return Axis(key, tuple(typed), tuple(values))
 
@@ -167,3 +173,60 @@ def default_prefix(text: str, stem: str) -> str:
     except tomllib.TOMLDecodeError:
         return stem
 
+
+
+# ---- names that are already taken -------------------------------------------------------------
+
+_GENERATION = re.compile(r"(.+)-(\d{1,3})")
+
+
+def name_clashes(names: list[str], existing: set[str] | frozenset[str]) -> tuple[list[str], list[str]]:
+    """(the grid's names a run on the platform already has, the names the grid itself gives twice)."""
+    taken = [n for n in names if n in existing]
+    seen: set[str] = set()
+    twice = []
+    for n in names:
+        if n in seen and n not in twice:
+            twice.append(n)
+        seen.add(n)
+    return taken, twice
+
+
+def new_prefix(prefix: str, names: list[str], existing: set[str] | frozenset[str]) -> str:
+    """The prefix with ``-2`` (``-3``, …) added, the first that makes every name of the grid new.
+
+    ``names`` start with ``prefix``; a prefix that already ends in a small ``-N`` (a sweep run again
+    as ``lr-2``) counts on from N, so the generations read ``lr``, ``lr-2``, ``lr-3``.
+    """
+    tails = [n[len(prefix):] for n in names]
+    m = _GENERATION.fullmatch(prefix)
+    base, n = (m.group(1), int(m.group(2)) + 1) if m else (prefix, 2)
+    while any(f"{base}-{n}{tail}" in existing for tail in tails):
+        n += 1
+    return f"{base}-{n}"
+
+
+def unique_names(variants: list[Variant]) -> list[Variant]:
+    """``variants`` with a name given twice in the grid made new: the second gets ``-2``, the third ``-3``."""
+    counts: dict[str, int] = {}
+    out = []
+    for v in variants:
+        counts[v.name] = counts.get(v.name, 0) + 1
+        if counts[v.name] == 1:
+            out.append(v)
+            continue
+        name = f"{v.name}-{counts[v.name]}"
+        out.append(rename(v, name))
+    return out
+
+
+def rename(variant: Variant, name: str) -> Variant:
+    """``variant`` under ``name`` (its file's own ``name`` too, when it has one)."""
+    if why := run_name.problem(name):
+        raise SweepError(f"the run name {name!r} cannot be used: {why}")
+    text = variant.text
+    doc = tomlkit.parse(text)
+    if run_name.KEY in doc:
+        doc[run_name.KEY] = name
+        text = tomlkit.dumps(doc)
+    return Variant(name, variant.settings, text)

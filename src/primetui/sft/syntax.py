@@ -147,7 +147,7 @@ def explain(text: str, message: str) -> SyntaxProblem | None:
         return SyntaxProblem(f"unterminated string starting at {_at(line, col)} — close it with {quote} on the "
                              f"same line (use {quote * 3} for text over several lines).", Span(line, col, line, col + 1))
     for word, bracket, close in (("Unclosed array", "[", "]"), ("Unclosed inline table", "{", "}")):
-        if message.startswith(word):
+        if message.startswith(word) or (bracket == "{" and _inline_table_cut(text, message, offset, _line, scan)):
             opener = next((o for o in reversed(scan.openers) if o[0] == bracket), None)
             if opener is None:
                 return None
@@ -156,6 +156,18 @@ def explain(text: str, message: str) -> SyntaxProblem | None:
             return SyntaxProblem(f"unclosed {what} `{bracket}` opened at {_at(line, col)} — close it with `{close}`.",
                                  Span(line, col, line, col + 1))
     return None
+
+
+def _inline_table_cut(text: str, message: str, offset: int, line: int, scan: _Scan) -> bool:
+    """An inline table whose line ended after a comma (or right after its ``{``): tomllib wants the
+    next key there and says "Invalid initial character for a key part" at the line's end. It is the
+    unclosed ``{`` of that line that is wrong (an inline table closes on the line it opens)."""
+    if not message.startswith("Invalid initial character for a key part") or not scan.openers:
+        return False
+    bracket, opened_on, _col = scan.openers[-1]
+    end = text.find("\n", offset)
+    rest = text[offset: len(text) if end < 0 else end].strip()
+    return bracket == "{" and opened_on == line and (not rest or rest.startswith("#"))
 
 
 _DUP_VALUE = re.compile(r"Cannot overwrite a value \(at line (\d+), column \d+\)")

@@ -5,7 +5,8 @@ server decides them. OpenSSH's sftp refuses such names ("Server sent suspect pat
 the same class of bug as CVE-2019-6111; these are the same rules:
 
 - a listed name that is empty, ``.``, ``..``, holds ``/`` (absolute or not) or a NUL byte is
-  refused, and so is one over 255 bytes or a path over 1024 bytes (the platform's own limits);
+  refused, and so is one over 255 bytes or a path over 1024 bytes (the platform's own limits), and
+  one shaped like a file being written (``.NAME.primetui-partial``: writing ``NAME`` would remove it);
 - a name that passes lands under the name the screen shows for it (:func:`local_name`: controls,
   bidi and invisible format characters made visible by the one neutraliser), so no ESC, BEL or
   RLO reaches a local file name; two names that become the same keep the first;
@@ -72,6 +73,8 @@ def name_problem(name: bytes) -> str | None:
         return f"refused name: it is {name.decode()}"
     if len(name) > MAX_SEGMENT:
         return f"refused name: it is {len(name)} bytes (at most {MAX_SEGMENT})"
+    if name.startswith(b".") and name.endswith(PARTIAL.encode()):  # it would be (or remove) another file's partial
+        return f"refused name: it is the name of a file being written (.NAME{PARTIAL})"
     return None
 
 

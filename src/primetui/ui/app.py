@@ -29,7 +29,7 @@ from primetui.ui.commands import PrimeCommands
 from primetui.viewmodel.compact import is_compact, one_line
 from primetui.ui.focus import types_text
 from primetui.viewmodel.remember import adopt_watched, initial_watched, remember, watched_on_disk
-from primetui.viewmodel.notify import announce, make_notifier
+from primetui.ui.notify import announce, make_notifier
 from primetui.ui.safe import ControlFilter, clean, clean_block
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.models import ModelsScreen

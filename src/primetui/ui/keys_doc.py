@@ -14,6 +14,7 @@ from primetui.ui.keys import binding_table
 def all_owners() -> list[tuple[str, type]]:
     from primetui.ui.app import PrimeApp
     from primetui.ui.screens.compare import CompareScreen
+    from primetui.ui.screens.compare_legend import CompareLegend
     from primetui.ui.screens.models import ModelsScreen
     from primetui.ui.screens.run import RunScreen
     from primetui.ui.screens.runs import RunsScreen
@@ -25,6 +26,7 @@ def all_owners() -> list[tuple[str, type]]:
         ("Runs", RunsScreen),
         ("Run", RunScreen),
         ("Compare", CompareScreen),
+        ("Compare: the legend (L)", CompareLegend),
         ("Volumes", VolumesScreen),
         ("Models", ModelsScreen),
         ("Confirm dialog", ConfirmScreen),

@@ -65,7 +65,9 @@ class StepLinks:
             self._anomalies_changed()
 
     def lines_added(self, component: str, lines: list[tuple[int, str]]) -> None:
-        if self.detector.add_log_lines(component, lines):
+        version = self.detector.version
+        self.detector.add_log_lines(component, lines)
+        if self.detector.version != version:  # new anomalies, or a failed run's reason found in the log
             self._anomalies_changed()
         for fn in self._line_listeners:
             fn(component, lines)

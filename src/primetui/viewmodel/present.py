@@ -354,29 +354,11 @@ def run_model(run: Any) -> str:
 
 
 def gpu_split(run: Any) -> tuple[int, int] | None:
-    """(train GPUs, inference GPUs) the run's deployment holds, from its config; None if unknown.
+    """(train GPUs, inference GPUs) the run's deployment holds, from its config; None if unknown."""
+    from primetui.sft.sizing import gpu_split as config_gpu_split
 
-    An SFT run with ``[eval]`` has an inference server too: ``num_infer_gpus`` defaults to 1.
-    """
     cfg = field(run, "run_config", "runConfig", default={}) or {}
-    if not isinstance(cfg, dict):
-        return None
-    dep = cfg.get("deployment")
-    dep = dep if isinstance(dep, dict) else {}
-    infers = bool(cfg.get("eval")) or bool(cfg.get("inference")) or "num_infer_gpus" in dep
-    try:
-        if dep.get("type") == "multi_node":
-            per_node = int(dep.get("gpus_per_node", 8))
-            train = int(dep.get("num_train_nodes", 1)) * per_node
-            infer = int(dep.get("num_infer_nodes", 1 if infers else 0)) * per_node
-        else:
-            if not dep and not infers:
-                return None
-            train = int(dep.get("num_train_gpus", 1))
-            infer = int(dep.get("num_infer_gpus", 1)) if infers else 0
-    except (TypeError, ValueError):
-        return None
-    return train, infer
+    return config_gpu_split(cfg) if isinstance(cfg, dict) else None
 
 
 def run_gpus(run: Any) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 # Pin BLAS threads before numpy loads: the machine is shared by the server, other runs and tests.
 _THREADS = os.environ.get("PRIMETUI_TRAINER_THREADS", "1")
@@ -12,12 +13,30 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, _THREADS)
 
 
+OUTPUT = "process.out"
+"""The file the supervisor sends a trainer's stdout and stderr to, in its run dir."""
+
+
+def _cap_output(path: Path) -> None:
+    """When stdout is the supervisor's ``process.out``, rotate it at the platform's log cap from here on.
+
+    The trainer writes its own output, so the cap holds while it outlives a restarted server.
+    """
+    try:
+        same = os.path.samestat(os.fstat(1), os.stat(path))
+    except OSError:
+        return
+    if same:
+        from primetui.config.logcap import LOG_CAP, capture_output
+
+        capture_output(path, LOG_CAP, backups=1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m primetui.local.trainer")
     parser.add_argument("--run-dir", required=True, help="the run's platform directory (holds config.json)")
     args = parser.parse_args(argv)
-    from pathlib import Path
-
+    _cap_output(Path(args.run_dir) / OUTPUT)
     from primetui.local.trainer.loop import Trainer
 
     trainer = Trainer(Path(args.run_dir), threads=int(os.environ.get("OPENBLAS_NUM_THREADS", "1") or 1))

@@ -119,6 +119,15 @@ class DiagnosticTextArea(TextArea):
         if max(self.virtual_size.width, shown) != width:
             self._line_cache.clear()  # every line is padded to the widest one (or to the widget)
 
+    def _recompute_cursor_offset(self) -> None:
+        # Carried fix for Textual issue #6686 (upstream PR #6687, open; Textual 8.2.8 still has the
+        # bug): undoing a paste restores the shorter text before the selection, and when that drops
+        # the scrollbar, TextArea scrolls to a cursor row that no longer exists (ValueError: the
+        # document line index is out of bounds; the app ended). Clamp only the location this visual
+        # offset is computed from; the selection itself is put back by the undo right after. Drop
+        # this override when Textual ships the fix.
+        self._cursor_offset = self.wrapped_document.location_to_offset(self.clamp_visitable(self.cursor_location))
+
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         # tab is the screen's `editor.indent` binding (a selection is indented, never replaced)
         return False if key == "tab" else super().check_consume_key(key, character)

@@ -129,6 +129,7 @@ class EditorScreen(EditingActions, Screen):
         self._in_flight = False
         self._rerun = False
         self._hover_key: tuple | None = None
+        self.validator = validator.Validator()  # this editor's own: closing the editor ends its helper
         self._initial_text = self._read_file()
 
     @property
@@ -218,6 +219,9 @@ class EditorScreen(EditingActions, Screen):
         yield Static("", id="editor-message")
         yield Footer()
 
+    def on_unmount(self) -> None:
+        self.validator.close()  # its helper process (a few hundred MB on a big file) ends with the editor
+
     def on_mount(self) -> None:
         self.area.focus()
         self.set_interval(AUTOSAVE_EVERY, self._autosave)
@@ -227,7 +231,7 @@ class EditorScreen(EditingActions, Screen):
         elif self.path is not None and not self.path.exists():
             self.note = f"New file {self.path.name}: ctrl+t inserts a template from the hosted-SFT walkthrough."
         if len(self._initial_text) >= validator.BIG_TEXT:
-            validator.warm()
+            self.validator.warm()
         self._validate_now()
         if self.client is not None:
             self.load_model_cache()
@@ -311,7 +315,10 @@ class EditorScreen(EditingActions, Screen):
         # their Worker in the executor thread's own context instead, where it stays after the work
         # is done: each idle pool thread then kept the last editor it validated (and its documents).
         try:
-            report = await asyncio.to_thread(validator.validate, text, ctx)
+            report = await asyncio.to_thread(self.validator.validate, text, ctx)
+        except validator.ValidatorClosed:
+            self._in_flight = False
+            return  # the editor closed meanwhile: no one is waiting for this check
         except Exception as exc:  # noqa: BLE001 - a validator bug must not stop the editor
             self._validation_failed(f"Validation failed ({type(exc).__name__}: {exc}); please report it.")
             return

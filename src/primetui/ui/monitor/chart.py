@@ -7,13 +7,12 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
-from primetui.monitor_core.chartframe import ChartView, compose
+from primetui.monitor_core.chartframe import RUN_COLOURS, ChartView, compose, run_colour
 from primetui.monitor_core.metrics import Series
 from primetui.ui.widgets import displayed
 
 _KEYS = ("title", "value", "muted", "axis", "warn", "error", "marker", "cursor", "nan", "s1", "s2", "s3", "s4",
-         "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8")
-RUN_COLOURS = 8
+         *(f"r{n + 1}" for n in range(RUN_COLOURS)))
 
 
 class MetricChart(Widget):
@@ -73,7 +72,7 @@ class MetricChart(Widget):
 
     def run_style_key(self, n: int) -> str:
         """The style key of overlaid run ``n`` (0-based)."""
-        return f"r{n % RUN_COLOURS + 1}"
+        return f"r{run_colour(n) + 1}"
 
     def series_style_key(self, n: int) -> str:
         """The style key of series ``n`` of an overlay: its run's colour."""

@@ -18,7 +18,7 @@ from primetui.monitor_core.chartframe import STEP, TIME, ChartView, fmt_step
 from primetui.monitor_core.canvas import BLOCK, MODES
 from primetui.monitor_core.metrics import MetricTable
 from primetui.ui.monitor.chart import MetricChart
-from primetui.viewmodel.feed import FeedMixin
+from primetui.ui.monitor.feed import FeedMixin
 from primetui.ui.safe import plain
 from primetui.ui.widgets import update_static
 from primetui.ui.styles import tcss

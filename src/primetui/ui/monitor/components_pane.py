@@ -16,7 +16,7 @@ from primetui.ui.safe import SafeTable, plain
 from primetui.ui.widgets import displayed, update_static
 from primetui.monitor_core.components import has_evals, log_specs
 from primetui.monitor_core.pods import failed_pod
-from primetui.viewmodel.feed import FeedMixin
+from primetui.ui.monitor.feed import FeedMixin
 
 _RUN_TO_PROCESS = {
     "QUEUED": "queued",

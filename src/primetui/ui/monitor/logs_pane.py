@@ -15,7 +15,7 @@ from primetui.monitor_core.escapes import neutralise
 from primetui.monitor_core.lines import LineParser
 from primetui.monitor_core.pods import PodBoard
 from primetui.monitor_core.store import LogStore, MergedLog
-from primetui.viewmodel.feed import FeedMixin
+from primetui.ui.monitor.feed import FeedMixin
 from primetui.ui.monitor.logtab import LogTab
 from primetui.ui.safe import clean
 from primetui.ui.widgets import update_static

@@ -12,6 +12,7 @@ from textual.screen import Screen
 
 from primetui.api.hub import FollowerHub, hub_for
 from primetui.viewmodel.errors import bad_setting, describe, is_refusal
+from primetui.ui.hub_sink import HubSinks
 from primetui.ui.widgets import DashboardFooter, StatusBar, seen
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def drop_closed_watchers(obj: Any, owner: Any = None) -> int:
     return dropped
 
 
-class DashboardScreen(Screen):
+class DashboardScreen(HubSinks, Screen):
     """Base screen: subclasses implement ``compose_body`` and ``subscribe``.
 
     ``subscribe`` joins the shared followers and resources of the client's
@@ -48,7 +49,8 @@ class DashboardScreen(Screen):
     ``[refresh]`` preference) and returns the subscriptions; the screen holds them while it is
     mounted, so a resource shown by several screens is polled once. ``poll`` (the refresh key,
     coming back to the screen) asks each of them for fresh data now. Callbacks only store and
-    render: the UI never waits on the network.
+    render: the UI never waits on the network. Each callback is given to the hub as
+    ``self.sink(callback)`` (:mod:`primetui.ui.hub_sink`), so it runs in this screen's message pump.
     """
 
     load_error: var[str | None] = var(None, init=False)

@@ -2,8 +2,10 @@
 
 - Any metric the runs share overlaid (``m`` picks the next: loss, perplexity, grad norm,
   throughput, eval metrics), and the first eval metric beside it when the runs have evals. Each run
-  has its own colour and its own glyph stamped along its curve (8 of each), named in the legend,
-  so runs stay apart without colour. ``1``..``8`` hide or show a run; ``y`` log-Y; ``+``/``-``
+  has its own colour and its own glyph stamped along its curve (8 colours, 15 glyphs: the pair is
+  each run's own for 120 runs), numbered in the legend, so runs stay apart without colour.
+  ``1``..``9`` hide or show a run, and ``L`` puts a cursor on the legend to hide or show any run
+  (``space``); ``y`` log-Y; ``+``/``-``
   zoom and ``<``/``>`` pan the x range; ``t`` toggles wall time (each run from its own start,
   drawn from the first run's start); ``←``/``→`` and ``c`` move and toggle one step cursor on
   every chart, and the header shows each visible run's value under it.
@@ -28,7 +30,7 @@ from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from primetui.monitor_core.chartframe import (
-    RUN_GLYPHS, STEP, TIME, TOKENS, ChartView, _step_to_x, fmt_step, fmt_value, value_at_x,
+    STEP, TIME, TOKENS, ChartView, _step_to_x, fmt_step, fmt_value, run_glyph, value_at_x,
 )
 from primetui.monitor_core.compare import final_loss_text
 from primetui.monitor_core.escapes import neutralise
@@ -38,10 +40,12 @@ from primetui.sft.diff import Value
 from primetui.ui.monitor.chart import MetricChart
 from primetui.viewmodel.present import TERMINAL_RUN_STATUSES
 from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.screens.compare_legend import CompareLegend, Entry
 from primetui.ui.styles import tcss
 from primetui.ui.widgets import tone_style
 
 LOSS = "loss/mean"
+DIGIT_KEYS = 9  # runs 1..9 have a digit key; every run, those past 9 too, is hidden or shown from the legend (L)
 
 
 def _num(v: float | None) -> str:
@@ -98,6 +102,9 @@ class CompareScreen(DashboardScreen):
     """Runs compared: overlaid curves with one step cursor, summary table, config diff."""
 
     poll_interval = 10.0
+    # The body (charts, summary, diff) has the keys at first, so ← → move the chart cursor; the
+    # legend has them only when asked (L, or a click on it).
+    AUTO_FOCUS = "VerticalScroll"
     BINDINGS = [
         Binding("escape", "back", "Back", id="compare.back"),
         Binding("t", "toggle_x", "X step/time/tokens", id="compare.x_mode"),
@@ -110,8 +117,9 @@ class CompareScreen(DashboardScreen):
         Binding("minus", "zoom(2)", "Zoom out", show=False, id="compare.zoom_out"),
         Binding("less_than_sign", "pan(-1)", "Pan ←", show=False, id="compare.pan_left"),
         Binding("greater_than_sign", "pan(1)", "Pan →", show=False, id="compare.pan_right"),
+        Binding("L", "legend", "Legend", id="compare.legend"),
         *[Binding(str(n), f"toggle_run({n - 1})", f"Hide/show run {n}", show=False, id=f"compare.run_{n}")
-          for n in range(1, len(RUN_GLYPHS) + 1)],
+          for n in range(1, DIGIT_KEYS + 1)],
     ]
     CSS_PATH = tcss("compare.tcss")
 
@@ -122,7 +130,7 @@ class CompareScreen(DashboardScreen):
     metric: var[str] = var(LOSS, init=False)
     """The metric overlaid (``m`` picks the next one the runs share)."""
     hidden: var[frozenset[str]] = var(frozenset, init=False)
-    """Runs hidden from the charts (``1``..``8``)."""
+    """Runs hidden from the charts (``1``..``9``, or ``space`` on the legend for any run)."""
 
     def __init__(self, run_ids: list[str]) -> None:
         super().__init__()
@@ -148,7 +156,7 @@ class CompareScreen(DashboardScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(f"Loading {len(self.run_ids)} runs…", id="compare-head", markup=False)
-        yield Static("", id="compare-legend", markup=False)
+        yield CompareLegend(id="compare-legend")
         with VerticalScroll():
             yield Horizontal(id="compare-charts")
             yield Static("Summary", classes="hint")
@@ -181,7 +189,7 @@ class CompareScreen(DashboardScreen):
         return ids.index(run_id) if run_id in ids else 0
 
     def glyph(self, run_id: str) -> str:
-        return RUN_GLYPHS[self.slot(run_id) % len(RUN_GLYPHS)]
+        return run_glyph(self.slot(run_id))
 
     def watch_data(self) -> None:
         self.render_data()
@@ -238,17 +246,11 @@ class CompareScreen(DashboardScreen):
         return chart.get_component_rich_style(f"chart--{chart.run_style_key(self.slot(run_id))}", partial=True)
 
     def render_legend(self, runs: list[dict[str, Any]]) -> None:
-        text = Text()
-        for r in runs:
-            n = self.slot(r["id"])
-            hidden = r["id"] in self.hidden
-            text.append(f"{n + 1}:" if n < len(RUN_GLYPHS) else "  ", style="dim")
-            text.append(self.glyph(r["id"]) + " ", style="dim" if hidden else self.run_style(r["id"]))
-            label = neutralise(r["name"] or r["id"])
-            text.append(label + (" (hidden)" if hidden else ""), style="dim strike" if hidden else "")
-            text.append("   ")
-        text.append("1-8 hide/show · m metric · y log-Y · +/- zoom · </> pan", style="dim")
-        self.query_one("#compare-legend", Static).update(text)
+        entries = [Entry(self.slot(r["id"]) + 1, self.glyph(r["id"]), self.run_style(r["id"]),
+                         neutralise(r["name"] or r["id"]), r["id"] in self.hidden) for r in runs]
+        digits = f"1-{min(len(runs), DIGIT_KEYS)}"
+        hint = f"{digits} or L then space: hide/show · m metric · y log-Y · +/- zoom · </> pan"
+        self.query_one("#compare-legend", CompareLegend).show(entries, hint)
 
     def render_summary(self, runs: list[dict[str, Any]]) -> None:
         table = self.query_one("#compare-summary", DataTable)
@@ -342,6 +344,18 @@ class CompareScreen(DashboardScreen):
         self.view.log_y = not self.view.log_y
         self._redraw()
         self.remember()
+
+    def action_legend(self) -> None:
+        """L: the cursor on the legend, to hide or show any run (space), those past 9 included."""
+        self.query_one("#compare-legend", CompareLegend).focus()
+
+    def on_compare_legend_toggle(self, event: CompareLegend.Toggle) -> None:
+        event.stop()
+        self.action_toggle_run(event.index)
+
+    def on_compare_legend_show_all(self, event: CompareLegend.ShowAll) -> None:
+        event.stop()
+        self.hidden = frozenset()
 
     def action_toggle_run(self, n: int) -> None:
         runs = (self.data or {}).get("runs") or []

@@ -54,7 +54,7 @@ class ModelsScreen(DashboardScreen):
 
     # The model cache and capacity (B1), a shared resource of the client's FollowerHub.
     def subscribe(self) -> list[Any]:
-        return [self.hub.resource(("models",), self.client.list_models, self.on_models, interval=self.interval_for())]
+        return [self.hub.resource(("models",), self.client.list_models, self.sink(self.on_models), interval=self.interval_for())]
 
     def on_models(self, result: Any) -> None:
         if not self.alive:

@@ -15,13 +15,14 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.reactive import var
 from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane, TextArea
+from textual.widgets.data_table import CellDoesNotExist
 
 from primetui.api.followers import DataNotes, MetricRows, PollFailed, RunUpdate
 from primetui.api.models import RLRun
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.viewmodel import present
 from primetui.ui.focus import focus_content, types_text
-from primetui.viewmodel.monitor_hook import monitor_panes
+from primetui.ui.monitor_hook import monitor_panes
 from primetui.viewmodel.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.run_checkpoints import BEST_MARK, RunCheckpointsMixin
@@ -131,7 +132,10 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         for key, label in (("flag", ""), ("step", "Step"), ("kind", "Kind"), ("component", "Component"), ("message", "What")):
             flags.add_column(label, key=key)
         self.watch(self.app, "watched", self.render_run, init=False)  # the summary's "◉ watched"
-        self.render_run()  # the first frame: the run may be known from the runs list already
+        # The first frame (the run may be known from the runs list already), once the screen counts
+        # as mounted: drawn here it was skipped (``alive`` is false during Mount), and a failed run
+        # whose later snapshots equal the list's never drew at all ("Loading run…" for good).
+        self.call_later(self.render_run)
         super().on_mount()
 
     # ---- data -------------------------------------------------------------------------------
@@ -140,8 +144,8 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     def subscribe(self) -> list[Any]:
         hub = self.hub
         subs = [
-            hub.watch(self.run_id, self.on_run_event),
-            hub.metrics(self.run_id, self.on_metric_event, status=present.run_status(self.run) if self.run else None),
+            hub.watch(self.run_id, self.sink(self.on_run_event)),
+            hub.metrics(self.run_id, self.sink(self.on_metric_event), status=present.run_status(self.run) if self.run else None),
         ]
         self._checkpoints_sub = self._subscribe_checkpoints()
         return subs
@@ -162,7 +166,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             # and a bound method would keep that screen once it closed.
             return present.items(await client.list_checkpoints(run_id), "checkpoints")
 
-        return self.hub.resource(("checkpoints", self.run_id), fetch, self.on_checkpoints,
+        return self.hub.resource(("checkpoints", self.run_id), fetch, self.sink(self.on_checkpoints),
                                  interval=self.prime.interval(self.poll_interval, self.refresh_key))
 
     def poll(self) -> None:
@@ -491,7 +495,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             try:
                 key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
                 path = present.checkpoint_path(self.run_id, int(key))
-            except Exception:  # noqa: BLE001
+            except (CellDoesNotExist, ValueError):  # the cursor is off the rows, or on the "none yet" row
                 pass
         return path
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.widgets import DataTable, Static, TabbedContent
+from textual.widgets.data_table import RowDoesNotExist
 
 from primetui.monitor_core.anomalies import Anomaly, Thresholds
 from primetui.monitor_core.chartframe import fmt_clock, fmt_step, fmt_value
@@ -140,7 +141,7 @@ class RunLinksMixin:
         table = self.query_one("#run-checkpoints", DataTable)
         try:
             table.move_cursor(row=table.get_row_index(str(ck)), animate=False)
-        except Exception:  # noqa: BLE001 - the table is being refilled
+        except RowDoesNotExist:  # the table is being refilled
             pass
 
     # ---- anomalies --------------------------------------------------------------------------
@@ -149,7 +150,7 @@ class RunLinksMixin:
         if not self.is_mounted or self.links is None:
             return
         found = self.links.anomalies
-        from primetui.viewmodel.anomaly_notify import announce_anomalies
+        from primetui.ui.anomaly_notify import announce_anomalies
 
         announce_anomalies(self.app, self.run_id, present.field(self.run, "name", default=None) if self.run else None, found)
         table = self.query_one("#run-anomalies", DataTable)

@@ -152,7 +152,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         async def fetch() -> Any:
             return await self.client.list_runs(page=page, limit=PAGE_SIZE)
 
-        return self.hub.resource(("runs", page, PAGE_SIZE), fetch, self.on_runs_page, interval=self.interval_for())
+        return self.hub.resource(("runs", page, PAGE_SIZE), fetch, self.sink(self.on_runs_page), interval=self.interval_for())
 
     def poll(self) -> None:
         if self._page_sub is not None:
@@ -221,7 +221,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             wanted.add(run_id)
             hub.notify_status(run_id, status)
             if run_id not in self._metric_subs:
-                self._metric_subs[run_id] = hub.metrics(run_id, self._progress_sink(run_id), status=status, watch=False)
+                self._metric_subs[run_id] = hub.metrics(run_id, self.sink(self._progress_sink(run_id)), status=status, watch=False)
         for gone in set(self._metric_subs) - wanted:
             self._metric_subs.pop(gone).close()
 

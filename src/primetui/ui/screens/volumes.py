@@ -79,7 +79,7 @@ class VolumesScreen(DashboardScreen):
     # ---- data -------------------------------------------------------------------------------
     # Volumes (V2) with the sessions of each (V6), one shared resource of the client's FollowerHub.
     def subscribe(self) -> list[Any]:
-        return [self.hub.resource(("volumes", "with-sessions"), self._fetch_volumes, self.on_volumes,
+        return [self.hub.resource(("volumes", "with-sessions"), self._fetch_volumes, self.sink(self.on_volumes),
                                   interval=self.interval_for())]
 
     async def _fetch_volumes(self) -> tuple[list[Any], dict[str, list[Any]]]:

@@ -27,9 +27,9 @@ from primetui.shell.term import Terminal, entry_text
 from primetui.shell.term.keys import WHEEL_DOWN, WHEEL_UP, encode_focus, encode_key, encode_mouse, encode_paste
 from primetui.shell.term.transport import Transport
 from primetui.ui.terminal.altkeys import terminal_bytes
-from primetui.viewmodel import pane_watchdog as watchdog
+from primetui.ui.terminal import pane_watchdog as watchdog
 from primetui.ui.terminal.render import StripPainter
-from primetui.viewmodel.pane_watchdog import Watchdog
+from primetui.ui.terminal.pane_watchdog import Watchdog
 
 FPS = 60
 FLOOD_FPS = 20  # while output pours, fewer frames leave the time to the keyboard and the parser

@@ -7,7 +7,6 @@ starts/stops its own followers on mount/unmount.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 PANES: list[tuple[str, str, str]] = [
@@ -21,8 +20,8 @@ PANES: list[tuple[str, str, str]] = [
 def monitor_panes(client: Any, run: Any) -> list[tuple[str, str, Any]]:
     """(tab id, title, widget) for each monitor pane that is installed; [] when none is."""
     try:
-        module = importlib.import_module("primetui.ui.monitor")
-    except ImportError:
+        from primetui.ui import monitor as module
+    except ImportError:  # a build without the monitor's dependencies
         return []
     panes = []
     for tab_id, title, name in PANES:

@@ -5,7 +5,8 @@ shared ``RunWatcher`` (which also tells the data followers when the run is termi
 stop after one final fetch and an idle finished run costs nothing), plus a ``LogFollower`` per
 log stream or the run's shared ``MetricsFollower``. The charts, evals and components panes and
 the run screen read the same followers, so the platform sees one request stream per resource.
-Unmounting ends the pane's subscriptions.
+Each event reaches the pane as a Textual message (``self.sink``, :mod:`primetui.ui.hub_sink`),
+handled in the pane's own message pump. Unmounting ends the pane's subscriptions.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from primetui.api.followers import (
 )
 from primetui.api.hub import hub_for
 from primetui.api.models import is_terminal_run_status
+from primetui.ui.hub_sink import HubSinks
 
 ENV_SERVER_POLL = 5.0
 
@@ -35,7 +37,7 @@ def _status_of(run: Any) -> str | None:
     return getattr(run, "status", None)
 
 
-class FeedMixin:
+class FeedMixin(HubSinks):
     """Mixed into a pane widget; the pane provides ``client``, ``run``, ``run_id``."""
 
     _followers: list[Any]
@@ -58,7 +60,7 @@ class FeedMixin:
                 self.run = event.run
                 self.on_run_update(event.run)
 
-        self._subscriptions.append(hub.watch(self.run_id, on_event))
+        self._subscriptions.append(hub.watch(self.run_id, self.sink(on_event)))
         watcher = hub.watcher(self.run_id)
         self._watcher = watcher
         self._followers.append(watcher)
@@ -98,7 +100,7 @@ class FeedMixin:
                 self.feed_note(key, holder[0])
 
         status = (watcher.status if watcher is not None else None) or _status_of(self.run)
-        sub = hub_for(self.client).logs(self.run_id, spec.component, on_event, pod_index=spec.pod_index,
+        sub = hub_for(self.client).logs(self.run_id, spec.component, self.sink(on_event), pod_index=spec.pod_index,
                                          env_name=spec.env_name, status=status)
         holder.append(sub.owner.follower)
         self._followers.append(sub.owner.follower)
@@ -154,7 +156,7 @@ class FeedMixin:
             elif isinstance(event, (StateChanged, PollFailed, Stopped)) and holder:
                 self.feed_note("metrics", holder[0])
 
-        sub = hub_for(self.client).metrics(self.run_id, on_event, status=_status_of(self.run))
+        sub = hub_for(self.client).metrics(self.run_id, self.sink(on_event), status=_status_of(self.run))
         holder.append(sub.owner.follower)
         self._metrics_follower = sub.owner.follower
         self._followers.append(sub.owner.follower)

@@ -3,7 +3,7 @@
 Each anomaly is told once, whichever screen found it first (the runs list from the metrics, the
 run screen from metrics, logs and stalls): the ``(run, kind, step, component)`` already told are
 kept on the app for the session, and claimed in the shared "already announced" set, so a restart or
-a second dashboard on the same machine does not tell it again (:func:`primetui.viewmodel.notify.announce`).
+a second dashboard on the same machine does not tell it again (:func:`primetui.ui.notify.announce`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from primetui.monitor_core.anomalies import Anomaly
 from primetui.monitor_core.notify import RunEvent
-from primetui.viewmodel.notify import announce
+from primetui.ui.notify import announce
 
 
 def told(app: Any) -> set[tuple[str, str, int | None, str]]:
