@@ -125,7 +125,8 @@ WAIT_EXIT_CODES = """exit codes (the same for every primetui command):
   2    --timeout passed first; it counts from the command's start (the runs go on)
   3    nothing was dispatched: an unreadable file, no such volume, a failed
        pre-flight, the platform refused the run
-  4    reserved: a run ended NaN or with an error-level anomaly
+  4    every run ended, but one COMPLETED with a NaN final loss or an error-level
+       anomaly (NaN, traceback, OOM, NCCL, CUDA, a component that exited)
   64   usage: a wrong command line (--timeout must be a positive number of seconds)
   70   a bug: a crash report was written
   78   configuration: no API key, an unreadable ~/.prime/config.json, a setting

@@ -6,7 +6,7 @@
     2    timed out: ``--timeout`` passed first, or the headless deadline (PRIMETUI_HEADLESS_DEADLINE)
     3    refused: nothing was dispatched or checked (a file given that cannot be used, no such
          volume, a failed pre-flight, the platform refused the run)
-    4    reserved: a run ended NaN or with an error-level anomaly
+    4    ended badly: a run COMPLETED with a NaN final loss or an error-level anomaly
     64   usage: the command line is wrong (an unknown option, a missing argument, a bad value)
     70   internal bug: a crash report was written (secrets redacted) and named on stderr
     78   configuration: no API key, an unreadable ~/.prime/config.json, a setting that cannot work,
@@ -27,7 +27,7 @@ EXIT_FAILED = 1
 EXIT_TIMEOUT = 2
 EXIT_REFUSED = 3
 EXIT_ENDED_BADLY = 4
-"""Reserved for ``wait``/``dispatch --wait``: a run ended NaN or with an error-level anomaly."""
+"""``wait``/``dispatch --wait``: a run COMPLETED with a NaN final loss or an error-level anomaly."""
 EXIT_USAGE = 64
 EXIT_BUG = 70
 EXIT_CONFIG = 78

@@ -139,8 +139,12 @@ async def collect_runs(client: Any, now: datetime, page: int = 1, limit: int = 2
 
 
 async def collect_run(client: Any, run_id: str, now: datetime, notes: list[str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    from primetui.viewmodel import run_data
+
     run = await client.get_run(run_id)
     progress = await _metrics(client, run_id, notes)
+    logs = await run_data.fetch_logs(client, run)
+    progress.note_log_lines(run_data.trainer_lines(logs))  # a final "Loss nan" line the metrics lack
     detail = present.run_detail(run, progress, now)
     try:
         reply = await client.list_checkpoints(run_id)
@@ -164,7 +168,7 @@ async def collect_run(client: Any, run_id: str, now: datetime, notes: list[str] 
     from primetui.commands import diagnose
 
     rows = list(progress.rows.values())
-    detail["anomalies"] = [a.to_json() for a in await diagnose.run_anomalies(client, run, rows, now.timestamp())]
+    detail["anomalies"] = [a.to_json() for a in await diagnose.run_anomalies(client, run, rows, now.timestamp(), logs)]
     detail["series"] = diagnose.series(rows, ["loss/mean"])
     return detail, checkpoints
 

@@ -11,6 +11,8 @@ line instead. Exit codes (one meaning each, for every command: :mod:`primetui.co
     2  --timeout passed first
     3  nothing was dispatched: an unreadable file, no such volume, a failed pre-flight, the
        platform's refusal of the run
+    4  every run ended, but one COMPLETED with a NaN (or inf) final loss or an error-level anomaly
+       (NaN, traceback, OOM, NCCL, CUDA, a component that exited with an error): the last lines say which
    64  a usage error (``primetui.commands.cli``), 70 a bug (a crash report is written)
    78  nothing was asked: no API key, an unreadable ~/.prime/config.json, a setting that cannot
        work (a bad URL, port, key, team id or deadline: one sentence naming it and its source)
@@ -44,16 +46,18 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from primetui.api.followers import PollFailed, RunUpdate, RunWatcher
-from primetui.commands.exits import (EXIT_BUG, EXIT_CONFIG, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_SIGINT, EXIT_SIGTERM,
-                                     EXIT_TIMEOUT, EXIT_USAGE)
+from primetui.commands.exits import (EXIT_BUG, EXIT_CONFIG, EXIT_ENDED_BADLY, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_SIGINT,
+                                     EXIT_SIGTERM, EXIT_TIMEOUT, EXIT_USAGE)
 from primetui.config.mistakes import SettingsMistake
 from primetui.sft.dispatching import Refusal, dispatch
 from primetui.monitor_core.escapes import neutralise
 from primetui.monitor_core.notify import Notifier, RunEvent
 
 EXIT_SETUP = EXIT_REFUSED
+EXIT_ANOMALY = EXIT_ENDED_BADLY
+"""Every run ended, but one COMPLETED with a NaN final loss or an error-level anomaly."""
 """Nothing was dispatched (the name kept for callers of the refusal code)."""
-OUTCOME = {EXIT_OK: "COMPLETED", EXIT_FAILED: "FAILED", EXIT_TIMEOUT: "TIMEOUT", EXIT_REFUSED: "REFUSED",
+OUTCOME = {EXIT_OK: "COMPLETED", EXIT_FAILED: "FAILED", EXIT_TIMEOUT: "TIMEOUT", EXIT_REFUSED: "REFUSED", EXIT_ANOMALY: "ANOMALY",
            EXIT_USAGE: "USAGE", EXIT_BUG: "BUG", EXIT_CONFIG: "MISCONFIGURED",
            EXIT_SIGINT: "INTERRUPTED", EXIT_SIGTERM: "INTERRUPTED"}
 """The ``status`` of the final JSON ``done`` event, by exit code (``dispatch`` without --wait: DISPATCHED)."""
@@ -83,6 +87,14 @@ class Followed:
     component: str | None = None
     ended: bool = False
     last_plain: float = 0.0
+    loss_nonfinite: str | None = None  # "NaN" when a COMPLETED run's final loss was not finite
+    final_loss_step: int | None = None
+    anomalies: list[str] = field(default_factory=list)  # its error-level anomalies, as sentences
+
+    @property
+    def broken(self) -> bool:
+        """COMPLETED, but ended NaN or with an error-level anomaly (exit code 4)."""
+        return self.status == "COMPLETED" and (self.loss_nonfinite is not None or bool(self.anomalies))
 
     @property
     def label(self) -> str:
@@ -150,10 +162,16 @@ class Reporter:
         if self.json:
             for r in runs:
                 self.record(event="end", run_id=r.run_id, name=r.name, status=r.status, ended=r.ended,
-                            reason=r.reason, component=r.component, error_lines=r.error_lines)
+                            reason=r.reason, component=r.component, error_lines=r.error_lines,
+                            loss_nonfinite=r.loss_nonfinite, final_loss_step=r.final_loss_step, anomalies=r.anomalies)
             self.done(code, timed_out=[r.run_id for r in timed_out])
             return
         for r in runs:
+            if r.broken:
+                if r.loss_nonfinite:
+                    self._emit(f"run {r.label} is COMPLETED, but its loss ended {r.loss_nonfinite} at step {r.final_loss_step}")
+                for what in r.anomalies:
+                    self._emit(f"run {r.label} is COMPLETED, with an error-level anomaly: {what}")
             if r.ended and r.status != "COMPLETED":
                 self._emit(f"run {r.label} is {r.status}" + (f": {r.reason}" if r.reason else ""))
                 if r.error_lines:
@@ -276,6 +294,19 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
         deadline = min(deadline or float("inf"), time.monotonic() + timeout)
     last_note: dict[str, float] = {}
 
+    async def judge(f: Followed, run: Any) -> None:
+        """A COMPLETED run's ending, told right: a final NaN loss or an error-level anomaly."""
+        from primetui.viewmodel.run_data import run_verdict
+
+        try:
+            final, errors = await run_verdict(client, run, time.time())
+        except Exception as exc:  # noqa: BLE001 - said, and the run still counts as COMPLETED
+            reporter.problem(f"run {f.run_id}: could not read its metrics and logs ({_clean(exc)})")
+            return
+        if final is not None and final.nonfinite:
+            f.loss_nonfinite, f.final_loss_step = final.mark, final.step
+        f.anomalies = [_clean(a.message)[:400] for a in errors]
+
     async def follow(f: Followed) -> None:
         watcher = watchers[f.run_id]
         async for event in watcher:
@@ -295,7 +326,9 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
                     reporter.progress(runs, f)
                 if run.is_terminal:
                     f.ended = True
-                    if run.status != "COMPLETED":
+                    if run.status == "COMPLETED":
+                        await judge(f, run)
+                    else:
                         f.reason = _clean(run.error_message or (run.failure_analysis or {}).get("rootCause") or "")
                         f.component, f.error_lines = await last_error_lines(client, run)
             elif isinstance(event, PollFailed):
@@ -336,6 +369,8 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
     timed_out = [r for r in runs if not r.ended]
     if any(r.ended and r.status != "COMPLETED" for r in runs):
         code = EXIT_FAILED
+    elif any(r.broken for r in runs):
+        code = EXIT_ANOMALY
     elif timed_out:
         code = EXIT_TIMEOUT
     else:

@@ -38,6 +38,9 @@ GRAD_KEY = "optim/grad_norm"
 THROUGHPUT_KEY = "perf/throughput"
 
 KINDS = ("nan", "loss_spike", "early_divergence", "grad_blowup", "throughput_collapse", "stall", "traceback", "oom", "nccl", "cuda", "exited")
+ERROR_KINDS = frozenset({"nan", "traceback", "oom", "nccl", "cuda", "exited"})
+"""Error-level kinds: the run's numbers or a component broke (the others are trends to look at).
+``primetui wait`` ends with its own exit code when a completed run has one."""
 LABELS = {
     "nan": "NaN/inf",
     "loss_spike": "loss spike",

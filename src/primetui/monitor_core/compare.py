@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from primetui.monitor_core.finalloss import final_loss_of_rows
 from primetui.monitor_core.numbers import fmt_loss_json, nonfinite_mark
 
 LOSS_KEY = "loss/mean"
@@ -58,14 +59,15 @@ def _points(rows: list[Mapping[str, Any]], key: str, finite: bool = True) -> lis
     return sorted(out)
 
 
-def summarize(rows: Iterable[Mapping[str, Any]]) -> Summary:
+def summarize(rows: Iterable[Mapping[str, Any]], log_lines: Iterable[str] = ()) -> Summary:
+    """The summary of a run's metric rows; ``log_lines`` (the trainer's) can tell a final NaN too."""
     rows = list(rows)
     summary = Summary()
     steps = [int(r["step"]) for r in rows if isinstance(r.get("step"), (int, float))]
     summary.steps = max(steps) if steps else None
-    every = _points(rows, LOSS_KEY, finite=False)
-    if every:
-        summary.final_loss_step, summary.final_loss = every[-1]
+    final = final_loss_of_rows(rows, log_lines)
+    if final is not None:
+        summary.final_loss_step, summary.final_loss = final.step, final.value
     loss = _points(rows, LOSS_KEY)
     if loss:
         step, value = min(loss, key=lambda p: (p[1], p[0]))

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from primetui.monitor_core.finalloss import with_nan_loss
+
 
 def ema(x: np.ndarray, weight: float, acc0: float = 0.0) -> np.ndarray:
     """``acc[t] = weight * acc[t-1] + (1 - weight) * x[t]`` with ``acc[-1] = acc0``, in numpy.
@@ -202,6 +204,7 @@ class MetricTable:
             step = row.get("step")
             if not isinstance(step, (int, float)) or isinstance(step, bool):
                 continue
+            row = with_nan_loss(row)  # a NaN step the trainer wrote as a count: a NaN point, marked
             t = row.get("time")
             t = float(t) if isinstance(t, (int, float)) else math.nan
             has_eval = False

@@ -24,6 +24,7 @@ class StepLinks:
         self.feeder: Any = None  # the one ChartsPane whose rows go to the detector
         self._cursor_listeners: list[Callable[[float | None], None]] = []
         self._anomaly_listeners: list[Callable[[], None]] = []
+        self._line_listeners: list[Callable[[str, list[tuple[int, str]]], None]] = []
 
     # ---- registration -----------------------------------------------------------------------
     def add_charts(self, pane: Any) -> None:
@@ -37,6 +38,10 @@ class StepLinks:
 
     def on_anomalies(self, fn: Callable[[], None]) -> None:
         self._anomaly_listeners.append(fn)
+
+    def on_lines(self, fn: Callable[[str, list[tuple[int, str]]], None]) -> None:
+        """``fn(component, lines)`` for each batch of log lines (the trainer's ``Loss nan`` line)."""
+        self._line_listeners.append(fn)
 
     # ---- the cursor -------------------------------------------------------------------------
     def cursor_moved(self, step: float | None, origin: Any = None, *, scroll_logs: bool = True) -> None:
@@ -64,6 +69,8 @@ class StepLinks:
         self.detector.add_log_lines(component, lines)
         if self.detector.version != version:  # new anomalies, or a failed run's reason found in the log
             self._anomalies_changed()
+        for fn in self._line_listeners:
+            fn(component, lines)
 
     def check_stall(self, now: float, status: str | None) -> None:
         if self.detector.check_stall(now, status):

@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from primetui.api.wire import parse_time as _parse_wire_time
+from primetui.monitor_core.finalloss import FinalLoss, count_says_nan, final_loss, last_step_loss
 from primetui.monitor_core.numbers import fmt_loss, nonfinite_mark
 from primetui.sft.sizing import parse_size as _size_bytes
 
@@ -205,6 +206,9 @@ class RunProgress:
     _loss_steps: list[int] = dc_field(default_factory=list, init=False, repr=False, compare=False)
     _loss_values: list[float] = dc_field(default_factory=list, init=False, repr=False, compare=False)
     _max_step: int | None = dc_field(default=None, init=False, repr=False, compare=False)
+    _nan_step: int | None = dc_field(default=None, init=False, repr=False, compare=False)
+    log_loss: tuple[int, float] | None = dc_field(default=None, init=False, repr=False, compare=False)
+    """The latest trainer step line's (step, loss), when its log is at hand (:meth:`note_log_lines`)."""
 
     def __post_init__(self) -> None:
         if self.rows:
@@ -214,6 +218,8 @@ class RunProgress:
                 if _is_loss(value):
                     self._loss_steps.append(step)
                     self._loss_values.append(value)
+                if count_says_nan(self.rows[step]):
+                    self._nan_step = step
 
     @classmethod
     def from_metric_rows(cls, rows: Iterable[dict[str, Any]]) -> "RunProgress":
@@ -232,6 +238,16 @@ class RunProgress:
                 self._max_step = step
             if "loss/mean" in row:
                 self._set_loss(step, merged["loss/mean"])
+            loss = merged.get("loss/mean")
+            if (type(loss) is not float or not math.isfinite(loss)) and (self._nan_step is None or step >= self._nan_step) \
+                    and count_says_nan(merged):  # a finite float loss (the usual row) needs no look at the count
+                self._nan_step = step
+
+    def note_log_lines(self, lines: Iterable[str]) -> None:
+        """Trainer log lines: a later ``Step N | … | Loss nan`` line makes the final loss NaN."""
+        found = last_step_loss(lines)
+        if found is not None and (self.log_loss is None or found[0] >= self.log_loss[0]):
+            self.log_loss = found
 
     def _set_loss(self, step: int, value: Any) -> None:
         steps = self._loss_steps
@@ -255,13 +271,22 @@ class RunProgress:
         return self._max_step
 
     @property
-    def last_loss(self) -> tuple[int, float] | None:
-        """(step, value) of the last loss, NaN and inf included: a run that diverged ends on NaN."""
+    def final(self) -> FinalLoss | None:
+        """The final loss as :func:`~primetui.monitor_core.finalloss.final_loss` decides it."""
+        last = None
         for i in range(len(self._loss_steps) - 1, -1, -1):
             value = self._loss_values[i]
             if not isinstance(value, bool):
-                return self._loss_steps[i], float(value)
-        return None
+                last = self._loss_steps[i], float(value)
+                break
+        return final_loss(last, last_step=self._max_step, nan_step=self._nan_step, log=self.log_loss)
+
+    @property
+    def last_loss(self) -> tuple[int, float] | None:
+        """(step, value) of the final loss, NaN and inf included: a run that diverged ends on NaN,
+        whether the metrics hold the NaN, a NaN count, or the trainer's log says it."""
+        final = self.final
+        return (final.step, final.value) if final is not None and final.step is not None else None
 
     @property
     def losses(self) -> list[float]:

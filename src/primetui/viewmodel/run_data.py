@@ -15,8 +15,9 @@ from typing import Any
 
 from primetui.api.boundary import gather_bounded
 
-from primetui.monitor_core.anomalies import Anomaly, Thresholds, detect
+from primetui.monitor_core.anomalies import ERROR_KINDS, Anomaly, Thresholds, detect
 from primetui.monitor_core.compare import summarize
+from primetui.monitor_core.finalloss import FinalLoss, final_loss_of_rows, with_nan_loss
 from primetui.sft.diff import config_diff
 from primetui.viewmodel import present
 
@@ -70,11 +71,26 @@ async def fetch_metric_rows(client: Any, run_id: str, notes: list[str] | None = 
     return present.items(reply, "metrics")
 
 
-async def run_anomalies(client: Any, run: Any, rows: Iterable[Mapping[str, Any]], now: float) -> list[Anomaly]:
-    logs = await fetch_logs(client, run)
+def trainer_lines(logs: Mapping[str, Iterable[str]]) -> list[str]:
+    """Every trainer stream's lines (``trainer``, or ``trainer-0``… on several nodes)."""
+    return [line for key, lines in logs.items() if key == "trainer" or key.startswith("trainer-") for line in lines]
+
+
+async def run_anomalies(client: Any, run: Any, rows: Iterable[Mapping[str, Any]], now: float,
+                        logs: Mapping[str, list[str]] | None = None) -> list[Anomaly]:
+    if logs is None:
+        logs = await fetch_logs(client, run)
     status = _get(run, "status")
     error = _get(run, "error_message", "errorMessage")
     return detect(list(rows), logs, status=status, error=error, now=now, thresholds=thresholds())
+
+
+async def run_verdict(client: Any, run: Any, now: float) -> tuple[FinalLoss | None, list[Anomaly]]:
+    """How an ended run really ended: its final loss (NaN from any source) and its error-level anomalies."""
+    rows = present.RunProgress.from_metric_rows(await fetch_metric_rows(client, str(_get(run, "id")))).rows.values()
+    logs = await fetch_logs(client, run)
+    found = await run_anomalies(client, run, list(rows), now, logs)
+    return final_loss_of_rows(rows, trainer_lines(logs)), [a for a in found if a.kind in ERROR_KINDS]
 
 
 def series(rows: Iterable[Mapping[str, Any]], keys: Iterable[str] | None = None) -> dict[str, dict[str, list]]:
@@ -82,6 +98,7 @@ def series(rows: Iterable[Mapping[str, Any]], keys: Iterable[str] | None = None)
     wanted = set(keys) if keys is not None else None
     out: dict[str, dict[str, list]] = {}
     for row in sorted(rows, key=lambda r: r["step"]):  # rows from the wire boundary: each has an int step
+        row = with_nan_loss(row)  # a NaN step written as a count: a null point the chart marks
         for key, value in row.items():
             if key in ("step", "time"):
                 continue
@@ -101,7 +118,8 @@ async def collect_one(client: Any, run_id: str, now: datetime, notes: list[str] 
     progress = present.RunProgress.from_metric_rows(rows)
     merged = list(progress.rows.values())
     row = present.run_row(run, progress, now)
-    anomalies = await run_anomalies(client, run, merged, now.timestamp())
+    logs = await fetch_logs(client, run)
+    anomalies = await run_anomalies(client, run, merged, now.timestamp(), logs)
     elapsed = present.run_elapsed(run, now)
     entry: dict[str, Any] = {
         "id": row.id,
@@ -110,7 +128,7 @@ async def collect_one(client: Any, run_id: str, now: datetime, notes: list[str] 
         "model": row.model,
         "duration_seconds": elapsed,
         "duration": row.elapsed,
-        **summarize(merged).to_json(),
+        **summarize(merged, trainer_lines(logs)).to_json(),
         "anomalies": [a.to_json() for a in anomalies],
         "series": series(merged),
         "config": present.field(run, "run_config", "runConfig") or {},

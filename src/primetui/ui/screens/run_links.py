@@ -53,7 +53,18 @@ class RunLinksMixin:
         self.links = StepLinks(thresholds_of(getattr(self.app, "prefs", None)))
         self.links.on_cursor(self._cursor_changed)
         self.links.on_anomalies(self.render_anomalies)
+        self.links.on_lines(self._log_lines)
         return self.links
+
+    def _log_lines(self, component: str, lines: list[tuple[int, str]]) -> None:
+        """The trainer's step lines: a ``Loss nan`` later than the metrics makes the final loss NaN."""
+        if component != "trainer" and not component.startswith("trainer-"):
+            return
+        progress = self.prime.state.progress.setdefault(self.run_id, present.RunProgress())  # type: ignore[attr-defined]
+        before = progress.final
+        progress.note_log_lines(text for _, text in lines)
+        if progress.final != before:
+            self.render_run()  # type: ignore[attr-defined]  # kept by hand: the log is no reactive
 
     def attach_pane(self, widget: Any) -> None:
         from primetui.ui.monitor import ChartsPane, LogsPane
