@@ -130,7 +130,7 @@ def test_a_headless_command_has_an_overall_deadline(monkeypatch, capsys):
         await asyncio.sleep(60)
         return 0
 
-    assert headless.run_guarded(forever, [], "primetui runs --once") == 1
+    assert headless.run_guarded(forever, [], "primetui runs --once") == 2  # timed out (docs/ops.md, exit codes)
     assert "gave up after 0.5 s" in capsys.readouterr().err
 
 
