@@ -173,8 +173,11 @@ def test_dashboard_writes_no_outside_control_to_the_terminal(hostile, tmp_path):
         screens.append(tmux.wait("quota"))  # a toast with a hostile error
         screens.append(tmux.press_until("Models in the cluster cache", "m"))  # models
         tmux.press_until("New config / open editor", "C-p")  # the palette lists runs and volumes by name
-        tmux.run("send-keys", "-t", "h", "-l", "Open")
+        # One query each: the shared platform may hold more runs than the palette shows at once.
+        tmux.run("send-keys", "-t", "h", "-l", "Open run team")
         tmux.wait("Open run team-run")
+        tmux.press_until("Search for commands", *["BSpace"] * len("Open run team"))  # emptied: the placeholder is back
+        tmux.run("send-keys", "-t", "h", "-l", "Open volume research")
         screens.append(tmux.wait("Open volume research"))
         tmux.keys("Escape")
         screens.append(tmux.press_until("Keys ·", "F1"))  # help
