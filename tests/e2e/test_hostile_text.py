@@ -174,10 +174,14 @@ def test_dashboard_writes_no_outside_control_to_the_terminal(hostile, tmp_path):
         screens.append(tmux.press_until("Models in the cluster cache", "m"))  # models
         tmux.press_until("New config / open editor", "C-p")  # the palette lists runs and volumes by name
         # One query each: the shared platform may hold more runs than the palette shows at once.
-        tmux.run("send-keys", "-t", "h", "-l", "Open run team")
+        # The input's own line ("🔎 …") proves what was typed has landed: the unfiltered list holds
+        # "Open run …" entries too, and keys typed while the previous ones are still queued race them.
+        tmux.run("send-keys", "-t", "h", "-l", "Open run")
+        tmux.wait("🔎 Open run")
         tmux.wait("Open run team-run")
-        tmux.press_until("Search for commands", *["BSpace"] * len("Open run team"))  # emptied: the placeholder is back
-        tmux.run("send-keys", "-t", "h", "-l", "Open volume research")
+        tmux.press_until("🔎 Search for commands", *["BSpace"] * len("Open run"))  # emptied: the placeholder is back
+        tmux.run("send-keys", "-t", "h", "-l", "Open volume")
+        tmux.wait("🔎 Open volume")
         screens.append(tmux.wait("Open volume research"))
         tmux.keys("Escape")
         screens.append(tmux.press_until("Keys ·", "F1"))  # help

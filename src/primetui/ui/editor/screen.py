@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import difflib
 import os
-import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,6 @@ VALIDATE_DELAY = 0.15  # seconds of quiet typing before a validation starts
 AUTOSAVE_EVERY = 1.0  # a crash loses at most this much typing (plus one write)
 WATCH_EVERY = 1.0  # seconds between looks at the file on disk (another program may change it)
 CLOSE_ARMED_NOTE = "Unsaved changes: ctrl+s saves, esc again closes (or q outside the text); a draft is kept."
-NOTE_SURVIVES = 1.0  # seconds: a note set by an edit (fix, template, draft) outlives that edit's Changed event
 
 
 class EditorScreen(EditingActions, Screen):
@@ -125,7 +123,9 @@ class EditorScreen(EditingActions, Screen):
         self._draft_kept = False  # the draft prompt was left with esc: the old draft must survive
         self._timer: Timer | None = None
         self._note = ""
-        self._note_at = 0.0
+        self._note_text: str | None = None
+        """The text the note was set on: a note set by an edit (fix, template, draft) outlives that edit's
+        own Changed event, however late it comes, and goes with the next change."""
         self._in_flight = False
         self._rerun = False
         self._hover_key: tuple | None = None
@@ -140,7 +140,8 @@ class EditorScreen(EditingActions, Screen):
     @note.setter
     def note(self, value: str) -> None:
         self._note = value
-        self._note_at = time.monotonic()
+        found = self.query("#editor-area") if self.is_mounted else None
+        self._note_text = found.first(DiagnosticTextArea).text if found else None
 
     # -- file ------------------------------------------------------------------------------------
     def _read_file(self) -> str:
@@ -285,7 +286,7 @@ class EditorScreen(EditingActions, Screen):
     def _changed(self, event: TextArea.Changed) -> None:
         self.version += 1
         self._draft_dirty = True
-        if time.monotonic() - self._note_at > NOTE_SURVIVES:
+        if self.text != self._note_text:
             self.note = ""  # a note outlives only the edit it describes
         self.server_diagnostics = []
         if self.close_armed is not None and self.close_armed != self.text:
