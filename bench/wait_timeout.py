@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
 import httpx
@@ -32,16 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from primetui.local.testing import LocalPlatform  # noqa: E402
 from tests.api.faultproxy import FaultProxy  # noqa: E402
-
-
-def long_run(lp: LocalPlatform) -> str:
-    cfg = tomllib.loads((lp.data_dir / "sft.toml").read_text())
-    cfg["max_steps"] = 100000
-    cfg.pop("ckpt", None)
-    reply = httpx.post(lp.api_url + "/training/runs", headers=lp.headers, timeout=30,
-                       json={"config": cfg, "mode": "sft", "volume": "research"})
-    reply.raise_for_status()
-    return reply.json()["runId"]
+from tests.ops.script_helpers import long_run  # noqa: E402
 
 
 def sample(base_url: str, token: str, run_id: str, timeout: float, interval: float, home: Path) -> float:

@@ -9,8 +9,11 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
+
+import httpx
 
 from primetui.local.testing import LocalPlatform
 
@@ -120,3 +123,14 @@ class Script:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+def long_run(lp: LocalPlatform) -> str:
+    """A walkthrough run long enough to stay RUNNING for the whole of a test or a bench (its id)."""
+    cfg = tomllib.loads((lp.data_dir / "sft.toml").read_text())
+    cfg["max_steps"] = 100000
+    cfg.pop("ckpt", None)
+    reply = httpx.post(lp.api_url + "/training/runs", headers=lp.headers, timeout=30,
+                       json={"config": cfg, "mode": "sft", "volume": "research"})
+    assert reply.status_code == 200, reply.text
+    return reply.json()["runId"]

@@ -22,7 +22,7 @@ import tomlkit
 from primetui.commands import cli
 from primetui.local.testing import LocalPlatform
 from tests.api.faultproxy import FaultProxy
-from tests.ops.script_helpers import Script, script_env
+from tests.ops.script_helpers import Script, long_run, script_env
 from tests.waiting import wait_for_sync as wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -31,16 +31,6 @@ EXIT_USAGE, EXIT_CONFIG = 64, 78
 """The documented codes (docs/ops.md), spelled here so that the test runs against any version."""
 SIGTERM_CAUGHT = 1 << (signal.SIGTERM - 1)
 """The SIGTERM bit of /proc/PID/status's SigCgt mask: set once the process catches SIGTERM."""
-
-
-def long_run(lp: LocalPlatform) -> str:
-    cfg = tomllib.loads((lp.data_dir / "sft.toml").read_text())
-    cfg["max_steps"] = 100000
-    cfg.pop("ckpt", None)
-    reply = httpx.post(lp.api_url + "/training/runs", headers=lp.headers, timeout=30,
-                       json={"config": cfg, "mode": "sft", "volume": "research"})
-    assert reply.status_code == 200, reply.text
-    return reply.json()["runId"]
 
 
 def stop_run(lp: LocalPlatform, run_id: str) -> None:
@@ -117,18 +107,24 @@ def test_a_signal_before_the_first_poll_reports_the_true_state(local_platform, t
     truthful_done(script, run_id, code, signal.Signals(signum).name)
 
 
-def test_a_sigterm_while_the_first_poll_hangs_says_unknown_not_not_running(local_platform, tmp_path):
-    """The platform does not answer the first poll: the run's state was never seen, so it is unknown."""
-    run_id = long_run(local_platform)
-    with FaultProxy(local_platform.base_url, rate=1.0, kinds=("stall",), stall_seconds=60) as proxy:
-        script = Script(["wait", run_id, "--json", "--interval", "0.3"], proxied_env(local_platform, proxy, tmp_path))
+def _sigterm_while_the_first_poll_hangs(lp, tmp_path, *flags: str) -> tuple[Script, str]:
+    """``wait`` on a running run whose first poll the platform never answers, ended by a SIGTERM."""
+    run_id = long_run(lp)
+    with FaultProxy(lp.base_url, rate=1.0, kinds=("stall",), stall_seconds=60) as proxy:
+        script = Script(["wait", run_id, *flags, "--interval", "0.3"], proxied_env(lp, proxy, tmp_path))
         try:
             wait_for(lambda: proxy.requests >= 1, "the first poll reaches the platform", timeout=60)
             os.kill(script.proc.pid, signal.SIGTERM)
             assert script.finish() == 143, script.text()
         finally:
             script.close()
-            stop_run(local_platform, run_id)
+            stop_run(lp, run_id)
+    return script, run_id
+
+
+def test_a_sigterm_while_the_first_poll_hangs_says_unknown_not_not_running(local_platform, tmp_path):
+    """The platform does not answer the first poll: the run's state was never seen, so it is unknown."""
+    script, run_id = _sigterm_while_the_first_poll_hangs(local_platform, tmp_path, "--json")
     done = truthful_done(script, run_id, 143, "SIGTERM")
     assert done["running"] == [] and done["unknown"] == [run_id]
 
@@ -285,15 +281,6 @@ def test_a_bug_in_wait_is_70_with_a_report_never_1(tmp_path, monkeypatch, capsys
 
 def test_a_sigterm_while_the_first_poll_hangs_says_so_in_text_too(local_platform, tmp_path):
     """Without --json: the last lines neither say the run goes on nor that it ended, since nobody saw it."""
-    run_id = long_run(local_platform)
-    with FaultProxy(local_platform.base_url, rate=1.0, kinds=("stall",), stall_seconds=60) as proxy:
-        script = Script(["wait", run_id, "--interval", "0.3"], proxied_env(local_platform, proxy, tmp_path))
-        try:
-            wait_for(lambda: proxy.requests >= 1, "the first poll reaches the platform", timeout=60)
-            os.kill(script.proc.pid, signal.SIGTERM)
-            assert script.finish() == 143, script.text()
-        finally:
-            script.close()
-            stop_run(local_platform, run_id)
+    script, run_id = _sigterm_while_the_first_poll_hangs(local_platform, tmp_path)
     assert script.out[-2:] == [f"SIGTERM: stopped following; the status of run {run_id} was not seen yet.",
                                f"Follow again with `primetui wait {run_id}`."], script.text()
