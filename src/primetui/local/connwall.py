@@ -57,9 +57,9 @@ MAX_PER_CLIENT = 256
 FD_RESERVE = 256
 """File descriptors kept for the platform's own files, database, trainers and sessions."""
 
-_REPLY_408 = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+REPLY_408 = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
               b"content-length: 40\r\n\r\nThe request head did not arrive in time.")
-_REPLY_503 = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+REPLY_503 = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
               b"retry-after: 1\r\ncontent-length: 47\r\n\r\nToo many connections are busy; try again soon.\n")
 
 ENV = {

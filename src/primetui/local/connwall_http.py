@@ -12,7 +12,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from primetui.local.connwall import ConnectionWall, _REPLY_408, _REPLY_503, client_key, log
+from primetui.local.connwall import ConnectionWall, REPLY_408, REPLY_503, client_key, log
 
 class HoldingProtocol(H11Protocol):
     """uvicorn's h11 protocol with rules 1 to 3 (see the module's docstring); ``wall`` is set per server."""
@@ -33,7 +33,7 @@ class HoldingProtocol(H11Protocol):
         super().connection_made(transport)
         self.client_key = client_key(transport)
         if not self.wall.admit(self):
-            transport.write(_REPLY_503)
+            transport.write(REPLY_503)
             transport.close()
             return
         self._head_timer = self.loop.call_later(self.wall.limits.head_timeout, self._head_late)
@@ -92,7 +92,7 @@ class HoldingProtocol(H11Protocol):
         log.warning("closed a connection from %s: no whole request head within %g s",
                     self.client_key, self.wall.limits.head_timeout)
         self.wall.gone(self)
-        self.transport.write(_REPLY_408)
+        self.transport.write(REPLY_408)
         self.transport.close()
 
     def _body_stalled(self) -> None:
