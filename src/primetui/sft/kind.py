@@ -33,6 +33,19 @@ def config_kind(doc: Any) -> Kind:
     return "sft" if "data" in doc and "trainer" not in doc and "orchestrator" not in doc else "rl"
 
 
+def schema_kind(doc: Any) -> Kind:
+    """The schema a document is checked against: RL when it has ``[trainer]`` or ``[orchestrator]``, else SFT.
+
+    It differs from ``config_kind`` only for a document with none of ``[data]``, ``[trainer]`` and
+    ``[orchestrator]``: ``prime train --sft`` dispatches such a file as SFT (without the flag, as RL,
+    where prime-rl refuses it for lacking both tables), so the editor reads it as the sft.toml it
+    most likely is, and ``primetui dispatch`` sends it as one.
+    """
+    if not isinstance(doc, dict):
+        return "sft"
+    return "rl" if "trainer" in doc or "orchestrator" in doc else "sft"
+
+
 def is_retired_shape(doc: Any) -> bool:
     """The retired shared-LoRA config: a top-level ``model = "..."`` string or a top-level ``[[env]]`` array."""
     return isinstance(doc, dict) and (isinstance(doc.get("model"), str) or isinstance(doc.get("env"), list))
