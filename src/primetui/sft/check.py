@@ -30,8 +30,8 @@ from primetui.sft.placing import dotted as _dotted
 from primetui.sft.placing import move_fixes as _move_fixes
 from primetui.sft.placing import pair_line as _pair_line
 from primetui.sft.placing import walk_loc as _walk_loc
-from primetui.sft.renames import RENAMED
-from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, root_model, variants
+from primetui.sft.renames import RENAMED, RL_RENAMED
+from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, kind_of, root_model, variants
 from primetui.sft.spans import Entry, SpanMap
 from primetui.sft.syntax import explain
 
@@ -140,7 +140,7 @@ def _retired_diagnostic(raw: dict, spans: SpanMap) -> Diagnostic:
 
     key = retired_shape_key(raw)
     return Diagnostic("error", retired_shape_message("This file"), anchor(spans, (key,), on_key=True),
-                      "retired-shape", "platform", (key,))
+                      "retired-shape", "platform", (key,), platform_loc=())
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -198,7 +198,7 @@ def _got(inp: Any) -> str:
 
 # Where ``prime train`` defers an RL config's checks to the platform (its ``defer_environments``).
 DEFERRED_RL = (("orchestrator", "train", "source"), ("orchestrator", "eval", "source"))
-DEFERRED_NOTE = " (prime train leaves the environments to the platform, which refuses this at submit)"
+DEFERRED_NOTE = " (the platform refuses this at submit; prime train leaves environment sources to it)"
 
 
 def is_deferred(kind: str, path: tuple) -> bool:
@@ -309,7 +309,7 @@ def _extra_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagno
     union_f, cls, node = _table_of(path, raw)
     got = _got(e.get("input"))
     base = f"{where}: Extra inputs are not permitted{got}"
-    renamed = RENAMED.get((table_path, str(key)))
+    renamed = (RL_RENAMED if kind_of(raw) == "rl" else RENAMED).get((table_path, str(key)))
     if renamed is not None:
         new, why = renamed
         fix = _rename_fix(spans, path, new) if new else _split_pair_fix(spans, path, e.get("input"))

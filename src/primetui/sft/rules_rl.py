@@ -68,12 +68,18 @@ def run(raw: Cfg, ctx: CheckContext) -> Iterator[Finding]:
 
     data, conflicts = propagate_shared_fields(schema_input(raw.raw))
     c = Cfg(data)
+    # RLConfig's own validators run only on a config with both components (else "Field required" is all),
+    # and its shared ones only once propagation succeeded: one cause, one error.
+    whole = isinstance(data.get("trainer"), dict) and isinstance(data.get("orchestrator"), dict)
     if conflicts:
         yield _err("shared-conflict", conflict_message(conflicts), conflicts[0][1], ())
-    yield from batching_rules(c)
-    yield from renderer_rule(c)
-    yield from shared_rules(c, raw)
-    yield from broadcast_rules(c)
+    if isinstance(data.get("orchestrator"), dict):
+        yield from batching_rules(c)
+        yield from renderer_rule(c)
+    if whole and not conflicts:
+        yield from shared_rules(c, raw)
+    if whole:
+        yield from broadcast_rules(c)
     yield from deployment_rules(c, ctx)
     yield from source_rules(c, ctx)
     if ctx.hosted:
@@ -281,26 +287,28 @@ def _source_findings(split: str, i: int, source: dict, level: str) -> Iterator[F
     if (source.get("name") or taskset) == "agg":
         yield replace(_err("source-agg", AGG_RESERVED, f"{where}.name" if source.get("name") else where, loc), level=level)
     if isinstance(taskset, str) and not is_known_taskset(taskset):
-        yield replace(_err("taskset-unknown", unknown_taskset_message(taskset), f"{where}.env.taskset.id", loc),
+        # verifiers raises it outside pydantic (a ModuleNotFoundError), so it names no field
+        yield replace(_err("taskset-unknown", unknown_taskset_message(taskset), f"{where}.env.taskset.id", ()),
                       level=level, source="platform")
 
 
 def hosted_rules(raw: Cfg, c: Cfg) -> Iterator[Finding]:
     """``prime train``'s refusals of what a hosted RL run cannot do, in the CLI's order."""
     if "k8s" in raw.raw:
-        yield Finding("error", "hosted-k8s", K8S_UNSUPPORTED, ("k8s",), "platform", True)
+        yield Finding("error", "hosted-k8s", K8S_UNSUPPORTED, ("k8s",), "platform", True, loc=())
         return
     if c.get("clean") is True:
-        yield Finding("error", "hosted-clean", CLEAN_UNSUPPORTED, ("clean",), "platform")
+        yield Finding("error", "hosted-clean", CLEAN_UNSUPPORTED, ("clean",), "platform", loc=())
         return
     if c.get("inference.deployment.type") == "disaggregated" and c.has_table("inference"):
-        yield Finding("error", "hosted-disaggregated", DISAGGREGATED_UNSUPPORTED, ("inference", "deployment", "type"), "platform")
+        yield Finding("error", "hosted-disaggregated", DISAGGREGATED_UNSUPPORTED, ("inference", "deployment", "type"),
+                      "platform", loc=())
         return
     single = (c.get("deployment.type") or "single_node") == "single_node"
     trainer_only = single and (not c.has_table("inference") or c.num("deployment.num_infer_gpus") == 0)
     if trainer_only and not c.has_table("trainer.data.fake"):
         where = ("deployment", "num_infer_gpus") if raw.is_set("deployment.num_infer_gpus") else ()
-        yield Finding("error", "hosted-inference-gpus", NEEDS_INFERENCE_GPUS, where or _first_table(raw), "platform")
+        yield Finding("error", "hosted-inference-gpus", NEEDS_INFERENCE_GPUS, where or _first_table(raw), "platform", loc=())
 
 
 def _first_table(raw: Cfg) -> tuple:
