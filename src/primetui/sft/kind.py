@@ -46,6 +46,15 @@ def schema_kind(doc: Any) -> Kind:
     return "rl" if "trainer" in doc or "orchestrator" in doc else "sft"
 
 
+def dispatch_mode(doc: Any) -> str | None:
+    """The create request's ``mode`` for a config primetui dispatches: ``"sft"``, or None for RL.
+
+    ``prime train`` omits ``mode`` for an RL run (api/training.py: "so existing RL payloads stay
+    byte-compatible"); primetui sends what the editor checked the file as (``schema_kind``).
+    """
+    return "sft" if schema_kind(doc) == "sft" else None
+
+
 def is_retired_shape(doc: Any) -> bool:
     """The retired shared-LoRA config: a top-level ``model = "..."`` string or a top-level ``[[env]]`` array."""
     return isinstance(doc, dict) and (isinstance(doc.get("model"), str) or isinstance(doc.get("env"), list))
