@@ -232,7 +232,7 @@ def deployment_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if infer_nodes == 0 and c.has_table("inference"):
         yield _err("multi-node", "Cannot configure inference with num_infer_nodes = 0. Either set num_infer_nodes > 0 or "
                    "remove the inference config.", "inference", ())
-    if c.has_table("inference") and c.written("inference.router") in (Cfg.MISSING, None, "None"):
+    if c.has_table("inference") and c.written("inference.router") in (None, "None"):  # the default is vllm-router
         yield _err("multi-node-router", "Multi-node deployments require inference.router to front the per-rank engines.",
                    "inference", ())
 
