@@ -14,6 +14,7 @@ Files the run writes in its run dir, beyond the SFT protocol (``primetui.local.t
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -23,3 +24,20 @@ def is_rl_config(config: Any) -> bool:
     if not isinstance(config, dict):
         return False
     return not ("data" in config and "trainer" not in config and "orchestrator" not in config)
+
+
+def trainer_class(run_dir: Path) -> type:
+    """The RL trainer for an RL config, else the SFT trainer (which also reports an unreadable config.json)."""
+    import json
+
+    from primetui.local.trainer.loop import Trainer
+
+    try:
+        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8")).get("config")
+    except (OSError, ValueError, AttributeError):
+        return Trainer
+    if is_rl_config(config):
+        from primetui.local.trainer.rl.run import RLTrainer
+
+        return RLTrainer
+    return Trainer

@@ -34,12 +34,16 @@ def orchestrator_step(step: int, seconds: float, episodes: list[Episode], off_po
     return "\n\t\t ".join(lines)
 
 
-def pipeline(done: int, target: int, inflight: int, per_env: dict[str, int] | None = None) -> str:
-    """The orchestrator's periodic pipeline view."""
+def pipeline(done: int, target: int, per_env: dict[str, int], inflight: dict[str, int]) -> str:
+    """The orchestrator's pipeline view: the train batch so far and the rollouts in flight, per env when several."""
     part = f"Train batch {done}/{target} ({done / target if target else 0.0:.1%})"
-    if per_env and len(per_env) > 1:
+    if len(per_env) > 1:
         part += " (" + ", ".join(f"{n}={v}" for n, v in per_env.items()) + ")"
-    return f"{part}; {inflight} inflight episodes (train={inflight}, eval=0)"
+    total = sum(inflight.values())
+    tail = f"{total} inflight episodes (train={total}, eval=0"
+    if len(inflight) > 1:
+        tail += " | " + ", ".join(f"{n}={v}" for n, v in inflight.items())
+    return f"{part}; {tail})"
 
 
 def evaluated(env_name: str, step: int, version: int, seconds: float, episodes: list[Episode]) -> str:

@@ -217,11 +217,12 @@ class RLTrainer(Trainer):
         target = cfg.batch_size
         half = {"logged": False}
 
-        def on_progress(done: list[Episode]) -> None:
+        def on_progress(done: list[Episode], dispatched: Source) -> None:
             if not half["logged"] and len(done) * 2 >= target:
                 half["logged"] = True
                 per_env = {s.name: sum(e.env_name == s.name for e in done) for s in cfg.sources}
-                self.comps.orch.info(msg.pipeline(len(done), target, max(0, target - len(done)), per_env))
+                inflight = {s.name: dispatched.group_size if s is dispatched else 0 for s in cfg.sources}
+                self.comps.orch.info(msg.pipeline(len(done), target, per_env, inflight))
 
         self._check_signals()
         batch = collect_batch(self.sampler, self._behaviour_for, version, target, cfg.token_batch_size, rng,
