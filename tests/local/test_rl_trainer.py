@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from primetui.local.ingest import LEVEL_RE
@@ -42,15 +44,25 @@ def runs(tmp_path_factory):
         "first": tt.rl_example("reverse-text", max_steps=6, ckpt={"interval": 3}),
         "trunc": _truncating(tt.rl_example("reverse-text", max_steps=2, ckpt=None)),
         "unknown": _unknown_taskset(tt.rl_example("reverse-text")),
+        "pause": tt.rl_example("reverse-text", max_steps=100000, ckpt=None),
     }
     dirs = {}
     for name, cfg in specs.items():
         dirs[name] = root / name
         tt.write_run_dir(dirs[name], cfg, volume_dir=None, run_id=name)
-    proc = tt.start(dirs["example"])
-    codes = {name: tt.run_inline(d) for name, d in dirs.items() if name != "example"}
-    codes["example"] = proc.wait(timeout=120)
-    yield dirs, codes
+    proc, paused = tt.start(dirs["example"]), tt.start(dirs["pause"])
+    try:
+        # Pause the endless run as soon as it has done two steps, so it does not compete with the others.
+        assert tt.wait_for(lambda: tt.status(dirs["pause"]).get("step", 0) >= 2, timeout=120)
+        paused.send_signal(signal.SIGUSR1)
+        codes = {name: tt.run_inline(d) for name, d in dirs.items() if name not in ("example", "pause")}
+        codes["example"] = proc.wait(timeout=120)
+        yield dirs, codes, paused
+    finally:
+        for p in (proc, paused):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
 
 
 def _truncating(cfg):
@@ -77,7 +89,7 @@ def _mean(values) -> float:
 
 
 def test_the_reverse_text_example_learns_with_its_own_settings(runs):
-    dirs, codes = runs
+    dirs, codes, _ = runs
     run_dir = dirs["example"]
     assert codes["example"] == 0 and tt.status(run_dir)["state"] == "completed" and tt.status(run_dir)["step"] == 20
     reward = tt.series(run_dir, REWARD)
@@ -95,17 +107,20 @@ def test_the_reverse_text_example_learns_with_its_own_settings(runs):
 
 
 def test_a_much_too_large_lr_collapses_the_entropy_early(runs):
-    dirs, codes = runs
+    dirs, codes, _ = runs
     assert codes["hot"] == 0
     good = [float(m["entropy"]) for line in _messages(dirs["example"], "trainer") if (m := TRAINER_STEP.match(line))]
     hot = [float(m["entropy"]) for line in _messages(dirs["hot"], "trainer") if (m := TRAINER_STEP.match(line))]
     assert good[4] > 1.5 and hot[4] < 0.3 and hot[-1] < 0.05
+    kl = [float(m["kl"]) for line in _messages(dirs["hot"], "trainer") if (m := TRAINER_STEP.match(line))]
+    good_kl = [float(m["kl"]) for line in _messages(dirs["example"], "trainer") if (m := TRAINER_STEP.match(line))]
+    assert max(kl) > 1.0 > 0.1 > max(good_kl)  # each step moved the sampling policy far: a mismatch-KL spike
     assert good[0] == hot[0]  # same start, same first batch
     assert tt.series(dirs["hot"], REWARD)[8] < 0.95  # collapsed onto what it had: a plateau below a perfect copy
 
 
 def test_the_nightly_config_and_the_default_lr_run_and_rise(runs):
-    dirs, codes = runs
+    dirs, codes, _ = runs
     assert codes["nightly"] == 0
     reward = tt.series(dirs["nightly"], REWARD)
     assert _mean(reward[s] for s in (18, 19, 20)) > _mean(reward[s] for s in (1, 2, 3)) + 0.05
@@ -113,7 +128,7 @@ def test_the_nightly_config_and_the_default_lr_run_and_rise(runs):
 
 
 def test_every_log_line_parses_and_carries_prime_rl_messages(runs):
-    dirs, _ = runs
+    dirs, _, _ = runs
     run_dir = dirs["example"]
     for path in (run_dir / "logs").iterdir():
         for line in path.read_text().splitlines():
@@ -132,7 +147,7 @@ def test_every_log_line_parses_and_carries_prime_rl_messages(runs):
 
 
 def test_metrics_rows_use_prime_rl_names_and_agree_with_the_samples(runs):
-    dirs, _ = runs
+    dirs, _, _ = runs
     run_dir = dirs["example"]
     rows = tt.metric_rows(run_dir)
     assert [r["step"] for r in rows] == list(range(1, 21))
@@ -154,7 +169,7 @@ def test_metrics_rows_use_prime_rl_names_and_agree_with_the_samples(runs):
 
 
 def test_sample_rows_have_the_hosted_shape_with_decoded_columns(runs):
-    dirs, _ = runs
+    dirs, _, _ = runs
     run_dir = dirs["example"]
     assert sorted(p.name for p in (run_dir / "samples").iterdir()) == ["step_000010.jsonl", "step_000020.jsonl"]
     samples = [json.loads(line) for line in (run_dir / "samples" / "step_000020.jsonl").read_text().splitlines()]
@@ -182,7 +197,7 @@ def test_sample_rows_have_the_hosted_shape_with_decoded_columns(runs):
 
 
 def test_distributions_are_the_raw_rewards_and_advantages_of_every_step(runs):
-    dirs, _ = runs
+    dirs, _, _ = runs
     run_dir = dirs["example"]
     lines = [json.loads(x) for x in (run_dir / "distributions.jsonl").read_text().splitlines()]
     assert [d["step"] for d in lines] == list(range(1, 21)) and all(set(d) == {"step", "rewards", "advantages"} for d in lines)
@@ -193,7 +208,7 @@ def test_distributions_are_the_raw_rewards_and_advantages_of_every_step(runs):
 
 
 def test_components_checkpoint_and_status(runs):
-    dirs, _ = runs
+    dirs, _, _ = runs
     run_dir = dirs["example"]
     comps = json.loads((run_dir / "components.json").read_text())
     assert [(c["component"], c.get("env_name"), c["status"]) for c in comps] == [
@@ -205,7 +220,7 @@ def test_components_checkpoint_and_status(runs):
 
 
 def test_multi_env_with_eval_runs_per_source(runs):
-    dirs, codes = runs
+    dirs, codes, _ = runs
     run_dir = dirs["multi"]
     assert codes["multi"] == 0
     comps = json.loads((run_dir / "components.json").read_text())
@@ -230,7 +245,7 @@ def test_multi_env_with_eval_runs_per_source(runs):
 
 
 def test_resume_continues_the_same_run_exactly(runs, tmp_path):
-    dirs, codes = runs
+    dirs, codes, _ = runs
     first = dirs["first"]
     assert codes["first"] == 0
     assert [json.loads(x)["step"] for x in (first / "checkpoints.jsonl").read_text().splitlines()] == [3, 6]
@@ -246,7 +261,7 @@ def test_resume_continues_the_same_run_exactly(runs, tmp_path):
 
 
 def test_a_cut_completion_is_truncated_and_scores_zero(runs):
-    dirs, codes = runs
+    dirs, codes, _ = runs
     run_dir = dirs["trunc"]
     assert codes["trunc"] == 0
     samples = [json.loads(x) for x in (run_dir / "samples" / "step_000002.jsonl").read_text().splitlines()]
@@ -257,9 +272,22 @@ def test_a_cut_completion_is_truncated_and_scores_zero(runs):
 
 
 def test_an_unknown_taskset_fails_the_run_with_what_is_available(runs):
-    dirs, codes = runs
+    dirs, codes, _ = runs
     assert codes["unknown"] == 1
     st = tt.status(dirs["unknown"])
     assert st["state"] == "failed" and st["error"] == (
         "Taskset 'primeintellect/no-such-env' of source 'reverse-text' is not available on the local platform "
         "(available: reverse-text, primeintellect/reverse-text); change its env.taskset.id.")
+
+
+def test_sigusr1_pauses_at_a_step_boundary_with_a_checkpoint_of_both_policies(runs):
+    dirs, _, proc = runs
+    run_dir = dirs["pause"]  # SIGUSR1 was sent once it had done two steps
+    assert proc.wait(timeout=60) == 0
+    st = tt.status(run_dir)
+    assert st["state"] == "paused" and st["step"] >= 2
+    with np.load(run_dir / "output" / "checkpoints" / f"step_{st['step']}" / "trainer" / "model.npz") as z:
+        assert {"current.pointer", "behaviour.pointer", "current.format", "behaviour.length"} <= set(z.files)
+    assert sorted(tt.series(run_dir, REWARD)) == list(range(1, st["step"] + 1))
+    comps = json.loads((run_dir / "components.json").read_text())
+    assert {c["status"] for c in comps} == {"stopped"} and len(comps) == 4
