@@ -19,11 +19,11 @@ from typing import Any
 
 
 def is_rl_config(config: Any) -> bool:
-    """The CLI's rule (``prime train``): a ``[data]`` table with neither ``[trainer]`` nor
+    """The CLI's rule (``primetui.sft.kind``): a ``[data]`` table with neither ``[trainer]`` nor
     ``[orchestrator]`` is an SFT config; anything else is RL."""
-    if not isinstance(config, dict):
-        return False
-    return not ("data" in config and "trainer" not in config and "orchestrator" not in config)
+    from primetui.sft.kind import config_kind
+
+    return isinstance(config, dict) and config_kind(config) == "rl"
 
 
 def trainer_class(run_dir: Path) -> type:
