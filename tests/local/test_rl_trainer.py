@@ -44,6 +44,7 @@ def runs(tmp_path_factory):
         "first": tt.rl_example("reverse-text", max_steps=6, ckpt={"interval": 3}),
         "trunc": _truncating(tt.rl_example("reverse-text", max_steps=2, ckpt=None)),
         "unknown": _unknown_taskset(tt.rl_example("reverse-text")),
+        "onpolicy": _on_policy(tt.rl_example("reverse-text", max_steps=3, ckpt=None)),
         "pause": tt.rl_example("reverse-text", max_steps=100000, ckpt=None),
     }
     dirs = {}
@@ -67,6 +68,11 @@ def runs(tmp_path_factory):
 
 def _truncating(cfg):
     cfg["orchestrator"]["train"]["sampling"]["max_completion_tokens"] = 64
+    return cfg
+
+
+def _on_policy(cfg):
+    cfg["orchestrator"]["max_off_policy_steps"] = 0
     return cfg
 
 
@@ -258,6 +264,18 @@ def test_resume_continues_the_same_run_exactly(runs, tmp_path):
     a, b = tt.series(first, REWARD), tt.series(second, REWARD)
     assert sorted(b) == [4, 5, 6] and all(b[s] == a[s] for s in b)
     assert tt.series(second, "progress/total_rollouts")[4] == 3 * 128
+
+
+def test_max_off_policy_steps_0_samples_with_the_trainers_own_weights(runs):
+    dirs, codes, _ = runs
+    run_dir = dirs["onpolicy"]
+    assert codes["onpolicy"] == 0
+    trainer = [m.groupdict() for line in _messages(run_dir, "trainer") if (m := TRAINER_STEP.match(line))]
+    orch = [m.groupdict() for line in _messages(run_dir, "orchestrator") if (m := ORCH_STEP.match(line))]
+    assert [t["kl"] for t in trainer] == ["0.0000"] * 3 and [o["mop"] for o in orch] == ["0"] * 3
+    assert tt.series(run_dir, "off_policy/max") == {1: 0.0, 2: 0.0, 3: 0.0}
+    # the same first batch as the example; from step 2 on the batch comes from newer weights
+    assert tt.series(run_dir, REWARD)[1] == tt.series(dirs["example"], REWARD)[1]
 
 
 def test_a_cut_completion_is_truncated_and_scores_zero(runs):

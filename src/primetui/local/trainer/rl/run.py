@@ -98,6 +98,8 @@ class RLTrainer(Trainer):
     def _train(self, spec: dict[str, Any], cfg: RLRunConfig) -> int:
         self.cfg = cfg
         self.spec = spec
+        # One step in flight, as prime-rl's pipeline runs; max_off_policy_steps = 0 forbids any staleness.
+        self.lag = 1 if cfg.max_off_policy_steps >= 1 else 0
         model = str((spec.get("model") or {}).get("name") or cfg.model_name)
         self.seed = int(((spec.get("model") or {}).get("standin") or {}).get("seed", 0))
         self._check_sources(cfg)
@@ -212,7 +214,7 @@ class RLTrainer(Trainer):
     # -- orchestrator --------------------------------------------------------------------------------
     def _orchestrate(self, step: int) -> tuple[list[Episode], float]:
         cfg = self.cfg
-        version = max(0, step - 2)
+        version = max(0, step - 1 - self.lag)
         rng = np.random.default_rng([self.seed, step])
         target = cfg.batch_size
         half = {"logged": False}
@@ -232,8 +234,12 @@ class RLTrainer(Trainer):
         self._orchestrator_outputs(step, batch, step_time, off_policy=step - 1 - version)
         return batch.episodes, batch.seconds
 
+    def _sampler(self) -> str:
+        """Which weights the inference engine samples train batches with."""
+        return "behaviour" if self.lag else "current"
+
     def _behaviour_for(self, source: Source) -> Dists:
-        return self.policy.of("behaviour", source.sampling.temperature)
+        return self.policy.of(self._sampler(), source.sampling.temperature)
 
     def _orchestrator_outputs(self, step: int, batch: Batch, step_time: float, off_policy: int) -> None:
         eps = batch.episodes
@@ -327,7 +333,7 @@ class RLTrainer(Trainer):
         by_t: dict[float, list[Episode]] = {}
         for e in eps:
             by_t.setdefault(self._temperature(e), []).append(e)
-        parts = [policy_gradient(self.policy.of("current", t), self.policy.of("behaviour", t),
+        parts = [policy_gradient(self.policy.of("current", t), self.policy.of(self._sampler(), t),
                                  [e.rollout for e in group], np.array([e.advantage for e in group]), t)
                  for t, group in by_t.items()]
         return combine(parts)
