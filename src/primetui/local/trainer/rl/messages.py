@@ -62,7 +62,8 @@ def trainer_step(step: int, seconds: float, loss: float, entropy: float, mismatc
     return msg + f" | LR {lr:.2e} | Throughput {tokens_per_s:.0f} tokens/s | MFU {mfu:.1f}% | Peak Mem. {peak_gib:.1f} GiB"
 
 
-def inference_stats(prompt_tps: float, gen_tps: float, running: int, prefix_hit: float) -> str:
-    """vLLM's periodic engine line (the local engine has no GPU KV cache, so that part is left out)."""
+def inference_stats(prompt_tps: float, gen_tps: float, running: int, waiting: int) -> str:
+    """vLLM's periodic engine line. The local engine has no GPU KV cache and no prefix cache, so
+    those parts of vLLM's line are left out (newer vLLM builds the line from the parts it has)."""
     return (f"Engine 000: Avg prompt throughput: {prompt_tps:.1f} tokens/s, Avg generation throughput: {gen_tps:.1f} "
-            f"tokens/s, Running: {running} reqs, Waiting: 0 reqs, Prefix cache hit rate: {prefix_hit:.1%}")
+            f"tokens/s, Running: {running} reqs, Waiting: {waiting} reqs")

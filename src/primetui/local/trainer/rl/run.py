@@ -219,16 +219,22 @@ class RLTrainer(Trainer):
         target = cfg.batch_size
         half = {"logged": False}
 
+        counted = [0]
+
         def on_progress(done: list[Episode], dispatched: Source) -> None:
+            self.comps.count(done[counted[0]:])
+            counted[0] = len(done)
             if not half["logged"] and len(done) * 2 >= target:
                 half["logged"] = True
                 per_env = {s.name: sum(e.env_name == s.name for e in done) for s in cfg.sources}
                 inflight = {s.name: dispatched.group_size if s is dispatched else 0 for s in cfg.sources}
                 self.comps.orch.info(msg.pipeline(len(done), target, per_env, inflight))
+                self.comps.engine_stats(running=dispatched.group_size)
 
         self._check_signals()
         batch = collect_batch(self.sampler, self._behaviour_for, version, target, cfg.token_batch_size, rng,
                               on_progress)
+        self.comps.count(batch.episodes[counted[0]:])
         now = time.perf_counter()
         step_time, self.last_ship = now - self.last_ship, now
         self._orchestrator_outputs(step, batch, step_time, off_policy=step - 1 - version)
@@ -255,7 +261,6 @@ class RLTrainer(Trainer):
             smp.write_samples(self.files.run_dir, self.files.run_id, step, eps)
         self.comps.orch.success(msg.orchestrator_step(step, step_time, eps, off_policy, names))
         self._warn_trainable(step, eps)
-        self.comps.after_batch(eps, batch.seconds)
 
     def _progress_row(self, eps: list[Episode]) -> dict[str, float]:
         p = self.progress
@@ -307,7 +312,7 @@ class RLTrainer(Trainer):
             eps += run_group(task, source, source.group_size, dists, version, rng)
         self.files.log_metrics(step, eval_metrics(source.name, eps, source.group_size, version))
         self.comps.orch.success(msg.evaluated(source.name, step, version, time.perf_counter() - t0, eps))
-        self.comps.after_batch(eps, time.perf_counter() - t0)
+        self.comps.count(eps)
 
     # -- trainer -------------------------------------------------------------------------------------
     def _train_step(self, step: int, eps: list[Episode], batch_seconds: float) -> None:
