@@ -18,51 +18,9 @@ import httpx
 import pytest
 
 from primetui.local.testing import LocalPlatform
+from primetui.sft.templates import RL_REVERSE_TEXT
 from tests.local.conftest import http, wait_status
 from tests.local.test_prime_cli import prime_env, run_all
-
-REVERSE_TEXT = """max_steps = 20
-seq_len = 2048
-
-[model]
-name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
-
-[monitors.wandb]
-project = "reverse-text"
-name = "reverse-text"
-
-[orchestrator]
-batch_size = 128
-group_size = 16
-
-[orchestrator.train.sampling]
-max_completion_tokens = 128
-
-[[orchestrator.train.source]]
-name = "reverse-text"
-
-[orchestrator.train.source.env.taskset]
-id = "reverse-text"
-
-[orchestrator.train.source.env.agent.harness]
-id = "null"
-
-[orchestrator.train.source.env.agent.runtime]
-type = "subprocess"
-
-[trainer.optim]
-lr = 3e-6
-
-[ckpt] # Checkpoint at the end of training
-
-[inference]
-
-# PrimeIntellect Qwen3 fine-tune - select its renderer explicitly (the -SFT
-# suffix misses the MODEL_RENDERER_MAP exact match).
-[orchestrator.renderer]
-name = "prime-qwen3"
-"""
-
 
 class Cli:
     def __init__(self, lp: LocalPlatform, home: Path, cwd: Path) -> None:
@@ -84,9 +42,9 @@ def dispatched_id(done: subprocess.CompletedProcess[str]) -> str:
 
 @pytest.fixture(scope="module")
 def cli(local_platform: LocalPlatform, tmp_path_factory: pytest.TempPathFactory) -> Cli:
-    cwd = tmp_path_factory.mktemp("prime-rl")
-    (cwd / "rl.toml").write_text(REVERSE_TEXT)
-    return Cli(local_platform, cwd / "home", cwd)
+    """The CLI in the data dir, where the demo left prime-rl's example as rl.toml (as a new user finds it)."""
+    assert (local_platform.data_dir / "rl.toml").read_text() == RL_REVERSE_TEXT
+    return Cli(local_platform, tmp_path_factory.mktemp("prime-rl") / "home", local_platform.data_dir)
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +128,7 @@ def test_checkpoints_list_the_final_one(out: dict[str, str]) -> None:
 
 
 def test_restart_then_stop_a_running_rl_run(cli: Cli, c: httpx.Client) -> None:
-    long = tomllib.loads(REVERSE_TEXT)
+    long = tomllib.loads(RL_REVERSE_TEXT)
     long["max_steps"], long["ckpt"] = 100000, {"interval": 2}
     reply = c.post("/training/runs", json={"config": long})
     assert reply.status_code == 200, reply.text
