@@ -1,0 +1,43 @@
+"""The local RL run: prime-rl's reverse-text RL, for real, with a small numpy policy (see ``run``).
+
+Files the run writes in its run dir, beyond the SFT protocol (``primetui.local.trainer``):
+
+- ``logs/orchestrator.log``, ``logs/trainer.log``, ``logs/inference.log`` and one
+  ``logs/env-server-<name>.log`` per source (train sources, then eval sources; a name reused by an
+  eval source is ``env-server-<name>@1.log``), with prime-rl's own message texts;
+- ``metrics.jsonl``: one orchestrator row per step under prime-rl's HEAD names
+  (``train/agg/effective/agent/reward/mean`` ...), eval rows (``eval/<env>/...``) at their step;
+- ``samples/step_<N:06d>.jsonl``: every rollout of sample steps (every 10th and the last), one
+  hosted sample row per line with the JSON columns decoded, written whole then renamed into place;
+- ``distributions.jsonl``: ``{"step", "rewards": [...], "advantages": [...]}`` every step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def is_rl_config(config: Any) -> bool:
+    """The CLI's rule (``primetui.sft.kind``): a ``[data]`` table with neither ``[trainer]`` nor
+    ``[orchestrator]`` is an SFT config; anything else is RL."""
+    from primetui.sft.kind import config_kind
+
+    return isinstance(config, dict) and config_kind(config) == "rl"
+
+
+def trainer_class(run_dir: Path) -> type:
+    """The RL trainer for an RL config, else the SFT trainer (which also reports an unreadable config.json)."""
+    import json
+
+    from primetui.local.trainer.loop import Trainer
+
+    try:
+        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8")).get("config")
+    except (OSError, ValueError, AttributeError):
+        return Trainer
+    if is_rl_config(config):
+        from primetui.local.trainer.rl.run import RLTrainer
+
+        return RLTrainer
+    return Trainer
