@@ -23,7 +23,6 @@ import numpy as np
 
 from primetui.local.trainer import ckpt as ckpt_mod
 from primetui.local.trainer.errors import RunFailure
-from primetui.local.trainer.logs import ConsoleLog
 from primetui.local.trainer.loop import Trainer
 from primetui.local.trainer.optim import Optimizer, clip_grad_norm
 from primetui.local.trainer.perf import PerfCounter, cpu_peak_flops, peak_rss_gib
@@ -33,16 +32,16 @@ from primetui.local.trainer.rl.components import RLComponents
 from primetui.local.trainer.rl.config import RLRunConfig, Source, parse_rl_config
 from primetui.local.trainer.rl.loss import StepResult, policy_gradient
 from primetui.local.trainer.rl.metrics import eval_metrics, train_metrics
-from primetui.local.trainer.rl.policy import Dists, init_params
+from primetui.local.trainer.rl.policy import NUM_PARAMS, Dists, init_params
 from primetui.local.trainer.rl.rollouts import Batch, Episode, TaskSampler, collect_batch, eval_examples, run_group
-from primetui.local.trainer.rl.taskset import Task, is_local, load, unknown_taskset_message
+from primetui.local.trainer.rl.taskset import is_local, load, unknown_taskset_message
 from primetui.local.trainer.files import JsonlAppender
 from primetui.local.trainer.scheduler import Scheduler
 
 LR_SCALE = 1e5
 """The policy's AdamW step is prime-rl's ``lr`` times this (3e-6 -> 0.3 per step on its logits)."""
 
-FLOPS_PER_TOKEN = 6 * 48  # 6 per weight per token, as the SFT stand-in counts, over the policy's 48 logits
+FLOPS_PER_TOKEN = 6 * NUM_PARAMS  # 6 per weight per token, as the SFT stand-in counts
 
 
 @dataclass
@@ -111,6 +110,8 @@ class RLTrainer(Trainer):
         self.comps.envs_ready(self.tasks, self.eval_tasks)
         self.policy = Policy(init_params(), init_params())
         self.opt = Optimizer(cfg.optim, self.policy.current)
+        if self.opt.fallback_note:
+            self.log.warning(self.opt.fallback_note)
         self.sched = Scheduler(cfg.scheduler, cfg.optim.lr, cfg.max_steps)
         self.sampler = TaskSampler(cfg.sources, self.tasks, self.seed)
         self.progress = Progress()
@@ -131,16 +132,13 @@ class RLTrainer(Trainer):
     def _announce(self, model: str) -> None:
         cfg, log = self.cfg, self.log
         log.warning(f"Local platform: training a stand-in policy instead of {model}; real weights cannot run on this "
-                    f"machine. Stand-in: a factorised pointer policy over the prompt's characters (48 logits).")
+                    f"machine. Stand-in: a factorised pointer policy over the prompt's characters ({NUM_PARAMS} logits).")
         log.info(f"Starting RL trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) "
                  f"in {self.files.run_dir}")
         log.info("Setting up loss function (type='default', importance ratio against the sampling policy)")
-        log.info(f"Initializing optimizer (type={self.opt_type()}, lr={cfg.optim.lr}, weight_decay={cfg.optim.weight_decay}, "
+        log.info(f"Initializing optimizer (type={cfg.optim.type}, lr={cfg.optim.lr}, weight_decay={cfg.optim.weight_decay}, "
                  f"max_norm={cfg.optim.max_norm}; the policy steps lr x {LR_SCALE:.0e})")
         self.comps.announce(model)
-
-    def opt_type(self) -> str:
-        return self.cfg.optim.type
 
     def _resume(self, spec: dict[str, Any], cfg: RLRunConfig) -> bool:
         volume_dir = Path(spec["volume_dir"]) if spec.get("volume_dir") else None
@@ -380,5 +378,3 @@ def combine(parts: list[StepResult]) -> StepResult:
     avg = lambda name: sum(getattr(p, name) * p.tokens for p in parts) / total  # noqa: E731
     return StepResult(grads, avg("loss"), avg("entropy"), avg("mismatch_kl"), sum(p.tokens for p in parts))
 
-
-__all__ = ["ConsoleLog", "LR_SCALE", "RLTrainer", "Task"]
