@@ -89,3 +89,10 @@ def test_the_policy_gradient_matches_finite_differences():
             down[name][idx] -= eps
             numeric = (_surrogate_loss(up, beh, rollouts, advantages, t) - _surrogate_loss(down, beh, rollouts, advantages, t)) / (2 * eps)
             assert res.grads[name][idx] == pytest.approx(numeric, abs=1e-7), (name, idx)
+
+
+def test_the_stand_in_description_counts_the_policys_logits():
+    from primetui.local.trainer.rl import STANDIN
+    from primetui.local.trainer.rl.policy import NUM_PARAMS
+
+    assert f"({NUM_PARAMS} logits)" in STANDIN and sum(v.size for v in init_params().values()) == NUM_PARAMS

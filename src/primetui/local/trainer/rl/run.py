@@ -26,6 +26,7 @@ from primetui.local.trainer.errors import RunFailure
 from primetui.local.trainer.loop import Trainer
 from primetui.local.trainer.optim import Optimizer, clip_grad_norm
 from primetui.local.trainer.perf import PerfCounter, cpu_peak_flops, peak_rss_gib
+from primetui.local.trainer.rl import STANDIN
 from primetui.local.trainer.rl import messages as msg
 from primetui.local.trainer.rl import samples as smp
 from primetui.local.trainer.rl.components import RLComponents
@@ -132,7 +133,7 @@ class RLTrainer(Trainer):
     def _announce(self, model: str) -> None:
         cfg, log = self.cfg, self.log
         log.warning(f"Local platform: training a stand-in policy instead of {model}; real weights cannot run on this "
-                    f"machine. Stand-in: a factorised pointer policy over the prompt's characters ({NUM_PARAMS} logits).")
+                    f"machine. Stand-in: a factorised {STANDIN.removeprefix('stand-in ')}.")
         log.info(f"Starting RL trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) "
                  f"in {self.files.run_dir}")
         log.info("Setting up loss function (type='default', importance ratio against the sampling policy)")
