@@ -199,11 +199,11 @@ class RLTrainer(Trainer):
         return self._complete(step)
 
     def _one_step(self, step: int) -> None:
-        episodes, batch_seconds = self._orchestrate(step)
+        episodes = self._orchestrate(step)
         due = step + 1
         if self.cfg.max_steps is None or due <= self.cfg.max_steps:
             self._evals(due, version=self.progress.step)
-        self._train_step(step, episodes, batch_seconds)
+        self._train_step(step, episodes)
         is_last = self.cfg.max_steps is not None and step >= self.cfg.max_steps
         ck = self.cfg.ckpt
         if ck is not None and (is_last or (ck.interval and step % ck.interval == 0)):
@@ -211,13 +211,12 @@ class RLTrainer(Trainer):
         self.files.set_status("running", step)
 
     # -- orchestrator --------------------------------------------------------------------------------
-    def _orchestrate(self, step: int) -> tuple[list[Episode], float]:
+    def _orchestrate(self, step: int) -> list[Episode]:
         cfg = self.cfg
         version = max(0, step - 1 - self.lag)
         rng = np.random.default_rng([self.seed, step])
         target = cfg.batch_size
         half = {"logged": False}
-
         counted = [0]
 
         def on_progress(done: list[Episode], dispatched: Source) -> None:
@@ -237,7 +236,7 @@ class RLTrainer(Trainer):
         now = time.perf_counter()
         step_time, self.last_ship = now - self.last_ship, now
         self._orchestrator_outputs(step, batch, step_time, off_policy=step - 1 - version)
-        return batch.episodes, batch.seconds
+        return batch.episodes
 
     def _sampler(self) -> str:
         """Which weights the inference engine samples train batches with."""
@@ -314,7 +313,7 @@ class RLTrainer(Trainer):
         self.comps.count(eps)
 
     # -- trainer -------------------------------------------------------------------------------------
-    def _train_step(self, step: int, eps: list[Episode], batch_seconds: float) -> None:
+    def _train_step(self, step: int, eps: list[Episode]) -> None:
         t0 = time.perf_counter()
         res = self._gradient(eps)
         grad_norm = clip_grad_norm(res.grads, self.cfg.optim.max_norm)
