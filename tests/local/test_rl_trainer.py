@@ -148,7 +148,7 @@ def test_every_log_line_parses_and_carries_prime_rl_messages(runs):
     orch = _messages(run_dir, "orchestrator")
     assert orch[0] == "Starting orchestrator (algorithm: grpo)"
     assert "Train batch 64/128 (50.0%); 16 inflight episodes (train=16, eval=0)" in orch
-    assert orch[-1].startswith("Orchestrator step loop done in ")
+    assert orch[-2].startswith("Orchestrator step loop done in ") and orch[-1] == "Orchestrator finished."
     assert _messages(run_dir, "trainer")[-1] == "RL trainer finished!"
 
 

@@ -362,9 +362,9 @@ class RLTrainer(Trainer):
                 self.files.log_checkpoint_deleted(gone)
 
     def _complete(self, step: int) -> int:
+        self.comps.shutdown()
         self.comps.orch.success("Orchestrator finished.")
         self.log.success("RL trainer finished!")
-        self.comps.shutdown()
         self.files.set_status("completed", step)
         self._set_trainer_status("completed")
         return 0
