@@ -45,6 +45,9 @@ def rl_dispatch_verdict(config: dict[str, Any]) -> list[tuple[tuple[str | int, .
     if not isinstance(config, dict):
         return [((), "Input should be a valid dictionary")]
     report = check_parsed(config, SpanMap(""), CheckContext(hosted=True, has_volume=True, at_dispatch=True))
+    conflict = next((d for d in report.errors if d.code == "shared-conflict"), None)
+    if conflict is not None:  # prime-rl's before-validator: nothing else is validated
+        return [((), f"Value error, {conflict.platform_message or conflict.message}")]
     out: list[tuple[tuple[str | int, ...], str]] = [(tuple(e["loc"][2:]), e["msg"]) for e in report.schema_errors]
     for d in report.errors:
         if d.pydantic_type is not None:

@@ -76,8 +76,11 @@ def run(raw: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if isinstance(data.get("orchestrator"), dict):
         yield from batching_rules(c)
         yield from renderer_rule(c)
+    if isinstance(data.get("trainer"), dict):
+        yield from trainer_rules(data["trainer"])
     if whole and not conflicts:
         yield from shared_rules(c, raw)
+        yield from run_dir_rule(c)
     if whole:
         yield from broadcast_rules(c)
     yield from deployment_rules(c, ctx)
@@ -86,10 +89,16 @@ def run(raw: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         yield from hosted_rules(raw, c)
 
 
+def _int(c: Cfg, dotted: str) -> int | float | None:
+    """A number as pydantic's lax mode reads it: ``true`` is 1 (a bool the schema let through)."""
+    v = c.get(dotted)
+    return int(v) if isinstance(v, bool) else c.num(dotted)
+
+
 def batching_rules(c: Cfg) -> Iterator[Finding]:
     """OrchestratorConfig ``resolve_batching`` and ConcurrencyConfig ``validate_bounds``."""
     loc = ("orchestrator",)
-    batch, tokens, group = c.num("orchestrator.batch_size"), c.num("orchestrator.token_batch_size"), c.num("orchestrator.group_size")
+    batch, tokens, group = (_int(c, f"orchestrator.{k}") for k in ("batch_size", "token_batch_size", "group_size"))
     if batch is not None and tokens is not None:
         yield _err("batch-exclusive", "Set exactly one of batch_size or token_batch_size", "orchestrator.token_batch_size", loc)
         return
@@ -102,11 +111,13 @@ def batching_rules(c: Cfg) -> Iterator[Finding]:
         yield _err("batch-group", "Batch size must be divisible by the number of samples per problem", where, loc,
                    f"batch_size {batch} is not a multiple of group_size {group} (the nearest are {near})")
     for key in ("max_inflight", "initial_inflight"):
-        value = c.num(f"orchestrator.concurrency.{key}")
+        value = _int(c, f"orchestrator.concurrency.{key}")
         if value is not None and isinstance(group, int) and value < group:
             yield _err("inflight-group", f"concurrency.{key} must be at least the number of rollouts per example",
                        f"orchestrator.concurrency.{key}", loc, f"{key} {value} < group_size {group}")
-    hi, lo, ini = (c.num(f"orchestrator.concurrency.{k}") for k in ("max_inflight", "min_inflight", "initial_inflight"))
+    # each is >= 1 by the schema: a value that broke that is its own error, and prime-rl never gets here
+    hi, lo, ini = (v if v is not None and v >= 1 else None
+                   for v in (_int(c, f"orchestrator.concurrency.{k}") for k in ("max_inflight", "min_inflight", "initial_inflight")))
     bounds = ("orchestrator", "concurrency")
     if hi is not None and ini is not None and ini > hi:
         yield _err("inflight-bounds", "concurrency.initial_inflight must not exceed concurrency.max_inflight",
@@ -114,6 +125,62 @@ def batching_rules(c: Cfg) -> Iterator[Finding]:
     if hi is not None and lo is not None and lo > hi:
         yield _err("inflight-bounds", "concurrency.min_inflight must not exceed concurrency.max_inflight",
                    "orchestrator.concurrency.min_inflight", bounds)
+
+
+def trainer_rules(trainer: dict) -> Iterator[Finding]:
+    """TrainerConfig's and its ModelConfig's validators: the SFT trainer's own (``rules_primerl``), one level down.
+
+    The trainer table is read on its own, where its keys (``model``, ``optim``, ``scheduler``,
+    ``max_steps``) are where an sft.toml has them, with the same classes and defaults.
+    """
+    from primetui.sft import rules_primerl
+
+    t = Cfg(trainer)
+    for finding, loc in [*((f, ("trainer", "model")) for f in rules_primerl.model_rules(t)),
+                         *((f, ("trainer",)) for f in rules_primerl.scheduler_rules(t)),
+                         *((f, ("trainer",)) for f in _trainer_own_rules(t))]:
+        yield replace(finding, path=("trainer", *finding.path), loc=loc)
+
+
+def _trainer_own_rules(t: Cfg) -> Iterator[Finding]:
+    def err(code: str, msg: str, where: str) -> Finding:
+        return Finding("error", code, msg, _p(where), "prime-rl")
+
+    full = t.get("model.full_offload") not in (None, False)
+    if full and (t.get("optim.type") or "adamw") not in ("adamw", "sign_sgd"):
+        yield err("full-offload", "Full optimizer offload only supports AdamW and SignSGD", "model.full_offload")
+    if t.has_table("model.vlm") and (t.get("model.optimization_dtype") != "bfloat16" or t.get("model.reduce_dtype") != "bfloat16"):
+        yield err("vlm", "VLM models must use optimization_dtype='bfloat16' and reduce_dtype='bfloat16' to match vLLM "
+                  "inference.", "model.vlm")
+    if t.is_set("trace_path"):
+        steps = t.num("max_steps")
+        if steps is None:
+            yield err("trace", "Must specify max_steps when tracing", "trace_path")
+        elif steps >= 10:
+            yield err("trace", "Tracing more than 10 steps is not recommended as your trace will be massive. Remove this "
+                      "line if you really want to trace more steps.", "trace_path")
+    if t.get("optim.type") == "muon" and t.get("model.fsdp_cpu_offload") is True:
+        yield err("muon-offload", "Muon optimizer does not support FSDP CPU offload", "model.fsdp_cpu_offload")
+    if t.has_table("model.lora") and t.get("weight_broadcast.type") in ("nccl", "nixl"):
+        yield err("lora-broadcast", "In-memory weight broadcast does not support LoRA yet.", "weight_broadcast.type")
+    if t.get("model.ep") not in (1, "auto", None) and t.get("model.impl") not in ("custom", "auto"):
+        yield err("ep-impl", "EP is only supported with the custom implementation or auto mode", "model.ep")
+    if t.get("enable_router_replay") is True and t.get("model.impl") not in ("custom", "auto"):
+        yield err("ep-impl", "Router replay is only supported with the custom implementation or auto mode",
+                  "enable_router_replay")
+
+
+def run_dir_rule(c: Cfg) -> Iterator[Finding]:
+    """RLConfig ``auto_setup_run_dir``: a component's ``output_dir`` is derived (``output_dir / run.name``)."""
+    base = str(c.get("output_dir") or "outputs").rstrip("/")
+    name = c.get("run.name")
+    run_dir = f"{base}/{name}" if isinstance(name, str) else f"{base}/<run.name>"
+    for sub, cls in (("trainer", "TrainerConfig"), ("orchestrator", "OrchestratorConfig")):
+        value = c.written(f"{sub}.output_dir")
+        if isinstance(value, str) and value.rstrip("/") != run_dir:
+            yield _err("run-dir", f"{cls}.output_dir ({value}) conflicts with the run directory ({run_dir}). Under the rl "
+                       "entrypoint, sub-config output directories are derived from output_dir / run.name — set those "
+                       "instead.", f"{sub}.output_dir", ())
 
 
 def renderer_rule(c: Cfg) -> Iterator[Finding]:
@@ -154,6 +221,20 @@ def shared_rules(c: Cfg, raw: Cfg) -> Iterator[Finding]:
                    if raw.is_set("orchestrator.ckpt.interval") else "trainer.ckpt", ())
     yield from _wandb_rules(c)
     yield from _model_name_rule(c)
+    yield from _chat_template_rule(c)
+
+
+def _chat_template_rule(c: Cfg) -> Iterator[Finding]:
+    """``validate_shared_tokenizer``: one chat template for every component."""
+    t, o = c.get("trainer.tokenizer.chat_template"), c.get("orchestrator.tokenizer.chat_template")
+    if t != o:
+        yield _err("chat-template", f"Trainer chat_template ({t!r}) and orchestrator chat_template ({o!r}) do not match. "
+                   "Use the shared [tokenizer] config to set chat_template for both.",
+                   "orchestrator.tokenizer.chat_template" if o is not None else "trainer.tokenizer.chat_template", ())
+    elif c.has_table("inference") and (i := c.get("inference.vllm.chat_template")) != t:
+        yield _err("chat-template", f"Inference chat_template ({i!r}) does not match the shared tokenizer chat_template "
+                   f"({t!r}). Use the shared [tokenizer] config to set chat_template for all components.",
+                   "inference.vllm.chat_template", ())
 
 
 def _ckpt_both_sides(c: Cfg) -> Iterator[Finding]:
@@ -216,7 +297,7 @@ def broadcast_rules(c: Cfg) -> Iterator[Finding]:
 
 def deployment_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if (c.get("deployment.type") or "single_node") == "single_node":
-        a, b, g = (c.num(f"deployment.{k}") for k in ("num_train_gpus", "num_infer_gpus", "gpus_per_node"))
+        a, b, g = (_int(c, f"deployment.{k}") for k in ("num_train_gpus", "num_infer_gpus", "gpus_per_node"))
         if a is not None and b is not None and g is not None and a + b > g:
             yield _err("gpu-budget", f"Total GPU count ({a + b} = {a} train + {b} infer) exceeds gpus_per_node ({g}).",
                        "deployment", ("deployment", "single_node"))
@@ -232,7 +313,7 @@ def deployment_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if infer_nodes == 0 and c.has_table("inference"):
         yield _err("multi-node", "Cannot configure inference with num_infer_nodes = 0. Either set num_infer_nodes > 0 or "
                    "remove the inference config.", "inference", ())
-    if c.has_table("inference") and c.written("inference.router") in (Cfg.MISSING, None, "None"):
+    if c.has_table("inference") and c.written("inference.router") in (None, "None"):  # the default is vllm-router
         yield _err("multi-node-router", "Multi-node deployments require inference.router to front the per-rank engines.",
                    "inference", ())
 
