@@ -257,3 +257,53 @@ def test_an_rl_file_is_told_apart_from_an_sft_file_by_the_cli_rule():
     text = RL_REVERSE_TEXT + '\n[data]\nname = "x"\n'
     messages = [d.message for d in _check(text) if d.level == "error"]
     assert messages == ["data: Extra inputs are not permitted — `data` belongs in [trainer]; here prime-rl refuses it."], messages
+
+
+def test_the_gpu_count_of_an_rl_run_counts_its_inference_gpus():
+    from primetui.sft.sizing import gpu_split, gpus
+
+    config = tomllib.loads(RL_REVERSE_TEXT)
+    assert gpu_split(config) == (1, 1) and gpus(config) == 2  # the example's empty [inference] is an inference server
+    assert gpus(tomllib.loads(NIGHTLY)) == 2
+
+
+def test_the_rl_preflight_lines():
+    from primetui.sft.preflight_rl import batch_check, config_model, inference_check, rl_checks, taskset_check
+
+    config = tomllib.loads(RL_REVERSE_TEXT)
+    assert [(c.name, c.state) for c in rl_checks(config)] == [("Taskset", "ok"), ("Batch", "ok"), ("GPUs", "ok")]
+    assert config_model(config) == "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
+    assert config_model({"trainer": {"model": {"name": "Qwen/Qwen3-1.7B"}}, "orchestrator": {}}) == "Qwen/Qwen3-1.7B"
+    config["orchestrator"]["train"]["source"][0]["env"]["taskset"]["id"] = "primeintellect/reverse-text@1.0"
+    assert taskset_check(config).state == "ok"
+    config["orchestrator"]["train"]["source"][0]["env"]["taskset"]["id"] = "wordle"
+    assert taskset_check(config).detail.startswith("wordle is not a taskset this platform runs (it has reverse-text)")
+    assert batch_check({"orchestrator": {"group_size": 24}}).detail == (
+        "batch_size 128 does not divide by group_size 24 — use 120 or 144.")  # 128: prime-rl's default batch
+    assert batch_check({"orchestrator": {"batch_size": 64, "token_batch_size": 9}}).state == "fail"
+    assert inference_check({"deployment": {"num_infer_gpus": 0}, "inference": {}}).state == "fail"
+    assert inference_check({"trainer": {"data": {"fake": {}}}}).state == "ok"
+
+
+def test_completion_and_help_use_the_rl_schema_even_mid_word():
+    from primetui.sft.assist import completions, help_at
+
+    lines = RL_REVERSE_TEXT.split("\n")
+    at = lines.index("[orchestrator]") + 1
+    text = "\n".join([*lines[:at], "max_off", *lines[at:]])  # the line being typed does not parse
+    _start, items = completions(text, at, len("max_off"))
+    assert [(c.label, c.detail) for c in items] == [("max_off_policy_steps", "type: int · default: 8")]
+    algo = RL_REVERSE_TEXT + '\n[orchestrator.algo]\ntype = "'
+    _start, items = completions(algo, len(algo.split("\n")) - 1, len('type = "'))
+    assert [c.label for c in items] == ["grpo", "echo", "max_rl", "rae", "hierarchical_grpo", "opd", "opsd", "sft"]
+    path, found = help_at(RL_REVERSE_TEXT, lines.index("max_completion_tokens = 128"), 3)
+    assert path == ("orchestrator", "train", "sampling", "max_completion_tokens") and found is not None
+    assert "source: TrainSamplingConfig" in found.text()
+
+
+def test_the_schema_a_file_is_checked_against():
+    from primetui.sft.kind import config_kind, dispatch_mode, schema_kind
+
+    assert (config_kind({"max_steps": 3}), schema_kind({"max_steps": 3})) == ("rl", "sft")  # prime train --sft takes it
+    assert schema_kind(tomllib.loads(RL_REVERSE_TEXT)) == "rl" and dispatch_mode(tomllib.loads(RL_REVERSE_TEXT)) is None
+    assert dispatch_mode(tomllib.loads(WALKTHROUGH)) == "sft"

@@ -74,14 +74,14 @@ def batch_check(config: dict[str, Any]) -> Check:
 def inference_check(config: dict[str, Any]) -> Check:
     dep = _table(config, "deployment")
     if dep.get("type", "single_node") != "single_node":
-        return Check("Inference", "ok" if "inference" in config else "fail",
+        return Check("GPUs", "ok" if "inference" in config else "fail",
                      "multi-node inference nodes" if "inference" in config else NEEDS_INFERENCE_GPUS)
     gpus = dep.get("num_infer_gpus", 1)
     if "inference" not in config or gpus == 0:
         if isinstance(_table(config, "trainer", "data").get("fake"), dict):
-            return Check("Inference", "ok", "trainer-only run on fake data: no inference GPUs needed")
-        return Check("Inference", "fail", NEEDS_INFERENCE_GPUS)
-    return Check("Inference", "ok", f"{gpus} inference GPU(s) with [inference]")
+            return Check("GPUs", "ok", "trainer-only run on fake data: no inference GPUs needed")
+        return Check("GPUs", "fail", NEEDS_INFERENCE_GPUS)
+    return Check("GPUs", "ok", f"{gpus} inference GPU(s) with [inference]")
 
 
 def rl_checks(config: dict[str, Any]) -> list[Check]:
