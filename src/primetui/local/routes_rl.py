@@ -109,22 +109,24 @@ async def get_distributions(request: Request, run_id: str, type: str | None = No
 
 def env_server_pod(state: LocalState, run_id: str, env_name: str, env_index: int | None) -> tuple[str, int | None]:
     """(log component, pod) of an env server: ``env_index`` picks one of the servers sharing the name
-    (train and eval sources may share one), in the order of their ``env_index``; None merges them."""
+    (train and eval sources may share one): its log is ``env-server-<name>@<pod_index>`` as its
+    component entry says (a server without one: its place among the name's servers); None merges them.
+    A name or index the run's components do not list is a 404 naming the ones it has."""
     from primetui.local.evals.common import env_log_name
 
     component = env_log_name(env_name)[: -len(".log")]
-    if env_index is None:
-        return component, None
-    pods = state.store.log_pods(run_id, component)
-    servers = sorted(c.get("env_index") for c in state.store.get_components(run_id) or []
-                     if isinstance(c, dict) and c.get("component") == "env-server" and c.get("env_name") == env_name
-                     and isinstance(c.get("env_index"), int))
-    if env_index in servers and len(pods) == len(servers):
-        return component, pods[servers.index(env_index)]
-    if env_index in pods or (env_index == 0 and not servers):
+    listed = [c for c in state.store.get_components(run_id) or []
+              if isinstance(c, dict) and c.get("component") == "env-server" and isinstance(c.get("env_index"), int)]
+    servers = sorted((c for c in listed if c.get("env_name") == env_name), key=lambda c: c["env_index"])
+    if not listed or (env_index is None and servers):  # not started yet (no components): nothing to check
         return component, env_index
-    have = ", ".join(f"{env_name}/{i}" for i in servers) or "none with that name"
-    raise fail(404, f"Run {run_id} has no env server {env_name}/{env_index}; it has {have} "
+    for place, server in enumerate(servers):
+        if server["env_index"] == env_index:
+            pod = server.get("pod_index")
+            return component, pod if isinstance(pod, int) and not isinstance(pod, bool) else place
+    names = [f"{c.get('env_name')}/{c['env_index']}" for c in sorted(listed, key=lambda c: c["env_index"])]
+    asked = env_name if env_index is None else f"{env_name}/{env_index}"
+    raise fail(404, f"Run {run_id} has no env server {asked}; it has {', '.join(names)} "
                     f"(see `prime train components {run_id}`).")
 
 
