@@ -217,10 +217,12 @@ def test_env_server_logs_by_name_and_by_name_slash_index(c: httpx.Client, run: d
         assert reply.status_code == 200, reply.text
         return reply.json()["logs"]
 
-    train_a, eval_a, both = text(env_name="reverse-text-a/0"), text(env_name="reverse-text-a/2"), text(env_name="reverse-text-a")
+    train_a, eval_a = text(env_name="reverse-text-a/0"), text(env_name="reverse-text-a/2")
+    both = text(env_name="reverse-text-a")
     # Each server logs its own address, numbered by its env_index as prime-rl's launcher numbers them.
-    assert "EnvServer up: taskset=reverse-text address=inproc://env-server-0" in train_a and "env-server-2" not in train_a
-    assert "EnvServer up: taskset=reverse-text address=inproc://env-server-2" in eval_a and "env-server-0" not in eval_a
+    up = "EnvServer up: taskset=reverse-text address=inproc://env-server-"
+    assert f"{up}0" in train_a and "env-server-2" not in train_a
+    assert f"{up}2" in eval_a and "env-server-0" not in eval_a
     assert set(both.splitlines()) == set(train_a.splitlines()) | set(eval_a.splitlines())
     assert "address=inproc://env-server-1" in text(env_name="primeintellect/reverse-text")
     r9 = c.get(f"/rft/runs/{run['id']}/env-server-logs",
@@ -248,7 +250,8 @@ def test_metrics_are_one_row_per_step_with_the_eval_rows_merged(c: httpx.Client,
     assert [r["step"] for r in rows] == list(range(1, 11))
     for row in rows:
         assert 0.0 <= row["train/agg/effective/agent/reward/mean"] <= 1.0
-        assert "train/reverse-text-a/effective/agent/rewards/lcs/mean" in row and "batch/primeintellect/reverse-text" in row
+        assert "train/reverse-text-a/effective/agent/rewards/lcs/mean" in row
+        assert "batch/primeintellect/reverse-text" in row
     evals = [r["step"] for r in rows if any(k.startswith("eval/reverse-text-a/") for k in r)]
     assert evals == [1, 5, 10]  # the base policy first (skip_first_step = false), then every 5th step
 
