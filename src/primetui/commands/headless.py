@@ -22,33 +22,24 @@ from primetui.api.boundary import gather_bounded
 
 from primetui.monitor_core.cells import table as cell_table
 from primetui.monitor_core.escapes import clean, clean_block
-from primetui.viewmodel import present
+from primetui.viewmodel import present, run_columns
 from primetui.monitor_core.numbers import fmt_loss_json
 from primetui.viewmodel.present import RunProgress, TERMINAL_RUN_STATUSES
 
-RUN_COLUMNS = [("status", "STATUS"), ("id", "ID"), ("name", "NAME"), ("model", "MODEL"), ("steps", "STEPS"), ("loss", "LOSS"), ("started", "STARTED"), ("elapsed", "ELAPSED"), ("eta", "ETA"), ("gpus", "GPUS")]
-COLUMN_CAPS = {"status": 12, "id": 40, "name": 40, "model": 48, "steps": 24, "loss": 32, "started": 16, "elapsed": 10, "eta": 10, "gpus": 16}
+RUN_COLUMNS = [(c.key, c.head) for c in run_columns.HEADLESS]
+"""The columns of ``runs --once`` (:mod:`primetui.viewmodel.run_columns`, shared with the runs screen)."""
+COLUMN_CAPS = {c.key: c.cap for c in run_columns.HEADLESS}
 """Cells a column takes at most in ``runs --once``; a longer value ends in ``…`` (``--json`` has it whole)."""
 
 
 def format_table(rows: list[present.RunRow]) -> str:
     """Plain aligned columns, one run per line (no colour: pipes and cron want text)."""
-    cells = [[label for _, label in RUN_COLUMNS]]
+    kinds = [row.kind for row in rows]
+    columns = [c for c in run_columns.HEADLESS if c.key != "kind" or run_columns.kind_needed(kinds)]
+    cells = [[run_columns.headline_label(kinds, upper=True) if c.key == "loss" else str(c.head) for c in columns]]
     for row in rows:
-        values = {
-            "status": row.status,
-            "id": row.id,
-            "name": row.name or "-",
-            "model": row.model,
-            "steps": row.steps_text(),
-            "loss": f"{row.loss_text()} {row.spark}" if row.loss is not None else "-",
-            "started": row.started,
-            "elapsed": row.elapsed,
-            "eta": row.eta,
-            "gpus": row.gpus,
-        }
-        cells.append([clean(values[key]) for key, _ in RUN_COLUMNS])
-    return cell_table(cells, [COLUMN_CAPS[key] for key, _ in RUN_COLUMNS])
+        cells.append([clean(c.cell(row, None)) for c in columns])
+    return cell_table(cells, [c.cap for c in columns])
 
 
 def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str:
