@@ -22,7 +22,9 @@ from primetui.api.boundary import gather_bounded
 
 from primetui.monitor_core.cells import table as cell_table
 from primetui.monitor_core.escapes import clean, clean_block
+from primetui.monitor_core.rl_metrics import REWARD, normalise
 from primetui.viewmodel import present, run_columns
+from primetui.viewmodel.rl_summary import RLLogState, rl_summary, summary_lines
 from primetui.monitor_core.numbers import fmt_loss_json
 from primetui.viewmodel.present import RunProgress, TERMINAL_RUN_STATUSES
 
@@ -50,7 +52,8 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
         f"  Model:      {detail['model']}",
         f"  Volume:     {detail['volume']}",
         f"  Steps:      {detail['step'] if detail['step'] is not None else '-'}/{detail['max_steps'] or '-'}",
-        f"  Loss:       {fmt_loss_json(detail['loss'], detail['loss_nonfinite'], detail['loss_step'])}",
+        *([f"  {label + ':':<11} {text}" for label, text in summary_lines(detail["rl"])] if "rl" in detail else
+          [f"  Loss:       {fmt_loss_json(detail['loss'], detail['loss_nonfinite'], detail['loss_step'])}"]),
         f"  Elapsed:    {detail['elapsed']}   ETA: {detail['eta']}",
         f"  GPUs:       {detail['gpus']}",
         f"  Created:    {detail['lifecycle'].get('created', '-')}",
@@ -70,6 +73,9 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
             lines.append(f"    - {ev}")
     if detail["losses"]:
         lines.append(f"  Loss curve: {present.sparkline(detail['losses'], 40)}")
+    rewards = (detail.get("series") or {}).get(REWARD, {}).get("values") if "rl" in detail else None
+    if rewards:
+        lines.append(f"  Reward curve: {present.sparkline([v for v in rewards if v is not None], 40)}")
     lines.append(f"  Actions:    {', '.join(detail['actions']) or 'none'}")
     if "anomalies" in detail:
         from primetui.commands import diagnose
@@ -161,6 +167,12 @@ async def collect_run(client: Any, run_id: str, now: datetime, notes: list[str] 
     rows = list(progress.rows.values())
     detail["anomalies"] = [a.to_json() for a in await diagnose.run_anomalies(client, run, rows, now.timestamp(), logs)]
     detail["series"] = diagnose.series(rows, ["loss/mean"])
+    if detail["kind"] == "rl":
+        log_state = RLLogState()
+        for key, texts in logs.items():
+            log_state.add(key, texts)
+        detail["rl"] = rl_summary(run, progress, log_state)
+        detail["series"] = diagnose.series([normalise(r) for r in rows], [REWARD])
     return detail, checkpoints
 
 

@@ -470,7 +470,7 @@ class RunRow:
 
 def run_row(run: Any, progress: RunProgress | None, now: datetime) -> RunRow:
     status = run_status(run)
-    max_steps = field(run, "max_steps", "maxSteps")
+    max_steps = field(run, "max_steps", "maxSteps") or rl_core.setting(run, "max_steps")  # a dedicated RL run: its config's
     step = progress.step if progress else None
     if step is None and status == "COMPLETED" and max_steps:
         step = int(max_steps)
