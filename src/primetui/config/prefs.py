@@ -97,9 +97,9 @@ class AnomalyThresholds(_Strict):
     trainable_share: float = Field(default=0.10, ge=0, le=1)
     """RL: flag a step whose trainable share (`Trainable k/n`) is at or below this (the orchestrator warns at 10 %)."""
     entropy_ratio: float = Field(default=0.25, gt=0, lt=1)
-    """RL entropy collapse: flag when the trainer's entropy falls below this fraction of its start..."""
-    entropy_steps: int = Field(default=10, ge=1)
-    """...within this many steps of the first trainer step line."""
+    """RL entropy collapse: flag when the trainer's entropy falls below this fraction of its highest value..."""
+    entropy_steps: int = Field(default=5, ge=1)
+    """...over the last this many steps."""
     kl_rises: int = Field(default=5, ge=2)
     """RL: flag mismatch KL that rises this many steps in a row (to at least twice where it began)..."""
     kl_floor: float = Field(default=1e-3, ge=0)

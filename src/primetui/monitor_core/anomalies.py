@@ -79,7 +79,7 @@ class Thresholds:
     trainable_share: float = 0.10
     """RL: the trainable share at or below which the orchestrator itself warns."""
     entropy_ratio: float = 0.25
-    entropy_steps: int = 10
+    entropy_steps: int = 5
     kl_rises: int = 5
     kl_floor: float = 1e-3
     hack_truncation: float = 0.5

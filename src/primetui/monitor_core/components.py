@@ -89,16 +89,14 @@ def rl_log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec
     counts: dict[str, int] = {}
     for name, _ in servers:
         counts[name] = counts.get(name, 0) + 1
-    seen: set[tuple[str, int | None]] = set()
+    seen: set[str] = set()
     for name, index in servers[:MAX_ENV_STREAMS]:
-        repeated = counts[name] > 1
-        pod = index if repeated else None
-        if (name, pod) in seen:
+        # A repeated name is asked for as ``name/N`` (N its env_index), as ``prime train logs --env`` does.
+        asked = f"{name}/{index}" if counts[name] > 1 else name
+        if asked in seen:
             continue
-        seen.add((name, pod))
-        title = f"env:{name}/{index}" if repeated else f"env:{name}"
-        key = f"env-{_slug(name)}" + (f"-{index}" if repeated else "")
-        specs.append(LogSpec(key, title, "env-server", pod_index=pod, env_name=name))
+        seen.add(asked)
+        specs.append(LogSpec(f"env-{_slug(asked)}", f"env:{asked}", "env-server", env_name=asked))
     return specs
 
 

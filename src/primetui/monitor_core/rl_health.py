@@ -6,8 +6,9 @@ way. Each flag names its step and the log line (or metric row) behind it:
 
 - ``low_trainable``: the orchestrator's step line says ``Trainable k/n`` at or below the share at
   which the orchestrator itself warns (10 %: "Only k/n effective traces are trainable").
-- ``entropy_collapse``: the trainer's entropy falls below ``entropy_ratio`` x its starting value
-  within the run's first ``entropy_steps`` steps (a learning rate far too high).
+- ``entropy_collapse``: the trainer's entropy falls below ``entropy_ratio`` x its highest value of
+  the last ``entropy_steps`` steps (a learning rate far too high; a healthy run's entropy falls too,
+  but over many more steps). Once per run.
 - ``kl_growth``: the trainer's mismatch KL rises ``kl_rises`` steps in a row to at least twice
   where the climb began (prime-rl: "a sustained, growing mean is the early-warning sign for
   off-policy collapse").
@@ -64,8 +65,7 @@ class RLHealth:
         self.th = th
         self.step: int | None = None  # the latest step any source named
         self._low_active = False
-        self._entropy_first: list[float] = []
-        self._entropy_first_step: int | None = None
+        self._entropy_recent: list[tuple[int, float]] = []
         self._entropy_done = False
         self._kl_prev: float | None = None
         self._kl_start: float | None = None
@@ -195,21 +195,17 @@ class RLHealth:
         th = self.th
         if self._entropy_done or not math.isfinite(entropy):
             return None
-        if self._entropy_first_step is None:
-            self._entropy_first_step = step
-        if len(self._entropy_first) < 3:
-            self._entropy_first.append(entropy)
+        recent = [(s, e) for s, e in self._entropy_recent if step - s <= th.entropy_steps and s < step]
+        self._entropy_recent = [*recent, (step, entropy)]
+        if not recent:
             return None
-        start = max(self._entropy_first)
-        if step - self._entropy_first_step > th.entropy_steps:
-            self._entropy_done = True  # later falls are a converging policy's, not a collapse
+        top_step, top = max(recent, key=lambda p: p[1])
+        if top <= 0 or entropy >= th.entropy_ratio * top:
             return None
-        if start <= 0 or entropy >= th.entropy_ratio * start:
-            return None
-        self._entropy_done = True
+        self._entropy_done = True  # once per run: a collapsed policy stays collapsed
         return Flag("entropy_collapse", step, component,
-                    f"entropy fell to {entropy:.3g} at step {step}, {entropy / start:.0%} of its start {start:.3g}, "
-                    "within the first steps: the learning rate may be far too high", text, index)
+                    f"entropy fell to {entropy:.3g} at step {step}, {entropy / top:.0%} of its {top:.3g} at step {top_step}, "
+                    f"within {step - top_step} step(s): the learning rate may be far too high", text, index)
 
     def _kl(self, component: str, index: int | None, text: str, step: int, kl: float) -> Flag | None:
         th = self.th
