@@ -19,7 +19,8 @@ from primetui.monitor_core import rl_metrics as names
 from primetui.monitor_core.rl_lines import TRAINER_KEYS
 
 LINE, STACKED = "line", "stacked"
-LOG_NOTE = "from the trainer log: not in /metrics"
+LOG_NOTE = "trainer log"
+STATUS_NOTE = "· trainer log charts: read from its Step lines (hosted /metrics does not carry them)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +44,7 @@ def rl_chart_specs(keys: Iterable[str]) -> list[ChartSpec]:
     for fn, key in names.reward_fn_keys(have).items():
         specs.append(ChartSpec(f"fn-{fn}", f"reward fn {fn}", (key,)))
     envs = names.env_reward_keys(have)
-    if envs:
+    if len(envs) > 1:  # one environment's curve is the aggregate's
         specs.append(ChartSpec("envs", "reward per env: " + ", ".join(envs), tuple(envs.values())[:4]))
     for id_, title, wanted in (
         ("length", "output tokens (mean)", (names.OUTPUT_LEN,)),

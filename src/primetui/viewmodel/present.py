@@ -298,6 +298,10 @@ class RunProgress:
         """(step, mean reward) at the start of an RL run."""
         return (self._reward_steps[0], self._reward_values[0]) if self._reward_steps else None
 
+    def reward_points(self) -> list[tuple[int, float]]:
+        """(step, mean reward) of every RL step with one, in step order."""
+        return list(zip(self._reward_steps, self._reward_values))
+
     def last_rewards(self, n: int) -> list[float]:
         return list(self._reward_values[-n:]) if n > 0 else []
 

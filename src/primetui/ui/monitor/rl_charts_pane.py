@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from rich.text import Text
 
 from primetui.monitor_core import rl_metrics
 from primetui.monitor_core.metrics import Series
-from primetui.monitor_core.rl_charts import STACKED, ChartSpec, rl_chart_specs, stacked_rows
+from primetui.monitor_core.rl_charts import STACKED, STATUS_NOTE, ChartSpec, rl_chart_specs, stacked_rows
 from primetui.ui.monitor.chart import MetricChart
 from primetui.ui.monitor.charts_pane import ChartsPane
 from primetui.viewmodel.rl_summary import RLLogState
@@ -51,15 +52,13 @@ class RLChartsPane(ChartsPane):
     def view_name(self) -> str:
         return "rl-charts"
 
-    def on_mount(self) -> None:
-        super().on_mount()
+    def on_mount(self) -> None:  # Textual calls ChartsPane.on_mount after this one (each class's handler, once)
         if self.links is not None:
             self.links.on_lines(self.add_log_lines)  # the Logs tab's trainer lines: no second request stream
         elif self.follow_enabled and self.client is not None:
             self._follow_trainer_log()
 
     def on_unmount(self) -> None:
-        super().on_unmount()
         if self._log_sub is not None:
             self._log_sub.close()
             self._log_sub = None
@@ -107,6 +106,10 @@ class RLChartsPane(ChartsPane):
         else:
             self._refresh_all()
         self.update_status()
+
+    def status_extra(self, text: Text) -> None:
+        if any(chart_id.startswith("log-") for chart_id in self.charts):
+            text.append(f"  {STATUS_NOTE}", style="dim")
 
     # ---- layout -----------------------------------------------------------------------------
     def _series(self, key: str) -> Series:
