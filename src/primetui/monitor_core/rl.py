@@ -6,7 +6,8 @@ front-end guesses on its own.
 
 The kind follows the platform first (``loss == "sft"`` marks SFT, as ``prime train components``
 decides), then the config with the CLI's own rule (``_looks_like_sft``: a ``[data]`` table without
-``[trainer]``/``[orchestrator]`` is SFT, everything else is RL), then the run's environments.
+``[trainer]``/``[orchestrator]`` is SFT, a ``[trainer]`` or ``[orchestrator]`` table RL), then the
+run's environments, then an explicit ``loss``.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ def run_config(run: Any) -> dict[str, Any]:
 
 
 def config_is_rl(cfg: dict[str, Any]) -> bool | None:
-    """The CLI's rule on a config dict: None when there is no config to judge."""
-    if not cfg:
-        return None
-    return not ("data" in cfg and "trainer" not in cfg and "orchestrator" not in cfg)
+    """The CLI's rule on a config dict; None when the config has none of the tables it reads (then the
+    run's other fields decide: a partial config is no evidence of RL)."""
+    if "trainer" in cfg or "orchestrator" in cfg:
+        return True
+    return False if "data" in cfg else None
 
 
 def run_kind(run: Any) -> str:
