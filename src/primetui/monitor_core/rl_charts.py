@@ -39,8 +39,8 @@ def rl_chart_specs(keys: Iterable[str]) -> list[ChartSpec]:
     specs: list[ChartSpec] = []
     band = (names.REWARD_P10, names.REWARD_P90) if {names.REWARD_P10, names.REWARD_P90} <= have else (
         (names.REWARD_MIN, names.REWARD_MAX) if {names.REWARD_MIN, names.REWARD_MAX} <= have else ())
-    band_title = {(names.REWARD_P10, names.REWARD_P90): " (p10–p90 band)", (names.REWARD_MIN, names.REWARD_MAX): " (min–max band)"}
-    specs.append(ChartSpec("reward", "reward mean" + band_title.get(band, ""), (names.REWARD, *band)))
+    band_title = {(names.REWARD_P10, names.REWARD_P90): "reward (mean, p10–p90)", (names.REWARD_MIN, names.REWARD_MAX): "reward (mean, min–max)"}
+    specs.append(ChartSpec("reward", band_title.get(band, "reward (mean)"), (names.REWARD, *band)))
     for fn, key in names.reward_fn_keys(have).items():
         specs.append(ChartSpec(f"fn-{fn}", f"reward fn {fn}", (key,)))
     envs = names.env_reward_keys(have)
@@ -87,10 +87,14 @@ def stacked_rows(title: str, steps: np.ndarray, parts: list[np.ndarray], width: 
     if not len(steps):
         rows.append([("no points yet".center(width)[:width], "muted")])
         return rows[:height]
-    n = min(len(steps), plot_w)
-    bucket = np.minimum((np.arange(len(steps)) * n) // len(steps), n - 1)
-    counts = np.bincount(bucket, minlength=n)
-    means = [np.bincount(bucket, weights=np.nan_to_num(p), minlength=n) / np.maximum(counts, 1) for p in parts]
+    n = plot_w
+    if len(steps) >= n:  # several steps per column: their mean
+        bucket = np.minimum((np.arange(len(steps)) * n) // len(steps), n - 1)
+        counts = np.bincount(bucket, minlength=n)
+        means = [np.bincount(bucket, weights=np.nan_to_num(p), minlength=n) / np.maximum(counts, 1) for p in parts]
+    else:  # fewer steps than columns: each step as wide as its share of the plot
+        pick = np.minimum((np.arange(n) * len(steps)) // n, len(steps) - 1)
+        means = [np.nan_to_num(p)[pick] for p in parts]
     total = np.maximum(sum(means), 1e-12)
     cells = np.empty((plot_h, n), dtype=object)
     for c in range(n):
@@ -106,6 +110,6 @@ def stacked_rows(title: str, steps: np.ndarray, parts: list[np.ndarray], width: 
             part = cells[r, c]
             line.append((" ", "muted") if part is None else (GLYPHS[part], STYLES[part]))
         rows.append(line)
-    first, last = f"{int(steps[0])}", f"{int(steps[-1])}"
+    first, last = f"{int(steps[0])}", f"{int(steps[-1])}"  # the x axis: the first and the last step
     rows.append([("└" + first + " " * max(1, n - len(first) - len(last)) + last, "axis")])
     return rows[:height]
