@@ -190,3 +190,10 @@ def test_run_once_json_carries_the_rl_summary_and_wait_follows_an_rl_run(local_p
     waited = run_cli(["wait", runs.healthy, "--json"], local_platform, tmp_path)
     assert waited.returncode == 0, waited.stderr
     assert json.loads(waited.stdout.splitlines()[-1]) == {"event": "done", "status": "COMPLETED", "exit": 0, "timed_out": []}
+    # --on-event gets the RL flags: a trend, so the wait still ends 0 (COMPLETED)
+    events = tmp_path / "events.jsonl"
+    hot = run_cli(["wait", runs.hot, "--on-event", f"sh -c 'cat >> {events}'"], local_platform, tmp_path)
+    assert hot.returncode == 0, hot.stderr
+    told = [json.loads(line) for line in events.read_text().splitlines() if line.strip()]
+    flags = [e for e in told if e["kind"] == "anomaly"]
+    assert [e["title"] for e in flags] == ["Run rt-rl-lr-too-high: entropy collapse at step 3"], told

@@ -15,7 +15,7 @@ from typing import Any
 
 from primetui.api.boundary import gather_bounded
 
-from primetui.monitor_core.anomalies import ERROR_KINDS, Anomaly, Thresholds, detect
+from primetui.monitor_core.anomalies import Anomaly, Thresholds, detect
 from primetui.monitor_core.compare import summarize
 from primetui.monitor_core.rl import RL, run_kind
 from primetui.monitor_core.rl_metrics import normalise
@@ -88,11 +88,12 @@ async def run_anomalies(client: Any, run: Any, rows: Iterable[Mapping[str, Any]]
 
 
 async def run_verdict(client: Any, run: Any, now: float) -> tuple[FinalLoss | None, list[Anomaly]]:
-    """How an ended run really ended: its final loss (NaN from any source) and its error-level anomalies."""
+    """How an ended run really ended: its final loss (NaN from any source) and every anomaly it raised
+    (the error-level ones are in ``ERROR_KINDS``; an RL run's health flags are among the others)."""
     rows = present.RunProgress.from_metric_rows(await fetch_metric_rows(client, str(_get(run, "id")))).rows.values()
     logs = await fetch_logs(client, run)
     found = await run_anomalies(client, run, list(rows), now, logs)
-    return final_loss_of_rows(rows, trainer_lines(logs)), [a for a in found if a.kind in ERROR_KINDS]
+    return final_loss_of_rows(rows, trainer_lines(logs)), found
 
 
 def series(rows: Iterable[Mapping[str, Any]], keys: Iterable[str] | None = None) -> dict[str, dict[str, list]]:
