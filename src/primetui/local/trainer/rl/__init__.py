@@ -17,9 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 
+STANDIN = "stand-in pointer policy over the prompt's characters (40 logits)"
+"""What an RL run trains here instead of its model (``policy.NUM_PARAMS`` logits)."""
+
+
 def is_rl_config(config: Any) -> bool:
-    """The CLI's rule (``prime train``): a ``[data]`` table with neither ``[trainer]`` nor
+    """The CLI's rule (``primetui.sft.kind``): a ``[data]`` table with neither ``[trainer]`` nor
     ``[orchestrator]`` is an SFT config; anything else is RL."""
-    if not isinstance(config, dict):
-        return False
-    return not ("data" in config and "trainer" not in config and "orchestrator" not in config)
+    from primetui.sft.kind import config_kind
+
+    return isinstance(config, dict) and config_kind(config) == "rl"
