@@ -72,7 +72,8 @@ COLUMNS: tuple[RunColumn, ...] = (
     RunColumn("status", "Status", 0, lambda r, _: r.status, "STATUS", 12, 0),
     RunColumn("id", "Id", 90, lambda r, _: r.id, "ID", 40, 1, default=False),
     RunColumn("name", "Run", 1, lambda r, _: r.name or present.DASH, "NAME", 40, 2),  # the screen shows the id instead
-    RunColumn("kind", "Kind", 4, lambda r, _: rl_core.KIND_LABELS.get(r.kind, r.kind), "KIND", 4, 4),
+    # Last in `runs --once`: a script that reads the columns by position keeps working.
+    RunColumn("kind", "Kind", 4, lambda r, _: rl_core.KIND_LABELS.get(r.kind, r.kind), "KIND", 4, 11),
     RunColumn("steps", "Steps", 2, lambda r, _: r.steps_text(), "STEPS", 24, 5),
     RunColumn("loss", "Loss", 3, _headline, "LOSS", 32, 6),
     RunColumn("elapsed", "Elapsed", 21, lambda r, _: r.elapsed, "ELAPSED", 10, 8),
