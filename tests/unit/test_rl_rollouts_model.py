@@ -172,7 +172,8 @@ def test_bar_rows_and_overlay() -> None:
     rows = dv.bar_rows(a, 8)
     assert [r.count for r in rows] == [4, 0, 2] and rows[0].bar == "█" * 8 and rows[1].bar == ""
     both = dv.bar_rows(a, 8, b)
-    assert [r.other_count for r in both] == [0, 1, 4] and both[2].other_bar == "▒" * 8
+    assert [r.other_count for r in both] == [0, 1, 4]
+    assert [r.bar for r in both] == ["▀" * 8, "▄▄", "████▄▄▄▄"]
 
 
 def test_heat_strip_follows_the_mass_and_caps_columns() -> None:

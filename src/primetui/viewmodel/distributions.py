@@ -22,8 +22,10 @@ from typing import Any
 SHADES = " ░▒▓█"
 """Heat strip cells, from no values to the most of any cell."""
 
-BAR_FULL, BAR_OTHER = "█", "▒"
-"""The cursor step's bar and the overlaid step's bar (they differ in glyph, not only in colour)."""
+BAR_FULL = "█"
+"""A histogram's bar."""
+OVERLAY_FIRST, OVERLAY_SECOND = "▀", "▄"
+"""In an overlay, the cursor step's bar is the upper half of a row, the overlaid step's the lower half."""
 
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
@@ -75,6 +77,15 @@ def hist_stats(dist: Any) -> HistStats:
     )
 
 
+def stats_line(step: Any, stats: HistStats) -> str:
+    """``Step 17  n 128 · mean 0.917 · median 0.925 · min 0.100 · max 1.000`` (``· from bins`` when estimated)."""
+    def num(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    return (f"Step {step}  n {stats.count:g} · mean {num(stats.mean)} · median {num(stats.median)} · "
+            f"min {num(stats.min)} · max {num(stats.max)}" + (" · from bins" if stats.estimated else ""))
+
+
 def fmt_edge(value: float) -> str:
     return f"{value:+.2f}" if value < 0 else f"{value:.2f}"
 
@@ -84,10 +95,8 @@ def _bar(count: float, most: float, width: int, glyph: str) -> str:
         return ""
     cells = count / most * width
     whole = int(cells)
-    if glyph == BAR_FULL:
-        part = _EIGHTHS[int((cells - whole) * 8)] if whole < width else ""
-        return (BAR_FULL * whole + part.strip())[:width] or "▏"
-    return (glyph * max(whole, 1))[:width]
+    part = _EIGHTHS[int((cells - whole) * 8)] if whole < width else ""
+    return (glyph * whole + part.strip())[:width] or "▏"
 
 
 @dataclass(frozen=True)
@@ -132,14 +141,22 @@ def rebin(dist: Any, edges: Sequence[float]) -> list[float]:
     return out
 
 
-def bar_rows(dist: Any, width: int, other: Any | None = None) -> list[BarRow]:
-    """A row per bin of ``dist`` (on the common edges of both when ``other`` is overlaid), high bins last."""
-    if other is None:
-        edges = common_edges([dist])
-        counts, others = rebin(dist, edges), None
-    else:
-        edges = common_edges([dist, other])
-        counts, others = rebin(dist, edges), rebin(other, edges)
+def pair_bar(count: float, other: float, most: float, width: int) -> str:
+    """Two bars in one row of cells: ``▀`` where only the first reaches, ``▄`` only the second, ``█`` both."""
+    if most <= 0 or width <= 0:
+        return ""
+    a = round(count / most * width) if count > 0 else 0
+    b = round(other / most * width) if other > 0 else 0
+    a, b = (max(a, 1) if count > 0 else 0), (max(b, 1) if other > 0 else 0)
+    return "".join("█" if x < a and x < b else "▀" if x < a else "▄" for x in range(max(a, b)))
+
+
+def bar_rows(dist: Any, width: int, other: Any | None = None, nbins: int | None = None) -> list[BarRow]:
+    """A row per bin of ``dist`` (on the common edges of both when ``other`` is overlaid; ``nbins`` equal
+    bins when given), lowest bin first. With ``other``, ``bar`` holds both bars (:func:`pair_bar`)."""
+    edges = common_edges([dist] if other is None else [dist, other], nbins)
+    counts = rebin(dist, edges)
+    others = rebin(other, edges) if other is not None else None
     most = max(counts + (others or []) + [0.0])
     rows = []
     for i, count in enumerate(counts):
@@ -147,7 +164,7 @@ def bar_rows(dist: Any, width: int, other: Any | None = None) -> list[BarRow]:
         if others is None:
             rows.append(BarRow(label, _bar(count, most, width, BAR_FULL), count))
         else:
-            rows.append(BarRow(label, _bar(count, most, width, BAR_FULL), count, _bar(others[i], most, width, BAR_OTHER), others[i]))
+            rows.append(BarRow(label, pair_bar(count, others[i], most, width), count, "", others[i]))
     return rows
 
 
@@ -167,9 +184,9 @@ class HeatStrip:
             return SHADES[0]
         return SHADES[max(1, min(len(SHADES) - 1, math.ceil(value / top * (len(SHADES) - 1))))]
 
-    def lines(self) -> list[str]:
-        """The strip as text, the highest bin first."""
-        return ["".join(self.shade(r, c) for c in range(len(self.steps))) for r in reversed(range(len(self.cells)))]
+    def lines(self, scale: int = 1) -> list[str]:
+        """The strip as text, the highest bin first; each step ``scale`` cells wide."""
+        return ["".join(self.shade(r, c) * scale for c in range(len(self.steps))) for r in reversed(range(len(self.cells)))]
 
 
 def pick_columns(steps: Sequence[int], cols: int) -> list[int]:
