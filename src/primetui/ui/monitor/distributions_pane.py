@@ -37,6 +37,7 @@ LABEL_WIDTH = 13
 class DistributionsPane(HubSinks, Vertical, can_focus=True):
     """``DistributionsPane(client, run)``: histograms by step (see the module docstring)."""
 
+    HELP_TITLE = "Distributions tab"
     BINDINGS = [
         Binding("left,h", "cursor(-1)", "Step ←", id="monitor.dist.prev_step"),
         Binding("right,l", "cursor(1)", "Step →", id="monitor.dist.next_step"),

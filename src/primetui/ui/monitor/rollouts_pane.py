@@ -56,6 +56,7 @@ def _one_line(text: str, width: int = PREVIEW) -> str:
 class RolloutsPane(HubSinks, Vertical, can_focus=True):
     """``RolloutsPane(client, run)``: the rollouts of the run's sample steps (see the module docstring)."""
 
+    HELP_TITLE = "Rollouts tab"
     BINDINGS = [
         Binding("left_square_bracket", "step(-1)", "Step ←", id="monitor.rollouts.prev_step"),
         Binding("right_square_bracket", "step(1)", "Step →", id="monitor.rollouts.next_step"),
