@@ -115,7 +115,7 @@ def format_distributions(data: dict[str, Any], width: int = 40) -> str:
     lines = [f"Run {data['run_id']} · step {data['step']} (histograms for steps {steps[0]}–{steps[-1]}, {len(steps)} steps)"]
     for item in data["distributions"]:
         dist = Distribution.model_validate({k: item[k] for k in ("type", "step", "bins")})
-        lines += ["", f"{item['type'].capitalize()}", f"  {dv.stats_line(item['step'], dv.hist_stats(dist))}"]
+        lines += ["", f"{item['type'].capitalize()}", f"  {dv.stats_line(item['step'], dv.HistStats(**item['stats']))}"]
         if not dist.bins:
             lines.append("  (no bins)")
         for row in reversed(dv.bar_rows(dist, width)):

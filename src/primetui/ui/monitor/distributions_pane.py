@@ -88,6 +88,8 @@ class DistributionsPane(HubSinks, Vertical, can_focus=True):
     def _subscribe(self, kind: str) -> None:
         if kind in self._subs or not self.follow_enabled or self.client is None:
             return
+        if "watch" not in self._subs:  # the run's shared watcher: the followers learn from it that the run ended
+            self._subs["watch"] = hub_for(self.client).watch(self.run_id, self.sink(lambda _event: None))
 
         def on_event(event: Any) -> None:
             if isinstance(event, DistributionRows):

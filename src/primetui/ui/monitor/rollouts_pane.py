@@ -41,6 +41,8 @@ PREVIEW = 60
 """Characters of a completion in its list row."""
 WIDE = 120
 """Columns from which the detail sits beside the lists instead of under them."""
+SHORT = 24
+"""Rows of the pane below which each list shows five rows (80x24: the detail keeps room to read)."""
 
 GROUP_COLUMNS = (("problem", "Problem"), ("mean", "Mean"), ("spread", "Spread"), ("adv", "|Adv|"),
                  ("len", "Len"), ("signal", "Signal"), ("prompt", "Prompt"))
@@ -73,6 +75,7 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         Binding("c", "compare", "Compare step", id="monitor.rollouts.compare"),
         Binding("C", "compare_other", "Compare other step", show=False, id="monitor.rollouts.compare_other"),
         Binding("y", "copy_sample", "Copy JSON", id="monitor.rollouts.copy"),
+        Binding("z", "zoom", "Zoom text", id="monitor.rollouts.zoom"),
         Binding("escape", "cancel", "Cancel", show=False, id="monitor.rollouts.cancel"),
     ]
     DEFAULT_CSS = """
@@ -84,6 +87,9 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
     RolloutsPane #rollouts-body.-wide > #rollouts-lists { width: 1fr; height: 1fr; }
     RolloutsPane #rollouts-groups { height: auto; max-height: 7; }
     RolloutsPane #rollouts-samples { height: auto; max-height: 7; }
+    RolloutsPane #rollouts-body.-short #rollouts-groups { max-height: 5; }
+    RolloutsPane #rollouts-body.-short #rollouts-samples { max-height: 5; }
+    RolloutsPane #rollouts-body.-zoom > #rollouts-lists { display: none; }
     RolloutsPane #rollouts-body.-wide #rollouts-groups { max-height: 50%; }
     RolloutsPane #rollouts-body.-wide #rollouts-samples { max-height: 1fr; }
     RolloutsPane #rollouts-detail { height: 1fr; padding: 0 1; border-top: solid $panel-lighten-2; }
@@ -110,6 +116,7 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         self.cache: dict[int, rv.StepSamples] = {}
         self._subs: dict[int, Any] = {}
         self._progress_sub: Any = None
+        self._watch_sub: Any = None
         self.problem: int | None = None
         self.sample_id: int | None = None
         self.listed: list[rv.Completion] = []
@@ -133,20 +140,25 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         self._layout()
         self.render_all()
         if self.follow_enabled and self.client is not None:
-            self._progress_sub = hub_for(self.client).progress(self.run_id, self.sink(self.on_progress))
+            hub = hub_for(self.client)
+            # The run's shared watcher tells the progress follower when the run has ended (its last fetch).
+            self._watch_sub = hub.watch(self.run_id, self.sink(lambda _event: None))
+            self._progress_sub = hub.progress(self.run_id, self.sink(self.on_progress))
 
     def on_unmount(self) -> None:
-        for sub in [self._progress_sub, *self._subs.values()]:
+        for sub in [self._watch_sub, self._progress_sub, *self._subs.values()]:
             if sub is not None:
                 sub.close()
         self._subs.clear()
-        self._progress_sub = None
+        self._progress_sub = self._watch_sub = None
 
     def on_resize(self) -> None:
         self._layout()
 
     def _layout(self) -> None:
-        self.query_one("#rollouts-body").set_class((self.size.width or 80) >= WIDE, "-wide")
+        body = self.query_one("#rollouts-body")
+        body.set_class((self.size.width or 80) >= WIDE, "-wide")
+        body.set_class((self.size.height or 24) < SHORT, "-short")
 
     # ---- data ----------------------------------------------------------------------------------
     def on_progress(self, event: Any) -> None:
@@ -518,6 +530,15 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         self._ensure(step)
         self.render_detail()
         self.render_status()
+
+    def action_zoom(self) -> None:
+        """The detail alone (the lists hidden) to read a long completion; again: the lists back."""
+        body = self.query_one("#rollouts-body")
+        body.toggle_class("-zoom")
+        if body.has_class("-zoom"):
+            self.query_one("#rollouts-detail").focus()
+        else:
+            self.query_one("#rollouts-samples").focus()
 
     def action_copy_sample(self) -> None:
         c = self.completion()
