@@ -220,7 +220,7 @@ class DistributionsPane(HubSinks, Vertical, can_focus=True):
         if not steps:
             return
         self.step = steps[-1] if last else steps[0]
-        self.following = False
+        self.following = last
         self.render_all()
 
     def action_follow(self) -> None:
