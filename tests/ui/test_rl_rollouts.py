@@ -18,7 +18,7 @@ from primetui.ui.monitor.distributions_pane import DistributionsPane
 from primetui.ui.monitor.rollouts_pane import RolloutsPane
 from primetui.viewmodel import rollouts as rv
 from tests.ui.monitor_helpers import PaneApp, screen_text
-from tests.ui.rl_run import finished_rl_run
+from tests.local.rl_run import finished_rl_run
 from tests.waiting import input_applied, quiet, until
 
 pytestmark = pytest.mark.timeout(300)

@@ -189,3 +189,18 @@ def test_heat_strip_follows_the_mass_and_caps_columns() -> None:
 def test_rebin_onto_other_edges() -> None:
     a = distribution_of(cli_fixture(1, [2, 2], low=0.0, high=1.0), "rewards")
     assert dv.rebin(a, [0.0, 0.25, 0.5, 1.0]) == [1.0, 1.0, 2.0]
+
+
+def test_the_headless_text_shows_hostile_completions_as_symbols_and_json_keeps_them() -> None:
+    from primetui.commands.rl_views import format_rollouts
+    from primetui.monitor_core.escapes import clean_block, is_safe
+
+    samples, _ = sample_rows([row(1, 0, "\x1b]0;owned\x07<reversed_text>x\x1b[2J</reversed_text>", 0.2, 0.0,
+                                  prompt="title \x1b]52;c;ZXZpbA==\x07")])
+    step = rv.StepSamples(10)
+    step.add(samples, done=True)
+    data = {"run_id": "r1", "step": 10, "steps_with_samples": [10], "summary": step.summary(),
+            "groups": [g.to_json() for g in step.groups()]}
+    text = clean_block(format_rollouts(data))
+    assert is_safe(text.replace("\n", "")) and "␛]0;owned␇" in text and "␛]52;c;ZXZpbA==␇" in text
+    assert json.loads(json.dumps(data))["groups"][0]["samples"][0]["completion"].startswith("\x1b]0;owned\x07")
