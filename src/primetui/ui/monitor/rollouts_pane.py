@@ -55,7 +55,7 @@ def _one_line(text: str, width: int = PREVIEW) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-class RolloutsPane(HubSinks, Vertical, can_focus=True):
+class RolloutsPane(HubSinks, Vertical):
     """``RolloutsPane(client, run)``: the rollouts of the run's sample steps (see the module docstring)."""
 
     HELP_TITLE = "Rollouts tab"
