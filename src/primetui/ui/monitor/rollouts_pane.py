@@ -139,7 +139,10 @@ class RolloutsPane(HubSinks, Vertical):
             self.query_one("#rollouts-samples", DataTable).add_column(label, key=key)
         self._layout()
         self.render_all()
-        if self.follow_enabled and self.client is not None:
+
+    def on_show(self) -> None:
+        """Start reading when the tab is first shown: a hidden tab fetches nothing (a step can be megabytes)."""
+        if self.follow_enabled and self.client is not None and self._progress_sub is None:
             hub = hub_for(self.client)
             # The run's shared watcher tells the progress follower when the run has ended (its last fetch).
             self._watch_sub = hub.watch(self.run_id, self.sink(lambda _event: None))
