@@ -187,10 +187,14 @@ def report(r: dict, size: int) -> str:
     return "\n".join([
         "## RL: the Rollouts tab on a big step",
         "",
-        "A step of 1,024 rollouts with 4 KB completions (64 groups of 16, "
-        f"{size / 1e6:.1f} MB as the platform stores it) next to a real reverse-text step of 128 short rollouts (the",
-        "baseline), in the real dashboard in a pty of 120x36, driven by keys. Reproduce with",
-        "`uv run python bench/rl_rollouts.py`.",
+        f"A step of 1,024 rollouts with 4 KB completions (64 groups of 16, {size / 1e6:.1f} MB as the platform stores",
+        "it) next to a real reverse-text step of 128 short rollouts (the baseline), in the real dashboard in a pty of",
+        "120x36, driven by keys. Reproduce with `uv run python bench/rl_rollouts.py` (what it does is in its docstring).",
+        "",
+        "The tab is usable from its first page: the groups of the first 100 rows are drawn and take keys while the",
+        "other pages arrive (the status line counts them), and a key moves to the next group or completion as fast on",
+        "the big step as on the small one (the detail lays out one completion, the lists are tables of a few dozen",
+        "rows).",
         "",
         "| measure | 1,024 x 4 KB | 128 short (baseline) | ratio |",
         "|---|---|---|---|",
