@@ -1,7 +1,8 @@
 """The official `prime` CLI (PyPI prime==0.18.0), unchanged, on a real local RL run.
 
 `prime train rl.toml` dispatches prime-rl's own reverse-text example as written (research §1.4 a);
-every monitoring command then reads the finished run. A second, long run takes `restart` and `stop`.
+every monitoring command then reads the finished run. A second, long run (dispatched over HTTP) takes
+`restart` and `stop`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -16,51 +18,9 @@ import httpx
 import pytest
 
 from primetui.local.testing import LocalPlatform
+from primetui.sft.templates import RL_REVERSE_TEXT
 from tests.local.conftest import http, wait_status
 from tests.local.test_prime_cli import prime_env, run_all
-
-REVERSE_TEXT = """max_steps = 20
-seq_len = 2048
-
-[model]
-name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
-
-[monitors.wandb]
-project = "reverse-text"
-name = "reverse-text"
-
-[orchestrator]
-batch_size = 128
-group_size = 16
-
-[orchestrator.train.sampling]
-max_completion_tokens = 128
-
-[[orchestrator.train.source]]
-name = "reverse-text"
-
-[orchestrator.train.source.env.taskset]
-id = "reverse-text"
-
-[orchestrator.train.source.env.agent.harness]
-id = "null"
-
-[orchestrator.train.source.env.agent.runtime]
-type = "subprocess"
-
-[trainer.optim]
-lr = 3e-6
-
-[ckpt] # Checkpoint at the end of training
-
-[inference]
-
-# PrimeIntellect Qwen3 fine-tune - select its renderer explicitly (the -SFT
-# suffix misses the MODEL_RENDERER_MAP exact match).
-[orchestrator.renderer]
-name = "prime-qwen3"
-"""
-
 
 class Cli:
     def __init__(self, lp: LocalPlatform, home: Path, cwd: Path) -> None:
@@ -82,9 +42,9 @@ def dispatched_id(done: subprocess.CompletedProcess[str]) -> str:
 
 @pytest.fixture(scope="module")
 def cli(local_platform: LocalPlatform, tmp_path_factory: pytest.TempPathFactory) -> Cli:
-    cwd = tmp_path_factory.mktemp("prime-rl")
-    (cwd / "rl.toml").write_text(REVERSE_TEXT)
-    return Cli(local_platform, cwd / "home", cwd)
+    """The CLI in the data dir, where the demo left prime-rl's example as rl.toml (as a new user finds it)."""
+    assert (local_platform.data_dir / "rl.toml").read_text() == RL_REVERSE_TEXT
+    return Cli(local_platform, tmp_path_factory.mktemp("prime-rl") / "home", local_platform.data_dir)
 
 
 @pytest.fixture(scope="module")
@@ -103,69 +63,76 @@ def run_id(cli: Cli, c: httpx.Client) -> str:
     return rid
 
 
+READS = {
+    "get": ["train", "get", "{id}"], "list": ["train", "list"], "components": ["train", "components", "{id}"],
+    "logs": ["train", "logs", "{id}", "--search", "Step", "--since", "24h"],
+    "trainer": ["train", "logs", "{id}", "-c", "trainer", "--search", "Step", "--since", "24h"],
+    "env": ["train", "logs", "{id}", "--env", "reverse-text"],
+    "metrics": ["train", "metrics", "{id}"], "rollouts": ["train", "rollouts", "{id}", "--step", "20", "-n", "32", "-p", "2"],
+    "progress": ["train", "progress", "{id}"],
+    "distributions": ["train", "distributions", "{id}", "--type", "rewards", "--step", "10"],
+    "checkpoints": ["train", "checkpoints", "{id}", "-o", "json"],
+}
+"""Every read command, run side by side once for the module (each is a Python start of the CLI)."""
+
+
+@pytest.fixture(scope="module")
+def out(cli: Cli, run_id: str) -> dict[str, str]:
+    names = list(READS)
+    done = cli(*[[a.replace("{id}", run_id) for a in READS[n]] for n in names])
+    for name, result in zip(names, done):
+        assert result.returncode == 0, f"{name}: {result.stdout}{result.stderr}"
+    return {name: result.stdout for name, result in zip(names, done)}
+
+
 def as_json(text: str) -> Any:
     return json.loads(text)
 
 
-def test_get_list_and_components_show_the_rl_run(cli: Cli, run_id: str) -> None:
-    get, listed, components = cli(["train", "get", run_id], ["train", "list"], ["train", "components", run_id])
-    assert get.returncode == 0, get.stdout + get.stderr
+def test_get_list_and_components_show_the_rl_run(out: dict[str, str], run_id: str) -> None:
     for line in ("Status: COMPLETED", "Model: PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Max Steps: 20",
                  "Batch Size: 128", "Rollouts per Example: 16", "Max Tokens: 128", "GPUs: 2"):
-        assert line in get.stdout, get.stdout
-    assert "reverse-text" in get.stdout
-    assert listed.returncode == 0 and run_id in listed.stdout, listed.stdout + listed.stderr
-    assert components.returncode == 0, components.stdout + components.stderr
-    assert re.search(r"orchestrator\s+-\s+COMPLETED", components.stdout), components.stdout
-    assert re.search(r"env-server\s+reverse-text\s", components.stdout), components.stdout
+        assert line in out["get"], out["get"]
+    assert "reverse-text" in out["get"]
+    assert run_id in out["list"], out["list"]
+    assert re.search(r"orchestrator\s+-\s+COMPLETED", out["components"]), out["components"]
+    assert re.search(r"env-server\s+reverse-text\s", out["components"]), out["components"]
 
 
-def test_logs_of_each_component(cli: Cli, run_id: str) -> None:
-    orch, trainer, inference, env = cli(["train", "logs", run_id, "--search", "Step", "--since", "24h"],
-                                        ["train", "logs", run_id, "-c", "trainer", "--search", "Step", "--since", "24h"],
-                                        ["train", "logs", run_id, "-c", "inference"],
-                                        ["train", "logs", run_id, "--env", "reverse-text"])
-    for done in (orch, trainer, inference, env):
-        assert done.returncode == 0 and done.stdout.strip(), done.stdout + done.stderr
-    assert re.search(r"Step 20 \|.*Reward", orch.stdout), orch.stdout[-2000:]
-    assert re.search(r"Step 20 \|.*Loss.*Entropy", trainer.stdout), trainer.stdout[-2000:]
-    assert "EnvServer" in env.stdout, env.stdout
+def test_logs_of_the_orchestrator_the_trainer_and_the_env_server(out: dict[str, str]) -> None:
+    assert re.search(r"Step 20 \|.*Reward", out["logs"]), out["logs"][-2000:]
+    assert re.search(r"Step 20 \|.*Loss.*Entropy", out["trainer"]), out["trainer"][-2000:]
+    assert "EnvServer up: taskset=reverse-text" in out["env"], out["env"]
 
 
-def test_metrics_rollouts_progress_and_distributions_print_the_runs_data(cli: Cli, run_id: str) -> None:
-    metrics, rollouts, progress, dists, all_types = cli(
-        ["train", "metrics", run_id], ["train", "rollouts", run_id, "--step", "20", "-n", "32", "-p", "2"],
-        ["train", "progress", run_id], ["train", "distributions", run_id, "--type", "rewards", "--step", "10"],
-        ["train", "distributions", run_id])
-    rows = as_json(metrics.stdout)["metrics"]
+def test_metrics_rollouts_progress_and_distributions_print_the_runs_data(out: dict[str, str], run_id: str) -> None:
+    rows = as_json(out["metrics"])["metrics"]
     assert [r["step"] for r in rows] == list(range(1, 21))
     first = sum(r["train/agg/effective/agent/reward/mean"] for r in rows[:3]) / 3
     last = sum(r["train/agg/effective/agent/reward/mean"] for r in rows[-3:]) / 3
     assert last >= first + 0.15, (first, last)  # the example's own settings make the reward climb
-    page = as_json(rollouts.stdout)
+    page = as_json(out["rollouts"])
     assert (page["run_id"], page["total"], page["page"], page["limit"], page["total_pages"]) == (run_id, 128, 2, 32, 4)
     assert [s["sample_id"] for s in page["samples"]] == list(range(32, 64))
     assert page["samples"][0]["completion"][-1]["role"] == "assistant"
-    assert as_json(progress.stdout) == {"latest_step": 20, "steps_with_samples": [10, 20],
-                                        "steps_with_distributions": list(range(1, 21)),
-                                        "last_updated_at": as_json(progress.stdout)["last_updated_at"]}
-    rewards = as_json(dists.stdout)
+    progress = as_json(out["progress"])
+    assert (progress["latest_step"], progress["steps_with_samples"], progress["steps_with_distributions"]) == (
+        20, [10, 20], list(range(1, 21)))
+    assert progress["last_updated_at"]
+    rewards = as_json(out["distributions"])
     assert rewards["step"] == 10 and len(rewards["bins"]) == 10 and sum(b["count"] for b in rewards["bins"]) == 128
-    every = as_json(all_types.stdout)
-    assert every["step"] == 20 and {b["type"] for b in every["bins"]} == {"rewards", "advantages"}
 
 
-def test_checkpoints_list_the_final_one(cli: Cli, run_id: str) -> None:
-    out = cli.ok("train", "checkpoints", run_id, "-o", "json")
-    assert [c["step"] for c in as_json(out)["checkpoints"]] == [20]
+def test_checkpoints_list_the_final_one(out: dict[str, str]) -> None:
+    assert [c["step"] for c in as_json(out["checkpoints"])["checkpoints"]] == [20]
 
 
 def test_restart_then_stop_a_running_rl_run(cli: Cli, c: httpx.Client) -> None:
-    long = REVERSE_TEXT.replace("max_steps = 20", "max_steps = 100000").replace(
-        "[ckpt] # Checkpoint at the end of training", "[ckpt]\ninterval = 2")
-    (cli.cwd / "long.toml").write_text(long)
-    (done,) = cli(["train", "long.toml", "-y"])
-    rid = dispatched_id(done)
+    long = tomllib.loads(RL_REVERSE_TEXT)
+    long["max_steps"], long["ckpt"] = 100000, {"interval": 2}
+    reply = c.post("/training/runs", json={"config": long})
+    assert reply.status_code == 200, reply.text
+    rid = reply.json()["runId"]
     wait_status(c, rid, {"RUNNING"}, step=3)
     restarted = " ".join(cli.ok("train", "restart", rid, "-f").split())
     assert f"Run {rid} restarting from checkpoint" in restarted, restarted

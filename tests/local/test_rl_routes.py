@@ -217,9 +217,11 @@ def test_env_server_logs_by_name_and_by_name_slash_index(c: httpx.Client, run: d
         return reply.json()["logs"]
 
     train_a, eval_a, both = text(env_name="reverse-text-a/0"), text(env_name="reverse-text-a/2"), text(env_name="reverse-text-a")
-    assert train_a and eval_a and train_a != eval_a
+    # Each server logs its own address, numbered by its env_index as prime-rl's launcher numbers them.
+    assert "EnvServer up: taskset=reverse-text address=inproc://env-server-0" in train_a and "env-server-2" not in train_a
+    assert "EnvServer up: taskset=reverse-text address=inproc://env-server-2" in eval_a and "env-server-0" not in eval_a
     assert set(both.splitlines()) == set(train_a.splitlines()) | set(eval_a.splitlines())
-    assert "reverse-text-b" in text(env_name="reverse-text-b")
+    assert "address=inproc://env-server-1" in text(env_name="reverse-text-b")
     r9 = c.get(f"/rft/runs/{run['id']}/env-server-logs",
                params={"env_name": "reverse-text-a", "env_index": 2, "tail_lines": 5000, "since_seconds": 86400})
     assert r9.status_code == 200 and r9.json()["logs"] == eval_a
@@ -244,4 +246,14 @@ def test_metrics_are_one_row_per_step_with_the_eval_rows_merged(c: httpx.Client,
         assert 0.0 <= row["train/agg/effective/agent/reward/mean"] <= 1.0
         assert "train/reverse-text-a/effective/agent/rewards/lcs/mean" in row and "batch/reverse-text-b" in row
     evals = [r["step"] for r in rows if any(k.startswith("eval/reverse-text-a/") for k in r)]
-    assert evals == [5, 10]
+    assert evals == [1, 5, 10]  # the base policy first (skip_first_step = false), then every 5th step
+
+
+def test_the_demo_platform_opens_with_a_finished_rl_run(c: httpx.Client) -> None:
+    """`primetui local` seeds prime-rl's reverse-text example as a real run; it trains when the platform starts."""
+    runs = c.get("/rft/runs", params={"limit": 1000}).json()["runs"]
+    (demo,) = [r for r in runs if r["name"] == "reverse-text-rl" and r["runConfig"].get("max_steps") == 20]
+    assert wait_status(c, demo["id"], timeout=240)["status"] == "COMPLETED"
+    progress = c.get(f"/rft/runs/{demo['id']}/progress").json()
+    assert (progress["latestStep"], progress["stepsWithSamples"]) == (20, [10, 20])
+    assert c.get(f"/rft/runs/{demo['id']}/samples", params={"step": 20}).json()["total"] == 128

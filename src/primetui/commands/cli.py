@@ -85,13 +85,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the prime-rl-fft chart version the local cluster reports; below 0.24.0 online evals "
                             "are rejected at dispatch (default 0.24.0; env PRIMETUI_LOCAL_CHART_VERSION)")
 
-    validate = sub.add_parser("validate", help="validate sft.toml files: file:line:col: level: message")
+    validate = sub.add_parser("validate", help="validate sft.toml and rl.toml files: file:line:col: level: message")
     validate.add_argument("files", nargs="+", help="TOML files to check (- reads standard input)")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
     validate.add_argument("--offline", action="store_true", help="do not ask the platform for its model cache")
 
-    sub.add_parser("schema", help="print the JSON Schema (draft 2020-12) of sft.toml, for taplo and other editors")
-    lsp = sub.add_parser("lsp", help="run the sft.toml language server on stdio (diagnostics, hover, completion, fixes)")
+    schema = sub.add_parser("schema", help="print the JSON Schema (draft 2020-12) of sft.toml (or rl.toml), for taplo "
+                                           "and other editors")
+    schema.add_argument("--rl", action="store_true", help="the schema of an rl.toml (prime-rl's RLConfig)")
+    lsp = sub.add_parser("lsp", help="run the sft.toml / rl.toml language server on stdio (diagnostics, hover, "
+                                     "completion, fixes)")
     lsp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
 
     edit = sub.add_parser("edit", help="open an sft.toml in the config editor")
@@ -311,7 +314,7 @@ def _main(argv: Sequence[str] | None, held: dict[int, object]) -> int:
     if args.command == "schema":
         from primetui.sft.schema_export import main as print_schema
 
-        return print_schema()
+        return print_schema("rl" if args.rl else "sft")
     if args.command == "lsp":
         from primetui.commands.lsp import serve_stdio
 

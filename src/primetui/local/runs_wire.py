@@ -31,8 +31,11 @@ def _number(value: Any) -> float | None:
 
 
 def is_rl(config: dict[str, Any]) -> bool:
-    """The CLI's rule: ``[data]`` with neither ``[trainer]`` nor ``[orchestrator]`` is SFT, anything else RL."""
-    return not ("data" in config and "trainer" not in config and "orchestrator" not in config)
+    """The CLI's rule (``primetui.sft.kind``): ``[data]`` with neither ``[trainer]`` nor ``[orchestrator]``
+    is SFT, anything else RL; the run's process decides the same way."""
+    from primetui.sft.kind import config_kind
+
+    return config_kind(config) == "rl"
 
 
 def gpu_count(config: dict[str, Any]) -> int:

@@ -27,3 +27,29 @@ def dispatch_verdict(config: dict[str, Any]) -> DispatchVerdict:
     verdict = server_checks(config, has_volume=True, cached_models=None)
     return DispatchVerdict([(tuple(e["loc"][2:]), e["msg"], e["type"]) for e in verdict.schema_errors],
                            verdict.rejection)
+
+
+def rl_dispatch_verdict(config: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    """What the hosted platform refuses in an rl.toml at submit: (loc below ``config``, msg), in order.
+
+    Schema problems carry pydantic's loc and words; prime-rl's validators theirs, prefixed
+    ``Value error, `` as pydantic reports them; ``prime train``'s hosted refusals (``[k8s]``,
+    ``clean``, no inference GPUs, disaggregated inference) and the environment checks it leaves
+    to the platform (an unknown taskset, a source named ``agg``, an eval block with no source,
+    unknown keys inside a source) are errors here. Empty: the platform takes the config.
+    """
+    from primetui.sft.check import check_parsed
+    from primetui.sft.context import CheckContext
+    from primetui.sft.spans import SpanMap
+
+    if not isinstance(config, dict):
+        return [((), "Input should be a valid dictionary")]
+    report = check_parsed(config, SpanMap(""), CheckContext(hosted=True, has_volume=True, at_dispatch=True))
+    out: list[tuple[tuple[str | int, ...], str]] = [(tuple(e["loc"][2:]), e["msg"]) for e in report.schema_errors]
+    for d in report.errors:
+        if d.pydantic_type is not None:
+            continue  # already in ``schema_errors``, with pydantic's own loc
+        loc = d.platform_loc if d.platform_loc is not None else d.loc
+        message = d.platform_message or d.message
+        out.append((tuple(loc), f"Value error, {message}" if d.source == "prime-rl" else message))
+    return out

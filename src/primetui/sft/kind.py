@@ -33,6 +33,28 @@ def config_kind(doc: Any) -> Kind:
     return "sft" if "data" in doc and "trainer" not in doc and "orchestrator" not in doc else "rl"
 
 
+def schema_kind(doc: Any) -> Kind:
+    """The schema a document is checked against: RL when it has ``[trainer]`` or ``[orchestrator]``, else SFT.
+
+    It differs from ``config_kind`` only for a document with none of ``[data]``, ``[trainer]`` and
+    ``[orchestrator]``: ``prime train --sft`` dispatches such a file as SFT (without the flag, as RL,
+    where prime-rl refuses it for lacking both tables), so the editor reads it as the sft.toml it
+    most likely is, and ``primetui dispatch`` sends it as one.
+    """
+    if not isinstance(doc, dict):
+        return "sft"
+    return "rl" if "trainer" in doc or "orchestrator" in doc else "sft"
+
+
+def dispatch_mode(doc: Any) -> str | None:
+    """The create request's ``mode`` for a config primetui dispatches: ``"sft"``, or None for RL.
+
+    ``prime train`` omits ``mode`` for an RL run (api/training.py: "so existing RL payloads stay
+    byte-compatible"); primetui sends what the editor checked the file as (``schema_kind``).
+    """
+    return "sft" if schema_kind(doc) == "sft" else None
+
+
 def is_retired_shape(doc: Any) -> bool:
     """The retired shared-LoRA config: a top-level ``model = "..."`` string or a top-level ``[[env]]`` array."""
     return isinstance(doc, dict) and (isinstance(doc.get("model"), str) or isinstance(doc.get("env"), list))

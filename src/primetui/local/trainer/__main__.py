@@ -32,31 +32,15 @@ def _cap_output(path: Path) -> None:
         capture_output(path, LOG_CAP, backups=1)
 
 
-def _trainer_class(run_dir: Path) -> type:
-    """The RL trainer for an RL config (the CLI's rule), else the SFT trainer (which also reports a bad config.json)."""
-    import json
-
-    from primetui.local.trainer.loop import Trainer
-    from primetui.local.trainer.rl import is_rl_config
-
-    try:
-        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8")).get("config")
-    except (OSError, ValueError, AttributeError):
-        return Trainer
-    if is_rl_config(config):
-        from primetui.local.trainer.rl.run import RLTrainer
-
-        return RLTrainer
-    return Trainer
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m primetui.local.trainer")
     parser.add_argument("--run-dir", required=True, help="the run's platform directory (holds config.json)")
     args = parser.parse_args(argv)
     _cap_output(Path(args.run_dir) / OUTPUT)
-    trainer_class = _trainer_class(Path(args.run_dir))
-    trainer = trainer_class(Path(args.run_dir), threads=int(os.environ.get("OPENBLAS_NUM_THREADS", "1") or 1))
+    from primetui.local.trainer.rl import trainer_class
+
+    run_dir = Path(args.run_dir)
+    trainer = trainer_class(run_dir)(run_dir, threads=int(os.environ.get("OPENBLAS_NUM_THREADS", "1") or 1))
     trainer.install_signals()
     return trainer.run()
 

@@ -14,12 +14,30 @@ Files the run writes in its run dir, beyond the SFT protocol (``primetui.local.t
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
 def is_rl_config(config: Any) -> bool:
-    """The CLI's rule (``prime train``): a ``[data]`` table with neither ``[trainer]`` nor
+    """The CLI's rule (``primetui.sft.kind``): a ``[data]`` table with neither ``[trainer]`` nor
     ``[orchestrator]`` is an SFT config; anything else is RL."""
-    if not isinstance(config, dict):
-        return False
-    return not ("data" in config and "trainer" not in config and "orchestrator" not in config)
+    from primetui.sft.kind import config_kind
+
+    return isinstance(config, dict) and config_kind(config) == "rl"
+
+
+def trainer_class(run_dir: Path) -> type:
+    """The RL trainer for an RL config, else the SFT trainer (which also reports an unreadable config.json)."""
+    import json
+
+    from primetui.local.trainer.loop import Trainer
+
+    try:
+        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8")).get("config")
+    except (OSError, ValueError, AttributeError):
+        return Trainer
+    if is_rl_config(config):
+        from primetui.local.trainer.rl.run import RLTrainer
+
+        return RLTrainer
+    return Trainer

@@ -51,6 +51,9 @@ class RLComponents:
     comps: list[Component] = field(default_factory=list)
     envs: list[EnvServer] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
+    last_stats: float = field(default_factory=time.perf_counter)
+    prompt_tokens: int = 0
+    output_tokens: int = 0
 
     @classmethod
     def start(cls, files: RunFiles, cfg: RLRunConfig, trainer: Component | None, trainer_log: ConsoleLog) -> RLComponents:
@@ -100,14 +103,19 @@ class RLComponents:
         o.info("Waiting for policy inference pool to be ready")
         o.success("Policy inference pool ready")
 
-    def after_batch(self, episodes: list[Episode], seconds: float) -> None:
-        """The engine's throughput line, from the batch's real token counts and generation time."""
-        prompt = sum(e.num_input_tokens for e in episodes)
-        output = sum(e.num_output_tokens for e in episodes)
-        unique = len(episodes[0].task.system_prompt) + sum(len(p) for p in {e.group_id: e.task.prompt for e in episodes}.values())
-        hit = max(0.0, 1.0 - unique / prompt) if prompt else 0.0
-        secs = max(seconds, 1e-9)
-        self.inference.info(msg.inference_stats(prompt / secs, output / secs, len(episodes), hit))
+    def count(self, episodes: list[Episode]) -> None:
+        """Rollouts the engine has finished since its last stats line."""
+        self.prompt_tokens += sum(e.num_input_tokens for e in episodes)
+        self.output_tokens += sum(e.num_output_tokens for e in episodes)
+
+    def engine_stats(self, running: int) -> None:
+        """vLLM's periodic line: the tokens finished since the last one over the time since, and the
+        requests in flight now."""
+        now = time.perf_counter()
+        secs = max(now - self.last_stats, 1e-9)
+        self.inference.info(msg.inference_stats(self.prompt_tokens / secs, self.output_tokens / secs, running, 0))
+        self.prompt_tokens = self.output_tokens = 0
+        self.last_stats = now
 
     def shutdown(self) -> None:
         self.orch.success(f"Orchestrator step loop done in {format_time(time.perf_counter() - self.started)}")

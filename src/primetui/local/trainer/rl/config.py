@@ -57,6 +57,7 @@ class RLRunConfig:
     batch_size: int = DEFAULT_BATCH_SIZE
     token_batch_size: int | None = None
     group_size: int = 1
+    max_off_policy_steps: int = 8
     sources: list[Source] = field(default_factory=list)
     eval: EvalSettings | None = None
     optim: OptimConfig = field(default_factory=OptimConfig)
@@ -148,6 +149,7 @@ def parse_rl_config(config: dict[str, Any]) -> RLRunConfig:
         batch_size=int(batch) if batch is not None else DEFAULT_BATCH_SIZE,
         token_batch_size=int(token_batch) if token_batch is not None else None,
         group_size=group_size,
+        max_off_policy_steps=int(orch.get("max_off_policy_steps", 8)),
         sources=sources,
         eval=_eval(orch, len(sources)),
         optim=_optim(trainer),

@@ -34,12 +34,16 @@ def orchestrator_step(step: int, seconds: float, episodes: list[Episode], off_po
     return "\n\t\t ".join(lines)
 
 
-def pipeline(done: int, target: int, inflight: int, per_env: dict[str, int] | None = None) -> str:
-    """The orchestrator's periodic pipeline view."""
+def pipeline(done: int, target: int, per_env: dict[str, int], inflight: dict[str, int]) -> str:
+    """The orchestrator's pipeline view: the train batch so far and the rollouts in flight, per env when several."""
     part = f"Train batch {done}/{target} ({done / target if target else 0.0:.1%})"
-    if per_env and len(per_env) > 1:
+    if len(per_env) > 1:
         part += " (" + ", ".join(f"{n}={v}" for n, v in per_env.items()) + ")"
-    return f"{part}; {inflight} inflight episodes (train={inflight}, eval=0)"
+    total = sum(inflight.values())
+    tail = f"{total} inflight episodes (train={total}, eval=0"
+    if len(inflight) > 1:
+        tail += " | " + ", ".join(f"{n}={v}" for n, v in inflight.items())
+    return f"{part}; {tail})"
 
 
 def evaluated(env_name: str, step: int, version: int, seconds: float, episodes: list[Episode]) -> str:
@@ -58,7 +62,8 @@ def trainer_step(step: int, seconds: float, loss: float, entropy: float, mismatc
     return msg + f" | LR {lr:.2e} | Throughput {tokens_per_s:.0f} tokens/s | MFU {mfu:.1f}% | Peak Mem. {peak_gib:.1f} GiB"
 
 
-def inference_stats(prompt_tps: float, gen_tps: float, running: int, prefix_hit: float) -> str:
-    """vLLM's periodic engine line (the local engine has no GPU KV cache, so that part is left out)."""
+def inference_stats(prompt_tps: float, gen_tps: float, running: int, waiting: int) -> str:
+    """vLLM's periodic engine line. The local engine has no GPU KV cache and no prefix cache, so
+    those parts of vLLM's line are left out (newer vLLM builds the line from the parts it has)."""
     return (f"Engine 000: Avg prompt throughput: {prompt_tps:.1f} tokens/s, Avg generation throughput: {gen_tps:.1f} "
-            f"tokens/s, Running: {running} reqs, Waiting: 0 reqs, Prefix cache hit rate: {prefix_hit:.1%}")
+            f"tokens/s, Running: {running} reqs, Waiting: {waiting} reqs")

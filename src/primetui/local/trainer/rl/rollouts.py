@@ -121,11 +121,11 @@ def collect_batch(sampler: TaskSampler, policy: Callable[[Source], Dists], versi
     tokens = 0
     while (tokens < token_budget) if token_budget else (len(episodes) < rollouts):
         source = sampler.pick_source(rng)
+        if on_progress is not None:
+            on_progress(episodes, source)  # the group is dispatched: its rollouts are in flight
         group = run_group(sampler.next_task(source), source, source.group_size, policy(source), version, rng)
         episodes += group
         tokens += sum(e.num_input_tokens + e.num_output_tokens for e in group)
-        if on_progress is not None:
-            on_progress(episodes)
     return Batch(episodes, time.perf_counter() - start)
 
 

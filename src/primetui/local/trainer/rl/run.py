@@ -98,6 +98,8 @@ class RLTrainer(Trainer):
     def _train(self, spec: dict[str, Any], cfg: RLRunConfig) -> int:
         self.cfg = cfg
         self.spec = spec
+        # One step in flight, as prime-rl's pipeline runs; max_off_policy_steps = 0 forbids any staleness.
+        self.lag = 1 if cfg.max_off_policy_steps >= 1 else 0
         model = str((spec.get("model") or {}).get("name") or cfg.model_name)
         self.seed = int(((spec.get("model") or {}).get("standin") or {}).get("seed", 0))
         self._check_sources(cfg)
@@ -212,27 +214,38 @@ class RLTrainer(Trainer):
     # -- orchestrator --------------------------------------------------------------------------------
     def _orchestrate(self, step: int) -> tuple[list[Episode], float]:
         cfg = self.cfg
-        version = max(0, step - 2)
+        version = max(0, step - 1 - self.lag)
         rng = np.random.default_rng([self.seed, step])
         target = cfg.batch_size
         half = {"logged": False}
 
-        def on_progress(done: list[Episode]) -> None:
+        counted = [0]
+
+        def on_progress(done: list[Episode], dispatched: Source) -> None:
+            self.comps.count(done[counted[0]:])
+            counted[0] = len(done)
             if not half["logged"] and len(done) * 2 >= target:
                 half["logged"] = True
                 per_env = {s.name: sum(e.env_name == s.name for e in done) for s in cfg.sources}
-                self.comps.orch.info(msg.pipeline(len(done), target, max(0, target - len(done)), per_env))
+                inflight = {s.name: dispatched.group_size if s is dispatched else 0 for s in cfg.sources}
+                self.comps.orch.info(msg.pipeline(len(done), target, per_env, inflight))
+                self.comps.engine_stats(running=dispatched.group_size)
 
         self._check_signals()
         batch = collect_batch(self.sampler, self._behaviour_for, version, target, cfg.token_batch_size, rng,
                               on_progress)
+        self.comps.count(batch.episodes[counted[0]:])
         now = time.perf_counter()
         step_time, self.last_ship = now - self.last_ship, now
         self._orchestrator_outputs(step, batch, step_time, off_policy=step - 1 - version)
         return batch.episodes, batch.seconds
 
+    def _sampler(self) -> str:
+        """Which weights the inference engine samples train batches with."""
+        return "behaviour" if self.lag else "current"
+
     def _behaviour_for(self, source: Source) -> Dists:
-        return self.policy.of("behaviour", source.sampling.temperature)
+        return self.policy.of(self._sampler(), source.sampling.temperature)
 
     def _orchestrator_outputs(self, step: int, batch: Batch, step_time: float, off_policy: int) -> None:
         eps = batch.episodes
@@ -248,7 +261,6 @@ class RLTrainer(Trainer):
             smp.write_samples(self.files.run_dir, self.files.run_id, step, eps)
         self.comps.orch.success(msg.orchestrator_step(step, step_time, eps, off_policy, names))
         self._warn_trainable(step, eps)
-        self.comps.after_batch(eps, batch.seconds)
 
     def _progress_row(self, eps: list[Episode]) -> dict[str, float]:
         p = self.progress
@@ -300,7 +312,7 @@ class RLTrainer(Trainer):
             eps += run_group(task, source, source.group_size, dists, version, rng)
         self.files.log_metrics(step, eval_metrics(source.name, eps, source.group_size, version))
         self.comps.orch.success(msg.evaluated(source.name, step, version, time.perf_counter() - t0, eps))
-        self.comps.after_batch(eps, time.perf_counter() - t0)
+        self.comps.count(eps)
 
     # -- trainer -------------------------------------------------------------------------------------
     def _train_step(self, step: int, eps: list[Episode], batch_seconds: float) -> None:
@@ -326,7 +338,7 @@ class RLTrainer(Trainer):
         by_t: dict[float, list[Episode]] = {}
         for e in eps:
             by_t.setdefault(self._temperature(e), []).append(e)
-        parts = [policy_gradient(self.policy.of("current", t), self.policy.of("behaviour", t),
+        parts = [policy_gradient(self.policy.of("current", t), self.policy.of(self._sampler(), t),
                                  [e.rollout for e in group], np.array([e.advantage for e in group]), t)
                  for t, group in by_t.items()]
         return combine(parts)

@@ -10,11 +10,11 @@ branch's messages, ``task`` the task data, ``info`` carries the whole episode un
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from primetui.config.fileio import atomic_write
 from primetui.local.trainer.rl.metrics import AGENT, STOP_CONDITION
 from primetui.local.trainer.rl.reward import REWARD_NAME, REWARD_WEIGHT
 from primetui.local.trainer.rl.rollouts import Episode
@@ -71,15 +71,10 @@ def write_samples(run_dir: Path, run_id: str, step: int, episodes: list[Episode]
     """Every rollout of ``step``, written whole under a temp name and renamed into place."""
     final = step_file(run_dir, step)
     final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.with_name(f".{final.name}.{os.getpid()}.tmp")
     created = iso_now()
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for i, e in enumerate(episodes):
-            fh.write(json.dumps(sample_row(e, run_id, step, i, created), separators=(",", ":")) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, final)
-    return final
+    rows = (json.dumps(sample_row(e, run_id, step, i, created), separators=(",", ":")) + "\n"
+            for i, e in enumerate(episodes))
+    return atomic_write(final, "".join(rows))
 
 
 def is_sample_step(step: int, max_steps: int | None) -> bool:
