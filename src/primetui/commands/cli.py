@@ -112,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="JSON output (with --once)")
     run.add_argument("--local", action="store_true", help="use the embedded local platform")
 
+    _add_rl_commands(sub)
+
     compare = sub.add_parser("compare", help="compare runs (or sft.toml files with --config): summary, config diff, curves")
     compare.add_argument("targets", nargs="+", metavar="RUN", help="two or more run ids (files with --config)")
     compare.add_argument("--config", action="store_true", help="the targets are sft.toml files: diff them before dispatch")
@@ -137,6 +139,23 @@ WAIT_EXIT_CODES = """exit codes (the same for every primetui command):
   130  interrupted by SIGINT (Ctrl-C): the runs go on
   143  ended by SIGTERM (a CI job cancelled): the runs go on
 With --json the last line is always {"event": "done", "status": ..., "exit": N}."""
+
+
+def _add_rl_commands(sub: argparse._SubParsersAction) -> None:
+    """``rollouts`` and ``distributions``: an RL run's samples and histograms, printed (docs/rl-rollouts.md)."""
+    rollouts = sub.add_parser("rollouts", help="an RL run's samples of one step, grouped by problem (default: the latest step)")
+    rollouts.add_argument("run_id")
+    rollouts.add_argument("--step", type=int, help="the step (one of the run's steps with samples)")
+    rollouts.add_argument("--sort", choices=("reward", "advantage", "length", "spread"), default="reward",
+                          help="order of the groups and of the completions in each (high first; default reward)")
+    rollouts.add_argument("--json", action="store_true", help="JSON output")
+    rollouts.add_argument("--local", action="store_true", help="use the embedded local platform")
+    dists = sub.add_parser("distributions", help="an RL run's reward/advantage histograms at one step, with stats")
+    dists.add_argument("run_id")
+    dists.add_argument("--type", choices=("rewards", "advantages"), help="one histogram (default: both)")
+    dists.add_argument("--step", type=int, help="the step (default: the latest with histograms)")
+    dists.add_argument("--json", action="store_true", help="JSON output")
+    dists.add_argument("--local", action="store_true", help="use the embedded local platform")
 
 
 def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
@@ -320,6 +339,10 @@ def _main(argv: Sequence[str] | None, held: dict[int, object]) -> int:
         code = waiting.main(args, held=held, started=waiting.process_started() if whole_process else None)
         held["exit_now"] = whole_process
         return code
+    if args.command in ("rollouts", "distributions"):
+        from primetui.commands import rl_views
+
+        return rl_views.main(args)
     if args.command in ("runs", "run") and args.once:
         from primetui.commands import headless
 
