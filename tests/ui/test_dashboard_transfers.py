@@ -92,7 +92,7 @@ async def test_import_dialog_checks_then_the_panel_follows_the_job_to_its_end(lp
         await until(pilot, lambda: transfer_id in transfer_rows(app) and cell(app, transfer_id, "state") == "succeeded",
                     "the row to end succeeded")
         assert cell(app, transfer_id, "bar").endswith("100%")
-        await until(pilot, lambda: any(f"({BUCKET}" in n or f"s3://{BUCKET}/corpus/): succeeded" in n
+        await until(pilot, lambda: any(f"Import into research:/datasets/corpus (s3://{BUCKET}/corpus/): succeeded" in n
                                        for n in notifications(app)), "the end toast")
         assert bells
         await until(pilot, lambda: sink.exists() and sink.read_text().strip(), "the on-event hook ran", timeout=30)
