@@ -145,9 +145,9 @@ async def test_export_this_folder_from_the_volume_browser(lp, s3, monkeypatch):
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes")
         await pilot.press("b")
         await until(pilot, lambda: type(app.screen).__name__ == "VolumeBrowserScreen"
-                    and "datasets" in [str(k.value) for k in app.screen.query_one("#browser-rows", DataTable).rows],
-                    "the browser lists datasets")
-        rows = app.screen.query_one("#browser-rows", DataTable)
+                    and "datasets" in [str(k.value) for k in app.screen.query_one("#browser-table", DataTable).rows],
+                    "the browser lists datasets", timeout=30)
+        rows = app.screen.query_one("#browser-table", DataTable)
         rows.focus()
         rows.move_cursor(row=rows.get_row_index("datasets"))
         await pilot.press("E")
