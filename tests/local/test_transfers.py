@@ -292,10 +292,13 @@ def json_of(text: str) -> dict:
     return json.loads(text)
 
 
-def test_primetui_transfers_and_wait_headless(exported: dict, lp: LocalPlatform, s3: S3Server, tmp_path: Path) -> None:
+def test_primetui_transfers_and_wait_headless(exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server,
+                                              tmp_path: Path) -> None:
     import json
     import subprocess
     import sys
+
+    missing = ended(api, start(api, s3, "import", "y", "s3://not-a-bucket/x/")["id"])
 
     env = dict(os.environ, PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token, HOME=str(tmp_path), NO_COLOR="1")
     env.pop("PRIME_TEAM_ID", None)
@@ -313,6 +316,5 @@ def test_primetui_transfers_and_wait_headless(exported: dict, lp: LocalPlatform,
     events = [json.loads(line) for line in waited.stdout.splitlines()]
     assert events[0]["event"] == "transfer" and events[0]["status"] == "succeeded"
     assert events[-1] == {"event": "done", "status": "SUCCEEDED", "exit": 0}
-    failed = [r for r in rows if r["status"] == "failed"]  # the missing bucket's, the key with '..', ...
-    bare = subprocess.run([*cmd, "wait", failed[0]["id"]], env=env, capture_output=True, text=True, timeout=120)
-    assert bare.returncode == 1 and failed[0]["id"] in bare.stdout
+    bare = subprocess.run([*cmd, "wait", missing["id"]], env=env, capture_output=True, text=True, timeout=120)
+    assert bare.returncode == 1 and missing["id"] in bare.stdout and "Bucket 'not-a-bucket' does not exist" in bare.stdout
