@@ -15,7 +15,7 @@ import pytest
 
 from primetui.local.teams import LOCAL_TEAM_ID
 from primetui.local.testing import LocalPlatform
-from tests.local.conftest import http
+from tests.local.conftest import http, wait_status
 from tests.s3_server import Relay, S3Server
 from tests.waiting import wait_for_sync
 
@@ -39,7 +39,9 @@ def lp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPlatform]:
     with LocalPlatform.start(tmp_path_factory.mktemp("transfers"), serve_args=("--allow-private-endpoints",)) as lp:
         with http(lp) as api:
             for name, size in (("data", "1Gi"), ("tiny", "1Mi")):
-                assert api.post("/training/volumes", json={"name": name, "size": size, "warm": False}).status_code == 200
+                assert (
+                    api.post("/training/volumes", json={"name": name, "size": size, "warm": False}).status_code == 200
+                )
         yield lp
 
 
@@ -53,10 +55,25 @@ def volume(lp: LocalPlatform, name: str = "data") -> Path:
     return lp.data_dir / "volumes" / name
 
 
-def start(api: httpx.Client, s3: S3Server, direction: str, path: str, url: str, *, name: str = "data",
-          endpoint: str | None = None, **extra) -> dict:
-    body = {"direction": direction, "path": path, "url": url, "credentials": s3.credentials(),
-            "endpointUrl": endpoint or s3.endpoint, **extra}
+def start(
+    api: httpx.Client,
+    s3: S3Server,
+    direction: str,
+    path: str,
+    url: str,
+    *,
+    name: str = "data",
+    endpoint: str | None = None,
+    **extra,
+) -> dict:
+    body = {
+        "direction": direction,
+        "path": path,
+        "url": url,
+        "credentials": s3.credentials(),
+        "endpointUrl": endpoint or s3.endpoint,
+        **extra,
+    }
     reply = api.post(f"/training/volumes/{name}/transfers", json=body)
     assert reply.status_code == 200, reply.text
     return reply.json()
@@ -69,8 +86,11 @@ def get(api: httpx.Client, transfer_id: str, name: str = "data") -> dict:
 
 
 def ended(api: httpx.Client, transfer_id: str, name: str = "data", timeout: float = 240.0) -> dict:
-    return wait_for_sync(lambda: (row := get(api, transfer_id, name))["status"] in ENDED and row,
-                         f"transfer {transfer_id} to end", timeout=timeout)
+    return wait_for_sync(
+        lambda: (row := get(api, transfer_id, name))["status"] in ENDED and row,
+        f"transfer {transfer_id} to end",
+        timeout=timeout,
+    )
 
 
 def nested_name(i: int) -> str:
@@ -101,7 +121,8 @@ def test_export_of_a_nested_folder_of_10000_files(exported: dict, s3: S3Server) 
 
 
 def test_import_of_a_nested_prefix_then_a_restart_skips_what_is_there(
-        exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server) -> None:
+    exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server
+) -> None:
     first = ended(api, start(api, s3, "import", "back", f"s3://{BUCKET}/nested/d3/")["id"])
     assert first["status"] == "succeeded", first
     landed = sorted(p.relative_to(volume(lp) / "back").as_posix() for p in (volume(lp) / "back").rglob("*.txt"))
@@ -113,7 +134,8 @@ def test_import_of_a_nested_prefix_then_a_restart_skips_what_is_there(
 
 
 def test_cancel_mid_way_keeps_only_whole_files_and_stays_cancelled(
-        exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server) -> None:
+    exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server
+) -> None:
     transfer = start(api, s3, "import", "partial", f"s3://{BUCKET}/nested/")
     wait_for_sync(lambda: any((volume(lp) / "partial").rglob("*.txt")), "the import to land its first files")
     assert api.delete(f"/training/volumes/data/transfers/{transfer['id']}").status_code == 204
@@ -130,7 +152,8 @@ def test_cancel_mid_way_keeps_only_whole_files_and_stays_cancelled(
 
 
 def test_a_live_import_holds_the_volume_then_a_dead_endpoint_fails_it_cleanly(
-        lp: LocalPlatform, api: httpx.Client, s3: S3Server) -> None:
+    lp: LocalPlatform, api: httpx.Client, s3: S3Server
+) -> None:
     big = os.urandom(3 * 1024 * 1024)
     client = s3.client()
     for i in range(4):
@@ -139,13 +162,36 @@ def test_a_live_import_holds_the_volume_then_a_dead_endpoint_fails_it_cleanly(
     transfer = start(api, s3, "import", "big", f"s3://{BUCKET}/big/", endpoint=relay.endpoint)
     wait_for_sync(lambda: not relay.passing.is_set(), "the relay to hold after the first MiB")
     assert get(api, transfer["id"])["status"] == "running"
-    for reply in (api.post("/training/volumes/data/sessions", json={"readOnly": False}),
-                  api.post("/training/volumes/data/transfer", json={"mode": "put", "path": "x/"}),
-                  api.delete("/training/volumes/data"),
-                  api.post("/training/volumes/data/transfers", json={
-                      "direction": "import", "path": "other", "url": f"s3://{BUCKET}/big/",
-                      "credentials": s3.credentials(), "endpointUrl": s3.endpoint})):
-        assert reply.status_code == 409 and transfer["id"] in reply.json()["detail"], (reply.text, get(api, transfer["id"]))
+    for reply in (
+        api.post("/training/volumes/data/sessions", json={"readOnly": False}),
+        api.post("/training/volumes/data/transfer", json={"mode": "put", "path": "x/"}),
+        api.delete("/training/volumes/data"),
+        api.post(
+            "/training/volumes/data/transfers",
+            json={
+                "direction": "import",
+                "path": "other",
+                "url": f"s3://{BUCKET}/big/",
+                "credentials": s3.credentials(),
+                "endpointUrl": s3.endpoint,
+            },
+        ),
+    ):
+        assert reply.status_code == 409 and transfer["id"] in reply.json()["detail"], (
+            reply.text,
+            get(api, transfer["id"]),
+        )
+    config = {
+        "max_steps": 2,
+        "model": {"name": "Qwen/Qwen3-0.6B"},
+        "data": {"type": "fake", "batch_size": 2, "seq_len": 64},
+    }
+    run_id = api.post("/training/runs", json={"config": config, "mode": "sft", "volume": "data"}).json()["runId"]
+    waiting = wait_for_sync(
+        lambda: (run := api.get(f"/rft/runs/{run_id}").json()["run"]).get("queueReason") and run,
+        "the run to say why it waits",
+    )
+    assert f"S3 import {transfer['id']} into volume 'data'" in waiting["queueReason"]
     relay.cut()  # the endpoint dies mid-transfer
     row = ended(api, transfer["id"])
     assert row["status"] == "failed"
@@ -153,9 +199,12 @@ def test_a_live_import_holds_the_volume_then_a_dead_endpoint_fails_it_cleanly(
     for path in (volume(lp) / "big").rglob("*") if (volume(lp) / "big").exists() else ():
         assert path.is_dir() or path.read_bytes() == big  # only whole files on the volume
     assert not list((lp.data_dir / "transfer-staging").glob("*/*"))
+    assert wait_status(api, run_id)["status"] == "COMPLETED"  # the volume is free: the run started
     put = api.post("/training/volumes/data/transfer", json={"mode": "put", "path": "x/"})  # the volume is free again
     assert put.status_code == 200
-    assert api.post("/training/volumes/data/transfer/release", json={"leaseId": put.json()["leaseId"]}).status_code == 204
+    assert (
+        api.post("/training/volumes/data/transfer/release", json={"leaseId": put.json()["leaseId"]}).status_code == 204
+    )
 
 
 def test_a_key_with_dotdot_is_refused_and_nothing_lands(lp: LocalPlatform, api: httpx.Client, s3: S3Server) -> None:
@@ -166,13 +215,16 @@ def test_a_key_with_dotdot_is_refused_and_nothing_lands(lp: LocalPlatform, api: 
     assert "evil/../../escape.txt" in keys  # the server kept the key as written
     row = ended(api, start(api, s3, "import", "safe", f"s3://{BUCKET}/evil/")["id"])
     assert row["status"] == "failed"
-    assert row["errorMessage"].startswith("Object key 'evil/../../escape.txt' would land outside the volume path 'safe'")
+    assert row["errorMessage"].startswith(
+        "Object key 'evil/../../escape.txt' would land outside the volume path 'safe'"
+    )
     assert not (volume(lp) / "safe" / "ok.txt").exists()
     assert not [p for p in lp.data_dir.parent.rglob("escape.txt")]
 
 
 def test_an_import_larger_than_the_volume_fails_and_leaves_nothing(
-        lp: LocalPlatform, api: httpx.Client, s3: S3Server) -> None:
+    lp: LocalPlatform, api: httpx.Client, s3: S3Server
+) -> None:
     client = s3.client()
     for i in range(3):
         client.put_object(Bucket=BUCKET, Key=f"large/{i}.bin", Body=b"x" * 400 * 1024)
@@ -186,8 +238,9 @@ def test_an_import_larger_than_the_volume_fails_and_leaves_nothing(
 def test_a_missing_bucket_fails_with_its_name(api: httpx.Client, s3: S3Server) -> None:
     row = ended(api, start(api, s3, "import", "x", "s3://no-such-bucket/data/")["id"])
     assert row["status"] == "failed" and "progress" not in row
-    assert row["errorMessage"] == ("Bucket 'no-such-bucket' does not exist on the S3 endpoint; check the bucket name in "
-                                   "the URL and the region.")
+    assert row["errorMessage"] == (
+        "Bucket 'no-such-bucket' does not exist on the S3 endpoint; check the bucket name in the URL and the region."
+    )
 
 
 def test_bad_credentials_are_refused_by_the_server(exported: dict, api: httpx.Client) -> None:
@@ -206,7 +259,8 @@ def test_bad_credentials_are_refused_by_the_server(exported: dict, api: httpx.Cl
 
 
 def test_list_is_newest_first_scoped_by_team_and_credentials_are_nowhere(
-        exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server) -> None:
+    exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server
+) -> None:
     listed = api.get("/training/volumes/data/transfers").json()["transfers"]
     assert listed and listed[-1]["id"] == exported["id"]
     assert [t["createdAt"] for t in listed] == sorted((t["createdAt"] for t in listed), reverse=True)
@@ -219,17 +273,35 @@ def test_list_is_newest_first_scoped_by_team_and_credentials_are_nowhere(
             assert SECRET.encode() not in path.read_bytes(), path
 
 
-@pytest.mark.parametrize("endpoint", ["http://127.0.0.1:9000", "http://localhost:9000", "http://[::1]:9000",
-                                      "http://169.254.169.254", "http://metadata.google.internal", "http://10.1.2.3"])
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "http://127.0.0.1:9000",
+        "http://localhost:9000",
+        "http://[::1]:9000",
+        "http://169.254.169.254",
+        "http://metadata.google.internal",
+        "http://10.1.2.3",
+    ],
+)
 def test_private_endpoints_are_refused_without_the_flag(local_platform: LocalPlatform, endpoint: str) -> None:
     with http(local_platform) as api:
-        reply = api.post("/training/volumes/research/transfers", json={
-            "direction": "import", "path": "x", "url": "s3://bucket/prefix",
-            "credentials": {"accessKeyId": "a", "secretAccessKey": "b"}, "endpointUrl": endpoint})
+        reply = api.post(
+            "/training/volumes/research/transfers",
+            json={
+                "direction": "import",
+                "path": "x",
+                "url": "s3://bucket/prefix",
+                "credentials": {"accessKeyId": "a", "secretAccessKey": "b"},
+                "endpointUrl": endpoint,
+            },
+        )
         assert reply.status_code == 400
-        assert reply.json()["detail"].endswith("points at a loopback, link-local, private or cloud-metadata address, "
-                                               "which transfers may not reach; use a public S3 endpoint, or start the "
-                                               "platform with `primetui local serve --allow-private-endpoints` to allow it.")
+        assert reply.json()["detail"].endswith(
+            "points at a loopback, link-local, private or cloud-metadata address, "
+            "which transfers may not reach; use a public S3 endpoint, or start the "
+            "platform with `primetui local serve --allow-private-endpoints` to allow it."
+        )
         assert api.get("/training/volumes/research/transfers").json()["transfers"] == []
 
 
@@ -240,7 +312,8 @@ def _cli_env(lp: LocalPlatform, s3: S3Server, home: Path) -> dict[str, str]:
 
 
 def test_the_official_cli_imports_follows_lists_exports_and_cancels(
-        exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server, tmp_path: Path) -> None:
+    exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server, tmp_path: Path
+) -> None:
     import re
     import subprocess
 
@@ -248,14 +321,23 @@ def test_the_official_cli_imports_follows_lists_exports_and_cancels(
 
     env = _cli_env(lp, s3, tmp_path / "home")
     relay = Relay(s3.port, hold_after=0)  # holds from its first byte: the import stays live until released
-    (started,) = run_all(env, tmp_path, ["volumes", "import", "data", f"s3://{BUCKET}/nested/d5/", "cli-in",
-                                         "--endpoint-url", relay.endpoint])
+    (started,) = run_all(
+        env,
+        tmp_path,
+        ["volumes", "import", "data", f"s3://{BUCKET}/nested/d5/", "cli-in", "--endpoint-url", relay.endpoint],
+    )
     assert started.returncode == 0, started.stdout + started.stderr
     assert f"Started import of data:cli-in from s3://{BUCKET}/nested/d5/" in started.stdout
     transfer_id = re.search(r"Transfer id: (\S+)", started.stdout).group(1)
-    follow = subprocess.Popen([PRIME, "--plain", "volumes", "transfers", "list", "data", "--id", transfer_id, "--follow"],
-                              env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              stdin=subprocess.DEVNULL)
+    follow = subprocess.Popen(
+        [PRIME, "--plain", "volumes", "transfers", "list", "data", "--id", transfer_id, "--follow"],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     first = follow.stdout.readline()  # the follow's first poll, while the relay holds the job
     assert first.split()[0] == "running", first
     relay.hold_after = None
@@ -266,17 +348,31 @@ def test_the_official_cli_imports_follows_lists_exports_and_cancels(
     assert lines[-1] == "succeeded", first + output
     assert len(list((volume(lp) / "cli-in").rglob("*.txt"))) == 1000
 
-    exported_again, listed = run_all(env, tmp_path, ["volumes", "export", "data", "cli-in", f"s3://{BUCKET}/cli-out",
-                                                     "--endpoint-url", s3.endpoint], ["volumes", "transfers", "list", "data"])
-    assert exported_again.returncode == 0 and "Started export of data:cli-in to s3://datasets/cli-out" in exported_again.stdout
+    exported_again, listed = run_all(
+        env,
+        tmp_path,
+        ["volumes", "export", "data", "cli-in", f"s3://{BUCKET}/cli-out", "--endpoint-url", s3.endpoint],
+        ["volumes", "transfers", "list", "data"],
+    )
+    assert (
+        exported_again.returncode == 0
+        and "Started export of data:cli-in to s3://datasets/cli-out" in exported_again.stdout
+    )
     assert listed.returncode == 0 and transfer_id in listed.stdout and "succeeded" in listed.stdout
 
     held = Relay(s3.port, hold_after=0)
-    (second,) = run_all(env, tmp_path, ["volumes", "import", "data", f"s3://{BUCKET}/nested/", "cli-cancel",
-                                        "--endpoint-url", held.endpoint])
+    (second,) = run_all(
+        env,
+        tmp_path,
+        ["volumes", "import", "data", f"s3://{BUCKET}/nested/", "cli-cancel", "--endpoint-url", held.endpoint],
+    )
     second_id = re.search(r"Transfer id: (\S+)", second.stdout).group(1)
-    cancel, again = run_all(env, tmp_path, ["volumes", "transfers", "cancel", "data", second_id],
-                            ["volumes", "transfers", "cancel", "data", second_id])
+    cancel, again = run_all(
+        env,
+        tmp_path,
+        ["volumes", "transfers", "cancel", "data", second_id],
+        ["volumes", "transfers", "cancel", "data", second_id],
+    )
     assert cancel.returncode == 0 and f"Cancelling transfer {second_id}." in cancel.stdout
     assert again.returncode == 0
     (shown,) = run_all(env, tmp_path, ["volumes", "transfers", "list", "data", "--id", second_id, "-o", "json"])
@@ -292,8 +388,9 @@ def json_of(text: str) -> dict:
     return json.loads(text)
 
 
-def test_primetui_transfers_and_wait_headless(exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server,
-                                              tmp_path: Path) -> None:
+def test_primetui_transfers_and_wait_headless(
+    exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server, tmp_path: Path
+) -> None:
     import json
     import subprocess
     import sys
@@ -310,11 +407,14 @@ def test_primetui_transfers_and_wait_headless(exported: dict, lp: LocalPlatform,
     table = subprocess.run([*cmd, "transfers", "data"], env=env, capture_output=True, text=True, timeout=120)
     assert table.stdout.splitlines()[0].split() == ["ID", "VOLUME", "DIRECTION", "PATH", "URL", "STATUS", "PROGRESS"]
     assert f"{exported['id']}  data" in table.stdout and "succeeded" in table.stdout
-    waited = subprocess.run([*cmd, "wait", f"data/{exported['id']}", "--json"], env=env, capture_output=True, text=True,
-                            timeout=120)
+    waited = subprocess.run(
+        [*cmd, "wait", f"data/{exported['id']}", "--json"], env=env, capture_output=True, text=True, timeout=120
+    )
     assert waited.returncode == 0, waited.stderr
     events = [json.loads(line) for line in waited.stdout.splitlines()]
     assert events[0]["event"] == "transfer" and events[0]["status"] == "succeeded"
     assert events[-1] == {"event": "done", "status": "SUCCEEDED", "exit": 0}
     bare = subprocess.run([*cmd, "wait", missing["id"]], env=env, capture_output=True, text=True, timeout=120)
-    assert bare.returncode == 1 and missing["id"] in bare.stdout and "Bucket 'not-a-bucket' does not exist" in bare.stdout
+    assert (
+        bare.returncode == 1 and missing["id"] in bare.stdout and "Bucket 'not-a-bucket' does not exist" in bare.stdout
+    )

@@ -37,8 +37,9 @@ def s3() -> Iterator[S3Server]:
 
 @pytest.fixture(scope="module")
 def lp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPlatform]:
-    with LocalPlatform.start(tmp_path_factory.mktemp("dash-s3"), demo=True,
-                             serve_args=("--allow-private-endpoints",)) as lp:
+    with LocalPlatform.start(
+        tmp_path_factory.mktemp("dash-s3"), demo=True, serve_args=("--allow-private-endpoints",)
+    ) as lp:
         yield lp
 
 
@@ -72,7 +73,9 @@ async def test_import_dialog_checks_then_the_panel_follows_the_job_to_its_end(lp
     app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
     async with app.run_test(size=(160, 48)) as pilot:
         await pilot.press("v")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes")
+        await until(
+            pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes"
+        )
         await pilot.press("i")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the import dialog")
         help_text = str(app.screen.query_one(".form-help", Static).render())
@@ -89,11 +92,20 @@ async def test_import_dialog_checks_then_the_panel_follows_the_job_to_its_end(lp
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "the dialog closed")
         await until(pilot, lambda: any(n.startswith("Import tr_") for n in notifications(app)), "the started toast")
         transfer_id = next(n for n in notifications(app) if n.startswith("Import tr_")).split()[1]
-        await until(pilot, lambda: transfer_id in transfer_rows(app) and cell(app, transfer_id, "state") == "succeeded",
-                    "the row to end succeeded")
+        await until(
+            pilot,
+            lambda: transfer_id in transfer_rows(app) and cell(app, transfer_id, "state") == "succeeded",
+            "the row to end succeeded",
+        )
         assert cell(app, transfer_id, "bar").endswith("100%")
-        await until(pilot, lambda: any(f"Import into research:/datasets/corpus (s3://{BUCKET}/corpus/): succeeded" in n
-                                       for n in notifications(app)), "the end toast")
+        await until(
+            pilot,
+            lambda: any(
+                f"Import into research:/datasets/corpus (s3://{BUCKET}/corpus/): succeeded" in n
+                for n in notifications(app)
+            ),
+            "the end toast",
+        )
         assert bells
         await until(pilot, lambda: sink.exists() and sink.read_text().strip(), "the on-event hook ran", timeout=30)
     event = json.loads(sink.read_text().splitlines()[-1])
@@ -110,7 +122,9 @@ async def test_typed_credentials_are_masked_and_x_cancels_the_highlighted_transf
     app = make_app(lp)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("v")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes")
+        await until(
+            pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes"
+        )
         await pilot.press("i")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the import dialog")
         assert "type them (masked, never stored)" in str(app.screen.query_one(".form-help", Static).render())
@@ -122,8 +136,11 @@ async def test_typed_credentials_are_masked_and_x_cancels_the_highlighted_transf
         await fill(pilot, app, {"access_key": s3.key, "secret_key": s3.secret})
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "the dialog closed")
-        await until(pilot, lambda: any(r.startswith("tr_") and cell(app, r, "state") == "running"
-                                       for r in transfer_rows(app)), "a running row")
+        await until(
+            pilot,
+            lambda: any(r.startswith("tr_") and cell(app, r, "state") == "running" for r in transfer_rows(app)),
+            "a running row",
+        )
         transfer_id = next(r for r in transfer_rows(app) if cell(app, r, "state") == "running")
         assert s3.secret not in str(app.screen.query_one("#transfers-detail", Static).render())
         table = app.screen.query_one("#transfers-table", DataTable)
@@ -142,11 +159,19 @@ async def test_export_this_folder_from_the_volume_browser(lp, s3, monkeypatch):
     app = make_app(lp)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("v")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes")
+        await until(
+            pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes"
+        )
         await pilot.press("b")
-        await until(pilot, lambda: type(app.screen).__name__ == "VolumeBrowserScreen"
-                    and "datasets" in [str(k.value) for k in app.screen.query_one("#browser-table", DataTable).rows],
-                    "the browser lists datasets", timeout=30)
+        await until(
+            pilot,
+            lambda: (
+                type(app.screen).__name__ == "VolumeBrowserScreen"
+                and "datasets" in [str(k.value) for k in app.screen.query_one("#browser-table", DataTable).rows]
+            ),
+            "the browser lists datasets",
+            timeout=30,
+        )
         rows = app.screen.query_one("#browser-table", DataTable)
         rows.focus()
         rows.move_cursor(row=rows.get_row_index("datasets"))
@@ -158,9 +183,11 @@ async def test_export_this_folder_from_the_volume_browser(lp, s3, monkeypatch):
         await until(pilot, lambda: any(n.startswith("Export tr_") for n in notifications(app)), "the started toast")
         transfer_id = next(n for n in notifications(app) if n.startswith("Export tr_")).split()[1]
     async with PrimeClient(lp.base_url, lp.token) as client:
+
         async def ended():
             t = await client.get_volume_transfer("research", transfer_id)
             return t.is_terminal and t
+
         assert (await eventually(ended, "the export to end")).status == "succeeded"
     keys = [o["Key"] for o in s3.client().list_objects_v2(Bucket=BUCKET, Prefix="exported/")["Contents"]]
     assert "exported/reverse-text/data/train-00000-of-00001.parquet" in keys, keys

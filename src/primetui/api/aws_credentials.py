@@ -37,7 +37,9 @@ def find(env: dict[str, str] | None = None) -> Found | None:
         names = "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY" + (", AWS_SESSION_TOKEN" if token else "")
         return Found(f"environment ({names})", key, secret, token)
     profile = env.get("AWS_PROFILE", "").strip() or "default"
-    path = Path(env.get("AWS_SHARED_CREDENTIALS_FILE") or Path(env.get("HOME", "~")).expanduser() / ".aws" / "credentials")
+    path = Path(
+        env.get("AWS_SHARED_CREDENTIALS_FILE") or Path(env.get("HOME", "~")).expanduser() / ".aws" / "credentials"
+    )
     parser = configparser.RawConfigParser()
     try:
         parser.read(path, encoding="utf-8")
@@ -71,8 +73,7 @@ def check_volume_path(path: str, direction: str) -> str | None:
     parts = [p for p in path.strip().strip("/").split("/") if p not in ("", ".")]
     for part in parts:
         if part == ".." or not re.fullmatch(r"[A-Za-z0-9._@%+=,:-]+", part):
-            return (f"'{path[:80]}' is not a volume path: use letters, digits and ._@%+=,:- in its parts, "
-                    "without '..'.")
+            return f"'{path[:80]}' is not a volume path: use letters, digits and ._@%+=,:- in its parts, without '..'."
     if direction == "import" and parts and parts[0] == "runs":
         return "runs/ holds run outputs and is read-only; import elsewhere."
     return None

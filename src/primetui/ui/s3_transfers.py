@@ -28,8 +28,15 @@ from primetui.ui.safe import SafeTable, plain
 from primetui.ui.widgets import FormScreen, tone_style, update_static
 from primetui.viewmodel.transfers import transfer_row
 
-COLUMNS = [("dir", "Dir"), ("paths", "From → to"), ("bar", "Progress"), ("rate", "Rate"), ("eta", "ETA"),
-           ("errors", "Errors"), ("state", "State")]
+COLUMNS = [
+    ("dir", "Dir"),
+    ("paths", "From → to"),
+    ("bar", "Progress"),
+    ("rate", "Rate"),
+    ("eta", "ETA"),
+    ("errors", "Errors"),
+    ("state", "State"),
+]
 PRIORITY = ["dir", "bar", "state", "eta", "rate", "paths", "errors"]
 BAR_CELLS = 12
 
@@ -91,21 +98,29 @@ class TransfersPanel(HubSinks, Vertical):
         rows: list[tuple[str, dict[str, Any]]] = []
         for t in self.transfers:
             row = transfer_row(t)
-            rows.append((row.id, {
-                "dir": "import" if row.direction == "import" else "export",
-                "paths": row.arrow,
-                "bar": Text(bar(row.fraction), style=tone_style(self, row.tone)),
-                "rate": row.rate, "eta": row.eta, "errors": str(row.errors),
-                "state": Text(row.status, style=tone_style(self, row.tone)),
-            }))
+            rows.append(
+                (
+                    row.id,
+                    {
+                        "dir": "import" if row.direction == "import" else "export",
+                        "paths": row.arrow,
+                        "bar": Text(bar(row.fraction), style=tone_style(self, row.tone)),
+                        "rate": row.rate,
+                        "eta": row.eta,
+                        "errors": str(row.errors),
+                        "state": Text(row.status, style=tone_style(self, row.tone)),
+                    },
+                )
+            )
         if not rows:
             rows.append(("-none-", {"dir": "-", "paths": "no transfers: i imports from S3, E exports to S3"}))
         fill_table(table, COLUMNS, PRIORITY, rows)
         live = sum(1 for t in self.transfers if not t.is_terminal)
         title = f"Transfers of {self.volume}" if self.volume else "Transfers"
         keys = "  ·  i import · E export · x cancel"
-        update_static(self.query_one("#transfers-title", Static),
-                      plain(title + (f" ({live} live)" if live else "") + keys))
+        update_static(
+            self.query_one("#transfers-title", Static), plain(title + (f" ({live} live)" if live else "") + keys)
+        )
         self.render_detail()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -138,58 +153,108 @@ def announce_end(app: Any, transfer: Any) -> None:
     announce(app, RunEvent.transfer_ended(transfer), key=f"transfer:{transfer.status}")
 
 
-def open_transfer_dialog(widget: Any, client: Any, volume: str, direction: str, path: str = "",
-                         env: dict[str, str] | None = None, on_started: Any = None) -> None:
+def open_transfer_dialog(
+    widget: Any,
+    client: Any,
+    volume: str,
+    direction: str,
+    path: str = "",
+    env: dict[str, str] | None = None,
+    on_started: Any = None,
+) -> None:
     """Push the import/export dialog for ``volume``; on submit, start the transfer (V11) and toast its id."""
     found = aws_credentials.find(env)
-    fields = [("url", "S3 URL (s3://bucket/prefix)", ""), ("path", "Volume path (a folder)", path),
-              ("region", "Region", "us-east-1"), ("endpoint", "Endpoint (blank: AWS; else MinIO, R2, …)", "")]
+    fields = [
+        ("url", "S3 URL (s3://bucket/prefix)", ""),
+        ("path", "Volume path (a folder)", path),
+        ("region", "Region", "us-east-1"),
+        ("endpoint", "Endpoint (blank: AWS; else MinIO, R2, …)", ""),
+    ]
     if found is None:
-        fields += [("access_key", "Access key id", ""), ("secret_key", "Secret access key", ""),
-                   ("session_token", "Session token (temporary credentials only)", "")]
+        fields += [
+            ("access_key", "Access key id", ""),
+            ("secret_key", "Secret access key", ""),
+            ("session_token", "Session token (temporary credentials only)", ""),
+        ]
         where = "Credentials: none in the AWS environment variables or profile; type them (masked, never stored)."
     else:
         where = f"Credentials: {found.source}."
 
     def validate(values: dict[str, str]) -> str | None:
-        problem = aws_credentials.check_s3_url(values["url"]) or aws_credentials.check_volume_path(values["path"], direction)
+        problem = aws_credentials.check_s3_url(values["url"]) or aws_credentials.check_volume_path(
+            values["path"], direction
+        )
         if problem:
             return problem
         if found is None and not (values.get("access_key") and values.get("secret_key")):
-            return "Type the access key id and the secret access key (or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)."
+            return (
+                "Type the access key id and the secret access key (or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)."
+            )
         return None
 
     def submit(values: dict[str, str] | None) -> None:
         if not values:
             return
-        credentials = found.wire() if found is not None else {
-            "accessKeyId": values["access_key"], "secretAccessKey": values["secret_key"],
-            "sessionToken": values.get("session_token") or None}
-        widget.run_worker(_start(widget, client, volume, direction, values, credentials, on_started),
-                          group="s3-transfer", exit_on_error=False)
+        credentials = (
+            found.wire()
+            if found is not None
+            else {
+                "accessKeyId": values["access_key"],
+                "secretAccessKey": values["secret_key"],
+                "sessionToken": values.get("session_token") or None,
+            }
+        )
+        widget.run_worker(
+            _start(widget, client, volume, direction, values, credentials, on_started),
+            group="s3-transfer",
+            exit_on_error=False,
+        )
 
     verb = "Import into" if direction == "import" else "Export from"
-    widget.app.push_screen(FormScreen(f"{verb} volume {volume}", fields, validate,
-                                      submit_label="Start import" if direction == "import" else "Start export",
-                                      help_text=where, password={"secret_key", "session_token"}), submit)
+    widget.app.push_screen(
+        FormScreen(
+            f"{verb} volume {volume}",
+            fields,
+            validate,
+            submit_label="Start import" if direction == "import" else "Start export",
+            help_text=where,
+            password={"secret_key", "session_token"},
+        ),
+        submit,
+    )
 
 
-async def _start(widget: Any, client: Any, volume: str, direction: str, values: dict[str, str],
-                 credentials: dict[str, Any], on_started: Any) -> None:
+async def _start(
+    widget: Any,
+    client: Any,
+    volume: str,
+    direction: str,
+    values: dict[str, str],
+    credentials: dict[str, Any],
+    on_started: Any,
+) -> None:
     try:
-        transfer = await client.start_volume_transfer(volume, direction, values["path"].strip().strip("/"),
-                                                      values["url"], credentials, region=values["region"] or None,
-                                                      endpoint_url=values["endpoint"] or None)
+        transfer = await client.start_volume_transfer(
+            volume,
+            direction,
+            values["path"].strip().strip("/"),
+            values["url"],
+            credentials,
+            region=values["region"] or None,
+            endpoint_url=values["endpoint"] or None,
+        )
     except Exception as exc:  # noqa: BLE001 - one sentence in a toast
         from primetui.viewmodel.errors import describe
 
-        widget.notify(describe(exc), title=f"{direction.capitalize()} not started", severity="error", timeout=10,
-                      markup=False)
+        widget.notify(
+            describe(exc), title=f"{direction.capitalize()} not started", severity="error", timeout=10, markup=False
+        )
         return
     finally:
         credentials.clear()  # the typed secret goes with the request
-    widget.notify(f"{direction.capitalize()} {transfer.id} started on {volume}; the Transfers panel follows it.",
-                  markup=False)
+    widget.notify(
+        f"{direction.capitalize()} {transfer.id} started on {volume}; the Transfers panel follows it.", markup=False
+    )
     from primetui.api.hub import hub_for
 
     hub_for(client).poke_transfers(volume)

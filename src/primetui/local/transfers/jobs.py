@@ -24,7 +24,7 @@ import os
 import shutil
 import threading
 from collections import deque
-from concurrent.futures import CancelledError
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,10 +95,12 @@ class Job:
         try:
             s3 = s3io.client(secret, self.region, self.endpoint)
             manager, done = s3io.manager(s3), False
+            self._small = ThreadPoolExecutor(s3io.CONCURRENCY, thread_name_prefix=f"{self.id}-small")
             try:
                 self._import(s3, manager) if self.direction == "import" else self._export(s3, manager)
                 done = True
             finally:
+                self._small.shutdown(wait=True, cancel_futures=True)
                 manager.shutdown(cancel=not done)
             self.outcome = "succeeded"
         except (Stop, CancelledError) as exc:
@@ -163,14 +165,18 @@ class Job:
             if not item.room.add(item.size):
                 raise Stop(self._no_room(item.size))
             item.staged = self.staging / f"{id(item):x}"
-            return manager.download(self.target.bucket, item.key, str(item.staged),
-                                    subscribers=[s3io.KnownSize(item.size), counter])
+            if item.size < s3io.PART_BYTES:
+                return self._small.submit(s3io.get_small, s3, self.target.bucket, item.key, item.staged, self.meter.add)
+            return manager.download(
+                self.target.bucket, item.key, str(item.staged), subscribers=[s3io.KnownSize(item.size), counter]
+            )
 
         def finish(item: _Item) -> None:
             def move() -> None:
                 item.dest.parent.mkdir(parents=True, exist_ok=True)
                 os.utime(item.staged, (item.mtime, item.mtime))
                 os.replace(item.staged, item.dest)
+
             self.ledger.land(item.room, item.dest, item.size, move)
 
         self._pump(items, submit, finish)
@@ -179,7 +185,7 @@ class Job:
         prefix, items, need = self.target.prefix, [], 0
         for obj in s3io.listing(s3, self.target.bucket, prefix):
             self._check()
-            rel = obj.key[len(prefix):]
+            rel = obj.key[len(prefix) :]
             if not rel:
                 continue
             dest = self._destination(obj.key, rel)
@@ -200,8 +206,10 @@ class Job:
 
     def _destination(self, key: str, rel: str) -> Path:
         name = volume_name_of(self.volume)
-        refused = (f"Object key '{key[:200]}' would land outside the volume path '{self.path or '/'}' of volume "
-                   f"'{name}'; nothing was copied. Rename the object (no '..' parts) and start the import again.")
+        refused = (
+            f"Object key '{key[:200]}' would land outside the volume path '{self.path or '/'}' of volume "
+            f"'{name}'; nothing was copied. Rename the object (no '..' parts) and start the import again."
+        )
         if any(part == ".." for part in rel.split("/")):
             raise Stop(refused)
         try:
@@ -210,15 +218,19 @@ class Job:
         except PathEscapeError as exc:
             raise Stop(f"{refused[:-1]} ({exc}).") from None
         if target.top == "runs":
-            raise Stop(f"Object key '{key[:200]}' would land in runs/, which holds run outputs and is read-only; "
-                       "nothing was copied.")
+            raise Stop(
+                f"Object key '{key[:200]}' would land in runs/, which holds run outputs and is read-only; "
+                "nothing was copied."
+            )
         return target.path
 
     def _no_room(self, need: int) -> str:
         name = volume_name_of(self.volume)
-        return (f"The import is larger than the room left on volume '{name}' ({human_bytes(need)} to copy, "
-                f"{human_bytes(max(0, self.ledger.room))} left); expand it with `prime volumes expand {name} "
-                "--size <larger>` and start the import again (files already copied are skipped).")
+        return (
+            f"The import is larger than the room left on volume '{name}' ({human_bytes(need)} to copy, "
+            f"{human_bytes(max(0, self.ledger.room))} left); expand it with `prime volumes expand {name} "
+            "--size <larger>` and start the import again (files already copied are skipped)."
+        )
 
     # -- export -------------------------------------------------------------------------------
     def _export(self, s3, manager) -> None:
@@ -237,6 +249,17 @@ class Job:
 
         def submit(item: _Item):
             extra = {"Metadata": {"mtime": f"{item.mtime:.9f}"}}
+            if item.size < s3io.PART_BYTES:
+                return self._small.submit(
+                    s3io.put_small,
+                    s3,
+                    item.source,
+                    self.target.bucket,
+                    item.key,
+                    extra["Metadata"],
+                    item.size,
+                    self.meter.add,
+                )
             return manager.upload(str(item.source), self.target.bucket, item.key, extra_args=extra, subscribers=counter)
 
         self._pump(items, submit, lambda item: None)

@@ -15,11 +15,18 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 BUCKET_RE = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
-METADATA_HOSTS = frozenset({"metadata", "metadata.google.internal", "metadata.goog", "instance-data",
-                            "instance-data.ec2.internal"})
+METADATA_HOSTS = frozenset(
+    {"metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"}
+)
 """Names the clouds give their metadata service (they resolve to link-local addresses there)."""
-METADATA_ADDRESSES = frozenset({ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("169.254.170.2"),
-                                ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")})
+METADATA_ADDRESSES = frozenset(
+    {
+        ipaddress.ip_address("169.254.169.254"),
+        ipaddress.ip_address("169.254.170.2"),
+        ipaddress.ip_address("100.100.100.200"),
+        ipaddress.ip_address("fd00:ec2::254"),
+    }
+)
 DEFAULT_REGION = "us-east-1"
 _REGION_RE = re.compile(r"[a-z0-9-]{1,32}")
 
@@ -43,9 +50,11 @@ def parse_s3_url(url: object) -> S3Url:
     text = url.strip()
     if not text.startswith("s3://"):
         raise Refused(f"url '{text[:120]}' is not an S3 URL: write s3://bucket/prefix.")
-    bucket, _, key = text[len("s3://"):].partition("/")
+    bucket, _, key = text[len("s3://") :].partition("/")
     if not BUCKET_RE.fullmatch(bucket) or ".." in bucket:
-        raise Refused(f"'{bucket[:80]}' is not a valid bucket name: use 3-63 lowercase letters, digits, dots and hyphens.")
+        raise Refused(
+            f"'{bucket[:80]}' is not a valid bucket name: use 3-63 lowercase letters, digits, dots and hyphens."
+        )
     if len(key.encode("utf-8", "surrogatepass")) > 1024 or any(ord(c) < 32 for c in key):
         raise Refused("The key prefix of url is longer than 1024 bytes or holds a control character.")
     prefix = key if not key or key.endswith("/") else key + "/"
@@ -63,9 +72,16 @@ def clean_region(region: object) -> str:
 def _private(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
-    return (address in METADATA_ADDRESSES or address.is_loopback or address.is_link_local or address.is_private
-            or address.is_unspecified or address.is_reserved or address.is_multicast
-            or address in ipaddress.ip_network("100.64.0.0/10"))
+    return (
+        address in METADATA_ADDRESSES
+        or address.is_loopback
+        or address.is_link_local
+        or address.is_private
+        or address.is_unspecified
+        or address.is_reserved
+        or address.is_multicast
+        or address in ipaddress.ip_network("100.64.0.0/10")
+    )
 
 
 def _addresses(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
@@ -105,6 +121,8 @@ def clean_endpoint(endpoint: object, allow_private: bool) -> str | None:
 
 
 def _private_sentence(endpoint: str) -> str:
-    return (f"endpointUrl '{endpoint[:120]}' points at a loopback, link-local, private or cloud-metadata address, "
-            "which transfers may not reach; use a public S3 endpoint, or start the platform with "
-            "`primetui local serve --allow-private-endpoints` to allow it.")
+    return (
+        f"endpointUrl '{endpoint[:120]}' points at a loopback, link-local, private or cloud-metadata address, "
+        "which transfers may not reach; use a public S3 endpoint, or start the platform with "
+        "`primetui local serve --allow-private-endpoints` to allow it."
+    )

@@ -28,10 +28,13 @@ log = logging.getLogger("primetui.local.transfers")
 MAX_JOBS = 4
 CANCEL_WAIT = 5.0
 """Seconds V14 waits for a job to stop before it writes ``cancelled`` itself (the job still ends soon after)."""
-STOPPED = ("The platform stopped while this transfer ran; start it again once it is back (files already copied "
-           "are skipped).")
-RESTARTED = ("The platform restarted while this transfer ran; its credentials were not kept, so start it again "
-             "(files already copied are skipped).")
+STOPPED = (
+    "The platform stopped while this transfer ran; start it again once it is back (files already copied are skipped)."
+)
+RESTARTED = (
+    "The platform restarted while this transfer ran; its credentials were not kept, so start it again "
+    "(files already copied are skipped)."
+)
 
 
 class Transfers:
@@ -48,13 +51,32 @@ class Transfers:
         self.rows.fail_orphans(RESTARTED)
         shutil.rmtree(self.staging_root, ignore_errors=True)
 
-    def start(self, volume: str, direction: str, path: str, url: str, target: S3Url, region: str,
-              endpoint: str | None, secret: s3io.Secret) -> dict[str, Any]:
+    def start(
+        self,
+        volume: str,
+        direction: str,
+        path: str,
+        url: str,
+        target: S3Url,
+        region: str,
+        endpoint: str | None,
+        secret: s3io.Secret,
+    ) -> dict[str, Any]:
         transfer_id = "tr_" + secrets.token_hex(8)
         self.rows.insert(transfer_id, volume, direction, path, url)
-        job = Job(id=transfer_id, volume=volume, direction=direction, path=path, target=target, region=region,
-                  endpoint=endpoint, secret=secret, root=self.state.volume_dir(volume),
-                  staging=self.staging_root / transfer_id, ledger=ledger_of(self.state, volume))
+        job = Job(
+            id=transfer_id,
+            volume=volume,
+            direction=direction,
+            path=path,
+            target=target,
+            region=region,
+            endpoint=endpoint,
+            secret=secret,
+            root=self.state.volume_dir(volume),
+            staging=self.staging_root / transfer_id,
+            ledger=ledger_of(self.state, volume),
+        )
         self.jobs[transfer_id] = job
         self.tasks[transfer_id] = asyncio.get_running_loop().create_task(self._run(job))
         return wire(self.rows.get(volume, transfer_id))
@@ -82,8 +104,13 @@ class Transfers:
             if self.rows.get(job.volume, job.id)["status"] == "cancelled":  # V14 gave up waiting: it stays so
                 self.rows.update(job.id, progress=progress)
             else:
-                self.rows.update(job.id, status=job.outcome if job.outcome != "running" else "failed",
-                                 progress=progress, completed_at=iso_now(), error_message=job.error)
+                self.rows.update(
+                    job.id,
+                    status=job.outcome if job.outcome != "running" else "failed",
+                    progress=progress,
+                    completed_at=iso_now(),
+                    error_message=job.error,
+                )
             self.jobs.pop(job.id, None)
             self.tasks.pop(job.id, None)
             log.info("transfer %s (%s of %s) ended %s", job.id, job.direction, job.volume, job.outcome)
@@ -96,8 +123,16 @@ class Transfers:
 
     def live(self, volume: str, direction: str | None = None) -> Job | None:
         """A live job on ``volume`` (of ``direction``), or None."""
-        return next((job for job in self.jobs.values()
-                     if job.volume == volume and direction in (None, job.direction)), None)
+        # A cancelled job writes nothing more to the volume (its files land only after a check for the cancel),
+        # so it stops holding the volume at once, even while a stalled request keeps its thread a little longer.
+        return next(
+            (
+                job
+                for job in self.jobs.values()
+                if job.volume == volume and direction in (None, job.direction) and not job.cancelled.is_set()
+            ),
+            None,
+        )
 
     # -- cancel -------------------------------------------------------------------------------
     async def cancel(self, transfer_id: str) -> None:

@@ -16,14 +16,19 @@ from primetui.local.transfers import reach, s3io
 from primetui.local.transfers.registry import live_import, transfers_of
 
 router = APIRouter()
-BODY_SHAPE = ('The body must be a JSON object: {"direction": "import" or "export", "path", "url": "s3://bucket/prefix", '
-              '"credentials": {"accessKeyId", "secretAccessKey", "sessionToken"}, "region"?, "endpointUrl"?}.')
+BODY_SHAPE = (
+    'The body must be a JSON object: {"direction": "import" or "export", "path", "url": "s3://bucket/prefix", '
+    '"credentials": {"accessKeyId", "secretAccessKey", "sessionToken"}, "region"?, "endpointUrl"?}.'
+)
 
 
 def _secret(credentials: object) -> s3io.Secret:
     if not isinstance(credentials, dict):
-        raise fail(400, "credentials must be an object with accessKeyId and secretAccessKey (and sessionToken for "
-                        "temporary credentials).")
+        raise fail(
+            400,
+            "credentials must be an object with accessKeyId and secretAccessKey (and sessionToken for "
+            "temporary credentials).",
+        )
     access, secret, token = (credentials.get(k) for k in ("accessKeyId", "secretAccessKey", "sessionToken"))
     for label, value in (("accessKeyId", access), ("secretAccessKey", secret)):
         if not isinstance(value, str) or not value.strip() or len(value) > 4096:
@@ -37,15 +42,24 @@ def _hold_conflict(state: Any, key: str, name: str) -> None:
     """An import is the volume's one writer: refused while another writer holds it (as V5 read-write is)."""
     session = live_read_write_session(state, key)
     if session:
-        raise fail(409, f"Volume '{name}' has an active read-write session ({session}); stop it "
-                        f"(prime volumes stop {name} {session}) before importing into it.")
+        raise fail(
+            409,
+            f"Volume '{name}' has an active read-write session ({session}); stop it "
+            f"(prime volumes stop {name} {session}) before importing into it.",
+        )
     if live_upload_lease(state, key) is not None:
-        raise fail(409, f"Volume '{name}' has an upload in progress (a direct `prime volumes put` holds its write "
-                        "lease); wait for it to finish, then start the import.")
+        raise fail(
+            409,
+            f"Volume '{name}' has an upload in progress (a direct `prime volumes put` holds its write "
+            "lease); wait for it to finish, then start the import.",
+        )
     other = live_import(state, key)
     if other:
-        raise fail(409, f"Volume '{name}' has an import in progress ({other}); wait for it to finish or cancel it "
-                        f"with `prime volumes transfers cancel {name} {other}`.")
+        raise fail(
+            409,
+            f"Volume '{name}' has an import in progress ({other}); wait for it to finish or cancel it "
+            f"with `prime volumes transfers cancel {name} {other}`.",
+        )
 
 
 @router.post("/training/volumes/{name}/transfers")
@@ -84,8 +98,11 @@ def _export_source(state: Any, key: str, name: str, path: str) -> None:
     except PathEscapeError as exc:
         raise fail(400, f"path '{path[:120]}' is not a volume path: {exc}.") from None
     if not source.path.is_dir():
-        raise fail(404, f"'{path or '/'}' is not a folder on volume '{name}'; export copies a folder's contents "
-                        f"(list them with `prime volumes ls {name}`).")
+        raise fail(
+            404,
+            f"'{path or '/'}' is not a folder on volume '{name}'; export copies a folder's contents "
+            f"(list them with `prime volumes ls {name}`).",
+        )
 
 
 @router.get("/training/volumes/{name}/transfers")
@@ -102,8 +119,11 @@ def _row_or_404(state: Any, key: str, transfer_id: str) -> Any:
     row = transfers_of(state).rows.get(key, transfer_id)
     if row is None:
         name = volume_name_of(key)
-        raise fail(404, f"Transfer '{transfer_id[:80]}' not found on volume '{name}'; list them with "
-                        f"`prime volumes transfers list {name}`.")
+        raise fail(
+            404,
+            f"Transfer '{transfer_id[:80]}' not found on volume '{name}'; list them with "
+            f"`prime volumes transfers list {name}`.",
+        )
     return row
 
 

@@ -3,8 +3,9 @@
 boto3 is the client the official CLI itself uses for its direct volume transfers, and s3transfer's
 manager moves many objects at once with bounded queues: big objects go as multipart in parts of
 :data:`PART_BYTES`, at most :data:`CONCURRENCY` requests in flight, so memory stays flat whatever
-the object sizes. Every botocore error becomes one sentence here (:func:`explain`) that never
-carries a credential.
+the object sizes. An object below one part goes as one plain GET or PUT from a pool of the same
+size (the manager's per-object machinery costs more than such a request). Every botocore error
+becomes one sentence here (:func:`explain`) that never carries a credential.
 """
 
 from __future__ import annotations
@@ -50,19 +51,33 @@ class Remote:
 
 def client(secret: Secret, region: str, endpoint: str | None) -> Any:
     """An S3 client for the caller's endpoint, with these credentials only (never the server's own)."""
-    session = boto3.session.Session(aws_access_key_id=secret.access_key, aws_secret_access_key=secret.secret_key,
-                                    aws_session_token=secret.session_token or None, region_name=region)
-    config = Config(max_pool_connections=CONCURRENCY + 4, connect_timeout=5, read_timeout=30,
-                    retries={"max_attempts": 3, "mode": "standard"},
-                    s3={"addressing_style": "path"} if endpoint else None,
-                    request_checksum_calculation="when_required", response_checksum_validation="when_required")
+    session = boto3.session.Session(
+        aws_access_key_id=secret.access_key,
+        aws_secret_access_key=secret.secret_key,
+        aws_session_token=secret.session_token or None,
+        region_name=region,
+    )
+    config = Config(
+        max_pool_connections=CONCURRENCY + 4,
+        connect_timeout=5,
+        read_timeout=30,
+        retries={"max_attempts": 3, "mode": "standard"},
+        s3={"addressing_style": "path"} if endpoint else None,
+        request_checksum_calculation="when_required",
+        response_checksum_validation="when_required",
+    )
     return session.client("s3", endpoint_url=endpoint, config=config)
 
 
 def manager(s3: Any) -> Any:
     """The transfer manager: multipart above one part, bounded queues (flat memory for any size)."""
-    config = TransferConfig(multipart_threshold=PART_BYTES, multipart_chunksize=PART_BYTES, max_concurrency=CONCURRENCY,
-                            max_io_queue=64, use_threads=True)
+    config = TransferConfig(
+        multipart_threshold=PART_BYTES,
+        multipart_chunksize=PART_BYTES,
+        max_concurrency=CONCURRENCY,
+        max_io_queue=64,
+        use_threads=True,
+    )
     return create_transfer_manager(s3, config)
 
 
@@ -86,6 +101,22 @@ class KnownSize(BaseSubscriber):
         future.meta.provide_transfer_size(self._size)
 
 
+def get_small(s3: Any, bucket: str, key: str, path: Any, add) -> None:
+    """One GET for an object below one part (the manager's per-object machinery costs more than the request)."""
+    body = s3.get_object(Bucket=bucket, Key=key)["Body"]
+    with open(path, "wb") as fh:
+        for chunk in body.iter_chunks(256 * 1024):
+            fh.write(chunk)
+            add(len(chunk))
+
+
+def put_small(s3: Any, source: Any, bucket: str, key: str, metadata: dict, size: int, add) -> None:
+    """One PUT for a file below one part."""
+    with open(source, "rb") as fh:
+        s3.put_object(Bucket=bucket, Key=key, Body=fh, Metadata=metadata)
+    add(size)
+
+
 def listing(s3: Any, bucket: str, prefix: str):
     """Every object under ``prefix`` (one page of 1000 at a time)."""
     pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
@@ -94,8 +125,17 @@ def listing(s3: Any, bucket: str, prefix: str):
             yield Remote(item["Key"], int(item["Size"]), item["LastModified"])
 
 
-_CREDENTIAL_CODES = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken",
-                     "AuthorizationHeaderMalformed", "InvalidClientTokenId", "AccessDenied", "Forbidden", "403"}
+_CREDENTIAL_CODES = {
+    "InvalidAccessKeyId",
+    "SignatureDoesNotMatch",
+    "InvalidToken",
+    "ExpiredToken",
+    "AuthorizationHeaderMalformed",
+    "InvalidClientTokenId",
+    "AccessDenied",
+    "Forbidden",
+    "403",
+}
 
 
 def explain(exc: BaseException, bucket: str, secret: Secret | None) -> str:
@@ -104,20 +144,28 @@ def explain(exc: BaseException, bucket: str, secret: Secret | None) -> str:
         error = exc.response.get("Error", {})
         code = str(error.get("Code") or exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", ""))
         if code in ("NoSuchBucket", "404") and "Key" not in error:
-            text = f"Bucket '{bucket}' does not exist on the S3 endpoint; check the bucket name in the URL and the region."
+            text = (
+                f"Bucket '{bucket}' does not exist on the S3 endpoint; check the bucket name in the URL and the region."
+            )
         elif code in _CREDENTIAL_CODES:
-            text = (f"The S3 endpoint refused the credentials ({code}); check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY "
-                    "and AWS_SESSION_TOKEN, and that they may read and write this bucket.")
+            text = (
+                f"The S3 endpoint refused the credentials ({code}); check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY "
+                "and AWS_SESSION_TOKEN, and that they may read and write this bucket."
+            )
         else:
             text = f"The S3 endpoint answered {code}: {str(error.get('Message') or '')[:200]}".rstrip(": ") + "."
     elif isinstance(exc, EndpointConnectionError):
-        text = ("The S3 endpoint could not be reached (connection refused or timed out); check endpointUrl and that "
-                "the service is up, then start the transfer again.")
+        text = (
+            "The S3 endpoint could not be reached (connection refused or timed out); check endpointUrl and that "
+            "the service is up, then start the transfer again."
+        )
     elif isinstance(exc, NoCredentialsError):
         text = "No S3 credentials were given; send accessKeyId and secretAccessKey."
     elif isinstance(exc, BotoCoreError):
-        text = (f"The S3 endpoint stopped answering ({type(exc).__name__}); check that it is up, then start the "
-                "transfer again (files already copied are skipped).")
+        text = (
+            f"The S3 endpoint stopped answering ({type(exc).__name__}); check that it is up, then start the "
+            "transfer again (files already copied are skipped)."
+        )
     else:
         text = f"The transfer failed: {type(exc).__name__}: {str(exc)[:200]}"
     return secret.redact(text) if secret is not None else text

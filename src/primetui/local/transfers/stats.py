@@ -75,5 +75,11 @@ class Meter:
             done, total, errors = self.done, self.total, self.errors
         percentage = 100 if total == 0 else min(100, int(done * 100 // total))
         eta = go_duration((total - done) / rate) if rate > 0 and total > done else ("0s" if total <= done else "-")
-        return {"transferred": human_bytes(done), "total": human_bytes(total), "percentage": percentage,
-                "rate": f"{human_bytes(rate)}/s", "eta": eta, "errors": errors}
+        return {
+            "transferred": human_bytes(done),
+            "total": human_bytes(total),
+            "percentage": percentage,
+            "rate": f"{human_bytes(rate)}/s",
+            "eta": eta,
+            "errors": errors,
+        }

@@ -39,8 +39,11 @@ class Rows:
 
     def insert(self, transfer_id: str, volume: str, direction: str, path: str, url: str) -> None:
         seq = self.db.execute("SELECT ifnull(max(seq), 0) + 1 FROM transfers").fetchone()[0]
-        self.db.execute("INSERT INTO transfers (id, seq, volume, direction, path, url, status, created_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, 'queued', ?)", (transfer_id, seq, volume, direction, path, url, iso_now()))
+        self.db.execute(
+            "INSERT INTO transfers (id, seq, volume, direction, path, url, status, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'queued', ?)",
+            (transfer_id, seq, volume, direction, path, url, iso_now()),
+        )
 
     def get(self, volume: str, transfer_id: str) -> sqlite3.Row | None:
         return self.db.execute("SELECT * FROM transfers WHERE volume = ? AND id = ?", (volume, transfer_id)).fetchone()
@@ -56,8 +59,10 @@ class Rows:
 
     def fail_orphans(self, message: str) -> None:
         """Rows a previous server left live: their jobs (and credentials) died with it."""
-        self.db.execute("UPDATE transfers SET status = 'failed', error_message = ?, completed_at = ? "
-                        f"WHERE status IN {LIVE!r}", (message, iso_now()))
+        self.db.execute(
+            f"UPDATE transfers SET status = 'failed', error_message = ?, completed_at = ? WHERE status IN {LIVE!r}",
+            (message, iso_now()),
+        )
 
     def forget_volume(self, volume: str) -> None:
         self.db.execute("DELETE FROM transfers WHERE volume = ?", (volume,))
@@ -65,12 +70,24 @@ class Rows:
 
 def wire(row: sqlite3.Row, live_progress: dict | None = None) -> dict[str, Any]:
     """A row as the wire ``VolumeTransfer`` (the live meter's progress while the job runs)."""
-    progress = live_progress if live_progress is not None else (json.loads(row["progress"]) if row["progress"] else None)
-    out: dict[str, Any] = {"id": row["id"], "volumeName": split_volume_key(row["volume"])[1],
-                           "direction": row["direction"], "path": row["path"], "url": row["url"],
-                           "status": row["status"], "createdAt": row["created_at"]}
-    for key, column in (("progress", None), ("startedAt", "started_at"), ("completedAt", "completed_at"),
-                        ("errorMessage", "error_message")):
+    progress = (
+        live_progress if live_progress is not None else (json.loads(row["progress"]) if row["progress"] else None)
+    )
+    out: dict[str, Any] = {
+        "id": row["id"],
+        "volumeName": split_volume_key(row["volume"])[1],
+        "direction": row["direction"],
+        "path": row["path"],
+        "url": row["url"],
+        "status": row["status"],
+        "createdAt": row["created_at"],
+    }
+    for key, column in (
+        ("progress", None),
+        ("startedAt", "started_at"),
+        ("completedAt", "completed_at"),
+        ("errorMessage", "error_message"),
+    ):
         value = progress if column is None else row[column]
         if value is not None:
             out[key] = value
