@@ -44,6 +44,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from primetui.api.followers.allruns import AllRuns
 from primetui.api.followers import (
     MAX_TAIL_LINES,
     DataNotes,
@@ -308,6 +309,9 @@ class Resource:
                 self.failures += 1
             self.last = result
             _fan_out(self.subscribers, result)
+            if result.ok and getattr(result.value, "loading", False) is True:
+                await asyncio.sleep(0)  # a pager with more pages to read (``AllRuns``): the next one now
+                continue
             delay = self.quiet_interval()
             if self.failures:
                 # Transient faults are retried soon (0.5 s, 1 s, 2 s, then every 4 s, never later than
@@ -499,6 +503,10 @@ class FollowerHub:
             found = Resource(self, key, fetch)
             self._live[key] = found
         return found.subscribe(callback, interval)
+
+    def all_runs(self, callback: Callback, interval: float = 0.0, *, first: int = 20) -> Subscription:
+        """Every run, as a :class:`RunsSnapshot` after each page read (:class:`AllRuns`, shared)."""
+        return self.resource(("runs", "all"), AllRuns(self.client, first=first).step, callback, interval)
 
     def live_keys(self) -> list[Hashable]:
         """The resources being followed now (for tests and the header)."""
