@@ -17,32 +17,58 @@ from primetui.viewmodel.present import RunProgress, RunRow
 
 
 class RowCache:
-    """``run_row`` of each run, rebuilt only when what it shows can have changed."""
+    """``run_row`` of each run, rebuilt only when what it shows can have changed.
+
+    Also keeps each row's filter text (lower case) and an index of the runs by id, so a key
+    pressed in the filter costs one pass of ``in`` over strings, not a row built per run."""
 
     def __init__(self) -> None:
-        self._rows: dict[str, tuple[tuple, RunRow]] = {}
+        self._by_obj: dict[int, tuple[Any, tuple, RunRow, str]] = {}
+        self._signature: tuple = ()
+        self._rows: list[RunRow] = []
+        self._hay: list[str] = []
+        self.by_id: dict[str, Any] = {}
+        """Every run by its id (the runs of the last :meth:`rows`)."""
 
     def rows(self, runs: list[Any], progress: dict[str, RunProgress], now: datetime) -> list[RunRow]:
-        out: list[RunRow] = []
-        kept: dict[str, tuple[tuple, RunRow]] = {}
         second = int(now.timestamp())
+        signature = (id(runs), len(runs), tuple((k, id(p), len(p.rows)) for k, p in progress.items()), second)
+        if signature[:3] == self._signature[:3] and (signature[3] == self._signature[3] or not self._live):
+            return self._rows
+        kept: dict[int, tuple[Any, tuple, RunRow, str]] = {}
+        rows: list[RunRow] = []
+        hay: list[str] = []
+        by_id: dict[str, Any] = {}
+        live_any = False
         for run in runs:
-            run_id = str(present.field(run, "id"))
+            found = self._by_obj.get(id(run))
+            if found is not None and found[0] is run:
+                run_id, live = found[2].id, found[2].status not in present.TERMINAL_RUN_STATUSES
+            else:
+                run_id = str(present.field(run, "id"))
+                live = present.run_status(run) not in present.TERMINAL_RUN_STATUSES
             prog = progress.get(run_id)
-            live = present.run_status(run) not in present.TERMINAL_RUN_STATUSES
-            key = (id(run), id(prog), len(prog.rows) if prog is not None else -1, second if live else 0)
-            found = self._rows.get(run_id)
-            if found is None or found[0] != key:
-                found = (key, present.run_row(run, prog, now))
-            kept[run_id] = found
-            out.append(found[1])
-        self._rows = kept  # runs gone from the list are forgotten
-        return out
+            key = (id(prog), len(prog.rows) if prog is not None else -1, second if live else 0)
+            if found is None or found[0] is not run or found[1] != key:
+                row = present.run_row(run, prog, now)
+                found = (run, key, row, " ".join((row.id, row.name, row.status, row.model, row.volume)).lower())
+            kept[id(run)] = found
+            rows.append(found[2])
+            hay.append(found[3])
+            by_id[run_id] = run
+            live_any = live_any or live
+        self._by_obj, self._rows, self._hay, self.by_id = kept, rows, hay, by_id
+        self._signature, self._live = signature, live_any
+        return rows
 
+    _live = False
 
-def filtered(rows: list[RunRow], query: str) -> list[RunRow]:
-    """The rows the filter keeps (:func:`present.run_matches`), every row without one."""
-    return [r for r in rows if present.run_matches(r, query)] if query else rows
+    def filtered(self, query: str) -> list[RunRow]:
+        """The rows of the last :meth:`rows` that the filter keeps (the terms of :func:`present.run_matches`)."""
+        terms = query.lower().split()
+        if not terms:
+            return self._rows
+        return [row for row, hay in zip(self._rows, self._hay, strict=True) if all(term in hay for term in terms)]
 
 
 def page_count(shown: int, size: int) -> int:

@@ -78,6 +78,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         """Every run the filter keeps, in the shown order (``C`` compares them)."""
         self._row_cache = run_list.RowCache()
         self._page_count = 1
+        self._view: tuple | None = None
+        """(rows, filter, sort, the rows it gives): the filter and sort are not redone for a page turn."""
         self.runs_by_id: dict[str, Any] = {}
         self.marks_init()
         self.table_init(run_columns.screen_defaults())
@@ -274,9 +276,13 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         now = state.now()
         table = self.query_one("#runs-table", DataTable)
         offered = self.visible_columns()
-        self.runs_by_id = runs_by_id = {str(present.field(run, "id")): run for run in state.runs}
-        rows = run_list.filtered(self._row_cache.rows(state.runs, state.progress, now), self.query_text)
-        self._rows = rows = self.sorted_rows(rows, runs_by_id, now)  # every run the filter keeps: ``C`` compares them
+        every = self._row_cache.rows(state.runs, state.progress, now)  # kept between frames (thousands of runs)
+        self.runs_by_id = runs_by_id = self._row_cache.by_id
+        view = (every, self.query_text, self.sort)
+        if self._view is None or self._view[0] is not every or self._view[1:] != view[1:]:
+            rows = self.sorted_rows(self._row_cache.filtered(self.query_text), runs_by_id, now)
+            self._view = (*view, rows)
+        self._rows = rows = self._view[-1]  # every run the filter keeps, in order: ``C`` compares them
         self._page_count = run_list.page_count(len(rows), PAGE_SIZE)
         rows = run_list.page_slice(rows, self.page, PAGE_SIZE)  # the table draws one page of them
         labels = dict(self.offered_columns())
