@@ -62,9 +62,16 @@ class PrimeCommands(Provider):
         for text, callback, help_text in self.commands()[:12]:
             yield DiscoveryHit(text, callback, help=help_text)
 
+    def _listed(self) -> list[tuple[str, Callable[[], object], str]]:
+        # Built once per palette opening: with thousands of runs, once per key would be seconds.
+        listed = getattr(self, "_listed_commands", None)
+        if listed is None:
+            listed = self._listed_commands = self.commands()
+        return listed
+
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for text, callback, help_text in self.commands():
+        for text, callback, help_text in self._listed():
             score = matcher.match(text)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), callback, help=help_text)
