@@ -63,11 +63,13 @@ class PrimeCommands(Provider):
             yield DiscoveryHit(text, callback, help=help_text)
 
     def _listed(self) -> list[tuple[str, Callable[[], object], str]]:
-        # Built once per palette opening: with thousands of runs, once per key would be seconds.
-        listed = getattr(self, "_listed_commands", None)
-        if listed is None:
-            listed = self._listed_commands = self.commands()
-        return listed
+        # Built again only when the lists behind it change: with thousands of runs, once per key would be seconds.
+        state = self.prime.state
+        key = (len(state.runs), len(state.volumes), frozenset(state.watched))
+        kept = getattr(self, "_listed_commands", None)
+        if kept is None or kept[0] is not state.runs or kept[1] is not state.volumes or kept[2] != key:
+            kept = self._listed_commands = (state.runs, state.volumes, key, self.commands())
+        return kept[3]
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)

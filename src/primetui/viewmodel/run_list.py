@@ -58,6 +58,7 @@ class RowCache:
             by_id[run_id] = run
             live_any = live_any or live
         self._by_obj, self._rows, self._hay, self.by_id = kept, rows, hay, by_id
+        self._held = (runs, list(progress.values()))  # held, so no new list or progress takes their ids
         self._signature, self._live = signature, live_any
         return rows
 
