@@ -353,10 +353,9 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             return
         total = state.runs_total if state.runs_total is not None else len(state.runs)
         pages = self._page_count
-        parts = [f"page {min(self.page, pages)}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""), f"{total} runs"]
+        # Until every page is read, the count says how far (the filter, sort and C see the runs loaded).
         loading = run_list.loaded_note(len(state.runs), state.runs_total, state.runs_complete)
-        if loading:
-            parts.append(loading + " (the filter, sort and C see the runs loaded)")
+        parts = [f"page {min(self.page, pages)}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""), loading or f"{total} runs"]
         if getattr(self, "hidden_columns", 0):
             parts.append(more_note(self.hidden_columns) + " (a wider terminal shows them)")
         if self.query_text:
