@@ -362,8 +362,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             parts.append(f"filter “{self.query_text}”: {len(rows)} shown")
         # Watches of runs that no longer exist do not count (a deleted run); until every run is
         # loaded the others are not here to check, so every watch counts.
-        listed = {str(present.field(r, "id", default="")) for r in state.runs}
-        watching = len(state.watched & listed) if state.runs_complete else len(state.watched)
+        watching = len(state.watched & self.runs_by_id.keys()) if state.runs_complete else len(state.watched)
         if watching:
             parts.append(f"watching {watching}")
         update_static(info, plain(" · ".join(parts)))
