@@ -102,6 +102,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=10_000)
     ap.add_argument("--ab", help="another checkout's src/ to run on the big platform too")
+    ap.add_argument("--ab-label", default="one page at a time (--ab)", help="how the table names the --ab code")
     ap.add_argument("--write", action="store_true", help="replace the section in docs/performance.md")
     args = ap.parse_args()
     from primetui.local.testing import LocalPlatform
@@ -122,7 +123,7 @@ def main() -> None:
             if args.ab and total > 20:
                 old = dict(env, PYTHONPATH=args.ab)
                 try:
-                    results.append(scene(exe, old, total, wanted, f"{total:,} runs, {args.ab}"))
+                    results.append(scene(exe, old, total, wanted, f"{total:,} runs, {args.ab_label}"))
                 except RuntimeError as exc:  # a list of one page never says every run is loaded
                     print(f"--ab: {str(exc).splitlines()[0]}")
     load_end = os.getloadavg()

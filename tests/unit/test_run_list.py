@@ -43,7 +43,8 @@ def test_the_kept_filter_keeps_what_run_matches_keeps():
     runs = [run(i) for i in range(60)] + [run(60, name="broken-one")]
     cache = run_list.RowCache()
     rows = cache.rows(runs, {}, NOW)
-    for query in ("s002-", "BROKEN", "bs16 s001", "completed s003-", "nothing-like-it", ""):
+    typed = ("s", "s0", "s00", "s002", "s002-", "s002- bs", "s002- bs16", "s00", "S001")  # keys typed, then erased
+    for query in (*typed, "s002-", "BROKEN", "bs16 s001", "completed s003-", "nothing-like-it", ""):
         assert cache.filtered(query) == [r for r in rows if present.run_matches(r, query)], query
     assert len(cache.filtered("s002-")) == 6
 

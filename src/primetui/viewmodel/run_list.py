@@ -29,6 +29,8 @@ class RowCache:
         self._hay: list[str] = []
         self.by_id: dict[str, Any] = {}
         """Every run by its id (the runs of the last :meth:`rows`)."""
+        self.kinds: set[str] = set()
+        """The kinds (``rl``, ``sft``) among the runs of the last :meth:`rows`."""
 
     def rows(self, runs: list[Any], progress: dict[str, RunProgress], now: datetime) -> list[RunRow]:
         second = int(now.timestamp())
@@ -58,6 +60,7 @@ class RowCache:
             by_id[run_id] = run
             live_any = live_any or live
         self._by_obj, self._rows, self._hay, self.by_id = kept, rows, hay, by_id
+        self.kinds = {row.kind for row in rows}
         self._held = (runs, list(progress.values()))  # held, so no new list or progress takes their ids
         self._signature, self._live = signature, live_any
         return rows
@@ -65,11 +68,24 @@ class RowCache:
     _live = False
 
     def filtered(self, query: str) -> list[RunRow]:
-        """The rows of the last :meth:`rows` that the filter keeps (the terms of :func:`present.run_matches`)."""
-        terms = query.lower().split()
+        """The rows of the last :meth:`rows` that the filter keeps (the terms of :func:`present.run_matches`).
+
+        A query that extends the last one (a key typed into the filter) keeps a subset of what
+        the last one kept, so only those are looked at again."""
+        query = query.lower()
+        terms = query.split()
         if not terms:
             return self._rows
-        return [row for row, hay in zip(self._rows, self._hay, strict=True) if all(term in hay for term in terms)]
+        last = self._last_filter
+        if last is not None and last[0] is self._rows and query.startswith(last[1]):
+            candidates = last[2]
+        else:
+            candidates = range(len(self._rows))
+        kept = [i for i in candidates if all(term in self._hay[i] for term in terms)]
+        self._last_filter = (self._rows, query, kept)
+        return [self._rows[i] for i in kept]
+
+    _last_filter: tuple[list[RunRow], str, list[int]] | None = None
 
 
 def page_count(shown: int, size: int) -> int:

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Input, Static
 from primetui.api.followers import DataNotes, MetricRows
 from primetui.api.prefetch import RUNS_PAGE_SIZE
 from primetui.monitor_core.numbers import nonfinite_mark
-from primetui.monitor_core.rl import RL, run_kind
+from primetui.monitor_core.rl import RL
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.viewmodel import present
 from primetui.viewmodel.columns import fit, more_note, widest
@@ -259,7 +259,9 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
     # ---- rendering --------------------------------------------------------------------------
     def offered_columns(self) -> list[tuple[str, str]]:
         """Every column ``o`` offers (:mod:`primetui.viewmodel.run_columns`): the run's own, then its config's."""
-        kinds = {run_kind(run) for run in self.prime.state.runs}
+        state = self.prime.state
+        self._row_cache.rows(state.runs, state.progress, state.now())  # thousands of runs: kinds kept with their rows
+        kinds = self._row_cache.kinds
         return [(c.key, run_columns.label(c.key, kinds)) for c in run_columns.SCREEN]
 
     def visible_columns(self) -> list[str]:
