@@ -11,12 +11,11 @@ resource however many screens are open.
   A late subscriber first gets the history the follower already produced (metric rows, log
   lines and gaps, the latest run snapshot and state), then live events: it sees what the first
   subscriber saw.
-- :meth:`FollowerHub.all_runs` is one such resource whose fetch reads every run page by page
-  (:mod:`primetui.api.followers.allruns`): the next page at once while any is left to read.
-- :meth:`FollowerHub.resource` shares a plain polled list (runs page, volumes, models,
+- :meth:`FollowerHub.resource` shares a plain polled list (every run, volumes, models,
   checkpoints): one loop at the shortest interval any subscriber asked for, each reply handed to
   every subscriber, with backoff on failure, a longer interval while the replies do not change,
-  and a poke for "refresh now".
+  and a poke for "refresh now". :meth:`FollowerHub.all_runs` is one whose fetch reads every run
+  page by page (:mod:`primetui.api.followers.allruns`): the next page at once while any is left.
 
 A follower or resource whose last subscriber leaves is stopped and forgotten. Nothing here
 imports a UI toolkit; callbacks run on the event loop that subscribed.
