@@ -130,6 +130,8 @@ async def test_a_much_too_large_lr_raises_entropy_collapse_on_its_step_and_jumps
         view = logs.tabs["trainer"].view
         await until(pilot, lambda: "Step 3 |" in view._plain(view.global_index(view.pointer)), "the trainer's step 3 line under the cursor")
         assert (await charts_of(pilot, screen)).view.cursor == 3.0
+        cursor = str(screen.query_one("#run-cursor").render())
+        assert cursor.startswith("step 3") and rl_metrics.REWARD in cursor and "trainer log/entropy 0.3" in cursor
 
 
 async def test_runs_list_shows_rl_beside_sft_with_kind_and_reward(local_platform, runs):
