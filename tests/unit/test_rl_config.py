@@ -356,3 +356,30 @@ def test_the_mirror_refuses_what_prime_rls_own_rlconfig_refuses():
         if got != answer:
             wrong[case] = (answer, got)
     assert not wrong, wrong
+
+
+PLUMBING = [  # (case, rl.toml, prime-rl's answer (loc, msg prefix) as its own RLConfig gave it)
+    ("rollout transports differ", RL_REVERSE_TEXT + '\n[trainer.rollout_transport]\ntype = "filesystem"\n',
+     [((), "Value error, trainer.rollout_transport.type ('filesystem') != orchestrator.rollout_transport.type ('zmq'); "
+           "set the shared [rollout_transport] block")]),
+    ("quantized transfer without impl custom",
+     RL_REVERSE_TEXT + '\n[weight_broadcast]\ntype = "nccl"\nquantize_in_weight_transfer = true\n',
+     [((), "Value error, weight_broadcast.quantize_in_weight_transfer requires trainer.model.impl = 'custom'.")]),
+    ("EPLB without quantized nccl", RL_REVERSE_TEXT + "\n[inference.vllm]\nenable_eplb = true\n",
+     [((), "Value error, inference.vllm.enable_eplb requires weight_broadcast.type = 'nccl' and "
+           "weight_broadcast.quantize_in_weight_transfer = true.")]),
+    ("orchestrator LoRA rank", RL_REVERSE_TEXT + "\n[trainer.model.lora]\nrank = 8\n\n[orchestrator.model.lora]\nrank = 4\n",
+     [((), "Value error, orchestrator.model.lora.rank (4) conflicts with trainer.model.lora.rank (8).")]),
+    ("mooncake without a cpu tier", RL_REVERSE_TEXT + '\n[inference.kv_cache_offload]\ntype = "mooncake"\n',
+     [(("inference", "kv_cache_offload"),
+       "Value error, inference.kv_cache_offload requires a cpu tier (disk-only offload is not supported).")]),
+]
+
+
+@pytest.mark.parametrize(("case", "text", "answer"), PLUMBING, ids=[p[0] for p in PLUMBING])
+def test_rlconfigs_plumbing_rules_answer_as_prime_rl_does(case, text, answer):
+    verdict = rl_dispatch_verdict(tomllib.loads(text))
+    assert len(verdict) == len(answer) and all(loc == want_loc and msg.startswith(want) for (loc, msg), (want_loc, want)
+                                               in zip(verdict, answer)), verdict
+    errors = [d for d in _check(text) if d.level == "error"]
+    assert errors and all(d.source == "prime-rl" for d in errors)

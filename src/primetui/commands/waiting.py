@@ -521,6 +521,18 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
             run_ids = [result]
         else:
             run_ids = list(args.run_ids)
+            from primetui.commands.transfers import is_transfer_ref, wait_transfers
+
+            refs = [rid for rid in run_ids if is_transfer_ref(rid)]
+            if refs:  # S3 transfers: their own follow, the same exit codes
+                run_ids = [rid for rid in run_ids if rid not in refs]
+                code = await wait_transfers(client, refs, out, as_json, interval=max(0.2, args.interval),
+                                            deadline=deadline, notifier=notifier)
+                if notifier is not None:
+                    await notifier.drain()
+                if not run_ids or code != EXIT_OK:
+                    reporter.done(code, status="SUCCEEDED" if code == EXIT_OK else None)
+                    return code
         followed[:] = [Followed(rid) for rid in dict.fromkeys(run_ids)]
         return await wait_runs(client, run_ids, reporter, deadline=deadline, interval=max(0.2, args.interval),
                                notifier=notifier, interrupt=interrupt, runs=followed)

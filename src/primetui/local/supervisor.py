@@ -36,6 +36,7 @@ from primetui.local.paths import dir_size_bytes, volume_key
 from primetui.local.procs import pid_alive
 from primetui.local.session_hooks import live_read_write_session
 from primetui.local.storage.grants import live_upload_lease
+from primetui.local.transfers.registry import live_import
 from primetui.local.state import LocalState
 from primetui.local.state import MAX_RUNS_ENV
 from primetui.local.store import ACTIVE_RUN_STATUSES, BUSY_RUN_STATUSES, WAITING_RUN_STATUSES, iso_now
@@ -305,6 +306,13 @@ class Supervisor:
                 reason = (f"Waiting for read-write session {session} on volume '{row['volume']}' to stop: "
                           f"a run starts only when no one else writes to its volume "
                           f"(prime volumes stop {row['volume']} {session}).")
+                if row["queue_reason"] != reason:
+                    self.store.update_run(run_id, queue_reason=reason, phase_since=now)
+                return
+            importing = live_import(self.state, key)
+            if importing:
+                reason = (f"Waiting for the S3 import {importing} into volume '{row['volume']}' to finish: a run starts "
+                          "only when no one else writes to its volume.")
                 if row["queue_reason"] != reason:
                     self.store.update_run(run_id, queue_reason=reason, phase_since=now)
                 return

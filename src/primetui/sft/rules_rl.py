@@ -28,6 +28,8 @@ DISAGGREGATED_UNSUPPORTED = 'inference.deployment type = "disaggregated" is unsu
 NEEDS_INFERENCE_GPUS = ("Hosted RL runs need inference GPUs: set deployment.num_infer_gpus and an [inference] table, "
                         "or use fake trainer data (trainer.data.fake) for a trainer-only run.")
 HOSTED_REJECTION_CODES = ("hosted-k8s", "hosted-clean", "hosted-disaggregated", "hosted-inference-gpus")
+# prime train checks these on the validated config, so only a config prime-rl took gets them
+HOSTED_AFTER_SCHEMA = ("hosted-clean", "hosted-disaggregated", "hosted-inference-gpus")
 
 # Tasksets the local platform runs (prime-rl strips a hub ``owner/`` and an ``@version`` before importing).
 KNOWN_TASKSETS = ("reverse-text",)
@@ -78,11 +80,14 @@ def run(raw: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         yield from renderer_rule(c)
     if isinstance(data.get("trainer"), dict):
         yield from trainer_rules(data["trainer"])
+    if isinstance(data.get("inference"), dict):
+        yield from inference_rules(c)
     if whole and not conflicts:
         yield from shared_rules(c, raw)
         yield from run_dir_rule(c)
     if whole:
         yield from broadcast_rules(c)
+        yield from plumbing_rules(c)
     yield from deployment_rules(c, ctx)
     yield from source_rules(c, ctx)
     if ctx.hosted:
@@ -168,6 +173,38 @@ def _trainer_own_rules(t: Cfg) -> Iterator[Finding]:
     if t.get("enable_router_replay") is True and t.get("model.impl") not in ("custom", "auto"):
         yield err("ep-impl", "Router replay is only supported with the custom implementation or auto mode",
                   "enable_router_replay")
+
+
+def inference_rules(c: Cfg) -> Iterator[Finding]:
+    """InferenceConfig's own validators (configs/inference.py) with their texts; prime-rl's loc is ``inference``."""
+    loc = ("inference",)
+    rank = c.num("inference.vllm.max_lora_rank")
+    if rank is not None and rank > 512:
+        yield _err("inference", f"max_lora_rank={rank} exceeds vLLM maximum of 512", "inference.vllm.max_lora_rank",
+                   ("inference", "vllm"))
+    offload = c.written("inference.kv_cache_offload")
+    if isinstance(offload, dict) and not isinstance(offload.get("cpu"), dict):
+        yield _err("kv-offload", "inference.kv_cache_offload requires a cpu tier (disk-only offload is not supported).",
+                   "inference.kv_cache_offload", ("inference", "kv_cache_offload"))
+    deployment = c.get("inference.deployment.type") or "single_node"
+    router = c.written("inference.router")
+    router_on = router not in (None, "None")
+    if deployment in ("multi_node", "disaggregated") and not c.has_table("inference.slurm"):
+        yield _err("slurm", "Must use SLURM for multi-node / disaggregated deployment.", "inference.deployment.type", loc)
+    llmd = router_on and c.get("inference.router.type") == "llm-d"
+    if llmd and c.get("inference.vllm.enable_return_routed_experts") is True:
+        yield _err("router-replay", "The llm-d router backend does not support routed-expert return "
+                   "(enable_return_routed_experts): it breaks P/D and is unverified for multi-node. Use router type "
+                   "'vllm-router' for routed-expert runs.", "inference.router.type", loc)
+    if llmd and deployment == "single_node":
+        yield _err("router", "The llm-d router backend requires a multi-node or disaggregated SLURM deployment.",
+                   "inference.router.type", loc)
+    if not router_on and deployment in ("multi_node", "disaggregated"):
+        yield _err("router", "Multi-node / disaggregated deployments require a router fronting the per-rank engines.",
+                   "inference.router", loc)
+    if isinstance(offload, dict) and c.get("inference.vllm.enable_prefix_caching") is False:
+        yield _err("kv-offload", "KV cache offloading requires inference.vllm.enable_prefix_caching to be true.",
+                   "inference.vllm.enable_prefix_caching", loc)
 
 
 def run_dir_rule(c: Cfg) -> Iterator[Finding]:
@@ -295,6 +332,55 @@ def broadcast_rules(c: Cfg) -> Iterator[Finding]:
                    "Set weight_broadcast.type = 'filesystem'.", "weight_broadcast.type", ())
 
 
+def plumbing_rules(c: Cfg) -> Iterator[Finding]:
+    """RLConfig's rules on transports, LoRA, EPLB, router replay and KV offload (configs/rl.py), in its order."""
+    t, o = c.get("trainer.rollout_transport.type") or "zmq", c.get("orchestrator.rollout_transport.type") or "zmq"
+    if t != o:
+        yield _err("rollout-transport", f"trainer.rollout_transport.type ({t!r}) != orchestrator.rollout_transport.type "
+                   f"({o!r}); set the shared [rollout_transport] block or make both sub-configs the same type.",
+                   "orchestrator.rollout_transport.type", ())
+    shared = c.get("weight_broadcast.type") if c.has_table("weight_broadcast") else None
+    quantize = shared == "nccl" and c.get("weight_broadcast.quantize_in_weight_transfer") is True
+    if quantize and not c.has_table("inference"):
+        yield _err("quantize-transfer", "weight_broadcast.quantize_in_weight_transfer requires an inference config.",
+                   "weight_broadcast.quantize_in_weight_transfer", ())
+    elif quantize and c.get("trainer.model.impl") != "custom":
+        yield _err("quantize-transfer", "weight_broadcast.quantize_in_weight_transfer requires trainer.model.impl = "
+                   "'custom'.", "weight_broadcast.quantize_in_weight_transfer", ())
+    yield from _lora_rules(c)
+    inference = c.has_table("inference")
+    if inference and c.get("inference.vllm.enable_eplb") is True and not quantize:
+        yield _err("eplb", "inference.vllm.enable_eplb requires weight_broadcast.type = 'nccl' and "
+                   "weight_broadcast.quantize_in_weight_transfer = true.", "inference.vllm.enable_eplb", ())
+    replay = c.get("trainer.enable_router_replay") is True
+    explicit = c.get("inference.vllm.enable_return_routed_experts") is True  # InferenceConfig's own rule says it then
+    if inference and replay and not explicit and c.get("inference.router.type") == "llm-d" \
+            and c.written("inference.router") not in (None, "None"):
+        yield _err("router-replay", "The llm-d router backend does not support routed-expert return "
+                   "(inference.vllm.enable_return_routed_experts / trainer.enable_router_replay): it breaks P/D and is "
+                   "unverified for multi-node. Use router type 'vllm-router' for router-replay runs.", "inference.router.type", ())
+    offload = c.written("inference.kv_cache_offload")
+    if inference and isinstance(offload, dict):
+        if replay:
+            yield _err("router-replay", "Router replay with inference.kv_cache_offload is not supported. External KV "
+                       "cache hits do not carry routed-expert decisions.", "inference.kv_cache_offload", ())
+        if offload.get("type") == "mooncake" and not c.has_table("slurm"):
+            yield _err("kv-offload", "Mooncake KV offload requires SLURM — the per-node store is launched by the sbatch "
+                       "template. Use inference.kv_cache_offload.type='native' for local runs.", "inference.kv_cache_offload", ())
+
+
+def _lora_rules(c: Cfg) -> Iterator[Finding]:
+    """``auto_setup_lora``: the orchestrator's adapter rank and alpha follow the trainer's."""
+    if not c.has_table("trainer.model.lora"):
+        return
+    for key in ("rank", "alpha"):
+        mine, theirs = c.get(f"trainer.model.lora.{key}"), c.written(f"orchestrator.model.lora.{key}")
+        if theirs not in (Cfg.MISSING, None, "None") and theirs != mine:
+            yield _err("lora-orchestrator", f"orchestrator.model.lora.{key} ({theirs}) conflicts with trainer.model.lora."
+                       f"{key} ({mine}). Remove orchestrator.model.lora.{key} to inherit from trainer, or update "
+                       f"trainer.model.lora.{key} to match.", f"orchestrator.model.lora.{key}", ())
+
+
 def deployment_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if (c.get("deployment.type") or "single_node") == "single_node":
         a, b, g = (_int(c, f"deployment.{k}") for k in ("num_train_gpus", "num_infer_gpus", "gpus_per_node"))
@@ -316,6 +402,10 @@ def deployment_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if c.has_table("inference") and c.written("inference.router") in (None, "None"):  # the default is vllm-router
         yield _err("multi-node-router", "Multi-node deployments require inference.router to front the per-rank engines.",
                    "inference", ())
+    nodes, group = c.num("deployment.num_train_nodes"), c.num("deployment.nodes_per_fsdp_group")
+    if isinstance(nodes, int) and isinstance(group, int) and group > 0 and nodes % group:
+        yield _err("fsdp-group", f"deployment.num_train_nodes ({nodes}) must be divisible by deployment.nodes_per_fsdp_group "
+                   f"({group})", "deployment.nodes_per_fsdp_group", ())
 
 
 def _sources(c: Cfg, split: str) -> list[tuple[int, dict]]:
