@@ -2,7 +2,9 @@
 
 One run for the module: research example (c), prime-rl's multi-env debug config (two reverse-text
 train sources and an eval source every 5 steps), with its eval source named like the first train
-source so that two env servers share a name (``name/N``), as train and eval sources may.
+source so that two env servers share a name (``name/N``), as train and eval sources may, and its
+second source unnamed with a hub id, so its name is ``primeintellect/reverse-text`` (a slash that is
+not an index).
 """
 
 from __future__ import annotations
@@ -50,7 +52,6 @@ id = "null"
 type = "subprocess"
 
 [[orchestrator.train.source]]
-name = "reverse-text-b"
 
 [orchestrator.train.source.env.taskset]
 id = "primeintellect/reverse-text"
@@ -122,7 +123,7 @@ def test_the_run_object_carries_the_rl_fields_of_its_config(run: dict[str, Any])
         16, 128, 128, 10, 2048)
     assert run["learningRate"] == 3e-6 and run["gpuCount"] == 2
     assert run["environments"] == [{"id": "reverse-text", "name": "reverse-text-a"},
-                                   {"id": "primeintellect/reverse-text", "name": "reverse-text-b"}]
+                                   {"id": "primeintellect/reverse-text", "name": "primeintellect/reverse-text"}]
     assert run["evalConfig"]["interval"] == 5
     assert run["evalConfig"]["environments"] == [{"id": "reverse-text", "name": "reverse-text-a"}]
 
@@ -133,7 +134,7 @@ def test_samples_are_the_rollouts_of_a_step_in_the_uploaded_row_shape(c: httpx.C
     for row in rows:
         assert ROW_KEYS <= row.keys(), ROW_KEYS - row.keys()
         assert row["run_id"] == run["id"] and row["step"] == 10
-        assert row["env_name"] in {"reverse-text-a", "reverse-text-b"}
+        assert row["env_name"] in {"reverse-text-a", "primeintellect/reverse-text"}
         reply = row["completion"][-1]
         assert reply["role"] == "assistant" and isinstance(reply["content"], str)
         assert row["task"]["answer"] == row["task"]["prompt"][::-1]
@@ -204,7 +205,7 @@ def test_distributions_bin_the_steps_own_values(c: httpx.Client, run: dict[str, 
 def test_env_servers_are_one_per_source_train_then_eval(c: httpx.Client, run: dict[str, Any]) -> None:
     servers = c.get(f"/rft/runs/{run['id']}/env-servers").json()["env_servers"]
     assert [(s["env_name"], s["env_index"]) for s in servers] == [
-        ("reverse-text-a", 0), ("reverse-text-b", 1), ("reverse-text-a", 2)]
+        ("reverse-text-a", 0), ("primeintellect/reverse-text", 1), ("reverse-text-a", 2)]
     assert all(s["pod_name"] and s["status"] for s in servers)
 
 
@@ -216,17 +217,22 @@ def test_env_server_logs_by_name_and_by_name_slash_index(c: httpx.Client, run: d
         assert reply.status_code == 200, reply.text
         return reply.json()["logs"]
 
-    train_a, eval_a, both = text(env_name="reverse-text-a/0"), text(env_name="reverse-text-a/2"), text(env_name="reverse-text-a")
+    train_a, eval_a = text(env_name="reverse-text-a/0"), text(env_name="reverse-text-a/2")
+    both = text(env_name="reverse-text-a")
     # Each server logs its own address, numbered by its env_index as prime-rl's launcher numbers them.
-    assert "EnvServer up: taskset=reverse-text address=inproc://env-server-0" in train_a and "env-server-2" not in train_a
-    assert "EnvServer up: taskset=reverse-text address=inproc://env-server-2" in eval_a and "env-server-0" not in eval_a
+    up = "EnvServer up: taskset=reverse-text address=inproc://env-server-"
+    assert f"{up}0" in train_a and "env-server-2" not in train_a
+    assert f"{up}2" in eval_a and "env-server-0" not in eval_a
     assert set(both.splitlines()) == set(train_a.splitlines()) | set(eval_a.splitlines())
-    assert "address=inproc://env-server-1" in text(env_name="reverse-text-b")
+    assert "address=inproc://env-server-1" in text(env_name="primeintellect/reverse-text")
     r9 = c.get(f"/rft/runs/{run['id']}/env-server-logs",
                params={"env_name": "reverse-text-a", "env_index": 2, "tail_lines": 5000, "since_seconds": 86400})
     assert r9.status_code == 200 and r9.json()["logs"] == eval_a
     missing = c.get(logs, params={"component": "env-server", "env_name": "reverse-text-a/7"})
-    assert missing.status_code == 404 and "reverse-text-a/0, reverse-text-a/2" in missing.json()["detail"]
+    assert missing.status_code == 404
+    assert missing.json()["detail"] == (
+        f"Run {run['id']} has no env server reverse-text-a/7; it has reverse-text-a/0, primeintellect/reverse-text/1, "
+        f"reverse-text-a/2 (see `prime train components {run['id']}`).")
 
 
 def test_logs_of_every_component(c: httpx.Client, run: dict[str, Any]) -> None:
@@ -244,7 +250,8 @@ def test_metrics_are_one_row_per_step_with_the_eval_rows_merged(c: httpx.Client,
     assert [r["step"] for r in rows] == list(range(1, 11))
     for row in rows:
         assert 0.0 <= row["train/agg/effective/agent/reward/mean"] <= 1.0
-        assert "train/reverse-text-a/effective/agent/rewards/lcs/mean" in row and "batch/reverse-text-b" in row
+        assert "train/reverse-text-a/effective/agent/rewards/lcs/mean" in row
+        assert "batch/primeintellect/reverse-text" in row
     evals = [r["step"] for r in rows if any(k.startswith("eval/reverse-text-a/") for k in r)]
     assert evals == [1, 5, 10]  # the base policy first (skip_first_step = false), then every 5th step
 
@@ -257,3 +264,21 @@ def test_the_demo_platform_opens_with_a_finished_rl_run(c: httpx.Client) -> None
     progress = c.get(f"/rft/runs/{demo['id']}/progress").json()
     assert (progress["latestStep"], progress["stepsWithSamples"]) == (20, [10, 20])
     assert c.get(f"/rft/runs/{demo['id']}/samples", params={"step": 20}).json()["total"] == 128
+
+
+def test_bad_rl_queries_get_a_reason_never_a_500(c: httpx.Client, run: dict[str, Any]) -> None:
+    base = f"/rft/runs/{run['id']}"
+    for path, params, status in (
+        ("/env-server-logs", {"env_name": "reverse-text-a", "env_index": -1}, 422),
+        ("/env-server-logs", {"env_name": "reverse-text-a", "env_index": 10**21}, 422),
+        ("/env-server-logs", {"env_index": 0}, 422),
+        ("/env-server-logs", {"env_name": "no-such-env", "env_index": 0}, 404),
+        ("/logs", {"component": "env-server", "env_name": "reverse-text-a/" + "9" * 30}, 404),  # not an index: a name
+        ("/logs", {"component": "env-server"}, 400),
+        ("/distributions", {"step": -1}, 422),
+        ("/samples", {"step": 10, "limit": "all"}, 422),
+    ):
+        reply = c.get(base + path, params=params)
+        assert reply.status_code == status, (path, params, reply.text)
+        assert reply.json()["detail"], (path, params, reply.text)
+    assert c.get("/rft/runs/no-such-run/samples").status_code == 404

@@ -148,7 +148,7 @@ def test_every_log_line_parses_and_carries_prime_rl_messages(runs):
     orch = _messages(run_dir, "orchestrator")
     assert orch[0] == "Starting orchestrator (algorithm: grpo)"
     assert "Train batch 64/128 (50.0%); 16 inflight episodes (train=16, eval=0)" in orch
-    assert orch[-1].startswith("Orchestrator step loop done in ")
+    assert orch[-2].startswith("Orchestrator step loop done in ") and orch[-1] == "Orchestrator finished."
     assert _messages(run_dir, "trainer")[-1] == "RL trainer finished!"
 
 
@@ -309,3 +309,16 @@ def test_sigusr1_pauses_at_a_step_boundary_with_a_checkpoint_of_both_policies(ru
     assert sorted(tt.series(run_dir, REWARD)) == list(range(1, st["step"] + 1))
     comps = json.loads((run_dir / "components.json").read_text())
     assert {c["status"] for c in comps} == {"stopped"} and len(comps) == 4
+
+
+def test_the_platform_says_what_an_rl_run_trains_here(api):
+    """The supervisor's first line in an RL run's trainer log names the RL stand-in, not the SFT one."""
+    from tests.local.conftest import wait_status
+
+    runs = api.get("/rft/runs", params={"limit": 1000}).json()["runs"]
+    demo = next(r for r in runs if r["name"] == "reverse-text-rl")  # the demo platform's real RL run
+    assert wait_status(api, demo["id"], timeout=240)["status"] == "COMPLETED"
+    logs = api.get(f"/rft/runs/{demo['id']}/logs", params={"component": "trainer", "search": "Local platform:",
+                                                           "since_seconds": 86400}).json()["logs"]
+    assert "runs here as a stand-in pointer policy over the prompt's characters (40 logits)" in logs, logs
+    assert "MLP" not in logs

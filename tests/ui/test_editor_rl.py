@@ -93,3 +93,24 @@ async def test_rl_preflight_blocks_an_unknown_taskset_a_bad_batch_and_no_inferen
         await pilot.press("d")
         await quiet(pilot)
         assert app.screen is screen and "fix them first" in str(screen.query_one("#dispatch-status").render())
+
+
+async def test_f4_renames_an_old_rl_key_and_completion_offers_rl_keys(tmp_path):
+    from primetui.ui.editor.modals import CompletionPicker
+
+    old = RL_REVERSE_TEXT.replace("group_size = 16", "rollouts_per_example = 16")
+    app = host(tmp_path, old)
+    async with app.run_test(size=(120, 36)) as pilot:
+        ed = await settle(pilot)
+        line = old.split("\n").index("rollouts_per_example = 16")
+        assert [(d.code, d.span.line) for d in ed.diagnostics] == [("renamed-key", line)]
+        ed.area.cursor_location = (line, 2)
+        await pilot.press("f4")
+        await until(pilot, lambda: "group_size = 16" in ed.text, "rollouts_per_example renamed to group_size")
+        ed = await settle(pilot)
+        assert ed.text == RL_REVERSE_TEXT and ed.diagnostics == []
+        ed.area.cursor_location = (line + 1, 0)
+        await pilot.press("enter", *"max_off")
+        await pilot.press("ctrl+space")  # one candidate under [orchestrator]: inserted at once
+        await until(pilot, lambda: "\nmax_off_policy_steps\n" in ed.text, "max_off_policy_steps completed")
+        assert not isinstance(app.screen, CompletionPicker)

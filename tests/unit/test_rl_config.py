@@ -307,3 +307,79 @@ def test_the_schema_a_file_is_checked_against():
     assert (config_kind({"max_steps": 3}), schema_kind({"max_steps": 3})) == ("rl", "sft")  # prime train --sft takes it
     assert schema_kind(tomllib.loads(RL_REVERSE_TEXT)) == "rl" and dispatch_mode(tomllib.loads(RL_REVERSE_TEXT)) is None
     assert dispatch_mode(tomllib.loads(WALKTHROUGH)) == "sft"
+
+
+def test_primetui_validate_on_the_examples_and_on_a_broken_rl_toml(tmp_path):
+    """Before, validate read prime-rl's reverse-text rl.toml as a broken sft.toml (5 errors)."""
+    import json
+    import subprocess
+    import sys
+
+    files = []
+    for name, text in [*EXAMPLES.items(), ("bad", _edit("batch_size = 128", "batch_size = 100"))]:
+        (tmp_path / f"{name}.toml").write_text(text)
+        files.append(str(tmp_path / f"{name}.toml"))
+    out = subprocess.run([sys.executable, "-m", "primetui.commands.cli", "validate", "--offline", "--json", *files],
+                         capture_output=True, text=True, timeout=120)
+    report = json.loads(out.stdout)
+    assert out.returncode == 1 and report["errors"] == 1 and report["warnings"] == 0
+    assert [len(f["diagnostics"]) for f in report["files"]] == [0, 0, 0, 1]
+    bad = report["files"][3]["diagnostics"][0]
+    assert (bad["line"], bad["col"], bad["code"]) == (12, 14, "batch-group")
+
+
+def test_the_mirror_refuses_what_prime_rls_own_rlconfig_refuses():
+    """464 one-key mutations of the reverse-text example (each scalar key of RLConfig three tables deep set to
+    "zz", -5, 0, 2.5 or true), with what prime-rl-configs 0.4.0's own ``RLConfig.model_validate`` answered at the
+    mirror's commit, sources deferred as ``prime train`` defers them (recorded in data/rl_oracle.json as
+    ``loc|msg`` cut at 60 characters; ``clean = true``, which prime-rl takes and only prime train refuses, is
+    left out)."""
+    import ast
+    import copy
+    import json
+    from pathlib import Path
+
+    expected = json.loads((Path(__file__).parent / "data" / "rl_oracle.json").read_text())
+    base = tomllib.loads(RL_REVERSE_TEXT)
+    base["orchestrator"]["train"].pop("source")
+    wrong = {}
+    for case, answer in expected.items():
+        dotted, _, value = case.partition("=")
+        config = copy.deepcopy(base)
+        *tables, key = dotted.split(".")
+        node = config
+        for t in tables:
+            node = node.setdefault(t, {})
+        node[key] = ast.literal_eval(value)
+        got = sorted({".".join(map(str, loc)) + "|" + msg[:60] for loc, msg in rl_dispatch_verdict(config)
+                      if not msg.startswith(("No [[", "Hosted RL runs need inference GPUs"))})
+        if got != answer:
+            wrong[case] = (answer, got)
+    assert not wrong, wrong
+
+
+PLUMBING = [  # (case, rl.toml, prime-rl's answer (loc, msg prefix) as its own RLConfig gave it)
+    ("rollout transports differ", RL_REVERSE_TEXT + '\n[trainer.rollout_transport]\ntype = "filesystem"\n',
+     [((), "Value error, trainer.rollout_transport.type ('filesystem') != orchestrator.rollout_transport.type ('zmq'); "
+           "set the shared [rollout_transport] block")]),
+    ("quantized transfer without impl custom",
+     RL_REVERSE_TEXT + '\n[weight_broadcast]\ntype = "nccl"\nquantize_in_weight_transfer = true\n',
+     [((), "Value error, weight_broadcast.quantize_in_weight_transfer requires trainer.model.impl = 'custom'.")]),
+    ("EPLB without quantized nccl", RL_REVERSE_TEXT + "\n[inference.vllm]\nenable_eplb = true\n",
+     [((), "Value error, inference.vllm.enable_eplb requires weight_broadcast.type = 'nccl' and "
+           "weight_broadcast.quantize_in_weight_transfer = true.")]),
+    ("orchestrator LoRA rank", RL_REVERSE_TEXT + "\n[trainer.model.lora]\nrank = 8\n\n[orchestrator.model.lora]\nrank = 4\n",
+     [((), "Value error, orchestrator.model.lora.rank (4) conflicts with trainer.model.lora.rank (8).")]),
+    ("mooncake without a cpu tier", RL_REVERSE_TEXT + '\n[inference.kv_cache_offload]\ntype = "mooncake"\n',
+     [(("inference", "kv_cache_offload"),
+       "Value error, inference.kv_cache_offload requires a cpu tier (disk-only offload is not supported).")]),
+]
+
+
+@pytest.mark.parametrize(("case", "text", "answer"), PLUMBING, ids=[p[0] for p in PLUMBING])
+def test_rlconfigs_plumbing_rules_answer_as_prime_rl_does(case, text, answer):
+    verdict = rl_dispatch_verdict(tomllib.loads(text))
+    assert len(verdict) == len(answer) and all(loc == want_loc and msg.startswith(want) for (loc, msg), (want_loc, want)
+                                               in zip(verdict, answer)), verdict
+    errors = [d for d in _check(text) if d.level == "error"]
+    assert errors and all(d.source == "prime-rl" for d in errors)

@@ -89,3 +89,25 @@ def test_the_policy_gradient_matches_finite_differences():
             down[name][idx] -= eps
             numeric = (_surrogate_loss(up, beh, rollouts, advantages, t) - _surrogate_loss(down, beh, rollouts, advantages, t)) / (2 * eps)
             assert res.grads[name][idx] == pytest.approx(numeric, abs=1e-7), (name, idx)
+
+
+def test_the_stand_in_description_counts_the_policys_logits():
+    from primetui.local.trainer.rl import STANDIN
+    from primetui.local.trainer.rl.policy import NUM_PARAMS
+
+    assert f"({NUM_PARAMS} logits)" in STANDIN and sum(v.size for v in init_params().values()) == NUM_PARAMS
+
+
+def test_sources_are_drawn_by_ratio_and_each_cycles_through_its_tasks():
+    from primetui.local.trainer.rl.config import Source
+    from primetui.local.trainer.rl.rollouts import TaskSampler
+
+    a, b = Source("a", "reverse-text", 0, ratio=3.0), Source("b", "reverse-text", 1, ratio=1.0)
+    tasks = load("reverse-text")
+    sampler = TaskSampler([a, b], {"a": tasks, "b": tasks}, seed=0)
+    rng = np.random.default_rng(0)
+    picks = [sampler.pick_source(rng).name for _ in range(2000)]
+    assert 0.72 < picks.count("a") / len(picks) < 0.78
+    epoch = [sampler.next_task(a).idx for _ in range(len(tasks))]
+    assert sorted(epoch) == list(range(len(tasks))) and epoch != sorted(epoch)  # shuffled, no repeats
+    assert sampler.state() == {"a": len(tasks), "b": 0}

@@ -474,6 +474,37 @@ class PrimeClient:
         route = f"/training/volumes/{_seg(name)}/transfer"
         return self._parse(m.VolumeTransferRoute, await self.request("POST", route, json_body=body), "POST", route)
 
+    async def start_volume_transfer(self, name: str, direction: str, path: str, url: str, credentials: dict[str, Any],
+                                    region: str | None = None, endpoint_url: str | None = None) -> m.VolumeTransfer:
+        """V11 `POST /training/volumes/{name}/transfers`: start an S3 import or export; returns at once.
+
+        ``credentials`` (``accessKeyId``, ``secretAccessKey``, ``sessionToken``) travel in this body only."""
+        body: dict[str, Any] = {"direction": direction, "path": path, "url": url, "credentials": credentials}
+        if region:
+            body["region"] = region
+        if endpoint_url:
+            body["endpointUrl"] = endpoint_url
+        if self.team_id:
+            body["teamId"] = self.team_id
+        route = f"/training/volumes/{_seg(name)}/transfers"
+        return self._parse(m.VolumeTransfer, await self.request("POST", route, json_body=body), "POST", route)
+
+    async def list_volume_transfers(self, name: str) -> list[m.VolumeTransfer]:
+        """V12 `GET /training/volumes/{name}/transfers`: the volume's transfers, newest first."""
+        page, notes = await self._get_list(m.VolumeTransferList, f"/training/volumes/{_seg(name)}/transfers", "transfers",
+                                           "transfers", params=self._team_param("teamId"))
+        return NotedList(page.transfers, notes)
+
+    async def get_volume_transfer(self, name: str, transfer_id: str) -> m.VolumeTransfer:
+        """V13 `GET /training/volumes/{name}/transfers/{id}`."""
+        return await self._get(m.VolumeTransfer, f"/training/volumes/{_seg(name)}/transfers/{_seg(transfer_id)}",
+                               params=self._team_param("teamId"))
+
+    async def cancel_volume_transfer(self, name: str, transfer_id: str) -> None:
+        """V14 `DELETE /training/volumes/{name}/transfers/{id}`: idempotent; the row stays cancelled."""
+        await self.request("DELETE", f"/training/volumes/{_seg(name)}/transfers/{_seg(transfer_id)}",
+                           params=self._team_param("teamId"))
+
     async def release_transfer(self, name: str, lease_id: str) -> None:
         """V10 `POST /training/volumes/{name}/transfer/release`: end a direct put's upload lease."""
         body: dict[str, Any] = {"leaseId": lease_id}

@@ -58,6 +58,8 @@ from primetui.api.followers import (
     RunWatcher,
     StateChanged,
     Stopped,
+    TransfersFollower,
+    TransfersUpdate,
 )
 from primetui.api.followers.rl import (
     DistributionRows,
@@ -185,7 +187,7 @@ class _Shared:
 
     def _replay(self) -> list[FollowerEvent]:
         out = list(self.history)
-        for kind in (RunUpdate, StateChanged, PollFailed, Stopped):
+        for kind in (RunUpdate, TransfersUpdate, StateChanged, PollFailed, Stopped):
             if kind in self.latest:
                 out.append(self.latest[kind])
         return out
@@ -385,6 +387,17 @@ class FollowerHub:
         """Run snapshots (R2 + R12) as :class:`RunUpdate` and state events."""
         self.watcher(run_id)
         return self._live[("run", run_id)].subscribe(callback)  # type: ignore[union-attr]
+
+    def transfers(self, volume: str, callback: Callback) -> Subscription:
+        """A volume's S3 transfers as :class:`TransfersUpdate` (the latest list replays to a late subscriber)."""
+        shared = self._shared(("transfers", volume), lambda: TransfersFollower(self.client, volume))
+        return shared.subscribe(callback)
+
+    def poke_transfers(self, volume: str) -> None:
+        """Poll a volume's transfers now (a job was just started or cancelled here)."""
+        found = self._live.get(("transfers", volume))
+        if isinstance(found, _Shared):
+            found.poke()
 
     def metrics(self, run_id: str, callback: Callback, *, status: str | None = None, watch: bool = True) -> Subscription:
         """Every metric row of the run, once, as :class:`MetricRows`; stops after the final fetch.

@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--rate-limit", type=int, default=None, metavar="N",
                        help="answer 429 with Retry-After past N API requests per minute per key "
                             "(default: no limit; env PRIMETUI_LOCAL_RATE_LIMIT)")
+    serve.add_argument("--allow-private-endpoints", action="store_true",
+                       help="let S3 imports and exports reach loopback, link-local and private addresses "
+                            "(a MinIO on this machine; refused by default, docs/security.md)")
     serve.add_argument("--session-idle-timeout", type=float, default=None, metavar="SECONDS",
                        help="stop volume sessions after this long without an SSH connection "
                             "(default 1800; env PRIMETUI_SESSION_IDLE_TIMEOUT)")
@@ -120,6 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--once", action="store_true", help="print once and exit (the compare screen opens from the runs list: space marks, C compares)")
     compare.add_argument("--json", action="store_true", help="JSON output")
     compare.add_argument("--local", action="store_true", help="use the embedded local platform")
+    transfers = sub.add_parser("transfers", help="list a volume's S3 imports and exports (all volumes without VOLUME)")
+    transfers.add_argument("volume", nargs="?", default=None, metavar="VOLUME")
+    transfers.add_argument("--follow", action="store_true", help="poll until every live transfer has ended")
+    transfers.add_argument("--json", action="store_true", help="JSON output (one object per change with --follow)")
+    transfers.add_argument("--local", action="store_true", help="use the embedded local platform")
     _add_ops_commands(sub)
     return parser
 
@@ -171,7 +179,7 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
 
     wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout (see --help)",
                           epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    wait.add_argument("run_ids", nargs="+", metavar="ID")
+    wait.add_argument("run_ids", nargs="+", metavar="ID", help="run ids, or S3 transfers as VOLUME/ID (or a bare tr_… id)")
     wait.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS", help="give up this long after the command started (exit 2)")
     wait.add_argument("--json", action="store_true", help="one JSON object per line instead of text")
     wait.add_argument("--interval", type=seconds, default=3.0, metavar="SECONDS", help="seconds between polls (default 3)")
@@ -343,6 +351,10 @@ def _main(argv: Sequence[str] | None, held: dict[int, object]) -> int:
         from primetui.commands import rl_views
 
         return rl_views.main(args)
+    if args.command == "transfers":
+        from primetui.commands import transfers as transfer_command
+
+        return transfer_command.main(args)
     if args.command in ("runs", "run") and args.once:
         from primetui.commands import headless
 

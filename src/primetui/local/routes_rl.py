@@ -16,6 +16,7 @@ from fastapi import APIRouter, Request, Response
 from primetui.local.errors import fail, invalid
 from primetui.local.rl_bins import TYPES, chart
 from primetui.local.rl_samples import SampleFiles, sample_files
+from primetui.local.routes_runs import env_server_pod, log_reply, log_window, logs_started
 from primetui.local.runs_wire import get_run_or_404
 from primetui.local.state import LocalState
 from primetui.local.store import iso_from_unix
@@ -107,34 +108,11 @@ async def get_distributions(request: Request, run_id: str, type: str | None = No
     return reply
 
 
-def env_server_pod(state: LocalState, run_id: str, env_name: str, env_index: int | None) -> tuple[str, int | None]:
-    """(log component, pod) of an env server: ``env_index`` picks one of the servers sharing the name
-    (train and eval sources may share one), in the order of their ``env_index``; None merges them."""
-    from primetui.local.evals.common import env_log_name
-
-    component = env_log_name(env_name)[: -len(".log")]
-    if env_index is None:
-        return component, None
-    pods = state.store.log_pods(run_id, component)
-    servers = sorted(c.get("env_index") for c in state.store.get_components(run_id) or []
-                     if isinstance(c, dict) and c.get("component") == "env-server" and c.get("env_name") == env_name
-                     and isinstance(c.get("env_index"), int))
-    if env_index in servers and len(pods) == len(servers):
-        return component, pods[servers.index(env_index)]
-    if env_index in pods or (env_index == 0 and not servers):
-        return component, env_index
-    have = ", ".join(f"{env_name}/{i}" for i in servers) or "none with that name"
-    raise fail(404, f"Run {run_id} has no env server {env_name}/{env_index}; it has {have} "
-                    f"(see `prime train components {run_id}`).")
-
-
 @router.get("/rft/runs/{run_id}/env-server-logs")
 async def get_env_server_logs(request: Request, run_id: str, env_name: str, env_index: int = 0,
                               tail_lines: int = 1000, search: str | None = None, regex: bool = False,
                               level: str | None = None, since_seconds: int | None = None) -> dict[str, Any]:
     """R9: one env server's log, by name and index, with R7's windows and filters."""
-    from primetui.local.routes_runs import log_reply, log_window, logs_started
-
     state = _platform(request)
     window = log_window(state, tail_lines, since_seconds, search, level)
     if not 0 <= env_index <= MAX_STEP:

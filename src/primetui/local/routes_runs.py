@@ -130,6 +130,29 @@ def env_qualifier(env: str) -> tuple[str, int | None]:
     return env, None
 
 
+def env_server_pod(state: LocalState, run_id: str, env_name: str, env_index: int | None) -> tuple[str, int | None]:
+    """(log component, pod) of an env server: ``env_index`` picks one of the servers sharing the name
+    (train and eval sources may share one): its log is ``env-server-<name>@<pod_index>`` as its
+    component entry says (a server without one: its place among the name's servers); None merges them.
+    A name or index the run's components do not list is a 404 naming the ones it has."""
+    from primetui.local.evals.common import env_log_name
+
+    component = env_log_name(env_name)[: -len(".log")]
+    listed = [c for c in state.store.get_components(run_id) or []
+              if isinstance(c, dict) and c.get("component") == "env-server" and isinstance(c.get("env_index"), int)]
+    servers = sorted((c for c in listed if c.get("env_name") == env_name), key=lambda c: c["env_index"])
+    if not listed or (env_index is None and servers):  # not started yet (no components): nothing to check
+        return component, env_index
+    for place, server in enumerate(servers):
+        if server["env_index"] == env_index:
+            pod = server.get("pod_index")
+            return component, pod if isinstance(pod, int) and not isinstance(pod, bool) else place
+    names = [f"{c.get('env_name')}/{c['env_index']}" for c in sorted(listed, key=lambda c: c["env_index"])]
+    asked = env_name if env_index is None else f"{env_name}/{env_index}"
+    raise fail(404, f"Run {run_id} has no env server {asked}; it has {', '.join(names)} "
+                    f"(see `prime train components {run_id}`).")
+
+
 def _log_component(state: LocalState, row: Any, component: str | None,
                    env_name: str | None) -> tuple[str, int | None]:
     """The log stream a query names, and the pod it pins (an env server's ``name/N``), if any."""
@@ -145,8 +168,6 @@ def _log_component(state: LocalState, row: Any, component: str | None,
         if not env_name:
             raise fail(400, "component=env-server needs env_name; list env servers with "
                             f"`prime train components {row['id']}`.")
-        from primetui.local.routes_rl import env_server_pod
-
         return env_server_pod(state, row["id"], *env_qualifier(env_name))
     if component in ("trainer", "inference", "router"):
         if component == "router" and "router" not in available:

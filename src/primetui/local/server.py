@@ -64,6 +64,7 @@ def create_app(state: LocalState) -> FastAPI:
     from primetui.local.storage.s3 import MOUNT as S3_MOUNT
     from primetui.local.storage.s3 import endpoint as s3_endpoint
     from primetui.local.supervisor import Supervisor
+    from primetui.local.transfers.routes import router as transfers_router
     from primetui.local.teams import router as teams_router
 
     @asynccontextmanager
@@ -74,6 +75,9 @@ def create_app(state: LocalState) -> FastAPI:
         try:
             yield
         finally:
+            from primetui.local.transfers.registry import shutdown_transfers
+
+            await shutdown_transfers(state)  # live jobs are cancelled: their threads must not outlive the server
             await supervisor.shutdown()
 
     app = FastAPI(
@@ -92,6 +96,7 @@ def create_app(state: LocalState) -> FastAPI:
     if sessions is not None:
         app.include_router(sessions, prefix=API_PREFIX, dependencies=by_volume)
     app.include_router(storage_router, prefix=API_PREFIX, dependencies=by_volume)
+    app.include_router(transfers_router, prefix=API_PREFIX, dependencies=by_volume)
     # SigV4-signed, not bearer: the credentials V9 issued authenticate each request (storage/s3.py).
     app.add_route(f"{S3_MOUNT}/{{path:path}}", s3_endpoint, methods=["GET", "HEAD", "PUT", "POST", "DELETE"],
                   include_in_schema=False)

@@ -119,7 +119,7 @@ def check_parsed(raw: dict, spans: SpanMap, ctx: CheckContext) -> Report:
 
     bad_paths = {d.loc for d in diags}
     for finding in rules.run_all(Cfg(raw), ctx, spans, kind):
-        if tuple(finding.path) in bad_paths and finding.level != "hint":
+        if tuple(finding.path) in bad_paths and finding.level != "hint" and finding.code not in BEFORE_FIELDS:
             continue  # prime-rl never runs a validator on a field that failed its own type/range check
         diags.append(place(finding, spans))
     from primetui.sft import installed
@@ -196,6 +196,8 @@ def _got(inp: Any) -> str:
 
 
 
+# Raised by a before-validator, ahead of every field check: shown even on a field with a type error.
+BEFORE_FIELDS = ("shared-conflict",)
 # Where ``prime train`` defers an RL config's checks to the platform (its ``defer_environments``).
 DEFERRED_RL = (("orchestrator", "train", "source"), ("orchestrator", "eval", "source"))
 DEFERRED_NOTE = " (the platform refuses this at submit; prime train leaves environment sources to it)"

@@ -93,7 +93,7 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str,
         except Exception as exc:  # noqa: BLE001
             checks.append(Check("Model", "warn", f"could not read the model cache ({exc}); the platform will check it"))
     size = parse_size(getattr(volume, "size", None))
-    checks.extend(rl_checks(config) if rl else await _data_checks(client, name, config))
+    checks.extend([Check(*line) for line in rl_checks(config)] if rl else await _data_checks(client, name, config))
     checks.append(_space_check(config, size))
     from primetui.sft.check import check_text
 

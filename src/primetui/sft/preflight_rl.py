@@ -7,10 +7,17 @@ groups, and that the run has inference GPUs (hosted RL needs them).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from primetui.sft.preflight import Check
 from primetui.sft.rules_rl import NEEDS_INFERENCE_GPUS, KNOWN_TASKSETS, is_known_taskset
+
+
+class Check(NamedTuple):
+    """One pre-flight line (``preflight`` turns it into its own ``Check``, as it does ``preflight_data``'s)."""
+
+    name: str
+    state: str  # ok, fail, warn or skip
+    detail: str
 
 DEFAULT_MODEL = "Qwen/Qwen3-0.6B"  # prime-rl's default model name, shared and per component
 

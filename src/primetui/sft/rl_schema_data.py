@@ -6,7 +6,7 @@ reachable from ``prime_rl.configs.rl.RLConfig`` with each field's type, default,
 (pydantic's ge/gt/le/lt, discriminator) and its attribute docstring. Class names that repeat
 across prime-rl's modules carry their module's name (``OrchestratorCheckpointConfig``). The
 verifiers ``EnvConfig`` / ``ServeConfig`` of a source stay open tables: ``prime train`` defers the
-environments to the platform. Do not edit by hand: regenerate, then adjust schema.py.
+environments to the platform. Do not edit by hand: regenerate with scripts/gen_rl_schema_data.py.
 """
 
 # fmt: off
@@ -32,7 +32,7 @@ CLASSES: dict[str, dict] = {'RLConfig': {'source': 'configs/rl.py',
                                       'description': 'Extra environment variables for every launched RL component. '
                                                      'Component-specific env_vars override these.'},
                          'run': {'type': 'RunConfig',
-                                 'default': 'RunConfig(name=None, dir=None)',
+                                 'default': 'RunConfig()',
                                  'constraints': '',
                                  'description': 'Run metadata. ``run.name`` names the run directory under '
                                                 '``output_dir``.'},
@@ -443,7 +443,7 @@ CLASSES: dict[str, dict] = {'RLConfig': {'source': 'configs/rl.py',
                                            'constraints': '',
                                            'description': ''},
                                 'router': {'type': 'VllmRouterConfig | LlmdRouterConfig | None',
-                                           'default': "VllmRouterConfig(type='vllm-router', policy='consistent_hash')",
+                                           'default': 'VllmRouterConfig()',
                                            'constraints': '',
                                            'description': 'Router fronting the engine(s). Every deployment runs a '
                                                           'single global router as the client-facing endpoint on '
@@ -460,18 +460,7 @@ CLASSES: dict[str, dict] = {'RLConfig': {'source': 'configs/rl.py',
                                                                 'deployments start one engine per local DP rank at '
                                                                 '``backend_port + rank``.'},
                                 'vllm': {'type': 'VllmConfig',
-                                         'default': "VllmConfig(model='Qwen/Qwen3-0.6B', dtype='auto', "
-                                                    'max_model_len=None, enforce_eager=False, trust_remote_code=False, '
-                                                    "chat_template=None, tool_call_parser='hermes', "
-                                                    'reasoning_parser=None, rope_scaling=None, tensor_parallel_size=1, '
-                                                    'data_parallel_size=1, data_parallel_size_local=None, '
-                                                    'data_parallel_rpc_port=13345, api_server_count=1, seed=0, '
-                                                    'gpu_memory_utilization=0.9, enable_prefix_caching=None, '
-                                                    'quantization=None, enable_lora=False, max_loras=8, '
-                                                    'max_cpu_loras=100, max_lora_rank=None, lora_target_modules=None, '
-                                                    'enable_expert_parallel=False, '
-                                                    "all2all_backend='allgather_reducescatter', enable_eplb=False, "
-                                                    'enable_dbo=False, enable_return_routed_experts=False)',
+                                         'default': 'VllmConfig()',
                                          'constraints': '',
                                          'description': "vLLM server arguments, under vLLM's own argument names. "
                                                         'Unknown fields pass through verbatim.'},
@@ -1757,9 +1746,7 @@ CLASSES: dict[str, dict] = {'RLConfig': {'source': 'configs/rl.py',
                                       'constraints': '',
                                       'description': 'Evaluation sources.'},
                            'sampling': {'type': 'EvalSamplingConfig',
-                                        'default': 'EvalSamplingConfig(temperature=None, top_p=None, top_k=None, '
-                                                   'min_p=None, max_completion_tokens=None, reasoning_effort=None, '
-                                                   'extra_body={})',
+                                        'default': 'EvalSamplingConfig()',
                                         'constraints': '',
                                         'description': 'Shared eval sampling configuration; can differ from training '
                                                        'sampling.'},
@@ -2986,7 +2973,7 @@ CLASSES: dict[str, dict] = {'RLConfig': {'source': 'configs/rl.py',
  'CurriculumConfig': {'source': 'configs/orchestrator.py',
                       'extra': 'forbid',
                       'fields': {'sampler': {'type': 'StandardSamplerConfig | DifficultyPoolSamplerConfig',
-                                             'default': "StandardSamplerConfig(type='standard')",
+                                             'default': 'StandardSamplerConfig()',
                                              'constraints': 'discriminator=type',
                                              'description': 'Task selection policy. The default cycles through the '
                                                             'task iterator in source order.'},
@@ -3009,11 +2996,9 @@ CLASSES: dict[str, dict] = {'RLConfig': {'source': 'configs/rl.py',
                                                      'constraints': '',
                                                      'description': ''},
                                             'pools': {'type': 'dict[str, DifficultyPoolConfig]',
-                                                      'default': "{'hard': DifficultyPoolConfig(threshold=0.25, "
-                                                                 "weight=0.2), 'normal': "
-                                                                 'DifficultyPoolConfig(threshold=0.75, weight=1.0), '
-                                                                 "'easy': DifficultyPoolConfig(threshold=1.0, "
-                                                                 'weight=0.2)}',
+                                                      'default': "{'hard': {'threshold': 0.25, 'weight': 0.2}, "
+                                                                 "'normal': {'threshold': 0.75, 'weight': 1.0}, "
+                                                                 "'easy': {'threshold': 1.0, 'weight': 0.2}}",
                                                       'constraints': '',
                                                       'description': 'Named pools ordered by their reward thresholds.'},
                                             'seed': {'type': 'int',

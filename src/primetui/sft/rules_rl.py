@@ -28,6 +28,8 @@ DISAGGREGATED_UNSUPPORTED = 'inference.deployment type = "disaggregated" is unsu
 NEEDS_INFERENCE_GPUS = ("Hosted RL runs need inference GPUs: set deployment.num_infer_gpus and an [inference] table, "
                         "or use fake trainer data (trainer.data.fake) for a trainer-only run.")
 HOSTED_REJECTION_CODES = ("hosted-k8s", "hosted-clean", "hosted-disaggregated", "hosted-inference-gpus")
+# prime train checks these on the validated config, so only a config prime-rl took gets them
+HOSTED_AFTER_SCHEMA = ("hosted-clean", "hosted-disaggregated", "hosted-inference-gpus")
 
 # Tasksets the local platform runs (prime-rl strips a hub ``owner/`` and an ``@version`` before importing).
 KNOWN_TASKSETS = ("reverse-text",)
@@ -76,20 +78,32 @@ def run(raw: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if isinstance(data.get("orchestrator"), dict):
         yield from batching_rules(c)
         yield from renderer_rule(c)
+    if isinstance(data.get("trainer"), dict):
+        yield from trainer_rules(data["trainer"])
+    if isinstance(data.get("inference"), dict):
+        yield from inference_rules(c)
     if whole and not conflicts:
         yield from shared_rules(c, raw)
+        yield from run_dir_rule(c)
     if whole:
         yield from broadcast_rules(c)
+        yield from plumbing_rules(c)
     yield from deployment_rules(c, ctx)
     yield from source_rules(c, ctx)
     if ctx.hosted:
         yield from hosted_rules(raw, c)
 
 
+def _int(c: Cfg, dotted: str) -> int | float | None:
+    """A number as pydantic's lax mode reads it: ``true`` is 1 (a bool the schema let through)."""
+    v = c.get(dotted)
+    return int(v) if isinstance(v, bool) else c.num(dotted)
+
+
 def batching_rules(c: Cfg) -> Iterator[Finding]:
     """OrchestratorConfig ``resolve_batching`` and ConcurrencyConfig ``validate_bounds``."""
     loc = ("orchestrator",)
-    batch, tokens, group = c.num("orchestrator.batch_size"), c.num("orchestrator.token_batch_size"), c.num("orchestrator.group_size")
+    batch, tokens, group = (_int(c, f"orchestrator.{k}") for k in ("batch_size", "token_batch_size", "group_size"))
     if batch is not None and tokens is not None:
         yield _err("batch-exclusive", "Set exactly one of batch_size or token_batch_size", "orchestrator.token_batch_size", loc)
         return
@@ -102,11 +116,13 @@ def batching_rules(c: Cfg) -> Iterator[Finding]:
         yield _err("batch-group", "Batch size must be divisible by the number of samples per problem", where, loc,
                    f"batch_size {batch} is not a multiple of group_size {group} (the nearest are {near})")
     for key in ("max_inflight", "initial_inflight"):
-        value = c.num(f"orchestrator.concurrency.{key}")
+        value = _int(c, f"orchestrator.concurrency.{key}")
         if value is not None and isinstance(group, int) and value < group:
             yield _err("inflight-group", f"concurrency.{key} must be at least the number of rollouts per example",
                        f"orchestrator.concurrency.{key}", loc, f"{key} {value} < group_size {group}")
-    hi, lo, ini = (c.num(f"orchestrator.concurrency.{k}") for k in ("max_inflight", "min_inflight", "initial_inflight"))
+    # each is >= 1 by the schema: a value that broke that is its own error, and prime-rl never gets here
+    hi, lo, ini = (v if v is not None and v >= 1 else None
+                   for v in (_int(c, f"orchestrator.concurrency.{k}") for k in ("max_inflight", "min_inflight", "initial_inflight")))
     bounds = ("orchestrator", "concurrency")
     if hi is not None and ini is not None and ini > hi:
         yield _err("inflight-bounds", "concurrency.initial_inflight must not exceed concurrency.max_inflight",
@@ -114,6 +130,94 @@ def batching_rules(c: Cfg) -> Iterator[Finding]:
     if hi is not None and lo is not None and lo > hi:
         yield _err("inflight-bounds", "concurrency.min_inflight must not exceed concurrency.max_inflight",
                    "orchestrator.concurrency.min_inflight", bounds)
+
+
+def trainer_rules(trainer: dict) -> Iterator[Finding]:
+    """TrainerConfig's and its ModelConfig's validators: the SFT trainer's own (``rules_primerl``), one level down.
+
+    The trainer table is read on its own, where its keys (``model``, ``optim``, ``scheduler``,
+    ``max_steps``) are where an sft.toml has them, with the same classes and defaults.
+    """
+    from primetui.sft import rules_primerl
+
+    t = Cfg(trainer)
+    for finding, loc in [*((f, ("trainer", "model")) for f in rules_primerl.model_rules(t)),
+                         *((f, ("trainer",)) for f in rules_primerl.scheduler_rules(t)),
+                         *((f, ("trainer",)) for f in _trainer_own_rules(t))]:
+        yield replace(finding, path=("trainer", *finding.path), loc=loc)
+
+
+def _trainer_own_rules(t: Cfg) -> Iterator[Finding]:
+    def err(code: str, msg: str, where: str) -> Finding:
+        return Finding("error", code, msg, _p(where), "prime-rl")
+
+    full = t.get("model.full_offload") not in (None, False)
+    if full and (t.get("optim.type") or "adamw") not in ("adamw", "sign_sgd"):
+        yield err("full-offload", "Full optimizer offload only supports AdamW and SignSGD", "model.full_offload")
+    if t.has_table("model.vlm") and (t.get("model.optimization_dtype") != "bfloat16" or t.get("model.reduce_dtype") != "bfloat16"):
+        yield err("vlm", "VLM models must use optimization_dtype='bfloat16' and reduce_dtype='bfloat16' to match vLLM "
+                  "inference.", "model.vlm")
+    if t.is_set("trace_path"):
+        steps = t.num("max_steps")
+        if steps is None:
+            yield err("trace", "Must specify max_steps when tracing", "trace_path")
+        elif steps >= 10:
+            yield err("trace", "Tracing more than 10 steps is not recommended as your trace will be massive. Remove this "
+                      "line if you really want to trace more steps.", "trace_path")
+    if t.get("optim.type") == "muon" and t.get("model.fsdp_cpu_offload") is True:
+        yield err("muon-offload", "Muon optimizer does not support FSDP CPU offload", "model.fsdp_cpu_offload")
+    if t.has_table("model.lora") and t.get("weight_broadcast.type") in ("nccl", "nixl"):
+        yield err("lora-broadcast", "In-memory weight broadcast does not support LoRA yet.", "weight_broadcast.type")
+    if t.get("model.ep") not in (1, "auto", None) and t.get("model.impl") not in ("custom", "auto"):
+        yield err("ep-impl", "EP is only supported with the custom implementation or auto mode", "model.ep")
+    if t.get("enable_router_replay") is True and t.get("model.impl") not in ("custom", "auto"):
+        yield err("ep-impl", "Router replay is only supported with the custom implementation or auto mode",
+                  "enable_router_replay")
+
+
+def inference_rules(c: Cfg) -> Iterator[Finding]:
+    """InferenceConfig's own validators (configs/inference.py) with their texts; prime-rl's loc is ``inference``."""
+    loc = ("inference",)
+    rank = c.num("inference.vllm.max_lora_rank")
+    if rank is not None and rank > 512:
+        yield _err("inference", f"max_lora_rank={rank} exceeds vLLM maximum of 512", "inference.vllm.max_lora_rank",
+                   ("inference", "vllm"))
+    offload = c.written("inference.kv_cache_offload")
+    if isinstance(offload, dict) and not isinstance(offload.get("cpu"), dict):
+        yield _err("kv-offload", "inference.kv_cache_offload requires a cpu tier (disk-only offload is not supported).",
+                   "inference.kv_cache_offload", ("inference", "kv_cache_offload"))
+    deployment = c.get("inference.deployment.type") or "single_node"
+    router = c.written("inference.router")
+    router_on = router not in (None, "None")
+    if deployment in ("multi_node", "disaggregated") and not c.has_table("inference.slurm"):
+        yield _err("slurm", "Must use SLURM for multi-node / disaggregated deployment.", "inference.deployment.type", loc)
+    llmd = router_on and c.get("inference.router.type") == "llm-d"
+    if llmd and c.get("inference.vllm.enable_return_routed_experts") is True:
+        yield _err("router-replay", "The llm-d router backend does not support routed-expert return "
+                   "(enable_return_routed_experts): it breaks P/D and is unverified for multi-node. Use router type "
+                   "'vllm-router' for routed-expert runs.", "inference.router.type", loc)
+    if llmd and deployment == "single_node":
+        yield _err("router", "The llm-d router backend requires a multi-node or disaggregated SLURM deployment.",
+                   "inference.router.type", loc)
+    if not router_on and deployment in ("multi_node", "disaggregated"):
+        yield _err("router", "Multi-node / disaggregated deployments require a router fronting the per-rank engines.",
+                   "inference.router", loc)
+    if isinstance(offload, dict) and c.get("inference.vllm.enable_prefix_caching") is False:
+        yield _err("kv-offload", "KV cache offloading requires inference.vllm.enable_prefix_caching to be true.",
+                   "inference.vllm.enable_prefix_caching", loc)
+
+
+def run_dir_rule(c: Cfg) -> Iterator[Finding]:
+    """RLConfig ``auto_setup_run_dir``: a component's ``output_dir`` is derived (``output_dir / run.name``)."""
+    base = str(c.get("output_dir") or "outputs").rstrip("/")
+    name = c.get("run.name")
+    run_dir = f"{base}/{name}" if isinstance(name, str) else f"{base}/<run.name>"
+    for sub, cls in (("trainer", "TrainerConfig"), ("orchestrator", "OrchestratorConfig")):
+        value = c.written(f"{sub}.output_dir")
+        if isinstance(value, str) and value.rstrip("/") != run_dir:
+            yield _err("run-dir", f"{cls}.output_dir ({value}) conflicts with the run directory ({run_dir}). Under the rl "
+                       "entrypoint, sub-config output directories are derived from output_dir / run.name — set those "
+                       "instead.", f"{sub}.output_dir", ())
 
 
 def renderer_rule(c: Cfg) -> Iterator[Finding]:
@@ -154,6 +258,20 @@ def shared_rules(c: Cfg, raw: Cfg) -> Iterator[Finding]:
                    if raw.is_set("orchestrator.ckpt.interval") else "trainer.ckpt", ())
     yield from _wandb_rules(c)
     yield from _model_name_rule(c)
+    yield from _chat_template_rule(c)
+
+
+def _chat_template_rule(c: Cfg) -> Iterator[Finding]:
+    """``validate_shared_tokenizer``: one chat template for every component."""
+    t, o = c.get("trainer.tokenizer.chat_template"), c.get("orchestrator.tokenizer.chat_template")
+    if t != o:
+        yield _err("chat-template", f"Trainer chat_template ({t!r}) and orchestrator chat_template ({o!r}) do not match. "
+                   "Use the shared [tokenizer] config to set chat_template for both.",
+                   "orchestrator.tokenizer.chat_template" if o is not None else "trainer.tokenizer.chat_template", ())
+    elif c.has_table("inference") and (i := c.get("inference.vllm.chat_template")) != t:
+        yield _err("chat-template", f"Inference chat_template ({i!r}) does not match the shared tokenizer chat_template "
+                   f"({t!r}). Use the shared [tokenizer] config to set chat_template for all components.",
+                   "inference.vllm.chat_template", ())
 
 
 def _ckpt_both_sides(c: Cfg) -> Iterator[Finding]:
@@ -214,9 +332,58 @@ def broadcast_rules(c: Cfg) -> Iterator[Finding]:
                    "Set weight_broadcast.type = 'filesystem'.", "weight_broadcast.type", ())
 
 
+def plumbing_rules(c: Cfg) -> Iterator[Finding]:
+    """RLConfig's rules on transports, LoRA, EPLB, router replay and KV offload (configs/rl.py), in its order."""
+    t, o = c.get("trainer.rollout_transport.type") or "zmq", c.get("orchestrator.rollout_transport.type") or "zmq"
+    if t != o:
+        yield _err("rollout-transport", f"trainer.rollout_transport.type ({t!r}) != orchestrator.rollout_transport.type "
+                   f"({o!r}); set the shared [rollout_transport] block or make both sub-configs the same type.",
+                   "orchestrator.rollout_transport.type", ())
+    shared = c.get("weight_broadcast.type") if c.has_table("weight_broadcast") else None
+    quantize = shared == "nccl" and c.get("weight_broadcast.quantize_in_weight_transfer") is True
+    if quantize and not c.has_table("inference"):
+        yield _err("quantize-transfer", "weight_broadcast.quantize_in_weight_transfer requires an inference config.",
+                   "weight_broadcast.quantize_in_weight_transfer", ())
+    elif quantize and c.get("trainer.model.impl") != "custom":
+        yield _err("quantize-transfer", "weight_broadcast.quantize_in_weight_transfer requires trainer.model.impl = "
+                   "'custom'.", "weight_broadcast.quantize_in_weight_transfer", ())
+    yield from _lora_rules(c)
+    inference = c.has_table("inference")
+    if inference and c.get("inference.vllm.enable_eplb") is True and not quantize:
+        yield _err("eplb", "inference.vllm.enable_eplb requires weight_broadcast.type = 'nccl' and "
+                   "weight_broadcast.quantize_in_weight_transfer = true.", "inference.vllm.enable_eplb", ())
+    replay = c.get("trainer.enable_router_replay") is True
+    explicit = c.get("inference.vllm.enable_return_routed_experts") is True  # InferenceConfig's own rule says it then
+    if inference and replay and not explicit and c.get("inference.router.type") == "llm-d" \
+            and c.written("inference.router") not in (None, "None"):
+        yield _err("router-replay", "The llm-d router backend does not support routed-expert return "
+                   "(inference.vllm.enable_return_routed_experts / trainer.enable_router_replay): it breaks P/D and is "
+                   "unverified for multi-node. Use router type 'vllm-router' for router-replay runs.", "inference.router.type", ())
+    offload = c.written("inference.kv_cache_offload")
+    if inference and isinstance(offload, dict):
+        if replay:
+            yield _err("router-replay", "Router replay with inference.kv_cache_offload is not supported. External KV "
+                       "cache hits do not carry routed-expert decisions.", "inference.kv_cache_offload", ())
+        if offload.get("type") == "mooncake" and not c.has_table("slurm"):
+            yield _err("kv-offload", "Mooncake KV offload requires SLURM — the per-node store is launched by the sbatch "
+                       "template. Use inference.kv_cache_offload.type='native' for local runs.", "inference.kv_cache_offload", ())
+
+
+def _lora_rules(c: Cfg) -> Iterator[Finding]:
+    """``auto_setup_lora``: the orchestrator's adapter rank and alpha follow the trainer's."""
+    if not c.has_table("trainer.model.lora"):
+        return
+    for key in ("rank", "alpha"):
+        mine, theirs = c.get(f"trainer.model.lora.{key}"), c.written(f"orchestrator.model.lora.{key}")
+        if theirs not in (Cfg.MISSING, None, "None") and theirs != mine:
+            yield _err("lora-orchestrator", f"orchestrator.model.lora.{key} ({theirs}) conflicts with trainer.model.lora."
+                       f"{key} ({mine}). Remove orchestrator.model.lora.{key} to inherit from trainer, or update "
+                       f"trainer.model.lora.{key} to match.", f"orchestrator.model.lora.{key}", ())
+
+
 def deployment_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if (c.get("deployment.type") or "single_node") == "single_node":
-        a, b, g = (c.num(f"deployment.{k}") for k in ("num_train_gpus", "num_infer_gpus", "gpus_per_node"))
+        a, b, g = (_int(c, f"deployment.{k}") for k in ("num_train_gpus", "num_infer_gpus", "gpus_per_node"))
         if a is not None and b is not None and g is not None and a + b > g:
             yield _err("gpu-budget", f"Total GPU count ({a + b} = {a} train + {b} infer) exceeds gpus_per_node ({g}).",
                        "deployment", ("deployment", "single_node"))
@@ -232,9 +399,13 @@ def deployment_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if infer_nodes == 0 and c.has_table("inference"):
         yield _err("multi-node", "Cannot configure inference with num_infer_nodes = 0. Either set num_infer_nodes > 0 or "
                    "remove the inference config.", "inference", ())
-    if c.has_table("inference") and c.written("inference.router") in (Cfg.MISSING, None, "None"):
+    if c.has_table("inference") and c.written("inference.router") in (None, "None"):  # the default is vllm-router
         yield _err("multi-node-router", "Multi-node deployments require inference.router to front the per-rank engines.",
                    "inference", ())
+    nodes, group = c.num("deployment.num_train_nodes"), c.num("deployment.nodes_per_fsdp_group")
+    if isinstance(nodes, int) and isinstance(group, int) and group > 0 and nodes % group:
+        yield _err("fsdp-group", f"deployment.num_train_nodes ({nodes}) must be divisible by deployment.nodes_per_fsdp_group "
+                   f"({group})", "deployment.nodes_per_fsdp_group", ())
 
 
 def _sources(c: Cfg, split: str) -> list[tuple[int, dict]]:

@@ -98,7 +98,7 @@ def run(run_dir: Path, timeout: float = 120.0) -> int:
 
 def run_inline(run_dir: Path) -> int:
     """Run the trainer in this process (no signal handlers): the same code path minus start-up."""
-    from primetui.local.trainer.rl import trainer_class
+    from primetui.local.trainer.rl.select import trainer_class
 
     trainer = trainer_class(run_dir)(run_dir)
     try:

@@ -269,7 +269,10 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         grid.add_row("Model", plain(row.model))
         grid.add_row("Volume", plain(row.volume))
         grid.add_row("Steps", Text.assemble((row.bar, tone_style(self, "accent")), plain(f" {row.steps_text()}")))
-        if row.loss is not None:
+        if row.kind == "rl":
+            for label, text in self.rl_rows(run, progress):  # RunLinksMixin: environments, reward, Trainable k/n, lag
+                grid.add_row(label, text)
+        elif row.loss is not None:
             grid.add_row("Loss", Text.assemble((present.sparkline(progress.last_losses(24) if progress else [], 24), tone_style(self, "accent")), f" {row.loss_text()}"))
         grid.add_row("Elapsed / ETA", plain(f"{row.elapsed} / {row.eta}"))
         grid.add_row("GPUs", plain(present.run_gpus_detail(run)))

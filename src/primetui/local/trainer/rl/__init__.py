@@ -14,8 +14,11 @@ Files the run writes in its run dir, beyond the SFT protocol (``primetui.local.t
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
+
+
+STANDIN = "stand-in pointer policy over the prompt's characters (40 logits)"
+"""What an RL run trains here instead of its model (``policy.NUM_PARAMS`` logits)."""
 
 
 def is_rl_config(config: Any) -> bool:
@@ -24,20 +27,3 @@ def is_rl_config(config: Any) -> bool:
     from primetui.sft.kind import config_kind
 
     return isinstance(config, dict) and config_kind(config) == "rl"
-
-
-def trainer_class(run_dir: Path) -> type:
-    """The RL trainer for an RL config, else the SFT trainer (which also reports an unreadable config.json)."""
-    import json
-
-    from primetui.local.trainer.loop import Trainer
-
-    try:
-        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8")).get("config")
-    except (OSError, ValueError, AttributeError):
-        return Trainer
-    if is_rl_config(config):
-        from primetui.local.trainer.rl.run import RLTrainer
-
-        return RLTrainer
-    return Trainer

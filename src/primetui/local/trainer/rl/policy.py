@@ -37,6 +37,9 @@ def init_params() -> dict[str, np.ndarray]:
     return {"pointer": pointer, "format": np.array([INIT_FORMAT]), "length": np.zeros(len(DELTAS))}
 
 
+NUM_PARAMS = BUCKETS * N_POINTER + 1 + len(DELTAS)  # 40: pointer logits, the format logit, the length logits
+
+
 def softmax(logits: np.ndarray, temperature: float) -> np.ndarray:
     z = logits / _t(temperature)
     z = z - z.max(axis=-1, keepdims=True)

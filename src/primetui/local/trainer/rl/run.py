@@ -23,26 +23,26 @@ import numpy as np
 
 from primetui.local.trainer import ckpt as ckpt_mod
 from primetui.local.trainer.errors import RunFailure
-from primetui.local.trainer.logs import ConsoleLog
 from primetui.local.trainer.loop import Trainer
 from primetui.local.trainer.optim import Optimizer, clip_grad_norm
 from primetui.local.trainer.perf import PerfCounter, cpu_peak_flops, peak_rss_gib
+from primetui.local.trainer.rl import STANDIN
 from primetui.local.trainer.rl import messages as msg
 from primetui.local.trainer.rl import samples as smp
 from primetui.local.trainer.rl.components import RLComponents
 from primetui.local.trainer.rl.config import RLRunConfig, Source, parse_rl_config
 from primetui.local.trainer.rl.loss import StepResult, policy_gradient
 from primetui.local.trainer.rl.metrics import eval_metrics, train_metrics
-from primetui.local.trainer.rl.policy import Dists, init_params
+from primetui.local.trainer.rl.policy import NUM_PARAMS, Dists, init_params
 from primetui.local.trainer.rl.rollouts import Batch, Episode, TaskSampler, collect_batch, eval_examples, run_group
-from primetui.local.trainer.rl.taskset import Task, is_local, load, unknown_taskset_message
+from primetui.local.trainer.rl.taskset import is_local, load, unknown_taskset_message
 from primetui.local.trainer.files import JsonlAppender
 from primetui.local.trainer.scheduler import Scheduler
 
 LR_SCALE = 1e5
 """The policy's AdamW step is prime-rl's ``lr`` times this (3e-6 -> 0.3 per step on its logits)."""
 
-FLOPS_PER_TOKEN = 6 * 48  # 6 per weight per token, as the SFT stand-in counts, over the policy's 48 logits
+FLOPS_PER_TOKEN = 6 * NUM_PARAMS  # 6 per weight per token, as the SFT stand-in counts
 
 
 @dataclass
@@ -111,6 +111,8 @@ class RLTrainer(Trainer):
         self.comps.envs_ready(self.tasks, self.eval_tasks)
         self.policy = Policy(init_params(), init_params())
         self.opt = Optimizer(cfg.optim, self.policy.current)
+        if self.opt.fallback_note:
+            self.log.warning(self.opt.fallback_note)
         self.sched = Scheduler(cfg.scheduler, cfg.optim.lr, cfg.max_steps)
         self.sampler = TaskSampler(cfg.sources, self.tasks, self.seed)
         self.progress = Progress()
@@ -131,16 +133,13 @@ class RLTrainer(Trainer):
     def _announce(self, model: str) -> None:
         cfg, log = self.cfg, self.log
         log.warning(f"Local platform: training a stand-in policy instead of {model}; real weights cannot run on this "
-                    f"machine. Stand-in: a factorised pointer policy over the prompt's characters (48 logits).")
+                    f"machine. Stand-in: a factorised {STANDIN.removeprefix('stand-in ')}.")
         log.info(f"Starting RL trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) "
                  f"in {self.files.run_dir}")
         log.info("Setting up loss function (type='default', importance ratio against the sampling policy)")
-        log.info(f"Initializing optimizer (type={self.opt_type()}, lr={cfg.optim.lr}, weight_decay={cfg.optim.weight_decay}, "
+        log.info(f"Initializing optimizer (type={cfg.optim.type}, lr={cfg.optim.lr}, weight_decay={cfg.optim.weight_decay}, "
                  f"max_norm={cfg.optim.max_norm}; the policy steps lr x {LR_SCALE:.0e})")
         self.comps.announce(model)
-
-    def opt_type(self) -> str:
-        return self.cfg.optim.type
 
     def _resume(self, spec: dict[str, Any], cfg: RLRunConfig) -> bool:
         volume_dir = Path(spec["volume_dir"]) if spec.get("volume_dir") else None
@@ -200,11 +199,11 @@ class RLTrainer(Trainer):
         return self._complete(step)
 
     def _one_step(self, step: int) -> None:
-        episodes, batch_seconds = self._orchestrate(step)
+        episodes = self._orchestrate(step)
         due = step + 1
         if self.cfg.max_steps is None or due <= self.cfg.max_steps:
             self._evals(due, version=self.progress.step)
-        self._train_step(step, episodes, batch_seconds)
+        self._train_step(step, episodes)
         is_last = self.cfg.max_steps is not None and step >= self.cfg.max_steps
         ck = self.cfg.ckpt
         if ck is not None and (is_last or (ck.interval and step % ck.interval == 0)):
@@ -212,13 +211,12 @@ class RLTrainer(Trainer):
         self.files.set_status("running", step)
 
     # -- orchestrator --------------------------------------------------------------------------------
-    def _orchestrate(self, step: int) -> tuple[list[Episode], float]:
+    def _orchestrate(self, step: int) -> list[Episode]:
         cfg = self.cfg
         version = max(0, step - 1 - self.lag)
         rng = np.random.default_rng([self.seed, step])
         target = cfg.batch_size
         half = {"logged": False}
-
         counted = [0]
 
         def on_progress(done: list[Episode], dispatched: Source) -> None:
@@ -238,7 +236,7 @@ class RLTrainer(Trainer):
         now = time.perf_counter()
         step_time, self.last_ship = now - self.last_ship, now
         self._orchestrator_outputs(step, batch, step_time, off_policy=step - 1 - version)
-        return batch.episodes, batch.seconds
+        return batch.episodes
 
     def _sampler(self) -> str:
         """Which weights the inference engine samples train batches with."""
@@ -315,7 +313,7 @@ class RLTrainer(Trainer):
         self.comps.count(eps)
 
     # -- trainer -------------------------------------------------------------------------------------
-    def _train_step(self, step: int, eps: list[Episode], batch_seconds: float) -> None:
+    def _train_step(self, step: int, eps: list[Episode]) -> None:
         t0 = time.perf_counter()
         res = self._gradient(eps)
         grad_norm = clip_grad_norm(res.grads, self.cfg.optim.max_norm)
@@ -364,9 +362,9 @@ class RLTrainer(Trainer):
                 self.files.log_checkpoint_deleted(gone)
 
     def _complete(self, step: int) -> int:
+        self.comps.shutdown()
         self.comps.orch.success("Orchestrator finished.")
         self.log.success("RL trainer finished!")
-        self.comps.shutdown()
         self.files.set_status("completed", step)
         self._set_trainer_status("completed")
         return 0
@@ -380,5 +378,3 @@ def combine(parts: list[StepResult]) -> StepResult:
     avg = lambda name: sum(getattr(p, name) * p.tokens for p in parts) / total  # noqa: E731
     return StepResult(grads, avg("loss"), avg("entropy"), avg("mismatch_kl"), sum(p.tokens for p in parts))
 
-
-__all__ = ["ConsoleLog", "LR_SCALE", "RLTrainer", "Task"]
