@@ -734,6 +734,34 @@ class PrimeClient:
         """R12 `GET /rft/runs/{id}/progress`."""
         return await self._get(m.Progress, f"/rft/runs/{_seg(run_id)}/progress")
 
+    async def get_samples(self, run_id: str, step: int, *, page: int = 1, limit: int = 100) -> Any:
+        """R11 `GET /rft/runs/{id}/samples?step&page&limit`: one page of a step's rollouts (`api.rl.SamplesPage`)."""
+        from primetui.api import rl
+
+        path = f"/rft/runs/{_seg(run_id)}/samples"
+        data = await self.request("GET", path, params={"step": step, "page": page, "limit": limit})
+        raw = data.get("samples", [])
+        if not isinstance(raw, list):
+            raise self._malformed("GET", path, "samples: the reply has no list of rows")
+        raw, cut_note = cut(raw, limit, "samples")
+        samples, notes = rl.sample_rows(raw, step)
+        counts = {key: data.get(key) if isinstance(data.get(key), int) and not isinstance(data.get(key), bool) else None
+                  for key in ("total", "page", "limit", "total_pages")}
+        run = data.get("run_id")
+        result = rl.SamplesPage.model_construct(run_id=run if isinstance(run, str) else None, samples=samples, **counts)
+        result.notes.extend(([cut_note] if cut_note else []) + notes)
+        return result
+
+    async def get_distribution(self, run_id: str, kind: str, step: int | None = None) -> Any:
+        """R13 `GET /rft/runs/{id}/distributions?type&step`: one histogram (`api.rl.Distribution`); no step: the latest."""
+        from primetui.api import rl
+
+        params: dict[str, Any] = {"type": kind}
+        if step is not None:
+            params["step"] = step
+        data = await self.request("GET", f"/rft/runs/{_seg(run_id)}/distributions", params=params)
+        return rl.distribution_of(data, kind, step)
+
     # ---------------------------------------------------------------------------------------
     # B1 billing, whoami
     # ---------------------------------------------------------------------------------------

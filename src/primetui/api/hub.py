@@ -61,6 +61,13 @@ from primetui.api.followers import (
     TransfersFollower,
     TransfersUpdate,
 )
+from primetui.api.followers.rl import (
+    DistributionRows,
+    DistributionsFollower,
+    ProgressFollower,
+    SamplePage,
+    StepSamplesFollower,
+)
 
 Callback = Callable[[Any], Any]
 """A subscriber's sink: called with each event (see the module docstring for what its errors become)."""
@@ -74,7 +81,7 @@ QUIET_CAP = 15.0
 """A resource whose replies stop changing is polled less often: its interval doubles per unchanged
 reply up to this (below the header's 20 s staleness mark); a changed reply or a poke restores it."""
 
-_REPLAYED = (MetricRows, LogLines, LogGap, DataNotes)
+_REPLAYED = (MetricRows, LogLines, LogGap, DataNotes, SamplePage, DistributionRows)
 """Events a late subscriber must see again (the data itself); the rest is replaced by the latest."""
 
 
@@ -451,6 +458,31 @@ class FollowerHub:
 
         feed._hub_status_feed = True  # type: ignore[attr-defined]
         shared.subscribe(feed)
+
+    # ---- RL routes (R11-R13) -------------------------------------------------------------------
+    def progress_follower(self, run_id: str) -> ProgressFollower:
+        """The run's shared progress follower (R12), started by the first :meth:`progress`."""
+        watcher = self.watcher(run_id)
+        return self._shared(("progress", run_id),
+                            lambda: ProgressFollower(self.client, run_id, interval=3.0, watcher=watcher)).follower
+
+    def progress(self, run_id: str, callback: Callback) -> Subscription:
+        """The run's progress as :class:`ProgressUpdate` events (the latest to a late subscriber)."""
+        self.progress_follower(run_id)
+        return self._live[("progress", run_id)].subscribe(callback)  # type: ignore[union-attr]
+
+    def samples(self, run_id: str, step: int, callback: Callback) -> Subscription:
+        """Every sample of one step as :class:`SamplePage` events (replayed to a late subscriber)."""
+        shared = self._shared(("samples", run_id, step), lambda: StepSamplesFollower(self.client, run_id, step))
+        return shared.subscribe(callback)
+
+    def distributions(self, run_id: str, kind: str, callback: Callback) -> Subscription:
+        """The run's ``kind`` histograms, each step once, as :class:`DistributionRows` (replayed)."""
+        progress = self.progress_follower(run_id)
+        watcher = self.watcher(run_id)
+        shared = self._shared(("distributions", run_id, kind),
+                              lambda: DistributionsFollower(self.client, run_id, kind, progress=progress, watcher=watcher))
+        return shared.subscribe(callback)
 
     def revive_run(self, run_id: str) -> None:
         """Poll the run's status again even if its watcher had stopped at a terminal status."""

@@ -298,14 +298,21 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
         """A COMPLETED run's ending, told right: a final NaN loss or an error-level anomaly."""
         from primetui.viewmodel.run_data import run_verdict
 
+        from primetui.monitor_core.anomalies import ERROR_KINDS
+
         try:
-            final, errors = await run_verdict(client, run, time.time())
+            final, found = await run_verdict(client, run, time.time())
         except Exception as exc:  # noqa: BLE001 - said, and the run still counts as COMPLETED
             reporter.problem(f"run {f.run_id}: could not read its metrics and logs ({_clean(exc)})")
             return
         if final is not None and final.nonfinite:
             f.loss_nonfinite, f.final_loss_step = final.mark, final.step
-        f.anomalies = [_clean(a.message)[:400] for a in errors]
+        f.anomalies = [_clean(a.message)[:400] for a in found if a.kind in ERROR_KINDS]
+        if notifier is not None:  # --on-event: every flag the run raised (an RL run's health flags too)
+            for a in found:
+                where = f" at step {a.step}" if a.step is not None else ""
+                notifier.emit(RunEvent.anomaly(f.run_id, f.name, f"{a.label}{where}", a.message,
+                                               "error" if a.kind in ERROR_KINDS else "warning"))
 
     async def follow(f: Followed) -> None:
         watcher = watchers[f.run_id]

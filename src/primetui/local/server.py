@@ -55,6 +55,7 @@ def _session_router():  # pragma: no cover - depends on whether the sessions pac
 def create_app(state: LocalState) -> FastAPI:
     """The ASGI app serving the hosted platform's API (see research/prime-cli-contract.md) for ``state``."""
     from primetui.local.routes_misc import router as misc_router
+    from primetui.local.routes_rl import router as rl_router
     from primetui.local.routes_runs import router as runs_router
     from primetui.local.routes_training import router as training_router
     from primetui.local.hub.routes import router as hub_router
@@ -101,6 +102,7 @@ def create_app(state: LocalState) -> FastAPI:
                   include_in_schema=False)
     app.include_router(training_router, prefix=API_PREFIX, dependencies=by_run)
     app.include_router(runs_router, prefix=API_PREFIX, dependencies=by_run)
+    app.include_router(rl_router, prefix=API_PREFIX, dependencies=by_run)
     app.include_router(misc_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(teams_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(hub_router)  # /hf: bundled datasets for `hf download`; public, like the Hub

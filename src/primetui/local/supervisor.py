@@ -40,6 +40,8 @@ from primetui.local.transfers.registry import live_import
 from primetui.local.state import LocalState
 from primetui.local.state import MAX_RUNS_ENV
 from primetui.local.store import ACTIVE_RUN_STATUSES, BUSY_RUN_STATUSES, WAITING_RUN_STATUSES, iso_now
+from primetui.local.trainer.rl import STANDIN as RL_STANDIN
+from primetui.local.trainer.rl import is_rl_config
 
 log = logging.getLogger("primetui.local.supervisor")
 
@@ -197,6 +199,8 @@ class Supervisor:
         write_json_atomic(run_dir / "config.json", doc, mode=0o644)
         model = self.state.models.get(row["model"])
         summary = model.standin_summary() if model else "stand-in model"
+        if is_rl_config(doc.get("config")):
+            summary = RL_STANDIN
         self.platform_log(
             run_id, "INFO",
             f"Local platform: {row['model']} runs here as a {summary}; real weights do not run on this machine.",
