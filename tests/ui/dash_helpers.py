@@ -76,6 +76,18 @@ async def dispatch_walkthrough(lp: Any, max_steps: int | None = None, **changes:
     return reply.run_id
 
 
+IDLE_PACE = {"PRIMETUI_LOCAL_SLOW_POD": "0", "PRIMETUI_LOCAL_SLOW_SECONDS": "5"}
+"""``[env_vars]`` of a run that stays RUNNING at almost no CPU: its only pod sleeps 5 s before each
+micro-batch (the local trainer's slow-pod knob, docs/local-platform.md). A test that only needs a
+run *running* uses it, so the trainer does not take a core from the rest of the suite."""
+
+
+async def dispatch_idle_run(lp: Any) -> str:
+    """Dispatch a walkthrough run that runs for hours at almost no CPU (:data:`IDLE_PACE`); the caller
+    stops it."""
+    return await dispatch_walkthrough(lp, max_steps=100_000, env_vars=dict(IDLE_PACE))
+
+
 async def wait_status(lp: Any, run_id: str, statuses: set[str], limit: float = 60.0) -> str:
     async with PrimeClient(lp.base_url, lp.token) as c:
         loop = asyncio.get_running_loop()
