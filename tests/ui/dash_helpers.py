@@ -10,6 +10,7 @@ from typing import Any
 
 
 from primetui.api.client import PrimeClient
+from primetui.local.testing import IDLE_PACE
 from primetui.ui.app import PrimeApp
 
 
@@ -76,15 +77,9 @@ async def dispatch_walkthrough(lp: Any, max_steps: int | None = None, **changes:
     return reply.run_id
 
 
-IDLE_PACE = {"PRIMETUI_LOCAL_SLOW_POD": "0", "PRIMETUI_LOCAL_SLOW_SECONDS": "5"}
-"""``[env_vars]`` of a run that stays RUNNING at almost no CPU: its only pod sleeps 5 s before each
-micro-batch (the local trainer's slow-pod knob, docs/local-platform.md). A test that only needs a
-run *running* uses it, so the trainer does not take a core from the rest of the suite."""
-
-
 async def dispatch_idle_run(lp: Any) -> str:
-    """Dispatch a walkthrough run that runs for hours at almost no CPU (:data:`IDLE_PACE`); the caller
-    stops it."""
+    """Dispatch a walkthrough run that stays RUNNING for hours at almost no CPU
+    (``primetui.local.testing.IDLE_PACE``); the caller stops it."""
     return await dispatch_walkthrough(lp, max_steps=100_000, env_vars=dict(IDLE_PACE))
 
 
