@@ -62,9 +62,32 @@ def test_multi_node_beyond_what_is_simulated_is_refused(local_platform: LocalPla
     assert "num_train_nodes = 17" in reply.json()["detail"] and "hosted platform" in reply.json()["detail"]
 
 
-def test_rl_configs_are_refused_with_a_pointer(local_platform: LocalPlatform, api: httpx.Client) -> None:
-    reply = post(api, walkthrough_config(local_platform), mode=None)
-    assert reply.status_code == 400 and "SFT only" in reply.json()["detail"]
+def rl_config(**orchestrator: object) -> dict:
+    """prime-rl's reverse-text example (the RL template) with ``orchestrator`` keys replaced."""
+    import tomllib
+
+    from primetui.sft.templates import RL_REVERSE_TEXT
+
+    config = tomllib.loads(RL_REVERSE_TEXT)
+    config["orchestrator"].update(orchestrator)
+    return config
+
+
+def test_rl_configs_get_the_hosted_refusals_as_422(local_platform: LocalPlatform, api: httpx.Client) -> None:
+    reply = post(api, rl_config(batch_size=100), volume=None, mode=None)  # prime train sends no mode for RL
+    assert reply.status_code == 422, reply.text
+    assert {"loc": ["body", "config", "orchestrator"], "type": "value_error",
+            "msg": "Value error, Batch size must be divisible by the number of samples per problem"} in reply.json()["detail"]
+    unknown = rl_config()
+    unknown["orchestrator"]["train"]["source"][0]["env"]["taskset"]["id"] = "primeintellect/no-such-env"
+    reply = post(api, unknown, volume=None, mode=None)
+    assert reply.status_code == 422, reply.text
+    assert reply.json()["detail"][0]["msg"].startswith(
+        "taskset 'primeintellect/no-such-env' not found (tried to import 'no_such_env').")
+    k8s = {**rl_config(), "k8s": {}}
+    reply = post(api, k8s, volume=None, mode=None)
+    assert reply.status_code == 422 and reply.json()["detail"][0]["msg"] == (
+        "[k8s] is not supported for hosted runs: Platform manages deployment settings. Remove the [k8s] table.")
 
 
 def test_missing_volume_and_bad_body(local_platform: LocalPlatform, api: httpx.Client) -> None:

@@ -24,6 +24,7 @@ ROUTES = [
     ("PUT", "/rft/runs/{id}/restart"), ("GET", "/rft/runs/{id}/checkpoints"), ("GET", "/rft/runs/{id}/logs"),
     ("GET", "/rft/runs/{id}/env-servers"), ("GET", "/rft/runs/{id}/metrics"), ("GET", "/rft/runs/{id}/progress"),
     ("GET", "/rft/runs/{id}/samples"), ("GET", "/rft/runs/{id}/distributions"), ("GET", "/billing/runs/{id}/usage"),
+    ("GET", "/rft/runs/{id}/env-server-logs"),
     ("GET", "/training/available-fft-models"), ("GET", "/training/available-gpu-types"),
     ("POST", "/training/runs/prepare"), ("POST", "/training/runs"), ("POST", "/training/runs/{id}/pause"),
     ("POST", "/training/runs/{id}/resume"), ("DELETE", "/training/runs/{id}"),
@@ -33,7 +34,8 @@ ROUTES = [
     ("DELETE", "/training/volumes/{name}/sessions/{id}"), ("GET", "/training/volumes/{name}/sessions"),
 ]
 QUERY_KEYS = ["page", "limit", "min_step", "max_step", "pod_index", "tail_lines", "since_seconds", "level",
-              "search", "regex", "component", "env_name", "status", "mine", "teamId", "step", "offset"]
+              "search", "regex", "component", "env_name", "status", "mine", "teamId", "step", "offset", "type",
+              "env_index"]
 BODY_KEYS = ["name", "size", "warm", "config", "mode", "volume", "readOnly", "read_only", "teamId", "cluster",
              "max_steps", "data", "model", "runId", "resumeFrom", "checkpoint", "step", "imageTag"]
 

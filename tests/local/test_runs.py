@@ -72,7 +72,8 @@ def test_walkthrough_run_completes_with_a_finite_loss_and_a_checkpoint_of_the_re
     assert api.get(f"/rft/runs/{run_id}/env-servers").json() == {"env_servers": []}
     samples = api.get(f"/rft/runs/{run_id}/samples", params={"step": 10}).json()
     assert samples["samples"] == [] and samples["total"] == 0  # SFT has no rollouts
-    assert api.get(f"/rft/runs/{run_id}/distributions").json()["bins"] == []
+    assert api.get(f"/rft/runs/{run_id}/distributions").json()["chartData"]["histogramData"] == []
+    assert (progress["stepsWithSamples"], progress["stepsWithDistributions"]) == ([], [])
 
 
 def test_higher_lr_run_shows_the_loss_falling(local_platform: LocalPlatform, api: httpx.Client) -> None:

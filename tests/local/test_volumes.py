@@ -71,9 +71,9 @@ def test_bad_names_and_sizes_are_422_with_loc(api: httpx.Client) -> None:
         assert item["loc"] == ["body", "size"] and item["msg"]
 
 
-def test_s3_import_export_answers_404(api: httpx.Client) -> None:
+def test_s3_import_export_refuses_a_body_without_its_fields(api: httpx.Client) -> None:
     reply = api.post("/training/volumes/research/transfers", json={})
-    assert reply.status_code == 404 and "prime volumes put" in reply.json()["detail"]
+    assert reply.status_code == 400 and reply.json()["detail"] == 'direction must be "import" or "export".'
 
 
 def test_prepare_answers_404_so_the_cli_skips_local_validation(api: httpx.Client) -> None:

@@ -76,3 +76,33 @@ def test_plain_output_is_the_ids_alone_and_a_bad_set_is_a_sentence(local_platfor
     assert "primetui sweep: --set model.name: 'Qwen/x' is not a TOML value; quote a string" in err
     for run_id in ids:
         httpx.put(f"{local_platform.api_url}/rft/runs/{run_id}/stop", headers=local_platform.headers, timeout=30)
+
+
+def _rl_sweep(local_platform, tmp_path, monkeypatch, capsys, sets: list[str], name: str) -> tuple[int, str, str]:
+    from primetui.sft.templates import RL_REVERSE_TEXT
+
+    path = tmp_path / "rl.toml"
+    path.write_text(RL_REVERSE_TEXT)
+    argv = ["sweep", str(path), "--volume", "research", "--name", name, "--json",
+            *(a for s in sets for a in ("--set", s))]
+    return primetui_main(local_platform, tmp_path, monkeypatch, capsys, *argv)
+
+
+def test_an_rl_toml_sweeps_into_rl_runs_and_a_bad_group_stops_the_grid(local_platform, tmp_path, monkeypatch, capsys):
+    before = len(_runs(local_platform))
+    code, out, err = _rl_sweep(local_platform, tmp_path, monkeypatch, capsys, ["orchestrator.group_size=16,24"], "g")
+    assert code == waiting.EXIT_SETUP and len(_runs(local_platform)) == before, err
+    refused = json.loads(out.splitlines()[0])
+    assert refused["reason"] == "preflight" and "(g-group_size=24)" in refused["message"]
+    assert "pre-flight FAIL Batch    batch_size 128 does not divide by group_size 24" in err
+    code, out, err = _rl_sweep(local_platform, tmp_path, monkeypatch, capsys, ["trainer.optim.lr=1e-6,3e-6"], "rl-lr")
+    lines = [json.loads(line) for line in out.splitlines()]
+    dispatched = [x for x in lines if x["event"] == "dispatched"]
+    assert code == waiting.EXIT_OK and [x["name"] for x in dispatched] == ["rl-lr-lr=1e-6", "rl-lr-lr=3e-6"], err
+    assert "pre-flight ok   Taskset  reverse-text: known to the platform" in err
+    by_id = {r["id"]: r for r in _runs(local_platform)}
+    for x in dispatched:
+        config = by_id[x["run_id"]]["runConfig"]
+        assert config["trainer"]["optim"]["lr"] == float(x["name"].rsplit("=", 1)[1])
+        assert config["orchestrator"]["group_size"] == 16
+        httpx.put(f"{local_platform.api_url}/rft/runs/{x['run_id']}/stop", headers=local_platform.headers, timeout=30)

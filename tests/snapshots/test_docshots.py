@@ -7,10 +7,11 @@ import time
 
 import pytest
 import diagnose_docshots
+from rl_data.docshots import SHOTS as RL_SHOTS
 from screens_data.docshots import OUT, SHOTS, render
 
 
-@pytest.mark.parametrize("shot", SHOTS, ids=lambda s: s.name)
+@pytest.mark.parametrize("shot", SHOTS + RL_SHOTS, ids=lambda s: s.name)
 async def test_docs_screenshot_is_what_the_app_draws(shot):
     path = OUT / f"{shot.name}.svg"
     assert path.read_text(encoding="utf-8") == await render(shot), (

@@ -6,8 +6,10 @@ from __future__ import annotations
 import tomllib
 
 import pytest
-from dash_helpers import dispatch_walkthrough, make_app, wait_status
-from textual.widgets import DataTable
+from dash_helpers import dispatch_walkthrough, make_app, notifications, wait_status
+from textual.widgets import DataTable, Input
+
+from primetui.ui.widgets import FormScreen
 
 from primetui.ui.screens.run_checkpoints import best_eval_checkpoint, resume_text
 from tests.waiting import until
@@ -31,7 +33,9 @@ def test_resume_text_points_resume_dir_at_the_step_and_drops_step_and_name():
     assert "name" not in config and config["optim"]["lr"] == 1e-4
 
 
-async def test_n_on_a_checkpoint_opens_a_resume_config_in_the_editor(local_platform):
+async def test_n_on_a_checkpoint_opens_a_resume_config_in_the_editor(local_platform, monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "example-secret")
     run_id = await dispatch_walkthrough(local_platform, max_steps=3, ckpt={"interval": 1, "keep_last": 3})
     assert await wait_status(local_platform, run_id, {"COMPLETED"}) == "COMPLETED"
     app = make_app(local_platform)
@@ -42,6 +46,18 @@ async def test_n_on_a_checkpoint_opens_a_resume_config_in_the_editor(local_platf
         table = screen.query_one("#run-checkpoints", DataTable)
         await until(pilot, lambda: table.row_count >= 2 and "2" in [k.value for k in table.rows], "step 2 listed")
         table.move_cursor(row=table.get_row_index("2"))
+        # E: export this checkpoint to S3; this platform refuses a loopback endpoint with a sentence.
+        await pilot.press("E")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the export dialog")
+        assert app.screen.query_one("#field-path", Input).value == f"runs/{run_id}/checkpoints/step_2"
+        app.screen.query_one("#field-url", Input).value = "s3://team-ckpts/run/step_2"
+        endpoint = app.screen.query_one("#field-endpoint", Input)
+        endpoint.value = "http://127.0.0.1:9000"
+        endpoint.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: any("points at a loopback, link-local, private or cloud-metadata address" in n
+                                       for n in notifications(app)), "the private endpoint refused")
+        table.focus()
         await pilot.press("n")
         await until(pilot, lambda: type(app.screen).__name__ == "EditorScreen", "the resume config in the editor")
         editor = app.screen

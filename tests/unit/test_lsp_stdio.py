@@ -120,3 +120,31 @@ def test_hover_completion_and_code_actions(client):
     assert actions and actions[0]["kind"] == "quickfix"
     edit = actions[0]["edit"]["changes"][URI][0]
     assert set(edit) == {"range", "newText"}
+
+
+def test_an_rl_toml_gets_the_rl_schema_over_the_same_server(client):
+    """Problems on the right key (an error and a deferred warning), RL hover and completion, a rename fix."""
+    from primetui.sft.templates import RL_REVERSE_TEXT
+
+    text = (RL_REVERSE_TEXT.replace('id = "reverse-text"', 'id = "no-such-env"')
+            .replace("group_size = 16", "rollouts_per_example = 16\n"))
+    lines = text.split("\n")
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    diags = client.diagnostics("diagnostics of the rl.toml")
+    by_line = {d["range"]["start"]["line"]: d for d in diags}
+    rollouts = lines.index("rollouts_per_example = 16")
+    assert by_line[rollouts]["severity"] == 1 and "renamed to `group_size`" in by_line[rollouts]["message"]
+    taskset = lines.index('id = "no-such-env"')
+    assert by_line[taskset]["severity"] == 2 and by_line[taskset]["message"].startswith("taskset 'no-such-env' not found")
+    assert by_line[taskset]["range"]["start"]["character"] == len('id = ')
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": URI},
+                                                  "position": {"line": lines.index("batch_size = 128"), "character": 2}})
+    assert "orchestrator.batch_size" in hover["contents"]["value"] and "token_batch_size" in hover["contents"]["value"]
+    done = client.request("textDocument/completion", {"textDocument": {"uri": URI},
+                                                      "position": {"line": rollouts + 1, "character": 0}})
+    assert "max_off_policy_steps" in {i["label"] for i in done["items"]}
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": URI}, "range": {"start": {"line": rollouts, "character": 0},
+                                                "end": {"line": rollouts, "character": 0}},
+        "context": {"diagnostics": []}})
+    assert [a["title"] for a in actions][:1] == ["Rename rollouts_per_example to group_size"]

@@ -474,6 +474,37 @@ class PrimeClient:
         route = f"/training/volumes/{_seg(name)}/transfer"
         return self._parse(m.VolumeTransferRoute, await self.request("POST", route, json_body=body), "POST", route)
 
+    async def start_volume_transfer(self, name: str, direction: str, path: str, url: str, credentials: dict[str, Any],
+                                    region: str | None = None, endpoint_url: str | None = None) -> m.VolumeTransfer:
+        """V11 `POST /training/volumes/{name}/transfers`: start an S3 import or export; returns at once.
+
+        ``credentials`` (``accessKeyId``, ``secretAccessKey``, ``sessionToken``) travel in this body only."""
+        body: dict[str, Any] = {"direction": direction, "path": path, "url": url, "credentials": credentials}
+        if region:
+            body["region"] = region
+        if endpoint_url:
+            body["endpointUrl"] = endpoint_url
+        if self.team_id:
+            body["teamId"] = self.team_id
+        route = f"/training/volumes/{_seg(name)}/transfers"
+        return self._parse(m.VolumeTransfer, await self.request("POST", route, json_body=body), "POST", route)
+
+    async def list_volume_transfers(self, name: str) -> list[m.VolumeTransfer]:
+        """V12 `GET /training/volumes/{name}/transfers`: the volume's transfers, newest first."""
+        page, notes = await self._get_list(m.VolumeTransferList, f"/training/volumes/{_seg(name)}/transfers", "transfers",
+                                           "transfers", params=self._team_param("teamId"))
+        return NotedList(page.transfers, notes)
+
+    async def get_volume_transfer(self, name: str, transfer_id: str) -> m.VolumeTransfer:
+        """V13 `GET /training/volumes/{name}/transfers/{id}`."""
+        return await self._get(m.VolumeTransfer, f"/training/volumes/{_seg(name)}/transfers/{_seg(transfer_id)}",
+                               params=self._team_param("teamId"))
+
+    async def cancel_volume_transfer(self, name: str, transfer_id: str) -> None:
+        """V14 `DELETE /training/volumes/{name}/transfers/{id}`: idempotent; the row stays cancelled."""
+        await self.request("DELETE", f"/training/volumes/{_seg(name)}/transfers/{_seg(transfer_id)}",
+                           params=self._team_param("teamId"))
+
     async def release_transfer(self, name: str, lease_id: str) -> None:
         """V10 `POST /training/volumes/{name}/transfer/release`: end a direct put's upload lease."""
         body: dict[str, Any] = {"leaseId": lease_id}
@@ -702,6 +733,34 @@ class PrimeClient:
     async def get_progress(self, run_id: str) -> m.Progress:
         """R12 `GET /rft/runs/{id}/progress`."""
         return await self._get(m.Progress, f"/rft/runs/{_seg(run_id)}/progress")
+
+    async def get_samples(self, run_id: str, step: int, *, page: int = 1, limit: int = 100) -> Any:
+        """R11 `GET /rft/runs/{id}/samples?step&page&limit`: one page of a step's rollouts (`api.rl.SamplesPage`)."""
+        from primetui.api import rl
+
+        path = f"/rft/runs/{_seg(run_id)}/samples"
+        data = await self.request("GET", path, params={"step": step, "page": page, "limit": limit})
+        raw = data.get("samples", [])
+        if not isinstance(raw, list):
+            raise self._malformed("GET", path, "samples: the reply has no list of rows")
+        raw, cut_note = cut(raw, limit, "samples")
+        samples, notes = rl.sample_rows(raw, step)
+        counts = {key: data.get(key) if isinstance(data.get(key), int) and not isinstance(data.get(key), bool) else None
+                  for key in ("total", "page", "limit", "total_pages")}
+        run = data.get("run_id")
+        result = rl.SamplesPage.model_construct(run_id=run if isinstance(run, str) else None, samples=samples, **counts)
+        result.notes.extend(([cut_note] if cut_note else []) + notes)
+        return result
+
+    async def get_distribution(self, run_id: str, kind: str, step: int | None = None) -> Any:
+        """R13 `GET /rft/runs/{id}/distributions?type&step`: one histogram (`api.rl.Distribution`); no step: the latest."""
+        from primetui.api import rl
+
+        params: dict[str, Any] = {"type": kind}
+        if step is not None:
+            params["step"] = step
+        data = await self.request("GET", f"/rft/runs/{_seg(run_id)}/distributions", params=params)
+        return rl.distribution_of(data, kind, step)
 
     # ---------------------------------------------------------------------------------------
     # B1 billing, whoami

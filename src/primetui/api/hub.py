@@ -58,6 +58,15 @@ from primetui.api.followers import (
     RunWatcher,
     StateChanged,
     Stopped,
+    TransfersFollower,
+    TransfersUpdate,
+)
+from primetui.api.followers.rl import (
+    DistributionRows,
+    DistributionsFollower,
+    ProgressFollower,
+    SamplePage,
+    StepSamplesFollower,
 )
 
 Callback = Callable[[Any], Any]
@@ -72,7 +81,7 @@ QUIET_CAP = 15.0
 """A resource whose replies stop changing is polled less often: its interval doubles per unchanged
 reply up to this (below the header's 20 s staleness mark); a changed reply or a poke restores it."""
 
-_REPLAYED = (MetricRows, LogLines, LogGap, DataNotes)
+_REPLAYED = (MetricRows, LogLines, LogGap, DataNotes, SamplePage, DistributionRows)
 """Events a late subscriber must see again (the data itself); the rest is replaced by the latest."""
 
 
@@ -178,7 +187,7 @@ class _Shared:
 
     def _replay(self) -> list[FollowerEvent]:
         out = list(self.history)
-        for kind in (RunUpdate, StateChanged, PollFailed, Stopped):
+        for kind in (RunUpdate, TransfersUpdate, StateChanged, PollFailed, Stopped):
             if kind in self.latest:
                 out.append(self.latest[kind])
         return out
@@ -379,6 +388,17 @@ class FollowerHub:
         self.watcher(run_id)
         return self._live[("run", run_id)].subscribe(callback)  # type: ignore[union-attr]
 
+    def transfers(self, volume: str, callback: Callback) -> Subscription:
+        """A volume's S3 transfers as :class:`TransfersUpdate` (the latest list replays to a late subscriber)."""
+        shared = self._shared(("transfers", volume), lambda: TransfersFollower(self.client, volume))
+        return shared.subscribe(callback)
+
+    def poke_transfers(self, volume: str) -> None:
+        """Poll a volume's transfers now (a job was just started or cancelled here)."""
+        found = self._live.get(("transfers", volume))
+        if isinstance(found, _Shared):
+            found.poke()
+
     def metrics(self, run_id: str, callback: Callback, *, status: str | None = None, watch: bool = True) -> Subscription:
         """Every metric row of the run, once, as :class:`MetricRows`; stops after the final fetch.
 
@@ -438,6 +458,31 @@ class FollowerHub:
 
         feed._hub_status_feed = True  # type: ignore[attr-defined]
         shared.subscribe(feed)
+
+    # ---- RL routes (R11-R13) -------------------------------------------------------------------
+    def progress_follower(self, run_id: str) -> ProgressFollower:
+        """The run's shared progress follower (R12), started by the first :meth:`progress`."""
+        watcher = self.watcher(run_id)
+        return self._shared(("progress", run_id),
+                            lambda: ProgressFollower(self.client, run_id, interval=3.0, watcher=watcher)).follower
+
+    def progress(self, run_id: str, callback: Callback) -> Subscription:
+        """The run's progress as :class:`ProgressUpdate` events (the latest to a late subscriber)."""
+        self.progress_follower(run_id)
+        return self._live[("progress", run_id)].subscribe(callback)  # type: ignore[union-attr]
+
+    def samples(self, run_id: str, step: int, callback: Callback) -> Subscription:
+        """Every sample of one step as :class:`SamplePage` events (replayed to a late subscriber)."""
+        shared = self._shared(("samples", run_id, step), lambda: StepSamplesFollower(self.client, run_id, step))
+        return shared.subscribe(callback)
+
+    def distributions(self, run_id: str, kind: str, callback: Callback) -> Subscription:
+        """The run's ``kind`` histograms, each step once, as :class:`DistributionRows` (replayed)."""
+        progress = self.progress_follower(run_id)
+        watcher = self.watcher(run_id)
+        shared = self._shared(("distributions", run_id, kind),
+                              lambda: DistributionsFollower(self.client, run_id, kind, progress=progress, watcher=watcher))
+        return shared.subscribe(callback)
 
     def revive_run(self, run_id: str) -> None:
         """Poll the run's status again even if its watcher had stopped at a terminal status."""

@@ -73,6 +73,7 @@ __all__ = [
     "VolumeSessionGateway",
     "VolumeStatus",
     "VolumeTransfer",
+    "VolumeTransferList",
     "VolumeTransferProgress",
     "VolumeTransferRoute",
     "WhoAmI",
@@ -299,6 +300,22 @@ class VolumeTransfer(CamelModel):
     """End time, ISO 8601."""
     error_message: str | None = None
     """Why the transfer failed."""
+
+    @property
+    def is_terminal(self) -> bool:
+        """True once the job has ended (succeeded, failed or cancelled)."""
+        return self.status in TRANSFER_TERMINAL
+
+
+TRANSFER_TERMINAL = ("succeeded", "failed", "cancelled")
+"""The statuses a transfer never leaves (the CLI's `--follow` stops on them)."""
+
+
+class VolumeTransferList(CamelModel):
+    """V12 reply: `{"transfers": [...]}`, newest first."""
+
+    transfers: list[VolumeTransfer] = Field(default_factory=list)
+    """The volume's transfers, finished ones included."""
 
 
 # --- §2.1 request bodies ---------------------------------------------------------------------

@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--rate-limit", type=int, default=None, metavar="N",
                        help="answer 429 with Retry-After past N API requests per minute per key "
                             "(default: no limit; env PRIMETUI_LOCAL_RATE_LIMIT)")
+    serve.add_argument("--allow-private-endpoints", action="store_true",
+                       help="let S3 imports and exports reach loopback, link-local and private addresses "
+                            "(a MinIO on this machine; refused by default, docs/security.md)")
     serve.add_argument("--session-idle-timeout", type=float, default=None, metavar="SECONDS",
                        help="stop volume sessions after this long without an SSH connection "
                             "(default 1800; env PRIMETUI_SESSION_IDLE_TIMEOUT)")
@@ -85,13 +88,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the prime-rl-fft chart version the local cluster reports; below 0.24.0 online evals "
                             "are rejected at dispatch (default 0.24.0; env PRIMETUI_LOCAL_CHART_VERSION)")
 
-    validate = sub.add_parser("validate", help="validate sft.toml files: file:line:col: level: message")
+    validate = sub.add_parser("validate", help="validate sft.toml and rl.toml files: file:line:col: level: message")
     validate.add_argument("files", nargs="+", help="TOML files to check (- reads standard input)")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
     validate.add_argument("--offline", action="store_true", help="do not ask the platform for its model cache")
 
-    sub.add_parser("schema", help="print the JSON Schema (draft 2020-12) of sft.toml, for taplo and other editors")
-    lsp = sub.add_parser("lsp", help="run the sft.toml language server on stdio (diagnostics, hover, completion, fixes)")
+    schema = sub.add_parser("schema", help="print the JSON Schema (draft 2020-12) of sft.toml (or rl.toml), for taplo "
+                                           "and other editors")
+    schema.add_argument("--rl", action="store_true", help="the schema of an rl.toml (prime-rl's RLConfig)")
+    lsp = sub.add_parser("lsp", help="run the sft.toml / rl.toml language server on stdio (diagnostics, hover, "
+                                     "completion, fixes)")
     lsp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
 
     edit = sub.add_parser("edit", help="open an sft.toml in the config editor")
@@ -109,12 +115,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="JSON output (with --once)")
     run.add_argument("--local", action="store_true", help="use the embedded local platform")
 
+    _add_rl_commands(sub)
+
     compare = sub.add_parser("compare", help="compare runs (or sft.toml files with --config): summary, config diff, curves")
     compare.add_argument("targets", nargs="+", metavar="RUN", help="two or more run ids (files with --config)")
     compare.add_argument("--config", action="store_true", help="the targets are sft.toml files: diff them before dispatch")
     compare.add_argument("--once", action="store_true", help="print once and exit (the compare screen opens from the runs list: space marks, C compares)")
     compare.add_argument("--json", action="store_true", help="JSON output")
     compare.add_argument("--local", action="store_true", help="use the embedded local platform")
+    transfers = sub.add_parser("transfers", help="list a volume's S3 imports and exports (all volumes without VOLUME)")
+    transfers.add_argument("volume", nargs="?", default=None, metavar="VOLUME")
+    transfers.add_argument("--follow", action="store_true", help="poll until every live transfer has ended")
+    transfers.add_argument("--json", action="store_true", help="JSON output (one object per change with --follow)")
+    transfers.add_argument("--local", action="store_true", help="use the embedded local platform")
     _add_ops_commands(sub)
     return parser
 
@@ -136,6 +149,23 @@ WAIT_EXIT_CODES = """exit codes (the same for every primetui command):
 With --json the last line is always {"event": "done", "status": ..., "exit": N}."""
 
 
+def _add_rl_commands(sub: argparse._SubParsersAction) -> None:
+    """``rollouts`` and ``distributions``: an RL run's samples and histograms, printed (docs/rl-rollouts.md)."""
+    rollouts = sub.add_parser("rollouts", help="an RL run's samples of one step, grouped by problem (default: the latest step)")
+    rollouts.add_argument("run_id")
+    rollouts.add_argument("--step", type=int, help="the step (one of the run's steps with samples)")
+    rollouts.add_argument("--sort", choices=("reward", "advantage", "length", "spread"), default="reward",
+                          help="order of the groups and of the completions in each (high first; default reward)")
+    rollouts.add_argument("--json", action="store_true", help="JSON output")
+    rollouts.add_argument("--local", action="store_true", help="use the embedded local platform")
+    dists = sub.add_parser("distributions", help="an RL run's reward/advantage histograms at one step, with stats")
+    dists.add_argument("run_id")
+    dists.add_argument("--type", choices=("rewards", "advantages"), help="one histogram (default: both)")
+    dists.add_argument("--step", type=int, help="the step (default: the latest with histograms)")
+    dists.add_argument("--json", action="store_true", help="JSON output")
+    dists.add_argument("--local", action="store_true", help="use the embedded local platform")
+
+
 def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     """``serve``, ``wait`` and ``dispatch`` (docs/ops.md)."""
     serve = sub.add_parser("serve", help="serve the dashboard to a browser (textual-serve), behind a token")
@@ -149,7 +179,7 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
 
     wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout (see --help)",
                           epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    wait.add_argument("run_ids", nargs="+", metavar="ID")
+    wait.add_argument("run_ids", nargs="+", metavar="ID", help="run ids, or S3 transfers as VOLUME/ID (or a bare tr_… id)")
     wait.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS", help="give up this long after the command started (exit 2)")
     wait.add_argument("--json", action="store_true", help="one JSON object per line instead of text")
     wait.add_argument("--interval", type=seconds, default=3.0, metavar="SECONDS", help="seconds between polls (default 3)")
@@ -292,7 +322,7 @@ def _main(argv: Sequence[str] | None, held: dict[int, object]) -> int:
     if args.command == "schema":
         from primetui.sft.schema_export import main as print_schema
 
-        return print_schema()
+        return print_schema("rl" if args.rl else "sft")
     if args.command == "lsp":
         from primetui.commands.lsp import serve_stdio
 
@@ -317,6 +347,14 @@ def _main(argv: Sequence[str] | None, held: dict[int, object]) -> int:
         code = waiting.main(args, held=held, started=waiting.process_started() if whole_process else None)
         held["exit_now"] = whole_process
         return code
+    if args.command in ("rollouts", "distributions"):
+        from primetui.commands import rl_views
+
+        return rl_views.main(args)
+    if args.command == "transfers":
+        from primetui.commands import transfers as transfer_command
+
+        return transfer_command.main(args)
     if args.command in ("runs", "run") and args.once:
         from primetui.commands import headless
 

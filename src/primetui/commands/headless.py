@@ -22,33 +22,26 @@ from primetui.api.boundary import gather_bounded
 
 from primetui.monitor_core.cells import table as cell_table
 from primetui.monitor_core.escapes import clean, clean_block
-from primetui.viewmodel import present
+from primetui.monitor_core.rl_metrics import REWARD, normalise
+from primetui.viewmodel import present, run_columns
+from primetui.viewmodel.rl_summary import RLLogState, rl_summary, summary_lines
 from primetui.monitor_core.numbers import fmt_loss_json
 from primetui.viewmodel.present import RunProgress, TERMINAL_RUN_STATUSES
 
-RUN_COLUMNS = [("status", "STATUS"), ("id", "ID"), ("name", "NAME"), ("model", "MODEL"), ("steps", "STEPS"), ("loss", "LOSS"), ("started", "STARTED"), ("elapsed", "ELAPSED"), ("eta", "ETA"), ("gpus", "GPUS")]
-COLUMN_CAPS = {"status": 12, "id": 40, "name": 40, "model": 48, "steps": 24, "loss": 32, "started": 16, "elapsed": 10, "eta": 10, "gpus": 16}
+RUN_COLUMNS = [(c.key, c.head) for c in run_columns.HEADLESS]
+"""The columns of ``runs --once`` (:mod:`primetui.viewmodel.run_columns`, shared with the runs screen)."""
+COLUMN_CAPS = {c.key: c.cap for c in run_columns.HEADLESS}
 """Cells a column takes at most in ``runs --once``; a longer value ends in ``…`` (``--json`` has it whole)."""
 
 
 def format_table(rows: list[present.RunRow]) -> str:
     """Plain aligned columns, one run per line (no colour: pipes and cron want text)."""
-    cells = [[label for _, label in RUN_COLUMNS]]
+    kinds = [row.kind for row in rows]
+    columns = [c for c in run_columns.HEADLESS if c.key != "kind" or run_columns.kind_needed(kinds)]
+    cells = [[run_columns.headline_label(kinds, upper=True) if c.key == "loss" else str(c.head) for c in columns]]
     for row in rows:
-        values = {
-            "status": row.status,
-            "id": row.id,
-            "name": row.name or "-",
-            "model": row.model,
-            "steps": row.steps_text(),
-            "loss": f"{row.loss_text()} {row.spark}" if row.loss is not None else "-",
-            "started": row.started,
-            "elapsed": row.elapsed,
-            "eta": row.eta,
-            "gpus": row.gpus,
-        }
-        cells.append([clean(values[key]) for key, _ in RUN_COLUMNS])
-    return cell_table(cells, [COLUMN_CAPS[key] for key, _ in RUN_COLUMNS])
+        cells.append([clean(c.cell(row, None)) for c in columns])
+    return cell_table(cells, [c.cap for c in columns])
 
 
 def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str:
@@ -59,7 +52,8 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
         f"  Model:      {detail['model']}",
         f"  Volume:     {detail['volume']}",
         f"  Steps:      {detail['step'] if detail['step'] is not None else '-'}/{detail['max_steps'] or '-'}",
-        f"  Loss:       {fmt_loss_json(detail['loss'], detail['loss_nonfinite'], detail['loss_step'])}",
+        *([f"  {label + ':':<11} {text}" for label, text in summary_lines(detail["rl"])] if "rl" in detail else
+          [f"  Loss:       {fmt_loss_json(detail['loss'], detail['loss_nonfinite'], detail['loss_step'])}"]),
         f"  Elapsed:    {detail['elapsed']}   ETA: {detail['eta']}",
         f"  GPUs:       {detail['gpus']}",
         f"  Created:    {detail['lifecycle'].get('created', '-')}",
@@ -79,6 +73,9 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
             lines.append(f"    - {ev}")
     if detail["losses"]:
         lines.append(f"  Loss curve: {present.sparkline(detail['losses'], 40)}")
+    rewards = (detail.get("series") or {}).get(REWARD, {}).get("values") if "rl" in detail else None
+    if rewards:
+        lines.append(f"  Reward curve: {present.sparkline([v for v in rewards if v is not None], 40)}")
     lines.append(f"  Actions:    {', '.join(detail['actions']) or 'none'}")
     if "anomalies" in detail:
         from primetui.commands import diagnose
@@ -170,6 +167,12 @@ async def collect_run(client: Any, run_id: str, now: datetime, notes: list[str] 
     rows = list(progress.rows.values())
     detail["anomalies"] = [a.to_json() for a in await diagnose.run_anomalies(client, run, rows, now.timestamp(), logs)]
     detail["series"] = diagnose.series(rows, ["loss/mean"])
+    if detail["kind"] == "rl":
+        log_state = RLLogState()
+        for key, texts in logs.items():
+            log_state.add(key, texts)
+        detail["rl"] = rl_summary(run, progress, log_state)
+        detail["series"] = diagnose.series([normalise(r) for r in rows], [REWARD])
     return detail, checkpoints
 
 

@@ -298,14 +298,21 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
         """A COMPLETED run's ending, told right: a final NaN loss or an error-level anomaly."""
         from primetui.viewmodel.run_data import run_verdict
 
+        from primetui.monitor_core.anomalies import ERROR_KINDS
+
         try:
-            final, errors = await run_verdict(client, run, time.time())
+            final, found = await run_verdict(client, run, time.time())
         except Exception as exc:  # noqa: BLE001 - said, and the run still counts as COMPLETED
             reporter.problem(f"run {f.run_id}: could not read its metrics and logs ({_clean(exc)})")
             return
         if final is not None and final.nonfinite:
             f.loss_nonfinite, f.final_loss_step = final.mark, final.step
-        f.anomalies = [_clean(a.message)[:400] for a in errors]
+        f.anomalies = [_clean(a.message)[:400] for a in found if a.kind in ERROR_KINDS]
+        if notifier is not None:  # --on-event: every flag the run raised (an RL run's health flags too)
+            for a in found:
+                where = f" at step {a.step}" if a.step is not None else ""
+                notifier.emit(RunEvent.anomaly(f.run_id, f.name, f"{a.label}{where}", a.message,
+                                               "error" if a.kind in ERROR_KINDS else "warning"))
 
     async def follow(f: Followed) -> None:
         watcher = watchers[f.run_id]
@@ -514,6 +521,18 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
             run_ids = [result]
         else:
             run_ids = list(args.run_ids)
+            from primetui.commands.transfers import is_transfer_ref, wait_transfers
+
+            refs = [rid for rid in run_ids if is_transfer_ref(rid)]
+            if refs:  # S3 transfers: their own follow, the same exit codes
+                run_ids = [rid for rid in run_ids if rid not in refs]
+                code = await wait_transfers(client, refs, out, as_json, interval=max(0.2, args.interval),
+                                            deadline=deadline, notifier=notifier)
+                if notifier is not None:
+                    await notifier.drain()
+                if not run_ids or code != EXIT_OK:
+                    reporter.done(code, status="SUCCEEDED" if code == EXIT_OK else None)
+                    return code
         followed[:] = [Followed(rid) for rid in dict.fromkeys(run_ids)]
         return await wait_runs(client, run_ids, reporter, deadline=deadline, interval=max(0.2, args.interval),
                                notifier=notifier, interrupt=interrupt, runs=followed)

@@ -94,6 +94,22 @@ class AnomalyThresholds(_Strict):
     """Early divergence: only within this many steps of the run's first loss..."""
     early_factor: float = Field(default=2.0, gt=1)
     """...when the loss exceeds this multiple of the first loss (a learning rate too high)."""
+    trainable_share: float = Field(default=0.10, ge=0, le=1)
+    """RL: flag a step whose trainable share (`Trainable k/n`) is at or below this (the orchestrator warns at 10 %)."""
+    entropy_ratio: float = Field(default=0.25, gt=0, lt=1)
+    """RL entropy collapse: flag when the trainer's entropy falls below this fraction of its highest value..."""
+    entropy_steps: int = Field(default=5, ge=1)
+    """...over the last this many steps."""
+    kl_rises: int = Field(default=5, ge=2)
+    """RL: flag mismatch KL that rises this many steps in a row (to at least twice where it began)..."""
+    kl_floor: float = Field(default=1e-3, ge=0)
+    """...and is at least this large."""
+    hack_truncation: float = Field(default=0.5, gt=0, le=1)
+    """RL length hacking: flag when at least this share of outputs is truncated at the token cap..."""
+    hack_truncation_rise: float = Field(default=0.2, ge=0, le=1)
+    """...having risen by this much since the first step..."""
+    hack_reward_rise: float = Field(default=0.05, ge=0)
+    """...while the mean reward rose by at least this much."""
 
 
 class NotifyPrefs(_Strict):

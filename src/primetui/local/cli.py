@@ -167,6 +167,7 @@ def serve(args: argparse.Namespace) -> int:
                 _err("--rate-limit must be 0 (no limit) or a positive number of requests per minute.")
                 return 2
             state.rate_limit = rate_limit or None
+        state.extras["allow_private_endpoints"] = bool(getattr(args, "allow_private_endpoints", False))
         if getattr(args, "demo", False):
             from primetui.local.demo import seed_demo
 

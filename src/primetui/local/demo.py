@@ -8,7 +8,10 @@
 * ``datasets/intellect-3-sft-10k/`` on the same volume: the bundled, honestly labelled stand-in of
   the multi-node example's dataset (split ``math``; see ``primetui.local.math_standin``);
 * ``<data_dir>/sft.toml``: the walkthrough's config, with the volume-relative ``data.name``, and
-  ``<data_dir>/glm53-sft.toml``: the seed's multi-node example ("Scaling up"), as written.
+  ``<data_dir>/glm53-sft.toml``: the seed's multi-node example ("Scaling up"), as written;
+* ``<data_dir>/rl.toml``: prime-rl's reverse-text RL example, as written, and one run of it, queued
+  through dispatch as ``prime train rl.toml`` queues it: the platform trains it for real when it
+  starts (a few seconds on a CPU), so it opens with a finished RL run to look at.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 from primetui.config.fileio import atomic_write
 from primetui.local.state import LocalState
 from primetui.local.math_standin import FOLDER as MATH_FOLDER
-from primetui.sft.templates import MULTI_NODE, WALKTHROUGH
+from primetui.sft.templates import MULTI_NODE, RL_REVERSE_TEXT, WALKTHROUGH
 
 DEMO_VOLUME = "research"
 DEMO_VOLUME_SIZE = "100Gi"
@@ -31,6 +34,7 @@ ROWS = 1000
 SEED = 20260928
 
 WALKTHROUGH_TOML = WALKTHROUGH  # the one copy lives in primetui.sft.templates
+DEMO_RL_NAME = "reverse-text-rl"
 
 _SUBJECTS = ["The river", "The old library", "A northern village", "The cathedral", "The railway line",
              "The observatory", "A small island", "The harbour", "The mountain pass", "The university",
@@ -99,6 +103,25 @@ def seed_math_standin(dest: Path) -> bool:
     return True
 
 
+def seed_rl_run(state: LocalState) -> str:
+    """Write ``rl.toml`` and queue one run of it, checked by dispatch as ``prime train rl.toml`` is; its id."""
+    import tomllib
+
+    from primetui.local.dispatch import check_dispatch
+    from primetui.local.models_cache import LOCAL_GPU_TYPE
+    from primetui.local.routes_training import new_run_id
+
+    toml_path = state.data_dir / "rl.toml"
+    if not toml_path.exists():
+        atomic_write(toml_path, RL_REVERSE_TEXT)
+    plan = check_dispatch(state, {"config": tomllib.loads(RL_REVERSE_TEXT), "name": DEMO_RL_NAME})
+    run_id = new_run_id()
+    state.store.insert_run(id=run_id, name=plan.name, status="PENDING", config=plan.config, volume=plan.volume,
+                           model=plan.model, gpu_type=LOCAL_GPU_TYPE, team_id=plan.team_id)
+    state.store.set_meta("demo_rl_seeded", "1")
+    return run_id
+
+
 def seed_demo(state: LocalState) -> bool:
     """Seed the demo data unless it was seeded before (even if the user deleted it since). True if seeded now."""
     if state.store.get_meta("demo_seeded"):
@@ -106,6 +129,8 @@ def seed_demo(state: LocalState) -> bool:
             # A demo seeded by an older primetui gets the multi-node example's data once, too.
             seed_math_standin(state.volume_path(DEMO_VOLUME, MATH_DATASET_DIR))
             state.store.set_meta("demo_math_seeded", "1")
+        if not state.store.get_meta("demo_rl_seeded"):  # and the RL run, once
+            seed_rl_run(state)
         return False
     from primetui.local.routes_volumes import create_volume_dir, parse_size
 
@@ -121,6 +146,7 @@ def seed_demo(state: LocalState) -> bool:
         toml_path = state.data_dir / file_name
         if not toml_path.exists():
             atomic_write(toml_path, text)
+    seed_rl_run(state)
     state.store.set_meta("demo_seeded", "1")
     state.store.set_meta("demo_math_seeded", "1")
     return True

@@ -1,6 +1,6 @@
 """T4 dispatch checks: what the hosted platform refuses, with the seed's exact texts, plus local limits.
 
-Order: body shape (422) -> SFT-only -> the sft.toml schema (422 with loc/msg, from ``primetui.sft``)
+Order: body shape (422) -> an rl.toml's refusals (422, ``rl_dispatch_verdict``) -> the sft.toml schema (422 with loc/msg, from ``primetui.sft``)
 -> the hosted platform's rules (400, the seed's texts; every error-level rule the editor shows)
 -> the local platform's own limits (400).
 """
@@ -47,6 +47,16 @@ def _editor_verdict(config: dict[str, Any]) -> tuple[list[tuple[list[str | int],
     verdict = dispatch_verdict(config)
     return ([(_without_union_tags(config, list(loc)), msg, kind) for loc, msg, kind in verdict.schema_errors],
             verdict.rejection)
+
+
+def _check_rl(config: dict[str, Any]) -> None:
+    """An rl.toml: the hosted platform's refusals at submit (``primetui.sft.dispatch.rl_dispatch_verdict``) as a 422."""
+    from primetui.sft.dispatch import rl_dispatch_verdict
+
+    problems = rl_dispatch_verdict(config)
+    if problems:
+        raise invalid([(("body", "config", *_without_union_tags(config, list(loc))), msg, "value_error")
+                       for loc, msg in problems])
 
 
 def _without_union_tags(config: dict[str, Any], loc: list[str | int]) -> list[str | int]:
@@ -130,11 +140,12 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     if not isinstance(config, dict):
         raise invalid([(("body", "config"), "Field required" if config is None else "Input should be a valid dictionary",
                         "missing" if config is None else "dict_type")])
-    mode = body.get("mode")
-    if mode != "sft":
-        raise fail(400, "The local platform runs SFT only: this config looks like an RL run ([trainer] or "
-                        "[orchestrator] without a plain [data] table); dispatch RL runs to the hosted platform.")
-    errors, rejection = _editor_verdict(config)
+    rl = body.get("mode") != "sft"  # prime train sends no mode for an RL run
+    if rl:
+        _check_rl(config)
+        errors, rejection = [], None
+    else:
+        errors, rejection = _editor_verdict(config)
     if errors:
         raise invalid([(("body", "config", *loc), msg, kind) for loc, msg, kind in errors])
 
@@ -142,14 +153,17 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
     if isinstance(max_steps, (int, float)) and not isinstance(max_steps, bool) and not 1 <= max_steps <= 10**9:
         raise invalid([(("body", "config", "max_steps"), "Input should be a whole number from 1 to 1000000000 "
                         "(a run of 0 steps would finish without training)", "value_error")])
-    if "inference" in config and "eval" not in config:
+    if "inference" in config and "eval" not in config and not rl:
         raise fail(400, INFERENCE_WITHOUT_EVAL)
-    if "eval" in config and not supports_online_evals():
+    if "eval" in config and not supports_online_evals() and not rl:
         raise fail(400, ONLINE_EVALS_UNSUPPORTED)
     if rejection is not None:  # the GPU budget, multi-node evals: what `primetui validate` calls an error
         raise fail(400, rejection)
 
     model = (config.get("model") or {}).get("name") if isinstance(config.get("model"), dict) else None
+    if rl and not isinstance(model, str):
+        trainer = config.get("trainer") if isinstance(config.get("trainer"), dict) else {}
+        model = trainer.get("model", {}).get("name") if isinstance(trainer.get("model"), dict) else None
     if not isinstance(model, str) or not model:
         model = "Qwen/Qwen3-0.6B"  # prime-rl's default model.name
     on_volume = model == "/volume" or model.startswith("/volume/")

@@ -5,12 +5,18 @@ multi-node run), ``metrics.jsonl``, ``checkpoints.jsonl``,
 ``components.json`` and ``status.json`` (see ``primetui.local.trainer``). Appended files are read
 from the byte offset stored with the rows they produced (same transaction), and only whole lines
 are consumed, so a half-written line waits for the next tick and a crash never duplicates rows.
+
+RL runs add ``distributions.jsonl`` (``{"step", "rewards": [...], "advantages": [...]}`` per step,
+appended like the metrics) and ``samples/step_<N>.jsonl`` (every rollout of a sample step). The
+sample files are not copied into the store: they are immutable once renamed into place, and
+``primetui.local.rl_samples`` pages them where they lie.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -28,7 +34,23 @@ LEVEL_RE = re.compile(
 )
 MAX_READ = 1024 * 1024  # per file per tick: a flood is ingested over several ticks, never all at once
 
-PROTOCOL_FILES = ("logs", "metrics.jsonl", "checkpoints.jsonl", "components.json", "status.json")
+PROTOCOL_FILES = ("logs", "metrics.jsonl", "checkpoints.jsonl", "components.json", "status.json", "samples",
+                  "distributions.jsonl")
+def _finite_list(value: Any) -> list[float] | None:
+    if not isinstance(value, list):
+        return None
+    return [float(v) for v in value
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+
+
+def distribution_row(row: dict[str, Any]) -> dict[str, list[float]]:
+    """The value lists of a ``distributions.jsonl`` line (finite numbers only), keyed by type."""
+    out = {}
+    for key, value in row.items():
+        values = _finite_list(value) if key not in ("step", "time") else None
+        if values is not None:
+            out[key] = values
+    return out
 
 
 def _match(line: str) -> re.Match[str] | None:
@@ -203,6 +225,7 @@ class RunIngestor:
         self._ingest_logs()
         if metrics:
             self._ingest_metrics()
+            self._ingest_distributions()
             result.new_checkpoints = self._ingest_checkpoints()
         self._ingest_components()
         result.status = self.read_status()
@@ -252,6 +275,20 @@ class RunIngestor:
         with self.store.tx() as db:
             self.store.merge_metric_rows(db, self.run_id, rows)
             self.store.set_offset(db, self.run_id, "metrics.jsonl", new_offset)
+
+    def _ingest_distributions(self) -> None:
+        got = self._json_lines("distributions.jsonl")
+        if got is None:
+            return
+        rows, new_offset = got
+        with self.store.tx() as db:
+            for row in rows:
+                step = row.get("step")
+                if isinstance(step, int) and not isinstance(step, bool):
+                    when = row.get("time")
+                    when = float(when) if isinstance(when, (int, float)) and math.isfinite(when) else time.time()
+                    self.store.put_distribution(db, self.run_id, step, when, distribution_row(row))
+            self.store.set_offset(db, self.run_id, "distributions.jsonl", new_offset)
 
     def _ingest_checkpoints(self) -> list[int]:
         got = self._json_lines("checkpoints.jsonl")

@@ -17,7 +17,6 @@ from primetui.api.models import (
     EnvServerList,
     LogsResponse,
     MetricsResponse,
-    Progress,
     RLCheckpoint,
     RLRunPage,
     RunEnvelope,
@@ -26,7 +25,7 @@ from primetui.api.models import (
     RunUsageBreakdown,
 )
 from primetui.local.errors import fail, invalid
-from primetui.local.log_windows import plan_window
+from primetui.local.log_windows import LogWindow, plan_window
 from primetui.local.runs_wire import dump, get_run_or_404, run_model, run_wire
 from primetui.local.state import LocalState
 from primetui.local.store import ACTIVE_RUN_STATUSES, iso_from_unix, iso_now
@@ -123,7 +122,40 @@ async def list_checkpoints(request: Request, run_id: str, status_filter: str | N
     return dump(CheckpointList(checkpoints=items))
 
 
-def _log_component(state: LocalState, row: Any, component: str | None, env_name: str | None) -> str:
+def env_qualifier(env: str) -> tuple[str, int | None]:
+    """``name/N`` -> (name, N) as the CLI parses ``--env`` (only a numeric suffix is an index); else (env, None)."""
+    name, sep, index = env.rpartition("/")
+    if sep and name and index.isdigit() and len(index) <= 9:
+        return name, int(index)
+    return env, None
+
+
+def env_server_pod(state: LocalState, run_id: str, env_name: str, env_index: int | None) -> tuple[str, int | None]:
+    """(log component, pod) of an env server: ``env_index`` picks one of the servers sharing the name
+    (train and eval sources may share one): its log is ``env-server-<name>@<pod_index>`` as its
+    component entry says (a server without one: its place among the name's servers); None merges them.
+    A name or index the run's components do not list is a 404 naming the ones it has."""
+    from primetui.local.evals.common import env_log_name
+
+    component = env_log_name(env_name)[: -len(".log")]
+    listed = [c for c in state.store.get_components(run_id) or []
+              if isinstance(c, dict) and c.get("component") == "env-server" and isinstance(c.get("env_index"), int)]
+    servers = sorted((c for c in listed if c.get("env_name") == env_name), key=lambda c: c["env_index"])
+    if not listed or (env_index is None and servers):  # not started yet (no components): nothing to check
+        return component, env_index
+    for place, server in enumerate(servers):
+        if server["env_index"] == env_index:
+            pod = server.get("pod_index")
+            return component, pod if isinstance(pod, int) and not isinstance(pod, bool) else place
+    names = [f"{c.get('env_name')}/{c['env_index']}" for c in sorted(listed, key=lambda c: c["env_index"])]
+    asked = env_name if env_index is None else f"{env_name}/{env_index}"
+    raise fail(404, f"Run {run_id} has no env server {asked}; it has {', '.join(names)} "
+                    f"(see `prime train components {run_id}`).")
+
+
+def _log_component(state: LocalState, row: Any, component: str | None,
+                   env_name: str | None) -> tuple[str, int | None]:
+    """The log stream a query names, and the pod it pins (an env server's ``name/N``), if any."""
     available = state.store.log_components(row["id"])
     has_evals = "orchestrator" in available or bool(run_model(row).has_online_evals)
     if env_name and not component:
@@ -131,19 +163,19 @@ def _log_component(state: LocalState, row: Any, component: str | None, env_name:
     if component in (None, "", "orchestrator"):
         # SFT without online evals has no orchestrator pod: its one log is the trainer's, and that is
         # what `prime train logs <id>` should show.
-        return "orchestrator" if has_evals else "trainer"
+        return ("orchestrator" if has_evals or not run_model(row).is_sft else "trainer"), None
     if component == "env-server":
         if not env_name:
             raise fail(400, "component=env-server needs env_name; list env servers with "
                             f"`prime train components {row['id']}`.")
-        return f"env-server-{env_name.split('/')[0]}"
+        return env_server_pod(state, row["id"], *env_qualifier(env_name))
     if component in ("trainer", "inference", "router"):
         if component == "router" and "router" not in available:
             raise fail(404, f"Run {row['id']} has no router: only multi_node runs with [inference.router] have one.")
-        if component == "inference" and not has_evals:
+        if component == "inference" and not has_evals and run_model(row).is_sft:
             raise fail(404, f"Run {row['id']} has no inference component: it is trainer-only SFT "
                             "(add an [eval] block for online evals); read its log with -c trainer.")
-        return component
+        return component, None
     raise fail(400, f"Unknown component '{component}'; use orchestrator, trainer, inference, router or env-server.")
 
 
@@ -157,6 +189,38 @@ def _pod_index(state: LocalState, run_id: str, component: str, pod_index: int | 
         have = f"pods 0..{max(pods)}" if pods else "no pods with logs yet"
         raise fail(404, f"Run {run_id} has no {component} pod {pod_index}; it has {have}.")
     return pod_index
+
+
+def log_window(state: LocalState, tail_lines: int, since_seconds: int | None, search: str | None,
+               level: str | None) -> LogWindow:
+    """R7's window for the query, or its 422 (before the run is looked up, as hosted validates first)."""
+    window = plan_window(tail_lines, since_seconds, search=search, level=level, faithful=state.faithful_logs)
+    if level is not None and level.upper() not in LOG_LEVELS:
+        raise invalid([(("query", "level"), f"Input should be one of {', '.join(LOG_LEVELS)}", "enum")])
+    return window
+
+
+def logs_started(state: LocalState, row: Any) -> None:
+    """The 404 `prime train logs` waits on while a run has not started."""
+    if row["status"] in ("PENDING", "QUEUED", "CREATING") and not state.store.log_components(row["id"]):
+        raise fail(404, f"Logs are not available yet (run is {row['status']}).")
+
+
+def log_reply(state: LocalState, row: Any, name: str, pod_index: int | None, window: LogWindow,
+              search: str | None, regex: bool, level: str | None) -> dict[str, Any]:
+    """``{"logs": ...}``: the window of one stream (``pod_index`` None: every pod merged)."""
+    since_ts = time.time() - window.since_seconds if window.since_seconds else None
+    pattern = None
+    if search and regex:
+        try:
+            pattern = re.compile(search)
+        except re.error as exc:
+            raise fail(400, f"search is not a valid regular expression ({exc}); fix it or drop --regex.") from exc
+    pod_index = _pod_index(state, row["id"], name, pod_index)
+    lines = state.store.query_logs(row["id"], name, pod_index, since_ts, level.upper() if level else None,
+                                   search=search if search and not regex else None, pattern=pattern,
+                                   limit=window.limit)
+    return dump(LogsResponse(logs="\n".join(lines)))
 
 
 @router.get("/rft/runs/{run_id}/logs")
@@ -174,25 +238,11 @@ async def get_logs(
 ) -> dict[str, Any]:
     """R7: one component's log window: the hosted snapshot or search backend (see log_windows)."""
     state = _platform(request)
-    window = plan_window(tail_lines, since_seconds, search=search, level=level, faithful=state.faithful_logs)
-    if level is not None and level.upper() not in LOG_LEVELS:
-        raise invalid([(("query", "level"), f"Input should be one of {', '.join(LOG_LEVELS)}", "enum")])
+    window = log_window(state, tail_lines, since_seconds, search, level)
     row = get_run_or_404(state, run_id)
-    if row["status"] in ("PENDING", "QUEUED", "CREATING") and not state.store.log_components(run_id):
-        raise fail(404, f"Logs are not available yet (run is {row['status']}).")
-    name = _log_component(state, row, component, env_name)
-    since_ts = time.time() - window.since_seconds if window.since_seconds else None
-    pattern = None
-    if search and regex:
-        try:
-            pattern = re.compile(search)
-        except re.error as exc:
-            raise fail(400, f"search is not a valid regular expression ({exc}); fix it or drop --regex.") from exc
-    pod_index = _pod_index(state, run_id, name, pod_index)
-    lines = state.store.query_logs(run_id, name, pod_index, since_ts, level.upper() if level else None,
-                                   search=search if search and not regex else None, pattern=pattern,
-                                   limit=window.limit)
-    return dump(LogsResponse(logs="\n".join(lines)))
+    logs_started(state, row)
+    name, pinned = _log_component(state, row, component, env_name)
+    return log_reply(state, row, name, pod_index if pod_index is not None else pinned, window, search, regex, level)
 
 
 @router.get("/rft/runs/{run_id}/env-servers")
@@ -216,30 +266,6 @@ async def get_metrics(request: Request, run_id: str, min_step: int | None = None
     state = _platform(request)
     get_run_or_404(state, run_id)
     return dump(MetricsResponse(metrics=state.store.query_metrics(run_id, min_step, max_step, limit)))
-
-
-@router.get("/rft/runs/{run_id}/progress")
-async def get_progress(request: Request, run_id: str) -> dict[str, Any]:
-    """R12: the latest step with metrics (SFT has no samples or distributions)."""
-    state = _platform(request)
-    get_run_or_404(state, run_id)
-    latest = state.store.latest_metric(run_id)
-    return dump(Progress(latest_step=latest["step"] if latest else None,
-                         last_updated_at=iso_from_unix(latest["time"]) if latest and latest.get("time") else None))
-
-
-@router.get("/rft/runs/{run_id}/samples")
-async def get_samples(request: Request, run_id: str, page: int = 1, limit: int = 100) -> dict[str, Any]:
-    """R11: SFT runs have no rollout samples."""
-    get_run_or_404(_platform(request), run_id)
-    return {"run_id": run_id, "samples": [], "total": 0, "page": page, "limit": limit, "total_pages": 0}
-
-
-@router.get("/rft/runs/{run_id}/distributions")
-async def get_distributions(request: Request, run_id: str) -> dict[str, Any]:
-    """R13: reward distributions exist for RL runs only; an SFT run has an empty histogram."""
-    get_run_or_404(_platform(request), run_id)
-    return {"bins": [], "step": None}
 
 
 @router.get("/billing/runs/{run_id}/usage")

@@ -1,4 +1,4 @@
-"""Volumes V1-V4 (plus S3 import/export, answered with 404 on purpose; V9/V10 live in ``storage``).
+"""Volumes V1-V4 (V9/V10 live in ``storage``, the S3 transfers V11-V14 in ``transfers``).
 
 A volume is a directory ``<data_dir>/volumes/<key>/`` (``paths.volume_key``: the name, under
 ``_teams/<teamId>/`` for a team's); its size cap is the ``size`` string the
@@ -159,6 +159,12 @@ async def delete_volume(request: Request, name: str) -> Response:
     if live_upload_lease(state, key) is not None:
         raise fail(409, f"Volume '{name}' has an upload in progress (`prime volumes put`); "
                         "let it finish, then delete the volume.")
+    from primetui.local.transfers.registry import live_transfer
+
+    transfer = live_transfer(state, key)
+    if transfer:
+        raise fail(409, f"Volume '{name}' has a transfer in progress ({transfer}); wait for it to finish or cancel it "
+                        f"with `prime volumes transfers cancel {name} {transfer}`, then delete the volume.")
     session = live_session(state, key)
     if session:
         raise fail(409, f"Volume '{name}' has a live session {session}; stop it first with "
@@ -177,15 +183,10 @@ async def delete_volume(request: Request, name: str) -> Response:
     from primetui.local.storage.meta import forget_volume
 
     forget_volume(state.store.db, key)
+    from primetui.local.transfers.registry import transfers_of
+
+    transfers_of(state).rows.forget_volume(key)
     return Response(status_code=204)
-
-
-@router.api_route("/training/volumes/{name}/transfers", methods=["GET", "POST"])
-async def s3_transfers(request: Request, name: str) -> dict[str, Any]:
-    """V11/V12: S3 import and export need a cluster; say so plainly."""
-    get_volume_or_404(_platform(request), volume_key_of(request))
-    raise fail(404, "S3 import and export are not available on the local platform; "
-                    "copy data onto the volume with `prime volumes put` instead.")
 
 
 def volume_usage(state: LocalState, key: str) -> int:

@@ -55,6 +55,7 @@ def _session_router():  # pragma: no cover - depends on whether the sessions pac
 def create_app(state: LocalState) -> FastAPI:
     """The ASGI app serving the hosted platform's API (see research/prime-cli-contract.md) for ``state``."""
     from primetui.local.routes_misc import router as misc_router
+    from primetui.local.routes_rl import router as rl_router
     from primetui.local.routes_runs import router as runs_router
     from primetui.local.routes_training import router as training_router
     from primetui.local.hub.routes import router as hub_router
@@ -63,6 +64,7 @@ def create_app(state: LocalState) -> FastAPI:
     from primetui.local.storage.s3 import MOUNT as S3_MOUNT
     from primetui.local.storage.s3 import endpoint as s3_endpoint
     from primetui.local.supervisor import Supervisor
+    from primetui.local.transfers.routes import router as transfers_router
     from primetui.local.teams import router as teams_router
 
     @asynccontextmanager
@@ -73,6 +75,9 @@ def create_app(state: LocalState) -> FastAPI:
         try:
             yield
         finally:
+            from primetui.local.transfers.registry import shutdown_transfers
+
+            await shutdown_transfers(state)  # live jobs are cancelled: their threads must not outlive the server
             await supervisor.shutdown()
 
     app = FastAPI(
@@ -91,11 +96,13 @@ def create_app(state: LocalState) -> FastAPI:
     if sessions is not None:
         app.include_router(sessions, prefix=API_PREFIX, dependencies=by_volume)
     app.include_router(storage_router, prefix=API_PREFIX, dependencies=by_volume)
+    app.include_router(transfers_router, prefix=API_PREFIX, dependencies=by_volume)
     # SigV4-signed, not bearer: the credentials V9 issued authenticate each request (storage/s3.py).
     app.add_route(f"{S3_MOUNT}/{{path:path}}", s3_endpoint, methods=["GET", "HEAD", "PUT", "POST", "DELETE"],
                   include_in_schema=False)
     app.include_router(training_router, prefix=API_PREFIX, dependencies=by_run)
     app.include_router(runs_router, prefix=API_PREFIX, dependencies=by_run)
+    app.include_router(rl_router, prefix=API_PREFIX, dependencies=by_run)
     app.include_router(misc_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(teams_router, prefix=API_PREFIX, dependencies=auth)
     app.include_router(hub_router)  # /hf: bundled datasets for `hf download`; public, like the Hub

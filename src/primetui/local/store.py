@@ -89,6 +89,13 @@ CREATE TABLE IF NOT EXISTS components (
     run_id TEXT PRIMARY KEY,
     data TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS distributions (
+    run_id TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    time REAL NOT NULL,
+    data TEXT NOT NULL,  -- the raw rewards and advantages lists, binned on read
+    PRIMARY KEY (run_id, step)
+);
 CREATE TABLE IF NOT EXISTS offsets (
     run_id TEXT NOT NULL,
     file TEXT NOT NULL,
@@ -345,7 +352,8 @@ class Store:
         with self.tx() as db:
             for stream in self._streams(run_id):
                 db.execute("DELETE FROM logs WHERE id BETWEEN ? AND ?", _stream_range(stream))
-            for table in ("runs", "log_streams", "metrics", "checkpoints", "components", "offsets"):
+            for table in ("runs", "log_streams", "metrics", "checkpoints", "components", "offsets",
+                          "distributions"):
                 column = "id" if table == "runs" else "run_id"
                 db.execute(f"DELETE FROM {table} WHERE {column} = ?", (run_id,))
 
@@ -456,6 +464,26 @@ class Store:
 
     def metric_steps(self, run_id: str) -> list[int]:
         return [r["step"] for r in self.db.execute("SELECT step FROM metrics WHERE run_id = ? ORDER BY step", (run_id,))]
+
+    # RL distributions ---------------------------------------------------------------------
+    def put_distribution(self, db: sqlite3.Connection, run_id: str, step: int, when: float, data: dict) -> None:
+        db.execute("INSERT OR REPLACE INTO distributions (run_id, step, time, data) VALUES (?, ?, ?, ?)",
+                   (run_id, step, when, json.dumps(data)))
+
+    def get_distribution(self, run_id: str, step: int | None) -> tuple[int, dict] | None:
+        """(step, raw values) of ``step``, or of the latest step with values when ``step`` is None."""
+        sql, args = _where("SELECT step, data FROM distributions WHERE run_id = ?", [run_id], ("step = ?", step))
+        row = self.db.execute(sql + " ORDER BY step DESC LIMIT 1", args).fetchone()
+        return None if row is None else (row["step"], json.loads(row["data"]))
+
+    def distribution_steps(self, run_id: str) -> list[int]:
+        return [r["step"] for r in self.db.execute(
+            "SELECT step FROM distributions WHERE run_id = ? ORDER BY step", (run_id,))]
+
+    def last_rl_update(self, run_id: str) -> float | None:
+        """When the latest distribution row was written (unix seconds), or None."""
+        row = self.db.execute("SELECT MAX(time) AS t FROM distributions WHERE run_id = ?", (run_id,)).fetchone()
+        return row["t"]
 
     # checkpoints ------------------------------------------------------------------------------
     def list_checkpoints(self, run_id: str) -> list[sqlite3.Row]:

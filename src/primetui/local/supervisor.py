@@ -36,9 +36,12 @@ from primetui.local.paths import dir_size_bytes, volume_key
 from primetui.local.procs import pid_alive
 from primetui.local.session_hooks import live_read_write_session
 from primetui.local.storage.grants import live_upload_lease
+from primetui.local.transfers.registry import live_import
 from primetui.local.state import LocalState
 from primetui.local.state import MAX_RUNS_ENV
 from primetui.local.store import ACTIVE_RUN_STATUSES, BUSY_RUN_STATUSES, WAITING_RUN_STATUSES, iso_now
+from primetui.local.trainer.rl import STANDIN as RL_STANDIN
+from primetui.local.trainer.rl import is_rl_config
 
 log = logging.getLogger("primetui.local.supervisor")
 
@@ -196,6 +199,8 @@ class Supervisor:
         write_json_atomic(run_dir / "config.json", doc, mode=0o644)
         model = self.state.models.get(row["model"])
         summary = model.standin_summary() if model else "stand-in model"
+        if is_rl_config(doc.get("config")):
+            summary = RL_STANDIN
         self.platform_log(
             run_id, "INFO",
             f"Local platform: {row['model']} runs here as a {summary}; real weights do not run on this machine.",
@@ -301,6 +306,13 @@ class Supervisor:
                 reason = (f"Waiting for read-write session {session} on volume '{row['volume']}' to stop: "
                           f"a run starts only when no one else writes to its volume "
                           f"(prime volumes stop {row['volume']} {session}).")
+                if row["queue_reason"] != reason:
+                    self.store.update_run(run_id, queue_reason=reason, phase_since=now)
+                return
+            importing = live_import(self.state, key)
+            if importing:
+                reason = (f"Waiting for the S3 import {importing} into volume '{row['volume']}' to finish: a run starts "
+                          "only when no one else writes to its volume.")
                 if row["queue_reason"] != reason:
                     self.store.update_run(run_id, queue_reason=reason, phase_since=now)
                 return

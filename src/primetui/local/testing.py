@@ -43,6 +43,8 @@ class LocalPlatform:
     base_url: str = ""
     token: str = ""
     pid: int = 0
+    serve_args: tuple[str, ...] = ()
+    """Extra ``primetui local serve`` options (``--allow-private-endpoints``)."""
     open_files: int | None = None
     """When set, the server's soft and hard limits on open files (RLIMIT_NOFILE), to test running out."""
     _proc: subprocess.Popen[bytes] | None = None
@@ -50,12 +52,13 @@ class LocalPlatform:
 
     @classmethod
     def start(cls, tmp_dir: str | os.PathLike[str], demo: bool = False, *, speed: str | None = DEFAULT_TEST_SPEED,
-              env: dict[str, str] | None = None, timeout: float = 60.0, open_files: int | None = None) -> LocalPlatform:
+              env: dict[str, str] | None = None, timeout: float = 60.0, open_files: int | None = None,
+              serve_args: tuple[str, ...] = ()) -> LocalPlatform:
         """Start a server with data dir ``<tmp_dir>/data`` and wait until it serves."""
         extra = dict(env or {})
         if speed is not None:
             extra.setdefault("PRIMETUI_LOCAL_SPEED", speed)
-        lp = cls(data_dir=Path(tmp_dir) / "data", demo=demo, env=extra, open_files=open_files)
+        lp = cls(data_dir=Path(tmp_dir) / "data", demo=demo, env=extra, open_files=open_files, serve_args=serve_args)
         lp._launch(timeout)
         return lp
 
@@ -76,6 +79,7 @@ class LocalPlatform:
                "--ready-file", str(ready), "--log-file", str(self._log_path)]
         if self.demo:
             cmd.append("--demo")
+        cmd.extend(self.serve_args)
         env = dict(os.environ, **self.env)
         env.pop("PRIMETUI_LOCAL_DATA_DIR", None)
         with open(self._log_path, "ab") as log:

@@ -18,6 +18,8 @@ Kinds (``Anomaly.kind``):
   ``stall_min_seconds``) while the run is RUNNING.
 - ``traceback``, ``oom``, ``nccl``, ``cuda``: such a line in any component's log.
 - ``exited``: a component (or the run) ended with an error.
+- RL runs: ``low_trainable``, ``entropy_collapse``, ``kl_growth``, ``off_policy_drop``,
+  ``length_hacking``, ``env_error`` (:mod:`primetui.monitor_core.rl_health`).
 
 Each episode is reported once, at the step it starts: points that stay anomalous do not join
 the baseline and do not raise again until the metric is back to normal.
@@ -33,11 +35,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from primetui.monitor_core.rl_health import RL_KINDS, RL_LABELS, RLHealth
+
 LOSS_KEY = "loss/mean"
 GRAD_KEY = "optim/grad_norm"
 THROUGHPUT_KEY = "perf/throughput"
 
-KINDS = ("nan", "loss_spike", "early_divergence", "grad_blowup", "throughput_collapse", "stall", "traceback", "oom", "nccl", "cuda", "exited")
+KINDS = ("nan", "loss_spike", "early_divergence", "grad_blowup", "throughput_collapse", "stall", "traceback", "oom", "nccl", "cuda",
+         "exited", *RL_KINDS)
 ERROR_KINDS = frozenset({"nan", "traceback", "oom", "nccl", "cuda", "exited"})
 """Error-level kinds: the run's numbers or a component broke (the others are trends to look at).
 ``primetui wait`` ends with its own exit code when a completed run has one."""
@@ -53,6 +58,7 @@ LABELS = {
     "nccl": "NCCL error",
     "cuda": "CUDA error",
     "exited": "exited",
+    **RL_LABELS,
 }
 
 
@@ -70,6 +76,15 @@ class Thresholds:
     stall_min_seconds: float = 120.0
     early_steps: int = 20
     early_factor: float = 2.0
+    trainable_share: float = 0.10
+    """RL: the trainable share at or below which the orchestrator itself warns."""
+    entropy_ratio: float = 0.25
+    entropy_steps: int = 5
+    kl_rises: int = 5
+    kl_floor: float = 1e-3
+    hack_truncation: float = 0.5
+    hack_truncation_rise: float = 0.2
+    hack_reward_rise: float = 0.05
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> Thresholds:
@@ -104,6 +119,8 @@ _LOG_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ERROR_LINES_KEPT = 64
 """Lines saying "error" kept per component to find a failed run's reason in its log."""
 _STEP_LINE = re.compile(r"Step (\d+) \|")
+_RL_WORDS = re.compile(r"Trainable |Entropy|Only \d|max_off_policy_steps|failed in group|request failed|failed to send|invalid message")
+"""Words of the lines the RL rules read (:mod:`primetui.monitor_core.rl_health`): one search rules a batch out."""
 # Lower-case words one of the patterns needs: a plain substring test (C speed) rules a line out.
 _KEYWORDS = ("memory", "oom", "nccl", "cuda", "traceback", "killed process", "device-side")
 
@@ -179,6 +196,7 @@ class Detector:
         """The last lines of each component's log that say "error": where a run's failure reason is."""
         self._first_loss: tuple[int, float] | None = None
         self._diverged = False
+        self._rl = RLHealth(self.thresholds)
         self.version = 0
 
     # ---- metrics ------------------------------------------------------------------------------
@@ -239,6 +257,7 @@ class Detector:
         early = self._early_divergence(step, row)
         if early is not None:
             out.append(early)
+        out += [Anomaly(*flag) for flag in self._rl.row(row, _row_text)]
         return out
 
     def _early_divergence(self, step: int, row: Mapping[str, Any]) -> Anomaly | None:
@@ -311,6 +330,8 @@ class Detector:
         active = self._log_active.get(component)
         blob = "\n".join(text for _, text in lines)
         low = blob.lower()  # one lowering per batch, for both tests below
+        if _RL_WORDS.search(blob):
+            found += self._rl_lines(component, lines, step)
         if "error" in low:
             kept = self._error_lines.setdefault(component, deque(maxlen=ERROR_LINES_KEPT))
             kept.extend((index, text) for index, text in lines if "error" in text.lower())
@@ -323,6 +344,7 @@ class Detector:
             if last is not None:
                 self._log_step[component] = int(last.group(1))
                 self._log_active[component] = None
+            self._extend(found)
             return found
         for index, text in lines:
             m = _STEP_LINE.search(text) if "Step " in text else None
@@ -344,6 +366,16 @@ class Detector:
         self._log_step[component] = step
         self._log_active[component] = active
         self._extend(found)
+        return found
+
+    def _rl_lines(self, component: str, lines: list[tuple[int | None, str]], step: int | None) -> list[Anomaly]:
+        found = []
+        for index, text in lines:
+            if not _RL_WORDS.search(text):
+                continue
+            flag = self._rl.line(component, index, text, step)
+            if flag is not None:
+                found.append(Anomaly(*flag))
         return found
 
     # ---- components --------------------------------------------------------------------------

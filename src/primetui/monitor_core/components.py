@@ -1,7 +1,9 @@
 """Which log streams a run has, from its config and its env-server list (R8).
 
 trainer always (one stream per node on multi-node runs); with ``runConfig.eval``: the
-orchestrator, inference, and one env server per eval environment.
+orchestrator, inference, and one env server per eval environment. An RL run has the orchestrator,
+the trainer and inference, and one env server per train source then per eval source (a name
+that repeats is ``name/N``, N its ``env_index``, as ``prime train components`` shows it).
 """
 
 from __future__ import annotations
@@ -43,8 +45,10 @@ def run_config(run: Any) -> dict:
 
 
 def has_evals(run: Any) -> bool:
-    """True when the run was dispatched with an [eval] block."""
-    return bool(run_config(run).get("eval"))
+    """True when the run has env servers: an RL run, or SFT dispatched with an [eval] block."""
+    from primetui.monitor_core import rl
+
+    return bool(run_config(run).get("eval")) or rl.is_rl(run)
 
 
 def eval_env_names(run: Any) -> list[str]:
@@ -67,8 +71,41 @@ def eval_env_names(run: Any) -> list[str]:
     return names
 
 
+def rl_log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
+    """An RL run's streams: orchestrator, trainer, inference, then one per env server."""
+    from primetui.monitor_core import rl
+
+    specs = [LogSpec("orchestrator", "orchestrator", "orchestrator"), LogSpec("trainer", "trainer", "trainer"),
+             LogSpec("inference", "inference", "inference")]
+    servers: list[tuple[str, int]] = []
+    for n, server in enumerate(env_servers or []):
+        name = _get(server, "env_name") or _get(server, "pod_name")
+        index = _get(server, "env_index")
+        if name:
+            servers.append((str(name), index if isinstance(index, int) else n))
+    if not servers:
+        servers = list(enumerate(rl.environments(run) + rl.eval_environments(run)))
+        servers = [(name, i) for i, name in servers]
+    counts: dict[str, int] = {}
+    for name, _ in servers:
+        counts[name] = counts.get(name, 0) + 1
+    seen: set[str] = set()
+    for name, index in servers[:MAX_ENV_STREAMS]:
+        # A repeated name is asked for as ``name/N`` (N its env_index), as ``prime train logs --env`` does.
+        asked = f"{name}/{index}" if counts[name] > 1 else name
+        if asked in seen:
+            continue
+        seen.add(asked)
+        specs.append(LogSpec(f"env-{_slug(asked)}", f"env:{asked}", "env-server", env_name=asked))
+    return specs
+
+
 def log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
     """The log streams to show for ``run`` (env servers from R8 when known, else the config)."""
+    from primetui.monitor_core import rl
+
+    if rl.is_rl(run):
+        return rl_log_specs(run, env_servers)
     cfg = run_config(run)
     specs: list[LogSpec] = []
     deployment = cfg.get("deployment") if isinstance(cfg.get("deployment"), dict) else {}

@@ -111,6 +111,17 @@ class RunEvent:
         return cls("anomaly", _clean(run_id, 120), f"Run {label}: {_clean(what, 200)}", severity,
                    _clean(name, 120) or None, None, None, _clean(detail))
 
+    @classmethod
+    def transfer_ended(cls, transfer: Any) -> RunEvent:
+        """An S3 transfer ended (``kind="transfer"``; ``run_id`` is the transfer's id)."""
+        what = "Import into" if transfer.direction == "import" else "Export of"
+        where = f"{_clean(transfer.volume_name, 80)}:/{_clean(transfer.path, 120)}"
+        status = _clean(transfer.status, 40)
+        severity: Severity = {"failed": "error", "cancelled": "warning"}.get(status, "information")  # type: ignore[assignment]
+        detail = transfer.error_message or (transfer.progress.total if transfer.progress else "") or ""
+        return cls("transfer", _clean(transfer.id, 120), f"{what} {where} ({_clean(transfer.url, 120)}): {status}",
+                   severity, None, status, None, _clean(detail))
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

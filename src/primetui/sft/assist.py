@@ -13,11 +13,14 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from primetui.sft.help import KeyHelp, _field_lines, describe
-from primetui.sft.schema import ROOT, ClassSpec, FieldSpec, resolve, specs, variants
+from primetui.sft.kind import schema_kind
+from primetui.sft.schema import ClassSpec, FieldSpec, resolve, root_spec, specs, variants
 from primetui.sft.spans import SpanMap
 
 Kind = Literal["table", "key", "value"]
 MODEL_NAME = ("model", "name")
+# Where a config names its model: SFT's [model]; an rl.toml's shared [model] or a component's own.
+MODEL_PATHS = (MODEL_NAME, ("trainer", "model", "name"), ("orchestrator", "model", "name"))
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ def help_at(text: str, line: int, col: int, spans: SpanMap | None = None, raw: A
     raw = raw if raw is not None else loads_or_none(text)
     hit = spans.at(line, col)
     path = hit[0] if hit else spans.table_at_line(line)
-    return path, (describe(path, raw) if path else None)
+    return path, (describe(path, raw, text_kind(raw, spans)) if path else None)
 
 
 def _detail(f: FieldSpec) -> str:
@@ -56,10 +59,17 @@ def _doc(f: FieldSpec) -> str:
     return "\n".join([f.description, *_field_lines(f)] if f.description else _field_lines(f))
 
 
-def _class_at(table: tuple, raw: Any) -> ClassSpec | None:
+def text_kind(raw: Any, spans: SpanMap) -> str:
+    """The document's kind (SFT or RL) even while it does not parse: from its top-level tables then."""
+    if isinstance(raw, dict):
+        return schema_kind(raw)
+    return schema_kind({p[0]: {} for p in spans.entries if p and isinstance(p[0], str)})
+
+
+def _class_at(table: tuple, raw: Any, kind: str = "sft") -> ClassSpec | None:
     if not table:
-        return specs()[ROOT]
-    _f, cls = resolve(tuple(p for p in table), raw)
+        return root_spec(kind)
+    _f, cls = resolve(tuple(p for p in table), raw, kind)
     return cls
 
 
@@ -73,8 +83,9 @@ def _table_paths(cls: ClassSpec, prefix: tuple, raw: Any, depth: int = 0) -> lis
             continue
         path = (*prefix, name)
         out.append((path, f))
-        chosen = resolve(path, raw)[1] if raw is not None else None
-        subs = [chosen] if chosen is not None else list(variants(f).values()) or [specs()[c] for c in f.classes if c in specs()]
+        chosen = resolve(path, raw, cls.kind)[1] if raw is not None else None
+        kinds = specs(cls.kind)
+        subs = [chosen] if chosen is not None else list(variants(f).values()) or [kinds[c] for c in f.classes if c in kinds]
         seen: set[tuple] = {p for p, _ in out}
         for sub in subs:
             for p, sf in _table_paths(sub, path, raw, depth + 1):
@@ -102,12 +113,13 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
     if raw is None:
         raw = loads_or_none("\n".join([*lines[:line], *lines[line + 1:]]))
     spans = SpanMap(text)
+    kind = text_kind(raw, spans)
     stripped = before.lstrip()
     if stripped.startswith("["):
         word = stripped.lstrip("[")
         start = col - len(word)
         return start, [Completion(".".join(p), ".".join(p), "table", _detail(f), _doc(f))
-                       for p, f in _table_paths(specs()[ROOT], (), raw) if ".".join(p).startswith(word)]
+                       for p, f in _table_paths(root_spec(kind), (), raw) if ".".join(p).startswith(word)]
     if "=" in before:
         key_text, _, value_part = before.partition("=")
         word_match = re.search(r'"?[^"\s=]*$', value_part)
@@ -115,12 +127,12 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
         start = col - len(word)
         key = tuple(k.strip().strip('"') for k in key_text.strip().split("."))
         path = (*spans.table_at_line(line), *key)
-        return start, [c for c in _values(path, raw, models) if c.insert.startswith(word.strip('"')) or
+        return start, [c for c in _values(path, raw, models, kind) if c.insert.startswith(word.strip('"')) or
                        c.insert.startswith(word)]
     word = _WORD.search(before).group(0)
     start = col - len(word)
     table = spans.table_at_line(line)
-    cls = _class_at(table, raw)
+    cls = _class_at(table, raw, kind)
     if cls is None:
         return start, []
     present = {p[len(table)] for p in spans.entries if len(p) > len(table) and p[:len(table)] == table}
@@ -128,32 +140,33 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
                    if name.startswith(word) and (name not in present or name == word)]
 
 
-def _values(path: tuple, raw: Any, models: frozenset[str] | None) -> list[Completion]:
+def _values(path: tuple, raw: Any, models: frozenset[str] | None, kind: str = "sft") -> list[Completion]:
     if len(path) > 1:
-        parent, _cls = resolve(path[:-1], raw)
+        parent, _cls = resolve(path[:-1], raw, kind)
         if parent is not None and parent.discriminator == path[-1]:
             return [Completion(tag, f'"{tag}"', "value", f"variant of [{'.'.join(path[:-1])}]",
                                ", ".join(cls.fields)) for tag, cls in variants(parent).items()]
-    f, _cls = resolve(path, raw)
+    f, _cls = resolve(path, raw, kind)
     if f is None:
         return []
     out = [Completion(v, f'"{v}"', "value", f"one of {f.type}", f.description) for v in f.allowed_values()]
     if re.fullmatch(r"bool( \| None)?", f.type):
         out += [Completion(v, v, "value", _detail(f), f.description) for v in ("true", "false")]
-    if path == MODEL_NAME and models:
+    if path in MODEL_PATHS and models:
         out += [Completion(m, f'"{m}"', "value", "in the platform's model cache", "") for m in sorted(models)]
     return out
 
 
-@lru_cache(maxsize=1)
-def table_homes() -> dict[str, list[tuple]]:
+@lru_cache(maxsize=2)
+def table_homes(kind: str = "sft") -> dict[str, list[tuple]]:
     """key -> every table path (any variant) where the schema defines it; () is the top level."""
     out: dict[str, list[tuple]] = {}
-    root = specs()[ROOT]
+    root = root_spec(kind)
+    kinds = specs(kind)
     for name in root.fields:
         out.setdefault(name, []).append(())
     for path, f in _table_paths(root, (), None):
-        classes = list(variants(f).values()) or [specs()[c] for c in f.classes if c in specs()]
+        classes = list(variants(f).values()) or [kinds[c] for c in f.classes if c in kinds]
         for cls in classes:
             for name in cls.fields:
                 if path not in out.setdefault(name, []):

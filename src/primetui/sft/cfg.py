@@ -14,6 +14,8 @@ _MISSING = object()
 class Cfg:
     """A thin view over the TOML dict; ``get`` falls back to prime-rl defaults, ``"None"`` reads as None."""
 
+    MISSING = _MISSING  # what ``written`` returns for a key the document does not set
+
     def __init__(self, raw: dict) -> None:
         self.raw = raw
 
@@ -68,3 +70,4 @@ class Finding:
     fix: Fix | None = None
     fix_builder: Any = field(default=None, repr=False)  # callable(spans) -> Fix | None
     detail: str = ""  # the numbers behind the message, for people; the platform answers ``message`` alone
+    loc: tuple[str | int, ...] | None = None  # where prime-rl reports it (pydantic's loc), when not ``path``

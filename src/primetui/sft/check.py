@@ -30,8 +30,8 @@ from primetui.sft.placing import dotted as _dotted
 from primetui.sft.placing import move_fixes as _move_fixes
 from primetui.sft.placing import pair_line as _pair_line
 from primetui.sft.placing import walk_loc as _walk_loc
-from primetui.sft.renames import RENAMED
-from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, root_model, variants
+from primetui.sft.renames import RENAMED, RL_RENAMED
+from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, kind_of, root_model, variants
 from primetui.sft.spans import Entry, SpanMap
 from primetui.sft.syntax import explain
 
@@ -101,24 +101,46 @@ def _fixes_that_help(text: str, report: Report, ctx: CheckContext) -> list[Diagn
 
 
 def check_parsed(raw: dict, spans: SpanMap, ctx: CheckContext) -> Report:
-    """Check an already parsed config (``spans`` may be of an empty text: then every span is line 0)."""
-    from primetui.sft.run_name import schema_input
+    """Check an already parsed config (``spans`` may be of an empty text: then every span is line 0).
 
-    # The hosted platform takes a top-level ``name`` as the run's name, outside prime-rl's schema.
-    diags, schema_errors = schema_diagnostics(schema_input(raw) if ctx.hosted else raw, spans)
+    The document's kind (``primetui.sft.kind``) picks the schema: SFTConfig, or RLConfig for an rl.toml.
+    """
+    from primetui.sft.kind import is_retired_shape, schema_input, schema_kind
+
+    if is_retired_shape(raw):
+        return Report([_retired_diagnostic(raw, spans)], raw, spans)
+    kind = schema_kind(raw)
+    # prime train takes ``name`` and its request-level keys (image_tag, volume, …) for itself.
+    schema_raw = schema_input(raw) if ctx.hosted else raw
+    if kind == "rl" and ctx.hosted and "k8s" in schema_raw:  # prime train refuses it first, in its own words
+        schema_raw = {k: v for k, v in schema_raw.items() if k != "k8s"}
+    diags, schema_errors = schema_diagnostics(schema_raw, spans, deferred_level=_deferred_level(ctx))
     from primetui.sft import rules  # the rule modules import this one's helpers
 
     bad_paths = {d.loc for d in diags}
-    for finding in rules.run_all(Cfg(raw), ctx, spans):
-        if tuple(finding.path) in bad_paths and finding.level != "hint":
+    for finding in rules.run_all(Cfg(raw), ctx, spans, kind):
+        if tuple(finding.path) in bad_paths and finding.level != "hint" and finding.code not in BEFORE_FIELDS:
             continue  # prime-rl never runs a validator on a field that failed its own type/range check
         diags.append(place(finding, spans))
     from primetui.sft import installed
 
     seen = {(d.span, d.loc) for d in diags if d.level == "error"}
-    diags.extend(d for d in installed.diagnostics(schema_input(raw) if ctx.hosted else raw, spans, ctx.hosted) if (d.span, d.loc) not in seen)
+    diags.extend(d for d in installed.diagnostics(schema_raw, spans, ctx.hosted, kind) if (d.span, d.loc) not in seen)
     diags.sort(key=sort_key)
-    return Report(_dedupe(diags), raw, spans, schema_errors, installed.note())
+    return Report(_dedupe(diags), raw, spans, schema_errors, installed.note(kind))
+
+
+def _deferred_level(ctx: CheckContext) -> str:
+    """What a check ``prime train`` leaves to the platform is: an error at dispatch, else a warning."""
+    return "error" if ctx.at_dispatch else "warning"
+
+
+def _retired_diagnostic(raw: dict, spans: SpanMap) -> Diagnostic:
+    from primetui.sft.kind import retired_shape_key, retired_shape_message
+
+    key = retired_shape_key(raw)
+    return Diagnostic("error", retired_shape_message("This file"), anchor(spans, (key,), on_key=True),
+                      "retired-shape", "platform", (key,), platform_loc=())
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -161,7 +183,7 @@ def place(f: Finding, spans: SpanMap) -> Diagnostic:
     fix = f.fix if f.fix is not None else (f.fix_builder(spans) if f.fix_builder else None)
     message = f"{f.message.rstrip('.')}: {f.detail}." if f.detail else f.message
     return Diagnostic(f.level, message, anchor(spans, f.path, f.on_key), f.code, f.source,
-                      tuple(f.path), fix, platform_message=f.message if f.detail else None)
+                      tuple(f.path), fix, platform_message=f.message if f.detail else None, platform_loc=f.loc)
 
 
 # -- schema (pydantic) errors ---------------------------------------------------------------------------
@@ -174,10 +196,29 @@ def _got(inp: Any) -> str:
 
 
 
-def schema_diagnostics(raw: dict, spans: SpanMap) -> tuple[list[Diagnostic], list[dict]]:
-    """Validate against the mirrored pydantic model; one diagnostic per distinct place."""
+# Raised by a before-validator, ahead of every field check: shown even on a field with a type error.
+BEFORE_FIELDS = ("shared-conflict",)
+# Where ``prime train`` defers an RL config's checks to the platform (its ``defer_environments``).
+DEFERRED_RL = (("orchestrator", "train", "source"), ("orchestrator", "eval", "source"))
+DEFERRED_NOTE = " (the platform refuses this at submit; prime train leaves environment sources to it)"
+
+
+def is_deferred(kind: str, path: tuple) -> bool:
+    """Whether ``prime train`` leaves the check at ``path`` to the platform."""
+    return kind == "rl" and any(tuple(path[:len(p)]) == p for p in DEFERRED_RL)
+
+
+def schema_diagnostics(raw: dict, spans: SpanMap, deferred_level: str = "warning") -> tuple[list[Diagnostic], list[dict]]:
+    """Validate against the mirrored pydantic model; one diagnostic per distinct place.
+
+    An RL config's environment sources are checked too, as the platform checks them at submit;
+    their problems are ``deferred_level`` (``prime train`` does not check them locally).
+    """
+    from primetui.sft.kind import schema_kind
+
+    kind = schema_kind(raw)
     try:
-        root_model().model_validate(raw)
+        root_model(kind).model_validate(raw)
         return [], []
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
@@ -190,7 +231,10 @@ def schema_diagnostics(raw: dict, spans: SpanMap) -> tuple[list[Diagnostic], lis
     for (path, _is_extra), errs in grouped.items():
         for e in errs:
             schema_errors.append({"loc": ["body", "config", *e["loc"]], "msg": e["msg"], "type": e["type"]})
-        diags.append(_schema_diagnostic(path, errs, raw, spans))
+        d = _schema_diagnostic(path, errs, raw, spans)
+        if is_deferred(kind, path) and deferred_level != "error":
+            d = replace(d, level=deferred_level, message=d.message.rstrip(".") + DEFERRED_NOTE + ".")  # type: ignore[arg-type]
+        diags.append(d)
     return diags, schema_errors
 
 
@@ -267,7 +311,7 @@ def _extra_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagno
     union_f, cls, node = _table_of(path, raw)
     got = _got(e.get("input"))
     base = f"{where}: Extra inputs are not permitted{got}"
-    renamed = RENAMED.get((table_path, str(key)))
+    renamed = (RL_RENAMED if kind_of(raw) == "rl" else RENAMED).get((table_path, str(key)))
     if renamed is not None:
         new, why = renamed
         fix = _rename_fix(spans, path, new) if new else _split_pair_fix(spans, path, e.get("input"))
@@ -290,9 +334,9 @@ def _extra_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagno
         if owners:
             return _variant_key_diagnostic(path, union_f, owners, node, base, sp, spans)
     if cls is not None and str(key) not in cls.fields:
-        homes = [p for p in key_homes(str(key)) if p != table_path]
+        homes = [p for p in key_homes(str(key), cls.kind) if p != table_path]
         if homes:
-            return _wrong_table_diagnostic(path, homes, base, sp, spans)
+            return _wrong_table_diagnostic(path, homes, base, sp, spans, cls.kind)
     candidates: list[str] = list(cls.fields) if cls is not None else []
     if union_f is not None and union_f.discriminator:
         for c in variants(union_f).values():
@@ -323,20 +367,21 @@ def _variant_key_diagnostic(path: tuple, union_f: FieldSpec, owners: list[str], 
                       "extra_forbidden", tuple(fixes[1:]))
 
 
-def _wrong_table_diagnostic(path: tuple, homes: list[tuple], base: str, sp: Span, spans: SpanMap) -> Diagnostic:
+def _wrong_table_diagnostic(path: tuple, homes: list[tuple], base: str, sp: Span, spans: SpanMap,
+                            kind: str = "sft") -> Diagnostic:
     """A known key written in the wrong table: name where it belongs, and offer to move it there."""
     where = " or ".join("the top level (before any [table])" if not h else f"[{_dotted(h)}]" for h in homes[:3])
     msg = f"{base} — `{path[-1]}` belongs in {where}; here prime-rl refuses it."
-    fixes = [f for home in homes[:3] for f in _move_fixes(spans, path, home)]
+    fixes = [f for home in homes[:3] for f in _move_fixes(spans, path, home, kind)]
     return Diagnostic("error", msg, sp, "wrong-table", "prime-rl", path, fixes[0] if fixes else None,
                       "extra_forbidden", tuple(fixes[1:]))
 
 
-def key_homes(key: str) -> list[tuple]:
+def key_homes(key: str, kind: str = "sft") -> list[tuple]:
     """Every table path whose class (any variant) has the field ``key``; () is the top level."""
     from primetui.sft.assist import table_homes
 
-    return table_homes().get(key, [])
+    return table_homes(kind).get(key, [])
 
 
 def _missing_tag_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagnostic:

@@ -13,6 +13,8 @@ class CheckContext:
     replaces). ``cached_models``: the platform's model cache (T1), None when unknown.
     ``has_volume``: whether the run is dispatched with a volume, None when not decided yet.
     ``volume_size_bytes`` / ``volume_free_bytes``: for checkpoint-size advice, None when unknown.
+    ``at_dispatch``: the platform's own check at submit time: what ``prime train`` leaves to the
+    platform (an RL config's environments) is an error here, a warning in the editor.
     """
 
     hosted: bool = True
@@ -20,3 +22,4 @@ class CheckContext:
     has_volume: bool | None = None
     volume_size_bytes: int | None = None
     volume_free_bytes: int | None = None
+    at_dispatch: bool = False

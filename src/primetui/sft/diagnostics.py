@@ -58,6 +58,7 @@ class Diagnostic:
     fix: Fix | None = None
     pydantic_type: str | None = field(default=None, compare=False)
     alternatives: tuple[Fix, ...] = field(default=(), compare=False)  # other fixes, after ``fix``
+    platform_loc: tuple[str | int, ...] | None = field(default=None, compare=False)  # prime-rl's own loc, for a 422
     platform_message: str | None = field(default=None, compare=False)  # prime-rl's words, when ``message`` adds to them
 
     @property

@@ -86,9 +86,11 @@ async def send_run(client: Any, config: dict[str, Any], volume_name: str, name: 
     """Dispatch (T4) ``config`` under ``name`` (else the file's own ``name``); the run id, or the platform's refusal."""
     from primetui.api.errors import HTTPStatusError
     from primetui.sft import run_name
+    from primetui.sft.kind import dispatch_mode
 
     try:
-        reply = await client.create_run(config, volume=volume_name, name=name or run_name.config_name(config))
+        reply = await client.create_run(config, volume=volume_name, name=name or run_name.config_name(config),
+                                        mode=dispatch_mode(config))
     except HTTPStatusError as exc:  # the platform's refusal (400, 422, 409...): its words, then stop
         issues = [f"  - {_clean(issue)}" for issue in getattr(exc, "issues", None) or []]
         return Refusal("platform", f"primetui {command}: the platform refused the run: {_clean(exc)}", issues)

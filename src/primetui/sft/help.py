@@ -48,20 +48,20 @@ def _field_lines(f: FieldSpec) -> list[str]:
     return lines
 
 
-def describe(path: tuple, raw: Any = None) -> KeyHelp | None:
+def describe(path: tuple, raw: Any = None, kind: str | None = None) -> KeyHelp | None:
     """Help for the key at ``path`` (list indices allowed), or None when the schema does not know it."""
     clean = tuple(p for p in path if not isinstance(p, int))
     if not clean:
         return None
     if len(path) > 1:
         # the discriminator of a union table, e.g. scheduler.type or renderer.name
-        parent, _pcls = resolve(tuple(path[:-1]), raw)
+        parent, _pcls = resolve(tuple(path[:-1]), raw, kind)
         if parent is not None and parent.discriminator == path[-1]:
             v = variants(parent)
             return KeyHelp(f"{'.'.join(map(str, clean))} — picks the [{'.'.join(map(str, clean[:-1]))}] variant",
                            ("allowed: " + ", ".join(v), f"default: {injected_tag(parent) or ('auto' if parent.discriminator == 'name' else 'none: required')}",
                             f"source: {parent.owner}, {SCHEMA_NOTE}"))
-    f, cls = resolve(tuple(path), raw)
+    f, cls = resolve(tuple(path), raw, kind)
     if f is None:
         return None
     title = ".".join(map(str, clean))

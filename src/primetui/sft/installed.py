@@ -17,28 +17,48 @@ from primetui.sft.diagnostics import Diagnostic, Span
 _HOSTED_IGNORES = ("Must use SLURM for multi-node deployment",)
 
 
-@lru_cache(maxsize=1)
-def installed() -> tuple[Any, str] | None:
-    """(SFTConfig class, version) of the importable ``prime_rl.configs``, or None."""
+@lru_cache(maxsize=2)
+def installed(kind: str = "sft") -> tuple[Any, str] | None:
+    """(SFTConfig or RLConfig class, version) of the importable ``prime_rl.configs``, or None."""
     try:
-        from prime_rl.configs.sft import SFTConfig  # type: ignore[import-not-found]
+        if kind == "rl":
+            from prime_rl.configs.rl import RLConfig as config  # type: ignore[import-not-found]
+        else:
+            from prime_rl.configs.sft import SFTConfig as config  # type: ignore[import-not-found]
     except Exception:  # noqa: BLE001 - absent or broken: the mirror is all we have
         return None
     version = getattr(sys.modules.get("prime_rl.configs"), "__version__", None) or "installed"
-    return SFTConfig, str(version)
+    return config, str(version)
 
 
-def note() -> str | None:
-    found = installed()
+def _deferred(raw: dict) -> dict:
+    """An rl.toml without its environment sources, as ``prime train`` validates it (``defer_environments``)."""
+    import copy
+
+    raw = copy.deepcopy(raw)
+    orch = raw.get("orchestrator")
+    if isinstance(orch, dict):
+        if isinstance(orch.get("train"), dict):
+            orch["train"].pop("source", None)
+        if isinstance(orch.get("eval"), dict):
+            orch["eval"].pop("source", None)
+    raw.pop("k8s", None)
+    return raw
+
+
+def note(kind: str = "sft") -> str | None:
+    found = installed(kind)
     return f"also validated with prime-rl's own config package (prime_rl.configs, {found[1]})." if found else None
 
 
-def diagnostics(raw: dict, spans: Any, hosted: bool = True) -> list[Diagnostic]:
-    """Findings of the installed ``SFTConfig`` on ``raw``, placed like the mirror's."""
-    found = installed()
+def diagnostics(raw: dict, spans: Any, hosted: bool = True, kind: str = "sft") -> list[Diagnostic]:
+    """Findings of the installed ``SFTConfig`` (``RLConfig``) on ``raw``, placed like the mirror's."""
+    found = installed(kind)
     if found is None:
         return []
     sft_config = found[0]
+    if kind == "rl":
+        raw = _deferred(raw)
     from pydantic import ValidationError
 
     from primetui.sft.placing import anchor, walk_loc as _walk_loc

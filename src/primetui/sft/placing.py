@@ -36,7 +36,10 @@ def _first_content_line(spans: SpanMap) -> int:
 
 def walk_loc(loc: tuple, raw: dict) -> tuple[tuple, ClassSpec | None, FieldSpec | None, list[str]]:
     """Strip union tags and union-member names from a pydantic loc; return (toml path, class, field, tags)."""
-    cls: ClassSpec | None = specs()["SFTConfig"]
+    from primetui.sft.schema import kind_of, root_spec
+
+    kind = kind_of(raw)
+    cls: ClassSpec | None = root_spec(kind)
     f: FieldSpec | None = None
     out: list[Any] = []
     tags: list[str] = []
@@ -68,8 +71,8 @@ def walk_loc(loc: tuple, raw: dict) -> tuple[tuple, ClassSpec | None, FieldSpec 
                 i += 1
             else:
                 cls = None
-        elif f.classes and f.classes[0] in specs():
-            cls = specs()[f.classes[0]]
+        elif f.classes and f.classes[0] in specs(kind):
+            cls = specs(kind)[f.classes[0]]
         else:
             cls = None
     return tuple(out), cls, f, tags
@@ -103,7 +106,7 @@ def pair_line(spans: SpanMap, path: tuple) -> tuple[int, str] | None:
     return line, text
 
 
-def move_fixes(spans: SpanMap, path: tuple, home: tuple) -> list[Fix]:
+def move_fixes(spans: SpanMap, path: tuple, home: tuple, kind: str = "sft") -> list[Fix]:
     """Cut the ``key = value`` line and put it in ``home`` (the top level, or a table, created if missing).
 
     A missing table of a union gets one candidate per variant that has the key (with its ``type``).
@@ -113,7 +116,7 @@ def move_fixes(spans: SpanMap, path: tuple, home: tuple) -> list[Fix]:
     found = pair_line(spans, path)
     if found is None:
         return []
-    f, _cls = resolve(home) if home else (None, None)
+    f, _cls = resolve(home, kind=kind) if home else (None, None)
     entry = spans.get(home) if home else None
     if home and entry is None and f is not None and f.discriminator:
         tags = [t for t, c in variants(f).items() if str(path[-1]) in c.fields]

@@ -3,7 +3,8 @@
 Each check is one line a user reads top to bottom: the volume is CREATED (ready), no read-write session is
 open on it, the model is available (cache or /volume path), the dataset is on the volume in a shape
 the trainer loads (listed through the volume's storage route, ``preflight_data``), the kept
-checkpoints fit the volume, and the config itself has no errors.
+checkpoints fit the volume, and the config itself has no errors. An rl.toml has its taskset, batch
+and inference lines (``preflight_rl``) in place of the dataset's.
 """
 
 from __future__ import annotations
@@ -73,7 +74,11 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str,
             checks.append(Check("Sessions", "ok", "no read-write session is open"))
     except Exception as exc:  # noqa: BLE001 - one failed look-up is one failed line
         checks.append(Check("Sessions", "fail", f"could not list sessions ({exc})"))
-    model = ((config.get("model") or {}).get("name") if isinstance(config.get("model"), dict) else None) or "Qwen/Qwen3-0.6B"
+    from primetui.sft.kind import schema_kind
+    from primetui.sft.preflight_rl import config_model, rl_checks
+
+    rl = schema_kind(config) == "rl"
+    model = config_model(config)
     cached: frozenset[str] | None = None
     if is_volume_path(model):
         checks.append(Check("Model", "ok", f"{model} is read from the volume (no cache entry needed)"))
@@ -88,7 +93,7 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str,
         except Exception as exc:  # noqa: BLE001
             checks.append(Check("Model", "warn", f"could not read the model cache ({exc}); the platform will check it"))
     size = parse_size(getattr(volume, "size", None))
-    checks.extend(await _data_checks(client, name, config))
+    checks.extend([Check(*line) for line in rl_checks(config)] if rl else await _data_checks(client, name, config))
     checks.append(_space_check(config, size))
     from primetui.sft.check import check_text
 
@@ -188,11 +193,14 @@ def space_need(config: dict) -> SpaceNeed:
     ckpt = config.get("ckpt")
     if not isinstance(ckpt, dict):
         return SpaceNeed("ok", detail="no [ckpt]: the run writes no checkpoint to the volume")
-    model = config.get("model", {}).get("name", "Qwen/Qwen3-0.6B") if isinstance(config.get("model"), dict) else "Qwen/Qwen3-0.6B"
+    from primetui.sft.preflight_rl import config_model
+
+    model = config_model(config)
     params = params_from_model_name(str(model))
     if params is None:
         return SpaceNeed("skip", detail=f"checkpoint size unknown: '{model}' does not state its parameter count")
-    optim = config.get("optim", {}).get("type", "adamw") if isinstance(config.get("optim"), dict) else "adamw"
+    optim_table = config.get("optim") if "optim" in config else (config.get("trainer") or {}).get("optim")
+    optim = optim_table.get("type", "adamw") if isinstance(optim_table, dict) else "adamw"
     dtype = config.get("model", {}).get("optimization_dtype", "float32") if isinstance(config.get("model"), dict) else "float32"
     max_steps = config.get("max_steps") if isinstance(config.get("max_steps"), int) else None
     interval = ckpt.get("interval") if isinstance(ckpt.get("interval"), int) else None

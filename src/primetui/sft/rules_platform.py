@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from primetui.sft import run_name
 from primetui.sft.cfg import Cfg, Finding
 from primetui.sft.context import CheckContext
 from primetui.sft.renderers import renderer_family
@@ -28,8 +27,6 @@ def run(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         return
     from primetui.sft.placing import remove_line_fix
 
-    if run_name.KEY in c.raw and (why := run_name.problem(c.raw[run_name.KEY])):
-        yield Finding("error", "run-name", why, (run_name.KEY,), "platform")
     if "output_dir" in c.raw:
         yield Finding("warning", "output-dir", OUTPUT_DIR_INJECTED, ("output_dir",), "platform", True,
                       fix_builder=lambda spans: remove_line_fix(spans, ("output_dir",), "Remove output_dir (the platform injects it)"))

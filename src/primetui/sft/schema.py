@@ -14,10 +14,11 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, model_validator
 
+from primetui.sft.kind import Kind, schema_kind
 from primetui.sft.renderers import RENDERER_EXTRA_ALLOW, RENDERER_FIELDS, RENDERERS_VERSION
 from primetui.sft.schema_data import CLASSES
 
@@ -26,6 +27,7 @@ PRIME_RL_VERSION = "prime-rl 0.8.0 (prime-rl-configs 0.4.0, 2026-08-21)"
 SCHEMA_NOTE = (f"schema mirror of {PRIME_RL_VERSION} @ {PRIME_RL_COMMIT[:9]}, renderers {RENDERERS_VERSION}")
 
 ROOT = "SFTConfig"
+ROOTS: dict[str, str] = {"sft": ROOT, "rl": "RLConfig"}
 # verifiers models whose exact shape at the pinned commit is unknown: accepted as open tables.
 _OPEN = {"EnvConfig", "ServeConfig"}
 # Fields whose default is a model instance with a `type`: prime-rl injects that type (§1.3).
@@ -36,6 +38,27 @@ INJECTED_TYPES: dict[tuple[str, str], str] = {
     ("SFTConfig", "deployment"): "single_node",
     ("InferenceConfig", "deployment"): "single_node",
 }
+
+
+def _tables(kind: str) -> dict[str, dict]:
+    if kind == "rl":
+        from primetui.sft.rl_schema_data import CLASSES as RL_CLASSES
+
+        return RL_CLASSES
+    return CLASSES
+
+
+def _injected(kind: str) -> dict[tuple[str, str], str]:
+    if kind == "rl":
+        from primetui.sft.rl_schema_data import INJECTED_TYPES as RL_INJECTED
+
+        return RL_INJECTED
+    return INJECTED_TYPES
+
+
+def kind_of(raw: Any) -> Kind:
+    """The schema a parsed document is checked against (``primetui.sft.kind.schema_kind``)."""
+    return schema_kind(raw)
 _CLASS_RE = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Config|Tier))\b")
 
 
@@ -53,6 +76,7 @@ class FieldSpec:
     discriminator: str | None = None
     is_list: bool = False
     aliases: tuple[str, ...] = ()
+    kind: str = "sft"  # which schema the field belongs to ("sft" or "rl")
 
     @property
     def required(self) -> bool:
@@ -84,6 +108,7 @@ class ClassSpec:
     extra: str
     source: str
     fields: dict[str, FieldSpec]
+    kind: str = "sft"
 
     def tag(self, discriminator: str) -> str | None:
         f = self.fields.get(discriminator)
@@ -107,46 +132,42 @@ def parse_default(text: str) -> Any:
         return text
 
 
-def _renderer_specs() -> dict[str, ClassSpec]:
+def _renderer_specs(kind: str = "sft") -> dict[str, ClassSpec]:
     out: dict[str, ClassSpec] = {}
     for name, fields in RENDERER_FIELDS.items():
         cls = "Renderer[" + name + "]"
-        specs = {"name": FieldSpec("name", f"Literal['{name}']", repr(name), "", "Renderer name.", cls)}
+        specs = {"name": FieldSpec("name", f"Literal['{name}']", repr(name), "", "Renderer name.", cls, kind=kind)}
         for fname, (typ, default, desc) in fields.items():
-            specs[fname] = FieldSpec(fname, typ, default, "", desc, cls)
+            specs[fname] = FieldSpec(fname, typ, default, "", desc, cls, kind=kind)
         specs["thinking_retention"] = FieldSpec(
             "thinking_retention", "Literal['tool_cycle', 'all'] | None", "None", "",
-            "How earlier turns' thinking is kept (overrides the template knob).", cls)
-        out[cls] = ClassSpec(cls, "allow" if name in RENDERER_EXTRA_ALLOW else "forbid", "renderers/configs.py", specs)
+            "How earlier turns' thinking is kept (overrides the template knob).", cls, kind=kind)
+        out[cls] = ClassSpec(cls, "allow" if name in RENDERER_EXTRA_ALLOW else "forbid", "renderers/configs.py", specs,
+                             kind)
     return out
 
 
-@lru_cache(maxsize=1)
-def specs() -> dict[str, ClassSpec]:
-    """Every config class of the mirror, by class name."""
+@lru_cache(maxsize=2)
+def specs(kind: str = "sft") -> dict[str, ClassSpec]:
+    """Every config class of one mirror (``"sft"``: SFTConfig, ``"rl"``: RLConfig), by class name."""
     out: dict[str, ClassSpec] = {}
-    renderer_classes = _renderer_specs()
+    renderer_classes = _renderer_specs(kind)
     out.update(renderer_classes)
-    for cname, data in CLASSES.items():
+    tables = _tables(kind)
+    for cname, data in tables.items():
         fields: dict[str, FieldSpec] = {}
         for fname, fd in data["fields"].items():
-            typ = fd["type"]
-            f = FieldSpec(fname, typ, fd["default"], fd["constraints"], fd["description"], cname)
-            if cname == ROOT and fname == "renderer":
-                f.type = "RendererConfig"
-                f.default = "AutoRendererConfig()"
-                f.classes = list(renderer_classes)
-                f.discriminator = "name"
-                f.description = (f"Renderer config: `name` picks the chat-template renderer (renderers {RENDERERS_VERSION}); "
-                                 "SFT needs a typed renderer that matches the model family.")
+            f = FieldSpec(fname, fd["type"], fd["default"], fd["constraints"], fd["description"], cname, kind=kind)
+            if _is_renderer_field(kind, cname, fname, fd["type"]):
+                _make_renderer_field(f, renderer_classes, optional="None" in fd["type"] and kind == "rl")
             else:
-                f.classes = [c for c in _CLASS_RE.findall(typ) if c in CLASSES]
-                f.is_list = typ.startswith("list[") and bool(f.classes)
+                f.classes = [c for c in _CLASS_RE.findall(fd["type"]) if c in tables]
+                f.is_list = fd["type"].startswith("list[") and bool(f.classes)
             m = re.search(r"alias:([\w/]+)", fd["constraints"])
             if m:
                 f.aliases = tuple(m.group(1).split("/"))
             fields[fname] = f
-        out[cname] = ClassSpec(cname, data["extra"], data["source"], fields)
+        out[cname] = ClassSpec(cname, data["extra"], data["source"], fields, kind)
     for c in out.values():
         for f in c.fields.values():
             if len(f.classes) > 1 and f.discriminator is None:
@@ -154,11 +175,33 @@ def specs() -> dict[str, ClassSpec]:
     return out
 
 
+def _is_renderer_field(kind: str, cname: str, fname: str, typ: str) -> bool:
+    if kind == "sft":
+        return cname == ROOT and fname == "renderer"
+    return "RendererConfig" in typ.split(" | ")
+
+
+def _make_renderer_field(f: FieldSpec, renderer_classes: dict[str, ClassSpec], optional: bool) -> None:
+    f.type = "RendererConfig | None" if optional else "RendererConfig"
+    if not optional:
+        f.default = "AutoRendererConfig()"
+    f.classes = list(renderer_classes)
+    f.discriminator = "name"
+    what = "SFT needs a typed renderer that matches the model family." if f.kind == "sft" else f.description
+    f.description = (f"Renderer config: `name` picks the chat-template renderer (renderers {RENDERERS_VERSION}); "
+                     f"{what}")
+
+
+def root_spec(kind: str = "sft") -> ClassSpec:
+    """The root class of one mirror: ``SFTConfig`` or ``RLConfig``."""
+    return specs(kind)[ROOTS[kind]]
+
+
 def variants(f: FieldSpec) -> dict[str, ClassSpec]:
     """tag -> class for a discriminated-union field (empty for plain fields)."""
     if not f.discriminator:
         return {}
-    s = specs()
+    s = specs(f.kind)
     out = {}
     for c in f.classes:
         tag = s[c].tag(f.discriminator)
@@ -169,17 +212,19 @@ def variants(f: FieldSpec) -> dict[str, ClassSpec]:
 
 def injected_tag(f: FieldSpec) -> str | None:
     """The `type` prime-rl injects when the table leaves it out (None: no injection, tag required)."""
-    return INJECTED_TYPES.get((f.owner, f.name))
+    return _injected(f.kind).get((f.owner, f.name))
 
 
-def resolve(path: tuple, raw: Any = None) -> tuple[FieldSpec | None, ClassSpec | None]:
+def resolve(path: tuple, raw: Any = None, kind: str | None = None) -> tuple[FieldSpec | None, ClassSpec | None]:
     """The field spec at a config path and the class of its value, choosing union variants from ``raw``.
 
     ``raw`` is the config dict (root); unions pick the variant named by the table's tag, else the
-    injected default. Returns (None, None) for a path the schema does not know.
+    injected default. Returns (None, None) for a path the schema does not know. ``kind`` picks the
+    schema; by default the document's own (``schema_kind(raw)``), SFT when there is no document.
     """
-    s = specs()
-    cls: ClassSpec | None = s[ROOT]
+    kind = kind or (schema_kind(raw) if isinstance(raw, dict) else "sft")
+    s = specs(kind)
+    cls: ClassSpec | None = s[ROOTS[kind]]
     fspec: FieldSpec | None = None
     node = raw
     for part in path:
@@ -213,6 +258,7 @@ def resolve(path: tuple, raw: Any = None) -> tuple[FieldSpec | None, ClassSpec |
 
 class _Base(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    prime_kind: ClassVar[str] = "sft"
 
     @model_validator(mode="before")
     @classmethod
@@ -220,11 +266,15 @@ class _Base(BaseModel):
         if not isinstance(data, dict):
             return data
         data = {k: (None if v == "None" else v) for k, v in data.items()}
-        for (owner, fname), tag in INJECTED_TYPES.items():
+        for (owner, fname), tag in _injected(cls.prime_kind).items():
             if owner == cls.__name__ and isinstance(data.get(fname), dict) and "type" not in data[fname]:
                 data[fname] = {**data[fname], "type": tag}
-        hook = _BEFORE.get(cls.__name__)
+        hook = _BEFORE.get((cls.prime_kind, cls.__name__)) or _BEFORE.get(("*", cls.__name__))
         return hook(data) if hook else data
+
+
+class _RLBase(_Base):
+    prime_kind: ClassVar[str] = "rl"
 
 
 def _model_full_offload(data: dict) -> dict:
@@ -253,22 +303,36 @@ def _sft_before(data: dict) -> dict:
     return data
 
 
-_BEFORE = {"ModelConfig": _model_full_offload, "VllmConfig": _vllm_snake, "SFTConfig": _sft_before}
+def _rl_before(data: dict) -> dict:
+    """prime-rl's ``propagate_shared_fields``: the shared top-level keys fill the sub-configs.
+
+    The conflicts it raises on are reported by ``rules_rl`` on the duplicated key, not here.
+    """
+    from primetui.sft.rl_propagate import propagate_shared_fields
+
+    return propagate_shared_fields(data)[0]
+
+
+_BEFORE = {("*", "ModelConfig"): _model_full_offload, ("*", "VllmConfig"): _vllm_snake, ("sft", "SFTConfig"): _sft_before,
+           ("rl", "RLConfig"): _rl_before}
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, kind: str = "sft") -> None:
         self.models: dict[str, type[BaseModel]] = {}
+        self.kind = kind
+        self.tables = _tables(kind)
+        self.base: type[_Base] = _RLBase if kind == "rl" else _Base
 
     def model(self, cname: str) -> type[BaseModel]:
         if cname in self.models:
             return self.models[cname]
-        spec = specs()[cname]
+        spec = specs(self.kind)[cname]
         fields: dict[str, Any] = {}
         for fname, f in spec.fields.items():
             fields[fname] = (self.annotation(f), self.field_info(f))
         model_name = cname.replace("[", "_").replace("]", "").replace("-", "_").replace(".", "_")
-        m = create_model(model_name, __base__=_Base, **fields)
+        m = create_model(model_name, __base__=self.base, **fields)
         m.__name__ = cname if cname.isidentifier() else m.__name__
         if spec.extra == "allow":
             m.model_config["extra"] = "allow"
@@ -284,7 +348,7 @@ class _Builder:
         ns: dict[str, Any] = {"int": int, "float": float, "bool": bool, "str": str, "Path": Path, "Any": Any,
                               "Literal": Literal, "list": list, "dict": dict, "None": None}
         for c in _CLASS_RE.findall(f.type):
-            ns[c] = dict[str, Any] if c in _OPEN or c not in CLASSES else self.model(c)
+            ns[c] = dict[str, Any] if c in _OPEN or c not in self.tables else self.model(c)
         try:
             return eval(f.type, ns)  # the type text comes from our own generated tables
         except Exception:  # noqa: BLE001 - an unparseable type must not take the validator down
@@ -300,13 +364,13 @@ class _Builder:
             return Field(**kwargs)
         if f.default.endswith("()") and f.classes:
             target = f.default[:-2]
-            if target in self.models or target in CLASSES:
+            if target in self.models or target in self.tables:
                 return Field(default_factory=lambda t=target: self.model(t)(), **kwargs)
             return Field(default_factory=lambda: None, **kwargs)
         return Field(default=f.default_value(), **kwargs)
 
 
-@lru_cache(maxsize=1)
-def root_model() -> type[BaseModel]:
-    """The pydantic ``SFTConfig`` built from the mirror (cached; first build takes ~0.1 s)."""
-    return _Builder().model(ROOT)
+@lru_cache(maxsize=2)
+def root_model(kind: str = "sft") -> type[BaseModel]:
+    """The pydantic ``SFTConfig`` (or, for ``"rl"``, ``RLConfig``) built from the mirror (cached; first build ~0.1 s)."""
+    return _Builder(kind).model(ROOTS[kind])

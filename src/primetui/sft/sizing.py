@@ -71,7 +71,8 @@ def gpu_split(config: dict[str, Any]) -> tuple[int, int] | None:
     """
     dep = config.get("deployment")
     dep = dep if isinstance(dep, dict) else {}
-    infers = bool(config.get("eval")) or bool(config.get("inference")) or "num_infer_gpus" in dep
+    # an empty [inference] table (an rl.toml's usual one) still starts an inference server
+    infers = bool(config.get("eval")) or isinstance(config.get("inference"), dict) or "num_infer_gpus" in dep
     try:
         if dep.get("type") == "multi_node":
             per_node = int(dep.get("gpus_per_node", 8))

@@ -1,4 +1,5 @@
-"""Starting points for a new sft.toml, taken verbatim from the hosted-SFT walkthrough (seed/hosted-sft.md)."""
+"""Starting points for a new sft.toml, taken verbatim from the hosted-SFT walkthrough (seed/hosted-sft.md),
+and for a new rl.toml, taken verbatim from prime-rl's examples at the schema mirror's commit."""
 
 from __future__ import annotations
 
@@ -125,6 +126,122 @@ gpus_per_node = 8
 '''
 
 
+# prime-rl examples/basic/reverse-text/rl.toml @ 559b44772 (the canonical 2-GPU RL run).
+RL_REVERSE_TEXT = '''max_steps = 20
+seq_len = 2048
+
+[model]
+name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
+
+[monitors.wandb]
+project = "reverse-text"
+name = "reverse-text"
+
+[orchestrator]
+batch_size = 128
+group_size = 16
+
+[orchestrator.train.sampling]
+max_completion_tokens = 128
+
+[[orchestrator.train.source]]
+name = "reverse-text"
+
+[orchestrator.train.source.env.taskset]
+id = "reverse-text"
+
+[orchestrator.train.source.env.agent.harness]
+id = "null"
+
+[orchestrator.train.source.env.agent.runtime]
+type = "subprocess"
+
+[trainer.optim]
+lr = 3e-6
+
+[ckpt] # Checkpoint at the end of training
+
+[inference]
+
+# PrimeIntellect Qwen3 fine-tune - select its renderer explicitly (the -SFT
+# suffix misses the MODEL_RENDERER_MAP exact match).
+[orchestrator.renderer]
+name = "prime-qwen3"
+'''
+
+# prime-rl configs/debug/multi-env/rl.toml @ 559b44772: two train sources and an online eval.
+RL_MULTI_ENV = '''# Minimal multi-env debug run: two reverse-text train sources + one eval source.
+# The launcher spawns one env server per source at its derived address
+# (tcp://127.0.0.1:5000-5002); the orchestrator connects to each.
+max_steps = 10
+seq_len = 2048
+
+[model]
+name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
+
+[orchestrator]
+batch_size = 128
+group_size = 16
+
+[orchestrator.renderer]
+name = "prime-qwen3"
+
+[orchestrator.train.sampling]
+max_completion_tokens = 128
+
+[[orchestrator.train.source]]
+name = "reverse-text-a"
+
+[orchestrator.train.source.env.taskset]
+id = "reverse-text"
+
+[orchestrator.train.source.env.agent.harness]
+id = "null"
+
+[orchestrator.train.source.env.agent.runtime]
+type = "subprocess"
+
+[[orchestrator.train.source]]
+name = "reverse-text-b"
+
+[orchestrator.train.source.env.taskset]
+id = "reverse-text"
+
+[orchestrator.train.source.env.agent.harness]
+id = "null"
+
+[orchestrator.train.source.env.agent.runtime]
+type = "subprocess"
+
+[orchestrator.eval]
+interval = 5
+num_examples = 64
+
+[orchestrator.eval.sampling]
+max_completion_tokens = 128
+
+[[orchestrator.eval.source]]
+name = "reverse-text"
+
+[orchestrator.eval.source.env.taskset]
+id = "reverse-text"
+
+[orchestrator.eval.source.env.agent.harness]
+id = "null"
+
+[orchestrator.eval.source.env.agent.runtime]
+type = "subprocess"
+
+[trainer.optim]
+lr = 3e-6
+
+[inference]
+
+[inference.vllm]
+gpu_memory_utilization = 0.5
+'''
+
+
 @dataclass(frozen=True)
 class Template:
     key: str
@@ -143,6 +260,12 @@ TEMPLATES: tuple[Template, ...] = (
     Template("multi-node", "Multi-node (GLM-5.3, 8x8 H200)",
              "The scaling-up example: GLM-5.3 on 8 nodes with context and expert parallelism.",
              MULTI_NODE),
+    Template("rl-reverse-text", "RL: reverse-text (prime-rl example, 1+1 GPUs)",
+             "prime-rl's examples/basic/reverse-text/rl.toml: GRPO on reverse-text, batch 128, group 16, 20 steps.",
+             RL_REVERSE_TEXT),
+    Template("rl-multi-env", "RL: two environments + online eval",
+             "prime-rl's configs/debug/multi-env/rl.toml: two reverse-text sources and an eval every 5 steps.",
+             RL_MULTI_ENV),
 )
 
 

@@ -26,6 +26,8 @@ def monitor_panes(client: Any, run: Any) -> list[tuple[str, str, Any]]:
     panes = []
     for tab_id, title, name in PANES:
         cls = getattr(module, name, None)
+        if name == "ChartsPane" and _is_rl(run):
+            cls = getattr(module, "RLChartsPane", cls)  # an RL run's charts: reward, pipeline, trainer log
         if cls is None:
             continue
         if name == "EvalsPane" and not _has_evals(run):
@@ -35,6 +37,12 @@ def monitor_panes(client: Any, run: Any) -> list[tuple[str, str, Any]]:
         except Exception:  # noqa: BLE001 - a broken pane must not take the run screen down
             continue
     return panes
+
+
+def _is_rl(run: Any) -> bool:
+    from primetui.monitor_core.rl import is_rl
+
+    return is_rl(run)
 
 
 def _has_evals(run: Any) -> bool:

@@ -32,6 +32,7 @@ class VolumeBrowserScreen(ModalScreen[None]):
         Binding("escape", "close", "Close", id="browser.close"),
         Binding("backspace", "up", "Up", id="browser.up"),
         Binding("g", "get", "Get", id="browser.get"),
+        Binding("E", "export", "Export to S3", id="browser.export"),
     ]
 
     def __init__(self, client: Any, volume: str, *, settings: Any = None, path: str = "") -> None:
@@ -184,6 +185,14 @@ class VolumeBrowserScreen(ModalScreen[None]):
 
         source = self._rel(child)  # a folder without "/": the get copies the folder itself
         self.app.push_screen(TransferScreen(self.client, self.volume, GET, settings=self.settings, source=source))
+
+    def action_export(self) -> None:
+        """E: export this folder (the highlighted folder, else the one shown) to S3."""
+        from primetui.ui.s3_transfers import open_transfer_dialog
+
+        child = self._highlighted()
+        folder = self._rel(child) if child is not None and child.is_dir else self.path
+        open_transfer_dialog(self, self.client, self.volume, "export", folder)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -22,6 +22,8 @@ from typing import Any
 from primetui.api.wire import parse_time as _parse_wire_time
 from primetui.monitor_core.finalloss import FinalLoss, count_says_nan, final_loss, last_step_loss
 from primetui.monitor_core.numbers import fmt_loss, nonfinite_mark
+from primetui.monitor_core import rl as rl_core
+from primetui.monitor_core.rl_metrics import reward_of
 from primetui.sft.sizing import parse_size as _size_bytes
 
 Clock = Callable[[], datetime]
@@ -207,6 +209,8 @@ class RunProgress:
     _loss_values: list[float] = dc_field(default_factory=list, init=False, repr=False, compare=False)
     _max_step: int | None = dc_field(default=None, init=False, repr=False, compare=False)
     _nan_step: int | None = dc_field(default=None, init=False, repr=False, compare=False)
+    _reward_steps: list[int] = dc_field(default_factory=list, init=False, repr=False, compare=False)
+    _reward_values: list[float] = dc_field(default_factory=list, init=False, repr=False, compare=False)
     log_loss: tuple[int, float] | None = dc_field(default=None, init=False, repr=False, compare=False)
     """The latest trainer step line's (step, loss), when its log is at hand (:meth:`note_log_lines`)."""
 
@@ -220,6 +224,7 @@ class RunProgress:
                     self._loss_values.append(value)
                 if count_says_nan(self.rows[step]):
                     self._nan_step = step
+                self._set_reward(step, self.rows[step])
 
     @classmethod
     def from_metric_rows(cls, rows: Iterable[dict[str, Any]]) -> "RunProgress":
@@ -238,6 +243,7 @@ class RunProgress:
                 self._max_step = step
             if "loss/mean" in row:
                 self._set_loss(step, merged["loss/mean"])
+            self._set_reward(step, row)  # an RL row: its reward under any generation's name
             loss = merged.get("loss/mean")
             if (type(loss) is not float or not math.isfinite(loss)) and (self._nan_step is None or step >= self._nan_step) \
                     and count_says_nan(merged):  # a finite float loss (the usual row) needs no look at the count
@@ -265,6 +271,39 @@ class RunProgress:
         elif _is_loss(value):
             steps.insert(i, step)
             self._loss_values.insert(i, value)
+
+    def _set_reward(self, step: int, row: dict[str, Any]) -> None:
+        value = reward_of(row)
+        if value is None or not math.isfinite(value):
+            return
+        steps = self._reward_steps
+        if not steps or step > steps[-1]:
+            steps.append(step)
+            self._reward_values.append(value)
+            return
+        i = bisect.bisect_left(steps, step)
+        if i < len(steps) and steps[i] == step:
+            self._reward_values[i] = value
+        else:
+            steps.insert(i, step)
+            self._reward_values.insert(i, value)
+
+    @property
+    def last_reward(self) -> tuple[int, float] | None:
+        """(step, mean reward) of an RL run's latest step with one."""
+        return (self._reward_steps[-1], self._reward_values[-1]) if self._reward_steps else None
+
+    @property
+    def first_reward(self) -> tuple[int, float] | None:
+        """(step, mean reward) at the start of an RL run."""
+        return (self._reward_steps[0], self._reward_values[0]) if self._reward_steps else None
+
+    def reward_points(self) -> list[tuple[int, float]]:
+        """(step, mean reward) of every RL step with one, in step order."""
+        return list(zip(self._reward_steps, self._reward_values))
+
+    def last_rewards(self, n: int) -> list[float]:
+        return list(self._reward_values[-n:]) if n > 0 else []
 
     @property
     def step(self) -> int | None:
@@ -398,6 +437,14 @@ class RunRow:
     eta: str
     gpus: str
     volume: str
+    kind: str = rl_core.SFT
+    """``rl`` or ``sft`` (:func:`primetui.monitor_core.rl.run_kind`)."""
+    reward: float | None = None
+    """An RL run's latest mean reward (its headline number, as the loss is an SFT run's)."""
+    reward_step: int | None = None
+    reward_start: float | None = None
+    """An RL run's mean reward at its first step."""
+    reward_spark: str = ""
 
     def steps_text(self) -> str:
         return f"{self.step if self.step is not None else DASH}/{self.max_steps if self.max_steps else DASH}"
@@ -406,11 +453,18 @@ class RunRow:
         """The last loss as every table shows it (``NaN @12`` when it is not finite)."""
         return fmt_loss(self.loss, self.loss_step)
 
+    def headline(self) -> tuple[str, str] | None:
+        """(sparkline, number) of the run's headline: the reward for RL, the loss for SFT; None without one."""
+        if self.kind == rl_core.RL:
+            return (self.reward_spark, f"{self.reward:.4f}") if self.reward is not None else None
+        return (self.spark, self.loss_text()) if self.loss is not None else None
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("tone")
         data.pop("bar")
         data.pop("spark")
+        data.pop("reward_spark")
         # JSON has no NaN: a non-finite last loss is null with an explicit mark beside it.
         data["loss_nonfinite"] = nonfinite_mark(self.loss)
         if data["loss_nonfinite"] is not None:
@@ -420,7 +474,7 @@ class RunRow:
 
 def run_row(run: Any, progress: RunProgress | None, now: datetime) -> RunRow:
     status = run_status(run)
-    max_steps = field(run, "max_steps", "maxSteps")
+    max_steps = field(run, "max_steps", "maxSteps") or rl_core.setting(run, "max_steps")  # a dedicated RL run: its config's
     step = progress.step if progress else None
     if step is None and status == "COMPLETED" and max_steps:
         step = int(max_steps)
@@ -441,6 +495,11 @@ def run_row(run: Any, progress: RunProgress | None, now: datetime) -> RunRow:
         eta=fmt_duration(run_eta(run, progress, now)),
         gpus=run_gpus(run),
         volume=str(field(run, "volume_name", "volumeName", default=DASH)),
+        kind=rl_core.run_kind(run),
+        reward=last_reward[1] if (last_reward := progress.last_reward if progress else None) else None,
+        reward_step=last_reward[0] if last_reward else None,
+        reward_start=first[1] if (first := progress.first_reward if progress else None) else None,
+        reward_spark=sparkline(progress.last_rewards(12)) if progress else "",
     )
 
 

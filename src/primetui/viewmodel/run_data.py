@@ -15,8 +15,10 @@ from typing import Any
 
 from primetui.api.boundary import gather_bounded
 
-from primetui.monitor_core.anomalies import ERROR_KINDS, Anomaly, Thresholds, detect
+from primetui.monitor_core.anomalies import Anomaly, Thresholds, detect
 from primetui.monitor_core.compare import summarize
+from primetui.monitor_core.rl import RL, run_kind
+from primetui.monitor_core.rl_metrics import normalise
 from primetui.monitor_core.finalloss import FinalLoss, final_loss_of_rows, with_nan_loss
 from primetui.sft.diff import config_diff
 from primetui.viewmodel import present
@@ -86,11 +88,12 @@ async def run_anomalies(client: Any, run: Any, rows: Iterable[Mapping[str, Any]]
 
 
 async def run_verdict(client: Any, run: Any, now: float) -> tuple[FinalLoss | None, list[Anomaly]]:
-    """How an ended run really ended: its final loss (NaN from any source) and its error-level anomalies."""
+    """How an ended run really ended: its final loss (NaN from any source) and every anomaly it raised
+    (the error-level ones are in ``ERROR_KINDS``; an RL run's health flags are among the others)."""
     rows = present.RunProgress.from_metric_rows(await fetch_metric_rows(client, str(_get(run, "id")))).rows.values()
     logs = await fetch_logs(client, run)
     found = await run_anomalies(client, run, list(rows), now, logs)
-    return final_loss_of_rows(rows, trainer_lines(logs)), [a for a in found if a.kind in ERROR_KINDS]
+    return final_loss_of_rows(rows, trainer_lines(logs)), found
 
 
 def series(rows: Iterable[Mapping[str, Any]], keys: Iterable[str] | None = None) -> dict[str, dict[str, list]]:
@@ -121,6 +124,9 @@ async def collect_one(client: Any, run_id: str, now: datetime, notes: list[str] 
     logs = await fetch_logs(client, run)
     anomalies = await run_anomalies(client, run, merged, now.timestamp(), logs)
     elapsed = present.run_elapsed(run, now)
+    kind = run_kind(run)
+    if kind == RL:  # every prime-rl generation's reward under today's name: compare overlays one curve per run
+        merged = [normalise(r) for r in merged]
     entry: dict[str, Any] = {
         "id": row.id,
         "name": row.name,
@@ -130,10 +136,20 @@ async def collect_one(client: Any, run_id: str, now: datetime, notes: list[str] 
         "duration": row.elapsed,
         **summarize(merged, trainer_lines(logs)).to_json(),
         "anomalies": [a.to_json() for a in anomalies],
+        "kind": kind,
+        **reward_summary(progress),
         "series": series(merged),
         "config": present.field(run, "run_config", "runConfig") or {},
     }
     return entry
+
+
+def reward_summary(progress: present.RunProgress) -> dict[str, Any]:
+    """An RL run's final and best mean reward (None for SFT)."""
+    last, points = progress.last_reward, progress.reward_points()
+    best = max(points, key=lambda p: (p[1], -p[0])) if points else None
+    return {"final_reward": last[1] if last else None, "final_reward_step": last[0] if last else None,
+            "best_reward": best[1] if best else None, "best_reward_step": best[0] if best else None}
 
 
 def diff_json(labels: list[str], configs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:

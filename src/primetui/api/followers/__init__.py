@@ -5,6 +5,7 @@ A follower owns one poll loop and its cursor, and yields only what is new, as ty
 
 - `RunWatcher`: the run's status and step; `RunUpdate` whenever either (or the run) changes.
 - `MetricsFollower`: new metric rows, fetched incrementally with `min_step`.
+- `TransfersFollower`: a volume's S3 transfers; `TransfersUpdate` with the jobs that just ended.
 - `LogFollower`: new log lines of one (component, pod_index, env_name), deduplicated across
   overlapping windows, with an explicit `LogGap` whenever continuity cannot be proved.
 
@@ -47,9 +48,12 @@ from primetui.api.followers.polling import (
     UnexpectedPollError,
 )
 from primetui.api.followers.runs import RunWatcher
+from primetui.api.followers.transfers import TransfersFollower, TransfersUpdate
 from primetui.api.followers.windows import MIN_PROOF, WindowDiff, diff_windows
 
 __all__ = [
+    "TransfersFollower",
+    "TransfersUpdate",
     "MAX_TAIL_LINES",
     "MIN_PROOF",
     "PLAIN_SNAPSHOT_LINES",

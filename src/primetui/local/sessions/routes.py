@@ -103,6 +103,12 @@ async def create_session(name: str, body: CreateSessionRequest, request: Request
         if live_upload_lease(request.app.state.platform, key) is not None:
             raise fail(409, f"Volume '{name}' has an upload in progress (a direct `prime volumes put` holds its "
                             "write lease); open a read-only session, or wait for the upload to finish.")
+        from primetui.local.transfers.registry import live_import
+
+        importing = live_import(request.app.state.platform, key)
+        if importing:
+            raise fail(409, f"Volume '{name}' has an active read-write S3 import ({importing}); open a read-only "
+                            f"session, or wait for it to finish (prime volumes transfers list {name} --id {importing}).")
     try:
         rec = manager.create(key, read_only=body.read_only, allow_writable=bool(body.allow_writable))
     except (VolumeNotFound, WriterConflict) as exc:

@@ -68,6 +68,12 @@ async def transfer_route(request: Request, name: str, body: Any = Body(None)) ->
             raise fail(400, RUNS_READ_ONLY)
         if not base and entries is None:
             raise fail(400, "A put to the volume root must name the top-level entries it writes (entries).")
+        from primetui.local.transfers.registry import live_import
+
+        importing = live_import(state, key)
+        if importing:
+            raise fail(409, f"Volume '{name}' has an S3 import in progress ({importing}); wait for it to finish, "
+                            "then rerun the put.")
         session = _live_writer_session(request, key)
         if session is not None:
             return {"via": "session", "session": session}

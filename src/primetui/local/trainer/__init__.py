@@ -4,6 +4,9 @@ Process contract with the supervisor (``primetui.local`` runs/supervisor):
 
 Entry: ``python -m primetui.local.trainer --run-dir RUN_DIR``.
 
+An RL config (the CLI's rule, ``primetui.sft.kind``) runs the RL trainer instead; what it adds to
+these files is described in ``primetui.local.trainer.rl``.
+
 Input, ``RUN_DIR/config.json``::
 
     {"run_id": str,

@@ -37,9 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", required=True, help="the run's platform directory (holds config.json)")
     args = parser.parse_args(argv)
     _cap_output(Path(args.run_dir) / OUTPUT)
-    from primetui.local.trainer.loop import Trainer
+    from primetui.local.trainer.rl.select import trainer_class
 
-    trainer = Trainer(Path(args.run_dir), threads=int(os.environ.get("OPENBLAS_NUM_THREADS", "1") or 1))
+    run_dir = Path(args.run_dir)
+    trainer = trainer_class(run_dir)(run_dir, threads=int(os.environ.get("OPENBLAS_NUM_THREADS", "1") or 1))
     trainer.install_signals()
     return trainer.run()
 

@@ -76,7 +76,7 @@ class Trainer:
             Component("trainer", f"{self.files.run_id}-trainer-0", "running", os.getpid())
         )
         try:
-            cfg = parse_config(spec.get("config") or {})
+            cfg = self._config(spec.get("config") or {})
             self.files.max_steps = cfg.max_steps
             return self._train(spec, cfg)
         except Interrupted:
@@ -87,6 +87,10 @@ class Trainer:
             for line in traceback.format_exc().rstrip().splitlines():
                 self.log.error(line)
             return self._fail(f"Trainer crashed: {type(exc).__name__}: {exc}")
+
+    def _config(self, raw: dict[str, Any]) -> Any:
+        """The run's config as this trainer reads it (the RL trainer overrides this and ``_train``)."""
+        return parse_config(raw)
 
     # -- setup -----------------------------------------------------------------------------------
     def _train(self, spec: dict[str, Any], cfg: TrainConfig) -> int:

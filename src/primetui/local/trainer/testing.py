@@ -98,9 +98,9 @@ def run(run_dir: Path, timeout: float = 120.0) -> int:
 
 def run_inline(run_dir: Path) -> int:
     """Run the trainer in this process (no signal handlers): the same code path minus start-up."""
-    from primetui.local.trainer.loop import Trainer
+    from primetui.local.trainer.rl.select import trainer_class
 
-    trainer = Trainer(run_dir)
+    trainer = trainer_class(run_dir)(run_dir)
     try:
         return trainer.run()
     finally:
@@ -134,3 +134,179 @@ def metric_rows(run_dir: Path) -> list[dict[str, Any]]:
 
 def series(run_dir: Path, key: str) -> dict[int, float]:
     return {r["step"]: r[key] for r in metric_rows(run_dir) if key in r}
+
+
+# The three RL example configs of prime-rl that the local platform must run unchanged, verbatim from
+# PrimeIntellect-ai/prime-rl at 559b44772: examples/basic/reverse-text/rl.toml,
+# configs/ci/nightly-fft/reverse-text.toml and configs/debug/multi-env/rl.toml.
+RL_EXAMPLES = {
+    "reverse-text": '''max_steps = 20
+seq_len = 2048
+
+[model]
+name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
+
+[monitors.wandb]
+project = "reverse-text"
+name = "reverse-text"
+
+[orchestrator]
+batch_size = 128
+group_size = 16
+
+[orchestrator.train.sampling]
+max_completion_tokens = 128
+
+[[orchestrator.train.source]]
+name = "reverse-text"
+
+[orchestrator.train.source.env.taskset]
+id = "reverse-text"
+
+[orchestrator.train.source.env.agent.harness]
+id = "null"
+
+[orchestrator.train.source.env.agent.runtime]
+type = "subprocess"
+
+[trainer.optim]
+lr = 3e-6
+
+[ckpt] # Checkpoint at the end of training
+
+[inference]
+
+# PrimeIntellect Qwen3 fine-tune - select its renderer explicitly (the -SFT
+# suffix misses the MODEL_RENDERER_MAP exact match).
+[orchestrator.renderer]
+name = "prime-qwen3"
+''',
+    "nightly": '''max_steps = 20
+seq_len = 2048
+
+[deployment]
+num_train_gpus = 1
+num_infer_gpus = 1
+
+[monitors.wandb]
+project = "reverse-text"
+name = "reverse-text"
+
+[ckpt]
+
+[model]
+name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
+
+[orchestrator]
+batch_size = 128
+group_size = 16
+
+[orchestrator.concurrency]
+max_inflight = 128
+
+[[orchestrator.train.source]]
+name = "reverse-text"
+
+[orchestrator.train.source.env.taskset]
+id = "reverse-text"
+
+[orchestrator.train.source.env.agent.harness]
+id = "null"
+
+[orchestrator.train.source.env.agent.runtime]
+type = "subprocess"
+
+[orchestrator.train.sampling]
+max_completion_tokens = 128
+
+[trainer]
+
+[inference]
+
+[orchestrator.renderer]
+name = "prime-qwen3"
+''',
+    "multi-env": '''# Minimal multi-env debug run: two reverse-text train sources + one eval source.
+# The launcher spawns one env server per source at its derived address
+# (tcp://127.0.0.1:5000-5002); the orchestrator connects to each.
+max_steps = 10
+seq_len = 2048
+
+[model]
+name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
+
+[orchestrator]
+batch_size = 128
+group_size = 16
+
+[orchestrator.renderer]
+name = "prime-qwen3"
+
+[orchestrator.train.sampling]
+max_completion_tokens = 128
+
+[[orchestrator.train.source]]
+name = "reverse-text-a"
+
+[orchestrator.train.source.env.taskset]
+id = "reverse-text"
+
+[orchestrator.train.source.env.agent.harness]
+id = "null"
+
+[orchestrator.train.source.env.agent.runtime]
+type = "subprocess"
+
+[[orchestrator.train.source]]
+name = "reverse-text-b"
+
+[orchestrator.train.source.env.taskset]
+id = "reverse-text"
+
+[orchestrator.train.source.env.agent.harness]
+id = "null"
+
+[orchestrator.train.source.env.agent.runtime]
+type = "subprocess"
+
+[orchestrator.eval]
+interval = 5
+num_examples = 64
+
+[orchestrator.eval.sampling]
+max_completion_tokens = 128
+
+[[orchestrator.eval.source]]
+name = "reverse-text"
+
+[orchestrator.eval.source.env.taskset]
+id = "reverse-text"
+
+[orchestrator.eval.source.env.agent.harness]
+id = "null"
+
+[orchestrator.eval.source.env.agent.runtime]
+type = "subprocess"
+
+[trainer.optim]
+lr = 3e-6
+
+[inference]
+
+[inference.vllm]
+gpu_memory_utilization = 0.5
+''',
+}
+
+
+def rl_example(name: str, **overrides: Any) -> dict[str, Any]:
+    """One of ``RL_EXAMPLES`` as a dict, with top-level keys replaced (None drops a key)."""
+    import tomllib
+
+    cfg = tomllib.loads(RL_EXAMPLES[name])
+    for key, value in overrides.items():
+        if value is None:
+            cfg.pop(key, None)
+        else:
+            cfg[key] = value
+    return cfg

@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from primetui.sft import run_name
+from primetui.sft.kind import dispatch_mode
 from primetui.sft.preflight import Preflight, run_preflight
 from primetui.ui.safe import plain
 from primetui.ui.styles import tcss
@@ -58,7 +59,8 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
             yield Static(plain(f"Dispatch {self.model}"), classes="modal-title")
             yield Input(run_name.config_name(self.config) or "", placeholder="run name (optional; tab to the volumes)",
                         id="run-name")
-            yield Static("Pick the volume the run reads its dataset from and writes its checkpoints to:")
+            yield Static("Pick the volume the run reads its dataset from and writes its checkpoints to:"
+                         if dispatch_mode(self.config) == "sft" else "Pick the volume the run writes its checkpoints to:")
             yield OptionList(id="volumes")
             yield Static("", id="preflight")
             yield Static("Loading volumes…", id="dispatch-status")
@@ -148,7 +150,8 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
         self.busy = True
         self._status(f"Dispatching to {volume}…")
         try:
-            reply = await self.client.create_run(self.config, volume=volume, name=self.run_name())
+            reply = await self.client.create_run(self.config, volume=volume, name=self.run_name(),
+                                                 mode=dispatch_mode(self.config))
         except Exception as exc:  # noqa: BLE001 - mapped back onto the editor's lines
             self.busy = False
             detail = getattr(exc, "detail", None)

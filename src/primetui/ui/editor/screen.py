@@ -340,6 +340,10 @@ class EditorScreen(EditingActions, Screen):
         if not self.is_mounted:
             return
         self.report = report
+        if report.config is not None:  # a half-typed line keeps the kind the file had
+            from primetui.sft.kind import schema_kind
+
+            self._kind = schema_kind(report.config)
         self._validated_version = version
         self._validated_text = text
         self._show_diagnostics()
@@ -374,13 +378,18 @@ class EditorScreen(EditingActions, Screen):
         self._validate_now()
 
     # -- chrome ------------------------------------------------------------------------------------
+    @property
+    def config_kind(self) -> str:
+        """``sft`` or ``rl``: the schema the last parsed text was checked with (``primetui.sft.kind.schema_kind``)."""
+        return getattr(self, "_kind", "sft")
+
     def _refresh_title(self) -> None:
         name = str(self.path) if self.path else "untitled"
         home = str(Path.home())
         if name.startswith(home + os.sep):
             name = "~" + name[len(home):]
         title = Text()
-        title.append(" sft.toml editor ", style="bold reverse")
+        title.append(f" {self.config_kind}.toml editor ", style="bold reverse")
         title.append(f" {name}", style="bold")
         if self.is_mounted and self.modified:
             title.append("  ● modified")
@@ -598,7 +607,7 @@ class EditorScreen(EditingActions, Screen):
         path, help_ = help_at(text, line, col, spans, raw)
         if help_ is None:
             where = ".".join(map(str, path)) if path else ""
-            self.note = (f"`{where}` is not a prime-rl SFT key." if where else
+            self.note = (f"`{where}` is not a prime-rl {self.config_kind.upper()} key." if where else
                          "Put the cursor on a key or a [table] header, then press F1.")
             self._refresh_chrome()
             return
@@ -694,7 +703,9 @@ class EditorScreen(EditingActions, Screen):
                 return
         from primetui.ui.editor.dispatch import DispatchOutcome, DispatchScreen
 
-        model = (config.get("model") or {}).get("name", "Qwen/Qwen3-0.6B") if isinstance(config.get("model"), dict) else "Qwen/Qwen3-0.6B"
+        from primetui.sft.preflight_rl import config_model
+
+        model = config_model(config)
 
         def _done(outcome: DispatchOutcome | None) -> None:
             if outcome is None:

@@ -15,6 +15,9 @@ Panes the run screen mounts (each ``Pane(client, run)``; each starts its own fol
   ``s``/``S`` smoothing, ``o`` log-Y, ``t`` step/wall time, ``←``/``→`` cursor (all charts),
   ``c`` cursor on/off, ``m`` mark + ``z`` zoom to the range, ``+``/``-``/``0`` zoom, ``b``
   braille/block/ASCII.
+- :class:`RLChartsPane`: an RL run's charts (reward with its band, per function and environment,
+  length, truncation, solved none/some/all, off-policy, times, evals, the trainer log's entropy,
+  mismatch KL, grad norm, LR and throughput), with the same keys.
 - :class:`ComponentsPane`: each process with its status (R2 + R8).
 - :class:`EvalsPane`: a chart per eval metric and a table of eval results by step.
 
@@ -28,5 +31,6 @@ from primetui.ui.monitor.components_pane import ComponentsPane
 from primetui.ui.monitor.evals_pane import EvalsPane
 from primetui.ui.monitor.logs_pane import LogsPane
 from primetui.ui.monitor.logview import LogView
+from primetui.ui.monitor.rl_charts_pane import RLChartsPane
 
-__all__ = ["ChartsPane", "ComponentsPane", "EvalsPane", "LogView", "LogsPane"]
+__all__ = ["ChartsPane", "ComponentsPane", "EvalsPane", "LogView", "LogsPane", "RLChartsPane"]

@@ -46,8 +46,9 @@ class MetricChart(Widget):
     """
 
     def __init__(self, key: str, series: list[Series], view: ChartView, *, markers: bool = False, id: str | None = None,
-                 glyphs: list[str] | None = None) -> None:
+                 glyphs: list[str] | None = None, title: str | None = None) -> None:
         super().__init__(id=id)
+        self.title = title or key  # what the chart's first row says (an RL chart names its band and source)
         # Overlaid runs (compare): series n gets run colour r{n+1} and glyphs[n] along its curve.
         self.glyphs = glyphs
         self.slots: list[int] | None = None  # series n is run slots[n] (its colour stays when others hide)
@@ -95,7 +96,7 @@ class MetricChart(Widget):
         if not self.markers:
             v.eval_steps = []
         try:
-            return compose(self.key, self.series, v, self.content_size.width, self.content_size.height, self.glyphs)
+            return compose(self.title, self.series, v, self.content_size.width, self.content_size.height, self.glyphs)
         finally:
             v.eval_steps = eval_steps
 

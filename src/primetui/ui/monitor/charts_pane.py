@@ -341,7 +341,11 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             text.append(f"  ▲ {len(self.table.eval_steps)} evals")
         if self.feed_state:
             text.append(f"  {self.feed_state}", style="bold")
+        self.status_extra(text)
         update_static(self._status, plain(text), layout=False)  # one line
+
+    def status_extra(self, text: Text) -> None:
+        """Hook: what a kind of run adds to the status line."""
 
     # ---- actions ----------------------------------------------------------------------------
     def action_pick(self) -> None:

@@ -28,6 +28,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import var
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import ColumnKey
 
 from primetui.monitor_core.chartframe import (
     STEP, TIME, TOKENS, ChartView, _step_to_x, fmt_step, fmt_value, run_glyph, value_at_x,
@@ -37,7 +38,9 @@ from primetui.monitor_core.escapes import neutralise
 from primetui.ui.safe import SafeTable
 from primetui.monitor_core.metrics import Series
 from primetui.sft.diff import Value
+from primetui.monitor_core import rl_metrics
 from primetui.ui.monitor.chart import MetricChart
+from primetui.viewmodel.run_columns import headline_label
 from primetui.viewmodel.present import TERMINAL_RUN_STATUSES
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.compare_legend import CompareLegend, Entry
@@ -45,6 +48,7 @@ from primetui.ui.styles import tcss
 from primetui.ui.widgets import tone_style
 
 LOSS = "loss/mean"
+REWARD = rl_metrics.REWARD
 DIGIT_KEYS = 9  # runs 1..9 have a digit key; every run, those past 9 too, is hidden or shown from the legend (L)
 
 
@@ -53,14 +57,14 @@ def _num(v: float | None) -> str:
 
 
 def shared_metrics(runs: list[dict[str, Any]]) -> list[str]:
-    """Metrics at least two runs have (all of them when there are two), loss first."""
+    """Metrics at least two runs have (all of them when there are two), loss first, then an RL run's reward."""
     counts: dict[str, int] = {}
     for run in runs:
         for key in run["series"]:
             counts[key] = counts.get(key, 0) + 1
     need = min(2, len(runs))
     keys = sorted(k for k, n in counts.items() if n >= need)
-    return sorted(keys, key=lambda k: (k != LOSS, k))
+    return sorted(keys, key=lambda k: (k != LOSS, k != REWARD, k))  # RL runs: their reward curves first
 
 
 def overlay_series(runs: list[dict[str, Any]], metric: str, hidden: set[str] | frozenset[str] = frozenset(),
@@ -254,20 +258,26 @@ class CompareScreen(DashboardScreen):
 
     def render_summary(self, runs: list[dict[str, Any]]) -> None:
         table = self.query_one("#compare-summary", DataTable)
-        if not table.columns:
-            for key, label in (("run", "Run"), ("status", "Status"), ("steps", "Steps"), ("final", "Final loss"), ("best", "Best loss"),
-                               ("eval", "Best eval"), ("duration", "Duration"), ("anomalies", "Anomalies")):
+        what = headline_label(r.get("kind", "sft") for r in runs).lower()  # loss, reward, or loss/reward
+        if not table.columns or str(table.columns[ColumnKey("final")].label) != f"Final {what}":
+            table.clear(columns=True)
+            for key, label in (("run", "Run"), ("status", "Status"), ("steps", "Steps"), ("final", f"Final {what}"),
+                               ("best", f"Best {what}"), ("eval", "Best eval"), ("duration", "Duration"), ("anomalies", "Anomalies")):
                 table.add_column(label, key=key)
         table.clear()
         for r in runs:
             style = self.run_style(r["id"])
             best = f"{_num(r['best_loss'])} @{r['best_loss_step']}" if r["best_loss"] is not None else "-"
+            final = final_loss_text(r)
+            if r.get("kind") == "rl":  # an RL run's headline is its reward (the higher the better)
+                final = f"{_num(r['final_reward'])} @{r['final_reward_step']}" if r.get("final_reward") is not None else "-"
+                best = f"{_num(r['best_reward'])} @{r['best_reward_step']}" if r.get("best_reward") is not None else "-"
             ev = f"{_num(r['best_eval'])} @{r['best_eval_step']}" if r["best_eval"] is not None else "-"
             kinds = ", ".join(sorted({a["kind"] for a in r["anomalies"]}))
             error = tone_style(self, "error")
             flags = Text(f"! {len(r['anomalies'])} {kinds}", style=error) if r["anomalies"] else Text("none")
             label = Text(f"{self.glyph(r['id'])} ", style=style) + Text(neutralise(r["id"] + (f" ({r['name']})" if r["name"] else "")))
-            table.add_row(label, r["status"], str(r["steps"] if r["steps"] is not None else "-"), final_loss_text(r), best, ev,
+            table.add_row(label, r["status"], str(r["steps"] if r["steps"] is not None else "-"), final, best, ev,
                           r["duration"], flags, key=r["id"])
 
     def render_diff(self, runs: list[dict[str, Any]], diff: dict[str, dict[str, dict[str, Any]]]) -> None:

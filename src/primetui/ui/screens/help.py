@@ -38,7 +38,7 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("Id", style="dim", no_wrap=True)
         keymap = getattr(self.app, "_keymap", {}) or {}
         seen: set[str] = set()
-        sections = [(self.under.title or "This screen", type(self.under)), ("Everywhere", type(self.app))]
+        sections = [*self.focused_sections(), (self.under.title or "This screen", type(self.under)), ("Everywhere", type(self.app))]
         for title, owner in sections:
             rows = [b for b in getattr(owner, "BINDINGS", []) if isinstance(b, Binding) and b.id and b.id not in seen]
             if not rows:
@@ -57,6 +57,19 @@ class HelpScreen(ModalScreen[None]):
         table.add_row("", "", "")
         table.add_row("mouse", "click rows, tabs, buttons and footer keys: same actions as the keys", "")
         return table
+
+    def focused_sections(self) -> list[tuple[str, type]]:
+        """The panes around the focused widget that have keys of their own (a tab's pane, a log), innermost first:
+        their keys win over the screen's while they hold the focus."""
+        focused = getattr(self.under, "focused", None)
+        out: list[tuple[str, type]] = []
+        for node in ([focused, *focused.ancestors] if focused is not None else []):
+            if node is self.under:
+                break
+            owner = type(node)
+            if any(isinstance(b, Binding) and b.id for b in owner.__dict__.get("BINDINGS", [])):
+                out.append((getattr(owner, "HELP_TITLE", owner.__name__), owner))
+        return out
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)

@@ -27,6 +27,7 @@ from primetui.viewmodel.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.run_checkpoints import BEST_MARK, RunCheckpointsMixin
 from primetui.ui.screens.run_links import RunLinksMixin
+from primetui.ui.screens.run_rl import rl_panes
 from primetui.ui.widgets import ConfirmScreen, tone_style, update_static
 from primetui.ui.styles import tcss
 
@@ -268,7 +269,10 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         grid.add_row("Model", plain(row.model))
         grid.add_row("Volume", plain(row.volume))
         grid.add_row("Steps", Text.assemble((row.bar, tone_style(self, "accent")), plain(f" {row.steps_text()}")))
-        if row.loss is not None:
+        if row.kind == "rl":
+            for label, text in self.rl_rows(run, progress):  # RunLinksMixin: environments, reward, Trainable k/n, lag
+                grid.add_row(label, text)
+        elif row.loss is not None:
             grid.add_row("Loss", Text.assemble((present.sparkline(progress.last_losses(24) if progress else [], 24), tone_style(self, "accent")), f" {row.loss_text()}"))
         grid.add_row("Elapsed / ETA", plain(f"{row.elapsed} / {row.eta}"))
         grid.add_row("GPUs", plain(present.run_gpus_detail(run)))
@@ -336,7 +340,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     def mount_monitor(self, run: Any) -> None:
         """Mount the monitor panes (logs, charts, components, evals) as tabs if installed."""
         tabs = self.query_one("#run-tabs", TabbedContent)
-        for tab_id, title, widget in monitor_panes(self.client, run):
+        for tab_id, title, widget in monitor_panes(self.client, run) + rl_panes(self.client, run):
             self.attach_pane(widget)
             self.track_mount(tabs.add_pane(TabPane(title, widget, id=tab_id)))  # the app removes the screen after them
 

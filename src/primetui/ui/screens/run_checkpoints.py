@@ -55,6 +55,7 @@ def resume_text(run: Any, step: int) -> str | None:
 class RunCheckpointsMixin:
     CHECKPOINT_BINDINGS = [
         Binding("n", "resume_from_checkpoint", "New run from checkpoint", show=False, id="run.resume_from_checkpoint"),
+        Binding("E", "export_checkpoint", "Export checkpoint to S3", show=False, id="run.export_checkpoint"),
     ]
 
     def highlighted_checkpoint_step(self) -> int | None:
@@ -72,6 +73,19 @@ class RunCheckpointsMixin:
         progress = self.prime.state.progress.get(self.run_id)  # type: ignore[attr-defined]
         found = best_eval_checkpoint(steps, list(progress.rows.values()) if progress else [])
         return found[0] if found else None
+
+    def action_export_checkpoint(self) -> None:
+        """E: export the highlighted checkpoint's folder (``runs/<id>/checkpoints/step_<N>``) to S3."""
+        from primetui.ui.s3_transfers import open_transfer_dialog
+
+        step = self.highlighted_checkpoint_step()
+        volume = present.field(self.run, "volume_name", "volumeName", default=None)  # type: ignore[attr-defined]
+        if step is None or not volume:
+            self.notify("Highlight a checkpoint of a run on a volume first (the Overview's Checkpoints table).",  # type: ignore[attr-defined]
+                        severity="warning")
+            return
+        open_transfer_dialog(self, self.client, str(volume), "export",  # type: ignore[attr-defined]
+                             f"runs/{self.run_id}/checkpoints/step_{step}")  # type: ignore[attr-defined]
 
     def action_resume_from_checkpoint(self) -> None:
         from primetui.ui.screens.runs_table import open_new_config

@@ -56,8 +56,26 @@ class RunLinksMixin:
         self.links.on_lines(self._log_lines)
         return self.links
 
+    def rl_rows(self, run: Any, progress: Any) -> list[tuple[str, Text]]:
+        """The RL rows of the Overview (:mod:`primetui.viewmodel.rl_summary`); the reward with its sparkline."""
+        from primetui.viewmodel.rl_summary import rl_summary, summary_lines
+
+        logs = getattr(self.links.feeder, "logs", None) if self.links is not None else None
+        out = []
+        for label, text in summary_lines(rl_summary(run, progress, logs)):
+            if label == "Reward" and progress is not None:
+                spark = present.sparkline(progress.last_rewards(24), 24)
+                out.append((label, Text.assemble((spark, tone_style(self, "accent")), " " if spark else "", neutralise(text))))
+            else:
+                out.append((label, Text(neutralise(text))))
+        return out
+
     def _log_lines(self, component: str, lines: list[tuple[int, str]]) -> None:
-        """The trainer's step lines: a ``Loss nan`` later than the metrics makes the final loss NaN."""
+        """The trainer's step lines: a ``Loss nan`` later than the metrics makes the final loss NaN.
+        An RL run's orchestrator step lines: the Overview's ``Trainable k/n``."""
+        if component == "orchestrator" and any("Trainable " in text for _, text in lines):
+            self.call_after_refresh(self.render_run)  # type: ignore[attr-defined]  # the charts pane reads the line first
+            return
         if component != "trainer" and not component.startswith("trainer-"):
             return
         progress = self.prime.state.progress.setdefault(self.run_id, present.RunProgress())  # type: ignore[attr-defined]

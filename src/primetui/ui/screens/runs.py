@@ -16,13 +16,15 @@ from textual.widgets import DataTable, Input, Static
 from primetui.api.followers import DataNotes, MetricRows
 from primetui.api.prefetch import RUNS_PAGE_SIZE
 from primetui.monitor_core.numbers import nonfinite_mark
+from primetui.monitor_core.rl import RL, run_kind
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.viewmodel import present
 from primetui.viewmodel.columns import fit, more_note, widest
 from primetui.viewmodel.present import RunProgress, RunRow
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
-from primetui.ui.screens.runs_table import CONFIG_COLUMNS, RunsTableMixin, config_cell
+from primetui.ui.screens.runs_table import RunsTableMixin
+from primetui.viewmodel import run_columns
 from primetui.ui.widgets import content_key, tone_style, update_static
 from primetui.ui.styles import tcss
 
@@ -30,21 +32,6 @@ PAGE_SIZE = RUNS_PAGE_SIZE
 LOSSES_SAVE_EVERY = 30.0
 """Seconds between two writes of the runs cache for new metric rows alone (a running run's losses)."""
 
-# (key, label, unused); which columns show is decided by PRIORITY and the cells' widths
-# (viewmodel/columns.py), so none is ever cut silently: the info line says how many are left out.
-COLUMNS: list[tuple[str, str, int]] = [
-    ("status", "Status", 0),
-    ("name", "Run", 0),
-    ("steps", "Steps", 0),
-    ("loss", "Loss", 0),
-    ("elapsed", "Elapsed", 0),
-    ("eta", "ETA", 0),
-    ("model", "Model", 120),
-    ("started", "Started", 100),
-    ("gpus", "GPUs", 90),
-    ("volume", "Volume", 140),
-]
-PRIORITY = ["status", "name", "steps", "loss", "eta", "elapsed", "started", "gpus", "volume", "model"]
 NAME_MAX = 26  # a long name or a 24-character id is shortened with … before a column is dropped
 
 
@@ -83,7 +70,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         self._columns_signature: tuple = ()
         self._rows: list[RunRow] = []
         self.marks_init()
-        self.table_init({key for key, _, _ in COLUMNS})
+        self.table_init(run_columns.screen_defaults())
         self._page_sub: Any = None
         self._metric_subs: dict[str, Any] = {}
         self._save_timer: Any = None
@@ -262,8 +249,9 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
 
     # ---- rendering --------------------------------------------------------------------------
     def offered_columns(self) -> list[tuple[str, str]]:
-        """Every column ``o`` offers: the run's own, then its config's."""
-        return [(key, label) for key, label, _ in COLUMNS] + [(key, label) for key, (label, _) in CONFIG_COLUMNS.items()]
+        """Every column ``o`` offers (:mod:`primetui.viewmodel.run_columns`): the run's own, then its config's."""
+        kinds = {run_kind(run) for run in self.prime.state.runs}
+        return [(c.key, run_columns.label(c.key, kinds)) for c in run_columns.SCREEN]
 
     def visible_columns(self) -> list[str]:
         """The chosen columns (``o``); ``fit`` keeps the ones that fit, by priority."""
@@ -285,14 +273,15 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             rows = [r for r in rows if present.run_matches(r, self.query_text)]
         rows = self.sorted_rows(rows, runs_by_id, now)
         labels = dict(self.offered_columns())
-        cells = {row.id: {key: config_cell(runs_by_id.get(row.id), key) if key in CONFIG_COLUMNS else self.cell(row, key)
-                          for key in offered} for row in rows}
+        if not run_columns.kind_needed(row.kind for row in rows):
+            offered = [key for key in offered if key != "kind"]  # one kind listed: the headline's header says it
+        cells = {row.id: {key: self.cell(row, key, runs_by_id.get(row.id)) for key in offered} for row in rows}
         widths = {key: widest(labels[key] + "  ", (c[key] for c in cells.values())) for key in offered}
         widths["name"] = min(widths.get("name", 0), NAME_MAX)
         room = (table.size.width or self.size.width or 80) - 2  # the vertical scrollbar
-        # Config columns the user chose come right after the loss: they are why a sweep is listed.
-        priority = PRIORITY[:4] + [k for k in CONFIG_COLUMNS if k in offered] + PRIORITY[4:]
-        columns, self.hidden_columns = fit(offered, [k for k in priority if k in offered], widths, room)
+        # Config columns the user chose come right after the headline: they are why a sweep is listed.
+        priority = sorted(offered, key=lambda key: run_columns.BY_KEY[key].priority)
+        columns, self.hidden_columns = fit(offered, priority, widths, room)
         signature = (columns, self.sort_key, self.sort_reverse)
         if signature != self._columns_signature:
             table.clear(columns=True)
@@ -317,7 +306,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             table.move_cursor(row=table.get_row_index(selected), animate=False)
         self.update_info(rows)
 
-    def cell(self, row: RunRow, key: str) -> Text | str:
+    def cell(self, row: RunRow, key: str, run: Any = None) -> Text | str:
         if key == "status":
             label = present.status_label(row.status)
             if row.id in self.prime.state.watched:
@@ -333,9 +322,12 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         if key == "steps":
             return Text.assemble((row.bar[:8], tone_style(self, "accent")), f" {row.steps_text()}")
         if key == "loss":
+            if row.kind == RL:  # an RL run's headline is its reward
+                spark, number = (row.reward_spark, f"{row.reward:.4f}") if row.reward is not None else ("", present.DASH)
+                return Text.assemble((spark[-8:], tone_style(self, "accent")), " ", number)
             loss = Text(row.loss_text(), style=tone_style(self, "error") if nonfinite_mark(row.loss) else "")
             return Text.assemble((row.spark[-8:], tone_style(self, "accent")), " ", loss)
-        return plain(getattr(row, key))
+        return plain(run_columns.BY_KEY[key].cell(row, run))
 
     def update_info(self, rows: list[RunRow]) -> None:
         state = self.prime.state

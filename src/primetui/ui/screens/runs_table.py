@@ -1,7 +1,7 @@
 """Runs list for many runs: config columns you choose, sort by any column, clone a run's config.
 
 Mixed into ``RunsScreen``. Keys: ``o`` chooses the columns (config columns among them: lr, batch
-size, seq_len, max_steps), ``s`` sorts by the next shown column and ``S`` reverses (a click on a
+size, seq_len, max_steps, and for RL group size and environment; :mod:`primetui.viewmodel.run_columns`), ``s`` sorts by the next shown column and ``S`` reverses (a click on a
 header sorts by it too), ``k`` clones the selected run's config into a new file in the editor.
 """
 
@@ -18,42 +18,17 @@ from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 
-from primetui.viewmodel import present
+from primetui.monitor_core.rl import RL
+from primetui.viewmodel import present, run_columns
 from primetui.ui.styles import tcss
-
-# key -> (header, dotted key in the run's config)
-CONFIG_COLUMNS: dict[str, tuple[str, str]] = {
-    "lr": ("LR", "optim.lr"),
-    "batch": ("Batch", "data.batch_size"),
-    "seq_len": ("Seq len", "data.seq_len"),
-    "max_steps": ("Max steps", "max_steps"),
-}
-
-
-def config_value(run: Any, dotted: str) -> Any:
-    """The value at ``dotted`` in the run's config as dispatched, or None."""
-    node: Any = present.field(run, "run_config", "runConfig") or {}
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
-def config_cell(run: Any, key: str) -> str:
-    value = config_value(run, CONFIG_COLUMNS[key][1])
-    if value is None or isinstance(value, (dict, list)):
-        return present.DASH
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
 
 def sort_value(key: str, row: present.RunRow, run: Any, now: Any, progress: Any = None) -> tuple[int, Any]:
     """A value that orders rows by column ``key``; missing values sort last either way."""
     value: Any
-    if key in CONFIG_COLUMNS:
-        value = config_value(run, CONFIG_COLUMNS[key][1])
+    if key in run_columns.SETTING_OF:
+        value = run_columns.config_value(run, run_columns.SETTING_OF[key])
+    elif key == "loss" and row.kind == RL:
+        value = row.reward
     elif key == "name":
         value = (row.name or row.id).lower()
     elif key == "steps":

@@ -1,4 +1,4 @@
-"""Volumes screen: volumes (V1–V4), their sessions (V5–V8), final sync, the size helper."""
+"""Volumes screen: volumes (V1–V4), their sessions (V5–V8), final sync, S3 transfers (V11–V14), the size helper."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from primetui.ui.safe import SafeTable, clean, plain
 from primetui.viewmodel import present
 from primetui.ui.columns import fill_table
 from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.s3_transfers import TransfersPanel, open_transfer_dialog
 from primetui.viewmodel.sizing_hook import size_report
 from primetui.ui.widgets import ConfirmScreen, FormScreen, tone_style, update_static
 from primetui.ui.styles import tcss
@@ -48,6 +49,9 @@ class VolumesScreen(DashboardScreen):
         Binding("p", "transfer('put')", "Put", id="volumes.put"),
         Binding("g", "transfer('get')", "Get", id="volumes.get"),
         Binding("b", "browse", "Browse", id="volumes.browse"),
+        Binding("i", "s3_transfer('import')", "Import S3", id="volumes.s3_import"),
+        Binding("E", "s3_transfer('export')", "Export S3", id="volumes.s3_export"),
+        Binding("x", "cancel_transfer", "Cancel transfer", show=False, id="volumes.cancel_transfer"),
         Binding("tab", "app.focus_next", "Next table", show=False, id="volumes.focus_next"),
     ]
     CSS_PATH = tcss("volumes.tcss")
@@ -70,6 +74,7 @@ class VolumesScreen(DashboardScreen):
             yield Static("", id="volumes-empty")
             yield Static("Sessions", id="sessions-title", classes="section")
             yield SafeTable(id="sessions-table", cursor_type="row")
+            yield TransfersPanel(id="transfers-panel")
             yield Static("", id="size-helper")
 
     def on_mount(self) -> None:
@@ -197,6 +202,7 @@ class VolumesScreen(DashboardScreen):
         if self.selected in vt.rows:
             vt.move_cursor(row=vt.get_row_index(self.selected), animate=False)
         self.render_sessions(now)
+        self.query_one(TransfersPanel).show(self.client, self.selected)
         self.render_size_helper()
 
     def render_sessions(self, now) -> None:
@@ -492,6 +498,33 @@ class VolumesScreen(DashboardScreen):
         from primetui.ui.volume_browser import VolumeBrowserScreen
 
         self.app.push_screen(VolumeBrowserScreen(self.client, self.selected, settings=self.prime.settings))
+
+    def action_s3_transfer(self, direction: str) -> None:
+        """i / E: import an S3 prefix into the selected volume, or export a folder of it to S3."""
+        if not self.selected:
+            self.notify("Select a volume first.", severity="warning")
+            return
+        open_transfer_dialog(self, self.client, self.selected, direction)
+
+    def action_cancel_transfer(self) -> None:
+        """x: cancel the highlighted transfer (the files already copied stay)."""
+        panel = self.query_one(TransfersPanel)
+        transfer = panel.highlighted()
+        if transfer is None or transfer.is_terminal:
+            self.notify("Highlight a live transfer in the Transfers table first (tab moves there).", severity="warning")
+            return
+        self.do_cancel_transfer(transfer.volume_name, transfer.id)
+
+    @work(group="volume-action")
+    async def do_cancel_transfer(self, volume: str, transfer_id: str) -> None:
+        try:
+            await self.client.cancel_volume_transfer(volume, transfer_id)
+        except Exception as exc:  # noqa: BLE001
+            self.failed(exc, toast=True)
+            return
+        self.ok()
+        self.notify(f"Cancelling transfer {transfer_id}; the files copied so far stay.", markup=False)
+        self.hub.poke_transfers(volume)
 
     def action_size_helper(self) -> None:
         if not self.selected:
