@@ -1,5 +1,6 @@
 """Entry points: ``primetui``, ``primetui local serve``, ``primetui validate``, ``primetui edit``,
-``primetui runs``, ``primetui run``, ``primetui serve``, ``primetui wait`` and ``primetui dispatch``.
+``primetui runs``, ``primetui run``, ``primetui transfers``, ``primetui serve``, ``primetui wait`` and
+``primetui dispatch``.
 
 Every subcommand imports its implementation lazily, so ``primetui validate`` or the headless
 commands never pay for the UI toolkit.
