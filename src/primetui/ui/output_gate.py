@@ -21,6 +21,7 @@ frames, and the next frame asks again.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -144,6 +145,21 @@ def on_answer(app: Any) -> None:
             screen._update_timer.resume()
     if hasattr(app, "slow_link"):
         app.slow_link = GATE.describe()
+
+
+_REPORT = re.compile(rb"\x1b\[\d+;\d+R")
+
+
+def take_answer(app: Any, data: bytes) -> bytes:
+    """Input read while the app is suspended (the full terminal): the answer to a question in flight is
+    the gate's, not the program's; it is taken out of ``data``."""
+    if GATE.question is None:
+        return data
+    found = _REPORT.search(data)
+    if found is None:
+        return data
+    on_answer(app)
+    return data[: found.start()] + data[found.end():]
 
 
 def install() -> None:
