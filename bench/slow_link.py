@@ -131,7 +131,7 @@ def main() -> None:
     args = ap.parse_args()
     from primetui.local.testing import LocalPlatform
 
-    with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(Path(tmp) / "lp", demo=True, env={"HOME": tmp}) as lp:
+    with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(tmp, demo=True, env={"HOME": tmp}) as lp:
         asyncio.run(seed(lp, 3))
         asyncio.run(live_run(lp))
         env = env_for(lp, tmp)
