@@ -119,7 +119,7 @@ except LauncherError as exc:
 """
     rc, out, err, _ = without_extra(code, home=tmp_path)
     assert rc == 0, err
-    assert out.startswith("The local platform needs fastapi, uvicorn, pyarrow, huggingface-hub, which this install leaves out; ")
+    assert out.startswith("The local platform needs fastapi, uvicorn, pyarrow, huggingface-hub, boto3, which this install leaves out; ")
     assert "primetui[local]" in out
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_dashboard_tmux import Tmux
-from tests.local.rl_run import finished_rl_run
+from tests.local.rl_run import demo_rl_run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300),
               pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is needed")]
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def rl_run(local_platform) -> dict[str, Any]:
-    return finished_rl_run(local_platform)
+    return demo_rl_run(local_platform)
 
 
 def test_rollouts_and_distributions_through_the_real_terminal(local_platform, rl_run, tmp_path: Path) -> None:

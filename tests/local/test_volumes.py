@@ -1,4 +1,4 @@
-"""Volumes V1-V4 over real HTTP, the bearer token, and S3 import/export, which answers 404 on purpose."""
+"""Volumes V1-V4 over real HTTP, the bearer token, and a V11 body without its fields (the rest: test_transfers.py)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from primetui.local.testing import LocalPlatform
+from primetui.local.testing import IDLE_PACE, LocalPlatform
 
 HOOK_WRAPPER = """#!/bin/sh
 echo $$ >> "$1"
@@ -126,10 +126,12 @@ class Script:
 
 
 def long_run(lp: LocalPlatform) -> str:
-    """A walkthrough run long enough to stay RUNNING for the whole of a test or a bench (its id)."""
+    """A walkthrough run long enough to stay RUNNING for the whole of a test or a bench (its id), idle
+    (``IDLE_PACE``): its trainer sleeps rather than take a core."""
     cfg = tomllib.loads((lp.data_dir / "sft.toml").read_text())
     cfg["max_steps"] = 100000
     cfg.pop("ckpt", None)
+    cfg["env_vars"] = {**cfg.get("env_vars", {}), **IDLE_PACE}
     reply = httpx.post(lp.api_url + "/training/runs", headers=lp.headers, timeout=30,
                        json={"config": cfg, "mode": "sft", "volume": "research"})
     assert reply.status_code == 200, reply.text

@@ -12,7 +12,7 @@ import pytest
 
 from primetui.monitor_core.escapes import is_safe
 from tests.local.conftest import http
-from tests.local.rl_run import finished_rl_run
+from tests.local.rl_run import demo_rl_run
 from tests.ops.cli_run import primetui_main
 
 pytestmark = pytest.mark.timeout(300)
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(300)
 
 @pytest.fixture(scope="module")
 def rl_run(local_platform) -> dict[str, Any]:
-    return finished_rl_run(local_platform)
+    return demo_rl_run(local_platform)
 
 
 def test_rollouts_json_groups_every_sample_of_the_latest_step(local_platform, rl_run, tmp_path: Path, monkeypatch, capsys):

@@ -57,8 +57,9 @@ async def prepare(pilot, scene: str) -> None:
         for step in (10, 20):
             rows, _ = sample_rows(data["samples"][str(step)], step)
             pane.add_page(step, rows, len(rows), True)
-        pane.query_one("#rollouts-samples").focus()
+        pane.focus()
         await pilot.pause()
+        await pilot.press("tab")
         if scene == "rollouts-diff":
             await pilot.press("down", "v")
     else:

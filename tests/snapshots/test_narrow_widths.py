@@ -7,10 +7,12 @@ import pytest
 from textual.widgets import DataTable
 from textual.widgets._footer import FooterKey
 
-from primetui.ui.screens.runs import PRIORITY
+from primetui.viewmodel import run_columns
 from test_screens import make_app, settle
 
 WIDTHS = [50, 60, 80]
+# The registry's default columns, most important first (the replay lists SFT runs only: no kind column).
+PRIORITY = [c.key for c in sorted(run_columns.SCREEN, key=lambda c: c.priority) if c.default and c.key != "kind"]
 
 
 def footer_keys(app) -> list[str]:  # noqa: ANN001

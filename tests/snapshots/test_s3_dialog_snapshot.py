@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from test_screens import SIZES, make_app, settle
 
+from textual.widgets import Input
+
 from primetui.ui.widgets import FormScreen
 from tests.waiting import quiet, until
 
@@ -22,6 +24,8 @@ def test_s3_import_dialog(snap_compare, size, monkeypatch):
                      and app.screen.query_one("#transfers-table").row_count >= 3, "the sessions and transfers listed")
         await pilot.press("i")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the import dialog")
+        for box in app.screen.query(Input):
+            box.cursor_blink = False  # a blinking cursor would make the snapshot depend on timing
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)

@@ -10,6 +10,7 @@ from typing import Any
 
 
 from primetui.api.client import PrimeClient
+from primetui.local.testing import IDLE_PACE
 from primetui.ui.app import PrimeApp
 
 
@@ -74,6 +75,12 @@ async def dispatch_walkthrough(lp: Any, max_steps: int | None = None, **changes:
     async with PrimeClient(lp.base_url, lp.token) as c:
         reply = await c.create_run(cfg, mode="sft", volume="research")
     return reply.run_id
+
+
+async def dispatch_idle_run(lp: Any) -> str:
+    """Dispatch a walkthrough run that stays RUNNING for hours at almost no CPU
+    (``primetui.local.testing.IDLE_PACE``); the caller stops it."""
+    return await dispatch_walkthrough(lp, max_steps=100_000, env_vars=dict(IDLE_PACE))
 
 
 async def wait_status(lp: Any, run_id: str, statuses: set[str], limit: float = 60.0) -> str:

@@ -14,7 +14,7 @@ import pytest
 from textual.screen import Screen
 from textual.widgets import Static
 from tests.waiting import until, wait_for
-from dash_helpers import dispatch_walkthrough, make_app, wait_status
+from dash_helpers import dispatch_idle_run, dispatch_walkthrough, make_app, wait_status
 
 from primetui.api.client import PrimeClient
 from primetui.ui.screens.run import RunScreen
@@ -33,7 +33,7 @@ def _on_run(app, run_id: str) -> bool:
 
 
 async def _running_run(lp) -> str:
-    run_id = await dispatch_walkthrough(lp, max_steps=100_000)
+    run_id = await dispatch_idle_run(lp)
     await wait_status(lp, run_id, {"RUNNING"})
     return run_id
 

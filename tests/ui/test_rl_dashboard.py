@@ -130,6 +130,8 @@ async def test_a_much_too_large_lr_raises_entropy_collapse_on_its_step_and_jumps
         view = logs.tabs["trainer"].view
         await until(pilot, lambda: "Step 3 |" in view._plain(view.global_index(view.pointer)), "the trainer's step 3 line under the cursor")
         assert (await charts_of(pilot, screen)).view.cursor == 3.0
+        cursor = str(screen.query_one("#run-cursor").render())
+        assert cursor.startswith("step 3") and rl_metrics.REWARD in cursor and "trainer log/entropy 0.3" in cursor
 
 
 async def test_runs_list_shows_rl_beside_sft_with_kind_and_reward(local_platform, runs):
@@ -187,6 +189,9 @@ def test_run_once_json_carries_the_rl_summary_and_wait_follows_an_rl_run(local_p
     text = run_cli(["run", runs.hot, "--once"], local_platform, tmp_path)
     assert text.returncode == 0, text.stderr
     assert "Trainable:" in text.stdout and "entropy_collapse" in text.stdout and "Loss:" not in text.stdout
+    compared = run_cli(["compare", runs.healthy, runs.hot, "--once"], local_platform, tmp_path)
+    assert compared.returncode == 0, compared.stderr
+    assert "FINAL REWARD" in compared.stdout and "BEST REWARD" in compared.stdout and "1 entropy_collapse" in compared.stdout
     waited = run_cli(["wait", runs.healthy, "--json"], local_platform, tmp_path)
     assert waited.returncode == 0, waited.stderr
     assert json.loads(waited.stdout.splitlines()[-1]) == {"event": "done", "status": "COMPLETED", "exit": 0, "timed_out": []}

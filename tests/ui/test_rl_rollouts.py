@@ -18,7 +18,7 @@ from primetui.ui.monitor.distributions_pane import DistributionsPane
 from primetui.ui.monitor.rollouts_pane import RolloutsPane
 from primetui.viewmodel import rollouts as rv
 from tests.ui.monitor_helpers import PaneApp, screen_text
-from tests.local.rl_run import finished_rl_run
+from tests.local.rl_run import demo_rl_run
 from tests.waiting import input_applied, quiet, until
 
 pytestmark = pytest.mark.timeout(300)
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.timeout(300)
 
 @pytest.fixture(scope="module")
 def rl_run(local_platform) -> dict[str, Any]:
-    return finished_rl_run(local_platform)
+    return demo_rl_run(local_platform)
 
 
 def client_of(lp) -> PrimeClient:
@@ -38,7 +38,9 @@ async def open_rollouts(pilot, app) -> RolloutsPane:
     await until(pilot, lambda: pane.current is not None and pane.current.complete and pane.step == 20,
                 "every sample of step 20")
     await quiet(pilot)
-    pane.query_one("#rollouts-samples").focus()
+    pane.focus()
+    await pilot.press("tab")  # the completions have the keys
+    await input_applied(pilot)
     return pane
 
 
@@ -229,3 +231,11 @@ async def test_an_rl_run_screen_has_the_two_tabs_and_their_keys_in_the_help(loca
         help_text = screen_text(app)
         assert "Rollouts tab" in help_text and "monitor.rollouts.compare" in help_text
         assert reading() == {"samples"}
+        await pilot.press("escape")
+        await until(pilot, lambda: type(app.screen).__name__ == "RunScreen", "the run screen again")
+        # Leaving the tab by its key stays left: the focus inside the hidden tab does not pull it back.
+        tabs = app.screen.query_one("#run-tabs", TabbedContent)
+        await pilot.press("down", "7")
+        await until(pilot, lambda: tabs.active == "tab-distributions", "the Distributions tab")
+        await quiet(pilot)
+        assert tabs.active == "tab-distributions" and reading() == {"samples", "distributions"}

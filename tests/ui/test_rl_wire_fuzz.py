@@ -119,7 +119,7 @@ async def test_the_rl_tabs_survive_a_hostile_platform(seed, route, kind, tmp_pat
     from primetui.ui.monitor.distributions_pane import DistributionsPane
     from primetui.ui.monitor.rollouts_pane import RolloutsPane
     from tests.ui.monitor_helpers import PaneApp
-    from tests.waiting import until
+    from tests.waiting import input_applied, until
     from tests.wire_platform import WirePlatform, baseline_run
 
     monkeypatch.setenv("PRIMETUI_REPLY_DEADLINE", str(REPLY_DEADLINE))
@@ -136,7 +136,7 @@ async def test_the_rl_tabs_survive_a_hostile_platform(seed, route, kind, tmp_pat
                             timeout=REPLY_DEADLINE * 4 + 10)
                 for key in ("s", "t", "v", "c", "y", "left_square_bracket", "o", "left", "right", "f"):
                     await pilot.press(key)
-                await pilot.pause()
+                await input_applied(pilot)
                 assert app.is_running, case.describe()
             await client.aclose()
     assert not (tmp_path / "crashes").exists(), case.describe()

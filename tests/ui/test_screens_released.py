@@ -14,7 +14,7 @@ import weakref
 import pytest
 from tests.memory import live, released, report_alive
 from tests.waiting import quiet, until
-from dash_helpers import dispatch_walkthrough, make_app, wait_status
+from dash_helpers import dispatch_idle_run, make_app, wait_status
 
 from primetui.api.client import PrimeClient
 from primetui.ui.screens.run import RunScreen
@@ -25,7 +25,7 @@ CYCLES = 8
 
 
 async def test_run_screens_opened_and_closed_are_not_kept_alive(local_platform):
-    run_id = await dispatch_walkthrough(local_platform, max_steps=100_000)
+    run_id = await dispatch_idle_run(local_platform)
     await wait_status(local_platform, run_id, {"RUNNING"})
     app = make_app(local_platform)
     refs: list[weakref.ref] = []

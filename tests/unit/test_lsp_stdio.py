@@ -70,8 +70,9 @@ class Client:
         self.proc.wait(timeout=WAIT)
 
 
-@pytest.fixture
-def client():
+@pytest.fixture(scope="module")
+def server():
+    """One language server for the module (its start is most of these tests' time): initialized once."""
     c = Client()
     init = c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
     assert init["capabilities"]["hoverProvider"] and init["capabilities"]["completionProvider"]
@@ -79,6 +80,15 @@ def client():
     c.notify("initialized", {})
     yield c
     c.close()
+
+
+@pytest.fixture
+def client(server):
+    """The shared server; each test's document is closed after it, and the server's clearing of its
+    diagnostics awaited, so the next test starts with no message of this one waiting."""
+    yield server
+    server.notify("textDocument/didClose", {"textDocument": {"uri": URI}})
+    assert server.diagnostics("the diagnostics cleared after didClose") == []
 
 
 def test_diagnostics_follow_open_and_change(client):

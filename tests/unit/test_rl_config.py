@@ -14,55 +14,10 @@ import pytest
 from primetui.sft.check import check_text
 from primetui.sft.context import CheckContext
 from primetui.sft.dispatch import rl_dispatch_verdict
-from primetui.sft.templates import RL_MULTI_ENV, RL_REVERSE_TEXT, WALKTHROUGH
+from primetui.sft.templates import RL_MULTI_ENV, RL_NIGHTLY, RL_REVERSE_TEXT, WALKTHROUGH
 
 # prime-rl configs/ci/nightly-fft/reverse-text.toml, as prime-rl's nightly job dispatches it (name first).
-NIGHTLY = '''name = "nightly-20260821"
-max_steps = 20
-seq_len = 2048
-
-[deployment]
-num_train_gpus = 1
-num_infer_gpus = 1
-
-[monitors.wandb]
-project = "reverse-text"
-name = "reverse-text"
-
-[ckpt]
-
-[model]
-name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
-
-[orchestrator]
-batch_size = 128
-group_size = 16
-
-[orchestrator.concurrency]
-max_inflight = 128
-
-[[orchestrator.train.source]]
-name = "reverse-text"
-
-[orchestrator.train.source.env.taskset]
-id = "reverse-text"
-
-[orchestrator.train.source.env.agent.harness]
-id = "null"
-
-[orchestrator.train.source.env.agent.runtime]
-type = "subprocess"
-
-[orchestrator.train.sampling]
-max_completion_tokens = 128
-
-[trainer]
-
-[inference]
-
-[orchestrator.renderer]
-name = "prime-qwen3"
-'''
+NIGHTLY = 'name = "nightly-20260821"\n' + RL_NIGHTLY
 EXAMPLES = {"reverse-text": RL_REVERSE_TEXT, "nightly": NIGHTLY, "multi-env": RL_MULTI_ENV}
 SOURCE = '[[orchestrator.train.source]]\nname = "reverse-text"\n'
 

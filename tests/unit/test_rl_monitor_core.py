@@ -164,3 +164,17 @@ def test_a_healthy_rl_run_raises_nothing_and_sft_rows_skip_the_rl_rules():
     assert detect(rows, logs, status="COMPLETED") == []
     assert set(Thresholds.__dataclass_fields__) >= {"trainable_share", "entropy_ratio", "kl_rises"}
     assert {"low_trainable", "entropy_collapse", "kl_growth", "off_policy_drop", "length_hacking", "env_error"} <= set(KINDS)
+
+
+def test_rl_log_streams_one_per_component_and_env_server_name_slash_n_where_names_repeat():
+    from primetui.monitor_core.components import log_specs
+
+    run = {"loss": "rl", "runConfig": {"trainer": {}, "orchestrator": {
+        "train": {"source": [{"name": "reverse-text"}, {"name": "alphabet"}]}, "eval": {"source": [{"name": "reverse-text"}]}}}}
+    specs = log_specs(run)
+    assert [s.title for s in specs] == ["orchestrator", "trainer", "inference", "env:reverse-text/0", "env:alphabet",
+                                        "env:reverse-text/2"]
+    assert [(s.component, s.env_name) for s in specs[3:]] == [("env-server", "reverse-text/0"), ("env-server", "alphabet"),
+                                                              ("env-server", "reverse-text/2")]
+    servers = [{"env_name": "reverse-text", "env_index": 0}]
+    assert [s.title for s in log_specs(run, servers)][3:] == ["env:reverse-text"]

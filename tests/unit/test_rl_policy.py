@@ -111,3 +111,13 @@ def test_sources_are_drawn_by_ratio_and_each_cycles_through_its_tasks():
     epoch = [sampler.next_task(a).idx for _ in range(len(tasks))]
     assert sorted(epoch) == list(range(len(tasks))) and epoch != sorted(epoch)  # shuffled, no repeats
     assert sampler.state() == {"a": len(tasks), "b": 0}
+
+
+def test_a_group_of_equal_rewards_has_no_advantage_at_all():
+    """Ten rewards of 0.1 sum to 0.9999999999999999 in floats: reward minus that mean is not 0, and the
+    orchestrator's line counted such a group (no signal) as trainable."""
+    from primetui.local.trainer.rl.rollouts import group_advantages
+
+    assert sum([0.1] * 10) / 10 != 0.1
+    assert group_advantages([0.1] * 10) == [0.0] * 10
+    assert group_advantages([1.0, 0.0]) == [0.5, -0.5]

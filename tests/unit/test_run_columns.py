@@ -91,3 +91,9 @@ def test_rl_chart_specs_and_the_stacked_bar():
     plot = ["".join(t for t, _ in row[1:]) for row in rows[1:-1]]
     assert plot == ["░░░░░▓▓▓▓▓", "░░░░░▓▓▓▓▓", "░░░░░█████", "░░░░░█████"]  # step 1 all none; step 2 half some, half all
     assert "".join(t for t, _ in rows[-1]).strip().startswith("└1") and rows[-1][0][0].endswith("2")
+
+
+def test_chart_titles_from_metric_keys_are_neutralised():
+    keys = {rl_metrics.REWARD, "train/agg/effective/agent/rewards/\x1b]0;owned\x07/mean"}
+    titles = [s.title for s in rl_chart_specs(keys)]
+    assert len(titles) == 2 and all("\x1b" not in t and "\x07" not in t for t in titles), titles

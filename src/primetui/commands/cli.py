@@ -1,5 +1,6 @@
 """Entry points: ``primetui``, ``primetui local serve``, ``primetui validate``, ``primetui edit``,
-``primetui runs``, ``primetui run``, ``primetui serve``, ``primetui wait`` and ``primetui dispatch``.
+``primetui runs``, ``primetui run``, ``primetui transfers``, ``primetui serve``, ``primetui wait`` and
+``primetui dispatch``.
 
 Every subcommand imports its implementation lazily, so ``primetui validate`` or the headless
 commands never pay for the UI toolkit.
@@ -186,10 +187,11 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     wait.add_argument("--local", action="store_true", help="use the embedded local platform")
     wait.add_argument("--on-event", metavar="CMD", default=None, help="run CMD with each status change as JSON on stdin")
 
-    dispatch = sub.add_parser("dispatch", help="pre-flight and dispatch an sft.toml; prints the run id",
+    dispatch = sub.add_parser("dispatch", help="pre-flight and dispatch an sft.toml or rl.toml; prints the run id",
                               epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    dispatch.add_argument("file", help="the sft.toml to dispatch")
-    dispatch.add_argument("--volume", required=True, help="the volume the run uses")
+    dispatch.add_argument("file", help="the sft.toml or rl.toml to dispatch")
+    dispatch.add_argument("--volume", default=None,
+                          help="the volume the run uses (an sft.toml needs one; an rl.toml may leave it out, as `prime train`)")
     dispatch.add_argument("--name", default=None, help="the run's name on the platform (wins over a top-level `name` in the file)")
     _add_wait_options(dispatch, "then wait like `primetui wait` (same exit codes)")
     _add_sweep_command(sub)
@@ -258,6 +260,27 @@ def _usage(exc: UsageError, argv: Sequence[str]) -> int:
     return EXIT_USAGE
 
 
+def _subcommand(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of one subcommand (its own prog and usage for an error found after parsing)."""
+    for action in parser._actions:  # noqa: SLF001 - argparse keeps its subcommands there
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            return action.choices[name]
+    raise KeyError(name)
+
+
+def _is_rl_file(path: str) -> bool:
+    """Whether ``path`` reads as an RL config by the CLI's rule (a file it cannot read is not one)."""
+    import tomllib
+
+    from primetui.sft.kind import schema_kind
+
+    try:
+        with open(path, "rb") as fh:
+            return schema_kind(tomllib.load(fh)) == "rl"
+    except (OSError, ValueError):
+        return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     held = _hold_signals()
     try:
@@ -292,8 +315,12 @@ def _exit_now(code: int) -> None:
 def _main(argv: Sequence[str] | None, held: dict[int, object]) -> int:
     whole_process = argv is None  # the process was started for this command (not a caller in-process)
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
+        if args.command == "dispatch" and args.volume is None and not _is_rl_file(args.file):
+            _subcommand(parser, "dispatch").error("the following arguments are required: --volume "
+                                                  "(an rl.toml may leave it out)")
     except UsageError as exc:
         return _usage(exc, argv)
     if args.command not in ("wait", "dispatch", "sweep"):

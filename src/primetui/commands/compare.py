@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from primetui.commands.exits import EXIT_CONFIG, EXIT_REFUSED, EXIT_USAGE
-from primetui.monitor_core.compare import final_loss_text
+from primetui.viewmodel.run_columns import headline_label
+from primetui.viewmodel.run_data import headline_cells
 from primetui.monitor_core.numbers import fmt_loss
 from primetui.monitor_core.escapes import neutralise
 from primetui.viewmodel.run_data import collect, diff_json
@@ -34,14 +35,15 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def format_summary(runs: list[dict[str, Any]]) -> list[str]:
-    header = ["RUN", "STATUS", "STEPS", "FINAL LOSS", "BEST LOSS", "BEST EVAL", "DURATION", "ANOMALIES"]
+    what = headline_label((r.get("kind", "sft") for r in runs), upper=True)  # LOSS, REWARD or LOSS/REWARD
+    header = ["RUN", "STATUS", "STEPS", f"FINAL {what}", f"BEST {what}", "BEST EVAL", "DURATION", "ANOMALIES"]
     rows = []
     for r in runs:
-        best = f"{_num(r['best_loss'])} @{r['best_loss_step']}" if r["best_loss"] is not None else "-"
+        final, best = headline_cells(r, _num)
         ev = f"{_num(r['best_eval'])} @{r['best_eval_step']}" if r["best_eval"] is not None else "-"
         flags = ", ".join(sorted({a["kind"] for a in r["anomalies"]}))
         name = neutralise(r["id"] + (f" ({r['name']})" if r["name"] else ""))
-        rows.append([name, r["status"], str(r["steps"] if r["steps"] is not None else "-"), final_loss_text(r), best, ev,
+        rows.append([name, r["status"], str(r["steps"] if r["steps"] is not None else "-"), final, best, ev,
                      r["duration"], f"{len(r['anomalies'])} {flags}".strip() if r["anomalies"] else "0"])
     return _table(header, rows)
 

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 # Distribution -> import name of what only the local platform needs (pyproject: optional-dependencies.local).
-LOCAL_DISTRIBUTIONS = {"fastapi": "fastapi", "uvicorn": "uvicorn", "pyarrow": "pyarrow", "huggingface-hub": "huggingface_hub"}
+LOCAL_DISTRIBUTIONS = {"fastapi": "fastapi", "uvicorn": "uvicorn", "pyarrow": "pyarrow", "huggingface-hub": "huggingface_hub",
+                       "boto3": "boto3"}
 
 
 def missing() -> list[str]:

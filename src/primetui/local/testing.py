@@ -23,6 +23,10 @@ from typing import Any
 from primetui.local.procs import wait_for_ready_file
 
 DEFAULT_TEST_SPEED = "10"
+IDLE_PACE = {"PRIMETUI_LOCAL_SLOW_POD": "0", "PRIMETUI_LOCAL_SLOW_SECONDS": "5"}
+"""``[env_vars]`` of a run that stays RUNNING at almost no CPU: its only pod sleeps 5 s before each
+micro-batch (the trainer's slow-pod knob). Tests that only need a run *running* use it, so its
+trainer does not take a core from the rest of the suite."""
 
 
 class LocalPlatformError(RuntimeError):

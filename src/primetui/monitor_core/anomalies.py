@@ -120,7 +120,9 @@ ERROR_LINES_KEPT = 64
 """Lines saying "error" kept per component to find a failed run's reason in its log."""
 _STEP_LINE = re.compile(r"Step (\d+) \|")
 _RL_WORDS = re.compile(r"Trainable |Entropy|Only \d|max_off_policy_steps|failed in group|request failed|failed to send|invalid message")
-"""Words of the lines the RL rules read (:mod:`primetui.monitor_core.rl_health`): one search rules a batch out."""
+"""Words of the lines the RL rules read (:mod:`primetui.monitor_core.rl_health`)."""
+_RL_KEYWORDS = ("trainable", "entropy", "max_off_policy", "failed", "invalid message")
+"""The same words, lower-case: substring tests on the batch's lowered text rule most batches out."""
 # Lower-case words one of the patterns needs: a plain substring test (C speed) rules a line out.
 _KEYWORDS = ("memory", "oom", "nccl", "cuda", "traceback", "killed process", "device-side")
 
@@ -330,7 +332,7 @@ class Detector:
         active = self._log_active.get(component)
         blob = "\n".join(text for _, text in lines)
         low = blob.lower()  # one lowering per batch, for both tests below
-        if _RL_WORDS.search(blob):
+        if any(k in low for k in _RL_KEYWORDS):  # C-speed tests first: an SFT batch never pays for the regex
             found += self._rl_lines(component, lines, step)
         if "error" in low:
             kept = self._error_lines.setdefault(component, deque(maxlen=ERROR_LINES_KEPT))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from primetui.monitor_core import rl_metrics as names
+from primetui.monitor_core.escapes import neutralise
 from primetui.monitor_core.rl_lines import TRAINER_KEYS
 
 LINE, STACKED = "line", "stacked"
@@ -34,7 +35,8 @@ class ChartSpec:
 
 def rl_chart_specs(keys: Iterable[str]) -> list[ChartSpec]:
     """The charts for an RL run whose metric keys (normalised) are ``keys``; charts without data are left out,
-    except the reward chart, which is always first."""
+    except the reward chart, which is always first. Titles made of metric keys (the platform's text) are
+    neutralised: a control character in a key is shown, never sent to the terminal."""
     have = set(keys)
     specs: list[ChartSpec] = []
     band = (names.REWARD_P10, names.REWARD_P90) if {names.REWARD_P10, names.REWARD_P90} <= have else (
@@ -42,10 +44,10 @@ def rl_chart_specs(keys: Iterable[str]) -> list[ChartSpec]:
     band_title = {(names.REWARD_P10, names.REWARD_P90): "reward (mean, p10–p90)", (names.REWARD_MIN, names.REWARD_MAX): "reward (mean, min–max)"}
     specs.append(ChartSpec("reward", band_title.get(band, "reward (mean)"), (names.REWARD, *band)))
     for fn, key in names.reward_fn_keys(have).items():
-        specs.append(ChartSpec(f"fn-{fn}", f"reward fn {fn}", (key,)))
+        specs.append(ChartSpec(f"fn-{fn}", neutralise(f"reward fn {fn}"), (key,)))
     envs = names.env_reward_keys(have)
     if len(envs) > 1:  # one environment's curve is the aggregate's
-        specs.append(ChartSpec("envs", "reward per env: " + ", ".join(envs), tuple(envs.values())[:4]))
+        specs.append(ChartSpec("envs", neutralise("reward per env: " + ", ".join(envs)), tuple(envs.values())[:4]))
     for id_, title, wanted in (
         ("length", "output tokens (mean)", (names.OUTPUT_LEN,)),
         ("truncation", "truncated share", (names.TRUNCATED,)),
@@ -61,7 +63,7 @@ def rl_chart_specs(keys: Iterable[str]) -> list[ChartSpec]:
         specs.append(ChartSpec("time", "step time s (step, wait for policy)",
                                tuple(k for k in (names.STEP_TIME, names.WAIT_FOR_POLICY) if k in have)))
     for key in names.eval_reward_keys(have):
-        specs.append(ChartSpec(f"eval-{key}", key, (key,)))
+        specs.append(ChartSpec(f"eval-{key}", neutralise(key), (key,)))
     for name, key in TRAINER_KEYS.items():
         if key in have and name != "loss":
             specs.append(ChartSpec(f"log-{name}", f"{key.split('/', 1)[1]} · {LOG_NOTE}", (key,)))

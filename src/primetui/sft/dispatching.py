@@ -81,7 +81,7 @@ async def preflight_config(client: Any, label: str, text: str, volume: Any, say:
     return config
 
 
-async def send_run(client: Any, config: dict[str, Any], volume_name: str, name: str | None,
+async def send_run(client: Any, config: dict[str, Any], volume_name: str | None, name: str | None,
                    command: str = "dispatch") -> str | Refusal:
     """Dispatch (T4) ``config`` under ``name`` (else the file's own ``name``); the run id, or the platform's refusal."""
     from primetui.api.errors import HTTPStatusError
@@ -97,8 +97,10 @@ async def send_run(client: Any, config: dict[str, Any], volume_name: str, name: 
     return str(reply.run_id)
 
 
-async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO, name: str | None = None) -> str | Refusal:
+async def dispatch(client: Any, path: Path, volume_name: str | None, err: TextIO, name: str | None = None) -> str | Refusal:
     """Pre-flight and dispatch ``path`` on ``volume_name``; the run id, or why not.
+
+    ``volume_name`` is None only for an rl.toml (the command line lets nothing else leave it out).
 
     ``name`` (``--name``) wins over the file's top-level ``name``. Diagnostics and pre-flight lines
     go to ``err`` as they come; the refusal's own sentence is the caller's to print.
@@ -116,7 +118,7 @@ async def dispatch(client: Any, path: Path, volume_name: str, err: TextIO, name:
         return text
     if name is not None and (why := run_name.problem(name)):
         return Refusal("config", f"primetui dispatch: --name: {why}")
-    volume = await find_volume(client, volume_name)
+    volume = await find_volume(client, volume_name) if volume_name is not None else None
     if isinstance(volume, Refusal):
         return volume
     config = await preflight_config(client, str(path), text, volume, say)

@@ -48,14 +48,9 @@ def _session_is_live_rw(session: Any) -> bool:
     return not dead and not getattr(session, "read_only", False)
 
 
-async def run_preflight(client: Any, volume: Any, config: dict, text: str,
-                        fix_hint: str = "fix them first (F8 jumps to each).") -> Preflight:
-    """Run every check against the platform; network failures become one ``fail`` line each.
-
-    ``fix_hint`` ends the Config line when the config has errors (the editor names its key).
-    """
+async def _volume_checks(client: Any, volume: Any, checks: list[Check]) -> None:
+    """The volume is ready, and no read-write session is open on it."""
     name = volume.name
-    checks: list[Check] = []
     status = str(getattr(volume, "status", "") or "")
     # One state, one word: the same label the volumes table and the dispatch dialog show.
     ready = VOLUME_STATUS_LABELS.get("RUNNING", "RUNNING")
@@ -74,6 +69,21 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str,
             checks.append(Check("Sessions", "ok", "no read-write session is open"))
     except Exception as exc:  # noqa: BLE001 - one failed look-up is one failed line
         checks.append(Check("Sessions", "fail", f"could not list sessions ({exc})"))
+
+
+async def run_preflight(client: Any, volume: Any, config: dict, text: str,
+                        fix_hint: str = "fix them first (F8 jumps to each).") -> Preflight:
+    """Run every check against the platform; network failures become one ``fail`` line each.
+
+    ``fix_hint`` ends the Config line when the config has errors (the editor names its key).
+    """
+    checks: list[Check] = []
+    if volume is None:  # an rl.toml dispatched without a volume, as `prime train rl.toml` does
+        name = ""
+        checks.append(Check("Volume", "skip", "none: an RL run reads no dataset from a volume"))
+    else:
+        name = volume.name
+        await _volume_checks(client, volume, checks)
     from primetui.sft.kind import schema_kind
     from primetui.sft.preflight_rl import config_model, rl_checks
 

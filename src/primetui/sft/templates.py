@@ -274,3 +274,51 @@ def get(key: str) -> Template:
         if t.key == key:
             return t
     raise KeyError(key)
+
+
+# prime-rl configs/ci/nightly-fft/reverse-text.toml @ 559b44772 (the nightly full fine-tune of reverse-text).
+RL_NIGHTLY = '''max_steps = 20
+seq_len = 2048
+
+[deployment]
+num_train_gpus = 1
+num_infer_gpus = 1
+
+[monitors.wandb]
+project = "reverse-text"
+name = "reverse-text"
+
+[ckpt]
+
+[model]
+name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
+
+[orchestrator]
+batch_size = 128
+group_size = 16
+
+[orchestrator.concurrency]
+max_inflight = 128
+
+[[orchestrator.train.source]]
+name = "reverse-text"
+
+[orchestrator.train.source.env.taskset]
+id = "reverse-text"
+
+[orchestrator.train.source.env.agent.harness]
+id = "null"
+
+[orchestrator.train.source.env.agent.runtime]
+type = "subprocess"
+
+[orchestrator.train.sampling]
+max_completion_tokens = 128
+
+[trainer]
+
+[inference]
+
+[orchestrator.renderer]
+name = "prime-qwen3"
+'''

@@ -25,6 +25,7 @@ from textual.screen import Screen
 from primetui.monitor_core.notify import RunEvent
 from primetui.viewmodel import present
 from primetui.viewmodel.clipboard import refusal_reason
+from primetui.ui import output_gate
 from primetui.ui.commands import PrimeCommands
 from primetui.viewmodel.compact import is_compact, one_line
 from primetui.ui.focus import types_text
@@ -80,6 +81,8 @@ class PrimeApp(App):
     """Whose runs and volumes are shown: ``personal`` or the team's name."""
     watched: var[frozenset[str]] = var(frozenset, init=False)
     """The runs being watched (``state.watched``, as the screens mark them)."""
+    slow_link: var[str] = var("", init=False)
+    """The header's ``⏸ slow link`` while the terminal drains slower than frames come (primetui.ui.output_gate)."""
 
     def __init__(
         self,
@@ -122,6 +125,7 @@ class PrimeApp(App):
         from primetui.ui.terminal.altkeys import install as keep_alt_keys
 
         keep_alt_keys()  # the shell pane gets Alt+key as the terminal sent it (before the driver starts)
+        output_gate.install()  # frames wait while the terminal is behind (before the driver starts its writer)
         super().__init__()
         self._filters.append(ControlFilter())  # backstop: no control char from data reaches the terminal
         self._filters = honour_no_color(self._filters, self.no_color)
@@ -246,6 +250,10 @@ class PrimeApp(App):
         if isinstance(preferred, (int, float)) and preferred > 0:
             seconds = float(preferred)
         return seconds * self.poll_scale
+
+    def on_cursor_position(self, _event: Any) -> None:
+        """The terminal answered the output gate's question: what it drew is confirmed."""
+        output_gate.on_answer(self)
 
     # ---- health and alerts ------------------------------------------------------------------
     def tick(self) -> None:

@@ -58,6 +58,23 @@ class SafeTable(DataTable):
     def update_cell_at(self, coordinate: Any, value: Any, *, update_width: bool = False) -> None:
         super().update_cell_at(coordinate, _cell(value), update_width=update_width)
 
+    def set_cell(self, row_key: Any, column_key: Any, value: Any) -> None:
+        """Change one cell and repaint that cell alone (``update_cell`` repaints the whole table).
+
+        A value wider than its column takes ``update_cell``'s way: the column widens, the table is drawn again.
+        """
+        from textual.widgets._data_table import ColumnKey, RowKey
+
+        value = _cell(value)
+        column = self.columns[ColumnKey(column_key)]
+        if not isinstance(value, Text) or value.cell_len > column.content_width:
+            super().update_cell(row_key, column_key, value, update_width=True)
+            return
+        row = RowKey(row_key)
+        self._data[row][ColumnKey(column_key)] = value
+        self._update_count += 1  # the row and line caches are keyed by it
+        self.refresh_coordinate(self.get_cell_coordinate(row, ColumnKey(column_key)))
+
     def _update_dimensions(self, new_rows: Any) -> None:
         # Textual (8.2) widens columns for rows added since the last idle, but its cell and line
         # caches are not keyed by column width: a frame drawn between a refill and that idle (a

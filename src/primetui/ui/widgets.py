@@ -139,7 +139,7 @@ class StatusBar(Static):
     StatusBar { dock: top; height: 1; background: $panel; color: $foreground; padding: 0 1; }
     """
 
-    WATCHED = ("health", "platform_label", "team_label")
+    WATCHED = ("health", "platform_label", "team_label", "slow_link")
     """The app's reactives the header shows (an app without them shows what it has)."""
 
     _shown: tuple[str, ...] | None = None
@@ -185,7 +185,8 @@ class StatusBar(Static):
         accent, tone_s = tone_style(self, "accent"), tone_style(self, tone)
         title, platform = clean(self.screen.title or ""), clean(getattr(app, "platform_label", "platform"))
         team = getattr(app, "team_label", "")
-        shown = (accent, tone_s, conn, title, platform, team)
+        slow = getattr(app, "slow_link", "")
+        shown = (accent, tone_s, conn, title, platform, team, slow)
         if shown == self._shown:  # an input that changed without changing the line (the same accent) is not redrawn
             return
         self._shown = shown
@@ -193,6 +194,8 @@ class StatusBar(Static):
         text.append(" primetui ", style=f"bold reverse {accent}")
         text.append(" ")
         text.append(conn, style=tone_s)
+        if slow:  # frames are being merged: what is on screen is the latest, drawn less often
+            text.append(" " + slow, style=tone_style(self, "warning"))
         text.append(" │ ", style="dim")
         text.append(title, style="bold")
         text.append(" │ ", style="dim")

@@ -152,6 +152,19 @@ def reward_summary(progress: present.RunProgress) -> dict[str, Any]:
             "best_reward": best[1] if best else None, "best_reward_step": best[0] if best else None}
 
 
+def headline_cells(entry: Mapping[str, Any], num: Any) -> tuple[str, str]:
+    """(final, best) of a compared run as the tables show them: its reward for RL (the higher the
+    better), its loss for SFT; ``num`` formats a number."""
+    from primetui.monitor_core.compare import final_loss_text
+
+    def at(value: Any, step: Any) -> str:
+        return f"{num(value)} @{step}" if value is not None else "-"
+
+    if entry.get("kind") == RL:
+        return at(entry.get("final_reward"), entry.get("final_reward_step")), at(entry.get("best_reward"), entry.get("best_reward_step"))
+    return final_loss_text(entry), at(entry.get("best_loss"), entry.get("best_loss_step"))
+
+
 def diff_json(labels: list[str], configs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     return {key: {label: v.to_json() for label, v in zip(labels, values)} for key, values in config_diff(configs).items()}
 

@@ -15,7 +15,9 @@ import numpy as np
 from rich.text import Text
 
 from primetui.monitor_core import rl_metrics
+from primetui.monitor_core.escapes import neutralise
 from primetui.monitor_core.metrics import Series
+from primetui.monitor_core.rl_lines import TRAINER_KEYS
 from primetui.monitor_core.rl_charts import STACKED, STATUS_NOTE, ChartSpec, rl_chart_specs, stacked_rows
 from primetui.ui.monitor.chart import MetricChart
 from primetui.ui.monitor.charts_pane import ChartsPane
@@ -47,6 +49,11 @@ class RLChartsPane(ChartsPane):
         self.specs: list[ChartSpec] = rl_chart_specs(())
         self.logs = RLLogState()
         self._log_sub: Any = None
+
+    @property
+    def cursor_keys(self) -> list[str]:
+        """What the run screen's cursor line reads at the cursor's step (the first also gives its wall time)."""
+        return [rl_metrics.REWARD, rl_metrics.TRUNCATED, TRAINER_KEYS["entropy"], TRAINER_KEYS["mismatch_kl"], *self.chosen]
 
     @property
     def view_name(self) -> str:
@@ -120,7 +127,7 @@ class RLChartsPane(ChartsPane):
             return
         wanted: dict[str, tuple[str, tuple[str, ...], str]] = {s.id: (s.title, s.keys, s.kind) for s in self.specs}
         for key in self.chosen:  # metrics the user added with `a`
-            wanted.setdefault(f"pick-{key}", (key, (key,), "line"))
+            wanted.setdefault(f"pick-{key}", (neutralise(key), (key,), "line"))
         for chart_id in list(self.charts):
             chart = self.charts[chart_id]
             spec = wanted.get(chart_id)

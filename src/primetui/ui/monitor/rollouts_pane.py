@@ -55,11 +55,17 @@ def _one_line(text: str, width: int = PREVIEW) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-class RolloutsPane(HubSinks, Vertical):
+class RolloutsPane(HubSinks, Vertical, can_focus=True):
     """``RolloutsPane(client, run)``: the rollouts of the run's sample steps (see the module docstring)."""
 
     HELP_TITLE = "Rollouts tab"
     BINDINGS = [
+        Binding("up,k", "move(-1)", "Up", show=False, id="monitor.rollouts.up"),
+        Binding("down,j", "move(1)", "Down", show=False, id="monitor.rollouts.down"),
+        Binding("pageup", "move(-10)", "Page up", show=False, id="monitor.rollouts.page_up"),
+        Binding("pagedown", "move(10)", "Page down", show=False, id="monitor.rollouts.page_down"),
+        Binding("tab", "switch_list", "Groups/completions", show=False, id="monitor.rollouts.switch"),
+        Binding("shift+tab", "switch_list", "Groups/completions", show=False, id="monitor.rollouts.switch_back"),
         Binding("left_square_bracket", "step(-1)", "Step ←", id="monitor.rollouts.prev_step"),
         Binding("right_square_bracket", "step(1)", "Step →", id="monitor.rollouts.next_step"),
         Binding("f", "follow", "Follow latest", id="monitor.rollouts.follow"),
@@ -94,6 +100,8 @@ class RolloutsPane(HubSinks, Vertical):
     RolloutsPane #rollouts-body.-wide #rollouts-samples { max-height: 1fr; }
     RolloutsPane #rollouts-detail { height: 1fr; padding: 0 1; border-top: solid $panel-lighten-2; }
     RolloutsPane #rollouts-body.-wide > #rollouts-detail { width: 1fr; border-top: none; border-left: solid $panel-lighten-2; }
+    RolloutsPane SafeTable { scrollbar-size-horizontal: 0; }
+    RolloutsPane SafeTable.-active > .datatable--cursor { background: $accent; color: $text; text-style: bold; }
     RolloutsPane > #rollouts-search { dock: bottom; display: none; }
     RolloutsPane > #rollouts-search.-shown { display: block; }
     """
@@ -110,7 +118,7 @@ class RolloutsPane(HubSinks, Vertical):
         self.sort = "reward"
         self.descending = True
         self.mode = "groups"  # groups | top | bottom | search
-        self.query = ""
+        self.search_text = ""
         self.diff = False
         self.compare_step: int | None = None
         self.cache: dict[int, rv.StepSamples] = {}
@@ -133,6 +141,12 @@ class RolloutsPane(HubSinks, Vertical):
         yield Input(placeholder="search the completions of this step (enter: find, esc: cancel)", id="rollouts-search")
 
     def on_mount(self) -> None:
+        # One focusable widget, the pane: its keys move the cursor of the list that has them (tab
+        # switches). Focusable tables inside a tab let Textual hand the focus from one hidden table to
+        # its sibling while the tab is left, which pulled the run screen back to this tab.
+        for widget in self.query("#rollouts-groups, #rollouts-samples, #rollouts-detail"):
+            widget.can_focus = False
+        self.query_one("#rollouts-groups").add_class("-active")
         for key, label in GROUP_COLUMNS:
             self.query_one("#rollouts-groups", DataTable).add_column(label, key=key)
         for key, label in SAMPLE_COLUMNS:
@@ -297,8 +311,8 @@ class RolloutsPane(HubSinks, Vertical):
             k = self.mode == "bottom"
             return f"{'Bottom' if k else 'Top'} {TOP_K} by {self.sort if self.sort != 'spread' else 'reward'}", held.top(TOP_K, k, self.sort)
         if self.mode == "search":
-            found = held.search(self.query)
-            return f"{len(found)} completions hold {self.query!r}", found
+            found = held.search(self.search_text)
+            return f"{len(found)} completions hold {self.search_text!r}", found
         group = self.group()
         if group is None:
             return "", []
@@ -425,6 +439,28 @@ class RolloutsPane(HubSinks, Vertical):
         event.stop()
 
     # ---- actions ---------------------------------------------------------------------------------
+    def _activate(self, selector: str) -> None:
+        for table in self.query("#rollouts-groups, #rollouts-samples"):
+            table.set_class(table.id == selector.lstrip("#"), "-active")
+
+    @property
+    def active_list(self) -> DataTable:
+        return self.query_one("#rollouts-samples" if self.query_one("#rollouts-samples").has_class("-active")
+                              else "#rollouts-groups", DataTable)
+
+    def action_move(self, delta: int) -> None:
+        """Up/down in the list that has the keys; in the zoomed text, scroll it."""
+        if self.query_one("#rollouts-body").has_class("-zoom"):
+            detail = self.query_one("#rollouts-detail", VerticalScroll)
+            detail.scroll_relative(y=delta * (1 if abs(delta) == 1 else max(1, detail.size.height - 1)), animate=False)
+            return
+        table = self.active_list
+        if table.row_count:
+            table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + delta)), animate=False)
+
+    def action_switch_list(self) -> None:
+        self._activate("#rollouts-groups" if self.active_list.id == "rollouts-samples" else "#rollouts-samples")
+
     def action_step(self, delta: int) -> None:
         target = rv.neighbour_step(self.steps, self.step, delta)
         if target is None:
@@ -453,21 +489,22 @@ class RolloutsPane(HubSinks, Vertical):
     def action_search(self) -> None:
         box = self.query_one("#rollouts-search", Input)
         box.add_class("-shown")
-        box.value = self.query
+        box.value = self.search_text
         box.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "rollouts-search":
             return
         event.stop()
-        self.query = event.value
+        self.search_text = event.value
         event.input.remove_class("-shown")
-        self.mode = "search" if self.query else "groups"
+        self.mode = "search" if self.search_text else "groups"
         self.sample_id = None
         self.render_samples()
         self.render_detail()
         self.render_status()
-        self.query_one("#rollouts-samples", DataTable).focus()
+        self._activate("#rollouts-samples")
+        self.focus()
 
     def action_cancel(self) -> None:
         box = self.query_one("#rollouts-search", Input)
@@ -538,10 +575,7 @@ class RolloutsPane(HubSinks, Vertical):
         """The detail alone (the lists hidden) to read a long completion; again: the lists back."""
         body = self.query_one("#rollouts-body")
         body.toggle_class("-zoom")
-        if body.has_class("-zoom"):
-            self.query_one("#rollouts-detail").focus()
-        else:
-            self.query_one("#rollouts-samples").focus()
+        self.focus()
 
     def action_copy_sample(self) -> None:
         c = self.completion()

@@ -33,7 +33,6 @@ from textual.widgets.data_table import ColumnKey
 from primetui.monitor_core.chartframe import (
     STEP, TIME, TOKENS, ChartView, _step_to_x, fmt_step, fmt_value, run_glyph, value_at_x,
 )
-from primetui.monitor_core.compare import final_loss_text
 from primetui.monitor_core.escapes import neutralise
 from primetui.ui.safe import SafeTable
 from primetui.monitor_core.metrics import Series
@@ -41,6 +40,7 @@ from primetui.sft.diff import Value
 from primetui.monitor_core import rl_metrics
 from primetui.ui.monitor.chart import MetricChart
 from primetui.viewmodel.run_columns import headline_label
+from primetui.viewmodel.run_data import headline_cells
 from primetui.viewmodel.present import TERMINAL_RUN_STATUSES
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.compare_legend import CompareLegend, Entry
@@ -267,11 +267,7 @@ class CompareScreen(DashboardScreen):
         table.clear()
         for r in runs:
             style = self.run_style(r["id"])
-            best = f"{_num(r['best_loss'])} @{r['best_loss_step']}" if r["best_loss"] is not None else "-"
-            final = final_loss_text(r)
-            if r.get("kind") == "rl":  # an RL run's headline is its reward (the higher the better)
-                final = f"{_num(r['final_reward'])} @{r['final_reward_step']}" if r.get("final_reward") is not None else "-"
-                best = f"{_num(r['best_reward'])} @{r['best_reward_step']}" if r.get("best_reward") is not None else "-"
+            final, best = headline_cells(r, _num)  # an RL run's reward, an SFT run's loss
             ev = f"{_num(r['best_eval'])} @{r['best_eval_step']}" if r["best_eval"] is not None else "-"
             kinds = ", ".join(sorted({a["kind"] for a in r["anomalies"]}))
             error = tone_style(self, "error")

@@ -121,7 +121,8 @@ class RunLinksMixin:
         pane = links.feeder if links is not None else None
         table = getattr(pane, "table", None)
         if table is not None:
-            loss = table.get("loss/mean")
+            keys = list(getattr(pane, "cursor_keys", None) or getattr(pane, "chosen", []))  # an RL run's: reward, entropy…
+            loss = table.get(keys[0] if keys and keys[0] in table.series else "loss/mean")
             when = None
             if loss is not None and len(loss):
                 hit = loss.value_at(step)
@@ -130,7 +131,7 @@ class RunLinksMixin:
                     t = float(loss.times[i])
                     when = fmt_clock(t) if math.isfinite(t) else None
             text.append(f"  {when}" if when else "")
-            for key in getattr(pane, "chosen", [])[:4]:
+            for key in keys[:4]:
                 series = table.get(key)
                 hit = series.value_at(step) if series is not None and len(series) else None
                 if hit is not None:

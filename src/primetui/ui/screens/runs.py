@@ -311,7 +311,11 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         if shown == self._shown_cells:
             self.update_info(self._rows)
             return
-        self._shown_cells = shown
+        previous, self._shown_cells = self._shown_cells, shown
+        if self.same_rows(previous, shown):
+            self.update_changed_cells(table, previous, shown, cells)  # a running run's poll: its cells alone
+            self.update_info(rows)
+            return
         selected = self.selected_run_id()
         table.clear()
         for row in rows:
@@ -319,6 +323,19 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         if selected and any(r.id == selected for r in rows):
             table.move_cursor(row=table.get_row_index(selected), animate=False)
         self.update_info(self._rows)
+
+    @staticmethod
+    def same_rows(previous: Any, shown: tuple) -> bool:
+        """The same columns and the same runs in the same order: only cells can have changed."""
+        return isinstance(previous, tuple) and previous[0] == shown[0] and [r[0] for r in previous[1]] == [r[0] for r in shown[1]]
+
+    def update_changed_cells(self, table: Any, previous: tuple, shown: tuple, cells: dict[str, dict[str, Any]]) -> None:
+        """Write the cells whose content changed, and nothing else: a slow link pays for one cell, not 21 rows."""
+        columns = shown[0]
+        for (row_id, before), (_, after) in zip(previous[1], shown[1]):
+            for key, old, new in zip(columns, before, after):
+                if old != new:
+                    table.set_cell(row_id, key, cells[row_id][key])
 
     def cell(self, row: RunRow, key: str, run: Any = None) -> Text | str:
         if key == "status":

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from primetui.monitor_core.escapes import clean
+from primetui.ui import output_gate
 from primetui.shell.term.ansi import mode_sequences, render_ansi
 
 if TYPE_CHECKING:
@@ -99,6 +100,7 @@ async def run_full_terminal(view: "TerminalView", *, banner: str = "") -> str:
             if not data:
                 finish("The terminal closed its input.")
                 return
+            data = output_gate.take_answer(app, data)  # the dashboard's question answered late: not the shell's input
             cut = data.find(DETACH)
             if cut >= 0:
                 if cut:

@@ -68,10 +68,18 @@ def run_group(task: Task, source: Source, size: int, dists: Dists, version: int,
               rng: np.random.Generator) -> list[Episode]:
     group_id = uuid.uuid4().hex
     group = [run_rollout(task, source.name, group_id, dists, source, version, rng) for _ in range(size)]
-    mean = sum(e.reward for e in group) / len(group)
-    for e in group:
-        e.advantage = e.reward - mean
+    for e, advantage in zip(group, group_advantages([e.reward for e in group])):
+        e.advantage = advantage
     return group
+
+
+def group_advantages(rewards: list[float]) -> list[float]:
+    """GRPO's advantages: each reward minus the group's mean (no std normalisation, as prime-rl).
+
+    A group whose rewards are all equal has a mean of exactly that reward: summing it in floats would
+    leave rounding noise as tiny advantages, and count a group with no signal as trainable."""
+    mean = rewards[0] if min(rewards) == max(rewards) else sum(rewards) / len(rewards)
+    return [r - mean for r in rewards]
 
 
 class TaskSampler:

@@ -1,0 +1,53 @@
+"""Through a 1,200 B/s pty relay (bench/slow_link.py's ``SlowTerminal``) the dashboard stays usable.
+
+The real app runs on a pty read at 1,200 bytes a second by a terminal that answers cursor position
+requests, as a real one does. The first screen is more than the link carries in a second, so frames
+must wait and be merged: the header says ``⏸ slow link``. A key is then answered on screen. The
+waits are for what the screen shows (generous limits; timing belongs in bench/slow_link.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from primetui.api.client import PrimeClient
+from tests.ui.dash_helpers import dispatch_walkthrough, wait_status
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))
+
+from first_frame import BIN, env_for  # noqa: E402
+from slow_link import SlowTerminal  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pty")
+
+
+async def live(lp) -> str:
+    run_id = await dispatch_walkthrough(lp, max_steps=100_000, name="slow-live")
+    await wait_status(lp, run_id, {"RUNNING"}, limit=120)
+    return run_id
+
+
+async def stop(lp, run_id: str) -> None:
+    async with PrimeClient(lp.base_url, lp.token) as c:
+        await c.stop_run(run_id)
+
+
+def test_slow_link_badge_and_a_key_answered(local_platform, tmp_path):
+    run_id = asyncio.run(live(local_platform))
+    try:
+        env = env_for(local_platform, str(tmp_path))
+        config = Path(env["PRIMETUI_CONFIG_DIR"])
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "config.toml").write_text("[refresh]\nruns_list = 1.0\n")
+        with SlowTerminal([str(BIN / "primetui"), "runs"], env, rate=1200) as app:
+            app.wait_for(lambda s: "slow-live" in s and "RUNNING" in s, timeout=90, label="the runs list through the relay")
+            app.wait_for(lambda _s: app.badge_seen, timeout=60, label="the header's ⏸ slow link")
+            app.send("v")
+            app.wait_for(lambda s: "GiB free" in s, timeout=60, label="the volumes screen, through the relay")
+    finally:
+        asyncio.run(stop(local_platform, run_id))
