@@ -314,7 +314,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         previous, self._shown_cells = self._shown_cells, shown
         if self.same_rows(previous, shown):
             self.update_changed_cells(table, previous, shown, cells)  # a running run's poll: its cells alone
-            self.update_info(rows)
+            self.update_info(self._rows)  # every run the filter keeps, not the page
             return
         selected = self.selected_run_id()
         table.clear()
