@@ -11,10 +11,11 @@ resource however many screens are open.
   A late subscriber first gets the history the follower already produced (metric rows, log
   lines and gaps, the latest run snapshot and state), then live events: it sees what the first
   subscriber saw.
-- :meth:`FollowerHub.resource` shares a plain polled list (runs page, volumes, models,
+- :meth:`FollowerHub.resource` shares a plain polled list (every run, volumes, models,
   checkpoints): one loop at the shortest interval any subscriber asked for, each reply handed to
   every subscriber, with backoff on failure, a longer interval while the replies do not change,
-  and a poke for "refresh now".
+  and a poke for "refresh now". :meth:`FollowerHub.all_runs` is one whose fetch reads every run
+  page by page (:mod:`primetui.api.followers.allruns`): the next page at once while any is left.
 
 A follower or resource whose last subscriber leaves is stopped and forgotten. Nothing here
 imports a UI toolkit; callbacks run on the event loop that subscribed.
@@ -44,6 +45,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from primetui.api.followers.allruns import AllRuns
 from primetui.api.followers import (
     MAX_TAIL_LINES,
     DataNotes,
@@ -308,6 +310,9 @@ class Resource:
                 self.failures += 1
             self.last = result
             _fan_out(self.subscribers, result)
+            if result.ok and getattr(result.value, "loading", False) is True:
+                await asyncio.sleep(0)  # a pager with more pages to read (``AllRuns``): the next one now
+                continue
             delay = self.quiet_interval()
             if self.failures:
                 # Transient faults are retried soon (0.5 s, 1 s, 2 s, then every 4 s, never later than
@@ -499,6 +504,10 @@ class FollowerHub:
             found = Resource(self, key, fetch)
             self._live[key] = found
         return found.subscribe(callback, interval)
+
+    def all_runs(self, callback: Callback, interval: float = 0.0, *, first: int = 20) -> Subscription:
+        """Every run, as a :class:`RunsSnapshot` after each page read (:class:`AllRuns`, shared)."""
+        return self.resource(("runs", "all"), AllRuns(self.client, first=first).step, callback, interval)
 
     def live_keys(self) -> list[Hashable]:
         """The resources being followed now (for tests and the header)."""

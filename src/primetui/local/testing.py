@@ -156,6 +156,29 @@ class LocalPlatform:
                 except ProcessLookupError:
                     pass
 
+    def insert_runs(self, names: list[str], *, status: str = "COMPLETED", volume: str = "bulk",
+                    model: str = "Qwen/Qwen3-0.6B") -> list[str]:
+        """Tests only: store ``names`` as ended runs at once, the row dispatch (T4) stores, newest last.
+
+        Many runs (hundreds, thousands) for the runs list, without training each; the server reads
+        the same SQLite file (WAL), so they are listed by R1 at once. Returns their ids."""
+        from primetui.local.routes_training import LOCAL_GPU_TYPE, new_run_id
+        from primetui.local.store import Store
+
+        store = Store(self.data_dir / "state.sqlite3")
+        ids: list[str] = []
+        try:
+            with store.tx():
+                for name in names:
+                    run_id = new_run_id()
+                    config = {"name": name, "model": {"name": model}, "max_steps": 10}
+                    store.insert_run(id=run_id, name=name, status=status, config=config, volume=volume,
+                                     model=model, gpu_type=LOCAL_GPU_TYPE, team_id=None)
+                    ids.append(run_id)
+        finally:
+            store.close()
+        return ids
+
     def __enter__(self) -> LocalPlatform:
         return self
 

@@ -62,9 +62,18 @@ class PrimeCommands(Provider):
         for text, callback, help_text in self.commands()[:12]:
             yield DiscoveryHit(text, callback, help=help_text)
 
+    def _listed(self) -> list[tuple[str, Callable[[], object], str]]:
+        # Built again only when the lists behind it change: with thousands of runs, once per key would be seconds.
+        state = self.prime.state
+        key = (len(state.runs), len(state.volumes), frozenset(state.watched))
+        kept = getattr(self, "_listed_commands", None)
+        if kept is None or kept[0] is not state.runs or kept[1] is not state.volumes or kept[2] != key:
+            kept = self._listed_commands = (state.runs, state.volumes, key, self.commands())
+        return kept[3]
+
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for text, callback, help_text in self.commands():
+        for text, callback, help_text in self._listed():
             score = matcher.match(text)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), callback, help=help_text)

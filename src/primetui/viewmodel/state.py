@@ -82,6 +82,8 @@ class DashboardState:
     runs_page: int = 1
     runs_total_pages: int | None = None
     runs_loaded: bool = False
+    runs_complete: bool = False
+    """Every run of the account is in ``runs`` (the runs list reads them page by page)."""
     progress: dict[str, RunProgress] = field(default_factory=dict)
     volumes: list[Any] = field(default_factory=list)
     volumes_loaded: bool = False

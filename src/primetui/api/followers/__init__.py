@@ -5,6 +5,7 @@ A follower owns one poll loop and its cursor, and yields only what is new, as ty
 
 - `RunWatcher`: the run's status and step; `RunUpdate` whenever either (or the run) changes.
 - `MetricsFollower`: new metric rows, fetched incrementally with `min_step`.
+- `AllRuns` (in ``allruns``): every run of the account, page by page, for the runs list.
 - `TransfersFollower`: a volume's S3 transfers; `TransfersUpdate` with the jobs that just ended.
 - `LogFollower`: new log lines of one (component, pod_index, env_name), deduplicated across
   overlapping windows, with an explicit `LogGap` whenever continuity cannot be proved.

@@ -1,4 +1,8 @@
-"""Runs screen: every run with status, progress, loss sparkline, timing; filter and paging (R1)."""
+"""Runs screen: every run with status, progress, loss sparkline, timing; filter and paging (R1).
+
+Every run of the account is read, page by page, by the shared all-runs resource
+(:mod:`primetui.api.followers.allruns`); the filter, the sort, the counts and ``C`` work over all
+of them, and the table draws one page of the result (``[`` and ``]``)."""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from textual.widgets import DataTable, Input, Static
 from primetui.api.followers import DataNotes, MetricRows
 from primetui.api.prefetch import RUNS_PAGE_SIZE
 from primetui.monitor_core.numbers import nonfinite_mark
-from primetui.monitor_core.rl import RL, run_kind
+from primetui.monitor_core.rl import RL
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.viewmodel import present
 from primetui.viewmodel.columns import fit, more_note, widest
@@ -24,7 +28,7 @@ from primetui.viewmodel.present import RunProgress, RunRow
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
 from primetui.ui.screens.runs_table import RunsTableMixin
-from primetui.viewmodel import run_columns
+from primetui.viewmodel import run_columns, run_list
 from primetui.ui.widgets import content_key, tone_style, update_static
 from primetui.ui.styles import tcss
 
@@ -32,11 +36,13 @@ PAGE_SIZE = RUNS_PAGE_SIZE
 LOSSES_SAVE_EVERY = 30.0
 """Seconds between two writes of the runs cache for new metric rows alone (a running run's losses)."""
 
+CACHED_RUNS = 100
+"""The newest runs written to the cache for the next start's first frame (not all of thousands)."""
 NAME_MAX = 26  # a long name or a 24-character id is shortened with … before a column is dropped
 
 
 class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
-    """All runs, newest first, one page (R1) at a time."""
+    """All runs, newest first; the table shows one page of the filtered, sorted runs."""
 
     TITLE = "Runs"
     AUTO_FOCUS = "#runs-table"
@@ -61,7 +67,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
     query_text: var[str] = var("", init=False)
     """The filter (``/``): words that a shown run's id, name, status, model or volume contains."""
     page: var[int] = var(1, init=False)
-    """The page of runs followed (``[`` and ``]``); the app's ``state.runs_page`` keeps it."""
+    """The page of the filtered, sorted runs shown (``[`` and ``]``); the app's ``state.runs_page`` keeps it."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -69,6 +75,12 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         self._shown_cells: object = None
         self._columns_signature: tuple = ()
         self._rows: list[RunRow] = []
+        """Every run the filter keeps, in the shown order (``C`` compares them)."""
+        self._row_cache = run_list.RowCache()
+        self._page_count = 1
+        self._view: tuple | None = None
+        """(rows, filter, sort, the rows it gives): the filter and sort are not redone for a page turn."""
+        self.runs_by_id: dict[str, Any] = {}
         self.marks_init()
         self.table_init(run_columns.screen_defaults())
         self._page_sub: Any = None
@@ -114,42 +126,38 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
     def save_cache(self) -> None:
         state = self.prime.state
         base_url = str(getattr(self.client, "base_url", "") or "")
-        if not self.prime.use_cache or not base_url or state.runs_page != 1:
+        if not self.prime.use_cache or not base_url:
             return
         from primetui.viewmodel import cache
 
         self._saved_at = time.monotonic()
         losses = {rid: p.loss_points(cache.MAX_LOSSES) for rid, p in state.progress.items()}  # kept in step order: no sort
-        ids = {str(present.field(r, "id")) for r in state.runs}
-        cache.save_runs(base_url, state.runs, {k: v for k, v in losses.items() if k in ids}, state.now().isoformat())
+        newest = state.runs[:CACHED_RUNS]
+        ids = {str(present.field(r, "id")) for r in newest}
+        cache.save_runs(base_url, newest, {k: v for k, v in losses.items() if k in ids}, state.now().isoformat())
 
     def on_resize(self) -> None:
         self.render_rows()  # kept by hand: which columns fit follows the width, which no reactive holds
 
     # ---- data -------------------------------------------------------------------------------
-    # The list (R1, one page) and each run's metrics (R10) come from the client's FollowerHub:
-    # the run screen and its charts read the same metrics followers, so nothing is asked twice.
+    # Every run (R1, page by page: the hub's shared all-runs pager) and the shown runs' metrics
+    # (R10) come from the client's FollowerHub: the run screen and its charts read the same
+    # metrics followers, so nothing is asked twice.
     def subscribe(self) -> list[Any]:
         self._page_sub = self._subscribe_page()
         return []
 
     def _subscribe_page(self) -> Any:
-        page = self.page
-
-        async def fetch() -> Any:
-            return await self.client.list_runs(page=page, limit=PAGE_SIZE)
-
-        return self.hub.resource(("runs", page, PAGE_SIZE), fetch, self.sink(self.on_runs_page), interval=self.interval_for())
+        return self.hub.all_runs(self.sink(self.on_runs_page), interval=self.interval_for(), first=PAGE_SIZE)
 
     def poll(self) -> None:
         if self._page_sub is not None:
             self._page_sub.refresh()
 
     def fetch_runs(self) -> None:
-        """Follow the current page (after a page change): the old page's subscription ends."""
-        if self._page_sub is not None:
-            self._page_sub.close()
-        self._page_sub = self._subscribe_page()
+        """Follow the metrics of the runs now shown (after a page change or a new filter)."""
+        if self.alive and self.prime.state.runs_loaded:
+            self.follow_progress(self._shown_runs())
 
     def on_unmount(self) -> None:
         super().on_unmount()
@@ -171,11 +179,11 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         reply = result.value
         self.ok()
         self.prime.say_notes(getattr(reply, "notes", ()))
-        runs = present.items(reply, "runs")
+        runs = list(reply.runs)
         state.runs = runs
         state.runs_loaded = True
-        state.runs_total = present.field(reply, "total")
-        state.runs_total_pages = present.field(reply, "total_pages", "totalPages")
+        state.runs_complete = reply.complete
+        state.runs_total = reply.total
         for run in runs:
             self.prime.observe_run(run)
         # Kept by hand: the page's runs are the app's shared state (the run screen and the palette
@@ -183,6 +191,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         # table is not redrawn.
         self.render_rows()
         self.save_cache()  # now, so a quick exit still leaves the list for the next start
+        runs = self._shown_runs()
         if self._render_pending:
             # Covered by another screen: nothing to paint first, and any message to a covered
             # screen makes Textual repaint the screen above it.
@@ -197,7 +206,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             self.follow_progress(runs)
 
     def follow_progress(self, runs: list[Any]) -> None:
-        """Metrics (R10) of the runs on this page: shared followers, incremental for live runs, once for finished ones."""
+        """Metrics (R10) of the runs shown on this page: shared followers, incremental for live runs, once for finished ones."""
         hub = self.hub
         wanted: set[str] = set()
         for run in runs:
@@ -250,7 +259,9 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
     # ---- rendering --------------------------------------------------------------------------
     def offered_columns(self) -> list[tuple[str, str]]:
         """Every column ``o`` offers (:mod:`primetui.viewmodel.run_columns`): the run's own, then its config's."""
-        kinds = {run_kind(run) for run in self.prime.state.runs}
+        state = self.prime.state
+        self._row_cache.rows(state.runs, state.progress, state.now())  # thousands of runs: kinds kept with their rows
+        kinds = self._row_cache.kinds
         return [(c.key, run_columns.label(c.key, kinds)) for c in run_columns.SCREEN]
 
     def visible_columns(self) -> list[str]:
@@ -267,11 +278,15 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         now = state.now()
         table = self.query_one("#runs-table", DataTable)
         offered = self.visible_columns()
-        runs_by_id = {str(present.field(run, "id")): run for run in state.runs}
-        rows = [present.run_row(run, state.progress.get(str(present.field(run, "id"))), now) for run in state.runs]
-        if self.query_text:
-            rows = [r for r in rows if present.run_matches(r, self.query_text)]
-        rows = self.sorted_rows(rows, runs_by_id, now)
+        every = self._row_cache.rows(state.runs, state.progress, now)  # kept between frames (thousands of runs)
+        self.runs_by_id = runs_by_id = self._row_cache.by_id
+        view = (every, self.query_text, self.sort)
+        if self._view is None or self._view[0] is not every or self._view[1:] != view[1:]:
+            rows = self.sorted_rows(self._row_cache.filtered(self.query_text), runs_by_id, now)
+            self._view = (*view, rows)
+        self._rows = rows = self._view[-1]  # every run the filter keeps, in order: ``C`` compares them
+        self._page_count = run_list.page_count(len(rows), PAGE_SIZE)
+        rows = run_list.page_slice(rows, self.page, PAGE_SIZE)  # the table draws one page of them
         labels = dict(self.offered_columns())
         if not run_columns.kind_needed(row.kind for row in rows):
             offered = [key for key in offered if key != "kind"]  # one kind listed: the headline's header says it
@@ -291,16 +306,15 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
                 table.add_column(labels[key] + arrow, key=key)
             self._columns = columns
             self._columns_signature = signature
-        self._rows = rows
         # A poll that brings the same list (the usual case) must not repaint the table.
         shown = (tuple(columns), tuple((row.id, tuple(content_key(cells[row.id][key]) for key in columns)) for row in rows))
         if shown == self._shown_cells:
-            self.update_info(rows)
+            self.update_info(self._rows)
             return
         previous, self._shown_cells = self._shown_cells, shown
         if self.same_rows(previous, shown):
             self.update_changed_cells(table, previous, shown, cells)  # a running run's poll: its cells alone
-            self.update_info(rows)
+            self.update_info(self._rows)  # every run the filter keeps, not the page
             return
         selected = self.selected_run_id()
         table.clear()
@@ -308,7 +322,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             table.add_row(*[cells[row.id][key] for key in columns], key=row.id)
         if selected and any(r.id == selected for r in rows):
             table.move_cursor(row=table.get_row_index(selected), animate=False)
-        self.update_info(rows)
+        self.update_info(self._rows)
 
     @staticmethod
     def same_rows(previous: Any, shown: tuple) -> bool:
@@ -357,16 +371,17 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
                 update_static(info, plain(self.loading_text("Loading runs…")))
             return
         total = state.runs_total if state.runs_total is not None else len(state.runs)
-        pages = state.runs_total_pages or 1
-        parts = [f"page {self.page}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""), f"{total} runs"]
+        pages = self._page_count
+        # Until every page is read, the count says how far (the filter, sort and C see the runs loaded).
+        loading = run_list.loaded_note(len(state.runs), state.runs_total, state.runs_complete)
+        parts = [f"page {min(self.page, pages)}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""), loading or f"{total} runs"]
         if getattr(self, "hidden_columns", 0):
             parts.append(more_note(self.hidden_columns) + " (a wider terminal shows them)")
         if self.query_text:
             parts.append(f"filter “{self.query_text}”: {len(rows)} shown")
-        # Watches of runs that no longer exist do not count (a deleted run); with several pages
-        # the other pages' runs are not here to check, so every watch counts.
-        listed = {str(present.field(r, "id", default="")) for r in state.runs}
-        watching = len(state.watched & listed) if (state.runs_total_pages or 1) <= 1 else len(state.watched)
+        # Watches of runs that no longer exist do not count (a deleted run); until every run is
+        # loaded the others are not here to check, so every watch counts.
+        watching = len(state.watched & self.runs_by_id.keys()) if state.runs_complete else len(state.watched)
         if watching:
             parts.append(f"watching {watching}")
         update_static(info, plain(" · ".join(parts)))
@@ -415,7 +430,10 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         self.query_text = event.value.strip()
 
     def watch_query_text(self) -> None:
+        self.set_reactive(RunsScreen.page, 1)  # a new filter starts at its first page
+        self.prime.state.runs_page = 1
         self.render_rows()
+        self.fetch_runs()
 
     @on(Input.Submitted, "#runs-filter")
     def filter_done(self, event: Input.Submitted) -> None:
@@ -438,8 +456,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         self.notify(f"{'Watching' if watched else 'Stopped watching'} {run_id}: " + ("a toast and the bell when its status changes." if watched else "no more alerts."))
 
     def action_page(self, delta: int) -> None:
-        pages = self.prime.state.runs_total_pages or 1
-        target = self.page + delta
+        pages = self._page_count
+        target = min(self.page, pages) + delta
         if target < 1 or target > pages:
             self.notify("No more pages that way.", severity="warning")
             return
@@ -447,5 +465,10 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
 
     def watch_page(self, page: int) -> None:
         self.prime.state.runs_page = page
-        self.fetch_runs()
         self.render_rows()
+        self.fetch_runs()
+
+    def _shown_runs(self) -> list[Any]:
+        """The runs of the rows on the table's page (their metrics are followed)."""
+        rows = run_list.page_slice(self._rows, self.page, PAGE_SIZE)
+        return [self.runs_by_id[row.id] for row in rows if row.id in self.runs_by_id]

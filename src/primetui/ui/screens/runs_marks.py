@@ -35,7 +35,9 @@ class RunsMarksMixin:
             return []
         cached = self._flags.get(run_id)
         state = self.prime.state  # type: ignore[attr-defined]
-        run = next((r for r in state.runs if str(present.field(r, "id", default="")) == run_id), None)
+        by_id = getattr(self, "runs_by_id", None)  # the screen's index of every run (thousands: no scan per row)
+        run = by_id.get(run_id) if by_id is not None else next(
+            (r for r in state.runs if str(present.field(r, "id", default="")) == run_id), None)
         status = present.run_status(run) if run is not None else None
         now = state.now().timestamp()
         # A stall shows without new rows: a RUNNING run is looked at again every 30 s.
@@ -81,6 +83,10 @@ class RunsMarksMixin:
             return
         from primetui.ui.screens.compare import CompareScreen
 
+        if not self.marked:  # say how many the filter gave, and whether every run was there to filter
+            state = self.prime.state  # type: ignore[attr-defined]
+            partial = "" if state.runs_complete else f" (of the {len(state.runs)} runs loaded so far)"
+            self.notify(f"Comparing the {len(marked)} runs matching “{self.query_text}”{partial}.", timeout=4)  # type: ignore[attr-defined]
         self.app.push_screen(CompareScreen(marked))  # type: ignore[attr-defined]
 
     def action_jump_anomaly(self) -> None:
