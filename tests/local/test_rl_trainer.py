@@ -316,7 +316,7 @@ def test_the_platform_says_what_an_rl_run_trains_here(api):
     from tests.local.conftest import wait_status
 
     runs = api.get("/rft/runs", params={"limit": 1000}).json()["runs"]
-    demo = next(r for r in runs if r["name"] == "reverse-text-rl")  # the demo platform's real RL run
+    demo = next(r for r in runs if r.get("name") == "reverse-text-rl")  # the demo platform's real RL run
     assert wait_status(api, demo["id"], timeout=240)["status"] == "COMPLETED"
     logs = api.get(f"/rft/runs/{demo['id']}/logs", params={"component": "trainer", "search": "Local platform:",
                                                            "since_seconds": 86400}).json()["logs"]
