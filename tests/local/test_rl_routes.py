@@ -259,7 +259,7 @@ def test_metrics_are_one_row_per_step_with_the_eval_rows_merged(c: httpx.Client,
 def test_the_demo_platform_opens_with_a_finished_rl_run(c: httpx.Client) -> None:
     """`primetui local` seeds prime-rl's reverse-text example as a real run; it trains when the platform starts."""
     runs = c.get("/rft/runs", params={"limit": 1000}).json()["runs"]
-    (demo,) = [r for r in runs if r["name"] == "reverse-text-rl" and r["runConfig"].get("max_steps") == 20]
+    (demo,) = [r for r in runs if r.get("name") == "reverse-text-rl" and r["runConfig"].get("max_steps") == 20]
     assert wait_status(c, demo["id"], timeout=240)["status"] == "COMPLETED"
     progress = c.get(f"/rft/runs/{demo['id']}/progress").json()
     assert (progress["latestStep"], progress["stepsWithSamples"]) == (20, [10, 20])

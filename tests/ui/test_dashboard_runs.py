@@ -17,9 +17,9 @@ async def test_runs_list_shows_a_completed_walkthrough_run_and_opens_it(local_pl
     run_id = await dispatch_walkthrough(local_platform)
     await wait_status(local_platform, run_id, {"COMPLETED"})
     app = make_app(local_platform)
-    # 180 columns hold every column also once the loss sparkline has arrived (at 160 the model
-    # column gives way to it, so what showed depended on whether the metrics were in yet).
-    async with app.run_test(size=(180, 48)) as pilot:
+    # 200 columns hold every column also once the loss sparkline has arrived and the list mixes RL
+    # and SFT runs (the Kind column; at 180 the model column gives way to them).
+    async with app.run_test(size=(200, 48)) as pilot:
         table = app.screen.query_one("#runs-table", DataTable)
         await until(pilot, lambda: run_id in [k.value for k in table.rows], "run in the table")
         await until(pilot, lambda: "10/10" in screen_text(app), "steps 10/10 from metrics")

@@ -190,7 +190,10 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         # write it too), and each poll is the clock's tick for Elapsed and ETA. An unchanged
         # table is not redrawn.
         self.render_rows()
-        self.save_cache()  # now, so a quick exit still leaves the list for the next start
+        if reply.complete:
+            # Now, so a quick exit still leaves the list for the next start; not while later pages load,
+            # when the first pages alone would overwrite a cache that holds every run.
+            self.save_cache()
         runs = self._shown_runs()
         if self._render_pending:
             # Covered by another screen: nothing to paint first, and any message to a covered
