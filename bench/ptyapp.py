@@ -62,6 +62,8 @@ class PtyApp:
             finally:
                 os._exit(127)
         self.pid, self.fd = pid, fd
+        self.closing = False
+        """Set by ``close``: the reader stops, so it never reads the fd number once another file reuses it."""
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         os.kill(pid, signal.SIGWINCH)
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -131,6 +133,7 @@ class PtyApp:
             return False
 
     def close(self) -> None:
+        self.closing = True
         if self.alive():
             os.kill(self.pid, signal.SIGTERM)
             deadline = time.monotonic() + 5
@@ -139,6 +142,9 @@ class PtyApp:
             if self.alive():
                 os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
+        # The reader ends (EIO once the child is gone, or ``closing``) before the fd is closed: a thread
+        # still reading the number after close could read whatever file is opened next under it.
+        self._reader.join(timeout=2)
         try:
             os.close(self.fd)
         except OSError:

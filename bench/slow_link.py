@@ -51,6 +51,8 @@ class SlowTerminal(PtyApp):
         self.screen.write_process_input = self._answer  # pyte's reply to CSI 6n goes back to the app
 
     def _answer(self, data: str) -> None:
+        if self.closing:
+            return
         try:
             os.write(self.fd, data.encode())
         except OSError:
@@ -61,7 +63,7 @@ class SlowTerminal(PtyApp):
             super()._read()
             return
         budget, last = 0.0, time.monotonic()
-        while True:
+        while not self.closing:
             now = time.monotonic()
             budget = min(budget + (now - last) * self.rate, self.rate * TICK * 2)
             last = now
