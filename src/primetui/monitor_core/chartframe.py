@@ -307,7 +307,8 @@ def _title_cursor(cursor_vals: list[tuple[str, float, float]]) -> Row:
     _name, step, value = cursor_vals[0]
     spans: Row = [(f"  @ step {fmt_step(step)}: ", "muted"), (fmt_value(value), "value")]
     for extra_name, _, extra_value in cursor_vals[1:]:
-        spans.append((f"  {extra_name.split('/')[-1] if extra_name != 'ema' else 'ema'} {fmt_value(extra_value)}", "muted"))
+        short = extra_name.split("/")[-1] if extra_name != "ema" else "ema"
+        spans.append((f"  {short} {fmt_value(extra_value)}", "muted"))
     return spans
 
 
@@ -337,7 +338,8 @@ def _plot_rows(raster: Any, layer_of: dict[int, int], frame: _Frame, log_y: bool
         label_rows[(plot_h - 1) // 2] = ylabel((frame.y_hi + frame.y_lo) / 2)
     rows: list[Row] = []
     for r in range(plot_h):
-        line: Row = [(label_rows.get(r, "").rjust(LABEL_W - 1)[: LABEL_W - 1] + " ", "axis"), ("│" if r not in label_rows else "┤", "axis")]
+        label = label_rows.get(r, "").rjust(LABEL_W - 1)[: LABEL_W - 1] + " "
+        line: Row = [(label, "axis"), ("│" if r not in label_rows else "┤", "axis")]
         text = raster.rows[r]
         layers = raster.layers[r]
         # Runs of equal layer, found in numpy (no per-cell Python).
