@@ -94,6 +94,18 @@ def test_messages_carry_their_numbers_and_the_platform_keeps_prime_rl_words():
     assert "lower num_train_gpus to 7" in d.message
 
 
+@pytest.mark.parametrize(("deployment", "fix"), [
+    ("num_train_gpus = 1\ngpus_per_node = 1", "a node of 1 GPU cannot hold both: remove [eval]"),
+    ("num_train_gpus = 2\nnum_infer_gpus = 4\ngpus_per_node = 4", "lower num_infer_gpus to 2"),
+    ("num_train_gpus = 4\nnum_infer_gpus = 4\ngpus_per_node = 4", "add up to 4 (at least 1 each)"),
+])
+def test_the_gpu_budget_never_suggests_zero_gpus(deployment, fix):
+    """Issue 41, finding 11: the editor suggested "lower num_train_gpus to 0" when the eval server took the node."""
+    gpu = f'max_steps = 10\n[ckpt]\n[deployment]\n{deployment}\n[eval]\n[[eval.source]]\nname = "x"\n{ENV}\n'
+    d = next(d for d in check_text(gpu).diagnostics if d.code == "gpu-budget")
+    assert fix in d.message and "to 0" not in d.message, d.message
+
+
 def test_model_seq_len_is_not_silent_and_moves_to_data():
     text = "max_steps = 10\n[ckpt]\n[model]\nseq_len = 512\n"
     d = next(d for d in check_text(text).diagnostics if d.code == "model-seq-len")
