@@ -97,6 +97,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
 
     def on_mount(self) -> None:
         self.set_reactive(RunsScreen.page, self.prime.state.runs_page)
+        self.restore_table_view()  # the columns and sort chosen before (``o``, ``s``, ``S``)
         self.watch(self.app, "watched", self.render_rows, init=False)  # the status cells' ◉ and "watching N"
         self.paint_cached()
         super().on_mount()
