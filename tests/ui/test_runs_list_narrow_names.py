@@ -1,6 +1,7 @@
 """The runs list on a narrow terminal with a sweep's long names (issue 41, finding 11): the names were kept
-at 26 cells and Loss was left out, while an ETA of "-" on every row kept its place. Now the names give way
-(ending in …) so Loss stays, and an all-"-" ETA gives its room to the next column. The cells are the ones
+at 26 cells and Loss was left out, while an ETA of "-" on every row kept its place; at 30 columns the names
+went altogether. Now the names give way (ending in …) so Loss stays, an all-"-" ETA gives its room to the
+next column, and a 30-column list still shows the names' beginnings. The cells are the ones
 the screen draws for a sweep's running runs (``RunsScreen.fit_columns``, what ``render_rows`` calls)."""
 
 from __future__ import annotations
@@ -43,3 +44,12 @@ def test_an_eta_of_dashes_gives_its_room_to_the_next_column():
     assert "eta" not in columns and "started" in columns, columns
     with_eta, _ = RunsScreen.fit_columns(DEFAULT, LABELS, sweep_cells("1m 40s"), 120)
     assert "eta" in with_eta
+
+
+def test_names_stay_on_a_30_column_terminal():
+    """At 30 columns the Run column was left out whole: now it shows the names' beginnings."""
+    cells = sweep_cells("1m 40s")
+    columns, _ = RunsScreen.fit_columns(DEFAULT, LABELS, cells, 28)
+    assert columns == ["status", "name"], columns
+    names = [str(c["name"]) for c in cells.values()]
+    assert all(n.startswith("lrbs") and n.endswith("…") for n in names), names

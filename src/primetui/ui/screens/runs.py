@@ -41,6 +41,8 @@ CACHED_RUNS = 100
 NAME_MAX = 26  # a long name or a 24-character id is shortened with … before a column is dropped
 NAME_MIN = 12
 """How short a name gets (with …) to keep the headline column on a narrow terminal (a sweep's long names)."""
+NAME_TINY = 6
+"""How short a name gets to be shown at all beside the status (a 30-column terminal)."""
 
 
 def shorten(cell: Text, width: int) -> Text:
@@ -362,15 +364,16 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             offered = [key for key in offered if key != "eta"]  # an ETA of "-" alone says nothing; its room does
             priority.remove("eta")
             columns, hidden = fit(offered, priority, widths, room)
-        if "loss" in offered and "loss" not in columns and widths.get("name", 0) > NAME_MIN:
-            short = dict(widths, name=NAME_MIN)
-            spare = room - sum(short[k] + CELL_PAD for k in priority[:priority.index("loss") + 1])
-            if spare >= 0:  # the headline fits once the names give up what it lacks
-                widths["name"] = min(widths["name"], NAME_MIN + spare)
+        for kept, shortest in (("name", NAME_TINY), ("loss", NAME_MIN)):  # the names themselves, then the headline
+            if kept not in offered or kept in columns or "name" not in offered or widths["name"] <= shortest:
+                continue
+            short = dict(widths, name=shortest)
+            spare = room - sum(short[k] + CELL_PAD for k in priority[:priority.index(kept) + 1])
+            if spare >= 0:  # it fits once the names give up what it lacks
+                widths["name"] = min(widths["name"], shortest + spare)
                 columns, hidden = fit(offered, priority, widths, room)
                 for c in cells.values():
-                    if "name" in c:
-                        c["name"] = shorten(c["name"], widths["name"])
+                    c["name"] = shorten(c["name"], widths["name"])
         return columns, hidden
 
     def cell(self, row: RunRow, key: str, run: Any = None) -> Text | str:
