@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from primetui.sft.templates import TEMPLATES
+from primetui.ui.editor.keyorder import OrderedInput
 from primetui.ui.safe import plain
 from primetui.ui.styles import tcss
 from primetui.ui.widgets import tone_colour
@@ -102,20 +103,25 @@ class TypeAhead:
     """Mixin for a dialog with one text field: keys typed before the field has focus go into it.
 
     A key pressed right after the key that opens the dialog reaches the dialog before its field is
-    focused; without this it would be dropped.
+    focused (the editor hands it on: keyorder.py); without this it would be dropped. Enter typed
+    ahead submits what was typed before it.
     """
 
     FIELD = "Input"
 
-    def on_key(self, event) -> None:
+    async def on_key(self, event) -> None:
         focused = self.focused  # type: ignore[attr-defined]
-        if isinstance(focused, Input) or not event.is_printable or not event.character:
+        typed = event.is_printable and event.character
+        if isinstance(focused, Input) or not (typed or event.key == "enter"):
             return
         field = self.query_one(self.FIELD, Input)  # type: ignore[attr-defined]
         field.focus()
-        field.insert_text_at_cursor(event.character)
         event.stop()
         event.prevent_default()
+        if typed:
+            field.insert_text_at_cursor(event.character)
+        else:  # enter typed ahead (ctrl+g 2 0 enter in one burst): submit what was typed before it
+            await field.action_submit()
 
 
 class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
@@ -132,7 +138,7 @@ class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Save as", classes="modal-title")
-            yield Input(value=str(self.current or Path.cwd() / "sft.toml"), id="save-as-path")
+            yield OrderedInput(value=str(self.current or Path.cwd() / "sft.toml"), id="save-as-path")
             yield Static("enter saves · esc cancels · ~ is your home directory", classes="modal-hint", id="save-as-hint")
 
     @on(Input.Submitted)
@@ -213,7 +219,7 @@ class GoToLinePrompt(TypeAhead, ModalScreen[tuple[int, int] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"Go to line (1–{self.line_count})", classes="modal-title")
-            yield Input(placeholder="line or line:column", id="goto-line")
+            yield OrderedInput(placeholder="line or line:column", id="goto-line")
             yield Static("enter goes · esc cancels", classes="modal-hint", id="goto-hint")
 
     @on(Input.Submitted)
