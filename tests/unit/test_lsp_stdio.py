@@ -174,3 +174,15 @@ def test_a_burst_of_changes_is_checked_once_for_the_latest_text(client):
         versions.append(msg["params"].get("version"))
     assert versions == sorted(versions) and len(versions) < 30
     assert "max_steps" in msg["params"]["diagnostics"][0]["message"]
+
+
+def test_hover_and_completion_inside_inline_tables(client):
+    """Issue 43 finding 5 over LSP: hover inside `env = { taskset = { … } }` was null, completion in
+    `sampling = { temperature = 1.0, ` empty."""
+    text = '[[eval.source]]\nname = "e"\nenv = { taskset = { id = "org/task" } }\n[eval]\nsampling = { temperature = 1.0, \n'
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    client.diagnostics("diagnostics after didOpen")
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 2, "character": 10}})
+    assert hover and "eval.source.env.taskset" in hover["contents"]["value"]
+    done = client.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": {"line": 4, "character": 32}})
+    assert "top_p" in {i["label"] for i in done["items"]}

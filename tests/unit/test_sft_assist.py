@@ -33,3 +33,25 @@ def test_keys_already_written_are_not_offered_again():
 def test_hover_is_the_f1_help():
     path, help_ = help_at("max_steps = 10\n", 0, 3)
     assert path == ("max_steps",) and help_ is not None and help_.title == "max_steps"
+
+
+def test_completion_inside_an_inline_table_offers_its_keys_and_values():
+    """Issue 43 finding 5: before, the inline table gave "Nothing to complete here"."""
+    text = 'max_steps = 10\n[eval]\nsampling = { temperature = 1.0, \n'
+    start, items = completions(text, 2, 32)
+    labels = [c.label for c in items]
+    assert start == 32 and "top_p" in labels and "temperature" not in labels  # written already
+    start, items = completions('max_steps = 10\n[eval]\nsampling = { temperature = 1.0, ma\n', 2, 34)
+    assert start == 32 and [c.label for c in items] == ["max_completion_tokens"]
+    text = 'max_steps = 10\nscheduler = { type = "co'
+    start, items = completions(text, 1, len('scheduler = { type = "co'))
+    assert [c.label for c in items] == ["constant", "cosine"]
+
+
+def test_help_inside_env_says_where_the_key_sits_not_that_it_is_unknown():
+    """Issue 43 finding 5: F1 / hover on `taskset` inside `env = { … }` said it was no prime-rl key."""
+    text = '[[eval.source]]\nname = "e"\nenv = { taskset = { id = "org/task" } }\n'
+    path, help_ = help_at(text, 2, 10)
+    assert path[-1] == "taskset" and help_ is not None
+    assert help_.title == "eval.source.env.taskset" and "not checked here" in " ".join(help_.lines)
+    assert help_at("max_steps = 10\n[optim]\nlrr = 1\n", 2, 0)[1] is None  # an unknown key stays unknown
