@@ -148,6 +148,9 @@ class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
             self.notify("Type a file path first.", severity="warning")
             return
         path = Path(value).expanduser()
+        if refused := self._refusal(path):
+            self.query_one("#save-as-hint", Static).update(plain(refused + " · esc cancels"))
+            return
         question = self._question(path)
         if question and self._confirmed != path:
             self._confirmed = path
@@ -165,6 +168,22 @@ class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    @staticmethod
+    def _refusal(path: Path) -> str:
+        """Why ``path`` cannot be written, said in the dialog before it closes ("" when it can be tried)."""
+        import os
+
+        from primetui.config.fileio import is_read_only
+
+        if path.is_dir():
+            return f"{path} is a directory: add a file name."
+        if path.exists() and is_read_only(path):
+            return f"{path.name} is read-only: pick another path."
+        parent = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
+        if parent is not None and not os.access(parent, os.W_OK):
+            return f"{parent} is not writable: pick another directory."
+        return ""
+
 
 class ConflictPrompt(ModalScreen[str | None]):
     """Ctrl+S found the file changed on disk since it was loaded. Returns "reload", "overwrite" or None."""
@@ -174,6 +193,7 @@ class ConflictPrompt(ModalScreen[str | None]):
         Binding("r", "choose('reload')", "Reload", id="editor.conflict.reload"),
         Binding("d", "diff", "Diff", id="editor.conflict.diff"),
         Binding("o", "choose('overwrite')", "Overwrite", id="editor.conflict.overwrite"),
+        Binding("a", "choose('save_as')", "Save as", id="editor.conflict.save_as"),
         Binding("escape", "choose(None)", "Cancel", id="editor.conflict.cancel"),
     ]
 
@@ -196,8 +216,15 @@ class ConflictPrompt(ModalScreen[str | None]):
                     tone = "success" if line.startswith("+") else "error" if line.startswith("-") else ""
                     body.append(line + "\n", style=tone_colour(self, tone) or "")
                 yield Static(plain(body), id="conflict-diff-body")
-            yield Static("r reloads the file (ctrl+z brings your edits back) · d shows the diff · o overwrites it · "
-                         "esc cancels", classes="modal-hint")
+            if self.gone:
+                hint = "o writes your text there again · a saves it elsewhere · d shows the diff · esc cancels"
+            else:
+                hint = ("r reloads the file (ctrl+z brings your edits back) · d shows the diff · o overwrites it · "
+                        "a saves elsewhere · esc cancels")
+            yield Static(hint, classes="modal-hint")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.gone and action == "choose" and parameters == ("reload",))  # nothing to reload
 
     def action_diff(self) -> None:
         self.query_one("#conflict-diff").toggle_class("shown")
