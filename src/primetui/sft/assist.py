@@ -41,8 +41,24 @@ def loads_or_none(text: str) -> dict | None:
         return None
 
 
+# Above this many characters, hover and completion read only the table around the cursor (its header
+# to the next one): parsing a 5 MB file per hover took seconds. Ten times any real config.
+WINDOW_ABOVE = 200_000
+
+
+def _window(text: str, line: int) -> tuple[str, int]:
+    """The [table] holding ``line`` (its header to the next header) and the line it starts at."""
+    lines = text.split("\n")
+    top = next((i for i in range(min(line, len(lines) - 1), -1, -1) if lines[i].lstrip().startswith("[")), 0)
+    end = next((i for i in range(line + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+    return "\n".join(lines[top:end]) + "\n", top
+
+
 def help_at(text: str, line: int, col: int, spans: SpanMap | None = None, raw: Any = None) -> tuple[tuple, KeyHelp | None]:
     """(path, help) for the key or [table] header at a position; path is () when there is none."""
+    if spans is None and raw is None and len(text) > WINDOW_ABOVE:
+        window, top = _window(text, line)
+        return help_at(window, line - top, col)  # an array of tables' index counts from this window
     spans = spans or SpanMap(text)
     raw = raw if raw is not None else loads_or_none(text)
     hit = spans.at(line, col)
@@ -104,6 +120,9 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
     Section names after ``[``, the keys of the table (and variant) under the cursor, and after
     ``key =`` the values it allows (enum values, booleans, variant tags, cached model names).
     """
+    if len(text) > WINDOW_ABOVE:
+        window, top = _window(text, line)
+        return completions(window, line - top, col, models)
     lines = text.split("\n")
     if line >= len(lines):
         return col, []
