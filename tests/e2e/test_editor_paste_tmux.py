@@ -27,11 +27,16 @@ FILE = "".join(f"# line {i}\n" for i in range(26))
 
 @pytest.fixture
 def editor_in_tmux(tmp_path: Path):
+    yield from start_editor(tmp_path, FILE)
+
+
+def start_editor(tmp_path: Path, text: str):
+    """``primetui edit`` on a file holding ``text`` in a private tmux server; yields (tmux, path)."""
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed")
     (tmp_path / "home").mkdir()
     path = tmp_path / "sft.toml"
-    path.write_text(FILE)
+    path.write_text(text)
     env = {
         "HOME": str(tmp_path / "home"),
         "PRIMETUI_CONFIG_DIR": str(tmp_path / "config"),

@@ -148,3 +148,41 @@ def test_an_rl_toml_gets_the_rl_schema_over_the_same_server(client):
                                                 "end": {"line": rollouts, "character": 0}},
         "context": {"diagnostics": []}})
     assert [a["title"] for a in actions][:1] == ["Rename rollouts_per_example to group_size"]
+
+
+QUOTED_TEN = "'ten'"  # a string where an integer belongs: an error naming max_steps
+
+
+def test_a_burst_of_changes_is_checked_once_for_the_latest_text(client):
+    """Issue 43 finding 6: 30 changes sent in one write are coalesced (debounce, stale checks dropped):
+    the diagnostics published are for the last version, never for an older one after a newer one, and
+    there are fewer publications than changes (before: one full check and publication per change)."""
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1,
+                                                            "text": "max_steps = 10\n[ckpt]\n"}})
+    client.diagnostics("diagnostics after didOpen")
+    batch = b""
+    for version in range(2, 32):
+        body = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": URI, "version": version},
+            "contentChanges": [{"text": f"max_steps = {QUOTED_TEN if version == 31 else version}\n[ckpt]\n"}]}}).encode()
+        batch += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    client.proc.stdin.write(batch)
+    client.proc.stdin.flush()
+    versions = []
+    while not versions or versions[-1] != 31:
+        msg = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics", "the last version's diagnostics")
+        versions.append(msg["params"].get("version"))
+    assert versions == sorted(versions) and len(versions) < 30
+    assert "max_steps" in msg["params"]["diagnostics"][0]["message"]
+
+
+def test_hover_and_completion_inside_inline_tables(client):
+    """Issue 43 finding 5 over LSP: hover inside `env = { taskset = { … } }` was null, completion in
+    `sampling = { temperature = 1.0, ` empty."""
+    text = '[[eval.source]]\nname = "e"\nenv = { taskset = { id = "org/task" } }\n[eval]\nsampling = { temperature = 1.0, \n'
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    client.diagnostics("diagnostics after didOpen")
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 2, "character": 10}})
+    assert hover and "eval.source.env.taskset" in hover["contents"]["value"]
+    done = client.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": {"line": 4, "character": 32}})
+    assert "top_p" in {i["label"] for i in done["items"]}

@@ -74,4 +74,4 @@ def test_descriptions_defaults_and_variants_are_there(schema):
     assert any("default" in p for d in defs.values() for p in d.get("properties", {}).values())
     sched = sft["scheduler"]
     assert sched["discriminator"]["propertyName"] == "type"
-    assert set(sched["discriminator"]["mapping"]) == {"constant", "linear", "cosine"} and len(sched["anyOf"]) == 3
+    assert set(sched["discriminator"]["mapping"]) == {"constant", "linear", "cosine"} and len(sched["allOf"]) == 4  # a branch per tag, and the untagged table is constant

@@ -5,9 +5,17 @@ rule needs a platform and is skipped), F1's help on hover, completion of section
 variants, and the quick fixes as code actions. Positions use the encoding agreed at initialize
 (UTF-16 unless the client prefers another). Imported only when the command runs, so pygls never
 slows the dashboard's start.
+
+Checks are debounced and coalesced: a change schedules a check of the document DEBOUNCE seconds
+later, a newer change moves it, and the check runs in a thread so hover, completion and the next
+changes are answered meanwhile. One check per document runs at a time; a result whose text is no
+longer the document's is dropped (stale) and the latest text is checked next. On a 5 MB file a
+burst of changes costs one check, not one per change (bench/lsp_burst.py).
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from lsprotocol import types as T
 from pygls.lsp.server import LanguageServer
@@ -30,6 +38,11 @@ class SftServer(LanguageServer):
 
         super().__init__("primetui-sft", version("primetui"))
         self.ctx = CheckContext(hosted=True, cached_models=None)
+        self.open: set[str] = set()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._checks: dict[str, asyncio.Task] = {}
+        self._again: set[str] = set()  # changed while its check ran: check the latest text after it
+        self._checked: dict[str, tuple[str, list[Diagnostic]]] = {}  # the last check's text and diagnostics
 
     def index(self, text: str) -> LineIndex:
         encoding = self.server_capabilities.position_encoding if self.server_capabilities else None
@@ -37,13 +50,47 @@ class SftServer(LanguageServer):
 
     def diagnostics_of(self, uri: str) -> tuple[str, list[Diagnostic]]:
         text = self.workspace.get_text_document(uri).source
+        checked = self._checked.get(uri)
+        if checked is not None and checked[0] == text:
+            return checked
         return text, list(check_text(text, self.ctx).diagnostics)
 
-    def publish(self, uri: str) -> None:
-        text, diags = self.diagnostics_of(uri)
-        index = self.index(text)
-        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
-            uri=uri, diagnostics=[_lsp_diagnostic(d, index) for d in diags]))
+    def schedule(self, uri: str, delay: float = 0.0) -> None:
+        """Check ``uri`` ``delay`` seconds from now, replacing a check scheduled before."""
+        if (timer := self._timers.pop(uri, None)) is not None:
+            timer.cancel()
+        self._timers[uri] = asyncio.get_running_loop().call_later(delay, self._start, uri)
+
+    def forget(self, uri: str) -> None:
+        if (timer := self._timers.pop(uri, None)) is not None:
+            timer.cancel()
+        self._again.discard(uri)
+        self._checked.pop(uri, None)
+
+    def _start(self, uri: str) -> None:
+        self._timers.pop(uri, None)
+        if uri not in self.open:
+            return
+        running = self._checks.get(uri)
+        if running is not None and not running.done():
+            self._again.add(uri)
+            return
+        self._checks[uri] = asyncio.ensure_future(self._check(uri))
+
+    async def _check(self, uri: str) -> None:
+        document = self.workspace.get_text_document(uri)
+        text, version = document.source, document.version
+        try:
+            diags = await asyncio.to_thread(lambda: list(check_text(text, self.ctx).diagnostics))
+            if uri in self.open and self.workspace.get_text_document(uri).source == text:  # else stale: dropped
+                self._checked[uri] = (text, diags)
+                index = self.index(text)
+                self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+                    uri=uri, version=version, diagnostics=[_lsp_diagnostic(d, index) for d in diags]))
+        finally:
+            if uri in self._again:
+                self._again.discard(uri)
+                self._start(uri)
 
 
 def _range(r: dict) -> T.Range:
@@ -58,23 +105,29 @@ def _lsp_diagnostic(d: Diagnostic, index: LineIndex) -> T.Diagnostic:
 server = SftServer()
 
 
+DEBOUNCE = 0.15  # seconds after the last change before a check starts (the built-in editor's too)
+
+
 @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
 def _did_open(ls: SftServer, params: T.DidOpenTextDocumentParams) -> None:
-    ls.publish(params.text_document.uri)
+    ls.open.add(params.text_document.uri)
+    ls.schedule(params.text_document.uri)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
 def _did_change(ls: SftServer, params: T.DidChangeTextDocumentParams) -> None:
-    ls.publish(params.text_document.uri)
+    ls.schedule(params.text_document.uri, DEBOUNCE)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
 def _did_save(ls: SftServer, params: T.DidSaveTextDocumentParams) -> None:
-    ls.publish(params.text_document.uri)
+    ls.schedule(params.text_document.uri)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
 def _did_close(ls: SftServer, params: T.DidCloseTextDocumentParams) -> None:
+    ls.open.discard(params.text_document.uri)
+    ls.forget(params.text_document.uri)
     ls.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
 
 

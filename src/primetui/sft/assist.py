@@ -41,8 +41,24 @@ def loads_or_none(text: str) -> dict | None:
         return None
 
 
+# Above this many characters, hover and completion read only the table around the cursor (its header
+# to the next one): parsing a 5 MB file per hover took seconds. Ten times any real config.
+WINDOW_ABOVE = 200_000
+
+
+def _window(text: str, line: int) -> tuple[str, int]:
+    """The [table] holding ``line`` (its header to the next header) and the line it starts at."""
+    lines = text.split("\n")
+    top = next((i for i in range(min(line, len(lines) - 1), -1, -1) if lines[i].lstrip().startswith("[")), 0)
+    end = next((i for i in range(line + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+    return "\n".join(lines[top:end]) + "\n", top
+
+
 def help_at(text: str, line: int, col: int, spans: SpanMap | None = None, raw: Any = None) -> tuple[tuple, KeyHelp | None]:
     """(path, help) for the key or [table] header at a position; path is () when there is none."""
+    if spans is None and raw is None and len(text) > WINDOW_ABOVE:
+        window, top = _window(text, line)
+        return help_at(window, line - top, col)  # an array of tables' index counts from this window
     spans = spans or SpanMap(text)
     raw = raw if raw is not None else loads_or_none(text)
     hit = spans.at(line, col)
@@ -104,6 +120,9 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
     Section names after ``[``, the keys of the table (and variant) under the cursor, and after
     ``key =`` the values it allows (enum values, booleans, variant tags, cached model names).
     """
+    if len(text) > WINDOW_ABOVE:
+        window, top = _window(text, line)
+        return completions(window, line - top, col, models)
     lines = text.split("\n")
     if line >= len(lines):
         return col, []
@@ -120,6 +139,9 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
         start = col - len(word)
         return start, [Completion(".".join(p), ".".join(p), "table", _detail(f), _doc(f))
                        for p, f in _table_paths(root_spec(kind), (), raw) if ".".join(p).startswith(word)]
+    inline = _inline_context(before)
+    if inline is not None:
+        return _inline_completions(inline, spans.table_at_line(line), col, raw, models, kind)
     if "=" in before:
         key_text, _, value_part = before.partition("=")
         word_match = re.search(r'"?[^"\s=]*$', value_part)
@@ -138,6 +160,54 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
     present = {p[len(table)] for p in spans.entries if len(p) > len(table) and p[:len(table)] == table}
     return start, [Completion(name, name, "key", _detail(f), _doc(f)) for name, f in cls.fields.items()
                    if name.startswith(word) and (name not in present or name == word)]
+
+
+def _keys(text: str) -> tuple:
+    return tuple(k.strip().strip('"') for k in text.strip().split("."))
+
+
+def _inline_context(before: str) -> tuple[tuple, str, set[str]] | None:
+    """Inside an unclosed inline table on this line: (its key path from the line's table, the text
+    typed since its last ``{`` or ``,``, the keys already written in it); None outside one."""
+    stack: list[tuple[tuple, set[str]]] = []
+    start, quote = 0, ""
+    for i, ch in enumerate(before):
+        if quote:
+            quote = "" if ch == quote and before[i - 1] != "\\" else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "{":
+            key = before[start:i].rpartition("=")[0]
+            if not key.strip() or "[" in key:
+                return None  # an inline table in an array: not followed here
+            stack.append((_keys(key), set()))
+            start = i + 1
+        elif ch in ",}":
+            if stack and "=" in before[start:i]:
+                stack[-1][1].add(_keys(before[start:i].partition("=")[0])[0])
+            if ch == "}" and stack:
+                stack.pop()
+            start = i + 1
+    if not stack:
+        return None
+    return tuple(k for keys, _ in stack for k in keys), before[start:], stack[-1][1]
+
+
+def _inline_completions(inline: tuple[tuple, str, set[str]], table: tuple, col: int, raw: Any,
+                        models: frozenset[str] | None, kind: str) -> tuple[int, list[Completion]]:
+    keys, typed, present = inline
+    base = (*table, *keys)
+    if "=" in typed:
+        key_text, _, value_part = typed.partition("=")
+        word = re.search(r'"?[^"\s=]*$', value_part).group(0)  # type: ignore[union-attr]
+        return col - len(word), [c for c in _values((*base, *_keys(key_text)), raw, models, kind)
+                                 if c.insert.startswith(word.strip('"')) or c.insert.startswith(word)]
+    word = _WORD.search(typed).group(0)  # type: ignore[union-attr]
+    cls = _class_at(base, raw, kind)
+    if cls is None:
+        return col - len(word), []
+    return col - len(word), [Completion(name, name, "key", _detail(f), _doc(f)) for name, f in cls.fields.items()
+                             if name.startswith(word) and name not in present]
 
 
 def _values(path: tuple, raw: Any, models: frozenset[str] | None, kind: str = "sft") -> list[Completion]:

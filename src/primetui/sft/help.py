@@ -63,7 +63,7 @@ def describe(path: tuple, raw: Any = None, kind: str | None = None) -> KeyHelp |
                             f"source: {parent.owner}, {SCHEMA_NOTE}"))
     f, cls = resolve(tuple(path), raw, kind)
     if f is None:
-        return None
+        return _inside_opaque(path, raw, kind)
     title = ".".join(map(str, clean))
     lines = []
     if f.description:
@@ -76,3 +76,20 @@ def describe(path: tuple, raw: Any = None, kind: str | None = None) -> KeyHelp |
     lines.append(f"source: {f.owner}, {SCHEMA_NOTE}")
     return KeyHelp(title, tuple(lines))
 
+
+
+def _inside_opaque(path: tuple, raw: Any, kind: str | None) -> KeyHelp | None:
+    """A key inside a value whose keys the mirror does not describe (``env`` is verifiers' EnvConfig):
+    say where it sits and that its keys are not checked here, rather than that it is no key at all."""
+    for cut in range(len(path) - 1, 0, -1):
+        f, cls = resolve(tuple(path[:cut]), raw, kind)
+        if f is None:
+            continue
+        if cls is not None or f.classes or not f.type[:1].isupper() and not f.type.startswith("dict"):
+            return None  # a described table (the key is unknown there), or a plain value
+        outer = ".".join(str(p) for p in path[:cut] if not isinstance(p, int))
+        title = ".".join(str(p) for p in path if not isinstance(p, int))
+        return KeyHelp(title, (f"A key inside `{outer}` ({f.type}): {f.description}".rstrip(),
+                               f"The schema mirror does not describe the keys inside `{outer}`; they are not checked here.",
+                               f"source: {f.owner}, {SCHEMA_NOTE}"))
+    return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.geometry import Offset
 from textual.strip import Strip
 from textual.document._document import DocumentBase
@@ -20,6 +21,7 @@ from textual.widgets import TextArea
 from primetui.sft.diagnostics import Diagnostic
 from primetui.ui.editor.bigdoc import adopt_document, adopt_wrap
 from primetui.ui.editor.highlight import LazyHighlights
+from primetui.ui.editor.keyorder import hand_on, run_bindings_first
 
 MARKERS = {"error": "●", "warning": "▲", "hint": "·"}
 # Highlighting is lazy (highlight.py), but tree-sitter still re-parses and Textual still walks the
@@ -127,6 +129,15 @@ class DiagnosticTextArea(TextArea):
         # offset is computed from; the selection itself is put back by the undo right after. Drop
         # this override when Textual ships the fix.
         self._cursor_offset = self.wrapped_document.location_to_offset(self.clamp_visitable(self.cursor_location))
+
+    async def _on_key(self, event: events.Key) -> None:
+        # keys of one burst in the order typed (keyorder.py: Textual #6605, carried PR #6631)
+        if hand_on(self, event):
+            return
+        typed = event.is_printable or event.key in ("enter", "tab")
+        if not self.read_only and await run_bindings_first(self, event, typed):
+            return
+        await super()._on_key(event)
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         # tab is the screen's `editor.indent` binding (a selection is indented, never replaced)

@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from primetui.ui.editor.keyorder import OrderedInput
 from primetui.ui.safe import plain
 
 
@@ -54,10 +55,10 @@ class FindBar(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Static("Find", classes="find-label")
-            yield Input(placeholder="text to find", id="find-text")
+            yield OrderedInput(placeholder="text to find", id="find-text")
         with Horizontal(id="find-replace-row"):
             yield Static("Replace", classes="find-label")
-            yield Input(placeholder="replacement (\\1 for a regex group)", id="find-replace")
+            yield OrderedInput(placeholder="replacement (\\1 for a regex group)", id="find-replace")
         yield Static("", id="find-status")
 
     @property

@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from primetui.sft.templates import TEMPLATES
+from primetui.ui.editor.keyorder import OrderedInput
 from primetui.ui.safe import plain
 from primetui.ui.styles import tcss
 from primetui.ui.widgets import tone_colour
@@ -102,20 +103,25 @@ class TypeAhead:
     """Mixin for a dialog with one text field: keys typed before the field has focus go into it.
 
     A key pressed right after the key that opens the dialog reaches the dialog before its field is
-    focused; without this it would be dropped.
+    focused (the editor hands it on: keyorder.py); without this it would be dropped. Enter typed
+    ahead submits what was typed before it.
     """
 
     FIELD = "Input"
 
-    def on_key(self, event) -> None:
+    async def on_key(self, event) -> None:
         focused = self.focused  # type: ignore[attr-defined]
-        if isinstance(focused, Input) or not event.is_printable or not event.character:
+        typed = event.is_printable and event.character
+        if isinstance(focused, Input) or not (typed or event.key == "enter"):
             return
         field = self.query_one(self.FIELD, Input)  # type: ignore[attr-defined]
         field.focus()
-        field.insert_text_at_cursor(event.character)
         event.stop()
         event.prevent_default()
+        if typed:
+            field.insert_text_at_cursor(event.character)
+        else:  # enter typed ahead (ctrl+g 2 0 enter in one burst): submit what was typed before it
+            await field.action_submit()
 
 
 class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
@@ -132,7 +138,7 @@ class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Save as", classes="modal-title")
-            yield Input(value=str(self.current or Path.cwd() / "sft.toml"), id="save-as-path")
+            yield OrderedInput(value=str(self.current or Path.cwd() / "sft.toml"), id="save-as-path")
             yield Static("enter saves · esc cancels · ~ is your home directory", classes="modal-hint", id="save-as-hint")
 
     @on(Input.Submitted)
@@ -142,6 +148,9 @@ class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
             self.notify("Type a file path first.", severity="warning")
             return
         path = Path(value).expanduser()
+        if refused := self._refusal(path):
+            self.query_one("#save-as-hint", Static).update(plain(refused + " · esc cancels"))
+            return
         question = self._question(path)
         if question and self._confirmed != path:
             self._confirmed = path
@@ -159,6 +168,22 @@ class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    @staticmethod
+    def _refusal(path: Path) -> str:
+        """Why ``path`` cannot be written, said in the dialog before it closes ("" when it can be tried)."""
+        import os
+
+        from primetui.config.fileio import is_read_only
+
+        if path.is_dir():
+            return f"{path} is a directory: add a file name."
+        if path.exists() and is_read_only(path):
+            return f"{path.name} is read-only: pick another path."
+        parent = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
+        if parent is not None and not os.access(parent, os.W_OK):
+            return f"{parent} is not writable: pick another directory."
+        return ""
+
 
 class ConflictPrompt(ModalScreen[str | None]):
     """Ctrl+S found the file changed on disk since it was loaded. Returns "reload", "overwrite" or None."""
@@ -168,6 +193,7 @@ class ConflictPrompt(ModalScreen[str | None]):
         Binding("r", "choose('reload')", "Reload", id="editor.conflict.reload"),
         Binding("d", "diff", "Diff", id="editor.conflict.diff"),
         Binding("o", "choose('overwrite')", "Overwrite", id="editor.conflict.overwrite"),
+        Binding("a", "choose('save_as')", "Save as", id="editor.conflict.save_as"),
         Binding("escape", "choose(None)", "Cancel", id="editor.conflict.cancel"),
     ]
 
@@ -190,8 +216,15 @@ class ConflictPrompt(ModalScreen[str | None]):
                     tone = "success" if line.startswith("+") else "error" if line.startswith("-") else ""
                     body.append(line + "\n", style=tone_colour(self, tone) or "")
                 yield Static(plain(body), id="conflict-diff-body")
-            yield Static("r reloads the file (ctrl+z brings your edits back) · d shows the diff · o overwrites it · "
-                         "esc cancels", classes="modal-hint")
+            if self.gone:
+                hint = "o writes your text there again · a saves it elsewhere · d shows the diff · esc cancels"
+            else:
+                hint = ("r reloads the file (ctrl+z brings your edits back) · d shows the diff · o overwrites it · "
+                        "a saves elsewhere · esc cancels")
+            yield Static(hint, classes="modal-hint")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.gone and action == "choose" and parameters == ("reload",))  # nothing to reload
 
     def action_diff(self) -> None:
         self.query_one("#conflict-diff").toggle_class("shown")
@@ -213,7 +246,7 @@ class GoToLinePrompt(TypeAhead, ModalScreen[tuple[int, int] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"Go to line (1–{self.line_count})", classes="modal-title")
-            yield Input(placeholder="line or line:column", id="goto-line")
+            yield OrderedInput(placeholder="line or line:column", id="goto-line")
             yield Static("enter goes · esc cancels", classes="modal-hint", id="goto-hint")
 
     @on(Input.Submitted)

@@ -149,8 +149,9 @@ class EditorScreen(EditingActions, Screen):
             return ""
         try:
             loaded = read_text_file(self.path)
-        except UnicodeDecodeError:
-            self.load_error = f"{self.path} is not UTF-8 text; it was not loaded. Pick another file, or save this buffer elsewhere with F12."
+        except UnicodeDecodeError as exc:
+            self.load_error = (f"{self.path.name} is {_encoding_named(self.path, exc)}: it was not loaded "
+                               "and nothing is checked. Convert it to UTF-8 (iconv) and open it again.")
             return ""
         except OSError as exc:
             self.load_error = f"Could not read {self.path} ({exc.strerror or exc}); check the path and permissions."
@@ -169,6 +170,12 @@ class EditorScreen(EditingActions, Screen):
             return
         self._disk_stat = now
         self.read_only = is_read_only(self.path)
+        if now is None and self.disk_digest is not None:  # it was there when loaded or saved
+            self.note = (f"{self.path.name} was deleted or moved on disk; ctrl+s writes your text there again, "
+                         "F12 saves it elsewhere.")
+            self.notify(self.note, severity="warning", timeout=4)
+            self._refresh_chrome()
+            return
         digest = file_digest(self.path)
         if digest is None or digest == self.disk_digest:
             self._refresh_chrome()
@@ -300,6 +307,11 @@ class EditorScreen(EditingActions, Screen):
         return CheckContext(hosted=True, cached_models=self.cached_models, volume_size_bytes=self.volume_size)
 
     def _validate_now(self) -> None:
+        if self.load_error and not self.text:
+            # the file was not loaded: its empty stand-in is not checked (no hint about an empty config)
+            self._validated_version, self._validated_text = self.version, self.text
+            self.call_after_refresh(self._refresh_chrome)
+            return
         if self._in_flight:
             self._rerun = True  # one at a time: the latest text is checked when this one ends
             return
@@ -393,6 +405,8 @@ class EditorScreen(EditingActions, Screen):
         title.append(f" {name}", style="bold")
         if self.is_mounted and self.modified:
             title.append("  ● modified")
+        if self.load_error:
+            title.append("  not loaded (see below)", style="bold")
         if self.read_only:
             title.append("  read-only (F12 saves elsewhere)", style="bold")
         if self.newline == "\r\n":
@@ -538,6 +552,8 @@ class EditorScreen(EditingActions, Screen):
         def _chosen(choice: str | None) -> None:
             if choice == "overwrite":
                 self._write(self.path)
+            elif choice == "save_as":
+                self.action_save_as()
             elif choice == "reload":
                 self.reload_from_disk(f"Reloaded {self.path.name} from disk (ctrl+z brings your edits back).")
             else:
@@ -794,6 +810,20 @@ class EditorScreen(EditingActions, Screen):
     def _autosave_now(self) -> None:
         self._draft_dirty = True
         self._autosave()
+
+
+def _encoding_named(path: Path, exc: UnicodeDecodeError) -> str:
+    """What a file that is not UTF-8 most likely is: UTF-16/32 by its byte-order mark, else where it broke."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        head = b""
+    for bom, name in ((b"\xff\xfe\x00\x00", "UTF-32 (LE)"), (b"\x00\x00\xfe\xff", "UTF-32 (BE)"),
+                      (b"\xff\xfe", "UTF-16 (LE)"), (b"\xfe\xff", "UTF-16 (BE)")):
+        if head.startswith(bom):
+            return f"{name} text, not UTF-8"
+    return f"not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}; Latin-1 or another 8-bit encoding?)"
 
 
 def _stat_key(path: Path) -> tuple | None:

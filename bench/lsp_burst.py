@@ -1,0 +1,102 @@
+"""The language server under a burst of changes to a ~5 MB sft.toml (issue 43 finding 6).
+
+Run: ``uv run python -m bench.lsp_burst [--before SRC]``. Opens the file in ``primetui lsp`` over
+stdio, waits for its first diagnostics, then sends 5 quick changes (one character each, at the end)
+and a hover right after the last one; prints the seconds from the last change to the hover's
+reply, to the diagnostics of the last version, and how many diagnostics were published for the
+5 changes. ``--before SRC`` runs another checkout's server (PYTHONPATH=SRC) the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from queue import Queue
+
+from bench.validate import ONLINE_EVAL
+
+URI = "file:///bench/sft.toml"
+
+
+def big_text(sources: int = 40000) -> str:
+    return ONLINE_EVAL + "".join(
+        f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/task-{i}" }} }}\n'
+        "num_examples = 32\ngroup_size = 2\n" for i in range(sources))
+
+
+class Server:
+    def __init__(self, pythonpath: str | None) -> None:
+        env = dict(os.environ, **({"PYTHONPATH": pythonpath} if pythonpath else {}))
+        self.proc = subprocess.Popen([sys.executable, "-m", "primetui.commands.cli", "lsp"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.inbox: Queue = Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.proc.stdout
+        while True:
+            headers = {}
+            while (line := out.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode().partition(":")
+                headers[name.strip().lower()] = value.strip()
+            if not headers:
+                return
+            self.inbox.put((time.perf_counter(), json.loads(out.read(int(headers["content-length"])))))
+
+    def send(self, **msg) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **msg}).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def until(self, cond) -> tuple[float, dict]:
+        while True:
+            at, msg = self.inbox.get(timeout=600)
+            if cond(msg):
+                return at, msg
+
+
+def run(pythonpath: str | None) -> tuple[float, float, int]:
+    text = big_text()
+    lines = text.count("\n")
+    s = Server(pythonpath)
+    s.send(id=1, method="initialize", params={"processId": None, "rootUri": None, "capabilities": {}})
+    s.until(lambda m: m.get("id") == 1)
+    s.send(method="initialized", params={})
+    s.send(method="textDocument/didOpen",
+           params={"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    s.until(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    for v in range(2, 7):
+        s.send(method="textDocument/didChange", params={"textDocument": {"uri": URI, "version": v}, "contentChanges": [
+            {"range": {"start": {"line": lines, "character": 0}, "end": {"line": lines, "character": 0}}, "text": "#"}]})
+        time.sleep(0.05)  # typing speed
+    last = time.perf_counter()
+    s.send(id=2, method="textDocument/hover", params={"textDocument": {"uri": URI}, "position": {"line": 0, "character": 1}})
+    hover_at, _ = s.until(lambda m: m.get("id") == 2)
+    published = 0
+    while True:
+        at, msg = s.until(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+        published += 1
+        if msg["params"].get("version") in (6, None) and published >= (1 if msg["params"].get("version") else 5):
+            break
+    s.send(id=3, method="shutdown", params={})
+    s.until(lambda m: m.get("id") == 3)
+    s.send(method="exit", params={})
+    s.proc.wait(timeout=60)
+    return hover_at - last, at - last, published
+
+
+def main() -> None:
+    before = sys.argv[sys.argv.index("--before") + 1] if "--before" in sys.argv else None
+    print(f"file: {len(big_text()) / 1e6:.1f} MB; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    for label, path in (("before", before), ("now", None)) if before else (("now", None),):
+        hover, diags, published = run(path)
+        print(f"{label:>6}: hover {hover:.2f} s after the last change; last version's diagnostics {diags:.2f} s; "
+              f"{published} publication(s) for 5 changes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Files at the edges (issue 43 finding 8): a deleted file, a file that is not UTF-8, save-as onto a
+file that cannot be written; and the dialogs at 80x24 and 60x20 (finding 9)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from editor_helpers import host, settle
+
+from tests.waiting import until
+
+
+def _title(ed) -> str:
+    return str(ed.query_one("#editor-title").render())
+
+
+def _texts(screen) -> str:
+    return "\n".join(str(w.render()) for w in screen.query("Static"))
+
+
+async def test_a_deleted_file_is_noticed_and_save_offers_save_as_not_reload(tmp_path):
+    app = host(tmp_path, "max_steps = 10\n[ckpt]\n")
+    async with app.run_test(size=(120, 30)) as pilot:
+        ed = await settle(pilot)
+        (tmp_path / "sft.toml").unlink()
+        await until(pilot, lambda: "was deleted or moved" in ed.note, "the editor to notice the file is gone")
+        await pilot.press("ctrl+s")
+        prompt = await until(pilot, lambda: type(app.screen).__name__ == "ConflictPrompt" and app.screen,
+                             "the conflict dialog")
+        hint = _texts(prompt)
+        assert "a saves it elsewhere" in hint and "r reloads" not in hint
+        await pilot.press("r")  # nothing to reload: the dialog stays
+        await pilot.press("a")
+        await until(pilot, lambda: type(app.screen).__name__ == "SaveAsPrompt", "the save-as dialog")
+
+
+async def test_a_file_that_is_not_utf8_opens_as_an_error_naming_its_encoding(tmp_path):
+    (tmp_path / "latin.toml").write_bytes("max_steps = 10\n# café\n".encode("latin-1"))
+    (tmp_path / "wide.toml").write_bytes("max_steps = 10\n".encode("utf-16"))
+    for name, said in (("latin.toml", "byte 0xe9 at offset 20"), ("wide.toml", "UTF-16 (LE) text")):
+        app = host(tmp_path, None)
+        app.path = tmp_path / name
+        async with app.run_test(size=(160, 30)) as pilot:
+            ed = await settle(pilot)
+            assert "not loaded" in _title(ed) and said in ed.note and "not UTF-8" in ed.note
+            assert ed.diagnostics == [] and "0 error(s) · 0 warning(s) · 0 hint(s)" in _title(ed)
+
+
+async def test_save_as_onto_a_read_only_file_says_so_inside_the_dialog(tmp_path):
+    target = tmp_path / "locked.toml"
+    target.write_text("max_steps = 1\n")
+    os.chmod(target, 0o444)
+    app = host(tmp_path, "max_steps = 10\n[ckpt]\n")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("f12")
+        prompt = await until(pilot, lambda: type(app.screen).__name__ == "SaveAsPrompt" and app.screen,
+                             "the save-as dialog")
+        prompt.query_one("#save-as-path").value = str(target)
+        await pilot.press("enter")
+        await until(pilot, lambda: "locked.toml is read-only: pick another path" in _texts(prompt),
+                    "the refusal inside the dialog")
+        assert app.screen is prompt
+    assert target.read_text() == "max_steps = 1\n"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_conflict_and_go_to_line_dialogs_show_every_choice_and_wrap_errors(tmp_path, size):
+    app = host(tmp_path, "max_steps = 10\n[ckpt]\n")
+    async with app.run_test(size=size) as pilot:
+        ed = await settle(pilot)
+        await pilot.press("x")
+        await until(pilot, lambda: ed.modified, "the buffer modified (so a change on disk is not reloaded by itself)")
+        (tmp_path / "sft.toml").write_text("max_steps = 20\n[ckpt]\n")
+        await pilot.press("ctrl+s")
+        prompt = await until(pilot, lambda: type(app.screen).__name__ == "ConflictPrompt" and app.screen,
+                             "the conflict dialog")
+        await pilot.press("d")  # the diff shown too
+        await until(pilot, lambda: prompt.query_one("#conflict-diff").has_class("shown"), "the diff shown")
+        shown = _screen(app)
+        for choice in ("r reloads", "d shows the diff", "o overwrites", "a saves elsewhere", "esc cancels"):
+            assert choice.replace(" ", "") in shown, choice
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is ed, "the conflict dialog closed")
+        assert prompt is not app.screen
+        await pilot.press("ctrl+g", "x", "y", "z", "enter")
+        await until(pilot, lambda: "isnotalinenumber" in _screen(app), "the go-to-line error")
+        assert "esccancels" in _screen(app)
+
+
+def _screen(app) -> str:
+    """Every character on the screen, spaces, line ends and the dialog's side borders dropped (a wrapped
+    hint reads whole)."""
+    return "".join("".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()).replace(" ", "").replace("│", "")

@@ -1,0 +1,72 @@
+"""Keys that arrive in one burst are applied in the order typed (issue 43 findings 2 and 3).
+
+The keys are posted to the app in one go, as the driver posts the keys of one read of the
+terminal, with nothing awaited between them (Pilot's ``press`` waits after each key, which hides
+the bug). Before the carried fix of Textual #6605 a typed character ran before the bound keys in
+front of it. The real-terminal versions are in tests/e2e/test_editor_keys_tmux.py.
+"""
+
+from __future__ import annotations
+
+from editor_helpers import host, settle
+from textual import events
+from textual.widgets.text_area import Selection
+
+from primetui.ui.editor.modals import GoToLinePrompt
+from tests.waiting import until
+
+TEXT = "max_steps = 10\n[optim]\nlr = 1e-5\nweight_decay = 0.01\n[ckpt]\n"
+
+
+def burst(app, *keys: str) -> None:
+    """Post keys as one read of the terminal delivers them: all at once."""
+    for key in keys:
+        character = {"enter": "\r", "backspace": "\x7f"}.get(key, key if len(key) == 1 else None)
+        if key.startswith("alt+") and len(key) == 5:
+            character = key[-1]  # a terminal's alt+r is ESC r: Textual gives it the character r
+        app.post_message(events.Key(key, character))
+
+
+async def test_end_backspace_and_a_digit_in_one_burst(tmp_path):
+    app = host(tmp_path, TEXT)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        burst(app, "end", "backspace", "4")
+        await until(pilot, lambda: ed.area.document.get_line(0) != "max_steps = 10", "the burst to be applied")
+        await settle(pilot)
+        assert ed.area.document.get_line(0) == "max_steps = 14"
+
+
+async def test_end_enter_on_a_two_line_selection_keeps_the_lines(tmp_path):
+    app = host(tmp_path, TEXT)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        ed.area.selection = Selection((0, 0), (1, 3))
+        burst(app, "end", "enter")
+        await until(pilot, lambda: ed.area.document.line_count != TEXT.count("\n") + 1, "the burst to be applied")
+        await settle(pilot)
+        assert ed.text.startswith("max_steps = 10\n[optim]\n\n")  # end dropped the selection, enter split
+
+
+async def test_go_to_line_typed_ahead_in_one_burst(tmp_path):
+    app = host(tmp_path, TEXT)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        burst(app, "ctrl+g", "4", "enter")
+        await until(pilot, lambda: ed.area.cursor_location == (3, 0), "the jump to line 4")
+        assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
+
+
+async def test_find_bar_toggles_from_a_terminal_do_not_type_their_letter(tmp_path):
+    app = host(tmp_path, TEXT)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        burst(app, "ctrl+h", "l", "r", "alt+r", "alt+c")
+        bar = ed.findbar
+        await until(pilot, lambda: bar.regex and bar.case, "regex and case on")
+        assert bar.pattern == "lr"
+        bar.query_one("#find-replace").value = "LR"
+        bar.query_one("#find-replace").focus()
+        burst(app, "alt+a")
+        await until(pilot, lambda: "LR = 1e-5" in ed.text, "replace all")
+        assert bar.query_one("#find-replace").value == "LR"
