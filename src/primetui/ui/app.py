@@ -26,7 +26,7 @@ from primetui.monitor_core.notify import RunEvent
 from primetui.viewmodel import present
 from primetui.viewmodel.clipboard import refusal_reason
 from primetui.ui import output_gate
-from primetui.ui.commands import PrimeCommands
+from primetui.ui.palette import PrimeCommands
 from primetui.viewmodel.compact import is_compact, one_line
 from primetui.ui.focus import types_text
 from primetui.viewmodel.remember import adopt_watched, initial_watched, remember, watched_on_disk
