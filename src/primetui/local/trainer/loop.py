@@ -120,7 +120,8 @@ class _SftRun:
             pos = np.flatnonzero(row.mask)
             for c in range(0, len(pos), CHUNK):
                 p = pos[c:c + CHUNK]
-                total += loss_sum(self.params, contexts(row.ids, row.doc_start, p, self.shape.context), row.ids[p].astype(np.int64))
+                ctx = contexts(row.ids, row.doc_start, p, self.shape.context)
+                total += loss_sum(self.params, ctx, row.ids[p].astype(np.int64))
                 count += len(p)
         val_loss = total / count if count else float("nan")
         self.log.success(f"Validation | Step {step_n} | Loss {val_loss:.4f}")
@@ -306,7 +307,9 @@ class Trainer:
         return progress
 
     def _start_evals(self, run: _SftRun, resuming: bool, start: int) -> int:
-        """Start the online eval components, with the startup eval when it is due; the step last broadcast (-1: none)."""
+        """Start the online eval components, with the startup eval when it is due.
+
+        Returns the step last broadcast (-1: none)."""
         cfg = run.cfg
         if cfg.eval is None or not cfg.eval.sources:
             return -1
@@ -417,8 +420,8 @@ class Trainer:
         files.log_metrics(step, {"optim/lr": stats.lr,
                                  "optim/grad_norm": stats.grad_norm if run.cfg.optim.max_norm is not None else None})
         loss = stats.loss
-        files.log_metrics(step, {"loss/mean": loss, "loss/perplexity": math.exp(min(loss, 20.0)) if math.isfinite(loss) else None,
-                                 "loss/nan_count": stats.nan_count})
+        perplexity = math.exp(min(loss, 20.0)) if math.isfinite(loss) else None
+        files.log_metrics(step, {"loss/mean": loss, "loss/perplexity": perplexity, "loss/nan_count": stats.nan_count})
         files.log_metrics(step, {"time/step": stats.step_time, "time/forward_backward": stats.t_fb,
                                  "time/save_ckpt": stats.save_time, "time/broadcast_weights": stats.bcast_time})
 

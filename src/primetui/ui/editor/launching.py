@@ -1,4 +1,7 @@
-"""What the editor starts: templates, dispatch with its pre-flight, sweeps, and the platform's refusals. A mixin of ``EditorScreen``."""
+"""What the editor starts: templates, dispatch with its pre-flight, sweeps, and the platform's refusals.
+
+A mixin of ``EditorScreen``.
+"""
 
 from __future__ import annotations
 
