@@ -13,7 +13,7 @@ from tests.waiting import input_applied, until
 from textual.widgets import DataTable, Static
 
 from primetui.local.testing import LocalPlatform
-from primetui.ui.commands import PrimeCommands
+from primetui.ui.palette import PrimeCommands
 from primetui.ui.screens.compare import CompareScreen
 from primetui.ui.screens.runs import RunsScreen
 

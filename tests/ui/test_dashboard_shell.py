@@ -67,7 +67,7 @@ async def test_palette_finds_a_run_by_id_and_opens_it(local_platform):
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == run_id, "run screen from the palette")
         # The palette also offers volumes and actions on them.
-        from primetui.ui.commands import PrimeCommands
+        from primetui.ui.palette import PrimeCommands
 
         await pilot.press("v")
         await until(pilot, lambda: app.state.volumes_loaded, "volumes loaded")

@@ -9,7 +9,7 @@ from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_t
 from textual.widgets import Static
 
 from primetui.config.prefs import Prefs, load_prefs
-from primetui.ui.commands import PrimeCommands
+from primetui.ui.palette import PrimeCommands
 from primetui.ui.screens.run import RunScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen

@@ -127,3 +127,19 @@ def test_cleared_screen_stays_cleared_across_a_width_change() -> None:
     term.resize(30, 5)
     assert term.text_lines() == ["$", "", "", "", ""]
     assert term.cursor == (2, 0)
+
+
+def test_widening_over_plain_scrollback_rows_keeps_the_screen_rows() -> None:
+    """Widening can join the screen's rows into fewer than the screen holds: the scrollback's rows
+    then come back onto the screen, and those the fast path kept as plain text become rows again
+    (they stayed text, and the next resize crashed on them)."""
+    term = Terminal(24, 14, scrollback=50)
+    term.resize(43, 1)
+    term.feed_text("\r\n" * 5)  # bulk lines: kept in the scrollback as plain text
+    term.feed_text(" cz b")
+    term.resize(4, 5)
+    before = _logical(term)
+    term.resize(45, 7)
+    assert all(not isinstance(line, str) for line in term.lines)
+    assert _logical(term) == before
+    assert " cz b" in term.history_text()

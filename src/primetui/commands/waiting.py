@@ -463,16 +463,11 @@ async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: T
     return [r for r, _ in result.runs]
 
 
-async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: Interrupt,
-                followed: list[Followed]) -> int:
-    from primetui.commands.launch import make_client
-
-    as_json = bool(getattr(args, "json", False))
-    dispatching = args.command in ("dispatch", "sweep")
-    # dispatch keeps stdout for the run id alone; its progress goes to stderr unless it is JSON
-    reporter = Reporter(out if as_json or not dispatching else err, err, as_json)
-    timeout = getattr(args, "timeout", None)  # validated by the parser: positive and finite
-    deadline = started + timeout if timeout is not None else None
+async def _platform_settings(args: Any, reporter: Reporter, err: TextIO,
+                             deadline: float | None) -> tuple[Any, Any] | int:
+    """The platform's settings (and how to find a local platform again), or the exit code of a refusal,
+    already reported."""
+    timeout = getattr(args, "timeout", None)
     try:
         setup = _off_loop(lambda: _local_settings(bool(getattr(args, "local", False))))
         settings, rediscover = await asyncio.wait_for(setup, None if deadline is None else max(0.0, deadline - time.monotonic()))
@@ -497,6 +492,23 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
         reporter.refused("settings", "No API key configured. Run `prime login`, set PRIME_API_KEY, or add --local.")
         reporter.done(EXIT_CONFIG)
         return EXIT_CONFIG
+    return settings, rediscover
+
+
+async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: Interrupt,
+                followed: list[Followed]) -> int:
+    from primetui.commands.launch import make_client
+
+    as_json = bool(getattr(args, "json", False))
+    dispatching = args.command in ("dispatch", "sweep")
+    # dispatch keeps stdout for the run id alone; its progress goes to stderr unless it is JSON
+    reporter = Reporter(out if as_json or not dispatching else err, err, as_json)
+    timeout = getattr(args, "timeout", None)  # validated by the parser: positive and finite
+    deadline = started + timeout if timeout is not None else None
+    found = await _platform_settings(args, reporter, err, deadline)
+    if isinstance(found, int):
+        return found
+    settings, rediscover = found
     notifier = None
     if getattr(args, "on_event", None):
         from primetui.commands.launch import load_prefs

@@ -305,43 +305,61 @@ def _table_of(path: tuple, raw: dict) -> tuple[FieldSpec | None, ClassSpec | Non
 
 def _extra_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagnostic:
     key = path[-1] if path else "?"
-    where = _dotted(path)
     sp = anchor(spans, path, on_key=True)
     table_path = tuple(p for p in path[:-1] if not isinstance(p, int))
     union_f, cls, node = _table_of(path, raw)
-    got = _got(e.get("input"))
-    base = f"{where}: Extra inputs are not permitted{got}"
+    base = f"{_dotted(path)}: Extra inputs are not permitted{_got(e.get('input'))}"
     renamed = (RL_RENAMED if kind_of(raw) == "rl" else RENAMED).get((table_path, str(key)))
     if renamed is not None:
         new, why = renamed
         fix = _rename_fix(spans, path, new) if new else _split_pair_fix(spans, path, e.get("input"))
         return Diagnostic("error", f"{base} — {why}.", sp, "renamed-key", "prime-rl", path, fix, "extra_forbidden")
-    # The §1.3 trap: a union table without its tag silently became the default variant.
-    if union_f is not None and union_f.discriminator and isinstance(node, dict) and union_f.discriminator not in node:
-        tag = injected_tag(union_f)
-        fitting = [t for t, c in variants(union_f).items()
-                   if all(k in c.fields or k == union_f.discriminator for k in node)]
-        if tag and fitting:
-            name = _dotted(path[:-1])
-            picks = " or ".join(f'`{union_f.discriminator} = "{p}"`' for p in fitting)
-            msg = (f"{where}: Extra inputs are not permitted — [{name}] has no `{union_f.discriminator}`, so prime-rl "
-                   f"uses the default `{tag}` variant, which has no `{key}`; add {picks}.")
-            fixes = [f for f in (_add_key_fix(spans, path[:-1], union_f.discriminator, p) for p in fitting) if f]
-            return Diagnostic("error", msg, sp, "missing-type", "prime-rl", path, fixes[0] if fixes else None,
-                              "extra_forbidden", tuple(fixes[1:]))
-    if union_f is not None and union_f.discriminator and isinstance(node, dict):
-        owners = [t for t, c in variants(union_f).items() if str(key) in c.fields]
-        if owners:
-            return _variant_key_diagnostic(path, union_f, owners, node, base, sp, spans)
+    tagged_union = union_f if union_f is not None and union_f.discriminator and isinstance(node, dict) else None
+    if tagged_union is not None:
+        found = _untagged_union_diagnostic(path, key, tagged_union, node, sp, spans) or _other_variant_diagnostic(
+            path, key, tagged_union, node, base, sp, spans)
+        if found is not None:
+            return found
     if cls is not None and str(key) not in cls.fields:
         homes = [p for p in key_homes(str(key), cls.kind) if p != table_path]
         if homes:
             return _wrong_table_diagnostic(path, homes, base, sp, spans, cls.kind)
+    return _unknown_key_diagnostic(path, union_f, cls, base, sp, spans)
+
+
+def _untagged_union_diagnostic(path: tuple, key: Any, union_f: FieldSpec, node: dict, sp: Span,
+                               spans: SpanMap) -> Diagnostic | None:
+    """The §1.3 trap: a union table without its tag silently became the default variant."""
+    disc = union_f.discriminator or "type"
+    if disc in node:
+        return None
+    tag = injected_tag(union_f)
+    fitting = [t for t, c in variants(union_f).items() if all(k in c.fields or k == disc for k in node)]
+    if not (tag and fitting):
+        return None
+    picks = " or ".join(f'`{disc} = "{p}"`' for p in fitting)
+    msg = (f"{_dotted(path)}: Extra inputs are not permitted — [{_dotted(path[:-1])}] has no `{disc}`, so prime-rl "
+           f"uses the default `{tag}` variant, which has no `{key}`; add {picks}.")
+    fixes = [f for f in (_add_key_fix(spans, path[:-1], disc, p) for p in fitting) if f]
+    return Diagnostic("error", msg, sp, "missing-type", "prime-rl", path, fixes[0] if fixes else None,
+                      "extra_forbidden", tuple(fixes[1:]))
+
+
+def _other_variant_diagnostic(path: tuple, key: Any, union_f: FieldSpec, node: dict, base: str, sp: Span,
+                              spans: SpanMap) -> Diagnostic | None:
+    owners = [t for t, c in variants(union_f).items() if str(key) in c.fields]
+    return _variant_key_diagnostic(path, union_f, owners, node, base, sp, spans) if owners else None
+
+
+def _unknown_key_diagnostic(path: tuple, union_f: FieldSpec | None, cls: ClassSpec | None, base: str, sp: Span,
+                            spans: SpanMap) -> Diagnostic:
+    """A key no table knows: suggest the closest known key of its table (any variant), else say to remove it."""
+    key = str(path[-1]) if path else "?"
     candidates: list[str] = list(cls.fields) if cls is not None else []
     if union_f is not None and union_f.discriminator:
         for c in variants(union_f).values():
             candidates += [k for k in c.fields if k not in candidates]
-    close = difflib.get_close_matches(str(key), [c for c in candidates if c != str(key)], n=1, cutoff=0.6)
+    close = difflib.get_close_matches(key, [c for c in candidates if c != key], n=1, cutoff=0.6)
     if close:
         fix = _rename_fix(spans, path, close[0])
         return Diagnostic("error", f"{base} — did you mean `{close[0]}`?", sp, "unknown-key", "prime-rl", path, fix,

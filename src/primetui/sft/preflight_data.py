@@ -66,68 +66,82 @@ def sft_shaped(columns: list[str]) -> bool:
     return "messages" in columns or ("prompt" in columns and "completion" in columns)
 
 
-def dataset_lines(storage: Any, rel: str, data: dict) -> list[Line]:
-    """The Data, Files, Columns and Splits lines for the dataset at volume path ``rel``."""
-    shown = "/volume/" + rel
+def _listing(storage: Any, rel: str) -> tuple[dict | None, list[str], dict[str, int], str]:
+    """(the single file's head or None, file names, their sizes, the folder they sit in) for ``rel``."""
     single = storage.head(rel) if rel else None
     if single is not None:
         names = [rel.rsplit("/", 1)[-1]]
         sizes = {names[0]: single["size"] or 0}  # no Content-Length: size unknown
-        folder = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
-    else:
-        folder = rel.rstrip("/") + "/"
-        items = list(storage.list(folder, recursive=True, limit=MAX_LISTED))
-        sizes = {i.key[len(folder):]: i.size or 0 for i in items if not i.is_dir}
-        names = sorted(sizes)
-    if not names:
-        return [("Data", "fail", f"Dataset missing on the volume: {shown} does not exist or is empty. {MISSING_TEXT}")]
-    files = layout.data_files(names)
-    total = sum(sizes.values())
-    lines: list[Line] = [("Data", "ok", f"{shown}: {len(names)} file(s), {_size(total)}")]
-    if not files:
-        found = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
-        lines.append(("Files", "fail", f"{shown} holds no .parquet, .jsonl or .json files (found: {found}); the trainer "
-                                       "loads only those. Put the dataset as `hf download` lays it out."))
-        return lines
+        return single, names, sizes, rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
+    folder = rel.rstrip("/") + "/"
+    items = list(storage.list(folder, recursive=True, limit=MAX_LISTED))
+    sizes = {i.key[len(folder):]: i.size or 0 for i in items if not i.is_dir}
+    return None, sorted(sizes), sizes, folder
+
+
+def _kinds_text(files: list[str]) -> str:
     kinds: dict[str, int] = {}
     for name in files:
         kind = name.rsplit(".", 1)[-1]
         kinds[kind] = kinds.get(kind, 0) + 1
-    lines.append(("Files", "ok", ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + " the trainer can load"))
+    return ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + " the trainer can load"
 
+
+def _splits(data: dict, files: list[str], single: bool, shown: str) -> tuple[list[str], Line | None]:
+    """The files the configured subsets/splits pick, and the Splits line (None when none are named)."""
     subsets, splits = data.get("subsets"), data.get("splits")
     pairs = layout.split_pairs(subsets if isinstance(subsets, list) else None, splits if isinstance(splits, list) else None)
     chosen: list[str] = []
     missing: list[str] = []
     for subset, split in pairs:
         base = f"{subset}/" if subset else ""
-        under = [n[len(base):] for n in files if n.startswith(base)] if single is None else files
+        under = [n[len(base):] for n in files if n.startswith(base)] if not single else files
         picked = layout.split_files(under, split)
-        label = f"{subset}/{split}" if subset else split
         if picked:
             chosen.extend(base + p for p in picked)
         else:
-            missing.append(label)
-    named = isinstance(splits, list) or isinstance(subsets, list)
+            missing.append(f"{subset}/{split}" if subset else split)
     if missing:
         present = sorted({n.split("/")[-1].split(".")[0].split("-")[0] for n in files})
-        lines.append(("Splits", "fail", f"no files for split {', '.join(repr(m) for m in missing)} in {shown} (its files "
-                                        f"are named {', '.join(present[:6])}); set data.splits to what exists."))
-    elif named:
-        lines.append(("Splits", "ok", ", ".join(f"{s}" for _, s in pairs) + " found"))
+        return chosen, ("Splits", "fail", f"no files for split {', '.join(repr(m) for m in missing)} in {shown} (its "
+                                          f"files are named {', '.join(present[:6])}); set data.splits to what exists.")
+    if isinstance(splits, list) or isinstance(subsets, list):
+        return chosen, ("Splits", "ok", ", ".join(f"{s}" for _, s in pairs) + " found")
+    return chosen, None
+
+
+def _columns_line(storage: Any, key: str, size: int, first: str) -> Line:
+    try:
+        columns = first_row_columns(storage, key, size)
+    except Exception as exc:  # noqa: BLE001 - an unreadable file is one warn line, the trainer will say more
+        return ("Columns", "warn", f"could not read the first row of {first} ({exc}).")
+    if columns is None:
+        return ("Columns", "fail", f"{first} has no rows; put the dataset's rows there.")
+    if sft_shaped(columns):
+        return ("Columns", "ok", f"{', '.join(c for c in columns if c in ('messages', 'prompt', 'completion'))} "
+                                 f"in {first}")
+    return ("Columns", "fail", f"{first} has columns {', '.join(columns[:8])}; SFT needs prompt/completion or "
+                               "messages columns.")
+
+
+def dataset_lines(storage: Any, rel: str, data: dict) -> list[Line]:
+    """The Data, Files, Columns and Splits lines for the dataset at volume path ``rel``."""
+    shown = "/volume/" + rel
+    single, names, sizes, folder = _listing(storage, rel)
+    if not names:
+        return [("Data", "fail", f"Dataset missing on the volume: {shown} does not exist or is empty. {MISSING_TEXT}")]
+    files = layout.data_files(names)
+    lines: list[Line] = [("Data", "ok", f"{shown}: {len(names)} file(s), {_size(sum(sizes.values()))}")]
+    if not files:
+        found = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
+        lines.append(("Files", "fail", f"{shown} holds no .parquet, .jsonl or .json files (found: {found}); the trainer "
+                                       "loads only those. Put the dataset as `hf download` lays it out."))
+        return lines
+    lines.append(("Files", "ok", _kinds_text(files)))
+    chosen, splits_line = _splits(data, files, single is not None, shown)
+    if splits_line is not None:
+        lines.append(splits_line)
     first = (chosen or files)[0]
     key = folder + first if single is None else rel
-    try:
-        columns = first_row_columns(storage, key, sizes.get(first, (single["size"] or 0) if single else 0))
-    except Exception as exc:  # noqa: BLE001 - an unreadable file is one warn line, the trainer will say more
-        lines.append(("Columns", "warn", f"could not read the first row of {first} ({exc})."))
-        return lines
-    if columns is None:
-        lines.append(("Columns", "fail", f"{first} has no rows; put the dataset's rows there."))
-    elif sft_shaped(columns):
-        lines.append(("Columns", "ok", f"{', '.join(c for c in columns if c in ('messages', 'prompt', 'completion'))} "
-                                       f"in {first}"))
-    else:
-        lines.append(("Columns", "fail", f"{first} has columns {', '.join(columns[:8])}; SFT needs prompt/completion or "
-                                         "messages columns."))
+    lines.append(_columns_line(storage, key, sizes.get(first, (single["size"] or 0) if single else 0), first))
     return lines

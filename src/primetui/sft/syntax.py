@@ -36,6 +36,29 @@ class _Scan:
     cut_string: tuple[str, int, int, int] | None  # (quote, line, col, offset of its newline)
 
 
+def _string_end(text: str, i: int, quote: str, triple: bool) -> tuple[int, bool]:
+    """Where the string opening at ``i`` ends (just past its closing quotes), and whether it closes at all.
+
+    A one-line string that runs off its line stops at the newline; an unclosed one at the end of ``text``."""
+    j = i + (3 if triple else 1)
+    while j < len(text):
+        c = text[j]
+        if c == "\\" and quote == '"':
+            j += 2
+            continue
+        if triple and text.startswith(quote * 3, j):
+            j += 3
+            while j < len(text) and text[j] == quote:  # up to two quotes may end the content
+                j += 1
+            return j, True
+        if not triple and c == quote:
+            return j + 1, True
+        if not triple and c == "\n":
+            return j, False
+        j += 1
+    return j, False
+
+
 def _scan(text: str, stop: int) -> _Scan:
     """Tokenise ``text[:stop]`` just enough to track strings, comments and value brackets."""
     openers: list[tuple[str, int, int]] = []
@@ -56,26 +79,7 @@ def _scan(text: str, stop: int) -> _Scan:
         elif ch in "\"'":
             col = i - line_start
             triple = text.startswith(ch * 3, i)
-            j = i + (3 if triple else 1)
-            closed = False
-            while j < len(text):
-                c = text[j]
-                if c == "\\" and ch == '"':
-                    j += 2
-                    continue
-                if triple and text.startswith(ch * 3, j):
-                    j += 3
-                    while j < len(text) and text[j] == ch:  # up to two quotes may end the content
-                        j += 1
-                    closed = True
-                    break
-                if not triple and c == ch:
-                    j += 1
-                    closed = True
-                    break
-                if not triple and c == "\n":
-                    break
-                j += 1
+            j, closed = _string_end(text, i, ch, triple)
             if not closed and not triple:
                 cut = (ch, line, col, j)
             if j >= n and not closed:

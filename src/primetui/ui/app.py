@@ -7,8 +7,6 @@ is unreachable the last good data stays up with a staleness marker and polling r
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import contextvars
 import os
 from collections.abc import Callable
@@ -16,23 +14,24 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from textual.app import App, ScreenStackError
-from textual.await_complete import AwaitComplete
+from textual.app import App
 from textual.binding import Binding
 from textual.reactive import var
-from textual.screen import Screen
 
 from primetui.monitor_core.notify import RunEvent
 from primetui.viewmodel import present
 from primetui.viewmodel.clipboard import refusal_reason
 from primetui.ui import output_gate
-from primetui.ui.commands import PrimeCommands
-from primetui.viewmodel.compact import is_compact, one_line
+from primetui.ui.app_health import HealthReports
+from primetui.ui.app_leaving import ScreenSettling
+from primetui.ui.app_navigation import Navigation
+from primetui.ui.app_watching import Watching
+from primetui.ui.palette import PrimeCommands
+from primetui.viewmodel.compact import is_compact
 from primetui.ui.focus import types_text
-from primetui.viewmodel.remember import adopt_watched, initial_watched, remember, watched_on_disk
+from primetui.viewmodel.remember import initial_watched
 from primetui.ui.notify import announce, make_notifier
-from primetui.ui.safe import ControlFilter, clean, clean_block
-from primetui.ui.screens.base import DashboardScreen
+from primetui.ui.safe import ControlFilter
 from primetui.ui.screens.models import ModelsScreen
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
@@ -42,15 +41,11 @@ from primetui.ui.terminal_colours import honour_no_color, pick_default_theme
 from primetui.ui.themes import DEFAULT_THEME, load_themes, shipped_theme_dir
 
 
-SETTLE_ON_QUIT = 5.0
-"""Seconds the app, ending, waits at most for screens still mounting their widgets."""
-
-
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class PrimeApp(App):
+class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
     """The primetui dashboard."""
 
     TITLE = "primetui"
@@ -266,55 +261,7 @@ class PrimeApp(App):
         """The terminal answered the output gate's question: what it drew is confirmed."""
         output_gate.on_answer(self)
 
-    # ---- health and alerts ------------------------------------------------------------------
-    def tick(self) -> None:
-        """Each second: the header's staleness, and the watchers closed widgets left on the app."""
-        from primetui.ui.screens.base import drop_closed_watchers
-
-        self.update_health()
-        drop_closed_watchers(self)
-
-    def update_health(self) -> None:
-        """Set ``health`` from ``state.connection`` and the clock (the header follows it)."""
-        self.health = self.state.connection.describe(self.state.now())
-
-    def report_ok(self) -> None:
-        was_down = self.state.connection.last_error is not None
-        self.state.connection.ok(self.state.now())
-        self.update_health()
-        if was_down:
-            self.notify("Connection to the platform is back.", severity="information")
-
-    def report_error(self, message: str, *, toast: bool = False) -> None:
-        first = self.state.connection.last_error is None
-        self.state.connection.failed(message, self.state.now())
-        self.update_health()
-        if toast or first:
-            self.notify(message, severity="error", timeout=8)
-
-    def report_mistake(self, sentence: str, short: str) -> None:
-        """A setting cannot work: the header names it (not "unreachable"), the sentence is a toast once."""
-        first = self.state.connection.mistake is None
-        self.state.connection.mistaken(sentence, short, self.state.now())
-        self.update_health()
-        if first:
-            self.notify(sentence, severity="error", timeout=30)
-
-    def note_cached(self, saved_at: str) -> None:
-        """The runs list shows the on-disk cache saved at ``saved_at`` until a live reply comes."""
-        self.state.connection.cached_at = saved_at
-        self.update_health()
-
-    def say_notes(self, notes: Any) -> None:
-        """What the wire boundary dropped or cut (``2 rows ignored: non-finite step``): a warning
-        toast, each note once per session, while the rest of the screen shows what was kept."""
-        from primetui.api.boundary import join_notes
-
-        new = [str(n) for n in notes or () if str(n) not in self._said_notes]
-        if new:
-            self._said_notes.update(new)
-            text = join_notes(new)
-            self.notify(text[:1].upper() + text[1:], severity="warning", timeout=10)
+    # ---- run status ---------------------------------------------------------------------------
 
     def observe_run(self, run: Any) -> None:
         self.sync_watched()
@@ -327,43 +274,6 @@ class PrimeApp(App):
             self.sync_watched(exact=True)  # unwatched in another dashboard a moment ago: stay quiet
             if run_id in self.state.watched:
                 announce(self, event, key=f"status:{new}")  # once per run, whichever dashboard sees it first
-
-    def sync_watched(self, exact: bool = False) -> None:
-        """Follow the watches another dashboard made or removed (the shared preferences file; read
-        when it changed, or always when ``exact``)."""
-        ids = watched_on_disk(self, exact=exact)
-        if ids is not None and adopt_watched(self, ids):
-            self.watched = frozenset(self.state.watched)
-
-    def toggle_watch(self, run_id: str) -> bool:
-        if run_id in self.state.watched:
-            self.unwatch(run_id)
-            return False
-        self.watch_run(run_id)
-        return True
-
-    def watch_run(self, run_id: str) -> None:
-        self.state.watched.add(run_id)
-        self.watched = frozenset(self.state.watched)
-        self.remember(watch=[run_id])
-
-    def unwatch(self, run_id: str) -> None:
-        self.state.watched.discard(run_id)
-        self.watched = frozenset(self.state.watched)
-        self.remember(unwatch=[run_id])
-
-    def watch_theme(self, theme: str) -> None:
-        if self._remembering:  # after start-up only the user changes the theme (t, the palette)
-            self.theme_chosen = True
-            self.remember()
-
-    def remember(self, *, watch: tuple[str, ...] | list[str] = (), unwatch: tuple[str, ...] | list[str] = ()) -> None:
-        """Keep a watch, an unwatch or the theme for the next start: merged into the preferences
-        file, which other dashboards share (their watches come back in ``state.watched``)."""
-        problem = remember(self, watch=watch, unwatch=unwatch)
-        self.watched = frozenset(self.state.watched)
-        if problem:
-            self.notify(problem, severity="warning", timeout=8)
 
     # Letters that mean something everywhere; they stay quiet while a widget takes typed text or
     # while a screen keeps its letters for itself (the editor), so typing never lands elsewhere.
@@ -378,16 +288,6 @@ class PrimeApp(App):
 
     def on_resize(self, event: Any) -> None:
         self.set_class(is_compact(event.size.width, event.size.height), "-compact")
-
-    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
-        """Every toast: its text shown literally (never markup, whatever ``markup`` says), outside
-        controls made visible; at 80x24 one line (title and message together)."""
-        message, title = clean_block(str(message)), clean(title)
-        size = self.size
-        if size.width and is_compact(size.width, size.height):
-            self.set_class(True, "-compact")
-            message, title = one_line(message, title), ""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def _handle_exception(self, error: Exception) -> None:
         """A bug: report file, shells told and hung up, non-zero exit (primetui.ui.crashguard)."""
@@ -405,192 +305,6 @@ class PrimeApp(App):
     async def action_letter_quit(self) -> None:
         """`q`: quit (ctrl+q always quits; `q` is a letter, so text entry and the editor keep it)."""
         await self.action_quit()
-
-    # ---- leaving screens ----------------------------------------------------------------------
-    # Textual takes a popped or replaced screen off the stack at once and removes it soon after;
-    # removing a screen whose own widgets still mount crashes Textual (the run screen's monitor
-    # tabs: "No Tab with id '--content-tab-log-trainer'", "Can't mount widget(s) before Grid() is
-    # mounted"). Every way out (Esc, open_run, dismiss, an app binding, quitting) goes through
-    # these: the stack changes at once as in Textual (a second pop pops the next screen), and a
-    # screen still mounting (``DashboardScreen.mounting``) is kept as an installed screen, which
-    # Textual does not remove, until it has settled; then it is removed.
-    def pop_screen(self) -> AwaitComplete:
-        stack = self.screen_stack
-        held = self._hold(stack[-1]) if len(stack) > 1 else None  # the last one: Textual refuses
-        return self._remove_when_settled(held, super().pop_screen)
-
-    def switch_screen(self, screen: Screen | str) -> AwaitComplete:
-        stack = self.screen_stack
-        held = None
-        if stack and isinstance(screen, (Screen, str)) and self.get_screen(screen) is not stack[-1]:
-            held = self._hold(stack[-1])  # not a switch to the screen shown (Textual's no-op)
-        return self._remove_when_settled(held, lambda: super(PrimeApp, self).switch_screen(screen))
-
-    def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None:
-        """Textual's exit once the screens' own mounts are done: from the exit on, Textual counts
-        every widget as detached, and one still mounting fails ("Can't mount widget(s) before
-        Grid() is mounted"); the shutdown that follows removes every screen."""
-        if not self._mounting_screens():
-            super().exit(result, return_code, message)
-            return
-
-        async def exit_when_settled() -> None:
-            await self._settle_all()
-            App.exit(self, result, return_code, message)
-
-        self.call_next(exit_when_settled)
-
-    async def _shutdown(self) -> None:
-        # Textual's shutdown removes every screen: one still mounting crashes it as a pop would.
-        # An exit settled them already; this is for an end that did not come through ``exit``
-        # (the test harness ends the app so).
-        await self._settle_all()
-        await super()._shutdown()
-
-    def _mounting_screens(self) -> list[DashboardScreen]:
-        stacks = self._screen_stacks.values()  # every mode's: Textual has no public view of them
-        screens = [*(s for stack in stacks for s in stack), *self._settling]
-        return [s for s in screens if isinstance(s, DashboardScreen) and s.mounting]
-
-    async def _settle_all(self) -> None:
-        """Wait for every screen's own mounts, on every stack or kept (``_hold``), a bounded time."""
-        if mounting := self._mounting_screens():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*(s.settle() for s in mounting)), SETTLE_ON_QUIT)
-
-    _settling: tuple[DashboardScreen, ...] = ()
-    """The screens ``_hold`` installed and has not uninstalled yet (kept until they settle, or put
-    on a stack again meanwhile)."""
-
-    def _hold(self, screen: Screen) -> DashboardScreen | None:
-        """Keep ``screen`` from Textual's removal if its own mounts are pending; the screen kept.
-
-        A screen kept before and put on a stack again while it settled is still installed by us:
-        it is held again (mounting or not), so that this time it is removed."""
-        if any(s is screen for s in self._settling):
-            return screen  # type: ignore[return-value]
-        if not isinstance(screen, DashboardScreen) or not screen.mounting or self.is_screen_installed(screen):
-            return None
-        self.install_screen(screen, f"-settling-{id(screen)}")
-        self._settling = (*self._settling, screen)
-        return screen
-
-    def _let_go(self, screen: DashboardScreen) -> bool:
-        """Uninstall a screen ``_hold`` kept; False if it is on a stack again (then it stays installed,
-        and stays ours: ``_hold`` takes it again as it leaves that stack)."""
-        try:
-            self.uninstall_screen(screen)
-        except ScreenStackError:
-            return False
-        self._settling = tuple(s for s in self._settling if s is not screen)
-        return True
-
-    def _remove_when_settled(self, held: DashboardScreen | None, leave: Callable[[], AwaitComplete]) -> AwaitComplete:
-        """Textual's pop or switch (``leave``), then the removal of ``held`` once it settled."""
-        try:
-            left = leave()
-        except BaseException:
-            if held is not None:
-                self._let_go(held)
-            raise
-        if held is None:
-            return left
-
-        async def remove_when_settled() -> None:
-            await left  # Textual's part: the screen suspended, and kept (it is installed)
-            await held.settle()
-            if not self._let_go(held) or not held.is_running:
-                return  # pushed again meanwhile, or closed (the app quitting closes every node)
-            if self.mouse_captured is not None and held in self.mouse_captured.ancestors_with_self:
-                self.capture_mouse(None)  # as Textual does as it removes a screen
-            await held.remove()
-
-        return AwaitComplete(remove_when_settled()).call_next(self)
-
-    # ---- navigation -------------------------------------------------------------------------
-    def action_show(self, mode: str) -> None:
-        if self.client is None:
-            return
-        if self.current_mode != mode:
-            self.switch_mode(mode)
-        # The key of a screen always shows that screen's list (k9s-like), also when you left it
-        # from a run: its detail screens are closed; an editor or a dialog is never closed here.
-        self._pop_details(self.MODES[mode])
-
-    def open_run(self, run_id: str, *, jump_to_anomaly: bool = False) -> None:
-        from primetui.ui.screens.run import RunScreen
-
-        if self.current_mode != "runs":
-            self.switch_mode("runs")
-        if isinstance(self.screen, RunScreen) and self.screen.run_id == run_id:
-            return
-        # One run screen at a time, on top of the runs list: esc from it goes back to the list.
-        self._pop_details(RunsScreen, keep=1)
-        if self._is_detail(self.screen, RunsScreen):
-            self.switch_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))  # replaces the top (a pop and a push in one tick race)
-        else:
-            self.push_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))
-
-    @staticmethod
-    def _is_detail(screen: Any, base: type) -> bool:
-        from primetui.ui.screens.base import DashboardScreen
-
-        return isinstance(screen, DashboardScreen) and not isinstance(screen, base)
-
-    def _pop_details(self, base: type, keep: int = 0) -> None:
-        """Close the dashboard detail screens above ``base`` (not editors or dialogs), all but ``keep``."""
-        stack = self.screen_stack
-        while len(stack) > 1 + keep and self._is_detail(stack[-1], base) and all(self._is_detail(s, base) for s in stack[-1 - keep:]):
-            self.pop_screen()
-            stack = self.screen_stack
-
-    def open_volume(self, name: str) -> None:
-        self.switch_mode("volumes")
-        screen = self.screen
-        if isinstance(screen, VolumesScreen):
-            screen.selected = name  # a reactive: its row, sessions and size helper are shown
-
-    def act_on_run(self, run_id: str, action: str) -> None:
-        self.open_run(run_id)
-        self.call_after_refresh(lambda: self.screen.act(action))
-
-    def volume_action(self, name: str, action: str) -> None:
-        self.open_volume(name)
-        screen = self.screen
-        if isinstance(screen, VolumesScreen):
-            {"open_rw": lambda: screen.action_open_session(False), "open_ro": lambda: screen.action_open_session(True), "delete": screen.action_delete}[action]()
-
-    def action_help(self) -> None:
-        from primetui.ui.screens.help import HelpScreen
-
-        if type(self.screen).__name__ == "HelpScreen":
-            return
-        self.push_screen(HelpScreen(self.screen))
-
-    def action_refresh(self) -> None:
-        poll = getattr(self.screen, "poll", None)
-        if callable(poll) and self.client is not None:
-            if hasattr(self.screen, "final_fetch_done"):
-                self.screen.final_fetch_done = False
-                self.screen.terminal_polls = 0
-            poll()
-            self.notify("Refreshing…", timeout=1.5)
-
-    def action_switch_team(self) -> None:
-        """Personal account or a team (header click, palette, ctrl+t): see ui/screens/teams.py."""
-        from primetui.ui.screens.teams import TeamSwitchScreen, apply_switch
-
-        if self.client is None or type(self.screen).__name__ == "TeamSwitchScreen":
-            return
-        current = getattr(self.client, "team_id", None)
-        self.push_screen(TeamSwitchScreen(self.client, current), lambda choice: apply_switch(self, choice))
-
-    def action_next_theme(self) -> None:
-        names = [n for n in ("primetui-dark", "primetui-light", "primetui-ansi") if n in self.available_themes]
-        if not names:
-            return
-        self.theme = names[(names.index(self.theme) + 1) % len(names)] if self.theme in names else names[0]
-        self.notify(f"Theme: {self.theme}", timeout=2)
 
     # ---- editor, shell, clipboard -----------------------------------------------------------
     def action_open_editor(self) -> None:

@@ -8,6 +8,7 @@ import os
 import signal
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,93 @@ CHUNK = 4096  # positions per forward/backward call: bounds memory for long pack
 
 class Interrupted(Exception):
     """SIGTERM arrived: stop now."""
+
+
+@dataclass
+class _StepStats:
+    """What one step measured, for its log line and its metrics rows."""
+
+    src_samples: list[int]
+    src_tokens: list[int]
+    ce_sum: float = 0.0
+    nan_count: int = 0
+    loss: float = math.nan
+    grad_norm: float = math.nan
+    lr: float = 0.0
+    t_fb: float = 0.0
+    step_time: float = 0.0
+    tok_s: float | None = None
+    mfu: float | None = None
+    peak: float = 0.0
+    save_time: float | None = None
+    bcast_time: float | None = None
+
+
+@dataclass
+class _SftRun:
+    """One SFT run's training state, shared by the step loop, its checkpoints and its validation."""
+
+    cfg: TrainConfig
+    files: RunFiles
+    log: ConsoleLog
+    shape: ModelShape
+    model_name: str
+    params: dict[str, np.ndarray]
+    opt: Optimizer
+    sched: Scheduler
+    stream: SampleStream | FakeStream
+    source_labels: list[str]
+    val_rows: list[Any]
+    ckpt_root: Path
+    volume_dir: Path | None
+    row_len: int
+    grad_accum: int
+    steps_label: int | str
+    total_tokens: int = 0
+    total_samples: int = 0
+
+    def save(self, step_n: int) -> float:
+        """Write the checkpoint of ``step_n`` (and prune old ones); the seconds it took."""
+        t0 = time.perf_counter()
+        self.log.info(f"Saving checkpoint at step {step_n}")
+        cfg = self.cfg
+        state = ckpt_mod.TrainState(
+            params={k: v.astype(np.float32) for k, v in self.params.items()},
+            optim_arrays={k: v.astype(np.float32) for k, v in self.opt.state_arrays().items()},
+            optim_t=self.opt.t,
+            scheduler={"type": cfg.scheduler.type, "last_step": step_n, "lr": self.sched.lr_at(step_n)},
+            progress={"step": step_n, "total_tokens": self.total_tokens, "total_samples": self.total_samples,
+                      "epoch": self.stream.epoch},
+            dataloader=self.stream.state(),
+        )
+        try:
+            path, size = ckpt_mod.save(self.ckpt_root, step_n, state)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise RunFailure(
+                    f"No space left on the volume while saving the checkpoint of step {step_n}; expand the "
+                    "volume (prime volumes expand) or lower ckpt.keep_last, then resume from the last checkpoint."
+                ) from exc
+            raise
+        self.files.log_checkpoint(step_n, path, size)
+        if cfg.ckpt is not None:
+            for gone in ckpt_mod.prune(self.ckpt_root, cfg.ckpt.keep_last, cfg.ckpt.keep_interval):
+                self.files.log_checkpoint_deleted(gone)
+        return time.perf_counter() - t0
+
+    def validate(self, step_n: int) -> None:
+        """The validation loss over the val rows, logged and written as val/ metrics."""
+        total, count = 0.0, 0
+        for row in self.val_rows:
+            pos = np.flatnonzero(row.mask)
+            for c in range(0, len(pos), CHUNK):
+                p = pos[c:c + CHUNK]
+                ctx = contexts(row.ids, row.doc_start, p, self.shape.context)
+                total += loss_sum(self.params, ctx, row.ids[p].astype(np.int64))
+                count += len(p)
+        val_loss = total / count if count else float("nan")
+        self.log.success(f"Validation | Step {step_n} | Loss {val_loss:.4f}")
+        self.files.log_metrics(step_n, {"val/loss": val_loss, "val/perplexity": math.exp(min(val_loss, 20.0))})
 
 
 class Trainer:
@@ -95,6 +183,55 @@ class Trainer:
     # -- setup -----------------------------------------------------------------------------------
     def _train(self, spec: dict[str, Any], cfg: TrainConfig) -> int:
         log = self.log
+        run = self._setup_sft(spec, cfg)
+        self._check_signals()
+        resumed = self._resume_dir(spec, cfg, run.ckpt_root, run.volume_dir)
+        progress = self._resume_sft(run, resumed)
+        start = int(progress["step"]) + 1
+        log.info(
+            f"Starting from step {start} (total_tokens={progress['total_tokens']}, total_samples={progress['total_samples']}, "
+            f"dataset_state={run.stream.state()})"
+        )
+        last_broadcast = self._start_evals(run, resumed is not None, start)
+
+        self.files.set_status("running", start - 1)
+        log.info(f"Starting training loop (max_steps={run.steps_label})")
+        perf = PerfCounter(cpu_peak_flops(self.threads))
+        mem_total = total_memory_gib()
+        grads = {k: np.zeros_like(v) for k, v in run.params.items()}
+        run.total_tokens = int(progress["total_tokens"])
+        run.total_samples = int(progress["total_samples"])
+        last_saved = -1
+        step = start - 1
+        if run.val_rows and cfg.val is not None and cfg.val.eval_on_start and resumed is None:
+            run.validate(0)
+
+        while cfg.max_steps is None or step < cfg.max_steps:
+            step += 1
+            self.step = step
+            stats = self._sft_step(run, step, grads, perf, mem_total)
+            is_last = cfg.max_steps is not None and step >= cfg.max_steps
+            if cfg.ckpt is not None and (is_last or (cfg.ckpt.interval and step % cfg.ckpt.interval == 0)):
+                stats.save_time = run.save(step)
+                last_saved = step
+            stats.bcast_time = self._broadcast_if_due(run, step, is_last)
+            if stats.bcast_time is not None:
+                last_broadcast = step
+            if run.val_rows and cfg.val is not None and step % cfg.val.interval == 0:
+                run.validate(step)
+            self._log_step_metrics(run, step, stats)
+            self.files.set_status("running", step)
+
+            if self.pause_requested and not is_last:
+                if last_saved != step:
+                    run.save(step)
+                return self._finish_paused(step)
+            self._check_signals()
+        return self._finish_sft(run, step, last_broadcast)
+
+    def _setup_sft(self, spec: dict[str, Any], cfg: TrainConfig) -> _SftRun:
+        """Build the stand-in model, its optimizer, scheduler and data, logging each as prime-rl's trainer does."""
+        log = self.log
         model_spec = spec.get("model") or {}
         model_name = str(model_spec.get("name") or cfg.model_name)
         shape = ModelShape.from_standin(model_spec.get("standin"))
@@ -110,13 +247,7 @@ class Trainer:
             f"Local platform: training a stand-in model instead of {model_name}; real weights cannot run "
             f"on this machine. Stand-in: {shape.describe()}."
         )
-        topo = topology(spec.get("config") or {})
-        if topo is not None:
-            self.pods = Pods.start(self.files, topo, log, self.trainer_comp)
-            log.info(self.pods.world_line(0))
-            self.pods.announce(grad_accum)
-        else:
-            log.info("Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) on CPU")
+        self._start_world(spec, grad_accum)
         log.info(f"Initializing monitors (file={self.files.run_dir / 'metrics.jsonl'})")
         ckpt_root = self._ckpt_root(cfg, output_dir, volume_dir)
         if cfg.ckpt is not None:
@@ -136,207 +267,171 @@ class Trainer:
         log.info(f"Setting up {cfg.scheduler.type} scheduler with {steps_label} steps ({sched.describe()})")
         stream, source_labels = self._data(cfg, volume_dir, row_len)
         val_rows = self._val_rows(cfg, volume_dir)
-        self._check_signals()
+        return _SftRun(cfg=cfg, files=self.files, log=log, shape=shape, model_name=model_name, params=params, opt=opt,
+                       sched=sched, stream=stream, source_labels=source_labels, val_rows=val_rows, ckpt_root=ckpt_root,
+                       volume_dir=volume_dir, row_len=row_len, grad_accum=grad_accum, steps_label=steps_label)
 
-        # -- resume ---------------------------------------------------------------------------------
+    def _start_world(self, spec: dict[str, Any], grad_accum: int) -> None:
+        """Start the simulated pods of a multi-node run, or say the run has a world of one."""
+        topo = topology(spec.get("config") or {})
+        if topo is not None:
+            self.pods = Pods.start(self.files, topo, self.log, self.trainer_comp)
+            self.log.info(self.pods.world_line(0))
+            self.pods.announce(grad_accum)
+        else:
+            self.log.info("Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) on CPU")
+
+    def _resume_sft(self, run: _SftRun, resumed: tuple[Path, str] | None) -> dict[str, int]:
+        """Load the checkpoint to resume from (what ckpt.skip_* leaves out stays fresh); the progress to start at."""
         progress = {"step": 0, "total_tokens": 0, "total_samples": 0}
-        last_broadcast = -1
-        resumed = self._resume_dir(spec, cfg, ckpt_root, volume_dir)
-        if resumed is not None:
-            step_dir, shown = resumed
-            state = ckpt_mod.load(step_dir, shown)
-            if set(state.params) != set(params) or any(state.params[k].shape != params[k].shape for k in params):
-                raise RunFailure(f"Checkpoint {shown} was written by a stand-in of a different shape; resume it with the same model.")
-            skip = cfg.ckpt or None
-            for k in params:
-                params[k][...] = state.params[k]
-            if not (skip and skip.skip_optimizer):
-                opt.load_state_arrays(state.optim_arrays, state.optim_t)
-            if not (skip and skip.skip_progress):
-                progress = {k: state.progress.get(k, 0) for k in progress}
-            if not (skip and skip.skip_dataloader) and state.dataloader:
-                try:
-                    stream.load_state(state.dataloader)
-                except (KeyError, TypeError, ValueError):
-                    log.warning("The checkpoint's dataloader state does not fit this run's [data]; the data starts from the beginning.")
-            log.info(f"Resuming training from checkpoint step {state.progress.get('step', 0)} ({shown})")
-        start = int(progress["step"]) + 1
-        log.info(
-            f"Starting from step {start} (total_tokens={progress['total_tokens']}, total_samples={progress['total_samples']}, "
-            f"dataset_state={stream.state()})"
-        )
-
-        if cfg.eval is not None and cfg.eval.sources:
-            from primetui.local.evals.launcher import EvalComponents
-
-            self.evals = EvalComponents(self.files, cfg, shape, model_name, log, self._check_signals)
-            self.evals.start()
-            # The startup eval (before any step); on resume only with eval.retrigger_on_resume.
-            if (resumed is None and not cfg.eval.skip_first_step) or (resumed is not None and cfg.eval.retrigger_on_resume):
-                self.evals.broadcast(start - 1, params)
-                last_broadcast = start - 1
-
-        self.files.set_status("running", start - 1)
-        log.info(f"Starting training loop (max_steps={steps_label})")
-        perf = PerfCounter(cpu_peak_flops(self.threads))
-        mem_total = total_memory_gib()
-        grads = {k: np.zeros_like(v) for k, v in params.items()}
-        total_tokens = int(progress["total_tokens"])
-        total_samples = int(progress["total_samples"])
-        last_saved = -1
-        step = start - 1
-        tokens_per_step = data_cfg.batch_size * data_cfg.seq_len
-
-        def save(step_n: int) -> float:
-            t0 = time.perf_counter()
-            log.info(f"Saving checkpoint at step {step_n}")
-            state = ckpt_mod.TrainState(
-                params={k: v.astype(np.float32) for k, v in params.items()},
-                optim_arrays={k: v.astype(np.float32) for k, v in opt.state_arrays().items()},
-                optim_t=opt.t,
-                scheduler={"type": cfg.scheduler.type, "last_step": step_n, "lr": sched.lr_at(step_n)},
-                progress={"step": step_n, "total_tokens": total_tokens, "total_samples": total_samples,
-                          "epoch": stream.epoch},
-                dataloader=stream.state(),
-            )
+        if resumed is None:
+            return progress
+        step_dir, shown = resumed
+        state = ckpt_mod.load(step_dir, shown)
+        params = run.params
+        if set(state.params) != set(params) or any(state.params[k].shape != params[k].shape for k in params):
+            raise RunFailure(f"Checkpoint {shown} was written by a stand-in of a different shape; resume it with the same model.")
+        skip = run.cfg.ckpt or None
+        for k in params:
+            params[k][...] = state.params[k]
+        if not (skip and skip.skip_optimizer):
+            run.opt.load_state_arrays(state.optim_arrays, state.optim_t)
+        if not (skip and skip.skip_progress):
+            progress = {k: state.progress.get(k, 0) for k in progress}
+        if not (skip and skip.skip_dataloader) and state.dataloader:
             try:
-                path, size = ckpt_mod.save(ckpt_root, step_n, state)
-            except OSError as exc:
-                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-                    raise RunFailure(
-                        f"No space left on the volume while saving the checkpoint of step {step_n}; expand the "
-                        "volume (prime volumes expand) or lower ckpt.keep_last, then resume from the last checkpoint."
-                    ) from exc
-                raise
-            self.files.log_checkpoint(step_n, path, size)
-            if cfg.ckpt is not None:
-                for gone in ckpt_mod.prune(ckpt_root, cfg.ckpt.keep_last, cfg.ckpt.keep_interval):
-                    self.files.log_checkpoint_deleted(gone)
-            return time.perf_counter() - t0
+                run.stream.load_state(state.dataloader)
+            except (KeyError, TypeError, ValueError):
+                self.log.warning("The checkpoint's dataloader state does not fit this run's [data]; the data starts from the beginning.")
+        self.log.info(f"Resuming training from checkpoint step {state.progress.get('step', 0)} ({shown})")
+        return progress
 
-        def validate(step_n: int) -> None:
-            total, count = 0.0, 0
-            for row in val_rows:
-                pos = np.flatnonzero(row.mask)
-                for c in range(0, len(pos), CHUNK):
-                    p = pos[c:c + CHUNK]
-                    total += loss_sum(params, contexts(row.ids, row.doc_start, p, shape.context), row.ids[p].astype(np.int64))
-                    count += len(p)
-            val_loss = total / count if count else float("nan")
-            log.success(f"Validation | Step {step_n} | Loss {val_loss:.4f}")
-            self.files.log_metrics(step_n, {"val/loss": val_loss, "val/perplexity": math.exp(min(val_loss, 20.0))})
+    def _start_evals(self, run: _SftRun, resuming: bool, start: int) -> int:
+        """Start the online eval components, with the startup eval when it is due.
 
-        if val_rows and cfg.val is not None and cfg.val.eval_on_start and resumed is None:
-            validate(0)
+        Returns the step last broadcast (-1: none)."""
+        cfg = run.cfg
+        if cfg.eval is None or not cfg.eval.sources:
+            return -1
+        from primetui.local.evals.launcher import EvalComponents
 
-        while cfg.max_steps is None or step < cfg.max_steps:
-            step += 1
-            self.step = step
-            t_start = time.perf_counter()
+        self.evals = EvalComponents(self.files, cfg, run.shape, run.model_name, self.log, self._check_signals)
+        self.evals.start()
+        # The startup eval (before any step); on resume only with eval.retrigger_on_resume.
+        if (not resuming and not cfg.eval.skip_first_step) or (resuming and cfg.eval.retrigger_on_resume):
+            self.evals.broadcast(start - 1, run.params)
+            return start - 1
+        return -1
+
+    def _sft_step(self, run: _SftRun, step: int, grads: dict[str, np.ndarray], perf: PerfCounter,
+                  mem_total: float) -> _StepStats:
+        """One optimizer step over ``grad_accum`` micro batches, logged as prime-rl's trainer logs it."""
+        cfg = run.cfg
+        t_start = time.perf_counter()
+        for g in grads.values():
+            g.fill(0.0)
+        stats = _StepStats(src_samples=[0] * len(run.source_labels), src_tokens=[0] * len(run.source_labels))
+        n_tok = self._forward_backward(run, step, grads, stats)
+        stats.t_fb = time.perf_counter() - t_start
+        if n_tok:
             for g in grads.values():
-                g.fill(0.0)
-            ce_sum = 0.0
-            n_tok = 0
-            nan_count = 0
-            src_samples = [0] * len(source_labels)
-            src_tokens = [0] * len(source_labels)
-            pods = self.pods
-            if pods is not None:
-                pods.begin_step()
-            for micro in range(grad_accum):
-                self._check_signals()
-                node = pods.node_of(micro) if pods is not None else 0
-                t_micro = time.perf_counter()
-                if pods is not None:
-                    pods.before_micro_batch(step, node)
-                ce_before, tok_before = ce_sum, n_tok
-                row = pack_row(stream, row_len)
-                total_samples += row.num_samples
-                for src, ntok in row.parts:
-                    src_samples[src] += 1
-                    src_tokens[src] += ntok
-                pos = np.flatnonzero(row.mask)
-                for c in range(0, len(pos), CHUNK):
-                    p = pos[c:c + CHUNK]
-                    ctx = contexts(row.ids, row.doc_start, p, shape.context)
-                    ls, nn = forward_backward(params, ctx, row.ids[p].astype(np.int64), grads)
-                    ce_sum += ls
-                    nan_count += nn
-                n_tok += len(pos)
-                if pods is not None:
-                    pods.record(node, time.perf_counter() - t_micro, ce_sum - ce_before, n_tok - tok_before)
-            t_fb = time.perf_counter() - t_start
-            if n_tok:
-                for g in grads.values():
-                    g /= n_tok
-            loss = ce_sum / n_tok if n_tok else float("nan")
-            grad_norm = clip_grad_norm(grads, cfg.optim.max_norm)
-            lr = sched.lr_at(step)
-            if math.isfinite(loss) and math.isfinite(grad_norm):
-                opt.step(params, grads, lr)
-            else:
-                log.warning(f"Local loss is nan, excluding this micro step from backward (step {step})")
-            step_time = time.perf_counter() - t_start
-            total_tokens += tokens_per_step
-            perf.count(time.perf_counter(), tokens_per_step, float(shape.flops_per_token) * n_tok)
-            tok_s = perf.tokens_per_second()
-            mfu = perf.mfu()
-            peak = peak_rss_gib()
-            msg = f"Step {step} | {format_time(step_time):>7} | Loss {loss:.4f}"
-            if cfg.optim.max_norm is not None:
-                msg += f" | Grad. Norm {grad_norm:.4f}"
-            pct = peak / mem_total * 100 if mem_total else 0.0
-            msg += (
-                f" | LR {lr:.2e} | Throughput {tok_s or 0:.0f} tokens/s | MFU {mfu or 0:.1f}%"
-                f" | Peak Mem. {peak:.1f}/{mem_total:.1f} GiB ({pct:.1f}%)"
-            )
-            log.success(msg)
-            if pods is not None:
-                pods.end_step(step)
+                g /= n_tok
+        stats.loss = stats.ce_sum / n_tok if n_tok else float("nan")
+        stats.grad_norm = clip_grad_norm(grads, cfg.optim.max_norm)
+        stats.lr = run.sched.lr_at(step)
+        if math.isfinite(stats.loss) and math.isfinite(stats.grad_norm):
+            run.opt.step(run.params, grads, stats.lr)
+        else:
+            self.log.warning(f"Local loss is nan, excluding this micro step from backward (step {step})")
+        stats.step_time = time.perf_counter() - t_start
+        tokens_per_step = cfg.data.batch_size * cfg.data.seq_len
+        run.total_tokens += tokens_per_step
+        perf.count(time.perf_counter(), tokens_per_step, float(run.shape.flops_per_token) * n_tok)
+        stats.tok_s = perf.tokens_per_second()
+        stats.mfu = perf.mfu()
+        stats.peak = peak_rss_gib()
+        msg = f"Step {step} | {format_time(stats.step_time):>7} | Loss {stats.loss:.4f}"
+        if cfg.optim.max_norm is not None:
+            msg += f" | Grad. Norm {stats.grad_norm:.4f}"
+        pct = stats.peak / mem_total * 100 if mem_total else 0.0
+        msg += (
+            f" | LR {stats.lr:.2e} | Throughput {stats.tok_s or 0:.0f} tokens/s | MFU {stats.mfu or 0:.1f}%"
+            f" | Peak Mem. {stats.peak:.1f}/{mem_total:.1f} GiB ({pct:.1f}%)"
+        )
+        self.log.success(msg)
+        if self.pods is not None:
+            self.pods.end_step(step)
+        return stats
 
-            is_last = cfg.max_steps is not None and step >= cfg.max_steps
-            save_time = None
-            if cfg.ckpt is not None and (
-                is_last or (cfg.ckpt.interval and step % cfg.ckpt.interval == 0)
-            ):
-                save_time = save(step)
-                last_saved = step
-            bcast_time = None
-            if self.evals is not None:
-                self.evals.check()
-                due = is_last or step % cfg.eval.interval == 0 or any(step % s.interval == 0 for s in cfg.eval.sources)
-                if due:
-                    t0 = time.perf_counter()
-                    self.evals.broadcast(step, params, final=is_last)
-                    bcast_time = time.perf_counter() - t0
-                    last_broadcast = step
-
-            if val_rows and cfg.val is not None and step % cfg.val.interval == 0:
-                validate(step)
-            epoch = stream.epoch
-            progress_row: dict[str, Any] = {"progress/epoch": epoch, "progress/num_samples": total_samples, "progress/num_tokens": total_tokens}
-            if len(source_labels) > 1:
-                for i, label in enumerate(source_labels):
-                    progress_row[f"progress/{label}/ratio_samples"] = src_samples[i] / max(1, sum(src_samples))
-                    progress_row[f"progress/{label}/ratio_tokens"] = src_tokens[i] / max(1, sum(src_tokens))
-            self.files.log_metrics(step, progress_row)
-            self.files.log_metrics(step, {"perf/throughput": tok_s, "perf/throughput_per_gpu": tok_s, "perf/peak_memory": peak, "perf/mfu": mfu})
-            self.files.log_metrics(step, {"optim/lr": lr, "optim/grad_norm": grad_norm if cfg.optim.max_norm is not None else None})
-            self.files.log_metrics(step, {"loss/mean": loss, "loss/perplexity": math.exp(min(loss, 20.0)) if math.isfinite(loss) else None, "loss/nan_count": nan_count})
-            self.files.log_metrics(step, {"time/step": step_time, "time/forward_backward": t_fb, "time/save_ckpt": save_time, "time/broadcast_weights": bcast_time})
-            self.files.set_status("running", step)
-
-            if self.pause_requested and not is_last:
-                if last_saved != step:
-                    save(step)
-                return self._finish_paused(step)
+    def _forward_backward(self, run: _SftRun, step: int, grads: dict[str, np.ndarray], stats: _StepStats) -> int:
+        """Accumulate the gradients of ``grad_accum`` packed rows into ``grads``; the tokens trained on."""
+        n_tok = 0
+        pods = self.pods
+        if pods is not None:
+            pods.begin_step()
+        for micro in range(run.grad_accum):
             self._check_signals()
+            node = pods.node_of(micro) if pods is not None else 0
+            t_micro = time.perf_counter()
+            if pods is not None:
+                pods.before_micro_batch(step, node)
+            ce_before, tok_before = stats.ce_sum, n_tok
+            row = pack_row(run.stream, run.row_len)
+            run.total_samples += row.num_samples
+            for src, ntok in row.parts:
+                stats.src_samples[src] += 1
+                stats.src_tokens[src] += ntok
+            pos = np.flatnonzero(row.mask)
+            for c in range(0, len(pos), CHUNK):
+                p = pos[c:c + CHUNK]
+                ctx = contexts(row.ids, row.doc_start, p, run.shape.context)
+                ls, nn = forward_backward(run.params, ctx, row.ids[p].astype(np.int64), grads)
+                stats.ce_sum += ls
+                stats.nan_count += nn
+            n_tok += len(pos)
+            if pods is not None:
+                pods.record(node, time.perf_counter() - t_micro, stats.ce_sum - ce_before, n_tok - tok_before)
+        return n_tok
 
+    def _broadcast_if_due(self, run: _SftRun, step: int, is_last: bool) -> float | None:
+        """Hand the weights to the eval components when an eval is due; the seconds it took, None when not due."""
+        if self.evals is None:
+            return None
+        self.evals.check()
+        cfg_eval = run.cfg.eval
+        due = is_last or step % cfg_eval.interval == 0 or any(step % s.interval == 0 for s in cfg_eval.sources)
+        if not due:
+            return None
+        t0 = time.perf_counter()
+        self.evals.broadcast(step, run.params, final=is_last)
+        return time.perf_counter() - t0
+
+    def _log_step_metrics(self, run: _SftRun, step: int, stats: _StepStats) -> None:
+        files, source_labels = self.files, run.source_labels
+        progress_row: dict[str, Any] = {"progress/epoch": run.stream.epoch, "progress/num_samples": run.total_samples,
+                                        "progress/num_tokens": run.total_tokens}
+        if len(source_labels) > 1:
+            for i, label in enumerate(source_labels):
+                progress_row[f"progress/{label}/ratio_samples"] = stats.src_samples[i] / max(1, sum(stats.src_samples))
+                progress_row[f"progress/{label}/ratio_tokens"] = stats.src_tokens[i] / max(1, sum(stats.src_tokens))
+        files.log_metrics(step, progress_row)
+        files.log_metrics(step, {"perf/throughput": stats.tok_s, "perf/throughput_per_gpu": stats.tok_s,
+                                 "perf/peak_memory": stats.peak, "perf/mfu": stats.mfu})
+        files.log_metrics(step, {"optim/lr": stats.lr,
+                                 "optim/grad_norm": stats.grad_norm if run.cfg.optim.max_norm is not None else None})
+        loss = stats.loss
+        perplexity = math.exp(min(loss, 20.0)) if math.isfinite(loss) else None
+        files.log_metrics(step, {"loss/mean": loss, "loss/perplexity": perplexity, "loss/nan_count": stats.nan_count})
+        files.log_metrics(step, {"time/step": stats.step_time, "time/forward_backward": stats.t_fb,
+                                 "time/save_ckpt": stats.save_time, "time/broadcast_weights": stats.bcast_time})
+
+    def _finish_sft(self, run: _SftRun, step: int, last_broadcast: int) -> int:
+        log = self.log
         log.info(f"Peak memory: {peak_rss_gib():.1f} GiB")
         if self.evals is not None:
             if last_broadcast != step:
                 log.info("Broadcasting final weights")
-                self.evals.broadcast(step, params, final=True)
+                self.evals.broadcast(step, run.params, final=True)
             self.evals.finish(step)
         log.success("SFT trainer finished!")
         self.files.set_status("completed", step)

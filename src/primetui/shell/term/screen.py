@@ -589,7 +589,8 @@ class Screen:
         self.scrollback.clear()
         self.scrollback.extend(rows[:start])
         self.history_pushed += start - h
-        main[:] = rows[start:]
+        # Plain-text rows of the scrollback that land on the screen (it grew back over them) become rows.
+        main[:] = [Line.from_text(r[:cols], cols, DEFAULT, DEFAULT) if isinstance(r, str) else r for r in rows[start:]]
         if self.alt_screen:
             saved.y, saved.x = cur[0] - start, cur[1]
         else:

@@ -8,9 +8,7 @@ keystroke never waits for it; a result for an older version of the text is dropp
 from __future__ import annotations
 
 import asyncio
-import difflib
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +22,16 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TextArea
 
-from primetui.config.fileio import ReadOnlyFileError, atomic_write, file_digest, is_read_only, read_text_file
 from primetui.sft.check import Report
 from primetui.sft.context import CheckContext
-from primetui.sft.diagnostics import LEVELS, Diagnostic, Fix, sort_key
+from primetui.sft.diagnostics import LEVELS, Diagnostic, sort_key
 from primetui.sft.schema import PRIME_RL_COMMIT, PRIME_RL_VERSION
 from primetui.viewmodel import validator
 from primetui.ui.editor.area import HIGHLIGHT_LIMIT, DiagnosticTextArea
 from primetui.ui.editor.actions import EditingActions
+from primetui.ui.editor.files import EditorFiles
+from primetui.ui.editor.fixes import ProblemActions
+from primetui.ui.editor.launching import LaunchActions
 from primetui.viewmodel.drafts import DraftStore
 from primetui.ui.editor.findbar import FindBar
 from primetui.ui.editor.problems import ProblemsList
@@ -44,7 +44,7 @@ WATCH_EVERY = 1.0  # seconds between looks at the file on disk (another program 
 CLOSE_ARMED_NOTE = "Unsaved changes: ctrl+s saves, esc again closes (or q outside the text); a draft is kept."
 
 
-class EditorScreen(EditingActions, Screen):
+class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, Screen):
     """Edit one sft.toml. ``client`` (a PrimeClient) enables the model-cache check and dispatch.
 
     Dismisses with the new run id after a successful dispatch (``PrimeApp`` then opens the run's
@@ -143,70 +143,6 @@ class EditorScreen(EditingActions, Screen):
         found = self.query("#editor-area") if self.is_mounted else None
         self._note_text = found.first(DiagnosticTextArea).text if found else None
 
-    # -- file ------------------------------------------------------------------------------------
-    def _read_file(self) -> str:
-        if self.path is None or not self.path.exists():
-            return ""
-        try:
-            loaded = read_text_file(self.path)
-        except UnicodeDecodeError as exc:
-            self.load_error = (f"{self.path.name} is {_encoding_named(self.path, exc)}: it was not loaded "
-                               "and nothing is checked. Convert it to UTF-8 (iconv) and open it again.")
-            return ""
-        except OSError as exc:
-            self.load_error = f"Could not read {self.path} ({exc.strerror or exc}); check the path and permissions."
-            return ""
-        self.saved_text, self.newline, self.disk_digest = loaded.text, loaded.newline, loaded.digest
-        self.read_only = is_read_only(self.path)
-        self._disk_stat = _stat_key(self.path)
-        return loaded.text
-
-    def _watch_disk(self) -> None:
-        """Notice another program's change: reload an unmodified buffer, warn about a modified one."""
-        if self.path is None or self.load_error:
-            return
-        now = _stat_key(self.path)
-        if now == self._disk_stat:
-            return
-        self._disk_stat = now
-        self.read_only = is_read_only(self.path)
-        if now is None and self.disk_digest is not None:  # it was there when loaded or saved
-            self.note = (f"{self.path.name} was deleted or moved on disk; ctrl+s writes your text there again, "
-                         "F12 saves it elsewhere.")
-            self.notify(self.note, severity="warning", timeout=4)
-            self._refresh_chrome()
-            return
-        digest = file_digest(self.path)
-        if digest is None or digest == self.disk_digest:
-            self._refresh_chrome()
-            return
-        if not self.modified:
-            self.reload_from_disk(f"Reloaded {self.path.name}: it changed on disk (ctrl+z returns to the old text).")
-        elif digest != self._disk_note_for:
-            self._disk_note_for = digest
-            self.note = f"{self.path.name} changed on disk since you opened it; ctrl+s will offer reload, diff or overwrite."
-            self._refresh_chrome()
-
-    def reload_from_disk(self, note: str) -> bool:
-        """Replace the buffer with the file as it is on disk now (one undoable edit)."""
-        assert self.path is not None
-        try:
-            loaded = read_text_file(self.path)
-        except (OSError, UnicodeDecodeError) as exc:
-            self.note = f"Could not reload {self.path.name} ({getattr(exc, 'strerror', None) or exc}); the buffer is unchanged."
-            self._refresh_chrome()
-            return False
-        self.newline, self.disk_digest = loaded.newline, loaded.digest
-        self.saved_text = loaded.text
-        self.read_only = is_read_only(self.path)
-        self._disk_stat = _stat_key(self.path)
-        self._disk_note_for = None
-        if self.text != loaded.text:
-            self.replace_all(loaded.text)
-        self.note = note
-        self._refresh_chrome()
-        return True
-
     @property
     def area(self) -> DiagnosticTextArea:
         return self.query_one("#editor-area", DiagnosticTextArea)
@@ -246,47 +182,6 @@ class EditorScreen(EditingActions, Screen):
         if self._offer_drafts:
             self._offer_draft()
         self._refresh_chrome()
-
-    # -- drafts ----------------------------------------------------------------------------------
-    def _offer_draft(self) -> None:
-        if self.drafts is None:
-            return
-        draft = self.drafts.read()
-        if draft is None or draft.text == self.text:
-            if draft is not None:
-                self.drafts.drop()
-            return
-        from primetui.ui.editor.modals import DraftPrompt
-
-        changed = sum(1 for line in difflib.ndiff(self.text.splitlines(), draft.text.splitlines()) if line[:1] in "+-")
-
-        def _chosen(restore: bool | None) -> None:
-            if restore:
-                self.replace_all(draft.text)
-                self.note = "Draft restored — ctrl+z returns to the file as saved."
-            elif restore is None:
-                self._draft_kept = True
-                self.note = "Draft kept: it is offered again when you next open this file."
-            else:
-                self.drafts.drop()
-                self.note = "Draft discarded."
-            self._refresh_chrome()
-
-        self.app.push_screen(DraftPrompt(self.path, draft.saved_at, changed), _chosen)
-
-    def _autosave(self) -> None:
-        if not self._draft_dirty or self.drafts is None:
-            return
-        self._draft_dirty = False
-        try:
-            if self.modified:
-                self.drafts.write(self.text)
-                self._draft_kept = False  # newer typing supersedes the kept draft
-            elif not self._draft_kept:
-                self.drafts.drop()
-        except OSError as exc:
-            self.note = f"Could not autosave a draft ({exc.strerror or exc}); save with ctrl+s to keep your work."
-            self._refresh_chrome()
 
     # -- validation ------------------------------------------------------------------------------
     @on(TextArea.Changed, "#editor-area")
@@ -464,11 +359,6 @@ class EditorScreen(EditingActions, Screen):
             return
         box.update(text, layout=False)
 
-    def _best_at(self, line: int, col: int) -> Diagnostic | None:
-        here = self.area.diagnostics_at_line(line)
-        inside = [d for d in here if (d.span.line, d.span.col) <= (line, col) <= (d.span.end_line, d.span.end_col)]
-        return (inside or here or [None])[0]
-
     def on_mouse_move(self, event: events.MouseMove) -> None:
         """Hover: the key under the mouse gets its F1 help as a tooltip."""
         area = self.area
@@ -506,112 +396,7 @@ class EditorScreen(EditingActions, Screen):
         """Replace the whole buffer as one undoable edit."""
         self.area.replace(text, (0, 0), self.area.document.end)
 
-    def apply_fix(self, fix: Fix) -> None:
-        for edit in sorted(fix.edits, key=lambda e: e.start, reverse=True):
-            self.area.replace(edit.text, self._clamp(edit.start), self._clamp(edit.end))
-
-    def _clamp(self, pos: tuple[int, int]) -> tuple[int, int]:
-        doc = self.area.document
-        line = min(pos[0], doc.line_count - 1)
-        if pos[0] > line:
-            return doc.end
-        return (line, min(pos[1], len(doc.get_line(line))))
-
-    def jump_to(self, d: Diagnostic) -> None:
-        self.area.cursor_location = (d.span.line, d.span.col)
-        self.area.scroll_cursor_visible(center=True)
-        self.area.focus()
-        self._refresh_message()
-
     # -- actions ----------------------------------------------------------------------------------------
-    def action_save(self) -> None:
-        if self.path is None or self.load_error:
-            self.action_save_as()
-            return
-        if self.read_only:
-            self._offer_save_as(f"{self.path.name} is read-only, so it was not changed; save your text elsewhere.")
-            return
-        on_disk = file_digest(self.path)
-        if self.disk_digest is not None and on_disk != self.disk_digest:
-            self._resolve_conflict(on_disk)
-            return
-        self._write(self.path)
-
-    def _resolve_conflict(self, on_disk: str | None) -> None:
-        """The file changed on disk since it was loaded: reload, see the diff, or overwrite."""
-        from primetui.ui.editor.modals import ConflictPrompt
-
-        assert self.path is not None
-        try:
-            disk_text = read_text_file(self.path).text if on_disk is not None else ""
-        except (OSError, UnicodeDecodeError):
-            disk_text = ""
-        diff = list(difflib.unified_diff(disk_text.splitlines(), self.text.splitlines(), "on disk", "your buffer",
-                                         lineterm=""))
-
-        def _chosen(choice: str | None) -> None:
-            if choice == "overwrite":
-                self._write(self.path)
-            elif choice == "save_as":
-                self.action_save_as()
-            elif choice == "reload":
-                self.reload_from_disk(f"Reloaded {self.path.name} from disk (ctrl+z brings your edits back).")
-            else:
-                self.note = "Not saved: the file on disk changed; ctrl+s asks again."
-                self._refresh_chrome()
-
-        self.app.push_screen(ConflictPrompt(self.path, gone=on_disk is None, diff=diff), _chosen)
-
-    def _offer_save_as(self, why: str) -> None:
-        self.note = why
-        self._refresh_chrome()
-        self.action_save_as()
-
-    def _write(self, path: Path, *, make_dirs: bool = False) -> bool:
-        text = self.text
-        try:
-            if make_dirs:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, text, newline=self.newline)
-        except ReadOnlyFileError:
-            if path == self.path:
-                self.read_only = True
-            self._offer_save_as(f"{path.name} is read-only, so it was not changed; save your text elsewhere.")
-            return False
-        except OSError as exc:
-            self.note = f"Could not save {path} ({exc.strerror or exc}); your text is kept — pick another place with F12."
-            self.notify(self.note, severity="error")
-            self._refresh_chrome()
-            return False
-        if path != self.path:
-            if self.drafts is not None:
-                self.drafts.drop()
-            self.path = path
-            self.drafts = DraftStore(path, self._drafts_root)
-            self.load_error = None
-        self.saved_text = text
-        self.disk_digest = file_digest(path)
-        self.read_only = is_read_only(path)
-        self._disk_stat = _stat_key(path)
-        self._disk_note_for = None
-        if self.drafts is not None:
-            self.drafts.drop()
-        self._draft_dirty = False
-        errors = sum(1 for d in self.diagnostics if d.level == "error")
-        self.note = f"Saved {path.name}" + (f" ({errors} error(s) remain: F8 jumps to them)." if errors else ".")
-        self.notify(self.note, timeout=3)
-        self._refresh_chrome()
-        return True
-
-    def action_save_as(self) -> None:
-        from primetui.ui.editor.modals import SaveAsPrompt
-
-        def _chosen(path: Path | None) -> None:
-            if path is not None:
-                self._write(path, make_dirs=True)  # the prompt asked before a directory is created
-
-        self.app.push_screen(SaveAsPrompt(self.path), _chosen)
-
     def action_key_help(self) -> None:
         from primetui.sft.assist import help_at
         from primetui.ui.editor.modals import KeyHelpModal
@@ -629,144 +414,9 @@ class EditorScreen(EditingActions, Screen):
             return
         self.app.push_screen(KeyHelpModal(help_.title, list(help_.lines)))
 
-    def action_quick_fix(self) -> None:
-        line, col = self.area.cursor_location
-        here = [d for d in self.area.diagnostics_at_line(line) if d.fix is not None]
-        if not here:
-            self.note = "No quick fix on this line (F8 jumps to the next problem)."
-            self._refresh_chrome()
-            return
-        inside = [d for d in here if d.span.col <= col <= d.span.end_col] or here
-        d = inside[0]
-        if len(d.fixes) == 1:
-            self._apply_titled(d.fix)
-            return
-        from primetui.ui.editor.modals import CompletionPicker
-
-        def _chosen(index: int | None) -> None:
-            if index is not None:
-                self._apply_titled(d.fixes[index])
-            self.area.focus()
-
-        self.app.push_screen(CompletionPicker("Quick fixes", [(f.title, "") for f in d.fixes]), _chosen)
-
-    def _apply_titled(self, fix: Fix) -> None:
-        self.apply_fix(fix)
-        self.note = f"Applied: {fix.title} (ctrl+z undoes it)."
-        self._refresh_chrome()
-
-    def _step(self, forward: bool) -> None:
-        if not self.diagnostics:
-            self.note = "No problems."
-            self._refresh_chrome()
-            return
-        here = self.area.cursor_location
-        ordered = self.diagnostics
-        if forward:
-            nxt = next((d for d in ordered if (d.span.line, d.span.col) > here), ordered[0])
-        else:
-            nxt = next((d for d in reversed(ordered) if (d.span.line, d.span.col) < here), ordered[-1])
-        self.jump_to(nxt)
-
-    def action_next_problem(self) -> None:
-        self._step(True)
-
-    def action_prev_problem(self) -> None:
-        self._step(False)
-
-    def action_toggle_problems(self) -> None:
-        problems = self.query_one("#editor-problems", ProblemsList)
-        if problems.has_class("visible") and problems.has_focus:
-            problems.remove_class("visible")
-            self.area.focus()
-        else:
-            problems.add_class("visible")
-            problems.focus()
-            if problems.highlighted is None and self.diagnostics:
-                problems.highlighted = 0
-
     @on(ProblemsList.Jump)
     def _jump(self, event: ProblemsList.Jump) -> None:
         self.jump_to(event.diagnostic)
-
-    def action_templates(self) -> None:
-        from primetui.sft.templates import get
-        from primetui.ui.editor.modals import TemplatePicker
-
-        def _chosen(key: str | None) -> None:
-            if key:
-                t = get(key)
-                self.replace_all(t.text)
-                self.note = f"Inserted the {t.title} template (ctrl+z undoes it)."
-                self.area.cursor_location = (0, 0)
-                self._refresh_chrome()
-
-        self.app.push_screen(TemplatePicker(), _chosen)
-
-    def action_dispatch(self) -> None:
-        if self.client is None:
-            self.note = "Not connected to a platform: start primetui with an API key (prime login) or --local to dispatch."
-            self._refresh_chrome()
-            return
-        text = self.text
-        config = _loads(text)
-        if config is None:
-            self.note = "The buffer is not valid TOML yet: fix the syntax error (F8), then dispatch."
-            self._refresh_chrome()
-            return
-        saved = None
-        if self.path is not None and self.modified and not self.load_error:
-            if not self._write(self.path):
-                return
-            saved = self.path.name  # the dialog says so: F5 is not only a dispatch
-        from primetui.ui.editor.dispatch import DispatchOutcome, DispatchScreen
-
-        from primetui.sft.preflight_rl import config_model
-
-        model = config_model(config)
-
-        def _done(outcome: DispatchOutcome | None) -> None:
-            if outcome is None:
-                return
-            if outcome.run_id:
-                self.post_message(self.Dispatched(outcome.run_id, outcome.volume))
-                self.dismiss(outcome.run_id)
-                return
-            self.show_server_error(outcome.status, outcome.detail or outcome.message, outcome.issues)
-
-        self.app.push_screen(DispatchScreen(self.client, config, text, str(model), saved=saved), _done)
-
-    def action_sweep(self) -> None:
-        """F9: the sweep dialog on this buffer (saved first, as for F5)."""
-        if self.client is None:
-            self.note = "Not connected to a platform: start primetui with an API key (prime login) or --local to sweep."
-            self._refresh_chrome()
-            return
-        if _loads(self.text) is None:
-            self.note = "The buffer is not valid TOML yet: fix the syntax error (F8), then sweep."
-            self._refresh_chrome()
-            return
-        if self.path is not None and self.modified and not self.load_error and not self._write(self.path):
-            return
-        from primetui.ui.editor.sweep import SweepScreen
-
-        def _done(run_ids: list[str] | None) -> None:
-            if run_ids:
-                self.note = (f"Dispatched {len(run_ids)} runs of the sweep: in the runs list, / and the prefix "
-                             "show them, then C compares them.")
-                self._refresh_chrome()
-
-        self.app.push_screen(SweepScreen(self.client, self.text, self.path), _done)
-
-    def show_server_error(self, status: int | None, message: str, issues: list[Any]) -> None:
-        """Put a refused dispatch on the lines it names, and say it in the message line."""
-        from primetui.sft.server_map import map_server_error
-
-        self.server_diagnostics = map_server_error(self.text, status, message, issues)
-        self.note = f"Dispatch refused: {message}"
-        self._show_diagnostics()
-        if self.server_diagnostics:
-            self.jump_to(self.server_diagnostics[0])
 
     def action_close(self) -> None:
         # Esc is a priority binding, so the app handles it before the focused widget has applied the
@@ -806,36 +456,3 @@ class EditorScreen(EditingActions, Screen):
         else:
             return  # another note replaced the warning already: it stays
         self._refresh_chrome()
-
-    def _autosave_now(self) -> None:
-        self._draft_dirty = True
-        self._autosave()
-
-
-def _encoding_named(path: Path, exc: UnicodeDecodeError) -> str:
-    """What a file that is not UTF-8 most likely is: UTF-16/32 by its byte-order mark, else where it broke."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4)
-    except OSError:
-        head = b""
-    for bom, name in ((b"\xff\xfe\x00\x00", "UTF-32 (LE)"), (b"\x00\x00\xfe\xff", "UTF-32 (BE)"),
-                      (b"\xff\xfe", "UTF-16 (LE)"), (b"\xfe\xff", "UTF-16 (BE)")):
-        if head.startswith(bom):
-            return f"{name} text, not UTF-8"
-    return f"not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}; Latin-1 or another 8-bit encoding?)"
-
-
-def _stat_key(path: Path) -> tuple | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
-
-
-def _loads(text: str) -> dict | None:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return None
