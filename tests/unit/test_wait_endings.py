@@ -77,8 +77,10 @@ def test_the_timeout_counts_from_the_start_even_while_the_platform_starts(monkey
         release.set()
     assert code == waiting.EXIT_TIMEOUT
     assert "timed out after 0.5 s while the platform was starting" in err.getvalue()
-    assert [json.loads(ln) for ln in out.getvalue().splitlines()] == [
-        {"event": "done", "status": "TIMEOUT", "exit": 2, "timed_out": ["r1"]}]
+    lines = [json.loads(ln) for ln in out.getvalue().splitlines()]
+    # each run gets its end line, its status never seen (docs/ops.md), then done
+    assert [(e["event"], e.get("run_id"), e.get("status")) for e in lines] == [("end", "r1", None), ("done", None, "TIMEOUT")]
+    assert lines[-1] == {"event": "done", "status": "TIMEOUT", "exit": 2, "timed_out": ["r1"]}
 
 
 def test_a_setup_failure_still_ends_the_json_stream(monkeypatch):
