@@ -141,6 +141,8 @@ class LogStore:
         self._spilled = 0  # chunks [0, _spilled) are on disk
         self._spill: Spill | None = None
         self._paged: OrderedDict[int, _Chunk] = OrderedDict()  # spilled chunks paged back in, by start
+        self.closed = False
+        """``close`` was called: the spill file is gone (the lines in memory stay readable)."""
         self.spill_error: str | None = None
         """Why lines past the budget could not be spilled (they are dropped instead), or None."""
         self.first = 0  # global index of the oldest kept line
@@ -339,6 +341,8 @@ class LogStore:
 
     def close(self) -> None:
         """Let go of the spill file (its lines are gone; the ones in memory stay readable)."""
+        self.closed = True
+        self.held_lines = None  # nothing spills any more
         while self._spilled:
             self._drop_oldest()
         self._paged.clear()
