@@ -134,6 +134,8 @@ class Prefs(_Strict):
     """The shell pane's 16 ANSI colours: `xterm` (distinct, the default), `terminal` (your terminal's own, with the `primetui-ansi` theme) or 16 `"#rrggbb"` colours."""
     local_data_dir: Path | None = None
     """Where the embedded local platform keeps its volumes and runs; empty uses primetui's data dir."""
+    log_memory_lines: int = Field(default=20_000, ge=1_000, le=2_000_000)
+    """Log lines per stream held in memory (1000 to 2000000); older lines wait in a temporary file and page back in when you scroll up or search."""
     refresh: RefreshIntervals = Field(default_factory=RefreshIntervals)
     """Polling intervals, in the `[refresh]` table."""
     anomalies: AnomalyThresholds = Field(default_factory=AnomalyThresholds)

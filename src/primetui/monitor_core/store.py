@@ -8,11 +8,20 @@ tail so a progress bar can replace its previous state in place.
 
 Every line has a *global index* that never changes; when the store is over its bound it drops
 whole chunks from the front, and ``first`` moves forward.
+
+Memory has a budget of its own (``held_lines``): past it, the oldest frozen chunks move to an
+unlinked temporary file (:class:`Spill`), keeping only where they sit, and page back in (a few at
+a time, least recently used first out) when a view draws, searches or filters them. So a log
+followed all day costs its budget in memory, not its length; ``held`` and ``held_bytes`` say what
+is in memory now.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from bisect import bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,37 +40,111 @@ class Row:
     source: int = 0  # component number in a merged view
 
 
-class _Chunk:
-    __slots__ = ("start", "blob", "offsets", "levels", "kinds", "steps", "times")
+PAGED_CHUNKS = 2
+"""Spilled chunks kept in memory once paged back in to be drawn (the least recently used goes
+first); a search or filter reads spilled chunks one at a time and keeps none."""
 
-    def __init__(self, start: int, texts: list[str], levels, kinds, steps, times) -> None:
+
+class _Chunk:
+    __slots__ = ("start", "count", "blob", "offsets", "levels", "kinds", "steps", "times", "spilled")
+
+    def __init__(self, start: int, texts: list[str] | None, levels, kinds, steps, times, blob: bytes | None = None) -> None:
         self.start = start
-        # Line by line: a few non-ASCII lines do not turn the whole join into a wide string.
-        self.blob = b"\n".join([t.encode("utf-8", "replace") for t in texts]) + b"\n"
+        if blob is None:
+            # Line by line: a few non-ASCII lines do not turn the whole join into a wide string.
+            blob = b"\n".join([t.encode("utf-8", "replace") for t in texts or []]) + b"\n"
+        self.blob = blob
         newlines = np.flatnonzero(np.frombuffer(self.blob, dtype=np.uint8) == 10)
         self.offsets = np.concatenate(([0], newlines + 1)).astype(np.int64)
         self.levels = np.asarray(levels, dtype=np.uint8)
         self.kinds = np.asarray(kinds, dtype=np.uint8)
         self.steps = np.asarray(steps, dtype=np.int64)
         self.times = np.asarray(times, dtype=np.float64)
+        self.count = len(self.levels)
+        self.spilled: tuple[int, int] | None = None  # (file position, blob length) once on disk
 
     def __len__(self) -> int:
-        return len(self.levels)
+        return self.count
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes this chunk holds in memory (0 once spilled)."""
+        if self.blob is None:
+            return 0
+        return len(self.blob) + sum(a.nbytes for a in (self.offsets, self.levels, self.kinds, self.steps, self.times))
 
     def text(self, i: int) -> str:
         return self.blob[self.offsets[i] : self.offsets[i + 1] - 1].decode("utf-8", "replace")
 
+    def release(self) -> None:
+        """Drop the data (it is on disk now); only the chunk's place stays."""
+        self.blob = self.offsets = self.levels = self.kinds = self.steps = self.times = None  # type: ignore[assignment]
+
+
+class Spill:
+    """An unlinked temporary file holding a store's oldest chunks (columns, then the text blob).
+
+    The file has no name (it is gone when the app exits, even on a crash); ``PRIMETUI_SPILL_DIR``,
+    else the system's temporary directory, holds it.
+    """
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="primetui-log-", dir=os.environ.get("PRIMETUI_SPILL_DIR") or None)
+        self._fd = self._file.fileno()
+        self.size = 0
+        """Bytes written so far (the file's size on disk)."""
+
+    def write(self, chunk: _Chunk) -> tuple[int, int]:
+        data = b"".join((chunk.levels.tobytes(), chunk.kinds.tobytes(), chunk.steps.tobytes(), chunk.times.tobytes(), chunk.blob))
+        pos = self.size
+        view = memoryview(data)
+        while view:
+            view = view[os.pwrite(self._fd, view, pos + len(data) - len(view)) :]
+        self.size += len(data)
+        return pos, len(chunk.blob)
+
+    def read(self, chunk: _Chunk) -> _Chunk:
+        assert chunk.spilled is not None
+        pos, blob_len = chunk.spilled
+        n = chunk.count
+        size = 18 * n + blob_len
+        data = b""
+        while len(data) < size:
+            part = os.pread(self._fd, size - len(data), pos + len(data))
+            if not part:
+                raise OSError("the log's spill file ended early")
+            data += part
+        levels = np.frombuffer(data, np.uint8, n, 0)
+        kinds = np.frombuffer(data, np.uint8, n, n)
+        steps = np.frombuffer(data, np.int64, n, 2 * n)
+        times = np.frombuffer(data, np.float64, n, 10 * n)
+        return _Chunk(chunk.start, None, levels, kinds, steps, times, blob=data[18 * n :])
+
+    def close(self) -> None:
+        self._file.close()
 
 
 class LogStore:
     """The display lines of one log (one component, pod or env server)."""
 
-    def __init__(self, name: str = "", max_lines: int = 2_000_000, chunk_lines: int = 4096) -> None:
+    def __init__(self, name: str = "", max_lines: int = 2_000_000, chunk_lines: int = 4096, held_lines: int | None = None) -> None:
         self.name = name
         self.max_lines = max_lines
+        """Lines kept at all (in memory or spilled); older ones are dropped."""
+        self._chunk_max = chunk_lines
         self.chunk_lines = chunk_lines
+        self.held_lines = held_lines
+        self._fit_chunks()
+        """The memory budget: lines held in memory (None: all of them, nothing spills)."""
         self._chunks: list[_Chunk] = []
         self._starts: list[int] = []
+        self._spilled = 0  # chunks [0, _spilled) are on disk
+        self._spill: Spill | None = None
+        self._paged: OrderedDict[int, _Chunk] = OrderedDict()  # spilled chunks paged back in, by start
+        self.closed = False
+        """``close`` was called: the spill file is gone (the lines in memory stay readable)."""
+        self.spill_error: str | None = None
+        """Why lines past the budget could not be spilled (they are dropped instead), or None."""
         self.first = 0  # global index of the oldest kept line
         self._tail_start = 0
         # The mutable tail: texts in a list, the columns in numpy buffers (filled up to
@@ -83,6 +166,11 @@ class LogStore:
 
     def __len__(self) -> int:
         return self.end - self.first
+
+    @property
+    def seen(self) -> int:
+        """Lines taken in so far (held, spilled or dropped)."""
+        return self.end
 
     # ---- writing ----------------------------------------------------------------------------
     def append(self, batch: Batch) -> tuple[int, bool]:
@@ -186,10 +274,99 @@ class LogStore:
         del self._texts[:k]
         for column in (self._levels, self._kinds, self._steps, self._times):
             column[: total - k] = column[k:total]
+        self._keep_budget()
         while self._chunks and self.end - self._chunks[0].start - len(self._chunks[0]) >= self.max_lines:
-            dropped = self._chunks.pop(0)
-            self._starts.pop(0)
-            self.first = dropped.start + len(dropped)
+            self._drop_oldest()
+
+    def _drop_oldest(self) -> None:
+        dropped = self._chunks.pop(0)
+        self._starts.pop(0)
+        self._paged.pop(dropped.start, None)
+        if self._spilled:
+            self._spilled -= 1
+        self.first = dropped.start + len(dropped)
+
+    def _keep_budget(self) -> None:
+        """Move the oldest chunks in memory to the spill file until the budget holds."""
+        if self.held_lines is None:
+            return
+        # The newest chunk stays: it holds lines just appended that readers (the merged view) have
+        # yet to take in, so memory is the budget plus at most a chunk and the tail.
+        while self._spilled < len(self._chunks) - 1 and self._memory_lines() > self.held_lines:
+            chunk = self._chunks[self._spilled]
+            if self._spill is None and self.spill_error is None:
+                try:
+                    self._spill = Spill()
+                except OSError as exc:
+                    self.spill_error = f"no room for a spill file ({exc.strerror or exc}): older lines are dropped"
+            if self._spill is None:  # nowhere to put it: the budget wins, the line is gone
+                self._drop_oldest()
+                continue
+            chunk.spilled = self._spill.write(chunk)
+            chunk.release()
+            self._spilled += 1
+
+    def set_budget(self, held_lines: int | None) -> None:
+        """Change the memory budget (lines); what is over it spills now."""
+        self.held_lines = held_lines
+        self._fit_chunks()
+        self._keep_budget()
+
+    def _fit_chunks(self) -> None:
+        # Chunks of an eighth of the budget: what sits beside the budget (the chunk being filled, the
+        # newest chunk, the chunks paged in) stays a fraction of it.
+        if self.held_lines is not None:
+            self.chunk_lines = min(self._chunk_max, max(256, self.held_lines // 8))
+
+    def _memory_lines(self) -> int:
+        return self.end - (self._chunks[self._spilled].start if self._spilled < len(self._chunks) else self._tail_start)
+
+    @property
+    def held(self) -> int:
+        """Lines in memory now (the budget's part, plus spilled chunks paged back in)."""
+        return self._memory_lines() + sum(c.count for c in self._paged.values())
+
+    @property
+    def spilled_lines(self) -> int:
+        """Lines on disk, paged in when a view needs them."""
+        return (self._chunks[self._spilled].start if self._spilled < len(self._chunks) else self._tail_start) - self.first
+
+    @property
+    def held_bytes(self) -> int:
+        """An estimate of this store's memory: the chunks in memory plus the tail's strings."""
+        chunks = sum(c.nbytes for c in self._chunks[self._spilled :]) + sum(c.nbytes for c in self._paged.values())
+        tail = sum(len(t) + 49 for t in self._texts) + 8 * len(self._texts)
+        columns = self._levels.nbytes + self._kinds.nbytes + self._steps.nbytes + self._times.nbytes
+        return chunks + tail + columns
+
+    def close(self) -> None:
+        """Let go of the spill file (its lines are gone; the ones in memory stay readable)."""
+        self.closed = True
+        self.held_lines = None  # nothing spills any more
+        while self._spilled:
+            self._drop_oldest()
+        self._paged.clear()
+        if self._spill is not None:
+            self._spill.close()
+            self._spill = None
+
+    def _data(self, chunk: _Chunk, keep: bool = True) -> _Chunk:
+        """The chunk with its lines in memory: itself, or its copy paged in from the spill file
+        (kept among the last few paged in when ``keep``: lines to draw, not a scan)."""
+        if chunk.blob is not None:
+            return chunk
+        paged = self._paged.get(chunk.start)
+        if paged is not None:
+            self._paged.move_to_end(chunk.start)
+            return paged
+        assert self._spill is not None
+        paged = self._spill.read(chunk)
+        if not keep:
+            return paged
+        self._paged[chunk.start] = paged
+        while len(self._paged) > PAGED_CHUNKS:
+            self._paged.popitem(last=False)
+        return paged
 
     # ---- reading ----------------------------------------------------------------------------
     def _locate(self, g: int) -> tuple[_Chunk | None, int]:
@@ -204,7 +381,7 @@ class LogStore:
         if g < self.first or g >= self.end:
             return None
         chunk, i = self._locate(g)
-        return self._texts[i] if chunk is None else chunk.text(i)
+        return self._texts[i] if chunk is None else self._data(chunk).text(i)
 
     def row(self, g: int) -> Row | None:
         """Line ``g`` with its level, kind and step (None when dropped)."""
@@ -213,6 +390,7 @@ class LogStore:
         chunk, i = self._locate(g)
         if chunk is None:
             return Row(self._texts[i], int(self._levels[i]), int(self._kinds[i]), int(self._steps[i]))
+        chunk = self._data(chunk)
         return Row(chunk.text(i), int(chunk.levels[i]), int(chunk.kinds[i]), int(chunk.steps[i]))
 
     def _column(self, name: str, g0: int, g1: int) -> np.ndarray:
@@ -229,7 +407,7 @@ class LogStore:
             lo = max(g0 - chunk.start, 0)
             hi = min(g1 - chunk.start, len(chunk))
             if lo < hi:
-                parts.append(getattr(chunk, name)[lo:hi])
+                parts.append(getattr(self._data(chunk, keep=hi - lo < 1024), name)[lo:hi])
         if g1 > self._tail_start:
             lo = max(g0 - self._tail_start, 0)
             parts.append(getattr(self, "_" + name)[lo : g1 - self._tail_start].astype(dtype))
@@ -260,7 +438,8 @@ class LogStore:
         for chunk in self._chunks[k:]:
             if chunk.start >= g1:
                 break
-            rows = matcher.rows(chunk.blob, chunk.offsets) + chunk.start
+            data = self._data(chunk, keep=False)
+            rows = matcher.rows(data.blob, data.offsets) + chunk.start
             found.append(rows[(rows >= g0) & (rows < g1)])
         if g1 > self._tail_start:
             lo = max(g0 - self._tail_start, 0)
@@ -314,6 +493,21 @@ class MergedLog:
     @property
     def max_width(self) -> int:
         return max((s.max_width for s in self.stores), default=0)
+
+    @property
+    def held(self) -> int:
+        """Lines of every source held in memory now."""
+        return sum(s.held for s in self.stores)
+
+    @property
+    def seen(self) -> int:
+        """Lines every source has taken in so far (held, spilled or dropped)."""
+        return sum(s.seen for s in self.stores)
+
+    @property
+    def held_bytes(self) -> int:
+        """The sources' memory plus this index (17 bytes a line)."""
+        return sum(s.held_bytes for s in self.stores) + self._src.nbytes + self._idx.nbytes + self._t.nbytes
 
     def add_store(self, store: LogStore) -> int:
         """Add a source; returns its number."""

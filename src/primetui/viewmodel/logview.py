@@ -97,3 +97,28 @@ def plain_line(source, g: int, source_names: list[str] | None) -> str:  # type: 
     if source_names:
         return f"{source_names[r.source]} | {r.text}"
     return r.text
+
+
+def _count(n: int) -> str:
+    """1,234 below ten thousand; 12.3k, 1.2M above."""
+    if n < 10_000:
+        return f"{n:,}"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
+
+
+def held_note(source) -> str:
+    """What a log source holds in memory, once that is not every line it took in ('' until then):
+    ``holding 20,000 of 1.2M lines · 2.1 MiB``."""
+    held, seen = getattr(source, "held", None), getattr(source, "seen", None)
+    if held is None or seen is None or held >= seen:
+        return ""
+    return f"holding {held:,} of {_count(seen)} lines · {source.held_bytes / 2**20:.1f} MiB"
+
+
+def covered_note(source) -> str:
+    """For a search or filter: the lines it covers, when older ones were dropped altogether."""
+    if source.first <= 0:
+        return ""
+    return f" (in the last {_count(len(source))} lines)"

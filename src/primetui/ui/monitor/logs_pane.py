@@ -23,6 +23,12 @@ from primetui.ui.widgets import update_static
 
 MERGED_KEY = "all"
 
+HELD_LINES = 20_000
+"""Log lines per stream held in memory unless preferences say otherwise (``log_memory_lines``)."""
+
+MERGED_LINES = 1_000_000
+"""Lines the merged tab indexes (17 bytes each); its components' own tabs keep theirs."""
+
 
 def _run_id(run: Any) -> str:
     return str(run.get("id") if isinstance(run, dict) else getattr(run, "id", "run"))
@@ -48,8 +54,12 @@ class LogsPane(FeedMixin, Vertical):
     LogsPane > .logs--pods.-failed { color: $error; }
     """
 
-    def __init__(self, client: Any, run: Any, *, max_lines: int = 2_000_000, follow: bool = True, id: str | None = None) -> None:
+    def __init__(self, client: Any, run: Any, *, max_lines: int = 2_000_000, held_lines: int | None = None,
+                 follow: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._budget_given = held_lines is not None
+        self.held_lines = held_lines if held_lines is not None else HELD_LINES
+        """The memory budget of each stream, in lines (the rest is spilled to disk, see LogStore)."""
         self.client = client
         self.run = run
         self.run_id = _run_id(run)
@@ -58,7 +68,7 @@ class LogsPane(FeedMixin, Vertical):
         self.specs: list[LogSpec] = log_specs(run)
         self.stores: dict[str, LogStore] = {}
         self.parsers: dict[str, LineParser] = {}
-        self.merged = MergedLog([], max_lines=max_lines)
+        self.merged = MergedLog([], max_lines=min(max_lines, MERGED_LINES))
         self.tabs: dict[str, LogTab] = {}
         self.links: Any = None  # the run screen's StepLinks (shared cursor, anomaly detector)
         for spec in self.specs:
@@ -68,7 +78,7 @@ class LogsPane(FeedMixin, Vertical):
         self.pods = PodBoard(sorted(self.pod_keys.values())) if len(self.pod_keys) > 1 else None
 
     def _make_store(self, spec: LogSpec) -> LogStore:
-        store = LogStore(spec.title, max_lines=self.max_lines)
+        store = LogStore(spec.title, max_lines=self.max_lines, held_lines=self.held_lines)
         self.stores[spec.key] = store
         self.parsers[spec.key] = LineParser()
         self.merged.add_store(store)
@@ -93,11 +103,18 @@ class LogsPane(FeedMixin, Vertical):
                 yield merged
 
     def on_mount(self) -> None:
+        chosen = getattr(getattr(self.app, "prefs", None), "log_memory_lines", None)
+        if not self._budget_given and isinstance(chosen, int):
+            self.held_lines = chosen
+            for store in self.stores.values():
+                store.set_budget(chosen)
         if self.follow_enabled and self.client is not None:
             self.start_log_feed()
 
     def on_unmount(self) -> None:
         self.stop_feed()
+        for store in self.stores.values():
+            store.close()  # its spill file goes now, not whenever the pane is collected
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         # A log tab not shown took in no lines (``LogView.data_changed``): it does so now, before

@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 
 from primetui.ui.monitor.logview import LogView
 from primetui.ui.safe import clean, plain
+from primetui.viewmodel.logview import covered_note, held_note
 from primetui.ui.widgets import update_static
 
 _PROMPTS = {
@@ -69,8 +70,12 @@ class LogTab(Vertical):
         s = self.view.state()
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(clean(self.title), style="bold")
+        held = held_note(self.view.source)
         if s.shown != s.total:
             text.append(f"  {s.shown:,} of {s.total:,} lines")
+        elif held:
+            text.append(f"  {held}")  # every line is there to scroll to; this says how many are in memory
+            held = ""
         else:
             text.append(f"  {s.total:,} lines")
         if s.paused:
@@ -81,11 +86,12 @@ class LogTab(Vertical):
             text.append("  ○ scrolled")
         if s.new_lines:
             text.append(f"  ↓ {s.new_lines:,} new lines (End)", style="reverse")
+        covered = covered_note(self.view.source)
         if s.filter:
-            text.append(f"  filter {s.filter}", style="bold")
+            text.append(f"  filter {s.filter}{covered}", style="bold")
         if s.search:
             pos = f"{s.search_pos + 1}/{s.search_count}" if s.search_pos >= 0 else f"0/{s.search_count}"
-            text.append(f"  search {s.search} {pos}")
+            text.append(f"  search {s.search} {pos}{covered}")
         if s.mark is not None:
             text.append("  range marked (c copies)")
         if s.wrap:
@@ -94,6 +100,8 @@ class LogTab(Vertical):
         if empty != self.view.empty_message:
             self.view.empty_message = empty
             self.view.refresh()  # kept by hand: the view's empty_message is a plain attribute of LogView
+        if held:
+            text.append(f"  {held}")
         if self.feed_note:
             text.append(f"  · {self.feed_note}")
         if self.view.error_message:

@@ -19,6 +19,7 @@ from textual.widgets.data_table import CellDoesNotExist
 
 from primetui.api.followers import DataNotes, MetricRows, PollFailed, RunUpdate
 from primetui.api.models import RLRun
+from primetui.ui.code_view import CodeView
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.viewmodel import present
 from primetui.ui.focus import focus_content, types_text
@@ -121,7 +122,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
                     yield Static("Checkpoints", classes="hint")
                     yield SafeTable(id="run-checkpoints", cursor_type="row")
             with TabPane("Config", id="tab-config"):
-                config = TextArea.code_editor("", language="toml", read_only=True, id="run-config")
+                config = CodeView.code_editor("", language="toml", read_only=True, id="run-config")
                 config.cursor_blink = False  # read-only: a blinking cursor repaints an idle tab twice a second
                 yield config
 
