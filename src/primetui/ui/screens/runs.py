@@ -113,7 +113,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         data = cache.load_runs(base_url)
         if not data:
             return
-        state.runs = data["runs"]
+        state.runs = list(cache.cached_runs(data))
         from primetui.api.boundary import metric_rows
 
         for run_id, points in (data.get("losses") or {}).items():
