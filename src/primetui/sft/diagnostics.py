@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Level = Literal["error", "warning", "hint"]
 LEVELS: tuple[Level, ...] = ("error", "warning", "hint")
@@ -71,7 +71,7 @@ class Diagnostic:
         return f"{filename}:{self.span.line + 1}:{self.span.col + 1}: {self.level}: {self.message}"
 
     def to_json(self, filename: str | None = None) -> dict:
-        out: dict = {
+        out: dict[str, Any] = {
             "line": self.span.line + 1,
             "col": self.span.col + 1,
             "end_line": self.span.end_line + 1,

@@ -48,7 +48,7 @@ def _field_lines(f: FieldSpec) -> list[str]:
     return lines
 
 
-def describe(path: tuple, raw: Any = None, kind: str | None = None) -> KeyHelp | None:
+def describe(path: tuple[Any, ...], raw: Any = None, kind: str | None = None) -> KeyHelp | None:
     """Help for the key at ``path`` (list indices allowed), or None when the schema does not know it."""
     clean = tuple(p for p in path if not isinstance(p, int))
     if not clean:

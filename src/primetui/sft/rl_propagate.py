@@ -53,7 +53,7 @@ def conflict_message(conflicts: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def _get(data: dict, path: str) -> Any:
+def _get(data: dict[str, Any], path: str) -> Any:
     node: Any = data
     for p in path.split("."):
         if not isinstance(node, dict) or p not in node:
@@ -62,7 +62,7 @@ def _get(data: dict, path: str) -> Any:
     return node
 
 
-def _fill(data: dict, path: str, value: Any) -> None:
+def _fill(data: dict[str, Any], path: str, value: Any) -> None:
     parts = path.split(".")
     if parts[0] not in data or not isinstance(data[parts[0]], dict):
         return

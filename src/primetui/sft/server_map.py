@@ -20,7 +20,7 @@ _HINTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 ]
 
 
-def _path_for_message(message: str, spans: SpanMap) -> tuple | None:
+def _path_for_message(message: str, spans: SpanMap) -> tuple[Any, ...] | None:
     for pattern, path in _HINTS:
         if pattern.search(message):
             return path

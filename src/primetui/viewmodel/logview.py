@@ -8,6 +8,7 @@ compute, over the store's line indices (numpy arrays, sorted).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -89,11 +90,11 @@ def selection_range(pointer: int | None, mark: int | None) -> tuple[int, int]:
     return lo, hi
 
 
-def plain_line(source, g: int, source_names: list[str] | None) -> str:  # type: ignore[no-untyped-def]
+def plain_line(source: Any, g: int, source_names: list[str] | None) -> str:
     """Line ``g`` as plain text; a merged view's line starts with its component."""
     r = source.row(g)
     if r is None:
         return ""
     if source_names:
         return f"{source_names[r.source]} | {r.text}"
-    return r.text
+    return str(r.text)
