@@ -153,105 +153,143 @@ def _str_or_none(data: Mapping[str, Any], key: str, where: Path, problems: list[
     return None
 
 
+_FILE_KEYS = ("api_key", "team_id", "team_name", "user_id", "base_url", "frontend_url", "ssh_key_path")
+
+
+def _home_or_temp(problems: list[str]) -> Path:
+    """The user's home; with none (no HOME and no passwd entry, some containers) a temp dir, and say so."""
+    try:
+        return Path.home()
+    except (RuntimeError, KeyError):
+        problems.append(
+            "Cannot find your home directory, so ~/.prime/config.json was not read; set HOME or "
+            "use PRIME_API_KEY and PRIME_BASE_URL."
+        )
+        return Path(tempfile.gettempdir())
+
+
+def _file_values(
+    file_data: Mapping[str, Any], cfg_file: Path, sources: dict[str, str], problems: list[str]
+) -> dict[str, str | None]:
+    """Values as the file gives them (the CLI's ConfigModel defaults otherwise)."""
+    values: dict[str, str | None] = {}
+    for key in _FILE_KEYS:
+        value = _str_or_none(file_data, key, cfg_file, problems)
+        values[key] = value
+        if value:
+            sources[key] = "config.json"
+    return values
+
+
+def _apply_context(
+    context: str, home: Path, values: dict[str, str | None], sources: dict[str, str], problems: list[str]
+) -> str | None:
+    """PRIME_CONTEXT: load a saved environment in memory only (core/config.py:44-53, 394-488).
+
+    Returns the environment's name when one was loaded, else None."""
+    if context.lower() == PRODUCTION:
+        values.update(base_url=DEFAULT_BASE_URL, frontend_url=DEFAULT_FRONTEND_URL, team_id=None, team_name=None)
+        for key in ("base_url", "frontend_url", "team_id"):
+            sources[key] = "environment production"
+        return PRODUCTION
+    if not _ENV_NAME.match(context):
+        problems.append(
+            f"PRIME_CONTEXT={context!r} is not a valid environment name (letters, digits, - and _ "
+            "only); fix or unset it, primetui is using ~/.prime/config.json meanwhile."
+        )
+        return None
+    env_file = home / ".prime" / "environments" / f"{context}.json"
+    if not env_file.exists():
+        problems.append(
+            f"PRIME_CONTEXT={context} names no saved environment ({env_file} is missing); save "
+            "one with `prime config save NAME` or unset it."
+        )
+        return None
+    ctx = _read_json_object(env_file, "settings", problems)
+    if not ctx:
+        return None
+    _apply_saved_environment(ctx, env_file, f"environment {context}", values, sources, problems)
+    return context
+
+
+def _apply_saved_environment(
+    ctx: Mapping[str, Any],
+    env_file: Path,
+    label: str,
+    values: dict[str, str | None],
+    sources: dict[str, str],
+    problems: list[str],
+) -> None:
+    """A saved environment's values over the file's."""
+    if "api_key" in ctx:
+        values["api_key"] = _str_or_none(ctx, "api_key", env_file, problems)
+        sources["api_key"] = label
+    for key in ("team_id", "team_name", "user_id"):
+        values[key] = _str_or_none(ctx, key, env_file, problems)
+        sources[key] = label
+    values["base_url"] = _str_or_none(ctx, "base_url", env_file, problems) or DEFAULT_BASE_URL
+    values["frontend_url"] = _str_or_none(ctx, "frontend_url", env_file, problems) or DEFAULT_FRONTEND_URL
+    sources["base_url"] = sources["frontend_url"] = label
+
+
+def _env_override(env: Mapping[str, str], var: str, current: str, key: str, sources: dict[str, str]) -> str:
+    """`env[var]` when set and non-empty (and note it as `key`'s source), else `current`."""
+    if env.get(var):
+        sources[key] = var
+        return env[var]
+    return current
+
+
+def _env_team_id(env: Mapping[str, str], values: Mapping[str, str | None], sources: dict[str, str]) -> str | None:
+    if (env.get("PRIME_TEAM_ID") or "").strip():
+        sources["team_id"] = "PRIME_TEAM_ID"
+        return env["PRIME_TEAM_ID"].strip()
+    return values["team_id"] or None
+
+
+def _env_user_id(env: Mapping[str, str], values: Mapping[str, str | None], sources: dict[str, str]) -> str | None:
+    if env.get("PRIME_USER_ID") is not None:
+        sources["user_id"] = "PRIME_USER_ID"
+        return env["PRIME_USER_ID"] or None
+    return values["user_id"] or None
+
+
+def _env_base_url(env: Mapping[str, str], values: Mapping[str, str | None], sources: dict[str, str]) -> str:
+    base_url = values["base_url"] or DEFAULT_BASE_URL
+    for var in ("PRIME_API_BASE_URL", "PRIME_BASE_URL"):
+        if env.get(var):
+            base_url = _env_override(env, var, base_url, "base_url", sources)
+            break
+    return normalize_base_url(base_url)
+
+
 def load_settings(env: Mapping[str, str] | None = None, home: Path | None = None) -> Settings:
     """Read the platform settings with the prime CLI's precedence: env > context > file > default."""
     env = os.environ if env is None else env
     problems: list[str] = []
     if home is None:
-        try:
-            home = Path.home()
-        except (RuntimeError, KeyError):
-            # No HOME and no passwd entry (some containers): nothing to read, say so.
-            home = Path(tempfile.gettempdir())
-            problems.append(
-                "Cannot find your home directory, so ~/.prime/config.json was not read; set HOME or "
-                "use PRIME_API_KEY and PRIME_BASE_URL."
-            )
+        home = _home_or_temp(problems)
     sources: dict[str, str] = {}
     cfg_file = config_path(home)
     file_data = _read_json_object(cfg_file, "settings", problems)
-
-    # Values as the file gives them (the CLI's ConfigModel defaults otherwise).
-    values: dict[str, str | None] = {}
-    for key in ("api_key", "team_id", "team_name", "user_id", "base_url", "frontend_url", "ssh_key_path"):
-        value = _str_or_none(file_data, key, cfg_file, problems)
-        values[key] = value
-        if value:
-            sources[key] = "config.json"
+    values = _file_values(file_data, cfg_file, sources, problems)
     environment = _str_or_none(file_data, "current_environment", cfg_file, problems) or PRODUCTION
 
-    # PRIME_CONTEXT: load a saved environment in memory only (core/config.py:44-53, 394-488).
     context = env.get("PRIME_CONTEXT") or ""
     if context:
-        if context.lower() == PRODUCTION:
-            values.update(base_url=DEFAULT_BASE_URL, frontend_url=DEFAULT_FRONTEND_URL, team_id=None, team_name=None)
-            for key in ("base_url", "frontend_url", "team_id"):
-                sources[key] = "environment production"
-            environment = PRODUCTION
-        elif not _ENV_NAME.match(context):
-            problems.append(
-                f"PRIME_CONTEXT={context!r} is not a valid environment name (letters, digits, - and _ "
-                "only); fix or unset it, primetui is using ~/.prime/config.json meanwhile."
-            )
-        else:
-            env_file = home / ".prime" / "environments" / f"{context}.json"
-            if not env_file.exists():
-                problems.append(
-                    f"PRIME_CONTEXT={context} names no saved environment ({env_file} is missing); save "
-                    "one with `prime config save NAME` or unset it."
-                )
-            else:
-                ctx = _read_json_object(env_file, "settings", problems)
-                if ctx:
-                    label = f"environment {context}"
-                    if "api_key" in ctx:
-                        values["api_key"] = _str_or_none(ctx, "api_key", env_file, problems)
-                        sources["api_key"] = label
-                    for key in ("team_id", "team_name", "user_id"):
-                        values[key] = _str_or_none(ctx, key, env_file, problems)
-                        sources[key] = label
-                    values["base_url"] = _str_or_none(ctx, "base_url", env_file, problems) or DEFAULT_BASE_URL
-                    values["frontend_url"] = (
-                        _str_or_none(ctx, "frontend_url", env_file, problems) or DEFAULT_FRONTEND_URL
-                    )
-                    sources["base_url"] = sources["frontend_url"] = label
-                    environment = context
+        environment = _apply_context(context, home, values, sources, problems) or environment
 
     # Environment variables win over everything.
-    api_key = values["api_key"] or ""
-    if env.get("PRIME_API_KEY"):
-        api_key = env["PRIME_API_KEY"]
-        sources["api_key"] = "PRIME_API_KEY"
-
-    team_id = values["team_id"] or None
-    if (env.get("PRIME_TEAM_ID") or "").strip():
-        team_id = env["PRIME_TEAM_ID"].strip()
-        sources["team_id"] = "PRIME_TEAM_ID"
-
-    user_id = values["user_id"] or None
-    if env.get("PRIME_USER_ID") is not None:
-        user_id = env["PRIME_USER_ID"] or None
-        sources["user_id"] = "PRIME_USER_ID"
-
-    base_url = values["base_url"] or DEFAULT_BASE_URL
-    for var in ("PRIME_API_BASE_URL", "PRIME_BASE_URL"):
-        if env.get(var):
-            base_url = env[var]
-            sources["base_url"] = var
-            break
-    base_url = normalize_base_url(base_url)
-
-    frontend_url = values["frontend_url"] or DEFAULT_FRONTEND_URL
-    if env.get("PRIME_FRONTEND_URL"):
-        frontend_url = env["PRIME_FRONTEND_URL"]
-        sources["frontend_url"] = "PRIME_FRONTEND_URL"
-    frontend_url = frontend_url.strip().rstrip("/")
-
-    ssh_key = values["ssh_key_path"] or str(home / ".ssh" / "id_rsa")
-    if env.get("PRIME_SSH_KEY_PATH"):
-        ssh_key = env["PRIME_SSH_KEY_PATH"]
-        sources["ssh_key_path"] = "PRIME_SSH_KEY_PATH"
-    ssh_key_path = _expand_user(ssh_key, home)
+    api_key = _env_override(env, "PRIME_API_KEY", values["api_key"] or "", "api_key", sources)
+    team_id = _env_team_id(env, values, sources)
+    user_id = _env_user_id(env, values, sources)
+    base_url = _env_base_url(env, values, sources)
+    frontend_url = _env_override(
+        env, "PRIME_FRONTEND_URL", values["frontend_url"] or DEFAULT_FRONTEND_URL, "frontend_url", sources
+    )
+    ssh_key = _env_override(
+        env, "PRIME_SSH_KEY_PATH", values["ssh_key_path"] or str(home / ".ssh" / "id_rsa"), "ssh_key_path", sources
+    )
 
     for key in ("api_key", "team_id", "base_url", "frontend_url", "ssh_key_path", "user_id"):
         sources.setdefault(key, "default")
@@ -260,8 +298,8 @@ def load_settings(env: Mapping[str, str] | None = None, home: Path | None = None
         api_key=api_key.strip(),
         base_url=base_url,
         team_id=team_id,
-        frontend_url=frontend_url,
-        ssh_key_path=ssh_key_path,
+        frontend_url=frontend_url.strip().rstrip("/"),
+        ssh_key_path=_expand_user(ssh_key, home),
         user_id=user_id,
         team_name=values["team_name"] if sources.get("team_id") != "PRIME_TEAM_ID" else None,
         environment=environment,

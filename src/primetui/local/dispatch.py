@@ -134,8 +134,8 @@ def _check_nodes(config: dict[str, Any]) -> None:
                             f"(at most {MAX_SIMULATED_NODES}); lower it here, or dispatch to the hosted platform.")
 
 
-def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
-    """Raise the HTTP error the hosted platform would give for ``body``, or return the plan."""
+def _check_config(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The body's config (a dict, as hosted validates it) and whether the run is RL, after the schema checks."""
     config = body.get("config")
     if not isinstance(config, dict):
         raise invalid([(("body", "config"), "Field required" if config is None else "Input should be a valid dictionary",
@@ -148,7 +148,6 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
         errors, rejection = _editor_verdict(config)
     if errors:
         raise invalid([(("body", "config", *loc), msg, kind) for loc, msg, kind in errors])
-
     max_steps = config.get("max_steps")
     if isinstance(max_steps, (int, float)) and not isinstance(max_steps, bool) and not 1 <= max_steps <= 10**9:
         raise invalid([(("body", "config", "max_steps"), "Input should be a whole number from 1 to 1000000000 "
@@ -159,39 +158,61 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
         raise fail(400, ONLINE_EVALS_UNSUPPORTED)
     if rejection is not None:  # the GPU budget, multi-node evals: what `primetui validate` calls an error
         raise fail(400, rejection)
+    return config, rl
 
+
+def _model_name(config: dict[str, Any], rl: bool) -> str:
+    """The model the run trains: model.name (an RL run's trainer.model.name too), else prime-rl's default."""
     model = (config.get("model") or {}).get("name") if isinstance(config.get("model"), dict) else None
     if rl and not isinstance(model, str):
         trainer = config.get("trainer") if isinstance(config.get("trainer"), dict) else {}
         model = trainer.get("model", {}).get("name") if isinstance(trainer.get("model"), dict) else None
     if not isinstance(model, str) or not model:
         model = "Qwen/Qwen3-0.6B"  # prime-rl's default model.name
-    on_volume = model == "/volume" or model.startswith("/volume/")
-    if not on_volume:
-        try:
-            cached = state.models.get(model)
-        except ModelCacheError as exc:
-            raise fail(500, str(exc)) from exc
-        if cached is None:
-            raise fail(400, model_not_available(model))
+    return model
 
+
+def _check_model_cached(state: LocalState, model: str) -> None:
+    try:
+        cached = state.models.get(model)
+    except ModelCacheError as exc:
+        raise fail(500, str(exc)) from exc
+    if cached is None:
+        raise fail(400, model_not_available(model))
+
+
+def _volume_of(body: dict[str, Any], config: dict[str, Any]) -> str | None:
     data = config.get("data") if isinstance(config.get("data"), dict) else {}
     volume = body.get("volume")
     if volume is not None and not isinstance(volume, str):
         raise invalid([(("body", "volume"), "Input should be a valid string", "string_type")])
     if data.get("type", "sft") != "fake" and data.get("name") and not volume:
         raise fail(400, DATA_NAME_NEEDS_VOLUME)
+    return volume
 
+
+def _check_volume_ready(state: LocalState, team: str | None, volume: str) -> None:
+    row = state.store.get_volume(team, volume)
+    if row is None:
+        raise fail(404, f"Volume '{volume}' not found; create it with `prime volumes create {volume}`.")
+    if row["status"] != "RUNNING":
+        raise fail(409, f"Volume '{volume}' is not ready (status {row['status']}); wait for it to be RUNNING.")
+
+
+def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
+    """Raise the HTTP error the hosted platform would give for ``body``, or return the plan."""
+    config, rl = _check_config(body)
+    model = _model_name(config, rl)
+    on_volume = model == "/volume" or model.startswith("/volume/")
+    if not on_volume:
+        _check_model_cached(state, model)
+    volume = _volume_of(body, config)
     _check_nodes(config)
 
     team = team_scope(body.get("teamId"))
     key = volume_key(team, volume) if volume else None  # the name in the run's own scope, as on hosted
     if volume:
-        row = state.store.get_volume(team, volume)
-        if row is None:
-            raise fail(404, f"Volume '{volume}' not found; create it with `prime volumes create {volume}`.")
-        if row["status"] != "RUNNING":
-            raise fail(409, f"Volume '{volume}' is not ready (status {row['status']}); wait for it to be RUNNING.")
+        _check_volume_ready(state, team, volume)
     for label, value in _client_paths(config):
         _check_inside(state, key, label, value)
     if on_volume:

@@ -185,112 +185,112 @@ def _stamp_glyphs(raster: Any, series: list[Series], glyphs: list[str], view: Ch
     raster.rows = ["".join(r) for r in rows]
 
 
-def compose(title: str, series: list[Series], view: ChartView, width: int, height: int,
-            glyphs: list[str] | None = None) -> list[Row]:
-    """Draw a chart of ``series`` (first one is the main metric) into ``height`` rows.
+@dataclass(slots=True)
+class _Frame:
+    """Where a chart's plot sits: its x range, its size in cells and dots, and its padded y range."""
 
-    ``glyphs``: one mark per series, stamped along its curve (compare's overlaid runs).
-    """
-    rows: list[Row] = []
-    main = series[0] if series else None
-    plot_w = max(width - LABEL_W - 1, 4)
-    plot_h = max(height - 2, 1)
-    if main is None or len(main) == 0:
-        rows.append([(title[:width], "title")])
-        msg = "no points yet"
-        rows.append([(msg.center(width)[:width], "muted")])
-        rows += [[(" " * width, "muted")] for _ in range(height - 2)]
-        return rows[:height]
-    xr = x_range(series, view)
-    assert xr is not None or True
-    x0, x1 = xr if xr is not None else (0.0, 1.0)
-    cw, _ = CELL[view.mode]
-    ncols = plot_w * cw
-    drawn: list[tuple[Columns, int]] = []
-    nonfinite = 0
-    nan_cols: list[np.ndarray] = []
-    y_lo, y_hi = math.inf, -math.inf
+    x0: float
+    x1: float
+    plot_w: int
+    plot_h: int
+    cw: int
+    y_lo: float = 0.0
+    y_hi: float = 1.0
+
+    @property
+    def ncols(self) -> int:
+        return self.plot_w * self.cw
+
+    def column_of(self, series: Series, step: float, view: ChartView) -> int | None:
+        """The dot column of ``step`` on ``series``' x axis, or None when it falls outside the view."""
+        x = _step_to_x(series, step, view)
+        if x is None or not self.x0 <= x <= self.x1:
+            return None
+        return int((x - self.x0) * (self.ncols - 1) / (self.x1 - self.x0))
+
+
+@dataclass(slots=True)
+class _Decimated:
+    """Every series decimated to the plot's columns, with what the title and the y axis need."""
+
+    drawn: list[tuple[Columns, int]]
+    nonfinite: int
+    nan_cols: list[np.ndarray]
+    y_lo: float
+    y_hi: float
+
+
+def _empty_chart(title: str, width: int, height: int) -> list[Row]:
+    rows: list[Row] = [[(title[:width], "title")], [("no points yet".center(width)[:width], "muted")]]
+    rows += [[(" " * width, "muted")] for _ in range(height - 2)]
+    return rows[:height]
+
+
+def _decimate_all(series: list[Series], view: ChartView, frame: _Frame) -> _Decimated:
+    """Decimate each series (and its smoothed curve) and find the drawn y range."""
+    out = _Decimated([], 0, [], math.inf, -math.inf)
     for n, s in enumerate(series):
         x = _x_of(s, view)
         ok = None if view.x_mode == STEP else np.isfinite(x)
         if ok is not None and ok.all():
             ok = None
         xs, ys = (x, s.values) if ok is None else (x[ok], s.values[ok])
-        raw = decimate(xs, ys, x0, x1, ncols, all_finite=s.nonfinite == 0)
-        nonfinite += raw.nonfinite
-        nan_cols.append(raw.nonfinite_cols)
+        raw = decimate(xs, ys, frame.x0, frame.x1, frame.ncols, all_finite=s.nonfinite == 0)
+        out.nonfinite += raw.nonfinite
+        out.nan_cols.append(raw.nonfinite_cols)
         layers = [(raw, 2 * n + 1)]
         if view.smoothing > 0:
             sm = s.smoothed(view.smoothing)
             sm = sm if ok is None else sm[ok]
-            layers.append((decimate(xs, sm, x0, x1, ncols, all_finite=s.nonfinite == 0), 2 * n + 2))
+            layers.append((decimate(xs, sm, frame.x0, frame.x1, frame.ncols, all_finite=s.nonfinite == 0), 2 * n + 2))
         for cols, layer in layers:
-            lo, hi = cols.lo, cols.hi
-            if view.log_y:
-                lo, hi = lo[lo > 0], hi[hi > 0]
-            if len(lo):
-                y_lo = min(y_lo, float(lo.min()))
-                y_hi = max(y_hi, float(hi.max()))
-            drawn.append((cols, layer))
+            _widen_y(out, cols, view.log_y)
+            out.drawn.append((cols, layer))
+    return out
+
+
+def _widen_y(out: _Decimated, cols: Columns, log_y: bool) -> None:
+    lo, hi = cols.lo, cols.hi
+    if log_y:
+        lo, hi = lo[lo > 0], hi[hi > 0]
+    if len(lo):
+        out.y_lo = min(out.y_lo, float(lo.min()))
+        out.y_hi = max(out.y_hi, float(hi.max()))
+
+
+def _padded_y(y_lo: float, y_hi: float, log_y: bool) -> tuple[float, float]:
+    """The y range with a margin (a flat line gets one around it), in log10 on a log axis."""
     if not math.isfinite(y_lo):
-        y_lo, y_hi = (0.1, 1.0) if view.log_y else (0.0, 1.0)
-    if view.log_y:
+        y_lo, y_hi = (0.1, 1.0) if log_y else (0.0, 1.0)
+    if log_y:
         y_lo, y_hi = math.log10(y_lo), math.log10(y_hi)
     if y_hi - y_lo < 1e-12:
         pad = abs(y_hi) * 0.05 or 0.5
-        y_lo, y_hi = y_lo - pad, y_hi + pad
     else:
         pad = (y_hi - y_lo) * 0.04
-        y_lo, y_hi = y_lo - pad, y_hi + pad
+    return y_lo - pad, y_hi + pad
 
-    cursor_col = None
-    cursor_vals: list[tuple[str, float, float]] = []
-    if view.cursor is not None:
-        cx = _step_to_x(main, view.cursor, view)
-        if cx is not None and x0 <= cx <= x1:
-            cursor_col = int((cx - x0) * (ncols - 1) / (x1 - x0))
-        for n, s in enumerate(series):
-            hit = s.value_at(view.cursor)
-            if hit is not None:
-                cursor_vals.append((s.name, hit[0], hit[1]))
-                if view.smoothing > 0 and n == 0:
-                    i = int(np.searchsorted(s.steps, hit[0]))
-                    cursor_vals.append(("ema", hit[0], float(s.smoothed(view.smoothing)[i])))
 
-    # Draw raw (dim) first, smoothed on top: order layers so later ones win.
-    order = sorted(drawn, key=lambda d: d[1])
-    all_nan = np.unique(np.concatenate(nan_cols)) if nan_cols and any(len(c) for c in nan_cols) else None
-    marker_cols: list[int] = []
-    for s in view.eval_steps:
-        ex = _step_to_x(main, s, view)
-        if ex is not None and x0 <= ex <= x1:
-            marker_cols.append(int((ex - x0) * (ncols - 1) / (x1 - x0)))
-    dotted = len(marker_cols) <= max(plot_w // 6, 1)
-    raster = rasterise(
-        plot_w, plot_h, [c for c, _ in order], y_lo, y_hi, view.mode, view.log_y, cursor_col, all_nan,
-        marker_cols if dotted else None,
-    )
-    layer_of = {i + 1: layer for i, (_, layer) in enumerate(order)}
-    if glyphs:
-        raw_layer = {(layer - 1) // 2: i + 1 for i, (_, layer) in enumerate(order) if layer % 2 == 1}
-        _stamp_glyphs(raster, series, glyphs, view, x0, x1, y_lo, y_hi, raw_layer)
+def _cursor_values(series: list[Series], view: ChartView) -> list[tuple[str, float, float]]:
+    """(name, step, value) of each series at the cursor, with the main series' EMA after it."""
+    values: list[tuple[str, float, float]] = []
+    if view.cursor is None:
+        return values
+    for n, s in enumerate(series):
+        hit = s.value_at(view.cursor)
+        if hit is None:
+            continue
+        values.append((s.name, hit[0], hit[1]))
+        if view.smoothing > 0 and n == 0:
+            i = int(np.searchsorted(s.steps, hit[0]))
+            values.append(("ema", hit[0], float(s.smoothed(view.smoothing)[i])))
+    return values
 
-    # ---- title ----
+
+def _title_row(title: str, main: Series, view: ChartView, cursor_vals: list[tuple[str, float, float]],
+               nonfinite: int, width: int) -> Row:
     head: Row = [(title, "title")]
-    if cursor_vals:
-        name, step, value = cursor_vals[0]
-        head.append((f"  @ step {fmt_step(step)}: ", "muted"))
-        head.append((fmt_value(value), "value"))
-        for extra_name, _, extra_value in cursor_vals[1:]:
-            head.append((f"  {extra_name.split('/')[-1] if extra_name != 'ema' else 'ema'} {fmt_value(extra_value)}", "muted"))
-    else:
-        last = main.last
-        if last is not None:
-            head.append(("  ", "muted"))
-            head.append((fmt_value(last[1]), "value"))
-            head.append((f" @ {fmt_step(last[0])}", "muted"))
-            if view.smoothing > 0:
-                head.append((f"  ema {fmt_value(float(main.smoothed(view.smoothing)[-1]))}", "muted"))
+    head += _title_cursor(cursor_vals) if cursor_vals else _title_last(main, view)
     if nonfinite:
         head.append((f"  ⚠ {nonfinite} NaN/Inf", "error"))
     if view.live and len(main):
@@ -300,18 +300,46 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
             head.append((f"  stale {fmt_age(now - t_last)}", "warn"))
     if view.log_y:
         head.append(("  log", "muted"))
-    rows.append(_fit(head, width))
+    return _fit(head, width)
 
-    # ---- plot with y labels ----
+
+def _title_cursor(cursor_vals: list[tuple[str, float, float]]) -> Row:
+    _name, step, value = cursor_vals[0]
+    spans: Row = [(f"  @ step {fmt_step(step)}: ", "muted"), (fmt_value(value), "value")]
+    for extra_name, _, extra_value in cursor_vals[1:]:
+        short = extra_name.split("/")[-1] if extra_name != "ema" else "ema"
+        spans.append((f"  {short} {fmt_value(extra_value)}", "muted"))
+    return spans
+
+
+def _title_last(main: Series, view: ChartView) -> Row:
+    last = main.last
+    if last is None:
+        return []
+    spans: Row = [("  ", "muted"), (fmt_value(last[1]), "value"), (f" @ {fmt_step(last[0])}", "muted")]
+    if view.smoothing > 0:
+        spans.append((f"  ema {fmt_value(float(main.smoothed(view.smoothing)[-1]))}", "muted"))
+    return spans
+
+
+_LAYER_KEYS = {0: "muted", CURSOR: "cursor", NAN_MARK: "nan", MARKER: "marker"}
+
+
+def _plot_rows(raster: Any, layer_of: dict[int, int], frame: _Frame, log_y: bool) -> list[Row]:
+    """The plot's rows, each behind its y label (top, bottom and middle rows carry one)."""
+
     def ylabel(v: float) -> str:
-        value = 10**v if view.log_y else v
+        value = 10**v if log_y else v
         return fit_number(value, LABEL_W - 1, fmt_value(value))
 
-    label_rows = {0: ylabel(y_hi), plot_h - 1: ylabel(y_lo)}
+    plot_h, plot_w = frame.plot_h, frame.plot_w
+    label_rows = {0: ylabel(frame.y_hi), plot_h - 1: ylabel(frame.y_lo)}
     if plot_h >= 5:
-        label_rows[(plot_h - 1) // 2] = ylabel((y_hi + y_lo) / 2)
+        label_rows[(plot_h - 1) // 2] = ylabel((frame.y_hi + frame.y_lo) / 2)
+    rows: list[Row] = []
     for r in range(plot_h):
-        line: Row = [(label_rows.get(r, "").rjust(LABEL_W - 1)[: LABEL_W - 1] + " ", "axis"), ("│" if r not in label_rows else "┤", "axis")]
+        label = label_rows.get(r, "").rjust(LABEL_W - 1)[: LABEL_W - 1] + " "
+        line: Row = [(label, "axis"), ("│" if r not in label_rows else "┤", "axis")]
         text = raster.rows[r]
         layers = raster.layers[r]
         # Runs of equal layer, found in numpy (no per-cell Python).
@@ -319,20 +347,15 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
         bounds = [0, *cuts.tolist(), plot_w]
         for a, b in zip(bounds, bounds[1:]):
             lay = int(layers[a])
-            if lay == 0:
-                key = "muted"
-            elif lay == CURSOR:
-                key = "cursor"
-            elif lay == NAN_MARK:
-                key = "nan"
-            elif lay == MARKER:
-                key = "marker"
-            else:
-                key = f"s{layer_of.get(lay, 1)}"
-            line.append((text[a:b], key))
+            line.append((text[a:b], _LAYER_KEYS.get(lay) or f"s{layer_of.get(lay, 1)}"))
         rows.append(line)
+    return rows
 
-    # ---- x axis ----
+
+def _axis_marks(main: Series, view: ChartView, frame: _Frame, marker_cols: list[int], dotted: bool,
+                cursor_col: int | None) -> tuple[list[str], list[str]]:
+    """The x axis' ticks: eval markers, anomaly "!" marks and the cursor, with their style keys."""
+    plot_w, cw = frame.plot_w, frame.cw
     axis = [" "] * plot_w
     axis_keys = ["axis"] * plot_w
     for mc in marker_cols:
@@ -341,43 +364,85 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
             axis[c] = "┴" if dotted else "▲"
             axis_keys[c] = "marker"
     for step in view.anomaly_steps:
-        ax = _step_to_x(main, step, view)
-        if ax is not None and x0 <= ax <= x1:
-            c = int((ax - x0) * (ncols - 1) / (x1 - x0)) // cw
-            if 0 <= c < plot_w:
-                axis[c], axis_keys[c] = "!", "error"
+        col = frame.column_of(main, step, view)
+        if col is not None and 0 <= col // cw < plot_w:
+            axis[col // cw], axis_keys[col // cw] = "!", "error"
     if cursor_col is not None and 0 <= cursor_col // cw < plot_w:
-        axis[cursor_col // cw] = "┴" if axis[cursor_col // cw] == " " else axis[cursor_col // cw]
-        if axis_keys[cursor_col // cw] == "axis":
-            axis_keys[cursor_col // cw] = "cursor"
-    if view.x_mode == TIME:
-        left, right, mid = fmt_clock(x0), fmt_clock(x1), fmt_clock((x0 + x1) / 2)
-    elif view.x_mode == TOKENS:
-        left, right, mid = fmt_count(x0), fmt_count(x1), fmt_count((x0 + x1) / 2)
-    else:
-        # Steps are whole numbers: every tick is one (a 10-step run reads 1 … 6 … 10, not 5.5).
-        left, right = fmt_step(math.floor(x0)), fmt_step(math.ceil(x1))
-        mid = fmt_step(round((x0 + x1) / 2))
-        if mid in (left, right):
-            mid = ""
+        c = cursor_col // cw
+        axis[c] = "┴" if axis[c] == " " else axis[c]
+        if axis_keys[c] == "axis":
+            axis_keys[c] = "cursor"
+    return axis, axis_keys
+
+
+def _x_labels(x_mode: str, x0: float, x1: float) -> tuple[str, str, str]:
+    """(left, right, middle) labels of the x axis."""
+    if x_mode == TIME:
+        return fmt_clock(x0), fmt_clock(x1), fmt_clock((x0 + x1) / 2)
+    if x_mode == TOKENS:
+        return fmt_count(x0), fmt_count(x1), fmt_count((x0 + x1) / 2)
+    # Steps are whole numbers: every tick is one (a 10-step run reads 1 … 6 … 10, not 5.5).
+    left, right = fmt_step(math.floor(x0)), fmt_step(math.ceil(x1))
+    mid = fmt_step(round((x0 + x1) / 2))
+    return left, right, "" if mid in (left, right) else mid
+
+
+def _x_axis_row(axis: list[str], axis_keys: list[str], labels: tuple[str, str, str], plot_w: int) -> Row:
+    left, right, mid = labels
     xrow: Row = [(" " * LABEL_W, "axis"), ("└", "axis")]
-    labels = [" "] * plot_w
+    text = [" "] * plot_w
     for pos, lab in ((0, left), (max(0, plot_w - len(right)), right), (max(0, plot_w // 2 - len(mid) // 2), mid)):
         if plot_w >= len(left) + len(right) + len(mid) + 4 or lab is not mid:
             for k, ch in enumerate(lab):
                 if pos + k < plot_w:
-                    labels[pos + k] = ch
-    # Markers and cursor win over labels on the axis row.
-    start = 0
+                    text[pos + k] = ch
     # Labels win over ticks (the marks stay visible as dotted lines or ▲ elsewhere).
     # ...except anomaly marks: a "!" always shows where a run went wrong.
-    merged_chars = [labels[j] if labels[j] != " " and axis[j] != "!" else axis[j] for j in range(plot_w)]
-    merged_keys = ["axis" if labels[j] != " " and axis[j] != "!" else axis_keys[j] for j in range(plot_w)]
+    merged_chars = [text[j] if text[j] != " " and axis[j] != "!" else axis[j] for j in range(plot_w)]
+    merged_keys = ["axis" if text[j] != " " and axis[j] != "!" else axis_keys[j] for j in range(plot_w)]
+    start = 0
     for j in range(1, plot_w + 1):
         if j == plot_w or merged_keys[j] != merged_keys[start]:
             xrow.append(("".join(merged_chars[start:j]), merged_keys[start]))
             start = j
-    rows.append(xrow)
+    return xrow
+
+
+def compose(title: str, series: list[Series], view: ChartView, width: int, height: int,
+            glyphs: list[str] | None = None) -> list[Row]:
+    """Draw a chart of ``series`` (first one is the main metric) into ``height`` rows.
+
+    ``glyphs``: one mark per series, stamped along its curve (compare's overlaid runs).
+    """
+    main = series[0] if series else None
+    if main is None or len(main) == 0:
+        return _empty_chart(title, width, height)
+    xr = x_range(series, view)
+    x0, x1 = xr if xr is not None else (0.0, 1.0)
+    frame = _Frame(x0, x1, max(width - LABEL_W - 1, 4), max(height - 2, 1), CELL[view.mode][0])
+    dec = _decimate_all(series, view, frame)
+    frame.y_lo, frame.y_hi = _padded_y(dec.y_lo, dec.y_hi, view.log_y)
+    cursor_col = frame.column_of(main, view.cursor, view) if view.cursor is not None else None
+
+    # Draw raw (dim) first, smoothed on top: order layers so later ones win.
+    order = sorted(dec.drawn, key=lambda d: d[1])
+    nan_cols = dec.nan_cols
+    all_nan = np.unique(np.concatenate(nan_cols)) if nan_cols and any(len(c) for c in nan_cols) else None
+    marker_cols = [c for c in (frame.column_of(main, s, view) for s in view.eval_steps) if c is not None]
+    dotted = len(marker_cols) <= max(frame.plot_w // 6, 1)
+    raster = rasterise(
+        frame.plot_w, frame.plot_h, [c for c, _ in order], frame.y_lo, frame.y_hi, view.mode, view.log_y, cursor_col,
+        all_nan, marker_cols if dotted else None,
+    )
+    layer_of = {i + 1: layer for i, (_, layer) in enumerate(order)}
+    if glyphs:
+        raw_layer = {(layer - 1) // 2: i + 1 for i, (_, layer) in enumerate(order) if layer % 2 == 1}
+        _stamp_glyphs(raster, series, glyphs, view, x0, x1, frame.y_lo, frame.y_hi, raw_layer)
+
+    rows = [_title_row(title, main, view, _cursor_values(series, view), dec.nonfinite, width)]
+    rows += _plot_rows(raster, layer_of, frame, view.log_y)
+    axis, axis_keys = _axis_marks(main, view, frame, marker_cols, dotted, cursor_col)
+    rows.append(_x_axis_row(axis, axis_keys, _x_labels(view.x_mode, x0, x1), frame.plot_w))
     return rows[:height]
 
 

@@ -349,6 +349,115 @@ def _head_ids(texts: list[str]) -> np.ndarray:
     return np.array(ids, dtype=np.intp)
 
 
+def _clean_blob(raw_lines: list[str]) -> tuple[str, list[str]]:
+    """The batch as one blob and as rows, with carriage returns resolved and SGR codes stripped."""
+    blob = "\n".join(raw_lines)
+    if "\r" in blob:
+        raw_lines = [_last_cr_state(line) if "\r" in line else line for line in raw_lines]
+        blob = "\n".join(raw_lines)
+    raw_rows = blob.split("\n")
+    if "\x1b" not in blob:
+        return blob, raw_rows
+    # SGR codes never span a line, so stripping line by line equals stripping the blob;
+    # when only a few lines carry them, only those lines pay for the regex.
+    esc_rows = _Rows(blob).with_literal("\x1b")
+    if len(esc_rows) > len(raw_rows) // 8:
+        blob = strip_sgr(blob)
+        return blob, blob.split("\n")
+    for row in esc_rows:
+        raw_rows[row] = strip_sgr(raw_rows[row])
+    return "\n".join(raw_rows), raw_rows
+
+
+def _steps_of(text_rows: _Rows, n: int) -> np.ndarray:
+    """The step each row names ("Step N"), -1 where it names none."""
+    steps = np.full(n, -1, dtype=np.int64)
+    text_blob = text_rows.blob
+    if "Step " in text_blob:
+        found = _steps_found(text_blob)
+        if found:
+            for row, step in zip(text_rows.of([pos for pos, _ in found]), [step for _, step in found]):
+                steps[row] = step
+    return steps
+
+
+def _levels_and_clocks(text_rows: _Rows, texts: list[str], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's level code and clock (0 and -1 where the row starts no record)."""
+    # prime-rl's own layout ("HH:MM:SS LEVEL7 ...") is recognised from the line's first 17
+    # characters, looked up in a table of heads seen before; the tolerant regex only runs
+    # for lines that may carry another layout.
+    heads = text_rows.heads(n)
+    if heads is not None:
+        codes, times = heads
+    else:
+        ids = _head_ids(texts)
+        codes = _HEAD_CODES[ids]
+        times = _HEAD_TIMES[ids]
+    match = _LEVEL_LINE.match
+    first = _LEVEL_FIRST
+    for row in np.flatnonzero(codes == 0).tolist():
+        text = texts[row]
+        if text[:1] in first:
+            m = match(text)
+            if m is not None:
+                codes[row] = _LEVEL_CODES[m.group("level")]
+                times[row] = _clock_cached(m.group("time"))
+    return codes, times
+
+
+def _fill_special(batch: Batch, parsed: list[tuple[int, list[Parsed]]], texts: list[str], raw_rows: list[str],
+                  codes: np.ndarray, times: np.ndarray, steps: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Each unusual row is one display line: fill it in where it stands (the columns in place)."""
+    kinds = np.zeros(len(codes), dtype=np.uint8)
+    if texts is raw_rows:
+        texts = list(texts)
+    for row, (p,) in parsed:
+        if p.key is not None:
+            batch.keys[row] = p.key
+        texts[row] = p.text
+        codes[row] = p.level
+        times[row] = p.t
+        kinds[row] = p.kind
+        steps[row] = p.step
+    return texts, kinds
+
+
+_Columns = tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _splice_special(batch: Batch, parsed: list[tuple[int, list[Parsed]]], texts: list[str], codes: np.ndarray,
+                    times: np.ndarray, steps: np.ndarray) -> _Columns:
+    """Splice the per-line results of the unusual rows between runs of ordinary rows."""
+    n = len(texts)
+    o_texts: list[str] = []
+    o_codes: list = []
+    o_times: list = []
+    o_kinds: list = []
+    o_steps: list = []
+    prev = 0
+    for row, ps in parsed:
+        o_texts += texts[prev:row]
+        o_codes.append(codes[prev:row])
+        o_times.append(times[prev:row])
+        o_steps.append(steps[prev:row])
+        o_kinds.append(np.zeros(row - prev, dtype=np.uint8))
+        for p in ps:
+            if p.key is not None:
+                batch.keys[len(o_texts)] = p.key
+            o_texts.append(p.text)
+        o_steps.append(np.array([p.step for p in ps], dtype=np.int64))
+        o_codes.append(np.array([p.level for p in ps], dtype=np.uint8))
+        o_times.append(np.array([p.t for p in ps], dtype=np.float64))
+        o_kinds.append(np.array([p.kind for p in ps], dtype=np.uint8))
+        prev = row + 1
+    o_texts += texts[prev:]
+    o_codes.append(codes[prev:])
+    o_times.append(times[prev:])
+    o_steps.append(steps[prev:])
+    o_kinds.append(np.zeros(n - prev, dtype=np.uint8))
+    return o_texts, np.concatenate(o_codes), np.concatenate(o_times), np.concatenate(o_kinds), np.concatenate(o_steps)
+
+
 class LineParser:
     """Turns raw lines of one component into parsed lines (stateful: continuation lines).
 
@@ -371,23 +480,8 @@ class LineParser:
         batch = Batch()
         if not raw_lines:
             return batch
-        blob = "\n".join(raw_lines)
-        if "\r" in blob:
-            raw_lines = [_last_cr_state(line) if "\r" in line else line for line in raw_lines]
-            blob = "\n".join(raw_lines)
-        raw_rows = blob.split("\n")
+        blob, raw_rows = _clean_blob(raw_lines)
         n = len(raw_rows)
-        if "\x1b" in blob:
-            # SGR codes never span a line, so stripping line by line equals stripping the blob;
-            # when only a few lines carry them, only those lines pay for the regex.
-            esc_rows = _Rows(blob).with_literal("\x1b")
-            if len(esc_rows) > n // 8:
-                blob = strip_sgr(blob)
-                raw_rows = blob.split("\n")
-            else:
-                for row in esc_rows:
-                    raw_rows[row] = strip_sgr(raw_rows[row])
-                blob = "\n".join(raw_rows)
         rows = _Rows(blob)
         special: set[int] = set()
         for lit in _SPECIAL_LITERALS:
@@ -400,82 +494,26 @@ class LineParser:
         else:
             texts = [line if line.isprintable() else neutralise(line) for line in raw_rows]
             text_rows = _Rows("\n".join(texts))
-        text_blob = text_rows.blob
-        steps = np.full(n, -1, dtype=np.int64)
-        if "Step " in text_blob:
-            found = _steps_found(text_blob)
-            if found:
-                for row, step in zip(text_rows.of([pos for pos, _ in found]), [step for _, step in found]):
-                    steps[row] = step
-        # prime-rl's own layout ("HH:MM:SS LEVEL7 ...") is recognised from the line's first 17
-        # characters, looked up in a table of heads seen before; the tolerant regex only runs
-        # for lines that may carry another layout.
-        heads = text_rows.heads(n)
-        if heads is not None:
-            codes, times = heads
-        else:
-            ids = _head_ids(texts)
-            codes = _HEAD_CODES[ids]
-            times = _HEAD_TIMES[ids]
-        match = _LEVEL_LINE.match
-        first = _LEVEL_FIRST
-        for row in np.flatnonzero(codes == 0).tolist():
-            text = texts[row]
-            if text[:1] in first:
-                m = match(text)
-                if m is not None:
-                    codes[row] = _LEVEL_CODES[m.group("level")]
-                    times[row] = _clock_cached(m.group("time"))
+        steps = _steps_of(text_rows, n)
+        codes, times = _levels_and_clocks(text_rows, texts, n)
         kinds: np.ndarray | None = None
         if special:
             parsed = [(row, self._special(raw_rows[row])) for row in sorted(special) if row < n]
             if all(len(ps) == 1 for _, ps in parsed):
-                # Each unusual row is one display line: fill it in where it stands.
-                kinds = np.zeros(n, dtype=np.uint8)
-                if texts is raw_rows:
-                    texts = list(texts)
-                for row, (p,) in parsed:
-                    if p.key is not None:
-                        batch.keys[row] = p.key
-                    texts[row] = p.text
-                    codes[row] = p.level
-                    times[row] = p.t
-                    kinds[row] = p.kind
-                    steps[row] = p.step
+                texts, kinds = _fill_special(batch, parsed, texts, raw_rows, codes, times, steps)
             else:
-                # Splice the per-line results of the unusual rows between runs of ordinary rows.
-                o_texts: list[str] = []
-                o_codes: list = []
-                o_times: list = []
-                o_kinds: list = []
-                o_steps: list = []
-                prev = 0
-                for row, ps in parsed:
-                    o_texts += texts[prev:row]
-                    o_codes.append(codes[prev:row])
-                    o_times.append(times[prev:row])
-                    o_steps.append(steps[prev:row])
-                    o_kinds.append(np.zeros(row - prev, dtype=np.uint8))
-                    for p in ps:
-                        if p.key is not None:
-                            batch.keys[len(o_texts)] = p.key
-                        o_texts.append(p.text)
-                    o_steps.append(np.array([p.step for p in ps], dtype=np.int64))
-                    o_codes.append(np.array([p.level for p in ps], dtype=np.uint8))
-                    o_times.append(np.array([p.t for p in ps], dtype=np.float64))
-                    o_kinds.append(np.array([p.kind for p in ps], dtype=np.uint8))
-                    prev = row + 1
-                o_texts += texts[prev:]
-                o_codes.append(codes[prev:])
-                o_times.append(times[prev:])
-                o_steps.append(steps[prev:])
-                o_kinds.append(np.zeros(n - prev, dtype=np.uint8))
-                texts = o_texts
-                codes, times, kinds, steps = np.concatenate(o_codes), np.concatenate(o_times), np.concatenate(o_kinds), np.concatenate(o_steps)
+                texts, codes, times, kinds, steps = _splice_special(batch, parsed, texts, codes, times, steps)
                 n = len(texts)
-        levels = codes
-        tarr = times
-        # Continuation lines inherit the level and clock of the record above them.
+        levels, tarr = self._inherit(codes, times, n)
+        batch.texts = texts
+        batch.levels = levels
+        batch.kinds = np.zeros(n, dtype=np.uint8) if kinds is None else kinds
+        batch.steps = steps
+        batch.times = tarr
+        return batch
+
+    def _inherit(self, levels: np.ndarray, tarr: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Continuation lines inherit the level and clock of the record above them (across batches too)."""
         ar = np.arange(1, n + 1)
         idx = np.where(levels > 0, ar, 0)
         np.maximum.accumulate(idx, out=idx)
@@ -484,12 +522,7 @@ class LineParser:
         np.maximum.accumulate(tidx, out=tidx)
         tarr = np.concatenate([np.array([self.t], dtype=np.float64), tarr])[tidx]
         self.level, self.t = int(levels[-1]), float(tarr[-1])
-        batch.texts = texts
-        batch.levels = levels
-        batch.kinds = np.zeros(n, dtype=np.uint8) if kinds is None else kinds
-        batch.steps = steps
-        batch.times = tarr
-        return batch
+        return levels, tarr
 
     def _special(self, raw: str) -> list[Parsed]:
         """One unusual line: level 0 / clock -1 mean "inherit from the line above"."""

@@ -506,52 +506,64 @@ class Screen:
                 line.resize(cols)
         self.cols = cols
         for buf in buffers:
-            is_active = buf is self.lines
-            is_main = (buf is self.lines and not self.alt_screen) or buf is self._main_lines
-            # The row to keep on screen: the cursor, or for the main screen behind a full-screen
-            # program, the cursor saved on entering it (DECSC / mode 1049).
-            cursor_y = self.y if is_active else (self._saved.y if is_main else None)
-            if len(buf) > rows:
-                excess = len(buf) - rows
-                if is_main and cursor_y is not None:
-                    # As tmux: empty rows below the cursor go first, then rows from the top go to
-                    # the scrollback (the cursor moves up with the text); only what is still too
-                    # much is cut from below.
-                    empty = 0
-                    while empty < excess and len(buf) - 1 - empty > cursor_y and is_blank_row(buf[len(buf) - 1 - empty]):
-                        empty += 1
-                    del buf[len(buf) - empty :]
-                    excess -= empty
-                    from_top = min(excess, cursor_y)
-                else:
-                    # Keep the cursor row on screen: drop rows from the top, at most as many as
-                    # the cursor is below the new bottom; the rest are cut from below.
-                    from_top = excess if cursor_y is None else max(0, min(excess, cursor_y - rows + 1))
-                if from_top:
-                    if is_main and self.scrollback.maxlen:
-                        self.scrollback.extend(buf[:from_top])
-                        self.history_pushed += from_top
-                    del buf[:from_top]
-                    if is_active:
-                        self.y -= from_top
-                    elif is_main:
-                        self._saved.y -= from_top
-                del buf[rows:]
-            elif len(buf) < rows and is_main and self.scrollback:
-                back = self._pull_history(min(rows - len(buf), len(self.scrollback)), cols)
-                buf[:0] = back
-                if is_active:
-                    self.y += len(back)
-                else:
-                    self._saved.y += len(back)
-            while len(buf) < rows:
-                buf.append(Line(cols))
+            self._fit_height(buf, rows, cols)
         self.rows = rows
+        self._clamp_to_size(cols, rows)
+
+    def _fit_height(self, buf: list[Line], rows: int, cols: int) -> None:
+        """Give one screen buffer ``rows`` rows, keeping its cursor row on screen."""
+        is_active = buf is self.lines
+        is_main = (buf is self.lines and not self.alt_screen) or buf is self._main_lines
+        # The row to keep on screen: the cursor, or for the main screen behind a full-screen
+        # program, the cursor saved on entering it (DECSC / mode 1049).
+        cursor_y = self.y if is_active else (self._saved.y if is_main else None)
+        if len(buf) > rows:
+            self._shrink_height(buf, rows, is_active, is_main, cursor_y)
+        elif len(buf) < rows and is_main and self.scrollback:
+            back = self._pull_history(min(rows - len(buf), len(self.scrollback)), cols)
+            buf[:0] = back
+            if is_active:
+                self.y += len(back)
+            else:
+                self._saved.y += len(back)
+        while len(buf) < rows:
+            buf.append(Line(cols))
+
+    def _shrink_height(self, buf: list[Line], rows: int, is_active: bool, is_main: bool, cursor_y: int | None) -> None:
+        excess = len(buf) - rows
+        if is_main and cursor_y is not None:
+            # As tmux: empty rows below the cursor go first, then rows from the top go to
+            # the scrollback (the cursor moves up with the text); only what is still too
+            # much is cut from below.
+            empty = 0
+            while empty < excess and len(buf) - 1 - empty > cursor_y and is_blank_row(buf[len(buf) - 1 - empty]):
+                empty += 1
+            del buf[len(buf) - empty :]
+            excess -= empty
+            from_top = min(excess, cursor_y)
+        else:
+            # Keep the cursor row on screen: drop rows from the top, at most as many as
+            # the cursor is below the new bottom; the rest are cut from below.
+            from_top = excess if cursor_y is None else max(0, min(excess, cursor_y - rows + 1))
+        if from_top:
+            if is_main and self.scrollback.maxlen:
+                self.scrollback.extend(buf[:from_top])
+                self.history_pushed += from_top
+            del buf[:from_top]
+            if is_active:
+                self.y -= from_top
+            elif is_main:
+                self._saved.y -= from_top
+        del buf[rows:]
+
+    def _clamp_to_size(self, cols: int, rows: int) -> None:
+        """Margins, cursors and tab stops inside the new size; every row to redraw."""
         self.top, self.bottom = 0, rows - 1
         self.x = min(self.x, cols - 1)
         self.y = max(0, min(self.y, rows - 1))
         self.pending_wrap = False
-        self.tabstops = {t for t in self.tabstops if t < cols} | set(range(8 * ((max(self.tabstops, default=0) // 8) + 1), cols, 8))
+        kept = {t for t in self.tabstops if t < cols}
+        self.tabstops = kept | set(range(8 * ((max(self.tabstops, default=0) // 8) + 1), cols, 8))
         for s in (self._saved, self._saved_alt):
             s.x, s.y = min(s.x, cols - 1), min(s.y, rows - 1)
         self.dirty = set(range(rows))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import codecs
 import re
+from collections.abc import Callable
 
 from primetui.shell.term.attrs import DEFAULT, SGR_SPLIT as _SGR_SPLIT, apply_sgr, sgr_cached
 from primetui.shell.term.screen import LazyLine, Screen
@@ -403,105 +404,73 @@ class Terminal(Screen):
         p0 = params[0][0] if params else 0
         n = p0 or 1  # most sequences treat 0 and missing as 1
         if private == "?":
-            if final in "hl" and not inter:
-                for group in params:
-                    self._dec_mode(group[0], final == "h")
-            elif final == "J":
-                self.erase_in_display(p0)
-            elif final == "K":
-                self.erase_in_line(p0)
-            elif final == "n" and p0 == 6:
-                self.replies.append(f"\x1b[?{self.y + 1};{self.x + 1}R")
-            elif final == "p" and inter == "$":
-                self.replies.append(f"\x1b[?{p0};{self._mode_state(p0)}$y")
-            return
-        if private == ">":
+            self._csi_dec(params, p0, inter, final)
+        elif private == ">":
             if final == "c":
                 self.replies.append("\x1b[>41;330;0c")  # an xterm, version 330
+        elif private:
             return
-        if private:
-            return
-        if inter:
+        elif inter:
             if inter == "!" and final == "p":
                 self._soft_reset()
-            return  # DECSCUSR (cursor shape) and the like change nothing we draw
-        if final == "m":
-            self.sgr(raw)
-        elif final in "Hf":
-            col = params[1][0] if len(params) > 1 else 0
-            self.move_to((col or 1) - 1, n - 1)
-        elif final == "A":
-            self.move_rel(dy=-n)
-        elif final in "Be":
-            self.move_rel(dy=n)
-        elif final in "Ca":
-            self.move_rel(dx=n)
-        elif final == "D":
-            self.move_rel(dx=-n)
-        elif final == "E":
-            self.move_rel(dy=n)
-            self.carriage_return()
-        elif final == "F":
-            self.move_rel(dy=-n)
-            self.carriage_return()
-        elif final in "G`":
-            self.set_column(n - 1)
-        elif final == "d":
-            self.set_row(n - 1)
+            # DECSCUSR (cursor shape) and the like change nothing we draw
+        else:
+            handler = _CSI_HANDLERS.get(final)
+            if handler is not None:
+                handler(self, raw, params, p0, n)
+
+    def _csi_dec(self, params: list[list[int]], p0: int, inter: str, final: str) -> None:
+        """CSI ? ...: DEC private modes, selective erases, the cursor report and DECRQM."""
+        if final in "hl" and not inter:
+            for group in params:
+                self._dec_mode(group[0], final == "h")
         elif final == "J":
             self.erase_in_display(p0)
         elif final == "K":
             self.erase_in_line(p0)
-        elif final == "L":
-            self.insert_lines(n)
-        elif final == "M":
-            self.delete_lines(n)
-        elif final == "@":
-            self.insert_chars(n)
-        elif final == "P":
-            self.delete_chars(n)
-        elif final == "X":
-            self.erase_chars(n)
-        elif final == "S":
-            self.scroll_up(n)
-        elif final == "T":
-            if len(params) <= 1:
-                self.scroll_down(n)
-        elif final == "r":
-            top = p0 or 1
-            bottom = params[1][0] if len(params) > 1 and params[1][0] else self.rows
-            self.set_margins(top - 1, bottom - 1)
-        elif final == "b":
-            self.repeat_last(n)
-        elif final == "I":
-            self.tab(n)
-        elif final == "Z":
-            self.back_tab(n)
-        elif final == "g":
-            self.clear_tabstop(p0)
-        elif final in "hl":
-            on = final == "h"
-            for group in params:
-                if group[0] == 4:
-                    self.insert_mode = on
-                elif group[0] == 20:
-                    self.newline_mode = on
-        elif final == "s":
-            self.save_cursor()
-        elif final == "u":
-            self.restore_cursor()
-        elif final == "c":
-            if p0 == 0:
-                self.replies.append("\x1b[?62;22c")  # VT220 with ANSI colour
-        elif final == "n":
-            if p0 == 5:
-                self.replies.append("\x1b[0n")
-            elif p0 == 6:
-                y = self.y - self.top if self.origin_mode else self.y
-                self.replies.append(f"\x1b[{y + 1};{self.x + 1}R")
-        elif final == "t":
-            if p0 == 18:
-                self.replies.append(f"\x1b[8;{self.rows};{self.cols}t")
+        elif final == "n" and p0 == 6:
+            self.replies.append(f"\x1b[?{self.y + 1};{self.x + 1}R")
+        elif final == "p" and inter == "$":
+            self.replies.append(f"\x1b[?{p0};{self._mode_state(p0)}$y")
+
+    def _csi_cup(self, params: list[list[int]], n: int) -> None:
+        col = params[1][0] if len(params) > 1 else 0
+        self.move_to((col or 1) - 1, n - 1)
+
+    def _csi_next_line(self, dy: int) -> None:
+        self.move_rel(dy=dy)
+        self.carriage_return()
+
+    def _csi_scroll_down(self, params: list[list[int]], n: int) -> None:
+        if len(params) <= 1:  # with more parameters it is xterm's mouse highlight tracking
+            self.scroll_down(n)
+
+    def _csi_margins(self, params: list[list[int]], p0: int) -> None:
+        top = p0 or 1
+        bottom = params[1][0] if len(params) > 1 and params[1][0] else self.rows
+        self.set_margins(top - 1, bottom - 1)
+
+    def _csi_ansi_modes(self, params: list[list[int]], on: bool) -> None:
+        for group in params:
+            if group[0] == 4:
+                self.insert_mode = on
+            elif group[0] == 20:
+                self.newline_mode = on
+
+    def _csi_device_attributes(self, p0: int) -> None:
+        if p0 == 0:
+            self.replies.append("\x1b[?62;22c")  # VT220 with ANSI colour
+
+    def _csi_status_report(self, p0: int) -> None:
+        if p0 == 5:
+            self.replies.append("\x1b[0n")
+        elif p0 == 6:
+            y = self.y - self.top if self.origin_mode else self.y
+            self.replies.append(f"\x1b[{y + 1};{self.x + 1}R")
+
+    def _csi_window_report(self, p0: int) -> None:
+        if p0 == 18:
+            self.replies.append(f"\x1b[8;{self.rows};{self.cols}t")
 
     def _mode_state(self, mode: int) -> int:
         """DECRQM answer: 1 set, 2 reset, 0 unknown."""
@@ -568,3 +537,45 @@ class Terminal(Screen):
         self.attr = apply_sgr(self.attr, [])
         self.g0 = self.g1 = "B"
         self.shift_out = False
+
+
+# CSI final byte -> what it does (no private marker, no intermediate): handler(term, raw, params, p0, n),
+# where p0 is the first parameter (0 when missing) and n the count most sequences read (0 and missing are 1).
+_CsiHandler = Callable[[Terminal, str, list[list[int]], int, int], None]
+_CSI_HANDLERS: dict[str, _CsiHandler] = {
+    "m": lambda t, raw, params, p0, n: t.sgr(raw),
+    "H": lambda t, raw, params, p0, n: t._csi_cup(params, n),
+    "f": lambda t, raw, params, p0, n: t._csi_cup(params, n),
+    "A": lambda t, raw, params, p0, n: t.move_rel(dy=-n),
+    "B": lambda t, raw, params, p0, n: t.move_rel(dy=n),
+    "e": lambda t, raw, params, p0, n: t.move_rel(dy=n),
+    "C": lambda t, raw, params, p0, n: t.move_rel(dx=n),
+    "a": lambda t, raw, params, p0, n: t.move_rel(dx=n),
+    "D": lambda t, raw, params, p0, n: t.move_rel(dx=-n),
+    "E": lambda t, raw, params, p0, n: t._csi_next_line(n),
+    "F": lambda t, raw, params, p0, n: t._csi_next_line(-n),
+    "G": lambda t, raw, params, p0, n: t.set_column(n - 1),
+    "`": lambda t, raw, params, p0, n: t.set_column(n - 1),
+    "d": lambda t, raw, params, p0, n: t.set_row(n - 1),
+    "J": lambda t, raw, params, p0, n: t.erase_in_display(p0),
+    "K": lambda t, raw, params, p0, n: t.erase_in_line(p0),
+    "L": lambda t, raw, params, p0, n: t.insert_lines(n),
+    "M": lambda t, raw, params, p0, n: t.delete_lines(n),
+    "@": lambda t, raw, params, p0, n: t.insert_chars(n),
+    "P": lambda t, raw, params, p0, n: t.delete_chars(n),
+    "X": lambda t, raw, params, p0, n: t.erase_chars(n),
+    "S": lambda t, raw, params, p0, n: t.scroll_up(n),
+    "T": lambda t, raw, params, p0, n: t._csi_scroll_down(params, n),
+    "r": lambda t, raw, params, p0, n: t._csi_margins(params, p0),
+    "b": lambda t, raw, params, p0, n: t.repeat_last(n),
+    "I": lambda t, raw, params, p0, n: t.tab(n),
+    "Z": lambda t, raw, params, p0, n: t.back_tab(n),
+    "g": lambda t, raw, params, p0, n: t.clear_tabstop(p0),
+    "h": lambda t, raw, params, p0, n: t._csi_ansi_modes(params, True),
+    "l": lambda t, raw, params, p0, n: t._csi_ansi_modes(params, False),
+    "s": lambda t, raw, params, p0, n: t.save_cursor(),
+    "u": lambda t, raw, params, p0, n: t.restore_cursor(),
+    "c": lambda t, raw, params, p0, n: t._csi_device_attributes(p0),
+    "n": lambda t, raw, params, p0, n: t._csi_status_report(p0),
+    "t": lambda t, raw, params, p0, n: t._csi_window_report(p0),
+}
