@@ -70,7 +70,7 @@ class Diagnostic:
         """``file:line:col: level: message`` with 1-based line and column (what editors and CI parse)."""
         return f"{filename}:{self.span.line + 1}:{self.span.col + 1}: {self.level}: {self.message}"
 
-    def to_json(self, filename: str | None = None) -> dict:
+    def to_json(self, filename: str | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {
             "line": self.span.line + 1,
             "col": self.span.col + 1,
@@ -89,7 +89,7 @@ class Diagnostic:
         return out
 
 
-def sort_key(d: Diagnostic) -> tuple:
+def sort_key(d: Diagnostic) -> tuple[Any, ...]:
     return (d.span.line, d.span.col, LEVELS.index(d.level), d.message)
 
 

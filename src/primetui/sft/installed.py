@@ -22,16 +22,16 @@ def installed(kind: str = "sft") -> tuple[Any, str] | None:
     """(SFTConfig or RLConfig class, version) of the importable ``prime_rl.configs``, or None."""
     try:
         if kind == "rl":
-            from prime_rl.configs.rl import RLConfig as config  # type: ignore[import-not-found]
+            from prime_rl.configs.rl import RLConfig as config
         else:
-            from prime_rl.configs.sft import SFTConfig as config  # type: ignore[import-not-found]
+            from prime_rl.configs.sft import SFTConfig as config
     except Exception:  # noqa: BLE001 - absent or broken: the mirror is all we have
         return None
     version = getattr(sys.modules.get("prime_rl.configs"), "__version__", None) or "installed"
     return config, str(version)
 
 
-def _deferred(raw: dict[str, Any]) -> dict:
+def _deferred(raw: dict[str, Any]) -> dict[str, Any]:
     """An rl.toml without its environment sources, as ``prime train`` validates it (``defer_environments``)."""
     import copy
 

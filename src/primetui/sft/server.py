@@ -29,7 +29,7 @@ class ServerVerdict:
         return not self.schema_errors and self.rejection is None
 
 
-def _loc(d: Diagnostic) -> list:
+def _loc(d: Diagnostic) -> list[Any]:
     return ["body", "config", *d.loc]
 
 

@@ -63,9 +63,9 @@ def map_server_error(text: str, status: int | None, message: str, issues: Iterab
                               "platform", tuple(path)))
     if out:
         return out
-    path = _path_for_message(message, spans)
+    named = _path_for_message(message, spans)
     code = f"server-{status}" if status else "server"
     prefix = f"platform ({status}): " if status else "platform: "
-    if path is None:
+    if named is None:
         return [Diagnostic("error", prefix + message, Span(0, 0, 0, len(spans.line_text(0))), code, "platform")]
-    return [Diagnostic("error", prefix + message, anchor(spans, path, False), code, "platform", path)]
+    return [Diagnostic("error", prefix + message, anchor(spans, named, False), code, "platform", named)]
