@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from textual.app import ComposeResult
@@ -20,11 +20,14 @@ from primetui.ui.monitor.logtab import LogTab
 from primetui.ui.safe import clean
 from primetui.ui.widgets import update_static
 
+if TYPE_CHECKING:
+    from primetui.api.plainrun import Run
+
 MERGED_KEY = "all"
 
 
-def _run_id(run: Any) -> str:
-    return str(run.get("id") if isinstance(run, dict) else getattr(run, "id", "run"))
+def _run_id(run: Run) -> str:
+    return run.id or "run"
 
 
 class LogsPane(FeedMixin, Vertical):
@@ -42,7 +45,7 @@ class LogsPane(FeedMixin, Vertical):
     LogsPane > .logs--pods.-failed { color: $error; }
     """
 
-    def __init__(self, client: Any, run: Any, *, max_lines: int = 2_000_000, follow: bool = True, id: str | None = None) -> None:
+    def __init__(self, client: Any, run: Run, *, max_lines: int = 2_000_000, follow: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
         self.client = client
         self.run = run
@@ -136,9 +139,7 @@ class LogsPane(FeedMixin, Vertical):
 
     # ---- pods -------------------------------------------------------------------------------
     def _error(self) -> str | None:
-        run = self.run
-        value = run.get("errorMessage") if isinstance(run, dict) else getattr(run, "error_message", None)
-        return str(value) if value else None
+        return (self.run.error_message or None) if self.run is not None else None
 
     def pods_summary(self) -> str:
         return neutralise(self.pods.summary(self._error())) if self.pods is not None else ""
@@ -152,7 +153,7 @@ class LogsPane(FeedMixin, Vertical):
         update_static(line, text)
         line.set_class("FAILED" in text, "-failed")
 
-    def on_run_update(self, run: Any) -> None:
+    def on_run_update(self, run: Run) -> None:
         self.run = run
         self.update_pods()
 
