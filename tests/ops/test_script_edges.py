@@ -284,3 +284,16 @@ def test_a_sigterm_while_the_first_poll_hangs_says_so_in_text_too(local_platform
     script, run_id = _sigterm_while_the_first_poll_hangs(local_platform, tmp_path)
     assert script.out[-2:] == [f"SIGTERM: stopped following; the status of run {run_id} was not seen yet.",
                                f"Follow again with `primetui wait {run_id}`."], script.text()
+
+
+def test_a_timeout_before_the_platform_is_known_still_ends_each_run(local_platform, tmp_path):
+    """A ``--timeout`` shorter than the start-up: ``done`` came alone, without the ``end`` line of each run
+    (seen on a loaded machine with ``--timeout 2``). Now each run has its ``end``, its status never seen."""
+    out = subprocess.run([sys.executable, "-m", "primetui", "wait", "r1", "r2", "--json", "--timeout", "0.001"],
+                         capture_output=True, text=True, timeout=60, env=dict(script_env(local_platform, tmp_path), PRIME_BASE_URL=local_platform.base_url,
+                                  PRIME_API_KEY=local_platform.token), stdin=subprocess.DEVNULL)
+    assert out.returncode == 2, out.stdout + out.stderr
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [(e["event"], e.get("run_id"), e.get("status"), e.get("ended")) for e in events[:-1]] == [
+        ("end", "r1", None, False), ("end", "r2", None, False)]
+    assert events[-1] == {"event": "done", "status": "TIMEOUT", "exit": 2, "timed_out": ["r1", "r2"]}

@@ -103,3 +103,28 @@ async def test_stop_dialog_says_one_thing_once_stopped() -> None:
         assert results == ["stopped"]
         final = [hint for phase, hint in seen if "stopped; your changes are saved" in phase]
         assert final and all("until it says stopped" not in hint for hint in final), final
+
+
+class ReadOnlyPlatform(Platform):
+    async def get_session(self, volume: str, session_id: str):
+        return SimpleNamespace(id=session_id, phase="stopped", status="STOPPED", progress=None, read_only=True)
+
+
+async def test_stopping_a_read_only_session_does_not_say_changes_were_saved() -> None:
+    """Issue 41, finding 11: it said "your changes are saved" of a session that could change nothing."""
+    app = App()
+    async with app.run_test(size=(90, 20)) as pilot:
+        results: list[str] = []
+        dialog = StopSessionScreen(ReadOnlyPlatform(), "research", "vs_1", poll=0.01)
+        await app.push_screen(dialog, results.append)
+        seen: list[tuple[str, str]] = []
+
+        def look() -> bool:
+            if dialog.is_attached and dialog.query("#stop-hint"):
+                seen.append((text(dialog, "stop-phase"), text(dialog, "stop-hint")))
+            return bool(results)
+
+        await until(pilot, look, "the dialog closes itself once stopped")
+        assert results == ["stopped"]
+        assert ("Session vs_1 stopped; it was read-only, so research is unchanged.", "This closes by itself.") in seen
+        assert not [pair for pair in seen if "changes are saved" in pair[0]], seen

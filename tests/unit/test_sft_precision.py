@@ -94,6 +94,33 @@ def test_messages_carry_their_numbers_and_the_platform_keeps_prime_rl_words():
     assert "lower num_train_gpus to 7" in d.message
 
 
+@pytest.mark.parametrize(("deployment", "fix"), [
+    ("num_train_gpus = 1\ngpus_per_node = 1", "a node of 1 GPU cannot hold both: remove [eval]"),
+    ("num_train_gpus = 2\nnum_infer_gpus = 4\ngpus_per_node = 4", "lower num_infer_gpus to 2"),
+    ("num_train_gpus = 4\nnum_infer_gpus = 4\ngpus_per_node = 4", "add up to 4 (at least 1 each)"),
+])
+def test_the_gpu_budget_never_suggests_zero_gpus(deployment, fix):
+    """Issue 41, finding 11: the editor suggested "lower num_train_gpus to 0" when the eval server took the node."""
+    gpu = f'max_steps = 10\n[ckpt]\n[deployment]\n{deployment}\n[eval]\n[[eval.source]]\nname = "x"\n{ENV}\n'
+    d = next(d for d in check_text(gpu).diagnostics if d.code == "gpu-budget")
+    assert fix in d.message and "to 0" not in d.message, d.message
+
+
+@pytest.mark.parametrize(("resume", "max_steps", "warned"), [
+    ('dir = "/volume/runs/abc/checkpoints/step_10"', 10, True),
+    ("step = 25", 20, True),
+    ('dir = "/volume/runs/abc/checkpoints/step_10/"', 11, False),
+    ("step = 5", 20, False),
+])
+def test_a_resume_at_or_past_max_steps_is_warned_about(resume, max_steps, warned):
+    """Issue 41, finding 11: resuming from step 10 with max_steps = 10 completed with no training and no warning."""
+    text = f"max_steps = {max_steps}\n[ckpt]\n[resume]\n{resume}\n"
+    found = [d for d in check_text(text).diagnostics if d.code == "resume-past-max"]
+    assert bool(found) == warned, check_text(text).diagnostics
+    if warned:
+        assert found[0].level == "warning" and f"but max_steps is {max_steps}" in found[0].message
+
+
 def test_model_seq_len_is_not_silent_and_moves_to_data():
     text = "max_steps = 10\n[ckpt]\n[model]\nseq_len = 512\n"
     d = next(d for d in check_text(text).diagnostics if d.code == "model-seq-len")

@@ -136,6 +136,8 @@ class PrimeClient:
         self._in_flight = asyncio.Semaphore(IN_FLIGHT)
         self._transport = transport
         self._rediscover = rediscover
+        self.on_moved: Callable[[str, str], None] | None = None
+        """Told ``(old base URL, new base URL)`` when the client followed the platform elsewhere (the header's address)."""
         self._http = self._new_http()
 
     def _setting_problem(self) -> str | None:
@@ -320,10 +322,12 @@ class PrimeClient:
         base_url, api_key = normalize_base_url(found[0]), found[1]
         if (base_url, api_key) == (self.base_url, self._api_key):
             return False
-        old, self.base_url, self._api_key = self._http, base_url, api_key
+        old, old_url, self.base_url, self._api_key = self._http, self.base_url, base_url, api_key
         self._bad_setting = self._setting_problem()
         self._http = self._new_http()
         await old.aclose()
+        if self.on_moved is not None:
+            self.on_moved(old_url, base_url)
         return True
 
     async def _send_here(self, method: str, path: str, kwargs: dict[str, Any]) -> tuple[int, str, httpx.Headers, bytes]:

@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("files", nargs="+", help="TOML files to check (- reads standard input)")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
     validate.add_argument("--offline", action="store_true", help="do not ask the platform for its model cache")
+    validate.add_argument("--local", action="store_true", help="ask the embedded local platform for its model cache")
 
     schema = sub.add_parser("schema", help="print the JSON Schema (draft 2020-12) of sft.toml (or rl.toml), for taplo "
                                            "and other editors")
@@ -130,7 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
     transfers.add_argument("--json", action="store_true", help="JSON output (one object per change with --follow)")
     transfers.add_argument("--local", action="store_true", help="use the embedded local platform")
     _add_ops_commands(sub)
+    _local_before_or_after(sub)
     return parser
+
+
+def _local_before_or_after(sub: argparse._SubParsersAction) -> None:
+    """``primetui --local runs --once`` is ``primetui runs --once --local``: a subcommand's own ``--local``
+    leaves the one given before it standing (argparse would put its default False over it)."""
+    for command in sub.choices.values():
+        for action in command._actions:  # noqa: SLF001 - argparse keeps a parser's options there
+            if action.dest == "local":
+                action.default = argparse.SUPPRESS
 
 
 WAIT_EXIT_CODES = """exit codes (the same for every primetui command):

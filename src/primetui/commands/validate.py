@@ -1,11 +1,12 @@
-"""``primetui validate FILE... [--json] [--offline]``: ``file:line:col: level: message``.
+"""``primetui validate FILE... [--json] [--offline] [--local]``: ``file:line:col: level: message``.
 
 Exit 0: no errors; 1: a file has an error; 3: a file could not be read; 64: the arguments were wrong
 (:mod:`primetui.commands.exits`).
 Text output counts lines and columns from 1, the column in characters (Unicode code points);
 ``--json`` adds an LSP ``range`` (0-based, UTF-16 code units) and each fix's edits in that form.
 
-The model-cache rule asks the configured platform (T1) for its cached models unless ``--offline``;
+The model-cache rule asks the configured platform (T1; the embedded one with ``--local``) for its
+cached models unless ``--offline``;
 when the platform cannot be reached it says so in one line (stderr) and skips that rule only.
 When prime-rl's own config package (``prime_rl.configs``) is importable, the config is validated
 with it too (``primetui.sft.installed``), and the output says so.
@@ -34,8 +35,8 @@ class CacheResult:
     note: str
 
 
-def fetch_model_cache(timeout: float = 8.0) -> CacheResult:
-    """The platform's cached model ids (T1), or None with a one-line reason."""
+def fetch_model_cache(timeout: float = 8.0, local: bool = False) -> CacheResult:
+    """The platform's cached model ids (T1), or None with a one-line reason (``local``: the embedded platform's)."""
     try:
         from primetui.config.settings import load_settings
     except ImportError:
@@ -46,9 +47,16 @@ def fetch_model_cache(timeout: float = 8.0) -> CacheResult:
         return CacheResult(None, f"model cache: skipped ({exc}).")
     from primetui.config.mistakes import first_mistake
 
-    mistake = first_mistake(settings)
+    mistake = first_mistake(settings, local=local)
     if mistake is not None:  # the file's checks still hold; only the platform's cache is not asked
         return CacheResult(None, f"model cache: skipped: {mistake}")
+    if local:
+        from primetui.commands.headless import _settings
+
+        try:
+            settings = _settings(True)  # the local platform, started when it is not running
+        except Exception as exc:  # noqa: BLE001 - the file's checks still hold without the cache
+            return CacheResult(None, f"model cache: skipped (the local platform did not start: {exc}).")
     base_url = getattr(settings, "base_url", None)
     api_key = getattr(settings, "api_key", None)
     if not base_url or not api_key:
@@ -109,7 +117,8 @@ def validate(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from primetui.sft.schema import SCHEMA_NOTE
 
-    cache = CacheResult(None, "model cache: skipped (--offline).") if args.offline else fetch_model_cache()
+    cache = CacheResult(None, "model cache: skipped (--offline).") if args.offline else \
+        fetch_model_cache(local=bool(getattr(args, "local", False)))
     ctx = CheckContext(hosted=True, cached_models=cache.models)
     results: list[dict] = []
     errors = warnings = hints = 0

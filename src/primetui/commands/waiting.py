@@ -478,7 +478,11 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
         settings, rediscover = await asyncio.wait_for(setup, None if deadline is None else max(0.0, deadline - time.monotonic()))
     except TimeoutError:
         print(f"primetui {args.command}: timed out after {timeout:g} s while the platform was starting.", file=err)
-        reporter.done(EXIT_TIMEOUT, timed_out=list(getattr(args, "run_ids", None) or []))
+        from primetui.commands.transfers import is_transfer_ref
+
+        asked = getattr(args, "run_ids", None) or []
+        unseen = [Followed(rid) for rid in dict.fromkeys(asked) if not is_transfer_ref(rid)]
+        reporter.end(unseen, EXIT_TIMEOUT, unseen)  # one ``end`` per run, its status never seen
         return EXIT_TIMEOUT
     except SettingsMistake as exc:  # a setting that cannot work: it says which and where, never "a bug"
         reporter.refused("settings", f"primetui {args.command}: {_clean(exc)}")

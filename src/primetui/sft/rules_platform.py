@@ -48,12 +48,24 @@ def run(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
             infer = str(b) if _written(c, "deployment.num_infer_gpus") else f"{b}, the default"
             yield Finding("error", "gpu-budget", gpu_budget_text(a, b, g), ("deployment",), "platform", detail=(
                 f"[eval] without [inference] still starts an inference server on this node, on num_infer_gpus "
-                f"({infer}); lower num_train_gpus to {max(g - b, 0)}"))
+                f"({infer}); {_gpu_budget_fix(a, b, g)}"))
     yield from renderer_family_rule(c)
     for key in ("deployment", "slurm", "output_dir", "dry_run"):
         if _written(c, f"inference.{key}"):
             yield Finding("hint", "ignored-under-sft", f"inference.{key} is ignored by the SFT launcher — remove it.",
                           ("inference", key), "prime-rl", True)
+
+
+def _gpu_budget_fix(train: int, infer: int, per_node: int) -> str:
+    """How to fit training and the eval's inference server on one node: never "lower … to 0"."""
+    if per_node - infer >= 1:
+        return f"lower num_train_gpus to {per_node - infer}"
+    if per_node - train >= 1:
+        return f"lower num_infer_gpus to {per_node - train}"
+    if per_node >= 2:
+        return f"lower num_train_gpus and num_infer_gpus so that they add up to {per_node} (at least 1 each)"
+    return (f"a node of {per_node} GPU cannot hold both: remove [eval], or raise gpus_per_node to 2 "
+            "on nodes that have them")
 
 
 def _written(c: Cfg, dotted: str) -> bool:

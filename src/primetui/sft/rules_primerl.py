@@ -93,6 +93,18 @@ def model_rules(c: Cfg) -> Iterator[Finding]:
         yield _err("model-quant", "MXFP8 quantization requires model.ep_comm_backend='torch'.", "model.ep_comm_backend")
 
 
+def _resume_past_max(c: Cfg, step: object, d: object) -> Iterator[Finding]:
+    """A resume at or past ``max_steps`` completes at once, without a step trained: say so before dispatch."""
+    if isinstance(d, str):
+        step = int(d.rstrip("/").rsplit("/", 1)[-1].removeprefix("step_"))
+    max_steps = c.get("max_steps")
+    if not isinstance(step, int) or isinstance(step, bool) or not isinstance(max_steps, int) or isinstance(max_steps, bool):
+        return
+    if step >= max_steps:
+        yield _warn("resume-past-max", f"the run resumes from step {step} but max_steps is {max_steps}: it would complete "
+                                       f"without training a step — raise max_steps past {step}.", "max_steps")
+
+
 def misc_submodel_rules(c: Cfg) -> Iterator[Finding]:
     if c.has_table("resume"):
         step, d = c.get("resume.step"), c.get("resume.dir")
@@ -100,6 +112,8 @@ def misc_submodel_rules(c: Cfg) -> Iterator[Finding]:
             yield _err("resume", "resume.step and resume.dir are mutually exclusive — the step is taken from the directory name", "resume.dir")
         elif isinstance(d, str) and not re.fullmatch(r"step_\d+", d.rstrip("/").rsplit("/", 1)[-1]):
             yield _err("resume", f"resume.dir must point at a checkpoint step directory (`.../step_<N>`), got '{d}'", "resume.dir")
+        else:
+            yield from _resume_past_max(c, step, d)
     for table in ("env_vars", "inference.env_vars"):
         ev = c.get(table)
         if isinstance(ev, dict):

@@ -148,6 +148,7 @@ class PrimeApp(App):
         self.crash_shells = 0
         self._crash_tasks: list[Any] = []
         self.platform_label = platform_label or self._label_from_settings(settings)
+        self._follow_moves(client)
         team = (settings.team_name or settings.team_id) if settings is not None else None
         self.team_label = str(team) if team else "personal"
         self.start = start if start in self.MODES else "runs"
@@ -246,7 +247,17 @@ class PrimeApp(App):
         self.client = client
         self.settings = settings
         self.platform_label = label or self._label_from_settings(settings)
+        self._follow_moves(client)
         self.begin()
+
+    def _follow_moves(self, client: Any) -> None:
+        """The header's address follows a local platform restarted on another port (the client moves there)."""
+        if client is not None and hasattr(client, "on_moved"):
+            client.on_moved = self._platform_moved
+
+    def _platform_moved(self, old_url: str, new_url: str) -> None:
+        old, new = (url.split("://", 1)[-1].split("/", 1)[0] for url in (old_url, new_url))
+        self.platform_label = self.platform_label.replace(old, new) if old in self.platform_label else new
 
     def interval(self, seconds: float, key: str | None = None) -> float:
         """A refresh interval: the preference ``[refresh] key`` if set, times ``poll_scale`` (0 = off)."""

@@ -92,14 +92,28 @@ COLUMNS: tuple[RunColumn, ...] = (
     RunColumn("environment", "Env", 15, _config("environment"), default=False, config=True),
 )
 BY_KEY = {c.key: c for c in COLUMNS}
-SCREEN = tuple(c for c in COLUMNS if c.key != "id")
-"""The columns the runs screen offers (the id is in the Run column when a run has no name)."""
+_AFTER_HEADLINE = tuple(c for c in COLUMNS if c.config)
+SCREEN = tuple(c for c in COLUMNS if c.key != "id" and not c.config)
+SCREEN = (*SCREEN[:[c.key for c in SCREEN].index("loss") + 1], *_AFTER_HEADLINE,
+          *SCREEN[[c.key for c in SCREEN].index("loss") + 1:])
+"""The columns the runs screen offers, in its order (the id is in the Run column when a run has no name):
+the config columns come right after the headline (Loss/Reward), where a sweep's settings are read."""
 HEADLESS = tuple(sorted((c for c in COLUMNS if c.head), key=lambda c: c.headless_order))
 """The columns of ``runs --once``, in its order."""
 CONFIG_KEYS = tuple(c.key for c in COLUMNS if c.config)
 SETTING_OF = {"lr": "lr", "batch": "batch_size", "seq_len": "seq_len", "max_steps": "max_steps", "group": "group_size",
               "environment": "environment"}
 """The config setting behind each config column (:func:`config_value`)."""
+
+
+def remembered(choices: dict[str, Any]) -> tuple[frozenset[str] | None, tuple[str | None, bool] | None]:
+    """(columns, sort) kept in ``views.json`` for the runs list, each None when absent or not valid now."""
+    keys = {c.key for c in SCREEN}
+    columns = choices.get("columns")
+    chosen = frozenset(k for k in columns if k in keys) | {"status"} if isinstance(columns, list) else None
+    sort = choices.get("sort")
+    valid = isinstance(sort, list) and len(sort) == 2 and (sort[0] is None or sort[0] in keys) and isinstance(sort[1], bool)
+    return chosen, (sort[0], sort[1]) if valid else None
 
 
 def screen_defaults() -> set[str]:

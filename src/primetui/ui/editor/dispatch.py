@@ -44,8 +44,10 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
         Binding("escape", "cancel", "Cancel", id="editor.dispatch.cancel"),
     ]
 
-    def __init__(self, client: Any, config: dict, text: str, model: str) -> None:
+    def __init__(self, client: Any, config: dict, text: str, model: str, saved: str | None = None) -> None:
         super().__init__()
+        self.saved = saved
+        """The file F5 saved before opening the dialog (None: it had no unsaved edits)."""
         self.client = client
         self.config = config
         self.text = text
@@ -56,8 +58,10 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(plain(f"Dispatch {self.model}"), classes="modal-title")
-            yield Input(run_name.config_name(self.config) or "", placeholder="run name (optional; tab to the volumes)",
+            title = f"Dispatch {self.model}" + (f" · {self.saved} saved first" if self.saved else "")
+            yield Static(plain(title), classes="modal-title")
+            # The volumes take the keys once listed: enter here goes back to them (tab would too).
+            yield Input(run_name.config_name(self.config) or "", placeholder="run name (optional; enter goes back to the volumes)",
                         id="run-name")
             yield Static("Pick the volume the run reads its dataset from and writes its checkpoints to:"
                          if dispatch_mode(self.config) == "sft" else "Pick the volume the run writes its checkpoints to:")
@@ -87,7 +91,7 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
         if not volumes:
             self._status("No volumes yet: create one on the Volumes screen (or `prime volumes create research --size 100Gi`).")
             return
-        self._status("enter runs the pre-flight on the highlighted volume · d dispatches · esc cancels")
+        self._status("enter runs the pre-flight on the highlighted volume · d dispatches · tab names the run · esc cancels")
         listing.highlighted = 0
         listing.focus()
 
@@ -104,15 +108,16 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
         result = await run_preflight(self.client, volume, self.config, self.text)
         self.preflight = result
         self.query_one("#preflight", Static).update(plain(self._render_preflight(result)))
-        if result.blocked:
-            self._status("Fix the ✗ lines, then press enter again · esc cancels")
+        if result.blocked:  # the ✗ lines come first, so a short terminal still shows them
+            failed = ", ".join(c.name for c in result.checks if c.state == "fail")
+            self._status(f"✗ {failed}: fix the ✗ line(s) at the top, then press enter again · esc cancels")
         else:
             self._status(Text.assemble(("d", "bold"), f" dispatches to {volume.name} · esc cancels"))
 
     def _render_preflight(self, p: Preflight) -> Text:
         variables = self.app.get_css_variables()
         text = Text()
-        for c in p.checks:
+        for c in sorted(p.checks, key=lambda c: c.state != "fail"):  # stable: the failures first, else in order
             icon, var = _ICONS[c.state]
             color = variables.get(var, "")
             if not color or color.startswith("auto") or " " in color:

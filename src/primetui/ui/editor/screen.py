@@ -698,9 +698,11 @@ class EditorScreen(EditingActions, Screen):
             self.note = "The buffer is not valid TOML yet: fix the syntax error (F8), then dispatch."
             self._refresh_chrome()
             return
+        saved = None
         if self.path is not None and self.modified and not self.load_error:
             if not self._write(self.path):
                 return
+            saved = self.path.name  # the dialog says so: F5 is not only a dispatch
         from primetui.ui.editor.dispatch import DispatchOutcome, DispatchScreen
 
         from primetui.sft.preflight_rl import config_model
@@ -716,7 +718,7 @@ class EditorScreen(EditingActions, Screen):
                 return
             self.show_server_error(outcome.status, outcome.detail or outcome.message, outcome.issues)
 
-        self.app.push_screen(DispatchScreen(self.client, config, text, str(model)), _done)
+        self.app.push_screen(DispatchScreen(self.client, config, text, str(model), saved=saved), _done)
 
     def action_sweep(self) -> None:
         """F9: the sweep dialog on this buffer (saved first, as for F5)."""

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.markup import escape
 from textual.widgets import Static, TabbedContent, TabPane
@@ -37,6 +38,11 @@ class LogsPane(FeedMixin, Vertical):
     :meth:`ingest_gap`.
     """
 
+    HELP_TITLE = "Logs tab"
+    BINDINGS = [  # the component tabs without reaching for shift+tab to their strip
+        Binding("greater_than_sign", "component(1)", "Next component", show=False, id="monitor.logs.next_component"),
+        Binding("less_than_sign", "component(-1)", "Prev component", show=False, id="monitor.logs.prev_component"),
+    ]
     DEFAULT_CSS = """
     LogsPane { height: 1fr; }
     LogsPane > TabbedContent { height: 1fr; }
@@ -106,6 +112,18 @@ class LogsPane(FeedMixin, Vertical):
                 tab.view._catch_up()
 
     # ---- components -------------------------------------------------------------------------
+    def action_component(self, delta: int) -> None:
+        """``>`` / ``<``: the next or previous component's log (the last wraps to the first), its view taking the keys."""
+        tabs = self.query_one(TabbedContent)
+        panes = [pane.id for pane in tabs.query(TabPane) if pane.parent is not None and pane.id]
+        if not panes:
+            return
+        here = panes.index(tabs.active) if tabs.active in panes else 0
+        tabs.active = panes[(here + delta) % len(panes)]
+        target = next((tab for tab in self.tabs.values() if tab.parent is not None and tab.parent.id == tabs.active), None)
+        if target is not None:
+            target.view.focus()
+
     def ensure_spec(self, spec: LogSpec) -> None:
         """Add a tab for a stream discovered later (an env server listed by R8)."""
         if spec.key in self.stores:

@@ -323,6 +323,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         if shown == self._checkpoints_shown:  # an unchanged list is not redrawn
             return
         self._checkpoints_shown = shown
+        before = self.highlighted_checkpoint_step()
         table.clear()
         for ck in sorted(self.checkpoints, key=lambda c: c.step):
             step = ck.step
@@ -337,6 +338,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             )
         if not self.checkpoints:
             table.add_row("-", "none yet", "", "", "checkpoints appear here as the trainer saves them", key="none")
+        self.place_checkpoint_cursor(table, before, best)
 
     def mount_monitor(self, run: Any) -> None:
         """Mount the monitor panes (logs, charts, components, evals) as tabs if installed."""

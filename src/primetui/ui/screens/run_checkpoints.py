@@ -3,7 +3,8 @@
 Mixed into ``RunScreen``. ``n`` writes the run's config with ``[resume].dir`` at the highlighted
 checkpoint's step directory (``/volume/runs/<id>/checkpoints/step_<N>``, the walkthrough's form) to
 a new file and opens it in the editor, so it can be changed before F5 dispatches it. With evals,
-the checkpoint nearest the step of the best eval score is marked ``★ best eval``.
+the checkpoint nearest the step of the best eval score is marked ``★ best eval``, and the cursor
+starts on it.
 """
 
 from __future__ import annotations
@@ -66,6 +67,19 @@ class RunCheckpointsMixin:
         except Exception:  # noqa: BLE001 - the cursor is outside the table after a clear
             return None
         return int(key) if key is not None and str(key).isdigit() else None
+
+    _placed_checkpoint: int | None = None
+    """The checkpoint the cursor was last put on by the screen (not moved there by the user)."""
+
+    def place_checkpoint_cursor(self, table: DataTable, before: int | None, best: int | None) -> None:
+        """After a refill: the row the user highlighted stays highlighted; until the user moves, the cursor
+        is on the ``★ best eval`` checkpoint, so ``n``, ``g`` and ``E`` act on it (not on the first row)."""
+        moved = before is not None and before != self._placed_checkpoint
+        target = before if moved else (best if best is not None else before)
+        if target is not None and any(key.value == str(target) for key in table.rows):
+            table.move_cursor(row=table.get_row_index(str(target)), animate=False)
+        if not moved:
+            self._placed_checkpoint = self.highlighted_checkpoint_step()
 
     def best_eval_mark(self, steps: list[int]) -> int | None:
         """The checkpoint step to mark ``★ best eval`` (None without evals)."""

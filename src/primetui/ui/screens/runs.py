@@ -26,7 +26,7 @@ from primetui.viewmodel.fmt import DASH, fmt_time
 from primetui.viewmodel.progress import RunProgress
 from primetui.viewmodel.run_rows import RunRow
 from primetui.viewmodel.statuses import run_status, status_label
-from primetui.viewmodel.columns import fit, more_note, widest
+from primetui.viewmodel.columns import CELL_PAD, fit, more_note, widest
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
 from primetui.ui.screens.runs_table import RunsTableMixin
@@ -41,6 +41,20 @@ LOSSES_SAVE_EVERY = 30.0
 CACHED_RUNS = 100
 """The newest runs written to the cache for the next start's first frame (not all of thousands)."""
 NAME_MAX = 26  # a long name or a 24-character id is shortened with … before a column is dropped
+NAME_MIN = 12
+"""How short a name gets (with …) to keep the headline column on a narrow terminal (a sweep's long names)."""
+NAME_TINY = 6
+"""How short a name gets to be shown at all beside the status (a 30-column terminal)."""
+
+
+def shorten(cell: Text, width: int) -> Text:
+    """``cell`` cut to ``width`` cells, its last one ``…`` when anything was cut."""
+    if cell.cell_len <= width:
+        return cell
+    cut = cell.copy()
+    cut.truncate(max(1, width - 1))
+    cut.append("…")
+    return cut
 
 
 class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
@@ -99,6 +113,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
 
     def on_mount(self) -> None:
         self.set_reactive(RunsScreen.page, self.prime.state.runs_page)
+        self.restore_table_view()  # the columns and sort chosen before (``o``, ``s``, ``S``)
         self.watch(self.app, "watched", self.render_rows, init=False)  # the status cells' ◉ and "watching N"
         self.paint_cached()
         super().on_mount()
@@ -296,12 +311,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         if not run_columns.kind_needed(row.kind for row in rows):
             offered = [key for key in offered if key != "kind"]  # one kind listed: the headline's header says it
         cells = {row.id: {key: self.cell(row, key, runs_by_id.get(row.id)) for key in offered} for row in rows}
-        widths = {key: widest(labels[key] + "  ", (c[key] for c in cells.values())) for key in offered}
-        widths["name"] = min(widths.get("name", 0), NAME_MAX)
         room = (table.size.width or self.size.width or 80) - 2  # the vertical scrollbar
-        # Config columns the user chose come right after the headline: they are why a sweep is listed.
-        priority = sorted(offered, key=lambda key: run_columns.BY_KEY[key].priority)
-        columns, self.hidden_columns = fit(offered, priority, widths, room)
+        columns, self.hidden_columns = self.fit_columns(offered, labels, cells, room)
         signature = (columns, self.sort_key, self.sort_reverse)
         if signature != self._columns_signature:
             table.clear(columns=True)
@@ -341,6 +352,31 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             for key, old, new in zip(columns, before, after):
                 if old != new:
                     table.set_cell(row_id, key, cells[row_id][key])
+
+    @staticmethod
+    def fit_columns(offered: list[str], labels: dict[str, str], cells: dict[str, dict[str, Any]],
+                    room: int) -> tuple[list[str], int]:
+        """The columns that fit ``room``, by priority; on a narrow terminal the names are shortened (with …)
+        before the headline (Loss/Reward) is left out, and an ETA with no value on the page gives way."""
+        widths = {key: widest(labels[key] + "  ", (c[key] for c in cells.values())) for key in offered}
+        widths["name"] = min(widths.get("name", 0), NAME_MAX)
+        priority = sorted(offered, key=lambda key: run_columns.BY_KEY[key].priority)
+        columns, hidden = fit(offered, priority, widths, room)
+        if hidden and "eta" in columns and all(str(c.get("eta")) == DASH for c in cells.values()):
+            offered = [key for key in offered if key != "eta"]  # an ETA of "-" alone says nothing; its room does
+            priority.remove("eta")
+            columns, hidden = fit(offered, priority, widths, room)
+        for kept, shortest in (("name", NAME_TINY), ("loss", NAME_MIN)):  # the names themselves, then the headline
+            if kept not in offered or kept in columns or "name" not in offered or widths["name"] <= shortest:
+                continue
+            short = dict(widths, name=shortest)
+            spare = room - sum(short[k] + CELL_PAD for k in priority[:priority.index(kept) + 1])
+            if spare >= 0:  # it fits once the names give up what it lacks
+                widths["name"] = min(widths["name"], shortest + spare)
+                columns, hidden = fit(offered, priority, widths, room)
+                for c in cells.values():
+                    c["name"] = shorten(c["name"], widths["name"])
+        return columns, hidden
 
     def cell(self, row: RunRow, key: str, run: Any = None) -> Text | str:
         if key == "status":

@@ -141,9 +141,27 @@ class RunsTableMixin:
 
     def watch_chosen_columns(self) -> None:
         self.render_rows()  # type: ignore[attr-defined]
+        self._keep_table_view()
 
     def watch_sort(self) -> None:
         self.render_rows()  # type: ignore[attr-defined]
+        self._keep_table_view()
+
+    def _keep_table_view(self) -> None:
+        """The columns and sort the user chose, kept for the next start (``views.json``, per project)."""
+        from primetui.viewmodel.views import save_view
+
+        save_view(self.app, "runs", {"columns": sorted(self.chosen_columns), "sort": list(self.sort)})  # type: ignore[attr-defined]
+
+    def restore_table_view(self) -> None:
+        """The columns and sort kept from the last start, set without drawing (the first frame follows)."""
+        from primetui.viewmodel.views import load_view
+
+        columns, sort = run_columns.remembered(load_view(self.app, "runs"))  # type: ignore[attr-defined]
+        if columns is not None:
+            self.set_reactive(RunsTableMixin.chosen_columns, columns)  # type: ignore[attr-defined]
+        if sort is not None:
+            self.set_reactive(RunsTableMixin.sort, sort)  # type: ignore[attr-defined]
 
     TABLE_BINDINGS = [
         Binding("o", "choose_columns", "Columns", show=False, id="runs.columns"),

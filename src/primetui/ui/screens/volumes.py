@@ -42,9 +42,11 @@ class VolumesScreen(DashboardScreen):
     poll_interval = 5.0
     BINDINGS = [
         Binding("c", "create", "Create", id="volumes.create"),
+        # Browse and Open RW before Expand and Delete: an 80-column footer has room for four keys besides Help and Quit.
+        Binding("b", "browse", "Browse", id="volumes.browse"),
+        Binding("o", "open_session(False)", "Open RW", id="volumes.open_rw"),
         Binding("plus", "expand", "Expand", id="volumes.expand"),
         Binding("d", "delete", "Delete", id="volumes.delete"),
-        Binding("o", "open_session(False)", "Open RW", id="volumes.open_rw"),
         Binding("O", "open_session(True)", "Open RO", show=False, id="volumes.open_ro"),
         Binding("s", "stop_session", "Stop session", show=False, id="volumes.stop_session"),
         Binding("S", "stop_live_rw", "Stop live RW", id="volumes.stop_live_rw"),
@@ -52,7 +54,6 @@ class VolumesScreen(DashboardScreen):
         Binding("z", "size_helper", "Size helper", id="volumes.size_helper"),
         Binding("p", "transfer('put')", "Put", id="volumes.put"),
         Binding("g", "transfer('get')", "Get", id="volumes.get"),
-        Binding("b", "browse", "Browse", id="volumes.browse"),
         Binding("i", "s3_transfer('import')", "Import S3", id="volumes.s3_import"),
         Binding("E", "s3_transfer('export')", "Export S3", id="volumes.s3_export"),
         Binding("x", "cancel_transfer", "Cancel transfer", show=False, id="volumes.cancel_transfer"),

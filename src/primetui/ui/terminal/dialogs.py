@@ -140,12 +140,16 @@ class StopSessionScreen(ModalScreen[str]):
                 self.phases.append(phase)
             progress = getattr(session, "progress", None)
             trail = " → ".join(self.phases)
+            if getattr(session, "read_only", False):
+                self.query_one("#stop-hint", Static).update("A read-only session has nothing to sync (esc hides this).")
             self._show(f"Phase: {trail}" + (f"\n{progress}" if progress else ""))
             status = str(getattr(session, "status", "")).upper()
             if phase in FINAL_PHASES or status in ("STOPPED", "FAILED", "TERMINATED", "COMPLETED", "TOMBSTONED"):
                 if phase == "failed" or status == "FAILED":
                     err = getattr(session, "error_message", None) or "no reason given"
                     self._done("failed", f"The session failed while stopping ({err}); check the volume before training.")
+                elif getattr(session, "read_only", False):  # nothing could be changed, so nothing was synced
+                    self._done("stopped", f"Session {self.session_id} stopped; it was read-only, so {self.volume} is unchanged.")
                 else:
                     self._done("stopped", f"Session {self.session_id} stopped; your changes are saved on {self.volume}.")
                 return
