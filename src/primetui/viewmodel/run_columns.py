@@ -112,8 +112,9 @@ def remembered(choices: dict[str, Any]) -> tuple[frozenset[str] | None, tuple[st
     columns = choices.get("columns")
     chosen = frozenset(k for k in columns if k in keys) | {"status"} if isinstance(columns, list) else None
     sort = choices.get("sort")
-    valid = isinstance(sort, list) and len(sort) == 2 and (sort[0] is None or sort[0] in keys) and isinstance(sort[1], bool)
-    return chosen, (sort[0], sort[1]) if valid else None
+    if not (isinstance(sort, list) and len(sort) == 2 and (sort[0] is None or sort[0] in keys) and isinstance(sort[1], bool)):
+        return chosen, None
+    return chosen, (sort[0], sort[1])
 
 
 def screen_defaults() -> set[str]:
