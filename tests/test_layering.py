@@ -195,12 +195,12 @@ def test_only_the_dashboard_draws():
 
 
 def test_the_layer_rules_catch_what_they_name():
-    assert not _may_import("primetui.api.client", "primetui.viewmodel.present")  # up
-    assert not _may_import("primetui.viewmodel.present", "primetui.local.store")  # across
+    assert not _may_import("primetui.api.client", "primetui.viewmodel.run_rows")  # up
+    assert not _may_import("primetui.viewmodel.run_rows", "primetui.local.store")  # across
     assert not _may_import("primetui.ui.app", "primetui.local.store")  # ui asks the launcher only
     assert _may_import("primetui.ui.screens.welcome", "primetui.local.launcher")
     assert _may_import("primetui.sft.preflight", "primetui.api.client")  # core beside core
-    assert _may_import("primetui.commands.headless", "primetui.viewmodel.present")  # down
+    assert _may_import("primetui.commands.headless", "primetui.viewmodel.run_rows")  # down
 
 
 def test_the_checker_sees_a_circle():

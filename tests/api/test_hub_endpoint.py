@@ -10,7 +10,10 @@ import httpx
 import pytest
 import respx
 
+from primetui.api import models as m
 from primetui.local.hub import registry
+from primetui.viewmodel.fmt import DASH
+from primetui.viewmodel.volume_view import volume_usage
 
 REPO = "willcb/R1-reverse-wikipedia-paragraphs-v1-1000"
 SHARD = "data/train-00000-of-00001.parquet"
@@ -110,12 +113,11 @@ async def test_passthrough_asks_the_real_hub_and_says_when_it_cannot(monkeypatch
 
 
 async def test_volumes_say_how_much_is_used_and_free(fresh_platform):
-    from primetui.viewmodel import present
-
     async with fresh_platform.client() as api:
         await api.create_volume("usage", "1Gi")
         (fresh_platform.data_dir / "volumes" / "usage" / "f.bin").write_bytes(b"x" * 3 * 1024 * 1024)
         [volume] = [v for v in await api.list_volumes() if v.name == "usage"]
     assert volume.used_bytes == 3 * 1024 * 1024
-    assert present.volume_usage(volume) == "3.0 MiB used, 1021.0 MiB free"
-    assert present.volume_usage({"name": "hosted", "size": "100Gi"}) == present.DASH  # the hosted API does not say
+    assert volume_usage(volume) == "3.0 MiB used, 1021.0 MiB free"
+    hosted = m.Volume(name="hosted", status="RUNNING", cluster_id="c", pvc_name="p", size="100Gi")
+    assert volume_usage(hosted) == DASH  # the hosted API does not say

@@ -18,6 +18,7 @@ import pytest
 
 from primetui.api.client import PrimeClient
 from primetui.api.errors import APITimeoutError, MalformedResponseError, PrimeAPIError, ServerError
+from primetui.viewmodel.fmt import fmt_age, fmt_time
 from tests.wire_platform import RUN_ID, Reply, WirePlatform, baseline, default_reply, gzip_bomb, gzipped
 
 HANG = 60.0
@@ -197,10 +198,8 @@ async def test_headless_runs_ask_for_metrics_a_few_runs_at_a_time():
 def test_a_time_utc_cannot_hold_reads_as_unknown():
     from datetime import datetime, timezone
 
-    from primetui.viewmodel import present
-
-    assert present.fmt_time("0001-01-01T00:00:00+14:00") == "-"
-    assert present.fmt_age("0001-01-01T00:00:00+14:00", datetime.now(timezone.utc)) == "-"
+    assert fmt_time("0001-01-01T00:00:00+14:00") == "-"
+    assert fmt_age("0001-01-01T00:00:00+14:00", datetime.now(timezone.utc)) == "-"
 
 
 @pytest.mark.parametrize("reply", [

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 
+from tests.runs import wire_run
 from primetui.ui.monitor import LogsPane
 
 
@@ -21,7 +22,7 @@ class MonitorFileApp(App):
         self.path = Path(path)
 
     def compose(self) -> ComposeResult:
-        yield LogsPane(None, {"id": "e2e", "status": "COMPLETED", "runConfig": {}}, follow=False)
+        yield LogsPane(None, wire_run(id="e2e", status="COMPLETED", runConfig={}), follow=False)
 
     def on_mount(self) -> None:
         pane = self.query_one(LogsPane)

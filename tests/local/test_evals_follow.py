@@ -38,7 +38,7 @@ async def test_live_metrics_of_an_eval_run_hold_every_eval_row(local_platform: L
                 pass
 
         await asyncio.wait_for(asyncio.gather(follow(), watch()), timeout=200)
-        assert watcher.run is not None and watcher.run.status == "COMPLETED"
+        assert watcher.latest is not None and watcher.latest.status == "COMPLETED"
         stored = {int(r["step"]): r[EVAL_KEY] for r in (await client.get_metrics(run_id)).metrics if EVAL_KEY in r}
     assert len(stored) >= 8
     assert live == stored

@@ -13,30 +13,31 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 
+from primetui.api.models import EnvServer
+from tests.runs import wire_run
 from primetui.ui.monitor import ChartsPane, ComponentsPane, LogsPane
 from primetui.ui.themes import load_themes, shipped_theme_dir
 from tests.waiting import quiet
 
-EVAL_RUN = {
+EVAL_RUN = wire_run({
     "id": "kqeggj5dl7k85bc0mk1i4y5i",
     "status": "FAILED",
     "errorMessage": "env server 'reverse-text' exited with code -9",
     "runConfig": {"eval": {"interval": 10, "source": [{"name": "reverse-text"}]}},
-}
+})
 
 
 POD_RUN_ID = "r8podsglm53xk2v0c7m1q9ta"
-POD_RUN = {
+POD_RUN = wire_run({
     "id": POD_RUN_ID,
     "status": "RUNNING",
     "runConfig": {"deployment": {"type": "multi_node", "num_train_nodes": 8, "gpus_per_node": 8}},
-}
-POD_FAILED_RUN = {
-    **POD_RUN,
+})
+POD_FAILED_RUN = POD_RUN.model_copy(update={
     "status": "FAILED",
-    "errorMessage": f"Pod {POD_RUN_ID}-trainer-2 (node 2 of 8) failed at step 2: simulated node failure "
-                    "(PRIMETUI_LOCAL_FAIL_POD=2, PRIMETUI_LOCAL_FAIL_STEP=2); read its log with pod_index=2.",
-}
+    "error_message": f"Pod {POD_RUN_ID}-trainer-2 (node 2 of 8) failed at step 2: simulated node failure "
+                     "(PRIMETUI_LOCAL_FAIL_POD=2, PRIMETUI_LOCAL_FAIL_STEP=2); read its log with pod_index=2.",
+})
 
 
 def pod_lines(node: int, *, steps: int = 4, fail_at: int | None = None) -> list[str]:
@@ -164,7 +165,7 @@ async def prepare(pilot, scene: str) -> None:
             pane.query_one("TabbedContent").active = "log-all"
     if scene == "evals":
         app.query_one(ComponentsPane).set_env_servers(
-            [{"env_name": "reverse-text", "env_index": 0, "pod_name": "kqeggj5dl7k85bc0mk1i4y5i-env-reverse-text-0", "status": "FAILED"}]
+            [EnvServer(env_name="reverse-text", env_index=0, pod_name="kqeggj5dl7k85bc0mk1i4y5i-env-reverse-text-0", status="FAILED")]
         )
     if scene in ("charts", "evals"):
         charts = app.query_one(ChartsPane)

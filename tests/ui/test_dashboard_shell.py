@@ -25,6 +25,7 @@ from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
 from primetui.ui.themes import load_themes, shipped_theme_dir
 from primetui.ui.widgets import StatusBar
+from primetui.viewmodel.model_list import models_empty_reason
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -90,7 +91,6 @@ async def test_models_screen_lists_the_cache_and_capacity(local_platform):
 
 
 def test_models_empty_states_are_told_apart():
-    from primetui.viewmodel.present import models_empty_reason
 
     texts = {models_empty_reason(v) for v in (True, False, None)}
     assert len(texts) == 3

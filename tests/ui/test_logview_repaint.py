@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from tests.runs import wire_run
 from primetui.ui.monitor import LogsPane
 from primetui.ui.monitor.logview import LogView
 from tests.ui.monitor_helpers import PaneApp, screen_text
 from tests.waiting import quiet, until
 
-RUN = {"id": "run-plain", "status": "RUNNING", "runConfig": {}}
+RUN = wire_run(id="run-plain", status="RUNNING", runConfig={})
 LINES = [f"20:35:{i % 60:02d}    INFO row {i:04d} loss 0.5 step {i}" for i in range(100)]
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 
+from tests.runs import wire_run
 from primetui.ui.monitor import ChartsPane
 from tests.ui.monitor_helpers import PaneApp, screen_text
 from tests.waiting import input_applied, quiet
 
-RUN = {"id": "run-charts", "status": "RUNNING", "runConfig": {}}
+RUN = wire_run(id="run-charts", status="RUNNING", runConfig={})
 
 
 def rows(n: int, start: int = 1) -> list[dict]:

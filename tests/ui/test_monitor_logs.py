@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 
+from tests.runs import wire_run
 from primetui.ui.monitor import LogsPane
 from primetui.ui.monitor.logview import LogView
 from tests.ui.monitor_helpers import PaneApp, prime_rl_lines, screen_text
 from tests.waiting import input_applied, quiet, until
 
-EVAL_RUN = {"id": "run-eval", "status": "RUNNING", "runConfig": {"eval": {"source": [{"name": "reverse-text"}]}}}
-TRAINER_RUN = {"id": "run-plain", "status": "RUNNING", "runConfig": {}}
+EVAL_RUN = wire_run(id="run-eval", status="RUNNING", runConfig={"eval": {"source": [{"name": "reverse-text"}]}})
+TRAINER_RUN = wire_run(id="run-plain", status="RUNNING", runConfig={})
 ERROR_BLOCK = [
     "20:36:00   ERROR Trainer failed with exit code 1",
     "Traceback (most recent call last):",

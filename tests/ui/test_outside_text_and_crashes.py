@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-from types import SimpleNamespace
 
 import pytest
 
+from tests.runs import wire_run
+from primetui.config.settings import Settings
 from primetui.commands import headless
 from primetui.monitor_core.escapes import clean
-from primetui.viewmodel import present
+from primetui.viewmodel.checkpoints import checkpoint_command
+from primetui.viewmodel.run_rows import run_row
 from primetui.ui.app import PrimeApp
 from tests.ui.dash_helpers import notifications
 from tests.waiting import quiet, until
@@ -85,7 +87,7 @@ async def test_a_bug_writes_a_redacted_report_and_exits_non_zero(tmp_path, monke
 
     monkeypatch.setenv("PRIMETUI_CRASH_DIR", str(tmp_path))
     monkeypatch.setenv("HF_TOKEN", "hf_secret_value_123")
-    settings = SimpleNamespace(api_key="pit_the_api_key_456", base_url="http://127.0.0.1:9", team_id=None, problems=())
+    settings = Settings(api_key="pit_the_api_key_456", base_url="http://127.0.0.1:9")
     app = PrimeApp(None, settings, None, poll_scale=0)
 
     def boom() -> None:
@@ -137,7 +139,7 @@ def test_a_headless_command_has_an_overall_deadline(monkeypatch, capsys):
 @pytest.mark.parametrize("volume", ["x; rm -rf ~", "$(curl evil)", "a'b", "`id`", "v\nw"])
 def test_download_lines_are_quoted_for_the_shell(volume):
     run_id = "r1 && reboot"
-    line = present.checkpoint_command(volume, run_id, 5)
+    line = checkpoint_command(volume, run_id, 5)
     words = shlex.split(line)
     assert words == ["prime", "volumes", "get", volume, f"runs/{run_id}/checkpoints/step_5/", "./step_5"]
 
@@ -152,9 +154,9 @@ def test_headless_columns_use_display_width_capped_with_an_ellipsis():
     from datetime import datetime, timezone
 
     now = datetime.now(timezone.utc)
-    runs = [{"id": "r1", "status": "RUNNING", "name": "e" + "\u0301" * 10_000, "baseModel": "日本語" * 40},
-            {"id": "r2", "status": "RUNNING", "name": "plain", "baseModel": "m"}]
-    table = headless.format_table([present.run_row(r, None, now) for r in runs])
+    runs = [wire_run(id="r1", status="RUNNING", name="e" + "\u0301" * 10_000, baseModel="日本語" * 40),
+            wire_run(id="r2", status="RUNNING", name="plain", baseModel="m")]
+    table = headless.format_table([run_row(r, None, now) for r in runs])
     from primetui.monitor_core.cells import width
 
     assert max(len(line) for line in table.splitlines()) < 400

@@ -8,12 +8,12 @@ dataset the shell downloaded.
 from __future__ import annotations
 
 import tomllib
-from types import SimpleNamespace
 
 import pytest
 from tests.waiting import eventually, until
 from test_terminal_session import Dashboard, pane_text, ready_session
 
+from primetui.config.settings import Settings
 from primetui.local.sessions import mountns
 from primetui.sft.templates import WALKTHROUGH
 from primetui.ui.terminal import ShellScreen
@@ -36,7 +36,7 @@ async def test_fresh_volume_download_exit_stop_dispatch_completed(tmp_path) -> N
         client = lp.client()
         try:
             session = await ready_session(client, "research", read_only=False)  # prime volumes ssh research --read-write
-            settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
+            settings = Settings(api_key=lp.token, base_url=lp.base_url, ssh_key_path=key)
             app = Dashboard(client, session, settings)
             async with app.run_test(size=(120, 36)) as pilot:
                 await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, 'isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running')

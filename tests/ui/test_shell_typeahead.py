@@ -4,13 +4,13 @@ tmux); none of them fires a dashboard binding (``e`` opened the editor, ``t`` ch
 from __future__ import annotations
 
 import asyncio
-from types import SimpleNamespace
 
 import pytest
 from ssh_platform import create_volume, ssh_platform
 from test_terminal_session import pane_text, ready_session
 from textual.widgets import DataTable
 
+from primetui.config.settings import Settings
 from primetui.api.client import PrimeClient
 from primetui.shell.term.transport import SessionTransport
 from primetui.ui.app import PrimeApp
@@ -26,7 +26,7 @@ async def test_keys_typed_while_the_shell_connects_go_to_the_shell(tmp_path, mon
         create_volume(lp, "research")
         async with lp.client() as api:
             session = await ready_session(api, "research", read_only=True)
-        settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
+        settings = Settings(api_key=lp.token, base_url=lp.base_url, ssh_key_path=key)
         app = PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test")
         # Hold the connection until the keys are typed: the window a slow gateway or handshake opens.
         gate = asyncio.Event()

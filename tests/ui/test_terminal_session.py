@@ -3,7 +3,6 @@ a command's output, a read-only session leaving the volume untouched, leaving wi
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 
 import pytest
 from textual.app import App, ComposeResult
@@ -12,6 +11,7 @@ from textual.widgets import Static
 asyncssh = pytest.importorskip("asyncssh")
 httpx = pytest.importorskip("httpx")
 
+from primetui.config.settings import Settings
 from primetui.ui.terminal import ShellScreen, open_shell  # noqa: E402
 from primetui.ui.terminal.dialogs import LeaveDialog, StopSessionScreen  # noqa: E402
 from ssh_platform import create_volume, ssh_platform  # noqa: E402
@@ -63,7 +63,7 @@ async def test_read_write_shell_runs_commands_then_stop_syncs_to_the_volume(plat
     client = lp.client()
     try:
         session = await ready_session(client, "panerw", read_only=False)
-        settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
+        settings = Settings(api_key=lp.token, base_url=lp.base_url, ssh_key_path=key)
         app = Dashboard(client, session, settings)
         async with app.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, 'isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running')
@@ -95,7 +95,7 @@ async def test_read_only_shell_refuses_writes_and_a_stopped_session_offers_no_fa
     client = lp.client()
     try:
         session = await ready_session(client, "panero", read_only=True)
-        settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
+        settings = Settings(api_key=lp.token, base_url=lp.base_url, ssh_key_path=key)
         app = Dashboard(client, session, settings)
         async with app.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, 'isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running')

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from tests.waiting import quiet, until
@@ -19,6 +18,7 @@ from textual.widgets import DataTable, Input, Static
 asyncssh = pytest.importorskip("asyncssh")
 httpx = pytest.importorskip("httpx")
 
+from primetui.config.settings import Settings
 from primetui.api.client import PrimeClient  # noqa: E402
 from primetui.local.testing import LocalPlatform  # noqa: E402
 from primetui.shell.paths import RUNS_READ_ONLY  # noqa: E402
@@ -49,7 +49,7 @@ class SessionOnlyClient(PrimeClient):
 
 
 def make_app(lp: LocalPlatform, key: Path, client_class: type = SessionOnlyClient) -> PrimeApp:
-    settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
+    settings = Settings(api_key=lp.token, base_url=lp.base_url, ssh_key_path=key)
     return PrimeApp(client_class(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test")
 
 

@@ -16,6 +16,7 @@ import pytest
 from tests.waiting import until
 from dash_helpers import make_app, notifications
 
+from tests.runs import wire_run
 from primetui.config.prefs import load_prefs
 from primetui.monitor_core.anomalies import detect
 from primetui.ui.app import PrimeApp
@@ -69,9 +70,9 @@ def test_a_dashboard_learns_of_an_unwatch_before_it_announces(tmp_path):
     b.notifier.emit = lambda event: told.append(event.title)  # type: ignore[method-assign]
     b.notify = lambda *args, **kw: told.append(str(args[0]))  # type: ignore[method-assign]
     b.bell = lambda: None  # type: ignore[method-assign]
-    b.observe_run({"id": "run-x", "name": "x", "status": "RUNNING"})
+    b.observe_run(wire_run(id="run-x", name="x", status="RUNNING"))
     a.unwatch("run-x")
-    b.observe_run({"id": "run-x", "name": "x", "status": "COMPLETED"})
+    b.observe_run(wire_run(id="run-x", name="x", status="COMPLETED"))
     assert told == [] and b.watched == frozenset()
 
 
@@ -101,8 +102,8 @@ def _hook(tmp_path: Path) -> tuple[str, Path]:
 
 async def _sees_the_run_end_and_its_anomalies(app: PrimeApp, pilot, rows=ROWS) -> None:
     """What a dashboard does with a watched run: its poll sees it end; a screen finds its anomalies."""
-    app.observe_run({"id": RUN, "name": "lr-sweep", "status": "RUNNING"})
-    app.observe_run({"id": RUN, "name": "lr-sweep", "status": "COMPLETED"})
+    app.observe_run(wire_run(id=RUN, name="lr-sweep", status="RUNNING"))
+    app.observe_run(wire_run(id=RUN, name="lr-sweep", status="COMPLETED"))
     announce_anomalies(app, RUN, "lr-sweep", detect(rows))
     await app.notifier.drain()
 

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from primetui.api.models import VolumeSession
 from primetui.api.models import RLRun
-from primetui.viewmodel import present
+from primetui.viewmodel.checkpoints import checkpoint_command
+from primetui.viewmodel.fmt import sparkline
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import run_row
+from primetui.viewmodel.statuses import run_actions, run_lifecycle, status_label
+from primetui.viewmodel.volume_view import check_volume_name, check_volume_size, session_blocks_dispatch
 from primetui.viewmodel.sizing_hook import parse_bytes, parse_params, size_report
 from primetui.viewmodel.state import Connection, DashboardState
 
@@ -20,59 +26,59 @@ def run(**kw) -> RLRun:
 
 
 def test_run_row_progress_eta_and_sparkline():
-    progress = present.RunProgress.from_metric_rows([{"step": s, "loss/mean": 2.0 - s / 10} for s in range(1, 5)])
+    progress = RunProgress.from_metric_rows([{"step": s, "loss/mean": 2.0 - s / 10} for s in range(1, 5)])
     progress.extend([{"step": 4, "eval/score": 0.5}])  # a late row for a known step merges
-    row = present.run_row(run(), progress, NOW)
+    row = run_row(run(), progress, NOW)
     assert (row.step, row.max_steps, row.steps_text()) == (4, 10, "4/10")
     assert row.bar == "████░░░░░░"
     assert row.elapsed == "4m00s" and row.eta == "6m00s"  # 60 s per step, 6 steps left
     assert row.spark == "█▅▃▁" and row.loss == 1.6
-    assert present.status_label("RUNNING") == "▶ RUNNING"
+    assert status_label("RUNNING") == "▶ RUNNING"
 
 
 def test_unknown_status_and_missing_fields_render_as_words_and_dashes():
     r = run(status="WARMING_UP", startedAt=None, maxSteps=None, baseModel=None)
-    row = present.run_row(r, None, NOW)
+    row = run_row(r, None, NOW)
     assert row.status == "WARMING_UP" and row.tone == "plain"
-    assert present.status_label("WARMING_UP") == "? WARMING_UP"
+    assert status_label("WARMING_UP") == "? WARMING_UP"
     assert (row.elapsed, row.eta, row.model, row.steps_text()) == ("-", "-", "-", "-/-")
 
 
 def test_actions_follow_the_status():
-    assert present.run_actions("RUNNING") >= {"stop", "pause", "restart"}
-    assert "resume" not in present.run_actions("RUNNING")
-    assert present.run_actions("PAUSED") & {"resume", "delete"} == {"resume", "delete"}
-    assert {"stop", "pause", "restart", "resume"} & present.run_actions("COMPLETED") == set()
-    assert "stop" in present.run_actions("QUEUED")
+    assert run_actions("RUNNING") >= {"stop", "pause", "restart"}
+    assert "resume" not in run_actions("RUNNING")
+    assert run_actions("PAUSED") & {"resume", "delete"} == {"resume", "delete"}
+    assert {"stop", "pause", "restart", "resume"} & run_actions("COMPLETED") == set()
+    assert "stop" in run_actions("QUEUED")
 
 
 def test_lifecycle_names_the_end_by_status():
     r = run(status="FAILED", completedAt="2026-09-28T20:38:00Z")
-    assert [e.label for e in present.run_lifecycle(r)] == ["Created", "Started", "Failed"]
-    assert present.run_lifecycle(r)[2].when == "2026-09-28 20:38"
+    assert [e.label for e in run_lifecycle(r)] == ["Created", "Started", "Failed"]
+    assert run_lifecycle(r)[2].when == "2026-09-28 20:38"
 
 
 def test_sparkline_marks_nan():
-    assert present.sparkline([1.0, float("nan"), 0.0]) == "█!▁"
+    assert sparkline([1.0, float("nan"), 0.0]) == "█!▁"
 
 
 def test_volume_name_and_size_checks_are_one_sentence():
-    assert present.check_volume_name("research") is None
-    assert "lowercase" in present.check_volume_name("Research")
-    assert present.check_volume_size("100Gi") is None and present.check_volume_size("5Ti") is None
-    assert "whole number" in present.check_volume_size("1.5Ti")
-    assert "only grow" in present.check_volume_size("50Gi", current="100Gi")
+    assert check_volume_name("research") is None
+    assert "lowercase" in check_volume_name("Research")
+    assert check_volume_size("100Gi") is None and check_volume_size("5Ti") is None
+    assert "whole number" in check_volume_size("1.5Ti")
+    assert "only grow" in check_volume_size("50Gi", current="100Gi")
 
 
 def test_session_rules():
-    live_rw = {"id": "s", "volumeName": "v", "status": "RUNNING", "readOnly": False, "phase": "ready"}
-    syncing = dict(live_rw, status="TERMINATING", phase="syncing")
-    stopped = dict(live_rw, status="STOPPED", phase="stopped")
-    ro = dict(live_rw, readOnly=True)
-    assert present.session_blocks_dispatch(live_rw)
-    assert present.session_blocks_dispatch(syncing)  # its final sync is still running: wait for it
-    assert not present.session_blocks_dispatch(stopped)
-    assert not present.session_blocks_dispatch(ro)
+    live_rw = VolumeSession(id="s", volume_name="v", status="RUNNING", read_only=False, phase="ready")
+    syncing = live_rw.model_copy(update={"status": "TERMINATING", "phase": "syncing"})
+    stopped = live_rw.model_copy(update={"status": "STOPPED", "phase": "stopped"})
+    ro = live_rw.model_copy(update={"read_only": True})
+    assert session_blocks_dispatch(live_rw)
+    assert session_blocks_dispatch(syncing)  # its final sync is still running: wait for it
+    assert not session_blocks_dispatch(stopped)
+    assert not session_blocks_dispatch(ro)
 
 
 def test_size_helper_uses_the_sft_sizing_rule():
@@ -114,4 +120,4 @@ def test_every_dashboard_binding_has_an_id():
 
 
 def test_checkpoint_command_matches_the_seed():
-    assert present.checkpoint_command("research", "abc", 10) == "prime volumes get research runs/abc/checkpoints/step_10/ ./step_10"
+    assert checkpoint_command("research", "abc", 10) == "prime volumes get research runs/abc/checkpoints/step_10/ ./step_10"

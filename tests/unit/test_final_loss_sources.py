@@ -11,13 +11,15 @@ import json
 import math
 from datetime import datetime, timezone
 
+from tests.runs import wire_run
 from primetui.monitor_core.compare import summarize
 from primetui.monitor_core.metrics import MetricTable
-from primetui.viewmodel import present
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import run_row
 from primetui.viewmodel.run_data import series
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
-RUN = {"id": "nanrun000000000000000000", "name": "lr-lr=1e12", "status": "COMPLETED", "maxSteps": 5}
+RUN = wire_run(id="nanrun000000000000000000", name="lr-lr=1e12", status="COMPLETED", maxSteps=5)
 
 
 def _row(step: int, loss: float | None, count: int = 0) -> dict:
@@ -33,7 +35,7 @@ COUNT_ROWS = [_row(1, 5.5984), _row(2, 2.7262e13), _row(3, None, 7165), _row(4, 
 
 
 def test_count_makes_the_final_loss_nan_at_the_last_step():
-    row = present.run_row(RUN, present.RunProgress.from_metric_rows(COUNT_ROWS), NOW)
+    row = run_row(RUN, RunProgress.from_metric_rows(COUNT_ROWS), NOW)
     assert row.loss_text() == "NaN @5"  # not the last finite loss, 27.26e+12
     data = row.to_json()
     assert data["loss"] is None and data["loss_nonfinite"] == "NaN" and data["loss_step"] == 5
@@ -48,12 +50,12 @@ def test_count_makes_the_final_loss_nan_at_the_last_step():
 
 
 def test_count_arriving_row_by_row_in_the_runs_list():
-    progress = present.RunProgress()
+    progress = RunProgress()
     for row in COUNT_ROWS[:2]:
         progress.extend([row])
-    assert present.run_row(RUN, progress, NOW).loss_text() == "27.26e+12"
+    assert run_row(RUN, progress, NOW).loss_text() == "27.26e+12"
     progress.extend([COUNT_ROWS[2]])
-    assert present.run_row(RUN, progress, NOW).loss_text() == "NaN @3"
+    assert run_row(RUN, progress, NOW).loss_text() == "NaN @3"
 
 
 def test_a_run_that_recovers_ends_on_its_finite_loss():
@@ -62,7 +64,7 @@ def test_a_run_that_recovers_ends_on_its_finite_loss():
     rows = [*COUNT_ROWS[:3], _row(4, 3.25)]
     final = final_loss_of_rows(rows)
     assert final is not None and not final.nonfinite and (final.step, final.value) == (4, 3.25)
-    assert present.run_row(RUN, present.RunProgress.from_metric_rows(rows), NOW).loss_text() == "3.2500"
+    assert run_row(RUN, RunProgress.from_metric_rows(rows), NOW).loss_text() == "3.2500"
 
 
 def test_a_count_beside_a_finite_loss_is_not_a_nan_loss():
@@ -76,7 +78,7 @@ def test_a_count_beside_a_finite_loss_is_not_a_nan_loss():
 def test_gap_the_count_explains():
     # a platform that dropped the NaN loss: step 3 carries the count, steps 4-5 only other metrics
     rows = [_row(1, 5.6), _row(2, 4.1), _row(3, None, 12), {"step": 4, "optim/lr": 1e12}, {"step": 5, "optim/lr": 1e12}]
-    assert present.run_row(RUN, present.RunProgress.from_metric_rows(rows), NOW).loss_text() == "NaN @5"
+    assert run_row(RUN, RunProgress.from_metric_rows(rows), NOW).loss_text() == "NaN @5"
     assert summarize(rows).to_json()["final_loss_step"] == 5
     from primetui.monitor_core.finalloss import final_loss_of_rows
 
@@ -111,10 +113,10 @@ def test_the_trainer_log_line_says_nan():
     rows = [_row(1, 5.6), _row(2, 4.1)]  # metrics with no count at all (a platform that dropped it)
     final = final_loss_of_rows(rows, LOG)
     assert final is not None and final.nonfinite and final.step == 3 and final.source == "log"
-    progress = present.RunProgress.from_metric_rows(rows)
-    assert present.run_row(RUN, progress, NOW).loss_text() == "4.1000"
+    progress = RunProgress.from_metric_rows(rows)
+    assert run_row(RUN, progress, NOW).loss_text() == "4.1000"
     progress.note_log_lines(LOG)
-    assert present.run_row(RUN, progress, NOW).loss_text() == "NaN @3"
+    assert run_row(RUN, progress, NOW).loss_text() == "NaN @3"
     assert summarize(rows, LOG).to_json()["final_loss_nonfinite"] == "NaN"
 
 

@@ -153,6 +153,16 @@ async def test_watcher_reports_status_and_step_changes_only():
     assert w.done and w.state == "stopped" and w.status == "COMPLETED" and t.slept == [3.0] * 5
 
 
+async def test_a_watcher_runs_with_a_callback_like_every_follower():
+    # Its latest snapshot was an attribute named ``run``, which hid the follower's ``run(callback)`` loop.
+    t = FakeTime()
+    w = _watcher(Scripted(runs=[run_status("RUNNING"), run_status("COMPLETED")], progress=[1, 2]), t)
+    got: list = []
+    await w.run(got.append)
+    assert [e.run.status for e in got if isinstance(e, f.RunUpdate)] == ["RUNNING", "COMPLETED"]
+    assert w.latest is not None and w.latest.status == "COMPLETED" and isinstance(got[-1], f.Stopped)
+
+
 async def test_watcher_keeps_unknown_statuses_and_survives_missing_progress():
     t = FakeTime()
     client = Scripted(runs=[run_status("WARMING_UP"), run_status("WARMING_UP", name="x")], progress=[NO_PROGRESS])

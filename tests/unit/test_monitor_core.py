@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 
+from tests.runs import wire_run
 from primetui.monitor_core import lines as L
 from primetui.monitor_core.canvas import rasterise
 from primetui.monitor_core.chartframe import ChartView, compose
@@ -273,10 +274,10 @@ def test_chart_frame_cursor_nan_eval_marks_and_staleness():
 
 
 def test_log_specs_for_trainer_only_eval_and_multi_node_runs():
-    assert [s.key for s in log_specs({"runConfig": {}})] == ["trainer"]
-    ev = {"runConfig": {"eval": {"source": [{"env": {"name": "reverse-text"}}]}}}
+    assert [s.key for s in log_specs(wire_run(runConfig={}))] == ["trainer"]
+    ev = wire_run(runConfig={"eval": {"source": [{"env": {"name": "reverse-text"}}]}})
     assert [s.title for s in log_specs(ev)] == ["trainer", "orchestrator", "inference", "env:reverse-text"]
-    mn = {"runConfig": {"deployment": {"type": "multi_node", "num_train_nodes": 2}}}
+    mn = wire_run(runConfig={"deployment": {"type": "multi_node", "num_train_nodes": 2}})
     assert [(s.title, s.pod_index) for s in log_specs(mn)] == [("trainer/0", 0), ("trainer/1", 1)]
 
 

@@ -7,14 +7,16 @@ import json
 import math
 from datetime import datetime, timezone
 
+from tests.runs import wire_run
 from primetui.commands.headless import format_table
 from primetui.commands.compare import format_summary
 from primetui.monitor_core.compare import final_loss_text, summarize
 from primetui.monitor_core.numbers import fmt_eng, fmt_loss
-from primetui.viewmodel import present
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import run_detail, run_row
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
-RUN = {"id": "nanrun000000000000000000", "name": "lr-lr=1e-1", "status": "FAILED", "maxSteps": 80}
+RUN = wire_run(id="nanrun000000000000000000", name="lr-lr=1e-1", status="FAILED", maxSteps=80)
 ROWS = [{"step": 1, "loss/mean": 5.6}, {"step": 5, "loss/mean": 7.206e19}, {"step": 6, "loss/mean": math.nan}]
 
 
@@ -26,7 +28,7 @@ def test_compact_engineering_format():
 
 
 def test_runs_list_row_and_json_say_nan_at_its_step():
-    row = present.run_row(RUN, present.RunProgress.from_metric_rows(ROWS), NOW)
+    row = run_row(RUN, RunProgress.from_metric_rows(ROWS), NOW)
     assert row.loss_text() == "NaN @6"
     data = row.to_json()
     assert data["loss"] is None and data["loss_nonfinite"] == "NaN" and data["loss_step"] == 6
@@ -35,12 +37,12 @@ def test_runs_list_row_and_json_say_nan_at_its_step():
 
 
 def test_a_finite_diverged_last_loss_stays_in_its_column():
-    row = present.run_row(RUN, present.RunProgress.from_metric_rows(ROWS[:2]), NOW)
+    row = run_row(RUN, RunProgress.from_metric_rows(ROWS[:2]), NOW)
     assert row.loss_text() == "72.06e+18"
 
 
 def test_run_detail_json_has_no_nan_token():
-    detail = present.run_detail(RUN, present.RunProgress.from_metric_rows(ROWS), NOW)
+    detail = run_detail(RUN, RunProgress.from_metric_rows(ROWS), NOW)
     json.dumps(detail, allow_nan=False)
     assert detail["losses"][-1] is None and detail["loss_nonfinite"] == "NaN"
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from primetui.api.models import RLRun
-from primetui.viewmodel import present
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import resume_base_step, run_eta, run_gpus, run_gpus_detail, run_row
 
 NOW = datetime(2026, 9, 28, 20, 40, 20, tzinfo=timezone.utc)
 
@@ -19,27 +20,27 @@ def run(**kw) -> RLRun:
 
 def test_eta_of_a_resumed_run_counts_steps_since_the_resume():
     r = run(notice="Resumed from run a at checkpoint step 100.")
-    progress = present.RunProgress.from_metric_rows([{"step": s} for s in range(101, 178)])
-    assert present.resume_base_step(r) == 100
-    eta = present.run_eta(r, progress, NOW)  # 77 steps in 20 s, 123 to go
+    progress = RunProgress.from_metric_rows([{"step": s} for s in range(101, 178)])
+    assert resume_base_step(r) == 100
+    eta = run_eta(r, progress, NOW)  # 77 steps in 20 s, 123 to go
     assert eta is not None and abs(eta - 20 / 77 * 123) < 0.01
-    assert present.run_row(r, progress, NOW).eta == "32s"
+    assert run_row(r, progress, NOW).eta == "32s"
 
 
 def test_eta_of_a_fresh_run_is_unchanged():
-    progress = present.RunProgress.from_metric_rows([{"step": s} for s in range(1, 101)])
-    assert abs(present.run_eta(run(), progress, NOW) - 20 / 100 * 200) < 0.01
+    progress = RunProgress.from_metric_rows([{"step": s} for s in range(1, 101)])
+    assert abs(run_eta(run(), progress, NOW) - 20 / 100 * 200) < 0.01
 
 
 def test_gpus_count_train_and_inference():
     cfg = {"deployment": {"num_train_gpus": 1, "gpus_per_node": 1}, "eval": {"interval": 5}}
     r = run(runConfig=cfg)
-    assert present.run_gpus(r) == "2"
-    assert present.run_gpus_detail(r) == "2 (1 train + 1 inference)"
+    assert run_gpus(r) == "2"
+    assert run_gpus_detail(r) == "2 (1 train + 1 inference)"
     r = run(runConfig={"deployment": {"num_train_gpus": 4, "num_infer_gpus": 4, "gpus_per_node": 8}})
-    assert present.run_gpus_detail(r) == "8 (4 train + 4 inference)"
+    assert run_gpus_detail(r) == "8 (4 train + 4 inference)"
     r = run(runConfig={"deployment": {"num_train_gpus": 1}})
-    assert present.run_gpus_detail(r) == "1"
+    assert run_gpus_detail(r) == "1"
     r = run(runConfig={"deployment": {"type": "multi_node", "num_train_nodes": 2, "num_infer_nodes": 1, "gpus_per_node": 8}})
-    assert present.run_gpus(r) == "24"
-    assert present.run_gpus(run(gpuCount=3)) == "3"
+    assert run_gpus(r) == "24"
+    assert run_gpus(run(gpuCount=3)) == "3"

@@ -7,6 +7,8 @@ import math
 
 import pytest
 
+from tests.runs import wire_run
+from primetui.api.models import EnvServer
 from primetui.monitor_core import rl, rl_metrics as names
 from primetui.monitor_core.anomalies import KINDS, Detector, Thresholds, detect
 from primetui.monitor_core.rl_lines import orchestrator_step, rl_warning, trainer_step
@@ -85,18 +87,18 @@ def test_per_env_per_function_and_eval_keys():
 
 
 def test_run_kind_and_settings_across_config_shapes():
-    head = {"loss": "rl", "runConfig": {"max_steps": 20, "orchestrator": {
+    head = wire_run({"loss": "rl", "runConfig": {"max_steps": 20, "orchestrator": {
         "batch_size": 128, "group_size": 16, "train": {"source": [{"name": "rt-a", "env": {"taskset": {"id": "reverse-text"}}},
                                                                  {"env": {"taskset": {"id": "primeintellect/x"}}}]}},
-        "trainer": {"optim": {"lr": 3e-6}}}}
+        "trainer": {"optim": {"lr": 3e-6}}}})
     assert rl.run_kind(head) == rl.RL and rl.environments(head) == ["rt-a", "primeintellect/x"]
     assert (rl.setting(head, "group_size"), rl.setting(head, "batch_size"), rl.setting(head, "lr")) == (16, 128, 3e-6)
-    v04 = {"runConfig": {"orchestrator": {"rollouts_per_example": 8, "env": [{"id": "reverse-text"}]}, "trainer": {}}}
+    v04 = wire_run(runConfig={"orchestrator": {"rollouts_per_example": 8, "env": [{"id": "reverse-text"}]}, "trainer": {}})
     assert rl.is_rl(v04) and rl.setting(v04, "group_size") == 8 and rl.environments(v04) == ["reverse-text"]
-    sft = {"runConfig": {"data": {"batch_size": 32}, "optim": {"lr": 1e-5}}}
+    sft = wire_run(runConfig={"data": {"batch_size": 32}, "optim": {"lr": 1e-5}})
     assert rl.run_kind(sft) == rl.SFT and rl.setting(sft, "batch_size") == 32 and rl.setting(sft, "lr") == 1e-5
-    assert rl.run_kind({"loss": "sft", "runConfig": {"trainer": {}}}) == rl.SFT
-    assert rl.run_kind({"id": "x"}) == rl.SFT and rl.run_kind({"environments": [{"id": "e"}]}) == rl.RL
+    assert rl.run_kind(wire_run(loss="sft", runConfig={"trainer": {}})) == rl.SFT
+    assert rl.run_kind(wire_run(id="x")) == rl.SFT and rl.run_kind(wire_run(environments=[{"id": "e"}])) == rl.RL
 
 
 # ---- health flags ---------------------------------------------------------------------------------
@@ -169,12 +171,12 @@ def test_a_healthy_rl_run_raises_nothing_and_sft_rows_skip_the_rl_rules():
 def test_rl_log_streams_one_per_component_and_env_server_name_slash_n_where_names_repeat():
     from primetui.monitor_core.components import log_specs
 
-    run = {"loss": "rl", "runConfig": {"trainer": {}, "orchestrator": {
-        "train": {"source": [{"name": "reverse-text"}, {"name": "alphabet"}]}, "eval": {"source": [{"name": "reverse-text"}]}}}}
+    run = wire_run({"loss": "rl", "runConfig": {"trainer": {}, "orchestrator": {
+        "train": {"source": [{"name": "reverse-text"}, {"name": "alphabet"}]}, "eval": {"source": [{"name": "reverse-text"}]}}}})
     specs = log_specs(run)
     assert [s.title for s in specs] == ["orchestrator", "trainer", "inference", "env:reverse-text/0", "env:alphabet",
                                         "env:reverse-text/2"]
     assert [(s.component, s.env_name) for s in specs[3:]] == [("env-server", "reverse-text/0"), ("env-server", "alphabet"),
                                                               ("env-server", "reverse-text/2")]
-    servers = [{"env_name": "reverse-text", "env_index": 0}]
+    servers = [EnvServer(pod_name="env-0", status="Running", env_name="reverse-text", env_index=0)]
     assert [s.title for s in log_specs(run, servers)][3:] == ["env:reverse-text"]

@@ -6,23 +6,26 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from tests.runs import wire_run
 from primetui.commands import headless
 from primetui.monitor_core import rl_metrics
 from primetui.monitor_core.rl_charts import rl_chart_specs, stacked_rows
-from primetui.viewmodel import present, run_columns
+from primetui.viewmodel import run_columns
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import run_row
 from primetui.viewmodel.rl_summary import RLLogState, rl_summary, summary_lines
 
 NOW = datetime(2026, 12, 6, 9, 0, tzinfo=timezone.utc)
-SFT = {"id": "s1", "name": "sft-run", "status": "COMPLETED", "loss": "sft", "maxSteps": 4,
-       "runConfig": {"data": {"batch_size": 32, "seq_len": 512}, "optim": {"lr": 1e-5}}}
-RL = {"id": "r1", "name": "rl-run", "status": "RUNNING", "loss": "rl", "maxSteps": 20,
-      "runConfig": {"orchestrator": {"batch_size": 128, "group_size": 16,
-                                     "train": {"source": [{"name": "reverse-text", "env": {"taskset": {"id": "reverse-text"}}}]}},
-                    "trainer": {"optim": {"lr": 3e-6}}}}
+SFT = wire_run({"id": "s1", "name": "sft-run", "status": "COMPLETED", "loss": "sft", "maxSteps": 4,
+                "runConfig": {"data": {"batch_size": 32, "seq_len": 512}, "optim": {"lr": 1e-5}}})
+RL = wire_run({"id": "r1", "name": "rl-run", "status": "RUNNING", "loss": "rl", "maxSteps": 20,
+               "runConfig": {"orchestrator": {"batch_size": 128, "group_size": 16,
+                                              "train": {"source": [{"name": "reverse-text", "env": {"taskset": {"id": "reverse-text"}}}]}},
+                             "trainer": {"optim": {"lr": 3e-6}}}})
 
 
-def rl_progress() -> present.RunProgress:
-    return present.RunProgress.from_metric_rows(
+def rl_progress() -> RunProgress:
+    return RunProgress.from_metric_rows(
         [{"step": s, rl_metrics.REWARD: 0.2 + 0.05 * s, rl_metrics.OFF_POLICY_MEAN: 1.0, rl_metrics.OFF_POLICY_MAX: 1}
          for s in range(1, 11)])
 
@@ -40,18 +43,18 @@ def test_the_screen_and_headless_read_one_registry():
 
 
 def test_rl_rows_carry_kind_and_reward_and_config_cells_read_either_shape():
-    row = present.run_row(RL, rl_progress(), NOW)
+    row = run_row(RL, rl_progress(), NOW)
     assert row.kind == "rl" and row.reward == 0.7 and row.reward_step == 10 and row.reward_start == 0.25
     assert row.headline()[1] == "0.7000" and row.to_json()["kind"] == "rl" and "reward_spark" not in row.to_json()
     cells = {c.key: c.cell(row, RL) for c in run_columns.COLUMNS}
     assert (cells["kind"], cells["group"], cells["environment"], cells["lr"], cells["batch"]) == ("RL", "16", "reverse-text",
                                                                                                    "3e-06", "128")
-    sft = {c.key: c.cell(present.run_row(SFT, None, NOW), SFT) for c in run_columns.COLUMNS}
+    sft = {c.key: c.cell(run_row(SFT, None, NOW), SFT) for c in run_columns.COLUMNS}
     assert (sft["kind"], sft["group"], sft["environment"], sft["lr"], sft["batch"]) == ("SFT", "-", "-", "1e-05", "32")
 
 
 def test_headless_table_names_the_kind_only_when_both_are_listed():
-    rl_row, sft_row = present.run_row(RL, rl_progress(), NOW), present.run_row(SFT, None, NOW)
+    rl_row, sft_row = run_row(RL, rl_progress(), NOW), run_row(SFT, None, NOW)
     mixed = headless.format_table([rl_row, sft_row]).splitlines()
     assert mixed[0].split() == ["STATUS", "ID", "NAME", "MODEL", "STEPS", "LOSS/REWARD", "STARTED", "ELAPSED", "ETA", "GPUS",
                                 "KIND"]

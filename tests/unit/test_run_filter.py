@@ -5,17 +5,19 @@ filter fails exactly that test."""
 
 from __future__ import annotations
 
+from tests.runs import wire_run
+from primetui.viewmodel.run_rows import run_matches, run_row
+
 from datetime import UTC, datetime
 
 import pytest
 
-from primetui.viewmodel.present import run_matches, run_row
 
 NOW = datetime(2026, 1, 2, tzinfo=UTC)
-RUN = {"id": "cm8abc123", "name": "reverse-text-sft", "status": "RUNNING", "base_model": "Qwen/Qwen3-0.6B",
-       "volume_name": "research-vol", "max_steps": 100}
-OTHER = {"id": "cm8zzz999", "name": "math-rl", "status": "COMPLETED", "base_model": "meta-llama/Llama-3.2-1B",
-         "volume_name": "scratch", "max_steps": 50}
+RUN = wire_run(id="cm8abc123", name="reverse-text-sft", status="RUNNING", base_model="Qwen/Qwen3-0.6B",
+               volume_name="research-vol", max_steps=100)
+OTHER = wire_run(id="cm8zzz999", name="math-rl", status="COMPLETED", base_model="meta-llama/Llama-3.2-1B",
+                 volume_name="scratch", max_steps=50)
 
 
 def _shown(query: str) -> list[str]:
@@ -35,7 +37,7 @@ def test_each_promised_term_alone_finds_the_run(term, query):
 
 
 def test_the_model_is_matched_from_a_run_config_too():
-    from_config = {**RUN, "base_model": None, "run_config": {"model": {"name": "Org/Tiny-Model"}}}
+    from_config = RUN.model_copy(update={"base_model": None, "run_config": {"model": {"name": "Org/Tiny-Model"}}})
     row = run_row(from_config, None, NOW)
     assert run_matches(row, "tiny-model")
 

@@ -1,13 +1,14 @@
 """The runs list's kept rows (issue 41 #1): a row is rebuilt when its run, its metric rows or (for a
-run still going) the clock change, and the filter keeps exactly what ``present.run_matches`` keeps."""
+run still going) the clock change, and the filter keeps exactly what ``run_matches`` keeps."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
 from primetui.api.models import RLRun
-from primetui.viewmodel import present, run_list
-from primetui.viewmodel.present import RunProgress
+from primetui.viewmodel import run_list
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import run_matches, run_row
 
 NOW = datetime(2026, 12, 6, 9, 0, tzinfo=timezone.utc)
 
@@ -23,7 +24,7 @@ def test_kept_rows_follow_a_new_snapshot_new_metric_rows_and_the_clock_of_a_live
     cache = run_list.RowCache()
     first = cache.rows(runs, {}, NOW)
     assert cache.rows(runs, {}, NOW) is first  # nothing changed: the same rows, not rebuilt
-    assert [r.id for r in first] == [r.id for r in (present.run_row(x, None, NOW) for x in runs)]
+    assert [r.id for r in first] == [r.id for r in (run_row(x, None, NOW) for x in runs)]
 
     later = cache.rows(runs, {}, NOW + timedelta(seconds=90))
     assert later[-1].elapsed != first[-1].elapsed  # the running run's Elapsed moves with the clock
@@ -45,7 +46,7 @@ def test_the_kept_filter_keeps_what_run_matches_keeps():
     rows = cache.rows(runs, {}, NOW)
     typed = ("s", "s0", "s00", "s002", "s002-", "s002- bs", "s002- bs16", "s00", "S001")  # keys typed, then erased
     for query in (*typed, "s002-", "BROKEN", "bs16 s001", "completed s003-", "nothing-like-it", ""):
-        assert cache.filtered(query) == [r for r in rows if present.run_matches(r, query)], query
+        assert cache.filtered(query) == [r for r in rows if run_matches(r, query)], query
     assert len(cache.filtered("s002-")) == 6
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from primetui.viewmodel.progress import RunProgress
+
 import math
 import random
 
-from primetui.viewmodel.present import RunProgress
 
 
 def reference(rows: dict[int, dict]) -> tuple[list[tuple[int, float]], int | None]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 
+from primetui.api.plainrun import PlainRun
 from primetui.viewmodel import cache
 
 
 def test_the_same_runs_are_not_written_again(tmp_path, monkeypatch):
     monkeypatch.setenv("PRIMETUI_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(cache, "_written", {})
-    runs = [{"id": "r1", "status": "COMPLETED"}]
+    runs = [PlainRun(id="r1", status="COMPLETED")]
     cache.save_runs("http://127.0.0.1:1", runs, {"r1": [(1, 5.5)]}, "2026-12-03T10:00:00")
     (path,) = tmp_path.glob("runs-*.json")
     os.utime(path, ns=(1, 1))  # so any rewrite shows in the mtime

@@ -114,9 +114,12 @@ def test_lazy_client_takes_the_prefetched_page_once(local_platform):
         return first, second
 
     first, second = asyncio.run(go())
-    assert first is early.future.result()  # the prefetched dict
+    from primetui.api.plainrun import PlainRunPage
+
+    assert isinstance(first, PlainRunPage)  # the prefetched page, read into attributes without pydantic
+    assert [r.id for r in first.runs] == [r["id"] for r in early.future.result()["runs"]]
     assert isinstance(second, m.RLRunPage)  # then always the client
-    assert [r["id"] for r in first["runs"]] == [r.id for r in second.runs]
+    assert [r.id for r in first.runs] == [r.id for r in second.runs]
 
 
 def test_lazy_client_asks_the_client_when_the_prefetch_has_nothing(local_platform):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from primetui.shell.endpoint import endpoint_of, parse_gateway
+from primetui.api.models import VolumeSession, VolumeSessionGateway
+from primetui.shell.endpoint import endpoint_of, gateway_of, parse_gateway
 from primetui.shell.errors import InvalidEndpoint, RemotePathError, SessionNotReady
 from primetui.shell.paths import check_put_names, remote_path
 
@@ -55,7 +56,7 @@ def test_put_refuses_runs_and_too_many_root_names():
     check_put_names(remote_path("datasets/"), ["anything"])
 
 
-def _session(**over):
+def _session(**over) -> VolumeSession:
     base = {
         "id": "vs_1", "volumeName": "research", "status": "RUNNING", "readOnly": False,
         "sshConnection": "root@vol-ssh-abc.localhost -p 2222",
@@ -63,7 +64,7 @@ def _session(**over):
         "hostPublicKey": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE",
     }
     base.update(over)
-    return base
+    return VolumeSession.model_validate(base)  # as the wire boundary gives it
 
 
 def test_endpoint_parsing_follows_the_cli():
@@ -85,8 +86,8 @@ def test_endpoint_parsing_follows_the_cli():
         {"host": "-bad", "port": 443, "certSha256": "a" * 64},
         {"host": "gw", "port": 0, "certSha256": "a" * 64},
         {"host": "gw", "port": 443, "certSha256": "a" * 63},
-        {"host": "gw", "port": "x", "certSha256": "a" * 64},
     ],
 )
 def test_invalid_gateway_means_direct(gateway):
-    assert parse_gateway(gateway) is None
+    assert parse_gateway(VolumeSessionGateway.model_validate(gateway)) is None
+    assert gateway_of(gateway["host"], gateway["port"], gateway["certSha256"]) is None  # the proxy command's arguments

@@ -377,7 +377,8 @@ class PrimeClient:
         try:
             return model.model_validate(data)
         except PydanticValidationError as exc:
-            first = exc.errors()[0] if exc.errors() else {}
+            errors = exc.errors()
+            first: dict[str, Any] = dict(errors[0]) if errors else {}
             loc = ".".join(str(p) for p in first.get("loc", ())) or model.__name__
             raise self._malformed(
                 method, path, f"{loc}: {first.get('msg', 'invalid')}"
@@ -779,7 +780,8 @@ class PrimeClient:
         teams: list[m.Team] = []
         for _ in range(MAX_PAGES):  # a platform whose total never comes cannot keep us reading
             reply = await self.request("GET", "/user/teams", params={"offset": len(teams), "limit": 100})
-            batch = reply.get("data") if isinstance(reply.get("data"), list) else []
+            data = reply.get("data")
+            batch: list[Any] = data if isinstance(data, list) else []
             batch, _note = cut(batch, 100, "teams")
             teams += [self._parse(m.Team, t, "GET", "/user/teams") for t in batch if isinstance(t, dict)]
             total = reply.get("total_count")

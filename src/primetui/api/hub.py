@@ -176,7 +176,7 @@ class _Shared:
         self.subscribers: list[Subscription] = []
         self.history: list[FollowerEvent] = []
         self.latest: dict[type, FollowerEvent] = {}
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
 
     def subscribe(self, callback: Callback) -> Subscription:
         sub = Subscription(self, callback)
@@ -255,7 +255,7 @@ class Resource:
         self.unchanged = 0
         """Successful replies in a row equal to the one before (the backoff while nothing changes)."""
         self._wake = asyncio.Event()
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
 
     @property
     def interval(self) -> float:
@@ -386,12 +386,13 @@ class FollowerHub:
 
     def watcher(self, run_id: str) -> RunWatcher:
         """The run's shared status follower (started by the first :meth:`watch`)."""
-        return self._shared(("run", run_id), lambda: RunWatcher(self.client, run_id, interval=3.0)).follower
+        watcher: RunWatcher = self._shared(("run", run_id), lambda: RunWatcher(self.client, run_id, interval=3.0)).follower
+        return watcher
 
     def watch(self, run_id: str, callback: Callback) -> Subscription:
         """Run snapshots (R2 + R12) as :class:`RunUpdate` and state events."""
         self.watcher(run_id)
-        return self._live[("run", run_id)].subscribe(callback)  # type: ignore[union-attr]
+        return self._live[("run", run_id)].subscribe(callback)
 
     def transfers(self, volume: str, callback: Callback) -> Subscription:
         """A volume's S3 transfers as :class:`TransfersUpdate` (the latest list replays to a late subscriber)."""
@@ -468,13 +469,14 @@ class FollowerHub:
     def progress_follower(self, run_id: str) -> ProgressFollower:
         """The run's shared progress follower (R12), started by the first :meth:`progress`."""
         watcher = self.watcher(run_id)
-        return self._shared(("progress", run_id),
-                            lambda: ProgressFollower(self.client, run_id, interval=3.0, watcher=watcher)).follower
+        follower: ProgressFollower = self._shared(
+            ("progress", run_id), lambda: ProgressFollower(self.client, run_id, interval=3.0, watcher=watcher)).follower
+        return follower
 
     def progress(self, run_id: str, callback: Callback) -> Subscription:
         """The run's progress as :class:`ProgressUpdate` events (the latest to a late subscriber)."""
         self.progress_follower(run_id)
-        return self._live[("progress", run_id)].subscribe(callback)  # type: ignore[union-attr]
+        return self._live[("progress", run_id)].subscribe(callback)
 
     def samples(self, run_id: str, step: int, callback: Callback) -> Subscription:
         """Every sample of one step as :class:`SamplePage` events (replayed to a late subscriber)."""

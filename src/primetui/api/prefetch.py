@@ -178,12 +178,12 @@ class RunsPrefetch:
         self.future: Future[dict[str, Any] | None] = Future()
         self._started = time.monotonic()
         self._args = (base_url, api_key)
-        self._kwargs = {"team_id": team_id, "page": page, "limit": limit}
+        self._team_id = team_id
         threading.Thread(target=self._work, name="primetui-runs-prefetch", daemon=True).start()
 
     def _work(self) -> None:
         try:
-            self.future.set_result(fetch_runs_page(*self._args, **self._kwargs))
+            self.future.set_result(fetch_runs_page(*self._args, team_id=self._team_id, page=self.page, limit=self.limit))
         except BaseException as exc:  # noqa: BLE001 - never raised to anyone: a None is enough
             self.future.set_result(None)
             del exc

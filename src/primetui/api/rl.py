@@ -265,11 +265,11 @@ def _bins_list(data: dict[str, Any]) -> list[Any] | None:
         chart = data.get(key)
         if isinstance(chart, dict):
             for inner in ("histogramData", "histogram_data", "bins", "data"):
-                if isinstance(chart.get(inner), list):
-                    return chart[inner]
+                if isinstance(found := chart.get(inner), list):
+                    return found
     for key in ("bins", "histogramData", "histogram_data", "data"):
-        if isinstance(data.get(key), list):
-            return data[key]
+        if isinstance(found := data.get(key), list):
+            return found
     return None
 
 

@@ -39,7 +39,7 @@ class Listing:
 def folder(storage: Any, rel: str) -> Listing:
     """The children of folder ``rel`` ('' is the root), folders first, with their du sizes."""
     prefix = rel.strip("/") + "/" if rel.strip("/") else ""
-    sizes: dict[str, list] = {}
+    sizes: dict[str, list[Any]] = {}
     listing = Listing()
     for n, item in enumerate(storage.list(prefix, recursive=True)):
         if n >= MAX_LISTED:
@@ -76,7 +76,7 @@ def _cell(value: Any) -> str:
     return text if len(text) <= CELL else text[: CELL - 1] + "…"
 
 
-def _table(records: list[dict]) -> Preview:
+def _table(records: list[dict[str, Any]]) -> Preview:
     columns: list[str] = []
     for record in records:
         columns.extend(k for k in record if k not in columns)

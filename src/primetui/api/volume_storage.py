@@ -1,6 +1,6 @@
 """Talk to a volume's storage directly with the credentials its transfer route (V9) gives.
 
-The same S3 subset prime 0.18.0 uses (contract §3.3): list with a ``/`` delimiter, head, ranged
+The same S3 subset prime 0.18.0 uses (contract §3.3): list[Any] with a ``/`` delimiter, head, ranged
 get, put (multipart above 64 MiB) with rclone's ``md5chksum``/``mtime`` metadata, SigV4 in region
 ``auto``. Synchronous (httpx.Client): callers run it in a thread. Keys are volume-relative here;
 the route's prefix is added and removed inside. Nothing reads a whole file into memory, and every
@@ -16,6 +16,7 @@ import hashlib
 import io
 import os
 from collections.abc import Callable, Iterator
+from typing import Any
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parsedate_to_datetime
@@ -109,7 +110,7 @@ class VolumeStorage:
 
     # -- transport -------------------------------------------------------------------------------
     def _send(self, method: str, rel: str | None, query: str = "", headers: dict[str, str] | None = None,
-              content: object = None, payload: str = sigv4.UNSIGNED, stream: bool = False) -> httpx.Response:
+              content: bytes | Iterator[bytes] | None = None, payload: str = sigv4.UNSIGNED, stream: bool = False) -> httpx.Response:
         path = self._base.path + "/" + quote(self.bucket, safe="")
         if rel is not None:
             path += "/" + quote(self.prefix + rel, safe="/-_.~")
@@ -196,7 +197,7 @@ class VolumeStorage:
                                    "the storage is misbehaving.")
             tokens.add(digest)
 
-    def head(self, rel: str) -> dict | None:
+    def head(self, rel: str) -> dict[str, Any] | None:
         """``{"size", "modified", "metadata"}`` of the file at ``rel``, or None when there is none."""
         try:
             reply = self._send("HEAD", rel)

@@ -1,7 +1,7 @@
 """``primetui runs --once [--json]`` and ``primetui run ID --once [--json]``: what the screens show, printed.
 
 For scripts, cron and agents. No textual or rich import: the same view model
-(:mod:`primetui.viewmodel.present`) as the screens, formatted as a plain table or JSON.
+(:mod:`primetui.viewmodel.run_rows` and its neighbours) as the screens, formatted as a plain table or JSON.
 Exit codes (:mod:`primetui.commands.exits`): 0 ok, 1 platform error (one sentence on stderr), 2 the
 headless deadline passed, 78 configuration problem (no key, or a setting that cannot work: one
 sentence naming it and where it was set), 70 a bug.
@@ -16,17 +16,25 @@ import json
 import sys
 from datetime import datetime, timezone
 from functools import partial
-from typing import Any, Awaitable, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TextIO
 
 from primetui.api.boundary import gather_bounded
+from primetui.api.plainrun import PlainRunPage
 
 from primetui.monitor_core.cells import table as cell_table
 from primetui.monitor_core.escapes import clean, clean_block
 from primetui.monitor_core.rl_metrics import REWARD, normalise
-from primetui.viewmodel import present, run_columns
+from primetui.viewmodel import run_columns
+from primetui.viewmodel.checkpoints import checkpoint_command
+from primetui.viewmodel.fmt import DASH, fmt_bytes, sparkline
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import RunRow, run_detail, run_row
+from primetui.viewmodel.statuses import TERMINAL_RUN_STATUSES
 from primetui.viewmodel.rl_summary import RLLogState, rl_summary, summary_lines
 from primetui.monitor_core.numbers import fmt_loss_json
-from primetui.viewmodel.present import RunProgress, TERMINAL_RUN_STATUSES
+
+if TYPE_CHECKING:
+    from primetui.api.models import RLCheckpoint, RLRun, RLRunPage
 
 RUN_COLUMNS = [(c.key, c.head) for c in run_columns.HEADLESS]
 """The columns of ``runs --once`` (:mod:`primetui.viewmodel.run_columns`, shared with the runs screen)."""
@@ -34,7 +42,7 @@ COLUMN_CAPS = {c.key: c.cap for c in run_columns.HEADLESS}
 """Cells a column takes at most in ``runs --once``; a longer value ends in ``…`` (``--json`` has it whole)."""
 
 
-def format_table(rows: list[present.RunRow]) -> str:
+def format_table(rows: list[RunRow]) -> str:
     """Plain aligned columns, one run per line (no colour: pipes and cron want text)."""
     kinds = [row.kind for row in rows]
     columns = [c for c in run_columns.HEADLESS if c.key != "kind" or run_columns.kind_needed(kinds)]
@@ -72,10 +80,10 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
         for ev in fa.get("evidence") or []:
             lines.append(f"    - {ev}")
     if detail["losses"]:
-        lines.append(f"  Loss curve: {present.sparkline(detail['losses'], 40)}")
+        lines.append(f"  Loss curve: {sparkline(detail['losses'], 40)}")
     rewards = (detail.get("series") or {}).get(REWARD, {}).get("values") if "rl" in detail else None
     if rewards:
-        lines.append(f"  Reward curve: {present.sparkline([v for v in rewards if v is not None], 40)}")
+        lines.append(f"  Reward curve: {sparkline([v for v in rewards if v is not None], 40)}")
     lines.append(f"  Actions:    {', '.join(detail['actions']) or 'none'}")
     if "anomalies" in detail:
         from primetui.commands import diagnose
@@ -125,42 +133,40 @@ def reply_notes(reply: Any, notes: list[str] | None) -> None:
         notes.extend(getattr(reply, "notes", ()))
 
 
-async def collect_runs(client: Any, now: datetime, page: int = 1, limit: int = 20, notes: list[str] | None = None) -> tuple[list[present.RunRow], dict[str, Any]]:
-    reply = await client.list_runs(page=page, limit=limit)
+async def collect_runs(client: Any, now: datetime, page: int = 1, limit: int = 20, notes: list[str] | None = None) -> tuple[list[RunRow], dict[str, Any]]:
+    reply: RLRunPage | PlainRunPage = await client.list_runs(page=page, limit=limit)
     reply_notes(reply, notes)
-    runs = present.items(reply, "runs")
-    progress = await gather_bounded([partial(_metrics, client, str(present.field(r, "id")), notes) for r in runs])
-    rows = [present.run_row(r, p, now) for r, p in zip(runs, progress)]
-    meta = {"total": present.field(reply, "total"), "page": present.field(reply, "page", default=page), "total_pages": present.field(reply, "total_pages", "totalPages")}
+    runs = reply.runs
+    progress = await gather_bounded([partial(_metrics, client, r.id, notes) for r in runs])
+    rows = [run_row(r, p, now) for r, p in zip(runs, progress)]
+    meta = {"total": reply.total, "page": reply.page if reply.page is not None else page, "total_pages": reply.total_pages}
     return rows, meta
 
 
 async def collect_run(client: Any, run_id: str, now: datetime, notes: list[str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     from primetui.viewmodel import run_data
 
-    run = await client.get_run(run_id)
+    run: RLRun = await client.get_run(run_id)
     progress = await _metrics(client, run_id, notes)
     logs = await run_data.fetch_logs(client, run)
     progress.note_log_lines(run_data.trainer_lines(logs))  # a final "Loss nan" line the metrics lack
-    detail = present.run_detail(run, progress, now)
+    detail = run_detail(run, progress, now)
     try:
-        reply = await client.list_checkpoints(run_id)
-        reply_notes(reply, notes)
-        cks = present.items(reply, "checkpoints")
+        cks: list[RLCheckpoint] = list(await client.list_checkpoints(run_id))
     except Exception:  # noqa: BLE001 - a run without checkpoints still prints
         cks = []
-    volume = detail["volume"] if detail["volume"] != present.DASH else None
+    volume = detail["volume"] if detail["volume"] != DASH else None
     checkpoints = [
         {
-            "step": int(present.field(c, "step", default=0)),
-            "status": str(present.field(c, "status", default="-")),
-            "size_bytes": present.field(c, "size_bytes", "sizeBytes"),
-            "size": present.fmt_bytes(present.field(c, "size_bytes", "sizeBytes")),
-            "command": present.checkpoint_command(volume, run_id, int(present.field(c, "step", default=0))),
+            "step": c.step,
+            "status": c.status,
+            "size_bytes": c.size_bytes,
+            "size": fmt_bytes(c.size_bytes),
+            "command": checkpoint_command(volume, run_id, c.step),
         }
-        for c in sorted(cks, key=lambda c: present.field(c, "step", default=0))
+        for c in sorted(cks, key=lambda c: c.step)
     ]
-    detail["config"] = present.field(run, "run_config", "runConfig")
+    detail["config"] = run.run_config
     detail["terminal"] = detail["status"] in TERMINAL_RUN_STATUSES
     from primetui.commands import diagnose
 

@@ -53,7 +53,11 @@ class LazyClient:
         if prefetch is not None and not mine and (page, limit) == (prefetch.page, prefetch.limit):
             reply = await asyncio.wrap_future(prefetch.future)
             if reply is not None and prefetch.fresh():
-                return reply
+                from primetui.api.plainrun import PlainRunPage
+
+                plain = PlainRunPage.from_wire(reply)  # attributes as the models have them, without pydantic
+                if plain is not None:
+                    return plain
         client = await self.ready()
         return await client.list_runs(page=page, limit=limit, mine=mine)
 

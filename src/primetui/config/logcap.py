@@ -144,11 +144,12 @@ class RepeatFilter(logging.Filter):
         self._lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        decided = getattr(record, "_repeat_pass", None)
+        decided = getattr(record, "_repeat_pass", None)  # a mark this filter leaves on the record, not a LogRecord field
         if decided is not None:  # another handler already decided (and may have rewritten the message)
-            return decided
-        record._repeat_pass = self._decide(record)
-        return record._repeat_pass
+            return bool(decided)
+        decision = self._decide(record)
+        setattr(record, "_repeat_pass", decision)
+        return decision
 
     def _decide(self, record: logging.LogRecord) -> bool:
         if getattr(record, "repeat_report", False):

@@ -123,6 +123,9 @@ class NotifyPrefs(_Strict):
     """Seconds `on_event` may take before it is killed; a failure is a warning and a line in notify.log."""
 
 
+_TABLES: dict[str, type[BaseModel]] = {"refresh": RefreshIntervals, "anomalies": AnomalyThresholds, "notify": NotifyPrefs}
+"""The tables of the preferences file, by name."""
+
 class Prefs(_Strict):
     """primetui's preferences (the `config.toml` file)."""
 
@@ -286,7 +289,7 @@ def _description(dotted: str) -> str | None:
         return None
     if not sub:
         return info.description
-    model = {"refresh": RefreshIntervals, "anomalies": AnomalyThresholds, "notify": NotifyPrefs}.get(head)
+    model = _TABLES.get(head)
     sub_info = model.model_fields.get(sub) if model is not None else None
     return sub_info.description if sub_info is not None else None
 
@@ -443,7 +446,7 @@ def _comment(text: str | None) -> str:
 def _toml_value(value: Any) -> str:
     import tomlkit
 
-    return tomlkit.item(value).as_string()
+    return str(tomlkit.item(value).as_string())
 
 
 def default_toml() -> str:
@@ -459,7 +462,7 @@ def default_toml() -> str:
         out.append("\n" + _comment(info.description) + f"{name} = {_toml_value(value)}\n")
     for name, info in tables:
         out.append("\n" + _comment(info.description) + f"[{name}]\n")
-        model = {"refresh": RefreshIntervals, "anomalies": AnomalyThresholds, "notify": NotifyPrefs}.get(name)
+        model = _TABLES.get(name)
         if model is not None:
             for sub, sub_info in model.model_fields.items():
                 out.append(_comment(sub_info.description) + f"{sub} = {_toml_value(defaults[name][sub])}\n")

@@ -21,7 +21,8 @@ def eval_key(keys: Iterable[str]) -> str | None:
     """The eval metric a summary reports: the first env's reward mean, else the first eval metric."""
     evals = sorted(k for k in keys if k.startswith("eval/"))
     preferred = [k for k in evals if k.endswith("reward/mean") or k.endswith("/reward")]
-    return (preferred or evals or [None])[0]
+    found = preferred or evals
+    return found[0] if found else None
 
 
 def _lower_is_better(key: str) -> bool:

@@ -9,7 +9,12 @@ that repeats is ``name/N``, N its ``env_index``, as ``prime train components`` s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from primetui.api.plainrun import Run
+
+if TYPE_CHECKING:
+    from primetui.api.models import EnvServer
 
 MAX_PODS = 32
 """Log streams per component at most (trainer or inference nodes): the config comes from the platform."""
@@ -28,30 +33,19 @@ class LogSpec:
     env_name: str | None = None
 
 
-def _get(obj: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(obj, dict):
-            if name in obj:
-                return obj[name]
-        elif hasattr(obj, name):
-            return getattr(obj, name)
-    return None
-
-
-def run_config(run: Any) -> dict:
+def run_config(run: Run) -> dict[str, Any]:
     """The run's config dict (``runConfig``), or {}."""
-    cfg = _get(run, "run_config", "runConfig")
-    return cfg if isinstance(cfg, dict) else {}
+    return run.run_config or {}
 
 
-def has_evals(run: Any) -> bool:
+def has_evals(run: Run) -> bool:
     """True when the run has env servers: an RL run, or SFT dispatched with an [eval] block."""
     from primetui.monitor_core import rl
 
     return bool(run_config(run).get("eval")) or rl.is_rl(run)
 
 
-def eval_env_names(run: Any) -> list[str]:
+def eval_env_names(run: Run) -> list[str]:
     """Env names of the [[eval.source]] entries, in order (best effort across config shapes)."""
     ev = run_config(run).get("eval")
     sources = ev.get("source") if isinstance(ev, dict) else None
@@ -71,7 +65,7 @@ def eval_env_names(run: Any) -> list[str]:
     return names
 
 
-def rl_log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
+def rl_log_specs(run: Run, env_servers: list[EnvServer] | None = None) -> list[LogSpec]:
     """An RL run's streams: orchestrator, trainer, inference, then one per env server."""
     from primetui.monitor_core import rl
 
@@ -79,13 +73,11 @@ def rl_log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec
              LogSpec("inference", "inference", "inference")]
     servers: list[tuple[str, int]] = []
     for n, server in enumerate(env_servers or []):
-        name = _get(server, "env_name") or _get(server, "pod_name")
-        index = _get(server, "env_index")
+        name = server.env_name or server.pod_name
         if name:
-            servers.append((str(name), index if isinstance(index, int) else n))
+            servers.append((name, server.env_index if server.env_index is not None else n))
     if not servers:
-        servers = list(enumerate(rl.environments(run) + rl.eval_environments(run)))
-        servers = [(name, i) for i, name in servers]
+        servers = [(name, i) for i, name in enumerate(rl.environments(run) + rl.eval_environments(run))]
     counts: dict[str, int] = {}
     for name, _ in servers:
         counts[name] = counts.get(name, 0) + 1
@@ -100,7 +92,7 @@ def rl_log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec
     return specs
 
 
-def log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
+def log_specs(run: Run, env_servers: list[EnvServer] | None = None) -> list[LogSpec]:
     """The log streams to show for ``run`` (env servers from R8 when known, else the config)."""
     from primetui.monitor_core import rl
 
@@ -108,7 +100,7 @@ def log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
         return rl_log_specs(run, env_servers)
     cfg = run_config(run)
     specs: list[LogSpec] = []
-    deployment = cfg.get("deployment") if isinstance(cfg.get("deployment"), dict) else {}
+    deployment = _table(cfg, "deployment")
     nodes = deployment.get("num_train_nodes") if deployment.get("type") == "multi_node" else None
     if isinstance(nodes, int) and nodes > 1:
         specs += [LogSpec(f"trainer-{i}", f"trainer/{i}", "trainer", pod_index=i) for i in range(min(nodes, MAX_PODS))]
@@ -122,14 +114,14 @@ def log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
         specs += [LogSpec(f"inference-{i}", f"inference/{i}", "inference", pod_index=i) for i in range(min(infer, MAX_PODS))]
     else:
         specs.append(LogSpec("inference", "inference", "inference"))
-    inference = cfg.get("inference") if isinstance(cfg.get("inference"), dict) else {}
+    inference = _table(cfg, "inference")
     if deployment.get("type") == "multi_node" and isinstance(inference.get("router"), dict):
         specs.append(LogSpec("router", "router", "router"))
     names: list[str] = []
     for server in env_servers or []:
-        name = _get(server, "env_name") or _get(server, "pod_name")
-        if name and str(name) not in names:
-            names.append(str(name))
+        name = server.env_name or server.pod_name
+        if name and name not in names:
+            names.append(name)
             if len(names) >= MAX_ENV_STREAMS:
                 break
     if not names:
@@ -138,6 +130,11 @@ def log_specs(run: Any, env_servers: list[Any] | None = None) -> list[LogSpec]:
         short = name.split("/")[-1]
         specs.append(LogSpec(f"env-{_slug(name)}", f"env:{short}", "env-server", env_name=name))
     return specs
+
+
+def _table(node: dict[str, Any], key: str) -> dict[str, Any]:
+    value = node.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _slug(text: str) -> str:

@@ -123,7 +123,9 @@ def final_loss(
     found: list[FinalLoss] = []
     if last is not None:
         found.append(FinalLoss(int(last[0]), float(last[1]), "metric"))
-    after = (lambda step: last is None or step > last[0])
+    def after(step: int) -> bool:
+        return last is None or step > last[0]
+
     if nan_step is not None and after(nan_step):
         if last_step is not None and last_step > nan_step:  # later rows with no loss: the count explains them
             found.append(FinalLoss(int(last_step), math.nan, "gap"))

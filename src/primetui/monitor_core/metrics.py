@@ -47,7 +47,7 @@ def ema(x: np.ndarray, weight: float, acc0: float = 0.0) -> np.ndarray:
     for b in range(nblocks):
         carries[b] = acc
         acc = wb * acc + ends[b]
-    full = local + np.asarray(carries)[:, None] * carry_w[None, :]
+    full: np.ndarray = local + np.asarray(carries)[:, None] * carry_w[None, :]
     return full.reshape(-1)[:n]
 
 

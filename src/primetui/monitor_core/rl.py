@@ -14,19 +14,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from primetui.api.plainrun import PlainRun, Run
+
 RL, SFT = "rl", "sft"
 KIND_LABELS = {RL: "RL", SFT: "SFT"}
 
 
-def _attr(run: Any, name: str, camel: str | None = None) -> Any:
-    if isinstance(run, dict):
-        return run.get(name, run.get(camel) if camel else None)
-    return getattr(run, name, None)
+def run_config(run: Run) -> dict[str, Any]:
+    return run.run_config or {}
 
 
-def run_config(run: Any) -> dict[str, Any]:
-    cfg = _attr(run, "run_config", "runConfig")
-    return cfg if isinstance(cfg, dict) else {}
+def _loss_said(run: Run) -> bool:
+    """The platform sent a ``loss`` (the model's default ``rl`` is no evidence; a first-frame run's dump always says it)."""
+    return isinstance(run, PlainRun) or "loss" in run.model_fields_set
 
 
 def config_is_rl(cfg: dict[str, Any]) -> bool | None:
@@ -37,24 +37,22 @@ def config_is_rl(cfg: dict[str, Any]) -> bool | None:
     return False if "data" in cfg else None
 
 
-def run_kind(run: Any) -> str:
+def run_kind(run: Run | None) -> str:
     """``"rl"`` or ``"sft"``."""
     if run is None:
         return SFT
-    loss = _attr(run, "loss")
-    if isinstance(loss, str) and loss.lower() == SFT:
+    loss = run.loss
+    if loss is not None and loss.lower() == SFT:
         return SFT
     judged = config_is_rl(run_config(run))
     if judged is not None:
         return RL if judged else SFT
-    if _attr(run, "environments"):
+    if run.environments:
         return RL
-    set_fields = getattr(run, "model_fields_set", None)
-    said = (set_fields is not None and "loss" in set_fields) or (isinstance(run, dict) and "loss" in run)
-    return RL if said and isinstance(loss, str) and loss else SFT
+    return RL if loss and _loss_said(run) else SFT
 
 
-def is_rl(run: Any) -> bool:
+def is_rl(run: Run | None) -> bool:
     return run_kind(run) == RL
 
 
@@ -66,11 +64,17 @@ def _dig(node: Any, dotted: str) -> Any:
     return node
 
 
+def _table(node: dict[str, Any], key: str) -> dict[str, Any]:
+    """``node[key]`` when it is a table, else {}."""
+    value = node.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _sources(cfg: dict[str, Any], split: str) -> list[dict[str, Any]]:
     """The ``[[orchestrator.<split>.source]]`` tables (today), ``[[orchestrator.<split>.env]]`` (v0.6),
     or ``[[orchestrator.env]]`` (v0.4, train only)."""
-    orch = cfg.get("orchestrator") if isinstance(cfg.get("orchestrator"), dict) else {}
-    block = orch.get(split) if isinstance(orch.get(split), dict) else {}
+    orch = _table(cfg, "orchestrator")
+    block = _table(orch, split)
     for found in (block.get("source"), block.get("env"), orch.get("env") if split == "train" else None):
         if isinstance(found, list):
             return [s for s in found if isinstance(s, dict)]
@@ -89,21 +93,20 @@ def source_name(source: dict[str, Any]) -> str | None:
     return legacy if isinstance(legacy, str) and legacy else None
 
 
-def environments(run: Any) -> list[str]:
+def environments(run: Run) -> list[str]:
     """The train environments' names, in order (config first, then the run's ``environments``)."""
     names = [n for n in (source_name(s) for s in _sources(run_config(run), "train")) if n]
     if names:
         return names
-    listed = _attr(run, "environments") or []
     out = []
-    for env in listed if isinstance(listed, list) else []:
-        name = env.get("name") or env.get("id") if isinstance(env, dict) else env
+    for env in run.environments:
+        name = env.get("name") or env.get("id")
         if isinstance(name, str) and name:
             out.append(name)
     return out
 
 
-def eval_environments(run: Any) -> list[str]:
+def eval_environments(run: Run) -> list[str]:
     return [n for n in (source_name(s) for s in _sources(run_config(run), "eval")) if n]
 
 
@@ -122,7 +125,7 @@ DEFAULT_MAX_OFF_POLICY_STEPS = 8
 """prime-rl's default ``orchestrator.max_off_policy_steps``."""
 
 
-def setting(run: Any, name: str) -> Any:
+def setting(run: Run, name: str) -> Any:
     """An RL setting of ``run`` (see ``_SETTINGS``) from its config, else its flat field; None when unset."""
     paths, flat = _SETTINGS[name]
     cfg = run_config(run)
@@ -130,4 +133,4 @@ def setting(run: Any, name: str) -> Any:
         value = _dig(cfg, path)
         if value is not None and not isinstance(value, (dict, list)):
             return value
-    return _attr(run, flat) if flat else None
+    return getattr(run, flat) if flat else None  # a name of the table above: an attribute of every Run

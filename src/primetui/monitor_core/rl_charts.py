@@ -39,9 +39,9 @@ def rl_chart_specs(keys: Iterable[str]) -> list[ChartSpec]:
     neutralised: a control character in a key is shown, never sent to the terminal."""
     have = set(keys)
     specs: list[ChartSpec] = []
-    band = (names.REWARD_P10, names.REWARD_P90) if {names.REWARD_P10, names.REWARD_P90} <= have else (
+    band: tuple[str, ...] = (names.REWARD_P10, names.REWARD_P90) if {names.REWARD_P10, names.REWARD_P90} <= have else (
         (names.REWARD_MIN, names.REWARD_MAX) if {names.REWARD_MIN, names.REWARD_MAX} <= have else ())
-    band_title = {(names.REWARD_P10, names.REWARD_P90): "reward (mean, p10–p90)", (names.REWARD_MIN, names.REWARD_MAX): "reward (mean, min–max)"}
+    band_title: dict[tuple[str, ...], str] = {(names.REWARD_P10, names.REWARD_P90): "reward (mean, p10–p90)", (names.REWARD_MIN, names.REWARD_MAX): "reward (mean, min–max)"}
     specs.append(ChartSpec("reward", band_title.get(band, "reward (mean)"), (names.REWARD, *band)))
     for fn, key in names.reward_fn_keys(have).items():
         specs.append(ChartSpec(f"fn-{fn}", neutralise(f"reward fn {fn}"), (key,)))

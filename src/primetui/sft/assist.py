@@ -34,7 +34,7 @@ class Completion:
     documentation: str
 
 
-def loads_or_none(text: str) -> dict | None:
+def loads_or_none(text: str) -> dict[str, Any] | None:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -54,7 +54,7 @@ def _window(text: str, line: int) -> tuple[str, int]:
     return "\n".join(lines[top:end]) + "\n", top
 
 
-def help_at(text: str, line: int, col: int, spans: SpanMap | None = None, raw: Any = None) -> tuple[tuple, KeyHelp | None]:
+def help_at(text: str, line: int, col: int, spans: SpanMap | None = None, raw: Any = None) -> tuple[tuple[Any, ...], KeyHelp | None]:
     """(path, help) for the key or [table] header at a position; path is () when there is none."""
     if spans is None and raw is None and len(text) > WINDOW_ABOVE:
         window, top = _window(text, line)
@@ -82,16 +82,16 @@ def text_kind(raw: Any, spans: SpanMap) -> str:
     return schema_kind({p[0]: {} for p in spans.entries if p and isinstance(p[0], str)})
 
 
-def _class_at(table: tuple, raw: Any, kind: str = "sft") -> ClassSpec | None:
+def _class_at(table: tuple[Any, ...], raw: Any, kind: str = "sft") -> ClassSpec | None:
     if not table:
         return root_spec(kind)
     _f, cls = resolve(tuple(p for p in table), raw, kind)
     return cls
 
 
-def _table_paths(cls: ClassSpec, prefix: tuple, raw: Any, depth: int = 0) -> list[tuple[tuple, FieldSpec]]:
+def _table_paths(cls: ClassSpec, prefix: tuple[Any, ...], raw: Any, depth: int = 0) -> list[tuple[tuple[Any, ...], FieldSpec]]:
     """Every table path below ``cls``: the variant the text picks, else every variant's tables."""
-    out: list[tuple[tuple, FieldSpec]] = []
+    out: list[tuple[tuple[Any, ...], FieldSpec]] = []
     if depth > 4:
         return out
     for name, f in cls.fields.items():
@@ -102,7 +102,7 @@ def _table_paths(cls: ClassSpec, prefix: tuple, raw: Any, depth: int = 0) -> lis
         chosen = resolve(path, raw, cls.kind)[1] if raw is not None else None
         kinds = specs(cls.kind)
         subs = [chosen] if chosen is not None else list(variants(f).values()) or [kinds[c] for c in f.classes if c in kinds]
-        seen: set[tuple] = {p for p, _ in out}
+        seen: set[tuple[Any, ...]] = {p for p, _ in out}
         for sub in subs:
             for p, sf in _table_paths(sub, path, raw, depth + 1):
                 if p not in seen:
@@ -210,7 +210,7 @@ def _inline_completions(inline: tuple[tuple, str, set[str]], table: tuple, col: 
                              if name.startswith(word) and name not in present]
 
 
-def _values(path: tuple, raw: Any, models: frozenset[str] | None, kind: str = "sft") -> list[Completion]:
+def _values(path: tuple[Any, ...], raw: Any, models: frozenset[str] | None, kind: str = "sft") -> list[Completion]:
     if len(path) > 1:
         parent, _cls = resolve(path[:-1], raw, kind)
         if parent is not None and parent.discriminator == path[-1]:
@@ -228,9 +228,9 @@ def _values(path: tuple, raw: Any, models: frozenset[str] | None, kind: str = "s
 
 
 @lru_cache(maxsize=2)
-def table_homes(kind: str = "sft") -> dict[str, list[tuple]]:
+def table_homes(kind: str = "sft") -> dict[str, list[tuple[Any, ...]]]:
     """key -> every table path (any variant) where the schema defines it; () is the top level."""
-    out: dict[str, list[tuple]] = {}
+    out: dict[str, list[tuple[Any, ...]]] = {}
     root = root_spec(kind)
     kinds = specs(kind)
     for name in root.fields:

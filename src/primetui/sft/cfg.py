@@ -16,7 +16,7 @@ class Cfg:
 
     MISSING = _MISSING  # what ``written`` returns for a key the document does not set
 
-    def __init__(self, raw: dict) -> None:
+    def __init__(self, raw: dict[str, Any]) -> None:
         self.raw = raw
 
     def written(self, dotted: str) -> Any:

@@ -43,9 +43,9 @@ class Report:
     """Everything one check produced: the diagnostics in document order, the parsed dict, the spans."""
 
     diagnostics: list[Diagnostic]
-    config: dict | None
+    config: dict[str, Any] | None
     spans: SpanMap | None  # None when the check ran in another process (spans do not pickle)
-    schema_errors: list[dict] = field(default_factory=list)  # pydantic-shaped, for a 422
+    schema_errors: list[dict[str, Any]] = field(default_factory=list)  # pydantic-shaped, for a 422
     note: str | None = None  # "also validated with prime_rl.configs …" when that package is importable
 
     @property
@@ -100,7 +100,7 @@ def _fixes_that_help(text: str, report: Report, ctx: CheckContext) -> list[Diagn
     return out
 
 
-def check_parsed(raw: dict, spans: SpanMap, ctx: CheckContext) -> Report:
+def check_parsed(raw: dict[str, Any], spans: SpanMap, ctx: CheckContext) -> Report:
     """Check an already parsed config (``spans`` may be of an empty text: then every span is line 0).
 
     The document's kind (``primetui.sft.kind``) picks the schema: SFTConfig, or RLConfig for an rl.toml.
@@ -135,7 +135,7 @@ def _deferred_level(ctx: CheckContext) -> str:
     return "error" if ctx.at_dispatch else "warning"
 
 
-def _retired_diagnostic(raw: dict, spans: SpanMap) -> Diagnostic:
+def _retired_diagnostic(raw: dict[str, Any], spans: SpanMap) -> Diagnostic:
     from primetui.sft.kind import retired_shape_key, retired_shape_message
 
     key = retired_shape_key(raw)
@@ -144,7 +144,7 @@ def _retired_diagnostic(raw: dict, spans: SpanMap) -> Diagnostic:
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
-    seen: set[tuple] = set()
+    seen: set[tuple[Any, ...]] = set()
     out = []
     for d in diags:
         key = (d.span, d.message)
@@ -203,12 +203,12 @@ DEFERRED_RL = (("orchestrator", "train", "source"), ("orchestrator", "eval", "so
 DEFERRED_NOTE = " (the platform refuses this at submit; prime train leaves environment sources to it)"
 
 
-def is_deferred(kind: str, path: tuple) -> bool:
+def is_deferred(kind: str, path: tuple[Any, ...]) -> bool:
     """Whether ``prime train`` leaves the check at ``path`` to the platform."""
     return kind == "rl" and any(tuple(path[:len(p)]) == p for p in DEFERRED_RL)
 
 
-def schema_diagnostics(raw: dict, spans: SpanMap, deferred_level: str = "warning") -> tuple[list[Diagnostic], list[dict]]:
+def schema_diagnostics(raw: dict[str, Any], spans: SpanMap, deferred_level: str = "warning") -> tuple[list[Diagnostic], list[dict[str, Any]]]:
     """Validate against the mirrored pydantic model; one diagnostic per distinct place.
 
     An RL config's environment sources are checked too, as the platform checks them at submit;
@@ -222,12 +222,12 @@ def schema_diagnostics(raw: dict, spans: SpanMap, deferred_level: str = "warning
         return [], []
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
-    grouped: dict[tuple, list[dict]] = {}
+    grouped: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for e in errors:
         path, _cls, _f, _tags = _walk_loc(tuple(e["loc"]), raw)
         grouped.setdefault((path, e["type"] == "extra_forbidden"), []).append(e)
     diags: list[Diagnostic] = []
-    schema_errors: list[dict] = []
+    schema_errors: list[dict[str, Any]] = []
     for (path, _is_extra), errs in grouped.items():
         for e in errs:
             schema_errors.append({"loc": ["body", "config", *e["loc"]], "msg": e["msg"], "type": e["type"]})
@@ -238,7 +238,7 @@ def schema_diagnostics(raw: dict, spans: SpanMap, deferred_level: str = "warning
     return diags, schema_errors
 
 
-def _schema_diagnostic(path: tuple, errs: list[dict], raw: dict, spans: SpanMap) -> Diagnostic:
+def _schema_diagnostic(path: tuple[Any, ...], errs: list[dict[str, Any]], raw: dict[str, Any], spans: SpanMap) -> Diagnostic:
     e = errs[0]
     etype = e["type"]
     where = _dotted(path)
@@ -285,14 +285,14 @@ def _schema_diagnostic(path: tuple, errs: list[dict], raw: dict, spans: SpanMap)
     return Diagnostic("error", f"{where}: {msg}", sp, code, "prime-rl", path, None, etype)
 
 
-def _field_at(path: tuple, raw: dict) -> FieldSpec | None:
+def _field_at(path: tuple[Any, ...], raw: dict[str, Any]) -> FieldSpec | None:
     from primetui.sft.schema import resolve
 
     f, _ = resolve(tuple(p for p in path), raw)
     return f
 
 
-def _table_of(path: tuple, raw: dict) -> tuple[FieldSpec | None, ClassSpec | None, Any]:
+def _table_of(path: tuple[Any, ...], raw: dict[str, Any]) -> tuple[FieldSpec | None, ClassSpec | None, Any]:
     """For a path ``table.key``: the union field of ``table`` (if any), its class, and the raw table."""
     from primetui.sft.schema import resolve
 
@@ -303,7 +303,7 @@ def _table_of(path: tuple, raw: dict) -> tuple[FieldSpec | None, ClassSpec | Non
     return f, cls, node
 
 
-def _extra_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagnostic:
+def _extra_diagnostic(path: tuple[Any, ...], e: dict[str, Any], raw: dict[str, Any], spans: SpanMap) -> Diagnostic:
     key = path[-1] if path else "?"
     sp = anchor(spans, path, on_key=True)
     table_path = tuple(p for p in path[:-1] if not isinstance(p, int))
@@ -368,7 +368,7 @@ def _unknown_key_diagnostic(path: tuple, union_f: FieldSpec | None, cls: ClassSp
                       path, None, "extra_forbidden")
 
 
-def _variant_key_diagnostic(path: tuple, union_f: FieldSpec, owners: list[str], node: dict, base: str, sp: Span,
+def _variant_key_diagnostic(path: tuple[Any, ...], union_f: FieldSpec, owners: list[str], node: dict[str, Any], base: str, sp: Span,
                             spans: SpanMap) -> Diagnostic:
     """A key of another variant: say which, and offer to switch the variant or drop the key."""
     disc = union_f.discriminator or "type"
@@ -385,7 +385,7 @@ def _variant_key_diagnostic(path: tuple, union_f: FieldSpec, owners: list[str], 
                       "extra_forbidden", tuple(fixes[1:]))
 
 
-def _wrong_table_diagnostic(path: tuple, homes: list[tuple], base: str, sp: Span, spans: SpanMap,
+def _wrong_table_diagnostic(path: tuple[Any, ...], homes: list[tuple[Any, ...]], base: str, sp: Span, spans: SpanMap,
                             kind: str = "sft") -> Diagnostic:
     """A known key written in the wrong table: name where it belongs, and offer to move it there."""
     where = " or ".join("the top level (before any [table])" if not h else f"[{_dotted(h)}]" for h in homes[:3])
@@ -395,14 +395,14 @@ def _wrong_table_diagnostic(path: tuple, homes: list[tuple], base: str, sp: Span
                       "extra_forbidden", tuple(fixes[1:]))
 
 
-def key_homes(key: str, kind: str = "sft") -> list[tuple]:
+def key_homes(key: str, kind: str = "sft") -> list[tuple[Any, ...]]:
     """Every table path whose class (any variant) has the field ``key``; () is the top level."""
     from primetui.sft.assist import table_homes
 
     return table_homes(kind).get(key, [])
 
 
-def _missing_tag_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> Diagnostic:
+def _missing_tag_diagnostic(path: tuple[Any, ...], e: dict[str, Any], raw: dict[str, Any], spans: SpanMap) -> Diagnostic:
     from primetui.sft.schema import resolve
 
     f, _ = resolve(path, raw)
@@ -434,7 +434,7 @@ def _missing_tag_diagnostic(path: tuple, e: dict, raw: dict, spans: SpanMap) -> 
 
 # -- quick fixes ------------------------------------------------------------------------------------------
 
-def _add_key_fix(spans: SpanMap, table: tuple, key: str, value: str) -> Fix | None:
+def _add_key_fix(spans: SpanMap, table: tuple[Any, ...], key: str, value: str) -> Fix | None:
     entry = spans.get(tuple(table))
     if entry is None or entry.kind not in ("table", "array_table") or entry.header_line < 0:
         return None
@@ -445,7 +445,7 @@ def _add_key_fix(spans: SpanMap, table: tuple, key: str, value: str) -> Fix | No
 
 
 
-def _literal_fix(path: tuple, value: str, raw: dict, spans: SpanMap) -> Fix | None:
+def _literal_fix(path: tuple[Any, ...], value: str, raw: dict[str, Any], spans: SpanMap) -> Fix | None:
     """``"HF"`` for ``"hf"``: a value that differs from an allowed one only in case or by a typo."""
     f = _field_at(path, raw)
     allowed = f.allowed_values() if f is not None else []
@@ -458,7 +458,7 @@ def _literal_fix(path: tuple, value: str, raw: dict, spans: SpanMap) -> Fix | No
     return Fix(f'Change "{value}" to "{close[0]}"', (TextEdit((v.line, v.col), (v.line, v.end_col), f'"{close[0]}"'),))
 
 
-def _split_pair_fix(spans: SpanMap, path: tuple, value: Any) -> Fix | None:
+def _split_pair_fix(spans: SpanMap, path: tuple[Any, ...], value: Any) -> Fix | None:
     """``betas = [0.9, 0.99]`` becomes ``betas1 = 0.9`` and ``betas2 = 0.99`` (prime-rl's two scalars)."""
     if str(path[-1]) != "betas" or not (isinstance(value, list) and len(value) == 2
                                         and all(isinstance(x, (int, float)) for x in value)):
@@ -471,7 +471,7 @@ def _split_pair_fix(spans: SpanMap, path: tuple, value: Any) -> Fix | None:
     return Fix("Split betas into betas1 and betas2", (TextEdit((line, 0), (line + 1, 0), new),))
 
 
-def _set_tag_fix(spans: SpanMap, table: tuple, disc: str, value: str) -> Fix | None:
+def _set_tag_fix(spans: SpanMap, table: tuple[Any, ...], disc: str, value: str) -> Fix | None:
     """Set the table's ``type`` / ``name`` to ``value``: rewrite its value, or add the line."""
     entry = spans.get((*table, disc))
     if entry is not None and entry.kind == "pair" and entry.value.line == entry.value.end_line:
@@ -485,7 +485,7 @@ def _set_tag_fix(spans: SpanMap, table: tuple, disc: str, value: str) -> Fix | N
 
 
 
-def _rename_fix(spans: SpanMap, path: tuple, new: str) -> Fix | None:
+def _rename_fix(spans: SpanMap, path: tuple[Any, ...], new: str) -> Fix | None:
     entry: Entry | None = spans.get(tuple(path))
     if entry is None or entry.kind not in ("pair", "table"):
         return None

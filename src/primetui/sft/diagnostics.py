@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Level = Literal["error", "warning", "hint"]
 LEVELS: tuple[Level, ...] = ("error", "warning", "hint")
@@ -70,8 +70,8 @@ class Diagnostic:
         """``file:line:col: level: message`` with 1-based line and column (what editors and CI parse)."""
         return f"{filename}:{self.span.line + 1}:{self.span.col + 1}: {self.level}: {self.message}"
 
-    def to_json(self, filename: str | None = None) -> dict:
-        out: dict = {
+    def to_json(self, filename: str | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "line": self.span.line + 1,
             "col": self.span.col + 1,
             "end_line": self.span.end_line + 1,
@@ -89,7 +89,7 @@ class Diagnostic:
         return out
 
 
-def sort_key(d: Diagnostic) -> tuple:
+def sort_key(d: Diagnostic) -> tuple[Any, ...]:
     return (d.span.line, d.span.col, LEVELS.index(d.level), d.message)
 
 

@@ -48,7 +48,7 @@ def _field_lines(f: FieldSpec) -> list[str]:
     return lines
 
 
-def describe(path: tuple, raw: Any = None, kind: str | None = None) -> KeyHelp | None:
+def describe(path: tuple[Any, ...], raw: Any = None, kind: str | None = None) -> KeyHelp | None:
     """Help for the key at ``path`` (list indices allowed), or None when the schema does not know it."""
     clean = tuple(p for p in path if not isinstance(p, int))
     if not clean:
@@ -78,7 +78,7 @@ def describe(path: tuple, raw: Any = None, kind: str | None = None) -> KeyHelp |
 
 
 
-def _inside_opaque(path: tuple, raw: Any, kind: str | None) -> KeyHelp | None:
+def _inside_opaque(path: tuple[Any, ...], raw: Any, kind: str | None) -> KeyHelp | None:
     """A key inside a value whose keys the mirror does not describe (``env`` is verifiers' EnvConfig):
     say where it sits and that its keys are not checked here, rather than that it is no key at all."""
     for cut in range(len(path) - 1, 0, -1):

@@ -22,16 +22,16 @@ def installed(kind: str = "sft") -> tuple[Any, str] | None:
     """(SFTConfig or RLConfig class, version) of the importable ``prime_rl.configs``, or None."""
     try:
         if kind == "rl":
-            from prime_rl.configs.rl import RLConfig as config  # type: ignore[import-not-found]
+            from prime_rl.configs.rl import RLConfig as config
         else:
-            from prime_rl.configs.sft import SFTConfig as config  # type: ignore[import-not-found]
+            from prime_rl.configs.sft import SFTConfig as config
     except Exception:  # noqa: BLE001 - absent or broken: the mirror is all we have
         return None
     version = getattr(sys.modules.get("prime_rl.configs"), "__version__", None) or "installed"
     return config, str(version)
 
 
-def _deferred(raw: dict) -> dict:
+def _deferred(raw: dict[str, Any]) -> dict[str, Any]:
     """An rl.toml without its environment sources, as ``prime train`` validates it (``defer_environments``)."""
     import copy
 
@@ -51,7 +51,7 @@ def note(kind: str = "sft") -> str | None:
     return f"also validated with prime-rl's own config package (prime_rl.configs, {found[1]})." if found else None
 
 
-def diagnostics(raw: dict, spans: Any, hosted: bool = True, kind: str = "sft") -> list[Diagnostic]:
+def diagnostics(raw: dict[str, Any], spans: Any, hosted: bool = True, kind: str = "sft") -> list[Diagnostic]:
     """Findings of the installed ``SFTConfig`` (``RLConfig``) on ``raw``, placed like the mirror's."""
     found = installed(kind)
     if found is None:

@@ -67,7 +67,7 @@ def retired_shape_message(path: str) -> str:
             "dedicated clusters. See prime-rl's examples/ for starter configs.")
 
 
-def retired_shape_key(doc: dict) -> str:
+def retired_shape_key(doc: dict[str, Any]) -> str:
     """The key that makes ``doc`` the retired shape (where the editor shows the refusal)."""
     return "model" if isinstance(doc.get("model"), str) else "env"
 

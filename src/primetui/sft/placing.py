@@ -13,7 +13,7 @@ from primetui.sft.schema import ClassSpec, FieldSpec, injected_tag, specs, varia
 from primetui.sft.spans import SpanMap
 
 
-def anchor(spans: SpanMap, path: tuple, on_key: bool = False) -> Span:
+def anchor(spans: SpanMap, path: tuple[Any, ...], on_key: bool = False) -> Span:
     """The span a problem at ``path`` is shown on: the value, the key, or the nearest written table."""
     found, entry = spans.locate(path)
     if entry is None:
@@ -34,7 +34,7 @@ def _first_content_line(spans: SpanMap) -> int:
     return 0
 
 
-def walk_loc(loc: tuple, raw: dict) -> tuple[tuple, ClassSpec | None, FieldSpec | None, list[str]]:
+def walk_loc(loc: tuple[Any, ...], raw: dict[str, Any]) -> tuple[tuple[Any, ...], ClassSpec | None, FieldSpec | None, list[str]]:
     """Strip union tags and union-member names from a pydantic loc; return (toml path, class, field, tags)."""
     from primetui.sft.schema import kind_of, root_spec
 
@@ -78,7 +78,7 @@ def walk_loc(loc: tuple, raw: dict) -> tuple[tuple, ClassSpec | None, FieldSpec 
     return tuple(out), cls, f, tags
 
 
-def remove_line_fix(spans: SpanMap, path: tuple, title: str) -> Fix | None:
+def remove_line_fix(spans: SpanMap, path: tuple[Any, ...], title: str) -> Fix | None:
     entry = spans.get(tuple(path))
     if entry is None or entry.kind != "pair":
         return None
@@ -87,14 +87,14 @@ def remove_line_fix(spans: SpanMap, path: tuple, title: str) -> Fix | None:
     return Fix(title, (TextEdit((start, 0), (end + 1, 0), ""),))
 
 
-def dotted(path: tuple) -> str:
+def dotted(path: tuple[Any, ...]) -> str:
     s = ""
     for p in path:
         s += f"[{p}]" if isinstance(p, int) else (("." if s else "") + str(p))
     return s or "<root>"
 
 
-def pair_line(spans: SpanMap, path: tuple) -> tuple[int, str] | None:
+def pair_line(spans: SpanMap, path: tuple[Any, ...]) -> tuple[int, str] | None:
     """The line of a one-line ``key = value`` pair that is alone on its line, and that line's text."""
     entry = spans.get(tuple(path))
     if entry is None or entry.kind != "pair" or entry.key.line != entry.value.end_line:
@@ -106,7 +106,7 @@ def pair_line(spans: SpanMap, path: tuple) -> tuple[int, str] | None:
     return line, text
 
 
-def move_fixes(spans: SpanMap, path: tuple, home: tuple, kind: str = "sft") -> list[Fix]:
+def move_fixes(spans: SpanMap, path: tuple[Any, ...], home: tuple[Any, ...], kind: str = "sft") -> list[Fix]:
     """Cut the ``key = value`` line and put it in ``home`` (the top level, or a table, created if missing).
 
     A missing table of a union gets one candidate per variant that has the key (with its ``type``).
@@ -128,7 +128,7 @@ def move_fixes(spans: SpanMap, path: tuple, home: tuple, kind: str = "sft") -> l
     return [fx] if fx else []
 
 
-def _move_fix(spans: SpanMap, path: tuple, home: tuple, found: tuple[int, str], head: str = "") -> Fix | None:
+def _move_fix(spans: SpanMap, path: tuple[Any, ...], home: tuple[Any, ...], found: tuple[int, str], head: str = "") -> Fix | None:
     line, text = found
     pair = text.strip() + "\n"
     cut = TextEdit((line, 0), (line + 1, 0), "")

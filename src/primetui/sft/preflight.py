@@ -71,7 +71,7 @@ async def _volume_checks(client: Any, volume: Any, checks: list[Check]) -> None:
         checks.append(Check("Sessions", "fail", f"could not list sessions ({exc})"))
 
 
-async def run_preflight(client: Any, volume: Any, config: dict, text: str,
+async def run_preflight(client: Any, volume: Any, config: dict[str, Any], text: str,
                         fix_hint: str = "fix them first (F8 jumps to each).") -> Preflight:
     """Run every check against the platform; network failures become one ``fail`` line each.
 
@@ -120,7 +120,7 @@ async def run_preflight(client: Any, volume: Any, config: dict, text: str,
 DEFAULT_DATA_NAME = "PrimeIntellect/Reverse-Text-SFT"  # prime-rl's data.name default
 
 
-def data_check(config: dict) -> Check:
+def data_check(config: dict[str, Any]) -> Check:
     """What a config shows about its dataset before dispatch (the trainer reads data.name from /volume)."""
     data = config.get("data") if isinstance(config.get("data"), dict) else {}
     if data.get("type", "sft") == "fake":
@@ -144,7 +144,7 @@ def data_check(config: dict) -> Check:
                                  "lists no volume contents before dispatch, so check it is there (prime volumes ls).")
 
 
-async def _data_checks(client: Any, volume: str, config: dict) -> list[Check]:
+async def _data_checks(client: Any, volume: str, config: dict[str, Any]) -> list[Check]:
     """The dataset on the volume, line by line, when the platform's storage route can list it."""
     static = data_check(config)
     data = config.get("data") if isinstance(config.get("data"), dict) else {}
@@ -166,7 +166,7 @@ async def _data_checks(client: Any, volume: str, config: dict) -> list[Check]:
     if route.via != "r2":
         return [static]
 
-    def probe() -> list[tuple]:
+    def probe() -> list[tuple[Any, ...]]:
         from primetui.api.volume_storage import VolumeStorage
         from primetui.sft.preflight_data import dataset_lines
 
@@ -198,7 +198,7 @@ class SpaceNeed:
         return 0 if self.state == "ok" else None
 
 
-def space_need(config: dict) -> SpaceNeed:
+def space_need(config: dict[str, Any]) -> SpaceNeed:
     """The checkpoints ``config`` keeps on the volume, from its model's parameter count (sizing.py)."""
     ckpt = config.get("ckpt")
     if not isinstance(ckpt, dict):
@@ -223,7 +223,7 @@ def space_need(config: dict) -> SpaceNeed:
     return SpaceNeed("ok", kept, per, f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(per * kept)}")
 
 
-def _space_check(config: dict, volume_bytes: int | None) -> Check:
+def _space_check(config: dict[str, Any], volume_bytes: int | None) -> Check:
     space = space_need(config)
     need = space.need
     if space.kept is None or need is None:

@@ -22,7 +22,7 @@ class Check(NamedTuple):
 DEFAULT_MODEL = "Qwen/Qwen3-0.6B"  # prime-rl's default model name, shared and per component
 
 
-def _table(node: Any, *keys: str) -> dict:
+def _table(node: Any, *keys: str) -> dict[str, Any]:
     for key in keys:
         node = node.get(key) if isinstance(node, dict) else None
     return node if isinstance(node, dict) else {}

@@ -53,7 +53,8 @@ def conflict_message(conflicts: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def _get(data: dict, path: str) -> Any:
+def _toml_at(data: dict[str, Any], path: str) -> Any:
+    """The value at dotted ``path`` of a TOML table the user wrote (untyped on purpose), or None."""
     node: Any = data
     for p in path.split("."):
         if not isinstance(node, dict) or p not in node:
@@ -62,7 +63,7 @@ def _get(data: dict, path: str) -> Any:
     return node
 
 
-def _fill(data: dict, path: str, value: Any) -> None:
+def _fill(data: dict[str, Any], path: str, value: Any) -> None:
     parts = path.split(".")
     if parts[0] not in data or not isinstance(data[parts[0]], dict):
         return
@@ -82,17 +83,17 @@ def propagate_shared_fields(data: Any) -> tuple[Any, list[tuple[str, str]]]:
     data = copy.deepcopy(data)
     conflicts: list[tuple[str, str]] = []
     for shared, targets in PROPAGATION:
-        value = _get(data, shared)
+        value = _toml_at(data, shared)
         if value is None:
             continue
-        conflicts.extend((shared, t) for t in targets if (sub := _get(data, t)) is not None and sub != value)
+        conflicts.extend((shared, t) for t in targets if (sub := _toml_at(data, t)) is not None and sub != value)
         for target in targets:
             _fill(data, target, value)
-    chat_template = _get(data, "trainer.tokenizer.chat_template")
+    chat_template = _toml_at(data, "trainer.tokenizer.chat_template")
     if chat_template is not None:
         _fill(data, "inference.vllm.chat_template", chat_template)
     for key, targets in PRESENCE_TARGETS.items():
-        value = _get(data, key)
+        value = _toml_at(data, key)
         if isinstance(value, dict) or value == "None":
             for target in targets:
                 _fill(data, f"{target}.{key}", {} if isinstance(value, dict) else "None")

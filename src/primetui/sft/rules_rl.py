@@ -60,7 +60,7 @@ def _p(dotted: str) -> tuple:
     return tuple(int(x) if x.isdigit() else x for x in dotted.split("."))
 
 
-def _err(code: str, msg: str, where: str, loc: tuple, detail: str = "") -> Finding:
+def _err(code: str, msg: str, where: str, loc: tuple[Any, ...], detail: str = "") -> Finding:
     return Finding("error", code, msg, _p(where), "prime-rl", loc=loc, detail=detail)
 
 
@@ -132,7 +132,7 @@ def batching_rules(c: Cfg) -> Iterator[Finding]:
                    "orchestrator.concurrency.min_inflight", bounds)
 
 
-def trainer_rules(trainer: dict) -> Iterator[Finding]:
+def trainer_rules(trainer: dict[str, Any]) -> Iterator[Finding]:
     """TrainerConfig's and its ModelConfig's validators: the SFT trainer's own (``rules_primerl``), one level down.
 
     The trainer table is read on its own, where its keys (``model``, ``optim``, ``scheduler``,
@@ -408,12 +408,12 @@ def deployment_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
                    f"({group})", "deployment.nodes_per_fsdp_group", ())
 
 
-def _sources(c: Cfg, split: str) -> list[tuple[int, dict]]:
+def _sources(c: Cfg, split: str) -> list[tuple[int, dict[str, Any]]]:
     found = c.written(f"orchestrator.{split}.source")
     return [(i, s) for i, s in enumerate(found) if isinstance(s, dict)] if isinstance(found, list) else []
 
 
-def _taskset_id(source: dict) -> Any:
+def _taskset_id(source: dict[str, Any]) -> Any:
     env = source.get("env")
     taskset = env.get("taskset") if isinstance(env, dict) else None
     if isinstance(taskset, dict) and isinstance(taskset.get("id"), str):
@@ -448,7 +448,7 @@ def _written_list(c: Cfg, dotted: str) -> bool:
     return isinstance(c.written(dotted), list) and bool(c.written(dotted))
 
 
-def _source_findings(split: str, i: int, source: dict, level: str) -> Iterator[Finding]:
+def _source_findings(split: str, i: int, source: dict[str, Any], level: str) -> Iterator[Finding]:
     where = f"orchestrator.{split}.source.{i}"
     loc = ("orchestrator", split, "source", i)
     taskset = _taskset_id(source)

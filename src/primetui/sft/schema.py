@@ -40,7 +40,7 @@ INJECTED_TYPES: dict[tuple[str, str], str] = {
 }
 
 
-def _tables(kind: str) -> dict[str, dict]:
+def _tables(kind: str) -> dict[str, dict[str, Any]]:
     if kind == "rl":
         from primetui.sft.rl_schema_data import CLASSES as RL_CLASSES
 
@@ -215,7 +215,7 @@ def injected_tag(f: FieldSpec) -> str | None:
     return _injected(f.kind).get((f.owner, f.name))
 
 
-def resolve(path: tuple, raw: Any = None, kind: str | None = None) -> tuple[FieldSpec | None, ClassSpec | None]:
+def resolve(path: tuple[Any, ...], raw: Any = None, kind: str | None = None) -> tuple[FieldSpec | None, ClassSpec | None]:
     """The field spec at a config path and the class of its value, choosing union variants from ``raw``.
 
     ``raw`` is the config dict (root); unions pick the variant named by the table's tag, else the
@@ -277,7 +277,7 @@ class _RLBase(_Base):
     prime_kind: ClassVar[str] = "rl"
 
 
-def _model_full_offload(data: dict) -> dict:
+def _model_full_offload(data: dict[str, Any]) -> dict:
     fo = data.get("full_offload")
     if fo is True:
         data["full_offload"] = {}
@@ -286,11 +286,11 @@ def _model_full_offload(data: dict) -> dict:
     return data
 
 
-def _vllm_snake(data: dict) -> dict:
+def _vllm_snake(data: dict[str, Any]) -> dict:
     return {k.replace("-", "_"): v for k, v in data.items()}
 
 
-def _sft_before(data: dict) -> dict:
+def _sft_before(data: dict[str, Any]) -> dict:
     dep = data.get("deployment")
     if isinstance(dep, dict) and dep.get("type") == "multi_node":
         data["deployment"] = {k: v for k, v in dep.items() if k not in ("num_train_gpus", "num_infer_gpus")}
@@ -303,7 +303,7 @@ def _sft_before(data: dict) -> dict:
     return data
 
 
-def _rl_before(data: dict) -> dict:
+def _rl_before(data: dict[str, Any]) -> dict:
     """prime-rl's ``propagate_shared_fields``: the shared top-level keys fill the sub-configs.
 
     The conflicts it raises on are reported by ``rules_rl`` on the duplicated key, not here.

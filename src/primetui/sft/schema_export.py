@@ -114,8 +114,8 @@ def _tables_first(schema: dict[str, Any]) -> None:
 
     for d in [schema, *defs.values()]:
         for prop in d.get("properties", {}).values():
-            arms = prop.get("anyOf") if isinstance(prop, dict) else None
-            tables = [a for a in arms or [] if is_table(a)]
+            arms = (prop.get("anyOf") if isinstance(prop, dict) else None) or []
+            tables = [a for a in arms if is_table(a)]
             if len(tables) != 1 or any(isinstance(a, dict) and a.get("type") in ("array", None) and "const" not in a
                                        and a is not tables[0] for a in arms):
                 continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass, field
 
 from primetui.sft.context import CheckContext
@@ -18,7 +20,7 @@ class ServerVerdict:
     ``rejection``: the first platform rule that refuses the config (its exact text), else None;
     ``warnings``: advice that does not block dispatch."""
 
-    schema_errors: list[dict] = field(default_factory=list)
+    schema_errors: list[dict[str, Any]] = field(default_factory=list)
     rejection: str | None = None
     warnings: list[str] = field(default_factory=list)
 
@@ -27,11 +29,11 @@ class ServerVerdict:
         return not self.schema_errors and self.rejection is None
 
 
-def _loc(d: Diagnostic) -> list:
+def _loc(d: Diagnostic) -> list[Any]:
     return ["body", "config", *d.loc]
 
 
-def server_checks(config: dict, *, has_volume: bool, cached_models: set[str] | None) -> ServerVerdict:
+def server_checks(config: dict[str, Any], *, has_volume: bool, cached_models: set[str] | None) -> ServerVerdict:
     """Check a dispatched config dict (the parsed sft.toml) as the hosted platform does.
 
     Schema and prime-rl validator errors become ``schema_errors``; the hosted platform's rules

@@ -20,7 +20,7 @@ _HINTS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 ]
 
 
-def _path_for_message(message: str, spans: SpanMap) -> tuple | None:
+def _path_for_message(message: str, spans: SpanMap) -> tuple[Any, ...] | None:
     for pattern, path in _HINTS:
         if pattern.search(message):
             return path
@@ -63,9 +63,9 @@ def map_server_error(text: str, status: int | None, message: str, issues: Iterab
                               "platform", tuple(path)))
     if out:
         return out
-    path = _path_for_message(message, spans)
+    named = _path_for_message(message, spans)
     code = f"server-{status}" if status else "server"
     prefix = f"platform ({status}): " if status else "platform: "
-    if path is None:
+    if named is None:
         return [Diagnostic("error", prefix + message, Span(0, 0, 0, len(spans.line_text(0))), code, "platform")]
-    return [Diagnostic("error", prefix + message, anchor(spans, path, False), code, "platform", path)]
+    return [Diagnostic("error", prefix + message, anchor(spans, named, False), code, "platform", named)]

@@ -8,6 +8,8 @@ so a half-typed document still maps every intact key.
 
 from __future__ import annotations
 
+from typing import Any
+
 from functools import lru_cache
 
 from tree_sitter import Language, Node, Parser
@@ -31,7 +33,7 @@ class Entry:
 
     __slots__ = ("kind", "header_line", "_key", "_value", "_owner")
 
-    def __init__(self, kind: str, key: Span | Node, value: Span | Node | tuple, header_line: int = -1,
+    def __init__(self, kind: str, key: Span | Node, value: Span | Node | tuple[Any, ...], header_line: int = -1,
                  owner: SpanMap | None = None) -> None:
         self.kind = kind
         self.header_line = header_line  # for [table] / [[array_table]] headers
@@ -39,7 +41,7 @@ class Entry:
         self._value = value
         self._owner = owner
 
-    def _to_span(self, v: Span | Node | tuple) -> Span:
+    def _to_span(self, v: Span | Node | tuple[Any, ...]) -> Span:
         if isinstance(v, Span):
             return v
         if isinstance(v, tuple):  # (first node, close node or None, fallback key node) of a table header

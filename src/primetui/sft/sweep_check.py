@@ -108,7 +108,7 @@ def grid_check(configs: Sequence[dict[str, Any]], names: Sequence[str], volume_b
     if not writing and not unknown:
         space = Check("Space", "ok", "no run keeps a checkpoint on the volume")
     else:
-        sizes = sorted({n.need for n in writing})
+        sizes = sorted({n.need for n in writing if n.need})
         if not writing:
             what = "checkpoints 0 B"
         elif len(sizes) == 1:

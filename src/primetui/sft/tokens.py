@@ -8,7 +8,8 @@ from typing import Any
 
 
 def _setting(config: dict[str, Any], key: str) -> int | None:
-    data = config.get("data") if isinstance(config.get("data"), dict) else {}
+    found = config.get("data")
+    data: dict[str, Any] = found if isinstance(found, dict) else {}
     value = data.get(key)
     if value is None:
         from primetui.sft.schema import resolve

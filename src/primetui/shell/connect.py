@@ -13,7 +13,7 @@ import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
@@ -31,6 +31,9 @@ from primetui.shell.errors import (
     ShellError,
 )
 from primetui.shell.gateway import GatewayTunnel
+
+if TYPE_CHECKING:
+    from primetui.api.models import VolumeSession
 
 CONNECT_TIMEOUT = 15.0
 _READ = 64 * 1024
@@ -127,13 +130,13 @@ def classify_loss(exc: BaseException | None) -> ShellError | None:
 
 
 async def open_session_connection(
-    session: Any,
+    session: VolumeSession,
     key_path: str | os.PathLike[str],
     *,
     direct: bool = False,
     timeout: float = CONNECT_TIMEOUT,
 ) -> SessionConnection:
-    """Connect to a ready session (a VolumeSession model or wire dict) with the key at ``key_path``.
+    """Connect to a ready session (a VolumeSession model) with the key at ``key_path``.
 
     Raises SessionNotReady, InvalidEndpoint, KeyFileError, ConnectFailed,
     GatewayCertificateMismatch, HostKeyMismatch or AuthenticationRefused.

@@ -1,13 +1,13 @@
 """Where to reach a session: ``sshConnection``, ``gateway`` and ``hostPublicKey`` parsed as the prime CLI does.
 
-Works with :class:`primetui.api.models.VolumeSession` or a plain wire dict (camelCase).
+Reads :class:`primetui.api.models.VolumeSession` as the wire boundary validated it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from primetui.shell.errors import InvalidEndpoint, SessionNotReady
 
@@ -15,6 +15,9 @@ from primetui.shell.errors import InvalidEndpoint, SessionNotReady
 _SSH_CONNECTION = re.compile(r"(?P<user>[a-zA-Z_][a-zA-Z0-9_-]*)@(?P<host>[a-zA-Z0-9.-]+)(?: -p (?P<port>[0-9]{1,5}))?")
 _GATEWAY_HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9-]+)*")
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
+
+if TYPE_CHECKING:
+    from primetui.api.models import VolumeSession, VolumeSessionGateway
 
 
 @dataclass(frozen=True)
@@ -45,26 +48,14 @@ class Endpoint:
         return self.host.split(".")[0]
 
 
-def _get(obj: Any, snake: str, camel: str) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(camel, obj.get(snake))
-    return getattr(obj, snake, None)
+def parse_gateway(raw: VolumeSessionGateway | None) -> Gateway | None:
+    """The session's gateway if it is valid; None when absent or invalid (the CLI then connects directly)."""
+    return gateway_of(raw.host, raw.port, raw.cert_sha256) if raw is not None else None
 
 
-def parse_gateway(raw: Any) -> Gateway | None:
-    """The gateway if it is valid; None when absent or invalid (the CLI then connects directly)."""
-    if raw is None:
-        return None
-    host = _get(raw, "host", "host")
-    port = _get(raw, "port", "port")
-    sha = _get(raw, "cert_sha256", "certSha256")
-    if not isinstance(host, str) or not _GATEWAY_HOST.fullmatch(host):
-        return None
-    try:
-        port = int(port)
-    except (TypeError, ValueError):
-        return None
-    if not 1 <= port <= 65535 or not isinstance(sha, str):
+def gateway_of(host: str, port: int, sha: str) -> Gateway | None:
+    """A gateway from its parts (a session's, or the proxy command's arguments); None when invalid."""
+    if not _GATEWAY_HOST.fullmatch(host) or not 1 <= port <= 65535:
         return None
     sha = sha.replace(":", "").lower()
     if not _SHA256.fullmatch(sha):
@@ -72,13 +63,13 @@ def parse_gateway(raw: Any) -> Gateway | None:
     return Gateway(host, port, sha)
 
 
-def endpoint_of(session: Any) -> Endpoint:
-    """Parse a VolumeSession (model or dict); raises SessionNotReady / InvalidEndpoint."""
-    sid = _get(session, "id", "id") or "?"
-    volume = _get(session, "volume_name", "volumeName") or "?"
-    conn = _get(session, "ssh_connection", "sshConnection")
+def endpoint_of(session: VolumeSession) -> Endpoint:
+    """Parse a session's SSH endpoint; raises SessionNotReady / InvalidEndpoint."""
+    sid = session.id or "?"
+    volume = session.volume_name or "?"
+    conn = session.ssh_connection
     if not conn:
-        phase = _get(session, "phase", "phase") or (_get(session, "status", "status") or "").lower() or "starting"
+        phase = session.phase or (session.status or "").lower() or "starting"
         raise SessionNotReady(f"Session {sid} has no SSH endpoint yet (phase {phase}); wait until it is ready.")
     match = _SSH_CONNECTION.fullmatch(conn.strip())
     if not match:
@@ -89,10 +80,10 @@ def endpoint_of(session: Any) -> Endpoint:
     return Endpoint(
         session_id=sid,
         volume_name=volume,
-        read_only=bool(_get(session, "read_only", "readOnly")),
+        read_only=session.read_only,
         user=match["user"],
         host=match["host"],
         port=port,
-        gateway=parse_gateway(_get(session, "gateway", "gateway")),
-        host_public_key=_get(session, "host_public_key", "hostPublicKey") or None,
+        gateway=parse_gateway(session.gateway),
+        host_public_key=session.host_public_key or None,
     )

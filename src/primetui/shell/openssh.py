@@ -15,10 +15,13 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from primetui.config.fileio import atomic_write
 from primetui.shell.endpoint import endpoint_of
+
+if TYPE_CHECKING:
+    from primetui.api.models import VolumeSession
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def _replace_block(text: str, alias: str, block: str) -> str:
     return (body + "\n\n" if body else "") + block
 
 
-def write_ssh_config(session: Any, key_path: str | os.PathLike[str], *, direct: bool = False,
+def write_ssh_config(session: VolumeSession, key_path: str | os.PathLike[str], *, direct: bool = False,
                      folder: Path | None = None) -> SshCommand:
     """Write the session's Host block and known_hosts line; returns the command to connect."""
     ep = endpoint_of(session)

@@ -13,7 +13,7 @@ import asyncio
 import os
 import sys
 
-from primetui.shell.endpoint import parse_gateway
+from primetui.shell.endpoint import gateway_of
 from primetui.shell.errors import ShellError
 from primetui.shell.gateway import open_verified_tls
 
@@ -22,7 +22,7 @@ _CHUNK = 64 * 1024
 
 async def relay(host: str, port: int, cert_sha256: str, alias: str, stdin_fd: int = 0, stdout_fd: int = 1) -> None:
     """Pipe ``stdin_fd``/``stdout_fd`` through the verified TLS stream until either side closes."""
-    gateway = parse_gateway({"host": host, "port": port, "certSha256": cert_sha256})
+    gateway = gateway_of(host, port, cert_sha256)
     if gateway is None:
         raise ShellError(f"invalid gateway {host}:{port} or certificate hash; expected host:port and 64 hex digits")
     reader, writer = await open_verified_tls(gateway, alias)

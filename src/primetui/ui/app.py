@@ -12,14 +12,13 @@ import os
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import var
 
 from primetui.monitor_core.notify import RunEvent
-from primetui.viewmodel import present
 from primetui.viewmodel.clipboard import refusal_reason
 from primetui.ui import output_gate
 from primetui.ui.app_health import HealthReports
@@ -39,6 +38,12 @@ from primetui.ui.styles import tcss
 from primetui.viewmodel.state import DashboardState
 from primetui.ui.terminal_colours import honour_no_color, pick_default_theme
 from primetui.ui.themes import DEFAULT_THEME, load_themes, shipped_theme_dir
+
+if TYPE_CHECKING:
+    from primetui.api.models import VolumeSession
+    from primetui.api.plainrun import Run
+    from primetui.config.prefs import Prefs
+    from primetui.config.settings import Settings
 
 
 def utc_now() -> datetime:
@@ -82,8 +87,8 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
     def __init__(
         self,
         client: Any,
-        settings: Any = None,
-        prefs: Any = None,
+        settings: Settings | None = None,
+        prefs: Prefs | None = None,
         clock: Callable[[], datetime] | None = None,
         *,
         platform_label: str | None = None,
@@ -139,7 +144,7 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
         self._crash_tasks: list[Any] = []
         self.platform_label = platform_label or self._label_from_settings(settings)
         self._follow_moves(client)
-        team = present.field(settings, "team_name", "team_id") if settings is not None else None
+        team = (settings.team_name or settings.team_id) if settings is not None else None
         self.team_label = str(team) if team else "personal"
         self.start = start if start in self.MODES else "runs"
         self.start_run = run_id
@@ -150,7 +155,7 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
         self.theme_warnings: list[str] = []
         self._theme_dirs = theme_dirs
         self._register_themes()
-        self.theme_chosen = bool(present.field(prefs, "theme", default=""))
+        self.theme_chosen = bool(prefs.theme) if prefs is not None else False
         """True once the user picked a theme (saved then); until then the terminal decides each start."""
         self.notifier = make_notifier(self, on_event)
         self.mistake = mistake
@@ -158,10 +163,10 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
 
     # ---- set-up -----------------------------------------------------------------------------
     @staticmethod
-    def _label_from_settings(settings: Any) -> str:
+    def _label_from_settings(settings: Settings | None) -> str:
         from primetui.config.mistakes import shown_url
 
-        url = str(present.field(settings, "base_url", default="") or "")
+        url = settings.base_url if settings is not None else ""
         if not url:
             return "no platform"
         host = shown_url(url).split("://", 1)[-1].split("/", 1)[0][:80]  # never a URL's user name or password
@@ -173,7 +178,7 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
         for theme in themes:
             self.register_theme(theme)
         self.theme_warnings = warnings
-        wanted = str(present.field(self.prefs, "theme", default="") or "") or pick_default_theme()
+        wanted = (self.prefs.theme if self.prefs is not None else "") or pick_default_theme()
         self.theme = wanted if wanted in self.available_themes else (DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark")
         if wanted and wanted not in self.available_themes:
             self.theme_warnings.append(f"Theme {wanted!r} is not installed; using {self.theme}. Pick one with ctrl+p → theme.")
@@ -191,10 +196,10 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
             return None
 
     def on_mount(self) -> None:
-        keymap = present.field(self.prefs, "keymap", default=None)
-        if isinstance(keymap, dict) and keymap:
-            self.set_keymap({str(k): str(v) for k, v in keymap.items()})
-        for problem in present.field(self.settings, "problems", default=()) or ():
+        keymap = self.prefs.keymap if self.prefs is not None else {}
+        if keymap:
+            self.set_keymap(dict(keymap))
+        for problem in self.settings.problems if self.settings is not None else ():
             self.theme_warnings.append(str(problem))
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning", timeout=8)
@@ -232,7 +237,7 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
         if self.edit_path:
             self.open_editor(self.edit_path)
 
-    def connected(self, client: Any, settings: Any, label: str | None = None) -> None:
+    def connected(self, client: Any, settings: Settings | None, label: str | None = None) -> None:
         """Called by the first-run screen once a client exists."""
         self.client = client
         self.settings = settings
@@ -251,8 +256,8 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
 
     def interval(self, seconds: float, key: str | None = None) -> float:
         """A refresh interval: the preference ``[refresh] key`` if set, times ``poll_scale`` (0 = off)."""
-        refresh = present.field(self.prefs, "refresh", default=None)
-        preferred = present.field(refresh, key, default=None) if key and refresh is not None else None
+        # ``key`` names a field of the [refresh] table (RefreshIntervals), as the screens ask for it
+        preferred = getattr(self.prefs.refresh, key, None) if key and self.prefs is not None else None
         if isinstance(preferred, (int, float)) and preferred > 0:
             seconds = float(preferred)
         return seconds * self.poll_scale
@@ -263,14 +268,14 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
 
     # ---- run status ---------------------------------------------------------------------------
 
-    def observe_run(self, run: Any) -> None:
+    def observe_run(self, run: Run) -> None:
         self.sync_watched()
         change = self.state.observe_run(run)
         if change:
             old, new = change
-            error = present.field(run, "error_message", "errorMessage") if new == "FAILED" else None
-            run_id = str(present.field(run, "id"))
-            event = RunEvent.status_change(run_id, present.field(run, "name"), old, new, error)
+            error = run.error_message if new == "FAILED" else None
+            run_id = run.id
+            event = RunEvent.status_change(run_id, run.name, old, new, error)
             self.sync_watched(exact=True)  # unwatched in another dashboard a moment ago: stay quiet
             if run_id in self.state.watched:
                 announce(self, event, key=f"status:{new}")  # once per run, whichever dashboard sees it first
@@ -314,7 +319,7 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
 
     def default_config_path(self) -> Path:
         """The demo sft.toml of the local platform if there is one, else ./sft.toml."""
-        demo = present.field(self.connector, "demo_config", default=None) if self.connector else None
+        demo = self.connector.demo_config if self.connector else None
         if demo and Path(demo).exists():
             return Path(demo)
         return Path.cwd() / "sft.toml"
@@ -332,12 +337,10 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
             return
         self.push_screen(screen, self._editor_closed)
 
-    def _editor_closed(self, result: Any) -> None:
-        run_id = present.field(result, "run_id", "runId", default=None) if result is not None else None
-        if isinstance(result, str):
-            run_id = result
+    def _editor_closed(self, run_id: str | None) -> None:
+        """The editor closes with the id of the run it dispatched, or None."""
         if run_id:
-            self.run_dispatched(str(run_id))
+            self.run_dispatched(run_id)
 
     def run_dispatched(self, run_id: str) -> None:
         """A run was dispatched (by the editor): watch it and show its screen."""
@@ -345,12 +348,12 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
         self.notify(f"Dispatched run {run_id}; watching it.")
         self.open_run(run_id)
 
-    def open_shell(self, session: Any) -> None:
+    def open_shell(self, session: VolumeSession) -> None:
         """Open the shell pane on a ready session (primetui.ui.terminal)."""
         try:
             from primetui.ui import terminal
         except ImportError:
-            conn = present.field(session, "ssh_connection", "sshConnection", default="")
+            conn = session.ssh_connection or ""
             self.notify(f"The shell pane is not installed in this build; connect with ssh {conn}.", severity="warning")
             return
         opener = getattr(terminal, "open_shell", None)

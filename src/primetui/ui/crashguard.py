@@ -10,10 +10,12 @@ its own screen and hangs up its program (so nothing is left running on the volum
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from primetui.config import crash
-from primetui.viewmodel import present
+
+if TYPE_CHECKING:
+    from primetui.config.settings import Settings
 
 CLOSING = "primetui stopped on an unexpected error; this shell tab is closing."
 
@@ -54,7 +56,8 @@ def on_crash(app: Any, error: BaseException) -> None:
     """Write the report (once) and close the shells; ``run_app`` reads ``app.crash_report``."""
     if app.crash_report is not None:
         return
-    key = present.field(getattr(app, "settings", None), "api_key", default=None)
+    settings: Settings | None = getattr(app, "settings", None)  # the app may crash before it has them
+    key = settings.api_key if settings is not None else None
     app.crash_report = crash.write_report(error, context="the dashboard", secrets=[key]) or False
     try:
         app.crash_shells = close_shells(app)

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from primetui.viewmodel import present
+from primetui.viewmodel.run_rows import run_model
+from primetui.viewmodel.statuses import actions_for, run_status
 from primetui.ui.safe import clean
 
 if TYPE_CHECKING:
@@ -37,21 +38,21 @@ class PrimeCommands(Provider):
              f"now: {app.team_label}; written back as `prime switch` does"),
         ]
         for run in app.state.runs:
-            run_id = str(present.field(run, "id", default=""))
-            name = str(present.field(run, "name", default="") or "")
-            status = present.run_status(run)
+            run_id = run.id
+            name = run.name or ""
+            status = run_status(run)
             label = f"{name} {run_id}".strip()
-            out.append((f"Open run {label} ({status})", partial(app.open_run, run_id), present.run_model(run)))
+            out.append((f"Open run {label} ({status})", partial(app.open_run, run_id), run_model(run)))
             if run_id in app.state.watched:
                 out.append((f"Stop watching run {label}", partial(app.toggle_watch, run_id), "no more toasts for it"))
             else:
                 out.append((f"Watch run {label}", partial(app.toggle_watch, run_id), "toast + bell on status change"))
             out.append((f"Copy run id {run_id}", partial(app.copy_text, run_id, "run id"), label))
-            for action in sorted(present.actions_for(run) - {"copy_id", "copy_path"}):
+            for action in sorted(actions_for(run) - {"copy_id", "copy_path"}):
                 out.append((f"{action.capitalize()} run {label}", partial(app.act_on_run, run_id, action), f"currently {status}"))
         for volume in app.state.volumes:
-            name = str(present.field(volume, "name", default=""))
-            out.append((f"Open volume {name}", partial(app.open_volume, name), str(present.field(volume, "size", default=""))))
+            name = volume.name
+            out.append((f"Open volume {name}", partial(app.open_volume, name), volume.size or ""))
             out.append((f"Open read-write session on {name}", partial(app.volume_action, name, "open_rw"), "blocks dispatch while live"))
             out.append((f"Open read-only session on {name}", partial(app.volume_action, name, "open_ro"), ""))
             out.append((f"Delete volume {name}", partial(app.volume_action, name, "delete"), "asks first"))

@@ -24,7 +24,7 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,9 +33,13 @@ from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, ProgressBar, Static
 
-from primetui.viewmodel import present
+from primetui.viewmodel.fmt import fmt_bytes
+from primetui.viewmodel.volume_view import session_blocks_dispatch
 from primetui.ui.safe import plain
 from primetui.ui.styles import tcss
+
+if TYPE_CHECKING:
+    from primetui.config.settings import Settings
 
 PUT, GET = "put", "get"
 SESSION_WAIT_S = 1800.0
@@ -86,8 +90,8 @@ def check_get(remote: str, local: str) -> str | None:
     return None
 
 
-def _is_local(settings: Any, client: Any) -> bool:
-    url = str(present.field(settings, "base_url", default="") or present.field(client, "base_url", default="") or "")
+def _is_local(settings: Settings | None, client: Any) -> bool:
+    url = (settings.base_url if settings is not None else "") or str(getattr(client, "base_url", "") or "")
     host = url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0].strip("[]")
     return host in ("127.0.0.1", "localhost", "::1")
 
@@ -100,7 +104,7 @@ def _regular_files(src: Path) -> int:
 
 
 def _rate(n: float, seconds: float) -> str:
-    return f"{present.fmt_bytes(n / seconds)}/s" if seconds > 0.05 else "-"
+    return f"{fmt_bytes(n / seconds)}/s" if seconds > 0.05 else "-"
 
 
 class TransferScreen(ModalScreen[TransferOutcome | None]):
@@ -123,7 +127,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
     _answer: var[asyncio.Future[str] | None] = var(None, init=False, bindings=True)
     """Set while asking whether to replace a file (y / n / a are live meanwhile)."""
 
-    def __init__(self, client: Any, volume: str, direction: str, *, settings: Any = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5, clock: Any = time.monotonic, source: str = "") -> None:
+    def __init__(self, client: Any, volume: str, direction: str, *, settings: Settings | None = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5, clock: Any = time.monotonic, source: str = "") -> None:
         super().__init__()
         self.initial_source = source  # a get opened on a browser pick or a checkpoint
         if direction not in (PUT, GET):
@@ -226,7 +230,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
                 return
             self.session = session
             self.outcome.session_id = str(session.id)
-            key = self.key_path or resolve_key_path(present.field(self.settings, "ssh_key_path", default=None), local_platform=_is_local(self.settings, self.client))
+            key = self.key_path or resolve_key_path(self.settings.ssh_key_path if self.settings is not None else None, local_platform=_is_local(self.settings, self.client))
             self._set("transfer-phase", f"Connecting to session {session.id}…")
             conn = await open_session_connection(session, key)
             await self._copy(conn, source, dest)
@@ -344,7 +348,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         if self.direction == PUT:
             self._set("transfer-phase", f"Looking for a live read-write session on {self.volume}…")
             sessions = await self.client.list_sessions(self.volume)
-            live = [s for s in sessions if present.session_blocks_dispatch(s)]
+            live = [s for s in sessions if session_blocks_dispatch(s)]
             moving = [s for s in live if str(s.phase or "").lower() in ("syncing", "finalizing")]
             usable = [s for s in live if s not in moving]
             if usable:
@@ -422,7 +426,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         seconds = self.clock() - self._started
         verb = "Put" if self.direction == PUT else "Got"
         skipped = describe_skipped(result.skipped)
-        self._set("transfer-result", f"{verb} {result.files} file(s), {present.fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}" + (f"\n{skipped}" if skipped else ""))
+        self._set("transfer-result", f"{verb} {result.files} file(s), {fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}" + (f"\n{skipped}" if skipped else ""))
         self.state = "done"
 
     async def _ask_overwrite(self, where: str) -> str:
@@ -453,7 +457,7 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self.query_one("#transfer-bar", ProgressBar).update(total=max(total, 1), progress=done if total else 1)  # the bar's own reactives
         files = f"{len(self._names)}" + (f"/{self._files_total}" if self._files_total is not None else "")
         current = f"\n{name}" if name else ""
-        self._set("transfer-stats", f"{present.fmt_bytes(done)} of {present.fmt_bytes(total)}  ·  files {files}  ·  {_rate(done, now - self._started)}{current}")
+        self._set("transfer-stats", f"{fmt_bytes(done)} of {fmt_bytes(total)}  ·  files {files}  ·  {_rate(done, now - self._started)}{current}")
 
     def _still_open(self) -> str:
         """After a failed or cancelled put: the read-write session is still open and blocks training."""

@@ -19,7 +19,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from primetui.viewmodel import present
+from primetui.viewmodel.fmt import fmt_bytes
+from primetui.viewmodel.volume_view import session_blocks_dispatch
 from primetui.ui.safe import SafeTable, plain
 from primetui.ui.styles import tcss
 
@@ -84,9 +85,9 @@ class VolumeBrowserScreen(ModalScreen[None]):
             sessions = await self.client.list_sessions(self.volume)
         except Exception:  # noqa: BLE001 - the note is advice, the listing still works
             sessions = []
-        live = [s for s in sessions if present.session_blocks_dispatch(s)]
+        live = [s for s in sessions if session_blocks_dispatch(s)]
         if live:
-            self._say("browser-note", f"As of the last sync: read-write session {present.field(live[0], 'id')} is live, "
+            self._say("browser-note", f"As of the last sync: read-write session {live[0].id} is live, "
                                       "and its changes appear here once it stops.")
         await self._load()
 
@@ -112,10 +113,10 @@ class VolumeBrowserScreen(ModalScreen[None]):
         table.clear()
         for child in self.listing.children:
             when = child.modified.strftime("%Y-%m-%d %H:%M") if child.modified else "-"
-            table.add_row(child.name + ("/" if child.is_dir else ""), present.fmt_bytes(child.size),
+            table.add_row(child.name + ("/" if child.is_dir else ""), fmt_bytes(child.size),
                           str(child.files) if child.is_dir else "", when, key=child.name)
         more = " (first 50,000 objects)" if self.listing.truncated else ""
-        self._say("browser-preview", f"{len(self.listing.children)} entries, {present.fmt_bytes(self.listing.total)}{more}"
+        self._say("browser-preview", f"{len(self.listing.children)} entries, {fmt_bytes(self.listing.total)}{more}"
                   if self.listing.children else "This folder is empty.")
         self._rows_visible(False)
 

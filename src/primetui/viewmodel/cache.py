@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from primetui.api.plainrun import PlainRun, Run
 from primetui.config.fileio import atomic_write
 
 VERSION = 1
@@ -41,19 +42,14 @@ def _path(base_url: str) -> Path | None:
     return root / f"runs-{key}.json"
 
 
-def _plain(run: Any) -> dict[str, Any]:
-    if isinstance(run, dict):
-        data = dict(run)
-    elif hasattr(run, "model_dump"):
-        data = run.model_dump(mode="json", by_alias=True, exclude_none=True)
-    else:
-        data = dict(vars(run))
+def _plain(run: Run) -> dict[str, Any]:
+    data = run.to_wire() if isinstance(run, PlainRun) else run.model_dump(mode="json", by_alias=True, exclude_none=True)
     for secretish in ("runConfig", "run_config", "evalConfig", "valConfig", "bufferConfig", "teacher"):
         data.pop(secretish, None)
     return data
 
 
-def save_runs(base_url: str, runs: list[Any], losses: dict[str, list[tuple[int, float]]], saved_at: str) -> None:
+def save_runs(base_url: str, runs: list[Run], losses: dict[str, list[tuple[int, float]]], saved_at: str) -> None:
     """Write the first page of runs atomically; failures are ignored (a cache is optional)."""
     path = _path(base_url)
     if path is None:
@@ -104,3 +100,9 @@ def load_runs(base_url: str) -> dict[str, Any] | None:
     if not isinstance(data.get("runs"), list):
         return None
     return data
+
+
+def cached_runs(data: dict[str, Any]) -> list[PlainRun]:
+    """The runs of a payload :func:`load_runs` gave (a file on disk: a run without an id is left out)."""
+    runs = (PlainRun.from_wire(raw) for raw in data.get("runs") or () if isinstance(raw, dict))
+    return [run for run in runs if run is not None]

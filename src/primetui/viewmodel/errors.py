@@ -9,13 +9,11 @@ def describe(exc: BaseException) -> str:
     Platform errors (``primetui.api.errors.PrimeAPIError``) already carry that sentence.
     Anything else is a bug or an unexpected reply: say so plainly and point at the log.
     """
-    try:
-        from primetui.api.errors import PrimeAPIError
-    except ImportError:  # pragma: no cover - api package not there yet
-        PrimeAPIError = ()  # type: ignore[assignment]
+    from primetui.api.errors import PrimeAPIError
+
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]  # a TaskGroup's "unhandled errors in a TaskGroup" says nothing: its first error does
-    if PrimeAPIError and isinstance(exc, PrimeAPIError):
+    if isinstance(exc, PrimeAPIError):
         return str(exc)
     from primetui.config.mistakes import SettingsMistake
 

@@ -60,7 +60,7 @@ class StepLinks:
     def anomalies(self) -> list[Anomaly]:
         return self.detector.anomalies
 
-    def rows_added(self, pane: Any, rows: list[dict]) -> None:
+    def rows_added(self, pane: Any, rows: list[dict[str, Any]]) -> None:
         if pane is self.feeder and self.detector.add_rows(rows):
             self._anomalies_changed()
 

@@ -8,6 +8,7 @@ compute, over the store's line indices (numpy arrays, sorted).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -89,14 +90,14 @@ def selection_range(pointer: int | None, mark: int | None) -> tuple[int, int]:
     return lo, hi
 
 
-def plain_line(source, g: int, source_names: list[str] | None) -> str:  # type: ignore[no-untyped-def]
+def plain_line(source: Any, g: int, source_names: list[str] | None) -> str:
     """Line ``g`` as plain text; a merged view's line starts with its component."""
     r = source.row(g)
     if r is None:
         return ""
     if source_names:
         return f"{source_names[r.source]} | {r.text}"
-    return r.text
+    return str(r.text)
 
 
 def _count(n: int) -> str:
@@ -108,7 +109,7 @@ def _count(n: int) -> str:
     return f"{n / 1_000_000:.1f}M".replace(".0M", "M")
 
 
-def held_note(source) -> str:
+def held_note(source: Any) -> str:
     """What a log source holds in memory, once that is not every line it took in ('' until then):
     ``holding 20,000 of 1.2M lines · 2.1 MiB``."""
     held, seen = getattr(source, "held", None), getattr(source, "seen", None)
@@ -117,7 +118,7 @@ def held_note(source) -> str:
     return f"holding {held:,} of {_count(seen)} lines · {source.held_bytes / 2**20:.1f} MiB"
 
 
-def covered_note(source) -> str:
+def covered_note(source: Any) -> str:
     """For a search or filter: the lines it covers, when older ones were dropped altogether."""
     if source.first <= 0:
         return ""

@@ -15,17 +15,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from primetui.api.plainrun import Run
 from primetui.monitor_core import rl as rl_core
-from primetui.viewmodel import present
+from primetui.viewmodel.fmt import DASH
+from primetui.viewmodel.run_rows import RunRow
 
 
-def _config(name: str) -> Callable[[present.RunRow, Any], str]:
-    def cell(row: present.RunRow, run: Any) -> str:
+def _config(name: str) -> Callable[[RunRow, Run | None], str]:
+    def cell(row: RunRow, run: Run | None) -> str:
         return fmt_setting(config_value(run, name))
     return cell
 
 
-def config_value(run: Any, name: str) -> Any:
+def config_value(run: Run | None, name: str) -> Any:
     """A setting of the run's config as dispatched (SFT or RL, any prime-rl shape), or None."""
     if run is None:
         return None
@@ -37,15 +39,15 @@ def config_value(run: Any, name: str) -> Any:
 
 def fmt_setting(value: Any) -> str:
     if value is None or isinstance(value, (dict, list)):
-        return present.DASH
+        return DASH
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
 
 
-def _headline(row: present.RunRow, run: Any) -> str:
+def _headline(row: RunRow, run: Run | None) -> str:
     head = row.headline()
-    return f"{head[1]} {head[0]}".rstrip() if head else present.DASH
+    return f"{head[1]} {head[0]}".rstrip() if head else DASH
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,7 @@ class RunColumn:
     """The screen's header."""
     priority: int
     """Lower shows first when the width runs out."""
-    cell: Callable[[present.RunRow, Any], str]
+    cell: Callable[[RunRow, Run | None], str]
     """The plain text of ``(row, run)``."""
     head: str | None = None
     """The header in ``runs --once``; None: not printed there."""
@@ -71,7 +73,7 @@ class RunColumn:
 COLUMNS: tuple[RunColumn, ...] = (
     RunColumn("status", "Status", 0, lambda r, _: r.status, "STATUS", 12, 0),
     RunColumn("id", "Id", 90, lambda r, _: r.id, "ID", 40, 1, default=False),
-    RunColumn("name", "Run", 1, lambda r, _: r.name or present.DASH, "NAME", 40, 2),  # the screen shows the id instead
+    RunColumn("name", "Run", 1, lambda r, _: r.name or DASH, "NAME", 40, 2),  # the screen shows the id instead
     # Last in `runs --once`: a script that reads the columns by position keeps working.
     RunColumn("kind", "Kind", 4, lambda r, _: rl_core.KIND_LABELS.get(r.kind, r.kind), "KIND", 4, 11),
     RunColumn("steps", "Steps", 2, lambda r, _: r.steps_text(), "STEPS", 24, 5),
@@ -110,8 +112,9 @@ def remembered(choices: dict[str, Any]) -> tuple[frozenset[str] | None, tuple[st
     columns = choices.get("columns")
     chosen = frozenset(k for k in columns if k in keys) | {"status"} if isinstance(columns, list) else None
     sort = choices.get("sort")
-    valid = isinstance(sort, list) and len(sort) == 2 and (sort[0] is None or sort[0] in keys) and isinstance(sort[1], bool)
-    return chosen, (sort[0], sort[1]) if valid else None
+    if not (isinstance(sort, list) and len(sort) == 2 and (sort[0] is None or sort[0] in keys) and isinstance(sort[1], bool)):
+        return chosen, None
+    return chosen, (sort[0], sort[1])
 
 
 def screen_defaults() -> set[str]:
@@ -134,5 +137,5 @@ def kind_needed(kinds: Iterable[str]) -> bool:
     return len(set(kinds)) > 1
 
 
-def headless_cells(row: present.RunRow, run: Any = None) -> dict[str, str]:
+def headless_cells(row: RunRow, run: Run | None = None) -> dict[str, str]:
     return {c.key: c.cell(row, run) for c in HEADLESS}

@@ -11,9 +11,10 @@ import math
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from primetui.api.boundary import gather_bounded
+from primetui.api.plainrun import Run
 
 from primetui.monitor_core.anomalies import Anomaly, Thresholds, detect
 from primetui.monitor_core.compare import summarize
@@ -21,7 +22,11 @@ from primetui.monitor_core.rl import RL, run_kind
 from primetui.monitor_core.rl_metrics import normalise
 from primetui.monitor_core.finalloss import FinalLoss, final_loss_of_rows, with_nan_loss
 from primetui.sft.diff import config_diff
-from primetui.viewmodel import present
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import run_elapsed, run_row
+
+if TYPE_CHECKING:
+    from primetui.api.models import LogsResponse, MetricsResponse
 
 LOG_TAIL = 5000
 
@@ -37,20 +42,19 @@ def thresholds() -> Thresholds:
         return Thresholds()
 
 
-async def fetch_logs(client: Any, run: Any) -> dict[str, list[str]]:
+async def fetch_logs(client: Any, run: Run) -> dict[str, list[str]]:
     """Display lines of each of the run's log streams, by stream key (``trainer``, ``orchestrator``…)."""
     from primetui.monitor_core.components import log_specs
     from primetui.monitor_core.lines import LineParser
 
     async def one(spec: Any) -> tuple[str, list[str] | None]:
         try:
-            reply = await client.get_logs(
-                str(_get(run, "id")), LOG_TAIL, component=spec.component, pod_index=spec.pod_index, env_name=spec.env_name
+            reply: LogsResponse = await client.get_logs(
+                run.id, LOG_TAIL, component=spec.component, pod_index=spec.pod_index, env_name=spec.env_name
             )
         except Exception:  # noqa: BLE001 - a component without logs yet is not an error here
             return spec.key, None
-        raw = reply.lines() if hasattr(reply, "lines") else str(_get(reply, "logs") or "").splitlines()
-        return spec.key, list(LineParser().parse_batch(raw).texts)
+        return spec.key, list(LineParser().parse_batch(reply.lines()).texts)
 
     found = await gather_bounded([partial(one, spec) for spec in log_specs(run)])
     return {key: texts for key, texts in found if texts is not None}
@@ -61,7 +65,7 @@ async def fetch_metric_rows(client: Any, run_id: str, notes: list[str] | None = 
     from primetui.api.errors import NotFoundError, PrimeAPIError
 
     try:
-        reply = await client.get_metrics(run_id)
+        reply: MetricsResponse = await client.get_metrics(run_id)
     except NotFoundError:  # a run without metrics (yet) is still shown
         return []
     except PrimeAPIError as exc:  # bad data or a failed read: said, and the run is still shown
@@ -69,8 +73,8 @@ async def fetch_metric_rows(client: Any, run_id: str, notes: list[str] | None = 
             notes.append(str(exc))
         return []
     if notes is not None:
-        notes += [f"metrics of run {run_id}: {note}" for note in getattr(reply, "notes", ())]
-    return present.items(reply, "metrics")
+        notes += [f"metrics of run {run_id}: {note}" for note in reply.notes]
+    return list(reply.metrics)
 
 
 def trainer_lines(logs: Mapping[str, Iterable[str]]) -> list[str]:
@@ -78,28 +82,26 @@ def trainer_lines(logs: Mapping[str, Iterable[str]]) -> list[str]:
     return [line for key, lines in logs.items() if key == "trainer" or key.startswith("trainer-") for line in lines]
 
 
-async def run_anomalies(client: Any, run: Any, rows: Iterable[Mapping[str, Any]], now: float,
+async def run_anomalies(client: Any, run: Run, rows: Iterable[Mapping[str, Any]], now: float,
                         logs: Mapping[str, list[str]] | None = None) -> list[Anomaly]:
     if logs is None:
         logs = await fetch_logs(client, run)
-    status = _get(run, "status")
-    error = _get(run, "error_message", "errorMessage")
-    return detect(list(rows), logs, status=status, error=error, now=now, thresholds=thresholds())
+    return detect(list(rows), logs, status=run.status, error=run.error_message, now=now, thresholds=thresholds())
 
 
-async def run_verdict(client: Any, run: Any, now: float) -> tuple[FinalLoss | None, list[Anomaly]]:
+async def run_verdict(client: Any, run: Run, now: float) -> tuple[FinalLoss | None, list[Anomaly]]:
     """How an ended run really ended: its final loss (NaN from any source) and every anomaly it raised
     (the error-level ones are in ``ERROR_KINDS``; an RL run's health flags are among the others)."""
-    rows = present.RunProgress.from_metric_rows(await fetch_metric_rows(client, str(_get(run, "id")))).rows.values()
+    rows = RunProgress.from_metric_rows(await fetch_metric_rows(client, run.id)).rows.values()
     logs = await fetch_logs(client, run)
     found = await run_anomalies(client, run, list(rows), now, logs)
     return final_loss_of_rows(rows, trainer_lines(logs)), found
 
 
-def series(rows: Iterable[Mapping[str, Any]], keys: Iterable[str] | None = None) -> dict[str, dict[str, list]]:
+def series(rows: Iterable[Mapping[str, Any]], keys: Iterable[str] | None = None) -> dict[str, dict[str, list[Any]]]:
     """``{metric: {"steps": [...], "times": [...], "values": [...]}}`` (NaN/inf as None, JSON-safe)."""
     wanted = set(keys) if keys is not None else None
-    out: dict[str, dict[str, list]] = {}
+    out: dict[str, dict[str, list[Any]]] = {}
     for row in sorted(rows, key=lambda r: r["step"]):  # rows from the wire boundary: each has an int step
         row = with_nan_loss(row)  # a NaN step written as a count: a null point the chart marks
         for key, value in row.items():
@@ -116,14 +118,14 @@ def series(rows: Iterable[Mapping[str, Any]], keys: Iterable[str] | None = None)
 
 async def collect_one(client: Any, run_id: str, now: datetime, notes: list[str] | None = None) -> dict[str, Any]:
     """One run's entry: identity, status, summary numbers, anomalies, series and config."""
-    run = await client.get_run(run_id)
+    run: Run = await client.get_run(run_id)
     rows = await fetch_metric_rows(client, run_id, notes)
-    progress = present.RunProgress.from_metric_rows(rows)
+    progress = RunProgress.from_metric_rows(rows)
     merged = list(progress.rows.values())
-    row = present.run_row(run, progress, now)
+    row = run_row(run, progress, now)
     logs = await fetch_logs(client, run)
     anomalies = await run_anomalies(client, run, merged, now.timestamp(), logs)
-    elapsed = present.run_elapsed(run, now)
+    elapsed = run_elapsed(run, now)
     kind = run_kind(run)
     if kind == RL:  # every prime-rl generation's reward under today's name: compare overlays one curve per run
         merged = [normalise(r) for r in merged]
@@ -139,12 +141,12 @@ async def collect_one(client: Any, run_id: str, now: datetime, notes: list[str] 
         "kind": kind,
         **reward_summary(progress),
         "series": series(merged),
-        "config": present.field(run, "run_config", "runConfig") or {},
+        "config": run.run_config or {},
     }
     return entry
 
 
-def reward_summary(progress: present.RunProgress) -> dict[str, Any]:
+def reward_summary(progress: RunProgress) -> dict[str, Any]:
     """An RL run's final and best mean reward (None for SFT)."""
     last, points = progress.last_reward, progress.reward_points()
     best = max(points, key=lambda p: (p[1], -p[0])) if points else None
@@ -173,10 +175,3 @@ async def collect(client: Any, run_ids: list[str], now: datetime, notes: list[st
     runs = list(await gather_bounded([partial(collect_one, client, rid, now, notes) for rid in run_ids]))
     return {"runs": runs, "config_diff": diff_json([r["id"] for r in runs], [r["config"] for r in runs])}
 
-
-def _get(obj: Any, *names: str) -> Any:
-    for name in names:
-        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
-        if value is not None:
-            return value
-    return None

@@ -2,7 +2,7 @@
 
 The list holds every run of the account (thousands), but draws one page of the filtered,
 sorted rows. A key must reach the screen in well under 100 ms at 10,000 runs, so a run's
-:class:`~primetui.viewmodel.present.RunRow` is built once and kept until the run, its metric
+:class:`~primetui.viewmodel.run_rows.RunRow` is built once and kept until the run, its metric
 rows, or (for a run that has not ended, whose Elapsed and ETA move) the second changes.
 """
 
@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
-from typing import Any
 
-from primetui.viewmodel import present
-from primetui.viewmodel.present import RunProgress, RunRow
+from primetui.api.plainrun import Run
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import RunRow, run_row
+from primetui.viewmodel.statuses import TERMINAL_RUN_STATUSES, run_status
 
 
 class RowCache:
@@ -23,36 +24,36 @@ class RowCache:
     pressed in the filter costs one pass of ``in`` over strings, not a row built per run."""
 
     def __init__(self) -> None:
-        self._by_obj: dict[int, tuple[Any, tuple, RunRow, str]] = {}
-        self._signature: tuple = ()
+        self._by_obj: dict[int, tuple[Run, tuple[int, int, int], RunRow, str]] = {}
+        self._signature: tuple[object, ...] = ()
         self._rows: list[RunRow] = []
         self._hay: list[str] = []
-        self.by_id: dict[str, Any] = {}
+        self.by_id: dict[str, Run] = {}
         """Every run by its id (the runs of the last :meth:`rows`)."""
         self.kinds: set[str] = set()
         """The kinds (``rl``, ``sft``) among the runs of the last :meth:`rows`."""
 
-    def rows(self, runs: list[Any], progress: dict[str, RunProgress], now: datetime) -> list[RunRow]:
+    def rows(self, runs: list[Run], progress: dict[str, RunProgress], now: datetime) -> list[RunRow]:
         second = int(now.timestamp())
         signature = (id(runs), len(runs), tuple((k, id(p), len(p.rows)) for k, p in progress.items()), second)
         if signature[:3] == self._signature[:3] and (signature[3] == self._signature[3] or not self._live):
             return self._rows
-        kept: dict[int, tuple[Any, tuple, RunRow, str]] = {}
+        kept: dict[int, tuple[Run, tuple[int, int, int], RunRow, str]] = {}
         rows: list[RunRow] = []
         hay: list[str] = []
-        by_id: dict[str, Any] = {}
+        by_id: dict[str, Run] = {}
         live_any = False
         for run in runs:
             found = self._by_obj.get(id(run))
             if found is not None and found[0] is run:
-                run_id, live = found[2].id, found[2].status not in present.TERMINAL_RUN_STATUSES
+                run_id, live = found[2].id, found[2].status not in TERMINAL_RUN_STATUSES
             else:
-                run_id = str(present.field(run, "id"))
-                live = present.run_status(run) not in present.TERMINAL_RUN_STATUSES
+                run_id = run.id
+                live = run_status(run) not in TERMINAL_RUN_STATUSES
             prog = progress.get(run_id)
             key = (id(prog), len(prog.rows) if prog is not None else -1, second if live else 0)
             if found is None or found[0] is not run or found[1] != key:
-                row = present.run_row(run, prog, now)
+                row = run_row(run, prog, now)
                 found = (run, key, row, " ".join((row.id, row.name, row.status, row.model, row.volume)).lower())
             kept[id(run)] = found
             rows.append(found[2])
@@ -68,7 +69,7 @@ class RowCache:
     _live = False
 
     def filtered(self, query: str) -> list[RunRow]:
-        """The rows of the last :meth:`rows` that the filter keeps (the terms of :func:`present.run_matches`).
+        """The rows of the last :meth:`rows` that the filter keeps (the terms of :func:`run_matches`).
 
         A query that extends the last one (a key typed into the filter) keeps a subset of what
         the last one kept, so only those are looked at again."""
@@ -80,7 +81,7 @@ class RowCache:
         if last is not None and last[0] is self._rows and query.startswith(last[1]):
             candidates = last[2]
         else:
-            candidates = range(len(self._rows))
+            candidates = list(range(len(self._rows)))
         kept = [i for i in candidates if all(term in self._hay[i] for term in terms)]
         self._last_filter = (self._rows, query, kept)
         return [self._rows[i] for i in kept]

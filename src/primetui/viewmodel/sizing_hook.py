@@ -6,9 +6,11 @@ parses what the user typed and phrases the answer.
 
 from __future__ import annotations
 
+from primetui.viewmodel.fmt import fmt_bytes
+from primetui.viewmodel.volume_view import parse_size
+
 import re
 
-from primetui.viewmodel.present import fmt_bytes, parse_size
 
 _UNITS = {"": 1, "B": 1, "K": 1024, "KI": 1024, "M": 1024**2, "MI": 1024**2, "G": 1024**3, "GI": 1024**3, "T": 1024**4, "TI": 1024**4}
 

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
-from primetui.viewmodel.present import Clock, RunProgress, fmt_duration, run_status
-from primetui.viewmodel.present import field as get_field
+from primetui.api.plainrun import Run
+from primetui.viewmodel.fmt import Clock, fmt_duration
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.statuses import run_status
+
+if TYPE_CHECKING:
+    from primetui.api.models import AvailableFFTModelsResponse, Volume, VolumeSession
 
 STALE_AFTER_SECONDS = 20.0
 """A list older than this (no good poll since) gets the staleness marker in the header."""
@@ -77,7 +82,7 @@ class DashboardState:
 
     clock: Clock
     connection: Connection = field(default_factory=Connection)
-    runs: list[Any] = field(default_factory=list)
+    runs: list[Run] = field(default_factory=list)
     runs_total: int | None = None
     runs_page: int = 1
     runs_total_pages: int | None = None
@@ -85,19 +90,19 @@ class DashboardState:
     runs_complete: bool = False
     """Every run of the account is in ``runs`` (the runs list reads them page by page)."""
     progress: dict[str, RunProgress] = field(default_factory=dict)
-    volumes: list[Any] = field(default_factory=list)
+    volumes: list[Volume] = field(default_factory=list)
     volumes_loaded: bool = False
-    sessions: dict[str, list[Any]] = field(default_factory=dict)
-    models: Any = None
+    sessions: dict[str, list[VolumeSession]] = field(default_factory=dict)
+    models: AvailableFFTModelsResponse | None = None
     watched: set[str] = field(default_factory=set)
     statuses: dict[str, str] = field(default_factory=dict)
 
     def now(self) -> datetime:
         return self.clock()
 
-    def observe_run(self, run: Any) -> tuple[str, str] | None:
+    def observe_run(self, run: Run) -> tuple[str, str] | None:
         """Remember a run's status; return (old, new) when a WATCHED run changed status."""
-        run_id = str(get_field(run, "id", default="") or "")
+        run_id = run.id
         new = run_status(run)
         old = self.statuses.get(run_id)
         self.statuses[run_id] = new
@@ -105,19 +110,19 @@ class DashboardState:
             return old, new
         return None
 
-    def note_run(self, run: Any) -> None:
+    def note_run(self, run: Run) -> None:
         """Put a run read on its own (its screen) into the runs list: replace it, or add it first."""
-        run_id = str(get_field(run, "id", default="") or "")
+        run_id = run.id
         if not run_id:
             return
         for i, known in enumerate(self.runs):
-            if str(get_field(known, "id", default="")) == run_id:
+            if known.id == run_id:
                 self.runs[i] = run
                 return
         self.runs.insert(0, run)
 
-    def find_run(self, run_id: str) -> Any | None:
-        return next((r for r in self.runs if str(get_field(r, "id", default="")) == run_id), None)
+    def find_run(self, run_id: str) -> Run | None:
+        return next((r for r in self.runs if r.id == run_id), None)
 
-    def find_volume(self, name: str) -> Any | None:
-        return next((v for v in self.volumes if str(get_field(v, "name", default="")) == name), None)
+    def find_volume(self, name: str) -> Volume | None:
+        return next((v for v in self.volumes if v.name == name), None)

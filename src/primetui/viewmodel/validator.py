@@ -38,7 +38,7 @@ class Validator:
     def __init__(self) -> None:
         self._pipe = threading.Lock()  # one request at a time on the helper's pipes
         self._state = threading.Lock()  # guards _proc and closed; never held while waiting on the helper
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self.closed = False
         _open.add(self)
 
@@ -48,7 +48,7 @@ class Validator:
         proc = self._proc
         return proc.pid if proc is not None and proc.poll() is None else None
 
-    def _helper(self) -> subprocess.Popen:
+    def _helper(self) -> subprocess.Popen[bytes]:
         with self._state:
             if self.closed:
                 raise ValidatorClosed("the editor closed")
@@ -77,8 +77,11 @@ class Validator:
         with self._pipe:
             proc = self._helper()
             try:
+                if proc.stdin is None or proc.stdout is None:  # never: both are pipes
+                    raise OSError("the helper has no pipes")
                 write_frame(proc.stdin, (text, ctx))
-                return read_frame(proc.stdout)
+                report: Report = read_frame(proc.stdout)
+                return report
             except (OSError, EOFError, ValueError):
                 if self.closed:
                     raise ValidatorClosed("the editor closed") from None  # close() ended the helper under us
@@ -96,7 +99,7 @@ class Validator:
             self._end(proc, wait=False)
 
     @staticmethod
-    def _end(proc: subprocess.Popen, wait: bool) -> None:
+    def _end(proc: subprocess.Popen[bytes], wait: bool) -> None:
         if proc.poll() is None:
             try:
                 proc.terminate()
@@ -108,7 +111,7 @@ class Validator:
             threading.Thread(target=_reap, args=(proc,), daemon=True).start()
 
 
-def _reap(proc: subprocess.Popen) -> None:
+def _reap(proc: subprocess.Popen[bytes]) -> None:
     """Wait for a terminated helper (so no zombie keeps its pid); kill it if SIGTERM did not end it."""
     for stream in (proc.stdin, proc.stdout):
         try:

@@ -13,7 +13,7 @@ from primetui.api.followers.polling import FollowerEvent, FollowerState, LogGap,
 from primetui.api.followers.windows import diff_windows
 
 if TYPE_CHECKING:  # the wire models (pydantic) load with the client, not with the followers
-    pass
+    from primetui.api.models import LogsResponse
 
 
 MAX_TAIL_LINES = 5000
@@ -107,7 +107,7 @@ class LogFollower(_RunBound):
             # A plain fetch is the hosted 200-line snapshot: a window of 200 is full, so lines
             # past it are an overflow, not a log that started over.
             self._cap = PLAIN_SNAPSHOT_LINES
-        reply = await self.client.get_logs(
+        reply: LogsResponse = await self.client.get_logs(
             self.run_id,
             requested,
             component=self.component,

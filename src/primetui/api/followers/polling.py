@@ -274,7 +274,7 @@ class _Follower:
         top = self.max_backoff if cap is None else min(cap, self.max_backoff)
         ceiling = min(top, self.interval * (2 ** min(self.failures - 1, 30)))
         ceiling = max(ceiling, min(self.interval, self.max_backoff))
-        return ceiling / 2 + self._rng() * ceiling / 2
+        return float(ceiling / 2 + self._rng() * ceiling / 2)
 
     def _failed(self, exc: PrimeAPIError, events: list[FollowerEvent]) -> None:
         self.error = exc

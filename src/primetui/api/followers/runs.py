@@ -19,8 +19,8 @@ class RunWatcher(_Follower):
 
     def __init__(self, client: Any, run_id: str, *, interval: float = 3.0, track_step: bool = True, **kw: Any):
         super().__init__(client, run_id, interval=interval, **kw)
-        self.run: RLRun | None = None
-        """The latest run snapshot."""
+        self.latest: RLRun | None = None
+        """The latest run snapshot (not ``run``: that is the follower's ``run(callback)`` loop)."""
         self.step: int | None = None
         """The latest step the platform reports (R12 `latestStep`), if known."""
         self.track_step = track_step
@@ -29,7 +29,7 @@ class RunWatcher(_Follower):
     @property
     def status(self) -> str | None:
         """The latest run status, or None before the first poll."""
-        return self.run.status if self.run is not None else None
+        return self.latest.status if self.latest is not None else None
 
     async def poll(self) -> list[FollowerEvent]:
         events: list[FollowerEvent] = []
@@ -50,8 +50,8 @@ class RunWatcher(_Follower):
         except Exception as exc:  # noqa: BLE001 - a poll loop must never die silently in a worker
             self._failed(_unexpected(exc), events)
             return events
-        previous, previous_step = self.run, self.step
-        self.run, self.step = run, step
+        previous, previous_step = self.latest, self.step
+        self.latest, self.step = run, step
         if previous is None or previous != run or previous_step != step:
             events.append(RunUpdate(run, previous, step, previous_step))
         self._succeeded(events)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,6 +22,9 @@ from primetui.ui.monitor.feed import FeedMixin
 from primetui.ui.safe import plain
 from primetui.ui.widgets import update_static
 from primetui.ui.styles import tcss
+
+if TYPE_CHECKING:
+    from primetui.api.plainrun import Run
 
 DEFAULT_KEYS = ("loss/mean", "loss/perplexity")
 SMOOTHING_STEPS = (0.0, 0.6, 0.8, 0.9, 0.95, 0.99)
@@ -149,7 +152,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
     def __init__(
         self,
         client: Any,
-        run: Any,
+        run: Run,
         *,
         keys: tuple[str, ...] | list[str] = DEFAULT_KEYS,
         auto_eval: bool = True,
@@ -161,7 +164,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         super().__init__(id=id)
         self.client = client
         self.run = run
-        self.run_id = str(run.get("id") if isinstance(run, dict) else getattr(run, "id", "run"))
+        self.run_id = run.id or "run"
         self.table = table or MetricTable()
         self.chosen: list[str] = list(keys)
         self.auto_eval = auto_eval
@@ -243,7 +246,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
             self._refresh_all()
         self.update_status()
 
-    def on_run_update(self, run: Any) -> None:
+    def on_run_update(self, run: Run) -> None:
         from primetui.api.models import is_terminal_run_status
 
         self.run = run

@@ -4,7 +4,7 @@ but live."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,6 +17,10 @@ from primetui.ui.widgets import displayed, update_static
 from primetui.monitor_core.components import has_evals, log_specs
 from primetui.monitor_core.pods import failed_pod
 from primetui.ui.monitor.feed import FeedMixin
+
+if TYPE_CHECKING:
+    from primetui.api.models import EnvServer
+    from primetui.api.plainrun import Run
 
 _RUN_TO_PROCESS = {
     "QUEUED": "queued",
@@ -46,19 +50,10 @@ _TONE = {
 }
 
 
-def _field(obj: Any, *names: str) -> Any:
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if not isinstance(obj, dict) and getattr(obj, name, None) is not None:
-            return getattr(obj, name)
-    return None
-
-
-def component_rows(run: Any, env_servers: list[Any] | None) -> list[tuple[str, str, str, str]]:
+def component_rows(run: Run, env_servers: list[EnvServer] | None) -> list[tuple[str, str, str, str]]:
     """(component, kind, status, detail) for every process of the run."""
-    status = str(_field(run, "status") or "?").upper()
-    error = str(_field(run, "error_message", "errorMessage") or "")
+    status = (run.status or "?").upper()
+    error = run.error_message or ""
     proc = _RUN_TO_PROCESS.get(status, status.lower())
     rows = []
     for spec in log_specs(run, env_servers):
@@ -80,10 +75,10 @@ def component_rows(run: Any, env_servers: list[Any] | None) -> list[tuple[str, s
         kind = {"trainer": "training", "orchestrator": "eval orchestration", "inference": "eval inference", "router": "eval routing"}.get(spec.component, spec.component)
         rows.append((spec.title, kind, state, detail))
     for server in env_servers or []:
-        name = str(_field(server, "env_name") or _field(server, "pod_name") or "env-server")
-        index = _field(server, "env_index")
-        state = str(_field(server, "status") or "?").lower()
-        detail = f"pod {_field(server, 'pod_name')}" + (f", source #{index}" if index is not None else "")
+        name = server.env_name or server.pod_name or "env-server"
+        index = server.env_index
+        state = (server.status or "?").lower()
+        detail = f"pod {server.pod_name}" + (f", source #{index}" if index is not None else "")
         if state in ("failed", "error", "crashed") and error:
             detail = error
         rows.append((f"env:{name.split('/')[-1]}", "env server", state, detail))
@@ -105,18 +100,18 @@ class ComponentsPane(FeedMixin, Vertical):
 
     # What the table shows; setting one draws it again, and a poll that brings the same run or
     # the same env servers redraws nothing.
-    run: var[Any] = var(None, init=False)
+    run: var[Run | None] = var(None, init=False)
     """The run as last read (R2): its components and their status."""
-    env_servers: var[list[Any] | None] = var(None, init=False)
+    env_servers: var[list[EnvServer] | None] = var(None, init=False)
     """R8's env servers, None until listed."""
     note: var[str] = var("", init=False)
     """Why the env servers could not be listed (kept until a listing works)."""
 
-    def __init__(self, client: Any, run: Any, *, follow: bool = True, id: str | None = None) -> None:
+    def __init__(self, client: Any, run: Run, *, follow: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
         self.client = client
         self.set_reactive(ComponentsPane.run, run)
-        self.run_id = str(_field(run, "id") or "run")
+        self.run_id = run.id or "run"
         self.follow_enabled = follow
 
     def compose(self) -> ComposeResult:
@@ -150,7 +145,7 @@ class ComponentsPane(FeedMixin, Vertical):
                 self.note = ""
             except Exception as exc:  # noqa: BLE001 - show it, keep the last list, retry
                 self.note = f"Env servers: {exc}"
-            if is_terminal_run_status(_field(self.run, "status")):
+            if self.run is not None and is_terminal_run_status(self.run.status):
                 return
             await asyncio.sleep(5.0)
 
@@ -170,7 +165,7 @@ class ComponentsPane(FeedMixin, Vertical):
         """Show a newer snapshot of the run."""
         self.on_run_update(run)
 
-    def set_env_servers(self, servers: list[Any]) -> None:
+    def set_env_servers(self, servers: list[EnvServer]) -> None:
         """Show R8's env-server list."""
         self.env_servers = list(servers)
 
@@ -191,6 +186,8 @@ class ComponentsPane(FeedMixin, Vertical):
             self._behind = True
             return
         self._behind = False
+        if self.run is None:
+            return
         rows = component_rows(self.run, self.env_servers)
         if (rows, self.note) == self._shown:
             return

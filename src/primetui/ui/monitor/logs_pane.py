@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from textual.app import ComposeResult
@@ -21,6 +21,9 @@ from primetui.ui.monitor.logtab import LogTab
 from primetui.ui.safe import clean
 from primetui.ui.widgets import update_static
 
+if TYPE_CHECKING:
+    from primetui.api.plainrun import Run
+
 MERGED_KEY = "all"
 
 HELD_LINES = 20_000
@@ -30,8 +33,8 @@ MERGED_LINES = 1_000_000
 """Lines the merged tab indexes (17 bytes each); its components' own tabs keep theirs."""
 
 
-def _run_id(run: Any) -> str:
-    return str(run.get("id") if isinstance(run, dict) else getattr(run, "id", "run"))
+def _run_id(run: Run) -> str:
+    return run.id or "run"
 
 
 class LogsPane(FeedMixin, Vertical):
@@ -54,7 +57,7 @@ class LogsPane(FeedMixin, Vertical):
     LogsPane > .logs--pods.-failed { color: $error; }
     """
 
-    def __init__(self, client: Any, run: Any, *, max_lines: int = 2_000_000, held_lines: int | None = None,
+    def __init__(self, client: Any, run: Run, *, max_lines: int = 2_000_000, held_lines: int | None = None,
                  follow: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
         self._budget_given = held_lines is not None
@@ -171,9 +174,7 @@ class LogsPane(FeedMixin, Vertical):
 
     # ---- pods -------------------------------------------------------------------------------
     def _error(self) -> str | None:
-        run = self.run
-        value = run.get("errorMessage") if isinstance(run, dict) else getattr(run, "error_message", None)
-        return str(value) if value else None
+        return (self.run.error_message or None) if self.run is not None else None
 
     def pods_summary(self) -> str:
         return neutralise(self.pods.summary(self._error())) if self.pods is not None else ""
@@ -187,7 +188,7 @@ class LogsPane(FeedMixin, Vertical):
         update_static(line, text)
         line.set_class("FAILED" in text, "-failed")
 
-    def on_run_update(self, run: Any) -> None:
+    def on_run_update(self, run: Run) -> None:
         self.run = run
         self.update_pods()
 

@@ -41,11 +41,11 @@ from primetui.monitor_core import rl_metrics
 from primetui.ui.monitor.chart import MetricChart
 from primetui.viewmodel.run_columns import headline_label
 from primetui.viewmodel.run_data import headline_cells
-from primetui.viewmodel.present import TERMINAL_RUN_STATUSES
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.compare_legend import CompareLegend, Entry
 from primetui.ui.styles import tcss
 from primetui.ui.widgets import tone_style
+from primetui.viewmodel.statuses import TERMINAL_RUN_STATUSES
 
 LOSS = "loss/mean"
 REWARD = rl_metrics.REWARD

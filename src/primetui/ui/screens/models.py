@@ -11,7 +11,7 @@ from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, plain
-from primetui.viewmodel import present
+from primetui.viewmodel.model_list import model_sort_key, models_empty_reason
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.widgets import tone_style
 from primetui.ui.styles import tcss
@@ -84,36 +84,24 @@ class ModelsScreen(DashboardScreen):
             empty.update(plain(self.loading_text("Loading the model cache…")))
             empty.add_class("visible")
             return
-        models = present.items(reply, "models")
-        for model in sorted(models, key=lambda m: present.model_sort_key(str(present.field(m, "name", default="")))):
-            clusters = present.field(model, "clusters", default=[]) or []
-            names = sorted({str(present.field(c, "cluster_name", "clusterName", default="?")) for c in clusters})
-            gpus = sorted({str(present.field(c, "gpu_type", "gpuType")) for c in clusters if present.field(c, "gpu_type", "gpuType")})
-            name = str(present.field(model, "name"))
-            mt.add_row(name, ", ".join(names) or "-", ", ".join(gpus) or "-", key=name)
-        on_demand = present.field(reply, "on_demand", "onDemand", default=[]) or []
-        for entry in on_demand:
-            available = bool(present.field(entry, "available_now", "availableNow", default=False))
-            price = present.field(entry, "price_per_gpu_hour", "pricePerGpuHour")
-            note = " ".join(
-                p
-                for p in (
-                    "beta" if present.field(entry, "is_beta", "isBeta") else "",
-                    str(present.field(entry, "discount_label", "discountLabel", default="") or ""),
-                )
-                if p
-            )
+        models = reply.models
+        for model in sorted(models, key=lambda m: model_sort_key(m.name)):
+            names = sorted({c.cluster_name for c in model.clusters})
+            gpus = sorted({c.gpu_type for c in model.clusters if c.gpu_type})
+            mt.add_row(model.name, ", ".join(names) or "-", ", ".join(gpus) or "-", key=model.name)
+        for entry in reply.on_demand:
+            note = " ".join(p for p in ("beta" if entry.is_beta else "", entry.discount_label or "") if p)
             ct.add_row(
-                str(present.field(entry, "gpu_type", "gpuType", default="?")),
-                f"${price:.2f}" if isinstance(price, (int, float)) else "-",
-                Text("available", style=tone_style(self, "success")) if available else Text("busy", style=tone_style(self, "warning")),
+                entry.gpu_type,
+                f"${entry.price_per_gpu_hour:.2f}",
+                Text("available", style=tone_style(self, "success")) if entry.available_now else Text("busy", style=tone_style(self, "warning")),
                 note,
             )
-        if not on_demand:
+        if not reply.on_demand:
             ct.add_row("-", "", "none listed", "")
         if not models:
-            beta = present.field(reply, "on_demand_beta_access", "onDemandBetaAccess")
-            empty.update(plain("No models available for Hosted Training. " + present.models_empty_reason(beta)))
+            beta = reply.on_demand_beta_access
+            empty.update(plain("No models available for Hosted Training. " + models_empty_reason(beta)))
             empty.add_class("visible")
         else:
             empty.remove_class("visible")

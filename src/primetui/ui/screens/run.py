@@ -21,10 +21,13 @@ from primetui.api.followers import DataNotes, MetricRows, PollFailed, RunUpdate
 from primetui.api.models import RLRun
 from primetui.ui.code_view import CodeView
 from primetui.ui.safe import SafeTable, clean, plain
-from primetui.viewmodel import present
+from primetui.viewmodel.checkpoints import checkpoint_command, checkpoint_path
+from primetui.viewmodel.fmt import DASH, fmt_bytes, fmt_time, sparkline
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import RunRow, failure_analysis, run_gpus_detail, run_row
+from primetui.viewmodel.statuses import TERMINAL_RUN_STATUSES, actions_for, resumed_as, run_lifecycle, run_status, status_label
 from primetui.ui.focus import focus_content, types_text
 from primetui.ui.monitor_hook import monitor_panes
-from primetui.viewmodel.present import TERMINAL_RUN_STATUSES, RunProgress
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.run_checkpoints import BEST_MARK, RunCheckpointsMixin
 from primetui.ui.screens.run_links import RunLinksMixin
@@ -35,7 +38,7 @@ from primetui.ui.styles import tcss
 
 def config_toml(run: Any) -> str:
     """The run's config as TOML text (what the user dispatched), or a one-line explanation."""
-    cfg = present.field(run, "run_config", "runConfig")
+    cfg = run.run_config
     if not cfg:
         return "# The platform did not return this run's config."
     try:
@@ -147,7 +150,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         hub = self.hub
         subs = [
             hub.watch(self.run_id, self.sink(self.on_run_event)),
-            hub.metrics(self.run_id, self.sink(self.on_metric_event), status=present.run_status(self.run) if self.run else None),
+            hub.metrics(self.run_id, self.sink(self.on_metric_event), status=run_status(self.run) if self.run else None),
         ]
         self._checkpoints_sub = self._subscribe_checkpoints()
         return subs
@@ -166,7 +169,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         async def fetch() -> Any:
             # Not a method: the shared resource keeps the fetch of the screen that created it,
             # and a bound method would keep that screen once it closed.
-            return present.items(await client.list_checkpoints(run_id), "checkpoints")
+            return list(await client.list_checkpoints(run_id))
 
         return self.hub.resource(("checkpoints", self.run_id), fetch, self.sink(self.on_checkpoints),
                                  interval=self.prime.interval(self.poll_interval, self.refresh_key))
@@ -187,7 +190,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             self.run = event.run
             self.prime.observe_run(event.run)
             self.prime.state.note_run(event.run)  # a run just dispatched is in the palette before the list is read
-            if present.run_status(event.run) in TERMINAL_RUN_STATUSES:
+            if run_status(event.run) in TERMINAL_RUN_STATUSES:
                 if self._checkpoints_sub is not None:
                     self._checkpoints_sub.refresh()  # the final look, now rather than after the interval
             else:
@@ -208,7 +211,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         if result.ok:
             self.checkpoints = result.value  # redrawn only when the list changed
             self.prime.say_notes(f"checkpoints of run {self.run_id}: {n}" for n in getattr(result.value, "notes", ()))
-        if present.run_status(self.run) in TERMINAL_RUN_STATUSES:
+        if self.run is not None and run_status(self.run) in TERMINAL_RUN_STATUSES:
             # The last checkpoint can land just after the status turns terminal (teardown): look
             # a few more times, then stop polling a run that cannot change.
             self.terminal_polls += 1
@@ -242,7 +245,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             return
         now = self.prime.state.now()
         progress = self.progress
-        row = present.run_row(run, progress, now)
+        row = run_row(run, progress, now)
         self.title = clean(f"Run {row.name or row.id}")
         if self._on_screen(self.query_one("#tab-overview", TabPane)):
             update_static(summary, self.summary_renderable(run, row, progress))
@@ -258,11 +261,11 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             self._monitor_mounted = True
             self.mount_monitor(run)
 
-    def summary_renderable(self, run: Any, row: present.RunRow, progress: RunProgress | None) -> Group:
+    def summary_renderable(self, run: Any, row: RunRow, progress: RunProgress | None) -> Group:
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column()
-        status = Text(clean(present.status_label(row.status)), style=tone_style(self, row.tone))
+        status = Text(clean(status_label(row.status)), style=tone_style(self, row.tone))
         if row.id in self.prime.state.watched:
             status.append("  ◉ watched", style="dim")
         grid.add_row("Status", status)
@@ -274,66 +277,64 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             for label, text in self.rl_rows(run, progress):  # RunLinksMixin: environments, reward, Trainable k/n, lag
                 grid.add_row(label, text)
         elif row.loss is not None:
-            grid.add_row("Loss", Text.assemble((present.sparkline(progress.last_losses(24) if progress else [], 24), tone_style(self, "accent")), f" {row.loss_text()}"))
+            grid.add_row("Loss", Text.assemble((sparkline(progress.last_losses(24) if progress else [], 24), tone_style(self, "accent")), f" {row.loss_text()}"))
         grid.add_row("Elapsed / ETA", plain(f"{row.elapsed} / {row.eta}"))
-        grid.add_row("GPUs", plain(present.run_gpus_detail(run)))
+        grid.add_row("GPUs", plain(run_gpus_detail(run)))
         life = Text()
-        for i, event in enumerate(present.run_lifecycle(run)):
+        for i, event in enumerate(run_lifecycle(run)):
             if i:
                 life.append("  →  ", style="dim")
             life.append(f"{event.label} ", style="bold")
             life.append(clean(event.when))
         grid.add_row("Lifecycle", life)
-        ahead = present.field(run, "runs_ahead", "runsAhead")
-        reason = present.field(run, "queue_reason", "queueReason")
+        ahead = run.runs_ahead
+        reason = run.queue_reason
         if ahead is not None or reason:
             queue = f"{ahead} runs ahead" if ahead is not None else ""
             grid.add_row("Queue", Text(clean(" · ".join(p for p in (queue, str(reason or "")) if p)), style=tone_style(self, "warning")))
-        notice = present.field(run, "notice")
+        notice = run.notice
         if notice:
             grid.add_row("Notice", plain(notice))
         parts: list[Any] = [grid]
-        error = present.field(run, "error_message", "errorMessage")
+        error = run.error_message
         if error:
             parts.append(Text.assemble(("\nError  ", f"bold {tone_style(self, 'error')}"), clean(error)))
-        fa = present.field(run, "failure_analysis", "failureAnalysis")
-        if fa:
-            root = present.field(fa, "root_cause", "rootCause", default="-")
-            conf = present.field(fa, "confidence")
-            head = Text.assemble(("Failure analysis  ", "bold"), clean(root))
-            if isinstance(conf, (int, float)):
-                head.append(f"  (confidence {conf:.0%})", style="dim")
+        fa = failure_analysis(run)
+        if fa is not None:
+            head = Text.assemble(("Failure analysis  ", "bold"), clean(fa.root_cause))
+            if fa.confidence is not None:
+                head.append(f"  (confidence {fa.confidence:.0%})", style="dim")
             parts.append(head)
-            for ev in present.field(fa, "evidence", default=[]) or []:
+            for ev in fa.evidence:
                 parts.append(Text(clean(f"  • {ev}"), style="dim"))
-        actions = sorted(present.actions_for(run) - {"copy_id", "copy_path"})
+        actions = sorted(actions_for(run) - {"copy_id", "copy_path"})
         parts.append(Text(f"\nActions now: {', '.join(actions) if actions else 'none'} (see footer)", style="dim"))
-        successor = present.resumed_as(run)
+        successor = resumed_as(run)
         if successor:
             parts.append(Text(clean(f"It continues as run {successor}: open that run to follow it (ctrl+p)."), style="dim"))
         return Group(*parts)
 
-    def render_checkpoints(self, row: present.RunRow) -> None:
+    def render_checkpoints(self, row: RunRow) -> None:
         table = self.query_one("#run-checkpoints", DataTable)
-        volume = row.volume if row.volume != present.DASH else None
-        best = self.best_eval_mark([int(present.field(ck, "step", default=0)) for ck in self.checkpoints])
-        shown = (volume, row.id, best, tuple((present.field(c, "step", default=0), present.field(c, "status"),
-                                        present.field(c, "size_bytes", "sizeBytes"), present.field(c, "created_at", "createdAt"))
+        volume = row.volume if row.volume != DASH else None
+        best = self.best_eval_mark([ck.step for ck in self.checkpoints])
+        shown = (volume, row.id, best, tuple((c.step, c.status,
+                                        c.size_bytes, c.created_at)
                                        for c in self.checkpoints))
         if shown == self._checkpoints_shown:  # an unchanged list is not redrawn
             return
         self._checkpoints_shown = shown
         before = self.highlighted_checkpoint_step()
         table.clear()
-        for ck in sorted(self.checkpoints, key=lambda c: present.field(c, "step", default=0)):
-            step = int(present.field(ck, "step", default=0))
-            status = str(present.field(ck, "status", default="-"))
+        for ck in sorted(self.checkpoints, key=lambda c: c.step):
+            step = ck.step
+            status = ck.status
             table.add_row(
                 str(step),
                 f"{status} {BEST_MARK}" if step == best else status,
-                present.fmt_bytes(present.field(ck, "size_bytes", "sizeBytes")),
-                present.fmt_time(present.field(ck, "created_at", "createdAt")),
-                present.checkpoint_command(volume, row.id, step),
+                fmt_bytes(ck.size_bytes),
+                fmt_time(ck.created_at),
+                checkpoint_command(volume, row.id, step),
                 key=str(step),
             )
         if not self.checkpoints:
@@ -387,13 +388,13 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         if action in allowed_by_status:
             if self.run is None or self._action_in_flight:
                 return None  # shown disabled: the status it would act on is not known yet
-            return action in present.actions_for(self.run)
+            return action in actions_for(self.run)
         return True
 
     def act(self, action: str) -> None:
         """Run an action by name (from the palette), refusing ones the status does not allow."""
-        if self.run is not None and action not in present.actions_for(self.run):
-            self.notify(f"{action.capitalize()} is not possible while the run is {present.run_status(self.run)}.", severity="warning")
+        if self.run is not None and action not in actions_for(self.run):
+            self.notify(f"{action.capitalize()} is not possible while the run is {run_status(self.run)}.", severity="warning")
             return
         getattr(self, f"action_{action}")()
 
@@ -408,7 +409,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         self.app.push_screen(ConfirmScreen(title, body, label), done)
 
     def _vol(self) -> str:
-        return str(present.field(self.run, "volume_name", "volumeName", default="its volume"))
+        return (self.run.volume_name or "its volume")
 
     def action_stop(self) -> None:
         self._confirm(
@@ -466,7 +467,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             self.run = reply  # the status the action left (a restart: CREATING), not the one before it
         if name == "delete_run":
             self.notify(f"Deleted run {self.run_id}.")
-            self.prime.state.runs = [r for r in self.prime.state.runs if str(present.field(r, "id")) != self.run_id]
+            self.prime.state.runs = [r for r in self.prime.state.runs if r.id != self.run_id]
             if self.run_id in self.prime.state.watched:
                 self.prime.unwatch(self.run_id)
             self.app.pop_screen()
@@ -484,7 +485,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             self.failed(exc, toast=True)
             return
         self.ok()
-        new_id = present.field(reply, "run_id", "runId")
+        new_id = reply.run_id
         if new_id:
             self.notify(f"Resumed as run {new_id}.")
             self.prime.watch_run(str(new_id))
@@ -497,11 +498,11 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     def _checkpoint_path(self) -> str:
         """The highlighted checkpoint's folder on the volume (the run's folder when none is listed)."""
         table = self.query_one("#run-checkpoints", DataTable)
-        path = present.checkpoint_path(self.run_id)
+        path = checkpoint_path(self.run_id)
         if table.row_count and self.checkpoints:
             try:
                 key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-                path = present.checkpoint_path(self.run_id, int(key))
+                path = checkpoint_path(self.run_id, int(key))
             except (CellDoesNotExist, ValueError):  # the cursor is off the rows, or on the "none yet" row
                 pass
         return path
@@ -511,7 +512,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
 
     def action_get_checkpoint(self) -> None:
         """g: the get dialog on the highlighted checkpoint (what `prime volumes get … step_N/` does)."""
-        volume = present.field(self.run, "volume_name", "volumeName", default=None) if self.run else None
+        volume = self.run.volume_name if self.run else None
         if not volume:
             self.notify("This run has no volume, so it has no checkpoints to get.", severity="warning")
             return

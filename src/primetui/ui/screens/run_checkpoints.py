@@ -15,7 +15,6 @@ from textual.binding import Binding
 from textual.widgets import DataTable
 
 from primetui.monitor_core.compare import summarize
-from primetui.viewmodel import present
 
 BEST_MARK = "★ best eval"
 
@@ -38,16 +37,16 @@ def resume_text(run: Any, step: int) -> str | None:
 
     from primetui.sft import run_name
 
-    config = present.field(run, "run_config", "runConfig")
+    config = run.run_config
     if not isinstance(config, dict) or not config:
         return None
-    run_id = str(present.field(run, "id", default=""))
+    run_id = run.id
     config = {k: v for k, v in config.items() if k != run_name.KEY}
     resume = dict(config.get("resume") or {}) if isinstance(config.get("resume"), dict) else {}
     resume.pop("step", None)  # prime-rl: step and dir are mutually exclusive (the step is in the dir name)
     resume["dir"] = f"/volume/runs/{run_id}/checkpoints/step_{step}"
     config["resume"] = resume
-    source = str(present.field(run, "name", default="") or run_id)
+    source = run.name or run_id
     header = (f"# Resumes run {source} from its checkpoint at step {step}: a new run. Raise max_steps past {step}\n"
               "# to train further; F5 dispatches it.\n")
     return header + tomlkit.dumps(config)
@@ -93,7 +92,7 @@ class RunCheckpointsMixin:
         from primetui.ui.s3_transfers import open_transfer_dialog
 
         step = self.highlighted_checkpoint_step()
-        volume = present.field(self.run, "volume_name", "volumeName", default=None)  # type: ignore[attr-defined]
+        volume = self.run.volume_name  # type: ignore[attr-defined]
         if step is None or not volume:
             self.notify("Highlight a checkpoint of a run on a volume first (the Overview's Checkpoints table).",  # type: ignore[attr-defined]
                         severity="warning")
@@ -112,5 +111,5 @@ class RunCheckpointsMixin:
         if text is None:
             self.notify("This run has no config to resume from (the platform did not return one).", severity="warning")  # type: ignore[attr-defined]
             return
-        name = str(present.field(self.run, "name", default="") or self.run_id)  # type: ignore[attr-defined]
+        name = self.run.name or self.run_id  # type: ignore[attr-defined]
         open_new_config(self, f"{name}-from-step_{step}", text)

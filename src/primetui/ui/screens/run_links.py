@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import DataTable, Static, TabbedContent
@@ -21,15 +21,18 @@ from textual.widgets.data_table import RowDoesNotExist
 from primetui.monitor_core.anomalies import Anomaly, Thresholds
 from primetui.monitor_core.chartframe import fmt_clock, fmt_step, fmt_value
 from primetui.monitor_core.escapes import neutralise
-from primetui.viewmodel import present
+from primetui.viewmodel.fmt import sparkline
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.statuses import run_status
 from primetui.viewmodel.links import StepLinks
 from primetui.ui.widgets import tone_style
 
+if TYPE_CHECKING:
+    from primetui.config.prefs import Prefs
 
-def thresholds_of(prefs: Any) -> Thresholds:
-    table = present.field(prefs, "anomalies", default=None)
-    dump = getattr(table, "model_dump", None)
-    return Thresholds.from_mapping(dump() if dump else None)
+
+def thresholds_of(prefs: Prefs | None) -> Thresholds:
+    return Thresholds.from_mapping(prefs.anomalies.model_dump() if prefs is not None else None)
 
 
 def jump_target(found: list[Anomaly], status: str | None) -> Anomaly | None:
@@ -64,7 +67,7 @@ class RunLinksMixin:
         out = []
         for label, text in summary_lines(rl_summary(run, progress, logs)):
             if label == "Reward" and progress is not None:
-                spark = present.sparkline(progress.last_rewards(24), 24)
+                spark = sparkline(progress.last_rewards(24), 24)
                 out.append((label, Text.assemble((spark, tone_style(self, "accent")), " " if spark else "", neutralise(text))))
             else:
                 out.append((label, Text(neutralise(text))))
@@ -78,7 +81,7 @@ class RunLinksMixin:
             return
         if component != "trainer" and not component.startswith("trainer-"):
             return
-        progress = self.prime.state.progress.setdefault(self.run_id, present.RunProgress())  # type: ignore[attr-defined]
+        progress = self.prime.state.progress.setdefault(self.run_id, RunProgress())  # type: ignore[attr-defined]
         before = progress.final
         progress.note_log_lines(text for _, text in lines)
         if progress.final != before:
@@ -98,10 +101,10 @@ class RunLinksMixin:
     def links_poll(self) -> None:
         if self.links is None or self.run is None:
             return
-        status = present.run_status(self.run)
+        status = run_status(self.run)
         self.links.check_stall(time.time(), status)
         if status == "FAILED":
-            error = present.field(self.run, "error_message", "errorMessage")
+            error = self.run.error_message
             self.links.run_failed(f"the run failed: {error}" if error else "the run failed", str(error) if error else None)
 
     # ---- the cursor header ------------------------------------------------------------------
@@ -150,7 +153,7 @@ class RunLinksMixin:
         return text
 
     def _nearest_checkpoint(self, step: float) -> int | None:
-        steps = [int(present.field(c, "step", default=0)) for c in self.checkpoints or []]
+        steps = [c.step for c in self.checkpoints or []]
         return min(steps, key=lambda s: abs(s - step)) if steps else None
 
     def _highlight_checkpoint(self, step: float) -> None:
@@ -171,7 +174,7 @@ class RunLinksMixin:
         found = self.links.anomalies
         from primetui.ui.anomaly_notify import announce_anomalies
 
-        announce_anomalies(self.app, self.run_id, present.field(self.run, "name", default=None) if self.run else None, found)
+        announce_anomalies(self.app, self.run_id, self.run.name if self.run else None, found)
         table = self.query_one("#run-anomalies", DataTable)
         hint = self.query_one("#run-anomalies-hint", Static)
         table.display = hint.display = bool(found)
@@ -186,7 +189,7 @@ class RunLinksMixin:
                     Text(neutralise(a.message)), key=str(n),
                 )
         hint.update(f"Anomalies: {len(found)} (Enter on one jumps to its cause)")
-        target = jump_target(found, present.run_status(self.run) if self.run else None)
+        target = jump_target(found, run_status(self.run) if self.run else None)
         if self.pending_jump and target is not None:
             self.pending_jump = False
             self.call_after_refresh(lambda: self.jump_to_cause(target))

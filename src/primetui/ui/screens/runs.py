@@ -22,9 +22,11 @@ from primetui.api.prefetch import RUNS_PAGE_SIZE
 from primetui.monitor_core.numbers import nonfinite_mark
 from primetui.monitor_core.rl import RL
 from primetui.ui.safe import SafeTable, clean, plain
-from primetui.viewmodel import present
+from primetui.viewmodel.fmt import DASH, fmt_time
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.run_rows import RunRow
+from primetui.viewmodel.statuses import run_status, status_label
 from primetui.viewmodel.columns import CELL_PAD, fit, more_note, widest
-from primetui.viewmodel.present import RunProgress, RunRow
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.screens.runs_marks import RunsMarksMixin
 from primetui.ui.screens.runs_table import RunsTableMixin
@@ -128,7 +130,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         data = cache.load_runs(base_url)
         if not data:
             return
-        state.runs = data["runs"]
+        state.runs = list(cache.cached_runs(data))
         from primetui.api.boundary import metric_rows
 
         for run_id, points in (data.get("losses") or {}).items():
@@ -136,7 +138,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             rows, _dropped = metric_rows([{"step": s, "loss/mean": loss} for s, loss in pairs])  # a file on disk: the same rules
             state.progress.setdefault(run_id, RunProgress()).extend(rows)
         state.runs_total = len(state.runs)
-        self.prime.note_cached(present.fmt_time(data.get("saved_at"))[-5:])  # the header says "cached"
+        self.prime.note_cached(fmt_time(data.get("saved_at"))[-5:])  # the header says "cached"
 
     def save_cache(self) -> None:
         state = self.prime.state
@@ -148,7 +150,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         self._saved_at = time.monotonic()
         losses = {rid: p.loss_points(cache.MAX_LOSSES) for rid, p in state.progress.items()}  # kept in step order: no sort
         newest = state.runs[:CACHED_RUNS]
-        ids = {str(present.field(r, "id")) for r in newest}
+        ids = {r.id for r in newest}
         cache.save_runs(base_url, newest, {k: v for k, v in losses.items() if k in ids}, state.now().isoformat())
 
     def on_resize(self) -> None:
@@ -228,8 +230,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         hub = self.hub
         wanted: set[str] = set()
         for run in runs:
-            run_id = str(present.field(run, "id", default=""))
-            status = present.run_status(run)
+            run_id = run.id
+            status = run_status(run)
             if not run_id or (status in ("QUEUED", "PENDING", "CREATING") and run_id not in self.prime.state.progress):
                 continue
             wanted.add(run_id)
@@ -360,7 +362,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         widths["name"] = min(widths.get("name", 0), NAME_MAX)
         priority = sorted(offered, key=lambda key: run_columns.BY_KEY[key].priority)
         columns, hidden = fit(offered, priority, widths, room)
-        if hidden and "eta" in columns and all(str(c.get("eta")) == present.DASH for c in cells.values()):
+        if hidden and "eta" in columns and all(str(c.get("eta")) == DASH for c in cells.values()):
             offered = [key for key in offered if key != "eta"]  # an ETA of "-" alone says nothing; its room does
             priority.remove("eta")
             columns, hidden = fit(offered, priority, widths, room)
@@ -378,7 +380,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
 
     def cell(self, row: RunRow, key: str, run: Any = None) -> Text | str:
         if key == "status":
-            label = present.status_label(row.status)
+            label = status_label(row.status)
             if row.id in self.prime.state.watched:
                 label += " ◉"
             text = Text(clean(label), style=tone_style(self, row.tone))
@@ -393,7 +395,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             return Text.assemble((row.bar[:8], tone_style(self, "accent")), f" {row.steps_text()}")
         if key == "loss":
             if row.kind == RL:  # an RL run's headline is its reward
-                spark, number = (row.reward_spark, f"{row.reward:.4f}") if row.reward is not None else ("", present.DASH)
+                spark, number = (row.reward_spark, f"{row.reward:.4f}") if row.reward is not None else ("", DASH)
                 return Text.assemble((spark[-8:], tone_style(self, "accent")), " ", number)
             loss = Text(row.loss_text(), style=tone_style(self, "error") if nonfinite_mark(row.loss) else "")
             return Text.assemble((row.spark[-8:], tone_style(self, "accent")), " ", loss)

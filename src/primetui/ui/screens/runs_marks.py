@@ -14,8 +14,8 @@ from typing import Any
 from textual.reactive import var
 
 from primetui.monitor_core.anomalies import Anomaly, detect
-from primetui.viewmodel import present
-from primetui.viewmodel.present import RunProgress
+from primetui.viewmodel.progress import RunProgress
+from primetui.viewmodel.statuses import run_status
 
 
 class RunsMarksMixin:
@@ -37,8 +37,8 @@ class RunsMarksMixin:
         state = self.prime.state  # type: ignore[attr-defined]
         by_id = getattr(self, "runs_by_id", None)  # the screen's index of every run (thousands: no scan per row)
         run = by_id.get(run_id) if by_id is not None else next(
-            (r for r in state.runs if str(present.field(r, "id", default="")) == run_id), None)
-        status = present.run_status(run) if run is not None else None
+            (r for r in state.runs if r.id == run_id), None)
+        status = run_status(run) if run is not None else None
         now = state.now().timestamp()
         # A stall shows without new rows: a RUNNING run is looked at again every 30 s.
         key = (len(progress.rows), status, int(now // 30) if status == "RUNNING" else 0)
@@ -49,7 +49,7 @@ class RunsMarksMixin:
             found = detect(list(progress.rows.values()), status=status, now=now,
                            thresholds=thresholds_of(getattr(self.app, "prefs", None)))  # type: ignore[attr-defined]
             cached = self._flags[run_id] = (key, found)
-            name = present.field(run, "name", default=None) if run is not None else None
+            name = run.name if run is not None else None
             announce_anomalies(self.app, run_id, name, found)  # type: ignore[attr-defined]
         return cached[1]
 

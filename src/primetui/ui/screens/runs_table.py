@@ -19,10 +19,11 @@ from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 
 from primetui.monitor_core.rl import RL
-from primetui.viewmodel import present, run_columns
+from primetui.viewmodel import run_columns
+from primetui.viewmodel.run_rows import RunRow, run_elapsed, run_eta
 from primetui.ui.styles import tcss
 
-def sort_value(key: str, row: present.RunRow, run: Any, now: Any, progress: Any = None) -> tuple[int, Any]:
+def sort_value(key: str, row: RunRow, run: Any, now: Any, progress: Any = None) -> tuple[int, Any]:
     """A value that orders rows by column ``key``; missing values sort last either way."""
     value: Any
     if key in run_columns.SETTING_OF:
@@ -36,11 +37,11 @@ def sort_value(key: str, row: present.RunRow, run: Any, now: Any, progress: Any 
     elif key == "loss":
         value = row.loss if row.loss is None or math.isfinite(row.loss) else math.inf  # NaN: worst
     elif key == "elapsed":
-        value = present.run_elapsed(run, now)
+        value = run_elapsed(run, now)
     elif key == "eta":
-        value = present.run_eta(run, progress, now)
+        value = run_eta(run, progress, now)
     elif key == "started":
-        value = str(present.field(run, "started_at", "startedAt", default="") or "") or None
+        value = run.started_at or None
     elif key == "gpus":
         value = int(row.gpus) if row.gpus.isdigit() else None
     else:
@@ -109,12 +110,12 @@ def clone_text(run: Any) -> str | None:
     """The run's config as an sft.toml, without its name (the clone is a new run); None without a config."""
     import tomlkit
 
-    config = present.field(run, "run_config", "runConfig")
+    config = run.run_config
     if not isinstance(config, dict) or not config:
         return None
     from primetui.sft import run_name
 
-    source = str(present.field(run, "name", default="") or present.field(run, "id", default=""))
+    source = run.name or run.id
     header = f"# Cloned from run {source}: edit, then F5 dispatches it as a new run.\n"
     return header + tomlkit.dumps({k: v for k, v in config.items() if k != run_name.KEY})
 
@@ -172,13 +173,13 @@ class RunsTableMixin:
     def table_init(self, default_columns: set[str]) -> None:
         self.set_reactive(RunsTableMixin.chosen_columns, frozenset(default_columns))  # type: ignore[attr-defined]
 
-    def sorted_rows(self, rows: list[present.RunRow], runs: dict[str, Any], now: Any) -> list[present.RunRow]:
+    def sorted_rows(self, rows: list[RunRow], runs: dict[str, Any], now: Any) -> list[RunRow]:
         if self.sort_key is None:
             return rows
         key = self.sort_key
         progress = self.prime.state.progress  # type: ignore[attr-defined]
 
-        def order(row: present.RunRow) -> tuple[int, Any]:
+        def order(row: RunRow) -> tuple[int, Any]:
             return sort_value(key, row, runs.get(row.id), now, progress.get(row.id))
 
         present_rows = sorted((r for r in rows if order(r)[0] < 2), key=order, reverse=self.sort_reverse)
@@ -213,11 +214,11 @@ class RunsTableMixin:
 
     def action_clone(self) -> None:
         run_id = self.selected_run_id()  # type: ignore[attr-defined]
-        run = next((r for r in self.prime.state.runs if str(present.field(r, "id", default="")) == run_id), None)  # type: ignore[attr-defined]
+        run = next((r for r in self.prime.state.runs if r.id == run_id), None)  # type: ignore[attr-defined]
         if run is None:
             return
         text = clone_text(run)
         if text is None:
             self.notify("This run has no config to clone (the platform did not return one).", severity="warning")  # type: ignore[attr-defined]
             return
-        open_new_config(self, str(present.field(run, "name", default="") or run_id), text)
+        open_new_config(self, run.name or run_id, text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -13,13 +13,17 @@ from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, clean, plain
-from primetui.viewmodel import present
+from primetui.viewmodel.fmt import fmt_age, fmt_time
+from primetui.viewmodel.volume_view import check_volume_name, check_volume_size, session_blocks_dispatch, session_is_live, session_mode, volume_status_label, volume_usage
 from primetui.ui.columns import fill_table
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.s3_transfers import TransfersPanel, open_transfer_dialog
 from primetui.viewmodel.sizing_hook import size_report
 from primetui.ui.widgets import ConfirmScreen, FormScreen, tone_style, update_static
 from primetui.ui.styles import tcss
+
+if TYPE_CHECKING:
+    from primetui.api.models import Volume, VolumeSession
 
 
 VOLUME_COLUMNS = [("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"),
@@ -88,14 +92,14 @@ class VolumesScreen(DashboardScreen):
         return [self.hub.resource(("volumes", "with-sessions"), self._fetch_volumes, self.sink(self.on_volumes),
                                   interval=self.interval_for())]
 
-    async def _fetch_volumes(self) -> tuple[list[Any], dict[str, list[Any]]]:
-        volumes = present.items(await self.client.list_volumes(), "volumes")
+    async def _fetch_volumes(self) -> tuple[list[Volume], dict[str, list[VolumeSession]]]:
+        volumes: list[Volume] = list(await self.client.list_volumes())
         # Sessions of every volume: the live-session count per row and the loud RW flag need them.
-        sessions: dict[str, list[Any]] = {}
+        sessions: dict[str, list[VolumeSession]] = {}
         for volume in volumes:
-            name = str(present.field(volume, "name"))
+            name = volume.name
             try:
-                sessions[name] = present.items(await self.client.list_sessions(name), "sessions")
+                sessions[name] = list(await self.client.list_sessions(name))
             except Exception:  # noqa: BLE001 - keep the last good list for that volume
                 continue
         return volumes, sessions
@@ -117,7 +121,7 @@ class VolumesScreen(DashboardScreen):
         state.volumes = volumes
         state.volumes_loaded = True
         state.sessions.update(sessions)
-        for gone in set(state.sessions) - {str(present.field(v, "name")) for v in volumes}:
+        for gone in set(state.sessions) - {v.name for v in volumes}:
             state.sessions.pop(gone, None)
         # Kept by hand: the volumes and sessions are the app's shared state (the palette reads
         # them), and each poll is the clock's tick for the sessions' ages. An unchanged table is
@@ -135,8 +139,8 @@ class VolumesScreen(DashboardScreen):
     def any_session_moving(self) -> bool:
         for sessions in self.prime.state.sessions.values():
             for s in sessions:
-                phase = str(present.field(s, "phase", default="")).lower()
-                if present.session_is_live(s) and phase in ("creating", "staging", "syncing", "finalizing"):
+                phase = (s.phase or "").lower()
+                if session_is_live(s) and phase in ("creating", "staging", "syncing", "finalizing"):
                     return True
         return False
 
@@ -155,20 +159,20 @@ class VolumesScreen(DashboardScreen):
         vt = self.query_one("#volumes-table", DataTable)
         rows: list[tuple[str, dict[str, Any]]] = []
         for volume in state.volumes:
-            name = str(present.field(volume, "name"))
-            live = [s for s in state.sessions.get(name, []) if present.session_is_live(s)]
-            live_text = Text(", ".join(f"{present.session_mode(s)}" for s in live) or "-")
-            if any(present.session_blocks_dispatch(s) for s in live):
+            name = volume.name
+            live = [s for s in state.sessions.get(name, []) if session_is_live(s)]
+            live_text = Text(", ".join(f"{session_mode(s)}" for s in live) or "-")
+            if any(session_blocks_dispatch(s) for s in live):
                 live_text.stylize(tone_style(self, "error"))
-            status = str(present.field(volume, "status", default="-"))
+            status = (volume.status or "-")
             rows.append((name, {
                 "name": name,
-                "size": str(present.field(volume, "size", default="-")),
-                "status": Text(clean(present.volume_status_label(status)), style=tone_style(self, "success" if status == "RUNNING" else "warning")),
-                "cluster": str(present.field(volume, "cluster", "cluster_id", "clusterId", default="-")),
-                "created": present.fmt_time(present.field(volume, "created_at", "createdAt")),
+                "size": (volume.size or "-"),
+                "status": Text(clean(volume_status_label(status)), style=tone_style(self, "success" if status == "RUNNING" else "warning")),
+                "cluster": volume.cluster or volume.cluster_id or "-",
+                "created": fmt_time(volume.created_at),
                 "live": live_text,
-                "usage": present.volume_usage(volume),
+                "usage": volume_usage(volume),
             }))
         fill_table(vt, VOLUME_COLUMNS, VOLUME_PRIORITY, rows)
         names = [name for name, _ in rows]
@@ -218,20 +222,20 @@ class VolumesScreen(DashboardScreen):
         sessions = self.prime.state.sessions.get(self.selected, [])
         update_static(title, plain(f"Sessions of {self.selected}  ·  o open read-write · O read-only · s stop · enter shell"))
         for s in sessions:
-            sid = str(present.field(s, "id"))
-            live = present.session_is_live(s)
-            mode = present.session_mode(s)
+            sid = s.id
+            live = session_is_live(s)
+            mode = session_mode(s)
             mode_text = Text(mode, style=tone_style(self, "error") if live and mode == "RW" else "")
-            phase = str(present.field(s, "phase", default="-"))
+            phase = (s.phase or "-")
             rows.append((sid, {
                 "id": sid,
                 "mode": mode_text,
-                "status": Text(clean(present.field(s, "status", default="-")), style="" if live else "dim"),
+                "status": Text(clean(s.status or "-"), style="" if live else "dim"),
                 "phase": Text(clean(phase), style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
-                "progress": self.short_progress(str(present.field(s, "progress", default="") or "-")),
+                "progress": self.short_progress(str((s.progress or "") or "-")),
                 "age": self.session_age(s, live, now),
             }))
-        listed = {str(present.field(s, "id")) for s in sessions}
+        listed = {s.id for s in sessions}
         if self.new_session in listed:
             selected_session, self.new_session = self.new_session, None
         if not sessions:
@@ -242,10 +246,10 @@ class VolumesScreen(DashboardScreen):
 
     def session_age(self, s: Any, live: bool, now) -> Text | str:
         """How old a session is; a stopped one stops counting (dim, frozen when first seen stopped)."""
-        age = present.fmt_age(present.field(s, "created_at", "createdAt"), now)
+        age = fmt_age(s.created_at, now)
         if live:
             return age
-        return Text(self.ended_age.setdefault(str(present.field(s, "id")), age), style="dim")
+        return Text(self.ended_age.setdefault(s.id, age), style="dim")
 
     def short_progress(self, text: str) -> str:
         """The rclone stats line, cut to what fits: at 80 columns the percentage and ETA matter most."""
@@ -260,7 +264,7 @@ class VolumesScreen(DashboardScreen):
     def live_rw_sessions(self) -> list[tuple[str, Any]]:
         out = []
         for name, sessions in self.prime.state.sessions.items():
-            out += [(name, s) for s in sessions if present.session_blocks_dispatch(s)]
+            out += [(name, s) for s in sessions if session_blocks_dispatch(s)]
         return out
 
     def render_rw_flag(self) -> None:
@@ -270,13 +274,13 @@ class VolumesScreen(DashboardScreen):
             flag.remove_class("visible")
             return
         name, s = live[0]
-        phase = present.field(s, "phase", default="live")
+        phase = (s.phase or "live")
         more = f" (+{len(live) - 1} more)" if len(live) > 1 else ""
         if str(phase).lower() in ("syncing", "finalizing"):
-            update_static(flag, plain(f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped."))
+            update_static(flag, plain(f"⚠ READ-WRITE session {s.id} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped."))
         else:
             update_static(flag, plain(
-                f"⚠ READ-WRITE session {present.field(s, 'id')} on {name} is {phase}{more}: it blocks dispatch "
+                f"⚠ READ-WRITE session {s.id} on {name} is {phase}{more}: it blocks dispatch "
                 "until it stops and syncs. Press S to stop it."
             ))
         flag.add_class("visible")
@@ -287,7 +291,7 @@ class VolumesScreen(DashboardScreen):
         if volume is None or not self.size_inputs:
             update_static(helper, "z: size helper (checkpoints × keep_last + dataset vs the volume size)")
             return
-        update_static(helper, plain(size_report(self.size_inputs, str(present.field(volume, "size", default="")))))
+        update_static(helper, plain(size_report(self.size_inputs, (volume.size or ""))))
 
     def selected_session_id(self) -> str | None:
         st = self.query_one("#sessions-table", DataTable)
@@ -303,7 +307,7 @@ class VolumesScreen(DashboardScreen):
         sid = self.selected_session_id()
         if not sid or not self.selected:
             return None
-        return next((s for s in self.prime.state.sessions.get(self.selected, []) if str(present.field(s, "id")) == sid), None)
+        return next((s for s in self.prime.state.sessions.get(self.selected, []) if s.id == sid), None)
 
     @on(DataTable.RowHighlighted, "#volumes-table")
     def volume_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -318,7 +322,7 @@ class VolumesScreen(DashboardScreen):
         if opened is None or opened[0] != self.selected:
             return
         session = next((s for s in self.prime.state.sessions.get(opened[0], [])
-                        if str(present.field(s, "id")) == opened[1]), None)
+                        if s.id == opened[1]), None)
         if session is None:
             self.notify(f"Session {opened[1]} is still starting; enter again once it is listed.", severity="warning")
             return
@@ -335,7 +339,7 @@ class VolumesScreen(DashboardScreen):
     # ---- actions ----------------------------------------------------------------------------
     def action_create(self) -> None:
         def validate(values: dict[str, str]) -> str | None:
-            problem = present.check_volume_name(values["name"]) or present.check_volume_size(values["size"])
+            problem = check_volume_name(values["name"]) or check_volume_size(values["size"])
             if problem:
                 return problem
             if self.prime.state.find_volume(values["name"]) is not None:
@@ -371,10 +375,10 @@ class VolumesScreen(DashboardScreen):
         if volume is None:
             self.notify("Select a volume first.", severity="warning")
             return
-        current = str(present.field(volume, "size", default=""))
+        current = (volume.size or "")
 
         def validate(values: dict[str, str]) -> str | None:
-            return present.check_volume_size(values["size"], current)
+            return check_volume_size(values["size"], current)
 
         name = self.selected
         self.app.push_screen(
@@ -398,7 +402,7 @@ class VolumesScreen(DashboardScreen):
         if not name:
             self.notify("Select a volume first.", severity="warning")
             return
-        runs_on = [r for r in self.prime.state.runs if present.field(r, "volume_name", "volumeName") == name]
+        runs_on = [r for r in self.prime.state.runs if r.volume_name == name]
         body = (
             f"Everything on {name} is deleted for good: datasets, uploaded models, and the checkpoints of "
             f"every run that wrote to it (runs/)"
@@ -436,7 +440,7 @@ class VolumesScreen(DashboardScreen):
             self.notify(message + tip, severity="error", timeout=8)
             return
         self.ok()
-        sid = present.field(session, "id")
+        sid = session.id
         self.new_session = str(sid) if name == self.selected else None  # the table's cursor follows it
         self.just_opened = (name, str(sid))
         self.notify(f"Session {sid} ({mode}) on {name} is starting; enter opens a shell once it is ready, s stops it.")
@@ -447,7 +451,7 @@ class VolumesScreen(DashboardScreen):
         if session is None:
             self.notify("Select a session in the lower table first (tab moves there).", severity="warning")
             return
-        self.do_stop(self.selected or "", str(present.field(session, "id")))
+        self.do_stop(self.selected or "", session.id)
 
     def action_stop_live_rw(self) -> None:
         live = self.live_rw_sessions()
@@ -455,7 +459,7 @@ class VolumesScreen(DashboardScreen):
             self.notify("No live read-write session.")
             return
         name, s = live[0]
-        self.do_stop(name, str(present.field(s, "id")))
+        self.do_stop(name, s.id)
 
     @work(group="volume-action")
     async def do_stop(self, name: str, session_id: str) -> None:
@@ -473,12 +477,12 @@ class VolumesScreen(DashboardScreen):
         if session is None:
             self.notify("Select a session (tab to the sessions table), then press enter.", severity="warning")
             return
-        sid = present.field(session, "id")
-        if not present.session_is_live(session):
+        sid = session.id
+        if not session_is_live(session):
             self.notify(f"Session {sid} is stopped: o opens a new read-write session, O a read-only one.", severity="warning")
             return
-        if str(present.field(session, "phase", default="")).lower() != "ready" and not present.field(session, "ssh_connection", "sshConnection"):
-            self.notify(f"Session {sid} is not ready yet (phase {present.field(session, 'phase', default='?')}).", severity="warning")
+        if (session.phase or "").lower() != "ready" and not session.ssh_connection:
+            self.notify(f"Session {sid} is not ready yet (phase {(session.phase or '?')}).", severity="warning")
             return
         self.prime.open_shell(session)
 

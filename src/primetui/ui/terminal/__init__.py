@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from primetui.ui.terminal.screen import ShellPane, ShellScreen, ShellSpec
     from primetui.ui.terminal.view import TerminalView
+    from primetui.api.models import VolumeSession
+    from primetui.config.settings import Settings
 
 
 def __getattr__(name: str) -> Any:
@@ -46,30 +48,22 @@ _SCREEN_NAME = "primetui-shells"
 _screens: "weakref.WeakKeyDictionary[Any, ShellScreen]" = weakref.WeakKeyDictionary()
 
 
-def _field(obj: Any, *names: str, default: Any = None) -> Any:
-    for name in names:
-        value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
-        if value is not None:
-            return value
-    return default
-
-
-def _is_local(settings: Any, client: Any) -> bool:
-    url = str(_field(settings, "base_url", default="") or _field(client, "base_url", default="") or "")
+def _is_local(settings: Settings | None, client: Any) -> bool:
+    url = (settings.base_url if settings is not None else "") or str(getattr(client, "base_url", "") or "")
     host = url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0]
     return host in ("127.0.0.1", "localhost", "::1")
 
 
-def session_spec(client: Any, session: Any, settings: Any = None, *, direct: bool = False) -> ShellSpec:
+def session_spec(client: Any, session: VolumeSession, settings: Settings | None = None, *, direct: bool = False) -> ShellSpec:
     """The tab for a ready volume session (label, mode, how to connect again)."""
     from primetui.shell import resolve_key_path
     from primetui.shell.term.transport import SessionTransport
     from primetui.ui.terminal.screen import ShellSpec
 
-    volume = str(_field(session, "volume_name", "volumeName", default="?"))
-    sid = str(_field(session, "id", default="?"))
-    read_only = bool(_field(session, "read_only", "readOnly", default=False))
-    key_path = resolve_key_path(_field(settings, "ssh_key_path", default=None), local_platform=_is_local(settings, client))
+    volume = session.volume_name or "?"
+    sid = session.id or "?"
+    read_only = session.read_only
+    key_path = resolve_key_path(settings.ssh_key_path if settings is not None else None, local_platform=_is_local(settings, client))
     label = f"{volume} · {sid} · {'RO' if read_only else 'RW'}"
     return ShellSpec(
         label=label,
@@ -104,7 +98,7 @@ def show_shells(app: Any) -> bool:
     return True
 
 
-def open_shell(app: Any, client: Any, session: Any, settings: Any = None, *, direct: bool = False) -> None:
+def open_shell(app: Any, client: Any, session: VolumeSession, settings: Settings | None = None, *, direct: bool = False) -> None:
     """Open a shell tab on a ready session (or focus its tab if one is open)."""
     spec = session_spec(client, session, settings, direct=direct)
     open_spec(app, spec)
