@@ -55,8 +55,15 @@ async def test_help_is_generated_from_bindings_and_the_keymap_rebinds_by_id(loca
         assert "volumes.stop_live_rw" in screen_text(app)
 
 
-async def test_palette_finds_a_run_by_id_and_opens_it(local_platform):
-    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+@pytest.fixture(scope="module")
+def a_run(local_platform) -> str:
+    """A 2-step run for the tests that only need one listed (a trainer start is seconds of CPU): dispatched once
+    per module, as each of them used to dispatch one of its own, without waiting for it to end."""
+    return asyncio.run(dispatch_walkthrough(local_platform, max_steps=2))
+
+
+async def test_palette_finds_a_run_by_id_and_opens_it(local_platform, a_run):
+    run_id = a_run
     app = make_app(local_platform)
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.state.find_run(run_id) is not None, "runs loaded")
@@ -167,8 +174,8 @@ class Cuttable:
         self.writers.clear()
 
 
-async def test_outage_keeps_last_data_with_a_marker_and_recovers_by_itself(local_platform):
-    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+async def test_outage_keeps_last_data_with_a_marker_and_recovers_by_itself(local_platform, a_run):
+    run_id = a_run
     port = int(local_platform.base_url.rsplit(":", 1)[1])
     proxy = Cuttable(port)
     await proxy.start()
@@ -248,12 +255,12 @@ async def test_first_run_local_choice_uses_the_launcher(local_platform):
         assert app.platform_label == "local platform test"
 
 
-async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platform, tmp_path, monkeypatch):
+async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platform, a_run, tmp_path, monkeypatch):
     monkeypatch.setenv("PRIMETUI_CACHE_DIR", str(tmp_path / "cache"))
     from primetui.config.settings import load_settings as _load
     from primetui.commands.launch import LazyClient
 
-    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+    run_id = a_run
     settings = _load(env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=tmp_path)
     app = record_notifications(PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True))
     async with app.run_test(size=(120, 30)) as pilot:

@@ -56,12 +56,26 @@ async def _deepep(lp: Any) -> tuple[str, str | None, str]:
 CASES = {"bad dataset line": _bad_dataset_line, "unknown eval taskset": _unknown_taskset, "deepep": _deepep}
 
 
+@pytest.fixture(scope="module")
+def ended_runs() -> dict[str, tuple[str, str | None, str]]:
+    """Each case's run, dispatched once and shared by both keys' tests: a run that has ended does not change
+    when a screen opens it, so the second key's test needs no run of its own (a trainer start is seconds of CPU)."""
+    return {}
+
+
+async def _ended_run(lp: Any, case: str, runs: dict[str, tuple[str, str | None, str]]) -> tuple[str, str | None, str]:
+    if case not in runs:
+        run_id, error, config_line = await CASES[case](lp)
+        ending = await wait_status(lp, run_id, {"FAILED", "COMPLETED"}, limit=120)
+        assert ending == ("FAILED" if error else "COMPLETED")
+        runs[case] = run_id, error, config_line
+    return runs[case]
+
+
 @pytest.mark.parametrize("key", ["enter", "exclamation_mark"])
 @pytest.mark.parametrize("case", list(CASES))
-async def test_a_failed_run_opens_with_its_error_config_and_logs(local_platform, case, key):
-    run_id, error, config_line = await CASES[case](local_platform)
-    ending = await wait_status(local_platform, run_id, {"FAILED", "COMPLETED"}, limit=120)
-    assert ending == ("FAILED" if error else "COMPLETED")
+async def test_a_failed_run_opens_with_its_error_config_and_logs(local_platform, ended_runs, case, key):
+    run_id, error, config_line = await _ended_run(local_platform, case, ended_runs)
     app = make_app(local_platform)
     async with app.run_test(size=(160, 44)) as pilot:
         table = app.screen.query_one("#runs-table", DataTable)

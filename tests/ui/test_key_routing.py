@@ -3,6 +3,8 @@ keep their letters, and the dashboard's single-letter keys never fire underneath
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from tests.waiting import input_applied, quiet, until
 from dash_helpers import dispatch_walkthrough, make_app, wait_status
@@ -16,14 +18,25 @@ from primetui.ui.screens.run import RunScreen
 pytestmark = pytest.mark.timeout(120)
 
 
+@pytest.fixture(scope="module")
+def finished_run(local_platform) -> str:
+    """One finished 2-step run for the module: these tests only open it (a trainer start is seconds of CPU)."""
+
+    async def finished() -> str:
+        run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+        await wait_status(local_platform, run_id, {"COMPLETED"})
+        return run_id
+
+    return asyncio.run(finished())
+
+
 def shown_keys(app) -> set[str]:
     return {key for key, ab in app.screen.active_bindings.items() if ab.enabled and ab.binding.show}
 
 
-async def test_logs_tab_takes_slash_and_the_search_keeps_its_letters(local_platform, tmp_path, monkeypatch):
+async def test_logs_tab_takes_slash_and_the_search_keeps_its_letters(local_platform, finished_run, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # where the dashboard's `e` would open ./sft.toml
-    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
-    await wait_status(local_platform, run_id, {"COMPLETED"})
+    run_id = finished_run
     app = make_app(local_platform, run_id=run_id)
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run screen")
@@ -67,12 +80,11 @@ async def test_editor_problems_list_q_asks_first_and_footer_has_no_dashboard_let
         assert path.read_text() == "max_steps = 10\n"
 
 
-async def test_the_run_screen_stays_on_overview_while_its_monitor_tabs_mount(local_platform):
+async def test_the_run_screen_stays_on_overview_while_its_monitor_tabs_mount(local_platform, finished_run):
     # The log pane's own trainer/all strip activates its first tab as it mounts, inside the hidden
     # Logs tab; giving that the keys pulled the whole screen over to Logs (TabbedContent follows
     # focus), so a dispatched run opened on its log instead of its overview.
-    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
-    await wait_status(local_platform, run_id, {"COMPLETED"})
+    run_id = finished_run
     app = make_app(local_platform, run_id=run_id)
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run screen")
