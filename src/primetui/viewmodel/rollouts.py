@@ -425,6 +425,68 @@ def neighbour_step(steps: Sequence[int], current: int | None, delta: int) -> int
     return ordered[max(0, min(len(ordered) - 1, index + delta))]
 
 
+def other_steps(steps: Sequence[int], current: int | None) -> list[int]:
+    """Where to look for the current step's problem: the earlier sample steps nearest first, then the later ones."""
+    ordered = sorted(set(steps))
+    if current is None:
+        return ordered[::-1]
+    return [s for s in reversed(ordered) if s < current] + [s for s in ordered if s > current]
+
+
+@dataclass
+class Hunt:
+    """The search for one problem at the other sample steps, one step's samples read at a time.
+
+    The samples route serves a step, not a problem, so each step is read (page by page) until the
+    problem shows up in it or the step ends; the problems of every step read are remembered
+    (:attr:`ProblemIndex`), so a step is read once however many problems are looked for."""
+
+    problem: int
+    order: list[int]
+    """The steps to look in, in order (:func:`other_steps`)."""
+    position: int = 0
+    """The next step of ``order`` to look in."""
+    looking: int | None = None
+    """The step being read for it now, if any."""
+
+    @property
+    def done(self) -> bool:
+        return self.looking is None and self.position >= len(self.order)
+
+
+class ProblemIndex:
+    """The problem ids of each step whose samples were read whole (a few ints per step, kept for the run)."""
+
+    def __init__(self) -> None:
+        self.by_step: dict[int, frozenset[int]] = {}
+
+    def note(self, held: StepSamples) -> None:
+        if held.complete:
+            self.by_step[held.step] = frozenset(g.problem_id for g in held.groups() if g.problem_id is not None)
+
+    def holds(self, step: int, problem: int) -> bool | None:
+        """Whether ``step`` has ``problem`` (None: the step is not read yet)."""
+        ids = self.by_step.get(step)
+        return None if ids is None else problem in ids
+
+    def steps_with(self, problem: int) -> list[int]:
+        return sorted(s for s, ids in self.by_step.items() if problem in ids)
+
+
+def hunt_next(hunt: Hunt, index: ProblemIndex) -> int | None:
+    """Advance ``hunt`` over the steps already read: the first that holds the problem (returned, the
+    hunt stays past it), else None with ``hunt.position`` at the first step not read yet (or the end)."""
+    while hunt.position < len(hunt.order):
+        step = hunt.order[hunt.position]
+        held = index.holds(step, hunt.problem)
+        if held is None:
+            return None
+        hunt.position += 1
+        if held:
+            return step
+    return None
+
+
 def fmt_num(value: float | None, digits: int = 3) -> str:
     if value is None:
         return "-"
