@@ -161,3 +161,14 @@ def test_a_group_of_equal_rewards_has_no_advantage_at_all():
     assert sum([0.1] * 10) / 10 != 0.1
     assert group_advantages([0.1] * 10) == [0.0] * 10
     assert group_advantages([1.0, 0.0]) == [0.5, -0.5]
+
+
+def test_greedy_sampling_writes_one_text_per_prompt_whatever_the_seed():
+    """Temperature 0 is greedy decoding: a group of one prompt is one text (no signal), as with an LLM.
+    The "random prompt character" was still drawn at random, so greedy groups had a reward spread."""
+    params = init_params()
+    params["pointer"][:, HALLUCINATE] += 5.0  # the most likely action: a random prompt character
+    dists = Dists.of(params, 0.0)
+    texts = {sample(dists, PROMPT, 0.0, None, np.random.default_rng(seed)).text for seed in range(8)}
+    assert len(texts) == 1
+    assert len({sample(Dists.of(params, 1.0), PROMPT, 1.0, None, np.random.default_rng(s)).text for s in range(8)}) > 1

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from primetui.monitor_core.rl_health import SamplePoint
+
 SORTS = ("reward", "advantage", "length", "spread")
 """Orders of the groups (and of the completions inside one): the `s` key cycles through them."""
 
@@ -423,6 +425,23 @@ def neighbour_step(steps: Sequence[int], current: int | None, delta: int) -> int
     else:
         index = ordered.index(current)
     return ordered[max(0, min(len(ordered) - 1, index + delta))]
+
+
+SIMILARITY_MOST = 256
+"""Completions of a step whose answer similarity is measured (evenly spread): the ratio is quadratic in
+the text's length, and a mean over 256 of 1,024 rollouts moves by far less than the flag's threshold."""
+
+
+def sample_point(held: StepSamples) -> SamplePoint | None:
+    """A step's mean reward and its completions' mean similarity to their answer (the diff's ratio);
+    None when no group has an answer (an environment without one) or no completion a reward."""
+    pairs = [(c.reward, c.text, g.answer) for g in held.groups() if g.answer for c in g.completions
+             if c.reward is not None and math.isfinite(c.reward)]
+    if not pairs:
+        return None
+    picked = pairs[:: max(1, math.ceil(len(pairs) / SIMILARITY_MOST))]
+    similarity = sum(match_ratio(parsed_answer(text), answer) for _, text, answer in picked) / len(picked)
+    return SamplePoint(held.step, sum(r for r, _, _ in pairs) / len(pairs), similarity, len(pairs))
 
 
 def other_steps(steps: Sequence[int], current: int | None) -> list[int]:
