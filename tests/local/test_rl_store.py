@@ -159,6 +159,12 @@ def test_rewards_bin_over_zero_to_one_in_ten_bins() -> None:
     assert bins[-1]["binEnd"] == 1.0 and sum(b["count"] for b in bins) == 6
 
 
+def test_a_reward_on_a_bin_edge_counts_in_the_bin_it_starts() -> None:
+    """0.6 / 0.1 is 5.999999999999999 in floats: 0.6 (a common lcs ratio, 3/5) was counted in 0.5-0.6."""
+    counts = [b["count"] for b in histogram("rewards", [0.3, 0.6, 0.7, 0.59])]
+    assert counts == [0, 0, 0, 1, 0, 1, 1, 1, 0, 0]
+
+
 def test_advantages_bin_symmetrically_around_zero() -> None:
     bins = histogram("advantages", [-0.31, 0.0, 0.0, 0.12, 0.3])
     assert bins[0]["binStart"] == -0.35 and bins[-1]["binEnd"] == 0.35  # |max| 0.31 -> 0.35

@@ -44,6 +44,7 @@ def runs(tmp_path_factory):
         "first": tt.rl_example("reverse-text", max_steps=6, ckpt={"interval": 3}),
         "trunc": _truncating(tt.rl_example("reverse-text", max_steps=2, ckpt=None)),
         "unknown": _unknown_taskset(tt.rl_example("reverse-text")),
+        "badsplit": _split(tt.rl_example("reverse-text"), "test[:40]"),
         "onpolicy": _on_policy(tt.rl_example("reverse-text", max_steps=3, ckpt=None)),
         "pause": tt.rl_example("reverse-text", max_steps=100000, ckpt=None),
     }
@@ -78,6 +79,11 @@ def _on_policy(cfg):
 
 def _unknown_taskset(cfg):
     cfg["orchestrator"]["train"]["source"][0]["env"]["taskset"]["id"] = "primeintellect/no-such-env"
+    return cfg
+
+
+def _split(cfg, split):
+    cfg["orchestrator"]["train"]["source"][0]["env"]["taskset"]["dataset_split"] = split
     return cfg
 
 
@@ -200,6 +206,32 @@ def test_sample_rows_have_the_hosted_shape_with_decoded_columns(runs):
     for group in groups.values():  # GRPO: reward minus the group mean, no std
         mean = _mean(r["reward"] for r in group)
         assert all(r["advantage"] == pytest.approx(r["reward"] - mean) for r in group)
+
+
+def _group_means(run_dir: Path, step: int) -> dict[int, float]:
+    groups: dict[int, list[float]] = {}
+    for line in (run_dir / "samples" / f"step_{step:06d}.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        groups.setdefault(row["problem_id"], []).append(row["reward"])
+    return {k: _mean(v) for k, v in groups.items()}
+
+
+def test_the_prompts_of_step_10_come_back_at_step_20_and_score_higher(runs):
+    """The template's dataset_split = "train[:40]" and prime-rl's in-order sampler: 8 prompts a step
+    cycle through 40, so step 20 draws the prompts of step 10 again, and the trained policy does better."""
+    dirs, _, _ = runs
+    run_dir = dirs["example"]
+    at10, at20 = _group_means(run_dir, 10), _group_means(run_dir, 20)
+    assert sorted(at10) == sorted(at20) == list(range(32, 40))
+    assert all(at20[p] > at10[p] + 0.1 for p in at10), (at10, at20)
+
+
+def test_a_split_the_local_corpus_lacks_fails_the_run_saying_which_it_has(runs):
+    dirs, codes, _ = runs
+    assert codes["badsplit"] == 1
+    assert tt.status(dirs["badsplit"])["error"] == (
+        "Source 'reverse-text': Unknown split 'test': the local reverse-text corpus has one split, 'train' "
+        "(slices such as 'train[:40]' work).")
 
 
 def test_distributions_are_the_raw_rewards_and_advantages_of_every_step(runs):

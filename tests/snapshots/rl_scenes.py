@@ -62,6 +62,8 @@ async def prepare(pilot, scene: str) -> None:
         await pilot.press("tab")
         if scene == "rollouts-diff":
             await pilot.press("down", "v")
+        if scene == "rollouts-compare":  # step 20's best problem, and the same problem at step 10
+            await pilot.press("c")
     else:
         pane = app.query_one(DistributionsPane)
         for kind in ("rewards", "advantages"):
@@ -72,7 +74,7 @@ async def prepare(pilot, scene: str) -> None:
     await quiet(pilot)
 
 
-SCENES = {"rollouts": (160, 48), "rollouts-diff": (160, 48), "distributions": (160, 48)}
+SCENES = {"rollouts": (160, 48), "rollouts-diff": (160, 48), "rollouts-compare": (160, 48), "distributions": (160, 48)}
 
 
 async def export(dest: Path) -> None:

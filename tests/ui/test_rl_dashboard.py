@@ -30,7 +30,7 @@ from tests.ui.dash_helpers import make_app, screen_text
 from tests.waiting import input_applied, until
 
 
-def rl_config(lr: float, max_steps: int = 20) -> dict[str, Any]:
+def rl_config(lr: float, max_steps: int = 20, temperature: float | None = None) -> dict[str, Any]:
     """prime-rl's examples/basic/reverse-text/rl.toml as the CLI sends it (research §1.4 a), lr changed."""
     return {
         "max_steps": max_steps, "seq_len": 2048, "model": {"name": "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"},
@@ -40,11 +40,14 @@ def rl_config(lr: float, max_steps: int = 20) -> dict[str, Any]:
                                        "taskset": {"id": "reverse-text"}, "agent": {"harness": {"id": "null"},
                                                                                     "runtime": {"type": "subprocess"}}}}]}},
         "trainer": {"optim": {"lr": lr}}, "ckpt": {}, "inference": {},
-    }
+    } | ({} if temperature is None else {"orchestrator": {
+        "batch_size": 128, "group_size": 16, "renderer": {"name": "prime-qwen3"},
+        "train": {"sampling": {"max_completion_tokens": 128, "temperature": temperature},
+                  "source": [{"name": "reverse-text", "env": {"taskset": {"id": "reverse-text"}}}]}}})
 
 
-def dispatch_rl(c: httpx.Client, name: str, lr: float) -> str:
-    reply = c.post("/training/runs", json={"config": rl_config(lr), "name": name})  # the CLI sends no mode for RL
+def dispatch_rl(c: httpx.Client, name: str, lr: float, **kw: Any) -> str:
+    reply = c.post("/training/runs", json={"config": rl_config(lr, **kw), "name": name})  # the CLI sends no mode for RL
     assert reply.status_code == 200, reply.text
     return reply.json()["runId"]
 
@@ -54,11 +57,13 @@ def runs(local_platform: LocalPlatform) -> Iterator[SimpleNamespace]:
     with http(local_platform) as c:
         healthy = dispatch_rl(c, "rt-rl-healthy", 3e-6)
         hot = dispatch_rl(c, "rt-rl-lr-too-high", 3e-4)
+        # Greedy sampling: a group's 16 completions are one text, so no group carries a signal.
+        greedy = dispatch_rl(c, "rt-rl-greedy", 3e-6, max_steps=3, temperature=0.0)
         sft = dispatch(c, walkthrough_config(local_platform, max_steps=4, name="rt-sft-beside-rl"))
-        for run_id in (healthy, hot, sft):
+        for run_id in (healthy, hot, greedy, sft):
             run = wait_status(c, run_id, timeout=180)
             assert run["status"] == "COMPLETED", run.get("errorMessage")
-    yield SimpleNamespace(healthy=healthy, hot=hot, sft=sft)
+    yield SimpleNamespace(healthy=healthy, hot=hot, greedy=greedy, sft=sft)
 
 
 async def open_run(pilot: Any, app: Any, run_id: str) -> RunScreen:
@@ -109,7 +114,9 @@ async def test_rl_overview_logs_and_charts_follow_the_runs_kind(local_platform, 
         assert rewards[-1] > rewards[0] + 0.3  # reverse-text learns: the reward rises
         solved = charts.charts["solved"].plain_text()
         assert "░ none" in solved and "▓ all" in solved
-        assert screen.links.anomalies == []  # a healthy run raises no flag
+        # Its sample steps measured too (reward against the completions' similarity to the answer)...
+        await until(pilot, lambda: screen.links.detector.sample_steps == [10, 20], "both sample steps measured")
+        assert screen.links.anomalies == []  # ...and a healthy run raises no flag
 
 
 async def test_a_much_too_large_lr_raises_entropy_collapse_on_its_step_and_jumps_to_the_trainer_line(local_platform, runs):
@@ -174,6 +181,19 @@ def run_cli(args: list[str], lp: LocalPlatform, tmp_path: Any) -> subprocess.Com
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
     env.update(HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token)
     return subprocess.run([sys.executable, "-m", "primetui", *args], capture_output=True, text=True, env=env, timeout=180)
+
+
+def test_groups_without_signal_raise_low_trainable_on_the_first_step_and_the_healthy_run_does_not(local_platform, runs,
+                                                                                                   tmp_path):
+    """The orchestrator warns at a trainable share of 10 % or less; greedy sampling gives every group one
+    reward (0/128 trainable), the healthy run's steps are all trainable (128/128)."""
+    done = run_cli(["run", runs.greedy, "--once", "--json"], local_platform, tmp_path)
+    assert done.returncode == 0, done.stderr
+    flags = json.loads(done.stdout)["anomalies"]
+    assert [(a["kind"], a["step"], a["component"]) for a in flags] == [("low_trainable", 1, "orchestrator")], flags
+    assert "only 0/128 traces trainable (0.0%) at step 1" in flags[0]["message"] and "Trainable 0/128" in flags[0]["line"]
+    healthy = json.loads(run_cli(["run", runs.healthy, "--once", "--json"], local_platform, tmp_path).stdout)
+    assert not [a for a in healthy["anomalies"] if a["kind"] == "low_trainable"]
 
 
 def test_run_once_json_carries_the_rl_summary_and_wait_follows_an_rl_run(local_platform, runs, tmp_path):

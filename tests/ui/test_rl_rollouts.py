@@ -179,6 +179,85 @@ async def test_diff_compare_zoom_and_copy(local_platform, rl_run):
     await client.aclose()
 
 
+async def test_the_same_prompt_at_step_10_and_20_side_by_side_shows_it_improved(local_platform, rl_run):
+    """The issue's done-when: open the rollouts at step 20, then the same prompt at step 10, and see
+    both steps' completions of it, the later ones scoring higher."""
+    client = client_of(local_platform)
+    run = await client.get_run(rl_run["id"])
+    at10, at20 = await fetch_step(client, run.id, 10, []), await fetch_step(client, run.id, 20, [])
+    app = PaneApp(lambda: RolloutsPane(client, run))
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = await open_rollouts(pilot, app)
+        await pilot.press("shift+tab")  # the groups have the keys
+        await pilot.press("down", "down")
+        await input_applied(pilot)
+        problem = pane.problem
+        await pilot.press("c")
+        await until(pilot, lambda: pane.compare_step == 10 and pane.cache[10].complete, "step 10 beside step 20")
+        await quiet(pilot)
+        text = screen_text(app)
+        late, early = at20.group(problem), at10.group(problem)
+        assert late.prompt == early.prompt and late.mean > early.mean
+        assert "Step 20" in text and "Step 10" in text and "vs 10" in text
+        assert f"mean {rv.fmt_num(late.mean)}" in text and f"mean {rv.fmt_num(early.mean)}" in text
+        assert "Sampled at steps 10, 20 (of the 2 of 2 sample steps read" in text
+        best = rv.sort_by(early.completions, rv.completion_key("reward"))[0]
+        # step 10's best completion of the prompt (its reward and the start of its text), beside step 20's
+        assert f"{rv.fmt_num(best.reward)} {rv.parsed_answer(best.text)[:8]}" in text
+    await client.aclose()
+
+
+def _rows(step: int, problems: list[int], first: int = 0) -> list[Any]:
+    from primetui.api.rl import sample_rows
+
+    raw = [{"step": step, "problem_id": p, "sample_id": first + i * 2 + k, "reward": 0.1 * step / 10 + 0.01 * k,
+            "advantage": 0.0, "task": {"idx": p, "prompt": f"prompt {p}", "answer": f"{p} tpmorp"},
+            "completion": [{"role": "user", "content": f"prompt {p}"},
+                           {"role": "assistant", "content": f"<reversed_text>{p} at {step}</reversed_text>"}]}
+           for i, p in enumerate(problems) for k in range(2)]
+    return sample_rows(raw, step)[0]
+
+
+async def test_compare_reads_the_other_steps_one_at_a_time_until_one_holds_the_problem():
+    """Step 20 lacks problem 7; c at step 30 reads step 20 (not there), then step 10, and shows step 10
+    from its first page on, before that step is whole. Steps read are remembered: C reads nothing again."""
+    app = PaneApp(lambda: RolloutsPane(None, {"id": "r"}, follow=False))
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(RolloutsPane)
+        pane.set_steps([10, 20, 30])
+        pane.add_page(30, _rows(30, [7, 8, 11]), 6, True)
+        pane.focus()
+        await input_applied(pilot)
+        assert pane.step == 30 and pane.problem in (7, 8, 11)
+        pane.problem = 7
+        await pilot.press("c")
+        await input_applied(pilot)
+        assert pane.hunt.looking == 20 and pane.compare_step is None
+        assert "looking for problem 7 at step 20 (1/2)" in screen_text(app)
+        pane.add_page(20, _rows(20, [8, 9]), 4, True)
+        await input_applied(pilot)
+        assert pane.hunt.looking == 10 and 10 in pane.cache and pane.compare_step is None
+        pane.add_page(10, _rows(10, [7]), 6)  # the first of its pages: the problem is in it
+        await input_applied(pilot)
+        assert pane.compare_step == 10 and pane.hunt.looking is None
+        assert "vs 10" in screen_text(app) and "7 at 10" in screen_text(app)
+        pane.add_page(10, _rows(10, [5, 6], first=2), 6, True)
+        await pilot.press("C")  # no other step holds it: said, and nothing is read again
+        await input_applied(pilot)
+        assert pane.compare_step == 10 and pane.hunt.looking is None
+        assert pane.index.steps_with(7) == [10, 30]
+        await pilot.press("c")
+        await input_applied(pilot)
+        assert pane.compare_step is None and pane.hunt is None
+        pane.problem = 11  # a problem at no other step
+        await pilot.press("c")
+        await input_applied(pilot)
+        assert pane.compare_step is None and pane.hunt is None
+        said = [n.message for n in app._notifications]
+        assert "Problem 11 was not sampled at any of the 2 other sample steps." in said
+        assert "Problem 7 is at no other sample step than 10 besides step 30." in said
+
+
 async def test_distributions_cursor_type_overlay_and_strip(local_platform, rl_run):
     client = client_of(local_platform)
     run = await client.get_run(rl_run["id"])

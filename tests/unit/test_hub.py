@@ -58,6 +58,30 @@ async def test_two_subscribers_share_one_watcher_and_both_see_the_run():
     assert hub.live_keys() == []
 
 
+async def test_a_late_progress_subscriber_gets_the_latest_progress_without_a_new_request():
+    """An RL run's screen follows its progress for the sample steps it measures; the Rollouts tab, shown
+    later, subscribed after the follower's one read and got nothing: no steps, an empty tab."""
+    from primetui.api.followers.rl import ProgressUpdate
+    from primetui.api.models import Progress
+
+    class WithProgress(FakeClient):
+        async def get_progress(self, run_id: str):
+            self._count("get_progress")
+            return Progress.model_validate({"latestStep": 20, "stepsWithSamples": [10, 20], "stepsWithDistributions": []})
+
+    client = WithProgress(status="COMPLETED")
+    hub = FollowerHub(client)
+    first: list[object] = []
+    a = hub.progress("r1", first.append)
+    await wait_for(lambda: any(isinstance(e, ProgressUpdate) for e in first), "the first subscriber's progress")
+    late: list[object] = []
+    b = hub.progress("r1", late.append)
+    assert [e.progress.steps_with_samples for e in late if isinstance(e, ProgressUpdate)] == [[10, 20]]
+    assert client.calls["get_progress"] == 1
+    for sub in (a, b):
+        sub.close()
+
+
 async def test_a_late_metrics_subscriber_gets_every_row_once_without_a_new_request():
     client = FakeClient(status="COMPLETED", steps=5)
     hub = FollowerHub(client)

@@ -159,6 +159,38 @@ def test_length_hacking_reward_up_with_outputs_cut_at_the_cap():
     assert detect(honest) == []
 
 
+def test_reward_rising_while_the_answer_similarity_does_not_is_flagged_at_its_sample_step():
+    from primetui.monitor_core.rl_health import SamplePoint
+
+    hacked = [SamplePoint(30, 0.6, 0.31, 128), SamplePoint(10, 0.3, 0.30, 128), SamplePoint(20, 0.45, 0.305, 128)]
+    found = detect([], samples=hacked)
+    assert [(a.kind, a.step, a.component) for a in found] == [("answer_drift", 20, "orchestrator")]
+    assert "reward rose 0.3 → 0.45 from step 10 to step 20" in found[0].message and found[0].label == "reward without the answer"
+    honest = [SamplePoint(10, 0.3, 0.3, 128), SamplePoint(20, 0.6, 0.58, 128), SamplePoint(30, 0.8, 0.79, 128)]
+    assert detect([], samples=honest) == []
+    flat = [SamplePoint(10, 0.3, 0.3, 128), SamplePoint(20, 0.32, 0.3, 128)]  # no reward rise: nothing to explain
+    assert detect([], samples=flat) == []
+
+
+def test_a_sample_point_is_the_steps_mean_reward_and_the_diff_ratio_to_the_answer():
+    from primetui.api.rl import sample_rows
+    from primetui.viewmodel import rollouts as rv
+
+    def row(i, text, reward, answer="olleh"):
+        return {"step": 10, "problem_id": i // 2, "sample_id": i, "reward": reward,
+                "task": {"idx": i // 2, "prompt": answer[::-1], "answer": answer},
+                "completion": [{"role": "assistant", "content": f"<reversed_text>{text}</reversed_text>"}]}
+
+    held = rv.StepSamples(10)
+    held.add(sample_rows([row(0, "olleh", 1.0), row(1, "xxxxx", 1.0), row(2, "olle", 0.0), row(3, "", 0.0)], 10)[0], 4, True)
+    point = rv.sample_point(held)
+    assert (point.step, point.reward, point.count) == (10, 0.5, 4)
+    assert point.similarity == pytest.approx((1.0 + 0.0 + 8 / 9 + 0.0) / 4)
+    no_answer = rv.StepSamples(10)
+    no_answer.add(sample_rows([{**row(0, "a", 1.0), "task": {"idx": 0, "prompt": "a"}}], 10)[0], 1, True)
+    assert rv.sample_point(no_answer) is None
+
+
 def test_a_healthy_rl_run_raises_nothing_and_sft_rows_skip_the_rl_rules():
     rows = [{"step": s, names.REWARD: 0.2 + 0.03 * s, names.TRUNCATED: 0.01, names.OFF_POLICY_DROPPED: 0, names.ERRORS: 0.0,
              "loss/mean": 0.01} for s in range(1, 21)]

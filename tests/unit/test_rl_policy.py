@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -98,19 +100,57 @@ def test_the_stand_in_description_counts_the_policys_logits():
     assert f"({NUM_PARAMS} logits)" in STANDIN and sum(v.size for v in init_params().values()) == NUM_PARAMS
 
 
-def test_sources_are_drawn_by_ratio_and_each_cycles_through_its_tasks():
+def test_sources_are_drawn_by_ratio_and_each_cycles_through_its_tasks_in_source_order():
+    """prime-rl's TrainSource draws a group's env by ratio; its StandardSampler cycles the taskset in
+    source order (no shuffle), so a task recurs exactly len(tasks) draws later."""
     from primetui.local.trainer.rl.config import Source
     from primetui.local.trainer.rl.rollouts import TaskSampler
 
     a, b = Source("a", "reverse-text", 0, ratio=3.0), Source("b", "reverse-text", 1, ratio=1.0)
     tasks = load("reverse-text")
-    sampler = TaskSampler([a, b], {"a": tasks, "b": tasks}, seed=0)
-    rng = np.random.default_rng(0)
-    picks = [sampler.pick_source(rng).name for _ in range(2000)]
+    sampler = TaskSampler([a, b], {"a": tasks, "b": tasks})
+    picks = [sampler.pick_source().name for _ in range(2000)]
     assert 0.72 < picks.count("a") / len(picks) < 0.78
-    epoch = [sampler.next_task(a).idx for _ in range(len(tasks))]
-    assert sorted(epoch) == list(range(len(tasks))) and epoch != sorted(epoch)  # shuffled, no repeats
-    assert sampler.state() == {"a": len(tasks), "b": 0}
+    first = [sampler.next_task(a).idx for _ in range(len(tasks) + 3)]
+    assert first == list(range(len(tasks))) + [0, 1, 2]
+    state = sampler.state()
+    assert state["envs"] == {"a": {"cursor": len(tasks) + 3}, "b": {"cursor": 0}}
+    again = TaskSampler([a, b], {"a": tasks, "b": tasks})
+    again.load_state(state)
+    assert again.next_task(a).idx == 3 and again.pick_source().name == sampler.pick_source().name
+
+
+def test_a_dataset_split_slice_picks_the_rows_as_load_dataset_does():
+    from primetui.local.trainer.rl.taskset import BadSplit, split_slice
+
+    full = load("reverse-text")
+    assert [t.prompt for t in load("reverse-text", "train", "train[:40]")] == [t.prompt for t in full[:40]]
+    cut = load("reverse-text", "train", "train[10:-5]")
+    assert cut[0].prompt == full[10].prompt and cut[0].idx == 0 and len(cut) == len(full) - 15
+    assert split_slice("train[:10%]", 323) == slice(None, 32)
+    for bad, says in (("test", "Unknown split 'test'"), ("train[:x]", "not a split name"), ("train[5:5]", "selects no rows")):
+        with pytest.raises(BadSplit, match=re.escape(says)):
+            load("reverse-text", "train", bad)
+
+
+def test_the_difficulty_pool_sampler_draws_with_replacement_by_pool_weight():
+    """prime-rl's DifficultyPoolSampler: a task whose latest group mean falls in a pool of weight 0 is
+    never drawn again; unseen tasks weigh 1."""
+    from primetui.local.trainer.rl.config import Curriculum, Source
+    from primetui.local.trainer.rl.rollouts import Episode, TaskSampler
+
+    tasks = load("reverse-text", "train", "train[:4]")
+    src = Source("a", "reverse-text", 0, curriculum=Curriculum(
+        sampler="difficulty_pool", pools={"solved": (1.0, 0.0)}, seed=7))
+    sampler = TaskSampler([src], {"a": tasks})
+    draws = [sampler.next_task(src).idx for _ in range(40)]
+    assert set(draws) == {0, 1, 2, 3} and len(draws) > len(set(draws))  # with replacement
+    sampler.observe([Episode("a", tasks[2], "g", None, 0.9, {}, 0)])  # type: ignore[arg-type]
+    assert 2 not in {sampler.next_task(src).idx for _ in range(200)}
+    state = sampler.state()
+    again = TaskSampler([src], {"a": tasks})
+    again.load_state(state)
+    assert [again.next_task(src).idx for _ in range(20)] == [sampler.next_task(src).idx for _ in range(20)]
 
 
 def test_a_group_of_equal_rewards_has_no_advantage_at_all():
@@ -121,3 +161,14 @@ def test_a_group_of_equal_rewards_has_no_advantage_at_all():
     assert sum([0.1] * 10) / 10 != 0.1
     assert group_advantages([0.1] * 10) == [0.0] * 10
     assert group_advantages([1.0, 0.0]) == [0.5, -0.5]
+
+
+def test_greedy_sampling_writes_one_text_per_prompt_whatever_the_seed():
+    """Temperature 0 is greedy decoding: a group of one prompt is one text (no signal), as with an LLM.
+    The "random prompt character" was still drawn at random, so greedy groups had a reward spread."""
+    params = init_params()
+    params["pointer"][:, HALLUCINATE] += 5.0  # the most likely action: a random prompt character
+    dists = Dists.of(params, 0.0)
+    texts = {sample(dists, PROMPT, 0.0, None, np.random.default_rng(seed)).text for seed in range(8)}
+    assert len(texts) == 1
+    assert len({sample(Dists.of(params, 1.0), PROMPT, 1.0, None, np.random.default_rng(s)).text for s in range(8)}) > 1

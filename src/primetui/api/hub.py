@@ -67,6 +67,7 @@ from primetui.api.followers.rl import (
     DistributionRows,
     DistributionsFollower,
     ProgressFollower,
+    ProgressUpdate,
     SamplePage,
     StepSamplesFollower,
 )
@@ -189,7 +190,7 @@ class _Shared:
 
     def _replay(self) -> list[FollowerEvent]:
         out = list(self.history)
-        for kind in (RunUpdate, TransfersUpdate, StateChanged, PollFailed, Stopped):
+        for kind in (RunUpdate, TransfersUpdate, ProgressUpdate, StateChanged, PollFailed, Stopped):
             if kind in self.latest:
                 out.append(self.latest[kind])
         return out

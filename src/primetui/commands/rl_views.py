@@ -21,30 +21,15 @@ from typing import Any, TextIO
 from primetui.monitor_core.escapes import clean, clean_block
 from primetui.viewmodel import distributions as dv
 from primetui.viewmodel import rollouts as rv
+from primetui.viewmodel.run_data import fetch_step
 
-PAGE_SIZE = 100
-MAX_PAGES = 200
+__all__ = ["NoData", "fetch_step"]
+
 PREVIEW = 100
 
 
 class NoData(Exception):
     """The run has no samples or histograms at the step asked for (one sentence)."""
-
-
-async def fetch_step(client: Any, run_id: str, step: int, notes: list[str]) -> rv.StepSamples:
-    """Every sample of ``step``, page by page (at most ``MAX_PAGES`` pages of ``PAGE_SIZE``)."""
-    held = rv.StepSamples(step)
-    for page in range(1, MAX_PAGES + 1):
-        reply = await client.get_samples(run_id, step, page=page, limit=PAGE_SIZE)
-        notes.extend(reply.notes)
-        held.add(reply.samples, reply.total)
-        last = (len(reply.samples) < PAGE_SIZE or (reply.total_pages is not None and page >= reply.total_pages)
-                or (reply.total is not None and len(held) >= reply.total))
-        if last:
-            held.add([], done=True)
-            return held
-    notes.append(f"step {step}: read the first {MAX_PAGES} pages of samples only")
-    return held
 
 
 def _pick(steps: list[int], wanted: int | None, what: str, run_id: str) -> int:

@@ -110,6 +110,9 @@ class AnomalyThresholds(_Strict):
     """...having risen by this much since the first step..."""
     hack_reward_rise: float = Field(default=0.05, ge=0)
     """...while the mean reward rose by at least this much."""
+    answer_rise: float = Field(default=0.02, ge=0)
+    """RL reward without the answer: flag when the reward rose hack_reward_rise between sample steps while
+    the completions' similarity to the answer rose less than this."""
 
 
 class NotifyPrefs(_Strict):

@@ -41,7 +41,8 @@ def histogram(kind: str, values: Sequence[float]) -> list[dict[str, Any]]:
     width = (hi - lo) / BINS
     counts = [0] * BINS
     for v in values:
-        counts[min(BINS - 1, max(0, int((v - lo) / width)))] += 1
+        # round first: 0.6 / 0.1 is 5.999999999999999, and 0.6 belongs to the bin that starts at 0.6
+        counts[min(BINS - 1, max(0, int(round((v - lo) / width, 9))))] += 1
     bins = []
     for i, count in enumerate(counts):
         start, end = round(lo + i * width, 6), round(lo + (i + 1) * width, 6)

@@ -19,7 +19,8 @@ Kinds (``Anomaly.kind``):
 - ``traceback``, ``oom``, ``nccl``, ``cuda``: such a line in any component's log.
 - ``exited``: a component (or the run) ended with an error.
 - RL runs: ``low_trainable``, ``entropy_collapse``, ``kl_growth``, ``off_policy_drop``,
-  ``length_hacking``, ``env_error`` (:mod:`primetui.monitor_core.rl_health`).
+  ``length_hacking``, ``env_error``, ``answer_drift`` (:mod:`primetui.monitor_core.rl_health`; the
+  last from the sample steps, :meth:`Detector.add_sample_points`).
 
 Each episode is reported once, at the step it starts: points that stay anomalous do not join
 the baseline and do not raise again until the metric is back to normal.
@@ -35,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from primetui.monitor_core.rl_health import RL_KINDS, RL_LABELS, RLHealth
+from primetui.monitor_core.rl_health import RL_KINDS, RL_LABELS, RLHealth, SamplePoint
 
 LOSS_KEY = "loss/mean"
 GRAD_KEY = "optim/grad_norm"
@@ -85,6 +86,8 @@ class Thresholds:
     hack_truncation: float = 0.5
     hack_truncation_rise: float = 0.2
     hack_reward_rise: float = 0.05
+    answer_rise: float = 0.02
+    """RL: the rise of the answer similarity below which a rising reward is flagged (``answer_drift``)."""
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> Thresholds:
@@ -208,6 +211,12 @@ class Detector:
         good = [r for r in rows if isinstance(r.get("step"), (int, float)) and not isinstance(r.get("step"), bool)]
         for row in sorted(good, key=lambda r: r["step"]):
             found += self._row(row)
+        self._extend(found)
+        return found
+
+    def add_sample_points(self, points: Iterable[SamplePoint]) -> list[Anomaly]:
+        """Sample steps' mean reward and answer similarity (an RL run's rollouts); returns new anomalies."""
+        found = [Anomaly(*flag) for p in sorted(points, key=lambda p: p.step) if (flag := self._rl.sample_step(p))]
         self._extend(found)
         return found
 
@@ -405,6 +414,11 @@ class Detector:
                 self.version += 1
 
     @property
+    def sample_steps(self) -> list[int]:
+        """The sample steps measured for ``answer_drift`` so far."""
+        return self._rl.sample_steps
+
+    @property
     def last_step(self) -> int | None:
         return max(self._seen_steps) if self._seen_steps else None
 
@@ -441,10 +455,12 @@ def detect(
     error: str | None = None,
     now: float | None = None,
     thresholds: Thresholds | None = None,
+    samples: Iterable[SamplePoint] = (),
 ) -> list[Anomaly]:
-    """One-shot detection over a whole run (headless): metrics, logs, a stall, a failed exit."""
+    """One-shot detection over a whole run (headless): metrics, logs, sample steps, a stall, a failed exit."""
     det = Detector(thresholds or Thresholds())
     det.add_rows(rows)
+    det.add_sample_points(samples)
     for component, lines in (logs or {}).items():
         det.add_log_lines(component, list(enumerate(lines)))
     if now is not None:

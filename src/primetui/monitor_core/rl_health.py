@@ -17,6 +17,10 @@ way. Each flag names its step and the log line (or metric row) behind it:
 - ``length_hacking``: the reward rises while the truncated share runs high and climbs: outputs
   run to the token cap.
 - ``env_error``: an env server's failed request, a failed trace, or ``has_error`` above zero.
+- ``answer_drift``: at the sample steps, the mean reward rose at least ``hack_reward_rise`` above
+  the first sample step's while the completions' mean character similarity to the answer (the
+  Rollouts diff's ratio) rose less than ``answer_rise``: the reward comes from something other
+  than the answer (reward hacking). Needs samples with an answer; fed by :meth:`RLHealth.sample_step`.
 
 Pure core: no textual, no rich. Episodes are reported once: a flag is raised again only after
 ``window`` steps without the trouble.
@@ -31,7 +35,8 @@ from typing import Any, NamedTuple
 from primetui.monitor_core import rl_metrics as names
 from primetui.monitor_core.rl_lines import orchestrator_step, rl_warning, trainer_step
 
-RL_KINDS = ("low_trainable", "entropy_collapse", "kl_growth", "off_policy_drop", "length_hacking", "env_error")
+RL_KINDS = ("low_trainable", "entropy_collapse", "kl_growth", "off_policy_drop", "length_hacking", "env_error",
+            "answer_drift")
 RL_LABELS = {
     "low_trainable": "few trainable traces",
     "entropy_collapse": "entropy collapse",
@@ -39,7 +44,18 @@ RL_LABELS = {
     "off_policy_drop": "stale episodes dropped",
     "length_hacking": "length hacking",
     "env_error": "env-server error",
+    "answer_drift": "reward without the answer",
 }
+
+
+class SamplePoint(NamedTuple):
+    """One sample step's rollouts in two numbers: their mean reward and mean similarity to the answer."""
+
+    step: int
+    reward: float
+    similarity: float
+    scored: int
+    """How many completions were measured (``count`` is tuple's own method)."""
 
 
 class Flag(NamedTuple):
@@ -75,6 +91,9 @@ class RLHealth:
         self._reward_start: float | None = None
         self._trunc_start: float | None = None
         self._hack_active = False
+        self._first_point: SamplePoint | None = None
+        self._points: dict[int, SamplePoint] = {}
+        self._drift_active = False
 
     # ---- episodes seen as "trouble at step s": raised when none was seen in the last window --------
     def _episode(self, kind: str, step: int | None) -> bool:
@@ -129,6 +148,33 @@ class RLHealth:
         return Flag("length_hacking", step, "orchestrator",
                     f"reward rose {self._reward_start:.3g} → {reward:.3g} while {trunc:.0%} of the outputs were cut at "
                     f"the token cap (from {self._trunc_start:.0%}) at step {step}: the reward may come from length", text)
+
+    # ---- sample steps ------------------------------------------------------------------------
+    @property
+    def sample_steps(self) -> list[int]:
+        return sorted(self._points)
+
+    def sample_step(self, point: SamplePoint) -> Flag | None:
+        """A sample step's mean reward and answer similarity (each step once; in any order)."""
+        if point.step in self._points or point.scored <= 0:
+            return None
+        self._points[point.step] = point
+        first = min(self._points.values(), key=lambda p: p.step)
+        if point.step == first.step:
+            return None
+        th = self.th
+        drift = (point.reward - first.reward >= th.hack_reward_rise
+                 and point.similarity - first.similarity < th.answer_rise)
+        if not drift:
+            self._drift_active = False
+            return None
+        if self._drift_active:
+            return None
+        self._drift_active = True
+        return Flag("answer_drift", point.step, "orchestrator",
+                    f"reward rose {first.reward:.3g} → {point.reward:.3g} from step {first.step} to step {point.step} "
+                    f"while the completions' similarity to the answer went {first.similarity:.3g} → "
+                    f"{point.similarity:.3g}: the reward may not come from the answer (see the rollouts)")
 
     # ---- log lines ---------------------------------------------------------------------------
     def line(self, component: str, index: int | None, text: str, step: int | None) -> Flag | None:

@@ -126,7 +126,8 @@ gpus_per_node = 8
 '''
 
 
-# prime-rl examples/basic/reverse-text/rl.toml @ 559b44772 (the canonical 2-GPU RL run).
+# prime-rl examples/basic/reverse-text/rl.toml @ 559b44772 (the canonical 2-GPU RL run), with one
+# line added: dataset_split = "train[:40]", so the sample steps 10 and 20 hold the same 8 prompts.
 RL_REVERSE_TEXT = '''max_steps = 20
 seq_len = 2048
 
@@ -149,6 +150,8 @@ name = "reverse-text"
 
 [orchestrator.train.source.env.taskset]
 id = "reverse-text"
+# The first 40 prompts: tasks are drawn in order, 8 a step, so the prompts of step 10 come back at 20.
+dataset_split = "train[:40]"
 
 [orchestrator.train.source.env.agent.harness]
 id = "null"

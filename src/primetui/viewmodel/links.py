@@ -72,6 +72,11 @@ class StepLinks:
         for fn in self._line_listeners:
             fn(component, lines)
 
+    def samples_measured(self, points: list[Any]) -> None:
+        """Sample steps' mean reward and answer similarity (``SamplePoint``): the ``answer_drift`` flag."""
+        if self.detector.add_sample_points(points):
+            self._anomalies_changed()
+
     def check_stall(self, now: float, status: str | None) -> None:
         if self.detector.check_stall(now, status):
             self._anomalies_changed()

@@ -22,6 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from primetui.monitor_core.rl_health import SamplePoint
+
 SORTS = ("reward", "advantage", "length", "spread")
 """Orders of the groups (and of the completions inside one): the `s` key cycles through them."""
 
@@ -423,6 +425,85 @@ def neighbour_step(steps: Sequence[int], current: int | None, delta: int) -> int
     else:
         index = ordered.index(current)
     return ordered[max(0, min(len(ordered) - 1, index + delta))]
+
+
+SIMILARITY_MOST = 256
+"""Completions of a step whose answer similarity is measured (evenly spread): the ratio is quadratic in
+the text's length, and a mean over 256 of 1,024 rollouts moves by far less than the flag's threshold."""
+
+
+def sample_point(held: StepSamples) -> SamplePoint | None:
+    """A step's mean reward and its completions' mean similarity to their answer (the diff's ratio);
+    None when no group has an answer (an environment without one) or no completion a reward."""
+    pairs = [(c.reward, c.text, g.answer) for g in held.groups() if g.answer for c in g.completions
+             if c.reward is not None and math.isfinite(c.reward)]
+    if not pairs:
+        return None
+    picked = pairs[:: max(1, math.ceil(len(pairs) / SIMILARITY_MOST))]
+    similarity = sum(match_ratio(parsed_answer(text), answer) for _, text, answer in picked) / len(picked)
+    return SamplePoint(held.step, sum(r for r, _, _ in pairs) / len(pairs), similarity, len(pairs))
+
+
+def other_steps(steps: Sequence[int], current: int | None) -> list[int]:
+    """Where to look for the current step's problem: the earlier sample steps nearest first, then the later ones."""
+    ordered = sorted(set(steps))
+    if current is None:
+        return ordered[::-1]
+    return [s for s in reversed(ordered) if s < current] + [s for s in ordered if s > current]
+
+
+@dataclass
+class Hunt:
+    """The search for one problem at the other sample steps, one step's samples read at a time.
+
+    The samples route serves a step, not a problem, so each step is read (page by page) until the
+    problem shows up in it or the step ends; the problems of every step read are remembered
+    (:attr:`ProblemIndex`), so a step is read once however many problems are looked for."""
+
+    problem: int
+    order: list[int]
+    """The steps to look in, in order (:func:`other_steps`)."""
+    position: int = 0
+    """The next step of ``order`` to look in."""
+    looking: int | None = None
+    """The step being read for it now, if any."""
+
+    @property
+    def done(self) -> bool:
+        return self.looking is None and self.position >= len(self.order)
+
+
+class ProblemIndex:
+    """The problem ids of each step whose samples were read whole (a few ints per step, kept for the run)."""
+
+    def __init__(self) -> None:
+        self.by_step: dict[int, frozenset[int]] = {}
+
+    def note(self, held: StepSamples) -> None:
+        if held.complete:
+            self.by_step[held.step] = frozenset(g.problem_id for g in held.groups() if g.problem_id is not None)
+
+    def holds(self, step: int, problem: int) -> bool | None:
+        """Whether ``step`` has ``problem`` (None: the step is not read yet)."""
+        ids = self.by_step.get(step)
+        return None if ids is None else problem in ids
+
+    def steps_with(self, problem: int | None) -> list[int]:
+        return sorted(s for s, ids in self.by_step.items() if problem in ids)
+
+
+def hunt_next(hunt: Hunt, index: ProblemIndex) -> int | None:
+    """Advance ``hunt`` over the steps already read: the first that holds the problem (returned, the
+    hunt stays past it), else None with ``hunt.position`` at the first step not read yet (or the end)."""
+    while hunt.position < len(hunt.order):
+        step = hunt.order[hunt.position]
+        held = index.holds(step, hunt.problem)
+        if held is None:
+            return None
+        hunt.position += 1
+        if held:
+            return step
+    return None
 
 
 def fmt_num(value: float | None, digits: int = 3) -> str:

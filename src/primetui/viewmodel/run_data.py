@@ -19,11 +19,14 @@ from primetui.api.plainrun import Run
 from primetui.monitor_core.anomalies import Anomaly, Thresholds, detect
 from primetui.monitor_core.compare import summarize
 from primetui.monitor_core.rl import RL, run_kind
+from primetui.monitor_core.rl_health import SamplePoint
 from primetui.monitor_core.rl_metrics import normalise
 from primetui.monitor_core.finalloss import FinalLoss, final_loss_of_rows, with_nan_loss
 from primetui.sft.diff import config_diff
 from primetui.viewmodel.progress import RunProgress
 from primetui.viewmodel.run_rows import run_elapsed, run_row
+
+from primetui.viewmodel import rollouts as rv
 
 if TYPE_CHECKING:
     from primetui.api.models import LogsResponse, MetricsResponse
@@ -82,11 +85,69 @@ def trainer_lines(logs: Mapping[str, Iterable[str]]) -> list[str]:
     return [line for key, lines in logs.items() if key == "trainer" or key.startswith("trainer-") for line in lines]
 
 
+SAMPLES_PAGE = 100
+SAMPLES_MAX_PAGES = 200
+SAMPLE_STEPS_READ = 8
+"""Sample steps read for the answer-similarity flag (the first, the last, evenly between): a step of
+1,024 rollouts is megabytes, and the flag compares the first sample step with the later ones."""
+
+
+async def fetch_step(client: Any, run_id: str, step: int, notes: list[str]) -> rv.StepSamples:
+    """Every sample of ``step``, page by page (at most ``SAMPLES_MAX_PAGES`` pages of ``SAMPLES_PAGE``)."""
+    held = rv.StepSamples(step)
+    for page in range(1, SAMPLES_MAX_PAGES + 1):
+        reply = await client.get_samples(run_id, step, page=page, limit=SAMPLES_PAGE)
+        notes.extend(reply.notes)
+        held.add(reply.samples, reply.total)
+        last = (len(reply.samples) < SAMPLES_PAGE or (reply.total_pages is not None and page >= reply.total_pages)
+                or (reply.total is not None and len(held) >= reply.total))
+        if last:
+            held.add([], done=True)
+            return held
+    notes.append(f"step {step}: read the first {SAMPLES_MAX_PAGES} pages of samples only")
+    return held
+
+
+async def sample_point_of(client: Any, run_id: str, step: int) -> SamplePoint | None:
+    """One sample step's mean reward and answer similarity; its rows are dropped once measured."""
+    import asyncio
+
+    held = await fetch_step(client, run_id, step, [])
+    return await asyncio.to_thread(rv.sample_point, held)
+
+
+def sample_steps_to_read(steps: Iterable[int]) -> list[int]:
+    from primetui.api.followers.rl import strip_steps
+
+    return strip_steps(list(steps), SAMPLE_STEPS_READ)
+
+
+async def sample_points(client: Any, run: Run) -> list[SamplePoint]:
+    """An RL run's sample steps as points (one step read at a time); [] for SFT, or when they cannot be read."""
+    from primetui.api.errors import PrimeAPIError
+
+    if run_kind(run) != RL:
+        return []
+    run_id = run.id
+    out: list[SamplePoint] = []
+    try:
+        progress = await client.get_progress(run_id)
+        for step in sample_steps_to_read(progress.steps_with_samples):
+            point = await sample_point_of(client, run_id, step)
+            if point is not None:
+                out.append(point)
+    except PrimeAPIError:  # the samples are a bonus here: the run's other anomalies still print
+        return out
+    return out
+
+
 async def run_anomalies(client: Any, run: Run, rows: Iterable[Mapping[str, Any]], now: float,
                         logs: Mapping[str, list[str]] | None = None) -> list[Anomaly]:
     if logs is None:
         logs = await fetch_logs(client, run)
-    return detect(list(rows), logs, status=run.status, error=run.error_message, now=now, thresholds=thresholds())
+    points = await sample_points(client, run)
+    return detect(list(rows), logs, status=run.status, error=run.error_message, now=now, thresholds=thresholds(),
+                  samples=points)
 
 
 async def run_verdict(client: Any, run: Run, now: float) -> tuple[FinalLoss | None, list[Anomaly]]:

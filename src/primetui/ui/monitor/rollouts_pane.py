@@ -9,7 +9,11 @@ Keys (ids ``monitor.rollouts.*``): ``[``/``]`` previous/next step, ``f`` follow 
 ``s`` sort (reward, advantage, length, spread), ``r`` reverse, ``/`` search completions
 (``n``/``N`` next/previous match), ``t``/``b`` top-k/bottom-k of the step, ``g`` back to the
 groups, ``v`` diff against the answer, ``c`` the same problem at another step side by side
-(``C`` picks another step), ``y`` copy the sample as JSON.
+(``C`` the next step that has it), ``y`` copy the sample as JSON.
+
+The samples route serves one step at a time, so ``c`` reads the other sample steps one by one
+(nearest earlier first, then later), each page by page, until one holds the problem; the problems of
+every step read are remembered, so no step is read twice for it and no two steps at once.
 """
 
 from __future__ import annotations
@@ -79,7 +83,7 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         Binding("g", "groups", "Groups", show=False, id="monitor.rollouts.groups"),
         Binding("v", "diff", "Diff", id="monitor.rollouts.diff"),
         Binding("c", "compare", "Compare step", id="monitor.rollouts.compare"),
-        Binding("C", "compare_other", "Compare other step", show=False, id="monitor.rollouts.compare_other"),
+        Binding("C", "compare_other", "Next step with it", show=False, id="monitor.rollouts.compare_other"),
         Binding("y", "copy_sample", "Copy JSON", id="monitor.rollouts.copy"),
         Binding("z", "zoom", "Zoom text", id="monitor.rollouts.zoom"),
         Binding("escape", "cancel", "Cancel", show=False, id="monitor.rollouts.cancel"),
@@ -121,6 +125,8 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         self.search_text = ""
         self.diff = False
         self.compare_step: int | None = None
+        self.hunt: rv.Hunt | None = None
+        self.index = rv.ProblemIndex()
         self.cache: dict[int, rv.StepSamples] = {}
         self._subs: dict[int, Any] = {}
         self._progress_sub: Any = None
@@ -234,10 +240,13 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         if held is None:
             held = self.cache[step] = rv.StepSamples(step)
         held.add(samples, total, done)
+        self.index.note(held)
         if step == self.step:
             self.render_all()
         elif step == self.compare_step:
             self.render_detail()
+        if self.hunt is not None and self.hunt.looking == step:
+            self._hunt_page(held)
 
     # ---- what is shown ---------------------------------------------------------------------------
     @property
@@ -282,6 +291,9 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         parts.append(f"{self.sort} {'↓' if self.descending else '↑'}")
         if self.compare_step is not None:
             parts.append(f"vs {self.compare_step}")
+        if self.hunt is not None and self.hunt.looking is not None:
+            h = self.hunt
+            parts.append(f"looking for problem {h.problem} at step {h.looking} ({h.position + 1}/{len(h.order)})")
         if self.error:
             parts.append(self.error)
         return parts
@@ -397,13 +409,22 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         grid.add_column(ratio=1)
         grid.add_row(Text(f"Step {self.step}", style="bold"), Text(f"Step {self.compare_step}", style="bold"))
         grid.add_row(self._side(group), self._side(theirs, other))
-        return RichGroup(Text.assemble(("Problem ", "bold"), plain(str(group.problem_id)), "  ", plain(_one_line(group.prompt, 70))), grid)
+        head = Text.assemble(("Problem ", "bold"), plain(str(group.problem_id)), "  ", plain(_one_line(group.prompt, 70)))
+        return RichGroup(head, self._where(group.problem_id), grid)
+
+    def _where(self, problem: int | None) -> Text:
+        """The sample steps found to hold the problem, among those read so far."""
+        at = self.index.steps_with(problem)
+        read = len([s for s in self.steps if s in self.index.by_step])
+        found = ", ".join(str(s) for s in at) if at else "none"
+        return Text(f"Sampled at steps {found} (of the {read} of {len(self.steps)} sample steps read; C: the next)",
+                    style="dim")
 
     def _side(self, group: rv.Group | None, held: rv.StepSamples | None = None) -> Any:
         if group is None:
             if held is not None and not held.complete:
                 return Text("loading…", style="dim")
-            return Text("This problem has no samples at that step; C tries another step.", style="dim")
+            return Text("This problem was not sampled at that step; c twice looks for it at the others.", style="dim")
         out = Text()
         out.append(f"mean {rv.fmt_num(group.mean)} spread {rv.fmt_num(group.spread)}"
                    + (" · no signal" if group.no_signal else "") + "\n", style="bold")
@@ -533,6 +554,7 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
     def action_groups(self) -> None:
         self.mode = "groups"
         self.compare_step = None
+        self.hunt = None
         self.sample_id = None
         self.render_all()
 
@@ -541,31 +563,78 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         self.render_detail()
 
     def action_compare(self) -> None:
-        if self.compare_step is not None:
+        """The highlighted problem at another sample step, side by side (again: back to one step)."""
+        if self.compare_step is not None or self.hunt is not None:
             self.compare_step = None
+            self.hunt = None
             self.render_detail()
             self.render_status()
             return
-        earlier = [s for s in self.steps if self.step is not None and s < self.step]
-        later = [s for s in self.steps if self.step is not None and s > self.step]
-        self._compare_with(earlier[-1] if earlier else (later[0] if later else None))
-
-    def action_compare_other(self) -> None:
-        others = [s for s in self.steps if s != self.step]
-        if not others:
-            self.app.bell()
-            return
-        current = self.compare_step if self.compare_step in others else None
-        index = (others.index(current) - 1) % len(others) if current is not None else len(others) - 1
-        self._compare_with(others[index])
-
-    def _compare_with(self, step: int | None) -> None:
-        if step is None or step == self.step:
-            others = [s for s in self.steps if s != self.step]
-            step = others[-1] if others else None
-        if step is None:
+        group = self.group() if self.mode == "groups" else None
+        c = self.completion()
+        problem = group.problem_id if group is not None else (c.problem_id if c is not None else None)
+        if problem is None or not [s for s in self.steps if s != self.step]:
             self.notify("There is no other step with samples to compare with yet.", severity="warning")
             return
+        self.hunt = rv.Hunt(problem, rv.other_steps(self.steps, self.step))
+        self._hunt_on()
+
+    def action_compare_other(self) -> None:
+        """The next sample step (in the hunt's order, round again at its end) that holds the problem."""
+        hunt = self.hunt
+        if hunt is None:
+            self.action_compare()
+            return
+        if hunt.looking is not None:
+            self.app.bell()
+            return
+        if hunt.done:
+            hunt.position = 0
+        self._hunt_on()
+
+    def _hunt_on(self) -> None:
+        """Look in the steps already read; read the first one that is not (its pages come to add_page)."""
+        hunt = self.hunt
+        assert hunt is not None
+        found = rv.hunt_next(hunt, self.index)
+        if found is not None and found == self.compare_step:
+            self._hunt_on()  # already beside it: on to the next
+            return
+        if found is not None:
+            self._compare_with(found)
+            return
+        if hunt.position < len(hunt.order):
+            hunt.looking = hunt.order[hunt.position]
+            self._ensure(hunt.looking)
+            held = self.cache.get(hunt.looking)
+            self.render_status()
+            if held is not None and len(held):
+                self._hunt_page(held)
+            return
+        others = [s for s in self.index.steps_with(hunt.problem) if s != self.step]
+        if not others:
+            self.notify(f"Problem {hunt.problem} was not sampled at any of the {len(hunt.order)} other sample steps.",
+                        severity="warning")
+            self.hunt = None
+        else:
+            self.notify(f"Problem {hunt.problem} is at no other sample step than {', '.join(map(str, others))} "
+                        f"besides step {self.step}.")
+        self.render_status()
+
+    def _hunt_page(self, held: rv.StepSamples) -> None:
+        """A page of the step being looked in has landed: show it as soon as it holds the problem."""
+        hunt = self.hunt
+        assert hunt is not None
+        if held.group(hunt.problem) is not None:
+            hunt.looking = None
+            hunt.position += 1
+            self._compare_with(held.step)
+        elif held.complete:
+            hunt.looking = None
+            hunt.position += 1
+            self._hunt_on()
+
+    def _compare_with(self, step: int) -> None:
         self.compare_step = step
         self._ensure(step)
         self.render_detail()

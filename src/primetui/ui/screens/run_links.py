@@ -51,6 +51,8 @@ class RunLinksMixin:
 
     links: StepLinks | None = None
     pending_jump: bool = False  # open at the first anomaly's cause once one is found (runs list "!")
+    _sample_sub: Any = None  # an RL run's progress, for the sample steps measured for answer_drift
+    _sample_steps: set[int] | None = None  # the sample steps measured or being measured
 
     def make_links(self) -> StepLinks:
         self.links = StepLinks(thresholds_of(getattr(self.app, "prefs", None)))
@@ -90,13 +92,56 @@ class RunLinksMixin:
     def attach_pane(self, widget: Any) -> None:
         from primetui.ui.monitor import ChartsPane, LogsPane
 
+        from primetui.ui.monitor.rollouts_pane import RolloutsPane
+
         links = self.links or self.make_links()
-        if isinstance(widget, LogsPane):
+        if isinstance(widget, RolloutsPane):
+            self._measure_samples()
+        elif isinstance(widget, LogsPane):
             widget.links = links
             links.logs = widget
         elif isinstance(widget, ChartsPane):
             widget.links = links
             links.add_charts(widget)
+
+    # ---- an RL run's sample steps: reward against answer similarity ----------------------------
+    def _measure_samples(self) -> None:
+        """Follow the run's sample steps and measure each (the first, the last, evenly between; one
+        step read at a time, page by page) for the ``answer_drift`` flag."""
+        if self._sample_sub is not None or getattr(self, "client", None) is None:
+            return
+        self._sample_steps = set()
+        self._sample_sub = self.hub.progress(self.run_id, self.sink(self._on_sample_steps))  # type: ignore[attr-defined]
+
+    def _on_sample_steps(self, event: Any) -> None:
+        from primetui.api.followers.rl import ProgressUpdate
+        from primetui.viewmodel.run_data import sample_steps_to_read
+
+        if not isinstance(event, ProgressUpdate) or self._sample_steps is None:
+            return
+        steps = list(event.progress.steps_with_samples)
+        wanted = [s for s in sample_steps_to_read(steps) + steps[-1:] if s not in self._sample_steps]
+        if wanted:
+            self._sample_steps.update(wanted)
+            self.run_worker(self._read_points(sorted(set(wanted))), group="rl-sample-health")  # type: ignore[attr-defined]
+
+    async def _read_points(self, steps: list[int]) -> None:
+        from primetui.api.errors import PrimeAPIError
+        from primetui.viewmodel.run_data import sample_point_of
+
+        for step in steps:
+            try:
+                point = await sample_point_of(self.client, self.run_id, step)  # type: ignore[attr-defined]
+            except PrimeAPIError:
+                self._sample_steps.discard(step)  # type: ignore[union-attr]  # tried again on the next update
+                continue
+            if point is not None and self.links is not None and self.is_mounted:  # type: ignore[attr-defined]
+                self.links.samples_measured([point])
+
+    def on_unmount(self) -> None:
+        if self._sample_sub is not None:
+            self._sample_sub.close()
+            self._sample_sub = None
 
     def links_poll(self) -> None:
         if self.links is None or self.run is None:
@@ -200,12 +245,26 @@ class RunLinksMixin:
         self.links.jump_to(anomaly)
         tabs = self.query_one("#run-tabs", TabbedContent)
         target = "tab-logs" if anomaly.line_index is not None else "tab-charts"
+        if anomaly.kind == "answer_drift" and self._show_rollouts(anomaly.step):
+            target = "tab-rollouts"
         try:
             tabs.active = target
         except Exception:  # noqa: BLE001 - no monitor panes installed
             return
         self._focus_pane(target, anomaly.component)
         self.notify(f"{anomaly.label} at step {anomaly.step if anomaly.step is not None else '-'}: {neutralise(anomaly.message)}", timeout=6)
+
+    def _show_rollouts(self, step: int | None) -> bool:
+        """The Rollouts tab at ``step`` (the rollouts behind an ``answer_drift`` flag); False without one."""
+        from primetui.ui.monitor.rollouts_pane import RolloutsPane
+
+        panes = list(self.query(RolloutsPane))  # type: ignore[attr-defined]
+        if not panes:
+            return False
+        if step is not None:
+            panes[0].following = False
+            panes[0].show_step(step)
+        return True
 
     def _focus_pane(self, target: str, component: str | None = None) -> None:
         """Focus follows the jump (a focused widget in another tab would pull that tab back)."""
@@ -218,6 +277,11 @@ class RunLinksMixin:
                 tab.view.focus()
         elif target == "tab-charts" and links.feeder is not None:
             links.feeder.focus()
+        elif target == "tab-rollouts":
+            from primetui.ui.monitor.rollouts_pane import RolloutsPane
+
+            for pane in self.query(RolloutsPane):  # type: ignore[attr-defined]
+                pane.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id != "run-anomalies" or self.links is None:

@@ -31,6 +31,20 @@ class Sampling:
     max_completion_tokens: int | None = None
 
 
+DEFAULT_POOLS = {"hard": (0.25, 0.2), "normal": (0.75, 1.0), "easy": (1.0, 0.2)}
+"""prime-rl's ``default_difficulty_pools``: name -> (inclusive max reward, per-task weight)."""
+
+
+@dataclass
+class Curriculum:
+    """``[…train.source.curriculum]``: the task sampler and the admission gates (prime-rl's CurriculumConfig)."""
+
+    sampler: str = "standard"  # standard | difficulty_pool
+    pools: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_POOLS))
+    seed: int = 42
+    gates: dict[str, tuple[float, float]] = field(default_factory=dict)  # name -> (reject_min, reject_max)
+
+
 @dataclass
 class Source:
     name: str
@@ -41,6 +55,8 @@ class Source:
     sampling: Sampling = field(default_factory=Sampling)
     num_examples: int = -1  # eval only
     interval: int = 100  # eval only
+    dataset_split: str = "train"  # the taskset's own knob (env.taskset.dataset_split)
+    curriculum: Curriculum = field(default_factory=lambda: Curriculum())  # train only
 
 
 @dataclass
@@ -85,11 +101,25 @@ def _sampling(shared: dict[str, Any], own: dict[str, Any]) -> Sampling:
                     max_completion_tokens=int(tokens) if tokens is not None else None)
 
 
+def _curriculum(raw: dict[str, Any]) -> Curriculum:
+    sampler = _table(raw.get("sampler"))
+    out = Curriculum(sampler=str(sampler.get("type", "standard")), seed=int(sampler.get("seed", 42)))
+    if "pools" in sampler:
+        out.pools = {str(k): (float(_table(v).get("threshold", 1.0)), float(_table(v).get("weight", 0.0)))
+                     for k, v in _table(sampler["pools"]).items()}
+    out.gates = {str(k): (float(_table(v).get("reject_min", 0.0)), float(_table(v).get("reject_max", 0.0)))
+                 for k, v in _table(raw.get("gates")).items()}
+    return out
+
+
 def _source(raw: dict[str, Any], index: int, sampling: dict[str, Any], defaults: dict[str, Any]) -> Source:
     taskset = _taskset_id(raw.get("env"))
+    knobs = _table(_table(raw.get("env")).get("taskset"))
     src = Source(name=str(raw.get("name") or taskset), taskset=taskset, index=index,
                  ratio=float(raw.get("ratio", 1.0)),
-                 sampling=_sampling(sampling, _table(raw.get("sampling"))))
+                 sampling=_sampling(sampling, _table(raw.get("sampling"))),
+                 dataset_split=str(knobs.get("dataset_split") or "train"),
+                 curriculum=_curriculum(_table(raw.get("curriculum"))))
     for key in ("group_size", "num_examples", "interval"):
         setattr(src, key, int(raw.get(key, defaults.get(key, getattr(src, key)))))
     return src

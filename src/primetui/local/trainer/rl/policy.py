@@ -101,17 +101,19 @@ def sample(dists: Dists, prompt: str, temperature: float, max_tokens: int | None
     t = np.arange(n)
     buckets = np.minimum(BUCKETS - 1, (BUCKETS * t) // max(1, size))
     actions = _choose(dists.pointer[buckets], rng.random(n), greedy)
-    body = _write(prompt, t, actions, rng)
+    body = _write(prompt, t, actions, None if greedy else rng)
     return _finish(body, wrapped, delta, buckets, actions, max_tokens)
 
 
-def _write(prompt: str, t: np.ndarray, actions: np.ndarray, rng: np.random.Generator) -> str:
+def _write(prompt: str, t: np.ndarray, actions: np.ndarray, rng: np.random.Generator | None) -> str:
+    """The body's characters; a "random prompt character" is drawn with ``rng``, or (greedy: None) is the
+    first prompt character, so greedy decoding writes one text for one prompt, as an LLM's does."""
     size = len(prompt)
     chars = np.frombuffer(prompt.encode("utf-8", "replace"), dtype=np.uint8) if prompt.isascii() else None
     if chars is None:  # non-ASCII prompt: index characters, not bytes
         chars = np.array([ord(c) for c in prompt])
     source = (size - 1 - t) + OFFSETS[np.minimum(actions, len(OFFSETS) - 1)]
-    random_pick = rng.integers(0, size, len(t))
+    random_pick = rng.integers(0, size, len(t)) if rng is not None else np.zeros(len(t), dtype=int)
     copy = (actions != HALLUCINATE) & (source >= 0) & (source < size)
     index = np.where(copy, np.clip(source, 0, size - 1), random_pick)
     return "".join(map(chr, chars[index]))

@@ -7,6 +7,7 @@ mean reward, no std normalisation.
 
 from __future__ import annotations
 
+import random
 import time
 import uuid
 from collections.abc import Callable
@@ -82,37 +83,105 @@ def group_advantages(rewards: list[float]) -> list[float]:
     return [r - mean for r in rewards]
 
 
-class TaskSampler:
-    """Cycles through each source's tasks in a shuffled order (reshuffled each epoch), by ratio."""
+class StandardSampler:
+    """prime-rl's default ``StandardSampler``: the taskset's tasks in source order, cycled (no shuffle,
+    no replacement within a pass; a task comes back after ``len(tasks)`` draws)."""
 
-    def __init__(self, sources: list[Source], tasks: dict[str, list[Task]], seed: int) -> None:
-        self.sources = sources
+    def __init__(self, tasks: list[Task]) -> None:
         self.tasks = tasks
-        self.seed = seed
-        self.cursors = {s.name: 0 for s in sources}
-        total = sum(s.ratio for s in sources)
-        self.weights = np.array([s.ratio / total for s in sources])
+        self.cursor = 0
 
-    def pick_source(self, rng: np.random.Generator) -> Source:
+    def next(self) -> Task:
+        task = self.tasks[self.cursor % len(self.tasks)]
+        self.cursor += 1
+        return task
+
+    def observe(self, group: list[Episode]) -> None:
+        """The standard sampler learns nothing from results."""
+
+    def state(self) -> dict[str, Any]:
+        return {"cursor": self.cursor}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.cursor = int(state.get("cursor", 0))
+
+
+class DifficultyPoolSampler:
+    """prime-rl's ``DifficultyPoolSampler``: draws with replacement, each task weighted by the pool its
+    latest group mean reward falls in (a pool's threshold is its inclusive max reward; the last pool
+    catches the rest); a task not yet seen weighs 1."""
+
+    def __init__(self, tasks: list[Task], pools: dict[str, tuple[float, float]], seed: int) -> None:
+        self.tasks = tasks
+        self.pools = sorted(pools.values())
+        self.rng = random.Random(seed)
+        self.rewards: dict[int, float] = {}
+
+    def weight(self, task: Task) -> float:
+        score = self.rewards.get(task.idx)
+        if score is None:
+            return 1.0
+        return next((w for threshold, w in self.pools if score <= threshold), self.pools[-1][1])
+
+    def next(self) -> Task:
+        weights = [self.weight(t) for t in self.tasks]
+        if not any(weights):
+            raise RuntimeError("DifficultyPoolSampler has no tasks in a pool with positive weight")
+        return self.rng.choices(self.tasks, weights=weights, k=1)[0]
+
+    def observe(self, group: list[Episode]) -> None:
+        self.rewards[group[0].task.idx] = sum(e.reward for e in group) / len(group)
+
+    def state(self) -> dict[str, Any]:
+        version, internal, gauss = self.rng.getstate()
+        return {"rng": [version, list(internal), gauss], "task_rewards": {str(k): v for k, v in self.rewards.items()}}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        if "rng" in state:
+            version, internal, gauss = state["rng"]
+            self.rng.setstate((version, tuple(internal), gauss))
+        self.rewards = {int(k): float(v) for k, v in (state.get("task_rewards") or {}).items()}
+
+
+def task_sampler(source: Source, tasks: list[Task]) -> StandardSampler | DifficultyPoolSampler:
+    cur = source.curriculum
+    if cur.sampler == "difficulty_pool":
+        return DifficultyPoolSampler(tasks, cur.pools, cur.seed)
+    return StandardSampler(tasks)
+
+
+class TaskSampler:
+    """prime-rl's ``TrainSource``: each group's source drawn by ``ratio`` (``random.Random(42)``), and
+    each source's task from its curriculum's sampler (the standard one unless the source sets one)."""
+
+    def __init__(self, sources: list[Source], tasks: dict[str, list[Task]], seed: int = 0) -> None:
+        self.sources = sources
+        self.samplers = {s.name: task_sampler(s, tasks[s.name]) for s in sources}
+        self.rng = random.Random(42)
+        self.weights = [s.ratio for s in sources]
+
+    def pick_source(self) -> Source:
         if len(self.sources) == 1:
             return self.sources[0]
-        return self.sources[int(rng.choice(len(self.sources), p=self.weights))]
+        return self.rng.choices(self.sources, weights=self.weights, k=1)[0]
 
     def next_task(self, source: Source) -> Task:
-        tasks = self.tasks[source.name]
-        cursor = self.cursors[source.name]
-        epoch, pos = divmod(cursor, len(tasks))
-        order = np.random.default_rng([self.seed, source.index, epoch]).permutation(len(tasks))
-        self.cursors[source.name] = cursor + 1
-        return tasks[int(order[pos])]
+        return self.samplers[source.name].next()
 
-    def state(self) -> dict[str, int]:
-        return dict(self.cursors)
+    def observe(self, group: list[Episode]) -> None:
+        self.samplers[group[0].env_name].observe(group)
 
-    def load_state(self, state: dict[str, int]) -> None:
-        for name, cursor in state.items():
-            if name in self.cursors:
-                self.cursors[name] = int(cursor)
+    def state(self) -> dict[str, Any]:
+        version, internal, gauss = self.rng.getstate()
+        return {"rng": [version, list(internal), gauss], "envs": {k: v.state() for k, v in self.samplers.items()}}
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        if "rng" in state:
+            version, internal, gauss = state["rng"]
+            self.rng.setstate((version, tuple(internal), gauss))
+        for name, own in (state.get("envs") or {}).items():
+            if name in self.samplers:
+                self.samplers[name].load_state(own)
 
 
 @dataclass
@@ -128,10 +197,11 @@ def collect_batch(sampler: TaskSampler, policy: Callable[[Source], Dists], versi
     episodes: list[Episode] = []
     tokens = 0
     while (tokens < token_budget) if token_budget else (len(episodes) < rollouts):
-        source = sampler.pick_source(rng)
+        source = sampler.pick_source()
         if on_progress is not None:
             on_progress(episodes, source)  # the group is dispatched: its rollouts are in flight
         group = run_group(sampler.next_task(source), source, source.group_size, policy(source), version, rng)
+        sampler.observe(group)
         episodes += group
         tokens += sum(e.num_input_tokens + e.num_output_tokens for e in group)
     return Batch(episodes, time.perf_counter() - start)

@@ -35,7 +35,7 @@ from primetui.local.trainer.rl.loss import StepResult, policy_gradient
 from primetui.local.trainer.rl.metrics import eval_metrics, train_metrics
 from primetui.local.trainer.rl.policy import NUM_PARAMS, Dists, init_params
 from primetui.local.trainer.rl.rollouts import Batch, Episode, TaskSampler, collect_batch, eval_examples, run_group
-from primetui.local.trainer.rl.taskset import is_local, load, unknown_taskset_message
+from primetui.local.trainer.rl.taskset import BadSplit, is_local, load, unknown_taskset_message
 from primetui.local.trainer.files import JsonlAppender
 from primetui.local.trainer.scheduler import Scheduler
 
@@ -105,8 +105,8 @@ class RLTrainer(Trainer):
         self._check_sources(cfg)
         self.comps = RLComponents.start(self.files, cfg, self.trainer_comp, self.log)
         self._announce(model)
-        self.tasks = {s.name: load(s.taskset, "train") for s in cfg.sources}
-        self.eval_tasks = {s.name: eval_examples(load(s.taskset, "eval"), s.num_examples)
+        self.tasks = {s.name: load(s.taskset, "train", s.dataset_split) for s in cfg.sources}
+        self.eval_tasks = {s.name: eval_examples(load(s.taskset, "eval", s.dataset_split), s.num_examples)
                            for s in (cfg.eval.sources if cfg.eval else [])}
         self.comps.envs_ready(self.tasks, self.eval_tasks)
         self.policy = Policy(init_params(), init_params())
@@ -129,6 +129,10 @@ class RLTrainer(Trainer):
         for s in cfg.all_sources:
             if not is_local(s.taskset):
                 raise RunFailure(unknown_taskset_message(s.taskset, s.name))
+            try:
+                load(s.taskset, "train" if s in cfg.sources else "eval", s.dataset_split)
+            except BadSplit as e:
+                raise RunFailure(f"Source '{s.name}': {e}") from None
 
     def _announce(self, model: str) -> None:
         cfg, log = self.cfg, self.log
@@ -173,7 +177,10 @@ class RLTrainer(Trainer):
             self.progress = Progress(int(pr.get("step", 0)), int(pr.get("total_tokens", 0)),
                                      int(pr.get("total_samples", 0)), int(pr.get("total_problems", 0)))
         if not (skip and skip.skip_dataloader):
-            self.sampler.load_state(state.dataloader.get("cursors", {}))
+            loader = state.dataloader
+            # A checkpoint of an older local run holds only the standard samplers' cursors.
+            self.sampler.load_state(loader.get("sampler") or {"envs": {k: {"cursor": v} for k, v in
+                                                                        (loader.get("cursors") or {}).items()}})
 
     # -- loop ----------------------------------------------------------------------------------------
     def _loop(self, resumed: bool) -> int:
@@ -354,7 +361,7 @@ class RLTrainer(Trainer):
             params={k: v.astype(np.float64) for k, v in self.policy.arrays().items()},
             optim_arrays=self.opt.state_arrays(), optim_t=self.opt.t,
             scheduler={"type": self.cfg.scheduler.type, "last_step": step, "lr": self.sched.lr_at(step)},
-            progress=self.progress.as_dict(), dataloader={"cursors": self.sampler.state()})
+            progress=self.progress.as_dict(), dataloader={"sampler": self.sampler.state()})
         path, size = ckpt_mod.save(self.ckpt_root, step, state)
         self.files.log_checkpoint(step, path, size)
         if self.cfg.ckpt is not None:
