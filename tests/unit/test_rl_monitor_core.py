@@ -184,7 +184,7 @@ def test_a_sample_point_is_the_steps_mean_reward_and_the_diff_ratio_to_the_answe
     held = rv.StepSamples(10)
     held.add(sample_rows([row(0, "olleh", 1.0), row(1, "xxxxx", 1.0), row(2, "olle", 0.0), row(3, "", 0.0)], 10)[0], 4, True)
     point = rv.sample_point(held)
-    assert (point.step, point.reward, point.count) == (10, 0.5, 4)
+    assert (point.step, point.reward, point.scored) == (10, 0.5, 4)
     assert point.similarity == pytest.approx((1.0 + 0.0 + 8 / 9 + 0.0) / 4)
     no_answer = rv.StepSamples(10)
     no_answer.add(sample_rows([{**row(0, "a", 1.0), "task": {"idx": 0, "prompt": "a"}}], 10)[0], 1, True)
