@@ -91,6 +91,7 @@ async def test_stop_before_ready_cleans_up_and_read_only_never_blocks_writers(da
 async def test_a_dropped_link_is_reported_not_hung(data_dir, tmp_path):
     import asyncssh
 
+    from primetui.api.models import VolumeSession
     from primetui.local.sessions.routes import to_wire
     from primetui.shell import ConnectionDropped, SessionStopped, open_session_connection, open_shell
 
@@ -104,7 +105,8 @@ async def test_a_dropped_link_is_reported_not_hung(data_dir, tmp_path):
     try:
         rec = manager.create("vol", read_only=True)
         await _wait(rec, {"ready"})
-        conn = await open_session_connection(to_wire(manager, rec), key_path)  # through the gateway
+        # through the gateway, with the session as the client reads it (the wire model)
+        conn = await open_session_connection(VolumeSession.model_validate(to_wire(manager, rec)), key_path)
         proc = await open_shell(conn, "xterm-256color", 80, 24)
         await proc.read()
         await manager.gateway.close()  # the network path goes away under the shell

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Input
 from primetui.ui.widgets import FormScreen
 
 from primetui.ui.screens.run_checkpoints import best_eval_checkpoint, resume_text
+from tests.runs import wire_run
 from tests.waiting import until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -26,8 +27,8 @@ def test_the_checkpoint_nearest_the_best_eval_is_the_one_marked():
 
 
 def test_resume_text_points_resume_dir_at_the_step_and_drops_step_and_name():
-    run = {"id": "abc", "name": "lr-lr=1e-4", "runConfig": {"name": "lr-lr=1e-4", "max_steps": 20,
-                                                              "resume": {"step": 5}, "optim": {"lr": 1e-4}}}
+    run = wire_run(id="abc", name="lr-lr=1e-4", runConfig={"name": "lr-lr=1e-4", "max_steps": 20,
+                                                           "resume": {"step": 5}, "optim": {"lr": 1e-4}})
     config = tomllib.loads(resume_text(run, 10))
     assert config["resume"] == {"dir": "/volume/runs/abc/checkpoints/step_10"}
     assert "name" not in config and config["optim"]["lr"] == 1e-4

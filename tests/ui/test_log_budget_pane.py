@@ -6,9 +6,10 @@ from __future__ import annotations
 from primetui.config.prefs import Prefs
 from primetui.ui.monitor import LogsPane
 from tests.ui.monitor_helpers import PaneApp, screen_text
+from tests.runs import wire_run
 from tests.waiting import input_applied, until
 
-RUN = {"id": "run-budget", "status": "RUNNING", "runConfig": {}}
+RUN = wire_run(id="run-budget", status="RUNNING", runConfig={})
 LINES = 20_000
 
 

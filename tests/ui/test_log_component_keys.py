@@ -9,9 +9,10 @@ from textual.widgets import TabbedContent
 from primetui.ui.monitor import LogsPane
 from primetui.ui.screens.help import HelpScreen
 from tests.ui.monitor_helpers import PaneApp
+from tests.runs import wire_run
 from tests.waiting import until
 
-EVAL_RUN = {"id": "run-eval", "status": "RUNNING", "runConfig": {"eval": {"source": [{"name": "reverse-text"}]}}}
+EVAL_RUN = wire_run(id="run-eval", status="RUNNING", runConfig={"eval": {"source": [{"name": "reverse-text"}]}})
 
 
 async def test_greater_and_less_than_switch_components_from_inside_a_log():

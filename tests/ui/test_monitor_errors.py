@@ -6,6 +6,7 @@ import socket
 
 from primetui.api.client import PrimeClient
 from primetui.ui.monitor import ChartsPane, LogsPane
+from tests.runs import wire_run
 from tests.waiting import until
 from tests.ui.monitor_helpers import PaneApp, screen_text
 
@@ -20,7 +21,7 @@ def _dead_port() -> int:
 
 async def test_a_dead_platform_is_reported_in_the_log_and_chart_status_lines():
     client = PrimeClient(f"http://127.0.0.1:{_dead_port()}", "token", timeout=2.0)
-    run = {"id": "gone", "status": "RUNNING", "runConfig": {}}
+    run = wire_run(id="gone", status="RUNNING", runConfig={})
 
     class Both(PaneApp):
         def compose(self):

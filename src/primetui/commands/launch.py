@@ -20,7 +20,11 @@ def _with(settings: Any, **changes: Any) -> Any:
         return dataclasses.replace(settings, **changes)
     if hasattr(settings, "model_copy"):
         return settings.model_copy(update=changes)
-    data = dict(vars(settings)) if settings is not None else {}
+    if settings is None:  # no settings read (a library caller): the local platform's own, typed
+        from primetui.config.settings import Settings
+
+        return Settings(**changes)
+    data = dict(vars(settings))
     data.update(changes)
     return SimpleNamespace(**data)
 
