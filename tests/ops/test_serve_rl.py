@@ -32,7 +32,16 @@ def test_the_rl_tabs_in_the_browser(local_platform, tmp_path):
             page.keyboard.type(run["id"])
             page.keyboard.press("Enter")  # keep the filter: the one run is left, highlighted
             wait_for(page, screen, "1 shown")
-            page.keyboard.press("Enter")  # open it
+            # open it: the first Enter can still reach the filter field when the browser sends it before the
+            # field's submit has moved the focus to the list (then it submits the filter again); press
+            # until the run screen is up, a few seconds apart, within the usual bound
+            for _attempt in range(12):
+                page.keyboard.press("Enter")
+                try:
+                    wait_for(page, screen, f"Run {run['name']}", timeout=5.0)
+                    break
+                except AssertionError:
+                    continue
             wait_for(page, screen, f"Run {run['name']}")
             wait_for(page, screen, "Distributions")
             page.keyboard.press("6")

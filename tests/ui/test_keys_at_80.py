@@ -30,7 +30,9 @@ async def test_the_volumes_footer_shows_browse_at_80x24(local_platform):
 
 
 async def test_f1_on_compare_lists_compares_own_keys(local_platform):
-    ids = local_platform.insert_runs(["keys-a", "keys-b"])
+    # stopped, not completed: a completed run with no metrics would read as a list still loading to
+    # other tests on this shared platform (tests/e2e/test_runs_poll_bytes.py waits for every loss)
+    ids = local_platform.insert_runs(["keys-a", "keys-b"], status="STOPPED")
     app = make_app(local_platform)
     async with app.run_test(size=(80, 24)) as pilot:
         await app.push_screen(CompareScreen(ids))
