@@ -14,20 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 POLL = 0.05
-"""The longest step between two looks at a condition; the first looks come sooner (:func:`_steps`)."""
-
-
-def _steps() -> Iterator[float]:
-    """The sleeps between looks: 5, 10, 20 and 40 ms, then ``POLL`` for good. Most conditions hold within
-    a few tens of milliseconds (a key handled, a screen pushed), so the early looks save most of a step
-    each time; a long wait still looks only 20 times a second."""
-    yield from (0.005, 0.01, 0.02, 0.04)
-    while True:
-        yield POLL
 
 
 def _screen_composed(app: Any) -> bool:
@@ -40,41 +30,27 @@ def _screen_composed(app: Any) -> bool:
 
 async def until(pilot: Any, cond: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
     """Let the app behind ``pilot`` run until ``cond()`` is truthy, with the active screen composed
-    (so ``isinstance(app.screen, X)`` is followed by queries that find X's widgets); return the value.
-
-    Between looks the app simply runs (its own loop, timers and workers), for :func:`_steps`. Once
-    ``cond()`` holds, every widget of the screen handles the messages queued so far before this
-    returns, so what the test looks at next has caught up with the state ``cond`` saw. (Draining
-    every widget's queue at each look instead cost a screen's worth of callbacks 20 times a second:
-    about 9 ms of CPU per look on a run screen, most of a Pilot test's own CPU while it waited.)"""
+    (so ``isinstance(app.screen, X)`` is followed by queries that find X's widgets); return the value."""
     end = time.monotonic() + timeout
-    steps = _steps()
     while True:
         value = cond()
         if value and _screen_composed(pilot.app):
-            await _settled(pilot, timeout)
             return value
         if time.monotonic() > end:
             raise AssertionError(f"gave up after {timeout:g} s waiting for: {what}")
-        await asyncio.sleep(next(steps))
-
-
-async def _settled(pilot: Any, timeout: float) -> None:
-    """Every widget of the active screen has handled the messages queued so far (Pilot's own drain)."""
-    await pilot._wait_for_screen(timeout)  # noqa: SLF001 - Textual's own "queues drained" wait
+        await pilot.pause(POLL)
 
 
 async def wait_for(cond: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
     """Like :func:`until`, without an app: ``cond`` is polled on the running event loop."""
     end = time.monotonic() + timeout
-    steps = _steps()
     while True:
         value = cond()
         if value:
             return value
         if time.monotonic() > end:
             raise AssertionError(f"gave up after {timeout:g} s waiting for: {what}")
-        await asyncio.sleep(next(steps))
+        await asyncio.sleep(POLL)
 
 
 async def eventually(fetch: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
@@ -92,14 +68,13 @@ async def eventually(fetch: Callable[[], Any], what: str, timeout: float = 60.0)
 def wait_for_sync(cond: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
     """:func:`wait_for` for synchronous tests (polling a subprocess or a file)."""
     end = time.monotonic() + timeout
-    steps = _steps()
     while True:
         value = cond()
         if value:
             return value
         if time.monotonic() > end:
             raise AssertionError(f"gave up after {timeout:g} s waiting for: {what}")
-        time.sleep(next(steps))
+        time.sleep(POLL)
 
 
 async def input_applied(pilot: Any, timeout: float = 60.0) -> None:
@@ -123,12 +98,7 @@ async def input_applied(pilot: Any, timeout: float = 60.0) -> None:
         hop([focused, *focused.ancestors])
 
     app.call_later(start)
-    try:  # the last hop sets ``done``: no need to poll for it
-        await asyncio.wait_for(done.wait(), timeout)
-    except TimeoutError:
-        raise AssertionError(f"gave up after {timeout:g} s waiting for: the app and the focused widget's chain "
-                             "to handle every key sent") from None
-    await until(pilot, lambda: True, "the screen the keys led to, composed", timeout)
+    await until(pilot, done.is_set, "the app and the focused widget's chain to handle every key sent", timeout)
 
 
 async def quiet(pilot: Any, timeout: float = 60.0, *, workers: bool = False) -> None:
