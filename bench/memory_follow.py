@@ -29,12 +29,12 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from first_frame import env_for  # noqa: E402
+from idle import running_run  # noqa: E402
 from ptyapp import PtyApp  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,18 +49,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS"):
             return int(line.split()[1]) / 1024
     raise RuntimeError(f"no VmRSS for {pid}")
-
-
-async def running_run(lp) -> str:
-    from primetui.api.client import PrimeClient
-
-    cfg = tomllib.loads((Path(lp.data_dir) / "sft.toml").read_text())
-    cfg["max_steps"] = 100_000
-    async with PrimeClient(lp.base_url, lp.token) as c:
-        run_id = (await c.create_run(cfg, volume="research")).run_id
-        while (await c.get_run(run_id)).status != "RUNNING":
-            await asyncio.sleep(0.3)
-    return run_id
 
 
 async def stop_run(lp, run_id: str) -> None:
