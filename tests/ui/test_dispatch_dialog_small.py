@@ -34,7 +34,8 @@ async def test_a_failed_preflight_shows_its_cross_line_on_a_small_terminal(tmp_p
         assert screen.query_one("#volumes", OptionList).has_focus
         assert "tab to the volumes" not in screen.query_one("#run-name", Input).placeholder
         await pick_volume(pilot, screen, "research")
-        await until(pilot, lambda: "✗ Model" in visible_text(app) and "✗ Config" in visible_text(app), "both ✗ lines on screen")
+        await until(pilot, lambda: "✗ Model" in visible_text(app) and "✗ Config" in visible_text(app), "both ✗ lines on screen",
+                        timeout=120)  # the pre-flight asks the platform: a bound on a hang under load
         status = str(screen.query_one("#dispatch-status", Static).render())
         assert status.startswith("✗ Model, Config: fix the ✗ line(s) at the top"), status
 
