@@ -86,36 +86,13 @@ async def test_a_failed_get_stops_its_progress_bar(tmp_path, monkeypatch) -> Non
         assert "%" not in text(dialog, "transfer-stats")
 
 
-async def test_stop_dialog_says_one_thing_once_stopped() -> None:
+async def stop_dialog_lines(platform: Platform) -> tuple[list[str], list[tuple[str, str]]]:
+    """Stop session vs_1 through the dialog until it closes itself: its result, and every (phase, hint)
+    pair it showed on the way."""
     app = App()
     async with app.run_test(size=(90, 20)) as pilot:
         results: list[str] = []
-        dialog = StopSessionScreen(Platform(), "research", "vs_1", poll=0.01)
-        await app.push_screen(dialog, results.append)
-        seen: list[tuple[str, str]] = []
-
-        def look() -> bool:
-            if dialog.is_attached and dialog.query("#stop-hint"):
-                seen.append((text(dialog, "stop-phase"), text(dialog, "stop-hint")))
-            return bool(results)
-
-        await until(pilot, look, 'look')
-        assert results == ["stopped"]
-        final = [hint for phase, hint in seen if "stopped; your changes are saved" in phase]
-        assert final and all("until it says stopped" not in hint for hint in final), final
-
-
-class ReadOnlyPlatform(Platform):
-    async def get_session(self, volume: str, session_id: str):
-        return SimpleNamespace(id=session_id, phase="stopped", status="STOPPED", progress=None, read_only=True)
-
-
-async def test_stopping_a_read_only_session_does_not_say_changes_were_saved() -> None:
-    """Issue 41, finding 11: it said "your changes are saved" of a session that could change nothing."""
-    app = App()
-    async with app.run_test(size=(90, 20)) as pilot:
-        results: list[str] = []
-        dialog = StopSessionScreen(ReadOnlyPlatform(), "research", "vs_1", poll=0.01)
+        dialog = StopSessionScreen(platform, "research", "vs_1", poll=0.01)
         await app.push_screen(dialog, results.append)
         seen: list[tuple[str, str]] = []
 
@@ -125,6 +102,24 @@ async def test_stopping_a_read_only_session_does_not_say_changes_were_saved() ->
             return bool(results)
 
         await until(pilot, look, "the dialog closes itself once stopped")
-        assert results == ["stopped"]
-        assert ("Session vs_1 stopped; it was read-only, so research is unchanged.", "This closes by itself.") in seen
-        assert not [pair for pair in seen if "changes are saved" in pair[0]], seen
+    return results, seen
+
+
+async def test_stop_dialog_says_one_thing_once_stopped() -> None:
+    results, seen = await stop_dialog_lines(Platform())
+    assert results == ["stopped"]
+    final = [hint for phase, hint in seen if "stopped; your changes are saved" in phase]
+    assert final and all("until it says stopped" not in hint for hint in final), final
+
+
+class ReadOnlyPlatform(Platform):
+    async def get_session(self, volume: str, session_id: str):
+        return SimpleNamespace(id=session_id, phase="stopped", status="STOPPED", progress=None, read_only=True)
+
+
+async def test_stopping_a_read_only_session_does_not_say_changes_were_saved() -> None:
+    """Issue 41, finding 11: it said "your changes are saved" of a session that could change nothing."""
+    results, seen = await stop_dialog_lines(ReadOnlyPlatform())
+    assert results == ["stopped"]
+    assert ("Session vs_1 stopped; it was read-only, so research is unchanged.", "This closes by itself.") in seen
+    assert not [pair for pair in seen if "changes are saved" in pair[0]], seen
