@@ -95,7 +95,7 @@ def fmt(result: dict[str, object]) -> str:
     keys = result["keys"]
     ms = [1000 * t for _, t in keys]  # type: ignore[union-attr]
     each = ", ".join(f"`{k}` {1000 * t:.0f}" for k, t in keys)  # type: ignore[union-attr]
-    return (f"| {result['label']} | {result['load']:.1f} s | {statistics.median(ms):.0f} / {max(ms):.0f} ms | {each} |")
+    return f"| {result['label']} | {result['load']:.1f} s | {statistics.median(ms):.0f} / {max(ms):.0f} ms | {each} |"
 
 
 def main() -> None:
@@ -127,12 +127,17 @@ def main() -> None:
                 except RuntimeError as exc:  # a list of one page never says every run is loaded
                     print(f"--ab: {str(exc).splitlines()[0]}")
     load_end = os.getloadavg()
-    lines = ["| Runs on the platform | All loaded after | Key to screen, median / worst | Each key (ms) |",
-             "|---|---|---|---|", *[fmt(r) for r in results]]
+    lines = [
+        "| Runs on the platform | All loaded after | Key to screen, median / worst | Each key (ms) |",
+        "|---|---|---|---|",
+        *[fmt(r) for r in results],
+    ]
     sweep = ", ".join(f"{r['label']}: {'all 6' if r.get('sweep') else 'NOT all 6'}" for r in results if "sweep" in r)
     cores = os.cpu_count()
-    notes = [f"Sweep prefix filter finds: {sweep}.",
-             f"{cores} cores, load average {load_start[0]:.2f} at the start, {load_end[0]:.2f} at the end."]
+    notes = [
+        f"Sweep prefix filter finds: {sweep}.",
+        f"{cores} cores, load average {load_start[0]:.2f} at the start, {load_end[0]:.2f} at the end.",
+    ]
     table = "\n".join(lines + [""] + notes)
     print(table)
     if args.write:

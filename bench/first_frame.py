@@ -80,18 +80,26 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def time_dashboard(env: dict[str, str], run_ids: list[str], sock: str, cache_dir: str, exe: Path | None = None) -> tuple[float, float]:
+def time_dashboard(
+    env: dict[str, str], run_ids: list[str], sock: str, cache_dir: str, exe: Path | None = None
+) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the dashboard process) until the runs list shows a run id."""
     env = dict(env, PRIMETUI_CACHE_DIR=cache_dir)
-    exports = " ".join(f"{k}='{v}'" for k, v in env.items() if k.startswith(("PRIME", "HOME", "TERM", "PATH", "PYTHONPYCACHEPREFIX")))
-    unset = "" if "PYTHONDONTWRITEBYTECODE" in env else "-u PYTHONDONTWRITEBYTECODE "  # the tmux server has the bench's env
+    exports = " ".join(
+        f"{k}='{v}'" for k, v in env.items() if k.startswith(("PRIME", "HOME", "TERM", "PATH", "PYTHONPYCACHEPREFIX"))
+    )
+    unset = (
+        "" if "PYTHONDONTWRITEBYTECODE" in env else "-u PYTHONDONTWRITEBYTECODE "
+    )  # the tmux server has the bench's env
     cmd = f"exec env {unset}{exports} {exe or BIN / 'primetui'} runs"
     start = time.perf_counter()
     subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-s", "ff", "-x", "120", "-y", "36", cmd], check=True)
     pid = 0
     try:
         while True:
-            screen = subprocess.run(["tmux", "-L", sock, "capture-pane", "-p", "-t", "ff"], capture_output=True, text=True).stdout
+            screen = subprocess.run(
+                ["tmux", "-L", sock, "capture-pane", "-p", "-t", "ff"], capture_output=True, text=True
+            ).stdout
             if any(r in screen for r in run_ids):
                 elapsed = time.perf_counter() - start
                 if not pid:
@@ -107,7 +115,9 @@ def time_dashboard(env: dict[str, str], run_ids: list[str], sock: str, cache_dir
 
 
 def pane_pid(sock: str) -> int:
-    out = subprocess.run(["tmux", "-L", sock, "display-message", "-p", "-t", "ff", "#{pane_pid}"], capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["tmux", "-L", sock, "display-message", "-p", "-t", "ff", "#{pane_pid}"], capture_output=True, text=True
+    ).stdout
     return int(out.strip()) if out.strip().isdigit() else 0
 
 
@@ -142,15 +152,26 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--write", action="store_true")
-    parser.add_argument("--baseline", type=Path, default=None, metavar="PRIMETUI",
-                        help="another build's primetui executable, timed in the same rounds (A/B)")
-    parser.add_argument("--keep-bytecode", action="store_true",
-                        help="run every program with its bytecode kept in one fresh PYTHONPYCACHEPREFIX (filled by the "
-                             "warm-up), as on a machine where Python writes .pyc files (default: the environment's "
-                             "bytecode settings and each install's __pycache__ as they are)")
-    parser.add_argument("--no-bytecode", action="store_true",
-                        help="run every program with no bytecode at all (an empty PYTHONPYCACHEPREFIX that is never "
-                             "written): each start compiles every module, as the first start of a fresh install")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="PRIMETUI",
+        help="another build's primetui executable, timed in the same rounds (A/B)",
+    )
+    parser.add_argument(
+        "--keep-bytecode",
+        action="store_true",
+        help="run every program with its bytecode kept in one fresh PYTHONPYCACHEPREFIX (filled by the "
+        "warm-up), as on a machine where Python writes .pyc files (default: the environment's "
+        "bytecode settings and each install's __pycache__ as they are)",
+    )
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="run every program with no bytecode at all (an empty PYTHONPYCACHEPREFIX that is never "
+        "written): each start compiles every module, as the first start of a fresh install",
+    )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is needed for this benchmark")
@@ -175,7 +196,9 @@ def main() -> None:
         for i in range(args.repeat):  # interleaved, so machine load hits all of them alike
             for n, (_, exe) in enumerate(builds):
                 dash[n].append(time_dashboard(env, run_ids, f"ff-{os.getpid()}-{n}-{i}", warm[n], exe))
-                cold[n].append(time_dashboard(env, run_ids, f"ff-{os.getpid()}-{n}-c{i}", os.path.join(tmp, f"cold-{n}-{i}"), exe))
+                cold[n].append(
+                    time_dashboard(env, run_ids, f"ff-{os.getpid()}-{n}-c{i}", os.path.join(tmp, f"cold-{n}-{i}"), exe)
+                )
             cli.append(time_cli(env, run_ids))
     load = os.getloadavg()[0]
     c = statistics.median(cli)
@@ -185,10 +208,14 @@ def main() -> None:
         "Time from launch to the runs list on screen, against the same local platform "
         f"({len(run_ids)} finished runs plus whatever the demo holds), median of {args.repeat} interleaved runs "
         f"on this machine (2 cores, load average {load:.1f} while measuring), "
-        + ("every program with its bytecode kept (a fresh PYTHONPYCACHEPREFIX filled by one warm-up start)" if args.keep_bytecode
-           else "every program with no bytecode at all (each start compiles every module, as a fresh install's first start)"
-           if args.no_bytecode else "with the environment's bytecode settings as they are"
-           + (" (PYTHONDONTWRITEBYTECODE=1: no .pyc written)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""))
+        + (
+            "every program with its bytecode kept (a fresh PYTHONPYCACHEPREFIX filled by one warm-up start)"
+            if args.keep_bytecode
+            else "every program with no bytecode at all (each start compiles every module, as a fresh install's first start)"
+            if args.no_bytecode
+            else "with the environment's bytecode settings as they are"
+            + (" (PYTHONDONTWRITEBYTECODE=1: no .pyc written)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "")
+        )
         + ". CPU is the dashboard process's user + system time (all threads) at the moment the list shows:",
         "",
         "| | median | CPU (median) | runs (s) |",
@@ -197,24 +224,35 @@ def main() -> None:
     ratios = []
     for n, (name, _) in enumerate(builds):
         tag = f" ({name})" if len(builds) > 1 else ""
-        for label, samples in (("runs list filled (from the on-disk cache of the last session)", dash[n]),
-                               ("first start ever (no cache: live reply)", cold[n])):
+        for label, samples in (
+            ("runs list filled (from the on-disk cache of the last session)", dash[n]),
+            ("first start ever (no cache: live reply)", cold[n]),
+        ):
             walls = [w for w, _ in samples]
             cpus = [u for _, u in samples]
-            lines.append(f"| `primetui runs`{tag} under tmux, {label} | **{statistics.median(walls) * 1000:.0f} ms** | "
-                         f"{statistics.median(cpus) * 1000:.0f} ms | {fmt_runs(walls)} |")
+            lines.append(
+                f"| `primetui runs`{tag} under tmux, {label} | **{statistics.median(walls) * 1000:.0f} ms** | "
+                f"{statistics.median(cpus) * 1000:.0f} ms | {fmt_runs(walls)} |"
+            )
         # Load on a shared machine drifts between rounds; the ratio within one round (same load)
         # is the robust figure, so the headline is the median of per-round ratios.
-        ratios.append((tag, statistics.median(x[0] / y for x, y in zip(dash[n], cli)),
-                       statistics.median(x[0] / y for x, y in zip(cold[n], cli))))
+        ratios.append(
+            (
+                tag,
+                statistics.median(x[0] / y for x, y in zip(dash[n], cli)),
+                statistics.median(x[0] / y for x, y in zip(cold[n], cli)),
+            )
+        )
     lines.append(f"| `prime train list` (official CLI 0.18.0, to exit) | **{c * 1000:.0f} ms** | | {fmt_runs(cli)} |")
     lines.append("")
     for tag, ratio, ratio_cold in ratios:
-        lines.append(f"Ratio{tag} (median of the per-round ratios): the dashboard's first useful frame takes **{ratio:.2f}×** the CLI's "
-                     f"wall time with the cache (goal: at most 0.5×), **{ratio_cold:.2f}×** on a first start without one.")
+        lines.append(
+            f"Ratio{tag} (median of the per-round ratios): the dashboard's first useful frame takes **{ratio:.2f}×** the CLI's "
+            f"wall time with the cache (goal: at most 0.5×), **{ratio_cold:.2f}×** on a first start without one."
+        )
         lines.append("")
     lines += [
-        "The cached list is marked \"◌ cached HH:MM · refreshing\" in the header until the live reply replaces it.",
+        'The cached list is marked "◌ cached HH:MM · refreshing" in the header until the live reply replaces it.',
         "",
         "Reproduce: `uv run python bench/first_frame.py --repeat 5 --write` (`--keep-bytecode`: with .pyc files kept; "
         "`--no-bytecode`: none at all, every module compiled; `--baseline OTHER/.venv/bin/primetui`: another build in the same rounds).",

@@ -97,15 +97,21 @@ def main() -> None:
     if args.json:
         print(json.dumps(asyncio.run(one_run(args.mb))))
         return
-    print(f"machine: {os.cpu_count()} cores, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
-          f"{args.mb} MB each way through the gateway, {args.repeat} runs")
+    print(
+        f"machine: {os.cpu_count()} cores, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+        f"{args.mb} MB each way through the gateway, {args.repeat} runs"
+    )
     here = str(Path(__file__).resolve().parents[1] / "src")
     sides = {"A (other)": str(Path(args.ab).resolve()), "B (this)": here} if args.ab else {"this": here}
     runs: dict[str, list[dict]] = {k: [] for k in sides}
     for _ in range(args.repeat):
         for name, src in sides.items():
-            out = subprocess.run([sys.executable, __file__, "--json", "--src", src, "--mb", str(args.mb)],
-                                 check=True, capture_output=True, text=True).stdout
+            out = subprocess.run(
+                [sys.executable, __file__, "--json", "--src", src, "--mb", str(args.mb)],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
             runs[name].append(json.loads(out.strip().splitlines()[-1]))
     for name, src in sides.items():
         print(f"  {name:10s} {summary(runs[name])}  [{src}]")

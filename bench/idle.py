@@ -123,8 +123,11 @@ def frames(w: Window) -> int:
 
 def row(name: str, w: Window, base: Window | None, base_name: str, target: str) -> str:
     def fmt(x: Window) -> str:
-        return (f"{x.per_30s(x.bytes):,.0f} B in {x.per_30s(frames(x)):.0f} frames, CPU {x.per_30s(x.cpu) * 1000:.0f} ms "
-                f"({100 * x.cpu / x.seconds:.2f} %)")
+        return (
+            f"{x.per_30s(x.bytes):,.0f} B in {x.per_30s(frames(x)):.0f} frames, CPU {x.per_30s(x.cpu) * 1000:.0f} ms "
+            f"({100 * x.cpu / x.seconds:.2f} %)"
+        )
+
     return f"| {name} | {fmt(w)} | {f'{base_name}: {fmt(base)}' if base else '-'} | {target} |"
 
 
@@ -142,14 +145,19 @@ def main() -> None:
     rows: list[str] = []
     notes: list[str] = []
     load_start = os.getloadavg()
-    with tempfile.TemporaryDirectory() as tmp, sessions_key(tmp) as key, \
-            LocalPlatform.start(tmp, demo=True, speed="20", env={"HOME": tmp, "PRIME_SSH_KEY_PATH": key}) as lp:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        sessions_key(tmp) as key,
+        LocalPlatform.start(tmp, demo=True, speed="20", env={"HOME": tmp, "PRIME_SSH_KEY_PATH": key}) as lp,
+    ):
         ids = asyncio.run(seed(lp, 2))
         env = env_for(lp, tmp)
         env["PRIMETUI_CACHE_DIR"] = os.path.join(tmp, "cache")
         env["PRIME_SSH_KEY_PATH"] = key
-        has = lambda text: (lambda screen: text in screen)  # noqa: E731
-        bare, _ = scene([sys.executable, str(ROOT / "bench" / "bare_app.py")], env, secs, has("bare-run-2"), label="bare app")
+        has = lambda text: lambda screen: text in screen  # noqa: E731
+        bare, _ = scene(
+            [sys.executable, str(ROOT / "bench" / "bare_app.py")], env, secs, has("bare-run-2"), label="bare app"
+        )
         idle_target = "≤ 1,000 B; CPU ≤ bare + 60 ms"
         if "a" in args.scenes:
             w, _ = scene([exe, "runs"], env, secs, has(ids[0][:8]), label="runs list")
@@ -162,9 +170,18 @@ def main() -> None:
             rows.append(row("(c) Volumes screen", w, bare, "bare app", idle_target))
         if "f" in args.scenes:
             try:
-                w, _ = scene([exe, "runs"], env, secs, has(ids[0][:8]),
-                             [("v", has("GiB free"), "volumes"), ("O", lambda s: "no sessions" not in s and " ready " in s, "a live session"),
-                              ("\t", lambda s: True, "focus on the sessions"), ("\r", lambda s: "$ " in s or "# " in s, "a shell prompt")])
+                w, _ = scene(
+                    [exe, "runs"],
+                    env,
+                    secs,
+                    has(ids[0][:8]),
+                    [
+                        ("v", has("GiB free"), "volumes"),
+                        ("O", lambda s: "no sessions" not in s and " ready " in s, "a live session"),
+                        ("\t", lambda s: True, "focus on the sessions"),
+                        ("\r", lambda s: "$ " in s or "# " in s, "a shell prompt"),
+                    ],
+                )
                 rows.append(row("(f) shell pane idle at a prompt", w, bare, "bare app", idle_target))
             except RuntimeError as exc:
                 notes.append(f"(f) not measured: {str(exc).splitlines()[0]}")
@@ -175,9 +192,22 @@ def main() -> None:
                 time.sleep(3)
                 if "d" in args.scenes:
                     w, _ = scene([exe, "run", live], env, secs, has("RUNNING"), [("3", has("flood bench"), "the log")])
-                    cli, _ = scene([str(BIN / "prime"), "train", "logs", live, "-f"], env, secs, has("flood bench"), label="prime train logs -f")
-                    rows.append(row("(d) Logs tab, following, 10 lines/s", w, cli, "`prime train logs -f`",
-                                    "CPU ≤ 2 %; ≤ 10 KB/s; ≤ 2 repaints/s"))
+                    cli, _ = scene(
+                        [str(BIN / "prime"), "train", "logs", live, "-f"],
+                        env,
+                        secs,
+                        has("flood bench"),
+                        label="prime train logs -f",
+                    )
+                    rows.append(
+                        row(
+                            "(d) Logs tab, following, 10 lines/s",
+                            w,
+                            cli,
+                            "`prime train logs -f`",
+                            "CPU ≤ 2 %; ≤ 10 KB/s; ≤ 2 repaints/s",
+                        )
+                    )
                 if "s" in args.scenes:
                     with PtyApp([exe, "run", live], env) as app:
                         app.wait_for(has("RUNNING"), label="the run")
@@ -191,10 +221,19 @@ def main() -> None:
                         before = app.text()
                         w = app.measure(secs)
                         moved = changed_rows(before, app.text())
-                    rows.append(row("(s) Logs tab scrolled back, 10 lines/s", w, None, "",
-                                    "only the status line's count changes"))
-                    notes.append(f"(s) screen rows that changed over the window: {len(moved)}"
-                                 + (f" ({'; '.join(r.strip()[:60] for r in moved)})" if moved else ""))
+                    rows.append(
+                        row(
+                            "(s) Logs tab scrolled back, 10 lines/s",
+                            w,
+                            None,
+                            "",
+                            "only the status line's count changes",
+                        )
+                    )
+                    notes.append(
+                        f"(s) screen rows that changed over the window: {len(moved)}"
+                        + (f" ({'; '.join(r.strip()[:60] for r in moved)})" if moved else "")
+                    )
                 if "e" in args.scenes:
                     with PtyApp([exe, "run", live], env) as app:
                         app.wait_for(has("RUNNING"), label="the run")
@@ -205,29 +244,34 @@ def main() -> None:
                         with stopped(trainer_pid(live)):
                             time.sleep(SETTLE + 5)  # points already written are read by the next poll (5 s)
                             still = app.measure(secs)
-                    rows.append(row("(e) Charts tab of the running run", w, None, "", "repaints only when a point arrives"))
-                    rows.append(row("(e) same, trainer stopped (SIGSTOP): no point arrives", still, None, "",
-                                    "0 B in 0 frames"))
+                    rows.append(
+                        row("(e) Charts tab of the running run", w, None, "", "repaints only when a point arrives")
+                    )
+                    rows.append(
+                        row("(e) same, trainer stopped (SIGSTOP): no point arrives", still, None, "", "0 B in 0 frames")
+                    )
                 notes.append(f"flood lines written during the bench: {flood.written:,}")
     load_end = os.getloadavg()
-    text = "\n".join([
-        SECTION,
-        "",
-        f"`primetui` in a pty of its own (120x35), against a local platform, each scene measured over {secs:.0f} s after "
-        f"its screen is drawn and nothing has been written for {SETTLE:.0f} s; figures scaled to 30 s. Bytes are what "
-        "the app wrote to the terminal (they do not depend on the machine's load); a frame is a burst of output at "
-        "least 50 ms after the one before (a repaint of the screen or of part of it); CPU is the process's user + "
-        f"system time. 2 cores, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} at the start, "
-        f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f} at the end. Reproduce with "
-        f"`uv run python bench/idle.py{'' if secs == 30 else f' --seconds {secs:.0f}'}`.",
-        "",
-        "| scene | primetui | baseline, same run | target |",
-        "|---|---|---|---|",
-        *rows,
-        "",
-        *[f"- {n}" for n in notes],
-        "",
-    ])
+    text = "\n".join(
+        [
+            SECTION,
+            "",
+            f"`primetui` in a pty of its own (120x35), against a local platform, each scene measured over {secs:.0f} s after "
+            f"its screen is drawn and nothing has been written for {SETTLE:.0f} s; figures scaled to 30 s. Bytes are what "
+            "the app wrote to the terminal (they do not depend on the machine's load); a frame is a burst of output at "
+            "least 50 ms after the one before (a repaint of the screen or of part of it); CPU is the process's user + "
+            f"system time. 2 cores, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} at the start, "
+            f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f} at the end. Reproduce with "
+            f"`uv run python bench/idle.py{'' if secs == 30 else f' --seconds {secs:.0f}'}`.",
+            "",
+            "| scene | primetui | baseline, same run | target |",
+            "|---|---|---|---|",
+            *rows,
+            "",
+            *[f"- {n}" for n in notes],
+            "",
+        ]
+    )
     print(text)
     if args.write:
         from logview import write_section  # type: ignore[import-not-found]

@@ -34,9 +34,7 @@ HEADING = "## Import time"
 
 
 def sample(module: str) -> float:
-    out = subprocess.run(
-        [sys.executable, "-c", SNIPPET.format(mod=module)], capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", SNIPPET.format(mod=module)], capture_output=True, text=True, check=True)
     return float(out.stdout.strip())
 
 

@@ -122,9 +122,28 @@ async def primetui_read(session: dict, key_path: Path, n: int) -> tuple[int, flo
 
 def openssh_read(user: str, port: int, key_path: Path, home: Path, n: int) -> tuple[int, float]:
     """Seconds for ``ssh -tt`` to run ``seq 1 n`` through the proxy, output to /dev/null (bytes: seq's)."""
-    cmd = ["ssh", "-tt", "-F", "/dev/null", "-i", str(key_path), "-p", str(port),
-           "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
-           "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", f"{user}@127.0.0.1", f"seq 1 {n}"]
+    cmd = [
+        "ssh",
+        "-tt",
+        "-F",
+        "/dev/null",
+        "-i",
+        str(key_path),
+        "-p",
+        str(port),
+        "-o",
+        "StrictHostKeyChecking=no",
+        "-o",
+        "UserKnownHostsFile=/dev/null",
+        "-o",
+        "LogLevel=ERROR",
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        "IdentitiesOnly=yes",
+        f"{user}@127.0.0.1",
+        f"seq 1 {n}",
+    ]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)}
     # ssh's login (two round trips and more) is not in primetui's figure either: the clock starts
     # at the first byte of output
@@ -164,8 +183,18 @@ async def child_read(src: str, how: str, session: dict, key_path: Path, n: int) 
         "how = getattr(link_latency, sys.argv[3]);"
         "print(json.dumps(asyncio.run(how(json.loads(sys.argv[4]), Path(sys.argv[5]), int(sys.argv[6])))))"
     )
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-c", code, src, str(HERE), how, json.dumps(session),
-                                                str(key_path), str(n), stdout=subprocess.PIPE)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        code,
+        src,
+        str(HERE),
+        how,
+        json.dumps(session),
+        str(key_path),
+        str(n),
+        stdout=subprocess.PIPE,
+    )
     out, _ = await proc.communicate()
     total, dt = json.loads(out)
     return total, dt
@@ -200,8 +229,13 @@ async def run(rtts: list[float], n: int, repeat: int, other: str | None, pane: b
                     pport = await proxy.start()
                     wire = s.model_dump(by_alias=True, mode="json")
                     wire["sshConnection"] = f"{user}@127.0.0.1 -p {pport}"
-                    got: dict[str, list[float]] = {"primetui": [], "other": [], "pane": [], "other pane": [],
-                                                   "openssh": []}
+                    got: dict[str, list[float]] = {
+                        "primetui": [],
+                        "other": [],
+                        "pane": [],
+                        "other pane": [],
+                        "openssh": [],
+                    }
                     for _ in range(repeat):
                         # each reader in a process of its own: in this one, its work would delay
                         # the proxy's deliveries (the link) as well
@@ -218,20 +252,30 @@ async def run(rtts: list[float], n: int, repeat: int, other: str | None, pane: b
                             got["openssh"].append(total / dt / 1e6)
                     await proxy.close()
                     rows.append((rtt, {k: v for k, v in got.items() if v}))
-                    print(f"RTT {rtt:5.0f} ms: " + "; ".join(
-                        f"{k} {statistics.median(v):.2f} MB/s ({', '.join(f'{x:.2f}' for x in v)})"
-                        for k, v in got.items() if v), flush=True)
+                    print(
+                        f"RTT {rtt:5.0f} ms: "
+                        + "; ".join(
+                            f"{k} {statistics.median(v):.2f} MB/s ({', '.join(f'{x:.2f}' for x in v)})"
+                            for k, v in got.items()
+                            if v
+                        ),
+                        flush=True,
+                    )
                 await client.stop_session("bench", s.id)
             finally:
                 await client.aclose()
     load1 = os.getloadavg()
-    print(f"\n`seq 1 {n}` over SSH through a delay proxy, median MB/s of {repeat} run(s); "
-          f"{os.cpu_count()} cores, load average {load0[0]:.2f} at the start, {load1[0]:.2f} at the end.\n")
+    print(
+        f"\n`seq 1 {n}` over SSH through a delay proxy, median MB/s of {repeat} run(s); "
+        f"{os.cpu_count()} cores, load average {load0[0]:.2f} at the start, {load1[0]:.2f} at the end.\n"
+    )
     names = [k for k in ("primetui", "other", "pane", "other pane", "openssh") if any(k in r for _, r in rows)]
     print("| RTT | " + " | ".join(names) + " |")
     print("|---:|" + "---:|" * len(names))
     for rtt, r in rows:
-        print(f"| {rtt:.0f} ms | " + " | ".join(f"{statistics.median(r[k]):.2f}" if k in r else "-" for k in names) + " |")
+        print(
+            f"| {rtt:.0f} ms | " + " | ".join(f"{statistics.median(r[k]):.2f}" if k in r else "-" for k in names) + " |"
+        )
 
 
 def main() -> None:

@@ -36,8 +36,10 @@ def write_log(path: Path, n: int) -> None:
             if i % 50 == 0:
                 fh.write(f"{stamp}    INFO Saving checkpoint at step {i}\n")
             else:
-                fh.write(f"{stamp} SUCCESS Step {i} |   754ms | Loss {5.0 / (1 + i / 1000):.4f} | Grad. Norm 0.9417 | "
-                         "LR 2.00e-05 | Throughput 19788 tokens/s | MFU 13.0% | Peak Mem. 0.1/23.5 GiB (0.6%)\n")
+                fh.write(
+                    f"{stamp} SUCCESS Step {i} |   754ms | Loss {5.0 / (1 + i / 1000):.4f} | Grad. Norm 0.9417 | "
+                    "LR 2.00e-05 | Throughput 19788 tokens/s | MFU 13.0% | Peak Mem. 0.1/23.5 GiB (0.6%)\n"
+                )
 
 
 def best_of(fn, repeat: int = 5) -> float:
@@ -91,10 +93,13 @@ def main() -> None:
             store.query_logs("r", "trainer", None, None, None, limit=1000)
 
         def every_line() -> list[sqlite3.Row]:
-            (stream,) = store.db.execute("SELECT id FROM log_streams WHERE run_id = ? AND component = ?",
-                                         ("r", "trainer")).fetchone()
-            return store.db.execute("SELECT line FROM logs WHERE id BETWEEN ? AND ? ORDER BY id",
-                                    (stream << STREAM_SHIFT, ((stream + 1) << STREAM_SHIFT) - 1)).fetchall()
+            (stream,) = store.db.execute(
+                "SELECT id FROM log_streams WHERE run_id = ? AND component = ?", ("r", "trainer")
+            ).fetchone()
+            return store.db.execute(
+                "SELECT line FROM logs WHERE id BETWEEN ? AND ? ORDER BY id",
+                (stream << STREAM_SHIFT, ((stream + 1) << STREAM_SHIFT) - 1),
+            ).fetchall()
 
         def naive_tail() -> None:
             rows = every_line()
@@ -110,18 +115,28 @@ def main() -> None:
         tail_sql, tail_naive = best_of(sql_tail), best_of(naive_tail)
         search_sql, search_naive = best_of(sql_search), best_of(naive_search)
         load = open("/proc/loadavg").read().split()[:3]
-        print(f"{n:,} lines, {size_mb:.1f} MB trainer.log; median of {args.repeat}; "
-              f"load average {' '.join(load)} on {os.cpu_count()} cores")
+        print(
+            f"{n:,} lines, {size_mb:.1f} MB trainer.log; median of {args.repeat}; "
+            f"load average {' '.join(load)} on {os.cpu_count()} cores"
+        )
         print("| step | primetui | baseline | ratio |")
         print("|---|---|---|---|")
-        print(f"| ingest into SQLite (levels, times, offsets) vs read+split only | {ingest_s:.2f} s "
-              f"({n / ingest_s:,.0f} lines/s) | {floor_s:.2f} s | {ratio:.1f}x the floor |")
-        print(f"| the same two in CPU time (this process, user + system) | {ingest_cpu:.2f} s | {floor_cpu:.2f} s "
-              f"| {ratio_cpu:.1f}x the floor |")
-        print(f"| R7 tail 1000 in SQLite vs fetch all + slice | {tail_sql * 1e3:.1f} ms | {tail_naive * 1e3:.1f} ms "
-              f"| {tail_naive / tail_sql:.0f}x faster |")
-        print(f"| R7 search + tail 1000 in SQLite vs fetch all + filter | {search_sql * 1e3:.1f} ms "
-              f"| {search_naive * 1e3:.1f} ms | {search_naive / search_sql:.1f}x faster |")
+        print(
+            f"| ingest into SQLite (levels, times, offsets) vs read+split only | {ingest_s:.2f} s "
+            f"({n / ingest_s:,.0f} lines/s) | {floor_s:.2f} s | {ratio:.1f}x the floor |"
+        )
+        print(
+            f"| the same two in CPU time (this process, user + system) | {ingest_cpu:.2f} s | {floor_cpu:.2f} s "
+            f"| {ratio_cpu:.1f}x the floor |"
+        )
+        print(
+            f"| R7 tail 1000 in SQLite vs fetch all + slice | {tail_sql * 1e3:.1f} ms | {tail_naive * 1e3:.1f} ms "
+            f"| {tail_naive / tail_sql:.0f}x faster |"
+        )
+        print(
+            f"| R7 search + tail 1000 in SQLite vs fetch all + filter | {search_sql * 1e3:.1f} ms "
+            f"| {search_naive * 1e3:.1f} ms | {search_naive / search_sql:.1f}x faster |"
+        )
         store.close()
 
 

@@ -60,13 +60,25 @@ def bare_trainer(lp: LocalPlatform, config: dict, work: Path) -> float:
     cache = tomllib.loads((lp.data_dir / "models.toml").read_text())
     standin = next(m["standin"] for m in cache["models"] if m["name"] == config["model"]["name"])
     volume_dir = lp.data_dir / "volumes" / "research"
-    (run_dir / "config.json").write_text(json.dumps({
-        "run_id": "bare", "config": config, "volume_dir": str(volume_dir), "output_dir": str(work / "bare-out"),
-        "model": {"name": config["model"]["name"], "standin": standin}, "resume_from": None,
-    }))
+    (run_dir / "config.json").write_text(
+        json.dumps(
+            {
+                "run_id": "bare",
+                "config": config,
+                "volume_dir": str(volume_dir),
+                "output_dir": str(work / "bare-out"),
+                "model": {"name": config["model"]["name"], "standin": standin},
+                "resume_from": None,
+            }
+        )
+    )
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "primetui.local.trainer", "--run-dir", str(run_dir)], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "primetui.local.trainer", "--run-dir", str(run_dir)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - t0
 
 
@@ -85,8 +97,10 @@ def main() -> None:
             print(f"cores: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
             print("| run | dispatch -> COMPLETED | bare trainer (baseline) | platform overhead |")
             print("|---|---|---|---|")
-            print(f"| walkthrough, 10 steps, lr 2e-5, seq_len 2048, batch 8 | {platform_s:.1f} s | {bare_s:.1f} s "
-                  f"| {platform_s - bare_s:+.1f} s ({platform_s / bare_s:.2f}x) |")
+            print(
+                f"| walkthrough, 10 steps, lr 2e-5, seq_len 2048, batch 8 | {platform_s:.1f} s | {bare_s:.1f} s "
+                f"| {platform_s - bare_s:+.1f} s ({platform_s / bare_s:.2f}x) |"
+            )
             print()
             print("walkthrough loss/mean per step: " + ", ".join(f"{x:.4f}" for x in series))
             if args.quick:
@@ -101,10 +115,12 @@ def main() -> None:
             series = losses(api, run_id)
             picks = [1, 10, 50, 100, 200, 300]
             print()
-            print(f"300 steps, lr 3e-3, seq_len {long_cfg['data']['seq_len']}, batch 8: dispatch -> COMPLETED "
-                  f"{long_s:.1f} s; loss/mean at steps {', '.join(map(str, picks))}: "
-                  + " -> ".join(f"{series[s - 1]:.3f}" for s in picks)
-                  + f"; first 10 mean {sum(series[:10]) / 10:.3f}, last 10 mean {sum(series[-10:]) / 10:.3f}")
+            print(
+                f"300 steps, lr 3e-3, seq_len {long_cfg['data']['seq_len']}, batch 8: dispatch -> COMPLETED "
+                f"{long_s:.1f} s; loss/mean at steps {', '.join(map(str, picks))}: "
+                + " -> ".join(f"{series[s - 1]:.3f}" for s in picks)
+                + f"; first 10 mean {sum(series[:10]) / 10:.3f}, last 10 mean {sum(series[-10:]) / 10:.3f}"
+            )
 
 
 if __name__ == "__main__":

@@ -45,8 +45,12 @@ class Gap:
 def server_log(lp: LocalPlatform, run_id: str) -> list[str]:
     db = sqlite3.connect(f"file:{lp.data_dir / 'state.sqlite3'}?mode=ro", uri=True, timeout=10)
     try:
-        return [r[0] for r in db.execute(
-            "SELECT line FROM log_lines WHERE run_id = ? AND component = 'trainer' ORDER BY seq", (run_id,))]
+        return [
+            r[0]
+            for r in db.execute(
+                "SELECT line FROM log_lines WHERE run_id = ? AND component = 'trainer' ORDER BY seq", (run_id,)
+            )
+        ]
     finally:
         db.close()
 
@@ -77,9 +81,15 @@ def align(full: list[str], shown: list[object]) -> dict[str, object]:
         pos = at + 1
     tail = len(full) - pos
     unmarked += tail
-    return {"written": len(full), "shown": len(lines), "lost_marked": marked, "lost_unmarked": unmarked,
-            "repeated": len(lines) - len(set(lines)), "gap_markers": sum(isinstance(s, Gap) for s in shown),
-            "reasons": reasons}
+    return {
+        "written": len(full),
+        "shown": len(lines),
+        "lost_marked": marked,
+        "lost_unmarked": unmarked,
+        "repeated": len(lines) - len(set(lines)),
+        "gap_markers": sum(isinstance(s, Gap) for s in shown),
+        "reasons": reasons,
+    }
 
 
 async def follow(follower: f.LogFollower, shown: list[object]) -> None:
@@ -101,10 +111,19 @@ async def bench(seconds: float, rate: float) -> None:
             while (await client.get_run(run_id)).status != "RUNNING":
                 await asyncio.sleep(0.2)
             watcher = f.RunWatcher(client, run_id, interval=3.0, track_step=False)
-            dashboard = f.LogFollower(client, run_id, "trainer", interval=2.0, backlog_lines=f.MAX_TAIL_LINES,
-                                      catch_up=True, watcher=watcher)
-            cli_like = f.LogFollower(client, run_id, "trainer", interval=2.0, backlog_lines=1000, tail_lines=1000,
-                                     search_backend=False, watcher=watcher)
+            dashboard = f.LogFollower(
+                client, run_id, "trainer", interval=2.0, backlog_lines=f.MAX_TAIL_LINES, catch_up=True, watcher=watcher
+            )
+            cli_like = f.LogFollower(
+                client,
+                run_id,
+                "trainer",
+                interval=2.0,
+                backlog_lines=1000,
+                tail_lines=1000,
+                search_backend=False,
+                watcher=watcher,
+            )
             shown_dash: list[object] = []
             shown_cli: list[object] = []
 
@@ -112,21 +131,29 @@ async def bench(seconds: float, rate: float) -> None:
                 async for _ in watcher:
                     pass
 
-            tasks = [asyncio.create_task(c) for c in (watch(), follow(dashboard, shown_dash), follow(cli_like, shown_cli))]
+            tasks = [
+                asyncio.create_task(c) for c in (watch(), follow(dashboard, shown_dash), follow(cli_like, shown_cli))
+            ]
             with LogFlood(lp.data_dir / "runs" / run_id, rate=rate, tag="bench") as flood:
                 await asyncio.sleep(seconds)
             await client.stop_run(run_id)
             await asyncio.wait_for(asyncio.gather(*tasks), timeout=120)
             full = server_log(lp, run_id)
             requests = {"dashboard": dashboard.polls, "cli": cli_like.polls}
-    print(f"run wrote {flood.written} flood lines at {rate:.0f}/s for {seconds:.0f} s; the server holds {len(full)} "
-          "trainer lines")
-    for name, shown in (("dashboard follower (search backend + catch-up)", shown_dash),
-                        ("CLI-style plain fetch (200-line snapshot)", shown_cli)):
+    print(
+        f"run wrote {flood.written} flood lines at {rate:.0f}/s for {seconds:.0f} s; the server holds {len(full)} "
+        "trainer lines"
+    )
+    for name, shown in (
+        ("dashboard follower (search backend + catch-up)", shown_dash),
+        ("CLI-style plain fetch (200-line snapshot)", shown_cli),
+    ):
         r = align(full, shown)
-        print(f"{name}: shown {r['shown']} / written {r['written']}; lost with a gap marker {r['lost_marked']} "
-              f"{r['reasons'] or ''}; lost unmarked {r['lost_unmarked']}; repeated {r['repeated']}; "
-              f"gap markers {r['gap_markers']}")
+        print(
+            f"{name}: shown {r['shown']} / written {r['written']}; lost with a gap marker {r['lost_marked']} "
+            f"{r['reasons'] or ''}; lost unmarked {r['lost_unmarked']}; repeated {r['repeated']}; "
+            f"gap markers {r['gap_markers']}"
+        )
     print(f"polls: dashboard {requests['dashboard']}, cli-style {requests['cli']}")
     print(f"load average {open('/proc/loadavg').read().split()[:3]} on {os.cpu_count()} cores")
 

@@ -39,18 +39,26 @@ def make_lines(n: int, start: int = 0) -> list[str]:
         step = i // 50 + 1
         clock = f"{20 + (i // 3600) % 4:02d}:{(i // 60) % 60:02d}:{i % 60:02d}"
         if r == 0:
-            out.append(f"\x1b[2m{clock}\x1b[0m \x1b[32mSUCCESS\x1b[0m \x1b[32m\x1b[22mStep {step} |    2.4s | Loss {1.0 / (1 + step / 500):.4f} | "
-                       f"Grad. Norm 7.4464 | LR 2.00e-05 | Throughput 6704 tokens/s | MFU 2.9% | Peak Mem. 10.7/139.8 GiB (7.7%)\x1b[0m")
+            out.append(
+                f"\x1b[2m{clock}\x1b[0m \x1b[32mSUCCESS\x1b[0m \x1b[32m\x1b[22mStep {step} |    2.4s | Loss {1.0 / (1 + step / 500):.4f} | "
+                f"Grad. Norm 7.4464 | LR 2.00e-05 | Throughput 6704 tokens/s | MFU 2.9% | Peak Mem. 10.7/139.8 GiB (7.7%)\x1b[0m"
+            )
         elif r == 17:
             out.append(f"{clock} WARNING Local loss is nan, excluding this micro step from backward (rank {i % 8})")
         elif r == 33:
-            out.append(f"{clock}   ERROR Error occurred: CUDA error: an illegal memory access was encountered (batch {i})")
+            out.append(
+                f"{clock}   ERROR Error occurred: CUDA error: an illegal memory access was encountered (batch {i})"
+            )
         elif r == 34:
             out.append('  File "/app/prime_rl/trainer/sft/train.py", line 607, in train_step')
         elif r == 45:
-            out.append(f"Generating train split: {(i // 50) % 100}%|█████     | {(i // 50) % 100 * 10}/1000 [00:00<00:00, 23213.48 examples/s]")
+            out.append(
+                f"Generating train split: {(i // 50) % 100}%|█████     | {(i // 50) % 100 * 10}/1000 [00:00<00:00, 23213.48 examples/s]"
+            )
         else:
-            out.append(f"{clock}    INFO Initializing data (name='datasets/reverse-text', batch={i}, seq_len=2048, packing=True)")
+            out.append(
+                f"{clock}    INFO Initializing data (name='datasets/reverse-text', batch={i}, seq_len=2048, packing=True)"
+            )
     return out
 
 
@@ -72,7 +80,9 @@ def child(kind: str, n: int) -> dict:
             if kind == "monitor":
                 from primetui.ui.monitor import LogsPane
 
-                yield LogsPane(None, {"id": "bench", "status": "RUNNING", "runConfig": {}}, follow=False, max_lines=n + 10)
+                yield LogsPane(
+                    None, {"id": "bench", "status": "RUNNING", "runConfig": {}}, follow=False, max_lines=n + 10
+                )
             else:
                 yield Log()
 
@@ -130,7 +140,9 @@ def child(kind: str, n: int) -> dict:
                     if level:
                         pat = re.compile(r"^\d\d:\d\d:\d\d +(WARNING|ERROR|CRITICAL)")
                     else:
-                        pat = re.compile(text if regex else re.escape(text), 0 if any(c.isupper() for c in text) else re.I)
+                        pat = re.compile(
+                            text if regex else re.escape(text), 0 if any(c.isupper() for c in text) else re.I
+                        )
                     runs = []
                     for _ in range(3):
                         t = time.perf_counter()
@@ -162,7 +174,10 @@ def child(kind: str, n: int) -> dict:
 def run_child(kind: str, n: int) -> dict:
     out = subprocess.run(
         [sys.executable, __file__, "--child", kind, "--lines", str(n)],
-        capture_output=True, text=True, cwd=ROOT, check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -25,14 +25,21 @@ URI = "file:///bench/sft.toml"
 def big_text(sources: int = 40000) -> str:
     return ONLINE_EVAL + "".join(
         f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/task-{i}" }} }}\n'
-        "num_examples = 32\ngroup_size = 2\n" for i in range(sources))
+        "num_examples = 32\ngroup_size = 2\n"
+        for i in range(sources)
+    )
 
 
 class Server:
     def __init__(self, pythonpath: str | None) -> None:
         env = dict(os.environ, **({"PYTHONPATH": pythonpath} if pythonpath else {}))
-        self.proc = subprocess.Popen([sys.executable, "-m", "primetui.commands.cli", "lsp"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "primetui.commands.cli", "lsp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
         self.inbox: Queue = Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -66,15 +73,31 @@ def run(pythonpath: str | None) -> tuple[float, float, int]:
     s.send(id=1, method="initialize", params={"processId": None, "rootUri": None, "capabilities": {}})
     s.until(lambda m: m.get("id") == 1)
     s.send(method="initialized", params={})
-    s.send(method="textDocument/didOpen",
-           params={"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    s.send(
+        method="textDocument/didOpen",
+        params={"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}},
+    )
     s.until(lambda m: m.get("method") == "textDocument/publishDiagnostics")
     for v in range(2, 7):
-        s.send(method="textDocument/didChange", params={"textDocument": {"uri": URI, "version": v}, "contentChanges": [
-            {"range": {"start": {"line": lines, "character": 0}, "end": {"line": lines, "character": 0}}, "text": "#"}]})
+        s.send(
+            method="textDocument/didChange",
+            params={
+                "textDocument": {"uri": URI, "version": v},
+                "contentChanges": [
+                    {
+                        "range": {"start": {"line": lines, "character": 0}, "end": {"line": lines, "character": 0}},
+                        "text": "#",
+                    }
+                ],
+            },
+        )
         time.sleep(0.05)  # typing speed
     last = time.perf_counter()
-    s.send(id=2, method="textDocument/hover", params={"textDocument": {"uri": URI}, "position": {"line": 0, "character": 1}})
+    s.send(
+        id=2,
+        method="textDocument/hover",
+        params={"textDocument": {"uri": URI}, "position": {"line": 0, "character": 1}},
+    )
     hover_at, _ = s.until(lambda m: m.get("id") == 2)
     published = 0
     while True:
@@ -94,8 +117,10 @@ def main() -> None:
     print(f"file: {len(big_text()) / 1e6:.1f} MB; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for label, path in (("before", before), ("now", None)) if before else (("now", None),):
         hover, diags, published = run(path)
-        print(f"{label:>6}: hover {hover:.2f} s after the last change; last version's diagnostics {diags:.2f} s; "
-              f"{published} publication(s) for 5 changes")
+        print(
+            f"{label:>6}: hover {hover:.2f} s after the last change; last version's diagnostics {diags:.2f} s; "
+            f"{published} publication(s) for 5 changes"
+        )
 
 
 if __name__ == "__main__":

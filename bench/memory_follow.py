@@ -96,11 +96,15 @@ class Variant:
             self.cycles.append(rss_mb(app.pid))
             for _ in range(cycles):
                 app.send("\r")
-                app.wait_for(lambda s: "Overview" in s and "Logs" in s, timeout=120, label=f"{self.name}: the run screen")
+                app.wait_for(
+                    lambda s: "Overview" in s and "Logs" in s, timeout=120, label=f"{self.name}: the run screen"
+                )
                 app.send("3")
                 app.wait_for(lambda s: "flood mem" in s, timeout=120, label=f"{self.name}: its Logs tab")
                 app.send("\x1b")
-                app.wait_for(lambda s: "Overview" not in s and short in s, timeout=120, label=f"{self.name}: back on the list")
+                app.wait_for(
+                    lambda s: "Overview" not in s and short in s, timeout=120, label=f"{self.name}: back on the list"
+                )
                 app.wait_quiet(1.0, timeout=60)
                 self.cycles.append(rss_mb(app.pid))
 
@@ -120,14 +124,18 @@ class Variant:
             last_t, last = self.follow[-1]
             projected = last + max(rate, 0.0) * (HOURS * 60 - last_t / 60)
             verdict = "under" if projected < TARGET_MB else "OVER"
-            out.append(f"- follow, {RATE:.0f} lines/s for {seconds / 60:.1f} min: RSS {self.follow[0][1]:.1f} → "
-                       f"{last:.1f} MB, {rate:+.2f} MB/min after the first minute; an {HOURS:.0f}-hour follow projects to "
-                       f"{projected:.0f} MB ({verdict} {TARGET_MB:.0f} MB)")
+            out.append(
+                f"- follow, {RATE:.0f} lines/s for {seconds / 60:.1f} min: RSS {self.follow[0][1]:.1f} → "
+                f"{last:.1f} MB, {rate:+.2f} MB/min after the first minute; an {HOURS:.0f}-hour follow projects to "
+                f"{projected:.0f} MB ({verdict} {TARGET_MB:.0f} MB)"
+            )
         if len(self.cycles) >= 3:
             half = len(self.cycles) // 2
             per = (self.cycles[-1] - self.cycles[half]) / (len(self.cycles) - 1 - half)
-            out.append(f"- {len(self.cycles) - 1} open/close cycles of the run screen: RSS {self.cycles[0]:.1f} → "
-                       f"{self.cycles[-1]:.1f} MB, {per:+.3f} MB a cycle over the second half")
+            out.append(
+                f"- {len(self.cycles) - 1} open/close cycles of the run screen: RSS {self.cycles[0]:.1f} → "
+                f"{self.cycles[-1]:.1f} MB, {per:+.3f} MB a cycle over the second half"
+            )
         return out
 
 
@@ -145,9 +153,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(tmp, demo=True) as lp:
         run_id = asyncio.run(running_run(lp))
         base_env = env_for(lp, tmp)
-        variants = [Variant("this tree", ROOT / "src", dict(base_env, PRIMETUI_CONFIG_DIR=os.path.join(tmp, "cfg-new")))]
+        variants = [
+            Variant("this tree", ROOT / "src", dict(base_env, PRIMETUI_CONFIG_DIR=os.path.join(tmp, "cfg-new")))
+        ]
         if args.baseline is not None:
-            variants.append(Variant(f"baseline ({args.baseline})", args.baseline, dict(base_env, PRIMETUI_CONFIG_DIR=os.path.join(tmp, "cfg-old"))))
+            variants.append(
+                Variant(
+                    f"baseline ({args.baseline})",
+                    args.baseline,
+                    dict(base_env, PRIMETUI_CONFIG_DIR=os.path.join(tmp, "cfg-old")),
+                )
+            )
         else:
             off = os.path.join(tmp, "cfg-off")
             os.makedirs(off)

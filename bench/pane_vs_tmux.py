@@ -39,7 +39,7 @@ import threading
 import time
 from pathlib import Path
 
-FLOOD = r'''
+FLOOD = r"""
 import os, select, subprocess, sys, termios, threading, time
 n, tag, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 old = termios.tcgetattr(0)
@@ -66,7 +66,7 @@ while not done.is_set():
             os.write(1, ("\x1b7\x1b[1;1H\x1b[2KKEY-%s-%d\x1b8" % (ch, count)).encode())
 os.write(1, b"\x1b[r")
 termios.tcsetattr(0, termios.TCSANOW, old)
-'''
+"""
 
 KEYS = "abcdefghijklmnopqrstuvwxyz"
 PACED = 0.05  # a tmux flood whose echo p50 is above this: tmux paced its redraws (~100 ms) in it
@@ -214,14 +214,23 @@ def _dashboard_pane(stack, tmp: Path, home: Path, key_path: Path, base_env: dict
 
     from primetui.local.testing import LocalPlatform
 
-    lp = stack.enter_context(LocalPlatform.start(tmp, demo=False, env={
-        "HOME": str(home), "PRIME_SSH_KEY_PATH": str(key_path), "PYTHONPATH": src}))
+    lp = stack.enter_context(
+        LocalPlatform.start(
+            tmp, demo=False, env={"HOME": str(home), "PRIME_SSH_KEY_PATH": str(key_path), "PYTHONPATH": src}
+        )
+    )
     with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
         c.post("/training/volumes", json={"name": "bench", "size": "10Gi", "warm": False}).raise_for_status()
     cfg = tmp / "home"
-    app_env = dict(base_env, PYTHONPATH=src, PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token,
-                   PRIME_DISABLE_VERSION_CHECK="1", PRIMETUI_CONFIG_DIR=str(cfg / "cfg"),
-                   PRIMETUI_CACHE_DIR=str(cfg / "cache"))
+    app_env = dict(
+        base_env,
+        PYTHONPATH=src,
+        PRIME_BASE_URL=lp.base_url,
+        PRIME_API_KEY=lp.token,
+        PRIME_DISABLE_VERSION_CHECK="1",
+        PRIMETUI_CONFIG_DIR=str(cfg / "cfg"),
+        PRIMETUI_CACHE_DIR=str(cfg / "cache"),
+    )
     app = Outer([sys.executable, "-m", "primetui"], app_env)
     stack.callback(app.close)
     app.wait_for("v Volumes", timeout=60)
@@ -245,8 +254,10 @@ def run(n: int, repeat: int, key_gap: float, src: str, other_src: str | None = N
     from ptyapp import ssh_key_home
 
     load0 = os.getloadavg()
-    print(f"pane vs tmux: seq 1 {n} with keys every {key_gap * 1000:.0f} ms, {repeat} floods each, alternating; "
-          f"load average {' '.join(f'{x:.2f}' for x in load0)}")
+    print(
+        f"pane vs tmux: seq 1 {n} with keys every {key_gap * 1000:.0f} ms, {repeat} floods each, alternating; "
+        f"load average {' '.join(f'{x:.2f}' for x in load0)}"
+    )
     names = ["primetui", *(["before"] if other_src else []), "tmux"]
     results: dict[str, dict[str, list]] = {k: {"echo": [], "end": [], "floods": []} for k in names}
     with tempfile.TemporaryDirectory() as tmp_s, contextlib.ExitStack() as stack:
@@ -264,8 +275,25 @@ def run(n: int, repeat: int, key_gap: float, src: str, other_src: str | None = N
         sock = f"pvt{os.getpid()}"
         # No status line: the pane is the whole terminal, so tmux scrolls it with plain line feeds,
         # which this bench's screen model takes in bulk (it must not be what slows tmux down).
-        outers["tmux"] = tmux = Outer([shutil.which("tmux") or "tmux", "-L", sock, "-f", "/dev/null", "new-session", "-s", "b",
-                                       "bash --norc --noprofile", ";", "set", "-g", "status", "off"], dict(base_env, PS1="$ "))
+        outers["tmux"] = tmux = Outer(
+            [
+                shutil.which("tmux") or "tmux",
+                "-L",
+                sock,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-s",
+                "b",
+                "bash --norc --noprofile",
+                ";",
+                "set",
+                "-g",
+                "status",
+                "off",
+            ],
+            dict(base_env, PS1="$ "),
+        )
         stack.callback(subprocess.run, ["tmux", "-L", sock, "kill-server"], capture_output=True)
         stack.callback(tmux.close)
         for outer in outers.values():
@@ -283,24 +311,36 @@ def run(n: int, repeat: int, key_gap: float, src: str, other_src: str | None = N
                 results[name]["echo"].extend(lat)
                 results[name]["floods"].append(lat)
                 results[name]["end"].append(end)
-                print(f"  {name:8s} flood {round_ + 1}: {len(lat)} keys, echo p50 {fmt_ms(statistics.median(lat)) if lat else '-'} ms, "
-                      f"max {fmt_ms(max(lat)) if lat else '-'} ms; end of output drawn {fmt_ms(end)} ms after seq exited; "
-                      f"it wrote {written / 1e6:.1f} MB to its terminal", flush=True)
+                print(
+                    f"  {name:8s} flood {round_ + 1}: {len(lat)} keys, echo p50 {fmt_ms(statistics.median(lat)) if lat else '-'} ms, "
+                    f"max {fmt_ms(max(lat)) if lat else '-'} ms; end of output drawn {fmt_ms(end)} ms after seq exited; "
+                    f"it wrote {written / 1e6:.1f} MB to its terminal",
+                    flush=True,
+                )
                 time.sleep(0.5)
                 # ctrl+u first: a key sent as the reader ended went to the prompt
                 outer.send(f"\x15clear; echo READY-$(({tag}+1000))\r")
                 outer.wait_for(f"READY-{tag + 1000}", timeout=60)
                 time.sleep(0.5)
     load1 = os.getloadavg()
-    columns = {"primetui": "primetui pane (SSH, local platform)", "before": f"before ({other_src})", "tmux": "tmux pane (bash)"}
-    print(f"\n| seq 1 {n}, keys every {key_gap * 1000:.0f} ms during the flood | "
-          + " | ".join(columns[k] for k in names) + " | primetui / tmux |")
+    columns = {
+        "primetui": "primetui pane (SSH, local platform)",
+        "before": f"before ({other_src})",
+        "tmux": "tmux pane (bash)",
+    }
+    print(
+        f"\n| seq 1 {n}, keys every {key_gap * 1000:.0f} ms during the flood | "
+        + " | ".join(columns[k] for k in names)
+        + " | primetui / tmux |"
+    )
     print("|---|" + "---:|" * (len(names) + 1))
-    for label, f in (("key -> echo p50 (ms)", lambda r: statistics.median(r["echo"])),
-                     ("key -> echo p95 (ms)", lambda r: pct(r["echo"], 0.95)),
-                     ("key -> echo max (ms)", lambda r: max(r["echo"])),
-                     ("end of output drawn after seq exits, p50 (ms)", lambda r: statistics.median(r["end"])),
-                     ("end of output drawn after seq exits, max (ms)", lambda r: max(r["end"]))):
+    for label, f in (
+        ("key -> echo p50 (ms)", lambda r: statistics.median(r["echo"])),
+        ("key -> echo p95 (ms)", lambda r: pct(r["echo"], 0.95)),
+        ("key -> echo max (ms)", lambda r: max(r["echo"])),
+        ("end of output drawn after seq exits, p50 (ms)", lambda r: statistics.median(r["end"])),
+        ("end of output drawn after seq exits, max (ms)", lambda r: max(r["end"])),
+    ):
         values = {k: f(results[k]) for k in names}
         a, b = values["primetui"], values["tmux"]
         ratio = f"x{a / b:.2f}" if b and a != float("inf") else "-"
@@ -311,15 +351,27 @@ def run(n: int, repeat: int, key_gap: float, src: str, other_src: str | None = N
     if unpaced:
         t95 = pct([x for f in unpaced for x in f], 0.95)
         a95 = pct(results["primetui"]["echo"], 0.95)
-        print(f"| key -> echo p95, tmux only in the floods it did not pace (p50 under {PACED * 1000:.0f} ms: "
-              f"{len(unpaced)} of {len(results['tmux']['floods'])}) (ms) | {fmt_ms(a95)} | "
-              + ("- | " if other_src else "") + f"{fmt_ms(t95)} | x{a95 / t95:.2f} |")
+        print(
+            f"| key -> echo p95, tmux only in the floods it did not pace (p50 under {PACED * 1000:.0f} ms: "
+            f"{len(unpaced)} of {len(results['tmux']['floods'])}) (ms) | {fmt_ms(a95)} | "
+            + ("- | " if other_src else "")
+            + f"{fmt_ms(t95)} | x{a95 / t95:.2f} |"
+        )
     fast = [x for x in results["tmux"]["echo"] if x < PACED]
     if fast:
         t95, a95 = pct(fast, 0.95), pct(results["primetui"]["echo"], 0.95)
-        print(f"| key -> echo p95, tmux only its keys echoed under {PACED * 1000:.0f} ms "
-              f"({len(fast)} of {len(results['tmux']['echo'])}) (ms) | {fmt_ms(a95)} | "
-              + ("- | " if other_src else "") + f"{fmt_ms(t95)} | x{a95 / t95:.2f} |")
-    print("| keys / floods | " + " | ".join(f"{len(results[k]['echo'])} / {len(results[k]['end'])}" for k in names) + " | |")
-    print(f"load average {' '.join(f'{x:.2f}' for x in load0)} at the start, {' '.join(f'{x:.2f}' for x in load1)} at the end "
-          f"({os.cpu_count()} cores)")
+        print(
+            f"| key -> echo p95, tmux only its keys echoed under {PACED * 1000:.0f} ms "
+            f"({len(fast)} of {len(results['tmux']['echo'])}) (ms) | {fmt_ms(a95)} | "
+            + ("- | " if other_src else "")
+            + f"{fmt_ms(t95)} | x{a95 / t95:.2f} |"
+        )
+    print(
+        "| keys / floods | "
+        + " | ".join(f"{len(results[k]['echo'])} / {len(results[k]['end'])}" for k in names)
+        + " | |"
+    )
+    print(
+        f"load average {' '.join(f'{x:.2f}' for x in load0)} at the start, {' '.join(f'{x:.2f}' for x in load1)} at the end "
+        f"({os.cpu_count()} cores)"
+    )

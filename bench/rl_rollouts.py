@@ -50,8 +50,10 @@ from tests.local.rl_run import REVERSE_TEXT_RL  # noqa: E402
 
 BIG_STEP, GROUPS, GROUP_SIZE, CHARS = 1000, 64, 16, 4096
 SYSTEM = "Reverse the text character-by-character. Put your answer in <reversed_text> tags."
-WORDS = ("the river library village cathedral railway observatory island harbour mountain university market "
-         "lighthouse bridge garden canal built rebuilt known restored opened surveyed").split()
+WORDS = (
+    "the river library village cathedral railway observatory island harbour mountain university market "
+    "lighthouse bridge garden canal built rebuilt known restored opened surveyed"
+).split()
 DOWN, BACK_TAB = "\x1b[B", "\x1b[Z"
 
 
@@ -73,21 +75,55 @@ def big_step_rows(run_id: str) -> list[str]:
             sample_id = g * GROUP_SIZE + k
             reward = round(0.99 - g * 0.01 - k * 0.0004, 6)
             text = f"<reversed_text>\n{answer[: CHARS - 40 - k]}x{k}\n</reversed_text>"
-            messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt},
-                        {"role": "assistant", "content": text}]
-            rows.append(json.dumps({
-                "run_id": run_id, "step": BIG_STEP, "tag": "", "problem_id": g, "sample_id": sample_id, "prompt": "",
-                "completion": messages,
-                "trajectory": [{"messages": messages, "num_input_tokens": len(prompt), "num_output_tokens": len(text),
-                                "advantage": 0.0}],
-                "answer": "", "env_name": "reverse-text",
-                "task": {"idx": g, "prompt": prompt, "system_prompt": SYSTEM, "answer": answer},
-                "info": {"native_trace_index": 0, "native_wrapper": {"env": {"id": "reverse-text"}, "traces": [
-                    {"rewards": {"lcs": {"score": reward, "weight": 1.0}}, "stop_condition": "single_turn",
-                     "is_truncated": False}]}},
-                "reward": reward, "advantage": round((GROUP_SIZE - 1) / 2 * 0.0004 - k * 0.0004, 6), "metrics": {},
-                "timing": {}, "num_input_tokens": len(prompt) + len(SYSTEM), "num_output_tokens": len(text),
-                "created_at": "2026-12-06T09:00:00Z"}))
+            messages = [
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": prompt},
+                {"role": "assistant", "content": text},
+            ]
+            rows.append(
+                json.dumps(
+                    {
+                        "run_id": run_id,
+                        "step": BIG_STEP,
+                        "tag": "",
+                        "problem_id": g,
+                        "sample_id": sample_id,
+                        "prompt": "",
+                        "completion": messages,
+                        "trajectory": [
+                            {
+                                "messages": messages,
+                                "num_input_tokens": len(prompt),
+                                "num_output_tokens": len(text),
+                                "advantage": 0.0,
+                            }
+                        ],
+                        "answer": "",
+                        "env_name": "reverse-text",
+                        "task": {"idx": g, "prompt": prompt, "system_prompt": SYSTEM, "answer": answer},
+                        "info": {
+                            "native_trace_index": 0,
+                            "native_wrapper": {
+                                "env": {"id": "reverse-text"},
+                                "traces": [
+                                    {
+                                        "rewards": {"lcs": {"score": reward, "weight": 1.0}},
+                                        "stop_condition": "single_turn",
+                                        "is_truncated": False,
+                                    }
+                                ],
+                            },
+                        },
+                        "reward": reward,
+                        "advantage": round((GROUP_SIZE - 1) / 2 * 0.0004 - k * 0.0004, 6),
+                        "metrics": {},
+                        "timing": {},
+                        "num_input_tokens": len(prompt) + len(SYSTEM),
+                        "num_output_tokens": len(text),
+                        "created_at": "2026-12-06T09:00:00Z",
+                    }
+                )
+            )
     return rows
 
 
@@ -116,8 +152,11 @@ def key_latencies(app: PtyApp, key: str, presses: int, part: int) -> list[float]
         before = shown(app)
         t0 = time.monotonic()
         app.send(key)
-        app.wait_for(lambda _s, was=before: (now := shown(app)) is not None and was is not None and now[part] != was[part],
-                     timeout=60, label="the next row in the detail")
+        app.wait_for(
+            lambda _s, was=before: (now := shown(app)) is not None and was is not None and now[part] != was[part],
+            timeout=60,
+            label="the next row in the detail",
+        )
         out.append(time.monotonic() - t0)
     return out
 
@@ -125,8 +164,10 @@ def key_latencies(app: PtyApp, key: str, presses: int, part: int) -> list[float]
 def phase(app: PtyApp, step: int, samples: str, groups: int) -> dict:
     """Open ``step`` (its key just sent), then scroll its groups and one group's completions."""
     cpu0, t0 = cpu_seconds(app.pid), time.monotonic()
-    app.wait_for(lambda s: f"Step {step} " in s and (d := shown(app)) is not None and d[0] == str(step),
-                 label=f"step {step}'s first group")
+    app.wait_for(
+        lambda s: f"Step {step} " in s and (d := shown(app)) is not None and d[0] == str(step),
+        label=f"step {step}'s first group",
+    )
     first = time.monotonic() - t0
     app.wait_for(lambda s: f"Step {step} " in s and f"· {samples} samples" in s, label=f"all of step {step}")
     opened = time.monotonic() - t0
@@ -163,8 +204,13 @@ def main() -> None:
 
 
 def drive(lp: LocalPlatform, run_id: str, tmp: str) -> dict:
-    env = dict(os.environ, HOME=str(Path(tmp) / "home"), PRIMETUI_CONFIG_DIR=str(Path(tmp) / "cfg"),
-               PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token)
+    env = dict(
+        os.environ,
+        HOME=str(Path(tmp) / "home"),
+        PRIMETUI_CONFIG_DIR=str(Path(tmp) / "cfg"),
+        PRIME_BASE_URL=lp.base_url,
+        PRIME_API_KEY=lp.token,
+    )
     Path(env["HOME"]).mkdir(exist_ok=True)
     exe = str(Path(sys.executable).parent / "primetui")
     with PtyApp([exe, "run", run_id], env, cols=120, rows=36) as app:
@@ -184,31 +230,33 @@ def _ms(values: list[float]) -> str:
 def report(r: dict, size: int) -> str:
     big, small = r["big"], r["small"]
     load = " ".join(f"{x:.2f}" for x in r["load"])
-    return "\n".join([
-        "## RL: the Rollouts tab on a big step",
-        "",
-        f"A step of 1,024 rollouts with 4 KB completions (64 groups of 16, {size / 1e6:.1f} MB as the platform stores",
-        "it) next to a real reverse-text step of 128 short rollouts (the baseline), in the real dashboard in a pty of",
-        "120x36, driven by keys. Reproduce with `uv run python bench/rl_rollouts.py` (what it does is in its docstring).",
-        "",
-        "The tab is usable from its first page: the groups of the first 100 rows are drawn and take keys while the",
-        "other pages arrive (the status line counts them), and a key moves to the next group or completion in about",
-        "the time it takes on the small step (the detail lays out one completion, the lists are tables of a few dozen",
-        "rows); on a machine this loaded every number is inflated, so read the ratios.",
-        "",
-        "| measure | 1,024 x 4 KB | 128 short (baseline) | ratio |",
-        "|---|---|---|---|",
-        f"| key to the first groups drawn | {big['first'] * 1000:.0f} ms | {small['first'] * 1000:.0f} ms | {big['first'] / small['first']:.1f}x |",
-        f"| key to every sample read and grouped | {big['open'] * 1000:.0f} ms | {small['open'] * 1000:.0f} ms | {big['open'] / small['open']:.1f}x |",
-        f"| next group (down), median | {_ms(big['groups'])} | {_ms(small['groups'])} | "
-        f"{statistics.median(big['groups']) / statistics.median(small['groups']):.1f}x |",
-        f"| next completion (down), median | {_ms(big['completions'])} | {_ms(small['completions'])} | "
-        f"{statistics.median(big['completions']) / statistics.median(small['completions']):.1f}x |",
-        f"| app CPU over the phase | {big['cpu']:.2f} s | {small['cpu']:.2f} s | |",
-        "",
-        f"Machine: {r['cores']} cores, load average {load} at the end of the run.",
-        "",
-    ])
+    return "\n".join(
+        [
+            "## RL: the Rollouts tab on a big step",
+            "",
+            f"A step of 1,024 rollouts with 4 KB completions (64 groups of 16, {size / 1e6:.1f} MB as the platform stores",
+            "it) next to a real reverse-text step of 128 short rollouts (the baseline), in the real dashboard in a pty of",
+            "120x36, driven by keys. Reproduce with `uv run python bench/rl_rollouts.py` (what it does is in its docstring).",
+            "",
+            "The tab is usable from its first page: the groups of the first 100 rows are drawn and take keys while the",
+            "other pages arrive (the status line counts them), and a key moves to the next group or completion in about",
+            "the time it takes on the small step (the detail lays out one completion, the lists are tables of a few dozen",
+            "rows); on a machine this loaded every number is inflated, so read the ratios.",
+            "",
+            "| measure | 1,024 x 4 KB | 128 short (baseline) | ratio |",
+            "|---|---|---|---|",
+            f"| key to the first groups drawn | {big['first'] * 1000:.0f} ms | {small['first'] * 1000:.0f} ms | {big['first'] / small['first']:.1f}x |",
+            f"| key to every sample read and grouped | {big['open'] * 1000:.0f} ms | {small['open'] * 1000:.0f} ms | {big['open'] / small['open']:.1f}x |",
+            f"| next group (down), median | {_ms(big['groups'])} | {_ms(small['groups'])} | "
+            f"{statistics.median(big['groups']) / statistics.median(small['groups']):.1f}x |",
+            f"| next completion (down), median | {_ms(big['completions'])} | {_ms(small['completions'])} | "
+            f"{statistics.median(big['completions']) / statistics.median(small['completions']):.1f}x |",
+            f"| app CPU over the phase | {big['cpu']:.2f} s | {small['cpu']:.2f} s | |",
+            "",
+            f"Machine: {r['cores']} cores, load average {load} at the end of the run.",
+            "",
+        ]
+    )
 
 
 def write_section(text: str, heading: str = "## RL: the Rollouts tab on a big step") -> None:
@@ -217,7 +265,7 @@ def write_section(text: str, heading: str = "## RL: the Rollouts tab on a big st
     if heading in doc:
         start = doc.index(heading)
         end = doc.find("\n## ", start + len(heading))
-        doc = doc[:start] + text + (doc[end + 1:] if end != -1 else "")
+        doc = doc[:start] + text + (doc[end + 1 :] if end != -1 else "")
     else:
         doc = doc.rstrip("\n") + "\n\n" + text
     path.write_text(doc, encoding="utf-8")

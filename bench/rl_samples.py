@@ -26,14 +26,32 @@ from primetui.local.rl_samples import SampleFiles, sample_files  # noqa: E402
 
 
 def row(step: int, i: int, text: str) -> dict:
-    messages = [{"role": "system", "content": "Reverse the text character-by-character."},
-                {"role": "user", "content": text[::-1]}, {"role": "assistant", "content": text}]
-    return {"run_id": "bench", "step": step, "tag": "", "problem_id": i // 16, "sample_id": i, "prompt": "",
-            "completion": messages, "trajectory": [{"messages": messages}], "answer": "", "env_name": "reverse-text",
-            "task": {"idx": i // 16, "prompt": text[::-1], "answer": text}, "reward": 0.5, "advantage": 0.0,
-            "info": {"native_wrapper": {"traces": [{"rewards": {"lcs": {"score": 0.5, "weight": 1.0}}}]}},
-            "metrics": {}, "timing": {}, "num_input_tokens": len(text), "num_output_tokens": len(text),
-            "created_at": "2026-12-06T08:00:00Z"}
+    messages = [
+        {"role": "system", "content": "Reverse the text character-by-character."},
+        {"role": "user", "content": text[::-1]},
+        {"role": "assistant", "content": text},
+    ]
+    return {
+        "run_id": "bench",
+        "step": step,
+        "tag": "",
+        "problem_id": i // 16,
+        "sample_id": i,
+        "prompt": "",
+        "completion": messages,
+        "trajectory": [{"messages": messages}],
+        "answer": "",
+        "env_name": "reverse-text",
+        "task": {"idx": i // 16, "prompt": text[::-1], "answer": text},
+        "reward": 0.5,
+        "advantage": 0.0,
+        "info": {"native_wrapper": {"traces": [{"rewards": {"lcs": {"score": 0.5, "weight": 1.0}}}]}},
+        "metrics": {},
+        "timing": {},
+        "num_input_tokens": len(text),
+        "num_output_tokens": len(text),
+        "created_at": "2026-12-06T08:00:00Z",
+    }
 
 
 def main() -> None:
@@ -65,10 +83,14 @@ def main() -> None:
         got, total = reader.page(last, offset, 100)
         pages.append(time.perf_counter() - t0)
         assert total == args.rows and got
-    print(f"{args.steps} steps x {args.rows} rollouts, {size / 1e6:.1f} MB per step; load average "
-          f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    print(f"list the steps: {listing * 1000:.2f} ms; first page (indexes the step): {first * 1000:.1f} ms; "
-          f"later pages of 100: median {statistics.median(pages) * 1000:.1f} ms, max {max(pages) * 1000:.1f} ms")
+    print(
+        f"{args.steps} steps x {args.rows} rollouts, {size / 1e6:.1f} MB per step; load average "
+        f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    )
+    print(
+        f"list the steps: {listing * 1000:.2f} ms; first page (indexes the step): {first * 1000:.1f} ms; "
+        f"later pages of 100: median {statistics.median(pages) * 1000:.1f} ms, max {max(pages) * 1000:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

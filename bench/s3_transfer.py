@@ -74,8 +74,13 @@ def start_moto() -> tuple[subprocess.Popen, str]:
         port = s.getsockname()[1]
     env = dict(os.environ)
     env.pop("INITIAL_NO_AUTH_ACTION_COUNT", None)
-    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -125,14 +130,23 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="s3-bench-"))
     moto, endpoint = start_moto()
     creds = {"accessKeyId": "bench", "secretAccessKey": "bench-secret", "sessionToken": None}
-    env = dict(os.environ, AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench-secret", AWS_DEFAULT_REGION="us-east-1")
+    env = dict(
+        os.environ, AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench-secret", AWS_DEFAULT_REGION="us-east-1"
+    )
     try:
         import boto3
 
-        boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="bench",
-                     aws_secret_access_key="bench-secret").create_bucket(Bucket=BUCKET)
-        with LocalPlatform.start(tmp, speed=None, serve_args=("--allow-private-endpoints",)) as lp, \
-                httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=60) as api:
+        boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="bench",
+            aws_secret_access_key="bench-secret",
+        ).create_bucket(Bucket=BUCKET)
+        with (
+            LocalPlatform.start(tmp, speed=None, serve_args=("--allow-private-endpoints",)) as lp,
+            httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=60) as api,
+        ):
             api.post("/training/volumes", json={"name": "bench", "size": "100Gi", "warm": False}).raise_for_status()
             source = lp.data_dir / "volumes" / "bench" / "out" / "blob.bin"
             source.parent.mkdir(parents=True)
@@ -141,18 +155,28 @@ def main() -> None:
                     fh.write(os.urandom(1 << 20))
             base = {"credentials": creds, "endpointUrl": endpoint}
             up, up_rss = leg(api, lp, {**base, "direction": "export", "path": "out", "url": f"s3://{BUCKET}/blob/"})
-            down, down_rss = leg(api, lp, {**base, "direction": "import", "path": "back", "url": f"s3://{BUCKET}/blob/"})
+            down, down_rss = leg(
+                api, lp, {**base, "direction": "import", "path": "back", "url": f"s3://{BUCKET}/blob/"}
+            )
             same = sha256(source) == sha256(lp.data_dir / "volumes" / "bench" / "back" / "blob.bin")
             rows = [("primetui export (V11)", up, up_rss), ("primetui import (V11)", down, down_rss)]
             if shutil.which("aws"):
                 aws = ["aws", "s3", "cp", "--endpoint-url", endpoint, "--only-show-errors"]
                 rows.append(("aws s3 cp up", timed([*aws, str(source), f"s3://{BUCKET}/aws/blob.bin"], env), None))
-                rows.append(("aws s3 cp down", timed([*aws, f"s3://{BUCKET}/aws/blob.bin", str(tmp / "aws.bin")], env), None))
+                rows.append(
+                    ("aws s3 cp down", timed([*aws, f"s3://{BUCKET}/aws/blob.bin", str(tmp / "aws.bin")], env), None)
+                )
             else:
                 print("aws CLI not installed: no aws s3 cp baseline")
             if shutil.which("rclone"):
                 remote = f":s3,provider=Other,endpoint={endpoint},access_key_id=bench,secret_access_key=bench-secret:"
-                rows.append(("rclone copy up", timed(["rclone", "copyto", str(source), f"{remote}{BUCKET}/rc/blob.bin"], env), None))
+                rows.append(
+                    (
+                        "rclone copy up",
+                        timed(["rclone", "copyto", str(source), f"{remote}{BUCKET}/rc/blob.bin"], env),
+                        None,
+                    )
+                )
             else:
                 print("rclone not installed: no rclone baseline")
     finally:
@@ -160,8 +184,10 @@ def main() -> None:
         moto.wait(timeout=30)
         shutil.rmtree(tmp, ignore_errors=True)
     mib = size / 1024**2
-    print(f"{args.size} ({size} bytes), round trip intact: {same}; load average {os.getloadavg()[0]:.2f} "
-          f"on {os.cpu_count()} cores")
+    print(
+        f"{args.size} ({size} bytes), round trip intact: {same}; load average {os.getloadavg()[0]:.2f} "
+        f"on {os.cpu_count()} cores"
+    )
     print("| leg | seconds | MiB/s | platform RSS growth |")
     print("|---|---|---|---|")
     for name, seconds, grew in rows:

@@ -40,8 +40,16 @@ sys.path.insert(0, str(ROOT / "bench"))
 from first_frame import env_for, seed, time_dashboard  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 class Screen:
@@ -150,8 +158,12 @@ def main() -> None:
                     else:
                         os.environ["PYTHONPATH"] = saved
             context = pw.chromium.launch_persistent_context(
-                str(tmp / "chromium-profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
-                viewport={"width": 1440, "height": 760})
+                str(tmp / "chromium-profile"),
+                executable_path=CHROMIUM,
+                headless=True,
+                args=FLAGS,
+                viewport={"width": 1440, "height": 760},
+            )
             try:
                 time_browser(context, served.url, run_ids, served)  # warm-up: the browser, the app's cache
                 if other is not None:
@@ -166,25 +178,36 @@ def main() -> None:
                         base.append(time_browser(context, other.url, run_ids, other))
                         extra = f", baseline browser {base[-1] * 1000:.0f} ms (x{base[-1] / term[-1]:.2f})"
                     ws_at, frame_at = STAGES[-2] if other is not None else STAGES[-1]
-                    print(f"  round {i + 1}: terminal {term[-1] * 1000:.0f} ms, browser {web[-1] * 1000:.0f} ms "
-                          f"(x{web[-1] / term[-1]:.2f}; websocket at {ws_at * 1000:.0f} ms, first app frame at "
-                          f"{frame_at * 1000:.0f} ms){extra}", flush=True)
+                    print(
+                        f"  round {i + 1}: terminal {term[-1] * 1000:.0f} ms, browser {web[-1] * 1000:.0f} ms "
+                        f"(x{web[-1] / term[-1]:.2f}; websocket at {ws_at * 1000:.0f} ms, first app frame at "
+                        f"{frame_at * 1000:.0f} ms){extra}",
+                        flush=True,
+                    )
             finally:
                 context.close()
     load1 = os.getloadavg()
     ratio = statistics.median(w / t for w, t in zip(web, term))
     print("\n| first useful frame (runs list with a run id) | median | runs (ms) |")
     print("|---|---:|---|")
-    print(f"| terminal: `primetui runs` in tmux | {statistics.median(term) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in term)} |")
-    print(f"| browser: `primetui serve`, a new tab in headless Chromium | {statistics.median(web) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in web)} |")
+    print(
+        f"| terminal: `primetui runs` in tmux | {statistics.median(term) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in term)} |"
+    )
+    print(
+        f"| browser: `primetui serve`, a new tab in headless Chromium | {statistics.median(web) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in web)} |"
+    )
     if base:
         label = "`--no-spare`" if args.baseline_no_spare else args.baseline_src
-        print(f"| browser, baseline ({label}) | {statistics.median(base) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in base)} |")
+        print(
+            f"| browser, baseline ({label}) | {statistics.median(base) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in base)} |"
+        )
     print(f"\nbrowser / terminal, median of the per-round ratios: x{ratio:.2f} (goal: at most x1.2)")
     if base:
         print(f"baseline browser / terminal: x{statistics.median(b / t for b, t in zip(base, term)):.2f}")
-    print(f"load average {' '.join(f'{x:.2f}' for x in load0)} at the start, {' '.join(f'{x:.2f}' for x in load1)} at the end "
-          f"({os.cpu_count()} cores)")
+    print(
+        f"load average {' '.join(f'{x:.2f}' for x in load0)} at the start, {' '.join(f'{x:.2f}' for x in load1)} at the end "
+        f"({os.cpu_count()} cores)"
+    )
 
 
 if __name__ == "__main__":

@@ -15,67 +15,105 @@ a tab's own process start, which a spare has done before the page asks.
 
 import asyncio, json, os, shutil, sys, tempfile, time
 from pathlib import Path
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 from first_frame import env_for, seed, time_dashboard
 from serve_first_frame import CHROMIUM, FLAGS, Screen
+
 TRACE = Path(os.environ.get("SERVE_TRACE_LOG", "/tmp/serve_trace.log"))
 SERVE_ARGS = () if os.environ.get("SERVE_TRACE_SPARE") else ("--no-spare",)
+
 
 def main(n=3):
     from playwright.sync_api import sync_playwright
     from primetui.local.testing import LocalPlatform
     from tests.ops.serve_helpers import serve
+
     TRACE.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory() as tmp_s, LocalPlatform.start(tmp_s, demo=True, speed="20") as lp:
         tmp = Path(tmp_s)
         run_ids = asyncio.run(seed(lp, 3))
-        os.environ.update(TRACE_FILE=str(TRACE), TRACE_RUNS=",".join(run_ids),
-                          PYTHONPATH=str(Path(__file__).resolve().parent / "serve_trace") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        os.environ.update(
+            TRACE_FILE=str(TRACE),
+            TRACE_RUNS=",".join(run_ids),
+            PYTHONPATH=str(Path(__file__).resolve().parent / "serve_trace")
+            + os.pathsep
+            + os.environ.get("PYTHONPATH", ""),
+        )
         env = env_for(lp, str(tmp))
-        env.update(TRACE_FILE=str(TRACE), TRACE_RUNS=",".join(run_ids), PYTHONPATH=str(Path(__file__).resolve().parent / "serve_trace"))
+        env.update(
+            TRACE_FILE=str(TRACE),
+            TRACE_RUNS=",".join(run_ids),
+            PYTHONPATH=str(Path(__file__).resolve().parent / "serve_trace"),
+        )
         cache = str(tmp / "term-cache")
         time_dashboard(env, run_ids, f"tr-{os.getpid()}-w", cache)
+
         def mark(tag, extra=""):
             with open(TRACE, "a") as f:
                 f.write(f"{time.time():.4f} 0 bench {tag} {extra}\n")
+
         if os.environ.get("SERVE_TRACE_ONE_CACHE"):  # as bench/serve_first_frame.py: the tabs use the terminal's cache
             os.environ["PRIMETUI_CACHE_DIR"] = cache
         with serve(lp, tmp, *SERVE_ARGS) as served, sync_playwright() as pw:
-            ctx = pw.chromium.launch_persistent_context(str(tmp / "prof"), executable_path=CHROMIUM, headless=True,
-                                                        args=FLAGS, viewport={"width": 1440, "height": 760})
+            ctx = pw.chromium.launch_persistent_context(
+                str(tmp / "prof"),
+                executable_path=CHROMIUM,
+                headless=True,
+                args=FLAGS,
+                viewport={"width": 1440, "height": 760},
+            )
             for i in range(n + 1):
                 mark("TERM-START", str(i))
                 el, _ = time_dashboard(env, run_ids, f"tr-{os.getpid()}-{i}", cache)
-                mark("TERM-SEEN", f"{el*1000:.0f}ms")
-                page = ctx.new_page(); screen = Screen(); st = {"f": 0}
+                mark("TERM-SEEN", f"{el * 1000:.0f}ms")
+                page = ctx.new_page()
+                screen = Screen()
+                st = {"f": 0}
+
                 def on_frame(p, st=st, screen=screen):
                     st["f"] += 1
                     if st["f"] <= 2 or isinstance(p, str):
                         mark("browser-frame", f"#{st['f']} {len(p)}")
                     screen.feed(p)
                     if any(r in screen.text() for r in run_ids) and not st.get("seen"):
-                        st["seen"] = 1; mark("browser-frame-RUNID", f"#{st['f']} {len(p)}")
+                        st["seen"] = 1
+                        mark("browser-frame-RUNID", f"#{st['f']} {len(p)}")
+
                 def on_ws(ws):
-                    mark("browser-ws"); ws.on("framereceived", on_frame)
+                    mark("browser-ws")
+                    ws.on("framereceived", on_frame)
                     ws.on("framesent", lambda p: mark("browser-sent", str(p)[:80]))
+
                 page.on("websocket", on_ws)
-                mark("GOTO", str(i)); t = time.perf_counter()
+                mark("GOTO", str(i))
+                t = time.perf_counter()
                 page.goto(served.url)
                 mark("goto-returned")
                 while not st.get("seen"):
                     page.wait_for_timeout(5)
-                    if time.perf_counter() - t > 30: raise SystemExit("timeout")
-                mark("BROWSER-SEEN", f"{(time.perf_counter()-t)*1000:.0f}ms")
-                nav = page.evaluate("JSON.stringify([performance.getEntriesByType('navigation').map(e=>[e.requestStart,e.responseEnd,e.domContentLoadedEventEnd,e.loadEventStart,e.loadEventEnd]), performance.getEntriesByType('resource').map(e=>[e.name.split('/').pop(),Math.round(e.startTime),Math.round(e.responseEnd),e.transferSize]), performance.getEntriesByType('paint').map(e=>[e.name,Math.round(e.startTime)])])")
+                    if time.perf_counter() - t > 30:
+                        raise SystemExit("timeout")
+                mark("BROWSER-SEEN", f"{(time.perf_counter() - t) * 1000:.0f}ms")
+                nav = page.evaluate(
+                    "JSON.stringify([performance.getEntriesByType('navigation').map(e=>[e.requestStart,e.responseEnd,e.domContentLoadedEventEnd,e.loadEventStart,e.loadEventEnd]), performance.getEntriesByType('resource').map(e=>[e.name.split('/').pop(),Math.round(e.startTime),Math.round(e.responseEnd),e.transferSize]), performance.getEntriesByType('paint').map(e=>[e.name,Math.round(e.startTime)])])"
+                )
                 print(i, nav, flush=True)
-                page.close(); served.wait_processes(0)
+                page.close()
+                served.wait_processes(0)
                 if os.environ.get("SERVE_TRACE_SHARE_CACHE"):  # the terminal then reads the cache the tabs wrote
                     for f in (tmp / "home" / ".cache" / "primetui").glob("runs-*.json"):
                         shutil.copy(f, Path(cache) / f.name)
-                        print("cache", f.name, len(json.loads(f.read_text()).get("losses") or {}), "loss series", flush=True)
+                        print(
+                            "cache",
+                            f.name,
+                            len(json.loads(f.read_text()).get("losses") or {}),
+                            "loss series",
+                            flush=True,
+                        )
             ctx.close()
-
 
 
 def show() -> None:
@@ -96,6 +134,7 @@ def show() -> None:
             if row[3] == "browser-sent" and "ping" in extra:
                 continue
             print(f"{(float(row[0]) - t0) * 1000:7.0f} {row[2]:8} {row[3]} {extra[:110]}")
+
 
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)

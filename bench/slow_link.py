@@ -44,7 +44,9 @@ TICK = 0.05
 class SlowTerminal(PtyApp):
     """A terminal on a pty that answers cursor position requests, reading at most ``rate`` bytes/s (None: all)."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], *, cols: int = 80, rows: int = 24, rate: float | None = None) -> None:
+    def __init__(
+        self, argv: list[str], env: dict[str, str], *, cols: int = 80, rows: int = 24, rate: float | None = None
+    ) -> None:
         self.rate = rate
         self.badge_seen = False
         super().__init__(argv, env, cols=cols, rows=rows)
@@ -119,8 +121,10 @@ def fmt(values: list) -> str:
     if not got:
         return f"no answer ({lost} keys)"
     last = values[-1][1]
-    return (f"median {statistics.median(got):.2f} s, worst {max(got):.2f} s, last {'-' if last is None else f'{last:.2f} s'}"
-            + (f", {lost} unanswered" if lost else ""))
+    return (
+        f"median {statistics.median(got):.2f} s, worst {max(got):.2f} s, last {'-' if last is None else f'{last:.2f} s'}"
+        + (f", {lost} unanswered" if lost else "")
+    )
 
 
 def main() -> None:
@@ -148,8 +152,10 @@ def main() -> None:
             for name, app in apps:
                 app.wait_for(lambda s: "bench-live" in s, timeout=args.timeout, label="the runs list")
                 first[name] = time.monotonic() - t0
-            threads = [threading.Thread(target=drive, args=(app, args.seconds, args.every, results[name], args.timeout))
-                       for name, app in apps]
+            threads = [
+                threading.Thread(target=drive, args=(app, args.seconds, args.every, results[name], args.timeout))
+                for name, app in apps
+            ]
             for t in threads:
                 t.start()
             for t in threads:
@@ -157,12 +163,16 @@ def main() -> None:
         finally:
             for _, app in apps:
                 app.close()
-        print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; {args.seconds:.0f} s at {args.rate:.0f} B/s, 80x24, "
-              f"one RUNNING run, a key every {args.every:.0f} s")
+        print(
+            f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; {args.seconds:.0f} s at {args.rate:.0f} B/s, 80x24, "
+            f"one RUNNING run, a key every {args.every:.0f} s"
+        )
         for name, app in apps:
             sent = sum(n for _, n in app.reads)
-            print(f"{name:>14}: runs list shown after {first[name]:.1f} s; keys: {fmt(results[name])}; "
-                  f"{sent / 1000:.0f} kB delivered; badge {'shown' if app.badge_seen else 'not shown'}")
+            print(
+                f"{name:>14}: runs list shown after {first[name]:.1f} s; keys: {fmt(results[name])}; "
+                f"{sent / 1000:.0f} kB delivered; badge {'shown' if app.badge_seen else 'not shown'}"
+            )
 
 
 async def live_run(lp) -> str:

@@ -125,8 +125,10 @@ def row(label: str, times: list[float], failed: int) -> str:
         return f"| {label} | - | - | - | {failed} |"
     ordered = sorted(times)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return (f"| {label} | {statistics.median(ordered) * 1000:.1f} ms | {p99 * 1000:.1f} ms | "
-            f"{ordered[-1] * 1000:.1f} ms | {failed} of {len(times) + failed} |")
+    return (
+        f"| {label} | {statistics.median(ordered) * 1000:.1f} ms | {p99 * 1000:.1f} ms | "
+        f"{ordered[-1] * 1000:.1f} ms | {failed} of {len(times) + failed} |"
+    )
 
 
 def main() -> None:
@@ -150,14 +152,18 @@ def main() -> None:
             finally:
                 attacker.close()
         log_bytes = sum(p.stat().st_size for p in Path(tmp).glob("server.log*"))
-    print(f"slowloris: {count:,} half-sent requests held for {args.hold:g} s on {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"slowloris: {count:,} half-sent requests held for {args.hold:g} s on {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     print("| token client | median | p99 | worst | failed |")
     print("|---|---|---|---|---|")
     print(row("alone (50 requests)", base, base_failed))
     print(row(f"during {count:,} half-sent requests", loaded, loaded_failed))
-    print(f"attacker connections opened in all: {attacker.opened:,} (refused at connect: {attacker.refused:,}); "
-          f"server file descriptors at the end: {server_fds:,}; server log: {log_bytes:,} bytes")
+    print(
+        f"attacker connections opened in all: {attacker.opened:,} (refused at connect: {attacker.refused:,}); "
+        f"server file descriptors at the end: {server_fds:,}; server log: {log_bytes:,} bytes"
+    )
 
 
 if __name__ == "__main__":

@@ -44,8 +44,10 @@ def main() -> None:
     for line in result.lines():
         print(line)
     print(f"errors seen by the followers (all retried): {result.errors_seen}")
-    print(f"load average {open('/proc/loadavg').read().split()[:3]} on {os.cpu_count()} cores; "
-          f"took {time.monotonic() - t0:.0f} s")
+    print(
+        f"load average {open('/proc/loadavg').read().split()[:3]} on {os.cpu_count()} cores; "
+        f"took {time.monotonic() - t0:.0f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -235,7 +235,9 @@ async def ssh_runs(n: int, repeat: int, echo_keys: int = 0) -> list[dict] | None
     results: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
         home, key_path = ssh_key_home(Path(tmp))
-        with LocalPlatform.start(Path(tmp), demo=False, env={"HOME": str(home), "PRIME_SSH_KEY_PATH": str(key_path)}) as lp:
+        with LocalPlatform.start(
+            Path(tmp), demo=False, env={"HOME": str(home), "PRIME_SSH_KEY_PATH": str(key_path)}
+        ) as lp:
             import httpx
 
             with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
@@ -277,12 +279,23 @@ async def ssh_runs(n: int, repeat: int, echo_keys: int = 0) -> list[dict] | None
                 for _ in range(repeat):
                     s0 = process_cpu(lp.pid)
                     total, dt, frames, cpu = await through_pane(lambda: SeqOverSSH(s, key_path), str(n))
-                    results.append(dict(kind="pane", bytes=total, wall=dt, app_cpu=cpu, frames=frames,
-                                        server_cpu=process_cpu(lp.pid) - s0))
+                    results.append(
+                        dict(
+                            kind="pane",
+                            bytes=total,
+                            wall=dt,
+                            app_cpu=cpu,
+                            frames=frames,
+                            server_cpu=process_cpu(lp.pid) - s0,
+                        )
+                    )
                     s0 = process_cpu(lp.pid)
                     total, dt, cpu = await no_screen()
-                    results.append(dict(kind="raw", bytes=total, wall=dt, app_cpu=cpu, frames=0,
-                                        server_cpu=process_cpu(lp.pid) - s0))
+                    results.append(
+                        dict(
+                            kind="raw", bytes=total, wall=dt, app_cpu=cpu, frames=0, server_cpu=process_cpu(lp.pid) - s0
+                        )
+                    )
                 await client.stop_session("bench", s.id)
             finally:
                 await client.aclose()
@@ -332,8 +345,22 @@ def ab_compare(other_src: str, n: int, repeat: int, echo_keys: int) -> None:
     for _ in range(repeat):
         for name, src in sides.items():
             out = subprocess.run(
-                [sys.executable, __file__, "--ssh-json", "--src", src, "--n", str(n), "--repeat", "1", "--echo-keys", str(echo_keys)],
-                check=True, capture_output=True, text=True,
+                [
+                    sys.executable,
+                    __file__,
+                    "--ssh-json",
+                    "--src",
+                    src,
+                    "--n",
+                    str(n),
+                    "--repeat",
+                    "1",
+                    "--echo-keys",
+                    str(echo_keys),
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
             ).stdout
             collected[name].extend(json.loads(out.strip().splitlines()[-1]))
     for name, src in sides.items():
@@ -343,17 +370,29 @@ def ab_compare(other_src: str, n: int, repeat: int, echo_keys: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true", help="smaller screen and pty inputs; SSH at full size, best of 2")
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller screen and pty inputs; SSH at full size, best of 2"
+    )
     parser.add_argument("--no-ssh", action="store_true")
     parser.add_argument("--ssh-only", action="store_true", help="only the SSH -> pane figures")
-    parser.add_argument("--ab", metavar="SRC", help="with --ssh-only or --vs-tmux: also measure another checkout's src/, alternating")
+    parser.add_argument(
+        "--ab", metavar="SRC", help="with --ssh-only or --vs-tmux: also measure another checkout's src/, alternating"
+    )
     parser.add_argument("--src", metavar="SRC", help="import primetui from SRC (the platform subprocess too)")
     parser.add_argument("--n", type=int, default=1_500_000, help="seq 1 N over SSH (default 1500000)")
     parser.add_argument("--repeat", type=int, default=0, help="SSH runs of each kind (default 3, 2 with --quick)")
-    parser.add_argument("--echo-keys", type=int, default=None, help="keys typed over SSH during a flood (default 25, 10 with --quick; 0: none)")
-    parser.add_argument("--vs-tmux", action="store_true",
-                        help="the real dashboard's shell pane next to a plain tmux pane: key -> echo during a flood, "
-                             "end of output drawn (bench/pane_vs_tmux.py)")
+    parser.add_argument(
+        "--echo-keys",
+        type=int,
+        default=None,
+        help="keys typed over SSH during a flood (default 25, 10 with --quick; 0: none)",
+    )
+    parser.add_argument(
+        "--vs-tmux",
+        action="store_true",
+        help="the real dashboard's shell pane next to a plain tmux pane: key -> echo during a flood, "
+        "end of output drawn (bench/pane_vs_tmux.py)",
+    )
     parser.add_argument("--key-gap", type=float, default=0.1, help="with --vs-tmux: seconds between keys")
     parser.add_argument("--ssh-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -363,15 +402,22 @@ def main() -> None:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from pane_vs_tmux import run as vs_tmux
 
-        vs_tmux(args.n if args.n != 1_500_000 else 2_000_000, args.repeat or 3, args.key_gap, _SRC,
-                str(Path(args.ab).resolve()) if args.ab else None)
+        vs_tmux(
+            args.n if args.n != 1_500_000 else 2_000_000,
+            args.repeat or 3,
+            args.key_gap,
+            _SRC,
+            str(Path(args.ab).resolve()) if args.ab else None,
+        )
         return
     if args.ssh_json:
         import json
 
         print(json.dumps(asyncio.run(ssh_runs(args.n, ssh_repeat, args.echo_keys)) or []))
         return
-    print(f"machine: {os.cpu_count()} cores, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; python {sys.version.split()[0]}")
+    print(
+        f"machine: {os.cpu_count()} cores, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; python {sys.version.split()[0]}"
+    )
     if args.ssh_only:
         print(f"\n3. SSH on a local-platform volume session, seq 1 {args.n}; best wall of {ssh_repeat}")
         if args.ab:
@@ -386,7 +432,9 @@ def main() -> None:
     pyte_data = seq_bytes(pyte_n)
     log = coloured_log(20_000 if args.quick else 60_000)
     pyte_log = coloured_log(3_000 if args.quick else 10_000)
-    print(f"seq 1 {n}: {len(data) / 1e6:.2f} MB (pyte gets seq 1 {pyte_n}, {len(pyte_data) / 1e6:.2f} MB, to keep the run short)")
+    print(
+        f"seq 1 {n}: {len(data) / 1e6:.2f} MB (pyte gets seq 1 {pyte_n}, {len(pyte_data) / 1e6:.2f} MB, to keep the run short)"
+    )
     print(f"coloured log: {len(log) / 1e6:.2f} MB (pyte gets {len(pyte_log) / 1e6:.2f} MB)")
 
     print("\n1. screen model alone (MB per CPU-second, best of 3; pyte best of 2)")
@@ -408,24 +456,38 @@ def main() -> None:
     runs = [asyncio.run(through_pane(lambda: PtyTransport(["seq", "1", str(n)]), str(n))) for _ in range(3)]
     total, dt, frames, cpu = min(runs, key=lambda r: r[1])
     p_total, p_dt, p_cpu = asyncio.run(pty_pyte(pyte_n))
-    print(f"  pty -> primetui pane                                 {mbps(total, dt):7.1f} MB/s wall, {mbps(total, cpu):6.1f} MB/CPU-s  ({dt:.2f} s, {frames} frames)")
-    print(f"  pty -> pyte feed only                                {mbps(p_total, p_dt):7.2f} MB/s wall, {mbps(p_total, p_cpu):6.2f} MB/CPU-s")
-    print(f"  ratio pane / pyte                                    x{mbps(total, dt) / mbps(p_total, p_dt):.1f} wall, x{mbps(total, cpu) / mbps(p_total, p_cpu):.1f} CPU")
+    print(
+        f"  pty -> primetui pane                                 {mbps(total, dt):7.1f} MB/s wall, {mbps(total, cpu):6.1f} MB/CPU-s  ({dt:.2f} s, {frames} frames)"
+    )
+    print(
+        f"  pty -> pyte feed only                                {mbps(p_total, p_dt):7.2f} MB/s wall, {mbps(p_total, p_cpu):6.2f} MB/CPU-s"
+    )
+    print(
+        f"  ratio pane / pyte                                    x{mbps(total, dt) / mbps(p_total, p_dt):.1f} wall, x{mbps(total, cpu) / mbps(p_total, p_cpu):.1f} CPU"
+    )
 
     if not args.no_ssh:
-        print(f"\n3. SSH on a local-platform volume session (TLS gateway, pinned keys), seq 1 {args.n}; best wall of {ssh_repeat}")
+        print(
+            f"\n3. SSH on a local-platform volume session (TLS gateway, pinned keys), seq 1 {args.n}; best wall of {ssh_repeat}"
+        )
         print_ssh(asyncio.run(ssh_runs(args.n, ssh_repeat, echo_keys)) or [])
 
     print("\n4. echo latency at an idle prompt (baseline), then while seq floods the pane (bash on a pty)")
     idle_lat, idle_lags = asyncio.run(echo_latency(10 if args.quick else 25, flood=False))
     idle_lat.sort()
     idle_lags.sort()
-    print(f"  idle:  key -> echo p50 {statistics.median(idle_lat):.1f} ms, max {max(idle_lat):.1f} ms; loop lag p50 {statistics.median(idle_lags):.1f} ms, max {max(idle_lags):.1f} ms")
+    print(
+        f"  idle:  key -> echo p50 {statistics.median(idle_lat):.1f} ms, max {max(idle_lat):.1f} ms; loop lag p50 {statistics.median(idle_lags):.1f} ms, max {max(idle_lags):.1f} ms"
+    )
     lat, lags = asyncio.run(echo_latency(10 if args.quick else 25))
     lat.sort()
-    print(f"  key -> echo on screen: p50 {statistics.median(lat):.1f} ms, p95 {lat[int(len(lat) * 0.95) - 1]:.1f} ms, max {max(lat):.1f} ms ({len(lat)} keys)")
+    print(
+        f"  key -> echo on screen: p50 {statistics.median(lat):.1f} ms, p95 {lat[int(len(lat) * 0.95) - 1]:.1f} ms, max {max(lat):.1f} ms ({len(lat)} keys)"
+    )
     lags.sort()
-    print(f"  event-loop lag (10 ms ticker): p50 {statistics.median(lags):.1f} ms, p99 {lags[int(len(lags) * 0.99) - 1]:.1f} ms, max {max(lags):.1f} ms")
+    print(
+        f"  event-loop lag (10 ms ticker): p50 {statistics.median(lags):.1f} ms, p99 {lags[int(len(lags) * 0.99) - 1]:.1f} ms, max {max(lags):.1f} ms"
+    )
 
 
 if __name__ == "__main__":

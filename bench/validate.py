@@ -24,10 +24,16 @@ def big_config(lines: int = 5000) -> str:
     out += [f'VAR_{i} = "value-{i}"' for i in range(400)]
     i = 0
     while len("\n".join(out).split("\n")) < lines - 6:
-        out += ["", "[[eval.source]]", f'name = "env-{i}"', f'env = {{ taskset = {{ id = "org/task-{i}" }} }}',
-                "num_examples = 32", "group_size = 2"]
+        out += [
+            "",
+            "[[eval.source]]",
+            f'name = "env-{i}"',
+            f'env = {{ taskset = {{ id = "org/task-{i}" }} }}',
+            "num_examples = 32",
+            "group_size = 2",
+        ]
         i += 1
-    return "\n".join(out[: lines]) + "\n"
+    return "\n".join(out[:lines]) + "\n"
 
 
 def timed(fn, text: str, repeat: int) -> float:
@@ -141,8 +147,10 @@ def unknown_scaling(sizes: tuple[int, ...] = (1000, 8000, 64000, 200000)) -> Non
         t0, c0 = time.perf_counter(), time.process_time()
         report = check_text(text)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-        print(f"| {n:,} | {len(text.encode()) / 1e6:.1f} MB | {len(report.errors):,} | {wall:.2f} / {cpu:.2f} | "
-              f"{cpu / n * 1e6:.0f} |")
+        print(
+            f"| {n:,} | {len(text.encode()) / 1e6:.1f} MB | {len(report.errors):,} | {wall:.2f} / {cpu:.2f} | "
+            f"{cpu / n * 1e6:.0f} |"
+        )
 
 
 def big_typing(sources: int = 40000, keys: int = 4) -> None:
@@ -155,7 +163,9 @@ def big_typing(sources: int = 40000, keys: int = 4) -> None:
 
     text = ONLINE_EVAL + "".join(
         f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/task-{i}" }} }}\n'
-        "num_examples = 32\ngroup_size = 2\n" for i in range(sources))
+        "num_examples = 32\ngroup_size = 2\n"
+        for i in range(sources)
+    )
 
     async def per_key(make) -> float:
         class Host(App):
@@ -177,7 +187,10 @@ def big_typing(sources: int = 40000, keys: int = 4) -> None:
 
     rows = [
         ("primetui editor area, plain (above the limit)", lambda: DiagnosticTextArea(text, highlight=False)),
-        ("Textual TextArea, no language, soft_wrap off", lambda: TextArea(text, soft_wrap=False, show_line_numbers=True)),
+        (
+            "Textual TextArea, no language, soft_wrap off",
+            lambda: TextArea(text, soft_wrap=False, show_line_numbers=True),
+        ),
         ("Textual TextArea.code_editor, toml", lambda: TextArea.code_editor(text, language="toml")),
     ]
     print(f"| {len(text) / 1e6:.1f} MB, {text.count(chr(10)):,} lines: text area | ms per key (median of {keys}) |")
@@ -186,8 +199,9 @@ def big_typing(sources: int = 40000, keys: int = 4) -> None:
         print(f"| {name} | {asyncio.run(per_key(make)):.0f} |")
 
 
-def echo_times(argv: list[str], env: dict[str, str], line0: str, keys: int = 60, interval: float = 0.1,
-               pause: float = 0.4) -> list[float]:
+def echo_times(
+    argv: list[str], env: dict[str, str], line0: str, keys: int = 60, interval: float = 0.1, pause: float = 0.4
+) -> list[float]:
     """Key-to-echo in ms on a pty: ``argv`` shows a file whose first line is ``line0`` with the cursor at
     its start. Types a marker, then ``keys`` keys at one every ``interval`` seconds in bursts of 20
     (letters, then as many backspaces) ``pause`` seconds apart, so the editor's debounced check runs
@@ -260,12 +274,23 @@ def typing_on_pty(keys: int = 60, before: str | None = None) -> None:
         rows = [
             (f"editor, generated ({big.count(chr(10)):,} lines, {len(big.encode()) / 1000:.0f} KB)", editor, big, {}),
             (f"editor, walkthrough ({WALKTHROUGH.count(chr(10))} lines)", editor, WALKTHROUGH, {}),
-            ("plain Textual TextArea.code_editor (toml), generated file",
-             [sys.executable, str(Path(__file__).resolve().parent / "textarea_app.py")], big, {}),
+            (
+                "plain Textual TextArea.code_editor (toml), generated file",
+                [sys.executable, str(Path(__file__).resolve().parent / "textarea_app.py")],
+                big,
+                {},
+            ),
         ]
         if before:
-            rows.insert(1, (f"editor before ({before}), generated file", [sys.executable, "-m", "primetui", "edit"], big,
-                            {"PYTHONPATH": before}))
+            rows.insert(
+                1,
+                (
+                    f"editor before ({before}), generated file",
+                    [sys.executable, "-m", "primetui", "edit"],
+                    big,
+                    {"PYTHONPATH": before},
+                ),
+            )
         load0 = os.getloadavg()
         out = []
         for n, (name, argv, text, extra) in enumerate(rows):
@@ -297,15 +322,21 @@ def main() -> None:
         return
     big = big_config()
     rows = []
-    for name, text, repeat in (("walkthrough (27 lines)", WALKTHROUGH, 50), ("multi-node (58 lines)", MULTI_NODE, 50),
-                               ("online-eval (38 lines)", ONLINE_EVAL, 50), (f"generated ({big.count(chr(10))} lines)", big, 7)):
+    for name, text, repeat in (
+        ("walkthrough (27 lines)", WALKTHROUGH, 50),
+        ("multi-node (58 lines)", MULTI_NODE, 50),
+        ("online-eval (38 lines)", ONLINE_EVAL, 50),
+        (f"generated ({big.count(chr(10))} lines)", big, 7),
+    ):
         ours = timed_both(check_text, text, repeat)
         base = timed_both(tomllib.loads, text, repeat)
         rows.append((name, ours, base))
     print("| document | check_text wall / CPU (median ms) | tomllib.loads wall / CPU (median ms) | ratio (CPU) |")
     print("|---|---|---|---|")
     for name, ours, base in rows:
-        print(f"| {name} | {ours[0]:.1f} / {ours[1]:.1f} | {base[0]:.2f} / {base[1]:.2f} | {ours[1] / max(base[1], 1e-6):.0f}x |")
+        print(
+            f"| {name} | {ours[0]:.1f} / {ours[1]:.1f} | {base[0]:.2f} / {base[1]:.2f} | {ours[1] / max(base[1], 1e-6):.0f}x |"
+        )
     in_thread, in_helper = asyncio.run(loop_lag(big))
     print()
     print("| UI event loop while the generated file is validated (worst tick delay, median of 5) | ms |")
@@ -314,7 +345,9 @@ def main() -> None:
     print(f"| validation in the helper process (what the editor does above 20,000 characters) | {in_helper:.1f} |")
     editor, plain = asyncio.run(typing_lag(big))
     print()
-    print("| typing in the generated file (pilot key press, median ms) | editor with validation | plain TextArea.code_editor |")
+    print(
+        "| typing in the generated file (pilot key press, median ms) | editor with validation | plain TextArea.code_editor |"
+    )
     print("|---|---|---|")
     print(f"| per key | {editor:.1f} | {plain:.1f} |")
 

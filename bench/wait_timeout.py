@@ -35,14 +35,36 @@ from tests.ops.script_helpers import long_run  # noqa: E402
 
 
 def sample(base_url: str, token: str, run_id: str, timeout: float, interval: float, home: Path) -> float:
-    env = dict(os.environ, HOME=str(home), PRIME_BASE_URL=base_url, PRIME_API_KEY=token,
-               PRIMETUI_CONFIG_DIR=str(home / "cfg"), PRIMETUI_LOG_DIR=str(home / "log"))
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        PRIME_BASE_URL=base_url,
+        PRIME_API_KEY=token,
+        PRIMETUI_CONFIG_DIR=str(home / "cfg"),
+        PRIMETUI_LOG_DIR=str(home / "log"),
+    )
     for key in ("PRIME_API_BASE_URL", "PRIME_CONTEXT", "PRIME_TEAM_ID"):
         env.pop(key, None)
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "primetui", "wait", run_id, "--json", "--timeout", str(timeout),
-                           "--interval", str(interval)], env=env, capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "primetui",
+            "wait",
+            run_id,
+            "--json",
+            "--timeout",
+            str(timeout),
+            "--interval",
+            str(interval),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     wall = time.monotonic() - start
     if proc.returncode != 2:
         raise SystemExit(f"expected exit 2 (timed out), got {proc.returncode}:\n{proc.stdout}{proc.stderr}")

@@ -10,6 +10,7 @@ mirror keeps as open tables (``prime train`` defers them): a stub module ``verif
 two as ``extra="allow"`` models, ``SingleAgentEnvConfig``, ``resolve_env_field(data, ann) -> data`` and
 ``narrowed_env_annotation(cls)`` is enough. Field descriptions are the attributes' docstrings.
 """
+
 import enum, inspect, pprint, sys, types, typing
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
@@ -24,14 +25,18 @@ names: dict[type, str] = {}
 order: list[type] = []
 by_name: dict[str, type] = {}
 
+
 def is_model(t):
     return inspect.isclass(t) and issubclass(t, BaseModel)
+
 
 def is_renderer(t):
     return is_model(t) and t.__module__.startswith("renderers")
 
+
 def is_open(t):
     return is_model(t) and t.__module__.startswith("verifiers")
+
 
 def cname(t):
     if t in names:
@@ -45,9 +50,12 @@ def cname(t):
         k = 2
         base = n
         while n in by_name and by_name[n] is not t:
-            n = f"{base}{k}"; k += 1
-    names[t] = n; by_name[n] = t
+            n = f"{base}{k}"
+            k += 1
+    names[t] = n
+    by_name[n] = t
     return n
+
 
 def tyt(t) -> str:
     """Type text in the mirror's grammar."""
@@ -90,6 +98,7 @@ def tyt(t) -> str:
         return {"int": "int", "float": "float", "bool": "bool", "str": "str"}.get(t.__name__, t.__name__)
     return str(t).replace("typing.", "")
 
+
 def constraints(fi: FieldInfo) -> str:
     out = []
     for m in fi.metadata:
@@ -109,6 +118,7 @@ def constraints(fi: FieldInfo) -> str:
         elif isinstance(al, str):
             out.append("alias:" + al)
     return ", ".join(out)
+
 
 def default_text(fi: FieldInfo) -> str:
     if fi.default_factory is not None:
@@ -138,8 +148,10 @@ def default_text(fi: FieldInfo) -> str:
         return repr(str(d))
     return _plain_repr(d)
 
+
 def _plain_repr(v):
     """A container default holding models, as the plain data TOML would write."""
+
     def plain(x):
         if isinstance(x, BaseModel):
             return x.model_dump(mode="json")
@@ -150,7 +162,9 @@ def _plain_repr(v):
         if isinstance(x, Path):
             return str(x)
         return x
+
     return repr(plain(v))
+
 
 classes = {}
 
@@ -167,16 +181,23 @@ def emit(t):
                 pass
     for fname, fi in t.model_fields.items():
         typ = tyt(fi.annotation)
-        fields[fname] = {"type": typ, "default": default_text(fi), "constraints": constraints(fi),
-                         "description": (fi.description or docs.get(fname) or "").strip()}
+        fields[fname] = {
+            "type": typ,
+            "default": default_text(fi),
+            "constraints": constraints(fi),
+            "description": (fi.description or docs.get(fname) or "").strip(),
+        }
     extra = t.model_config.get("extra") or "ignore"
     src = t.__module__.replace("prime_rl.configs.", "configs/").replace(".", "/") + ".py"
     classes[n] = {"source": src, "extra": extra, "fields": fields}
 
-cname(RLConfig); order.append(RLConfig)
+
+cname(RLConfig)
+order.append(RLConfig)
 i = 0
 while i < len(order):
-    emit(order[i]); i += 1
+    emit(order[i])
+    i += 1
 print(len(classes), file=sys.stderr)
 print("CLASSES: dict[str, dict] = ", end="")
 pprint.pprint(classes, width=120, sort_dicts=False)

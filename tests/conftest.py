@@ -61,10 +61,14 @@ def _live_sessions(lp: LocalPlatform) -> set[tuple[str, str, tuple]]:
     for scope in ({}, *({"teamId": t["teamId"]} for t in teams)):
         volumes = httpx.get(lp.api_url + "/training/volumes", headers=lp.headers, params=scope, timeout=30)
         for v in volumes.json().get("volumes", []):
-            reply = httpx.get(f"{lp.api_url}/training/volumes/{v['name']}/sessions", headers=lp.headers,
-                              params=scope, timeout=30)
-            live |= {(v["name"], s["id"], tuple(scope.items())) for s in reply.json().get("sessions", [])
-                     if s.get("status") not in DEAD_SESSION_STATUSES}
+            reply = httpx.get(
+                f"{lp.api_url}/training/volumes/{v['name']}/sessions", headers=lp.headers, params=scope, timeout=30
+            )
+            live |= {
+                (v["name"], s["id"], tuple(scope.items()))
+                for s in reply.json().get("sessions", [])
+                if s.get("status") not in DEAD_SESSION_STATUSES
+            }
     return live
 
 
@@ -94,8 +98,10 @@ def _live_ids(lp: LocalPlatform) -> tuple[set[str], set[str]]:
 
     marks = ",".join(f"'{s}'" for s in sorted(ACTIVE))
     runs = rows(lp.data_dir / "state.sqlite3", f"SELECT id FROM runs WHERE status IN ({marks})")
-    sessions = rows(lp.data_dir / "sessions" / "sessions.sqlite3",
-                    "SELECT id FROM volume_sessions WHERE phase NOT IN ('stopped', 'failed')")
+    sessions = rows(
+        lp.data_dir / "sessions" / "sessions.sqlite3",
+        "SELECT id FROM volume_sessions WHERE phase NOT IN ('stopped', 'failed')",
+    )
     return runs, sessions
 
 
@@ -119,5 +125,9 @@ def _stop_the_runs_a_test_leaves_going(request: pytest.FixtureRequest) -> Iterat
     # A read-write session left open holds its volume (one writer): every later run on it waits.
     for volume, session_id, scope in _live_sessions(lp):
         if session_id not in sessions_before:
-            httpx.delete(f"{lp.api_url}/training/volumes/{volume}/sessions/{session_id}", headers=lp.headers,
-                         params=dict(scope), timeout=30)
+            httpx.delete(
+                f"{lp.api_url}/training/volumes/{volume}/sessions/{session_id}",
+                headers=lp.headers,
+                params=dict(scope),
+                timeout=30,
+            )

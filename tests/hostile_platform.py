@@ -80,7 +80,9 @@ class HostileProxy:
             self.port = s.getsockname()[1]
         self.base_url = f"http://127.0.0.1:{self.port}"
         app = Starlette(routes=[Route("/{path:path}", self.forward, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])])
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"))
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     async def forward(self, request: Request) -> Response:
@@ -95,10 +97,14 @@ class HostileProxy:
                 pass
         self.requests.append(f"{request.method} {path}")
         if request.method == "POST" and path.endswith("/training/volumes"):
-            return Response(json.dumps({"detail": "volume quota reached" + HOSTILE}), status_code=409, media_type="application/json")
+            return Response(
+                json.dumps({"detail": "volume quota reached" + HOSTILE}), status_code=409, media_type="application/json"
+            )
         headers = {k: v for k, v in request.headers.items() if k.lower() in ("authorization", "content-type", "accept")}
         async with httpx.AsyncClient(timeout=30) as client:
-            reply = await client.request(request.method, self.upstream + path, params=query, content=body, headers=headers)
+            reply = await client.request(
+                request.method, self.upstream + path, params=query, content=body, headers=headers
+            )
         content = reply.content
         if "json" in reply.headers.get("content-type", "") and content:
             content = json.dumps(hostile(reply.json())).encode()

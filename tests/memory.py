@@ -35,9 +35,14 @@ def holders(obj: object, depth: int = 8) -> str:
     for _ in range(depth):
         found = gc.get_referrers(current)
         mine.add(id(found))
-        referrers = [r for r in found if id(r) not in seen and id(r) not in mine
-                     and not (isinstance(r, list) and r and isinstance(r[0], weakref.ref))
-                     and not (isinstance(r, types.FrameType) and r.f_code.co_name in ("holders", "report_alive"))]
+        referrers = [
+            r
+            for r in found
+            if id(r) not in seen
+            and id(r) not in mine
+            and not (isinstance(r, list) and r and isinstance(r[0], weakref.ref))
+            and not (isinstance(r, types.FrameType) and r.f_code.co_name in ("holders", "report_alive"))
+        ]
         mine.add(id(referrers))
         del found
         if not referrers:

@@ -6,8 +6,13 @@ from typing import Any
 
 from primetui.api import models as m
 
-REQUIRED = {"id": "r1", "userId": "u", "status": "RUNNING", "createdAt": "2026-01-01T00:00:00Z",
-            "updatedAt": "2026-01-01T00:00:00Z"}
+REQUIRED = {
+    "id": "r1",
+    "userId": "u",
+    "status": "RUNNING",
+    "createdAt": "2026-01-01T00:00:00Z",
+    "updatedAt": "2026-01-01T00:00:00Z",
+}
 
 
 def wire_run(fields: dict[str, Any] | None = None, **more: Any) -> m.RLRun:

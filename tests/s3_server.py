@@ -77,16 +77,26 @@ class S3Server:
         env.pop("INITIAL_NO_AUTH_ACTION_COUNT", None)
         if auth:
             env["INITIAL_NO_AUTH_ACTION_COUNT"] = str(ADMIN_ACTIONS)
-        proc = subprocess.Popen([sys.executable, "-c", _MOTO_MAIN, "-H", "127.0.0.1", "-p", str(port)],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _MOTO_MAIN, "-H", "127.0.0.1", "-p", str(port)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,
+        )
         server = cls(port, proc)
         wait_for_sync(lambda: proc.poll() is not None or _listening(port), "moto server to listen", timeout=60)
         if proc.poll() is not None:
             raise RuntimeError(f"moto server exited with {proc.returncode}")
         if auth:
-            iam = boto3.client("iam", endpoint_url=server.endpoint, region_name="us-east-1",
-                               aws_access_key_id="admin", aws_secret_access_key="admin")
+            iam = boto3.client(
+                "iam",
+                endpoint_url=server.endpoint,
+                region_name="us-east-1",
+                aws_access_key_id="admin",
+                aws_secret_access_key="admin",
+            )
             iam.create_user(UserName="tester")
             iam.put_user_policy(UserName="tester", PolicyName="s3", PolicyDocument=json.dumps(POLICY))
             created = iam.create_access_key(UserName="tester")["AccessKey"]
@@ -94,9 +104,14 @@ class S3Server:
         return server
 
     def client(self, endpoint: str | None = None):
-        return boto3.client("s3", endpoint_url=endpoint or self.endpoint, region_name="us-east-1",
-                            aws_access_key_id=self.key, aws_secret_access_key=self.secret,
-                            config=Config(s3={"addressing_style": "path"}, max_pool_connections=16))
+        return boto3.client(
+            "s3",
+            endpoint_url=endpoint or self.endpoint,
+            region_name="us-east-1",
+            aws_access_key_id=self.key,
+            aws_secret_access_key=self.secret,
+            config=Config(s3={"addressing_style": "path"}, max_pool_connections=16),
+        )
 
     def credentials(self) -> dict:
         return {"accessKeyId": self.key, "secretAccessKey": self.secret, "sessionToken": None}

@@ -8,11 +8,25 @@ from pathlib import Path
 
 import pytest
 
-OUTSIDE = ("PRIME_API_KEY", "PRIME_TEAM_ID", "PRIME_BASE_URL", "PRIME_API_BASE_URL", "PRIME_FRONTEND_URL",
-           "PRIME_CONTEXT", "PRIMETUI_HEADLESS_DEADLINE", "PRIMETUI_REPLY_DEADLINE")
+OUTSIDE = (
+    "PRIME_API_KEY",
+    "PRIME_TEAM_ID",
+    "PRIME_BASE_URL",
+    "PRIME_API_BASE_URL",
+    "PRIME_FRONTEND_URL",
+    "PRIME_CONTEXT",
+    "PRIMETUI_HEADLESS_DEADLINE",
+    "PRIMETUI_REPLY_DEADLINE",
+)
 """Variables removed: each would change which platform, key or deadline the test sees."""
-FOLDERS = (("HOME", ""), ("PRIMETUI_CONFIG_DIR", "cfg"), ("PRIMETUI_CACHE_DIR", "cache"), ("PRIMETUI_LOG_DIR", "logs"),
-           ("PRIMETUI_CRASH_DIR", "crashes"), ("PRIMETUI_DRAFTS_DIR", "drafts"))
+FOLDERS = (
+    ("HOME", ""),
+    ("PRIMETUI_CONFIG_DIR", "cfg"),
+    ("PRIMETUI_CACHE_DIR", "cache"),
+    ("PRIMETUI_LOG_DIR", "logs"),
+    ("PRIMETUI_CRASH_DIR", "crashes"),
+    ("PRIMETUI_DRAFTS_DIR", "drafts"),
+)
 """(variable, sub-folder of the temporary directory) of HOME and the primetui folders."""
 
 

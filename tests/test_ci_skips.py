@@ -9,7 +9,7 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
 
-SAMPLE = '''
+SAMPLE = """
 import pytest
 
 @pytest.mark.skipif(True, reason="tmux is needed")
@@ -24,7 +24,7 @@ def test_imported():
 
 def test_other_reason():
     pytest.skip("needs root and mount namespaces")
-'''
+"""
 
 
 def _run(tmp_path: Path, ci: str) -> subprocess.CompletedProcess[str]:
@@ -32,8 +32,23 @@ def _run(tmp_path: Path, ci: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CI": ci, "PYTHONPATH": str(TESTS.parent)}
     env.pop("PYTEST_ADDOPTS", None)
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "tests.ci_skips", "-p", "no:cacheprovider", "-q", "-rA", "test_sample.py"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "tests.ci_skips",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-rA",
+            "test_sample.py",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

@@ -66,10 +66,14 @@ def test_each_file_parses(name):
 
 def test_each_file_is_named_by_a_css_path_and_each_css_path_is_shipped():
     users = _users()
-    assert sorted(users) == SHIPPED, f"not named by any CSS_PATH: {sorted(set(SHIPPED) - set(users))}; named but not shipped: {sorted(set(users) - set(SHIPPED))}"
+    assert sorted(users) == SHIPPED, (
+        f"not named by any CSS_PATH: {sorted(set(SHIPPED) - set(users))}; named but not shipped: {sorted(set(users) - set(SHIPPED))}"
+    )
     for cls in _classes():
         for path in _css_paths(cls):
-            assert path.is_absolute() and path.parent == STYLES.resolve(), f"{cls.__name__}.CSS_PATH is not from tcss(): {path}"
+            assert path.is_absolute() and path.parent == STYLES.resolve(), (
+                f"{cls.__name__}.CSS_PATH is not from tcss(): {path}"
+            )
 
 
 @pytest.mark.parametrize("name", [n for n in SHIPPED if n not in ("app.tcss", "compact.tcss")])
@@ -90,7 +94,12 @@ def test_a_screens_rules_start_with_its_name(name):
 
 
 def test_no_app_or_screen_keeps_inline_css():
-    inline = sorted(f"{cls.__module__}.{cls.__name__}.{var}" for cls in _classes() for var in ("DEFAULT_CSS", "CSS") if cls.__dict__.get(var))
+    inline = sorted(
+        f"{cls.__module__}.{cls.__name__}.{var}"
+        for cls in _classes()
+        for var in ("DEFAULT_CSS", "CSS")
+        if cls.__dict__.get(var)
+    )
     assert not inline, f"App/Screen CSS belongs in primetui/ui/styles/*.tcss (CSS_PATH): {inline}"
 
 

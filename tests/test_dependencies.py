@@ -17,7 +17,17 @@ IMPORT_NAMES = {
     "huggingface-hub": {"huggingface_hub"},
     "textual-serve": {"textual_serve"},
 }
-DEV_ONLY = {"pytest", "pytest_asyncio", "pytest_textual_snapshot", "respx", "hypothesis", "pyte", "prime", "playwright", "selenium"}
+DEV_ONLY = {
+    "pytest",
+    "pytest_asyncio",
+    "pytest_textual_snapshot",
+    "respx",
+    "hypothesis",
+    "pyte",
+    "prime",
+    "playwright",
+    "selenium",
+}
 
 
 def _name(requirement: str) -> str:
@@ -49,7 +59,9 @@ def _modules(requirement: str) -> set[str]:
 def test_every_runtime_dependency_is_imported_by_src():
     project = _project()
     imported = _src_imports()
-    requirements = project["dependencies"] + [r for extra in project.get("optional-dependencies", {}).values() for r in extra]
+    requirements = project["dependencies"] + [
+        r for extra in project.get("optional-dependencies", {}).values() for r in extra
+    ]
     unused = [_name(r) for r in requirements if not _modules(r) & imported]
     assert not unused, f"declared but imported nowhere in src/ (drop them or move them to the dev group): {unused}"
 
@@ -60,7 +72,9 @@ def test_the_local_extra_is_imported_only_by_the_local_platform():
     # sft/parquet.py imports pyarrow behind a guard that says the extra adds it.
     guarded = ROOT / "src" / "primetui" / "sft" / "parquet.py"
     leaked = sorted(_src_imports(outside=local, skip={guarded}) & extra)
-    assert not leaked, f"the base install lacks these (primetui[local] adds them), yet code outside local/ imports them: {leaked}"
+    assert not leaked, (
+        f"the base install lacks these (primetui[local] adds them), yet code outside local/ imports them: {leaked}"
+    )
 
 
 def test_src_imports_no_dev_only_tool():

@@ -26,14 +26,25 @@ def test_keys_page_is_what_keys_doc_generates():
 
 
 def test_every_code_wait_returns_is_in_the_one_table():
-    assert {waiting.EXIT_OK, waiting.EXIT_FAILED, waiting.EXIT_TIMEOUT, waiting.EXIT_SETUP, waiting.EXIT_SIGINT,
-            128 + signal.SIGTERM} <= WAIT_CODES
+    assert {
+        waiting.EXIT_OK,
+        waiting.EXIT_FAILED,
+        waiting.EXIT_TIMEOUT,
+        waiting.EXIT_SETUP,
+        waiting.EXIT_SIGINT,
+        128 + signal.SIGTERM,
+    } <= WAIT_CODES
     assert set(waiting.OUTCOME) <= WAIT_CODES
 
 
 def test_wait_help_lists_every_exit_code():
-    out = subprocess.run([sys.executable, "-m", "primetui", "wait", "--help"], capture_output=True, text=True,
-                         timeout=60, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, "-m", "primetui", "wait", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     listed = {int(m) for m in re.findall(r"^\s+(\d+)\s{2,}\S", out.stdout.split("exit codes", 1)[1], re.M)}
     assert listed == WAIT_CODES, out.stdout
 
@@ -75,8 +86,11 @@ def test_readme_commands_name_only_options_that_exist():
     parser = build_parser()
     commands = _readme_commands()
     assert len(commands) >= 15, commands
-    wrong = {cmd: sorted(named - _options(_subcommand(parser, cmd.split()[1:])))
-             for cmd, named in commands if named - _options(_subcommand(parser, cmd.split()[1:]))}
+    wrong = {
+        cmd: sorted(named - _options(_subcommand(parser, cmd.split()[1:])))
+        for cmd, named in commands
+        if named - _options(_subcommand(parser, cmd.split()[1:]))
+    }
     assert not wrong, f"the README names options these commands do not have: {wrong}"
 
 

@@ -38,13 +38,26 @@ atexit.register(lambda: print("ASKED-FOR-EXTRA:" + ",".join(ASKED), file=sys.std
 """
 
 
-def without_extra(code: str, *args: str, env: dict[str, str] | None = None, home: Path) -> tuple[int, str, str, list[str]]:
+def without_extra(
+    code: str, *args: str, env: dict[str, str] | None = None, home: Path
+) -> tuple[int, str, str, list[str]]:
     """Run ``code`` with the extra's modules refused: (exit code, stdout, stderr without the probe, modules asked for)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
-    environ.update(HOME=str(home), PRIMETUI_CONFIG_DIR=str(home / "cfg"), PRIMETUI_LOCAL_DATA_DIR=str(home / "local"),
-                   XDG_CACHE_HOME=str(home / "cache"), **(env or {}))
-    out = subprocess.run([sys.executable, "-c", BLOCKER + code, ",".join(BLOCKED), *args],
-                         check=False, capture_output=True, text=True, env=environ, timeout=120)
+    environ.update(
+        HOME=str(home),
+        PRIMETUI_CONFIG_DIR=str(home / "cfg"),
+        PRIMETUI_LOCAL_DATA_DIR=str(home / "local"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        **(env or {}),
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", BLOCKER + code, ",".join(BLOCKED), *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=120,
+    )
     lines = out.stderr.splitlines()
     probe = next(line for line in lines if line.startswith("ASKED-FOR-EXTRA:"))
     stderr = "\n".join(line for line in lines if line != probe)
@@ -57,7 +70,9 @@ CLI = "import sys\nfrom primetui.commands.cli import main\nraise SystemExit(main
 
 def test_the_extra_lists_what_pyproject_declares():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    declared = {req.split(">")[0].split("=")[0].split("<")[0].strip() for req in project["optional-dependencies"]["local"]}
+    declared = {
+        req.split(">")[0].split("=")[0].split("<")[0].strip() for req in project["optional-dependencies"]["local"]
+    }
     assert declared == set(LOCAL_DISTRIBUTIONS)
 
 
@@ -88,15 +103,18 @@ def test_runs_once_against_a_platform_never_asks_for_the_extra(local_platform, t
     assert asked == []
 
 
-@pytest.mark.parametrize("args", [
-    ["--local"],
-    ["local", "serve", "--demo"],
-    ["runs", "--once", "--local"],
-    ["edit", "sft.toml", "--local"],
-    ["serve", "--local"],
-    ["wait", "some-run", "--local"],
-    ["dispatch", "sft.toml", "--volume", "research", "--local"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--local"],
+        ["local", "serve", "--demo"],
+        ["runs", "--once", "--local"],
+        ["edit", "sft.toml", "--local"],
+        ["serve", "--local"],
+        ["wait", "some-run", "--local"],
+        ["dispatch", "sft.toml", "--volume", "research", "--local"],
+    ],
+)
 def test_local_without_the_extra_names_the_command_that_adds_it(args, tmp_path):
     code, out, err, _ = without_extra(CLI, *args, home=tmp_path)
     assert code == 78  # configuration (docs/ops.md, exit codes)
@@ -104,8 +122,12 @@ def test_local_without_the_extra_names_the_command_that_adds_it(args, tmp_path):
     assert err.count("\n") == 0 and "Traceback" not in err
     assert err.startswith("primetui: the local platform needs fastapi, uvicorn, pyarrow, huggingface-hub, ")
     requirement = f"'primetui[local]=={__version__}'"
-    assert err.endswith((f"add them with: uv pip install --python {sys.executable} {requirement}",
-                         f"add them with: {sys.executable} -m pip install {requirement}"))
+    assert err.endswith(
+        (
+            f"add them with: uv pip install --python {sys.executable} {requirement}",
+            f"add them with: {sys.executable} -m pip install {requirement}",
+        )
+    )
     assert not (tmp_path / "local").exists(), "nothing of the platform is started or created"
 
 
@@ -119,7 +141,9 @@ except LauncherError as exc:
 """
     rc, out, err, _ = without_extra(code, home=tmp_path)
     assert rc == 0, err
-    assert out.startswith("The local platform needs fastapi, uvicorn, pyarrow, huggingface-hub, boto3, which this install leaves out; ")
+    assert out.startswith(
+        "The local platform needs fastapi, uvicorn, pyarrow, huggingface-hub, boto3, which this install leaves out; "
+    )
     assert "primetui[local]" in out
 
 

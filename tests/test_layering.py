@@ -155,7 +155,9 @@ def test_no_import_circles():
 def test_every_folder_is_a_layer_and_no_module_is_loose():
     root = SRC / "primetui"
     folders = {p.name for p in root.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert folders == set(RANK), f"folders without a layer: {sorted(folders - set(RANK))}; layers without a folder: {sorted(set(RANK) - folders)}"
+    assert folders == set(RANK), (
+        f"folders without a layer: {sorted(folders - set(RANK))}; layers without a folder: {sorted(set(RANK) - folders)}"
+    )
     loose = sorted(p.stem for p in root.glob("*.py") if p.stem not in TOP_LEVEL_MODULES)
     assert not loose, f"top-level modules belong in a layer's folder: {loose}"
 
@@ -173,7 +175,13 @@ def test_packages_only_import_down():
 def _drawing_imports(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+        names = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom) and not node.level
+            else []
+        )
         found |= {n.split(".")[0] for n in names if n.split(".")[0] in DRAWING}
     return found
 
@@ -187,9 +195,13 @@ def test_only_the_dashboard_draws():
     below = sorted(m for m, p in mods.items() if _package(m) not in {"ui", "commands"} and _drawing_imports(p))
     assert not below, f"textual or rich imported below the dashboard: {below}"
     not_ui = sorted(
-        m for m, p in mods.items()
-        if _package(m) == "ui" and p.name != "__init__.py" and not _drawing_imports(p)
-        and not any(_package(d) == "ui" for d in graph[m]) and not _drives_widgets(p)
+        m
+        for m, p in mods.items()
+        if _package(m) == "ui"
+        and p.name != "__init__.py"
+        and not _drawing_imports(p)
+        and not any(_package(d) == "ui" for d in graph[m])
+        and not _drives_widgets(p)
     )
     assert not not_ui, f"modules in ui/ that are not Textual code (the view model lives in viewmodel/): {not_ui}"
 
@@ -211,17 +223,31 @@ def test_the_checker_sees_a_circle():
 # ---- layers by meaning: below ui/, no module drives a widget -----------------------------------
 # Importing textual is not the only way to be Textual code: a core or view-model module that calls
 # ``app.notify`` or pokes ``view._frame_handle`` on an object handed to it is UI code in disguise.
-WIDGET_API = frozenset({
-    "run_worker", "call_later", "call_after_refresh", "call_from_thread", "query_one", "query", "post_message",
-    "notify", "set_interval", "set_timer", "refresh", "mount",
-})
+WIDGET_API = frozenset(
+    {
+        "run_worker",
+        "call_later",
+        "call_after_refresh",
+        "call_from_thread",
+        "query_one",
+        "query",
+        "post_message",
+        "notify",
+        "set_interval",
+        "set_timer",
+        "refresh",
+        "mount",
+    }
+)
 """Calls that only a Textual widget, screen or app answers: they belong in ui/."""
 NO_WIDGETS = CORE | {"config", "viewmodel"}
 """Packages whose modules may not drive widgets (the core, configuration, the view model)."""
 LIBRARY_PRIVATES = {
     "_init_recv_window": "asyncssh's receive window: shell/flow.py grants the channel's credit itself",
     "_recv_window": "asyncssh's receive window: shell/flow.py grants the channel's credit itself",
-    "_replace": "a namedtuple's public API", "_asdict": "a namedtuple's public API", "_fields": "a namedtuple's public API",
+    "_replace": "a namedtuple's public API",
+    "_asdict": "a namedtuple's public API",
+    "_fields": "a namedtuple's public API",
 }
 """Private attributes of other libraries' objects a core module touches, each with why."""
 

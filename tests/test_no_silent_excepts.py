@@ -34,7 +34,9 @@ def silent_handlers(source: str) -> list[int]:
 
 
 def test_every_silent_broad_except_says_why():
-    wrong = [f"{p.relative_to(SRC)}:{n}" for p in sorted(SRC.rglob("*.py")) for n in silent_handlers(p.read_text("utf-8"))]
+    wrong = [
+        f"{p.relative_to(SRC)}:{n}" for p in sorted(SRC.rglob("*.py")) for n in silent_handlers(p.read_text("utf-8"))
+    ]
     assert not wrong, "a broad except that only passes must narrow, act, or say why on its line: " + ", ".join(wrong)
 
 

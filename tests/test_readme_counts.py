@@ -49,8 +49,11 @@ def drift(stated: dict[str, int], real: dict[str, int]) -> list[str]:
 
 def test_the_readme_names_every_test_folder():
     stated = stated_counts((ROOT / "README.md").read_text(encoding="utf-8"))
-    folders = {p.relative_to(ROOT / "tests").parts[0] for p in (ROOT / "tests").rglob("test_*.py")
-               if len(p.relative_to(ROOT / "tests").parts) > 1}
+    folders = {
+        p.relative_to(ROOT / "tests").parts[0]
+        for p in (ROOT / "tests").rglob("test_*.py")
+        if len(p.relative_to(ROOT / "tests").parts) > 1
+    }
     assert folders | {"total", TOP} == set(stated), f"README folders {sorted(stated)}, tests/ has {sorted(folders)}"
 
 
@@ -70,5 +73,7 @@ def test_the_readme_counts_are_near_the_collection(request):
     if not every_file <= {nid.split("::")[0] for nid in nodeids}:
         pytest.skip("only a run of the whole suite holds the counts (uv run pytest)")
     problems = drift(stated_counts((ROOT / "README.md").read_text(encoding="utf-8")), real_counts(nodeids))
-    assert not problems, ("README.md's test counts are stale (recount with `uv run pytest --collect-only -q -n 0`): "
-                          + "; ".join(problems))
+    assert not problems, (
+        "README.md's test counts are stale (recount with `uv run pytest --collect-only -q -n 0`): "
+        + "; ".join(problems)
+    )

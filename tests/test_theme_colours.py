@@ -21,11 +21,38 @@ from textual.color import Color as TextualColor
 
 UI = Path(__file__).resolve().parents[1] / "src" / "primetui" / "ui"
 # rich's style attributes (rich.style.Style.STYLE_ATTRIBUTES and their short forms) and its keywords
-STYLE_WORDS = {"bold", "b", "dim", "d", "italic", "i", "underline", "u", "blink", "blink2", "reverse", "r", "conceal",
-               "c", "strike", "s", "underline2", "uu", "frame", "encircle", "overline", "o", "not", "on", "none"}
+STYLE_WORDS = {
+    "bold",
+    "b",
+    "dim",
+    "d",
+    "italic",
+    "i",
+    "underline",
+    "u",
+    "blink",
+    "blink2",
+    "reverse",
+    "r",
+    "conceal",
+    "c",
+    "strike",
+    "s",
+    "underline2",
+    "uu",
+    "frame",
+    "encircle",
+    "overline",
+    "o",
+    "not",
+    "on",
+    "none",
+}
 NOT_A_HUE = {"default", "none", "transparent", "auto"}  # the terminal's own colours: no theme can disagree
-CSS_COLOUR = re.compile(r"(?<![\w-])((?:[a-z]+-)*(?:color|background|tint|border(?:-[a-z]+)*|outline(?:-[a-z]+)*))\s*:"
-                        r"\s*([^;}\n]+)")
+CSS_COLOUR = re.compile(
+    r"(?<![\w-])((?:[a-z]+-)*(?:color|background|tint|border(?:-[a-z]+)*|outline(?:-[a-z]+)*))\s*:"
+    r"\s*([^;}\n]+)"
+)
 HEX = re.compile(r"(?<![\w-])#[0-9a-fA-F]{6}(?:[0-9a-fA-F]{2})?\b|\brgba?\(|\bhsla?\(")
 
 
@@ -62,8 +89,11 @@ def literal_colours(text: str) -> list[str]:
 
 def _docstrings(tree: ast.AST) -> set[int]:
     nodes = [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))]
-    return {id(n.body[0].value) for n in nodes
-            if n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    return {
+        id(n.body[0].value)
+        for n in nodes
+        if n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)
+    }
 
 
 def python_colours(source: str) -> list[tuple[int, str]]:
@@ -95,8 +125,10 @@ def scan() -> list[str]:
 
 def test_no_literal_colour_in_ui():
     found = scan()
-    assert not found, ("literal colours in ui/ (use the theme: tone_style, or a component class with $error etc.):\n"
-                       + "\n".join(found))
+    assert not found, (
+        "literal colours in ui/ (use the theme: tone_style, or a component class with $error etc.):\n"
+        + "\n".join(found)
+    )
 
 
 def test_the_scan_sees_each_way_of_writing_a_colour():
@@ -110,16 +142,20 @@ def test_the_scan_sees_each_way_of_writing_a_colour():
         'self.notify("[b yellow]careful[/]")': ["yellow"],
         'DEFAULT_CSS = "X > .y { color: tomato; border: tall ansi_blue; }"': ["tomato", "ansi_blue"],
         'self.styles.background = "magenta"': ["magenta"],
-        'Color(255, 0, 0)': ["Color(255, 0, 0)"],
+        "Color(255, 0, 0)": ["Color(255, 0, 0)"],
     }
     for source, colours in caught.items():
         assert [c for _, c in python_colours(source)] == colours, source
     passed = [
-        'text.append(x, style=tone_style(self, "error"))', 'Text(x, style="bold reverse")',
+        'text.append(x, style=tone_style(self, "error"))',
+        'Text(x, style="bold reverse")',
         'Text(x, style="dim strike")',
         'DEFAULT_CSS = "X > .y { color: $error; background: $warning 12%; border: tall $accent; }"',
-        'self.query_one("#run-checkpoints")', 'Text("[F4 fix]")', 'Static("Reload the file or overwrite it")',
-        'Style(color="default")', 'def f():\n    """Drawn in red, as the theme says."""',
+        'self.query_one("#run-checkpoints")',
+        'Text("[F4 fix]")',
+        'Static("Reload the file or overwrite it")',
+        'Style(color="default")',
+        'def f():\n    """Drawn in red, as the theme says."""',
     ]
     for source in passed:
         assert python_colours(source) == [], source

@@ -33,8 +33,14 @@ STALLS = {
     "api/test_ssh_sessions.py::test_a_flood_arrives_whole_over_aes_gcm_without_compression",
 }
 
-_ACTS = {"press": "pilot.press", "click": "a click", "double_click": "a click", "hover": "a hover",
-         "mouse_down": "a click", "mouse_up": "a click"}
+_ACTS = {
+    "press": "pilot.press",
+    "click": "a click",
+    "double_click": "a click",
+    "hover": "a hover",
+    "mouse_down": "a click",
+    "mouse_up": "a click",
+}
 _LOOKS = {"screen", "screen_text", "snap_compare", "export_screenshot"}
 _MOVED = (ast.Gt, ast.GtE, ast.Lt, ast.LtE, ast.NotEq)
 
@@ -192,16 +198,22 @@ def _polls(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
     """A loop that polls a condition: it ends on one (a ``while`` test, a ``break`` or a ``return``) and
     its only actions are sleeps (a loop that presses keys until something shows is not a poll)."""
     inner = [n for stmt in loop.body for n in [stmt, *_nodes(stmt)]]
-    ends = (isinstance(loop, ast.While) and not (isinstance(loop.test, ast.Constant) and loop.test.value)) or \
-        any(isinstance(n, (ast.Break, ast.Return)) for n in inner)
+    ends = (isinstance(loop, ast.While) and not (isinstance(loop.test, ast.Constant) and loop.test.value)) or any(
+        isinstance(n, (ast.Break, ast.Return)) for n in inner
+    )
     acts = [n for n in inner if isinstance(n, ast.Call) and _action(n, True) is not None]
     return ends and bool(acts) and all(_sleeps(n) for n in acts)
 
 
 def _hooks(tree: ast.AST) -> set[str]:
     """Names of functions handed to a snapshot as ``run_before=`` (the snapshot is taken right after them)."""
-    return {kw.value.id for node in ast.walk(tree) if isinstance(node, ast.Call)
-            for kw in node.keywords if kw.arg == "run_before" and isinstance(kw.value, ast.Name)}
+    return {
+        kw.value.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for kw in node.keywords
+        if kw.arg == "run_before" and isinstance(kw.value, ast.Name)
+    }
 
 
 def _helpers_that_end_acting(tree: ast.Module) -> dict[str, str]:
@@ -212,8 +224,11 @@ def _helpers_that_end_acting(tree: ast.Module) -> dict[str, str]:
         _ENDS_ACTING.clear()
         _ENDS_ACTING.update(acting)
         for node in tree.body:
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name.startswith("test_") \
-                    or _is_wait(node.name):
+            if (
+                not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                or node.name.startswith("test_")
+                or _is_wait(node.name)
+            ):
                 continue
             rule = _Rule(node.name, set())
             rule.block(node.body)
@@ -234,8 +249,13 @@ def violations(root: Path = TESTS) -> list[str]:
         acting = dict(by_module[".".join(path.relative_to(root).with_suffix("").parts)])
         for node in tree.body:
             if isinstance(node, ast.ImportFrom) and node.module in by_module:
-                acting.update({a.asname or a.name: by_module[node.module][a.name] for a in node.names
-                               if a.name in by_module[node.module]})
+                acting.update(
+                    {
+                        a.asname or a.name: by_module[node.module][a.name]
+                        for a in node.names
+                        if a.name in by_module[node.module]
+                    }
+                )
         _ENDS_ACTING.clear()
         _ENDS_ACTING.update(acting)
         hooks = _hooks(tree)
@@ -277,129 +297,167 @@ def test_the_rule_catches_each_pattern(tmp_path):
 
 # The escapes the one-block rule let through (issue 45), each as a snippet shaped like the original.
 
+
 def test_presses_in_a_loop_then_an_assert_after_it(tmp_path):
     # tests/ui/test_monitor_logs.py:135-137
-    assert _found(tmp_path, (
-        "async def test_levels(pilot, view):\n"
-        "    await input_applied(pilot)\n"
-        "    for _ in range(4):\n"
-        "        await pilot.press('L')\n"
-        "    assert view.row_count == 4\n"
-    )) == ["test_levels:5: an assert after pilot.press, with no wait on a condition in between"]
+    assert _found(
+        tmp_path,
+        (
+            "async def test_levels(pilot, view):\n"
+            "    await input_applied(pilot)\n"
+            "    for _ in range(4):\n"
+            "        await pilot.press('L')\n"
+            "    assert view.row_count == 4\n"
+        ),
+    ) == ["test_levels:5: an assert after pilot.press, with no wait on a condition in between"]
 
 
 def test_a_pause_then_a_look_inside_a_loop(tmp_path):
     # tests/ui/test_monitor_logs.py:43-46
-    assert _found(tmp_path, (
-        "async def test_tabs(pilot, app):\n"
-        "    await pilot.pause()\n"
-        "    text = screen_text(app)\n"
-        "    for tab in ('trainer', 'all'):\n"
-        "        assert tab in text\n"
-    )) == ["test_tabs:3: a capture of the screen after a bare pilot.pause(), with no wait on a condition in between",
-           "test_tabs:5: an assert after a bare pilot.pause(), with no wait on a condition in between"]
+    assert _found(
+        tmp_path,
+        (
+            "async def test_tabs(pilot, app):\n"
+            "    await pilot.pause()\n"
+            "    text = screen_text(app)\n"
+            "    for tab in ('trainer', 'all'):\n"
+            "        assert tab in text\n"
+        ),
+    ) == [
+        "test_tabs:3: a capture of the screen after a bare pilot.pause(), with no wait on a condition in between",
+        "test_tabs:5: an assert after a bare pilot.pause(), with no wait on a condition in between",
+    ]
 
 
 def test_a_press_in_a_loop_that_breaks_then_an_assert(tmp_path):
     # tests/ui/test_sweep_compare.py:98-102: the loop reads sort_key right after each press
-    assert _found(tmp_path, (
-        "async def test_sort(pilot, screen):\n"
-        "    await until(pilot, lambda: screen.ready, 'ready')\n"
-        "    for _ in range(9):\n"
-        "        if screen.sort_key == 'lr':\n"
-        "            break\n"
-        "        await pilot.press('s')\n"
-        "    assert screen.sort_key == 'lr'\n"
-    )) == ["test_sort:7: an assert after pilot.press, with no wait on a condition in between"]
+    assert _found(
+        tmp_path,
+        (
+            "async def test_sort(pilot, screen):\n"
+            "    await until(pilot, lambda: screen.ready, 'ready')\n"
+            "    for _ in range(9):\n"
+            "        if screen.sort_key == 'lr':\n"
+            "            break\n"
+            "        await pilot.press('s')\n"
+            "    assert screen.sort_key == 'lr'\n"
+        ),
+    ) == ["test_sort:7: an assert after pilot.press, with no wait on a condition in between"]
 
 
 def test_a_snapshot_after_a_bare_pause_in_run_before(tmp_path):
     # tests/snapshots/test_editor_find_snapshot.py:25
-    assert _found(tmp_path, (
-        "def test_bar(snap_compare):\n"
-        "    async def before(pilot):\n"
-        "        await pilot.press('f3')\n"
-        "        await pilot.pause()\n"
-        "    assert snap_compare(App(), run_before=before)\n"
-    )) == ["before:4: a snapshot (the end of run_before) after a bare pilot.pause(), with no wait on a condition in between"]
+    assert _found(
+        tmp_path,
+        (
+            "def test_bar(snap_compare):\n"
+            "    async def before(pilot):\n"
+            "        await pilot.press('f3')\n"
+            "        await pilot.pause()\n"
+            "    assert snap_compare(App(), run_before=before)\n"
+        ),
+    ) == [
+        "before:4: a snapshot (the end of run_before) after a bare pilot.pause(), with no wait on a condition in between"
+    ]
 
 
 def test_a_sleep_then_a_capture_of_each_tab(tmp_path):
     # tests/e2e/test_hostile_text.py:176-186: keys, a sleep, a capture that never proves the tab showed
-    found = _found(tmp_path, (
-        "def test_tabs(tmux):\n"
-        "    screens = [tmux.wait('Lifecycle')]\n"
-        "    for tab in '234567':\n"
-        "        tmux.keys(tab)\n"
-        "        time.sleep(1.0)\n"
-        "        screens.append(tmux.screen())\n"
-        "    try:\n"
-        "        tmux.run('send-keys', '-t', 'h', '-l', 'Open')\n"
-        "        time.sleep(1.5)\n"
-        "    finally:\n"
-        "        tmux.run('kill-server')\n"
-        "    assert screens\n"
-    ))
-    assert found == ["test_tabs:6: a capture of the screen after time.sleep, with no wait on a condition in between",
-                     "test_tabs:12: an assert after time.sleep, with no wait on a condition in between"]
+    found = _found(
+        tmp_path,
+        (
+            "def test_tabs(tmux):\n"
+            "    screens = [tmux.wait('Lifecycle')]\n"
+            "    for tab in '234567':\n"
+            "        tmux.keys(tab)\n"
+            "        time.sleep(1.0)\n"
+            "        screens.append(tmux.screen())\n"
+            "    try:\n"
+            "        tmux.run('send-keys', '-t', 'h', '-l', 'Open')\n"
+            "        time.sleep(1.5)\n"
+            "    finally:\n"
+            "        tmux.run('kill-server')\n"
+            "    assert screens\n"
+        ),
+    )
+    assert found == [
+        "test_tabs:6: a capture of the screen after time.sleep, with no wait on a condition in between",
+        "test_tabs:12: an assert after time.sleep, with no wait on a condition in between",
+    ]
 
 
 def test_an_assert_that_a_count_moved_on_after_waiting_for_something_else(tmp_path):
     # tests/ui/test_terminal_pane_parity.py:143
-    found = _found(tmp_path, (
-        "async def test_repaint(pilot, view, lost, notes):\n"
-        "    frames = view.frames\n"
-        "    await until(pilot, lambda: lost.stopped, 'the watchdog giving up the lost timer')\n"
-        "    assert 'stopped drawing' in notes[-1]\n"
-        "    assert view.frames > frames\n"
-    ))
+    found = _found(
+        tmp_path,
+        (
+            "async def test_repaint(pilot, view, lost, notes):\n"
+            "    frames = view.frames\n"
+            "    await until(pilot, lambda: lost.stopped, 'the watchdog giving up the lost timer')\n"
+            "    assert 'stopped drawing' in notes[-1]\n"
+            "    assert view.frames > frames\n"
+        ),
+    )
     assert found == ["test_repaint:5: an assert that view.frames moved on, after waiting for something else"]
 
 
 def test_a_helper_that_ends_on_a_press_is_a_press(tmp_path):
     # tests/ui/test_monitor_logs.py's ask(): types into a prompt, presses enter, and the test asserted at once
-    (tmp_path / "scenes.py").write_text("async def prepare(pilot):\n    await pilot.press('s')\n    await pilot.pause()\n")
-    found = _found(tmp_path, (
-        "from scenes import prepare\n"
-        "async def ask(pilot, key):\n"
-        "    await pilot.press(key)\n"
-        "async def test_filter(pilot, view):\n"
-        "    await ask(pilot, 'f')\n"
-        "    assert view.row_count == 10\n"
-        "def test_scene(snap_compare):\n"
-        "    async def run_before(pilot):\n"
-        "        await prepare(pilot)\n"
-        "    assert snap_compare(App(), run_before=run_before)\n"
-    ))
-    assert found == ["test_filter:6: an assert after ask(), which ends on pilot.press, with no wait on a condition in between",
-                     "run_before:9: a snapshot (the end of run_before) after prepare(), which ends on a bare "
-                     "pilot.pause(), with no wait on a condition in between"]
+    (tmp_path / "scenes.py").write_text(
+        "async def prepare(pilot):\n    await pilot.press('s')\n    await pilot.pause()\n"
+    )
+    found = _found(
+        tmp_path,
+        (
+            "from scenes import prepare\n"
+            "async def ask(pilot, key):\n"
+            "    await pilot.press(key)\n"
+            "async def test_filter(pilot, view):\n"
+            "    await ask(pilot, 'f')\n"
+            "    assert view.row_count == 10\n"
+            "def test_scene(snap_compare):\n"
+            "    async def run_before(pilot):\n"
+            "        await prepare(pilot)\n"
+            "    assert snap_compare(App(), run_before=run_before)\n"
+        ),
+    )
+    assert found == [
+        "test_filter:6: an assert after ask(), which ends on pilot.press, with no wait on a condition in between",
+        "run_before:9: a snapshot (the end of run_before) after prepare(), which ends on a bare "
+        "pilot.pause(), with no wait on a condition in between",
+    ]
 
 
 def test_what_the_rule_lets_through(tmp_path):
-    assert _found(tmp_path, (
-        "async def test_waits(pilot, view, app):\n"
-        "    frames = view.frames\n"
-        "    for _ in range(4):\n"
-        "        await pilot.press('L')\n"
-        "    await until(pilot, lambda: view.row_count == 4, 'four rows')\n"
-        "    assert view.row_count == 4\n"
-        "    await until(pilot, lambda: view.frames > frames, 'a repaint')\n"
-        "    assert view.frames > frames\n"
-        "    async with app.run_test() as p:\n"
-        "        await p.press('q')\n"
-        "    assert app.return_code == 0\n"  # the end of run_test waited for the app to end
-        "def test_polls(lp):\n"
-        "    while not lp.ready():\n"  # a poll loop: its sleep is the interval, its end a condition
-        "        assert time.monotonic() < 9\n"
-        "        time.sleep(0.1)\n"
-        "    assert lp.ready()\n"
-        "def wait(tmux, needle):\n"  # a wait's own poll
-        "    text = tmux.screen()\n"
-        "    time.sleep(0.2)\n"
-        "    return tmux.screen()\n"
-        "def test_synchronous(fol):\n"
-        "    grown = fol.tail_lines\n"
-        "    fol.poll()\n"
-        "    assert fol.tail_lines < grown\n"
-    )) == []
+    assert (
+        _found(
+            tmp_path,
+            (
+                "async def test_waits(pilot, view, app):\n"
+                "    frames = view.frames\n"
+                "    for _ in range(4):\n"
+                "        await pilot.press('L')\n"
+                "    await until(pilot, lambda: view.row_count == 4, 'four rows')\n"
+                "    assert view.row_count == 4\n"
+                "    await until(pilot, lambda: view.frames > frames, 'a repaint')\n"
+                "    assert view.frames > frames\n"
+                "    async with app.run_test() as p:\n"
+                "        await p.press('q')\n"
+                "    assert app.return_code == 0\n"  # the end of run_test waited for the app to end
+                "def test_polls(lp):\n"
+                "    while not lp.ready():\n"  # a poll loop: its sleep is the interval, its end a condition
+                "        assert time.monotonic() < 9\n"
+                "        time.sleep(0.1)\n"
+                "    assert lp.ready()\n"
+                "def wait(tmux, needle):\n"  # a wait's own poll
+                "    text = tmux.screen()\n"
+                "    time.sleep(0.2)\n"
+                "    return tmux.screen()\n"
+                "def test_synchronous(fol):\n"
+                "    grown = fol.tail_lines\n"
+                "    fol.poll()\n"
+                "    assert fol.tail_lines < grown\n"
+            ),
+        )
+        == []
+    )

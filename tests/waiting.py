@@ -107,6 +107,8 @@ async def quiet(pilot: Any, timeout: float = 60.0, *, workers: bool = False) -> 
     worker runs (an app whose workers all end, as a snapshot's replayed one)."""
     await input_applied(pilot, timeout)
     if workers:
-        await until(pilot, lambda: not any(w.is_running for w in pilot.app.workers), "the app's workers to finish", timeout)
+        await until(
+            pilot, lambda: not any(w.is_running for w in pilot.app.workers), "the app's workers to finish", timeout
+        )
     await pilot.wait_for_scheduled_animations()  # a tab's underline slides: the frame after it ends
     await pilot._wait_for_screen(timeout)  # noqa: SLF001 - Textual's own "queues drained" wait

@@ -19,8 +19,22 @@ from typing import Any
 from tests.hostile_platform import HOSTILE
 from tests.wire_platform import Reply, baseline, gzip_bomb
 
-ROUTES = ["runs", "run", "metrics", "logs", "checkpoints", "env-servers", "progress", "usage",
-          "volumes", "sessions", "models", "gpu-types", "teams", "whoami"]
+ROUTES = [
+    "runs",
+    "run",
+    "metrics",
+    "logs",
+    "checkpoints",
+    "env-servers",
+    "progress",
+    "usage",
+    "volumes",
+    "sessions",
+    "models",
+    "gpu-types",
+    "teams",
+    "whoami",
+]
 """Every route the client reads, by the name :func:`route_of` gives a request path."""
 
 KINDS = ["type", "huge", "deep", "nonfinite", "hostile", "rows", "status", "cut", "bomb", "trickle", "not-json"]
@@ -43,8 +57,12 @@ def route_of(path: str) -> str | None:
         return "volumes"
     if p.endswith("/sessions"):
         return "sessions"
-    return {"/training/available-fft-models": "models", "/training/available-gpu-types": "gpu-types",
-            "/user/teams": "teams", "/user/whoami": "whoami"}.get(p)
+    return {
+        "/training/available-fft-models": "models",
+        "/training/available-gpu-types": "gpu-types",
+        "/user/teams": "teams",
+        "/user/whoami": "whoami",
+    }.get(p)
 
 
 def _paths(value: Any, here: tuple = ()) -> list[tuple]:

@@ -63,10 +63,21 @@ def gzipped(reply: Reply) -> Reply:
 
 def baseline_run(run_id: str = RUN_ID, **extra: Any) -> dict[str, Any]:
     return {
-        "id": run_id, "userId": "u1", "status": "COMPLETED", "createdAt": NOW, "updatedAt": NOW,
-        "startedAt": NOW, "completedAt": NOW, "name": f"name-{run_id}", "baseModel": "Qwen/Qwen3-0.6B",
-        "maxSteps": 10, "volumeName": VOLUME, "gpuCount": 1, "kind": "DEDICATED_FULL_FT",
-        "runConfig": {"max_steps": 10, "model": {"name": "Qwen/Qwen3-0.6B"}}, **extra,
+        "id": run_id,
+        "userId": "u1",
+        "status": "COMPLETED",
+        "createdAt": NOW,
+        "updatedAt": NOW,
+        "startedAt": NOW,
+        "completedAt": NOW,
+        "name": f"name-{run_id}",
+        "baseModel": "Qwen/Qwen3-0.6B",
+        "maxSteps": 10,
+        "volumeName": VOLUME,
+        "gpuCount": 1,
+        "kind": "DEDICATED_FULL_FT",
+        "runConfig": {"max_steps": 10, "model": {"name": "Qwen/Qwen3-0.6B"}},
+        **extra,
     }
 
 
@@ -76,7 +87,13 @@ def baseline(method: str, path: str, query: dict[str, str]) -> Any:
     parts = [unquote(s) for s in p.strip("/").split("/")]
     if p == "/rft/runs":
         limit = int(query.get("limit", 20))
-        return {"runs": [baseline_run(RUN_ID), baseline_run("run1fuzz")][:limit], "total": 2, "page": 1, "limit": limit, "total_pages": 1}
+        return {
+            "runs": [baseline_run(RUN_ID), baseline_run("run1fuzz")][:limit],
+            "total": 2,
+            "page": 1,
+            "limit": limit,
+            "total_pages": 1,
+        }
     if parts[:2] == ["rft", "runs"] and len(parts) >= 3:
         run_id = parts[2]
         tail = parts[3] if len(parts) > 3 else ""
@@ -85,10 +102,24 @@ def baseline(method: str, path: str, query: dict[str, str]) -> Any:
         if tail == "metrics":
             return {"metrics": [{"step": s, "time": 1.767e9 + s, "loss/mean": 2.0 - s / 10} for s in range(1, 11)]}
         if tail == "logs":
-            return {"logs": "\n".join(f"2026-01-02 03:04:{s:02d} | INFO | step {s} loss {2 - s / 10}" for s in range(10))}
+            return {
+                "logs": "\n".join(f"2026-01-02 03:04:{s:02d} | INFO | step {s} loss {2 - s / 10}" for s in range(10))
+            }
         if tail == "checkpoints":
-            return {"checkpoints": [{"id": f"ck{s}", "rftRunId": run_id, "step": s, "storageUrl": f"s3://b/{s}",
-                                     "status": "READY", "createdAt": NOW, "sizeBytes": 1024 * s} for s in (5, 10)]}
+            return {
+                "checkpoints": [
+                    {
+                        "id": f"ck{s}",
+                        "rftRunId": run_id,
+                        "step": s,
+                        "storageUrl": f"s3://b/{s}",
+                        "status": "READY",
+                        "createdAt": NOW,
+                        "sizeBytes": 1024 * s,
+                    }
+                    for s in (5, 10)
+                ]
+            }
         if tail == "env-servers":
             return {"env_servers": []}
         if tail == "progress":
@@ -96,8 +127,18 @@ def baseline(method: str, path: str, query: dict[str, str]) -> Any:
     if parts[:2] == ["billing", "runs"]:
         return {"run_id": parts[2]}
     if p == "/training/volumes":
-        return {"volumes": [{"name": VOLUME, "status": "RUNNING", "clusterId": "c1", "pvcName": "pvc-1", "size": "5Ti",
-                             "createdAt": NOW}]}
+        return {
+            "volumes": [
+                {
+                    "name": VOLUME,
+                    "status": "RUNNING",
+                    "clusterId": "c1",
+                    "pvcName": "pvc-1",
+                    "size": "5Ti",
+                    "createdAt": NOW,
+                }
+            ]
+        }
     if parts[:2] == ["training", "volumes"] and parts[-1] == "sessions":
         return {"sessions": []}
     if p == "/training/available-fft-models":
@@ -137,7 +178,9 @@ class WirePlatform:
                 head = await reader.readuntil(b"\r\n\r\n")
                 lines = head.decode("latin-1").split("\r\n")
                 method, target, _ = lines[0].split(" ", 2)
-                headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
+                headers = {
+                    k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)
+                }
                 if int(headers.get("content-length", 0) or 0):
                     await reader.readexactly(int(headers["content-length"]))
                 url = urlsplit(target)
@@ -158,7 +201,7 @@ class WirePlatform:
                     for i in range(len(reply.body)):
                         if self.loop.time() > end:
                             break
-                        writer.write(reply.body[i:i + 1])
+                        writer.write(reply.body[i : i + 1])
                         await writer.drain()
                         await asyncio.sleep(reply.trickle)
                 else:

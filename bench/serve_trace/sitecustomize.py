@@ -2,16 +2,20 @@
 # measuring aid, never on a normal run. Off unless TRACE_FILE is set.
 # temporary tracer (not part of the repo): timestamps to $TRACE_FILE
 import os, sys, time, functools
+
 _F = os.environ.get("TRACE_FILE")
 if _F:
     _T0 = time.time()
     _RUNS = [r for r in os.environ.get("TRACE_RUNS", "").split(",") if r]
     _fd = os.open(_F, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     _role = "serve" if "serve" in sys.argv else ("app-web" if os.environ.get("TEXTUAL_DRIVER") else "app")
+
     def T(tag, extra=""):
         os.write(_fd, f"{time.time():.4f} {os.getpid()} {_role} {tag} {extra}\n".encode())
+
     T("python-start", " ".join(sys.argv[:3]))
     _seen = set()
+
     def has_run(data):
         if isinstance(data, (bytes, bytearray)):
             data = bytes(data).decode("utf-8", "replace")
@@ -20,7 +24,9 @@ if _F:
     def wrap(cls, name, before=None, once=False, arg=None):
         orig = getattr(cls, name)
         import inspect
+
         if inspect.iscoroutinefunction(orig):
+
             @functools.wraps(orig)
             async def w(self, *a, **k):
                 key = (cls.__name__, name)
@@ -32,6 +38,7 @@ if _F:
                     T(f"{cls.__name__}.{name}:done")
                 return r
         else:
+
             @functools.wraps(orig)
             def w(self, *a, **k):
                 key = (cls.__name__, name)
@@ -39,9 +46,11 @@ if _F:
                     _seen.add(key)
                     T(f"{cls.__name__}.{name}", arg(*a) if arg else "")
                 return orig(self, *a, **k)
+
         setattr(cls, name, w)
 
     _written = {"n": 0, "runs": False}
+
     def wdata(data, *a):
         _written["n"] += len(data)
         hr = has_run(data)
@@ -54,30 +63,36 @@ if _F:
             wrap(C, "start_application_mode", once=True)
             wrap(C, "on_meta", arg=lambda t, p: f"{t} {p}")
             orig = C.write
+
             def write(self, data):
                 d = wdata(data)
                 if "RUNID" in d or _written["n"] == len(data) or os.environ.get("TRACE_ALL_WRITES"):
                     T("WebDriver.write", d)
                 return orig(self, data)
+
             C.write = write
         elif modname == "textual.drivers.linux_driver":
             C = mod.LinuxDriver
             wrap(C, "start_application_mode", once=True)
             orig = C.write
+
             def write(self, data):
                 d = wdata(data)
                 if "RUNID" in d or _written["n"] == len(data) or os.environ.get("TRACE_ALL_WRITES"):
                     T("LinuxDriver.write", d)
                 return orig(self, data)
+
             C.write = write
         elif modname == "textual_serve.app_service":
             C = mod.AppService
             wrap(C, "_open_app_process")
             wrap(C, "set_terminal_size", arg=lambda w, h: f"{w}x{h}")
             orig = C.on_data
+
             async def on_data(self, payload):
                 T("AppService.on_data", f"len={len(payload)} {'RUNID' if has_run(payload) else ''}")
                 return await orig(self, payload)
+
             C.on_data = on_data
         elif modname == "primetui.commands.serve":
             wrap(mod.TokenServer, "handle_index")
@@ -101,6 +116,7 @@ if _F:
                 data = orig_load(*a, **k)
                 T("cache.load_runs", f"runs={len((data or {}).get('runs') or [])} dir={mod.cache_dir()}")
                 return data
+
             mod.load_runs = load_runs
         elif modname == "primetui.api.prefetch":
             orig_fetch = mod.fetch_runs_page
@@ -110,6 +126,7 @@ if _F:
                 r = orig_fetch(*a, **k)
                 T("prefetch.done", "None" if r is None else f"runs={len(r.get('runs', []))}")
                 return r
+
             mod.fetch_runs_page = fetch_runs_page
         elif modname == "primetui.api.client":
             wrap(mod.PrimeClient, "list_runs")
@@ -123,6 +140,7 @@ if _F:
                 if took > 0.05:
                     T("slow-message", f"{type(self).__name__} {type(message).__name__} took={took * 1000:.0f}ms")
                 return r
+
             mod.MessagePump._dispatch_message = _dispatch_message
         elif modname == "textual.app":
             wrap(mod.App, "_process_messages", once=True)
@@ -132,8 +150,12 @@ if _F:
             def _watch_app_focus(self, focus):
                 t = time.time()
                 r = orig_watch(self, focus)
-                T("App._watch_app_focus", f"focus={focus} screen={type(self.screen).__name__} took={(time.time() - t) * 1000:.0f}ms")
+                T(
+                    "App._watch_app_focus",
+                    f"focus={focus} screen={type(self.screen).__name__} took={(time.time() - t) * 1000:.0f}ms",
+                )
                 return r
+
             mod.App._watch_app_focus = _watch_app_focus
 
     def timed(cls, name):
@@ -145,20 +167,34 @@ if _F:
             r = orig(self, *a, **k)
             T(f"{cls.__name__}.{name}", f"took={(time.time() - t) * 1000:.0f}ms")
             return r
+
         setattr(cls, name, w)
 
     def wrap_f(mod, name):
         orig = getattr(mod, name)
+
         def w(*a, **k):
             T(f"{mod.__name__}.{name}")
             return orig(*a, **k)
+
         setattr(mod, name, w)
 
-    TARGETS = {"textual.drivers.web_driver", "textual.drivers.linux_driver", "textual_serve.app_service",
-               "primetui.commands.serve", "primetui.ui.screens.runs", "primetui.ui.app", "primetui.commands.launch", "textual.app",
-               "primetui.viewmodel.cache", "primetui.api.client", "primetui.api.prefetch",
-               "textual.message_pump"}
+    TARGETS = {
+        "textual.drivers.web_driver",
+        "textual.drivers.linux_driver",
+        "textual_serve.app_service",
+        "primetui.commands.serve",
+        "primetui.ui.screens.runs",
+        "primetui.ui.app",
+        "primetui.commands.launch",
+        "textual.app",
+        "primetui.viewmodel.cache",
+        "primetui.api.client",
+        "primetui.api.prefetch",
+        "textual.message_pump",
+    }
     import importlib.abc, importlib.machinery
+
     class Hook(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path, target=None):
             if name not in TARGETS:
@@ -168,14 +204,17 @@ if _F:
                 return spec
             loader = spec.loader
             orig_exec = loader.exec_module
+
             def exec_module(module):
                 orig_exec(module)
                 try:
                     patch(name, module)
                 except Exception as e:
                     T("patch-error", f"{name} {e!r}")
+
             loader.exec_module = exec_module
             return spec
+
     sys.meta_path.insert(0, Hook())
 
     if os.environ.get("PYTHONASYNCIODEBUG"):  # asyncio's slow-callback warnings (>0.1 s) go to the trace
@@ -184,4 +223,5 @@ if _F:
         class _ToTrace(logging.Handler):
             def emit(self, record):
                 T("asyncio-slow", record.getMessage()[-200:].replace("\n", " "))
+
         logging.getLogger("asyncio").addHandler(_ToTrace())

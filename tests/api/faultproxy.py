@@ -34,16 +34,27 @@ from urllib.parse import urlsplit
 
 KINDS = ("5xx", "html", "429", "stall", "timeout", "reset", "cut", "malformed", "empty")
 
-_HTML = (b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
-         b"<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>")
+_HTML = (
+    b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
+    b"<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>"
+)
 
 
 class FaultProxy:
     """See the module docstring."""
 
-    def __init__(self, upstream: str, *, rate: float = 0.0, kinds: tuple[str, ...] = KINDS, seed: int = 0,
-                 retry_after: int = 1, stall_seconds: float = 1.5, hang_seconds: float = 4.0,
-                 drop_reused: bool = False) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        rate: float = 0.0,
+        kinds: tuple[str, ...] = KINDS,
+        seed: int = 0,
+        retry_after: int = 1,
+        stall_seconds: float = 1.5,
+        hang_seconds: float = 4.0,
+        drop_reused: bool = False,
+    ) -> None:
         parts = urlsplit(upstream)
         self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
         self.rate = rate
@@ -154,8 +165,14 @@ class FaultProxy:
         elif kind == "html":
             writer.write(_response(502, _HTML, "text/html"))
         elif kind == "429":
-            writer.write(_response(429, b'{"detail":"Too Many Requests"}', "application/json",
-                                   extra=f"Retry-After: {self.retry_after}\r\n"))
+            writer.write(
+                _response(
+                    429,
+                    b'{"detail":"Too Many Requests"}',
+                    "application/json",
+                    extra=f"Retry-After: {self.retry_after}\r\n",
+                )
+            )
         elif kind == "stall":
             await asyncio.sleep(self.stall_seconds)
             self.forwarded += 1
@@ -197,7 +214,7 @@ class FaultProxy:
             up_writer.close()
         split = raw.find(b"\r\n\r\n")
         status_line, *headers = raw[:split].split(b"\r\n")
-        payload = raw[split + 4:]
+        payload = raw[split + 4 :]
         out = [status_line]
         for header in headers:
             name = header.split(b":", 1)[0].strip().lower()
@@ -230,8 +247,10 @@ def _path_of(head: bytes) -> str:
 
 def _response(status: int, body: bytes, content_type: str, extra: str = "") -> bytes:
     reason = {200: "OK", 429: "Too Many Requests", 502: "Bad Gateway", 503: "Service Unavailable"}.get(status, "")
-    return (f"HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
-            f"{extra}Connection: keep-alive\r\n\r\n").encode() + body
+    return (
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n"
+        f"{extra}Connection: keep-alive\r\n\r\n"
+    ).encode() + body
 
 
 def _dechunk(data: bytes) -> bytes:
@@ -243,5 +262,5 @@ def _dechunk(data: bytes) -> bytes:
         size = int(data[i:j].split(b";")[0] or b"0", 16)
         if size == 0:
             return out
-        out += data[j + 2:j + 2 + size]
+        out += data[j + 2 : j + 2 + size]
         i = j + 2 + size + 2

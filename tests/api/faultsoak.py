@@ -75,15 +75,25 @@ def server_log(lp: Any, run_id: str, component: str = "trainer") -> list[str]:
     """The server's own log of ``component``, every line, from its database (read-only)."""
     db = sqlite3.connect(f"file:{lp.data_dir / 'state.sqlite3'}?mode=ro", uri=True, timeout=10)
     try:
-        rows = db.execute("SELECT line FROM log_lines WHERE run_id = ? AND component = ? ORDER BY seq",
-                          (run_id, component)).fetchall()
+        rows = db.execute(
+            "SELECT line FROM log_lines WHERE run_id = ? AND component = ? ORDER BY seq", (run_id, component)
+        ).fetchall()
     finally:
         db.close()
     return [r[0] for r in rows]
 
 
-async def soak(lp: Any, *, seconds: float, rate: float, flood_rate: float = 100.0, seed: int = 1,
-               kinds: tuple[str, ...] = KINDS, interval: float = 0.5, timeout: float = 2.0) -> SoakResult:
+async def soak(
+    lp: Any,
+    *,
+    seconds: float,
+    rate: float,
+    flood_rate: float = 100.0,
+    seed: int = 1,
+    kinds: tuple[str, ...] = KINDS,
+    interval: float = 0.5,
+    timeout: float = 2.0,
+) -> SoakResult:
     """Run the soak for about ``seconds`` of faults; see the module docstring."""
     result = SoakResult(fault_rate=rate)
     async with PrimeClient(lp.base_url, lp.token) as direct:
@@ -97,13 +107,22 @@ async def soak(lp: Any, *, seconds: float, rate: float, flood_rate: float = 100.
         # Faults start once the log follower has its first window: before it, a run of failed
         # polls could leave the follower's first window to come after more than 5000 lines, and the
         # older ones would be outside any window by design (a backlog is the last 5000 lines).
-        proxy = FaultProxy(lp.base_url, rate=0.0, kinds=kinds, seed=seed, hang_seconds=timeout * 2,
-                           stall_seconds=timeout * 0.75).start()
+        proxy = FaultProxy(
+            lp.base_url, rate=0.0, kinds=kinds, seed=seed, hang_seconds=timeout * 2, stall_seconds=timeout * 0.75
+        ).start()
         flood = LogFlood(lp.data_dir / "runs" / run_id, rate=flood_rate, tag="soak").start()
         client = PrimeClient(proxy.base_url, lp.token, timeout=httpx.Timeout(timeout, connect=timeout))
         watcher = f.RunWatcher(client, run_id, interval=interval * 2, track_step=False)
-        logs = f.LogFollower(client, run_id, "trainer", interval=interval, waiting_interval=interval,
-                             backlog_lines=f.MAX_TAIL_LINES, catch_up=True, watcher=watcher)
+        logs = f.LogFollower(
+            client,
+            run_id,
+            "trainer",
+            interval=interval,
+            waiting_interval=interval,
+            backlog_lines=f.MAX_TAIL_LINES,
+            catch_up=True,
+            watcher=watcher,
+        )
         metrics = f.MetricsFollower(client, run_id, interval=interval * 2, watcher=watcher)
         shown: list[str] = []
         stopped: list[str] = []

@@ -21,8 +21,16 @@ CONTENT = b"served by the hostile server\n"
 
 def attrs(kind: str = "file", mode: int = 0o644, size: int | None = None, **extra) -> asyncssh.SFTPAttrs:
     """Entry attributes as a server would send them (the type travels in the mode bits in SFTPv3)."""
-    fmt = {"file": stat.S_IFREG, "dir": stat.S_IFDIR, "link": stat.S_IFLNK, "fifo": stat.S_IFIFO,
-           "socket": stat.S_IFSOCK, "chr": stat.S_IFCHR, "blk": stat.S_IFBLK, "none": 0}[kind]
+    fmt = {
+        "file": stat.S_IFREG,
+        "dir": stat.S_IFDIR,
+        "link": stat.S_IFLNK,
+        "fifo": stat.S_IFIFO,
+        "socket": stat.S_IFSOCK,
+        "chr": stat.S_IFCHR,
+        "blk": stat.S_IFBLK,
+        "none": 0,
+    }[kind]
     if size is None and kind == "file":
         size = len(CONTENT)
     return asyncssh.SFTPAttrs(permissions=fmt | mode if kind != "none" else None, size=size, **extra)
@@ -129,9 +137,13 @@ async def hostile_connection(tree: Tree, root: Path, volume: str = "vol"):
         _NoAuth, "127.0.0.1", 0, server_host_keys=[key], sftp_factory=lambda chan: HostileSFTPServer(chan, tree, root)
     )
     port = server.sockets[0].getsockname()[1]
-    conn = await asyncssh.connect("127.0.0.1", port, username="u", known_hosts=None, client_keys=None, agent_path=None, config=None, password=None)
+    conn = await asyncssh.connect(
+        "127.0.0.1", port, username="u", known_hosts=None, client_keys=None, agent_path=None, config=None, password=None
+    )
     try:
-        yield SimpleNamespace(conn=conn, endpoint=SimpleNamespace(volume_name=volume, read_only=False, session_id="vs_hostile"))
+        yield SimpleNamespace(
+            conn=conn, endpoint=SimpleNamespace(volume_name=volume, read_only=False, session_id="vs_hostile")
+        )
     finally:
         conn.close()
         await conn.wait_closed()

@@ -18,8 +18,14 @@ def s3_storage(handler: type[BaseHTTPRequestHandler], prefix: str) -> Iterator[V
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)  # a quick shutdown
     thread.start()
-    route = SimpleNamespace(endpoint=f"http://127.0.0.1:{server.server_port}/s3", bucket="b", prefix=prefix,
-                            access_key_id="k", secret_access_key="s", session_token="t")
+    route = SimpleNamespace(
+        endpoint=f"http://127.0.0.1:{server.server_port}/s3",
+        bucket="b",
+        prefix=prefix,
+        access_key_id="k",
+        secret_access_key="s",
+        session_token="t",
+    )
     try:
         with VolumeStorage(route) as s:
             yield s

@@ -70,7 +70,9 @@ def create_volume(lp: LocalPlatform, name: str, files: dict[str, bytes] | None =
     return root
 
 
-async def wait_phase(client, volume: str, session_id: str, phases: set[str], timeout: float = 30.0, seen: list | None = None):
+async def wait_phase(
+    client, volume: str, session_id: str, phases: set[str], timeout: float = 30.0, seen: list | None = None
+):
     """Poll V6 until the session's phase is in ``phases``; record every phase seen in ``seen``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

@@ -60,5 +60,6 @@ async def test_a_cancelled_caller_cancels_its_request(client):
     else:
         raise AssertionError("the request ended before it could be cancelled")
     mine = asyncio.current_task()
-    assert not [t for t in asyncio.all_tasks() if t is not mine and "_within" in repr(t.get_coro())], \
+    assert not [t for t in asyncio.all_tasks() if t is not mine and "_within" in repr(t.get_coro())], (
         "a request's task outlived its cancelled caller"
+    )

@@ -52,11 +52,15 @@ class _HostileS3(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         query = parse_qs(url.query)
         if "list-type" in query:
-            contents = "".join(f"<Contents><Key>{quote(PREFIX + key)}</Key><Size>{len(body)}</Size></Contents>"
-                               for key, body in {**{k: b"x" for k in HOSTILE}, **GOOD}.items())
-            self._reply(200, f"<ListBucketResult><IsTruncated>false</IsTruncated>{contents}</ListBucketResult>".encode())
+            contents = "".join(
+                f"<Contents><Key>{quote(PREFIX + key)}</Key><Size>{len(body)}</Size></Contents>"
+                for key, body in {**{k: b"x" for k in HOSTILE}, **GOOD}.items()
+            )
+            self._reply(
+                200, f"<ListBucketResult><IsTruncated>false</IsTruncated>{contents}</ListBucketResult>".encode()
+            )
             return
-        key = unquote(url.path.split("/", 3)[3])[len(PREFIX):]
+        key = unquote(url.path.split("/", 3)[3])[len(PREFIX) :]
         self._reply(200, GOOD.get(key, b"escaped " + key.encode(errors="replace")), "application/octet-stream")
 
 

@@ -83,8 +83,12 @@ def _landed(top: Path) -> dict[str, bytes]:
 def test_a_direct_get_lands_hostile_keys_as_the_screen_shows_them(platform, tmp_path) -> None:
     lp, _ = platform
     _plant(lp, "names-direct", newline=False)
-    reply = httpx.post(f"{lp.api_url}/training/volumes/names-direct/transfer", headers=lp.headers,
-                       json={"mode": "get", "path": "hostile"}, timeout=30)
+    reply = httpx.post(
+        f"{lp.api_url}/training/volumes/names-direct/transfer",
+        headers=lp.headers,
+        json={"mode": "get", "path": "hostile"},
+        timeout=30,
+    )
     assert reply.status_code == 200, reply.text
     with VolumeStorage(VolumeTransferRoute.model_validate(reply.json())) as storage:
         listed = {item.key for item in storage.list("hostile/", recursive=True)}
@@ -120,26 +124,41 @@ async def test_an_sftp_get_lands_hostile_names_as_the_screen_shows_them(platform
 
 
 async def test_hostile_sftp_names_are_neutralised_and_collisions_keep_the_first(tmp_path) -> None:
-    tree = Tree(listings={b"/volume/d": [
-        (b"esc\x1b]52;c;aGk=\x07.txt", attrs()),
-        ("lro\u202dx\u2066iso\u2069\u200e\ufeff".encode(), attrs()),
-        (b"c1\xc2\x9b31m", attrs()),
-        (b"del\x7f", attrs()),
-        (b"tab\tx", attrs()),
-        (b"not\xffutf8", attrs()),
-        (b"seps\xe2\x80\xa8\xe2\x80\xa9", attrs()),
-        (b"twin\x1b", attrs()),
-        ("twin␛".encode(), attrs()),  # lands under the name the first one took
-        (b"\x1b" * 100, attrs()),  # 100 bytes as listed, 300 once made visible
-        (b"sub\x1b", attrs("dir")),
-    ], b"/volume/d/sub\x1b": [(b"in\x07ner", attrs())]})
+    tree = Tree(
+        listings={
+            b"/volume/d": [
+                (b"esc\x1b]52;c;aGk=\x07.txt", attrs()),
+                ("lro\u202dx\u2066iso\u2069\u200e\ufeff".encode(), attrs()),
+                (b"c1\xc2\x9b31m", attrs()),
+                (b"del\x7f", attrs()),
+                (b"tab\tx", attrs()),
+                (b"not\xffutf8", attrs()),
+                (b"seps\xe2\x80\xa8\xe2\x80\xa9", attrs()),
+                (b"twin\x1b", attrs()),
+                ("twin␛".encode(), attrs()),  # lands under the name the first one took
+                (b"\x1b" * 100, attrs()),  # 100 bytes as listed, 300 once made visible
+                (b"sub\x1b", attrs("dir")),
+            ],
+            b"/volume/d/sub\x1b": [(b"in\x07ner", attrs())],
+        }
+    )
     async with hostile_connection(tree, tmp_path / "server") as conn:
         (tmp_path / "dl").mkdir()
         result = await get(conn, "d", tmp_path / "dl")
     landed = _landed(tmp_path / "dl" / "d")
-    assert sorted(landed) == sorted([
-        "esc␛]52;c;aGk=␇.txt", "lro\ufffdx\ufffdiso\ufffd\ufffd\ufffd", "c1\ufffd31m", "del␡", "tab x", "not\ufffdutf8",
-        "seps\ufffd\ufffd", "twin␛", "sub␛/in␇ner"])
+    assert sorted(landed) == sorted(
+        [
+            "esc␛]52;c;aGk=␇.txt",
+            "lro\ufffdx\ufffdiso\ufffd\ufffd\ufffd",
+            "c1\ufffd31m",
+            "del␡",
+            "tab x",
+            "not\ufffdutf8",
+            "seps\ufffd\ufffd",
+            "twin␛",
+            "sub␛/in␇ner",
+        ]
+    )
     assert all(data == CONTENT for data in landed.values())
     reasons = {s.path: s.reason for s in result.skipped}
     assert reasons == {

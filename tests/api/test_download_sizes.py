@@ -39,6 +39,7 @@ def _zeros(total: int) -> Callable[[], Iterator[bytes]]:
         block = bytes(MiB)
         for start in range(0, total, MiB):
             yield block[: total - start]
+
     return chunks
 
 
@@ -81,7 +82,7 @@ class _LyingS3(BaseHTTPRequestHandler):
         pass
 
     def _key(self) -> str:
-        return unquote(urlsplit(self.path).path.split("/", 3)[3])[len(PREFIX):]
+        return unquote(urlsplit(self.path).path.split("/", 3)[3])[len(PREFIX) :]
 
     def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
         found = OBJECTS.get(self._key())
@@ -96,8 +97,12 @@ class _LyingS3(BaseHTTPRequestHandler):
             self._endless_listing(query)
             return
         if "list-type" in query:
-            rows = "".join(f"<Contents><Key>{quote(PREFIX + key)}</Key>" + (f"<Size>{listed}</Size>" if listed else "")
-                           + "</Contents>" for key, (listed, _, _) in OBJECTS.items())
+            rows = "".join(
+                f"<Contents><Key>{quote(PREFIX + key)}</Key>"
+                + (f"<Size>{listed}</Size>" if listed else "")
+                + "</Contents>"
+                for key, (listed, _, _) in OBJECTS.items()
+            )
             body = f"<ListBucketResult><IsTruncated>false</IsTruncated>{rows}</ListBucketResult>".encode()
             self.send_response(200)
             self.send_header("content-length", str(len(body)))
@@ -115,14 +120,15 @@ class _LyingS3(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading: what a download with a ceiling does
 
-
     def _endless_listing(self, query: dict[str, list[str]]) -> None:
         """Pages that list nothing and always say more follows: with a new token each time under loop-new/,
         the same two tokens in turn under loop-two/."""
         page = int(query.get("continuation-token", ["0"])[0]) + 1
         token = page if query["prefix"][0].startswith(PREFIX + "loop-new") else page % 2
-        body = (f"<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>{token}"
-                "</NextContinuationToken></ListBucketResult>").encode()
+        body = (
+            f"<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>{token}"
+            "</NextContinuationToken></ListBucketResult>"
+        ).encode()
         self.send_response(200)
         self.send_header("content-length", str(len(body)))
         self.end_headers()
@@ -161,8 +167,11 @@ def test_a_folder_get_keeps_what_arrived_whole_and_names_the_rest(storage: Volum
     assert _files(tmp_path) == {"good.txt": 4, "new␊line.txt": 7, "twin␛": 5}
     assert (tmp_path / "twin␛").read_bytes() == b"first"
     reasons = {s.path: s.reason for s in result.skipped}
-    assert reasons == {**DIRECT_REASONS, "d/huge.bin": reasons["d/huge.bin"],
-                       "d/twin␛": "its local name twin␛ is an earlier entry's; the first was kept"}
+    assert reasons == {
+        **DIRECT_REASONS,
+        "d/huge.bin": reasons["d/huge.bin"],
+        "d/twin␛": "its local name twin␛ is an earlier entry's; the first was kept",
+    }
     assert result.files == 3 and result.bytes == 16
 
 
@@ -172,15 +181,35 @@ def _zero_reads(end: int) -> Callable[[int, int], bytes]:
 
 SFTP_CASES = {
     # name: (listing size, what reads answer, what an open file's fstat claims, reason, bytes written)
-    "fifty.bin": (4, _zero_reads(50 * MiB), 50 * MiB,
-                  "not kept: it sent more than the 4 bytes it was listed at (cut at 4)", 4),
-    "endless.bin": (MiB, _zero_reads(GUARD), 2**40,
-                    "not kept: it sent more than the 1,048,576 bytes it was listed at (cut at 1,048,576)", MiB),
-    "doubled.bin": (100, lambda offset, size: bytes(2 * size) if offset < 100 else b"", 100,
-                    "not kept: it sent more than the 100 bytes it was listed at (cut at 100)", 100),
+    "fifty.bin": (
+        4,
+        _zero_reads(50 * MiB),
+        50 * MiB,
+        "not kept: it sent more than the 4 bytes it was listed at (cut at 4)",
+        4,
+    ),
+    "endless.bin": (
+        MiB,
+        _zero_reads(GUARD),
+        2**40,
+        "not kept: it sent more than the 1,048,576 bytes it was listed at (cut at 1,048,576)",
+        MiB,
+    ),
+    "doubled.bin": (
+        100,
+        lambda offset, size: bytes(2 * size) if offset < 100 else b"",
+        100,
+        "not kept: it sent more than the 100 bytes it was listed at (cut at 100)",
+        100,
+    ),
     "short.bin": (1000, _zero_reads(10), 1000, "not kept: it ended after 10 of the 1,000 bytes it was listed at", 10),
-    "unsized.bin": (None, _zero_reads(10), 10,
-                    "listed without a size; not fetched (a get reads no more than a file's listed size)", 0),
+    "unsized.bin": (
+        None,
+        _zero_reads(10),
+        10,
+        "listed without a size; not fetched (a get reads no more than a file's listed size)",
+        0,
+    ),
 }
 
 
@@ -188,8 +217,11 @@ SFTP_CASES = {
 async def test_an_sftp_get_writes_no_more_than_the_listed_size(tmp_path: Path, name: str) -> None:
     listed, body, claimed, reason, expected = SFTP_CASES[name]
     entry = attrs(size=listed) if listed is not None else asyncssh.SFTPAttrs(permissions=stat.S_IFREG | 0o644)
-    tree = Tree(listings={b"/volume/d": [(name.encode(), entry), (b"good.txt", attrs(size=10))]},
-                body=_zero_reads(10) if name == "good.txt" else body, claimed=claimed)
+    tree = Tree(
+        listings={b"/volume/d": [(name.encode(), entry), (b"good.txt", attrs(size=10))]},
+        body=_zero_reads(10) if name == "good.txt" else body,
+        claimed=claimed,
+    )
     dest = tmp_path / "dl"
     dest.mkdir()
     written: list[int] = []
@@ -201,15 +233,19 @@ async def test_an_sftp_get_writes_no_more_than_the_listed_size(tmp_path: Path, n
 
 
 async def test_an_sftp_folder_get_goes_on_past_a_lying_file(tmp_path: Path) -> None:
-    tree = Tree(listings={b"/volume/d": [(b"a-fifty.bin", attrs(size=4)), (b"b-good.bin", attrs(size=50 * MiB))]},
-                body=_zero_reads(50 * MiB), claimed=50 * MiB)
+    tree = Tree(
+        listings={b"/volume/d": [(b"a-fifty.bin", attrs(size=4)), (b"b-good.bin", attrs(size=50 * MiB))]},
+        body=_zero_reads(50 * MiB),
+        claimed=50 * MiB,
+    )
     dest = tmp_path / "dl"
     dest.mkdir()
     async with hostile_connection(tree, tmp_path / "server") as conn:
         result = await get(conn, "d", dest)
     assert _files(dest) == {"d/b-good.bin": 50 * MiB}
     assert [(s.path, s.reason) for s in result.skipped] == [
-        ("d/a-fifty.bin", "not kept: it sent more than the 4 bytes it was listed at (cut at 4)")]
+        ("d/a-fifty.bin", "not kept: it sent more than the 4 bytes it was listed at (cut at 4)")
+    ]
 
 
 @pytest.mark.timeout(30)

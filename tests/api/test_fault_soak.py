@@ -16,7 +16,9 @@ async def test_followers_lose_nothing_through_half_faulted_requests(local_platfo
     result = await soak(local_platform, seconds=15, rate=0.5, flood_rate=150, seed=3)
     print("\n".join(result.lines()))
     assert result.crashes == 0, result.errors_seen
-    assert sum(result.faults.values()) > 10 and len(result.faults) >= 6  # the faults really happened (fewer polls on a busy machine: backoff)
+    assert (
+        sum(result.faults.values()) > 10 and len(result.faults) >= 6
+    )  # the faults really happened (fewer polls on a busy machine: backoff)
     assert result.flood_written > 1500
     assert result.final_fetch_ok and "STOPPED" in result.stopped_reason
     assert result.duplicated == 0 and result.lost == 0 and not result.gaps
@@ -53,7 +55,9 @@ async def _terminal(client: PrimeClient, run_id: str) -> bool:
 async def test_final_fetch_after_the_run_ended_is_retried_until_it_succeeds(local_platform):
     """The run is terminal; the final fetch meets an empty 200, a cut body and a reset before it succeeds."""
     async with PrimeClient(local_platform.base_url, local_platform.token) as direct:
-        run_id = (await direct.create_run(small_config(local_platform, 5), volume="research", name="final-fetch")).run_id
+        run_id = (
+            await direct.create_run(small_config(local_platform, 5), volume="research", name="final-fetch")
+        ).run_id
         await eventually(lambda: _terminal(direct, run_id), f"run {run_id} to end")
     full = server_log(local_platform, run_id)  # complete: the platform ingests the last lines before the final status
     for kind in ("empty", "cut", "malformed", "reset", "html"):
@@ -79,22 +83,40 @@ async def test_the_dashboard_fills_and_shows_staleness_through_faults(local_plat
     from tests.waiting import until
 
     async with PrimeClient(local_platform.base_url, local_platform.token) as direct:
-        run_id = (await direct.create_run(small_config(local_platform, 12), volume="research", name="fault-dash")).run_id
+        run_id = (
+            await direct.create_run(small_config(local_platform, 12), volume="research", name="fault-dash")
+        ).run_id
     with FaultProxy(local_platform.base_url, rate=0.5, seed=11, hang_seconds=3.0, stall_seconds=1.0) as proxy:
         client = PrimeClient(proxy.base_url, local_platform.token, timeout=httpx.Timeout(2.0, connect=2.0))
         app = PrimeApp(client, None, None, poll_scale=1.0, platform_label="local via fault proxy")
         async with app.run_test(size=(160, 48)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.state.runs_loaded, "the runs list through half-faulted requests")
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, RunsScreen) and app.state.runs_loaded,
+                "the runs list through half-faulted requests",
+            )
             proxy.rate = 1.0  # an outage: the header says so while it lasts
-            await until(pilot, lambda: "unreachable" in app.state.connection.describe(app.state.now())[1], "staleness in the header")
+            await until(
+                pilot,
+                lambda: "unreachable" in app.state.connection.describe(app.state.now())[1],
+                "staleness in the header",
+            )
             proxy.rate = 0.5
             app.open_run(run_id)
-            await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.query(LogsPane), "the run screen")
+            await until(
+                pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.query(LogsPane), "the run screen"
+            )
             pane = app.screen.query_one(LogsPane)
             await pilot.press("3")  # the logs tab
-            await until(pilot, lambda: any(isinstance(fl, f.LogFollower) for fl in getattr(pane, "_followers", None) or []), "the log follower")
+            await until(
+                pilot,
+                lambda: any(isinstance(fl, f.LogFollower) for fl in getattr(pane, "_followers", None) or []),
+                "the log follower",
+            )
             follower = next(fl for fl in pane._followers if isinstance(fl, f.LogFollower))
-            await until(pilot, lambda: follower.done, "the trainer log's final fetch", timeout=120)  # a bound on a hang: under load a fetch retries through the faults
+            await until(
+                pilot, lambda: follower.done, "the trainer log's final fetch", timeout=120
+            )  # a bound on a hang: under load a fetch retries through the faults
             shown = pane.stores["trainer"].all_text()
             full = server_log(local_platform, run_id)
             assert follower.final_fetch_ok and follower.gaps == 0

@@ -55,8 +55,12 @@ def test_a_hub_file_path_is_decoded_once_and_decided_by_the_path_rule(local_plat
         resolve = f"{local_platform.base_url}/datasets/{REPO}/resolve/main/"
         assert c.head(resolve + "data%5Ctrain-00000-of-00001.parquet").status_code == 200  # '\\' is a separator
         assert c.head(resolve + "data//./" + SHARD.split("/")[1]).status_code == 200
-        for refused in ("%252e%252e%252fREADME.md",  # decoded once: the literal name '%2e%2e%2fREADME.md'
-                        "data/..%2F..%2FREADME.md", "README.md%00", "%EF%BC%8E%EF%BC%8E/README.md"):
+        for refused in (
+            "%252e%252e%252fREADME.md",  # decoded once: the literal name '%2e%2e%2fREADME.md'
+            "data/..%2F..%2FREADME.md",
+            "README.md%00",
+            "%EF%BC%8E%EF%BC%8E/README.md",
+        ):
             reply = c.get(resolve + refused)
             assert reply.status_code == 404 and reply.headers["x-error-code"] == "EntryNotFound", refused
         tree = c.get(f"/api/datasets/{REPO}/tree/main/data%5C")
@@ -70,14 +74,18 @@ def test_huggingface_hub_client_downloads_offline(local_platform, tmp_path, monk
     out = snapshot_download(REPO, repo_type="dataset", local_dir=tmp_path / "rt", endpoint=local_platform.base_url)
     assert (Path(out) / SHARD).read_bytes() == (BUNDLED / SHARD).read_bytes()
     with pytest.raises(RepositoryNotFoundError) as err:
-        snapshot_download("nobody/nothing", repo_type="dataset", local_dir=tmp_path / "x", endpoint=local_platform.base_url)
+        snapshot_download(
+            "nobody/nothing", repo_type="dataset", local_dir=tmp_path / "x", endpoint=local_platform.base_url
+        )
     assert "serves only its bundled datasets" in (err.value.server_message or "")
 
 
 def test_a_new_folder_with_a_manifest_is_discovered(tmp_path):
     folder = tmp_path / "intellect-3-sft-10k"
     (folder / "data").mkdir(parents=True)
-    (folder / "manifest.json").write_text(json.dumps({"repo_id": "PrimeIntellect/INTELLECT-3-SFT-10K", "repo_type": "dataset"}))
+    (folder / "manifest.json").write_text(
+        json.dumps({"repo_id": "PrimeIntellect/INTELLECT-3-SFT-10K", "repo_type": "dataset"})
+    )
     (folder / "README.md").write_text("stand-in\n")
     (folder / "data" / "train-00000-of-00001.parquet").write_bytes(b"PAR1")
     (tmp_path / "no-manifest").mkdir()
@@ -101,8 +109,11 @@ async def test_passthrough_asks_the_real_hub_and_says_when_it_cannot(monkeypatch
     transport = httpx.ASGITransport(app=app)
     with respx.mock(assert_all_called=True) as hub:
         hub.get("https://huggingface.co/api/datasets/someone/else/revision/main").respond(
-            200, json={"id": "someone/else", "sha": "a" * 40, "siblings": []})
-        hub.head("https://huggingface.co/datasets/someone/else/resolve/main/f.txt").mock(side_effect=httpx.ConnectError("down"))
+            200, json={"id": "someone/else", "sha": "a" * 40, "siblings": []}
+        )
+        hub.head("https://huggingface.co/datasets/someone/else/resolve/main/f.txt").mock(
+            side_effect=httpx.ConnectError("down")
+        )
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
             reply = await c.get("/api/datasets/someone/else/revision/main")
             assert reply.status_code == 200 and reply.json()["id"] == "someone/else"

@@ -15,7 +15,11 @@ from tests.waiting import wait_for
 
 
 def _reports(caplog, name: str) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "primetui.api.hub" and r.levelno == logging.ERROR and name in r.getMessage()]
+    return [
+        r
+        for r in caplog.records
+        if r.name == "primetui.api.hub" and r.levelno == logging.ERROR and name in r.getMessage()
+    ]
 
 
 async def test_a_raising_callback_is_logged_with_its_traceback_once_and_counted(client, caplog):
@@ -29,7 +33,9 @@ async def test_a_raising_callback_is_logged_with_its_traceback_once_and_counted(
 
     broken = hub.resource(("volumes",), client.list_volumes, broken_volumes_view, interval=0.05)
     fine = hub.resource(("volumes",), client.list_volumes, healthy.append, interval=0.05)
-    site = "test_a_raising_callback_is_logged_with_its_traceback_once_and_counted.<locals>.broken_volumes_view: KeyError"
+    site = (
+        "test_a_raising_callback_is_logged_with_its_traceback_once_and_counted.<locals>.broken_volumes_view: KeyError"
+    )
     await wait_for(lambda: SUBSCRIBER_ERRORS[site] >= 3, "the broken subscriber failing three polls")
     assert len(healthy) >= 2  # the other subscriber kept its feed
     [record] = _reports(caplog, "broken_volumes_view")  # the traceback once, not once per poll

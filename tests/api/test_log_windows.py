@@ -28,10 +28,14 @@ FLOOD = 700  # more than the 200-line snapshot, fewer than one 5000-line search 
 
 
 def test_plan_window_routes_plain_and_filtered_fetches():
-    assert plan_window(1000, None, search=None, level=None, faithful=True) == LogWindow(SNAPSHOT_LINES, None, "snapshot")
+    assert plan_window(1000, None, search=None, level=None, faithful=True) == LogWindow(
+        SNAPSHOT_LINES, None, "snapshot"
+    )
     assert plan_window(50, None, search=None, level=None, faithful=True).limit == 50
     assert plan_window(5000, 3600, search=None, level=None, faithful=True) == LogWindow(5000, 3600, "search")
-    assert plan_window(4000, None, search="Step", level=None, faithful=True) == LogWindow(4000, SEARCH_DEFAULT_SINCE, "search")
+    assert plan_window(4000, None, search="Step", level=None, faithful=True) == LogWindow(
+        4000, SEARCH_DEFAULT_SINCE, "search"
+    )
     assert plan_window(4000, None, search=None, level="INFO", faithful=True).backend == "search"
     assert plan_window(5000, None, search=None, level=None, faithful=False) == LogWindow(5000, None, "whole")
 
@@ -68,6 +72,7 @@ async def _terminal(client: PrimeClient, run_id: str) -> bool:
 
 async def _whole_log(client: PrimeClient, run_id: str, flood: LogFlood) -> list[str]:
     """The trainer's whole log once its last flood line is ingested."""
+
     async def fetch() -> list[str] | None:
         lines = (await client.get_logs(run_id, MAX_TAIL_LINES, component="trainer", since_seconds=86400)).lines()
         return lines if any(flood.line(flood.written) in ln for ln in lines) else None
@@ -87,10 +92,15 @@ async def test_plain_fetch_is_a_200_line_snapshot_and_filters_use_the_search_bac
     assert len((await client.get_logs(run_id, 300, component="trainer", level="INFO")).lines()) == 300
 
 
-@pytest.mark.parametrize("params, field", [
-    ({"tail_lines": 0}, "tail_lines"), ({"tail_lines": 5001}, "tail_lines"),
-    ({"since_seconds": 59}, "since_seconds"), ({"since_seconds": 86401}, "since_seconds"),
-])
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"tail_lines": 0}, "tail_lines"),
+        ({"tail_lines": 5001}, "tail_lines"),
+        ({"since_seconds": 59}, "since_seconds"),
+        ({"since_seconds": 86401}, "since_seconds"),
+    ],
+)
 def test_out_of_range_windows_are_refused_as_the_contract_says(local_platform, params, field):
     r = httpx.get(f"{local_platform.api_url}/rft/runs/any-run/logs", params=params, headers=local_platform.headers)
     assert r.status_code == 422
@@ -99,8 +109,9 @@ def test_out_of_range_windows_are_refused_as_the_contract_says(local_platform, p
 
 
 async def test_whole_log_mode_and_rate_limit(tmp_path):
-    with LocalPlatform.start(tmp_path / "whole", demo=True,
-                             env={"PRIMETUI_LOCAL_FAITHFUL": "0", "PRIMETUI_LOCAL_RATE_LIMIT": "400"}) as lp:
+    with LocalPlatform.start(
+        tmp_path / "whole", demo=True, env={"PRIMETUI_LOCAL_FAITHFUL": "0", "PRIMETUI_LOCAL_RATE_LIMIT": "400"}
+    ) as lp:
         async with PrimeClient(lp.base_url, lp.token) as client:
             run_id, flood = await _flooded_run(client, lp)
             await _whole_log(client, run_id, flood)
@@ -117,8 +128,12 @@ async def test_whole_log_mode_and_rate_limit(tmp_path):
 
 
 def test_serve_refuses_a_bad_faithful_value(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(tmp_path / "d"),
-                           "--faithful=maybe"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(tmp_path / "d"), "--faithful=maybe"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and "--faithful: expected true or false" in proc.stderr
 
 
@@ -127,8 +142,16 @@ async def test_the_dashboards_log_follower_loses_nothing_through_the_windows(cli
     config = _small_config(local_platform, max_steps=60)
     run_id = (await client.create_run(config, volume="research", name="log-follow-windows")).run_id
     watcher = f.RunWatcher(client, run_id, interval=0.3)
-    follower = f.LogFollower(client, run_id, "trainer", interval=1.0, waiting_interval=0.3,
-                             backlog_lines=MAX_TAIL_LINES, catch_up=True, watcher=watcher)
+    follower = f.LogFollower(
+        client,
+        run_id,
+        "trainer",
+        interval=1.0,
+        waiting_interval=0.3,
+        backlog_lines=MAX_TAIL_LINES,
+        catch_up=True,
+        watcher=watcher,
+    )
     lines: list[str] = []
     gaps: list[f.LogGap] = []
 

@@ -8,10 +8,20 @@ from primetui.api import models as m
 from primetui.api.plainrun import PlainRun, PlainRunPage
 
 WIRE = {
-    "id": "r1", "userId": "u", "status": "RUNNING", "createdAt": "2026-01-01T00:00:00Z",
-    "updatedAt": "2026-01-01T00:01:00Z", "name": "demo", "rftClusterId": "c1", "maxSteps": 40,
-    "baseModel": "Qwen/Qwen3-0.6B", "runConfig": {"model": {"name": "Qwen/Qwen3-0.6B"}},
-    "teacherConfig": {"model": "t"}, "volumeName": "research", "errorMessage": None, "loss": "sft",
+    "id": "r1",
+    "userId": "u",
+    "status": "RUNNING",
+    "createdAt": "2026-01-01T00:00:00Z",
+    "updatedAt": "2026-01-01T00:01:00Z",
+    "name": "demo",
+    "rftClusterId": "c1",
+    "maxSteps": 40,
+    "baseModel": "Qwen/Qwen3-0.6B",
+    "runConfig": {"model": {"name": "Qwen/Qwen3-0.6B"}},
+    "teacherConfig": {"model": "t"},
+    "volumeName": "research",
+    "errorMessage": None,
+    "loss": "sft",
 }
 
 
@@ -25,7 +35,11 @@ def test_plain_run_reads_what_the_model_reads():
     assert plain is not None
     for name in m.RLRun.model_fields:
         assert getattr(plain, name) == getattr(model, name), name
-    assert (plain.is_terminal, plain.is_sft, plain.has_online_evals) == (model.is_terminal, model.is_sft, model.has_online_evals)
+    assert (plain.is_terminal, plain.is_sft, plain.has_online_evals) == (
+        model.is_terminal,
+        model.is_sft,
+        model.has_online_evals,
+    )
     raw = PlainRun.from_wire(WIRE)  # the wire's own spellings (rftClusterId, teacherConfig) too
     assert raw is not None and raw.cluster_id == "c1" and raw.teacher == {"model": "t"}
 

@@ -17,8 +17,10 @@ from primetui.viewmodel.errors import describe
 KEY_PART = "pit_header_secret_8c1f"
 
 
-@pytest.mark.parametrize("key,why", [(f"{KEY_PART}\nX-Evil: 1", "line break"), (f"{KEY_PART}é", "not ASCII"),
-                                     (f"{KEY_PART}\x00", "control character")])
+@pytest.mark.parametrize(
+    "key,why",
+    [(f"{KEY_PART}\nX-Evil: 1", "line break"), (f"{KEY_PART}é", "not ASCII"), (f"{KEY_PART}\x00", "control character")],
+)
 async def test_a_key_that_cannot_be_a_header_is_named_not_printed(local_platform, key, why):
     async with PrimeClient(local_platform.base_url, key) as client:
         with pytest.raises(e.PrimeAPIError) as info:

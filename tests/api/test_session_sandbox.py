@@ -28,7 +28,9 @@ pytestmark = [
 @pytest.fixture
 def platform(tmp_path):
     key = make_key(tmp_path / "home" / ".ssh" / "id_ed25519")
-    with LocalPlatform.start(tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
+    with LocalPlatform.start(
+        tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)}
+    ) as lp:
         yield lp, key
 
 
@@ -71,23 +73,33 @@ async def test_a_read_only_shell_reaches_only_its_volume_and_cannot_undo_read_on
         reached = []  # everything the shell reached that it must not, so a failure names each one
         try:
             for n, (what, path) in enumerate(_outside(lp, other).items()):
-                out = await _typed(proc, f"cat {shlex.quote(path)} && echo REA$((1))CHED; echo pwned >> {shlex.quote(path)}", n)
+                out = await _typed(
+                    proc, f"cat {shlex.quote(path)} && echo REA$((1))CHED; echo pwned >> {shlex.quote(path)}", n
+                )
                 if "REA1CHED" in out or "No such file or directory" not in out:
                     reached.append(f"read {what}")
-            out = await _typed(proc, f"ls {shlex.quote(str(lp.data_dir))} {shlex.quote(str(lp.data_dir / 'volumes'))}", 10)
+            out = await _typed(
+                proc, f"ls {shlex.quote(str(lp.data_dir))} {shlex.quote(str(lp.data_dir / 'volumes'))}", 10
+            )
             if out.count("No such file or directory") != 2:
                 reached.append("listed the data dir")
 
             # Processes: the sandbox's own, numbered from 1; not the platform, not the host's.
-            out = await _typed(proc, f"ls -d /proc/{lp.pid} && echo SE$((1))EN; ps -eo pid=,comm= | sed 's/^ */P /'", 11)
+            out = await _typed(
+                proc, f"ls -d /proc/{lp.pid} && echo SE$((1))EN; ps -eo pid=,comm= | sed 's/^ */P /'", 11
+            )
             procs = {int(pid): comm for pid, comm in re.findall(r"^P (\d+) (\S+)", out, re.M)}
             if "SE1EN" in out or lp.pid in procs or not set(procs.values()) <= {"bwrap", "bash", "sh", "ps", "sed"}:
                 reached.append(f"saw host processes: {sorted(set(procs.values()))[:12]}")
 
             # Read-only holds against root: no remount, no unmount, every write refused by the kernel.
-            out = await _typed(proc, "mount -o remount,rw /volume; echo remount=$?; mount -o remount,rw,bind /volume; "
-                                     "echo rebind=$?; umount /volume; echo umount=$?; echo evil > /volume/data.txt; "
-                                     "echo new > /volume/new.txt; cat /volume/data.txt", 12)
+            out = await _typed(
+                proc,
+                "mount -o remount,rw /volume; echo remount=$?; mount -o remount,rw,bind /volume; "
+                "echo rebind=$?; umount /volume; echo umount=$?; echo evil > /volume/data.txt; "
+                "echo new > /volume/new.txt; cat /volume/data.txt",
+                12,
+            )
             for step in ("remount", "rebind", "umount"):
                 if not re.search(rf"{step}=[1-9]", out):
                     reached.append(f"{step} of /volume worked")
@@ -116,8 +128,12 @@ async def test_a_read_write_shell_writes_its_volume_and_nothing_else(platform):
             for n, (what, path) in enumerate(_outside(lp, other).items()):
                 out = await _typed(proc, f"echo pwned >> {shlex.quote(path)} && echo WRO$((1))TE", n)
                 assert "WRO1TE" not in out and "No such file or directory" in out, (what, out)
-            out = await _typed(proc, "echo changed > /volume/data.txt && mkdir -p /volume/notes && "
-                                     "echo kept > notes/new.txt && echo W$((1+1))OTE", 10)
+            out = await _typed(
+                proc,
+                "echo changed > /volume/data.txt && mkdir -p /volume/notes && "
+                "echo kept > notes/new.txt && echo W$((1+1))OTE",
+                10,
+            )
             assert "W2OTE" in out, out
             # Nothing else is writable: the root, the system, the host's folders; /tmp is the sandbox's own.
             out = await _typed(proc, "touch /x /usr/x /etc/x; echo tmp > /tmp/x && cat /tmp/x", 11)

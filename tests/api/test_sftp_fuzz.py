@@ -41,10 +41,37 @@ HANG_S = 60.0
 MAX_SEGMENT, MAX_KEY = 255, 1024  # the platform's limits on a name and on a volume path (docs/security.md)
 MAX_DEPTH = 3
 
-_NAMES = [b"ok", b"data.jsonl", b"x", b"sub", b"..", b".", b"../x", b"../../x", b"sub/../../../x", b"a/b", b"/etc/passwd",
-          b"/", b"", b"nul\x00x", b"\x00", b"out", b"\xff\xfe", b"\x1b[31mred", b"\x1b]52;c;aGk=\x07", "e\u0301".encode(),
-          b"\xe2\x80\x8bzw", b"n" * 255, b"n" * 256, b"-rf", b"~", b"$(id)", b".primetui-partial", b".ok.primetui-partial",
-          "\x1b".encode() * 100 + b"long"]  # ESC shown as its 3-byte symbol: 300 bytes made visible
+_NAMES = [
+    b"ok",
+    b"data.jsonl",
+    b"x",
+    b"sub",
+    b"..",
+    b".",
+    b"../x",
+    b"../../x",
+    b"sub/../../../x",
+    b"a/b",
+    b"/etc/passwd",
+    b"/",
+    b"",
+    b"nul\x00x",
+    b"\x00",
+    b"out",
+    b"\xff\xfe",
+    b"\x1b[31mred",
+    b"\x1b]52;c;aGk=\x07",
+    "e\u0301".encode(),
+    b"\xe2\x80\x8bzw",
+    b"n" * 255,
+    b"n" * 256,
+    b"-rf",
+    b"~",
+    b"$(id)",
+    b".primetui-partial",
+    b".ok.primetui-partial",
+    "\x1b".encode() * 100 + b"long",
+]  # ESC shown as its 3-byte symbol: 300 bytes made visible
 _KINDS = ["file", "file", "file", "dir", "dir", "link", "fifo", "socket", "chr", "blk", "none"]
 _MODES = [0o644, 0o4777, 0o2777, 0o1777, 0o7777, 0o666, 0o000, 0o177777, 0o222]
 _TYPES = {stat.S_IFDIR: "dir", stat.S_IFREG: "file"}
@@ -86,9 +113,16 @@ def _tree(rng: random.Random) -> Tree:
 
 # ---- the oracle: the rules of docs/security.md, applied to the generated tree --------------------
 
+
 def _refused(name: bytes) -> bool:
-    return not name or b"\0" in name or b"/" in name or name in (b".", b"..") or len(name) > MAX_SEGMENT or \
-        (name.startswith(b".") and name.endswith(b".primetui-partial"))  # another file's partial while it is written
+    return (
+        not name
+        or b"\0" in name
+        or b"/" in name
+        or name in (b".", b"..")
+        or len(name) > MAX_SEGMENT
+        or (name.startswith(b".") and name.endswith(b".primetui-partial"))
+    )  # another file's partial while it is written
 
 
 def landing(name: bytes) -> bytes | None:
@@ -114,8 +148,9 @@ def _shown(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
-def expect(tree: Tree, top: bytes, volume_rel: bytes, top_local: bytes | None, planted: bytes | None,
-           overwrite: bool) -> Expected:
+def expect(
+    tree: Tree, top: bytes, volume_rel: bytes, top_local: bytes | None, planted: bytes | None, overwrite: bool
+) -> Expected:
     """What a get of ``top`` must do. ``volume_rel`` is ``top`` below /volume; ``top_local`` the folder it
     lands in under the target (None: the volume's name cannot be a local name); ``planted`` the
     target's folder holding the ``out`` symlink (None: none was planted)."""
@@ -167,6 +202,7 @@ def expect(tree: Tree, top: bytes, volume_rel: bytes, top_local: bytes | None, p
 
 
 # ---- the check ------------------------------------------------------------------------------------
+
 
 def _found(root, planted_link) -> tuple[dict[tuple[bytes, ...], tuple[bytes, int]], set[tuple[bytes, ...]]]:
     """Every file (its bytes and mode) and folder under ``root``, as local name parts."""
@@ -228,8 +264,10 @@ async def test_get_against_generated_hostile_listings(tmp_path):
             except ShellError as exc:
                 message = str(exc)
                 assert message and "\n" not in message and "Traceback" not in message, f"seed {seed}: {message!r}"
-                assert want.refused, f"seed {seed}: the whole get was aborted ({message}); expected it to skip " \
-                                     f"{sorted(want.skipped)[:4]} and bring {len(want.files)} files"
+                assert want.refused, (
+                    f"seed {seed}: the whole get was aborted ({message}); expected it to skip "
+                    f"{sorted(want.skipped)[:4]} and bring {len(want.files)} files"
+                )
                 result = None
             assert outside(area, target) == before, f"seed {seed}: something outside the target changed"
             planted_link = os.fsencode(target / folder / "out") if planted else None
@@ -241,12 +279,14 @@ async def test_get_against_generated_hostile_listings(tmp_path):
             assert not want.refused, f"seed {seed}: the get went ahead under a volume name it must refuse"
             assert all(s.path and s.reason for s in result.skipped), f"seed {seed}: a skip without a reason"
             named = {s.path for s in result.skipped}
-            assert named == want.skipped, \
-                f"seed {seed}: skipped without a word: {sorted(want.skipped - named)[:3]}; " \
+            assert named == want.skipped, (
+                f"seed {seed}: skipped without a word: {sorted(want.skipped - named)[:3]}; "
                 f"skipped but expected: {sorted(named - want.skipped)[:3]}"
-            assert files == want.files, \
-                f"seed {seed}: missing {sorted(set(want.files) - set(files))[:3]}, unexpected " \
+            )
+            assert files == want.files, (
+                f"seed {seed}: missing {sorted(set(want.files) - set(files))[:3]}, unexpected "
                 f"{sorted(set(files) - set(want.files))[:3]}, or other bytes or modes"
+            )
             assert dirs == want.dirs | ({(planted,)} if planted else set()), f"seed {seed}: folders differ"
             assert (result.files, result.bytes) == want.count(), f"seed {seed}: the result's counts"
             outcomes["files"] += len(want.files)

@@ -34,9 +34,15 @@ async def test_a_backslash_or_a_link_does_not_write_into_runs(ssh_platform, api)
     conn = await open_session_connection(s, key)
     try:
         async with conn.conn.start_sftp_client() as sftp:
-            for path in ("/volume/x\\..\\runs\\r1\\keep.txt", "x\\..\\runs\\r1\\new.txt", "/volume/ｒｕｎｓ/r1/keep.txt"):
-                with pytest.raises((asyncssh.SFTPPermissionDenied, asyncssh.SFTPFailure),
-                                   match="runs/ holds run outputs|look-alike of runs"):
+            for path in (
+                "/volume/x\\..\\runs\\r1\\keep.txt",
+                "x\\..\\runs\\r1\\new.txt",
+                "/volume/ｒｕｎｓ/r1/keep.txt",
+            ):
+                with pytest.raises(
+                    (asyncssh.SFTPPermissionDenied, asyncssh.SFTPFailure),
+                    match="runs/ holds run outputs|look-alike of runs",
+                ):
                     async with sftp.open(path, "wb") as f:
                         await f.write(b"clobbered\n")
             with pytest.raises(asyncssh.SFTPPermissionDenied, match="runs/ holds run outputs"):

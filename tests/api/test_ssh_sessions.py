@@ -31,7 +31,9 @@ from primetui.local.sessions import mountns
 from tests.api import ssh_helpers
 from tests.api.ssh_helpers import create_volume, make_key, read_until as _read_until, ssh_platform_fixture, wait_phase
 
-CLI_SSH_CONNECTION = re.compile(r"(?P<user>[a-zA-Z_][a-zA-Z0-9_-]*)@(?P<host>[a-zA-Z0-9.-]+)(?: -p (?P<port>[0-9]{1,5}))?")
+CLI_SSH_CONNECTION = re.compile(
+    r"(?P<user>[a-zA-Z_][a-zA-Z0-9_-]*)@(?P<host>[a-zA-Z0-9.-]+)(?: -p (?P<port>[0-9]{1,5}))?"
+)
 
 
 ssh_platform = ssh_platform_fixture("ssh-platform")
@@ -65,8 +67,10 @@ async def test_phases_single_writer_and_final_sync(ssh_platform, api):
 
     conn = await open_session_connection(ready, key)
     try:
-        done = await conn.run("echo changed > datasets/a.txt && mkdir -p notes && echo n > notes/new.txt "
-                              "&& echo clobber > runs/r1/keep.txt && rm -f missing")
+        done = await conn.run(
+            "echo changed > datasets/a.txt && mkdir -p notes && echo n > notes/new.txt "
+            "&& echo clobber > runs/r1/keep.txt && rm -f missing"
+        )
         assert done.exit_status == 0, done.stderr
     finally:
         await conn.close()
@@ -164,8 +168,13 @@ async def test_a_flood_arrives_whole_over_aes_gcm_without_compression(ssh_platfo
     ep = endpoint_of(s)
     pinned = asyncssh.import_public_key(s.host_public_key)
     async with asyncssh.connect(
-        local_host_address(ep.host), ep.port, username=ep.user, known_hosts=([pinned], [], []),
-        client_keys=[asyncssh.read_private_key(str(key))], config=None, agent_path=None,
+        local_host_address(ep.host),
+        ep.port,
+        username=ep.user,
+        known_hosts=([pinned], [], []),
+        client_keys=[asyncssh.read_private_key(str(key))],
+        config=None,
+        agent_path=None,
         encryption_algs=["chacha20-poly1305@openssh.com"],
     ) as legacy:
         assert legacy.get_extra_info("send_cipher") == "chacha20-poly1305@openssh.com"
@@ -213,19 +222,27 @@ async def test_read_only_refuses_writes_by_every_path(ssh_platform, api, tmp_pat
     conn = await open_session_connection(s, key)
     try:
         assert os.geteuid() == 0  # this machine and CI: root ignores permission bits, not a ro mount
-        shell = await conn.run("pwd; echo evil > data.txt; echo new > /volume/new.txt; touch x; mkdir d; "
-                               "chmod 777 data.txt; rm data.txt; ls -a")
+        shell = await conn.run(
+            "pwd; echo evil > data.txt; echo new > /volume/new.txt; touch x; mkdir d; "
+            "chmod 777 data.txt; rm data.txt; ls -a"
+        )
         assert shell.stdout.splitlines()[0] == b"/volume"
         assert shell.stderr.count(b"Read-only file system") == 6, shell.stderr
         assert b"escape" not in shell.stdout  # links leaving the volume are not staged
         assert b"inside" in shell.stdout
         async with conn.conn.start_sftp_client() as sftp:
-            with pytest.raises(asyncssh.SFTPPermissionDenied, match="Read-only file system: this is a read-only session"):
+            with pytest.raises(
+                asyncssh.SFTPPermissionDenied, match="Read-only file system: this is a read-only session"
+            ):
                 async with sftp.open("/volume/data.txt", "wb") as f:
                     await f.write(b"x")
-            for op in (lambda: sftp.remove("/volume/data.txt"), lambda: sftp.mkdir("/volume/d"),
-                       lambda: sftp.rename("/volume/data.txt", "/volume/b.txt"),
-                       lambda: sftp.symlink("/volume/data.txt", "/volume/l"), lambda: sftp.chmod("/volume/data.txt", 0o777)):
+            for op in (
+                lambda: sftp.remove("/volume/data.txt"),
+                lambda: sftp.mkdir("/volume/d"),
+                lambda: sftp.rename("/volume/data.txt", "/volume/b.txt"),
+                lambda: sftp.symlink("/volume/data.txt", "/volume/l"),
+                lambda: sftp.chmod("/volume/data.txt", 0o777),
+            ):
                 with pytest.raises(asyncssh.SFTPPermissionDenied, match="Read-only file system"):
                     await op()
             assert await sftp.realpath("/volume/../../..") == "/"  # '..' stops at the session root
@@ -280,8 +297,10 @@ async def test_put_get_round_trip_with_path_rules(ssh_platform, api, tmp_path):
         got = await get(conn, "datasets/dataset", back)
         assert got.files == 2
         for rel in ("train.jsonl", "shards/0.bin"):
-            assert hashlib.sha256((back / "dataset" / rel).read_bytes()).digest() == \
-                hashlib.sha256((src / rel).read_bytes()).digest()
+            assert (
+                hashlib.sha256((back / "dataset" / rel).read_bytes()).digest()
+                == hashlib.sha256((src / rel).read_bytes()).digest()
+            )
         # rsync's rules: "dir/" copies the contents, a path without a trailing slash is the exact name
         await put(conn, str(src) + "/", "flat/")
         await put(conn, src / "train.jsonl", "renamed/train-v2.jsonl")
@@ -329,11 +348,22 @@ def test_official_prime_cli_ssh_through_the_gateway(ssh_platform, tmp_path):
     create_volume(lp, "cli", {"hello.txt": b"hello from the volume\n"})
     home = tmp_path / "cli-home"
     home.mkdir()
-    env = dict(os.environ, HOME=str(home), PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token,
-               PRIME_DISABLE_VERSION_CHECK="1", PRIME_SSH_KEY_PATH=str(key))
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        PRIME_BASE_URL=lp.base_url,
+        PRIME_API_KEY=lp.token,
+        PRIME_DISABLE_VERSION_CHECK="1",
+        PRIME_SSH_KEY_PATH=str(key),
+    )
     prime = Path(sys.executable).with_name("prime")
-    done = subprocess.run([str(prime), "--plain", "volumes", "ssh", "cli", "--read-only"],
-                          input=b"cat hello.txt\necho marker-$((6*7))\nexit\n", capture_output=True, env=env, timeout=120)
+    done = subprocess.run(
+        [str(prime), "--plain", "volumes", "ssh", "cli", "--read-only"],
+        input=b"cat hello.txt\necho marker-$((6*7))\nexit\n",
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
     out = done.stdout.decode()
     assert done.returncode == 0, out + done.stderr.decode()
     assert "hello from the volume" in out and "marker-42" in out
@@ -364,22 +394,32 @@ async def test_openssh_config_with_primetui_proxy(ssh_platform, api, tmp_path):
     assert config.count(f"Host {cmd.alias}") == 1 and "Host other" in config
     assert "primetui.shell.proxy" in config and "StrictHostKeyChecking yes" in config
     done = await asyncio.to_thread(
-        subprocess.run, [*cmd.argv, "cat hello.txt"], capture_output=True, timeout=60,
+        subprocess.run,
+        [*cmd.argv, "cat hello.txt"],
+        capture_output=True,
+        timeout=60,
         env=dict(os.environ, HOME=str(tmp_path)),
     )
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout == b"hi from openssh\n"
     # what `prime volumes get` runs without rsync: OpenSSH scp (SFTP mode) to /volume/...
     scp = await asyncio.to_thread(
-        subprocess.run, ["scp", "-F", str(cmd.config_path), f"{cmd.alias}:/volume/hello.txt", str(tmp_path / "got.txt")],
-        capture_output=True, timeout=60, env=dict(os.environ, HOME=str(tmp_path)),
+        subprocess.run,
+        ["scp", "-F", str(cmd.config_path), f"{cmd.alias}:/volume/hello.txt", str(tmp_path / "got.txt")],
+        capture_output=True,
+        timeout=60,
+        env=dict(os.environ, HOME=str(tmp_path)),
     )
     assert scp.returncode == 0, scp.stderr.decode()
     assert (tmp_path / "got.txt").read_bytes() == b"hi from openssh\n"
     # a wrong pin in the config is refused by the proxy before SSH starts
     (folder / "config").write_text(config.replace(s.gateway.cert_sha256, "0" * 64))
     bad = await asyncio.to_thread(
-        subprocess.run, [*cmd.argv, "true"], capture_output=True, timeout=60, env=dict(os.environ, HOME=str(tmp_path)),
+        subprocess.run,
+        [*cmd.argv, "true"],
+        capture_output=True,
+        timeout=60,
+        env=dict(os.environ, HOME=str(tmp_path)),
     )
     assert bad.returncode != 0 and b"presented an unexpected certificate" in bad.stderr
     await api.stop_session("openssh", s.id)

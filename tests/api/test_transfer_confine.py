@@ -76,7 +76,9 @@ async def test_hostile_names_are_refused_and_nothing_lands_outside(tmp_path):
 
 
 async def test_a_local_symlink_in_the_target_is_never_followed(tmp_path):
-    tree = Tree(listings={b"/volume/d": [(b"f.txt", attrs()), (b"sub", attrs("dir"))], b"/volume/d/sub": [(b"g.txt", attrs())]})
+    tree = Tree(
+        listings={b"/volume/d": [(b"f.txt", attrs()), (b"sub", attrs("dir"))], b"/volume/d/sub": [(b"g.txt", attrs())]}
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     target = tmp_path / "dl"
@@ -176,7 +178,11 @@ async def test_put_skips_links_and_fifos_and_strips_setuid_and_asks_before_repla
     async with hostile_connection(Tree(), server) as conn:
         result = await put(conn, str(src), "/")
         assert result.files == 1
-        assert _reasons(result) == {"ds/link": "a symlink, not followed", "ds/pipe": "a FIFO (named pipe), not a regular file", "ds/data.txt": EXISTS_REASON}
+        assert _reasons(result) == {
+            "ds/link": "a symlink, not followed",
+            "ds/pipe": "a FIFO (named pipe), not a regular file",
+            "ds/data.txt": EXISTS_REASON,
+        }
         assert (server / "volume" / "ds" / "data.txt").read_bytes() == b"old"
         assert stat.S_IMODE((server / "volume" / "ds" / "run.sh").stat().st_mode) == 0o755
         assert not (server / "volume" / "ds" / "link").exists()
@@ -195,7 +201,13 @@ def test_the_dialog_and_put_run_one_target_check(tmp_path):
 
     os.mkfifo(tmp_path / "pipe")
     (tmp_path / "f.txt").write_text("x")
-    for local, remote in (("", "datasets/"), (str(tmp_path / "pipe"), "datasets/"), (str(tmp_path / "nope"), "x"), (str(tmp_path / "f.txt"), "runs/x"), (str(tmp_path / "f.txt"), "../x")):
+    for local, remote in (
+        ("", "datasets/"),
+        (str(tmp_path / "pipe"), "datasets/"),
+        (str(tmp_path / "nope"), "x"),
+        (str(tmp_path / "f.txt"), "runs/x"),
+        (str(tmp_path / "f.txt"), "../x"),
+    ):
         with pytest.raises(RemotePathError) as caught:
             check_put_target(local, remote)
         assert check_put(local, remote) == str(caught.value)

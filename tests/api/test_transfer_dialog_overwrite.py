@@ -17,8 +17,16 @@ pytestmark = pytest.mark.timeout(60)
 
 class Platform:
     async def create_session(self, volume: str, **kw):
-        return SimpleNamespace(id="vs_1", phase="ready", status="RUNNING", read_only=False, progress=None,
-                               ssh_connection="x", is_dead=False, error_message=None)
+        return SimpleNamespace(
+            id="vs_1",
+            phase="ready",
+            status="RUNNING",
+            read_only=False,
+            progress=None,
+            ssh_connection="x",
+            is_dead=False,
+            error_message=None,
+        )
 
 
 def text(screen, wid: str) -> str:
@@ -36,7 +44,17 @@ async def _until(pilot, cond, what: str) -> None:
 async def test_get_asks_before_replacing_and_lists_what_it_skipped(tmp_path, monkeypatch):
     import primetui.shell as shell
 
-    tree = Tree(listings={b"/volume/d": [(b"a", attrs()), (b"b", attrs()), (b"c", attrs()), (b"../[bold]x[/]", attrs()), (b"link", attrs("link"))]})
+    tree = Tree(
+        listings={
+            b"/volume/d": [
+                (b"a", attrs()),
+                (b"b", attrs()),
+                (b"c", attrs()),
+                (b"../[bold]x[/]", attrs()),
+                (b"link", attrs("link")),
+            ]
+        }
+    )
     target = tmp_path / "dl"
     (target / "d").mkdir(parents=True)
     for name in "abc":
@@ -56,11 +74,15 @@ async def test_get_asks_before_replacing_and_lists_what_it_skipped(tmp_path, mon
             dialog.query_one("#transfer-source", Input).value = "d"
             dialog.query_one("#transfer-dest", Input).value = str(target)
             dialog.action_start()
-            await _until(pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "the first question")
+            await _until(
+                pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "the first question"
+            )
             assert str(target / "d" / "a") in text(dialog, "transfer-result")
             assert "a: replace all" in text(dialog, "transfer-hint")
             await pilot.press("n")  # keep a
-            await _until(pilot, lambda: str(target / "d" / "b") in text(dialog, "transfer-result"), "the second question")
+            await _until(
+                pilot, lambda: str(target / "d" / "b") in text(dialog, "transfer-result"), "the second question"
+            )
             await pilot.press("a")  # replace b and everything after without asking again
             await _until(pilot, lambda: dialog.state == "done", "the copy to finish")
             result = text(dialog, "transfer-result")

@@ -7,8 +7,9 @@ from primetui.api.models import VolumeTransfer
 
 
 def transfer(tid: str, status: str) -> VolumeTransfer:
-    return VolumeTransfer.model_validate({"id": tid, "volumeName": "v", "direction": "import", "path": "p",
-                                          "url": "s3://b/p/", "status": status})
+    return VolumeTransfer.model_validate(
+        {"id": tid, "volumeName": "v", "direction": "import", "path": "p", "url": "s3://b/p/", "status": status}
+    )
 
 
 class Client:
@@ -20,10 +21,14 @@ class Client:
 
 
 async def test_ended_jobs_are_named_once_and_history_is_not():
-    client = Client([[transfer("a", "failed")],
-                     [transfer("b", "running"), transfer("a", "failed")],
-                     [transfer("c", "succeeded"), transfer("b", "succeeded"), transfer("a", "failed")],
-                     [transfer("c", "succeeded"), transfer("b", "succeeded"), transfer("a", "failed")]])
+    client = Client(
+        [
+            [transfer("a", "failed")],
+            [transfer("b", "running"), transfer("a", "failed")],
+            [transfer("c", "succeeded"), transfer("b", "succeeded"), transfer("a", "failed")],
+            [transfer("c", "succeeded"), transfer("b", "succeeded"), transfer("a", "failed")],
+        ]
+    )
     follower = TransfersFollower(client, "v", sleep=lambda _d: None)
     updates = []
     for _ in range(4):

@@ -22,10 +22,14 @@ from primetui.shell import open_session_connection, open_shell
 pytestmark = pytest.mark.timeout(240)
 
 # /volume, read-only mounts and the disk's size need root and mount namespaces (this machine and CI).
-NAMESPACES = pytest.mark.skipif(not mountns.probe().namespaces, reason="needs root and mount namespaces: " + mountns.probe().why)
+NAMESPACES = pytest.mark.skipif(
+    not mountns.probe().namespaces, reason="needs root and mount namespaces: " + mountns.probe().why
+)
 
-SEED_DOWNLOAD = ("hf download willcb/R1-reverse-wikipedia-paragraphs-v1-1000 \\\n  --repo-type dataset \\\n"
-                 "  --local-dir /volume/datasets/reverse-text")
+SEED_DOWNLOAD = (
+    "hf download willcb/R1-reverse-wikipedia-paragraphs-v1-1000 \\\n  --repo-type dataset \\\n"
+    "  --local-dir /volume/datasets/reverse-text"
+)
 SHARD = "datasets/reverse-text/data/train-00000-of-00001.parquet"
 BUNDLED = Path(__file__).parents[2] / "src/primetui/local/datasets/reverse-text/data/train-00000-of-00001.parquet"
 
@@ -33,7 +37,9 @@ BUNDLED = Path(__file__).parents[2] / "src/primetui/local/datasets/reverse-text/
 @pytest.fixture
 def platform(tmp_path):
     key = make_key(tmp_path / "home" / ".ssh" / "id_ed25519")
-    with LocalPlatform.start(tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
+    with LocalPlatform.start(
+        tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)}
+    ) as lp:
         yield lp, key
 
 
@@ -53,7 +59,9 @@ async def test_shell_exec_and_sftp_see_the_volume_at_slash_volume(platform):
             proc = await open_shell(conn, "xterm", 100, 30)
             banner = await read_until(proc, b"\n")
             assert b"mounted at /volume (" in banner and b"B free)" in banner
-            proc.write(b"pwd; echo V=$VOLUME; ls /volume/datasets; df -B1 --output=size /volume | tail -1; echo E$((1+1))ND\r")
+            proc.write(
+                b"pwd; echo V=$VOLUME; ls /volume/datasets; df -B1 --output=size /volume | tail -1; echo E$((1+1))ND\r"
+            )
             out = await read_until(proc, b"E2ND")
             assert b"/volume\r\n" in out and b"V=/volume" in out
             assert str(100 * 2**30).encode() in out  # the disk is the volume's size
@@ -150,8 +158,9 @@ def _host_session(session_id: str, comm: str) -> int | None:
         if not entry.isdigit():
             continue
         with contextlib.suppress(OSError):
-            if Path(f"/proc/{entry}/comm").read_text().strip() == comm and \
-                    mark in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+            if Path(f"/proc/{entry}/comm").read_text().strip() == comm and mark in Path(
+                f"/proc/{entry}/environ"
+            ).read_bytes().split(b"\0"):
                 return int(Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[3])
     return None
 
@@ -179,8 +188,9 @@ async def _session_ends(sid: int, what: str) -> None:
             proc = Path(f"/proc/{pid}")
             with contextlib.suppress(OSError):
                 state = (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()[0].decode()
-                left.append(f"{pid} {(proc / 'comm').read_text().strip()} state={state} "
-                            f"wchan={(proc / 'wchan').read_text()}")
+                left.append(
+                    f"{pid} {(proc / 'comm').read_text().strip()} state={state} wchan={(proc / 'wchan').read_text()}"
+                )
         raise AssertionError(f"{exc}; left: {left}") from None
 
 
@@ -190,7 +200,9 @@ async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
     async with lp.client() as api:
         s, conn, proc, sid = await _shell_with_a_background_job(api, key)
         proc.write(b"vim notes.txt\r")
-        await wait_for(lambda: {"bash", "vim", "sleep"} <= set(_session_names(sid)), "bash, vim and sleep in the session")
+        await wait_for(
+            lambda: {"bash", "vim", "sleep"} <= set(_session_names(sid)), "bash, vim and sleep in the session"
+        )
         await conn.close()  # the client goes away without exiting anything
         # vim preserves its swap file (an fsync) before it exits: slow when the disk is busy
         await _session_ends(sid, "bash, vim and the background job to take the hangup")
@@ -204,7 +216,9 @@ async def test_a_platform_started_under_nohup_still_hangs_up_a_background_job(tm
     key = make_key(tmp_path / "home" / ".ssh" / "id_ed25519")
     previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # what nohup does, inherited by the server
     try:
-        lp_cm = LocalPlatform.start(tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)})
+        lp_cm = LocalPlatform.start(
+            tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)}
+        )
     finally:
         signal.signal(signal.SIGHUP, previous)
     with lp_cm as lp:
@@ -223,8 +237,10 @@ async def test_a_program_flooding_the_terminal_still_takes_the_hangup(platform):
     hangup all the same (its handler, which writes too, is never left stuck on a full terminal)."""
     lp, key = platform
     create_volume(lp, "research", {}, size="10Gi")
-    flood = ("perl -e '$SIG{HUP} = sub { syswrite STDOUT, qq(hung up\\n); exit 0 }; "
-             "syswrite STDOUT, qq(FLOOD\\n); while (1) { syswrite STDOUT, q(x) x 4096 }'")
+    flood = (
+        "perl -e '$SIG{HUP} = sub { syswrite STDOUT, qq(hung up\\n); exit 0 }; "
+        "syswrite STDOUT, qq(FLOOD\\n); while (1) { syswrite STDOUT, q(x) x 4096 }'"
+    )
     async with lp.client() as api:
         s = await _ready(api, "research")
         conn = await open_session_connection(s, key)
@@ -253,7 +269,10 @@ async def test_without_namespaces_the_shell_says_so_and_the_final_sync_refuses_a
                 proc = await open_shell(conn, "xterm", 200, 30)
                 banner = await read_until(proc, b"weaker")
                 assert b"/volume is not available here (PRIMETUI_SESSION_NAMESPACES=0 is set)" in banner
-                assert b"NOT SANDBOXED: this shell reaches every file, process and socket the platform's user can" in banner
+                assert (
+                    b"NOT SANDBOXED: this shell reaches every file, process and socket the platform's user can"
+                    in banner
+                )
                 assert b"read-only is enforced by file permissions only" in banner
             finally:
                 await conn.close()
@@ -269,6 +288,8 @@ async def test_without_namespaces_the_shell_says_so_and_the_final_sync_refuses_a
             await api.stop_session("small", s.id)
             failed = await wait_phase(api, "small", s.id, {"stopped", "failed"}, timeout=60.0)
     assert failed.phase == "failed"
-    assert failed.error_message.startswith("No space left on device: the session's files take 1.907 MiB, more than the volume's 1.000 MiB")
+    assert failed.error_message.startswith(
+        "No space left on device: the session's files take 1.907 MiB, more than the volume's 1.000 MiB"
+    )
     assert "prime volumes expand small --size" in failed.error_message
     assert not (root / "big.bin").exists() and (work / "big.bin").stat().st_size == 2_000_000  # nothing lost

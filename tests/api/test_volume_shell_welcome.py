@@ -15,7 +15,9 @@ from tests.api.ssh_helpers import create_volume, make_key, read_until, wait_phas
 
 pytestmark = [
     pytest.mark.timeout(240),
-    pytest.mark.skipif(not mountns.probe().namespaces, reason="needs root and mount namespaces: " + mountns.probe().why),
+    pytest.mark.skipif(
+        not mountns.probe().namespaces, reason="needs root and mount namespaces: " + mountns.probe().why
+    ),
 ]
 
 USED = re.compile(rb"\(([0-9.]+ [KMGT]?i?B) used, ")
@@ -24,7 +26,9 @@ USED = re.compile(rb"\(([0-9.]+ [KMGT]?i?B) used, ")
 @pytest.fixture
 def platform(tmp_path):
     key = make_key(tmp_path / "home" / ".ssh" / "id_ed25519")
-    with LocalPlatform.start(tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
+    with LocalPlatform.start(
+        tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)}
+    ) as lp:
         yield lp, key
 
 

@@ -51,7 +51,9 @@ async def test_a_gzip_bomb_stops_at_the_decoded_cap():
     assert "larger than 8 MiB" in str(caught.value) and "stopped reading" in str(caught.value)
     from primetui.api import boundary
 
-    assert peak < 4 * boundary.DEFAULT_REPLY_CAP, f"{peak / 2**20:.0f} MiB held for a {boundary.fmt_cap(boundary.DEFAULT_REPLY_CAP)} cap"
+    assert peak < 4 * boundary.DEFAULT_REPLY_CAP, (
+        f"{peak / 2**20:.0f} MiB held for a {boundary.fmt_cap(boundary.DEFAULT_REPLY_CAP)} cap"
+    )
 
 
 async def test_a_compressed_reply_within_the_cap_reads_as_usual():
@@ -79,7 +81,9 @@ async def test_a_trickled_reply_stops_at_the_whole_reply_deadline(monkeypatch):
     assert "did not finish answering GET /rft/runs within 2 s" in str(caught.value)
 
 
-@pytest.mark.parametrize("text", ["[" * 100_000, '{"runs": ' + "[" * 100_000 + "]" * 100_000 + "}", '{"a":' * 5000 + "1" + "}" * 5000])
+@pytest.mark.parametrize(
+    "text", ["[" * 100_000, '{"runs": ' + "[" * 100_000 + "]" * 100_000 + "}", '{"a":' * 5000 + "1" + "}" * 5000]
+)
 async def test_deep_json_is_one_sentence_not_a_recursion_error(text):
     with serve(**{"/rft/runs": Reply.raw_json(text)}) as wp:
         async with PrimeClient(wp.base_url, "k") as client:
@@ -101,7 +105,9 @@ def test_the_depth_check_ignores_brackets_in_strings_and_counts_real_ones():
 
 
 async def test_a_page_longer_than_asked_is_cut_with_a_note():
-    runs = [{"id": f"r{i}", "userId": "u", "status": "RUNNING", "createdAt": "x", "updatedAt": "x"} for i in range(50_000)]
+    runs = [
+        {"id": f"r{i}", "userId": "u", "status": "RUNNING", "createdAt": "x", "updatedAt": "x"} for i in range(50_000)
+    ]
     with serve(**{"/rft/runs": Reply.json({"runs": runs, "total": 50_000})}) as wp:
         async with PrimeClient(wp.base_url, "k") as client:
             page = await client.list_runs(limit=20)
@@ -178,7 +184,14 @@ async def test_headless_runs_ask_for_metrics_a_few_runs_at_a_time():
 
     class Client:
         async def list_runs(self, page: int = 1, limit: int = 20) -> m.RLRunPage:
-            return m.RLRunPage.model_validate({"runs": [{"id": f"r{i}", "userId": "u", "status": "RUNNING", "createdAt": "x", "updatedAt": "x"} for i in range(limit)]})
+            return m.RLRunPage.model_validate(
+                {
+                    "runs": [
+                        {"id": f"r{i}", "userId": "u", "status": "RUNNING", "createdAt": "x", "updatedAt": "x"}
+                        for i in range(limit)
+                    ]
+                }
+            )
 
         async def get_metrics(self, run_id: str) -> m.MetricsResponse:
             nonlocal open_now, most, calls
@@ -202,13 +215,24 @@ def test_a_time_utc_cannot_hold_reads_as_unknown():
     assert fmt_age("0001-01-01T00:00:00+14:00", datetime.now(timezone.utc)) == "-"
 
 
-@pytest.mark.parametrize("reply", [
-    Reply(200, b'{"runs": [' + b" " * (9 * 2**20) + b"]}"),
-    Reply(200, gzip_bomb(16), {"Content-Type": "application/json", "Content-Encoding": "gzip"}),
-    Reply.raw_json("[" * 100_000),
-    Reply(200, json.dumps(baseline("GET", "/api/v1/rft/runs", {})).encode(), trickle=0.2),
-    Reply.json({"runs": [{"id": f"r{i}", "userId": "u", "status": "RUNNING", "createdAt": "x", "updatedAt": "x"} for i in range(21)]}),
-], ids=["over-the-cap", "gzip", "deep", "trickle", "longer-than-asked"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(200, b'{"runs": [' + b" " * (9 * 2**20) + b"]}"),
+        Reply(200, gzip_bomb(16), {"Content-Type": "application/json", "Content-Encoding": "gzip"}),
+        Reply.raw_json("[" * 100_000),
+        Reply(200, json.dumps(baseline("GET", "/api/v1/rft/runs", {})).encode(), trickle=0.2),
+        Reply.json(
+            {
+                "runs": [
+                    {"id": f"r{i}", "userId": "u", "status": "RUNNING", "createdAt": "x", "updatedAt": "x"}
+                    for i in range(21)
+                ]
+            }
+        ),
+    ],
+    ids=["over-the-cap", "gzip", "deep", "trickle", "longer-than-asked"],
+)
 def test_the_first_frame_prefetch_gives_up_on_what_the_boundary_refuses(reply, monkeypatch):
     from primetui.api import prefetch
 

@@ -1,6 +1,6 @@
 """The Logs pane showing the lines of a file, as the tmux test drives it in a real terminal.
 
-    python -m tests.e2e.monitor_app FILE
+python -m tests.e2e.monitor_app FILE
 """
 
 from __future__ import annotations

@@ -49,9 +49,12 @@ class Tmux:
             if what in screen:
                 return screen
             if time.monotonic() > end:
-                panes = self.run("list-panes", "-a", "-F", "#{session_name} dead=#{pane_dead} status=#{pane_dead_status}")
-                raise AssertionError(f"{what!r} never appeared; tmux panes: {panes.strip() or 'none'}; "
-                                     f"the screen was:\n{screen}")
+                panes = self.run(
+                    "list-panes", "-a", "-F", "#{session_name} dead=#{pane_dead} status=#{pane_dead_status}"
+                )
+                raise AssertionError(
+                    f"{what!r} never appeared; tmux panes: {panes.strip() or 'none'}; the screen was:\n{screen}"
+                )
             time.sleep(0.2)
 
 
@@ -141,8 +144,11 @@ def test_seed_step_2_typed_in_the_shell_pane_on_a_fresh_volume(new_user):
     tmux.keys("Enter")
     tmux.wait("mounted at /volume", limit=60)
     assert not (data / "volumes" / "fresh" / "datasets").exists()
-    for line in ("hf download willcb/R1-reverse-wikipedia-paragraphs-v1-1000 \\", "  --repo-type dataset \\",
-                 "  --local-dir /volume/datasets/reverse-text"):
+    for line in (
+        "hf download willcb/R1-reverse-wikipedia-paragraphs-v1-1000 \\",
+        "  --repo-type dataset \\",
+        "  --local-dir /volume/datasets/reverse-text",
+    ):
         tmux.type(line)
         tmux.keys("Enter")
     tmux.wait("path: /volume/datasets/reverse-text", limit=120)

@@ -146,7 +146,11 @@ def test_new_user_opens_a_volume_shell_from_the_dashboard(tmp_path) -> None:
         t.keys("C-]")
         t.wait(lambda s: "Stop session and sync" in s, "the leave dialog")
         t.keys("s")
-        t.wait(lambda s: "saved on research" in s or "Volumes" in s and "stopped" in s, "the final sync to finish", timeout=90)
+        t.wait(
+            lambda s: "saved on research" in s or "Volumes" in s and "stopped" in s,
+            "the final sync to finish",
+            timeout=90,
+        )
         assert (data / "volumes" / "research" / "hello.txt").read_text() == "from-the-pane\n"
         t.keys("q")
     finally:

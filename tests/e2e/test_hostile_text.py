@@ -47,12 +47,12 @@ def foreign_controls(raw: bytes) -> list[str]:
     rest = _CSI.sub(b"", _OWN_OSC.sub(b"", raw))
     problems = []
     for m in re.finditer(rb"[\x00-\x07\x0b-\x0c\x0e-\x1f\x7f]", rest):
-        problems.append(repr(rest[max(0, m.start() - 20): m.end() + 20]))
+        problems.append(repr(rest[max(0, m.start() - 20) : m.end() + 20]))
     text = rest.decode("utf-8", "replace")
     for m in re.finditer("[\x80-\x9f]", text):
-        problems.append(repr(text[max(0, m.start() - 20): m.end() + 20]))
+        problems.append(repr(text[max(0, m.start() - 20) : m.end() + 20]))
     for m in _BIDI.finditer(text):
-        problems.append(repr(text[max(0, m.start() - 20): m.end() + 20]))
+        problems.append(repr(text[max(0, m.start() - 20) : m.end() + 20]))
     return problems
 
 
@@ -61,7 +61,9 @@ def test_foreign_controls_sees_each_hostile_sequence():
     assert foreign_controls(b"\x1b[2J\x1b[31mok\r\n\x1b]22;default\x07") == []
     assert foreign_controls(b"\x1b]22;x\x1b]0;pwned\x07")
     assert len(foreign_controls(HOSTILE.encode())) >= 10
-    assert foreign_controls("\u202e".encode()) and foreign_controls("\x9b".encode()) and foreign_controls(b"\x1b]0;x\x07")
+    assert (
+        foreign_controls("\u202e".encode()) and foreign_controls("\x9b".encode()) and foreign_controls(b"\x1b]0;x\x07")
+    )
 
 
 async def _completed_run(lp) -> str:
@@ -88,8 +90,13 @@ def hostile(local_platform):
 
 def _env(tmp_path: Path, lp, proxy) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
-    env.update(HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_BASE_URL=proxy.base_url,
-               PRIME_API_KEY=lp.token, TERM="xterm-256color")
+    env.update(
+        HOME=str(tmp_path),
+        PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"),
+        PRIME_BASE_URL=proxy.base_url,
+        PRIME_API_KEY=lp.token,
+        TERM="xterm-256color",
+    )
     return env
 
 
@@ -119,8 +126,10 @@ def test_headless_commands_print_no_control_and_json_stays_exact(hostile, tmp_pa
 
 
 # The run screen's tabs (as its header lists them), and what each one's key must bring up.
-RUN_TABS = ("Overview  Config  Logs  Charts  Components",
-            {"2": "max_steps = 5", "3": "Starting SFT trainer", "4": "loss/mean", "5": "Kind      Status"})
+RUN_TABS = (
+    "Overview  Config  Logs  Charts  Components",
+    {"2": "max_steps = 5", "3": "Starting SFT trainer", "4": "loss/mean", "5": "Kind      Status"},
+)
 
 
 class Tmux(DashboardTmux):
@@ -150,9 +159,25 @@ def test_dashboard_writes_no_outside_control_to_the_terminal(hostile, tmp_path):
     raw = tmp_path / "pane.raw"
     shutil.copy(Path(lp.data_dir) / "sft.toml", tmp_path / "sft.toml")  # what `e` opens
     tmux = Tmux(f"primetui-hostile-{os.getpid()}-{time.monotonic_ns()}")
-    command = " ".join(f"{k}={json.dumps(v)}" for k, v in env.items() if k in ("HOME", "PRIMETUI_CONFIG_DIR", "PRIME_BASE_URL", "PRIME_API_KEY", "TERM", "PATH"))
+    command = " ".join(
+        f"{k}={json.dumps(v)}"
+        for k, v in env.items()
+        if k in ("HOME", "PRIMETUI_CONFIG_DIR", "PRIME_BASE_URL", "PRIME_API_KEY", "TERM", "PATH")
+    )
     try:
-        tmux.run("new-session", "-d", "-s", "h", "-x", "230", "-y", "50", "-c", str(tmp_path), f"sleep 0.5; env -i {command} {sys.executable} -m primetui")
+        tmux.run(
+            "new-session",
+            "-d",
+            "-s",
+            "h",
+            "-x",
+            "230",
+            "-y",
+            "50",
+            "-c",
+            str(tmp_path),
+            f"sleep 0.5; env -i {command} {sys.executable} -m primetui",
+        )
         tmux.run("set-option", "-t", "h", "set-clipboard", "on")
         tmux.run("pipe-pane", "-t", "h", "-o", f"cat >> {raw}")
         # The runs list: names shown as text (a long name is shortened there, so the symbols of

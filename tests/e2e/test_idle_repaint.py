@@ -49,7 +49,9 @@ def test_idle_screens_write_nothing(local_platform, tmp_path):
     with PtyApp([str(BIN / "primetui"), "run", run_id], env) as app:
         app.wait_for(lambda s: "COMPLETED" in s and "Lifecycle" in s, label="the run's overview")
         written, what = idle_bytes(app)
-        assert written <= MAX_BYTES, f"a finished run's overview (the runs list under it) repainted {written} bytes, starting {b''.join(what)[:200]!r}"
+        assert written <= MAX_BYTES, (
+            f"a finished run's overview (the runs list under it) repainted {written} bytes, starting {b''.join(what)[:200]!r}"
+        )
         app.send("\x1b")
         app.wait_for(lambda s: "Filter" in s and run_id[:8] in s, label="the runs list")
         written, what = idle_bytes(app)
@@ -57,7 +59,9 @@ def test_idle_screens_write_nothing(local_platform, tmp_path):
         app.send("v")
         app.wait_for(lambda s: "GiB free" in s, label="the volumes screen")
         written, what = idle_bytes(app)
-        assert written <= MAX_BYTES, f"the idle volumes screen repainted {written} bytes, starting {b''.join(what)[:200]!r}"
+        assert written <= MAX_BYTES, (
+            f"the idle volumes screen repainted {written} bytes, starting {b''.join(what)[:200]!r}"
+        )
     cache = list((tmp_path / "cache").glob("runs-*.json"))
     assert len(cache) == 1
     mtime = os.stat(cache[0]).st_mtime_ns

@@ -45,8 +45,12 @@ def test_escape_sequences_in_logs_never_reach_the_real_terminal(tmp_path: Path) 
     socket = f"primetui-monitor-e2e-{os.getpid()}-{time.monotonic_ns()}"
     env = dict(os.environ, TERM="xterm-256color")
     command = f"cd {ROOT} && {sys.executable} -m tests.e2e.monitor_app {log}"
-    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-x", "140", "-y", "20", "-s", "t", command],
-                   env=env, check=True, timeout=20)
+    subprocess.run(
+        ["tmux", "-L", socket, "new-session", "-d", "-x", "140", "-y", "20", "-s", "t", command],
+        env=env,
+        check=True,
+        timeout=20,
+    )
     try:
         tmux(socket, "select-pane", "-t", "t", "-T", "before")
         screen = wait(socket, lambda s: "end-of-line-marker" in s and "4 lines" in s, "the log lines")

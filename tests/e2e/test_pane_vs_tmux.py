@@ -39,7 +39,9 @@ class Tmux:
         self.run("set", "-g", "status", "off")
 
     def run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=self.env, timeout=20).stdout
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=self.env, timeout=20
+        ).stdout
 
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", "t", "-l", text)
@@ -118,8 +120,12 @@ class Pair:
             if same(plain, ours):
                 return plain, ours
             if time.monotonic() > deadline:
-                raise AssertionError(f"waited {timeout:.0f}s for {what}; plain tmux shows:\n" + "\n".join(plain)
-                                     + "\nprimetui's pane shows:\n" + "\n".join(ours))
+                raise AssertionError(
+                    f"waited {timeout:.0f}s for {what}; plain tmux shows:\n"
+                    + "\n".join(plain)
+                    + "\nprimetui's pane shows:\n"
+                    + "\n".join(ours)
+                )
 
     def close(self) -> None:
         self.plain.close()
@@ -148,13 +154,18 @@ def test_rewrap_on_resize_matches_tmux_both_ways(pair: Pair) -> None:
     assert ours == plain
     for cols in (50, 33, 120, 80):
         pair.resize(cols)
-        plain, ours = pair.agree("DONE-2", f"the lines rewrapped as tmux does at {cols} columns",
-                                 lambda p, o: _without_prompt_rows(o) == _without_prompt_rows(p))
+        plain, ours = pair.agree(
+            "DONE-2",
+            f"the lines rewrapped as tmux does at {cols} columns",
+            lambda p, o: _without_prompt_rows(o) == _without_prompt_rows(p),
+        )
     assert long2 in "".join(_without_prompt_rows(ours))  # nothing was cut for good
 
 
 def test_scrollback_rewraps_like_tmux(pair: Pair) -> None:
-    pair.both("clear; for i in $(seq 1 60); do printf 'row %02d %s\\n' $i $(printf 'x%.0s' $(seq 1 70)); done; echo DONE-$((2+2))")
+    pair.both(
+        "clear; for i in $(seq 1 60); do printf 'row %02d %s\\n' $i $(printf 'x%.0s' $(seq 1 70)); done; echo DONE-$((2+2))"
+    )
     pair.settle("DONE-4", "sixty rows")
     pair.resize(40)
     pair.settle("DONE-4", "the rows at 40 columns")
@@ -171,7 +182,9 @@ def test_copy_of_a_wrapped_line_is_joined_like_tmux(pair: Pair) -> None:
     assert ours == plain
     # tmux's own copy of those rows: -J joins soft-wrapped rows.
     start = next(i for i, line in enumerate(plain) if line.startswith("word00"))
-    tmux_copy = pair.plain.run("capture-pane", "-p", "-J", "-t", "t", "-S", str(start), "-E", str(start + 2)).rstrip("\n")
+    tmux_copy = pair.plain.run("capture-pane", "-p", "-J", "-t", "t", "-S", str(start), "-E", str(start + 2)).rstrip(
+        "\n"
+    )
     # primetui's copy: drag over the same rows with the mouse (SGR mouse reports into the app).
     y0 = pair.top + start + 1
     x1, y1 = len(ours[start + 2]), y0 + 2
@@ -257,6 +270,8 @@ def test_underline_styles_and_overline_as_tmux_keeps_them_or_degraded(pair: Pair
 def test_a_stray_dcs_does_not_freeze_the_pane(pair: Pair) -> None:
     # A program emits an unterminated DCS, then keeps redrawing like top: tmux gives the string up
     # (after its 5 s timer at the latest); the pane must show the frames again too.
-    pair.both("clear; printf '\\eP'; for i in $(seq 1 8); do printf '\\e[H\\e[2Kframe %d' $i; sleep 1; done; echo; echo DONE-$((6+6))")
+    pair.both(
+        "clear; printf '\\eP'; for i in $(seq 1 8); do printf '\\e[H\\e[2Kframe %d' $i; sleep 1; done; echo; echo DONE-$((6+6))"
+    )
     plain, ours = pair.settle("DONE-12", "the last frame")
     assert "frame 8" in plain[0] and "frame 8" in ours[0]

@@ -16,8 +16,11 @@ import pytest
 from tests.e2e.test_dashboard_tmux import Tmux
 from tests.local.rl_run import demo_rl_run
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300),
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is needed")]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is needed"),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,8 +33,14 @@ def rl_run(local_platform) -> dict[str, Any]:
 def test_rollouts_and_distributions_through_the_real_terminal(local_platform, rl_run, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    env = {"HOME": str(home), "PRIMETUI_CONFIG_DIR": str(tmp_path / "cfg"), "PRIME_BASE_URL": local_platform.base_url,
-           "PRIME_API_KEY": local_platform.token, "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
+    env = {
+        "HOME": str(home),
+        "PRIMETUI_CONFIG_DIR": str(tmp_path / "cfg"),
+        "PRIME_BASE_URL": local_platform.base_url,
+        "PRIME_API_KEY": local_platform.token,
+        "TERM": "xterm-256color",
+        "PATH": os.environ["PATH"],
+    }
     command = " ".join(f"{k}={v}" for k, v in env.items()) + f" {sys.executable} -m primetui run {rl_run['id']}"
     tmux = Tmux(f"primetui-rl-e2e-{os.getpid()}-{time.monotonic_ns()}")
     tmux.run("new-session", "-d", "-s", tmux.target, "-x", "120", "-y", "36", "-c", str(ROOT), f"env -i {command}")

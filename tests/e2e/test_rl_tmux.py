@@ -21,9 +21,15 @@ def test_an_rl_run_in_the_real_terminal(local_platform, tmp_path: Path) -> None:
     with http(local_platform) as c:
         run_id = dispatch_rl(c, "rt-rl-in-tmux", 3e-6)
         assert wait_status(c, run_id, timeout=180)["status"] == "COMPLETED"
-    env = {"HOME": str(tmp_path / "home"), "PRIMETUI_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color",
-           "PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token, "PATH": os.environ["PATH"],
-           "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR") or str(Path.home() / ".cache" / "uv")}
+    env = {
+        "HOME": str(tmp_path / "home"),
+        "PRIMETUI_CONFIG_DIR": str(tmp_path / "config"),
+        "TERM": "xterm-256color",
+        "PRIME_BASE_URL": local_platform.base_url,
+        "PRIME_API_KEY": local_platform.token,
+        "PATH": os.environ["PATH"],
+        "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR") or str(Path.home() / ".cache" / "uv"),
+    }
     (tmp_path / "home").mkdir()
     tmux = Tmux(f"primetui-rl-{os.getpid()}")
     command = " ".join(f"{k}={v}" for k, v in env.items()) + f" uv run primetui run {run_id}"

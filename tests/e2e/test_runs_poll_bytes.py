@@ -51,7 +51,11 @@ def every_row_loaded(screen: str) -> bool:
     Past step 10 the Steps column keeps its width for a while (a wider cell redraws the table once).
     """
     # this test's own runs: other tests on the shared platform may list runs that never logged a loss
-    rows = [line.rstrip() for line in screen.splitlines() if ("RUNNING" in line or "COMPLETED" in line) and "poll-bytes" in line]
+    rows = [
+        line.rstrip()
+        for line in screen.splitlines()
+        if ("RUNNING" in line or "COMPLETED" in line) and "poll-bytes" in line
+    ]
     live = next((r for r in rows if "poll-bytes-live" in r), "")
     two_digits = any(w.split("/")[0].isdigit() and int(w.split("/")[0]) >= 10 for w in live.split() if "/" in w)
     return two_digits and len(rows) > FINISHED and all(r[-1:].isdigit() for r in rows)

@@ -45,12 +45,17 @@ def test_slow_link_badge_and_a_key_answered(local_platform, tmp_path):
         config.mkdir(parents=True, exist_ok=True)
         (config / "config.toml").write_text("[refresh]\nruns_list = 1.0\n")
         with SlowTerminal([str(BIN / "primetui"), "runs"], env, rate=1200) as app:
-            app.wait_for(lambda s: "slow-live" in s and "RUNNING" in s, timeout=90, label="the runs list through the relay")
+            app.wait_for(
+                lambda s: "slow-live" in s and "RUNNING" in s, timeout=90, label="the runs list through the relay"
+            )
             app.wait_for(lambda _s: app.badge_seen, timeout=60, label="the header's ⏸ slow link")
             app.send("v")
             # The volume list's own rows (its Used / free column may sit past 80 columns
             # when an earlier test on this platform left a session: the list is shared).
-            app.wait_for(lambda s: "Sessions of research" in s and "Live sessions" in s, timeout=60,
-                         label="the volumes screen, through the relay")
+            app.wait_for(
+                lambda s: "Sessions of research" in s and "Live sessions" in s,
+                timeout=60,
+                label="the volumes screen, through the relay",
+            )
     finally:
         asyncio.run(stop(local_platform, run_id))

@@ -38,8 +38,10 @@ def test_seed_walkthrough_is_usable_at_80x24(new_user):  # noqa: F811
     tmux.keys("Enter")
     _clean(tmux.wait("read-write", limit=60))
     tmux.wait("Leave shell", limit=30)
-    wait_for_sync(lambda: any(line.rstrip().endswith(("#", "$")) for line in tmux.screen().splitlines()),
-                  "the shell's prompt (then the keys go to it)")
+    wait_for_sync(
+        lambda: any(line.rstrip().endswith(("#", "$")) for line in tmux.screen().splitlines()),
+        "the shell's prompt (then the keys go to it)",
+    )
     tmux.type("echo at-80-$((8*10))")
     tmux.keys("Enter")
     _clean(tmux.wait("at-80-80", limit=30))

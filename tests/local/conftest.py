@@ -47,8 +47,9 @@ def dispatch(c: httpx.Client, config: dict[str, Any], volume: str | None = "rese
     return reply.json()["runId"]
 
 
-def wait_status(c: httpx.Client, run_id: str, statuses: set[str] | None = None, timeout: float = 120.0,
-                step: int | None = None) -> dict[str, Any]:
+def wait_status(
+    c: httpx.Client, run_id: str, statuses: set[str] | None = None, timeout: float = 120.0, step: int | None = None
+) -> dict[str, Any]:
     """Poll R2 until the run reaches one of ``statuses`` (default: terminal) or a metrics ``step``."""
     wanted = statuses or TERMINAL
     deadline = time.monotonic() + timeout

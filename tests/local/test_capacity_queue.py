@@ -10,20 +10,28 @@ from tests.local.conftest import http, wait_status
 
 
 def fake(steps: int) -> dict:
-    return {"max_steps": steps, "model": {"name": "Qwen/Qwen3-0.6B"},
-            "data": {"type": "fake", "batch_size": 2, "seq_len": 64}}
+    return {
+        "max_steps": steps,
+        "model": {"name": "Qwen/Qwen3-0.6B"},
+        "data": {"type": "fake", "batch_size": 2, "seq_len": 64},
+    }
 
 
 def test_runs_over_the_limit_queue_in_order(tmp_path: Path) -> None:
     with LocalPlatform.start(tmp_path, env={"PRIMETUI_LOCAL_MAX_RUNS": "1"}) as lp, http(lp) as api:
-        ids = [api.post("/training/runs", json={"config": fake(n), "mode": "sft"}).json()["runId"]
-               for n in (100000, 3, 3)]
+        ids = [
+            api.post("/training/runs", json={"config": fake(n), "mode": "sft"}).json()["runId"] for n in (100000, 3, 3)
+        ]
         first, second, third = ids
         deadline = time.monotonic() + 60
         while True:
             runs = [api.get(f"/rft/runs/{i}").json()["run"] for i in ids]  # three reads: may straddle a tick
-            if runs[1]["status"] == "QUEUED" and runs[2]["status"] == "QUEUED" and runs[2].get("runsAhead") == 1 \
-                    and runs[0]["status"] in {"CREATING", "RUNNING"}:
+            if (
+                runs[1]["status"] == "QUEUED"
+                and runs[2]["status"] == "QUEUED"
+                and runs[2].get("runsAhead") == 1
+                and runs[0]["status"] in {"CREATING", "RUNNING"}
+            ):
                 break
             assert time.monotonic() < deadline, runs
             time.sleep(0.05)

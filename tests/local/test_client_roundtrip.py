@@ -31,8 +31,9 @@ async def test_every_reply_parses_with_the_shared_models(client, local_platform:
     assert (await client.list_gpu_types()).gpu_types == ["local-cpu"]
     assert (await client.whoami()).id
 
-    created = await client.create_run(small_config(local_platform, max_steps=4, ckpt={"interval": 2}),
-                                      volume="research")
+    created = await client.create_run(
+        small_config(local_platform, max_steps=4, ckpt={"interval": 2}), volume="research"
+    )
     run = await wait_done(client, created.run_id)
     assert run.status == "COMPLETED" and run.is_sft and run.started_at and run.completed_at
     metrics = await client.get_metrics(created.run_id)

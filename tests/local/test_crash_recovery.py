@@ -55,13 +55,21 @@ def test_kill_mid_run_then_restart_and_a_clean_shutdown_then_restart(fresh_platf
     steps = 20
     with http(lp) as api:
         seed_dataset(lp, api)
-        orphan = api.post("/training/runs", json={"config": small_config(lp, max_steps=100000, ckpt={"interval": 5}),
-                                                  "mode": "sft", "volume": "research"}).json()["runId"]
+        orphan = api.post(
+            "/training/runs",
+            json={
+                "config": small_config(lp, max_steps=100000, ckpt={"interval": 5}),
+                "mode": "sft",
+                "volume": "research",
+            },
+        ).json()["runId"]
         wait_status(api, orphan, step=6)
         # the survivor starts last, so it is still mid-run when the server is killed (a short run
         # started first could finish while the orphan reached its checkpoint)
-        survivor = api.post("/training/runs", json={"config": small_config(lp, max_steps=3 * steps),
-                                                    "mode": "sft", "volume": "research"}).json()["runId"]
+        survivor = api.post(
+            "/training/runs",
+            json={"config": small_config(lp, max_steps=3 * steps), "mode": "sft", "volume": "research"},
+        ).json()["runId"]
         wait_status(api, survivor, step=2)
         before = {m["step"] for m in api.get(f"/rft/runs/{survivor}/metrics").json()["metrics"]}
         assert api.get(f"/rft/runs/{survivor}").json()["run"]["status"] == "RUNNING"
@@ -85,8 +93,9 @@ def test_kill_mid_run_then_restart_and_a_clean_shutdown_then_restart(fresh_platf
         assert len(once.splitlines()) == 1  # ingested exactly once across the crash
 
         # A clean shutdown (SIGTERM) pauses the trainer at a checkpoint; the restart resumes it.
-        run_id = api.post("/training/runs", json={"config": small_config(lp, max_steps=100000),
-                                                  "mode": "sft", "volume": "research"}).json()["runId"]
+        run_id = api.post(
+            "/training/runs", json={"config": small_config(lp, max_steps=100000), "mode": "sft", "volume": "research"}
+        ).json()["runId"]
         wait_status(api, run_id, step=3)
     assert lp.stop() == 0
     lp.restart()

@@ -21,8 +21,10 @@ def post(api: httpx.Client, config: dict, volume: str | None = "research", mode:
 def test_model_not_in_the_cache_has_the_seed_text(local_platform: LocalPlatform, api: httpx.Client) -> None:
     reply = post(api, walkthrough_config(local_platform, model={"name": "PrimeIntellect/Qwen3-0.6B"}))
     assert reply.status_code == 400
-    assert reply.json()["detail"] == ("Model 'PrimeIntellect/Qwen3-0.6B' is not available on this cluster. "
-                                      "Reach out to Prime support to get it added.")
+    assert reply.json()["detail"] == (
+        "Model 'PrimeIntellect/Qwen3-0.6B' is not available on this cluster. "
+        "Reach out to Prime support to get it added."
+    )
 
 
 def test_data_name_without_a_volume_has_the_seed_text(local_platform: LocalPlatform, api: httpx.Client) -> None:
@@ -31,7 +33,8 @@ def test_data_name_without_a_volume_has_the_seed_text(local_platform: LocalPlatf
     assert reply.json()["detail"] == DATA_NAME_NEEDS_VOLUME
     assert DATA_NAME_NEEDS_VOLUME == (
         "data.name requires `--volume <name>`. Create a volume with `prime volumes create <name>`, "
-        "then rerun `prime train sft.toml --volume <name>`.")
+        "then rerun `prime train sft.toml --volume <name>`."
+    )
 
 
 def test_inference_without_eval_has_the_seed_text(local_platform: LocalPlatform, api: httpx.Client) -> None:
@@ -76,18 +79,23 @@ def rl_config(**orchestrator: object) -> dict:
 def test_rl_configs_get_the_hosted_refusals_as_422(local_platform: LocalPlatform, api: httpx.Client) -> None:
     reply = post(api, rl_config(batch_size=100), volume=None, mode=None)  # prime train sends no mode for RL
     assert reply.status_code == 422, reply.text
-    assert {"loc": ["body", "config", "orchestrator"], "type": "value_error",
-            "msg": "Value error, Batch size must be divisible by the number of samples per problem"} in reply.json()["detail"]
+    assert {
+        "loc": ["body", "config", "orchestrator"],
+        "type": "value_error",
+        "msg": "Value error, Batch size must be divisible by the number of samples per problem",
+    } in reply.json()["detail"]
     unknown = rl_config()
     unknown["orchestrator"]["train"]["source"][0]["env"]["taskset"]["id"] = "primeintellect/no-such-env"
     reply = post(api, unknown, volume=None, mode=None)
     assert reply.status_code == 422, reply.text
     assert reply.json()["detail"][0]["msg"].startswith(
-        "taskset 'primeintellect/no-such-env' not found (tried to import 'no_such_env').")
+        "taskset 'primeintellect/no-such-env' not found (tried to import 'no_such_env')."
+    )
     k8s = {**rl_config(), "k8s": {}}
     reply = post(api, k8s, volume=None, mode=None)
     assert reply.status_code == 422 and reply.json()["detail"][0]["msg"] == (
-        "[k8s] is not supported for hosted runs: Platform manages deployment settings. Remove the [k8s] table.")
+        "[k8s] is not supported for hosted runs: Platform manages deployment settings. Remove the [k8s] table."
+    )
 
 
 def test_missing_volume_and_bad_body(local_platform: LocalPlatform, api: httpx.Client) -> None:
@@ -110,9 +118,13 @@ def test_data_name_escaping_the_volume_is_refused(local_platform: LocalPlatform,
 
 
 def test_every_config_path_must_stay_inside_the_volume(local_platform: LocalPlatform, api: httpx.Client) -> None:
-    for section, key, value in (("ckpt", "output_dir", "/tmp/elsewhere"), ("ckpt", "output_dir", "../../up"),
-                                ("resume", "dir", "/etc/step_1"), ("resume", "dir", "/volume/../../x/step_2"),
-                                ("val", "data", {"name": "/home/someone/data"})):
+    for section, key, value in (
+        ("ckpt", "output_dir", "/tmp/elsewhere"),
+        ("ckpt", "output_dir", "../../up"),
+        ("resume", "dir", "/etc/step_1"),
+        ("resume", "dir", "/volume/../../x/step_2"),
+        ("val", "data", {"name": "/home/someone/data"}),
+    ):
         config = walkthrough_config(local_platform)
         config[section] = {key: value}
         reply = post(api, config)
@@ -137,12 +149,20 @@ def test_data_name_through_a_symlink_out_of_the_volume_is_refused(
 
 
 def test_unknown_run_ids_are_404_everywhere(api: httpx.Client) -> None:
-    for method, url in (("GET", "/rft/runs/nope"), ("PUT", "/rft/runs/nope/stop"), ("DELETE", "/rft/runs/nope"),
-                        ("PUT", "/rft/runs/nope/restart"), ("GET", "/rft/runs/nope/checkpoints"),
-                        ("GET", "/rft/runs/nope/logs"), ("GET", "/rft/runs/nope/env-servers"),
-                        ("GET", "/rft/runs/nope/metrics"), ("GET", "/rft/runs/nope/progress"),
-                        ("GET", "/billing/runs/nope/usage"), ("POST", "/training/runs/nope/pause"),
-                        ("POST", "/training/runs/nope/resume")):
+    for method, url in (
+        ("GET", "/rft/runs/nope"),
+        ("PUT", "/rft/runs/nope/stop"),
+        ("DELETE", "/rft/runs/nope"),
+        ("PUT", "/rft/runs/nope/restart"),
+        ("GET", "/rft/runs/nope/checkpoints"),
+        ("GET", "/rft/runs/nope/logs"),
+        ("GET", "/rft/runs/nope/env-servers"),
+        ("GET", "/rft/runs/nope/metrics"),
+        ("GET", "/rft/runs/nope/progress"),
+        ("GET", "/billing/runs/nope/usage"),
+        ("POST", "/training/runs/nope/pause"),
+        ("POST", "/training/runs/nope/resume"),
+    ):
         reply = api.request(method, url)
         assert reply.status_code == 404, url
         assert "nope" in reply.json()["detail"]
@@ -157,7 +177,9 @@ def test_models_and_gpu_types_say_what_runs_here(api: httpx.Client) -> None:
     assert api.get("/training/available-gpu-types").json() == {"gpuTypes": ["local-cpu"]}
 
 
-def test_model_cache_edits_apply_and_a_broken_file_is_reported(local_platform: LocalPlatform, api: httpx.Client) -> None:
+def test_model_cache_edits_apply_and_a_broken_file_is_reported(
+    local_platform: LocalPlatform, api: httpx.Client
+) -> None:
     path = local_platform.data_dir / "models.toml"
     original = path.read_text()
     try:

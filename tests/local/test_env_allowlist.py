@@ -40,16 +40,33 @@ SECRETS = {
     "LC_SECRET_TOKEN": "lc-secret-value",  # a prefix match that looks like a secret is dropped too
     "PRIMETUI_LOCAL_API_TOKEN": "local-secret-value",
 }
-SESSION_NAMES = set(ACCOUNT) | {"TERM", "PWD", "VOLUME", "HF_ENDPOINT", "HF_HUB_DISABLE_TELEMETRY",
-                                 "HF_HUB_DISABLE_UPDATE_CHECK", "TMUX_TMPDIR", "PRIMETUI_SESSION_ID",
-                                 "PRIMETUI_VOLUME", "PRIMETUI_SESSION_MODE", "COLORTERM"}
+SESSION_NAMES = set(ACCOUNT) | {
+    "TERM",
+    "PWD",
+    "VOLUME",
+    "HF_ENDPOINT",
+    "HF_HUB_DISABLE_TELEMETRY",
+    "HF_HUB_DISABLE_UPDATE_CHECK",
+    "TMUX_TMPDIR",
+    "PRIMETUI_SESSION_ID",
+    "PRIMETUI_VOLUME",
+    "PRIMETUI_SESSION_MODE",
+    "COLORTERM",
+}
 # What a shell adds on its own when it starts (bash and sh), not taken from the platform.
 SHELL_OWN = {"SHLVL", "_", "OLDPWD"}
 
 
 def _tmux(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=20, check=False,
-                          env=env or dict(os.environ), stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        ["tmux", *args],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+        env=env or dict(os.environ),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _environ(pid: int) -> dict[str, str]:
@@ -142,7 +159,9 @@ async def test_a_session_shell_gets_the_allowlist_and_its_own_tmux(leaky_platfor
         try:
             env = _env_output((await conn.run("env", check=True)).stdout)
             _assert_no_secret(env, "a session command")
-            assert set(env) - SHELL_OWN <= SESSION_NAMES, f"not on the allowlist: {set(env) - SHELL_OWN - SESSION_NAMES}"
+            assert set(env) - SHELL_OWN <= SESSION_NAMES, (
+                f"not on the allowlist: {set(env) - SHELL_OWN - SESSION_NAMES}"
+            )
             for name in ("HOME", "PATH", "TERM", "LANG", "VOLUME", "HF_ENDPOINT"):
                 assert env.get(name), f"{name} is missing from the session"
             assert env["HF_ENDPOINT"] == lp.base_url
@@ -161,8 +180,12 @@ async def test_a_session_shell_gets_the_allowlist_and_its_own_tmux(leaky_platfor
 
             # `tmux` in the session reaches neither of the user's servers, only one of its own.
             listed = await conn.run("tmux ls 2>&1; echo rc=$?")
-            assert "user-own-session" not in listed.stdout and "user-default-session" not in listed.stdout, listed.stdout
-            made = await conn.run("tmux new-session -d -s inside-the-session && tmux ls && tmux display -p '#{pid} #{socket_path}'")
+            assert "user-own-session" not in listed.stdout and "user-default-session" not in listed.stdout, (
+                listed.stdout
+            )
+            made = await conn.run(
+                "tmux new-session -d -s inside-the-session && tmux ls && tmux display -p '#{pid} #{socket_path}'"
+            )
             assert made.exit_status == 0, made.stderr
             assert "inside-the-session" in made.stdout and "user-own-session" not in made.stdout
             socket_path = made.stdout.strip().splitlines()[-1].split(" ", 1)[1]
@@ -184,8 +207,9 @@ async def test_a_session_shell_gets_the_allowlist_and_its_own_tmux(leaky_platfor
 def test_a_trainer_gets_the_worker_allowlist(leaky_platform):
     lp, _ = leaky_platform
     with http(lp) as api:
-        run = api.post("/training/runs", json={"config": small_config(lp, max_steps=100000), "mode": "sft",
-                                                "volume": "research"})
+        run = api.post(
+            "/training/runs", json={"config": small_config(lp, max_steps=100000), "mode": "sft", "volume": "research"}
+        )
         assert run.status_code == 200, run.text
         run_id = run.json()["runId"]
         wait_status(api, run_id, {"RUNNING"})
@@ -218,7 +242,15 @@ def test_primetui_local_starts_the_platform_with_the_allowlist(tmp_path, monkeyp
 
 
 def test_allowlisted_keeps_named_and_prefixed_names_but_not_secret_looking_ones():
-    source = {"HOME": "/h", "PATH": "/bin", "LC_ALL": "C", "LC_API_KEY": "x", "PRIMETUI_LOCAL_SPEED": "2",
-              "PRIMETUI_LOCAL_SECRET": "y", "AWS_SECRET_ACCESS_KEY": "z", "SSH_AUTH_SOCK": "/s"}
+    source = {
+        "HOME": "/h",
+        "PATH": "/bin",
+        "LC_ALL": "C",
+        "LC_API_KEY": "x",
+        "PRIMETUI_LOCAL_SPEED": "2",
+        "PRIMETUI_LOCAL_SECRET": "y",
+        "AWS_SECRET_ACCESS_KEY": "z",
+        "SSH_AUTH_SOCK": "/s",
+    }
     got = allowlisted(("HOME", "PATH"), ("LC_", "PRIMETUI_LOCAL_"), source)
     assert got == {"HOME": "/h", "PATH": "/bin", "LC_ALL": "C", "PRIMETUI_LOCAL_SPEED": "2"}

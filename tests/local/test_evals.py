@@ -75,10 +75,16 @@ def test_online_eval_template_evaluates_each_interval_and_completes_after_the_fi
 
     logs = run_dir / "logs"
     assert sorted(p.name for p in logs.iterdir()) == [
-        "env-server-reverse-text.log", "inference.log", "orchestrator.log", "trainer.log"]
+        "env-server-reverse-text.log",
+        "inference.log",
+        "orchestrator.log",
+        "trainer.log",
+    ]
     trainer = (logs / "trainer.log").read_text()
     assert "Broadcasting weights at step 5" in trainer and "Broadcasting weights at step 10" in trainer
-    assert trainer.index("Waiting for the evals of the final checkpoint (step 10)") < trainer.index("SFT trainer finished!")
+    assert trainer.index("Waiting for the evals of the final checkpoint (step 10)") < trainer.index(
+        "SFT trainer finished!"
+    )
     inference = (logs / "inference.log").read_text()
     assert "Loaded weights from broadcast step 5" in inference and "Loaded weights from broadcast step 10" in inference
     orch = (logs / "orchestrator.log").read_text()
@@ -87,8 +93,11 @@ def test_online_eval_template_evaluates_each_interval_and_completes_after_the_fi
 
     comps = json.loads((run_dir / "components.json").read_text())
     assert [(c["component"], c.get("env_name"), c["status"]) for c in comps] == [
-        ("trainer", None, "completed"), ("inference", None, "completed"),
-        ("env-server", "reverse-text", "completed"), ("orchestrator", None, "completed")]
+        ("trainer", None, "completed"),
+        ("inference", None, "completed"),
+        ("env-server", "reverse-text", "completed"),
+        ("orchestrator", None, "completed"),
+    ]
     assert all(not _alive(c["pid"]) for c in comps[1:])
     assert sorted(p.name for p in (run_dir / "broadcasts").iterdir()) == ["FINAL", "step_10"]  # newest kept
 
@@ -97,7 +106,9 @@ def test_an_unknown_taskset_fails_the_run_with_the_env_servers_reason(runs):
     run_dir, _ = runs["unknown"]
     assert tt.run_inline(run_dir) == 1
     error = tt.status(run_dir)["error"]
-    assert error.startswith("env server 'reverse-text' exited with code 2: Taskset 'someone/unknown-task' is not available")
+    assert error.startswith(
+        "env server 'reverse-text' exited with code 2: Taskset 'someone/unknown-task' is not available"
+    )
 
 
 def test_inference_server_loads_stable_broadcasts_and_generates(tmp_path):
@@ -128,9 +139,13 @@ def test_inference_server_loads_stable_broadcasts_and_generates(tmp_path):
         assert request_json(f"{base}/update_weights", {"path": str(bcast), "step": 3}) == {"step": 3}
         assert np.array_equal(server.params["w1"], params["w1"])
 
-        out = request_json(f"{base}/v1/generate", {"prompts": [[{"role": "user", "content": "abc"}]] * 2, "max_tokens": 5})
+        out = request_json(
+            f"{base}/v1/generate", {"prompts": [[{"role": "user", "content": "abc"}]] * 2, "max_tokens": 5}
+        )
         assert out["step"] == 3 and len(out["completions"]) == 2 and out["completions"][0] == out["completions"][1]
-        chat = request_json(f"{base}/v1/chat/completions", {"messages": [{"role": "user", "content": "abc"}], "max_tokens": 5})
+        chat = request_json(
+            f"{base}/v1/chat/completions", {"messages": [{"role": "user", "content": "abc"}], "max_tokens": 5}
+        )
         assert chat["choices"][0]["message"]["content"] == out["completions"][0]
         log = (tmp_path / "logs" / "inference.log").read_text()
         assert "Loaded weights from broadcast step 3" in log and "Generated 2 completions" in log
@@ -141,8 +156,12 @@ def test_inference_server_loads_stable_broadcasts_and_generates(tmp_path):
 
 def test_a_restarted_run_dir_starts_fresh_eval_servers(tmp_path):
     """R5 restarts a run in its own run dir: stale readiness files and broadcasts must not leak in."""
-    cfg = {"max_steps": 2, "ckpt": {}, "data": {"type": "fake", "seq_len": 64, "batch_size": 2},
-           **tt.online_eval_block(interval=1)}
+    cfg = {
+        "max_steps": 2,
+        "ckpt": {},
+        "data": {"type": "fake", "seq_len": 64, "batch_size": 2},
+        **tt.online_eval_block(interval=1),
+    }
     output = tt.write_run_dir(tmp_path, cfg, volume_dir=None, standin=STANDIN)
     assert tt.run_inline(tmp_path) == 0
     cfg["max_steps"] = 4

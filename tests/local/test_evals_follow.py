@@ -18,7 +18,9 @@ EVAL_KEY = "eval/reverse-text/reward/mean"
 
 async def test_live_metrics_of_an_eval_run_hold_every_eval_row(local_platform: LocalPlatform) -> None:
     async with PrimeClient(local_platform.base_url, local_platform.token) as client:
-        created = await client.create_run(eval_config(local_platform, max_steps=40), volume="research", name="evals-live")
+        created = await client.create_run(
+            eval_config(local_platform, max_steps=40), volume="research", name="evals-live"
+        )
         run_id = created.run_id
         watcher = f.RunWatcher(client, run_id, interval=0.1)
         # a fast cursor: each poll asks only for steps after the newest one it has

@@ -17,9 +17,15 @@ from tests.local.conftest import dispatch, wait_status, walkthrough_config
 def eval_config(lp: LocalPlatform, *, max_steps: int) -> dict:
     """The walkthrough plus the seed's "Online evals" block, shrunk so a step is quick."""
     block = online_eval_block(interval=5)
-    return walkthrough_config(lp, max_steps=max_steps, data={"batch_size": 4, "seq_len": 256},
-                              optim={"lr": 3e-3}, eval=block["eval"], inference=block["inference"],
-                              deployment=block["deployment"])
+    return walkthrough_config(
+        lp,
+        max_steps=max_steps,
+        data={"batch_size": 4, "seq_len": 256},
+        optim={"lr": 3e-3},
+        eval=block["eval"],
+        inference=block["inference"],
+        deployment=block["deployment"],
+    )
 
 
 def test_online_eval_template_runs_with_eval_metrics_component_logs_and_env_servers(
@@ -32,15 +38,19 @@ def test_online_eval_template_runs_with_eval_metrics_component_logs_and_env_serv
     rows = api.get(f"/rft/runs/{run_id}/metrics").json()["metrics"]
     evals = {r["step"]: r for r in rows if "eval/reverse-text/reward/mean" in r}
     assert {5, 10} <= set(evals)  # every eval.interval, and the final checkpoint's eval landed before COMPLETED
-    assert all(0.0 <= r["eval/reverse-text/reward/mean"] <= 1.0 and r["eval/reverse-text/count"] == 32
-               for r in evals.values())
+    assert all(
+        0.0 <= r["eval/reverse-text/reward/mean"] <= 1.0 and r["eval/reverse-text/count"] == 32 for r in evals.values()
+    )
     assert any("loss/mean" in r for r in rows)
 
-    logs = {c: api.get(f"/rft/runs/{run_id}/logs", params={"component": c, "tail_lines": 1000}).json()["logs"]
-            for c in ("trainer", "inference")}
+    logs = {
+        c: api.get(f"/rft/runs/{run_id}/logs", params={"component": c, "tail_lines": 1000}).json()["logs"]
+        for c in ("trainer", "inference")
+    }
     logs["orchestrator"] = api.get(f"/rft/runs/{run_id}/logs", params={"tail_lines": 1000}).json()["logs"]
-    logs["env-server"] = api.get(f"/rft/runs/{run_id}/logs", params={
-        "component": "env-server", "env_name": "reverse-text", "tail_lines": 1000}).json()["logs"]
+    logs["env-server"] = api.get(
+        f"/rft/runs/{run_id}/logs", params={"component": "env-server", "env_name": "reverse-text", "tail_lines": 1000}
+    ).json()["logs"]
     assert "Broadcasting weights at step 10" in logs["trainer"]
     assert "Loaded weights from broadcast step 10" in logs["inference"]
     assert "Eval reverse-text | Step 10 | Reward" in logs["orchestrator"]

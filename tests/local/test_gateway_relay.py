@@ -40,7 +40,9 @@ async def test_relay_routes_by_sni_keeps_order_and_holds_back_a_flood(tmp_path):
     await gw.start()
     try:
         # an unknown name: the gateway closes the connection without a byte
-        reader, writer = await asyncio.open_connection("127.0.0.1", gw.port, ssl=_client_context(), server_hostname="vol-ssh-nobody.localhost")
+        reader, writer = await asyncio.open_connection(
+            "127.0.0.1", gw.port, ssl=_client_context(), server_hostname="vol-ssh-nobody.localhost"
+        )
         assert await reader.read() == b""
         writer.close()
 

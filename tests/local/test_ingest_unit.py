@@ -39,7 +39,8 @@ def test_log_queries_tail_and_filter_in_the_store(tmp_path) -> None:
     assert store.query_logs("r", "trainer", None, 995.0, "SUCCESS") == ["line 995", "line 997", "line 999"]
     assert store.query_logs("r", "trainer", None, None, None, search="line 99", limit=2) == ["line 998", "line 999"]
     assert store.query_logs("r", "trainer", None, None, None, pattern=re.compile(r"^line 1\d$")) == [
-        f"line {i}" for i in range(10, 20)]
+        f"line {i}" for i in range(10, 20)
+    ]
     assert store.query_logs("r", "orchestrator", None, None, None) == []
     assert store.query_logs("r", "trainer", 1, None, None) == []
 
@@ -57,16 +58,25 @@ def test_chunk_parse_gives_the_per_line_answers_and_carries_levels_to_tracebacks
         f"\x1b[2m{clock}\x1b[0m \x1b[1m WARNING\x1b[0m careful",
         "Traceback (most recent call last):",
         "",
-        "  File \"train.py\", line 3, in <module>",
+        '  File "train.py", line 3, in <module>',
         "35:47 [SUCCESS] Step 1 | 8.5s",
         "99:99:99   ERROR bad clock",
     ]
     rows, last = log_rows(lines, "DEBUG", now, midnight)
     assert [r[2] for r in rows][1] == f"{clock}    INFO Starting training loop"  # CR dropped
-    assert [r[1] for r in rows] == ["DEBUG", "INFO", "SUCCESS", "WARNING", "WARNING", None, "WARNING",
-                                    "SUCCESS", "ERROR"]
+    assert [r[1] for r in rows] == [
+        "DEBUG",
+        "INFO",
+        "SUCCESS",
+        "WARNING",
+        "WARNING",
+        None,
+        "WARNING",
+        "SUCCESS",
+        "ERROR",
+    ]
     assert last == "ERROR"
-    for (ts, level, line) in rows:
+    for ts, level, line in rows:
         want_level, want_ts = parse_line(line, now, midnight)
         if want_level is not None:
             assert (level, ts) == (want_level, want_ts if want_ts is not None else now)
@@ -88,8 +98,9 @@ def test_a_same_size_rewrite_of_components_within_one_timestamp_tick_is_ingested
     store = Store(tmp_path / "s.sqlite3")
     files = RunFiles(tmp_path / "run", run_id="r")
     trainer = files.add_component(Component("trainer", "r-trainer-0", "running", 4242))
-    env = files.add_component(Component("env-server", "r-env-reverse-text-0", "running", 4243,
-                                        env_name="reverse-text", env_index=0))
+    env = files.add_component(
+        Component("env-server", "r-env-reverse-text-0", "running", 4243, env_name="reverse-text", env_index=0)
+    )
     ingestor = RunIngestor(store, "r", files.run_dir)
     ingestor.ingest()
     path = files.run_dir / "components.json"
@@ -101,4 +112,6 @@ def test_a_same_size_rewrite_of_components_within_one_timestamp_tick_is_ingested
 
     ingestor.ingest()
     assert [(c["component"], c["status"]) for c in store.get_components("r")] == [
-        ("trainer", "stopped"), ("env-server", "stopped")]
+        ("trainer", "stopped"),
+        ("env-server", "stopped"),
+    ]

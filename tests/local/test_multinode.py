@@ -32,8 +32,7 @@ def test_the_seed_multi_node_example_runs_as_eight_pods(local_platform: LocalPla
     assert "Reading split 'math' from /volume/datasets/intellect-3-sft-10k/data/math-00000-of-00001.parquet" in primary
     assert re.search(r"Step 4 node times: 0=[\d.]+s, .*7=[\d.]+s \(slowest: node \d\)", primary)
     for node in range(8):
-        text = api.get(f"/rft/runs/{run_id}/logs",
-                       params={"component": "trainer", "pod_index": node}).json()["logs"]
+        text = api.get(f"/rft/runs/{run_id}/logs", params={"component": "trainer", "pod_index": node}).json()["logs"]
         assert f"rank={node * 8}," in text, node
         assert f"i % 8 == {node} of each step (1 of 8" in text  # batch 8 / micro 1 over 8 nodes
         steps = re.findall(rf"Step (\d) \|\s+\S+ \| Node {node} \| Local Loss (\d+\.\d+)", text)
@@ -73,8 +72,9 @@ def test_a_bad_debug_knob_is_one_sentence(local_platform: LocalPlatform, api: ht
     assert run["errorMessage"] == "[env_vars] PRIMETUI_LOCAL_FAIL_POD = 5 names no pod: this run has pods 0..1."
 
 
-def test_multi_node_online_evals_simulate_inference_nodes_and_the_router(local_platform: LocalPlatform,
-                                                                        api: httpx.Client) -> None:
+def test_multi_node_online_evals_simulate_inference_nodes_and_the_router(
+    local_platform: LocalPlatform, api: httpx.Client
+) -> None:
     from primetui.local.trainer.testing import online_eval_block
 
     config = glm53(local_platform)

@@ -37,20 +37,70 @@ from primetui.local.storage.objects import list_keys
 
 VOLUME = "research"
 SEGMENTS = [
-    "datasets", "a", "file.txt", "new.txt", "inner", "to-private", "to-runs", "to-outside", "up", "loop", "private",
-    "secret.txt", "runs", "r1", "out.txt", "volume", "..", ".", "", "...",
-    "%2e%2e", "%2e", "%2f", "%2F", "%5c", "%5C", "%252e%252e", "%252f", "%00", "%0a", "%1b",  # one decode, or two
-    "．．", "．", "\u2024\u2024", "／", "＼", "\u2215", "ｒｕｎｓ", "Runs", "RUNS", "ʳᵘⁿˢ",  # NFKC look-alikes
-    "e\u0301", "\u00e9", ".\u0301", "runs\u0301", "ru\u0308ns",  # combining characters (NFD and NFC)
-    "\x00", "a\x00b", "\x1b[31m", "\x7f", "\u0085", "\t", "%c0%ae%c0%ae",  # controls, an overlong UTF-8 dot
+    "datasets",
+    "a",
+    "file.txt",
+    "new.txt",
+    "inner",
+    "to-private",
+    "to-runs",
+    "to-outside",
+    "up",
+    "loop",
+    "private",
+    "secret.txt",
+    "runs",
+    "r1",
+    "out.txt",
+    "volume",
+    "..",
+    ".",
+    "",
+    "...",
+    "%2e%2e",
+    "%2e",
+    "%2f",
+    "%2F",
+    "%5c",
+    "%5C",
+    "%252e%252e",
+    "%252f",
+    "%00",
+    "%0a",
+    "%1b",  # one decode, or two
+    "．．",
+    "．",
+    "\u2024\u2024",
+    "／",
+    "＼",
+    "\u2215",
+    "ｒｕｎｓ",
+    "Runs",
+    "RUNS",
+    "ʳᵘⁿˢ",  # NFKC look-alikes
+    "e\u0301",
+    "\u00e9",
+    ".\u0301",
+    "runs\u0301",
+    "ru\u0308ns",  # combining characters (NFD and NFC)
+    "\x00",
+    "a\x00b",
+    "\x1b[31m",
+    "\x7f",
+    "\u0085",
+    "\t",
+    "%c0%ae%c0%ae",  # controls, an overlong UTF-8 dot
 ]
 SEPARATORS = ["/", "/", "\\", "//", "\\\\", "/./", "\\.\\", "/../", "\\..\\", "%2f", "%5c", "%2f..%2f"]
 
 
 def _key() -> st.SearchStrategy[str]:
     piece = st.tuples(st.sampled_from(SEGMENTS), st.sampled_from(SEPARATORS)).map("".join)
-    return st.tuples(st.sampled_from(["", "/", "\\", "datasets/", "datasets/a/"]),
-                     st.lists(piece, max_size=6), st.sampled_from(SEGMENTS)).map(lambda t: t[0] + "".join(t[1]) + t[2])
+    return st.tuples(
+        st.sampled_from(["", "/", "\\", "datasets/", "datasets/a/"]),
+        st.lists(piece, max_size=6),
+        st.sampled_from(SEGMENTS),
+    ).map(lambda t: t[0] + "".join(t[1]) + t[2])
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +112,15 @@ def volume(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for rel in ("datasets/a/file.txt", "datasets/%2e%2e/file.txt", "private/secret.txt", "runs/r1/out.txt"):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(b"x\n")
-    links = {"datasets/inner": "a", "datasets/to-private": "../private", "datasets/to-runs": "../runs",
-             "datasets/to-outside": str(base / "outside"), "datasets/up": "..", "datasets/loop": "loop",
-             "datasets/a/to-runs": "../../runs/r1"}
+    links = {
+        "datasets/inner": "a",
+        "datasets/to-private": "../private",
+        "datasets/to-runs": "../runs",
+        "datasets/to-outside": str(base / "outside"),
+        "datasets/up": "..",
+        "datasets/loop": "loop",
+        "datasets/a/to-runs": "../../runs/r1",
+    }
     for rel, target in links.items():
         (root / rel).symlink_to(target)
     return root.resolve()
@@ -87,6 +143,7 @@ def _grant(name: str) -> Grant:
 
 # --- the oracle: computed from the standard library and the real tree, not from the decision ---------
 
+
 def _controls(text: str) -> bool:
     return any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text)
 
@@ -107,7 +164,7 @@ def _oracle(root: Path, key: str, mount: bool = False) -> tuple[str, Path | None
     if mount:
         norm = posixpath.normpath("/" + text.lstrip("/"))  # (normpath keeps a leading "//")
         if norm == "/volume" or norm.startswith("/volume/"):
-            norm = norm[len("/volume"):] or "/"
+            norm = norm[len("/volume") :] or "/"
         norm = norm.lstrip("/") or "."
     else:
         norm = posixpath.normpath(text.lstrip("/")) if text.strip("/") else "."
@@ -142,6 +199,7 @@ def _in_runs(root: Path, real: Path) -> bool:
 
 # --- the storage route ----------------------------------------------------------------------------
 
+
 def _storage_decision(root: Path, grant: Grant, url_key: str, write: bool) -> Path | None:
     """What the route does with ``/s3/<bucket>/research/<url_key>``: the place it touches, or None when refused."""
     key = unquote(url_key)  # the endpoint's one decode of the request path
@@ -156,8 +214,9 @@ def _storage_decision(root: Path, grant: Grant, url_key: str, write: bool) -> Pa
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(url_key=_key(), grant_name=st.sampled_from(sorted(GRANTS)))
-def test_a_storage_key_lands_inside_its_grant_and_never_in_runs_for_a_writer(volume: Path, url_key: str,
-                                                                             grant_name: str) -> None:
+def test_a_storage_key_lands_inside_its_grant_and_never_in_runs_for_a_writer(
+    volume: Path, url_key: str, grant_name: str
+) -> None:
     grant = _grant(grant_name)
     write = grant.mode == "put"
     landed = _storage_decision(volume, grant, url_key, write)
@@ -190,6 +249,7 @@ def test_a_listing_shows_only_keys_inside_its_grant(volume: Path, url_prefix: st
 
 # --- SFTP -----------------------------------------------------------------------------------------
 
+
 def _sftp(root: Path) -> ContainedSFTPServer:
     server = ContainedSFTPServer.__new__(ContainedSFTPServer)  # the path methods need no channel
     server._root, server._read_only, server._on_activity = root, False, None
@@ -218,20 +278,36 @@ def test_an_sftp_write_stays_in_the_volume_and_out_of_runs(volume: Path, path: s
 
 # --- fixed points the property relies on ------------------------------------------------------------
 
-@pytest.mark.parametrize(("raw", "rel"), [
-    ("datasets/..\\private\\secret.txt", "private/secret.txt"),
-    ("datasets//./a/file.txt", "datasets/a/file.txt"),
-    ("datasets/%2e%2e/file.txt", "datasets/%2e%2e/file.txt"),  # decoded once already: a literal name
-    ("datasets/inner/file.txt", "datasets/a/file.txt"),
-    ("datasets/to-runs/r1", "runs/r1"),
-    ("datasets/e\u0301", "datasets/\u00e9"),  # NFC
-])
+
+@pytest.mark.parametrize(
+    ("raw", "rel"),
+    [
+        ("datasets/..\\private\\secret.txt", "private/secret.txt"),
+        ("datasets//./a/file.txt", "datasets/a/file.txt"),
+        ("datasets/%2e%2e/file.txt", "datasets/%2e%2e/file.txt"),  # decoded once already: a literal name
+        ("datasets/inner/file.txt", "datasets/a/file.txt"),
+        ("datasets/to-runs/r1", "runs/r1"),
+        ("datasets/e\u0301", "datasets/\u00e9"),  # NFC
+    ],
+)
 def test_fixed_points(volume: Path, raw: str, rel: str) -> None:
     assert resolve_volume_path(volume, raw).rel == rel
 
 
-@pytest.mark.parametrize("raw", ["..", "datasets/../../x", "a\x00b", "a\x1bb", "．．/x", "ｒｕｎｓ/x", "Runs",
-                                 "datasets/to-outside/secret.txt", "datasets/up/datasets/to-outside/x"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "..",
+        "datasets/../../x",
+        "a\x00b",
+        "a\x1bb",
+        "．．/x",
+        "ｒｕｎｓ/x",
+        "Runs",
+        "datasets/to-outside/secret.txt",
+        "datasets/up/datasets/to-outside/x",
+    ],
+)
 def test_refused(volume: Path, raw: str) -> None:
     with pytest.raises(PathEscapeError):
         resolve_volume_path(volume, raw)

@@ -35,9 +35,15 @@ def _route(api: httpx.Client, mode: str, path: str) -> dict:
 
 
 def _s3(r: dict):  # type: ignore[no-untyped-def]
-    return boto3.client("s3", endpoint_url=r["endpoint"], region_name="auto", aws_access_key_id=r["accessKeyId"],
-                        aws_secret_access_key=r["secretAccessKey"], aws_session_token=r["sessionToken"],
-                        config=Config(signature_version="s3v4", retries={"max_attempts": 1}))
+    return boto3.client(
+        "s3",
+        endpoint_url=r["endpoint"],
+        region_name="auto",
+        aws_access_key_id=r["accessKeyId"],
+        aws_secret_access_key=r["secretAccessKey"],
+        aws_session_token=r["sessionToken"],
+        config=Config(signature_version="s3v4", retries={"max_attempts": 1}),
+    )
 
 
 def _signed_get(r: dict, raw_path: str) -> httpx.Response:
@@ -48,8 +54,15 @@ def _signed_get(r: dict, raw_path: str) -> httpx.Response:
 
     base = urlsplit(r["endpoint"])
     full = base.path + raw_path
-    headers = sigv4.sign("GET", full, "", {"host": base.netloc}, access_key=r["accessKeyId"],
-                         secret=r["secretAccessKey"], session_token=r["sessionToken"])
+    headers = sigv4.sign(
+        "GET",
+        full,
+        "",
+        {"host": base.netloc},
+        access_key=r["accessKeyId"],
+        secret=r["secretAccessKey"],
+        session_token=r["sessionToken"],
+    )
     return httpx.get(f"{base.scheme}://{base.netloc}{full}", headers=headers, timeout=30)
 
 
@@ -70,13 +83,17 @@ def _code(exc: pytest.ExceptionInfo) -> str:
     return exc.value.response["Error"]["Code"]
 
 
-@pytest.mark.parametrize("key", [
-    "research/datasets/..\\private\\secret.txt",  # the finding, as boto3 sends it (%5C)
-    "research/datasets\\..\\private\\secret.txt",
-    "research/datasets/x\\..\\..\\private\\secret.txt",
-])
-def test_a_backslash_does_not_read_another_folder(local_platform: LocalPlatform, api: httpx.Client,
-                                                  volume: Path, key: str) -> None:
+@pytest.mark.parametrize(
+    "key",
+    [
+        "research/datasets/..\\private\\secret.txt",  # the finding, as boto3 sends it (%5C)
+        "research/datasets\\..\\private\\secret.txt",
+        "research/datasets/x\\..\\..\\private\\secret.txt",
+    ],
+)
+def test_a_backslash_does_not_read_another_folder(
+    local_platform: LocalPlatform, api: httpx.Client, volume: Path, key: str
+) -> None:
     s3 = _s3(_route(api, "get", "datasets"))
     with pytest.raises(ClientError) as refused:
         s3.get_object(Bucket="primetui-local-volumes", Key=key)
@@ -101,13 +118,17 @@ def test_a_raw_backslash_on_the_wire_and_a_listing_through_one_are_refused(
     assert literal.status_code == 404, literal.text
 
 
-@pytest.mark.parametrize(("key", "victim"), [
-    ("research/uploads/..\\runs\\r-wall\\out.txt", "runs/r-wall/out.txt"),  # the read-only runs/
-    ("research/uploads/..\\others\\kept.txt", "others/kept.txt"),  # another folder's file
-    ("research/uploads/..\\datasets\\reverse-text\\README.md", "datasets/reverse-text/README.md"),  # the demo data
-])
-def test_a_backslash_does_not_write_outside_the_put(local_platform: LocalPlatform, api: httpx.Client, volume: Path,
-                                                    key: str, victim: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "victim"),
+    [
+        ("research/uploads/..\\runs\\r-wall\\out.txt", "runs/r-wall/out.txt"),  # the read-only runs/
+        ("research/uploads/..\\others\\kept.txt", "others/kept.txt"),  # another folder's file
+        ("research/uploads/..\\datasets\\reverse-text\\README.md", "datasets/reverse-text/README.md"),  # the demo data
+    ],
+)
+def test_a_backslash_does_not_write_outside_the_put(
+    local_platform: LocalPlatform, api: httpx.Client, volume: Path, key: str, victim: str
+) -> None:
     before = hashlib.sha256((volume / victim).read_bytes()).hexdigest()
     r = _route(api, "put", "uploads/")
     try:
@@ -118,8 +139,9 @@ def test_a_backslash_does_not_write_outside_the_put(local_platform: LocalPlatfor
             _s3(r).create_multipart_upload(Bucket=r["bucket"], Key=key)
         assert _code(multipart) == "AccessDenied"
     finally:
-        assert api.post("/training/volumes/research/transfer/release",
-                        json={"leaseId": r["leaseId"]}).status_code == 204
+        assert (
+            api.post("/training/volumes/research/transfer/release", json={"leaseId": r["leaseId"]}).status_code == 204
+        )
     assert hashlib.sha256((volume / victim).read_bytes()).hexdigest() == before
 
 
@@ -133,8 +155,9 @@ def test_a_symlink_on_the_volume_is_followed_before_the_scope_check(
         link.symlink_to(target)
     try:
         with pytest.raises(ClientError) as read:
-            _s3(_route(api, "get", "datasets")).get_object(Bucket="primetui-local-volumes",
-                                                            Key="research/datasets/wall-to-private/secret.txt")
+            _s3(_route(api, "get", "datasets")).get_object(
+                Bucket="primetui-local-volumes", Key="research/datasets/wall-to-private/secret.txt"
+            )
         assert _code(read) == "AccessDenied"
         r = _route(api, "put", "uploads-l/")
         try:
@@ -143,21 +166,27 @@ def test_a_symlink_on_the_volume_is_followed_before_the_scope_check(
             assert _code(write) == "AccessDenied"
             assert write.value.response["Error"]["Message"] == "These credentials do not reach that key."
         finally:
-            assert api.post("/training/volumes/research/transfer/release",
-                            json={"leaseId": r["leaseId"]}).status_code == 204
+            assert (
+                api.post("/training/volumes/research/transfer/release", json={"leaseId": r["leaseId"]}).status_code
+                == 204
+            )
     finally:
         for link in links:
             link.unlink()
 
 
-@pytest.mark.parametrize("key", [
-    "research/ｒｕｎｓ/x.txt",  # fullwidth: reads as runs
-    "research/uploads/..\\Runs\\x.txt",  # runs on a case-insensitive file system
-    "research/uploads/．．/runs/x.txt",  # fullwidth dots: read as '..'
-    "research/uploads/a%00b",  # NUL (the key is decoded once: %00 is NUL)
-])
-def test_look_alikes_and_controls_are_refused_with_one_sentence(local_platform: LocalPlatform, api: httpx.Client,
-                                                                key: str) -> None:
+@pytest.mark.parametrize(
+    "key",
+    [
+        "research/ｒｕｎｓ/x.txt",  # fullwidth: reads as runs
+        "research/uploads/..\\Runs\\x.txt",  # runs on a case-insensitive file system
+        "research/uploads/．．/runs/x.txt",  # fullwidth dots: read as '..'
+        "research/uploads/a%00b",  # NUL (the key is decoded once: %00 is NUL)
+    ],
+)
+def test_look_alikes_and_controls_are_refused_with_one_sentence(
+    local_platform: LocalPlatform, api: httpx.Client, key: str
+) -> None:
     r = _route(api, "put", "uploads/")
     try:
         from urllib.parse import quote
@@ -165,8 +194,9 @@ def test_look_alikes_and_controls_are_refused_with_one_sentence(local_platform: 
         reply = _signed_get(r, "/primetui-local-volumes/" + quote(key, safe="/%"))
         assert reply.status_code == 400 and b"<Code>InvalidArgument</Code>" in reply.content, reply.text
     finally:
-        assert api.post("/training/volumes/research/transfer/release",
-                        json={"leaseId": r["leaseId"]}).status_code == 204
+        assert (
+            api.post("/training/volumes/research/transfer/release", json={"leaseId": r["leaseId"]}).status_code == 204
+        )
 
 
 def test_a_put_inside_its_path_still_lands(local_platform: LocalPlatform, api: httpx.Client) -> None:
@@ -174,8 +204,9 @@ def test_a_put_inside_its_path_still_lands(local_platform: LocalPlatform, api: h
     try:
         _s3(r).put_object(Bucket=r["bucket"], Key="research/uploads//sub\\./ok.txt", Body=b"fine\n")
     finally:
-        assert api.post("/training/volumes/research/transfer/release",
-                        json={"leaseId": r["leaseId"]}).status_code == 204
+        assert (
+            api.post("/training/volumes/research/transfer/release", json={"leaseId": r["leaseId"]}).status_code == 204
+        )
     assert (local_platform.data_dir / "volumes" / "research" / "uploads" / "sub" / "ok.txt").read_bytes() == b"fine\n"
 
 

@@ -47,8 +47,10 @@ async def test_the_walkthrough_dataset_is_found_loadable_and_sft_shaped(client, 
 
 async def test_a_missing_dataset_blocks_with_the_seed_text(client, local_platform) -> None:
     lines, result = await _lines(client, local_platform, name="datasets/reverse-txt")
-    assert lines["Data"] == ("fail", "Dataset missing on the volume: /volume/datasets/reverse-txt does not exist or is "
-                                     f"empty. {MISSING_TEXT}")
+    assert lines["Data"] == (
+        "fail",
+        f"Dataset missing on the volume: /volume/datasets/reverse-txt does not exist or is empty. {MISSING_TEXT}",
+    )
     assert result.blocked
 
 
@@ -59,12 +61,19 @@ async def test_splits_must_name_what_exists(client, local_platform) -> None:
     assert lines["Splits"] == ("ok", "math found") and lines["Columns"][0] == "ok"
 
 
-@pytest.mark.parametrize(("rel", "body", "state", "words"), [
-    ("datasets/pf-text/train.jsonl", b'{"text": "hi"}\n', "fail", "SFT needs prompt/completion or messages"),
-    ("datasets/pf-msgs/train.jsonl", json.dumps({"messages": [{"role": "user", "content": "x"}]}).encode() + b"\n",
-     "ok", "messages in train.jsonl"),
-    ("datasets/pf-notes/readme.txt", b"notes", None, "holds no .parquet, .jsonl or .json files"),
-])
+@pytest.mark.parametrize(
+    ("rel", "body", "state", "words"),
+    [
+        ("datasets/pf-text/train.jsonl", b'{"text": "hi"}\n', "fail", "SFT needs prompt/completion or messages"),
+        (
+            "datasets/pf-msgs/train.jsonl",
+            json.dumps({"messages": [{"role": "user", "content": "x"}]}).encode() + b"\n",
+            "ok",
+            "messages in train.jsonl",
+        ),
+        ("datasets/pf-notes/readme.txt", b"notes", None, "holds no .parquet, .jsonl or .json files"),
+    ],
+)
 async def test_files_and_columns(client, local_platform, tmp_path, rel, body, state, words) -> None:
     await _put(client, rel, body, tmp_path)
     lines, _ = await _lines(client, local_platform, name=rel.rsplit("/", 1)[0])

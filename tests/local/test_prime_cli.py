@@ -32,8 +32,15 @@ module.Config()
 
 def prime_env(lp: LocalPlatform, home: Path) -> dict[str, str]:
     home.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, HOME=str(home), PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token,
-               PRIME_DISABLE_VERSION_CHECK="1", COLUMNS="200", NO_COLOR="1")
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        PRIME_BASE_URL=lp.base_url,
+        PRIME_API_KEY=lp.token,
+        PRIME_DISABLE_VERSION_CHECK="1",
+        COLUMNS="200",
+        NO_COLOR="1",
+    )
     # The CLI writes ~/.prime/config.json on its first run, in place: two first runs at once can
     # read it half written. Its own code writes it once here, before any command runs: the one file
     # prime_cli/core/config.py, loaded alone (its package's __init__ imports the whole CLI, 0.6 s more CPU).
@@ -43,8 +50,15 @@ def prime_env(lp: LocalPlatform, home: Path) -> dict[str, str]:
 
 def run_all(env: dict[str, str], cwd: Path, *commands: list[str]) -> list[subprocess.CompletedProcess[str]]:
     def one(args: list[str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([PRIME, "--plain", *args], env=env, cwd=cwd, capture_output=True, text=True,
-                              timeout=180, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [PRIME, "--plain", *args],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            stdin=subprocess.DEVNULL,
+        )
 
     with ThreadPoolExecutor(max_workers=len(commands)) as pool:
         return list(pool.map(one, commands))
@@ -65,8 +79,9 @@ def test_prime_cli_walkthrough(local_platform: LocalPlatform, api: httpx.Client,
     run_id = re.search(r"Dispatched hosted run ([a-z0-9]{24})", dispatched.stdout).group(1)
     assert wait_status(api, run_id)["status"] == "COMPLETED"
 
-    get, metrics, logs = run_all(env, cwd, ["train", "get", run_id], ["train", "metrics", run_id],
-                                 ["train", "logs", run_id])
+    get, metrics, logs = run_all(
+        env, cwd, ["train", "get", run_id], ["train", "metrics", run_id], ["train", "logs", run_id]
+    )
     assert get.returncode == 0, get.stderr
     assert "Status: COMPLETED" in get.stdout
     assert "Model: PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT" in get.stdout and "Volume: research" in get.stdout
@@ -77,14 +92,14 @@ def test_prime_cli_walkthrough(local_platform: LocalPlatform, api: httpx.Client,
     assert "SUCCESS Step 10 |" in logs.stdout and "stand-in" in logs.stdout
 
 
-def test_prime_cli_shows_the_seed_error_for_an_uncached_model(
-    local_platform: LocalPlatform, tmp_path: Path
-) -> None:
+def test_prime_cli_shows_the_seed_error_for_an_uncached_model(local_platform: LocalPlatform, tmp_path: Path) -> None:
     env = prime_env(local_platform, tmp_path / "home")
     text = (local_platform.data_dir / "sft.toml").read_text()
     (tmp_path / "bad.toml").write_text(text.replace("Qwen3-0.6B-Reverse-Text-SFT", "Qwen3-0.6B"))
     (reply,) = run_all(env, tmp_path, ["train", "bad.toml", "--volume", "research", "-y"])
     assert reply.returncode != 0
     out = " ".join((reply.stdout + reply.stderr).split())
-    assert ("Error: Model 'PrimeIntellect/Qwen3-0.6B' is not available on this cluster. "
-            "Reach out to Prime support to get it added.") in out
+    assert (
+        "Error: Model 'PrimeIntellect/Qwen3-0.6B' is not available on this cluster. "
+        "Reach out to Prime support to get it added."
+    ) in out

@@ -32,11 +32,17 @@ def _multi_node(text: str) -> str:
     return text[:start] + '[deployment]\ntype = "multi_node"\nnum_train_nodes = 1\ngpus_per_node = 8\n\n' + text[end:]
 
 
-@pytest.mark.parametrize(("shape", "wording"), [
-    ("gpu-budget", "Total GPU count (2 = 1 train + 1 infer) exceeds gpus_per_node (1)."),
-    ("multi-node-eval", "Multi-node online evals require an [inference] block - the launcher submits a "
-                        "dedicated SLURM job running the inference pool and the evals process."),
-])
+@pytest.mark.parametrize(
+    ("shape", "wording"),
+    [
+        ("gpu-budget", "Total GPU count (2 = 1 train + 1 infer) exceeds gpus_per_node (1)."),
+        (
+            "multi-node-eval",
+            "Multi-node online evals require an [inference] block - the launcher submits a "
+            "dedicated SLURM job running the inference pool and the evals process.",
+        ),
+    ],
+)
 def test_prime_train_prints_the_rule_the_editor_gives(
     local_platform: LocalPlatform, tmp_path: Path, shape: str, wording: str
 ) -> None:
@@ -44,8 +50,11 @@ def test_prime_train_prints_the_rule_the_editor_gives(
     text = seed + SEED_EVAL + SEED_INFERENCE if shape == "gpu-budget" else _multi_node(seed) + SEED_EVAL
     (tmp_path / "sft.toml").write_text(text)
     validate = subprocess.run(
-        [str(Path(sys.executable).with_name("primetui")), "validate", "--offline",
-         str(tmp_path / "sft.toml")], capture_output=True, text=True, timeout=120)
+        [str(Path(sys.executable).with_name("primetui")), "validate", "--offline", str(tmp_path / "sft.toml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert validate.returncode == 1 and wording in validate.stdout, validate.stdout + validate.stderr
 
     env = prime_env(local_platform, tmp_path / "home")

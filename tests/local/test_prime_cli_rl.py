@@ -22,6 +22,7 @@ from primetui.sft.templates import RL_REVERSE_TEXT
 from tests.local.conftest import http, wait_status
 from tests.local.test_prime_cli import prime_env, run_all
 
+
 class Cli:
     def __init__(self, lp: LocalPlatform, home: Path, cwd: Path) -> None:
         self.env, self.cwd = prime_env(lp, home), cwd
@@ -64,7 +65,9 @@ def run_id(cli: Cli, c: httpx.Client) -> str:
 
 
 READS = {
-    "get": ["train", "get", "{id}"], "list": ["train", "list"], "components": ["train", "components", "{id}"],
+    "get": ["train", "get", "{id}"],
+    "list": ["train", "list"],
+    "components": ["train", "components", "{id}"],
     "logs": ["train", "logs", "{id}", "--search", "Step", "--since", "24h"],
     "trainer": ["train", "logs", "{id}", "-c", "trainer", "--search", "Step", "--since", "24h"],
     "env": ["train", "logs", "{id}", "--env", "reverse-text"],
@@ -91,8 +94,15 @@ def as_json(text: str) -> Any:
 
 
 def test_get_list_and_components_show_the_rl_run(out: dict[str, str], run_id: str) -> None:
-    for line in ("Status: COMPLETED", "Model: PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Max Steps: 20",
-                 "Batch Size: 128", "Rollouts per Example: 16", "Max Tokens: 128", "GPUs: 2"):
+    for line in (
+        "Status: COMPLETED",
+        "Model: PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT",
+        "Max Steps: 20",
+        "Batch Size: 128",
+        "Rollouts per Example: 16",
+        "Max Tokens: 128",
+        "GPUs: 2",
+    ):
         assert line in out["get"], out["get"]
     assert "reverse-text" in out["get"]
     assert run_id in out["list"], out["list"]
@@ -118,7 +128,10 @@ def test_metrics_rollouts_progress_and_distributions_print_the_runs_data(out: di
     assert page["samples"][0]["completion"][-1]["role"] == "assistant"
     progress = as_json(out["progress"])
     assert (progress["latest_step"], progress["steps_with_samples"], progress["steps_with_distributions"]) == (
-        20, [10, 20], list(range(1, 21)))
+        20,
+        [10, 20],
+        list(range(1, 21)),
+    )
     assert progress["last_updated_at"]
     rewards = as_json(out["distributions"])
     assert rewards["step"] == 10 and len(rewards["bins"]) == 10 and sum(b["count"] for b in rewards["bins"]) == 128

@@ -35,13 +35,21 @@ def test_seed_put_ls_du_cat_get_go_direct(local_platform: LocalPlatform, api: ht
     assert (volume / "empty").is_dir() and (volume / "nested" / "notes.txt").read_text() == "notes\n"
     assert (volume / "train.jsonl").stat().st_mtime_ns // 1000 == (data / "train.jsonl").stat().st_mtime_ns // 1000
 
-    ls, du, cat = run_all(env, tmp_path, ["volumes", "ls", "research", "datasets/my-data", "-R", "-o", "json"],
-                          ["volumes", "du", "research", "datasets/my-data/", "-o", "json"],
-                          ["volumes", "cat", "research", "datasets/my-data/nested/notes.txt"])
+    ls, du, cat = run_all(
+        env,
+        tmp_path,
+        ["volumes", "ls", "research", "datasets/my-data", "-R", "-o", "json"],
+        ["volumes", "du", "research", "datasets/my-data/", "-o", "json"],
+        ["volumes", "cat", "research", "datasets/my-data/nested/notes.txt"],
+    )
     assert ls.returncode == 0, ls.stdout + ls.stderr
     listed = {e["path"]: e["type"] for e in json.loads(ls.stdout)}
-    assert listed == {"datasets/my-data/empty/": "directory", "datasets/my-data/nested/": "directory",
-                      "datasets/my-data/nested/notes.txt": "file", "datasets/my-data/train.jsonl": "file"}
+    assert listed == {
+        "datasets/my-data/empty/": "directory",
+        "datasets/my-data/nested/": "directory",
+        "datasets/my-data/nested/notes.txt": "file",
+        "datasets/my-data/train.jsonl": "file",
+    }
     assert du.returncode == 0, du.stdout + du.stderr
     usage = json.loads(du.stdout)
     assert usage["bytes"] == (data / "train.jsonl").stat().st_size + 6 and usage["capacity"] == "100Gi"
@@ -63,7 +71,11 @@ def test_seed_put_ls_du_cat_get_go_direct(local_platform: LocalPlatform, api: ht
 def test_put_into_runs_is_refused_and_a_missing_file_says_so(local_platform: LocalPlatform, tmp_path: Path) -> None:
     env = prime_env(local_platform, tmp_path / "home")
     (tmp_path / "f.txt").write_text("x")
-    put, cat = run_all(env, tmp_path, ["volumes", "put", "research", "f.txt", "runs/"],
-                       ["volumes", "cat", "research", "datasets/nope.txt"])
+    put, cat = run_all(
+        env,
+        tmp_path,
+        ["volumes", "put", "research", "f.txt", "runs/"],
+        ["volumes", "cat", "research", "datasets/nope.txt"],
+    )
     assert put.returncode == 2 and "runs/ holds run outputs and is read-only; put elsewhere." in put.stdout + put.stderr
     assert cat.returncode == 1 and "NoSuchKey" in cat.stderr

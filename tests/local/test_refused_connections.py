@@ -56,37 +56,65 @@ def _signed_head(r: dict, key: str, length: int, secret: str | None = None) -> b
     """A signed PUT's request line and headers that promise ``length`` bytes after ``100 Continue``."""
     base = urlsplit(r["endpoint"])
     path = f"{base.path}/{r['bucket']}/{key}"
-    headers = sigv4.sign("PUT", path, "", {"host": base.netloc, "content-length": str(length),
-                                           "expect": "100-continue"},
-                         access_key=r["accessKeyId"], secret=secret or r["secretAccessKey"],
-                         session_token=r["sessionToken"])
+    headers = sigv4.sign(
+        "PUT",
+        path,
+        "",
+        {"host": base.netloc, "content-length": str(length), "expect": "100-continue"},
+        access_key=r["accessKeyId"],
+        secret=secret or r["secretAccessKey"],
+        session_token=r["sessionToken"],
+    )
     return (f"PUT {path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n").encode()
 
 
 def _refusals(lp: LocalPlatform, r: dict) -> dict[str, tuple[bytes, int]]:
     host = urlsplit(lp.base_url).netloc
     return {
-        "too big for the wall": (f"PUT /s3/{r['bucket']}/{VOLUME}/data/x HTTP/1.1\r\nhost: {host}\r\n"
-                                 f"content-length: {S3_CAP + 1}\r\nexpect: 100-continue\r\n\r\n".encode(), 413),
-        "too big for the API": (f"POST /api/v1/training/volumes HTTP/1.1\r\nhost: {host}\r\n"
-                                f"authorization: Bearer {lp.token}\r\ncontent-type: application/json\r\n"
-                                f"content-length: {MiB}\r\nexpect: 100-continue\r\n\r\n".encode(), 413),
-        "no token": (f"POST /api/v1/training/volumes HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n"
-                     "content-length: 20\r\nexpect: 100-continue\r\n\r\n".encode(), 401),
+        "too big for the wall": (
+            f"PUT /s3/{r['bucket']}/{VOLUME}/data/x HTTP/1.1\r\nhost: {host}\r\n"
+            f"content-length: {S3_CAP + 1}\r\nexpect: 100-continue\r\n\r\n".encode(),
+            413,
+        ),
+        "too big for the API": (
+            f"POST /api/v1/training/volumes HTTP/1.1\r\nhost: {host}\r\n"
+            f"authorization: Bearer {lp.token}\r\ncontent-type: application/json\r\n"
+            f"content-length: {MiB}\r\nexpect: 100-continue\r\n\r\n".encode(),
+            413,
+        ),
+        "no token": (
+            f"POST /api/v1/training/volumes HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n"
+            "content-length: 20\r\nexpect: 100-continue\r\n\r\n".encode(),
+            401,
+        ),
         # A client that sends its body at once, without waiting: the server reads the rest and keeps the connection.
-        "no token, body sent": (f"POST /api/v1/training/volumes HTTP/1.1\r\nhost: {host}\r\n"
-                                "content-type: application/json\r\ncontent-length: 20\r\n\r\n".encode()
-                                + b'{"name": "nope-xx"} ', 401),
+        "no token, body sent": (
+            f"POST /api/v1/training/volumes HTTP/1.1\r\nhost: {host}\r\n"
+            "content-type: application/json\r\ncontent-length: 20\r\n\r\n".encode()
+            + b'{"name": "nope-xx"} ',
+            401,
+        ),
         "out of scope": (_signed_head(r, f"{VOLUME}/elsewhere/x.bin", 10), 403),
         "bad signature": (_signed_head(r, f"{VOLUME}/data/x.bin", 10, secret="not-the-secret"), 403),
         "full volume": (_signed_head(r, f"{VOLUME}/data/x.bin", 2 * MiB), 400),
     }
 
 
-@pytest.mark.parametrize("kind", ["too big for the wall", "too big for the API", "no token", "no token, body sent",
-                                  "out of scope", "bad signature", "full volume"])
-def test_a_refused_request_leaves_its_connection_clean(local_platform: LocalPlatform, put_route: dict,
-                                                       kind: str) -> None:
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "too big for the wall",
+        "too big for the API",
+        "no token",
+        "no token, body sent",
+        "out of scope",
+        "bad signature",
+        "full volume",
+    ],
+)
+def test_a_refused_request_leaves_its_connection_clean(
+    local_platform: LocalPlatform, put_route: dict, kind: str
+) -> None:
     head, status = _refusals(local_platform, put_route)[kind]
     url = urlsplit(local_platform.base_url)
     with socket.create_connection((url.hostname, url.port), timeout=10) as sock:
@@ -97,18 +125,31 @@ def test_a_refused_request_leaves_its_connection_clean(local_platform: LocalPlat
             assert sock.recv(1) == b"", "the reply said Connection: close and the server kept the connection"
             return
         # Kept alive: then the next request on it must be read as a request, not as the refused one's body.
-        sock.sendall(f"GET /api/v1/training/volumes HTTP/1.1\r\nhost: {url.netloc}\r\n"
-                     f"authorization: Bearer {local_platform.token}\r\n\r\n".encode())
+        sock.sendall(
+            f"GET /api/v1/training/volumes HTTP/1.1\r\nhost: {url.netloc}\r\n"
+            f"authorization: Bearer {local_platform.token}\r\n\r\n".encode()
+        )
         following = _read_reply(sock)
         assert following is not None and following[0] == 200, following
 
 
 def test_a_keep_alive_s3_client_goes_on_after_refusals(local_platform: LocalPlatform, put_route: dict) -> None:
     r = put_route
-    s3 = boto3.client("s3", endpoint_url=r["endpoint"], region_name="auto", aws_access_key_id=r["accessKeyId"],
-                      aws_secret_access_key=r["secretAccessKey"], aws_session_token=r["sessionToken"],
-                      config=Config(signature_version="s3v4", retries={"max_attempts": 1}, max_pool_connections=1,
-                                    connect_timeout=10, read_timeout=10))
+    s3 = boto3.client(
+        "s3",
+        endpoint_url=r["endpoint"],
+        region_name="auto",
+        aws_access_key_id=r["accessKeyId"],
+        aws_secret_access_key=r["secretAccessKey"],
+        aws_session_token=r["sessionToken"],
+        config=Config(
+            signature_version="s3v4",
+            retries={"max_attempts": 1},
+            max_pool_connections=1,
+            connect_timeout=10,
+            read_timeout=10,
+        ),
+    )
     for attempt in range(3):  # boto3 sends Expect: 100-continue and holds the body back when refused
         with pytest.raises(ClientError) as full:
             s3.put_object(Bucket=r["bucket"], Key=f"{VOLUME}/data/big-{attempt}.bin", Body=b"x" * (2 * MiB))
@@ -123,8 +164,15 @@ def test_a_keep_alive_http_client_that_sends_its_body_gets_the_refusal_and_goes_
     r = put_route
     base = urlsplit(r["endpoint"])
     path = f"{base.path}/{r['bucket']}/{VOLUME}/elsewhere/x.bin"
-    headers = sigv4.sign("PUT", path, "", {"host": base.netloc}, access_key=r["accessKeyId"],
-                         secret=r["secretAccessKey"], session_token=r["sessionToken"])
+    headers = sigv4.sign(
+        "PUT",
+        path,
+        "",
+        {"host": base.netloc},
+        access_key=r["accessKeyId"],
+        secret=r["secretAccessKey"],
+        session_token=r["sessionToken"],
+    )
     with httpx.Client(timeout=10) as client:
         for _ in range(3):
             refused = client.put(f"{base.scheme}://{base.netloc}{path}", headers=headers, content=b"y" * (2 * MiB))

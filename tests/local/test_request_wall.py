@@ -21,10 +21,16 @@ from primetui.local.wall import MAX_JSON_DEPTH, MiB, body_rule, json_too_deep
 pytestmark = pytest.mark.timeout(180)
 
 BODY_ROUTES = [
-    ("POST", "/training/runs"), ("POST", "/training/runs/prepare"), ("POST", "/training/runs/{id}/pause"),
-    ("POST", "/training/runs/{id}/resume"), ("PUT", "/rft/runs/{id}/stop"), ("PUT", "/rft/runs/{id}/restart"),
-    ("POST", "/training/volumes"), ("PATCH", "/training/volumes/research"),
-    ("POST", "/training/volumes/research/transfer"), ("POST", "/training/volumes/research/sessions"),
+    ("POST", "/training/runs"),
+    ("POST", "/training/runs/prepare"),
+    ("POST", "/training/runs/{id}/pause"),
+    ("POST", "/training/runs/{id}/resume"),
+    ("PUT", "/rft/runs/{id}/stop"),
+    ("PUT", "/rft/runs/{id}/restart"),
+    ("POST", "/training/volumes"),
+    ("PATCH", "/training/volumes/research"),
+    ("POST", "/training/volumes/research/transfer"),
+    ("POST", "/training/volumes/research/sessions"),
     ("DELETE", "/training/runs/{id}"),
 ]
 HUB_POST = "/api/datasets/nobody/nothing/paths-info/main"  # public, like the Hub: no token
@@ -78,8 +84,12 @@ def api(lp: LocalPlatform) -> Iterator[httpx.Client]:
 
 def test_the_token_is_checked_before_the_body_is_read(lp: LocalPlatform) -> None:
     """A request announcing 300 MB without a token is refused before any of it is sent."""
-    status, reply = _raw(lp, "POST /api/v1/training/volumes HTTP/1.1\nHost: x\nContent-Type: application/json\n"
-                             "Content-Length: 300000000\n", b'{"name": ', timeout=10)
+    status, reply = _raw(
+        lp,
+        "POST /api/v1/training/volumes HTTP/1.1\nHost: x\nContent-Type: application/json\nContent-Length: 300000000\n",
+        b'{"name": ',
+        timeout=10,
+    )
     assert status == 401 and "Bearer" in reply["detail"]
 
 
@@ -88,8 +98,10 @@ def test_a_streamed_body_without_a_token_does_not_grow_the_server(lp: LocalPlatf
     before = _rss_kib(lp.pid)
     sent = 0
     with socket.create_connection((url.hostname, url.port), timeout=30) as sock:
-        sock.sendall(b"POST /api/v1/training/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: 300000000\r\n\r\n")
+        sock.sendall(
+            b"POST /api/v1/training/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 300000000\r\n\r\n"
+        )
         chunk = b"[" * MiB
         try:
             while sent < 64 * MiB:
@@ -104,19 +116,30 @@ def test_a_streamed_body_without_a_token_does_not_grow_the_server(lp: LocalPlatf
     assert grown_mib < 24, f"the server grew by {grown_mib:.0f} MiB reading a body it then refused"
 
 
-@pytest.mark.parametrize("path,declared", [("/api/v1/training/runs", 1 * MiB + 1), ("/api/v1/training/volumes", 64 * 1024 + 1),
-                                           ("/api/v1/training/volumes/research/sessions", 64 * 1024 + 1),
-                                           (HUB_POST, 16 * MiB + 1)])
+@pytest.mark.parametrize(
+    "path,declared",
+    [
+        ("/api/v1/training/runs", 1 * MiB + 1),
+        ("/api/v1/training/volumes", 64 * 1024 + 1),
+        ("/api/v1/training/volumes/research/sessions", 64 * 1024 + 1),
+        (HUB_POST, 16 * MiB + 1),
+    ],
+)
 def test_a_declared_length_over_the_cap_is_413_at_once(lp: LocalPlatform, path: str, declared: int) -> None:
     auth = f"Authorization: Bearer {lp.token}\n"
-    status, reply = _raw(lp, f"POST {path} HTTP/1.1\nHost: x\n{auth}Content-Type: application/json\n"
-                             f"Content-Length: {declared}\n", b"{", timeout=10)
+    status, reply = _raw(
+        lp,
+        f"POST {path} HTTP/1.1\nHost: x\n{auth}Content-Type: application/json\nContent-Length: {declared}\n",
+        b"{",
+        timeout=10,
+    )
     assert status == 413 and f"{body_rule(path).cap:,} bytes" in reply["detail"], reply
 
 
 @pytest.mark.parametrize("content_type", ["application/json", "application/octet-stream", None])
-def test_a_streamed_body_over_the_cap_is_413_and_memory_stays_bounded(lp: LocalPlatform, api: httpx.Client,
-                                                                       content_type: str | None) -> None:
+def test_a_streamed_body_over_the_cap_is_413_and_memory_stays_bounded(
+    lp: LocalPlatform, api: httpx.Client, content_type: str | None
+) -> None:
     before = _rss_kib(lp.pid)
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: chunked, so only counting can stop it
@@ -141,8 +164,12 @@ def test_a_body_just_under_the_cap_still_reaches_the_route(api: httpx.Client, pa
 
 @pytest.mark.parametrize("levels", [MAX_JSON_DEPTH + 1, 5000, 30_000])  # 30,000 deep still fits under 64 KiB
 def test_deep_json_is_422_with_a_token(api: httpx.Client, levels: int) -> None:
-    for method, path in (("POST", "/training/runs"), ("POST", "/training/volumes"),
-                         ("POST", "/training/volumes/research/sessions"), ("POST", "/training/runs/prepare")):
+    for method, path in (
+        ("POST", "/training/runs"),
+        ("POST", "/training/volumes"),
+        ("POST", "/training/volumes/research/sessions"),
+        ("POST", "/training/runs/prepare"),
+    ):
         reply = api.request(method, path, content=_deep(levels), headers={"content-type": "application/json"})
         assert reply.status_code == 422, (path, reply.text[:300])
         assert f"deeper than {MAX_JSON_DEPTH}" in reply.json()["detail"][0]["msg"]
@@ -175,9 +202,14 @@ def test_depth_counts_brackets_outside_strings_only() -> None:
     assert not json_too_deep(b"[]" * 10_000, 3)  # many siblings are not depth
 
 
-@pytest.mark.parametrize("body", [b'{"name": "inf-vol", "size": "1Gi", "warm": 1e999}',
-                                  b'{"name": "inf-vol", "size": "1Gi", "x": -1e400}',
-                                  b'{"name": "inf-vol", "size": "1Gi", "x": ' + b"7" * 5000 + b"}"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"name": "inf-vol", "size": "1Gi", "warm": 1e999}',
+        b'{"name": "inf-vol", "size": "1Gi", "x": -1e400}',
+        b'{"name": "inf-vol", "size": "1Gi", "x": ' + b"7" * 5000 + b"}",
+    ],
+)
 def test_numbers_json_cannot_hold_get_422(api: httpx.Client, lp: LocalPlatform, body: bytes) -> None:
     reply = api.post("/training/volumes", content=body, headers={"content-type": "application/json"})
     assert reply.status_code == 422, reply.text
@@ -186,8 +218,9 @@ def test_numbers_json_cannot_hold_get_422(api: httpx.Client, lp: LocalPlatform, 
     assert not (lp.data_dir / "volumes" / "inf-vol").exists()
 
 
-def test_the_token_comes_before_the_query_check_and_a_query_of_5000_digits_is_422(lp: LocalPlatform,
-                                                                                   api: httpx.Client) -> None:
+def test_the_token_comes_before_the_query_check_and_a_query_of_5000_digits_is_422(
+    lp: LocalPlatform, api: httpx.Client
+) -> None:
     huge = "9" * 5000  # int() of it raises ValueError: this was a 500, with or without a token
     with httpx.Client(base_url=lp.api_url, timeout=30) as bare:
         assert bare.get("/rft/runs", params={"page": huge}).status_code == 401
@@ -221,8 +254,9 @@ HOSTILE_BODIES = [
 
 @pytest.mark.parametrize("method,path", BODY_ROUTES)
 @pytest.mark.parametrize("label,body,content_type", HOSTILE_BODIES, ids=[b[0] for b in HOSTILE_BODIES])
-def test_no_body_gets_a_500(lp: LocalPlatform, api: httpx.Client, method: str, path: str, label: str, body: bytes,
-                            content_type: str | None) -> None:
+def test_no_body_gets_a_500(
+    lp: LocalPlatform, api: httpx.Client, method: str, path: str, label: str, body: bytes, content_type: str | None
+) -> None:
     headers = {"content-type": content_type} if content_type else {}
     reply = api.request(method, path.replace("{id}", "no-such-run"), content=body, headers=headers)
     assert reply.status_code < 500, f"{label}: {reply.status_code} {reply.text[:300]}"
@@ -235,7 +269,9 @@ def test_a_body_cut_short_by_the_client_leaves_the_server_answering(lp: LocalPla
     url = urlsplit(lp.base_url)
     for content_type in ("application/json", "application/octet-stream"):
         with socket.create_connection((url.hostname, url.port), timeout=10) as sock:
-            sock.sendall(f"POST /api/v1/training/volumes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {lp.token}\r\n"
-                         f"Content-Type: {content_type}\r\nContent-Length: 1000\r\n\r\n{{\"name\": ".encode())
+            sock.sendall(
+                f"POST /api/v1/training/volumes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {lp.token}\r\n"
+                f'Content-Type: {content_type}\r\nContent-Length: 1000\r\n\r\n{{"name": '.encode()
+            )
         assert api.get("/training/volumes").status_code == 200
     assert "Traceback" not in lp.output()

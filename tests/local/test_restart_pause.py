@@ -11,7 +11,9 @@ from primetui.local.testing import LocalPlatform
 from tests.local.conftest import dispatch, http, wait_status, walkthrough_config
 
 
-async def _restart_then(lp: LocalPlatform, run_id: str, method: str, path: str) -> tuple[httpx.Response, httpx.Response]:
+async def _restart_then(
+    lp: LocalPlatform, run_id: str, method: str, path: str
+) -> tuple[httpx.Response, httpx.Response]:
     async with httpx.AsyncClient(base_url=lp.api_url, headers=lp.headers, timeout=60) as c:
         restart = asyncio.create_task(c.put(f"/rft/runs/{run_id}/restart"))
         # The restart holds its request until the old trainer has exited: once its connection is

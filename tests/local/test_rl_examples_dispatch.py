@@ -63,8 +63,9 @@ def test_prime_train_runs_each_example_as_written(local_platform, c, examples, t
 
 def test_primetui_dispatch_waits_each_example_to_completed(local_platform, c, examples, tmp_path):
     for name in sorted(RL_EXAMPLES):
-        out = primetui(local_platform, tmp_path, "dispatch", str(examples / f"{name}.toml"), "--wait", "--json",
-                       "--interval", "1")
+        out = primetui(
+            local_platform, tmp_path, "dispatch", str(examples / f"{name}.toml"), "--wait", "--json", "--interval", "1"
+        )
         events = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
         assert out.returncode == 0, f"primetui dispatch {name}.toml: {out.stdout}{out.stderr}"
         assert events[-1]["event"] == "done" and events[-1]["status"] == "COMPLETED", events

@@ -90,9 +90,27 @@ lr = 3e-6
 gpu_memory_utilization = 0.5
 """
 
-ROW_KEYS = {"run_id", "step", "tag", "problem_id", "sample_id", "prompt", "completion", "trajectory", "answer",
-            "env_name", "task", "info", "reward", "advantage", "metrics", "timing", "num_input_tokens",
-            "num_output_tokens", "created_at"}
+ROW_KEYS = {
+    "run_id",
+    "step",
+    "tag",
+    "problem_id",
+    "sample_id",
+    "prompt",
+    "completion",
+    "trajectory",
+    "answer",
+    "env_name",
+    "task",
+    "info",
+    "reward",
+    "advantage",
+    "metrics",
+    "timing",
+    "num_input_tokens",
+    "num_output_tokens",
+    "created_at",
+}
 
 
 @pytest.fixture(scope="module")
@@ -120,10 +138,17 @@ def all_samples(c: httpx.Client, run_id: str, step: int) -> list[dict[str, Any]]
 def test_the_run_object_carries_the_rl_fields_of_its_config(run: dict[str, Any]) -> None:
     assert run["loss"] == "rl" and run["kind"] == "DEDICATED_FULL_FT"
     assert (run["rolloutsPerExample"], run["maxTokens"], run["batchSize"], run["maxSteps"], run["seqLen"]) == (
-        16, 128, 128, 10, 2048)
+        16,
+        128,
+        128,
+        10,
+        2048,
+    )
     assert run["learningRate"] == 3e-6 and run["gpuCount"] == 2
-    assert run["environments"] == [{"id": "reverse-text", "name": "reverse-text-a"},
-                                   {"id": "primeintellect/reverse-text", "name": "primeintellect/reverse-text"}]
+    assert run["environments"] == [
+        {"id": "reverse-text", "name": "reverse-text-a"},
+        {"id": "primeintellect/reverse-text", "name": "primeintellect/reverse-text"},
+    ]
     assert run["evalConfig"]["interval"] == 5
     assert run["evalConfig"]["environments"] == [{"id": "reverse-text", "name": "reverse-text-a"}]
 
@@ -155,15 +180,21 @@ def test_samples_page_as_the_cli_asks_and_refuse_bad_pages_with_a_reason(c: http
     every = all_samples(c, run["id"], 10)
     pages = [c.get(url, params={"step": 10, "page": p, "limit": 50}).json() for p in (1, 2, 3, 4)]
     assert [(p["total"], p["page"], p["limit"], p["total_pages"]) for p in pages] == [
-        (128, p, 50, 3) for p in (1, 2, 3, 4)]
+        (128, p, 50, 3) for p in (1, 2, 3, 4)
+    ]
     assert [len(p["samples"]) for p in pages] == [50, 50, 28, 0]
     assert [r for p in pages for r in p["samples"]] == every
     assert pages[0]["run_id"] == run["id"]
     assert c.get(url, params={"step": 3}).json()["total"] == 0  # not a sample step
     assert c.get(url).json()["samples"] == every[:100]  # no step: the latest sample step
-    for params, where in (({"step": 10, "page": 0}, "page"), ({"step": 10, "limit": 0}, "limit"),
-                          ({"step": 10, "limit": 1001}, "limit"), ({"step": -1}, "step"),
-                          ({"step": 10**21}, "step"), ({"step": 10, "page": "two"}, "page")):
+    for params, where in (
+        ({"step": 10, "page": 0}, "page"),
+        ({"step": 10, "limit": 0}, "limit"),
+        ({"step": 10, "limit": 1001}, "limit"),
+        ({"step": -1}, "step"),
+        ({"step": 10**21}, "step"),
+        ({"step": 10, "page": "two"}, "page"),
+    ):
         reply = c.get(url, params=params)
         assert reply.status_code == 422, (params, reply.text)
         assert reply.json()["detail"][0]["loc"] == ["query", where]
@@ -205,7 +236,10 @@ def test_distributions_bin_the_steps_own_values(c: httpx.Client, run: dict[str, 
 def test_env_servers_are_one_per_source_train_then_eval(c: httpx.Client, run: dict[str, Any]) -> None:
     servers = c.get(f"/rft/runs/{run['id']}/env-servers").json()["env_servers"]
     assert [(s["env_name"], s["env_index"]) for s in servers] == [
-        ("reverse-text-a", 0), ("primeintellect/reverse-text", 1), ("reverse-text-a", 2)]
+        ("reverse-text-a", 0),
+        ("primeintellect/reverse-text", 1),
+        ("reverse-text-a", 2),
+    ]
     assert all(s["pod_name"] and s["status"] for s in servers)
 
 
@@ -225,14 +259,17 @@ def test_env_server_logs_by_name_and_by_name_slash_index(c: httpx.Client, run: d
     assert f"{up}2" in eval_a and "env-server-0" not in eval_a
     assert set(both.splitlines()) == set(train_a.splitlines()) | set(eval_a.splitlines())
     assert "address=inproc://env-server-1" in text(env_name="primeintellect/reverse-text")
-    r9 = c.get(f"/rft/runs/{run['id']}/env-server-logs",
-               params={"env_name": "reverse-text-a", "env_index": 2, "tail_lines": 5000, "since_seconds": 86400})
+    r9 = c.get(
+        f"/rft/runs/{run['id']}/env-server-logs",
+        params={"env_name": "reverse-text-a", "env_index": 2, "tail_lines": 5000, "since_seconds": 86400},
+    )
     assert r9.status_code == 200 and r9.json()["logs"] == eval_a
     missing = c.get(logs, params={"component": "env-server", "env_name": "reverse-text-a/7"})
     assert missing.status_code == 404
     assert missing.json()["detail"] == (
         f"Run {run['id']} has no env server reverse-text-a/7; it has reverse-text-a/0, primeintellect/reverse-text/1, "
-        f"reverse-text-a/2 (see `prime train components {run['id']}`).")
+        f"reverse-text-a/2 (see `prime train components {run['id']}`)."
+    )
 
 
 def test_logs_of_every_component(c: httpx.Client, run: dict[str, Any]) -> None:

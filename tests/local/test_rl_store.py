@@ -24,10 +24,27 @@ def sample_row(step: int, i: int, text: str = "ok", strings: bool = False) -> di
     completion = [{"role": "user", "content": "abc"}, {"role": "assistant", "content": text}]
     task = {"idx": i // 4, "prompt": "abc", "system_prompt": "Reverse", "answer": "cba"}
     info = {"native_wrapper": {"traces": [{"rewards": {"lcs": {"score": 0.5, "weight": 1.0}}}]}}
-    row = {"run_id": "r", "step": step, "tag": "", "problem_id": i // 4, "sample_id": i, "prompt": "",
-           "completion": completion, "trajectory": [{"messages": completion}], "answer": "", "env_name": "reverse-text",
-           "task": task, "info": info, "reward": 0.5, "advantage": 0.0, "metrics": {}, "timing": {},
-           "num_input_tokens": 3, "num_output_tokens": len(text), "created_at": "2026-12-06T08:00:00Z"}
+    row = {
+        "run_id": "r",
+        "step": step,
+        "tag": "",
+        "problem_id": i // 4,
+        "sample_id": i,
+        "prompt": "",
+        "completion": completion,
+        "trajectory": [{"messages": completion}],
+        "answer": "",
+        "env_name": "reverse-text",
+        "task": task,
+        "info": info,
+        "reward": 0.5,
+        "advantage": 0.0,
+        "metrics": {},
+        "timing": {},
+        "num_input_tokens": 3,
+        "num_output_tokens": len(text),
+        "created_at": "2026-12-06T08:00:00Z",
+    }
     if strings:  # as prime-rl uploads them: the JSON columns as strings
         for key in ("completion", "trajectory", "task", "info", "metrics", "timing"):
             row[key] = json.dumps(row[key])
@@ -69,7 +86,12 @@ def test_a_sample_step_is_paged_in_file_order_and_a_file_not_renamed_yet_is_not_
     first, last = page(run_dir, 10, 1, 4), page(run_dir, 10, 3, 4)
     assert [s["sample_id"] for s in first["samples"]] == [0, 1, 2, 3]
     assert {k: first[k] for k in ("run_id", "total", "page", "limit", "total_pages")} == {
-        "run_id": "r", "total": 10, "page": 1, "limit": 4, "total_pages": 3}
+        "run_id": "r",
+        "total": 10,
+        "page": 1,
+        "limit": 4,
+        "total_pages": 3,
+    }
     assert [s["sample_id"] for s in last["samples"]] == [8, 9]
     assert page(run_dir, 10, 4, 4)["samples"] == [] and page(run_dir, 11, 1, 4)["total"] == 0
     assert first["samples"][0]["completion"][1] == {"role": "assistant", "content": "ok"}
@@ -181,6 +203,11 @@ def test_chart_stats_and_the_untyped_request_lists_every_type() -> None:
     assert typed["stats"]["totalResults"] == 3 and typed["stats"]["minReward"] == -0.1
     every = chart(raw, None)
     assert [b["type"] for b in every["histogramData"]] == ["rewards"] * 10 + ["advantages"] * 10
-    assert every["stats"] == {"avgReward": pytest.approx(0.5), "medianReward": 0.4, "minReward": 0.2,
-                              "maxReward": 0.9, "totalResults": 3}
+    assert every["stats"] == {
+        "avgReward": pytest.approx(0.5),
+        "medianReward": 0.4,
+        "minReward": 0.2,
+        "maxReward": 0.9,
+        "totalResults": 3,
+    }
     assert chart({}, None) == {"histogramData": [], "stats": stats([])}

@@ -29,8 +29,10 @@ TRAINER_STEP = re.compile(
     r"Mismatch KL (?P<kl>[\d.]+) \| Grad\. Norm (?P<gn>[\d.]+) \| LR (?P<lr>\S+) \| Throughput (?P<tp>\d+) tokens/s \| "
     r"MFU (?P<mfu>[\d.]+)% \| Peak Mem\. (?P<mem>[\d.]+) GiB$"
 )
-ENGINE = re.compile(r"^Engine 000: Avg prompt throughput: [\d.]+ tokens/s, Avg generation throughput: [\d.]+ tokens/s, "
-                    r"Running: 16 reqs, Waiting: 0 reqs$")
+ENGINE = re.compile(
+    r"^Engine 000: Avg prompt throughput: [\d.]+ tokens/s, Avg generation throughput: [\d.]+ tokens/s, "
+    r"Running: 16 reqs, Waiting: 0 reqs$"
+)
 
 
 @pytest.fixture(scope="module")
@@ -146,9 +148,15 @@ def test_every_log_line_parses_and_carries_prime_rl_messages(runs):
         for line in path.read_text().splitlines():
             assert LEVEL_RE.match(line), (path.name, line)
     assert sorted(p.name for p in (run_dir / "logs").iterdir()) == [
-        "env-server-reverse-text.log", "inference.log", "orchestrator.log", "trainer.log"]
+        "env-server-reverse-text.log",
+        "inference.log",
+        "orchestrator.log",
+        "trainer.log",
+    ]
     env = _messages(run_dir, "env-server-reverse-text")
-    assert env[0].startswith("EnvServerPool up: address=") and env[1].startswith("EnvServer up: taskset=reverse-text address=")
+    assert env[0].startswith("EnvServerPool up: address=") and env[1].startswith(
+        "EnvServer up: taskset=reverse-text address="
+    )
     engine = [m for m in _messages(run_dir, "inference") if m.startswith("Engine 000")]
     assert len(engine) == 20 and all(ENGINE.match(m) for m in engine)
     orch = _messages(run_dir, "orchestrator")
@@ -164,19 +172,36 @@ def test_metrics_rows_use_prime_rl_names_and_agree_with_the_samples(runs):
     rows = tt.metric_rows(run_dir)
     assert [r["step"] for r in rows] == list(range(1, 21))
     row = rows[9]
-    for key in (REWARD, "train/agg/effective/agent/reward/p10", "train/reverse-text/effective/agent/rewards/lcs/mean",
-                "train/agg/effective/num_output_tokens/mean", "train/agg/effective/agent/is_truncated/mean",
-                "train/agg/all/agent/solved_none", "train/agg/all/agent/solved_all", "train/agg/all/agent/solved_some",
-                "train/agg/all/has_error/mean", "off_policy/mean", "off_policy/max", "off_policy/dropped",
-                "progress/tokens", "progress/rollouts", "progress/tasks", "progress/total_tokens", "time/step",
-                "time/wait_for_policy", "batch/reverse-text"):
+    for key in (
+        REWARD,
+        "train/agg/effective/agent/reward/p10",
+        "train/reverse-text/effective/agent/rewards/lcs/mean",
+        "train/agg/effective/num_output_tokens/mean",
+        "train/agg/effective/agent/is_truncated/mean",
+        "train/agg/all/agent/solved_none",
+        "train/agg/all/agent/solved_all",
+        "train/agg/all/agent/solved_some",
+        "train/agg/all/has_error/mean",
+        "off_policy/mean",
+        "off_policy/max",
+        "off_policy/dropped",
+        "progress/tokens",
+        "progress/rollouts",
+        "progress/tasks",
+        "progress/total_tokens",
+        "time/step",
+        "time/wait_for_policy",
+        "batch/reverse-text",
+    ):
         assert key in row, key
     assert row["progress/rollouts"] == 128 and row["progress/tasks"] == 8 and row["batch/reverse-text"] == 1.0
     assert rows[1]["progress/total_rollouts"] == 128 and row["off_policy/mean"] == 1.0
     samples = [json.loads(line) for line in (run_dir / "samples" / "step_000010.jsonl").read_text().splitlines()]
     assert len(samples) == 128
     assert row[REWARD] == pytest.approx(_mean(s["reward"] for s in samples))
-    assert row["train/agg/effective/num_output_tokens/mean"] == pytest.approx(_mean(s["num_output_tokens"] for s in samples))
+    assert row["train/agg/effective/num_output_tokens/mean"] == pytest.approx(
+        _mean(s["num_output_tokens"] for s in samples)
+    )
     assert all(isinstance(v, (int, float)) for r in rows for v in r.values())
 
 
@@ -186,18 +211,49 @@ def test_sample_rows_have_the_hosted_shape_with_decoded_columns(runs):
     assert sorted(p.name for p in (run_dir / "samples").iterdir()) == ["step_000010.jsonl", "step_000020.jsonl"]
     samples = [json.loads(line) for line in (run_dir / "samples" / "step_000020.jsonl").read_text().splitlines()]
     s = samples[3]
-    assert set(s) == {"run_id", "step", "tag", "problem_id", "sample_id", "prompt", "completion", "trajectory", "answer",
-                      "env_name", "task", "info", "reward", "advantage", "metrics", "timing", "num_input_tokens",
-                      "num_output_tokens", "created_at"}
-    assert (s["run_id"], s["step"], s["sample_id"], s["tag"], s["prompt"], s["answer"]) == ("example", 20, 3, "", "", "")
+    assert set(s) == {
+        "run_id",
+        "step",
+        "tag",
+        "problem_id",
+        "sample_id",
+        "prompt",
+        "completion",
+        "trajectory",
+        "answer",
+        "env_name",
+        "task",
+        "info",
+        "reward",
+        "advantage",
+        "metrics",
+        "timing",
+        "num_input_tokens",
+        "num_output_tokens",
+        "created_at",
+    }
+    assert (s["run_id"], s["step"], s["sample_id"], s["tag"], s["prompt"], s["answer"]) == (
+        "example",
+        20,
+        3,
+        "",
+        "",
+        "",
+    )
     system, user, assistant = s["completion"]
     assert (system["role"], user["role"], assistant["role"]) == ("system", "user", "assistant")
-    assert s["task"] == {"idx": s["problem_id"], "prompt": user["content"], "system_prompt": system["content"],
-                         "answer": user["content"][::-1]}
+    assert s["task"] == {
+        "idx": s["problem_id"],
+        "prompt": user["content"],
+        "system_prompt": system["content"],
+        "answer": user["content"][::-1],
+    }
     [trace] = s["info"]["native_wrapper"]["traces"]
     assert trace["rewards"] == {"lcs": {"score": s["reward"], "weight": 1.0}}
     assert s["trajectory"][0]["messages"] == s["completion"] and s["trajectory"][0]["advantage"] == s["advantage"]
-    assert s["num_output_tokens"] == len(assistant["content"]) and re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+Z", s["created_at"])
+    assert s["num_output_tokens"] == len(assistant["content"]) and re.fullmatch(
+        r"\d{4}-\d\d-\d\dT[\d:.]+Z", s["created_at"]
+    )
     assert set(s["timing"]) == {"start", "boot", "setup", "agent", "finalize", "scoring"}
     groups: dict[int, list[dict]] = {}
     for row in samples:
@@ -231,14 +287,17 @@ def test_a_split_the_local_corpus_lacks_fails_the_run_saying_which_it_has(runs):
     assert codes["badsplit"] == 1
     assert tt.status(dirs["badsplit"])["error"] == (
         "Source 'reverse-text': Unknown split 'test': the local reverse-text corpus has one split, 'train' "
-        "(slices such as 'train[:40]' work).")
+        "(slices such as 'train[:40]' work)."
+    )
 
 
 def test_distributions_are_the_raw_rewards_and_advantages_of_every_step(runs):
     dirs, _, _ = runs
     run_dir = dirs["example"]
     lines = [json.loads(x) for x in (run_dir / "distributions.jsonl").read_text().splitlines()]
-    assert [d["step"] for d in lines] == list(range(1, 21)) and all(set(d) == {"step", "rewards", "advantages"} for d in lines)
+    assert [d["step"] for d in lines] == list(range(1, 21)) and all(
+        set(d) == {"step", "rewards", "advantages"} for d in lines
+    )
     samples = [json.loads(x) for x in (run_dir / "samples" / "step_000010.jsonl").read_text().splitlines()]
     assert lines[9]["rewards"] == [s["reward"] for s in samples]
     assert lines[9]["advantages"] == [s["advantage"] for s in samples]
@@ -250,8 +309,11 @@ def test_components_checkpoint_and_status(runs):
     run_dir = dirs["example"]
     comps = json.loads((run_dir / "components.json").read_text())
     assert [(c["component"], c.get("env_name"), c["status"]) for c in comps] == [
-        ("trainer", None, "completed"), ("orchestrator", None, "completed"), ("inference", None, "completed"),
-        ("env-server", "reverse-text", "completed")]
+        ("trainer", None, "completed"),
+        ("orchestrator", None, "completed"),
+        ("inference", None, "completed"),
+        ("env-server", "reverse-text", "completed"),
+    ]
     assert comps[3]["env_index"] == 0 and comps[3]["pod_name"] == "example-env-server-0"
     [ck] = [json.loads(x) for x in (run_dir / "checkpoints.jsonl").read_text().splitlines()]
     assert ck["step"] == 20 and Path(ck["path"], "trainer", "model.npz").is_file()  # a bare [ckpt]: the end only
@@ -276,9 +338,14 @@ def test_multi_env_with_eval_runs_per_source(runs):
     assert "train/reverse-text-b/effective/agent/rewards/lcs/mean" in train[0]
     orch = _lines(run_dir, "orchestrator")
     step3 = orch.index(next(line for line in orch if " Step 3 |" in line))
-    assert orch[step3 + 1].startswith("\t\t ╰─ reverse-text-a | Ratio ") and orch[step3 + 2].startswith("\t\t ╰─ reverse-text-b")
-    assert any(line.endswith("SUCCESS Evaluated reverse-text (Step 5) | Policy v3 |" + line.split("Policy v3 |")[1])
-               for line in orch if "Policy v3" in line)
+    assert orch[step3 + 1].startswith("\t\t ╰─ reverse-text-a | Ratio ") and orch[step3 + 2].startswith(
+        "\t\t ╰─ reverse-text-b"
+    )
+    assert any(
+        line.endswith("SUCCESS Evaluated reverse-text (Step 5) | Policy v3 |" + line.split("Policy v3 |")[1])
+        for line in orch
+        if "Policy v3" in line
+    )
     assert len(tt.series(run_dir, "eval/reverse-text/effective/agent/reward/mean")) == 3
 
 
@@ -289,8 +356,12 @@ def test_resume_continues_the_same_run_exactly(runs, tmp_path):
     assert [json.loads(x)["step"] for x in (first / "checkpoints.jsonl").read_text().splitlines()] == [3, 6]
     cfg = json.loads((first / "config.json").read_text())["config"]
     second = tmp_path / "second"
-    tt.write_run_dir(second, {**cfg, "resume": {"dir": str(first / "output" / "checkpoints" / "step_3")}},
-                     volume_dir=None, run_id="second")
+    tt.write_run_dir(
+        second,
+        {**cfg, "resume": {"dir": str(first / "output" / "checkpoints" / "step_3")}},
+        volume_dir=None,
+        run_id="second",
+    )
     assert tt.run_inline(second) == 0
     assert "Resuming training from checkpoint step 3" in (second / "logs" / "trainer.log").read_text()
     a, b = tt.series(first, REWARD), tt.series(second, REWARD)
@@ -327,7 +398,8 @@ def test_an_unknown_taskset_fails_the_run_with_what_is_available(runs):
     st = tt.status(dirs["unknown"])
     assert st["state"] == "failed" and st["error"] == (
         "Taskset 'primeintellect/no-such-env' of source 'reverse-text' is not available on the local platform "
-        "(available: reverse-text, primeintellect/reverse-text); change its env.taskset.id.")
+        "(available: reverse-text, primeintellect/reverse-text); change its env.taskset.id."
+    )
 
 
 def test_sigusr1_pauses_at_a_step_boundary_with_a_checkpoint_of_both_policies(runs):
@@ -350,7 +422,9 @@ def test_the_platform_says_what_an_rl_run_trains_here(api):
     runs = api.get("/rft/runs", params={"limit": 1000}).json()["runs"]
     demo = next(r for r in runs if r.get("name") == "reverse-text-rl")  # the demo platform's real RL run
     assert wait_status(api, demo["id"], timeout=240)["status"] == "COMPLETED"
-    logs = api.get(f"/rft/runs/{demo['id']}/logs", params={"component": "trainer", "search": "Local platform:",
-                                                           "since_seconds": 86400}).json()["logs"]
+    logs = api.get(
+        f"/rft/runs/{demo['id']}/logs",
+        params={"component": "trainer", "search": "Local platform:", "since_seconds": 86400},
+    ).json()["logs"]
     assert "runs here as a stand-in pointer policy over the prompt's characters (40 logits)" in logs, logs
     assert "MLP" not in logs

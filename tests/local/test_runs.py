@@ -14,11 +14,20 @@ from primetui.local.testing import LocalPlatform
 from tests.local.conftest import dispatch, wait_status, walkthrough_config
 
 
-def small_config(lp: LocalPlatform, *, max_steps: int, lr: float = 2e-3, ckpt: dict | None = None,
-                 batch_size: int = 4, seq_len: int = 256, **extra: Any) -> dict[str, Any]:
+def small_config(
+    lp: LocalPlatform,
+    *,
+    max_steps: int,
+    lr: float = 2e-3,
+    ckpt: dict | None = None,
+    batch_size: int = 4,
+    seq_len: int = 256,
+    **extra: Any,
+) -> dict[str, Any]:
     """The walkthrough config shrunk so a step takes tens of milliseconds on 2 cores."""
-    config = walkthrough_config(lp, max_steps=max_steps, optim={"lr": lr},
-                                data={"batch_size": batch_size, "seq_len": seq_len}, **extra)
+    config = walkthrough_config(
+        lp, max_steps=max_steps, optim={"lr": lr}, data={"batch_size": batch_size, "seq_len": seq_len}, **extra
+    )
     if ckpt is None:
         config.pop("ckpt", None)
     else:

@@ -82,11 +82,11 @@ def test_prime_volumes_put_from_personal_does_not_reach_a_team_volume(
     (tmp_path / "f.txt").write_text("hello\n")
     env = prime_env(local_platform, tmp_path / "home")
     (tmp_path / "home" / ".ssh").mkdir()
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "home" / ".ssh" / "id_rsa")],
-                   check=True)  # the key `prime volumes` looks for, so the refusal is the volume's, not the key's
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "home" / ".ssh" / "id_rsa")], check=True
+    )  # the key `prime volumes` looks for, so the refusal is the volume's, not the key's
     (put,) = run_all(env, tmp_path, ["volumes", "put", "teamput", "f.txt", "/"])
     assert put.returncode != 0, put.stdout + put.stderr
     assert "Volume 'teamput' not found" in " ".join((put.stdout + put.stderr).split())
     assert not (local_platform.data_dir / "volumes" / "teamput" / "f.txt").exists()
     assert api.get("/training/volumes/teamput/sessions", params=TEAM).json()["sessions"] == []
-

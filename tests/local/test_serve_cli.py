@@ -22,8 +22,13 @@ from primetui.local.testing import LocalPlatform
 
 
 def serve(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "primetui", "local", "serve", *args], capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "primetui", "local", "serve", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_banner_tells_how_to_point_the_official_cli_here(local_platform: LocalPlatform) -> None:
@@ -109,9 +114,12 @@ def test_model_cache_defaults_and_errors(tmp_path: Path) -> None:
     assert names[0] == "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
     assert "stand-in" in cache.get(names[0]).standin_summary()
     bad = tmp_path / "bad.toml"
-    for text, needle in (("[[models]\n", "not valid TOML"), ("[[models]]\nname = 3\n", "`name` must be"),
-                         ('[[models]]\nname = "a"\n[models.standin]\nhidden = -1\n', "positive integer"),
-                         ("models = 1\n", "array of tables")):
+    for text, needle in (
+        ("[[models]\n", "not valid TOML"),
+        ("[[models]]\nname = 3\n", "`name` must be"),
+        ('[[models]]\nname = "a"\n[models.standin]\nhidden = -1\n', "positive integer"),
+        ("models = 1\n", "array of tables"),
+    ):
         bad.write_text(text)
         with pytest.raises(ModelCacheError, match=needle):
             parse_models(bad)
@@ -142,5 +150,7 @@ def test_the_banner_names_the_command_that_creates_the_ssh_key(tmp_path: Path) -
 
     missing = banner("http://127.0.0.1:1", "t", tmp_path, show_token=True, ssh_line=ssh_key_line(tmp_path / "id_rsa"))
     assert f"no key at {tmp_path / 'id_rsa'}" in missing and SSH_KEYGEN in missing
-    subprocess.run(["ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", str(tmp_path / "id_rsa")], check=True)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", str(tmp_path / "id_rsa")], check=True
+    )
     assert "is accepted" in ssh_key_line(tmp_path / "id_rsa")

@@ -113,7 +113,8 @@ def short_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPl
 
 
 def test_thousands_of_half_sent_heads_are_closed_while_the_token_client_is_answered(
-        short_platform: LocalPlatform, conns: Connections) -> None:
+    short_platform: LocalPlatform, conns: Connections
+) -> None:
     count = min(HALF_OPEN, _usable_open_files(HALF_OPEN + 512) - 512)
     address = _address(short_platform)
     half_sent = []
@@ -142,26 +143,30 @@ def test_thousands_of_half_sent_heads_are_closed_while_the_token_client_is_answe
 
 
 def test_a_kept_alive_connection_that_starts_a_head_and_stops_is_closed(
-        short_platform: LocalPlatform, conns: Connections) -> None:
+    short_platform: LocalPlatform, conns: Connections
+) -> None:
     sock = conns.connect(_address(short_platform))
     assert sock is not None
     sock.settimeout(30.0)  # a bound on a hang, not a speed check
-    sock.sendall(b"GET /api/v1/training/volumes HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                 + f"Authorization: Bearer {short_platform.token}\r\n\r\n".encode())
+    sock.sendall(
+        b"GET /api/v1/training/volumes HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + f"Authorization: Bearer {short_platform.token}\r\n\r\n".encode()
+    )
     reply = b""
     while b"\r\n\r\n" not in reply:
         reply += sock.recv(65536)
     assert reply.startswith(b"HTTP/1.1 200")
     sock.sendall(b"GET /api/v1/training/volumes HTTP/1.1\r\nHost: 12")  # the next request, cut short
     sock.setblocking(False)
-    wait_for_sync(lambda: conns.closed_by_server(sock), "the server to close the kept-alive half-sent head",
-                  timeout=30)
+    wait_for_sync(lambda: conns.closed_by_server(sock), "the server to close the kept-alive half-sent head", timeout=30)
 
 
 def test_a_body_that_stalls_is_cut(short_platform: LocalPlatform, conns: Connections) -> None:
-    head = ("POST /api/v1/training/volumes HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            f"Authorization: Bearer {short_platform.token}\r\ncontent-type: application/json\r\n"
-            "content-length: 100\r\n\r\n")
+    head = (
+        "POST /api/v1/training/volumes HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bearer {short_platform.token}\r\ncontent-type: application/json\r\n"
+        "content-length: 100\r\n\r\n"
+    )
     sock = conns.connect(_address(short_platform), head.encode() + b'{"name": "a')
     assert sock is not None
     wait_for_sync(lambda: conns.closed_by_server(sock), "the server to cut the stalled body", timeout=30)
@@ -171,13 +176,16 @@ def test_a_body_that_stalls_is_cut(short_platform: LocalPlatform, conns: Connect
 
 
 def test_past_the_per_client_cap_busy_connections_are_kept_and_the_new_one_is_refused(
-        tmp_path: Path, conns: Connections) -> None:
+    tmp_path: Path, conns: Connections
+) -> None:
     cap = 16
     with LocalPlatform.start(tmp_path, env={"PRIMETUI_LOCAL_MAX_PER_CLIENT": str(cap)}) as lp:
         address = _address(lp)
-        head = ("POST /api/v1/training/volumes HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                f"Authorization: Bearer {lp.token}\r\ncontent-type: application/json\r\n"
-                "content-length: 100\r\nexpect: 100-continue\r\n\r\n").encode()
+        head = (
+            "POST /api/v1/training/volumes HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {lp.token}\r\ncontent-type: application/json\r\n"
+            "content-length: 100\r\nexpect: 100-continue\r\n\r\n"
+        ).encode()
         busy = []
         for _ in range(cap):
             sock = conns.connect(address, head)
@@ -200,7 +208,8 @@ def test_past_the_per_client_cap_busy_connections_are_kept_and_the_new_one_is_re
         assert "all with a request in progress" in _log(lp)
 
 
-HOLDER = """
+HOLDER = (
+    """
 import select, socket, sys
 port, count = int(sys.argv[1]), int(sys.argv[2])
 held = []
@@ -219,11 +228,15 @@ while len(shed) < count // 2:  # the other user's connections past its cap are s
             shed.add(sock)
 print("shed", len(shed), flush=True)
 sys.stdin.read()  # hold the rest until the test closes stdin
-""" % HALF_HEAD
+"""
+    % HALF_HEAD
+)
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                    reason="needs root and setpriv to connect as another local user")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="needs root and setpriv to connect as another local user",
+)
 def test_another_local_users_connections_count_against_that_user_only(tmp_path: Path, conns: Connections) -> None:
     cap = 8
     env = {"PRIMETUI_LOCAL_MAX_PER_CLIENT": str(cap), "PRIMETUI_LOCAL_HEAD_TIMEOUT": "120"}
@@ -231,9 +244,23 @@ def test_another_local_users_connections_count_against_that_user_only(tmp_path: 
         address = _address(lp)
         mine = [conns.connect(address, HALF_HEAD) for _ in range(cap)]  # older than the other user's
         assert all(sock is not None for sock in mine)
-        other = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
-                                  "-c", HOLDER, str(address[1]), str(2 * cap)],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/")
+        other = subprocess.Popen(
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                sys.executable,
+                "-c",
+                HOLDER,
+                str(address[1]),
+                str(2 * cap),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd="/",
+        )
         try:
             assert other.stdout is not None
             with selectors.DefaultSelector() as sel:  # not select(): the worker may hold fds past FD_SETSIZE
@@ -254,7 +281,8 @@ def test_another_local_users_connections_count_against_that_user_only(tmp_path: 
 
 
 def test_running_out_of_file_descriptors_logs_one_line_and_the_server_answers_again(
-        tmp_path: Path, conns: Connections) -> None:
+    tmp_path: Path, conns: Connections
+) -> None:
     # Caps above the file limit, so that accepts do fail with EMFILE (the defaults stay under it).
     env = {"PRIMETUI_LOCAL_MAX_CONNECTIONS": "100000", "PRIMETUI_LOCAL_MAX_PER_CLIENT": "100000"}
     with LocalPlatform.start(tmp_path, env=env, open_files=160) as lp:
@@ -277,8 +305,15 @@ def test_running_out_of_file_descriptors_logs_one_line_and_the_server_answers_ag
 
 def test_a_bad_limit_in_the_environment_is_one_sentence(tmp_path: Path) -> None:
     env = dict(os.environ, PRIMETUI_LOCAL_HEAD_TIMEOUT="nan")
-    done = subprocess.run([sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(tmp_path / "d")],
-                          env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(tmp_path / "d")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
-    assert done.stderr.strip() == ("primetui local serve: PRIMETUI_LOCAL_HEAD_TIMEOUT is 'nan', not a positive number "
-                                   "of seconds; set it to seconds, like 10, or unset it.")
+    assert done.stderr.strip() == (
+        "primetui local serve: PRIMETUI_LOCAL_HEAD_TIMEOUT is 'nan', not a positive number "
+        "of seconds; set it to seconds, like 10, or unset it."
+    )

@@ -131,7 +131,9 @@ async def test_a_failed_start_says_why_and_leaves_no_copy(data_dir):
         shutil.rmtree(data_dir / "volumes" / "vol")
         await _wait(rec, {"failed", "ready"})
         assert rec.phase == "failed" and rec.status == "FAILED"
-        assert rec.error_message.startswith("The session could not start (") and "open a new session" in rec.error_message
+        assert (
+            rec.error_message.startswith("The session could not start (") and "open a new session" in rec.error_message
+        )
         assert not manager.work_dir(rec.id).exists()
         assert sessions.live_read_write("vol") is None  # a failed session blocks nothing
     finally:

@@ -44,11 +44,10 @@ def test_the_python_for_hf_never_brings_the_data_dir_the_home_or_the_current_fol
     # The home's tmpfs comes before the Python inside it, or it would hide it.
     argv = sandbox.wrap(["true"], work=tmp_path, read_only=True, home=str(home), data_dir=data_dir)
     assert argv.index(str(home)) < argv.index(str(prefix))
-    assert argv[argv.index("/volume") - 2:argv.index("/volume")] == ["--ro-bind", str(tmp_path)]
+    assert argv[argv.index("/volume") - 2 : argv.index("/volume")] == ["--ro-bind", str(tmp_path)]
     assert "--cap-drop" in argv and argv[argv.index("--cap-drop") + 1] == "ALL"
 
 
 def test_without_bwrap_the_probe_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no bwrap on it
     assert mountns._probe_sandbox(tmp_path) == "bubblewrap (bwrap) is not installed"
-

@@ -26,9 +26,15 @@ def route(api: httpx.Client, mode: str, path: str = "", volume: str = "research"
 
 
 def s3_for(r: dict, secret: str | None = None):  # type: ignore[no-untyped-def]
-    return boto3.client("s3", endpoint_url=r["endpoint"], region_name="auto", aws_access_key_id=r["accessKeyId"],
-                        aws_secret_access_key=secret or r["secretAccessKey"], aws_session_token=r["sessionToken"],
-                        config=Config(signature_version="s3v4", retries={"max_attempts": 1}))
+    return boto3.client(
+        "s3",
+        endpoint_url=r["endpoint"],
+        region_name="auto",
+        aws_access_key_id=r["accessKeyId"],
+        aws_secret_access_key=secret or r["secretAccessKey"],
+        aws_session_token=r["sessionToken"],
+        config=Config(signature_version="s3v4", retries={"max_attempts": 1}),
+    )
 
 
 def release(api: httpx.Client, r: dict, volume: str = "research") -> None:
@@ -69,7 +75,10 @@ def test_reads_stay_in_their_volume_and_writes_need_a_put(local_platform: LocalP
 
 def test_runs_is_read_only_and_a_team_volume_is_not_found(local_platform: LocalPlatform, api: httpx.Client) -> None:
     refused = api.post("/training/volumes/research/transfer", json={"mode": "put", "path": "runs/x/"})
-    assert refused.status_code == 400 and refused.json()["detail"] == "runs/ holds run outputs and is read-only; put elsewhere."
+    assert (
+        refused.status_code == 400
+        and refused.json()["detail"] == "runs/ holds run outputs and is read-only; put elsewhere."
+    )
     root = api.post("/training/volumes/research/transfer", json={"mode": "put", "path": "", "entries": ["runs"]})
     assert root.status_code == 400
     team = api.post("/training/volumes/research/transfer", json={"mode": "get", "path": "", "teamId": LOCAL_TEAM_ID})
@@ -108,8 +117,13 @@ def test_multipart_ranges_and_paging(local_platform: LocalPlatform, api: httpx.C
     blob = tmp_path / "blob.bin"
     blob.write_bytes(hashlib.sha256(b"seed").digest() * (11 * 1024 * 1024 // 32))
     config = TransferConfig(multipart_threshold=5 * 1024 * 1024, multipart_chunksize=5 * 1024 * 1024)
-    s3.upload_file(str(blob), r["bucket"], "research/datasets/big/blob.bin", Config=config,
-                   ExtraArgs={"Metadata": {"md5chksum": "c3VtCg==", "mtime": "1700000000.25"}})
+    s3.upload_file(
+        str(blob),
+        r["bucket"],
+        "research/datasets/big/blob.bin",
+        Config=config,
+        ExtraArgs={"Metadata": {"md5chksum": "c3VtCg==", "mtime": "1700000000.25"}},
+    )
     for name in ("a.txt", "b.txt", "c.txt"):
         s3.put_object(Bucket=r["bucket"], Key=f"research/datasets/big/{name}", Body=name.encode())
     release(api, r)
@@ -122,8 +136,13 @@ def test_multipart_ranges_and_paging(local_platform: LocalPlatform, api: httpx.C
     part = reads.get_object(Bucket=r["bucket"], Key="research/datasets/big/blob.bin", Range="bytes=100-199")
     assert part["ContentRange"] == f"bytes 100-199/{blob.stat().st_size}"
     assert part["Body"].read() == blob.read_bytes()[100:200]
-    keys = [o["Key"] for page in reads.get_paginator("list_objects_v2").paginate(
-        Bucket=r["bucket"], Prefix="research/datasets/big/", PaginationConfig={"PageSize": 1}) for o in page["Contents"]]
+    keys = [
+        o["Key"]
+        for page in reads.get_paginator("list_objects_v2").paginate(
+            Bucket=r["bucket"], Prefix="research/datasets/big/", PaginationConfig={"PageSize": 1}
+        )
+        for o in page["Contents"]
+    ]
     assert keys == [f"research/datasets/big/{n}" for n in ("a.txt", "b.txt", "blob.bin", "c.txt")]
 
 
@@ -141,8 +160,9 @@ def test_put_credentials_and_leases_expire(tmp_path: Path) -> None:
 def test_a_json_typed_object_is_stored_as_bytes(local_platform: LocalPlatform, api: httpx.Client) -> None:
     r = route(api, "put", "datasets/typed/")
     body = b'{"not": NaN}\n' * 1000  # not JSON the API would take, and it is not the API's to judge
-    s3_for(r).put_object(Bucket=r["bucket"], Key="research/datasets/typed/x.json", Body=body,
-                         ContentType="application/json")
+    s3_for(r).put_object(
+        Bucket=r["bucket"], Key="research/datasets/typed/x.json", Body=body, ContentType="application/json"
+    )
     release(api, r)
     assert (local_platform.data_dir / "volumes" / "research" / "datasets" / "typed" / "x.json").read_bytes() == body
 
@@ -154,29 +174,60 @@ def _signed(r: dict, method: str, path: str, query: str = "", body: bytes = b"",
 
     base = urlsplit(r["endpoint"])
     full = base.path + path
-    signed = sigv4.sign(method, full, query, {"host": base.netloc, **(headers or {})}, access_key=r["accessKeyId"],
-                        secret=r["secretAccessKey"], session_token=r["sessionToken"])
+    signed = sigv4.sign(
+        method,
+        full,
+        query,
+        {"host": base.netloc, **(headers or {})},
+        access_key=r["accessKeyId"],
+        secret=r["secretAccessKey"],
+        session_token=r["sessionToken"],
+    )
     url = f"{base.scheme}://{base.netloc}{full}" + (f"?{query}" if query else "")
     return httpx.request(method, url, headers=signed, content=body, timeout=30)
 
 
-@pytest.mark.parametrize(("method", "path", "query", "body", "headers", "status"), [
-    ("GET", "/primetui-local-volumes/research/..%2F..%2Fetc%2Fpasswd", "", b"", {}, 400),
-    ("GET", "/primetui-local-volumes/research/datasets/x%00y", "", b"", {}, 400),
-    ("GET", "/other-bucket/research/x", "", b"", {}, 404),
-    ("GET", "/primetui-local-volumes", "list-type=2&prefix=research/&max-keys=abc", b"", {}, 400),
-    ("GET", "/primetui-local-volumes", "list-type=2&prefix=research/&continuation-token=%25%25", b"", {}, 400),
-    ("GET", "/primetui-local-volumes", "list-type=2&prefix=research/&delimiter=x", b"", {}, 501),
-    ("GET", "/primetui-local-volumes/research/datasets/reverse-text/README.md", "", b"", {"range": "bytes=zz"}, 416),
-    ("PUT", "/primetui-local-volumes/research/datasets/fz/a", "partNumber=99999999999&uploadId=nope", b"x", {}, 404),
-    ("POST", "/primetui-local-volumes/research/datasets/fz/a", "uploadId=nope", b"<junk", {}, 404),
-    ("PUT", "/primetui-local-volumes/research/datasets/fz/a", "", b"x", {"x-amz-copy-source": "/b/k"}, 501),
-    ("PUT", "/primetui-local-volumes/research/datasets/fz/a", "", b"abc", {"content-length": "3",
-                                                                          "x-amz-decoded-content-length": "zz"}, 400),
-    ("DELETE", "/primetui-local-volumes/research/datasets/reverse-text/README.md", "", b"", {}, 403),
-])
-def test_hostile_storage_requests_get_one_clear_refusal(local_platform: LocalPlatform, api: httpx.Client,
-                                                         method, path, query, body, headers, status) -> None:
+@pytest.mark.parametrize(
+    ("method", "path", "query", "body", "headers", "status"),
+    [
+        ("GET", "/primetui-local-volumes/research/..%2F..%2Fetc%2Fpasswd", "", b"", {}, 400),
+        ("GET", "/primetui-local-volumes/research/datasets/x%00y", "", b"", {}, 400),
+        ("GET", "/other-bucket/research/x", "", b"", {}, 404),
+        ("GET", "/primetui-local-volumes", "list-type=2&prefix=research/&max-keys=abc", b"", {}, 400),
+        ("GET", "/primetui-local-volumes", "list-type=2&prefix=research/&continuation-token=%25%25", b"", {}, 400),
+        ("GET", "/primetui-local-volumes", "list-type=2&prefix=research/&delimiter=x", b"", {}, 501),
+        (
+            "GET",
+            "/primetui-local-volumes/research/datasets/reverse-text/README.md",
+            "",
+            b"",
+            {"range": "bytes=zz"},
+            416,
+        ),
+        (
+            "PUT",
+            "/primetui-local-volumes/research/datasets/fz/a",
+            "partNumber=99999999999&uploadId=nope",
+            b"x",
+            {},
+            404,
+        ),
+        ("POST", "/primetui-local-volumes/research/datasets/fz/a", "uploadId=nope", b"<junk", {}, 404),
+        ("PUT", "/primetui-local-volumes/research/datasets/fz/a", "", b"x", {"x-amz-copy-source": "/b/k"}, 501),
+        (
+            "PUT",
+            "/primetui-local-volumes/research/datasets/fz/a",
+            "",
+            b"abc",
+            {"content-length": "3", "x-amz-decoded-content-length": "zz"},
+            400,
+        ),
+        ("DELETE", "/primetui-local-volumes/research/datasets/reverse-text/README.md", "", b"", {}, 403),
+    ],
+)
+def test_hostile_storage_requests_get_one_clear_refusal(
+    local_platform: LocalPlatform, api: httpx.Client, method, path, query, body, headers, status
+) -> None:
     r = route(api, "put", "datasets/fz/") if method in ("PUT", "POST") else route(api, "get")
     try:
         reply = _signed(r, method, path, query, body, headers)

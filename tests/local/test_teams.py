@@ -15,14 +15,21 @@ from tests.local.conftest import wait_status, walkthrough_config
 from tests.local.test_prime_cli import prime_env, run_all
 
 
-def test_prime_teams_list_and_switch_work_against_the_local_platform(local_platform: LocalPlatform, tmp_path: Path) -> None:
+def test_prime_teams_list_and_switch_work_against_the_local_platform(
+    local_platform: LocalPlatform, tmp_path: Path
+) -> None:
     env = prime_env(local_platform, tmp_path / "home")
     (listed,) = run_all(env, tmp_path, ["teams", "list", "-o", "json"])
     assert listed.returncode == 0, listed.stdout + listed.stderr
     teams = json.loads(listed.stdout)
     assert teams["total_count"] == 1
-    assert teams["teams"][0] == {"teamId": LOCAL_TEAM_ID, "name": "Local Research", "slug": "local-research",
-                                 "role": "ADMIN", "createdAt": "2026-09-28T20:00:00.000Z"}
+    assert teams["teams"][0] == {
+        "teamId": LOCAL_TEAM_ID,
+        "name": "Local Research",
+        "slug": "local-research",
+        "role": "ADMIN",
+        "createdAt": "2026-09-28T20:00:00.000Z",
+    }
     (switched,) = run_all(env, tmp_path, ["switch", "local-research"])
     assert switched.returncode == 0, switched.stdout + switched.stderr
     assert "Switched to team 'Local Research'." in switched.stdout
@@ -64,7 +71,9 @@ def test_volumes_and_runs_are_scoped_by_team(local_platform: LocalPlatform, api:
 def test_an_unknown_team_is_one_sentence(local_platform: LocalPlatform, api: httpx.Client) -> None:
     reply = api.get("/training/volumes", params={"teamId": "not-mine"})
     assert reply.status_code == 403
-    assert reply.json()["detail"] == ("Team 'not-mine' is not one of your teams; list them with `prime teams list`, "
-                                      "or switch to your personal account with `prime switch personal`.")
+    assert reply.json()["detail"] == (
+        "Team 'not-mine' is not one of your teams; list them with `prime teams list`, "
+        "or switch to your personal account with `prime switch personal`."
+    )
     assert api.get("/teams/not-mine/members").status_code == 404
     assert api.get("/user/teams", params={"limit": 0}).status_code == 400

@@ -58,11 +58,15 @@ def test_loss_mask_trains_only_assistant_content_and_stop_token():
     assert ids[mask].tolist()[-1] == IM_END
     assert mask.sum() == len("cba") + 1
 
-    conv = {"messages": [
-        {"role": "system", "content": "S"}, {"role": "user", "content": "U1"},
-        {"role": "assistant", "content": "A1"}, {"role": "user", "content": "U2"},
-        {"role": "assistant", "content": "A2"},
-    ]}
+    conv = {
+        "messages": [
+            {"role": "system", "content": "S"},
+            {"role": "user", "content": "U1"},
+            {"role": "assistant", "content": "A1"},
+            {"role": "user", "content": "U2"},
+            {"role": "assistant", "content": "A2"},
+        ]
+    }
     ids, mask = render(row_to_messages(conv), cfg.loss_mask)
     assert decode(ids[mask]) == "A1A2"  # every assistant turn, no scaffolding
     cfg.loss_mask.user = True
@@ -82,8 +86,8 @@ def test_packing_keeps_documents_apart_and_masks_padding():
     row = pack_row(stream, 64)
     doc_len = len(render(row_to_messages(rows[0]), cfg.loss_mask)[0])
     assert row.num_samples == 64 // doc_len
-    assert not row.mask[row.num_samples * doc_len:].any()  # padding carries no loss
-    assert (row.ids[row.num_samples * doc_len:] == PAD).all()
+    assert not row.mask[row.num_samples * doc_len :].any()  # padding carries no loss
+    assert (row.ids[row.num_samples * doc_len :] == PAD).all()
     # The second document's first context window holds no token of the first document.
     pos = np.array([doc_len + 1])
     ctx = contexts(row.ids, row.doc_start, pos, 4)
@@ -95,7 +99,9 @@ def test_packing_keeps_documents_apart_and_masks_padding():
 def test_overlong_sample_is_truncated_and_sample_without_trainable_tokens_skipped():
     cfg = DataConfig(seq_len=32)
     warnings: list[str] = []
-    samples = tokenize_rows([{"prompt": "x" * 40, "completion": "y"}, {"prompt": "a", "completion": "bb"}], cfg, 32, warnings.append)
+    samples = tokenize_rows(
+        [{"prompt": "x" * 40, "completion": "y"}, {"prompt": "a", "completion": "bb"}], cfg, 32, warnings.append
+    )
     assert len(samples) == 1 and warnings == [
         "Skipping example 0 because no trainable tokens were found within the context window (32). This is to prevent NaN loss."
     ]
@@ -155,7 +161,11 @@ def test_checkpoint_roundtrip_and_keep_last(tmp_path):
     params = init_params(ModelShape(context=2, embed=4, hidden=8))
     opt = Optimizer(OptimConfig(), params)
     for step in (2, 4, 6):
-        ckpt.save(tmp_path, step, ckpt.TrainState(params, opt.state_arrays(), step, {}, {"step": step}, {"epoch": 0, "pos": step}))
+        ckpt.save(
+            tmp_path,
+            step,
+            ckpt.TrainState(params, opt.state_arrays(), step, {}, {"step": step}, {"epoch": 0, "pos": step}),
+        )
     assert ckpt.prune(tmp_path, keep_last=2, keep_interval=None) == [2]
     assert ckpt.list_steps(tmp_path) == [4, 6]
     state = ckpt.load(tmp_path / "step_6")
@@ -189,8 +199,14 @@ def test_loads_jsonl_parquet_messages_and_splits(tmp_path):
     _write_jsonl(vol / "datasets" / "pc" / "train.jsonl", [{"prompt": "hi", "completion": "ih"}] * 3)
     (vol / "datasets" / "msg" / "data").mkdir(parents=True)
     messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
-    pq.write_table(pa.Table.from_pylist([{"messages": messages}] * 4), vol / "datasets" / "msg" / "data" / "train-00000-of-00001.parquet")
-    pq.write_table(pa.Table.from_pylist([{"messages": messages}] * 2), vol / "datasets" / "msg" / "data" / "test-00000-of-00001.parquet")
+    pq.write_table(
+        pa.Table.from_pylist([{"messages": messages}] * 4),
+        vol / "datasets" / "msg" / "data" / "train-00000-of-00001.parquet",
+    )
+    pq.write_table(
+        pa.Table.from_pylist([{"messages": messages}] * 2),
+        vol / "datasets" / "msg" / "data" / "test-00000-of-00001.parquet",
+    )
 
     [(label, rows)] = load_sources(DataConfig(name="datasets/pc"), vol)
     assert label == "train" and len(rows) == 3
@@ -215,7 +231,10 @@ def test_missing_empty_and_escaping_datasets_fail_with_the_path(tmp_path):
         load_sources(DataConfig(name="datasets/emtpy"), vol)
     with pytest.raises(DatasetError, match=r"/volume/datasets/empty is empty"):
         load_sources(DataConfig(name="/volume/datasets/empty"), vol)
-    with pytest.raises(DatasetError, match=r"do not download from the Hugging Face hub; .*--local-dir /volume/datasets/Reverse-Text-SFT\) and set data.name = \"datasets/Reverse-Text-SFT\""):
+    with pytest.raises(
+        DatasetError,
+        match=r"do not download from the Hugging Face hub; .*--local-dir /volume/datasets/Reverse-Text-SFT\) and set data.name = \"datasets/Reverse-Text-SFT\"",
+    ):
         load_sources(DataConfig(name="PrimeIntellect/Reverse-Text-SFT"), vol)
     with pytest.raises(DatasetError, match="outside the volume"):
         load_sources(DataConfig(name="../../etc"), vol)
@@ -229,8 +248,18 @@ def test_config_defaults_and_none_convention():
     assert cfg.ckpt is not None and cfg.ckpt.interval is None
     assert cfg.resume is None and cfg.eval is None and cfg.max_steps is None
     assert cfg.data.batch_size == 128 and cfg.data.seq_len == 128 and cfg.data.type == "fake"
-    ev = parse_config({"eval": {"interval": 5, "num_examples": 8, "source": [
-        {"name": "rt", "env": {"taskset": {"id": "primeintellect/reverse-text"}}}, {"env": {"taskset": {"id": "x/other"}}, "interval": 3}]}}).eval
+    ev = parse_config(
+        {
+            "eval": {
+                "interval": 5,
+                "num_examples": 8,
+                "source": [
+                    {"name": "rt", "env": {"taskset": {"id": "primeintellect/reverse-text"}}},
+                    {"env": {"taskset": {"id": "x/other"}}, "interval": 3},
+                ],
+            }
+        }
+    ).eval
     assert [(s.name, s.interval, s.num_examples) for s in ev.sources] == [("rt", 5, 8), ("other", 3, 8)]
     assert math.isclose(parse_config({"scheduler": {"type": "cosine", "min_lr": 1e-5}}).scheduler.min_lr, 1e-5)
 
@@ -269,7 +298,10 @@ def test_generation_is_greedy_or_seeded_sampling_and_stops_at_the_stop_token():
     prompts = [np.array([1, 2, 3]), np.array([4])]
     greedy = generate(params, prompts, context=4, max_new_tokens=6, stop_token=IM_END)
     assert [len(g) for g in greedy] == [6, 6]
-    assert all(np.array_equal(a, b) for a, b in zip(greedy, generate(params, prompts, context=4, max_new_tokens=6, stop_token=IM_END)))
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(greedy, generate(params, prompts, context=4, max_new_tokens=6, stop_token=IM_END))
+    )
     s1 = generate(params, prompts, context=4, max_new_tokens=20, stop_token=IM_END, temperature=1.0, seed=5)
     s2 = generate(params, prompts, context=4, max_new_tokens=20, stop_token=IM_END, temperature=1.0, seed=5)
     assert all(np.array_equal(a, b) for a, b in zip(s1, s2))

@@ -21,7 +21,11 @@ STEP_LINE = re.compile(
     r"Loss (?P<loss>\S+) \| Grad\. Norm (?P<gn>\S+) \| LR (?P<lr>\S+) \| Throughput (?P<tp>\d+) tokens/s \| "
     r"MFU (?P<mfu>\S+)% \| Peak Mem\. (?P<peak>[\d.]+)/(?P<total>[\d.]+) GiB \((?P<pct>[\d.]+)%\)$"
 )
-VAL = {"interval": 5, "eval_on_start": True, "data": {"name": "/volume/datasets/reverse-text", "seq_len": 512, "batch_size": 4}}
+VAL = {
+    "interval": 5,
+    "eval_on_start": True,
+    "data": {"name": "/volume/datasets/reverse-text", "seq_len": 512, "batch_size": 4},
+}
 FOREVER = {"max_steps": 100000, "data": {"type": "fake", "seq_len": 128, "batch_size": 2}, "optim": {"lr": 1e-3}}
 PREFIX = re.compile(r"^\d{2}:\d{2}:\d{2} (?:  DEBUG|   INFO|SUCCESS|WARNING|  ERROR) \S")
 
@@ -47,12 +51,34 @@ def runs(tmp_path_factory, volume):
         "walk": (tt.walkthrough_config(optim={"lr": 3e-3}, **SMALL, val=VAL), volume, True),
         "pause": (FOREVER, None, True),
         "term": (FOREVER, None, True),
-        "first": (tt.walkthrough_config(max_steps=6, ckpt={"interval": 2, "keep_last": 2}, optim={"lr": 3e-3}, **SMALL), volume, False),
+        "first": (
+            tt.walkthrough_config(max_steps=6, ckpt={"interval": 2, "keep_last": 2}, optim={"lr": 3e-3}, **SMALL),
+            volume,
+            False,
+        ),
         "missing": (tt.walkthrough_config(), root / "empty-volume", False),
-        "fake": ({"max_steps": 8, "data": {"type": "fake", "seq_len": 256, "batch_size": 4, "micro_batch_size": 2},
-                  "optim": {"lr": 1e-2}, "scheduler": {"type": "cosine", "warmup_steps": 2}}, None, False),
-        "splits": (tt.walkthrough_config(max_steps=2, ckpt=None, data={"seq_len": 256, "batch_size": 2, "splits": ["train", "test"]}), volume, False),
-        "badresume": ({"max_steps": 4, "data": {"type": "fake", "seq_len": 64, "batch_size": 2}, "resume": {"step": 3}}, None, False),
+        "fake": (
+            {
+                "max_steps": 8,
+                "data": {"type": "fake", "seq_len": 256, "batch_size": 4, "micro_batch_size": 2},
+                "optim": {"lr": 1e-2},
+                "scheduler": {"type": "cosine", "warmup_steps": 2},
+            },
+            None,
+            False,
+        ),
+        "splits": (
+            tt.walkthrough_config(
+                max_steps=2, ckpt=None, data={"seq_len": 256, "batch_size": 2, "splits": ["train", "test"]}
+            ),
+            volume,
+            False,
+        ),
+        "badresume": (
+            {"max_steps": 4, "data": {"type": "fake", "seq_len": 64, "batch_size": 2}, "resume": {"step": 3}},
+            None,
+            False,
+        ),
     }
     launched = {}
     for name, (cfg, vol, separate) in specs.items():
@@ -78,12 +104,18 @@ def test_walkthrough_config_completes_with_prime_rl_logs_metrics_and_checkpoint(
     lines = (run_dir / "logs" / "trainer.log").read_text().splitlines()
     assert all(PREFIX.match(line) for line in lines), [line for line in lines if not PREFIX.match(line)]
     assert "\x1b" not in "".join(lines)
-    assert "WARNING Local platform: training a stand-in model instead of PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT" in lines[0]
+    assert (
+        "WARNING Local platform: training a stand-in model instead of PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
+        in lines[0]
+    )
     assert f"{ModelShape.from_standin(STANDIN).num_params:,} parameters" in lines[0]
     text = "\n".join(lines)
-    for needle in ("INFO Setting up constant scheduler with 10 steps (type='constant')",
-                   "INFO Starting training loop (max_steps=10)", "INFO Saving checkpoint at step 10",
-                   "SUCCESS SFT trainer finished!"):
+    for needle in (
+        "INFO Setting up constant scheduler with 10 steps (type='constant')",
+        "INFO Starting training loop (max_steps=10)",
+        "INFO Saving checkpoint at step 10",
+        "SUCCESS SFT trainer finished!",
+    ):
         assert needle in text
     steps = [m.groupdict() for line in lines if (m := STEP_LINE.match(line))]
     assert [int(s["step"]) for s in steps] == list(range(1, 11))
@@ -98,9 +130,23 @@ def test_walkthrough_config_completes_with_prime_rl_logs_metrics_and_checkpoint(
     assert loss[10] < loss[1] - 0.5  # it really learns
     rows = tt.metric_rows(run_dir)
     keys = set().union(*rows)
-    for key in ("loss/mean", "loss/perplexity", "loss/nan_count", "optim/lr", "optim/grad_norm", "perf/throughput",
-                "perf/throughput_per_gpu", "perf/peak_memory", "perf/mfu", "time/step", "time/forward_backward",
-                "time/save_ckpt", "progress/epoch", "progress/num_samples", "progress/num_tokens"):
+    for key in (
+        "loss/mean",
+        "loss/perplexity",
+        "loss/nan_count",
+        "optim/lr",
+        "optim/grad_norm",
+        "perf/throughput",
+        "perf/throughput_per_gpu",
+        "perf/peak_memory",
+        "perf/mfu",
+        "time/step",
+        "time/forward_backward",
+        "time/save_ckpt",
+        "progress/epoch",
+        "progress/num_samples",
+        "progress/num_tokens",
+    ):
         assert key in keys, key
     assert tt.series(run_dir, "progress/num_tokens")[10] == 10 * 8 * 512 // 2  # batch_size 4 x seq_len 512
 
@@ -110,7 +156,9 @@ def test_walkthrough_config_completes_with_prime_rl_logs_metrics_and_checkpoint(
     assert record["size_bytes"] == dir_size(step10)
     assert record["size_bytes"] >= 12 * ModelShape.from_standin(STANDIN).num_params
     comps = json.loads((run_dir / "components.json").read_text())
-    assert comps == [{"component": "trainer", "pod_name": "walk-trainer-0", "status": "completed", "pid": comps[0]["pid"]}]
+    assert comps == [
+        {"component": "trainer", "pod_name": "walk-trainer-0", "status": "completed", "pid": comps[0]["pid"]}
+    ]
 
 
 def test_sigusr1_pauses_at_a_step_boundary_with_a_checkpoint(runs):
@@ -204,7 +252,11 @@ def test_a_full_disk_while_checkpointing_fails_with_what_to_do(tmp_path, monkeyp
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(ckpt, "save", full)
-    tt.write_run_dir(tmp_path, {"max_steps": 2, "ckpt": {}, "data": {"type": "fake", "seq_len": 32, "batch_size": 2}},
-                     volume_dir=None, standin=STANDIN)
+    tt.write_run_dir(
+        tmp_path,
+        {"max_steps": 2, "ckpt": {}, "data": {"type": "fake", "seq_len": 32, "batch_size": 2}},
+        volume_dir=None,
+        standin=STANDIN,
+    )
     assert tt.run_inline(tmp_path) == 1
     assert tt.status(tmp_path)["error"].startswith("No space left on the volume while saving the checkpoint of step 2;")

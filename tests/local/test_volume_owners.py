@@ -51,8 +51,10 @@ def test_a_team_and_the_personal_account_each_have_research(demo_platform: Local
         assert _team_dir(demo_platform, "research").is_dir()
         assert (demo_platform.data_dir / "volumes" / "research" / "datasets").is_dir()
 
-        routes = [api.post("/training/volumes/research/transfer", json={"mode": "get", "path": "", **scope}).json()
-                  for scope in ({}, TEAM)]
+        routes = [
+            api.post("/training/volumes/research/transfer", json={"mode": "get", "path": "", **scope}).json()
+            for scope in ({}, TEAM)
+        ]
         assert routes[0]["prefix"] != routes[1]["prefix"]  # credentials of one reach nothing of the other
 
         session = api.post("/training/volumes/research/sessions", json={"readOnly": True, **TEAM})
@@ -60,7 +62,9 @@ def test_a_team_and_the_personal_account_each_have_research(demo_platform: Local
         sid = session.json()["id"]
         assert session.json()["volumeName"] == "research"
         assert api.get("/training/volumes/research/sessions").json()["sessions"] == []
-        assert [s["id"] for s in api.get("/training/volumes/research/sessions", params=TEAM).json()["sessions"]] == [sid]
+        assert [s["id"] for s in api.get("/training/volumes/research/sessions", params=TEAM).json()["sessions"]] == [
+            sid
+        ]
         assert api.get(f"/training/volumes/research/sessions/{sid}").status_code == 404
         assert api.delete(f"/training/volumes/research/sessions/{sid}", params=TEAM).status_code == 204
         wait_stopped = api.get(f"/training/volumes/research/sessions/{sid}", params=TEAM)
@@ -95,21 +99,33 @@ def test_prime_in_team_scope_creates_and_uses_the_teams_research(demo_platform: 
     (personal_data / "owner.txt").write_text("personal\n")
     shutil.copytree(lp.data_dir / "volumes" / "research" / "datasets" / "reverse-text", team_data)
     (team_data / "owner.txt").write_text("team\n")
-    put_personal, put_team = run_all(personal_env, tmp_path / "p", ["volumes", "put", "research", "reverse-text", "datasets/"])[0], \
-        run_all(team_env, tmp_path / "t", ["volumes", "put", "research", "reverse-text", "datasets/"])[0]
+    put_personal, put_team = (
+        run_all(personal_env, tmp_path / "p", ["volumes", "put", "research", "reverse-text", "datasets/"])[0],
+        run_all(team_env, tmp_path / "t", ["volumes", "put", "research", "reverse-text", "datasets/"])[0],
+    )
     assert put_personal.returncode == 0, put_personal.stdout + put_personal.stderr
     assert put_team.returncode == 0, put_team.stdout + put_team.stderr
     assert (_team_dir(lp, "research") / "datasets" / "reverse-text" / "owner.txt").read_text() == "team\n"
-    assert (lp.data_dir / "volumes" / "research" / "datasets" / "reverse-text" / "owner.txt").read_text() == "personal\n"
+    assert (
+        lp.data_dir / "volumes" / "research" / "datasets" / "reverse-text" / "owner.txt"
+    ).read_text() == "personal\n"
 
-    cat_personal, = run_all(personal_env, tmp_path, ["volumes", "cat", "research", "datasets/reverse-text/owner.txt"])
-    cat_team, ls_team = run_all(team_env, tmp_path, ["volumes", "cat", "research", "datasets/reverse-text/owner.txt"],
-                                ["volumes", "ls", "research", "datasets/reverse-text", "-R", "-o", "json"])
+    (cat_personal,) = run_all(personal_env, tmp_path, ["volumes", "cat", "research", "datasets/reverse-text/owner.txt"])
+    cat_team, ls_team = run_all(
+        team_env,
+        tmp_path,
+        ["volumes", "cat", "research", "datasets/reverse-text/owner.txt"],
+        ["volumes", "ls", "research", "datasets/reverse-text", "-R", "-o", "json"],
+    )
     assert (cat_personal.stdout, cat_team.stdout) == ("personal\n", "team\n"), cat_personal.stderr + cat_team.stderr
     listed = {e["path"] for e in json.loads(ls_team.stdout)}
     assert "datasets/reverse-text/data/train-00000-of-00001.parquet" in listed
-    (get_team,) = run_all(team_env, tmp_path, ["volumes", "get", "research", "datasets/reverse-text/owner.txt", "got.txt"])
-    assert get_team.returncode == 0 and (tmp_path / "got.txt").read_text() == "team\n", get_team.stdout + get_team.stderr
+    (get_team,) = run_all(
+        team_env, tmp_path, ["volumes", "get", "research", "datasets/reverse-text/owner.txt", "got.txt"]
+    )
+    assert get_team.returncode == 0 and (tmp_path / "got.txt").read_text() == "team\n", (
+        get_team.stdout + get_team.stderr
+    )
 
     (second,) = run_all(team_env, lp.data_dir, ["train", "sft.toml", "--volume", "research", "-y"])
     assert second.returncode == 0, second.stdout + second.stderr

@@ -39,18 +39,30 @@ def _route(api: httpx.Client, mode: str, path: str) -> dict:
 
 
 def _s3(r: dict):  # type: ignore[no-untyped-def]
-    return boto3.client("s3", endpoint_url=r["endpoint"], region_name="auto", aws_access_key_id=r["accessKeyId"],
-                        aws_secret_access_key=r["secretAccessKey"], aws_session_token=r["sessionToken"],
-                        config=Config(signature_version="s3v4", retries={"max_attempts": 1}, max_pool_connections=32,
-                                      read_timeout=120))
+    return boto3.client(
+        "s3",
+        endpoint_url=r["endpoint"],
+        region_name="auto",
+        aws_access_key_id=r["accessKeyId"],
+        aws_secret_access_key=r["secretAccessKey"],
+        aws_session_token=r["sessionToken"],
+        config=Config(signature_version="s3v4", retries={"max_attempts": 1}, max_pool_connections=32, read_timeout=120),
+    )
 
 
 def _chunked_put(r: dict, key: str, size: int) -> tuple[int, str, str]:
     """A PUT whose body is a chunked stream of unknown length (no Content-Length): (status, code, message)."""
     base = urlsplit(r["endpoint"])
     path = f"{base.path}/{r['bucket']}/{key}"
-    headers = sigv4.sign("PUT", path, "", {"host": base.netloc}, access_key=r["accessKeyId"],
-                         secret=r["secretAccessKey"], session_token=r["sessionToken"])
+    headers = sigv4.sign(
+        "PUT",
+        path,
+        "",
+        {"host": base.netloc},
+        access_key=r["accessKeyId"],
+        secret=r["secretAccessKey"],
+        session_token=r["sessionToken"],
+    )
 
     def body() -> Iterator[bytes]:
         for _ in range(size // (64 * 1024)):
@@ -73,8 +85,9 @@ def room_volume(api: httpx.Client, local_platform: LocalPlatform) -> Path:
     return local_platform.data_dir / "volumes" / VOLUME
 
 
-def test_sixteen_parallel_uploads_never_overfill_the_volume(local_platform: LocalPlatform, api: httpx.Client,
-                                                            room_volume: Path) -> None:
+def test_sixteen_parallel_uploads_never_overfill_the_volume(
+    local_platform: LocalPlatform, api: httpx.Client, room_volume: Path
+) -> None:
     r = _route(api, "put", "race/")
     s3 = _s3(r)
     bucket = r["bucket"]
@@ -90,6 +103,7 @@ def test_sixteen_parallel_uploads_never_overfill_the_volume(local_platform: Loca
             except ClientError as exc:
                 return key, exc.response["Error"]["Code"], exc.response["Error"]["Message"]
             return key, "", ""
+
         return go
 
     def streamed(n: int) -> Callable[[], tuple[str, str, str]]:
@@ -98,6 +112,7 @@ def test_sixteen_parallel_uploads_never_overfill_the_volume(local_platform: Loca
             start.wait()
             _, code, message = _chunked_put(r, key, UPLOAD)
             return key, code, message
+
         return go
 
     def multipart(n: int) -> Callable[[], tuple[str, str, str]]:
@@ -109,15 +124,18 @@ def test_sixteen_parallel_uploads_never_overfill_the_volume(local_platform: Loca
             try:
                 parts = []
                 for number in (1, 2):
-                    etag = s3.upload_part(Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number,
-                                          Body=b"m" * (UPLOAD // 2))["ETag"]
+                    etag = s3.upload_part(
+                        Bucket=bucket, Key=key, UploadId=upload_id, PartNumber=number, Body=b"m" * (UPLOAD // 2)
+                    )["ETag"]
                     parts.append({"PartNumber": number, "ETag": etag})
-                s3.complete_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id,
-                                             MultipartUpload={"Parts": parts})
+                s3.complete_multipart_upload(
+                    Bucket=bucket, Key=key, UploadId=upload_id, MultipartUpload={"Parts": parts}
+                )
             except ClientError as exc:
                 s3.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)  # as boto3's transfers do
                 return key, exc.response["Error"]["Code"], exc.response["Error"]["Message"]
             return key, "", ""
+
         return go
 
     jobs = [single(n) for n in range(4)] + [streamed(n) for n in range(4)] + [multipart(n) for n in range(8)]
@@ -157,8 +175,9 @@ async def test_a_final_sync_takes_room_beside_direct_uploads(tmp_path: Path, mon
     (volume / "datasets").mkdir(parents=True)
     (volume / "datasets" / "a.bin").write_bytes(b"a" * MiB)
     ledger = Ledger("vol", lambda: dir_size_bytes(volume), lambda: 4 * MiB)
-    manager = SessionManager(tmp_path / "data", idle_timeout=3600, speed=100, volume_size=lambda _: 4 * MiB,
-                             room=lambda _: ledger)
+    manager = SessionManager(
+        tmp_path / "data", idle_timeout=3600, speed=100, volume_size=lambda _: 4 * MiB, room=lambda _: ledger
+    )
     await manager.start()
     try:
         for upload_holds, wanted in ((2 * MiB, "failed"), (0, "stopped")):
@@ -173,8 +192,10 @@ async def test_a_final_sync_takes_room_beside_direct_uploads(tmp_path: Path, mon
             upload.release()
             assert rec.phase == wanted, rec.error_message
             if wanted == "failed":
-                assert rec.error_message.startswith("No space left on device: the session's files add 1.500 MiB to "
-                                                    "the volume, which has 1.000 MiB free, so nothing was written back")
+                assert rec.error_message.startswith(
+                    "No space left on device: the session's files add 1.500 MiB to "
+                    "the volume, which has 1.000 MiB free, so nothing was written back"
+                )
                 assert not (volume / "datasets" / "b.bin").exists()
                 kept = manager.work_dir(rec.id)  # the session's files are kept for the user; this test drops them
                 mountns.unmount_work(kept)
@@ -206,8 +227,7 @@ def test_an_overwrite_needs_room_only_for_what_it_adds(local_platform: LocalPlat
     assert on_disk.read_bytes() == b"3" * (2 * MiB)
 
 
-def test_a_client_that_goes_away_mid_body_gives_its_room_back(local_platform: LocalPlatform,
-                                                               api: httpx.Client) -> None:
+def test_a_client_that_goes_away_mid_body_gives_its_room_back(local_platform: LocalPlatform, api: httpx.Client) -> None:
     import socket
 
     assert api.post("/training/volumes", json={"name": "room-gone", "size": "4Mi", "warm": False}).status_code == 200
@@ -216,8 +236,15 @@ def test_a_client_that_goes_away_mid_body_gives_its_room_back(local_platform: Lo
     r = reply.json()
     base = urlsplit(r["endpoint"])
     path = f"{base.path}/{r['bucket']}/room-gone/data/cut.bin"
-    headers = sigv4.sign("PUT", path, "", {"host": base.netloc, "content-length": str(3 * MiB)},
-                         access_key=r["accessKeyId"], secret=r["secretAccessKey"], session_token=r["sessionToken"])
+    headers = sigv4.sign(
+        "PUT",
+        path,
+        "",
+        {"host": base.netloc, "content-length": str(3 * MiB)},
+        access_key=r["accessKeyId"],
+        secret=r["secretAccessKey"],
+        session_token=r["sessionToken"],
+    )
     head = f"PUT {path} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n"
     with socket.create_connection((base.hostname, base.port), timeout=10) as sock:
         sock.sendall(head.encode() + b"c" * MiB)  # 3 MiB promised and reserved, 1 MiB sent, then gone

@@ -12,15 +12,21 @@ from primetui.commands.cli import main
 from primetui.local.testing import LocalPlatform
 
 
-def primetui_main(lp: LocalPlatform, tmp: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                  *argv: str) -> tuple[int, str, str]:
+def primetui_main(
+    lp: LocalPlatform, tmp: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str
+) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of ``primetui *argv`` against the local platform ``lp``."""
     home = tmp / "home"
     home.mkdir(exist_ok=True)
     for key in ("PRIME_API_BASE_URL", "PRIME_CONTEXT", "PRIME_TEAM_ID"):
         monkeypatch.delenv(key, raising=False)
-    for key, value in (("HOME", str(home)), ("PRIME_API_KEY", lp.token), ("PRIME_BASE_URL", lp.base_url),
-                       ("PRIMETUI_CONFIG_DIR", str(tmp / "cfg")), ("PRIMETUI_LOG_DIR", str(tmp / "log"))):
+    for key, value in (
+        ("HOME", str(home)),
+        ("PRIME_API_KEY", lp.token),
+        ("PRIME_BASE_URL", lp.base_url),
+        ("PRIMETUI_CONFIG_DIR", str(tmp / "cfg")),
+        ("PRIMETUI_LOG_DIR", str(tmp / "log")),
+    ):
         monkeypatch.setenv(key, value)
     capsys.readouterr()
     try:

@@ -35,8 +35,14 @@ def script_env(lp: LocalPlatform, tmp: Path, hook_timeout: float | None = None) 
     cfg.mkdir(exist_ok=True)
     if hook_timeout is not None:
         (cfg / "config.toml").write_text(f"[notify]\nhook_timeout = {hook_timeout}\n")
-    env = dict(os.environ, HOME=str(home), PRIMETUI_CONFIG_DIR=str(cfg), PRIMETUI_LOG_DIR=str(tmp / "log"),
-               PRIMETUI_LOCAL_DATA_DIR=str(lp.data_dir), PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        PRIMETUI_CONFIG_DIR=str(cfg),
+        PRIMETUI_LOG_DIR=str(tmp / "log"),
+        PRIMETUI_LOCAL_DATA_DIR=str(lp.data_dir),
+        PYTHONUNBUFFERED="1",
+    )
     for key in ("PRIME_API_KEY", "PRIME_BASE_URL", "PRIME_API_BASE_URL", "PRIME_CONTEXT", "PRIME_TEAM_ID"):
         env.pop(key, None)
     return env
@@ -73,14 +79,23 @@ class Script:
     """One ``primetui`` subprocess whose stdout and stderr are collected line by line as they come."""
 
     def __init__(self, argv: list[str], env: dict[str, str], **popen: object) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "primetui", *argv], env=env, text=True,
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     start_new_session=True, **popen)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "primetui", *argv],
+            env=env,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            **popen,
+        )
         self.out: list[str] = []
         self.err: list[str] = []
         self._cond = threading.Condition()
-        self._readers = [threading.Thread(target=self._read, args=(s, b), daemon=True)
-                         for s, b in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))]
+        self._readers = [
+            threading.Thread(target=self._read, args=(s, b), daemon=True)
+            for s, b in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))
+        ]
         for t in self._readers:
             t.start()
 
@@ -132,7 +147,11 @@ def long_run(lp: LocalPlatform) -> str:
     cfg["max_steps"] = 100000
     cfg.pop("ckpt", None)
     cfg["env_vars"] = {**cfg.get("env_vars", {}), **IDLE_PACE}
-    reply = httpx.post(lp.api_url + "/training/runs", headers=lp.headers, timeout=30,
-                       json={"config": cfg, "mode": "sft", "volume": "research"})
+    reply = httpx.post(
+        lp.api_url + "/training/runs",
+        headers=lp.headers,
+        timeout=30,
+        json={"config": cfg, "mode": "sft", "volume": "research"},
+    )
     assert reply.status_code == 200, reply.text
     return reply.json()["runId"]

@@ -111,8 +111,12 @@ def seed_run(lp: LocalPlatform, name: str) -> str:
     import tomllib
 
     config = tomllib.loads((lp.data_dir / "sft.toml").read_text())
-    reply = httpx.post(lp.api_url + "/training/runs", headers=lp.headers, timeout=30,
-                       json={"config": config, "mode": "sft", "volume": "research", "name": name})
+    reply = httpx.post(
+        lp.api_url + "/training/runs",
+        headers=lp.headers,
+        timeout=30,
+        json={"config": config, "mode": "sft", "volume": "research", "name": name},
+    )
     assert reply.status_code == 200, reply.text
     return reply.json()["runId"]
 
@@ -121,15 +125,28 @@ def seed_run(lp: LocalPlatform, name: str) -> str:
 def serve(lp: LocalPlatform, tmp: Path, *extra: str, keep_local_dir: bool = False) -> Iterator[Served]:
     home = tmp / "home"
     home.mkdir(exist_ok=True)
-    env = dict(os.environ, HOME=str(home), PRIME_API_KEY=lp.token, PRIME_BASE_URL=lp.base_url,
-               PRIMETUI_CONFIG_DIR=str(tmp / "cfg"))
-    for key in ("PRIME_API_BASE_URL", "PRIME_CONTEXT", "PRIME_TEAM_ID") + (() if keep_local_dir else ("PRIMETUI_LOCAL_DATA_DIR",)):
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        PRIME_API_KEY=lp.token,
+        PRIME_BASE_URL=lp.base_url,
+        PRIMETUI_CONFIG_DIR=str(tmp / "cfg"),
+    )
+    for key in ("PRIME_API_BASE_URL", "PRIME_CONTEXT", "PRIME_TEAM_ID") + (
+        () if keep_local_dir else ("PRIMETUI_LOCAL_DATA_DIR",)
+    ):
         env.pop(key, None)
     log = tmp / "serve.log"
     with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "primetui", "serve", "--port", "0", *extra],
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, text=True,
-                                env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "primetui", "serve", "--port", "0", *extra],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + 60
         named = None

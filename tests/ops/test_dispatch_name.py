@@ -40,7 +40,9 @@ def test_the_file_name_names_the_run_and_name_flag_wins(local_platform, tmp_path
     code, run_id, err = _dispatch(local_platform, tmp_path, monkeypatch, capsys, cfg, None)
     assert code == waiting.EXIT_OK, err
     run = _run(local_platform, run_id)
-    assert run["name"] == "from-file" and run["runConfig"]["name"] == "from-file"  # left inside config, as prime train does
+    assert (
+        run["name"] == "from-file" and run["runConfig"]["name"] == "from-file"
+    )  # left inside config, as prime train does
     code, run_id, err = _dispatch(local_platform, tmp_path, monkeypatch, capsys, cfg, "from-flag")
     assert code == waiting.EXIT_OK, err
     assert _run(local_platform, run_id)["name"] == "from-flag"

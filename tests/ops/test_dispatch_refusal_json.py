@@ -20,8 +20,12 @@ class RefusingPlatform(PrimeClient):
     """The real local platform for the pre-flight; the dispatch itself answered as a refusal."""
 
     async def create_run(self, config, **kw):  # noqa: ANN001, ANN003
-        raise error_from_response(409, json.dumps({"detail": "The team's GPU quota is used up; stop a run first."}),
-                                  method="POST", url=self.base_url + "/api/v1/training/runs")
+        raise error_from_response(
+            409,
+            json.dumps({"detail": "The team's GPU quota is used up; stop a run first."}),
+            method="POST",
+            url=self.base_url + "/api/v1/training/runs",
+        )
 
 
 def test_the_platform_refusal_is_a_json_object_before_done(local_platform, tmp_path, monkeypatch, capsys):
@@ -29,10 +33,23 @@ def test_the_platform_refusal_is_a_json_object_before_done(local_platform, tmp_p
     cfg.pop("ckpt", None)
     path = tmp_path / "sft.toml"
     path.write_text(tomlkit.dumps(cfg))
-    monkeypatch.setattr("primetui.commands.launch.make_client",
-                        lambda s, rediscover=None: RefusingPlatform(s.base_url, s.api_key))
-    code, out, err = primetui_main(local_platform, tmp_path, monkeypatch, capsys,
-                                   "dispatch", str(path), "--volume", "research", "--wait", "--json", "--interval", "1")
+    monkeypatch.setattr(
+        "primetui.commands.launch.make_client", lambda s, rediscover=None: RefusingPlatform(s.base_url, s.api_key)
+    )
+    code, out, err = primetui_main(
+        local_platform,
+        tmp_path,
+        monkeypatch,
+        capsys,
+        "dispatch",
+        str(path),
+        "--volume",
+        "research",
+        "--wait",
+        "--json",
+        "--interval",
+        "1",
+    )
     assert code == waiting.EXIT_SETUP, err
     refused, done = [json.loads(line) for line in out.splitlines()]
     assert refused["event"] == "refused" and refused["reason"] == "platform"

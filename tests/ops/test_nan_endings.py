@@ -83,7 +83,8 @@ def test_wait_on_a_run_that_ended_nan_exits_4(local_platform, tmp_path):
 
 def test_dispatch_wait_of_a_run_that_diverges_to_nan_exits_4(local_platform, tmp_path):
     path = write(tmp_path, nan_config(local_platform))
-    out = primetui(local_platform, tmp_path, "dispatch", str(path), "--volume", "research", "--wait", "--json",
-                   "--interval", "0.2")
+    out = primetui(
+        local_platform, tmp_path, "dispatch", str(path), "--volume", "research", "--wait", "--json", "--interval", "0.2"
+    )
     assert out.returncode == 4, (out.stdout, out.stderr)
     assert events(out.stdout)[-1]["status"] == "ANOMALY"

@@ -79,8 +79,11 @@ def test_a_sigterm_as_soon_as_the_process_catches_it_still_ends_with_done(local_
     run_id = long_run(local_platform)
     script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3"], script_env(local_platform, tmp_path))
     try:
-        wait_for(lambda: catches_sigterm(script.proc.pid) or script.proc.poll() is not None,
-                 "the process catches SIGTERM", timeout=60)
+        wait_for(
+            lambda: catches_sigterm(script.proc.pid) or script.proc.poll() is not None,
+            "the process catches SIGTERM",
+            timeout=60,
+        )
         os.kill(script.proc.pid, signal.SIGTERM)
         assert script.finish() == 143, script.text()
     finally:
@@ -96,8 +99,9 @@ def test_a_signal_before_the_first_poll_reports_the_true_state(local_platform, t
     env = dict(script_env(local_platform, tmp_path), PRIMETUI_DEBUG_READY="1")
     script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3"], env)
     try:
-        script.until("the readiness line", lambda: any(line.startswith("primetui: ready (pid ") for line in script.err),
-                     limit=60)
+        script.until(
+            "the readiness line", lambda: any(line.startswith("primetui: ready (pid ") for line in script.err), limit=60
+        )
         assert not script.out, "it polled before it said ready"
         os.kill(script.proc.pid, signum)
         assert script.finish() == code, script.text()
@@ -151,16 +155,19 @@ def test_a_sigterm_during_a_later_poll_or_a_sleep_reports_the_last_status_seen(l
 # --- usage errors: their own code, and JSON -------------------------------------------------------
 
 
-@pytest.mark.parametrize("argv", [
-    ["wait", "r1", "--timeout", "-1", "--json"],
-    ["wait", "r1", "--timeout", "nan", "--json"],
-    ["wait", "r1", "--timeout", "inf", "--json"],
-    ["wait", "r1", "--timeout", "0", "--json"],
-    ["wait", "r1", "--interval", "-3", "--json"],
-    ["dispatch", "sft.toml", "--json"],  # --volume missing
-    ["sweep", "sft.toml", "--volume", "v", "--wait", "--timeout", "abc", "--json"],
-    ["wait", "--json"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["wait", "r1", "--timeout", "-1", "--json"],
+        ["wait", "r1", "--timeout", "nan", "--json"],
+        ["wait", "r1", "--timeout", "inf", "--json"],
+        ["wait", "r1", "--timeout", "0", "--json"],
+        ["wait", "r1", "--interval", "-3", "--json"],
+        ["dispatch", "sft.toml", "--json"],  # --volume missing
+        ["sweep", "sft.toml", "--volume", "v", "--wait", "--timeout", "abc", "--json"],
+        ["wait", "--json"],
+    ],
+)
 def test_a_usage_error_exits_64_with_a_json_done_record(argv, capsys):
     code = cli.main(argv)
     out, err = capsys.readouterr()
@@ -181,9 +188,14 @@ def test_a_usage_error_without_json_prints_only_to_stderr(capsys):
 
 def test_a_negative_timeout_is_refused_before_anything_waits(local_platform, tmp_path):
     """``--timeout -1`` used to wait forever: now it is a usage error, in a real process too."""
-    out = subprocess.run([sys.executable, "-m", "primetui", "wait", "r1", "--timeout", "-1", "--local"],
-                         capture_output=True, text=True, timeout=60, env=script_env(local_platform, tmp_path),
-                         stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, "-m", "primetui", "wait", "r1", "--timeout", "-1", "--local"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=script_env(local_platform, tmp_path),
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 64, out.stdout + out.stderr
     assert "--timeout: '-1' is not a positive, finite number of seconds" in out.stderr
 
@@ -193,7 +205,12 @@ def test_a_settings_mistake_is_78_in_every_command(tmp_path, monkeypatch, capsys
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("PRIME_API_KEY", "k")
     monkeypatch.setenv("PRIME_BASE_URL", "http://127.0.0.1:99999")
-    for argv in (["wait", "r1", "--json"], ["runs", "--once"], ["run", "r1", "--once"], ["compare", "a", "b", "--once"]):
+    for argv in (
+        ["wait", "r1", "--json"],
+        ["runs", "--once"],
+        ["run", "r1", "--once"],
+        ["compare", "a", "b", "--once"],
+    ):
         assert cli.main(argv) == EXIT_CONFIG, argv
         assert "PRIME_BASE_URL" in capsys.readouterr().err
 
@@ -203,9 +220,11 @@ def test_a_settings_mistake_is_78_in_every_command(tmp_path, monkeypatch, capsys
 
 def test_the_timeout_counts_from_the_process_start():
     """The interpreter's own start-up is inside ``--timeout``: the start is taken from the process, not the code."""
-    code = ("import time; first = time.monotonic()\n"
-            "from primetui.commands.waiting import process_started\n"
-            "print(first - process_started())")
+    code = (
+        "import time; first = time.monotonic()\n"
+        "from primetui.commands.waiting import process_started\n"
+        "print(first - process_started())"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert float(out.stdout) > 0.0  # the process started before its first line of Python ran
@@ -236,10 +255,17 @@ def test_dispatch_json_without_wait_says_dispatched_not_completed(local_platform
     cfg.pop("ckpt", None)
     path = tmp_path / "sft.toml"
     path.write_text(tomlkit.dumps(cfg))
-    env = dict(script_env(local_platform, tmp_path), PRIME_BASE_URL=local_platform.base_url,
-               PRIME_API_KEY=local_platform.token)
-    out = subprocess.run([sys.executable, "-m", "primetui", "dispatch", str(path), "--volume", "research", "--json"],
-                         capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+    env = dict(
+        script_env(local_platform, tmp_path), PRIME_BASE_URL=local_platform.base_url, PRIME_API_KEY=local_platform.token
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "primetui", "dispatch", str(path), "--volume", "research", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     dispatched, done = [json.loads(line) for line in out.stdout.splitlines()]
     run_id = dispatched["run_id"]
@@ -252,8 +278,14 @@ def test_the_headless_deadline_is_a_timeout_too(local_platform, tmp_path):
     """``runs --once`` past PRIMETUI_HEADLESS_DEADLINE exits 2 (timed out), as ``wait --timeout`` does, not 1."""
     with FaultProxy(local_platform.base_url, rate=1.0, kinds=("stall",), stall_seconds=120) as proxy:
         env = dict(proxied_env(local_platform, proxy, tmp_path), PRIMETUI_HEADLESS_DEADLINE="2")
-        out = subprocess.run([sys.executable, "-m", "primetui", "runs", "--once"], capture_output=True, text=True,
-                             timeout=60, env=env, stdin=subprocess.DEVNULL)
+        out = subprocess.run(
+            [sys.executable, "-m", "primetui", "runs", "--once"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
     assert out.returncode == 2, out.stdout + out.stderr
     assert "gave up after 2 s" in out.stderr and "Traceback" not in out.stderr
 
@@ -282,18 +314,31 @@ def test_a_bug_in_wait_is_70_with_a_report_never_1(tmp_path, monkeypatch, capsys
 def test_a_sigterm_while_the_first_poll_hangs_says_so_in_text_too(local_platform, tmp_path):
     """Without --json: the last lines neither say the run goes on nor that it ended, since nobody saw it."""
     script, run_id = _sigterm_while_the_first_poll_hangs(local_platform, tmp_path)
-    assert script.out[-2:] == [f"SIGTERM: stopped following; the status of run {run_id} was not seen yet.",
-                               f"Follow again with `primetui wait {run_id}`."], script.text()
+    assert script.out[-2:] == [
+        f"SIGTERM: stopped following; the status of run {run_id} was not seen yet.",
+        f"Follow again with `primetui wait {run_id}`.",
+    ], script.text()
 
 
 def test_a_timeout_before_the_platform_is_known_still_ends_each_run(local_platform, tmp_path):
     """A ``--timeout`` shorter than the start-up: ``done`` came alone, without the ``end`` line of each run
     (seen on a loaded machine with ``--timeout 2``). Now each run has its ``end``, its status never seen."""
-    out = subprocess.run([sys.executable, "-m", "primetui", "wait", "r1", "r2", "--json", "--timeout", "0.001"],
-                         capture_output=True, text=True, timeout=60, env=dict(script_env(local_platform, tmp_path), PRIME_BASE_URL=local_platform.base_url,
-                                  PRIME_API_KEY=local_platform.token), stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, "-m", "primetui", "wait", "r1", "r2", "--json", "--timeout", "0.001"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(
+            script_env(local_platform, tmp_path),
+            PRIME_BASE_URL=local_platform.base_url,
+            PRIME_API_KEY=local_platform.token,
+        ),
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 2, out.stdout + out.stderr
     events = [json.loads(line) for line in out.stdout.splitlines()]
     assert [(e["event"], e.get("run_id"), e.get("status"), e.get("ended")) for e in events[:-1]] == [
-        ("end", "r1", None, False), ("end", "r2", None, False)]
+        ("end", "r1", None, False),
+        ("end", "r2", None, False),
+    ]
     assert events[-1] == {"event": "done", "status": "TIMEOUT", "exit": 2, "timed_out": ["r1", "r2"]}

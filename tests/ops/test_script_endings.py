@@ -35,8 +35,12 @@ def long_config(lp: LocalPlatform) -> dict:
 
 
 def post_long_run(lp: LocalPlatform) -> str:
-    reply = httpx.post(lp.api_url + "/training/runs", headers=lp.headers, timeout=30,
-                       json={"config": long_config(lp), "mode": "sft", "volume": "research"})
+    reply = httpx.post(
+        lp.api_url + "/training/runs",
+        headers=lp.headers,
+        timeout=30,
+        json={"config": long_config(lp), "mode": "sft", "volume": "research"},
+    )
     assert reply.status_code == 200, reply.text
     return reply.json()["runId"]
 
@@ -59,17 +63,28 @@ def test_a_signal_ends_a_json_wait_with_end_and_done_events(platform, tmp_path, 
     events = script.events()
     end = [e for e in events if e["event"] == "end"]
     assert len(end) == 1 and end[0]["status"] == "RUNNING" and end[0]["ended"] is False
-    assert events[-1] == {"event": "done", "status": "INTERRUPTED", "exit": code,
-                          "signal": signal.Signals(signum).name, "running": [run_id], "unknown": []}
+    assert events[-1] == {
+        "event": "done",
+        "status": "INTERRUPTED",
+        "exit": code,
+        "signal": signal.Signals(signum).name,
+        "running": [run_id],
+        "unknown": [],
+    }
     assert "Traceback" not in script.text()
 
 
 def test_ctrl_c_on_a_terminal_ends_the_progress_line_and_says_the_run_goes_on(platform, tmp_path):
     run_id = post_long_run(platform)
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "primetui", "wait", run_id, "--local", "--interval", "0.3"],
-                            env=script_env(platform, tmp_path), stdin=subprocess.DEVNULL, stdout=follower,
-                            stderr=follower, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "primetui", "wait", run_id, "--local", "--interval", "0.3"],
+        env=script_env(platform, tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+        start_new_session=True,
+    )
     os.close(follower)
     seen = b""
     try:
@@ -110,8 +125,10 @@ def test_wait_local_follows_a_platform_restarted_on_another_port(platform, tmp_p
         platform.restart()
         assert platform.base_url != old_url, "the restart took the same port: nothing tests the re-read"
         seen = len(script.out)
-        script.until("progress again after the restart",
-                     lambda: any(line.startswith('{"event": "progress"') for line in script.out[seen:]))
+        script.until(
+            "progress again after the restart",
+            lambda: any(line.startswith('{"event": "progress"') for line in script.out[seen:]),
+        )
         stop_run(platform, run_id)
         assert script.finish() == 1, script.text()
     finally:
@@ -124,8 +141,9 @@ def test_wait_local_follows_a_platform_restarted_on_another_port(platform, tmp_p
 
 def test_a_timed_out_json_wait_names_the_last_status_in_its_end_event(platform, tmp_path):
     run_id = post_long_run(platform)
-    script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3", "--timeout", "8"],
-                    script_env(platform, tmp_path))
+    script = Script(
+        ["wait", run_id, "--json", "--local", "--interval", "0.3", "--timeout", "8"], script_env(platform, tmp_path)
+    )
     try:
         assert script.finish() == 2, script.text()
     finally:
@@ -143,7 +161,9 @@ def test_dispatch_json_prints_a_refused_preflight_and_its_done_line(platform, tm
     cfg["max_steps"] = "many"
     path = tmp_path / "bad.toml"
     path.write_text(tomlkit.dumps(cfg))
-    script = Script(["dispatch", str(path), "--volume", "research", "--json", "--local"], script_env(platform, tmp_path))
+    script = Script(
+        ["dispatch", str(path), "--volume", "research", "--json", "--local"], script_env(platform, tmp_path)
+    )
     assert script.finish() == 3, script.text()
     refused, done = script.events()
     assert refused["event"] == "refused" and refused["reason"] == "preflight"
@@ -157,21 +177,38 @@ def test_ci_script_dispatch_wait_json_with_a_hanging_hook_a_restart_and_ctrl_c(p
     hook, pids, hook_events = hanging_hook(tmp_path)
     path = tmp_path / "sft.toml"
     path.write_text(tomlkit.dumps(long_config(platform)))
-    script = Script(["dispatch", str(path), "--volume", "research", "--wait", "--json", "--local",
-                     "--interval", "0.3", "--on-event", hook], script_env(platform, tmp_path, hook_timeout=1))
+    script = Script(
+        [
+            "dispatch",
+            str(path),
+            "--volume",
+            "research",
+            "--wait",
+            "--json",
+            "--local",
+            "--interval",
+            "0.3",
+            "--on-event",
+            hook,
+        ],
+        script_env(platform, tmp_path, hook_timeout=1),
+    )
     run_id = None
     try:
         script.until("the run id", lambda: script.saw("dispatched"))
         run_id = script.events()[0]["run_id"]
-        script.until("the hook's timeout warning", lambda: any("took longer than 1 s and was stopped" in ln
-                                                               for ln in script.err))
+        script.until(
+            "the hook's timeout warning", lambda: any("took longer than 1 s and was stopped" in ln for ln in script.err)
+        )
         script.until("a progress event", lambda: script.saw("progress", run_id=run_id))
         platform.stop()
         script.until("a warning that it retries", lambda: script.saw("warning"))
         platform.restart()
         seen = len(script.out)
-        script.until("progress again after the restart",
-                     lambda: any(line.startswith('{"event": "progress"') for line in script.out[seen:]))
+        script.until(
+            "progress again after the restart",
+            lambda: any(line.startswith('{"event": "progress"') for line in script.out[seen:]),
+        )
         script.proc.send_signal(signal.SIGINT)
         assert script.finish() == 130, script.text()
     finally:
@@ -181,8 +218,14 @@ def test_ci_script_dispatch_wait_json_with_a_hanging_hook_a_restart_and_ctrl_c(p
     events = script.events()
     assert events[0] == {"event": "dispatched", "run_id": run_id}
     assert [e["event"] for e in events[-2:]] == ["end", "done"]
-    assert events[-1] == {"event": "done", "status": "INTERRUPTED", "exit": 130, "signal": "SIGINT",
-                          "running": [run_id], "unknown": []}
+    assert events[-1] == {
+        "event": "done",
+        "status": "INTERRUPTED",
+        "exit": 130,
+        "signal": "SIGINT",
+        "running": [run_id],
+        "unknown": [],
+    }
     assert "Traceback" not in script.text() and "Event loop is closed" not in script.text()
     # Each status change ran the hook once; each call was stopped and said so exactly once (on its
     # timeout, or when the command ended).
@@ -207,8 +250,10 @@ def test_a_run_that_ends_while_its_hooks_hang_exits_0_after_one_warning_per_hook
         session_id = session.json()["id"]
         reply = api.post("/training/runs", json={"config": cfg, "mode": "sft", "volume": "research"})
         run_id = reply.json()["runId"]
-        script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3", "--on-event", hook],
-                        script_env(platform, tmp_path, hook_timeout=1))
+        script = Script(
+            ["wait", run_id, "--json", "--local", "--interval", "0.3", "--on-event", hook],
+            script_env(platform, tmp_path, hook_timeout=1),
+        )
         try:
             try:
                 script.until("the run seen PENDING", lambda: script.saw("status", status="PENDING"))

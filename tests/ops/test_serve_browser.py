@@ -20,8 +20,16 @@ from tests.ops.serve_helpers import seed_run, serve
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 class Screen:
@@ -59,8 +67,12 @@ def test_browser_shows_runs_and_a_key_reaches_the_app(local_platform, tmp_path):
     seed_run(local_platform, "browser-demo-run")
     with serve(local_platform, tmp_path) as s, sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
-            viewport={"width": 1440, "height": 760})
+            str(tmp_path / "chromium-profile"),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=FLAGS,
+            viewport={"width": 1440, "height": 760},
+        )
         try:
             page = browser.new_page()
             refused = page.goto(s.base + "/")

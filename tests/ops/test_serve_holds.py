@@ -25,10 +25,15 @@ URL_FILE_RE = re.compile(r"is in (\S+) \(not printed: output is not a terminal\)
 def _start(tmp_path: Path, env: dict[str, str], preexec=None) -> tuple[subprocess.Popen[bytes], Path]:
     log = tmp_path / "serve.log"
     with open(log, "ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "primetui", "serve", "--port", "0", "--no-spare"],
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                env=dict(os.environ, PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), **env),
-                                start_new_session=True, preexec_fn=preexec)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "primetui", "serve", "--port", "0", "--no-spare"],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=dict(os.environ, PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), **env),
+            start_new_session=True,
+            preexec_fn=preexec,
+        )
     return proc, log
 
 
@@ -106,8 +111,9 @@ def test_serve_out_of_file_descriptors_logs_one_line_and_answers_again(tmp_path:
                 sock.connect(("127.0.0.1", port))
             except OSError:
                 pass  # the server's queue is full: enough
-        wait_for_sync(lambda: "out of system resource" in log.read_text(errors="replace"),
-                      "serve to run out of file descriptors")
+        wait_for_sync(
+            lambda: "out of system resource" in log.read_text(errors="replace"), "serve to run out of file descriptors"
+        )
         for sock in conns:
             sock.close()
         conns.clear()

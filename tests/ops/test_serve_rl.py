@@ -18,8 +18,12 @@ def test_the_rl_tabs_in_the_browser(local_platform, tmp_path):
     run = demo_rl_run(local_platform)
     with serve(local_platform, tmp_path) as s, sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
-            viewport={"width": 1440, "height": 760})
+            str(tmp_path / "chromium-profile"),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=FLAGS,
+            viewport={"width": 1440, "height": 760},
+        )
         try:
             page = browser.new_page()
             screen = Screen()

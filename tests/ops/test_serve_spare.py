@@ -62,13 +62,20 @@ class Tab:
 
 
 def spare_process(code: str, **env: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=dict(os.environ, PRIMETUI_SERVE_SPARE="1", **env))
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PRIMETUI_SERVE_SPARE="1", **env),
+    )
 
 
-HOLD_THEN_REPORT = ("import os, sys\nfrom primetui.commands.spare import hold\nhold(['--version'])\n"
-                    "print(os.environ.get('PRIMETUI_SERVE_SPARE'), os.environ['COLUMNS'], os.environ['ROWS'],"
-                    " open('/proc/self/comm').read().strip(), sys.stdin.buffer.read().decode())")
+HOLD_THEN_REPORT = (
+    "import os, sys\nfrom primetui.commands.spare import hold\nhold(['--version'])\n"
+    "print(os.environ.get('PRIMETUI_SERVE_SPARE'), os.environ['COLUMNS'], os.environ['ROWS'],"
+    " open('/proc/self/comm').read().strip(), sys.stdin.buffer.read().decode())"
+)
 
 
 def test_go_gives_the_size_drops_the_marker_and_leaves_the_rest_of_the_input_to_the_app():

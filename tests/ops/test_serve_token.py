@@ -60,8 +60,13 @@ def test_non_loopback_host_needs_an_explicit_flag(tmp_path):
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "primetui", "serve", "--host", "0.0.0.0", "--port", "0"],
-                         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, "-m", "primetui", "serve", "--host", "0.0.0.0", "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 64  # a usage error (docs/ops.md)
     assert "--allow-remote" in out.stderr
     assert "token=" not in out.stdout
@@ -76,9 +81,14 @@ def test_a_port_in_use_is_one_sentence(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        out = subprocess.run([sys.executable, "-m", "primetui", "serve", "--port", str(port)],
-                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                             env={**os.environ, "HOME": str(tmp_path)})
+        out = subprocess.run(
+            [sys.executable, "-m", "primetui", "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "HOME": str(tmp_path)},
+        )
     assert out.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in out.stderr and "pick another --port" in out.stderr
     assert "Traceback" not in out.stderr and "token=" not in out.stdout
@@ -120,7 +130,9 @@ async def test_serve_local_starts_the_platform_once_and_the_tab_uses_it(tmp_path
                             text = "\n".join(screen.display)
                         elif msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
                             raise AssertionError(f"the tab closed early; it showed:\n{text}")
-                assert int(json.loads((data / "server.json").read_text())["pid"]) == platform_pid, "a tab started a second platform"
+                assert int(json.loads((data / "server.json").read_text())["pid"]) == platform_pid, (
+                    "a tab started a second platform"
+                )
                 await ws.close()
                 await asyncio.to_thread(s.wait_processes, 0)
         finally:

@@ -36,16 +36,26 @@ async def test_a_wrong_url_token_is_refused_whatever_the_cookie_holds(local_plat
         assert s.app_processes() == [], "a websocket with a wrong path token started an app process"
 
 
-HOSTS = [("localhost:{port}", True), ("127.0.0.1:{port}", True), ("[::1]:{port}", True), ("LOCALHOST", True),
-         ("evil.example:{port}", False), ("evil.example", False), ("127.0.0.1.nip.io:{port}", False),
-         ("localhost.evil.example", False), ("[::1", False), ("0.0.0.0:{port}", False)]
+HOSTS = [
+    ("localhost:{port}", True),
+    ("127.0.0.1:{port}", True),
+    ("[::1]:{port}", True),
+    ("LOCALHOST", True),
+    ("evil.example:{port}", False),
+    ("evil.example", False),
+    ("127.0.0.1.nip.io:{port}", False),
+    ("localhost.evil.example", False),
+    ("[::1", False),
+    ("0.0.0.0:{port}", False),
+]
 
 
 def test_the_host_header_must_name_loopback(local_platform, tmp_path):
     with serve(local_platform, tmp_path) as s:
         for host, allowed in HOSTS:
-            reply = httpx.get(f"{s.base}/", params={"token": s.token}, headers={"Host": host.format(port=s.port)},
-                              timeout=10)
+            reply = httpx.get(
+                f"{s.base}/", params={"token": s.token}, headers={"Host": host.format(port=s.port)}, timeout=10
+            )
             assert reply.status_code == (200 if allowed else 403), (host, reply.text)
             if not allowed:
                 assert "--allow-remote" in reply.text
@@ -55,9 +65,10 @@ async def test_a_websocket_under_another_host_name_is_refused(local_platform, tm
     with serve(local_platform, tmp_path) as s:
         async with aiohttp.ClientSession() as session:
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                await session.ws_connect(f"{s.base}/ws/{s.token}?width=80&height=24",
-                                         headers={"Host": f"rebound.example:{s.port}",
-                                                  "Origin": f"http://rebound.example:{s.port}"})
+                await session.ws_connect(
+                    f"{s.base}/ws/{s.token}?width=80&height=24",
+                    headers={"Host": f"rebound.example:{s.port}", "Origin": f"http://rebound.example:{s.port}"},
+                )
             assert refused.value.status == 403
         assert s.app_processes() == []
 
@@ -66,7 +77,9 @@ def test_allow_remote_accepts_any_host_name(local_platform, tmp_path):
     with serve(local_platform, tmp_path, "--allow-remote") as s:
         reply = httpx.get(f"{s.base}/", params={"token": s.token}, headers={"Host": f"my-box.lan:{s.port}"}, timeout=10)
         assert reply.status_code == 200
-        assert httpx.get(f"{s.base}/", headers={"Host": "my-box.lan"}, timeout=10).status_code == 401  # token still needed
+        assert (
+            httpx.get(f"{s.base}/", headers={"Host": "my-box.lan"}, timeout=10).status_code == 401
+        )  # token still needed
         assert "WARNING: --allow-remote" in s.output()
 
 
@@ -86,8 +99,14 @@ def test_the_url_is_printed_to_a_terminal_and_no_file_is_written(tmp_path):
     home.mkdir()
     env = dict(os.environ, HOME=str(home), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_API_KEY="x")
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "primetui", "serve", "--port", "0"], stdin=subprocess.DEVNULL,
-                            stdout=slave, stderr=slave, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "primetui", "serve", "--port", "0"],
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
     os.close(slave)
     out = b""
     try:

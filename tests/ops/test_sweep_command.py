@@ -15,8 +15,17 @@ from tests.ops.cli_run import primetui_main
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 
-def _sweep(local_platform, tmp_path, monkeypatch, capsys, sets: list[str], *, name: str | None = "lr", as_json=False,
-           wait=False) -> tuple[int, str, str]:
+def _sweep(
+    local_platform,
+    tmp_path,
+    monkeypatch,
+    capsys,
+    sets: list[str],
+    *,
+    name: str | None = "lr",
+    as_json=False,
+    wait=False,
+) -> tuple[int, str, str]:
     cfg = tomllib.loads((local_platform.data_dir / "sft.toml").read_text())
     cfg.pop("ckpt", None)
     cfg["max_steps"] = 3
@@ -30,14 +39,16 @@ def _sweep(local_platform, tmp_path, monkeypatch, capsys, sets: list[str], *, na
 
 
 def _runs(local_platform) -> list[dict]:
-    reply = httpx.get(f"{local_platform.api_url}/rft/runs", headers=local_platform.headers,
-                      params={"limit": 100}, timeout=30)
+    reply = httpx.get(
+        f"{local_platform.api_url}/rft/runs", headers=local_platform.headers, params={"limit": 100}, timeout=30
+    )
     return reply.json()["runs"]
 
 
 def test_four_learning_rates_are_four_named_runs_and_wait_follows_them(local_platform, tmp_path, monkeypatch, capsys):
-    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, capsys, ["optim.lr=1e-5,3e-5,1e-4,1e-1"],
-                            as_json=True, wait=True)
+    code, out, err = _sweep(
+        local_platform, tmp_path, monkeypatch, capsys, ["optim.lr=1e-5,3e-5,1e-4,1e-1"], as_json=True, wait=True
+    )
     lines = [json.loads(line) for line in out.splitlines()]
     dispatched = [x for x in lines if x["event"] == "dispatched"]
     assert [x["name"] for x in dispatched] == ["lr-lr=1e-5", "lr-lr=3e-5", "lr-lr=1e-4", "lr-lr=1e-1"]
@@ -54,13 +65,21 @@ def test_four_learning_rates_are_four_named_runs_and_wait_follows_them(local_pla
 
 def test_one_failing_variant_dispatches_none(local_platform, tmp_path, monkeypatch, capsys):
     before = len(_runs(local_platform))
-    code, out, err = _sweep(local_platform, tmp_path, monkeypatch, capsys,
-                            ['model.name="PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT","nobody/not-cached"'],
-                            name="m", as_json=True)
+    code, out, err = _sweep(
+        local_platform,
+        tmp_path,
+        monkeypatch,
+        capsys,
+        ['model.name="PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT","nobody/not-cached"'],
+        name="m",
+        as_json=True,
+    )
     assert code == waiting.EXIT_SETUP and len(_runs(local_platform)) == before
     refused, done = [json.loads(line) for line in out.splitlines()]
     assert refused["reason"] == "preflight"
-    assert refused["message"].startswith("primetui sweep: the pre-flight failed for 1 of 2 runs (m-name=nobody/not-cached)")
+    assert refused["message"].startswith(
+        "primetui sweep: the pre-flight failed for 1 of 2 runs (m-name=nobody/not-cached)"
+    )
     assert refused["message"].endswith("nothing was dispatched.")
     assert done == {"event": "done", "status": "REFUSED", "exit": 3}
 
@@ -83,8 +102,16 @@ def _rl_sweep(local_platform, tmp_path, monkeypatch, capsys, sets: list[str], na
 
     path = tmp_path / "rl.toml"
     path.write_text(RL_REVERSE_TEXT)
-    argv = ["sweep", str(path), "--volume", "research", "--name", name, "--json",
-            *(a for s in sets for a in ("--set", s))]
+    argv = [
+        "sweep",
+        str(path),
+        "--volume",
+        "research",
+        "--name",
+        name,
+        "--json",
+        *(a for s in sets for a in ("--set", s)),
+    ]
     return primetui_main(local_platform, tmp_path, monkeypatch, capsys, *argv)
 
 

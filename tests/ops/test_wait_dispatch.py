@@ -22,16 +22,28 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 def env_for(lp: LocalPlatform, tmp: Path) -> dict[str, str]:
     home = tmp / "home"
     home.mkdir(exist_ok=True)
-    env = dict(os.environ, HOME=str(home), PRIME_API_KEY=lp.token, PRIME_BASE_URL=lp.base_url,
-               PRIMETUI_CONFIG_DIR=str(tmp / "cfg"), PRIMETUI_LOG_DIR=str(tmp / "log"))
+    env = dict(
+        os.environ,
+        HOME=str(home),
+        PRIME_API_KEY=lp.token,
+        PRIME_BASE_URL=lp.base_url,
+        PRIMETUI_CONFIG_DIR=str(tmp / "cfg"),
+        PRIMETUI_LOG_DIR=str(tmp / "log"),
+    )
     for key in ("PRIME_API_BASE_URL", "PRIME_CONTEXT", "PRIME_TEAM_ID"):
         env.pop(key, None)
     return env
 
 
 def primetui(lp: LocalPlatform, tmp: Path, *argv: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "primetui", *argv], capture_output=True, text=True,
-                          timeout=timeout, env=env_for(lp, tmp), stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "primetui", *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env_for(lp, tmp),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def config(lp: LocalPlatform, max_steps: int = 3, **data: str) -> dict:
@@ -49,8 +61,12 @@ def write(tmp: Path, cfg: dict, name: str = "sft.toml") -> Path:
 
 
 def post_run(lp: LocalPlatform, cfg: dict) -> str:
-    reply = httpx.post(lp.api_url + "/training/runs", headers=lp.headers, timeout=30,
-                       json={"config": cfg, "mode": "sft", "volume": "research"})
+    reply = httpx.post(
+        lp.api_url + "/training/runs",
+        headers=lp.headers,
+        timeout=30,
+        json={"config": cfg, "mode": "sft", "volume": "research"},
+    )
     assert reply.status_code == 200, reply.text
     return reply.json()["runId"]
 
@@ -66,7 +82,9 @@ def run_count(lp: LocalPlatform) -> int:
 
 def test_dispatch_then_wait_is_one_line_and_exits_0(local_platform, tmp_path):
     path = write(tmp_path, config(local_platform))
-    out = primetui(local_platform, tmp_path, "dispatch", str(path), "--volume", "research", "--wait", "--interval", "0.5")
+    out = primetui(
+        local_platform, tmp_path, "dispatch", str(path), "--volume", "research", "--wait", "--interval", "0.5"
+    )
     assert out.returncode == 0, out.stderr
     run_id = out.stdout.strip()
     assert run_id and "\n" not in run_id, "stdout must hold only the run id"
@@ -132,8 +150,14 @@ def test_dispatch_refuses_with_the_validate_diagnostics_and_dispatches_nothing(l
     assert out.stdout == ""
     assert f"{path}:" in out.stderr and ": error: " in out.stderr  # file:line:col: level: message
     assert "pre-flight FAIL Config" in out.stderr and "nothing was dispatched" in out.stderr
-    out = primetui(local_platform, tmp_path, "dispatch", str(write(tmp_path, config(local_platform), "ok.toml")),
-                   "--volume", "nowhere")
+    out = primetui(
+        local_platform,
+        tmp_path,
+        "dispatch",
+        str(write(tmp_path, config(local_platform), "ok.toml")),
+        "--volume",
+        "nowhere",
+    )
     assert out.returncode == 3 and "no volume named 'nowhere'" in out.stderr and "research" in out.stderr
     assert run_count(local_platform) == before
 
@@ -161,6 +185,7 @@ def test_wait_and_dispatch_do_not_import_the_ui_toolkit(local_platform, tmp_path
         f"main(['dispatch', {str(tmp_path / 'missing.toml')!r}, '--volume', 'research'])\n"
         "print(rc, sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env=env_for(local_platform, tmp_path))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env_for(local_platform, tmp_path)
+    )
     assert out.stdout.strip().splitlines()[-1] == "0 []", out.stdout + out.stderr

@@ -17,8 +17,15 @@ def rows(t10: float = 1_790_000_000.0) -> list[dict]:
         loss = 5.555 - 0.004 * (step - 11)  # the recorded run ends at 5.560
         if step in (SPIKE_STEP, SPIKE_STEP + 1):
             loss = 41.7
-        out.append({"step": step, "time": t10 + (step - 10) * 2.4, "loss/mean": loss, "loss/perplexity": min(2.718 ** loss, 1e9),
-                    "optim/grad_norm": 0.8})
+        out.append(
+            {
+                "step": step,
+                "time": t10 + (step - 10) * 2.4,
+                "loss/mean": loss,
+                "loss/perplexity": min(2.718**loss, 1e9),
+                "optim/grad_norm": 0.8,
+            }
+        )
     return out
 
 

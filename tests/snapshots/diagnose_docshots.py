@@ -50,8 +50,15 @@ async def wait(pilot, cond) -> None:
 
 
 async def flagged(app, pilot) -> None:
-    await wait(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None
-               and app.screen.links.feeder.table.last_step >= 10 and app.screen.links.logs.stores["trainer"].end > 0)
+    await wait(
+        pilot,
+        lambda: (
+            getattr(app.screen, "terminal_polls", 0) >= 1
+            and app.screen.links is not None
+            and app.screen.links.feeder.table.last_step >= 10
+            and app.screen.links.logs.stores["trainer"].end > 0
+        ),
+    )
     feed(app.screen)
 
 

@@ -67,7 +67,9 @@ async def prepare(pilot, scene: str) -> None:
     else:
         pane = app.query_one(DistributionsPane)
         for kind in ("rewards", "advantages"):
-            pane.add_distributions(kind, [distribution_of(reply, kind, int(step)) for step, reply in data[kind].items()])
+            pane.add_distributions(
+                kind, [distribution_of(reply, kind, int(step)) for step, reply in data[kind].items()]
+            )
         pane.focus()
         await pilot.pause()
         await pilot.press("left", "left", "left", "left", "left", "o", "end")
@@ -115,8 +117,10 @@ def _trimmed(row: dict) -> dict:
     info = row.get("info") or {}
     wrapper = info.get("native_wrapper") or {}
     traces = [{k: t.get(k) for k in ("rewards", "stop_condition", "is_truncated")} for t in wrapper.get("traces") or []]
-    out["info"] = {"native_trace_index": info.get("native_trace_index", 0),
-                   "native_wrapper": {"env": wrapper.get("env"), "traces": traces}}
+    out["info"] = {
+        "native_trace_index": info.get("native_trace_index", 0),
+        "native_wrapper": {"env": wrapper.get("env"), "traces": traces},
+    }
     return out
 
 

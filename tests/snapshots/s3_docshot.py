@@ -33,12 +33,26 @@ async def main() -> None:
         os.environ.pop(name, None)
     os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"] = "AKIA-doc-example", "not-shown"
     data = replay.load()
-    app = PrimeApp(replay.client(data), None, Prefs(theme="primetui-dark"), clock=replay.fixed_clock(data),
-                   platform_label="local platform 127.0.0.1:8765", poll_scale=0, theme_dirs=[shipped_theme_dir()],
-                   start="volumes")
+    app = PrimeApp(
+        replay.client(data),
+        None,
+        Prefs(theme="primetui-dark"),
+        clock=replay.fixed_clock(data),
+        platform_label="local platform 127.0.0.1:8765",
+        poll_scale=0,
+        theme_dirs=[shipped_theme_dir()],
+        start="volumes",
+    )
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and app.state.volumes_loaded
-                    and app.screen.query_one("#transfers-table").row_count >= 3, "the transfers listed")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, VolumesScreen)
+                and app.state.volumes_loaded
+                and app.screen.query_one("#transfers-table").row_count >= 3
+            ),
+            "the transfers listed",
+        )
         await quiet(pilot, workers=True)
         app.save_screenshot(filename="s3-transfers.svg", path=str(OUT))
         await pilot.press("i")

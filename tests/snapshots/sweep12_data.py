@@ -21,7 +21,18 @@ def data() -> dict:
     runs = []
     for n, (run_id, lr) in enumerate(zip(IDS, LRS)):
         rows = [{"step": s, "time": T0 + 60.0 * n + 2.0 * s, "loss/mean": loss(n, s)} for s in range(1, 41)]
-        runs.append({"id": run_id, "name": f"lr-lr={lr}", "status": "COMPLETED", "model": "PrimeIntellect/Qwen3-0.6B",
-                     "duration_seconds": 80.0, "duration": "1m20s", **summarize(rows).to_json(), "anomalies": [],
-                     "series": series(rows), "config": {"optim": {"lr": float(lr)}, "max_steps": 40}})
+        runs.append(
+            {
+                "id": run_id,
+                "name": f"lr-lr={lr}",
+                "status": "COMPLETED",
+                "model": "PrimeIntellect/Qwen3-0.6B",
+                "duration_seconds": 80.0,
+                "duration": "1m20s",
+                **summarize(rows).to_json(),
+                "anomalies": [],
+                "series": series(rows),
+                "config": {"optim": {"lr": float(lr)}, "max_steps": 40},
+            }
+        )
     return {"runs": runs, "config_diff": diff_json([r["id"] for r in runs], [r["config"] for r in runs])}

@@ -23,16 +23,32 @@ def _loss(lr: str, step: int) -> float:
 
 
 def rows(lr: str, offset: float) -> list[dict]:
-    return [{"step": s, "time": T0 + offset + 2.5 * s, "loss/mean": _loss(lr, s), "optim/grad_norm": 0.5 + 0.01 * s}
-            for s in range(1, 81)]
+    return [
+        {"step": s, "time": T0 + offset + 2.5 * s, "loss/mean": _loss(lr, s), "optim/grad_norm": 0.5 + 0.01 * s}
+        for s in range(1, 81)
+    ]
 
 
 def data() -> dict:
     runs = []
     for n, (run_id, lr) in enumerate(zip(IDS, LRS)):
         r = rows(lr, 300.0 * n)
-        runs.append({"id": run_id, "name": f"lr-lr={lr}", "status": "COMPLETED", "model": "PrimeIntellect/Qwen3-0.6B",
-                     "duration_seconds": 200.0, "duration": "3m20s", **summarize(r).to_json(), "anomalies": [],
-                     "series": series(r), "config": {"optim": {"lr": float(lr)}, "max_steps": 80,
-                                                  "data": {"seq_len": 2048, "batch_size": 16 if lr == "1e-1" else 8}}})
+        runs.append(
+            {
+                "id": run_id,
+                "name": f"lr-lr={lr}",
+                "status": "COMPLETED",
+                "model": "PrimeIntellect/Qwen3-0.6B",
+                "duration_seconds": 200.0,
+                "duration": "3m20s",
+                **summarize(r).to_json(),
+                "anomalies": [],
+                "series": series(r),
+                "config": {
+                    "optim": {"lr": float(lr)},
+                    "max_steps": 80,
+                    "data": {"seq_len": 2048, "batch_size": 16 if lr == "1e-1" else 8},
+                },
+            }
+        )
     return {"runs": runs, "config_diff": diff_json([r["id"] for r in runs], [r["config"] for r in runs])}

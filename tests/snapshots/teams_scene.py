@@ -1,6 +1,6 @@
 """The account switcher (ctrl+t, a click on the header, or the palette), with the local platform's own team list.
 
-    uv run python -m tests.snapshots.teams_scene docs/img    # writes docs/img/dashboard-teams.svg
+uv run python -m tests.snapshots.teams_scene docs/img    # writes docs/img/dashboard-teams.svg
 """
 
 from __future__ import annotations
@@ -45,8 +45,11 @@ SIZE = (100, 20)
 
 
 async def prepare(pilot) -> None:
-    await until(pilot, lambda: isinstance(pilot.app.screen, TeamSwitchScreen) and pilot.app.screen.teams,
-                "the team switcher with its teams")
+    await until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, TeamSwitchScreen) and pilot.app.screen.teams,
+        "the team switcher with its teams",
+    )
     await quiet(pilot)
 
 

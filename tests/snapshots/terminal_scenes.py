@@ -81,6 +81,7 @@ class ShellHost(App):
             ),
         )
 
+
 # Enough numbered output to scroll back through, then an idle prompt.
 LONG_OUTPUT = r"""
 import sys

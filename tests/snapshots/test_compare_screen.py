@@ -12,7 +12,11 @@ RUNNING = "r2unning0000000000000000"
 
 
 async def open_compare(pilot, app):
-    await settle(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2, 'app.state.runs_loaded and len(app.state.progress) >= 2')
+    await settle(
+        pilot,
+        lambda: app.state.runs_loaded and len(app.state.progress) >= 2,
+        "app.state.runs_loaded and len(app.state.progress) >= 2",
+    )
     screen = app.screen
     table = screen.query_one("#runs-table", DataTable)
     for run_id in (RUNNING, COMPLETED):
@@ -23,7 +27,9 @@ async def open_compare(pilot, app):
     status = str(table.get_cell(COMPLETED, "status"))
     assert "●" in status
     await pilot.press("C")
-    await settle(pilot, lambda: getattr(app.screen, "data", None) is not None, 'getattr(app.screen, "data", None) is not None')
+    await settle(
+        pilot, lambda: getattr(app.screen, "data", None) is not None, 'getattr(app.screen, "data", None) is not None'
+    )
     return app.screen
 
 
@@ -34,8 +40,10 @@ async def test_marking_two_runs_and_c_opens_the_compare_screen_with_a_shared_cur
         assert type(screen).__name__ == "CompareScreen"
         summary = screen.query_one("#compare-summary", DataTable)
         assert summary.row_count == 2
-        runs = [dict(r, anomalies=[{"kind": "loss_spike", "step": 5}] if r["id"] == COMPLETED else r["anomalies"])
-                for r in screen.data["runs"]]
+        runs = [
+            dict(r, anomalies=[{"kind": "loss_spike", "step": 5}] if r["id"] == COMPLETED else r["anomalies"])
+            for r in screen.data["runs"]
+        ]
         screen.render_summary(runs)  # this scene's runs have no anomaly: give one a spike
         drawn, wanted = theme_colour_at(app, summary.get_cell(COMPLETED, "anomalies"), "! 1 loss_spike", "error")
         assert drawn == wanted, f"the compare summary's anomaly flag draws in {drawn}, not the theme's error {wanted}"
@@ -59,7 +67,7 @@ async def test_marking_two_runs_and_c_opens_the_compare_screen_with_a_shared_cur
 async def test_c_with_one_marked_run_says_what_to_do():
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot, lambda: app.state.runs_loaded, 'app.state.runs_loaded')
+        await settle(pilot, lambda: app.state.runs_loaded, "app.state.runs_loaded")
         await pilot.press("space")
         await pilot.press("C")
         await quiet(pilot, workers=True)

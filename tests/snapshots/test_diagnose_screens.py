@@ -13,8 +13,16 @@ from tests.waiting import quiet
 
 
 async def open_flagged(pilot, app):
-    await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None
-                 and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10, 'getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10')
+    await settle(
+        pilot,
+        lambda: (
+            getattr(app.screen, "terminal_polls", 0) >= 1
+            and app.screen.links is not None
+            and app.screen.links.logs.stores["trainer"].end > 0
+            and app.screen.links.feeder.table.last_step >= 10
+        ),
+        'getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10',
+    )
     feed(app.screen)
     await quiet(pilot, workers=True)
     return app.screen
@@ -150,7 +158,11 @@ async def test_runs_list_flags_a_run_and_bang_opens_it_at_the_cause():
 
     app = make_app()
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot, lambda: app.state.runs_loaded and COMPLETED in app.state.progress, 'app.state.runs_loaded and COMPLETED in app.state.progress')
+        await settle(
+            pilot,
+            lambda: app.state.runs_loaded and COMPLETED in app.state.progress,
+            "app.state.runs_loaded and COMPLETED in app.state.progress",
+        )
         progress = app.state.progress[COMPLETED]
         progress.extend(rows(float(progress.rows[10]["time"])))
         runs = app.screen
@@ -164,8 +176,16 @@ async def test_runs_list_flags_a_run_and_bang_opens_it_at_the_cause():
             assert drawn == wanted, f"{theme}: the runs list's anomaly mark draws in {drawn}, not the error {wanted}"
         table.move_cursor(row=table.get_row_index(COMPLETED))
         await pilot.press("exclamation_mark")
-        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None
-                     and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10, 'getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10')
+        await settle(
+            pilot,
+            lambda: (
+                getattr(app.screen, "terminal_polls", 0) >= 1
+                and app.screen.links is not None
+                and app.screen.links.logs.stores["trainer"].end > 0
+                and app.screen.links.feeder.table.last_step >= 10
+            ),
+            'getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10',
+        )
         screen = app.screen
         assert screen.pending_jump
         feed(screen)

@@ -10,8 +10,9 @@ from primetui.sft.templates import RL_REVERSE_TEXT
 from primetui.ui.editor import EditorScreen
 from tests.snapshots.test_editor_snapshots import SnapHost, _at
 
-RL_BAD = (RL_REVERSE_TEXT.replace("batch_size = 128", "batch_size = 100")
-          .replace('id = "reverse-text"', 'id = "primeintellect/no-such-env"'))
+RL_BAD = RL_REVERSE_TEXT.replace("batch_size = 128", "batch_size = 100").replace(
+    'id = "reverse-text"', 'id = "primeintellect/no-such-env"'
+)
 SIZES = [(160, 48), (80, 24)]
 
 

@@ -104,8 +104,11 @@ def test_editor_quick_fix(snap_compare, in_tmp, size):
         await pilot.press("f4")  # linear and cosine both fit: the first (linear) is picked
         await until(pilot, lambda: isinstance(pilot.app.screen, CompletionPicker), "the quick-fix picker to open")
         await pilot.press("enter")
-        await until(pilot, lambda: pilot.app.screen is editor and editor.note.startswith("Applied:"),
-                    "the picked fix to be applied")
+        await until(
+            pilot,
+            lambda: pilot.app.screen is editor and editor.note.startswith("Applied:"),
+            "the picked fix to be applied",
+        )
         await _settle(pilot)
 
     assert snap_compare(SnapHost(ERRORS, in_tmp), terminal_size=size, run_before=run_before)

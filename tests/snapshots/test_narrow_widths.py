@@ -18,8 +18,11 @@ PRIORITY = [c.key for c in sorted(run_columns.SCREEN, key=lambda c: c.priority) 
 def footer_keys(app) -> list[str]:  # noqa: ANN001
     """The footer keys a person sees: displayed, and inside the screen."""
     width = app.screen.size.width
-    return [k.description or k.action for k in app.screen.query(FooterKey)
-            if k.display and k.region.width and k.region.right <= width]
+    return [
+        k.description or k.action
+        for k in app.screen.query(FooterKey)
+        if k.display and k.region.width and k.region.right <= width
+    ]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -27,7 +30,11 @@ def footer_keys(app) -> list[str]:  # noqa: ANN001
 async def test_the_footer_keeps_help_and_quit(width, start):
     app = make_app(start=start)
     async with app.run_test(size=(width, 24)) as pilot:
-        await settle(pilot, lambda: app.state.runs_loaded if start == "runs" else app.state.volumes_loaded, f"the {start} screen loaded")
+        await settle(
+            pilot,
+            lambda: app.state.runs_loaded if start == "runs" else app.state.volumes_loaded,
+            f"the {start} screen loaded",
+        )
         keys = footer_keys(app)
         assert "Help" in keys and "Quit" in keys, keys
         regions = [k.region for k in app.screen.query(FooterKey) if k.display and k.region.width]
@@ -39,7 +46,9 @@ async def test_the_footer_keeps_help_and_quit(width, start):
 async def test_runs_columns_follow_their_priority_at_every_width(width):
     app = make_app()
     async with app.run_test(size=(width, 24)) as pilot:
-        await settle(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2, "the runs and their progress")
+        await settle(
+            pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2, "the runs and their progress"
+        )
         table = app.screen.query_one("#runs-table", DataTable)
         shown = [str(key.value) for key in table.columns]
         ranks = sorted(PRIORITY.index(k) for k in shown)

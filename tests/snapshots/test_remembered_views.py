@@ -14,7 +14,9 @@ from tests.waiting import quiet
 
 async def _charts(app, pilot) -> ChartsPane:
     app.open_run(COMPLETED)
-    await settle(pilot, lambda: type(app.screen).__name__ == "RunScreen" and app.screen.query(ChartsPane), "the run's charts tab")
+    await settle(
+        pilot, lambda: type(app.screen).__name__ == "RunScreen" and app.screen.query(ChartsPane), "the run's charts tab"
+    )
     return [p for p in app.screen.query(ChartsPane) if not p.eval_only][0]
 
 

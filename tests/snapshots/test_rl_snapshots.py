@@ -23,8 +23,16 @@ SIZES = [(80, 24), (160, 48)]
 
 def make_app(run_id: str) -> PrimeApp:
     data = replay.load()
-    return PrimeApp(replay.client(data), None, Prefs(theme="primetui-dark"), clock=replay.fixed_clock(data),
-                    platform_label="local platform 127.0.0.1:8765", poll_scale=0, theme_dirs=[shipped_theme_dir()], run_id=run_id)
+    return PrimeApp(
+        replay.client(data),
+        None,
+        Prefs(theme="primetui-dark"),
+        clock=replay.fixed_clock(data),
+        platform_label="local platform 127.0.0.1:8765",
+        poll_scale=0,
+        theme_dirs=[shipped_theme_dir()],
+        run_id=run_id,
+    )
 
 
 def charts(app: PrimeApp) -> RLChartsPane | None:
@@ -34,10 +42,17 @@ def charts(app: PrimeApp) -> RLChartsPane | None:
 
 async def loaded(pilot, app: PrimeApp) -> RLChartsPane:
     """The run, its metrics, its orchestrator's last step line and its trainer log's charts are in."""
+
     def ready() -> bool:
         pane = charts(app)
-        return bool(getattr(app.screen, "terminal_polls", 0) >= 1 and pane is not None and pane.logs.last_step_line is not None
-                    and pane.logs.last_step_line.step == 20 and "log-entropy" in pane.charts)
+        return bool(
+            getattr(app.screen, "terminal_polls", 0) >= 1
+            and pane is not None
+            and pane.logs.last_step_line is not None
+            and pane.logs.last_step_line.step == 20
+            and "log-entropy" in pane.charts
+        )
+
     await until(pilot, ready, "the RL run, its metrics and its logs")
     return charts(app)
 

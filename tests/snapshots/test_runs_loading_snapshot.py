@@ -29,8 +29,15 @@ def loading_app() -> PrimeApp:
         return await recorded.handle_async_request(request)
 
     client = PrimeClient("http://127.0.0.1:9", "recorded-replies", transport=httpx.MockTransport(handle))
-    return PrimeApp(client, None, Prefs(theme="primetui-dark"), clock=replay.fixed_clock(data),
-                    platform_label="local platform 127.0.0.1:8765", poll_scale=0, theme_dirs=[shipped_theme_dir()])
+    return PrimeApp(
+        client,
+        None,
+        Prefs(theme="primetui-dark"),
+        clock=replay.fixed_clock(data),
+        platform_label="local platform 127.0.0.1:8765",
+        poll_scale=0,
+        theme_dirs=[shipped_theme_dir()],
+    )
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -38,7 +45,10 @@ def test_runs_screen_while_loading(snap_compare, size):
     app = loading_app()
 
     async def ready(pilot):
-        await settle(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2 and not app.state.runs_complete,
-                     "the first page drawn, the rest loading")
+        await settle(
+            pilot,
+            lambda: app.state.runs_loaded and len(app.state.progress) >= 2 and not app.state.runs_complete,
+            "the first page drawn, the rest loading",
+        )
 
     assert snap_compare(app, terminal_size=size, run_before=ready)

@@ -20,8 +20,15 @@ def test_s3_import_dialog(snap_compare, size, monkeypatch):
     app = make_app(start="volumes")
 
     async def ready(pilot):
-        await settle(pilot, lambda: app.state.volumes_loaded and "research" in app.state.sessions
-                     and app.screen.query_one("#transfers-table").row_count >= 3, "the sessions and transfers listed")
+        await settle(
+            pilot,
+            lambda: (
+                app.state.volumes_loaded
+                and "research" in app.state.sessions
+                and app.screen.query_one("#transfers-table").row_count >= 3
+            ),
+            "the sessions and transfers listed",
+        )
         await pilot.press("i")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the import dialog")
         for box in app.screen.query(Input):

@@ -47,7 +47,11 @@ def test_runs_screen(snap_compare, size):
     app = make_app()
 
     async def ready(pilot):
-        await settle(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2, 'app.state.runs_loaded and len(app.state.progress) >= 2')
+        await settle(
+            pilot,
+            lambda: app.state.runs_loaded and len(app.state.progress) >= 2,
+            "app.state.runs_loaded and len(app.state.progress) >= 2",
+        )
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -57,7 +61,11 @@ def test_run_screen_completed(snap_compare, size):
     app = make_app(run_id=COMPLETED)
 
     async def ready(pilot):
-        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1, 'getattr(app.screen, "terminal_polls", 0) >= 1')
+        await settle(
+            pilot,
+            lambda: getattr(app.screen, "terminal_polls", 0) >= 1,
+            'getattr(app.screen, "terminal_polls", 0) >= 1',
+        )
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -67,7 +75,11 @@ def test_run_screen_failed(snap_compare, size):
     app = make_app(run_id=FAILED)
 
     async def ready(pilot):
-        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1, 'getattr(app.screen, "terminal_polls", 0) >= 1')
+        await settle(
+            pilot,
+            lambda: getattr(app.screen, "terminal_polls", 0) >= 1,
+            'getattr(app.screen, "terminal_polls", 0) >= 1',
+        )
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -77,7 +89,11 @@ def test_run_screen_config_tab(snap_compare, size):
     app = make_app(run_id=COMPLETED)
 
     async def ready(pilot):
-        await settle(pilot, lambda: getattr(app.screen, "terminal_polls", 0) >= 1, 'getattr(app.screen, "terminal_polls", 0) >= 1')
+        await settle(
+            pilot,
+            lambda: getattr(app.screen, "terminal_polls", 0) >= 1,
+            'getattr(app.screen, "terminal_polls", 0) >= 1',
+        )
         app.screen.query_one(TabbedContent).active = "tab-config"
         await quiet(pilot, workers=True)
 
@@ -89,7 +105,11 @@ def test_volumes_screen(snap_compare, size):
     app = make_app(start="volumes")
 
     async def ready(pilot):
-        await settle(pilot, lambda: app.state.volumes_loaded and "research" in app.state.sessions, 'app.state.volumes_loaded and "research" in app.state.sessions')
+        await settle(
+            pilot,
+            lambda: app.state.volumes_loaded and "research" in app.state.sessions,
+            'app.state.volumes_loaded and "research" in app.state.sessions',
+        )
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -99,7 +119,7 @@ def test_models_screen(snap_compare, size):
     app = make_app(start="models")
 
     async def ready(pilot):
-        await settle(pilot, lambda: app.state.models is not None, 'app.state.models is not None')
+        await settle(pilot, lambda: app.state.models is not None, "app.state.models is not None")
 
     assert snap_compare(app, terminal_size=size, run_before=ready)
 
@@ -109,7 +129,7 @@ def test_help_screen(snap_compare, size):
     app = make_app()
 
     async def ready(pilot):
-        await settle(pilot, lambda: app.state.runs_loaded, 'app.state.runs_loaded')
+        await settle(pilot, lambda: app.state.runs_loaded, "app.state.runs_loaded")
         await pilot.press("question_mark")
         await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the key help")
         await quiet(pilot, workers=True)
@@ -122,11 +142,22 @@ def test_welcome_screen(snap_compare, size):
     from primetui.commands.launch import Connector
 
     data = replay.load()
-    app = PrimeApp(None, None, Prefs(theme="primetui-dark"), clock=replay.fixed_clock(data), poll_scale=0,
-                   theme_dirs=[shipped_theme_dir()], connect=Connector(None, None))
+    app = PrimeApp(
+        None,
+        None,
+        Prefs(theme="primetui-dark"),
+        clock=replay.fixed_clock(data),
+        poll_scale=0,
+        theme_dirs=[shipped_theme_dir()],
+        connect=Connector(None, None),
+    )
 
     async def ready(pilot):
         # The first-run screen is pushed on mount and focuses its key field: wait for both.
-        await settle(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen" and app.focused is not None, 'type(app.screen).__name__ == "WelcomeScreen" and app.focused is not None')
+        await settle(
+            pilot,
+            lambda: type(app.screen).__name__ == "WelcomeScreen" and app.focused is not None,
+            'type(app.screen).__name__ == "WelcomeScreen" and app.focused is not None',
+        )
 
     assert snap_compare(app, terminal_size=size, run_before=ready)

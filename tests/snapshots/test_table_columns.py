@@ -24,7 +24,11 @@ def test_fit_keeps_the_important_columns_and_counts_the_rest():
 async def test_runs_table_headers_are_whole_and_hidden_columns_are_counted(width):
     app = make_app()
     async with app.run_test(size=(width, 30)) as pilot:
-        await settle(pilot, lambda: app.state.runs_loaded and len(app.state.progress) >= 2, 'app.state.runs_loaded and len(app.state.progress) >= 2')
+        await settle(
+            pilot,
+            lambda: app.state.runs_loaded and len(app.state.progress) >= 2,
+            "app.state.runs_loaded and len(app.state.progress) >= 2",
+        )
         table = app.screen.query_one("#runs-table", DataTable)
         total = sum(col.get_render_width(table) for col in table.columns.values())
         assert total <= table.size.width, f"{total} columns of cells in a {table.size.width}-wide table"
@@ -38,7 +42,11 @@ async def test_runs_table_headers_are_whole_and_hidden_columns_are_counted(width
 async def test_volumes_and_sessions_tables_never_cut_a_header(width):
     app = make_app(start="volumes")
     async with app.run_test(size=(width, 30)) as pilot:
-        await settle(pilot, lambda: app.state.volumes_loaded and app.state.sessions, 'app.state.volumes_loaded and app.state.sessions')
+        await settle(
+            pilot,
+            lambda: app.state.volumes_loaded and app.state.sessions,
+            "app.state.volumes_loaded and app.state.sessions",
+        )
         for wid in ("#volumes-table", "#sessions-table"):
             table = app.screen.query_one(wid, DataTable)
             total = sum(col.get_render_width(table) for col in table.columns.values())

@@ -13,6 +13,7 @@ from tests.waiting import input_applied, quiet, until
 
 def wait_for_text(text: str, cursor: tuple[int, int] | None = None):
     """Until ``text`` is on the pane (and the cursor at ``cursor``: the program's last write)."""
+
     async def run_before(pilot) -> None:
         def shown() -> bool:
             screen = pilot.app.screen
@@ -29,7 +30,11 @@ def wait_for_text(text: str, cursor: tuple[int, int] | None = None):
 
 @pytest.mark.parametrize("read_only", [False, True], ids=["rw", "ro"])
 def test_editor_in_alternate_screen(snap_compare, read_only: bool) -> None:
-    assert snap_compare(ShellHost(EDITOR, read_only=read_only), terminal_size=(80, 22), run_before=wait_for_text("INSERT", cursor=(19, 4)))
+    assert snap_compare(
+        ShellHost(EDITOR, read_only=read_only),
+        terminal_size=(80, 22),
+        run_before=wait_for_text("INSERT", cursor=(19, 4)),
+    )
 
 
 def test_coloured_transcript(snap_compare) -> None:

@@ -35,7 +35,6 @@ OUT = Path(__file__).resolve().parents[2] / "docs" / "img"
 SIZE = (110, 32)
 
 
-
 async def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="transfer-docshot-"))
     key = make_key(tmp / "home" / ".ssh" / "id_ed25519")
@@ -46,13 +45,18 @@ async def main() -> None:
     os.chdir(tmp / "work")
     with LocalPlatform.start(tmp, demo=False, env={"HOME": str(tmp / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
         async with httpx.AsyncClient(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
-            (await c.post("/training/volumes", json={"name": "research", "size": "100Gi", "warm": False})).raise_for_status()
+            (
+                await c.post("/training/volumes", json={"name": "research", "size": "100Gi", "warm": False})
+            ).raise_for_status()
         settings = SimpleNamespace(ssh_key_path=str(key), base_url=lp.base_url)
-        app = PrimeApp(SessionOnlyClient(lp.base_url, lp.token), settings, None, poll_scale=0.2,
-                       platform_label="local platform")
+        app = PrimeApp(
+            SessionOnlyClient(lp.base_url, lp.token), settings, None, poll_scale=0.2, platform_label="local platform"
+        )
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("v")
-            await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes")
+            await until(
+                pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes"
+            )
             await pilot.press("p")
             await until(pilot, lambda: isinstance(app.screen, TransferScreen), "dialog")
             dialog = app.screen

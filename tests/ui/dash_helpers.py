@@ -96,8 +96,16 @@ async def wait_status(lp: Any, run_id: str, statuses: set[str], limit: float = 6
             await asyncio.sleep(0.1)
 
 
-async def dispatch_lr_sweep(lp: Any, tmp_path: Path, lrs: list[str], prefix: str, *, max_steps: int,
-                            data: dict[str, Any] | None = None, limit: float = 60.0) -> list[tuple[str, str]]:
+async def dispatch_lr_sweep(
+    lp: Any,
+    tmp_path: Path,
+    lrs: list[str],
+    prefix: str,
+    *,
+    max_steps: int,
+    data: dict[str, Any] | None = None,
+    limit: float = 60.0,
+) -> list[tuple[str, str]]:
     """(run id, name) of a learning-rate sweep over ``lrs`` of the platform's ``sft.toml`` (``max_steps`` steps,
     no checkpoints, ``data`` merged into its ``[data]``), dispatched as ``prefix`` and each waited for until COMPLETED."""
     import tomlkit

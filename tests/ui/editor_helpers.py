@@ -55,8 +55,11 @@ async def open_dispatch(pilot):
     from primetui.ui.editor.dispatch import DispatchScreen
 
     await pilot.press("f5")
-    return await until(pilot, lambda: isinstance(s := pilot.app.screen, DispatchScreen) and s.volumes and s,
-                       "the dispatch dialog with its volumes listed")
+    return await until(
+        pilot,
+        lambda: isinstance(s := pilot.app.screen, DispatchScreen) and s.volumes and s,
+        "the dispatch dialog with its volumes listed",
+    )
 
 
 async def pick_volume(pilot, screen, volume: str) -> str:
@@ -66,8 +69,9 @@ async def pick_volume(pilot, screen, volume: str) -> str:
     names = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
     listing.highlighted = names.index(volume)
     await pilot.press("enter")
-    await until(pilot, lambda: screen.preflight is not None and screen.preflight.volume == volume,
-                f"the pre-flight of {volume}")
+    await until(
+        pilot, lambda: screen.preflight is not None and screen.preflight.volume == volume, f"the pre-flight of {volume}"
+    )
     await quiet(pilot)  # its lines drawn
     return str(screen.query_one("#preflight").render())
 
@@ -75,5 +79,6 @@ async def pick_volume(pilot, screen, volume: str) -> str:
 async def dispatched(pilot) -> object:
     """Press d in the dialog; what the editor closed with (a run id), once the platform answered."""
     await pilot.press("d")
-    return await until(pilot, lambda: pilot.app.result != "open" and pilot.app.result,
-                       "the editor closed on the dispatched run")
+    return await until(
+        pilot, lambda: pilot.app.result != "open" and pilot.app.result, "the editor closed on the dispatched run"
+    )

@@ -50,8 +50,15 @@ def table_rows(app) -> list[str]:
 
 async def all_loaded(pilot, app) -> None:
     # (``runs_complete`` is new: the list before it had one page, which the info line's count names.)
-    await until(pilot, lambda: isinstance(app.screen, RunsScreen) and getattr(app.state, "runs_complete", True)
-                and f"{TOTAL} runs" in info_text(app), f"all {TOTAL} runs loaded")
+    await until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, RunsScreen)
+            and getattr(app.state, "runs_complete", True)
+            and f"{TOTAL} runs" in info_text(app)
+        ),
+        f"all {TOTAL} runs loaded",
+    )
 
 
 async def test_the_filter_finds_a_run_on_the_last_page_and_the_info_counts_all(many):

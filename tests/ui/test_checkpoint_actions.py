@@ -20,15 +20,21 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 def test_the_checkpoint_nearest_the_best_eval_is_the_one_marked():
     rows = [{"step": s, "loss/mean": 3.0 - 0.1 * s} for s in range(1, 41)]
-    rows += [{"step": 10, "eval/reverse/reward/mean": 0.2}, {"step": 20, "eval/reverse/reward/mean": 0.7},
-             {"step": 30, "eval/reverse/reward/mean": 0.5}]
+    rows += [
+        {"step": 10, "eval/reverse/reward/mean": 0.2},
+        {"step": 20, "eval/reverse/reward/mean": 0.7},
+        {"step": 30, "eval/reverse/reward/mean": 0.5},
+    ]
     assert best_eval_checkpoint([10, 25, 40], rows) == (25, "eval/reverse/reward/mean", 0.7, 20)
     assert best_eval_checkpoint([10, 25, 40], rows[:40]) is None  # no evals: no mark
 
 
 def test_resume_text_points_resume_dir_at_the_step_and_drops_step_and_name():
-    run = wire_run(id="abc", name="lr-lr=1e-4", runConfig={"name": "lr-lr=1e-4", "max_steps": 20,
-                                                           "resume": {"step": 5}, "optim": {"lr": 1e-4}})
+    run = wire_run(
+        id="abc",
+        name="lr-lr=1e-4",
+        runConfig={"name": "lr-lr=1e-4", "max_steps": 20, "resume": {"step": 5}, "optim": {"lr": 1e-4}},
+    )
     config = tomllib.loads(resume_text(run, 10))
     assert config["resume"] == {"dir": "/volume/runs/abc/checkpoints/step_10"}
     assert "name" not in config and config["optim"]["lr"] == 1e-4
@@ -42,7 +48,9 @@ async def test_n_on_a_checkpoint_opens_a_resume_config_in_the_editor(local_platf
     app = make_app(local_platform)
     async with app.run_test(size=(160, 45)) as pilot:
         app.open_run(run_id)
-        await until(pilot, lambda: type(app.screen).__name__ == "RunScreen" and app.screen.checkpoints, "checkpoints listed")
+        await until(
+            pilot, lambda: type(app.screen).__name__ == "RunScreen" and app.screen.checkpoints, "checkpoints listed"
+        )
         screen = app.screen
         table = screen.query_one("#run-checkpoints", DataTable)
         await until(pilot, lambda: table.row_count >= 2 and "2" in [k.value for k in table.rows], "step 2 listed")
@@ -56,13 +64,20 @@ async def test_n_on_a_checkpoint_opens_a_resume_config_in_the_editor(local_platf
         endpoint.value = "http://127.0.0.1:9000"
         endpoint.focus()
         await pilot.press("enter")
-        await until(pilot, lambda: any("points at a loopback, link-local, private or cloud-metadata address" in n
-                                       for n in notifications(app)), "the private endpoint refused")
+        await until(
+            pilot,
+            lambda: any(
+                "points at a loopback, link-local, private or cloud-metadata address" in n for n in notifications(app)
+            ),
+            "the private endpoint refused",
+        )
         table.focus()
         await pilot.press("n")
         await until(pilot, lambda: type(app.screen).__name__ == "EditorScreen", "the resume config in the editor")
         editor = app.screen
         config = tomllib.loads(editor.path.read_text())
         assert config["resume"]["dir"] == f"/volume/runs/{run_id}/checkpoints/step_2"
-        assert not [d for d in editor.report.diagnostics if d.level == "error" and "resume" in d.message], editor.report.diagnostics
+        assert not [d for d in editor.report.diagnostics if d.level == "error" and "resume" in d.message], (
+            editor.report.diagnostics
+        )
         editor.path.unlink()

@@ -19,9 +19,16 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 async def test_the_cursor_starts_on_the_best_eval_checkpoint_and_stays_where_the_user_puts_it(local_platform):
     block = online_eval_block(interval=5)
-    config = walkthrough_config(local_platform, max_steps=10, data={"batch_size": 4, "seq_len": 256}, optim={"lr": 3e-3},
-                                ckpt={"interval": 2, "keep_last": 5}, eval=block["eval"], inference=block["inference"],
-                                deployment=block["deployment"])
+    config = walkthrough_config(
+        local_platform,
+        max_steps=10,
+        data={"batch_size": 4, "seq_len": 256},
+        optim={"lr": 3e-3},
+        ckpt={"interval": 2, "keep_last": 5},
+        eval=block["eval"],
+        inference=block["inference"],
+        deployment=block["deployment"],
+    )
     async with PrimeClient(local_platform.base_url, local_platform.token) as client:
         run_id = (await client.create_run(config, mode="sft", volume="research")).run_id
     assert await wait_status(local_platform, run_id, {"COMPLETED"}) == "COMPLETED"

@@ -7,16 +7,21 @@ from textual.widgets._toast import Toast
 from primetui.ui.app import PrimeApp
 from tests.waiting import quiet, until
 
-LONG = ("Run reverse-text-sft: RUNNING → STOPPED after 177 of 300 steps; checkpoints already saved stay on "
-        "research under runs/abc/.")
+LONG = (
+    "Run reverse-text-sft: RUNNING → STOPPED after 177 of 300 steps; checkpoints already saved stay on "
+    "research under runs/abc/."
+)
 
 
 async def _toast_heights(size: tuple[int, int]) -> list[int]:
     app = PrimeApp(None, poll_scale=0)
     async with app.run_test(size=size, notifications=True) as pilot:
         app.notify(LONG, title="Watched run", timeout=30)
-        await until(pilot, lambda: app.screen.query(Toast) and all(t.outer_size.height for t in app.screen.query(Toast)),
-                    "the toast laid out")
+        await until(
+            pilot,
+            lambda: app.screen.query(Toast) and all(t.outer_size.height for t in app.screen.query(Toast)),
+            "the toast laid out",
+        )
         await quiet(pilot)
         return [t.outer_size.height for t in app.screen.query(Toast)]
 

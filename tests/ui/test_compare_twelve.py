@@ -27,8 +27,9 @@ async def twelve_runs(lp, tmp_path: Path) -> list[tuple[str, str]]:
     """(run id, name) of a 12-point learning-rate sweep, dispatched once and COMPLETED."""
     if lp.base_url in _SWEEPS:
         return _SWEEPS[lp.base_url]
-    runs = await dispatch_lr_sweep(lp, tmp_path, LRS, "cmp12", max_steps=3, data={"seq_len": 256, "batch_size": 4},
-                                   limit=300)
+    runs = await dispatch_lr_sweep(
+        lp, tmp_path, LRS, "cmp12", max_steps=3, data={"seq_len": 256, "batch_size": 4}, limit=300
+    )
     _SWEEPS[lp.base_url] = runs
     return runs
 
@@ -39,8 +40,11 @@ async def test_twelve_runs_each_have_a_colour_and_glyph_pair_a_legend_number_and
     app = make_app(local_platform)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.push_screen(CompareScreen(ids))
-        await until(pilot, lambda: getattr(app.screen, "data", None) is not None and "loss/mean" in app.screen.charts,
-                    "the 12 runs compared")
+        await until(
+            pilot,
+            lambda: getattr(app.screen, "data", None) is not None and "loss/mean" in app.screen.charts,
+            "the 12 runs compared",
+        )
         screen = app.screen
         chart = screen.charts["loss/mean"]
         assert [s.name for s in chart.series] == ids

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.timeout(300)
 def run_cli(args: list[str], env_extra: dict[str, str], tmp_path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
     env.update(HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), **env_extra)
-    return subprocess.run([sys.executable, "-m", "primetui", *args], capture_output=True, text=True, env=env, timeout=180)
+    return subprocess.run(
+        [sys.executable, "-m", "primetui", *args], capture_output=True, text=True, env=env, timeout=180
+    )
 
 
 def test_headless_never_imports_the_ui_toolkit():
@@ -68,11 +70,17 @@ def test_errors_are_one_sentence_and_exit_codes_say_what_failed(local_platform, 
     assert no_key.returncode == 78
     assert "No API key configured" in no_key.stderr and "Traceback" not in no_key.stderr
 
-    bad_key = run_cli(["runs", "--once"], {"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": "wrong"}, tmp_path)
+    bad_key = run_cli(
+        ["runs", "--once"], {"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": "wrong"}, tmp_path
+    )
     assert bad_key.returncode == 1
     assert "401" in bad_key.stderr and len(bad_key.stderr.strip().splitlines()) == 1
 
-    missing = run_cli(["run", "no-such-run", "--once"], {"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, tmp_path)
+    missing = run_cli(
+        ["run", "no-such-run", "--once"],
+        {"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token},
+        tmp_path,
+    )
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
 
     dead = run_cli(["runs", "--once"], {"PRIME_BASE_URL": "http://127.0.0.1:9", "PRIME_API_KEY": "x"}, tmp_path)

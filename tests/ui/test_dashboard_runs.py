@@ -30,7 +30,11 @@ async def test_runs_list_shows_a_completed_walkthrough_run_and_opens_it(local_pl
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, RunScreen), "run screen")
         await until(pilot, lambda: "Completed 20" in screen_text(app), "lifecycle timestamps")
-        await until(pilot, lambda: f"prime volumes get research runs/{run_id}/checkpoints/step_10/ ./step_10" in screen_text(app), "checkpoint command")
+        await until(
+            pilot,
+            lambda: f"prime volumes get research runs/{run_id}/checkpoints/step_10/ ./step_10" in screen_text(app),
+            "checkpoint command",
+        )
         # Only actions valid for a COMPLETED run are offered.
         assert app.screen.check_action("delete", ()) is True
         assert app.screen.check_action("stop", ()) is False
@@ -75,7 +79,11 @@ async def test_filter_narrows_the_list_and_escape_clears_it(local_platform):
         box.cursor_position = len(box.value)
         await pilot.press(run_id[8], run_id[9])
         await pilot.press("enter")
-        await until(pilot, lambda: [k.value for k in table.rows] == [run_id], f"only the matching run {run_id}: {box.value!r} {app.screen.query_text!r} {[k.value for k in table.rows]}")
+        await until(
+            pilot,
+            lambda: [k.value for k in table.rows] == [run_id],
+            f"only the matching run {run_id}: {box.value!r} {app.screen.query_text!r} {[k.value for k in table.rows]}",
+        )
 
 
 async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first(local_platform):
@@ -103,7 +111,9 @@ async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first
         await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "confirmation again")
         await pilot.press("y")
-        await until(pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", timeout=60)
+        await until(
+            pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", timeout=60
+        )
         assert bells, "the terminal bell rang"
         # The toast may come from the runs list underneath, a poll before the run screen's own.
         await until(pilot, lambda: app.screen.check_action("delete", ()) is True, "delete offered for the stopped run")
@@ -131,19 +141,37 @@ async def test_restart_then_pause_then_resume_opens_the_new_run(local_platform):
         screen = app.screen
         # The status shown before the platform answers the restart is the old RUNNING: pause is not
         # offered until the answer (CREATING) and a later poll say the new trainer runs.
-        await until(pilot, lambda: not screen._action_in_flight and screen.check_action("pause", ()) is True,
-                    "the restarted run to be RUNNING again (pause offered)", timeout=60)
+        await until(
+            pilot,
+            lambda: not screen._action_in_flight and screen.check_action("pause", ()) is True,
+            "the restarted run to be RUNNING again (pause offered)",
+            timeout=60,
+        )
         await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "pause confirmation")
         assert "cannot be unpaused" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "PAUSED", "the run to be PAUSED", timeout=120)
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, RunScreen) and app.screen.run.status == "PAUSED",
+            "the run to be PAUSED",
+            timeout=120,
+        )
         assert app.screen.check_action("resume", ()) is True
         await pilot.press("u")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id != run_id, "new run's screen", timeout=60)
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, RunScreen) and app.screen.run_id != run_id,
+            "new run's screen",
+            timeout=60,
+        )
         new_id = app.screen.run_id
         assert new_id in app.state.watched
         assert any(f"Resumed as run {new_id}" in n for n in notifications(app))
-        await until(pilot, lambda: app.screen.run is not None and app.screen.run.status in ("PENDING", "CREATING", "RUNNING"), "new run live")
+        await until(
+            pilot,
+            lambda: app.screen.run is not None and app.screen.run.status in ("PENDING", "CREATING", "RUNNING"),
+            "new run live",
+        )
         # Stop the resumed run so it does not keep the shared platform busy.
         await app.client.stop_run(new_id)

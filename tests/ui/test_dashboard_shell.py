@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 from tests.waiting import input_applied, quiet, until
-from dash_helpers import dispatch_walkthrough, make_app, notifications, palette_offers, record_notifications, screen_text
+from dash_helpers import (
+    dispatch_walkthrough,
+    make_app,
+    notifications,
+    palette_offers,
+    record_notifications,
+    screen_text,
+)
 from textual.widgets import DataTable, Input
 
 from primetui.api.client import PrimeClient
@@ -73,7 +80,11 @@ async def test_palette_finds_a_run_by_id_and_opens_it(local_platform, a_run):
         palette_input.value = f"open run {run_id[:10]}"
         await palette_offers(pilot, run_id[:10])
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == run_id, "run screen from the palette")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, RunScreen) and app.screen.run_id == run_id,
+            "run screen from the palette",
+        )
         # The palette also offers volumes and actions on them.
         from primetui.ui.palette import PrimeCommands
 
@@ -83,14 +94,18 @@ async def test_palette_finds_a_run_by_id_and_opens_it(local_platform, a_run):
         texts = [t for t, _, _ in provider.commands()]
         assert "Open volume research" in texts
         assert "Open read-write session on research" in texts
-        assert any(t.startswith("Delete run") and run_id in t for t in texts) or any(t.startswith("Stop run") and run_id in t for t in texts)
+        assert any(t.startswith("Delete run") and run_id in t for t in texts) or any(
+            t.startswith("Stop run") and run_id in t for t in texts
+        )
 
 
 async def test_models_screen_lists_the_cache_and_capacity(local_platform):
     app = make_app(local_platform)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("m")
-        await until(pilot, lambda: isinstance(app.screen, ModelsScreen) and app.state.models is not None, "models loaded")
+        await until(
+            pilot, lambda: isinstance(app.screen, ModelsScreen) and app.state.models is not None, "models loaded"
+        )
         table = app.screen.query_one("#models-table", DataTable)
         names = [str(k.value) for k in table.rows]
         assert "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT" in names
@@ -179,7 +194,15 @@ async def test_outage_keeps_last_data_with_a_marker_and_recovers_by_itself(local
     port = int(local_platform.base_url.rsplit(":", 1)[1])
     proxy = Cuttable(port)
     await proxy.start()
-    app = record_notifications(PrimeApp(PrimeClient(f"http://127.0.0.1:{proxy.port}", local_platform.token), None, None, poll_scale=0.05, platform_label="via proxy"))
+    app = record_notifications(
+        PrimeApp(
+            PrimeClient(f"http://127.0.0.1:{proxy.port}", local_platform.token),
+            None,
+            None,
+            poll_scale=0.05,
+            platform_label="via proxy",
+        )
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         table = app.screen.query_one("#runs-table", DataTable)
         await until(pilot, lambda: run_id in [k.value for k in table.rows], "listed")
@@ -229,7 +252,9 @@ async def test_edit_without_a_key_opens_the_editor_first(tmp_path, monkeypatch):
     settings = load_settings(home=tmp_path)
     config = tmp_path / "sft.toml"
     config.write_text("max_steps = 10\nbogus = 1\n")
-    app = record_notifications(PrimeApp(None, settings, None, connect=Connector(settings, None), poll_scale=0, edit_path=config))
+    app = record_notifications(
+        PrimeApp(None, settings, None, connect=Connector(settings, None), poll_scale=0, edit_path=config)
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "EditorScreen", "the editor, before any platform")
         from textual.widgets import TextArea
@@ -244,14 +269,19 @@ async def test_first_run_local_choice_uses_the_launcher(local_platform):
         """The real launcher would start a detached server; here it hands over the test server."""
 
         async def local(self):
-            settings = load_settings(env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=Path("/nonexistent"))
+            settings = load_settings(
+                env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token},
+                home=Path("/nonexistent"),
+            )
             return PrimeClient(local_platform.base_url, local_platform.token), settings, "local platform test"
 
     app = record_notifications(PrimeApp(None, None, None, connect=FakeLauncher(None, None), poll_scale=0))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: type(app.screen).__name__ == "WelcomeScreen", "welcome")
         await pilot.press("ctrl+l")
-        await until(pilot, lambda: isinstance(app.screen, RunsScreen) and app.state.runs_loaded, "runs on the local platform")
+        await until(
+            pilot, lambda: isinstance(app.screen, RunsScreen) and app.state.runs_loaded, "runs on the local platform"
+        )
         assert app.platform_label == "local platform test"
 
 
@@ -261,7 +291,9 @@ async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platfo
     from primetui.commands.launch import LazyClient
 
     run_id = a_run
-    settings = _load(env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=tmp_path)
+    settings = _load(
+        env={"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}, home=tmp_path
+    )
     app = record_notifications(PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True))
     async with app.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: app.state.runs_loaded and app.state.find_run(run_id) is not None, "live list")

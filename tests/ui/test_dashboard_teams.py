@@ -22,7 +22,9 @@ pytestmark = pytest.mark.timeout(150)
 
 
 def make_app(lp, settings) -> PrimeApp:
-    return record_notifications(PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test"))
+    return record_notifications(
+        PrimeApp(PrimeClient(lp.base_url, lp.token), settings, None, poll_scale=0.1, platform_label="local test")
+    )
 
 
 def volume_rows(app) -> list[str]:
@@ -32,8 +34,11 @@ def volume_rows(app) -> list[str]:
 async def choose(pilot, app, label: str) -> None:
     await until(pilot, lambda: app.screen.query(OptionList), "the account list")
     options = app.screen.query_one(OptionList)
-    await until(pilot, lambda: any(label in str(options.get_option_at_index(i).prompt)
-                                   for i in range(options.option_count)), f"option {label}")
+    await until(
+        pilot,
+        lambda: any(label in str(options.get_option_at_index(i).prompt) for i in range(options.option_count)),
+        f"option {label}",
+    )
     index = next(i for i in range(options.option_count) if label in str(options.get_option_at_index(i).prompt))
     options.highlighted = index
     await pilot.press("enter")
@@ -57,9 +62,16 @@ async def test_switch_from_the_header_writes_back_and_rescopes_the_volumes(local
         await until(pilot, lambda: isinstance(app.screen, TeamSwitchScreen), "account switcher")
         await choose(pilot, app, "Local Research")
         await until(pilot, lambda: app.team_label == "Local Research", "team chosen")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" not in volume_rows(app), "the team's volumes (the personal 'research' is gone)")
-        await until(pilot, lambda: "team Local Research" in str(app.screen.query_one(StatusBar).render()),
-                    "the header to name the team (it redraws on its next tick)")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, VolumesScreen) and "research" not in volume_rows(app),
+            "the team's volumes (the personal 'research' is gone)",
+        )
+        await until(
+            pilot,
+            lambda: "team Local Research" in str(app.screen.query_one(StatusBar).render()),
+            "the header to name the team (it redraws on its next tick)",
+        )
         assert app.client.team_id == LOCAL_TEAM_ID
         saved = json.loads((home / ".prime" / "config.json").read_text())
         assert (saved["team_id"], saved["team_name"], saved["team_role"]) == (LOCAL_TEAM_ID, "Local Research", "ADMIN")
@@ -73,8 +85,15 @@ async def test_switch_from_the_header_writes_back_and_rescopes_the_volumes(local
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, TeamSwitchScreen), "switcher from the palette")
         await choose(pilot, app, "Personal")
-        await until(pilot, lambda: app.team_label == "personal" and isinstance(app.screen, VolumesScreen)
-                    and "research" in volume_rows(app), "back to personal")
+        await until(
+            pilot,
+            lambda: (
+                app.team_label == "personal"
+                and isinstance(app.screen, VolumesScreen)
+                and "research" in volume_rows(app)
+            ),
+            "back to personal",
+        )
         assert json.loads((home / ".prime" / "config.json").read_text())["team_id"] is None
 
 

@@ -30,16 +30,26 @@ async def test_create_checks_name_and_size_then_expand_and_delete(local_platform
     app = make_app(local_platform)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("v")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" in rows(app, "#volumes-table"), "volumes listed")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, VolumesScreen) and "research" in rows(app, "#volumes-table"),
+            "volumes listed",
+        )
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "create form")
         await fill(pilot, app, {"name": "Bad Name", "size": "100Gi"})
         await pilot.press("enter")
-        await until(pilot, lambda: "lowercase letters" in str(app.screen.query_one("#form-error").render()), "name refused")
+        await until(
+            pilot, lambda: "lowercase letters" in str(app.screen.query_one("#form-error").render()), "name refused"
+        )
         assert app.screen.query_one("#field-name", Input).value == "Bad Name"  # nothing typed is lost
         await fill(pilot, app, {"name": "dash-vol-a", "size": "100GB"})
         await pilot.press("enter")
-        await until(pilot, lambda: "whole number of Gi or Ti" in str(app.screen.query_one("#form-error").render()), "size refused")
+        await until(
+            pilot,
+            lambda: "whole number of Gi or Ti" in str(app.screen.query_one("#form-error").render()),
+            "size refused",
+        )
         await fill(pilot, app, {"size": "20Gi"})
         await pilot.click("#submit")  # the mouse works too
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "form closed")
@@ -67,14 +77,23 @@ async def test_create_checks_name_and_size_then_expand_and_delete(local_platform
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "delete confirmation")
         assert "deleted for good" in str(app.screen.query_one("#confirm-body").render())
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "dash-vol-a" not in rows(app, "#volumes-table"), "volume gone", timeout=60)
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, VolumesScreen) and "dash-vol-a" not in rows(app, "#volumes-table"),
+            "volume gone",
+            timeout=60,
+        )
 
 
 async def test_read_write_session_is_flagged_and_stopped_through_final_sync(local_platform):
     app = make_app(local_platform)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("v")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "research" in rows(app, "#volumes-table"), "volumes listed")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, VolumesScreen) and "research" in rows(app, "#volumes-table"),
+            "volumes listed",
+        )
         await app.client.create_volume("dash-vol-s", "10Gi")
         app.screen.fetch_volumes()
         await until(pilot, lambda: "dash-vol-s" in rows(app, "#volumes-table"), "volume listed")
@@ -86,8 +105,13 @@ async def test_read_write_session_is_flagged_and_stopped_through_final_sync(loca
         await quiet(pilot)
         await until(pilot, lambda: app.screen.selected == "dash-vol-s", "dash-vol-s still highlighted")
         await pilot.press("o")  # read-write session
-        await until(pilot, lambda: any("(read-write) on dash-vol-s" in n or "ould not" in n or "annot" in n
-                                       for n in notifications(app)), "the session started or refused")
+        await until(
+            pilot,
+            lambda: any(
+                "(read-write) on dash-vol-s" in n or "ould not" in n or "annot" in n for n in notifications(app)
+            ),
+            "the session started or refused",
+        )
         assert any("(read-write) on dash-vol-s" in n for n in notifications(app)), notifications(app)
         flag = app.screen.query_one("#rw-flag")
         await until(pilot, lambda: flag.has_class("visible"), "loud RW flag")
@@ -119,7 +143,12 @@ async def test_read_write_session_is_flagged_and_stopped_through_final_sync(loca
         table.move_cursor(row=table.get_row_index(ro.id))
         await pilot.press("s")
         await until(pilot, lambda: any(f"Stopping {ro.id}" in n for n in notifications(app)), "RO stop sent")
-        await until(pilot, lambda: all(s.phase in ("stopped", "failed") for s in app.state.sessions["dash-vol-s"]), "all stopped", timeout=60)
+        await until(
+            pilot,
+            lambda: all(s.phase in ("stopped", "failed") for s in app.state.sessions["dash-vol-s"]),
+            "all stopped",
+            timeout=60,
+        )
         await app.client.delete_volume("dash-vol-s")
 
 
@@ -129,7 +158,11 @@ async def test_second_read_write_session_is_refused_with_a_tip(local_platform):
         await app.client.create_volume("dash-vol-w", "10Gi")
         first = await app.client.create_session("dash-vol-w", read_only=False)
         await pilot.press("v")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and "dash-vol-w" in rows(app, "#volumes-table"), "listed")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, VolumesScreen) and "dash-vol-w" in rows(app, "#volumes-table"),
+            "listed",
+        )
         app.screen.selected = "dash-vol-w"
         await pilot.press("o")
         await until(pilot, lambda: any("Tip: press O" in n for n in notifications(app)), "409 explained with a tip")

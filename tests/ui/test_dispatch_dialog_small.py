@@ -15,7 +15,8 @@ from tests.waiting import until
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 UNCACHED = WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B").replace(
-    'name = "prime-qwen3"', 'name = "qwen3"')
+    'name = "prime-qwen3"', 'name = "qwen3"'
+)
 
 
 def visible_text(app) -> str:
@@ -39,12 +40,17 @@ async def test_a_failed_preflight_shows_its_cross_line_on_a_small_terminal(tmp_p
         # config always fail here, the first ✗ line is always on screen, and the status line names them all.
         failed = [c.name for c in screen.preflight.checks if c.state == "fail"]
         assert "Model" in failed and "Config" in failed, failed
-        await until(pilot, lambda: f"✗ {failed[0]}" in visible_text(app), f"the first ✗ line ({failed[0]}) on screen",
-                    timeout=120)  # a bound on a hang under load
+        await until(
+            pilot,
+            lambda: f"✗ {failed[0]}" in visible_text(app),
+            f"the first ✗ line ({failed[0]}) on screen",
+            timeout=120,
+        )  # a bound on a hang under load
         if failed == ["Model", "Config"]:
             await until(pilot, lambda: "✗ Config" in visible_text(app), "the ✗ Config line on screen too", timeout=120)
         status = str(screen.query_one("#dispatch-status", Static).render())
         assert status.startswith(f"✗ {', '.join(failed)}: fix the ✗ line(s) at the top"), status
+
 
 async def test_f5_says_it_saved_the_file_before_the_dialog(tmp_path, client):
     path = tmp_path / "sft.toml"

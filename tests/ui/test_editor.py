@@ -51,7 +51,7 @@ async def test_quick_fix_adds_the_missing_type(tmp_path):
 
 
 async def test_problems_list_and_f8_jump_to_each_problem(tmp_path):
-    text = "max_steps = \"ten\"\n[data]\nbatch_size = 0\n[ckpt]\ninterval = 20\n"
+    text = 'max_steps = "ten"\n[data]\nbatch_size = 0\n[ckpt]\ninterval = 20\n'
     app = host(tmp_path, text)
     async with app.run_test(size=(100, 30)) as pilot:
         ed = await settle(pilot)
@@ -83,11 +83,16 @@ async def test_save_writes_the_file_and_drops_the_draft(tmp_path):
         ed = await settle(pilot)
         ed.area.cursor_location = (0, 13)
         await pilot.press("0")
+
         def drafted() -> list[str]:
             return [json.loads(d.read_text())["text"] for d in (tmp_path / "drafts").glob("*.json")]
 
-        await until(pilot, lambda: drafted() == ["max_steps = 10\n[ckpt]\n"],
-                    f"the autosave (every {AUTOSAVE_EVERY} s) to write one draft with the edit", timeout=AUTOSAVE_EVERY + 60)
+        await until(
+            pilot,
+            lambda: drafted() == ["max_steps = 10\n[ckpt]\n"],
+            f"the autosave (every {AUTOSAVE_EVERY} s) to write one draft with the edit",
+            timeout=AUTOSAVE_EVERY + 60,
+        )
         await pilot.press("ctrl+s")
         await quiet(pilot)
         assert (tmp_path / "sft.toml").read_text() == "max_steps = 10\n[ckpt]\n"
@@ -176,8 +181,9 @@ async def test_escape_in_a_batch_after_typing_waits_for_the_text_and_keeps_a_dra
     async with app.run_test(size=(100, 24)) as pilot:
         ed = await settle(pilot)
         send_batch(app, "x", "y", "escape")
-        await until(pilot, lambda: "esc again closes" in ed.note or app.result != "open",
-                    "the editor to answer the escape")
+        await until(
+            pilot, lambda: "esc again closes" in ed.note or app.result != "open", "the editor to answer the escape"
+        )
         assert app.result == "open", "escape closed the editor before the keys typed before it were applied"
         assert ed.text.startswith("xy") and "esc again closes" in ed.note
         assert len(list((tmp_path / "drafts").glob("*.json"))) == 1
@@ -205,8 +211,10 @@ def test_big_files_are_checked_in_the_helper_process_with_the_same_result():
     blocks = []
     for i in range(300):
         examples = "32" if i else '"many"'
-        blocks.append(f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/t-{i}" }} }}\n'
-                      f"num_examples = {examples}\n")
+        blocks.append(
+            f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/t-{i}" }} }}\n'
+            f"num_examples = {examples}\n"
+        )
     sources = "".join(blocks)
     text = ONLINE_EVAL + sources
     assert len(text) >= validator.BIG_TEXT

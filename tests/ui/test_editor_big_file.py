@@ -20,7 +20,9 @@ pytestmark = pytest.mark.timeout(120)
 def big_text(sources: int) -> str:
     return ONLINE_EVAL + "".join(
         f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/task-{i}" }} }}\n'
-        "num_examples = 32\ngroup_size = 2\n" for i in range(sources))
+        "num_examples = 32\ngroup_size = 2\n"
+        for i in range(sources)
+    )
 
 
 class AreaHost(App):

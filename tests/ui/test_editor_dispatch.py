@@ -18,9 +18,13 @@ async def test_dispatch_lands_on_a_new_run(tmp_path, client):
         assert ed.cached_models and "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT" in ed.cached_models
         screen = await open_dispatch(pilot)
         preflight = await pick_volume(pilot, screen, "research")
-        for line in ("✓ Volume   research is CREATED", "✓ Sessions no read-write session is open",
-                     "✓ Model    PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT is in the cluster model cache",
-                     "✓ Space    1 checkpoint(s) × 7.2 GB = 7.2 GB of 107.4 GB", "✓ Config   no errors"):
+        for line in (
+            "✓ Volume   research is CREATED",
+            "✓ Sessions no read-write session is open",
+            "✓ Model    PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT is in the cluster model cache",
+            "✓ Space    1 checkpoint(s) × 7.2 GB = 7.2 GB of 107.4 GB",
+            "✓ Config   no errors",
+        ):
             assert line in preflight, preflight
         run_id = await dispatched(pilot)
         assert isinstance(run_id, str), run_id
@@ -40,8 +44,11 @@ async def test_refused_dispatch_is_shown_on_the_line_it_names(tmp_path, client):
         screen = await open_dispatch(pilot)
         await pick_volume(pilot, screen, "research")
         await pilot.press("d")
-        server = await until(pilot, lambda: app.screen is ed and [d for d in ed.diagnostics if d.source == "platform"],
-                             "the platform's refusal shown in the editor")
+        server = await until(
+            pilot,
+            lambda: app.screen is ed and [d for d in ed.diagnostics if d.source == "platform"],
+            "the platform's refusal shown in the editor",
+        )
         assert app.result == "open"
         server = [d for d in server if d.code == "server-400"]
         assert len(server) == 1 and "points outside the volume" in server[0].message
@@ -52,8 +59,11 @@ async def test_refused_dispatch_is_shown_on_the_line_it_names(tmp_path, client):
 
 async def test_preflight_blocks_an_uncached_model(tmp_path, client):
     path = tmp_path / "sft.toml"
-    path.write_text(WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B")
-                    .replace('name = "prime-qwen3"', 'name = "qwen3"'))
+    path.write_text(
+        WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B").replace(
+            'name = "prime-qwen3"', 'name = "qwen3"'
+        )
+    )
     app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
     async with app.run_test(size=(110, 32)) as pilot:
         ed = await settle(pilot)

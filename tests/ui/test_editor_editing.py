@@ -133,8 +133,17 @@ async def test_keys_are_listed_in_help_and_remappable_by_id(tmp_path):
         await pilot.press("shift+f1")
         await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the key list")
         body = screen_text(app)
-        for binding_id in ("editor.find", "editor.replace", "editor.goto_line", "editor.comment", "editor.indent",
-                           "editor.dedent", "editor.file_start", "editor.file_end", "editor.complete"):
+        for binding_id in (
+            "editor.find",
+            "editor.replace",
+            "editor.goto_line",
+            "editor.comment",
+            "editor.indent",
+            "editor.dedent",
+            "editor.file_start",
+            "editor.file_end",
+            "editor.complete",
+        ):
             assert binding_id in body
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is ed, "back in the editor")

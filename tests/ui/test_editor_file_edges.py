@@ -26,8 +26,9 @@ async def test_a_deleted_file_is_noticed_and_save_offers_save_as_not_reload(tmp_
         (tmp_path / "sft.toml").unlink()
         await until(pilot, lambda: "was deleted or moved" in ed.note, "the editor to notice the file is gone")
         await pilot.press("ctrl+s")
-        prompt = await until(pilot, lambda: type(app.screen).__name__ == "ConflictPrompt" and app.screen,
-                             "the conflict dialog")
+        prompt = await until(
+            pilot, lambda: type(app.screen).__name__ == "ConflictPrompt" and app.screen, "the conflict dialog"
+        )
         hint = _texts(prompt)
         assert "a saves it elsewhere" in hint and "r reloads" not in hint
         await pilot.press("r")  # nothing to reload: the dialog stays
@@ -55,12 +56,16 @@ async def test_save_as_onto_a_read_only_file_says_so_inside_the_dialog(tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(pilot)
         await pilot.press("f12")
-        prompt = await until(pilot, lambda: type(app.screen).__name__ == "SaveAsPrompt" and app.screen,
-                             "the save-as dialog")
+        prompt = await until(
+            pilot, lambda: type(app.screen).__name__ == "SaveAsPrompt" and app.screen, "the save-as dialog"
+        )
         prompt.query_one("#save-as-path").value = str(target)
         await pilot.press("enter")
-        await until(pilot, lambda: "locked.toml is read-only: pick another path" in _texts(prompt),
-                    "the refusal inside the dialog")
+        await until(
+            pilot,
+            lambda: "locked.toml is read-only: pick another path" in _texts(prompt),
+            "the refusal inside the dialog",
+        )
         assert app.screen is prompt
     assert target.read_text() == "max_steps = 1\n"
 
@@ -74,8 +79,9 @@ async def test_the_conflict_and_go_to_line_dialogs_show_every_choice_and_wrap_er
         await until(pilot, lambda: ed.modified, "the buffer modified (so a change on disk is not reloaded by itself)")
         (tmp_path / "sft.toml").write_text("max_steps = 20\n[ckpt]\n")
         await pilot.press("ctrl+s")
-        prompt = await until(pilot, lambda: type(app.screen).__name__ == "ConflictPrompt" and app.screen,
-                             "the conflict dialog")
+        prompt = await until(
+            pilot, lambda: type(app.screen).__name__ == "ConflictPrompt" and app.screen, "the conflict dialog"
+        )
         await pilot.press("d")  # the diff shown too
         await until(pilot, lambda: prompt.query_one("#conflict-diff").has_class("shown"), "the diff shown")
         shown = _screen(app)
@@ -92,4 +98,8 @@ async def test_the_conflict_and_go_to_line_dialogs_show_every_choice_and_wrap_er
 def _screen(app) -> str:
     """Every character on the screen, spaces, line ends and the dialog's side borders dropped (a wrapped
     hint reads whole)."""
-    return "".join("".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()).replace(" ", "").replace("│", "")
+    return (
+        "".join("".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips())
+        .replace(" ", "")
+        .replace("│", "")
+    )

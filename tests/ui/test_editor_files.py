@@ -111,8 +111,11 @@ async def test_save_as_asks_before_creating_a_directory(tmp_path):
         await until(pilot, lambda: type(app.screen).__name__ == "SaveAsPrompt", "the save-as prompt")
         app.screen.query_one("#save-as-path").value = str(target)
         await pilot.press("enter")
-        await until(pilot, lambda: "does not exist: create it?" in str(app.screen.query_one("#save-as-hint").render()),
-                    "the question")
+        await until(
+            pilot,
+            lambda: "does not exist: create it?" in str(app.screen.query_one("#save-as-hint").render()),
+            "the question",
+        )
         assert not target.parent.exists()
         await pilot.press("enter")
         await until(pilot, lambda: target.exists(), "the save into the new directory")

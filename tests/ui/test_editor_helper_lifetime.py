@@ -23,7 +23,8 @@ pytestmark = pytest.mark.timeout(180)
 
 BIG = ONLINE_EVAL + "".join(
     f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/task-{i}" }} }}\nnum_examples = 32\n'
-    for i in range(400))  # ~40,000 characters: over the size checked in the helper
+    for i in range(400)
+)  # ~40,000 characters: over the size checked in the helper
 
 
 def helper_pids() -> set[int]:

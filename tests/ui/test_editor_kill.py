@@ -44,7 +44,7 @@ class Tmux:
         end = time.monotonic() + limit
         while True:
             screen = self.screen()
-            if (what.search(screen) if isinstance(what, re.Pattern) else what in screen):
+            if what.search(screen) if isinstance(what, re.Pattern) else what in screen:
                 return screen
             if time.monotonic() > end:
                 raise AssertionError(f"{what!r} never appeared; the screen was:\n{screen}")
@@ -70,13 +70,30 @@ def tmuxes(tmp_path: Path):
 def _start(tmux: Tmux, tmp_path: Path, path: Path, first_sight: str = "sft.toml editor") -> int:
     # A key for an address where nothing listens: the app skips its first-run screen and the
     # editor works offline (its model-cache look-up fails and it says so).
-    env = {"HOME": str(tmp_path / "home"), "PRIMETUI_DRAFTS_DIR": str(tmp_path / "drafts"),
-           "PRIME_API_KEY": "offline-test-key", "PRIME_BASE_URL": "http://127.0.0.1:9",
-           "PRIMETUI_CONFIG_DIR": str(tmp_path / "config"), "TERM": "xterm-256color", "PATH": os.environ["PATH"]}
+    env = {
+        "HOME": str(tmp_path / "home"),
+        "PRIMETUI_DRAFTS_DIR": str(tmp_path / "drafts"),
+        "PRIME_API_KEY": "offline-test-key",
+        "PRIME_BASE_URL": "http://127.0.0.1:9",
+        "PRIMETUI_CONFIG_DIR": str(tmp_path / "config"),
+        "TERM": "xterm-256color",
+        "PATH": os.environ["PATH"],
+    }
     command = " ".join(f"{k}={v}" for k, v in env.items())
     # exec + env (which execs too): the pane's process IS the editor, so its pid is the one we kill
-    tmux.run("new-session", "-d", "-s", "ed", "-x", "100", "-y", "30", "-c", str(ROOT),
-             f"exec env -i {command} {sys.executable} -m primetui edit {path}")
+    tmux.run(
+        "new-session",
+        "-d",
+        "-s",
+        "ed",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "-c",
+        str(ROOT),
+        f"exec env -i {command} {sys.executable} -m primetui edit {path}",
+    )
     tmux.wait(first_sight)
     return int(tmux.run("list-panes", "-t", "ed", "-F", "#{pane_pid}").split()[0])
 

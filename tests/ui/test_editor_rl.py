@@ -8,8 +8,9 @@ from primetui.sft.templates import RL_REVERSE_TEXT, TEMPLATES
 from editor_helpers import EditorHost, dispatched, host, idle, open_dispatch, pick_volume, settle
 from tests.waiting import input_applied, quiet, until
 
-BAD = (RL_REVERSE_TEXT.replace("batch_size = 128", "batch_size = 100")
-       .replace('id = "reverse-text"', 'id = "primeintellect/no-such-env"'))
+BAD = RL_REVERSE_TEXT.replace("batch_size = 128", "batch_size = 100").replace(
+    'id = "reverse-text"', 'id = "primeintellect/no-such-env"'
+)
 
 
 def _title(ed) -> str:
@@ -23,7 +24,9 @@ async def test_rl_problems_are_shown_inline_on_their_keys(tmp_path):
         lines = BAD.split("\n")
         shown = {(d.level, d.span.line, d.span.col): d.message for d in ed.diagnostics}
         batch, taskset = lines.index("batch_size = 100"), lines.index('id = "primeintellect/no-such-env"')
-        assert shown[("error", batch, 13)].startswith("Batch size must be divisible by the number of samples per problem")
+        assert shown[("error", batch, 13)].startswith(
+            "Batch size must be divisible by the number of samples per problem"
+        )
         assert shown[("warning", taskset, 5)].startswith("taskset 'primeintellect/no-such-env' not found")
         assert len(shown) == 2
         assert " rl.toml editor " in _title(ed) and "1 error(s) · 1 warning(s)" in _title(ed)
@@ -38,8 +41,11 @@ async def test_the_rl_template_is_offered_and_validates_clean(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+t")
-        picker = await until(pilot, lambda: type(pilot.app.screen).__name__ == "TemplatePicker" and pilot.app.screen,
-                             "the template picker")
+        picker = await until(
+            pilot,
+            lambda: type(pilot.app.screen).__name__ == "TemplatePicker" and pilot.app.screen,
+            "the template picker",
+        )
         listing = picker.query_one("#template-list")
         listing.highlighted = [t.key for t in TEMPLATES].index("rl-reverse-text")
         await pilot.press("enter")
@@ -63,10 +69,13 @@ async def test_rl_preflight_and_dispatch(tmp_path, client):
         screen = await open_dispatch(pilot)
         assert "Pick the volume the run writes its checkpoints to:" in [str(s.render()) for s in screen.query("Static")]
         preflight = await pick_volume(pilot, screen, "research")
-        for line in ("✓ Model    PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT is in the cluster model cache",
-                     "✓ Taskset  reverse-text: known to the platform",
-                     "✓ Batch    128 rollouts a step = 8 prompts × 16 completions",
-                     "✓ GPUs     1 inference GPU(s) with [inference]", "✓ Config   no errors"):
+        for line in (
+            "✓ Model    PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT is in the cluster model cache",
+            "✓ Taskset  reverse-text: known to the platform",
+            "✓ Batch    128 rollouts a step = 8 prompts × 16 completions",
+            "✓ GPUs     1 inference GPU(s) with [inference]",
+            "✓ Config   no errors",
+        ):
             assert line in preflight, preflight
         assert "Data" not in preflight  # an RL run reads no dataset from the volume
         run_id = await dispatched(pilot)
@@ -85,9 +94,11 @@ async def test_rl_preflight_blocks_an_unknown_taskset_a_bad_batch_and_no_inferen
         await settle(pilot)
         screen = await open_dispatch(pilot)
         preflight = await pick_volume(pilot, screen, "research")
-        for line in ("✗ Taskset  primeintellect/no-such-env is not a taskset this platform runs (it has reverse-text)",
-                     "✗ Batch    batch_size 100 does not divide by group_size 16 — use 96 or 112.",
-                     "✗ GPUs     Hosted RL runs need inference GPUs"):
+        for line in (
+            "✗ Taskset  primeintellect/no-such-env is not a taskset this platform runs (it has reverse-text)",
+            "✗ Batch    batch_size 100 does not divide by group_size 16 — use 96 or 112.",
+            "✗ GPUs     Hosted RL runs need inference GPUs",
+        ):
             assert line in preflight, preflight
         assert screen.preflight.blocked
         await pilot.press("d")

@@ -32,7 +32,7 @@ from tests.waiting import POLL, input_applied, until
 pytestmark = pytest.mark.timeout(600)
 
 # short enough to have no scrollbar at 40 rows; problems with one quick fix and with two
-SEED = '''max_steps = 100
+SEED = """max_steps = 100
 
 [model]
 name = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"
@@ -50,13 +50,34 @@ lr = 1e-5
 batch_size = 0
 
 [ckpt]
-'''
+"""
 
-EDIT_KEYS = [*"ab=1", "space", "quotation_mark", "left_square_bracket", "enter", "backspace", "delete",
-             "tab", "shift+tab", "ctrl+underscore"]
-MOVE_KEYS = ["left", "right", "up", "down", "home", "end", "shift+right", "shift+down", "shift+left", "ctrl+home",
-             "ctrl+end"]
-LINES = st.text(alphabet=st.sampled_from(list("abz_=1 .[]\"#")), max_size=24)
+EDIT_KEYS = [
+    *"ab=1",
+    "space",
+    "quotation_mark",
+    "left_square_bracket",
+    "enter",
+    "backspace",
+    "delete",
+    "tab",
+    "shift+tab",
+    "ctrl+underscore",
+]
+MOVE_KEYS = [
+    "left",
+    "right",
+    "up",
+    "down",
+    "home",
+    "end",
+    "shift+right",
+    "shift+down",
+    "shift+left",
+    "ctrl+home",
+    "ctrl+end",
+]
+LINES = st.text(alphabet=st.sampled_from(list('abz_=1 .[]"#')), max_size=24)
 
 
 def paste_event(text: str) -> events.Paste:
@@ -147,8 +168,12 @@ class EditorMachine(RuleBasedStateMachine):
     def redo(self, times):
         self._run(lambda: self._keys(*["ctrl+y"] * times))
 
-    @rule(needle=st.sampled_from(["=", "1", "a", "[", "num_gpus", "\\d+", "^"]),
-          replacement=st.sampled_from(["", "x", "==", "\\n"]), regex=st.booleans(), every=st.booleans())
+    @rule(
+        needle=st.sampled_from(["=", "1", "a", "[", "num_gpus", "\\d+", "^"]),
+        replacement=st.sampled_from(["", "x", "==", "\\n"]),
+        regex=st.booleans(),
+        every=st.booleans(),
+    )
     def find_replace(self, needle, replacement, regex, every):
         async def go() -> None:
             await self._keys("ctrl+h")
@@ -177,8 +202,11 @@ class EditorMachine(RuleBasedStateMachine):
             await self._keys("f4")
             if self.app.screen is not self.editor:  # more than one fix: the picker
                 await self._keys(*["down"] * (choice % len(d.fixes)), "enter")
-            await until(self.pilot, lambda: self.app.screen is self.editor and self.area.has_focus,
-                        "the editor back with the text focused after the fix")
+            await until(
+                self.pilot,
+                lambda: self.app.screen is self.editor and self.area.has_focus,
+                "the editor back with the text focused after the fix",
+            )
 
         self._run(go)
 
@@ -217,5 +245,11 @@ class EditorMachine(RuleBasedStateMachine):
 
 
 TestEditorMachine = EditorMachine.TestCase
-TestEditorMachine.settings = settings(max_examples=8, stateful_step_count=12, derandomize=True, database=None,
-                                      deadline=None, suppress_health_check=list(HealthCheck))
+TestEditorMachine.settings = settings(
+    max_examples=8,
+    stateful_step_count=12,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)

@@ -26,8 +26,11 @@ async def _open(pilot, prefix: str, values: str) -> SweepScreen:
     assert isinstance(screen, SweepScreen)
     screen.query_one("#sweep-prefix").value = prefix
     screen.query_one("#sweep-values-0").value = values
-    await until(pilot, lambda: "(on research)" in _text(screen, "#sweep-grid"),
-                "the volumes listed and the grid's line drawn on research")
+    await until(
+        pilot,
+        lambda: "(on research)" in _text(screen, "#sweep-grid"),
+        "the volumes listed and the grid's line drawn on research",
+    )
     await idle(pilot)  # the platform's run names and prices are read
     return screen
 
@@ -44,13 +47,16 @@ async def test_the_grid_line_and_a_grid_that_does_not_fit_together_is_refused(tm
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await _open(pilot, "gridui", "1e-5,3e-5,1e-4")
         grid = _text(screen, "#sweep-grid")
-        assert ("Grid: 3 runs · 3 GPUs · cost: no on-demand GPU price listed · checkpoints 3 × 43.2 GB = 129.6 GB > "
-                "volume 107.4 GB — expand the volume, lower keep_last or split the sweep (on research)") in grid, grid
+        assert (
+            "Grid: 3 runs · 3 GPUs · cost: no on-demand GPU price listed · checkpoints 3 × 43.2 GB = 129.6 GB > "
+            "volume 107.4 GB — expand the volume, lower keep_last or split the sweep (on research)"
+        ) in grid, grid
         await pilot.press("f5")
         await idle(pilot)
         assert app.screen is screen
-        assert _text(screen, "#sweep-status").startswith("The 3 runs do not fit on research together: checkpoints 3 × "
-                                                         "43.2 GB = 129.6 GB > volume 107.4 GB")
+        assert _text(screen, "#sweep-status").startswith(
+            "The 3 runs do not fit on research together: checkpoints 3 × 43.2 GB = 129.6 GB > volume 107.4 GB"
+        )
         screen.query_one("#sweep-values-0").value = "1e-5,3e-5"
         await idle(pilot)
         assert "checkpoints 2 × 43.2 GB = 86.4 GB of 107.4 GB" in _text(screen, "#sweep-grid")
@@ -67,8 +73,10 @@ async def test_a_taken_name_is_warned_about_and_f6_adds_a_suffix(tmp_path, clien
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await _open(pilot, "gridtaken", "1e-5,3e-5")
         grid = _text(screen, "#sweep-grid")
-        assert ("⚠ 1 of the 2 run names is already on the platform (gridtaken-lr=1e-5), so the runs list would mix this "
-                "sweep with the earlier one under 'gridtaken'; F6 (prefix gridtaken-2) makes every name new.") in grid, grid
+        assert (
+            "⚠ 1 of the 2 run names is already on the platform (gridtaken-lr=1e-5), so the runs list would mix this "
+            "sweep with the earlier one under 'gridtaken'; F6 (prefix gridtaken-2) makes every name new."
+        ) in grid, grid
         assert "gridtaken-lr=1e-5  1 GPU  (name taken)" in grid
         await pilot.press("f5")  # warned, not refused: F5 asks once more
         await idle(pilot)

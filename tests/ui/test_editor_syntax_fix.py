@@ -23,7 +23,7 @@ async def test_bom_is_named_and_f4_strips_it(tmp_path):
 
 
 async def test_unclosed_array_is_marked_on_its_bracket(tmp_path):
-    app = host(tmp_path, "max_steps = 10\nfoo = [1, 2\n\n[model]\nname = \"x\"\n")
+    app = host(tmp_path, 'max_steps = 10\nfoo = [1, 2\n\n[model]\nname = "x"\n')
     async with app.run_test(size=(120, 30)) as pilot:
         ed = await settle(pilot)
         [d] = ed.diagnostics

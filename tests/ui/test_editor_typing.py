@@ -35,8 +35,11 @@ list = [1, 2, { a = "b" }]
 
 def big_text(sources: int = 830) -> str:
     """About 5,000 lines: the online-eval config, tricky TOML at a block edge, then eval sources."""
-    body = "".join(f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/task-{i}" }} }}\n'
-                   "num_examples = 32\ngroup_size = 2\n" for i in range(sources))
+    body = "".join(
+        f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/task-{i}" }} }}\n'
+        "num_examples = 32\ngroup_size = 2\n"
+        for i in range(sources)
+    )
     head = ONLINE_EVAL.rstrip("\n") + "\n" * (BLOCK - 4 - ONLINE_EVAL.rstrip("\n").count("\n"))
     return head + TRICKY + body
 
@@ -54,8 +57,9 @@ class Pair(App):
 
     def compose(self) -> ComposeResult:
         ours = DiagnosticTextArea(self.text, id="ours")
-        textual = TextArea(self.text, language="toml", soft_wrap=False, tab_behavior="indent", show_line_numbers=True,
-                           id="textual")
+        textual = TextArea(
+            self.text, language="toml", soft_wrap=False, tab_behavior="indent", show_line_numbers=True, id="textual"
+        )
         ours.can_focus = textual.can_focus = self.focus  # without focus neither draws a cursor
         yield ours
         yield textual
@@ -70,8 +74,9 @@ def same_view(ours: DiagnosticTextArea, textual: TextArea) -> None:
     for line in range(ours.document.line_count):
         # the same tuples; their order (which style wins where captures overlap) is the query's
         # capture order here, the order names first occur in the document in Textual: the strips agree
-        assert sorted(ours._highlights[line], key=str) == sorted(textual._highlights.get(line, []), key=str), \
+        assert sorted(ours._highlights[line], key=str) == sorted(textual._highlights.get(line, []), key=str), (
             f"line {line}"
+        )
     for y in range(ours.size.height):
         a, b = ours.render_line(y), textual.render_line(y)
         assert a.text == b.text and list(a) == list(b), f"row {y} at scroll {ours.scroll_offset.y}"
@@ -98,15 +103,17 @@ async def test_lazy_highlighting_draws_what_whole_document_highlighting_draws():
             same_view(ours, textual)
         # edits: a character, a new line, a quote that opens a string to the end of the file, undo, ...
         await scrolled(pilot, ours, textual, BLOCK - 10)
-        for edit in (lambda a: a.insert("x", (BLOCK + 2, 3)),
-                     lambda a: a.insert("\nk = 1", (BLOCK + 8, 0)),
-                     lambda a: a.insert('"""', (BLOCK + 1, 0)),
-                     lambda a: a.undo(),
-                     lambda a: a.delete((BLOCK + 3, 0), (BLOCK + 6, 0)),
-                     # the longest line grows past the widget, then shrinks: every row's padding changes
-                     lambda a: a.insert("y" * 150, (BLOCK + 2, 0)),
-                     lambda a: a.insert("z", (BLOCK + 9, 0)),
-                     lambda a: a.delete((BLOCK + 2, 0), (BLOCK + 2, 150))):
+        for edit in (
+            lambda a: a.insert("x", (BLOCK + 2, 3)),
+            lambda a: a.insert("\nk = 1", (BLOCK + 8, 0)),
+            lambda a: a.insert('"""', (BLOCK + 1, 0)),
+            lambda a: a.undo(),
+            lambda a: a.delete((BLOCK + 3, 0), (BLOCK + 6, 0)),
+            # the longest line grows past the widget, then shrinks: every row's padding changes
+            lambda a: a.insert("y" * 150, (BLOCK + 2, 0)),
+            lambda a: a.insert("z", (BLOCK + 9, 0)),
+            lambda a: a.delete((BLOCK + 2, 0), (BLOCK + 2, 150)),
+        ):
             for area in (ours, textual):
                 area.history.checkpoint()
                 edit(area)
@@ -165,8 +172,9 @@ async def test_new_diagnostics_redraw_only_the_lines_they_change():
     app = Pair(big_text(), focus=False)  # no cursor blinking: every redraw is the diagnostics'
     async with app.run_test(size=(110, 70)) as pilot:
         ours, _ = areas(app)
-        ours.set_diagnostics([Diagnostic("error", "bad", Span(3, 0, 3, 5), "x"),
-                              Diagnostic("warning", "meh", Span(7, 2, 8, 1), "y")])
+        ours.set_diagnostics(
+            [Diagnostic("error", "bad", Span(3, 0, 3, 5), "x"), Diagnostic("warning", "meh", Span(7, 2, 8, 1), "y")]
+        )
         await quiet(pilot)
         assert ours.render_line(3).text == ours.render_line(3).text  # drawn, cached
         rendered: list[int] = []
@@ -178,8 +186,9 @@ async def test_new_diagnostics_redraw_only_the_lines_they_change():
 
         ours._render_line = counted  # type: ignore[method-assign]
         # line 3's problem is gone, line 7-8's is the same, line 12 gets one
-        ours.set_diagnostics([Diagnostic("warning", "meh", Span(7, 2, 8, 1), "y"),
-                              Diagnostic("hint", "hm", Span(12, 0, 12, 3), "z")])
+        ours.set_diagnostics(
+            [Diagnostic("warning", "meh", Span(7, 2, 8, 1), "y"), Diagnostic("hint", "hm", Span(12, 0, 12, 3), "z")]
+        )
         await until(pilot, lambda: {3, 12} <= set(rendered), "lines 3 and 12 redrawn")
         await quiet(pilot)
         assert set(rendered) == {3, 12}

@@ -39,8 +39,11 @@ async def test_editors_opened_edited_and_closed_keep_no_document_alive(local_pla
         await until(pilot, lambda: app.state.runs_loaded, "the runs list")
         for _ in range(CYCLES):
             app.open_editor(path)
-            await until(pilot, lambda: isinstance(app.screen, EditorScreen) and app.screen.validated,
-                        "the editor, its text validated")
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, EditorScreen) and app.screen.validated,
+                "the editor, its text validated",
+            )
             await pilot.press("end", "#", "x")  # two edits, each a re-parse with the tree's source
             await until(pilot, lambda: app.screen.text != WALKTHROUGH and app.screen.validated, "the edits validated")
             built = [d for d in live(Document) if d not in earlier]
@@ -57,9 +60,15 @@ async def test_editors_opened_edited_and_closed_keep_no_document_alive(local_pla
         # Only a condition: what winds down after a close (a check in flight, its timers) may take
         # a moment; a cycle that is never collected, or a long-lived holder, never lets go.
         try:
-            await until(pilot, lambda: released(screens) and released(documents),
-                        "every closed editor and each of its documents to be released", timeout=30)
+            await until(
+                pilot,
+                lambda: released(screens) and released(documents),
+                "every closed editor and each of its documents to be released",
+                timeout=30,
+            )
         except AssertionError as exc:
             alive = sum(ref() is not None for ref in documents)
-            raise AssertionError(f"{exc}; {alive} of {len(documents)} documents of {CYCLES} closed editors "
-                                 f"still alive; held by: {report_alive(screens + documents)}") from None
+            raise AssertionError(
+                f"{exc}; {alive} of {len(documents)} documents of {CYCLES} closed editors "
+                f"still alive; held by: {report_alive(screens + documents)}"
+            ) from None

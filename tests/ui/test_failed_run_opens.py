@@ -93,7 +93,10 @@ async def test_a_failed_run_opens_with_its_error_config_and_logs(local_platform,
         if key == "exclamation_mark" and error:
             # ``!`` lands on the error: the Logs tab, its trainer line, and a toast saying what it was.
             await until(pilot, lambda: tabs.active == "tab-logs", "the jump to the Logs tab")
-            await until(pilot, lambda: any("the run failed" in n and error in n for n in notifications(app)),
-                        "the jump's toast naming the error")
+            await until(
+                pilot,
+                lambda: any("the run failed" in n and error in n for n in notifications(app)),
+                "the jump's toast naming the error",
+            )
             assert screen.links is not None and screen.links.logs is not None
             assert screen.focused is not None and tabs.query_one("#tab-logs") in screen.focused.ancestors

@@ -21,8 +21,15 @@ async def test_g_on_a_checkpoint_opens_the_get_dialog_on_it(local_platform) -> N
     app = make_app(local_platform)
     async with app.run_test(size=(130, 44)) as pilot:
         app.open_run(run_id)
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.checkpoints
-                    and app.screen.query_one("#run-checkpoints", DataTable).row_count, "checkpoints listed")
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, RunScreen)
+                and app.screen.checkpoints
+                and app.screen.query_one("#run-checkpoints", DataTable).row_count
+            ),
+            "checkpoints listed",
+        )
         step = app.screen.checkpoints[0]
         await pilot.press("g")
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
@@ -37,14 +44,20 @@ async def test_enter_after_o_opens_the_new_sessions_shell(local_platform, monkey
     async with app.run_test(size=(130, 44)) as pilot:
         monkeypatch.setattr(app, "open_shell", lambda session: opened.append(str(session.id)))
         await pilot.press("v")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes")
+        await until(
+            pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes"
+        )
         screen = app.screen
         screen.query_one("#volumes-table", DataTable).focus()
         await pilot.press("O")  # read-only: the shared volume stays free for other tests' runs
         await until(pilot, lambda: screen.just_opened is not None, "session opened")
         sid = screen.just_opened[1]
-        await until(pilot, lambda: any(str(s.id) == sid and str(s.phase) == "ready"
-                                       for s in app.state.sessions.get("research", [])), "session ready", timeout=90)
+        await until(
+            pilot,
+            lambda: any(str(s.id) == sid and str(s.phase) == "ready" for s in app.state.sessions.get("research", [])),
+            "session ready",
+            timeout=90,
+        )
         assert screen.query_one("#volumes-table", DataTable).has_focus
         await pilot.press("enter")
         await until(pilot, lambda: opened == [sid], "its shell opened")

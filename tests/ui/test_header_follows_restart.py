@@ -30,6 +30,9 @@ async def test_the_header_shows_the_new_address_after_a_restart_on_another_port(
             lp.stop()  # by pid
             lp.restart()
             assert lp.base_url != old, "the restart took the same port: nothing tests the header"
-            await until(pilot, lambda: f"local platform {host(lp.base_url)}" in str(bar.render()),
-                        "the new address in the header, once the next poll has followed the platform")
+            await until(
+                pilot,
+                lambda: f"local platform {host(lp.base_url)}" in str(bar.render()),
+                "the new address in the header, once the next poll has followed the platform",
+            )
             assert host(old) not in str(bar.render())

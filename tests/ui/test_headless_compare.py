@@ -47,7 +47,7 @@ async def test_compare_two_runs_prints_summary_config_diff_and_series(local_plat
 def test_compare_config_files_before_dispatch(tmp_path):
     a = tmp_path / "a.toml"
     b = tmp_path / "b.toml"
-    a.write_text('max_steps = 10\n[optim]\nlr = 2e-5\n')
+    a.write_text("max_steps = 10\n[optim]\nlr = 2e-5\n")
     b.write_text('max_steps = 10\n[optim]\nlr = 3e-3\n[model]\nname = "Qwen/Qwen3-4B"\n')
     out = run_cli(["compare", "--config", str(a), str(b), "--json"], {}, tmp_path)
     assert out.returncode == 0, out.stderr

@@ -30,4 +30,3 @@ async def test_a_screen_whose_hub_handler_raises_writes_a_crash_report(local_pla
     text = app.crash_report.read_text()
     assert "in on_runs_page" in text and "KeyError: 'a field the page does not have'" in text
     assert exit_code(app) == crash.EXIT_CRASH
-

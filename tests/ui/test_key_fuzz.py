@@ -32,10 +32,41 @@ EXAMPLES = 12
 """Generated examples, always this many and always the same ones (derandomized): a loaded machine
 takes longer over them, it does not test less."""
 KEYS = [
-    *"abcdefghijklmnoprstuvwxz", *"ADGHLNORSWYZ", *"1234567", "0",
-    "slash", "question_mark", "plus", "minus", "left_square_bracket", "right_square_bracket", "space",
-    "tab", "shift+tab", "escape", "enter", "up", "down", "left", "right", "home", "end", "pageup", "pagedown",
-    "backspace", "f1", "f2", "f4", "f5", "f8", "ctrl+z", "ctrl+t", "ctrl+s", "ctrl+l", "ctrl+p", "ctrl+r",
+    *"abcdefghijklmnoprstuvwxz",
+    *"ADGHLNORSWYZ",
+    *"1234567",
+    "0",
+    "slash",
+    "question_mark",
+    "plus",
+    "minus",
+    "left_square_bracket",
+    "right_square_bracket",
+    "space",
+    "tab",
+    "shift+tab",
+    "escape",
+    "enter",
+    "up",
+    "down",
+    "left",
+    "right",
+    "home",
+    "end",
+    "pageup",
+    "pagedown",
+    "backspace",
+    "f1",
+    "f2",
+    "f4",
+    "f5",
+    "f8",
+    "ctrl+z",
+    "ctrl+t",
+    "ctrl+s",
+    "ctrl+l",
+    "ctrl+p",
+    "ctrl+r",
 ]
 SAVING = {"ctrl+s", "f5"}  # keys that may write the open file (F5 saves before the dispatch dialog)
 TEXT = 'max_steps = 10\n\n[model]\nname = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"\n'
@@ -79,19 +110,27 @@ async def _drive(lp: LocalPlatform, work: Path, run_id: str, start: str, keys: l
     path.write_text(TEXT)
     if draft:
         DraftStore(path).write(TEXT + "\n[optim]\nlr = 1e-3\n")
-    kw: dict[str, Any] = {"edit_path": path} if start == "editor" else {"run_id": run_id} if start == "run" else {"start": "volumes"}
+    kw: dict[str, Any] = (
+        {"edit_path": path} if start == "editor" else {"run_id": run_id} if start == "run" else {"start": "volumes"}
+    )
     app = make_app(lp, **kw)
     before = {p: p.read_bytes() for p in work.iterdir() if p.is_file()}
     async with app.run_test(size=(100, 30)) as pilot:
         if start == "editor":
-            await until(pilot, lambda: isinstance(app.screen, EditorScreen) or app.screen.__class__.__name__ == "DraftPrompt", "editor")
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, EditorScreen) or app.screen.__class__.__name__ == "DraftPrompt",
+                "editor",
+            )
         elif start == "run":
             await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run screen")
         for key in keys:
             await pilot.press(key)
             await input_applied(pilot)
             focused = app.focused
-            assert focused is None or _shown(focused, app.screen), f"focus on {focused!r}, not shown on {app.screen!r} after {key!r}"
+            assert focused is None or _shown(focused, app.screen), (
+                f"focus on {focused!r}, not shown on {app.screen!r} after {key!r}"
+            )
     if not SAVING & set(keys):
         after = {p: p.read_bytes() for p in work.iterdir() if p.is_file()}
         assert after == before, "a file changed though the keys saved nothing"
@@ -103,10 +142,18 @@ EXPLICIT = [
 ]
 
 
-@settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(start=st.sampled_from(["editor", "run", "volumes"]), keys=st.lists(st.sampled_from(KEYS), min_size=4, max_size=24),
-       draft=st.booleans())
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    start=st.sampled_from(["editor", "run", "volumes"]),
+    keys=st.lists(st.sampled_from(KEYS), min_size=4, max_size=24),
+    draft=st.booleans(),
+)
 @example(start=EXPLICIT[0][0], keys=EXPLICIT[0][1], draft=EXPLICIT[0][2])
 @example(start=EXPLICIT[1][0], keys=EXPLICIT[1][1], draft=EXPLICIT[1][2])
 def test_random_keys_never_crash_never_write_unsaved_files_and_keep_focus_visible(fuzz_platform, start, keys, draft):

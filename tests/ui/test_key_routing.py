@@ -34,7 +34,9 @@ def shown_keys(app) -> set[str]:
     return {key for key, ab in app.screen.active_bindings.items() if ab.enabled and ab.binding.show}
 
 
-async def test_logs_tab_takes_slash_and_the_search_keeps_its_letters(local_platform, finished_run, tmp_path, monkeypatch):
+async def test_logs_tab_takes_slash_and_the_search_keeps_its_letters(
+    local_platform, finished_run, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)  # where the dashboard's `e` would open ./sft.toml
     run_id = finished_run
     app = make_app(local_platform, run_id=run_id)
@@ -90,7 +92,9 @@ async def test_the_run_screen_stays_on_overview_while_its_monitor_tabs_mount(loc
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run screen")
         await until(pilot, lambda: app.screen.query(LogView), "the log pane mounted")
         # The panes settled: the first log lines are in, and the tab activations they caused handled.
-        await until(pilot, lambda: app.screen.query_one(LogsPane).stores["trainer"].all_text(), "the first trainer log lines")
+        await until(
+            pilot, lambda: app.screen.query_one(LogsPane).stores["trainer"].all_text(), "the first trainer log lines"
+        )
         await quiet(pilot)
         tabs = app.screen.query_one("#run-tabs")
         assert tabs.active == "tab-overview", f"the screen moved to {tabs.active} on its own"

@@ -26,8 +26,11 @@ async def test_a_long_log_holds_its_budget_shows_it_and_still_reads_and_searches
             pane.ingest("trainer", _lines(start, 500))
         store = pane.stores["trainer"]
         assert store.held < 2_500 and len(store) == LINES
-        await until(pilot, lambda: "holding" in screen_text(app) and "of 20k lines" in screen_text(app),
-                    "the status line saying what is held")
+        await until(
+            pilot,
+            lambda: "holding" in screen_text(app) and "of 20k lines" in screen_text(app),
+            "the status line saying what is held",
+        )
         assert "MiB" in screen_text(app)
         view = pane.tabs["trainer"].view
         view.focus()

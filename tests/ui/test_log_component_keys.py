@@ -25,8 +25,14 @@ async def test_greater_and_less_than_switch_components_from_inside_a_log():
         sections = HelpScreen(app.screen).focused_sections()
         assert ("Logs tab", LogsPane) in sections
         await pilot.press("greater_than_sign")
-        await until(pilot, lambda: tabs.active == "log-orchestrator" and pane.tabs["orchestrator"].view.has_focus,
-                    "the orchestrator's log, taking the keys")
+        await until(
+            pilot,
+            lambda: tabs.active == "log-orchestrator" and pane.tabs["orchestrator"].view.has_focus,
+            "the orchestrator's log, taking the keys",
+        )
         await pilot.press("less_than_sign", "less_than_sign")
-        await until(pilot, lambda: tabs.active == "log-all" and pane.tabs["all"].view.has_focus,
-                    "back past the first component to the merged log")
+        await until(
+            pilot,
+            lambda: tabs.active == "log-all" and pane.tabs["all"].view.has_focus,
+            "back past the first component to the merged log",
+        )

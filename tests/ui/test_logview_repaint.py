@@ -123,8 +123,10 @@ async def test_a_log_tab_not_shown_does_no_drawing_and_catches_up_when_shown():
         layouts = counting_layouts(app)
         counts = counting(merged)
         for i in range(3):
-            pane.ingest("trainer", LINES[50 + 10 * i:60 + 10 * i])
-            await until(pilot, lambda i=i: f"row {59 + 10 * i:04d}" in screen_text(app), timeout=20, what="the batch drawn")
+            pane.ingest("trainer", LINES[50 + 10 * i : 60 + 10 * i])
+            await until(
+                pilot, lambda i=i: f"row {59 + 10 * i:04d}" in screen_text(app), timeout=20, what="the batch drawn"
+            )
         await quiet(pilot)  # every queued message handled, the repaint they asked for done
         assert counts == {"lines": 0, "refresh": 0}  # the hidden view rendered and asked for nothing
         assert layouts == []

@@ -14,8 +14,14 @@ RUN = wire_run(id="run-charts", status="RUNNING", runConfig={})
 
 def rows(n: int, start: int = 1) -> list[dict]:
     return [
-        {"step": i, "time": 1_700_000_000 + 5 * i, "loss/mean": 1.2 * math.exp(-i / 40) + 0.05 * math.sin(i),
-         "loss/perplexity": math.exp(1.2 * math.exp(-i / 40)), "optim/lr": 2e-5, "optim/grad_norm": 10 / (1 + i)}
+        {
+            "step": i,
+            "time": 1_700_000_000 + 5 * i,
+            "loss/mean": 1.2 * math.exp(-i / 40) + 0.05 * math.sin(i),
+            "loss/perplexity": math.exp(1.2 * math.exp(-i / 40)),
+            "optim/lr": 2e-5,
+            "optim/grad_norm": 10 / (1 + i),
+        }
         for i in range(start, start + n)
     ]
 
@@ -163,7 +169,12 @@ async def test_eval_metrics_get_their_own_chart_and_marks_on_the_loss_chart():
     async with app.run_test(size=(130, 40)) as pilot:
         pane = app.query_one(ChartsPane)
         pane.add_metrics(rows(40))
-        pane.add_metrics([{"step": s, "eval/reverse-text/reward/mean": 0.2 + s / 100, "eval/reverse-text/count": 32} for s in (10, 20, 30, 40)])
+        pane.add_metrics(
+            [
+                {"step": s, "eval/reverse-text/reward/mean": 0.2 + s / 100, "eval/reverse-text/count": 32}
+                for s in (10, 20, 30, 40)
+            ]
+        )
         await quiet(pilot)
         assert "eval/reverse-text/reward/mean" in pane.charts
         assert "eval/reverse-text/count" not in pane.charts

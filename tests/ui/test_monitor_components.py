@@ -14,7 +14,14 @@ SERVER = EnvServer(env_name="reverse-text", env_index=0, pod_name="r1-env-revers
 
 
 def test_a_killed_env_server_is_the_component_marked_failed():
-    run = wire_run({"id": "r1", "status": "FAILED", "errorMessage": "env server 'reverse-text' exited with code -9", "runConfig": EVAL_CFG})
+    run = wire_run(
+        {
+            "id": "r1",
+            "status": "FAILED",
+            "errorMessage": "env server 'reverse-text' exited with code -9",
+            "runConfig": EVAL_CFG,
+        }
+    )
     rows = {name: (state, detail) for name, _, state, detail in component_rows(run, [SERVER])}
     assert rows["env:reverse-text"] == ("failed", "env server 'reverse-text' exited with code -9")
     assert rows["trainer"][0] == rows["orchestrator"][0] == rows["inference"][0] == "stopped"
@@ -28,7 +35,12 @@ def test_a_trainer_failure_blames_the_trainer():
 def test_running_eval_run_lists_every_process_with_env_server_status():
     run = wire_run({"id": "r1", "status": "RUNNING", "runConfig": EVAL_CFG})
     rows = component_rows(run, [SERVER.model_copy(update={"status": "Running"})])
-    assert [(r[0], r[2]) for r in rows] == [("trainer", "running"), ("orchestrator", "running"), ("inference", "running"), ("env:reverse-text", "running")]
+    assert [(r[0], r[2]) for r in rows] == [
+        ("trainer", "running"),
+        ("orchestrator", "running"),
+        ("inference", "running"),
+        ("env:reverse-text", "running"),
+    ]
     assert "pod r1-env-reverse-text-0" in rows[-1][3]
 
 

@@ -32,11 +32,20 @@ async def test_a_dead_platform_is_reported_in_the_log_and_chart_status_lines():
     async with app.run_test(size=(140, 40)) as pilot:
         logs = app.query_one(LogsPane)
         charts = app.query_one(ChartsPane)
-        await until(pilot, lambda: logs.tabs["trainer"].feed_note.startswith("retrying"), "the log retry note", timeout=30)
+        await until(
+            pilot, lambda: logs.tabs["trainer"].feed_note.startswith("retrying"), "the log retry note", timeout=30
+        )
         await until(pilot, lambda: bool(charts.feed_state), "the chart error note", timeout=30)
         # the notes drawn: both status lines and the empty view (a note set is drawn on the next refresh)
-        await until(pilot, lambda: "retrying: Cannot reach http://127.0.0.1" in screen_text(app)
-                    and screen_text(app).count("Cannot reach http://127.0.0.1") >= 2, "both notes on screen", timeout=30)
+        await until(
+            pilot,
+            lambda: (
+                "retrying: Cannot reach http://127.0.0.1" in screen_text(app)
+                and screen_text(app).count("Cannot reach http://127.0.0.1") >= 2
+            ),
+            "both notes on screen",
+            timeout=30,
+        )
         text = screen_text(app)
         assert "retrying: Cannot reach http://127.0.0.1" in text  # the log tab's status line
         assert "No log lines yet: retrying: Cannot reach" in text  # and the empty view itself

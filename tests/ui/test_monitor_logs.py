@@ -129,9 +129,13 @@ async def test_filter_regex_invert_and_level_are_separate_from_search():
         pane.ingest("trainer", prime_rl_lines(20) + ERROR_BLOCK)
         await pilot.pause()
         await ask(pilot, "f", "/Step 1\\d /")
-        assert view.row_count == 10 and all("Step 1" in view._plain(view.global_index(r)) for r in range(view.row_count))
+        assert view.row_count == 10 and all(
+            "Step 1" in view._plain(view.global_index(r)) for r in range(view.row_count)
+        )
         await ask(pilot, "f", "!Step")
-        assert view.row_count == 24 and not any("Step" in view._plain(view.global_index(r)) for r in range(view.row_count))
+        assert view.row_count == 24 and not any(
+            "Step" in view._plain(view.global_index(r)) for r in range(view.row_count)
+        )
         await pilot.press("ctrl+l")
         await input_applied(pilot)
         assert view.row_count == 44
@@ -162,7 +166,14 @@ async def test_jump_to_first_next_and_previous_error():
         pane = app.query_one(LogsPane)
         view = trainer_view(app)
         view.focus()
-        pane.ingest("trainer", prime_rl_lines(30) + ERROR_BLOCK + prime_rl_lines(30, start=31) + ["20:50:00   ERROR second failure"] + prime_rl_lines(5, 61))
+        pane.ingest(
+            "trainer",
+            prime_rl_lines(30)
+            + ERROR_BLOCK
+            + prime_rl_lines(30, start=31)
+            + ["20:50:00   ERROR second failure"]
+            + prime_rl_lines(5, 61),
+        )
         await pilot.pause()
         await pilot.press("e")
         await input_applied(pilot)
@@ -240,7 +251,9 @@ async def test_gap_marker_is_shown_never_a_silent_hole():
     async with app.run_test(size=(120, 20)) as pilot:
         pane = app.query_one(LogsPane)
         pane.ingest("trainer", prime_rl_lines(3))
-        pane.ingest_gap("trainer", "Some lines are missing here: more arrived between two fetches than one fetch returns.")
+        pane.ingest_gap(
+            "trainer", "Some lines are missing here: more arrived between two fetches than one fetch returns."
+        )
         pane.ingest("trainer", prime_rl_lines(3, start=40))
         await quiet(pilot)
         assert "── Some lines are missing here" in screen_text(app)

@@ -20,8 +20,15 @@ from tests.ui.monitor_helpers import PaneApp, screen_text
 def eval_run(local_platform: LocalPlatform) -> Iterator[dict]:
     """One finished SFT run with online evals (eval every 5 steps, 10 steps)."""
     block = online_eval_block(interval=5)
-    config = walkthrough_config(local_platform, max_steps=10, data={"batch_size": 4, "seq_len": 256}, optim={"lr": 3e-3},
-                                eval=block["eval"], inference=block["inference"], deployment=block["deployment"])
+    config = walkthrough_config(
+        local_platform,
+        max_steps=10,
+        data={"batch_size": 4, "seq_len": 256},
+        optim={"lr": 3e-3},
+        eval=block["eval"],
+        inference=block["inference"],
+        deployment=block["deployment"],
+    )
     with http(local_platform) as c:
         run_id = dispatch(c, config)
         run = wait_status(c, run_id)
@@ -66,7 +73,9 @@ async def test_charts_pane_draws_loss_and_eval_charts_with_eval_marks(local_plat
         await until(pilot, lambda: {5.0, 10.0} <= set(pane.table.eval_steps), "both evals", timeout=30)
         assert list(pane.charts)[:2] == ["loss/mean", "loss/perplexity"]
         loss = pane.charts["loss/mean"]
-        assert any(k == "marker" for row in loss.frame_rows() for _, k in row)  # each eval step marked on the loss chart
+        assert any(
+            k == "marker" for row in loss.frame_rows() for _, k in row
+        )  # each eval step marked on the loss chart
         pane.focus()
         await pilot.press("right", "right")
         await input_applied(pilot)
@@ -126,8 +135,18 @@ async def test_a_live_run_streams_into_the_log_view_and_the_chart(local_platform
     async with app.run_test(size=(140, 60)) as pilot:
         logs = app.query_one(LogsPane)
         charts = app.query_one(ChartsPane)
-        await until(pilot, lambda: any("SFT trainer finished" in t or "Step 30 |" in t for t in logs.stores["trainer"].all_text()), "the last step line", timeout=120)
-        await until(pilot, lambda: charts.table.get("loss/mean") is not None and len(charts.table.get("loss/mean")) >= 29, "the loss series", timeout=120)
+        await until(
+            pilot,
+            lambda: any("SFT trainer finished" in t or "Step 30 |" in t for t in logs.stores["trainer"].all_text()),
+            "the last step line",
+            timeout=120,
+        )
+        await until(
+            pilot,
+            lambda: charts.table.get("loss/mean") is not None and len(charts.table.get("loss/mean")) >= 29,
+            "the loss series",
+            timeout=120,
+        )
         view = logs.tabs["trainer"].view
         assert view.at_bottom  # follow mode kept the tail in view while lines arrived
         steps = charts.table.get("loss/mean").steps.tolist()
@@ -145,7 +164,11 @@ async def test_the_dashboard_run_screen_mounts_every_monitor_pane(local_platform
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.query(LogsPane), "the monitor tabs")
         screen = app.screen
         assert sorted(type(w).__name__ for w in screen.query("LogsPane, ChartsPane, ComponentsPane, EvalsPane")) == [
-            "ChartsPane", "ComponentsPane", "EvalsPane", "LogsPane"]
+            "ChartsPane",
+            "ComponentsPane",
+            "EvalsPane",
+            "LogsPane",
+        ]
         logs = screen.query_one(LogsPane)
         await pilot.press("3")  # number keys reach every tab from the keyboard (the monitor nests tabs too)
         await until(pilot, lambda: screen.query_one("#run-tabs").active == "tab-logs", "tab 3 shown by its key")
@@ -157,4 +180,8 @@ async def test_the_dashboard_run_screen_mounts_every_monitor_pane(local_platform
         await until(pilot, lambda: len(logs.stores["trainer"]) > 0, "trainer lines in the run screen")
         screen.query_one("#run-tabs").active = "tab-charts"
         charts = next(w for w in screen.query(ChartsPane) if type(w) is ChartsPane)
-        await until(pilot, lambda: charts.table.get("loss/mean") is not None and len(charts.table.get("loss/mean")) == 10, "the loss series in the run screen")
+        await until(
+            pilot,
+            lambda: charts.table.get("loss/mean") is not None and len(charts.table.get("loss/mean")) == 10,
+            "the loss series in the run screen",
+        )

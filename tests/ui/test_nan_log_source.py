@@ -20,11 +20,16 @@ from primetui.ui.screens.run import RunScreen
 
 pytestmark = pytest.mark.timeout(120)
 
-LOG = "\n".join([
-    *(f"03:04:0{s} SUCCESS Step {s} |   1.0s | Loss {2 - s / 10:.4f} | Grad. Norm 0.5 | LR 1.00e+12" for s in range(1, 5)),
-    "03:04:05 WARNING Local loss is nan, excluding this micro step from backward (step 5)",
-    "03:04:05 SUCCESS Step 5 |   1.0s | Loss nan | Grad. Norm nan | LR 1.00e+12",
-])
+LOG = "\n".join(
+    [
+        *(
+            f"03:04:0{s} SUCCESS Step {s} |   1.0s | Loss {2 - s / 10:.4f} | Grad. Norm 0.5 | LR 1.00e+12"
+            for s in range(1, 5)
+        ),
+        "03:04:05 WARNING Local loss is nan, excluding this micro step from backward (step 5)",
+        "03:04:05 SUCCESS Step 5 |   1.0s | Loss nan | Grad. Norm nan | LR 1.00e+12",
+    ]
+)
 
 
 def reply(method: str, path: str, query: dict[str, str]) -> Reply:
@@ -43,16 +48,25 @@ async def test_the_run_screen_reads_nan_from_the_trainer_log():
         async with app.run_test(size=(160, 48)) as pilot:
             await until(pilot, lambda: app.state.runs_loaded, "the runs list")
             app.open_run(RUN_ID)
-            await until(pilot, lambda: isinstance(app.screen, RunScreen) and "Lifecycle" in screen_text(app), "the run screen")
+            await until(
+                pilot, lambda: isinstance(app.screen, RunScreen) and "Lifecycle" in screen_text(app), "the run screen"
+            )
             await until(pilot, lambda: "NaN @5" in screen_text(app), "NaN @5 from the trainer's Loss nan line")
 
 
 def test_run_once_json_reads_nan_from_the_trainer_log(tmp_path):
     with WirePlatform(reply) as wp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
-        env.update(HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_BASE_URL=wp.base_url, PRIME_API_KEY="k")
-        out = subprocess.run([sys.executable, "-m", "primetui", "run", RUN_ID, "--once", "--json"], capture_output=True,
-                             text=True, env=env, timeout=60)
+        env.update(
+            HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_BASE_URL=wp.base_url, PRIME_API_KEY="k"
+        )
+        out = subprocess.run(
+            [sys.executable, "-m", "primetui", "run", RUN_ID, "--once", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert (d["loss"], d["loss_nonfinite"], d["loss_step"]) == (None, "NaN", 5), d

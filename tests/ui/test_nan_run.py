@@ -42,7 +42,9 @@ async def test_a_run_that_ended_nan_reads_nan_in_the_list_the_run_screen_and_its
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "the run screen")
         await until(pilot, lambda: "NaN @5" in screen_text(app), "NaN @5 on the run screen")
         await pilot.press("4")  # the Charts tab
-        await until(pilot, lambda: app.screen.query_one("#run-tabs", TabbedContent).active == "tab-charts", "the Charts tab")
+        await until(
+            pilot, lambda: app.screen.query_one("#run-tabs", TabbedContent).active == "tab-charts", "the Charts tab"
+        )
         # the loss chart holds the 3 NaN steps as marked points: the count in its title, × at the foot
         await until(pilot, lambda: "⚠ 3 NaN/Inf" in terminal_text(app), "the chart's NaN count")
         assert "×" in terminal_text(app)

@@ -83,7 +83,9 @@ async def test_deleting_a_watched_run_drops_its_watch(local_platform, tmp_path):
         other = await dispatch_walkthrough(local_platform, max_steps=2)
         app.toggle_watch(other)
         app.open_run(run_id)
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and "Lifecycle" in screen_text(app), "run screen drawn")
+        await until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and "Lifecycle" in screen_text(app), "run screen drawn"
+        )
         await pilot.press("w")
         await input_applied(pilot)
         assert app.state.watched == {run_id, other}

@@ -34,17 +34,27 @@ async def test_watched_run_stop_reaches_toast_bell_desktop_and_hook(local_platfo
     async with app.run_test(size=(120, 30)) as pilot:
         app.notifier.write = desktop.append  # the headless driver has no terminal to write to
         app.open_run(run_id)
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None
-                    and app.screen.run.status == "RUNNING", "running", timeout=60)
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, RunScreen) and app.screen.run is not None and app.screen.run.status == "RUNNING"
+            ),
+            "running",
+            timeout=60,
+        )
         await pilot.press("w")
         async with PrimeClient(local_platform.base_url, local_platform.token) as c:
             await c.stop_run(run_id)
-        await until(pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", timeout=60)
+        await until(
+            pilot, lambda: any("RUNNING → STOPPED" in n for n in notifications(app)), "status toast", timeout=60
+        )
         toast = [n for n in app._notifications if "STOPPED" in str(n.message)][-1]
         assert toast.markup is False, "a run name is outside text: never parsed as markup"
         assert "[b]pager[/b]" in str(toast.message) and "\x1b" not in str(toast.message)
         assert bells
-        assert len(desktop) == 1 and desktop[0].startswith("\x1b]777;notify;Run [b]pager[/b] ␛]0,owned␇run: RUNNING → STOPPED;")
+        assert len(desktop) == 1 and desktop[0].startswith(
+            "\x1b]777;notify;Run [b]pager[/b] ␛]0,owned␇run: RUNNING → STOPPED;"
+        )
         assert desktop[0].endswith("\x07") and desktop[0].count("\x1b") == 1 and desktop[0].count("\x07") == 1
         await until(pilot, lambda: sink.exists() and sink.read_text().strip(), "hook ran", timeout=30)
     event = json.loads(sink.read_text().splitlines()[-1])
@@ -53,7 +63,9 @@ async def test_watched_run_stop_reaches_toast_bell_desktop_and_hook(local_platfo
     assert "\x1b" not in event["title"] and "pager" in event["title"]
 
 
-async def test_a_failing_hook_is_a_warning_toast_and_a_log_line_and_the_app_goes_on(local_platform, tmp_path, monkeypatch):
+async def test_a_failing_hook_is_a_warning_toast_and_a_log_line_and_the_app_goes_on(
+    local_platform, tmp_path, monkeypatch
+):
     monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path / "log"))
     prefs = Prefs(notify=NotifyPrefs(on_event="/nonexistent/pager --page"))
     app = make_app(local_platform, prefs=prefs)

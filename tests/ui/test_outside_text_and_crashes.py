@@ -63,9 +63,11 @@ async def test_one_notify_only():
 
 def _metrics_with_infinite_step(method: str, path: str, query: dict[str, str]) -> Reply:
     if path.endswith("/metrics"):
-        return Reply.raw_json('{"metrics": [{"step": 1, "time": 1767000000, "loss/mean": 2.0}, '
-                              '{"step": 1e999, "time": 1767000001, "loss/mean": 1.5}, '
-                              '{"step": 2, "time": 1767000002, "loss/mean": 1.0}]}')
+        return Reply.raw_json(
+            '{"metrics": [{"step": 1, "time": 1767000000, "loss/mean": 2.0}, '
+            '{"step": 1e999, "time": 1767000001, "loss/mean": 1.5}, '
+            '{"step": 2, "time": 1767000002, "loss/mean": 1.0}]}'
+        )
     return default_reply(method, path, query)
 
 
@@ -80,9 +82,14 @@ async def test_an_infinite_step_leaves_the_charts_tab_working_and_is_counted():
             app.open_run(RUN_ID)
             await until(pilot, lambda: app.screen.query("#run-summary"), what="the run screen")
             await pilot.press("3")  # Charts
-            await until(pilot, lambda: app.screen.query(ChartsPane) and "loss/mean" in app.screen.query_one(ChartsPane).charts,
-                        what="the loss chart")
-            await until(pilot, lambda: any("1 row ignored: non-finite step" in n for n in notifications(app)), what="the note")
+            await until(
+                pilot,
+                lambda: app.screen.query(ChartsPane) and "loss/mean" in app.screen.query_one(ChartsPane).charts,
+                what="the loss chart",
+            )
+            await until(
+                pilot, lambda: any("1 row ignored: non-finite step" in n for n in notifications(app)), what="the note"
+            )
             await quiet(pilot)
             assert app.is_running and app.crash_report is None
 
@@ -160,13 +167,17 @@ def test_headless_columns_use_display_width_capped_with_an_ellipsis():
     from datetime import datetime, timezone
 
     now = datetime.now(timezone.utc)
-    runs = [wire_run(id="r1", status="RUNNING", name="e" + "\u0301" * 10_000, baseModel="日本語" * 40),
-            wire_run(id="r2", status="RUNNING", name="plain", baseModel="m")]
+    runs = [
+        wire_run(id="r1", status="RUNNING", name="e" + "\u0301" * 10_000, baseModel="日本語" * 40),
+        wire_run(id="r2", status="RUNNING", name="plain", baseModel="m"),
+    ]
     table = headless.format_table([run_row(r, None, now) for r in runs])
     from primetui.monitor_core.cells import width
 
     assert max(len(line) for line in table.splitlines()) < 400
-    assert max(width(line) for line in table.splitlines()) <= sum(headless.COLUMN_CAPS.values()) + 2 * len(headless.COLUMN_CAPS)
+    assert max(width(line) for line in table.splitlines()) <= sum(headless.COLUMN_CAPS.values()) + 2 * len(
+        headless.COLUMN_CAPS
+    )
     assert "…" in table
     header, first, second = table.splitlines()
     column = width(header[: header.index("MODEL")])

@@ -30,8 +30,16 @@ RUNNING = "r2unning0000000000000000"
 
 def make_app(**kw: Any) -> PrimeApp:
     data = replay.load()
-    return PrimeApp(replay.client(data), None, Prefs(theme="primetui-dark"), clock=replay.fixed_clock(data),
-                    platform_label="recorded platform", poll_scale=0, theme_dirs=[shipped_theme_dir()], **kw)
+    return PrimeApp(
+        replay.client(data),
+        None,
+        Prefs(theme="primetui-dark"),
+        clock=replay.fixed_clock(data),
+        platform_label="recorded platform",
+        poll_scale=0,
+        theme_dirs=[shipped_theme_dir()],
+        **kw,
+    )
 
 
 def shown(widget: Static) -> str:
@@ -62,7 +70,9 @@ def count_updates(widget: Static) -> list[object]:
 async def test_setting_the_run_repaints_its_summary_header_and_actions():
     app = make_app(run_id=COMPLETED)
     async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.terminal_polls >= 1, "the finished run read")
+        await until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.terminal_polls >= 1, "the finished run read"
+        )
         await quiet(pilot, workers=True)
         screen = app.screen
         summary = screen.query_one("#run-summary", Static)
@@ -86,7 +96,9 @@ async def test_setting_the_run_repaints_its_summary_header_and_actions():
 async def test_the_same_run_again_repaints_nothing():
     app = make_app(run_id=COMPLETED)
     async with app.run_test(size=(120, 34)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.terminal_polls >= 1, "the finished run read")
+        await until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.terminal_polls >= 1, "the finished run read"
+        )
         await quiet(pilot, workers=True)
         screen = app.screen
         summary, bar = screen.query_one("#run-summary", Static), screen.query_one(StatusBar)
@@ -102,7 +114,9 @@ async def test_the_same_run_again_repaints_nothing():
 async def test_watching_a_run_marks_it_on_its_screen_and_in_the_list():
     app = make_app(run_id=COMPLETED)
     async with app.run_test(size=(160, 48)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.terminal_polls >= 1, "the finished run read")
+        await until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.terminal_polls >= 1, "the finished run read"
+        )
         summary = app.screen.query_one("#run-summary", Static)
         app.watch_run(COMPLETED)  # as the palette's "Watch run" does: no screen is told
         await until(pilot, lambda: "◉ watched" in shown(summary), "the run screen marks the run watched")
@@ -143,8 +157,11 @@ async def test_a_covered_screens_header_catches_up_when_it_comes_back():
         await until(pilot, lambda: "team Night Shift" in shown(app.screen.query_one(StatusBar)), "the shown header")
         assert "Night Shift" not in shown(runs.query_one(StatusBar))
         await pilot.press("r")
-        await until(pilot, lambda: app.screen is runs and "team Night Shift" in shown(runs.query_one(StatusBar)),
-                    "the runs list's header caught up")
+        await until(
+            pilot,
+            lambda: app.screen is runs and "team Night Shift" in shown(runs.query_one(StatusBar)),
+            "the runs list's header caught up",
+        )
 
 
 async def test_filter_sort_and_marks_redraw_the_runs_list():
@@ -163,9 +180,13 @@ async def test_filter_sort_and_marks_redraw_the_runs_list():
         await until(pilot, lambda: len(table.rows) == 4, "every run again")
 
         screen.sort = ("name", True)
-        await until(pilot, lambda: any(str(c.label).endswith("▼") for c in table.columns.values()), "the sorted column marked")
+        await until(
+            pilot, lambda: any(str(c.label).endswith("▼") for c in table.columns.values()), "the sorted column marked"
+        )
         screen.sort = (None, False)
-        await until(pilot, lambda: not any(str(c.label).endswith(("▼", "▲")) for c in table.columns.values()), "unsorted")
+        await until(
+            pilot, lambda: not any(str(c.label).endswith(("▼", "▲")) for c in table.columns.values()), "unsorted"
+        )
 
         screen.marked = [COMPLETED]
         await until(pilot, lambda: "●" in str(table.get_cell(COMPLETED, "status")), "the marked run")
@@ -180,7 +201,9 @@ async def test_selecting_a_volume_shows_its_sessions():
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and app.state.volumes_loaded, "the volumes")
         screen = app.screen
         title = screen.query_one("#sessions-title", Static)
-        await until(pilot, lambda: screen.selected == "research" and "Sessions of research" in shown(title), "research selected")
+        await until(
+            pilot, lambda: screen.selected == "research" and "Sessions of research" in shown(title), "research selected"
+        )
         screen.size_inputs = {"params": "7B", "keep_last": "2", "dataset": "1Gi"}
         helper = screen.query_one("#size-helper", Static)
         await until(pilot, lambda: "78.2 GiB per checkpoint × 2 kept" in shown(helper), "the size helper's answer")
@@ -191,7 +214,9 @@ async def test_the_components_table_is_redrawn_only_when_the_run_changes():
 
     app = make_app(run_id=COMPLETED)
     async with app.run_test(size=(120, 34)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.query(ComponentsPane), "the components tab")
+        await until(
+            pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.query(ComponentsPane), "the components tab"
+        )
         await quiet(pilot, workers=True)
         pane = app.screen.query_one(ComponentsPane)
         table = pane.query_one(DataTable)

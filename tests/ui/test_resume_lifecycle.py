@@ -26,7 +26,9 @@ async def test_resume_follows_what_exists_now(local_platform):
             await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run A")
             screen = app.screen
             # B exists: the platform refuses another resume, so it is not offered
-            await until(pilot, lambda: f"continues as run {b}" in screen_text(app), "A says where it continues", timeout=120)
+            await until(
+                pilot, lambda: f"continues as run {b}" in screen_text(app), "A says where it continues", timeout=120
+            )
             assert screen.check_action("resume", ()) is False
             screen.do_resume()  # what the palette or an old footer would do
             await until(pilot, lambda: any("follow that run instead" in n for n in notifications(app)), "409 shown")
@@ -43,5 +45,10 @@ async def test_resume_follows_what_exists_now(local_platform):
             await until(pilot, lambda: "which was deleted" in screen_text(app), "A's note follows the deletion")
             assert screen.check_action("resume", ()) is True
             await pilot.press("u")
-            await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run_id not in (a, b), "resumed again", timeout=60)
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, RunScreen) and app.screen.run_id not in (a, b),
+                "resumed again",
+                timeout=60,
+            )
             await c.stop_run(app.screen.run_id)

@@ -30,34 +30,68 @@ pytestmark = pytest.mark.timeout(120)
 
 PROMPT = "The choir sang three songs at the wedding on Sunday."
 REWARD = {10: 0.2, 20: 0.5, 30: 0.8}
-RL_CONFIG = {"max_steps": 30, "orchestrator": {"batch_size": 8, "group_size": 4, "train": {"source": [
-    {"name": "judge-env", "env": {"taskset": {"id": "judge-env"}}}]}}, "trainer": {"optim": {"lr": 3e-6}}}
+RL_CONFIG = {
+    "max_steps": 30,
+    "orchestrator": {
+        "batch_size": 8,
+        "group_size": 4,
+        "train": {"source": [{"name": "judge-env", "env": {"taskset": {"id": "judge-env"}}}]},
+    },
+    "trainer": {"optim": {"lr": 3e-6}},
+}
 
 
 def _samples(step: int) -> list[dict]:
-    return [{"run_id": RUN_ID, "step": step, "problem_id": p, "sample_id": p * 4 + k, "reward": REWARD[step] + 0.01 * k,
-             "advantage": 0.01 * k - 0.015, "env_name": "judge-env",
-             "task": {"idx": p, "prompt": PROMPT, "answer": PROMPT[::-1]},
-             "completion": [{"role": "user", "content": PROMPT},
-                            {"role": "assistant", "content": "<reversed_text>I am sure this is right.</reversed_text>"}]}
-            for p in range(2) for k in range(4)]
+    return [
+        {
+            "run_id": RUN_ID,
+            "step": step,
+            "problem_id": p,
+            "sample_id": p * 4 + k,
+            "reward": REWARD[step] + 0.01 * k,
+            "advantage": 0.01 * k - 0.015,
+            "env_name": "judge-env",
+            "task": {"idx": p, "prompt": PROMPT, "answer": PROMPT[::-1]},
+            "completion": [
+                {"role": "user", "content": PROMPT},
+                {"role": "assistant", "content": "<reversed_text>I am sure this is right.</reversed_text>"},
+            ],
+        }
+        for p in range(2)
+        for k in range(4)
+    ]
 
 
 def reply(method: str, path: str, query: dict[str, str]) -> Reply:
     tail = path.removeprefix(f"/api/v1/rft/runs/{RUN_ID}")
     if path == "/api/v1/rft/runs":
-        return Reply.json({"runs": [baseline_run(RUN_ID, runConfig=RL_CONFIG, loss="rl")], "total": 1, "page": 1,
-                           "limit": 20, "total_pages": 1})
+        return Reply.json(
+            {
+                "runs": [baseline_run(RUN_ID, runConfig=RL_CONFIG, loss="rl")],
+                "total": 1,
+                "page": 1,
+                "limit": 20,
+                "total_pages": 1,
+            }
+        )
     if tail == "":
         return Reply.json({"run": baseline_run(RUN_ID, runConfig=RL_CONFIG, loss="rl", maxSteps=30)})
     if tail == "/metrics":
-        return Reply.json({"metrics": [{"step": s, "time": 1.767e9 + s, "train/agg/effective/agent/reward/mean": 0.2 + 0.02 * s}
-                                       for s in range(1, 31)]})
+        return Reply.json(
+            {
+                "metrics": [
+                    {"step": s, "time": 1.767e9 + s, "train/agg/effective/agent/reward/mean": 0.2 + 0.02 * s}
+                    for s in range(1, 31)
+                ]
+            }
+        )
     if tail == "/progress":
         return Reply.json({"latestStep": 30, "stepsWithSamples": [10, 20, 30], "stepsWithDistributions": []})
     if tail == "/samples":
         rows = _samples(int(query["step"]))
-        return Reply.json({"run_id": RUN_ID, "samples": rows, "total": len(rows), "page": 1, "limit": 100, "total_pages": 1})
+        return Reply.json(
+            {"run_id": RUN_ID, "samples": rows, "total": len(rows), "page": 1, "limit": 100, "total_pages": 1}
+        )
     data = baseline(method, path, query)
     return Reply.json(data) if data is not None else Reply.json({"detail": "Not Found"}, 404)
 
@@ -68,9 +102,13 @@ async def test_the_run_screen_flags_the_reward_without_the_answer_and_jumps_to_i
         async with app.run_test(size=(160, 48)) as pilot:
             await until(pilot, lambda: app.state.runs_loaded, "the runs list")
             app.open_run(RUN_ID)
-            await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.links is not None, "the run screen")
+            await until(
+                pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.links is not None, "the run screen"
+            )
             screen = app.screen
-            await until(pilot, lambda: any(a.kind == "answer_drift" for a in screen.links.anomalies), "the answer_drift flag")
+            await until(
+                pilot, lambda: any(a.kind == "answer_drift" for a in screen.links.anomalies), "the answer_drift flag"
+            )
             flag = next(a for a in screen.links.anomalies if a.kind == "answer_drift")
             assert flag.step == 20 and "reward rose 0.215 → 0.515 from step 10 to step 20" in flag.message
             table = screen.query_one("#run-anomalies", DataTable)
@@ -81,8 +119,11 @@ async def test_the_run_screen_flags_the_reward_without_the_answer_and_jumps_to_i
             await input_applied(pilot)
             tabs = screen.query_one("#run-tabs", TabbedContent)
             pane = screen.query_one(RolloutsPane)
-            await until(pilot, lambda: tabs.active == "tab-rollouts" and pane.step == 20 and pane.current.complete,
-                        "the Rollouts tab at step 20")
+            await until(
+                pilot,
+                lambda: tabs.active == "tab-rollouts" and pane.step == 20 and pane.current.complete,
+                "the Rollouts tab at step 20",
+            )
             await until(pilot, lambda: pane.steps == [10, 20, 30], "the steps with samples")  # and it stays on step 20
             assert str(pane.query_one("#rollouts-status").render()).startswith("Step 20 (2/3) · f: latest · 8 samples")
 
@@ -90,9 +131,16 @@ async def test_the_run_screen_flags_the_reward_without_the_answer_and_jumps_to_i
 def test_run_once_json_carries_the_answer_drift_flag(tmp_path):
     with WirePlatform(reply) as wp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
-        env.update(HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_BASE_URL=wp.base_url, PRIME_API_KEY="k")
-        out = subprocess.run([sys.executable, "-m", "primetui", "run", RUN_ID, "--once", "--json"], capture_output=True,
-                             text=True, env=env, timeout=60)
+        env.update(
+            HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_BASE_URL=wp.base_url, PRIME_API_KEY="k"
+        )
+        out = subprocess.run(
+            [sys.executable, "-m", "primetui", "run", RUN_ID, "--once", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
         asked = [r for r in wp.requests if "/samples" in r]
     assert out.returncode == 0, out.stderr
     flags = [(a["kind"], a["step"]) for a in json.loads(out.stdout)["anomalies"]]

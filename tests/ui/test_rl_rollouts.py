@@ -35,8 +35,9 @@ def client_of(lp) -> PrimeClient:
 
 async def open_rollouts(pilot, app) -> RolloutsPane:
     pane = app.query_one(RolloutsPane)
-    await until(pilot, lambda: pane.current is not None and pane.current.complete and pane.step == 20,
-                "every sample of step 20")
+    await until(
+        pilot, lambda: pane.current is not None and pane.current.complete and pane.step == 20, "every sample of step 20"
+    )
     await quiet(pilot)
     pane.focus()
     await pilot.press("tab")  # the completions have the keys
@@ -60,7 +61,9 @@ async def test_rollouts_open_on_the_latest_sample_step_grouped_by_problem(local_
         assert "Step 20 (2/2) · live · 128 samples · 8 groups" in text
         assert f"Prompt  {best.prompt[:40]}" in text and f"Answer  {best.answer[:40]}" in text
         # The step's follower read its pages and stopped; the run is over, so progress stopped too.
-        await until(pilot, lambda: all(s.owner.follower.done for s in pane._subs.values()), "the samples follower to stop")
+        await until(
+            pilot, lambda: all(s.owner.follower.done for s in pane._subs.values()), "the samples follower to stop"
+        )
     await client.aclose()
 
 
@@ -210,11 +213,22 @@ async def test_the_same_prompt_at_step_10_and_20_side_by_side_shows_it_improved(
 def _rows(step: int, problems: list[int], first: int = 0) -> list[Any]:
     from primetui.api.rl import sample_rows
 
-    raw = [{"step": step, "problem_id": p, "sample_id": first + i * 2 + k, "reward": 0.1 * step / 10 + 0.01 * k,
-            "advantage": 0.0, "task": {"idx": p, "prompt": f"prompt {p}", "answer": f"{p} tpmorp"},
-            "completion": [{"role": "user", "content": f"prompt {p}"},
-                           {"role": "assistant", "content": f"<reversed_text>{p} at {step}</reversed_text>"}]}
-           for i, p in enumerate(problems) for k in range(2)]
+    raw = [
+        {
+            "step": step,
+            "problem_id": p,
+            "sample_id": first + i * 2 + k,
+            "reward": 0.1 * step / 10 + 0.01 * k,
+            "advantage": 0.0,
+            "task": {"idx": p, "prompt": f"prompt {p}", "answer": f"{p} tpmorp"},
+            "completion": [
+                {"role": "user", "content": f"prompt {p}"},
+                {"role": "assistant", "content": f"<reversed_text>{p} at {step}</reversed_text>"},
+            ],
+        }
+        for i, p in enumerate(problems)
+        for k in range(2)
+    ]
     return sample_rows(raw, step)[0]
 
 
@@ -295,15 +309,24 @@ async def test_an_rl_run_screen_has_the_two_tabs_and_their_keys_in_the_help(loca
         from primetui.api.hub import hub_for
 
         def reading() -> set[str]:
-            return {k[0] for k in hub_for(app.client).live_keys() if isinstance(k, tuple) and k and k[0] in ("samples", "distributions")}
+            return {
+                k[0]
+                for k in hub_for(app.client).live_keys()
+                if isinstance(k, tuple) and k and k[0] in ("samples", "distributions")
+            }
 
         assert reading() == set()  # a hidden tab fetches nothing: a step's samples can be megabytes
         await pilot.press("6")
-        await until(pilot, lambda: app.screen.query_one("#run-tabs", TabbedContent).active == "tab-rollouts", "the Rollouts tab")
+        await until(
+            pilot, lambda: app.screen.query_one("#run-tabs", TabbedContent).active == "tab-rollouts", "the Rollouts tab"
+        )
         pane = app.screen.query_one(RolloutsPane)
         await until(pilot, lambda: pane.current is not None and pane.current.complete, "the samples")
-        await until(pilot, lambda: app.focused is not None and (app.focused is pane or pane in app.focused.ancestors),
-                    "the keys in the tab")
+        await until(
+            pilot,
+            lambda: app.focused is not None and (app.focused is pane or pane in app.focused.ancestors),
+            "the keys in the tab",
+        )
         await pilot.press("question_mark")
         await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the help")
         await quiet(pilot)

@@ -37,27 +37,73 @@ def sample_row(i: int) -> dict[str, Any]:
     prompt = f"The river was built in 1884 number {i // 4}"
     text = f"<reversed_text>{prompt[::-1]}</reversed_text>"
     messages = [{"role": "user", "content": prompt}, {"role": "assistant", "content": text}]
-    return {"run_id": RUN_ID, "step": 10, "tag": "", "problem_id": i // 4, "sample_id": i, "prompt": "",
-            "completion": json.dumps(messages), "trajectory": json.dumps([{"messages": messages}]), "answer": "",
-            "env_name": "reverse-text", "task": json.dumps({"idx": i // 4, "prompt": prompt, "answer": prompt[::-1]}),
-            "info": json.dumps({"native_wrapper": {"traces": [{"rewards": {"lcs": {"score": 0.5 + i / 100, "weight": 1.0}}}]}}),
-            "reward": 0.5 + i / 100, "advantage": i / 100 - 0.04, "metrics": "{}", "timing": "{}",
-            "num_input_tokens": 40, "num_output_tokens": len(text), "created_at": "2026-01-02T03:04:05Z"}
+    return {
+        "run_id": RUN_ID,
+        "step": 10,
+        "tag": "",
+        "problem_id": i // 4,
+        "sample_id": i,
+        "prompt": "",
+        "completion": json.dumps(messages),
+        "trajectory": json.dumps([{"messages": messages}]),
+        "answer": "",
+        "env_name": "reverse-text",
+        "task": json.dumps({"idx": i // 4, "prompt": prompt, "answer": prompt[::-1]}),
+        "info": json.dumps(
+            {"native_wrapper": {"traces": [{"rewards": {"lcs": {"score": 0.5 + i / 100, "weight": 1.0}}}]}}
+        ),
+        "reward": 0.5 + i / 100,
+        "advantage": i / 100 - 0.04,
+        "metrics": "{}",
+        "timing": "{}",
+        "num_input_tokens": 40,
+        "num_output_tokens": len(text),
+        "created_at": "2026-01-02T03:04:05Z",
+    }
 
 
 def rl_baseline(method: str, path: str, query: dict[str, str]) -> Any:
     route = route_of(path)
     if route == "progress":
-        return {"latestStep": 10, "stepsWithSamples": [10], "stepsWithDistributions": [9, 10], "lastUpdatedAt": "2026-01-02T03:04:05Z"}
+        return {
+            "latestStep": 10,
+            "stepsWithSamples": [10],
+            "stepsWithDistributions": [9, 10],
+            "lastUpdatedAt": "2026-01-02T03:04:05Z",
+        }
     if route == "samples":
         rows = [sample_row(i) for i in range(8)] if query.get("page", "1") == "1" else []
-        return {"run_id": RUN_ID, "samples": rows, "total": 8, "page": int(query.get("page", 1)), "limit": 100, "total_pages": 1}
+        return {
+            "run_id": RUN_ID,
+            "samples": rows,
+            "total": 8,
+            "page": int(query.get("page", 1)),
+            "limit": 100,
+            "total_pages": 1,
+        }
     if route == "distributions":
         step = int(query.get("step", 10))
-        return {"chartData": {"histogramData": [{"binStart": i / 5, "binEnd": (i + 1) / 5, "count": i + step, "range": f"{i / 5:.3f}-{(i + 1) / 5:.3f}"}
-                                               for i in range(5)],
-                              "stats": {"avgReward": 0.6, "medianReward": 0.6, "minReward": 0.0, "maxReward": 1.0, "totalResults": 60}},
-                "step": step}
+        return {
+            "chartData": {
+                "histogramData": [
+                    {
+                        "binStart": i / 5,
+                        "binEnd": (i + 1) / 5,
+                        "count": i + step,
+                        "range": f"{i / 5:.3f}-{(i + 1) / 5:.3f}",
+                    }
+                    for i in range(5)
+                ],
+                "stats": {
+                    "avgReward": 0.6,
+                    "medianReward": 0.6,
+                    "minReward": 0.0,
+                    "maxReward": 1.0,
+                    "totalResults": 60,
+                },
+            },
+            "step": step,
+        }
     return baseline(method, path, query)
 
 
@@ -77,7 +123,12 @@ class RLScenario(Scenario):
 
 CASES = [(3000 + i, RL_ROUTES[i % 3], KINDS[i % len(KINDS)]) for i in range(len(KINDS) + 1)]
 """Every mutation kind, each RL route several times (a fixed list: a failure names its seed)."""
-COMMANDS = [["rollouts", RUN_ID], ["rollouts", RUN_ID, "--json"], ["distributions", RUN_ID], ["distributions", RUN_ID, "--json"]]
+COMMANDS = [
+    ["rollouts", RUN_ID],
+    ["rollouts", RUN_ID, "--json"],
+    ["distributions", RUN_ID],
+    ["distributions", RUN_ID, "--json"],
+]
 
 
 def scenario(seed: int, route: str, kind: str) -> RLScenario:
@@ -99,8 +150,12 @@ def test_rl_commands_survive_a_hostile_platform(seed, route, kind, tmp_path):
     if route == "samples" and command[0] == "distributions":
         command = ["rollouts", *command[1:]]
     with WirePlatform(case.reply) as wp:
-        out = subprocess.run([sys.executable, "-c", WRAPPER, *command], capture_output=True, env=_env(tmp_path, wp.base_url),
-                             timeout=HEADLESS_DEADLINE + 30)
+        out = subprocess.run(
+            [sys.executable, "-c", WRAPPER, *command],
+            capture_output=True,
+            env=_env(tmp_path, wp.base_url),
+            timeout=HEADLESS_DEADLINE + 30,
+        )
     err = re.sub(r"\nRSS_KB=\d+\n", "\n", out.stderr.decode("utf-8", "replace")).strip()
     what = f"{case.describe()} · primetui {' '.join(command)} · exit {out.returncode}\n{err[:2000]}"
     assert out.returncode in (0, 1), what
@@ -132,8 +187,12 @@ async def test_the_rl_tabs_survive_a_hostile_platform(seed, route, kind, tmp_pat
             app = PaneApp(lambda pane=pane, client=client: pane(client, run))
             async with app.run_test(size=(120, 36)) as pilot:
                 before = len(wp.requests)
-                await until(pilot, lambda before=before: len(wp.requests) > before + 1, what=f"the tab's reads · {case.describe()}",
-                            timeout=REPLY_DEADLINE * 4 + 10)
+                await until(
+                    pilot,
+                    lambda before=before: len(wp.requests) > before + 1,
+                    what=f"the tab's reads · {case.describe()}",
+                    timeout=REPLY_DEADLINE * 4 + 10,
+                )
                 for key in ("s", "t", "v", "c", "y", "left_square_bracket", "o", "left", "right", "f"):
                     await pilot.press(key)
                 await input_applied(pilot)

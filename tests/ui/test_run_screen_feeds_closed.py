@@ -40,21 +40,36 @@ async def test_closing_a_run_screen_stops_its_log_and_checkpoint_followers(local
             await until(pilot, lambda: app.state.runs_loaded, "the runs list")
             for _ in range(2):  # a second open finds nothing left over from the first
                 app.open_run(run_id)
-                await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None
-                            and app.screen._monitor_mounted, "the run screen with its monitor tabs")
+                await until(
+                    pilot,
+                    lambda: (
+                        isinstance(app.screen, RunScreen) and app.screen.run is not None and app.screen._monitor_mounted
+                    ),
+                    "the run screen with its monitor tabs",
+                )
                 await pilot.press("3")
-                await until(pilot, lambda: any(k[0] == "logs" for k in _own(hub.live_keys(), run_id))
-                            and any(k[0] == "checkpoints" for k in _own(hub.live_keys(), run_id)),
-                            "its log streams and checkpoints followed")
+                await until(
+                    pilot,
+                    lambda: (
+                        any(k[0] == "logs" for k in _own(hub.live_keys(), run_id))
+                        and any(k[0] == "checkpoints" for k in _own(hub.live_keys(), run_id))
+                    ),
+                    "its log streams and checkpoints followed",
+                )
                 stores = list(app.screen.query_one(LogsPane).stores.values())  # the stores only: they hold no screen
                 documents.append(weakref.ref(app.screen.query_one("#run-config").document))
                 await pilot.press("escape")
                 await until(pilot, lambda: not isinstance(app.screen, RunScreen), "the run screen closed")
-                await until(pilot, lambda: _own(hub.live_keys(), run_id) == [],
-                            "no log or checkpoint follower of the closed screen left")
+                await until(
+                    pilot,
+                    lambda: _own(hub.live_keys(), run_id) == [],
+                    "no log or checkpoint follower of the closed screen left",
+                )
                 assert all(store.closed for store in stores)
             try:
-                await until(pilot, lambda: released(documents), "the closed screens' Config documents released", timeout=30)
+                await until(
+                    pilot, lambda: released(documents), "the closed screens' Config documents released", timeout=30
+                )
             except AssertionError as exc:
                 raise AssertionError(f"{exc}; held by: {report_alive(documents)}") from None
     finally:

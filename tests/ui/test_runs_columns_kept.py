@@ -42,7 +42,9 @@ async def test_config_columns_follow_loss_and_columns_and_sort_outlive_a_restart
         await pilot.press("S")
         await until(pilot, lambda: screen.sort == ("lr", True), "sorted by LR, reversed")
     kept = json.loads((tmp_path / "views.json").read_text())
-    assert [view["runs"] for view in kept.values()] == [{"columns": sorted(screen.chosen_columns), "sort": ["lr", True]}]
+    assert [view["runs"] for view in kept.values()] == [
+        {"columns": sorted(screen.chosen_columns), "sort": ["lr", True]}
+    ]
 
     again = make_app(local_platform, prefs=Prefs(), prefs_file=prefs_file)
     async with again.run_test(size=(160, 45)) as pilot:

@@ -20,10 +20,16 @@ def sweep_cells(eta: str) -> dict[str, dict[str, Text]]:
     cells = {}
     for i, lr in enumerate(("1e-05", "3e-05", "0.0001", "0.0003")):
         cells[f"r{i}"] = {
-            "status": Text("● RUNNING ◉"), "name": Text(f"lrbs-optim.lr={lr}-data.batch_size=16"),
-            "steps": Text("█████▏   18/20"), "loss": Text("▁▂▃▅▇█▇█ 89.69e+18 @18"), "elapsed": Text("4m 12s"),
-            "eta": Text(eta), "model": Text("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"), "started": Text("12:01"),
-            "gpus": Text("1× CPU"), "volume": Text("research"),
+            "status": Text("● RUNNING ◉"),
+            "name": Text(f"lrbs-optim.lr={lr}-data.batch_size=16"),
+            "steps": Text("█████▏   18/20"),
+            "loss": Text("▁▂▃▅▇█▇█ 89.69e+18 @18"),
+            "elapsed": Text("4m 12s"),
+            "eta": Text(eta),
+            "model": Text("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"),
+            "started": Text("12:01"),
+            "gpus": Text("1× CPU"),
+            "volume": Text("research"),
         }
     return cells
 

@@ -32,5 +32,9 @@ async def test_cells_wider_than_before_are_drawn_whole_after_an_early_frame() ->
         table.add_row("env:reverse-text", "a much longer detail")
         screen_text(app)  # a frame before the table's idle pass measures the new rows
         await quiet(pilot)
-        await until(pilot, lambda: "env:reverse-text  a much longer detail" in screen_text(app),
-                    "the refilled row drawn whole", timeout=10)
+        await until(
+            pilot,
+            lambda: "env:reverse-text  a much longer detail" in screen_text(app),
+            "the refilled row drawn whole",
+            timeout=10,
+        )

@@ -36,9 +36,16 @@ async def test_run_screens_opened_and_closed_are_not_kept_alive(local_platform):
             await until(pilot, lambda: app.state.runs_loaded, "the runs list")
             for _ in range(CYCLES):
                 app.open_run(run_id)
-                await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None
-                            and app.screen._subscriptions is not None and app.screen._monitor_mounted,
-                            "the run screen, following the run, with its monitor tabs")
+                await until(
+                    pilot,
+                    lambda: (
+                        isinstance(app.screen, RunScreen)
+                        and app.screen.run is not None
+                        and app.screen._subscriptions is not None
+                        and app.screen._monitor_mounted
+                    ),
+                    "the run screen, following the run, with its monitor tabs",
+                )
                 # Closed once its tabs are mounted: closing a screen while they mount is a race of
                 # its own (the log tabs' strip can miss its tab), not what is counted here.
                 await quiet(pilot)
@@ -51,8 +58,9 @@ async def test_run_screens_opened_and_closed_are_not_kept_alive(local_platform):
                 await until(pilot, lambda: released(refs), "every closed run screen to be released", timeout=30)
             except AssertionError:
                 alive = sum(ref() is not None for ref in refs)
-                raise AssertionError(f"{alive} of {CYCLES} closed run screens still alive, "
-                                     f"held by: {report_alive(refs)}") from None
+                raise AssertionError(
+                    f"{alive} of {CYCLES} closed run screens still alive, held by: {report_alive(refs)}"
+                ) from None
             assert [s for s in live(RunScreen) if s not in earlier] == []
     finally:
         async with PrimeClient(local_platform.base_url, local_platform.token) as client:

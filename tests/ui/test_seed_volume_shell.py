@@ -19,8 +19,10 @@ from primetui.sft.templates import WALKTHROUGH
 from primetui.ui.terminal import ShellScreen
 from ssh_platform import create_volume, ssh_platform
 
-pytestmark = [pytest.mark.timeout(420),
-              pytest.mark.skipif(not mountns.probe().namespaces, reason="/volume needs root and mount namespaces")]
+pytestmark = [
+    pytest.mark.timeout(420),
+    pytest.mark.skipif(not mountns.probe().namespaces, reason="/volume needs root and mount namespaces"),
+]
 
 SEED_LINES = [
     "hf download willcb/R1-reverse-wikipedia-paragraphs-v1-1000 \\",
@@ -35,21 +37,40 @@ async def test_fresh_volume_download_exit_stop_dispatch_completed(tmp_path) -> N
         assert not (root / "datasets").exists()
         client = lp.client()
         try:
-            session = await ready_session(client, "research", read_only=False)  # prime volumes ssh research --read-write
+            session = await ready_session(
+                client, "research", read_only=False
+            )  # prime volumes ssh research --read-write
             settings = Settings(api_key=lp.token, base_url=lp.base_url, ssh_key_path=key)
             app = Dashboard(client, session, settings)
             async with app.run_test(size=(120, 36)) as pilot:
-                await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, 'isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running')
+                await until(
+                    pilot,
+                    lambda: (
+                        isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running
+                    ),
+                    "isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running",
+                )
                 pane = app.screen.panes[0]
-                await until(pilot, lambda: "mounted at /volume" in pane_text(app), '"mounted at /volume" in pane_text(app)')
+                await until(
+                    pilot, lambda: "mounted at /volume" in pane_text(app), '"mounted at /volume" in pane_text(app)'
+                )
                 for line in SEED_LINES:
                     await pilot.press(*line, "enter")
-                await until(pilot, lambda: "path: /volume/datasets/reverse-text" in pane_text(app), '"path: /volume/datasets/reverse-text" in pane_text(app)')
+                await until(
+                    pilot,
+                    lambda: "path: /volume/datasets/reverse-text" in pane_text(app),
+                    '"path: /volume/datasets/reverse-text" in pane_text(app)',
+                )
                 await pilot.press(*"exit", "enter")
-                await until(pilot, lambda: pane.has_class("-ended") or not pane.view.running, 'pane.has_class("-ended") or not pane.view.running')
+                await until(
+                    pilot,
+                    lambda: pane.has_class("-ended") or not pane.view.running,
+                    'pane.has_class("-ended") or not pane.view.running',
+                )
             # Exiting SSH alone leaves the read-write session open: stop it and wait for its final sync.
             assert (await client.get_session("research", session.id)).phase == "ready"
             await client.stop_session("research", session.id)
+
             async def stopped():
                 got = await client.get_session("research", session.id)
                 return got if got.phase in ("stopped", "failed") else None
@@ -58,6 +79,7 @@ async def test_fresh_volume_download_exit_stop_dispatch_completed(tmp_path) -> N
             assert final.phase == "stopped", final.error_message
             assert (root / "datasets/reverse-text/data/train-00000-of-00001.parquet").is_file()
             reply = await client.create_run(tomllib.loads(WALKTHROUGH), mode="sft", volume="research")  # step 4
+
             async def ended():
                 got = await client.get_run(reply.run_id)
                 return got if got.status in ("COMPLETED", "FAILED", "STOPPED") else None

@@ -70,8 +70,15 @@ async def test_a_key_only_the_client_sees_is_named_too(home, local_platform):
     from primetui.api.client import PrimeClient
     from primetui.ui.app import PrimeApp
 
-    app = record_notifications(PrimeApp(PrimeClient(local_platform.base_url, "pit_pasted\r\nX-Evil: 1"), None, None,
-                                        poll_scale=0.1, platform_label="local test"))
+    app = record_notifications(
+        PrimeApp(
+            PrimeClient(local_platform.base_url, "pit_pasted\r\nX-Evil: 1"),
+            None,
+            None,
+            poll_scale=0.1,
+            platform_label="local test",
+        )
+    )
     async with app.run_test(size=(160, 40), notifications=True) as pilot:
         await until(pilot, lambda: app.health[0] == "error", what="the status line's error")
         await until(pilot, lambda: notifications(app), what="the toast")

@@ -45,7 +45,9 @@ async def test_keys_typed_while_the_shell_connects_go_to_the_shell(tmp_path, mon
             volumes = app.screen
             volumes.selected = "research"
             volumes.fetch_volumes()
-            await until(pilot, lambda: volumes.selected_session_id() == session.id, "the ready session under the cursor")
+            await until(
+                pilot, lambda: volumes.selected_session_id() == session.id, "the ready session under the cursor"
+            )
             volumes.query_one("#sessions-table", DataTable).focus()
             theme = app.theme
             await pilot.press("enter", *"echo typed$((6*7))", "enter")
@@ -56,7 +58,11 @@ async def test_keys_typed_while_the_shell_connects_go_to_the_shell(tmp_path, mon
             assert app.theme == theme, "a typed t changed the theme"
             gate.set()
             await until(pilot, lambda: app.screen.panes and app.screen.panes[0].view.running, "the shell running")
-            await until(pilot, lambda: any(line.strip() == "typed42" for line in pane_text(app).splitlines()), "the typed command's output")
+            await until(
+                pilot,
+                lambda: any(line.strip() == "typed42" for line in pane_text(app).splitlines()),
+                "the typed command's output",
+            )
             assert editors == [] and app.theme == theme
             assert isinstance(app.screen, ShellScreen)
 
@@ -82,13 +88,19 @@ async def test_keys_typed_while_a_second_shell_opens_never_reach_the_first(monke
 
     app = LocalShellApp(argv)
     async with app.run_test(size=(90, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, "the first shell")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running,
+            "the first shell",
+        )
         screen = app.screen
         first = screen.panes[0]
         await pilot.press("ctrl+right_square_bracket")
         await until(pilot, lambda: isinstance(app.screen, LeaveDialog), "the leave dialog")
         await pilot.press("b")
-        await until(pilot, lambda: app.screen is not screen and not isinstance(app.screen, LeaveDialog), "back on the dashboard")
+        await until(
+            pilot, lambda: app.screen is not screen and not isinstance(app.screen, LeaveDialog), "back on the dashboard"
+        )
         open_spec(app, ShellSpec(label="second", make_transport=lambda: SlowPty(argv)))
         await pilot.press(*"echo to-$((40+2))", "enter")
         await quiet(pilot)
@@ -96,5 +108,9 @@ async def test_keys_typed_while_a_second_shell_opens_never_reach_the_first(monke
         gate.set()
         await until(pilot, lambda: len(screen.panes) == 2 and screen.panes[1].view.running, "the second shell")
         second = screen.panes[1]
-        await until(pilot, lambda: any(line.strip() == "to-42" for line in second.view.term.history_text()), "the typed command's output in the second shell")
+        await until(
+            pilot,
+            lambda: any(line.strip() == "to-42" for line in second.view.term.history_text()),
+            "the typed command's output in the second shell",
+        )
         assert not any("to-" in line for line in first.view.term.history_text())

@@ -38,8 +38,11 @@ async def test_a_four_lr_sweep_filters_by_prefix_and_compares_with_four_distinct
         await pilot.press("enter")
         await until(pilot, lambda: sorted(k.value for k in table.rows) == sorted(ids), "only the sweep shown")
         await pilot.press("C")
-        await until(pilot, lambda: getattr(app.screen, "data", None) is not None and "loss/mean" in app.screen.charts,
-                    "compare loaded")
+        await until(
+            pilot,
+            lambda: getattr(app.screen, "data", None) is not None and "loss/mean" in app.screen.charts,
+            "compare loaded",
+        )
         screen = app.screen
         chart = screen.charts["loss/mean"]
         assert sorted(s.name for s in chart.series) == sorted(ids)

@@ -17,16 +17,16 @@ from tests.waiting import input_applied, quiet
 
 ROWS = [
     # (what the terminal sends, what the program must read)
-    ("\x1b.", b"\x1b."),      # M-. : bash yank-last-arg (was a plain '.')
-    ("\x1b1", b"\x1b1"),      # M-1 : digit argument (was '¡')
+    ("\x1b.", b"\x1b."),  # M-. : bash yank-last-arg (was a plain '.')
+    ("\x1b1", b"\x1b1"),  # M-1 : digit argument (was '¡')
     ("\x1b2", b"\x1b2"),
     ("\x1b-", b"\x1b-"),
-    ("\x1b/", b"\x1b/"),      # M-/ : complete filename
+    ("\x1b/", b"\x1b/"),  # M-/ : complete filename
     ("\x1b,", b"\x1b,"),
-    ("\x1b_", b"\x1b_"),      # M-_ : yank-last-arg
-    ("\x1b\r", b"\x1b\r"),    # M-Enter
-    ("\x1bb", b"\x1bb"),      # M-b : backward-word (was ctrl+left)
-    ("\x1bf", b"\x1bf"),      # M-f : forward-word (was ctrl+right)
+    ("\x1b_", b"\x1b_"),  # M-_ : yank-last-arg
+    ("\x1b\r", b"\x1b\r"),  # M-Enter
+    ("\x1bb", b"\x1bb"),  # M-b : backward-word (was ctrl+left)
+    ("\x1bf", b"\x1bf"),  # M-f : forward-word (was ctrl+right)
     ("\x1b\x7f", b"\x1b\x7f"),  # M-backspace : backward-kill-word (was ctrl+w)
     ("\x1bd", b"\x1bd"),
     ("\x1bB", b"\x1bB"),
@@ -37,7 +37,7 @@ ROWS = [
     ("\r", b"\r"),
     ("\x1b[1;5D", b"\x1b[1;5D"),  # a real ctrl+left
     ("\x1b[A", b"\x1b[A"),
-    ("\x1b", b"\x1b"),            # escape alone
+    ("\x1b", b"\x1b"),  # escape alone
 ]
 
 
@@ -100,7 +100,9 @@ async def test_alt_keys_reach_the_program_as_esc_plus_key() -> None:
         assert got == {data: want for data, want in ROWS}
 
 
-@pytest.mark.parametrize("data,name", [("\x1bb", "ctrl+left"), ("\x1b.", "full_stop"), ("\x1b1", "inverted_exclamation_mark")])
+@pytest.mark.parametrize(
+    "data,name", [("\x1bb", "ctrl+left"), ("\x1b.", "full_stop"), ("\x1b1", "inverted_exclamation_mark")]
+)
 def test_the_dashboard_keeps_textual_key_names(data: str, name: str) -> None:
     [key] = _parse(data)
     assert key.key == name  # inputs and bindings elsewhere behave as before

@@ -19,8 +19,6 @@ pytestmark = pytest.mark.skipif(BASH is None, reason="bash is needed for the pty
 ARGV = [BASH, "--norc", "--noprofile", "-i"] if BASH else []
 
 
-
-
 def footer(app) -> dict[str, str]:
     return {k.key: k.description for k in app.screen.query(FooterKey)}
 
@@ -45,11 +43,23 @@ class DroppingLink(PtyTransport):
 async def test_footer_lists_no_key_that_goes_to_the_shell_and_drops_reconnect_once_back() -> None:
     app = LocalShellApp(ARGV)
     async with app.run_test(size=(120, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ShellScreen) and len(app.screen.panes) == 1, 'isinstance(app.screen, ShellScreen) and len(app.screen.panes) == 1')
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ShellScreen) and len(app.screen.panes) == 1,
+            "isinstance(app.screen, ShellScreen) and len(app.screen.panes) == 1",
+        )
         open_spec(app, ShellSpec(label="flaky", make_transport=lambda: DroppingLink(ARGV)))
-        await until(pilot, lambda: len(app.screen.panes) == 2 and app.screen.panes[1].view.running, 'len(app.screen.panes) == 2 and app.screen.panes[1].view.running')
+        await until(
+            pilot,
+            lambda: len(app.screen.panes) == 2 and app.screen.panes[1].view.running,
+            "len(app.screen.panes) == 2 and app.screen.panes[1].view.running",
+        )
         pane = app.screen.panes[1]
-        await until(pilot, lambda: app.screen.current_pane() is pane and pane.view.has_focus, 'app.screen.current_pane() is pane and pane.view.has_focus')
+        await until(
+            pilot,
+            lambda: app.screen.current_pane() is pane and pane.view.has_focus,
+            "app.screen.current_pane() is pane and pane.view.has_focus",
+        )
         await until(pilot, lambda: "f12" in footer(app), "the footer of a focused shell (f12 leaves)")
         keys = footer(app)
         assert not {"n", "s", "q", "ctrl+p"} & set(keys), keys  # typed into the shell, so not offered
@@ -57,7 +67,7 @@ async def test_footer_lists_no_key_that_goes_to_the_shell_and_drops_reconnect_on
         await until(pilot, lambda: pane.has_class("-ended"), 'pane.has_class("-ended")')
         await until(pilot, lambda: footer(app).get("r") == "Reconnect", 'footer(app).get("r") == "Reconnect"')
         await pilot.press("r")
-        await until(pilot, lambda: pane.view.running, 'pane.view.running')
+        await until(pilot, lambda: pane.view.running, "pane.view.running")
         await until(pilot, lambda: "r" not in footer(app), "the footer to drop reconnect once the shell is back")
         keys = footer(app)
         assert "r" not in keys and "Reconnect" not in keys.values(), keys

@@ -70,8 +70,12 @@ async def wait_for(pilot, predicate, what: str, tries: int = 500) -> None:
 
 def _spec(client: PrimeClient, *, local: bool) -> ShellSpec:
     return ShellSpec(
-        label="research · vs_1 · RW", make_transport=lambda: _DroppedLink(), volume="research", session_id="vs_1",
-        client=client, local=local,
+        label="research · vs_1 · RW",
+        make_transport=lambda: _DroppedLink(),
+        volume="research",
+        session_id="vs_1",
+        client=client,
+        local=local,
     )
 
 
@@ -89,7 +93,9 @@ async def _press_r_after_the_drop(local: bool) -> tuple[str, str]:
             pane = app.screen.panes[0]
             await wait_for(pilot, lambda: pane.has_class("-ended"), "the dropped link")
             await pilot.press("r")
-            await wait_for(pilot, lambda: "cannot be checked" in _pane_text(app) or "Cannot check" in _pane_text(app), "r's answer")
+            await wait_for(
+                pilot, lambda: "cannot be checked" in _pane_text(app) or "Cannot check" in _pane_text(app), "r's answer"
+            )
             header = str(pane.query_one(".shell-header", Static).render())
             return _pane_text(app), header
     finally:

@@ -18,12 +18,10 @@ from ssh_platform import create_volume, ssh_platform  # noqa: E402
 from tests.waiting import eventually, until
 
 
-
 @pytest.fixture(scope="module")
 def platform(tmp_path_factory):
     with ssh_platform(tmp_path_factory.mktemp("pane-platform")) as (lp, key):
         yield lp, key
-
 
 
 async def ready_session(client, volume: str, read_only: bool):
@@ -50,8 +48,6 @@ class Dashboard(App):
         open_shell(self, self.client, self.session, self.settings)
 
 
-
-
 def pane_text(app) -> str:
     screen = app.get_screen("primetui-shells")
     return "\n".join(screen.panes[0].view.term.history_text()) if screen.panes else ""
@@ -66,7 +62,11 @@ async def test_read_write_shell_runs_commands_then_stop_syncs_to_the_volume(plat
         settings = Settings(api_key=lp.token, base_url=lp.base_url, ssh_key_path=key)
         app = Dashboard(client, session, settings)
         async with app.run_test(size=(100, 30)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, 'isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running')
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running,
+                "isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running",
+            )
             pane = app.screen.panes[0]
             assert pane.spec.label == f"panerw · {session.id} · RW"
             await pilot.press(*"echo made-in-pane > pane.txt; echo done-$((40+2)); stty size", "enter")
@@ -74,12 +74,18 @@ async def test_read_write_shell_runs_commands_then_stop_syncs_to_the_volume(plat
             rows, cols = pane.view.term.rows, pane.view.term.cols
             assert f"{rows} {cols}" in pane_text(app)  # the remote PTY has the pane's size
             await pilot.press("ctrl+right_square_bracket")
-            await until(pilot, lambda: isinstance(app.screen, LeaveDialog), 'isinstance(app.screen, LeaveDialog)')
+            await until(pilot, lambda: isinstance(app.screen, LeaveDialog), "isinstance(app.screen, LeaveDialog)")
             await pilot.press("s")
-            await until(pilot, lambda: isinstance(app.screen, StopSessionScreen), 'isinstance(app.screen, StopSessionScreen)')
+            await until(
+                pilot, lambda: isinstance(app.screen, StopSessionScreen), "isinstance(app.screen, StopSessionScreen)"
+            )
             stop_screen = app.screen
             # The final sync copies the session back to the volume: allow a loaded machine a minute.
-            await until(pilot, lambda: not isinstance(app.screen, StopSessionScreen), 'not isinstance(app.screen, StopSessionScreen)')
+            await until(
+                pilot,
+                lambda: not isinstance(app.screen, StopSessionScreen),
+                "not isinstance(app.screen, StopSessionScreen)",
+            )
             assert stop_screen.phases[-1] == "stopped"
         assert (root / "pane.txt").read_text() == "made-in-pane\n"
         final = await client.get_session("panerw", session.id)
@@ -98,12 +104,20 @@ async def test_read_only_shell_refuses_writes_and_a_stopped_session_offers_no_fa
         settings = Settings(api_key=lp.token, base_url=lp.base_url, ssh_key_path=key)
         app = Dashboard(client, session, settings)
         async with app.run_test(size=(100, 30)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running, 'isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running')
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running,
+                "isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running",
+            )
             pane = app.screen.panes[0]
             assert pane.has_class("-read-only") and "READ-ONLY" in pane.header_text()
             # As root too: the copy is a read-only mount, so the write fails at once.
             await pilot.press(*"echo evil > data.txt; echo rc=$?", "enter")
-            await until(pilot, lambda: "rc=" in pane_text(app).split("echo rc=$?")[-1], '"rc=" in pane_text(app).split("echo rc=$?")[-1]')
+            await until(
+                pilot,
+                lambda: "rc=" in pane_text(app).split("echo rc=$?")[-1],
+                '"rc=" in pane_text(app).split("echo rc=$?")[-1]',
+            )
             assert "Read-only file system" in pane_text(app) and "rc=1" in pane_text(app)
             # The platform stops the session under the shell (as the idle reaper would).
             await client.stop_session("panero", session.id)

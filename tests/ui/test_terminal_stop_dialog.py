@@ -13,7 +13,9 @@ class RefusingClient:
     """Stands in for PrimeClient on the two calls the dialog makes; the platform says no."""
 
     async def stop_session(self, volume: str, session_id: str) -> None:
-        raise RuntimeError("The platform refused to stop session vs_1 (HTTP 409: already finalizing); wait for it on the volumes screen")
+        raise RuntimeError(
+            "The platform refused to stop session vs_1 (HTTP 409: already finalizing); wait for it on the volumes screen"
+        )
 
     async def get_session(self, volume: str, session_id: str):  # pragma: no cover - never reached
         raise AssertionError("must not poll after a refused stop")

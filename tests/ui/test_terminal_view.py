@@ -17,7 +17,9 @@ pytestmark = pytest.mark.skipif(BASH is None, reason="bash is needed for the pty
 
 
 def shell() -> PtyTransport:
-    return PtyTransport([BASH, "--norc", "--noprofile", "-i"], env={"PS1": "$ ", "HISTFILE": "/dev/null", "LANG": "C.UTF-8"})
+    return PtyTransport(
+        [BASH, "--norc", "--noprofile", "-i"], env={"PS1": "$ ", "HISTFILE": "/dev/null", "LANG": "C.UTF-8"}
+    )
 
 
 class TermApp(App):
@@ -31,8 +33,6 @@ class TermApp(App):
 
     def on_terminal_view_ended(self, event: TerminalView.Ended) -> None:
         self.ended.append(event.reason)
-
-
 
 
 def screen_text(app: App) -> str:
@@ -50,7 +50,7 @@ async def test_typed_command_output_appears_in_the_pane() -> None:
         await until(pilot, lambda: "20 80" in screen_text(app), '"20 80" in screen_text(app)')
         assert view.term.text_lines()[view.term.y].startswith("$")
         await pilot.press("ctrl+d")
-        await until(pilot, lambda: bool(app.ended), 'bool(app.ended)')
+        await until(pilot, lambda: bool(app.ended), "bool(app.ended)")
         assert "exited with status 0" in app.ended[0]
 
 
@@ -72,14 +72,30 @@ async def test_ctrl_c_and_app_keys_go_to_the_program() -> None:
         await until(pilot, lambda: "sleep 30" in screen_text(app), "the command line echoed")
         await pilot.press("ctrl+c")
         await pilot.press(*"echo after-interrupt", "enter")
-        await until(pilot, lambda: "after-interrupt\n" in screen_text(app) + "\n", '"after-interrupt\\n" in screen_text(app) + "\\n"')
+        await until(
+            pilot,
+            lambda: "after-interrupt\n" in screen_text(app) + "\n",
+            '"after-interrupt\\n" in screen_text(app) + "\\n"',
+        )
         # ctrl+p is the app's palette key elsewhere; in the pane it is bash's previous-history
         await pilot.press("ctrl+p", "enter")
-        await until(pilot, lambda: screen_text(app).count("after-interrupt") >= 4, 'screen_text(app).count("after-interrupt") >= 4')
+        await until(
+            pilot,
+            lambda: screen_text(app).count("after-interrupt") >= 4,
+            'screen_text(app).count("after-interrupt") >= 4',
+        )
 
 
 async def test_paste_is_bracketed_when_the_program_asks() -> None:
-    app = TermApp(PtyTransport([sys.executable, "-c", "import sys,tty;tty.setraw(0);sys.stdout.write('\\x1b[?2004hready\\r\\n');sys.stdout.flush();print(repr(sys.stdin.buffer.read1(100)))"]))
+    app = TermApp(
+        PtyTransport(
+            [
+                sys.executable,
+                "-c",
+                "import sys,tty;tty.setraw(0);sys.stdout.write('\\x1b[?2004hready\\r\\n');sys.stdout.flush();print(repr(sys.stdin.buffer.read1(100)))",
+            ]
+        )
+    )
     async with app.run_test(size=(80, 10)) as pilot:
         await until(pilot, lambda: "ready" in screen_text(app), '"ready" in screen_text(app)')
         app.query_one(TerminalView).post_message(__import__("textual").events.Paste("ls\nrm"))
@@ -88,7 +104,11 @@ async def test_paste_is_bracketed_when_the_program_asks() -> None:
 
 
 async def test_scrollback_scrolls_and_search_finds() -> None:
-    app = TermApp(PtyTransport([sys.executable, "-c", "print('\\n'.join(f'line {i}' for i in range(300))); import time; time.sleep(30)"]))
+    app = TermApp(
+        PtyTransport(
+            [sys.executable, "-c", "print('\\n'.join(f'line {i}' for i in range(300))); import time; time.sleep(30)"]
+        )
+    )
     async with app.run_test(size=(60, 10)) as pilot:
         view = app.query_one(TerminalView)
         await until(pilot, lambda: "line 299" in screen_text(app), '"line 299" in screen_text(app)')
@@ -106,15 +126,25 @@ async def test_scrollback_scrolls_and_search_finds() -> None:
 
 @pytest.mark.skipif(shutil.which("vim") is None, reason="vim is not installed")
 async def test_vim_runs_in_the_alternate_screen_and_gives_the_shell_back(tmp_path) -> None:
-    transport = PtyTransport([BASH, "--norc", "--noprofile", "-i"], env={"PS1": "$ ", "HISTFILE": "/dev/null"}, cwd=str(tmp_path))
+    transport = PtyTransport(
+        [BASH, "--norc", "--noprofile", "-i"], env={"PS1": "$ ", "HISTFILE": "/dev/null"}, cwd=str(tmp_path)
+    )
     app = TermApp(transport)
     async with app.run_test(size=(80, 20)) as pilot:
         view = app.query_one(TerminalView)
         await until(pilot, lambda: "$" in screen_text(app), '"$" in screen_text(app)')
         await pilot.press(*"vim -u NONE -N -n -i NONE notes.txt", "enter")
-        await until(pilot, lambda: view.term.alt_screen and view.term.text_lines()[1].startswith("~"), 'view.term.alt_screen and view.term.text_lines()[1].startswith("~")')
+        await until(
+            pilot,
+            lambda: view.term.alt_screen and view.term.text_lines()[1].startswith("~"),
+            'view.term.alt_screen and view.term.text_lines()[1].startswith("~")',
+        )
         await pilot.press("i", *"hello from vim", "escape", *":wq", "enter")
-        await until(pilot, lambda: not view.term.alt_screen and (tmp_path / "notes.txt").exists(), 'not view.term.alt_screen and (tmp_path / "notes.txt").exists()')
+        await until(
+            pilot,
+            lambda: not view.term.alt_screen and (tmp_path / "notes.txt").exists(),
+            'not view.term.alt_screen and (tmp_path / "notes.txt").exists()',
+        )
         assert (tmp_path / "notes.txt").read_text() == "hello from vim\n"
         assert any("vim -u NONE" in line for line in view.term.text_lines())  # the shell's screen is back
         assert not any(line.startswith("~") for line in view.term.text_lines())
@@ -128,7 +158,11 @@ async def test_mouse_reaches_a_program_that_asked_for_it() -> None:
     app = TermApp(PtyTransport([sys.executable, "-c", program]))
     async with app.run_test(size=(80, 10)) as pilot:
         view = app.query_one(TerminalView)
-        await until(pilot, lambda: "mouse-on" in screen_text(app) and view.term.mouse_mode == 1000, '"mouse-on" in screen_text(app) and view.term.mouse_mode == 1000')
+        await until(
+            pilot,
+            lambda: "mouse-on" in screen_text(app) and view.term.mouse_mode == 1000,
+            '"mouse-on" in screen_text(app) and view.term.mouse_mode == 1000',
+        )
         await pilot.click(TerminalView, offset=(10, 3))
         await until(pilot, lambda: "\\x1b[<0;11;4M" in screen_text(app), '"\\\\x1b[<0;11;4M" in screen_text(app)')
 
@@ -137,7 +171,9 @@ async def test_a_program_copying_with_osc52_reaches_the_clipboard() -> None:
     import base64
 
     payload = base64.b64encode(b"copied in the shell").decode()
-    program = f"import sys,time;sys.stdout.write('\\x1b]52;c;{payload}\\x07copied\\r\\n');sys.stdout.flush();time.sleep(5)"
+    program = (
+        f"import sys,time;sys.stdout.write('\\x1b]52;c;{payload}\\x07copied\\r\\n');sys.stdout.flush();time.sleep(5)"
+    )
     app = TermApp(PtyTransport([sys.executable, "-c", program]))
     async with app.run_test(size=(80, 10)) as pilot:
         await until(pilot, lambda: "copied" in screen_text(app), '"copied" in screen_text(app)')
@@ -147,7 +183,9 @@ async def test_a_program_copying_with_osc52_reaches_the_clipboard() -> None:
 async def test_dragging_selects_text_and_copies_it() -> None:
     from textual import events
 
-    program = "import sys,time;sys.stdout.write('first line\\r\\nsecond line here\\r\\n');sys.stdout.flush();time.sleep(5)"
+    program = (
+        "import sys,time;sys.stdout.write('first line\\r\\nsecond line here\\r\\n');sys.stdout.flush();time.sleep(5)"
+    )
     app = TermApp(PtyTransport([sys.executable, "-c", program]))
     async with app.run_test(size=(80, 10)) as pilot:
         view = app.query_one(TerminalView)
@@ -163,8 +201,10 @@ async def test_dragging_selects_text_and_copies_it() -> None:
 
 
 async def test_the_end_of_a_flood_is_drawn_without_further_input() -> None:
-    program = ("import sys, time; sys.stdout.write(''.join(f'{i}\\n' for i in range(1, 200001)));"
-               "sys.stdout.write('tail-line'); sys.stdout.flush(); time.sleep(60)")
+    program = (
+        "import sys, time; sys.stdout.write(''.join(f'{i}\\n' for i in range(1, 200001)));"
+        "sys.stdout.write('tail-line'); sys.stdout.flush(); time.sleep(60)"
+    )
     app = TermApp(PtyTransport([sys.executable, "-c", program]))
     async with app.run_test(size=(80, 20)) as pilot:
         view = app.query_one(TerminalView)
@@ -197,7 +237,9 @@ async def test_output_that_stops_brings_the_flood_rate_frame_forward() -> None:
         assert flood_due - now == pytest.approx(1 / view_module.FLOOD_FPS, abs=1e-6)
         view._schedule_frame(prompt=True)  # a short read: the output drained
         assert view._frame_due < flood_due
-        assert view._frame_due <= max(view_module.time.monotonic() + view_module._PROMPT_DELAY, now + 1 / view_module.FPS)
+        assert view._frame_due <= max(
+            view_module.time.monotonic() + view_module._PROMPT_DELAY, now + 1 / view_module.FPS
+        )
         await until(pilot, lambda: view.frames > frames, "view.frames > frames")
 
 

@@ -31,12 +31,10 @@ from ssh_platform import create_volume, ssh_platform  # noqa: E402
 pytestmark = pytest.mark.timeout(120)
 
 
-
 @pytest.fixture(scope="module")
 def platform(tmp_path_factory):
     with ssh_platform(tmp_path_factory.mktemp("transfer-platform")) as (lp, key):
         yield lp, key
-
 
 
 class SessionOnlyClient(PrimeClient):
@@ -67,7 +65,14 @@ def text(screen, wid: str) -> str:
 
 async def open_volumes(pilot, app, name: str) -> VolumesScreen:
     await pilot.press("v")
-    await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and name in [str(k.value) for k in app.screen.query_one("#volumes-table", DataTable).rows], "volume listed")
+    await until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, VolumesScreen)
+            and name in [str(k.value) for k in app.screen.query_one("#volumes-table", DataTable).rows]
+        ),
+        "volume listed",
+    )
     app.screen.selected = name
     return app.screen
 
@@ -138,7 +143,9 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         await fill(pilot, dialog, str(ds), "datasets/")
         await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "put finished", timeout=60)
         assert text(dialog, "transfer-error") == ""
-        assert "Put 3 file(s)" in text(dialog, "transfer-result") and "xfer:/datasets/ds" in text(dialog, "transfer-result")
+        assert "Put 3 file(s)" in text(dialog, "transfer-result") and "xfer:/datasets/ds" in text(
+            dialog, "transfer-result"
+        )
         assert "files 3/3" in text(dialog, "transfer-stats")
         assert "s: stop the session and sync now" in text(dialog, "transfer-hint")
         assert "ready" in dialog.phases
@@ -161,7 +168,9 @@ async def test_refused_put_then_put_folder_stop_and_sync_get_back_and_cancel(pla
         await fill(pilot, dialog, "datasets/ds", str(back))
         await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", timeout=60)
         assert text(dialog, "transfer-error") == ""
-        assert "Got 3 file(s)" in text(dialog, "transfer-result") and str(back / "ds") in text(dialog, "transfer-result")
+        assert "Got 3 file(s)" in text(dialog, "transfer-result") and str(back / "ds") in text(
+            dialog, "transfer-result"
+        )
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "closed")
         assert digests(back / "ds") == digests(ds)

@@ -24,8 +24,16 @@ class Platform:
         raise RuntimeError(self.fail_list or "no")
 
     async def create_session(self, volume: str, **kw):
-        return SimpleNamespace(id="vs_1", phase="ready", status="RUNNING", read_only=True, progress=None,
-                               ssh_connection="x", is_dead=False, error_message=None)
+        return SimpleNamespace(
+            id="vs_1",
+            phase="ready",
+            status="RUNNING",
+            read_only=True,
+            progress=None,
+            ssh_connection="x",
+            is_dead=False,
+            error_message=None,
+        )
 
     async def stop_session(self, volume: str, session_id: str) -> None:
         self.stopped.append(session_id)
@@ -38,21 +46,25 @@ def text(screen, wid: str) -> str:
     return str(screen.query_one(f"#{wid}", Static).render())
 
 
-
-
 async def test_first_enter_in_put_starts_the_transfer(tmp_path) -> None:
     src = tmp_path / "data.jsonl"
     src.write_text("{}\n")
     app = App()
     async with app.run_test(size=(100, 30)) as pilot:
-        dialog = TransferScreen(Platform(fail_list="The platform is unreachable"), "research", PUT, key_path="k", poll=0.01)
+        dialog = TransferScreen(
+            Platform(fail_list="The platform is unreachable"), "research", PUT, key_path="k", poll=0.01
+        )
         await app.push_screen(dialog)  # mounted: its widgets can be queried
         await quiet(pilot)
         box = dialog.query_one("#transfer-source", Input)
         assert box.has_focus
         box.value = str(src)
         await pilot.press("enter")
-        await until(pilot, lambda: "unreachable" in text(dialog, "transfer-error"), '"unreachable" in text(dialog, "transfer-error")')
+        await until(
+            pilot,
+            lambda: "unreachable" in text(dialog, "transfer-error"),
+            '"unreachable" in text(dialog, "transfer-error")',
+        )
 
 
 async def test_a_failed_get_stops_its_progress_bar(tmp_path, monkeypatch) -> None:
@@ -79,7 +91,11 @@ async def test_a_failed_get_stops_its_progress_bar(tmp_path, monkeypatch) -> Non
         dialog.query_one("#transfer-source", Input).value = "runs/nope/step_1/"
         dialog.query_one("#transfer-dest", Input).value = str(tmp_path)
         dialog.action_start()
-        await until(pilot, lambda: "is not on research" in text(dialog, "transfer-error"), '"is not on research" in text(dialog, "transfer-error")')
+        await until(
+            pilot,
+            lambda: "is not on research" in text(dialog, "transfer-error"),
+            '"is not on research" in text(dialog, "transfer-error")',
+        )
         await quiet(pilot)
         bar = dialog.query_one("#transfer-bar", ProgressBar)
         assert not bar.has_class("visible")

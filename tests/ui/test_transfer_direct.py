@@ -76,8 +76,12 @@ def test_a_direct_get_never_writes_through_a_symlink(local_platform, tmp_path) -
     from primetui.api.volume_storage import VolumeStorage
     from primetui.shell import direct
 
-    reply = httpx.post(f"{local_platform.api_url}/training/volumes/research/transfer", headers=local_platform.headers,
-                       json={"mode": "get", "path": ""}, timeout=30)
+    reply = httpx.post(
+        f"{local_platform.api_url}/training/volumes/research/transfer",
+        headers=local_platform.headers,
+        json={"mode": "get", "path": ""},
+        timeout=30,
+    )
     from primetui.api.models import VolumeTransferRoute
 
     route = VolumeTransferRoute.model_validate(reply.json())
@@ -109,7 +113,9 @@ async def test_a_direct_get_asks_before_replacing_and_lists_what_it_kept(platfor
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
         dialog = app.screen
         await fill(pilot, dialog, "datasets/ds", str(back))
-        await until(pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "asked", timeout=60)
+        await until(
+            pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "asked", timeout=60
+        )
         await pilot.press("n")
         await until(pilot, lambda: dialog.state == "done" or text(dialog, "transfer-error"), "get finished", timeout=60)
         assert dialog.outcome.route == "direct" and (back / "ds" / "a.txt").read_text() == "mine"
@@ -121,7 +127,9 @@ async def test_a_direct_get_asks_before_replacing_and_lists_what_it_kept(platfor
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog again")
         dialog = app.screen
         await fill(pilot, dialog, "datasets/ds", str(back))
-        await until(pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "asked again", timeout=60)
+        await until(
+            pilot, lambda: "already exists. Replace it?" in text(dialog, "transfer-result"), "asked again", timeout=60
+        )
         await pilot.press("escape")  # cancel while the copy waits on the question: it ends, nothing replaced
         await until(pilot, lambda: "Cancelled" in text(dialog, "transfer-error"), "cancelled", timeout=60)
         assert dialog.state == "form" and (back / "ds" / "a.txt").read_text() == "mine"

@@ -117,8 +117,11 @@ async def test_an_anomaly_or_ending_is_announced_once_across_dashboards_and_rest
         await _sees_the_run_end_and_its_anomalies(first, pilot)
         await until(pilot, lambda: _lines(sink) == 3, "the hook told the ending and the two anomalies")
     kinds = [(e["kind"], e["status"] or e["title"]) for e in map(json.loads, sink.read_text().splitlines())]
-    assert sorted(kinds) == [("anomaly", "Run lr-sweep: NaN/inf at step 3"), ("anomaly", "Run lr-sweep: loss spike at step 9"),
-                             ("status", "COMPLETED")]  # hooks run side by side: any order
+    assert sorted(kinds) == [
+        ("anomaly", "Run lr-sweep: NaN/inf at step 3"),
+        ("anomaly", "Run lr-sweep: loss spike at step 9"),
+        ("status", "COMPLETED"),
+    ]  # hooks run side by side: any order
 
     # A second dashboard on the same machine, then three restarts: each sees the same run and
     # anomalies again, and none of them tells the person (hook or toast) a second time.
@@ -132,6 +135,8 @@ async def test_an_anomaly_or_ending_is_announced_once_across_dashboards_and_rest
     # what has not been told yet still is: a new NaN at step 11
     later = make_app(local_platform, prefs=load_prefs(path)[0], prefs_file=path, on_event=hook)
     async with later.run_test(size=(100, 30)) as pilot:
-        await _sees_the_run_end_and_its_anomalies(later, pilot, ROWS + [{"step": 11, "time": 111.0, "loss/mean": float("inf")}])
+        await _sees_the_run_end_and_its_anomalies(
+            later, pilot, ROWS + [{"step": 11, "time": 111.0, "loss/mean": float("inf")}]
+        )
         await until(pilot, lambda: _lines(sink) == 4, "the hook told the new anomaly")
     assert "NaN/inf at step 11" in sink.read_text().splitlines()[-1]

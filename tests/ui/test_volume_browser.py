@@ -37,15 +37,22 @@ async def open_row(pilot, screen, name: str) -> None:
 async def test_browse_preview_and_get(local_platform, tmp_path) -> None:
     vol = local_platform.data_dir / "volumes" / "research" / "datasets" / "browse-demo"
     vol.mkdir(parents=True, exist_ok=True)
-    (vol / "rows.jsonl").write_text("".join(json.dumps({"prompt": f"p{i}", "completion": f"c{i}"}) + "\n"
-                                            for i in range(20)))
+    (vol / "rows.jsonl").write_text(
+        "".join(json.dumps({"prompt": f"p{i}", "completion": f"c{i}"}) + "\n" for i in range(20))
+    )
     (vol / "notes.txt").write_text("[bold]not markup[/bold]\n")
-    app = PrimeApp(PrimeClient(local_platform.base_url, local_platform.token), None, None, poll_scale=0.1,
-                   platform_label="local test")
+    app = PrimeApp(
+        PrimeClient(local_platform.base_url, local_platform.token),
+        None,
+        None,
+        poll_scale=0.1,
+        platform_label="local test",
+    )
     async with app.run_test(size=(130, 44)) as pilot:
         await pilot.press("v")
-        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research",
-                    "volumes")
+        await until(
+            pilot, lambda: isinstance(app.screen, VolumesScreen) and app.screen.selected == "research", "volumes"
+        )
         await pilot.press("b")
         await until(pilot, lambda: isinstance(app.screen, VolumeBrowserScreen), "browser")
         browser = app.screen
@@ -70,7 +77,10 @@ async def test_browse_preview_and_get(local_platform, tmp_path) -> None:
         assert "first" in text(browser, "browser-preview")
         await pilot.press("g")
         await until(pilot, lambda: isinstance(app.screen, TransferScreen), "get dialog")
-        assert app.screen.query_one("#transfer-source", Input).value == "datasets/reverse-text/data/train-00000-of-00001.parquet"
+        assert (
+            app.screen.query_one("#transfer-source", Input).value
+            == "datasets/reverse-text/data/train-00000-of-00001.parquet"
+        )
 
 
 async def test_the_last_sync_note_while_a_read_write_session_is_live(local_platform) -> None:
@@ -81,8 +91,15 @@ async def test_the_last_sync_note_while_a_read_write_session_is_live(local_platf
     try:
         async with app.run_test(size=(130, 44)) as pilot:
             app.push_screen(VolumeBrowserScreen(client, "browse-live"))
-            await until(pilot, lambda: isinstance(app.screen, VolumeBrowserScreen) and app.screen.query("#browser-note")
-                        and "As of the last sync" in text(app.screen, "browser-note"), "last-sync note")
+            await until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, VolumeBrowserScreen)
+                    and app.screen.query("#browser-note")
+                    and "As of the last sync" in text(app.screen, "browser-note")
+                ),
+                "last-sync note",
+            )
             assert session.id in text(app.screen, "browser-note")
     finally:
         await client.stop_session("browse-live", session.id)

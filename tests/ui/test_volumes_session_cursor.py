@@ -29,8 +29,14 @@ async def test_cursor_follows_the_new_session_and_stopped_ones_say_so(local_plat
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "volumes screen")
         app.screen.selected = "cursor-vol"
         app.screen.fetch_volumes()
-        await until(pilot, lambda: any(s.id == old.id and s.phase in ("stopped", "failed")
-                                       for s in app.state.sessions.get("cursor-vol", [])), "the old session stopped", timeout=60)
+        await until(
+            pilot,
+            lambda: any(
+                s.id == old.id and s.phase in ("stopped", "failed") for s in app.state.sessions.get("cursor-vol", [])
+            ),
+            "the old session stopped",
+            timeout=60,
+        )
         await until(pilot, lambda: _cursor_session(app) == old.id, "the stopped session listed under the cursor")
 
         # Enter on the stopped session: it is stopped, not "not ready yet".
@@ -50,10 +56,17 @@ async def test_cursor_follows_the_new_session_and_stopped_ones_say_so(local_plat
 
         # O opens a read-only session: the cursor moves to it.
         await pilot.press("O")
-        await until(pilot, lambda: any("(read-only) on cursor-vol" in n for n in notifications(app)), "RO session opened")
+        await until(
+            pilot, lambda: any("(read-only) on cursor-vol" in n for n in notifications(app)), "RO session opened"
+        )
         await until(pilot, lambda: _cursor_session(app) not in (None, old.id), "the cursor on the new session")
         new_id = _cursor_session(app)
         assert any(s.id == new_id and s.phase not in ("stopped", "failed") for s in app.state.sessions["cursor-vol"])
         await app.client.stop_session("cursor-vol", new_id)
-        await until(pilot, lambda: all(s.phase in ("stopped", "failed") for s in app.state.sessions["cursor-vol"]), "stopped", timeout=60)
+        await until(
+            pilot,
+            lambda: all(s.phase in ("stopped", "failed") for s in app.state.sessions["cursor-vol"]),
+            "stopped",
+            timeout=60,
+        )
         await app.client.delete_volume("cursor-vol")

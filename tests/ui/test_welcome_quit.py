@@ -37,7 +37,9 @@ async def test_footer_lists_quit_and_ctrl_q_quits_from_the_key_field(tmp_path, m
         assert keys.get("ctrl+q") == "Quit", keys
         assert app.screen.focused is not None and app.screen.focused.id == "api-key"
         await pilot.press("ctrl+q")
-        await until(pilot, lambda: app._exit, "the app to be ending (asked from the focused key field)")  # the app is ending (asked from the focused key field)
+        await until(
+            pilot, lambda: app._exit, "the app to be ending (asked from the focused key field)"
+        )  # the app is ending (asked from the focused key field)
 
 
 async def test_quit_button_quits(tmp_path, monkeypatch):

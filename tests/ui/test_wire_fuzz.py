@@ -35,17 +35,26 @@ pytestmark = pytest.mark.timeout(240)
 HEADLESS_ROUTES = ["runs", "run", "metrics", "logs", "checkpoints"]
 """What the headless commands read."""
 COMMANDS = [
-    ["runs", "--once"], ["run", RUN_ID, "--once"], ["compare", RUN_ID, "run1fuzz", "--once"],
-    ["runs", "--once", "--json"], ["run", RUN_ID, "--once", "--json"], ["compare", RUN_ID, "run1fuzz", "--once", "--json"],
+    ["runs", "--once"],
+    ["run", RUN_ID, "--once"],
+    ["compare", RUN_ID, "run1fuzz", "--once"],
+    ["runs", "--once", "--json"],
+    ["run", RUN_ID, "--once", "--json"],
+    ["compare", RUN_ID, "run1fuzz", "--once", "--json"],
 ]
 HEADLESS_CASES = [
-    (1000 + i, [(HEADLESS_ROUTES[i % 5], KINDS[i % len(KINDS)]), (HEADLESS_ROUTES[(i + 2) % 5], KINDS[(i + 8) % len(KINDS)])],
-     COMMANDS[i % len(COMMANDS)])
+    (
+        1000 + i,
+        [(HEADLESS_ROUTES[i % 5], KINDS[i % len(KINDS)]), (HEADLESS_ROUTES[(i + 2) % 5], KINDS[(i + 8) % len(KINDS)])],
+        COMMANDS[i % len(COMMANDS)],
+    )
     for i in range(8)
 ]
 """Fixed cases: every headless route, every mutation kind, every command (plus one drawn route each)."""
-DASHBOARD_CASES = [(2000 + i, [(ROUTES[i], KINDS[(3 * i) % len(KINDS)]), (ROUTES[i + 7], KINDS[(3 * i + 5) % len(KINDS)])])
-                   for i in range(7)]
+DASHBOARD_CASES = [
+    (2000 + i, [(ROUTES[i], KINDS[(3 * i) % len(KINDS)]), (ROUTES[i + 7], KINDS[(3 * i + 5) % len(KINDS)])])
+    for i in range(7)
+]
 """Every route the client reads is mutated in one dashboard walk (plus one drawn route each)."""
 
 REPLY_DEADLINE = 2.0
@@ -62,9 +71,16 @@ _RSS = re.compile(r"\nRSS_KB=(\d+)\n")
 
 def _env(tmp_path: Path, base_url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PRIME", "XDG_"))}
-    env.update(HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIMETUI_CRASH_DIR=str(tmp_path / "crashes"),
-               PRIME_BASE_URL=base_url, PRIME_API_KEY="pit_fuzz_key_0123456789", PRIMETUI_REPLY_DEADLINE=str(REPLY_DEADLINE),
-               PRIMETUI_HEADLESS_DEADLINE=str(HEADLESS_DEADLINE), TERM="xterm-256color")
+    env.update(
+        HOME=str(tmp_path),
+        PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"),
+        PRIMETUI_CRASH_DIR=str(tmp_path / "crashes"),
+        PRIME_BASE_URL=base_url,
+        PRIME_API_KEY="pit_fuzz_key_0123456789",
+        PRIMETUI_REPLY_DEADLINE=str(REPLY_DEADLINE),
+        PRIMETUI_HEADLESS_DEADLINE=str(HEADLESS_DEADLINE),
+        TERM="xterm-256color",
+    )
     return env
 
 
@@ -83,8 +99,12 @@ def test_headless_commands_survive_a_hostile_platform(seed, forced, command, tmp
     scenario = Scenario.draw(seed, forced)
     with WirePlatform(scenario.reply) as wp:
         # A bound on a hang, not a speed check: past its deadline the command must have given up.
-        out = subprocess.run([sys.executable, "-c", WRAPPER, *command], capture_output=True, env=_env(tmp_path, wp.base_url),
-                             timeout=HEADLESS_DEADLINE + 30)
+        out = subprocess.run(
+            [sys.executable, "-c", WRAPPER, *command],
+            capture_output=True,
+            env=_env(tmp_path, wp.base_url),
+            timeout=HEADLESS_DEADLINE + 30,
+        )
     err = out.stderr.decode("utf-8", "replace")
     rss = _RSS.search(err)
     err = _RSS.sub("\n", err).strip()
@@ -114,8 +134,12 @@ async def test_the_dashboard_survives_a_hostile_platform(seed, forced, tmp_path,
     with WirePlatform(scenario.reply) as wp:
         app = PrimeApp(PrimeClient(wp.base_url, "k"), None, None, poll_scale=0.1, platform_label="wire")
         async with app.run_test(size=(140, 44), notifications=True) as pilot:
-            await until(pilot, lambda: app.state.runs_loaded or app.state.connection.last_error, what=f"the runs list · {scenario.describe()}",
-                        timeout=REPLY_DEADLINE * 4 + 10)
+            await until(
+                pilot,
+                lambda: app.state.runs_loaded or app.state.connection.last_error,
+                what=f"the runs list · {scenario.describe()}",
+                timeout=REPLY_DEADLINE * 4 + 10,
+            )
             app.open_run(RUN_ID)
             await pilot.pause()
             for key in "1234567":

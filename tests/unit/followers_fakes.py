@@ -8,8 +8,14 @@ from primetui.api.models import LogsResponse, MetricsResponse, Progress, RLRun
 
 
 def run_status(status: str, **extra: Any) -> RLRun:
-    return RLRun(id="r1", user_id="u1", status=status, created_at="2026-01-01T00:00:00Z",
-                 updated_at="2026-01-01T00:00:00Z", **extra)
+    return RLRun(
+        id="r1",
+        user_id="u1",
+        status=status,
+        created_at="2026-01-01T00:00:00Z",
+        updated_at="2026-01-01T00:00:00Z",
+        **extra,
+    )
 
 
 class FakeTime:

@@ -26,8 +26,16 @@ def healthy_loss(n: int, seed: int = 0, warmup_noise: float = 0.08) -> list[floa
 def test_no_false_alarm_on_warmup_noise_and_a_falling_loss():
     for seed in range(20):
         loss = healthy_loss(200, seed)
-        data = [{"step": i + 1, "time": 1000.0 + i, "loss/mean": v, "optim/grad_norm": 1.0 + 0.4 * random.Random(seed + i).random(),
-                 "perf/throughput": 60_000 * (1 + 0.15 * random.Random(seed * 7 + i).uniform(-1, 1))} for i, v in enumerate(loss)]
+        data = [
+            {
+                "step": i + 1,
+                "time": 1000.0 + i,
+                "loss/mean": v,
+                "optim/grad_norm": 1.0 + 0.4 * random.Random(seed + i).random(),
+                "perf/throughput": 60_000 * (1 + 0.15 * random.Random(seed * 7 + i).uniform(-1, 1)),
+            }
+            for i, v in enumerate(loss)
+        ]
         assert detect(data) == [], seed
 
 
@@ -98,7 +106,11 @@ def test_log_lines_tracebacks_oom_nccl_cuda_with_their_step():
         "RuntimeError: CUDA error: an illegal memory access was encountered",
     ]
     found = detect([], {"trainer": lines})
-    assert [(a.kind, a.step, a.component) for a in found] == [("oom", 4, "trainer"), ("nccl", 5, "trainer"), ("cuda", 5, "trainer")]
+    assert [(a.kind, a.step, a.component) for a in found] == [
+        ("oom", 4, "trainer"),
+        ("nccl", 5, "trainer"),
+        ("cuda", 5, "trainer"),
+    ]
     assert found[0].line == "Traceback (most recent call last):"  # jump to where it starts
     det = Detector()
     det.add_log_lines("orchestrator", [(7, "Traceback (most recent call last):"), (8, "ValueError: bad")])
@@ -114,8 +126,13 @@ def test_classify_line_leaves_ordinary_lines_alone():
 def test_a_failed_run_is_an_exited_component():
     found = detect(rows("loss/mean", [2.0, 1.9]), status="FAILED", error="trainer exited with code 1")
     assert [(a.kind, a.step, a.component) for a in found] == [("exited", 2, "trainer")]
-    assert found[0].to_json() == {"kind": "exited", "step": 2, "component": "trainer",
-                                  "message": "the run failed: trainer exited with code 1", "line": "trainer exited with code 1"}
+    assert found[0].to_json() == {
+        "kind": "exited",
+        "step": 2,
+        "component": "trainer",
+        "message": "the run failed: trainer exited with code 1",
+        "line": "trainer exited with code 1",
+    }
 
 
 def test_thresholds_from_a_mapping_ignore_unknown_keys():
@@ -125,6 +142,12 @@ def test_thresholds_from_a_mapping_ignore_unknown_keys():
 
 def test_a_clean_batch_still_tracks_the_step_for_the_next_one():
     det = Detector()
-    assert det.add_log_lines("trainer", [(0, "12:00:01 SUCCESS Step 6 | Loss 2.0"), (1, "12:00:02 SUCCESS Step 7 | Loss 2.0"), (2, "saving")]) == []
+    assert (
+        det.add_log_lines(
+            "trainer",
+            [(0, "12:00:01 SUCCESS Step 6 | Loss 2.0"), (1, "12:00:02 SUCCESS Step 7 | Loss 2.0"), (2, "saving")],
+        )
+        == []
+    )
     found = det.add_log_lines("trainer", [(3, "Traceback (most recent call last):"), (4, "KeyError: 'x'")])
     assert [(a.kind, a.step, a.line_index) for a in found] == [("traceback", 7, 3)]

@@ -18,8 +18,13 @@ class Hook:
 
 def _app(watched: set[str]) -> SimpleNamespace:
     toasts: list[str] = []
-    return SimpleNamespace(state=SimpleNamespace(watched=watched), notifier=Hook(), toasts=toasts,
-                           notify=lambda message, **kw: toasts.append(message), bell=lambda: None)
+    return SimpleNamespace(
+        state=SimpleNamespace(watched=watched),
+        notifier=Hook(),
+        toasts=toasts,
+        notify=lambda message, **kw: toasts.append(message),
+        bell=lambda: None,
+    )
 
 
 ROWS = [{"step": s, "time": 100.0 + s, "loss/mean": v} for s, v in enumerate([2.0, 1.9, float("nan"), 1.8], start=1)]

@@ -57,9 +57,19 @@ def test_same_wire_names_and_required_fields(ours, theirs):
     assert required_ours == required_cli
 
 
-RUN = {"id": "r1", "userId": "u1", "status": "CREATING", "createdAt": "2026-01-01T00:00:00Z",
-       "updatedAt": "2026-01-01T00:00:01.5Z", "startedAt": "2026-01-01T00:00:01+00:00", "loss": "sft",
-       "teacherConfig": {"m": 1}, "volumeName": "research", "runsAhead": 1, "queueReason": "capacity"}
+RUN = {
+    "id": "r1",
+    "userId": "u1",
+    "status": "CREATING",
+    "createdAt": "2026-01-01T00:00:00Z",
+    "updatedAt": "2026-01-01T00:00:01.5Z",
+    "startedAt": "2026-01-01T00:00:01+00:00",
+    "loss": "sft",
+    "teacherConfig": {"m": 1},
+    "volumeName": "research",
+    "runsAhead": 1,
+    "queueReason": "capacity",
+}
 
 
 def test_what_we_dump_the_cli_parses():
@@ -69,17 +79,26 @@ def test_what_we_dump_the_cli_parses():
     assert theirs.status == "CREATING" and theirs.teacher == {"m": 1} and theirs.volume_name == "research"
     page = m.RLRunPage(runs=[run], total=1, page=1, limit=20, total_pages=1)
     assert cli_rl.RLRunPage.model_validate(dump(page)).total_pages == 1
-    ck = m.RLCheckpoint(id="c", rft_run_id="r1", step=10, storage_url="s", status="READY",
-                        created_at="2026-01-01T00:00:00Z")
+    ck = m.RLCheckpoint(
+        id="c", rft_run_id="r1", step=10, storage_url="s", status="READY", created_at="2026-01-01T00:00:00Z"
+    )
     assert cli_rl.RLCheckpoint.model_validate(dump(ck)).step == 10
-    usage = m.RunUsage(run_id="r1", training=m.RunUsageBreakdown(tokens=5), inference=m.RunUsageBreakdown(),
-                       pricing=m.RunPricing())
+    usage = m.RunUsage(
+        run_id="r1", training=m.RunUsageBreakdown(tokens=5), inference=m.RunUsageBreakdown(), pricing=m.RunPricing()
+    )
     assert cli_billing.RunUsage.model_validate(dump(usage)).training.tokens == 5
-    session = m.VolumeSession(id="s", volume_name="v", status="RUNNING", read_only=False, phase="ready",
-                              gateway=m.VolumeSessionGateway(host="127.0.0.1", port=443, cert_sha256="a" * 64))
+    session = m.VolumeSession(
+        id="s",
+        volume_name="v",
+        status="RUNNING",
+        read_only=False,
+        phase="ready",
+        gateway=m.VolumeSessionGateway(host="127.0.0.1", port=443, cert_sha256="a" * 64),
+    )
     assert cli_training.VolumeSession.model_validate(dump(session)).gateway.cert_sha256 == "a" * 64
     models = m.AvailableFFTModelsResponse(
         models=[m.AvailableFFTModel(name="x", clusters=[m.FFTModelCluster(cluster_id="c", cluster_name="n")])],
-        on_demand_beta_access=False)
+        on_demand_beta_access=False,
+    )
     parsed = cli_training.AvailableFFTModelsResponse.model_validate(dump(models))
     assert parsed.models[0].clusters[0].cluster_name == "n" and parsed.on_demand_beta_access is False

@@ -43,9 +43,15 @@ def _one_sentence(text: str) -> None:
         (403, {"detail": "Team scope required"}, e.ForbiddenError, "Team scope required"),
         (404, {"detail": "Run not found"}, e.NotFoundError, "HTTP 404: Run not found"),
         (409, {"detail": "volume has an active read-write session"}, e.ConflictError, "active read-write session"),
-        (400, {"detail": "Model 'PrimeIntellect/Qwen3-0.6B' is not available on this cluster. "
-                         "Reach out to Prime support to get it added."},
-         e.RequestRejectedError, "Reach out to Prime support to get it added."),
+        (
+            400,
+            {
+                "detail": "Model 'PrimeIntellect/Qwen3-0.6B' is not available on this cluster. "
+                "Reach out to Prime support to get it added."
+            },
+            e.RequestRejectedError,
+            "Reach out to Prime support to get it added.",
+        ),
         (405, {"detail": "Method Not Allowed"}, e.RequestRejectedError, "HTTP 405"),
         (500, {"detail": "boom"}, e.ServerError, "HTTP 500: boom"),
         (503, "upstream connect error", e.ServerError, "HTTP 503: upstream connect error"),

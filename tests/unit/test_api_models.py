@@ -11,17 +11,47 @@ from pydantic import ValidationError as PydanticValidationError
 from primetui.api import models as m
 
 RUN_WIRE = {
-    "id": "r1", "name": "reverse-text", "userId": "u1", "teamId": "t1", "rftClusterId": None,
-    "primeClusterId": "pc1", "status": "CREATING", "kind": "DEDICATED_FULL_FT", "rolloutsPerExample": None,
-    "seqLen": 2048, "maxSteps": 10, "maxTokens": None, "batchSize": 8, "loss": "sft",
-    "teacherConfig": {"model": "x"}, "baseModel": "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT",
-    "environments": [], "runConfig": {"eval": {"interval": 5}}, "evalConfig": None, "valConfig": None,
-    "bufferConfig": None, "learningRate": 2e-5, "loraAlpha": None, "maxInflightRollouts": None,
-    "oversamplingFactor": None, "maxAsyncLevel": None, "volumeName": "research", "gpuCount": 1,
-    "wandbEntity": None, "wandbProject": None, "wandbRunName": None, "runsAhead": 2, "queueReason": "capacity",
-    "notice": None, "startedAt": "2026-01-01T00:00:05.123456Z", "completedAt": None, "errorMessage": None,
-    "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:05Z",
-    "failureAnalysis": {"rootCause": "oom", "evidence": ["x"], "confidence": 0.9}, "sourceCommit": None,
+    "id": "r1",
+    "name": "reverse-text",
+    "userId": "u1",
+    "teamId": "t1",
+    "rftClusterId": None,
+    "primeClusterId": "pc1",
+    "status": "CREATING",
+    "kind": "DEDICATED_FULL_FT",
+    "rolloutsPerExample": None,
+    "seqLen": 2048,
+    "maxSteps": 10,
+    "maxTokens": None,
+    "batchSize": 8,
+    "loss": "sft",
+    "teacherConfig": {"model": "x"},
+    "baseModel": "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT",
+    "environments": [],
+    "runConfig": {"eval": {"interval": 5}},
+    "evalConfig": None,
+    "valConfig": None,
+    "bufferConfig": None,
+    "learningRate": 2e-5,
+    "loraAlpha": None,
+    "maxInflightRollouts": None,
+    "oversamplingFactor": None,
+    "maxAsyncLevel": None,
+    "volumeName": "research",
+    "gpuCount": 1,
+    "wandbEntity": None,
+    "wandbProject": None,
+    "wandbRunName": None,
+    "runsAhead": 2,
+    "queueReason": "capacity",
+    "notice": None,
+    "startedAt": "2026-01-01T00:00:05.123456Z",
+    "completedAt": None,
+    "errorMessage": None,
+    "createdAt": "2026-01-01T00:00:00Z",
+    "updatedAt": "2026-01-01T00:00:05Z",
+    "failureAnalysis": {"rootCause": "oom", "evidence": ["x"], "confidence": 0.9},
+    "sourceCommit": None,
     "someNewField": {"nested": True},
 }
 
@@ -67,47 +97,121 @@ def test_construct_by_python_names():
 
 # Each model with a wire sample straight from the contract: (model, sample, required keys)
 SAMPLES = [
-    (m.Volume, {"name": "research", "size": "100Gi", "status": "RUNNING", "clusterId": "c", "cluster": "rft-1",
-                "pvcName": "p", "createdBy": "u", "createdByName": "U", "createdByEmail": "u@x",
-                "createdAt": "2026-01-01T00:00:00Z"}, ["name", "status", "clusterId", "pvcName"]),
-    (m.VolumeSession, {"id": "vs_1", "volumeName": "research", "status": "RUNNING", "readOnly": False,
-                       "sshConnection": "root@127.0.0.1 -p 2222",
-                       "gateway": {"host": "127.0.0.1", "port": 443, "certSha256": "a" * 64},
-                       "hostPublicKey": "ssh-ed25519 AAAA", "createdAt": "2026-01-01T00:00:00Z",
-                       "phase": "staging", "progress": "1 GiB / 2 GiB"},
-     ["id", "volumeName", "status", "readOnly"]),
-    (m.VolumeTransferRoute, {"via": "r2", "endpoint": "http://127.0.0.1:1", "bucket": "b", "prefix": "v/",
-                             "accessKeyId": "a", "secretAccessKey": "s", "sessionToken": "t",
-                             "expiresAt": "2026-01-01T00:00:00Z", "leaseId": "l"}, ["via"]),
-    (m.VolumeTransfer, {"id": "x", "volumeName": "v", "direction": "import", "path": "p", "url": "s3://b/p",
-                        "status": "running", "progress": {"transferred": "1 GiB", "percentage": 40, "errors": 0}},
-     ["id", "volumeName", "direction", "path", "url", "status"]),
-    (m.AvailableFFTModelsResponse, {"models": [{"name": "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT",
-                                                "clusters": [{"clusterId": "c", "clusterName": "n",
-                                                              "gpuType": "H200_141GB"}]}],
-                                    "onDemand": [{"gpuType": "H200_141GB", "pricePerGpuHour": 2.5,
-                                                  "availableNow": True, "isBeta": True}],
-                                    "onDemandBetaAccess": True}, []),
+    (
+        m.Volume,
+        {
+            "name": "research",
+            "size": "100Gi",
+            "status": "RUNNING",
+            "clusterId": "c",
+            "cluster": "rft-1",
+            "pvcName": "p",
+            "createdBy": "u",
+            "createdByName": "U",
+            "createdByEmail": "u@x",
+            "createdAt": "2026-01-01T00:00:00Z",
+        },
+        ["name", "status", "clusterId", "pvcName"],
+    ),
+    (
+        m.VolumeSession,
+        {
+            "id": "vs_1",
+            "volumeName": "research",
+            "status": "RUNNING",
+            "readOnly": False,
+            "sshConnection": "root@127.0.0.1 -p 2222",
+            "gateway": {"host": "127.0.0.1", "port": 443, "certSha256": "a" * 64},
+            "hostPublicKey": "ssh-ed25519 AAAA",
+            "createdAt": "2026-01-01T00:00:00Z",
+            "phase": "staging",
+            "progress": "1 GiB / 2 GiB",
+        },
+        ["id", "volumeName", "status", "readOnly"],
+    ),
+    (
+        m.VolumeTransferRoute,
+        {
+            "via": "r2",
+            "endpoint": "http://127.0.0.1:1",
+            "bucket": "b",
+            "prefix": "v/",
+            "accessKeyId": "a",
+            "secretAccessKey": "s",
+            "sessionToken": "t",
+            "expiresAt": "2026-01-01T00:00:00Z",
+            "leaseId": "l",
+        },
+        ["via"],
+    ),
+    (
+        m.VolumeTransfer,
+        {
+            "id": "x",
+            "volumeName": "v",
+            "direction": "import",
+            "path": "p",
+            "url": "s3://b/p",
+            "status": "running",
+            "progress": {"transferred": "1 GiB", "percentage": 40, "errors": 0},
+        },
+        ["id", "volumeName", "direction", "path", "url", "status"],
+    ),
+    (
+        m.AvailableFFTModelsResponse,
+        {
+            "models": [
+                {
+                    "name": "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT",
+                    "clusters": [{"clusterId": "c", "clusterName": "n", "gpuType": "H200_141GB"}],
+                }
+            ],
+            "onDemand": [{"gpuType": "H200_141GB", "pricePerGpuHour": 2.5, "availableNow": True, "isBeta": True}],
+            "onDemandBetaAccess": True,
+        },
+        [],
+    ),
     (m.AvailableGpuTypesResponse, {"gpuTypes": ["H200_141GB"]}, []),
-    (m.HostedTrainingRunResponse, {"runId": "r", "tokenValue": "t", "onDemand": False, "isBeta": False},
-     ["runId", "tokenValue"]),
+    (
+        m.HostedTrainingRunResponse,
+        {"runId": "r", "tokenValue": "t", "onDemand": False, "isBeta": False},
+        ["runId", "tokenValue"],
+    ),
     (m.PauseRunResponse, {"status": "PAUSING"}, ["status"]),
     (m.RLRunPage, {"runs": [], "total": 0, "page": 1, "limit": 20, "total_pages": 0}, []),
-    (m.RLCheckpoint, {"id": "c", "rftRunId": "r", "step": 10, "storageUrl": "volume://research/runs/r/x",
-                      "status": "READY", "sizeBytes": 7, "createdAt": "t", "uploadedAt": "t"},
-     ["id", "rftRunId", "step", "storageUrl", "status", "createdAt"]),
+    (
+        m.RLCheckpoint,
+        {
+            "id": "c",
+            "rftRunId": "r",
+            "step": 10,
+            "storageUrl": "volume://research/runs/r/x",
+            "status": "READY",
+            "sizeBytes": 7,
+            "createdAt": "t",
+            "uploadedAt": "t",
+        },
+        ["id", "rftRunId", "step", "storageUrl", "status", "createdAt"],
+    ),
     (m.LogsResponse, {"logs": "a\nb"}, []),
-    (m.EnvServerList, {"env_servers": [{"env_name": "rt", "env_index": 0, "pod_name": "p", "status": "Running"}]},
-     []),
+    (m.EnvServerList, {"env_servers": [{"env_name": "rt", "env_index": 0, "pod_name": "p", "status": "Running"}]}, []),
     (m.EnvServer, {"env_name": "rt", "env_index": 0, "pod_name": "p", "status": "Running"}, ["pod_name", "status"]),
     (m.MetricsResponse, {"metrics": [{"step": 1, "loss/mean": 1.108, "loss/perplexity": 3.028}]}, []),
-    (m.Progress, {"latestStep": 3, "stepsWithSamples": [1], "stepsWithDistributions": [2],
-                  "lastUpdatedAt": "t"}, []),
-    (m.RunUsage, {"run_id": "r", "run_name": "n", "training": {"tokens": 1, "input_tokens": 1, "output_tokens": 0,
-                                                                "cost_usd": 0.5},
-                  "inference": {"tokens": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0},
-                  "total_tokens": 1, "total_cost_usd": 0.5, "pricing": {"training_per_mtok": 1.0},
-                  "record_count": 1}, ["run_id", "training", "inference", "pricing"]),
+    (m.Progress, {"latestStep": 3, "stepsWithSamples": [1], "stepsWithDistributions": [2], "lastUpdatedAt": "t"}, []),
+    (
+        m.RunUsage,
+        {
+            "run_id": "r",
+            "run_name": "n",
+            "training": {"tokens": 1, "input_tokens": 1, "output_tokens": 0, "cost_usd": 0.5},
+            "inference": {"tokens": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0},
+            "total_tokens": 1,
+            "total_cost_usd": 0.5,
+            "pricing": {"training_per_mtok": 1.0},
+            "record_count": 1,
+        },
+        ["run_id", "training", "inference", "pricing"],
+    ),
 ]
 
 
@@ -129,12 +233,21 @@ def test_request_bodies_use_wire_names_and_omit_unset_keys():
     assert _dump(m.CreateVolumeRequest(name="v", size="5Ti")) == {"name": "v", "size": "5Ti", "warm": True}
     assert _dump(m.ExpandVolumeRequest(size="200Gi", team_id="t")) == {"size": "200Gi", "teamId": "t"}
     assert _dump(m.CreateSessionRequest(read_only=True, allow_writable=True)) == {
-        "readOnly": True, "allowWritable": True}
+        "readOnly": True,
+        "allowWritable": True,
+    }
     assert _dump(m.CreateRunRequest(config={"a": 1}, mode="sft", resume_from="r0", gpu_type="g")) == {
-        "config": {"a": 1}, "mode": "sft", "resumeFrom": "r0", "gpuType": "g"}
+        "config": {"a": 1},
+        "mode": "sft",
+        "resumeFrom": "r0",
+        "gpuType": "g",
+    }
     assert _dump(m.ResumeRunRequest(image_tag="v2", hf_token="h")) == {"imageTag": "v2", "hfToken": "h"}
     assert _dump(m.TransferRouteRequest(mode="put", path="", entries=["d"])) == {
-        "mode": "put", "path": "", "entries": ["d"]}
+        "mode": "put",
+        "path": "",
+        "entries": ["d"],
+    }
 
 
 def test_secrets_are_not_in_reprs():
@@ -176,7 +289,8 @@ def test_parse_time_is_lenient(text, expected):
 def test_wire_time():
     assert m.wire_time(datetime(2026, 1, 1, 12, tzinfo=timezone.utc)) == "2026-01-01T12:00:00Z"
     assert m.parse_time(m.wire_time(datetime(2026, 5, 1, 1, 2, 3, 4))) == datetime(
-        2026, 5, 1, 1, 2, 3, 4, tzinfo=timezone.utc)
+        2026, 5, 1, 1, 2, 3, 4, tzinfo=timezone.utc
+    )
 
 
 def test_every_field_has_a_docstring():
@@ -192,8 +306,12 @@ def test_every_field_has_a_docstring():
         for i, node in enumerate(body):
             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 nxt = body[i + 1] if i + 1 < len(body) else None
-                if not (isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
-                        and isinstance(nxt.value.value, str) and nxt.value.value.strip()):
+                if not (
+                    isinstance(nxt, ast.Expr)
+                    and isinstance(nxt.value, ast.Constant)
+                    and isinstance(nxt.value.value, str)
+                    and nxt.value.value.strip()
+                ):
                     undocumented.append(f"{cls.name}.{node.target.id}")
     assert undocumented == []
     assert len([c for c in vars(m).values() if isinstance(c, type) and issubclass(c, BaseModel)]) > 30

@@ -8,12 +8,21 @@ from primetui.sft.diff import DEFAULT, SET, UNSET, config_diff, flatten
 
 def test_flatten_gives_dotted_leaf_keys():
     assert flatten({"optim": {"lr": 1e-3, "betas": [0.9, 0.95]}, "max_steps": 5, "wandb": {}}) == {
-        "optim.lr": 1e-3, "optim.betas": [0.9, 0.95], "max_steps": 5, "wandb": {}}
+        "optim.lr": 1e-3,
+        "optim.betas": [0.9, 0.95],
+        "max_steps": 5,
+        "wandb": {},
+    }
 
 
 def test_diff_lists_only_keys_that_differ_and_marks_inherited_defaults():
     a = {"max_steps": 10, "optim": {"lr": 2e-5}, "data": {"seq_len": 2048}}
-    b = {"max_steps": 30, "optim": {"lr": 3e-3, "weight_decay": 0.01}, "data": {"seq_len": 2048}, "model": {"name": "x"}}
+    b = {
+        "max_steps": 30,
+        "optim": {"lr": 3e-3, "weight_decay": 0.01},
+        "data": {"seq_len": 2048},
+        "model": {"name": "x"},
+    }
     diff = config_diff([a, b])
     assert list(diff) == ["max_steps", "model.name", "optim.lr"]  # seq_len equal; weight_decay 0.01 is the default
     assert [(v.value, v.source) for v in diff["model.name"]] == [("Qwen/Qwen3-0.6B", DEFAULT), ("x", SET)]

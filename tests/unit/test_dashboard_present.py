@@ -19,8 +19,16 @@ NOW = datetime(2026, 9, 28, 20, 40, tzinfo=timezone.utc)
 
 
 def run(**kw) -> RLRun:
-    base = {"id": "r1", "userId": "u", "status": "RUNNING", "createdAt": "2026-09-28T20:30:00Z", "updatedAt": "2026-09-28T20:39:00Z",
-            "startedAt": "2026-09-28T20:36:00Z", "maxSteps": 10, "baseModel": "Qwen/Qwen3-0.6B"}
+    base = {
+        "id": "r1",
+        "userId": "u",
+        "status": "RUNNING",
+        "createdAt": "2026-09-28T20:30:00Z",
+        "updatedAt": "2026-09-28T20:39:00Z",
+        "startedAt": "2026-09-28T20:36:00Z",
+        "maxSteps": 10,
+        "baseModel": "Qwen/Qwen3-0.6B",
+    }
     base.update(kw)
     return RLRun.model_validate(base)
 
@@ -120,4 +128,7 @@ def test_every_dashboard_binding_has_an_id():
 
 
 def test_checkpoint_command_matches_the_seed():
-    assert checkpoint_command("research", "abc", 10) == "prime volumes get research runs/abc/checkpoints/step_10/ ./step_10"
+    assert (
+        checkpoint_command("research", "abc", 10)
+        == "prime volumes get research runs/abc/checkpoints/step_10/ ./step_10"
+    )

@@ -90,8 +90,14 @@ def test_no_writer_replaces_files_by_hand():
     import pathlib
 
     src = pathlib.Path(fileio.__file__).parents[1]
-    allowed = {"config/fileio.py", "shell/transfer.py", "local/sessions/staging.py", "local/storage/s3.py",
-               "config/logcap.py", "local/transfers/jobs.py"}
+    allowed = {
+        "config/fileio.py",
+        "shell/transfer.py",
+        "local/sessions/staging.py",
+        "local/storage/s3.py",
+        "config/logcap.py",
+        "local/transfers/jobs.py",
+    }
     offenders = []
     for p in src.rglob("*.py"):
         rel = p.relative_to(src).as_posix()

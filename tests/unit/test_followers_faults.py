@@ -13,8 +13,9 @@ BROKEN = MalformedResponseError("The reply to GET /x is not what primetui expect
 
 def _follower(client, t, **kw):
     kw.setdefault("status_interval", 0)
-    return f.LogFollower(client, "r1", "trainer", interval=2.0, clock=t.clock, wall=t.wall, sleep=t.sleep,
-                         rng=lambda: 1.0, **kw)
+    return f.LogFollower(
+        client, "r1", "trainer", interval=2.0, clock=t.clock, wall=t.wall, sleep=t.sleep, rng=lambda: 1.0, **kw
+    )
 
 
 async def test_a_failed_final_fetch_is_retried_and_only_a_good_one_stops_the_follower():

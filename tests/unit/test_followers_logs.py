@@ -11,10 +11,15 @@ from primetui.api.errors import error_from_response
 from primetui.api.models import LogsResponse, RLRun
 from tests.unit.followers_fakes import FakeTime, Scripted, run_status
 
-NOT_STARTED = error_from_response(404, '{"detail": "Logs are not available yet (run is PENDING)"}',
-                                  method="GET", url="http://127.0.0.1:9/api/v1/rft/runs/r1/logs")
-RATE_LIMITED = error_from_response(429, '{"detail": "slow down"}', method="GET", url="http://127.0.0.1:9/x",
-                                   retry_after="12")
+NOT_STARTED = error_from_response(
+    404,
+    '{"detail": "Logs are not available yet (run is PENDING)"}',
+    method="GET",
+    url="http://127.0.0.1:9/api/v1/rft/runs/r1/logs",
+)
+RATE_LIMITED = error_from_response(
+    429, '{"detail": "slow down"}', method="GET", url="http://127.0.0.1:9/x", retry_after="12"
+)
 RATE_LIMITED_NO_HINT = error_from_response(429, "{}", method="GET", url="http://127.0.0.1:9/x")
 SERVER = error_from_response(503, '{"detail": "busy"}', method="GET", url="http://127.0.0.1:9/x")
 UNAUTHORIZED = error_from_response(401, "{}", method="GET", url="http://127.0.0.1:9/x")
@@ -71,7 +76,7 @@ def test_a_bigger_window_starts_earlier_in_the_log():
 
 def _windows(total: int, ends: list[int], width: int) -> list[list[str]]:
     log = [f"{i:05d} step {i}" for i in range(total)]
-    return [log[max(0, e - width):e] for e in ends]
+    return [log[max(0, e - width) : e] for e in ends]
 
 
 @settings(max_examples=120, deadline=None, derandomize=True)
@@ -91,7 +96,7 @@ def test_sliding_windows_never_duplicate_and_flag_every_loss(width, steps):
     gaps = 0
     last: list[str] = []
     for e in ends:
-        cur = log[max(0, e - width):e]
+        cur = log[max(0, e - width) : e]
         diff = f.diff_windows(last, cur, full=len(cur) == width)
         if diff.gap:
             gaps += 1
@@ -103,13 +108,16 @@ def test_sliding_windows_never_duplicate_and_flag_every_loss(width, steps):
     if gaps == 0:
         # with no gap reported, nothing is missing after the start of the first non-empty window
         first = next((e for e in ends if e > 0), None)
-        assert out == (log[max(0, first - width):] if first else [])
+        assert out == (log[max(0, first - width) :] if first else [])
 
 
 @settings(max_examples=120, deadline=None, derandomize=True)
 @given(
-    polls=st.lists(st.tuples(st.integers(min_value=0, max_value=30),
-                             st.integers(min_value=f.MIN_PROOF, max_value=40)), min_size=1, max_size=25),
+    polls=st.lists(
+        st.tuples(st.integers(min_value=0, max_value=30), st.integers(min_value=f.MIN_PROOF, max_value=40)),
+        min_size=1,
+        max_size=25,
+    ),
 )
 def test_windows_of_changing_size_never_duplicate_and_flag_every_loss(polls):
     """The follower asks for bigger or smaller windows over time; a bigger one starts earlier.
@@ -202,8 +210,9 @@ def test_never_worse_than_the_cli(width, alphabet, chunks):
 
 def _follower(client, t: FakeTime, **kw) -> f.LogFollower:
     kw.setdefault("interval", 3.0)
-    return f.LogFollower(client, "r1", kw.pop("component", "trainer"), clock=t.clock, wall=t.wall,
-                         sleep=t.sleep, rng=lambda: 0.5, **kw)
+    return f.LogFollower(
+        client, "r1", kw.pop("component", "trainer"), clock=t.clock, wall=t.wall, sleep=t.sleep, rng=lambda: 0.5, **kw
+    )
 
 
 def _lines(events) -> list[str]:
@@ -224,8 +233,10 @@ async def test_follows_overlapping_windows_without_duplicates():
     assert not [e for e in events if isinstance(e, f.LogGap)]
     assert fol.state == f.FollowerState.FOLLOWING and fol.lines_received == 6
     # since_seconds routes every fetch through the search backend (the plain fetch is a 200-line snapshot)
-    assert client.log_calls[0] == (1000, {"component": "trainer", "pod_index": None, "env_name": None,
-                                          "since_seconds": 86400})
+    assert client.log_calls[0] == (
+        1000,
+        {"component": "trainer", "pod_index": None, "env_name": None, "since_seconds": 86400},
+    )
     assert [c[0] for c in client.log_calls[1:]] == [200, 200, 200]
 
 
@@ -248,7 +259,9 @@ async def test_a_jump_past_the_window_is_an_explicit_gap_and_grows_the_window():
 
 async def test_not_started_waits_then_follows():
     t = FakeTime()
-    client = Scripted(logs=[NOT_STARTED, NOT_STARTED, "hello"], runs=[run_status("PENDING")] * 2 + [run_status("RUNNING")])
+    client = Scripted(
+        logs=[NOT_STARTED, NOT_STARTED, "hello"], runs=[run_status("PENDING")] * 2 + [run_status("RUNNING")]
+    )
     fol = _follower(client, t, waiting_interval=10.0, status_interval=0)
     ev = await fol.poll()
     assert fol.state == "waiting" and fol.error is None and fol.next_delay == 10.0
@@ -262,8 +275,9 @@ async def test_not_started_waits_then_follows():
 
 async def test_rate_limit_burst_backs_off_with_retry_after_then_recovers():
     t = FakeTime()
-    client = Scripted(logs=["a", RATE_LIMITED, RATE_LIMITED_NO_HINT, RATE_LIMITED_NO_HINT, "a\nb"],
-                      runs=[run_status("RUNNING")] * 5)
+    client = Scripted(
+        logs=["a", RATE_LIMITED, RATE_LIMITED_NO_HINT, RATE_LIMITED_NO_HINT, "a\nb"], runs=[run_status("RUNNING")] * 5
+    )
     fol = _follower(client, t, status_interval=0)
     await fol.poll()
     stamp = fol.last_success
@@ -286,8 +300,18 @@ async def test_server_error_burst_is_capped_and_jittered():
     t = FakeTime()
     rolls = iter([0.0, 1.0] * 10)
     client = Scripted(logs=[SERVER] * 8, runs=[run_status("RUNNING")] * 8)
-    fol = f.LogFollower(client, "r1", "trainer", interval=3.0, max_backoff=20.0, clock=t.clock, wall=t.wall,
-                        sleep=t.sleep, rng=lambda: next(rolls), status_interval=0)
+    fol = f.LogFollower(
+        client,
+        "r1",
+        "trainer",
+        interval=3.0,
+        max_backoff=20.0,
+        clock=t.clock,
+        wall=t.wall,
+        sleep=t.sleep,
+        rng=lambda: next(rolls),
+        status_interval=0,
+    )
     delays = []
     for _ in range(8):
         await fol.poll()
@@ -309,8 +333,12 @@ async def test_fatal_errors_stop_the_follower():
 
 async def test_terminal_run_gets_one_final_fetch_then_stops():
     t = FakeTime()
-    watcher = f.RunWatcher(Scripted(runs=[run_status("RUNNING"), run_status("COMPLETED")], progress=[None, None]),
-                           "r1", clock=t.clock, sleep=t.sleep)
+    watcher = f.RunWatcher(
+        Scripted(runs=[run_status("RUNNING"), run_status("COMPLETED")], progress=[None, None]),
+        "r1",
+        clock=t.clock,
+        sleep=t.sleep,
+    )
     client = Scripted(logs=["a", "a\nb", "a\nb\nc"])
     fol = _follower(client, t, watcher=watcher)
     await watcher.poll()
@@ -395,7 +423,7 @@ async def test_window_shrinks_back_after_a_burst():
     windows, end = [], 3
     windows.append("\n".join(log[:end]))
     end += 50  # a burst: 50 new lines, more than a 3-line window holds
-    windows.append("\n".join(log[end - 3:end]))
+    windows.append("\n".join(log[end - 3 : end]))
     fol = _follower(Scripted(logs=[], runs=[]), t, backlog_lines=3, tail_lines=3, status_interval=0)
     client = fol.client
     for w in windows:
@@ -406,7 +434,7 @@ async def test_window_shrinks_back_after_a_burst():
     assert grown > 3
     for _ in range(40):  # calm: one new line per poll
         end += 1
-        client.logs.append("\n".join(log[max(0, end - fol.tail_lines):end]))
+        client.logs.append("\n".join(log[max(0, end - fol.tail_lines) : end]))
         client.runs.append(run_status("RUNNING"))
         await fol.poll()
     assert fol.tail_lines < grown and fol.tail_lines >= 4
@@ -482,8 +510,18 @@ async def test_follower_end_to_end_never_repeats_and_flags_every_loss(bursts, ca
     """The real LogFollower (adaptive window, learned cap) against a growing log."""
     platform = _GrowingLog(bursts, cap)
     t = FakeTime()
-    fol = f.LogFollower(platform, "r1", "trainer", backlog_lines=tail, tail_lines=tail, status_interval=3600,
-                        clock=t.clock, wall=t.wall, sleep=t.sleep, rng=lambda: 0.5)
+    fol = f.LogFollower(
+        platform,
+        "r1",
+        "trainer",
+        backlog_lines=tail,
+        tail_lines=tail,
+        status_interval=3600,
+        clock=t.clock,
+        wall=t.wall,
+        sleep=t.sleep,
+        rng=lambda: 0.5,
+    )
     out: list[str] = []
     gaps = 0
     first_start = None

@@ -16,8 +16,9 @@ def rows(*steps, **extra):
 
 def _metrics(client, t, **kw):
     kw.setdefault("status_interval", 0)
-    return f.MetricsFollower(client, "r1", interval=5.0, clock=t.clock, wall=t.wall, sleep=t.sleep,
-                             rng=lambda: 0.5, **kw)
+    return f.MetricsFollower(
+        client, "r1", interval=5.0, clock=t.clock, wall=t.wall, sleep=t.sleep, rng=lambda: 0.5, **kw
+    )
 
 
 def _rows(events, late=None):
@@ -70,8 +71,7 @@ async def test_merged_step_rows_that_grow_yield_only_new_keys():
 async def test_final_fetch_rereads_last_step_for_teardown_rows_then_stops():
     t = FakeTime()
     teardown = {"step": 2, "perf/throughput": 10.0}
-    client = Scripted(metrics=[rows(1, 2), rows(2) + [teardown]],
-                      runs=[run_status("RUNNING"), run_status("COMPLETED")])
+    client = Scripted(metrics=[rows(1, 2), rows(2) + [teardown]], runs=[run_status("RUNNING"), run_status("COMPLETED")])
     fol = _metrics(client, t, late_every=0, late_window=0)
     got = []
     await fol.run(got.append)
@@ -95,8 +95,9 @@ async def test_big_histories_arrive_in_pages_split_inside_a_step():
 
 async def test_platform_ignoring_min_step_causes_no_duplicates_and_odd_rows_are_skipped():
     t = FakeTime()
-    client = Scripted(metrics=[rows(1, 2), rows(1, 2, 3) + [{"no": "step"}, {"step": True}]],
-                      runs=[run_status("RUNNING")] * 2)
+    client = Scripted(
+        metrics=[rows(1, 2), rows(1, 2, 3) + [{"no": "step"}, {"step": True}]], runs=[run_status("RUNNING")] * 2
+    )
     fol = _metrics(client, t, late_every=0)
     got = await fol.poll() + await fol.poll()
     assert [r["step"] for r in _rows(got)] == [1, 2, 3]
@@ -134,8 +135,14 @@ def _watcher(client, t, **kw):
 async def test_watcher_reports_status_and_step_changes_only():
     t = FakeTime()
     client = Scripted(
-        runs=[run_status("PENDING"), run_status("CREATING"), run_status("CREATING"), run_status("RUNNING"),
-              run_status("RUNNING"), run_status("COMPLETED")],
+        runs=[
+            run_status("PENDING"),
+            run_status("CREATING"),
+            run_status("CREATING"),
+            run_status("RUNNING"),
+            run_status("RUNNING"),
+            run_status("COMPLETED"),
+        ],
         progress=[None, None, None, 1, 2, 10],
     )
     w = _watcher(client, t)

@@ -21,8 +21,16 @@ class FakeClient:
 
     async def get_run(self, run_id: str) -> RLRun:
         self._count("get_run")
-        return RLRun.model_validate({"id": run_id, "userId": "u", "name": "r", "status": self.status,
-                                     "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z"})
+        return RLRun.model_validate(
+            {
+                "id": run_id,
+                "userId": "u",
+                "name": "r",
+                "status": self.status,
+                "createdAt": "2026-01-01T00:00:00Z",
+                "updatedAt": "2026-01-01T00:00:00Z",
+            }
+        )
 
     async def get_progress(self, run_id: str):
         from primetui.api.errors import NotFoundError
@@ -67,7 +75,9 @@ async def test_a_late_progress_subscriber_gets_the_latest_progress_without_a_new
     class WithProgress(FakeClient):
         async def get_progress(self, run_id: str):
             self._count("get_progress")
-            return Progress.model_validate({"latestStep": 20, "stepsWithSamples": [10, 20], "stepsWithDistributions": []})
+            return Progress.model_validate(
+                {"latestStep": 20, "stepsWithSamples": [10, 20], "stepsWithDistributions": []}
+            )
 
     client = WithProgress(status="COMPLETED")
     hub = FollowerHub(client)

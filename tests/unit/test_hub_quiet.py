@@ -32,12 +32,14 @@ async def test_unchanged_replies_double_the_wait_up_to_the_cap_and_a_change_or_p
     hub = FollowerHub(api)
     got: list[tuple[object, int]] = []
     owner: list[object] = []
-    sub = hub.resource(("volumes",), api.list_volumes, lambda r: got.append((r.value, owner[0].unchanged)), interval=0.01)
+    sub = hub.resource(
+        ("volumes",), api.list_volumes, lambda r: got.append((r.value, owner[0].unchanged)), interval=0.01
+    )
     owner.append(sub.owner)
     resource = sub.owner
     await until(lambda: len(got) >= 4, "four replies")
     assert [n for _, n in got[:4]] == [0, 1, 2, 3]  # the same list again and again
-    assert resource.quiet_interval() == 0.01 * 2 ** resource.unchanged
+    assert resource.quiet_interval() == 0.01 * 2**resource.unchanged
     api.value = ["research", "scratch"]
     await until(lambda: got[-1][0] == ["research", "scratch"], "the changed list")
     assert got[-1][1] == 0  # a change restores the interval

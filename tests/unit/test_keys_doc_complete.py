@@ -14,6 +14,10 @@ def test_every_binding_id_is_in_docs_keys_md():
     text = KEYS_MD.read_text(encoding="utf-8")
     areas = [area for area, _ in all_owners()]
     assert "Compare" in areas
-    missing = [f"{area}: {b.id}" for area, owner in all_owners() for b in owner.__dict__.get("BINDINGS", [])
-               if getattr(b, "id", None) and f"`{b.id}`" not in text]
+    missing = [
+        f"{area}: {b.id}"
+        for area, owner in all_owners()
+        for b in owner.__dict__.get("BINDINGS", [])
+        if getattr(b, "id", None) and f"`{b.id}`" not in text
+    ]
     assert not missing, f"docs/keys.md is out of date: {missing}"

@@ -13,8 +13,10 @@ from primetui.monitor_core.store import LogStore, MergedLog
 
 def _fill(store: LogStore, n: int, start: int = 0) -> None:
     parser = L.LineParser()
-    lines = [f"20:{i // 3600 % 60:02d}:{i % 60:02d}    INFO line {i}" if i % 7 else f"20:00:{i % 60:02d}   ERROR failure {i}"
-             for i in range(start, start + n)]
+    lines = [
+        f"20:{i // 3600 % 60:02d}:{i % 60:02d}    INFO line {i}" if i % 7 else f"20:00:{i % 60:02d}   ERROR failure {i}"
+        for i in range(start, start + n)
+    ]
     for i in range(0, n, 100):  # polls of 100 lines: chunks of about chunk_lines
         store.append(parser.parse_batch(lines[i : i + 100]))
 

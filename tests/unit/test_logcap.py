@@ -60,8 +60,9 @@ def test_a_trainers_process_out_is_capped_when_the_supervisor_points_its_output_
             os.write(1, chunk)
     """)
     with open(out, "ab") as fh:
-        done = subprocess.run([sys.executable, "-c", script, str(out)], stdout=fh, stderr=subprocess.STDOUT,
-                              timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(out)], stdout=fh, stderr=subprocess.STDOUT, timeout=120
+        )
     assert done.returncode == 0
     sizes = _sizes(tmp_path)
     assert set(sizes) == {"process.out", "process.out.1"}, sizes
@@ -116,6 +117,7 @@ def test_repeated_records_are_written_once_then_counted_once_a_minute(tmp_path: 
         "socket.accept() out of system resource: [Errno 24] Too many open files",
         "closed a connection from 127.0.0.1: no whole request head within 10 s",
         "9,999 more like this in the last 61 s: " + logger.name + ": socket.accept() out of system resource",
-        "9,999 more like this in the last 61 s: " + logger.name
+        "9,999 more like this in the last 61 s: "
+        + logger.name
         + ": closed a connection from %s: no whole request head within %g s",
     ]

@@ -6,7 +6,13 @@ import numpy as np
 
 from primetui.monitor_core.filters import LogQuery
 from primetui.viewmodel.logview import (
-    parse_query, plain_line, query_text, selection_range, step_index, visible_errors, visible_hits,
+    parse_query,
+    plain_line,
+    query_text,
+    selection_range,
+    step_index,
+    visible_errors,
+    visible_hits,
 )
 
 

@@ -18,8 +18,12 @@ class Client:
     """A minimal LSP client: Content-Length framing over the server's stdin/stdout."""
 
     def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "primetui.commands.cli", "lsp"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "primetui.commands.cli", "lsp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         self.inbox: Queue = Queue()
         self.next_id = 0
         threading.Thread(target=self._read, daemon=True).start()
@@ -93,13 +97,17 @@ def client(server):
 
 def test_diagnostics_follow_open_and_change(client):
     text = "max_steps = 10\n[scheduler]\nwarmup_steps = 5\n[ckpt]\n"
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}}
+    )
     diags = client.diagnostics("diagnostics after didOpen")
     errors = [d for d in diags if d["severity"] == 1]
     assert [d["range"]["start"] for d in errors] == [{"line": 2, "character": 0}]
     assert "warmup_steps" in errors[0]["message"]
-    client.notify("textDocument/didChange", {"textDocument": {"uri": URI, "version": 2},
-                                             "contentChanges": [{"text": "max_steps = 'ten'\n[ckpt]\n"}]})
+    client.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": "max_steps = 'ten'\n[ckpt]\n"}]},
+    )
     diags = client.diagnostics("diagnostics after didChange")
     assert [(d["range"]["start"]["line"], d["severity"]) for d in diags if d["severity"] == 1] == [(0, 1)]
     assert "max_steps" in diags[0]["message"]
@@ -107,16 +115,27 @@ def test_diagnostics_follow_open_and_change(client):
 
 def test_hover_completion_and_code_actions(client):
     text = "max_steps = 100\n[scheduler]\nwarmup_steps = 5\n[ckpt]\n[optim]\n\n"
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}}
+    )
     client.diagnostics("diagnostics after didOpen")
-    hover = client.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 2}})
+    hover = client.request(
+        "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 2}}
+    )
     assert "max_steps" in hover["contents"]["value"]
-    done = client.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": {"line": 5, "character": 0}})
+    done = client.request(
+        "textDocument/completion", {"textDocument": {"uri": URI}, "position": {"line": 5, "character": 0}}
+    )
     labels = {i["label"]: i for i in done["items"]}
     assert "lr" in labels and labels["lr"]["detail"].startswith("type:")
-    actions = client.request("textDocument/codeAction", {
-        "textDocument": {"uri": URI}, "range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}},
-        "context": {"diagnostics": []}})
+    actions = client.request(
+        "textDocument/codeAction",
+        {
+            "textDocument": {"uri": URI},
+            "range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}},
+            "context": {"diagnostics": []},
+        },
+    )
     assert actions and actions[0]["kind"] == "quickfix"
     edit = actions[0]["edit"]["changes"][URI][0]
     assert set(edit) == {"range", "newText"}
@@ -126,27 +145,39 @@ def test_an_rl_toml_gets_the_rl_schema_over_the_same_server(client):
     """Problems on the right key (an error and a deferred warning), RL hover and completion, a rename fix."""
     from primetui.sft.templates import RL_REVERSE_TEXT
 
-    text = (RL_REVERSE_TEXT.replace('id = "reverse-text"', 'id = "no-such-env"')
-            .replace("group_size = 16", "rollouts_per_example = 16\n"))
+    text = RL_REVERSE_TEXT.replace('id = "reverse-text"', 'id = "no-such-env"').replace(
+        "group_size = 16", "rollouts_per_example = 16\n"
+    )
     lines = text.split("\n")
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}}
+    )
     diags = client.diagnostics("diagnostics of the rl.toml")
     by_line = {d["range"]["start"]["line"]: d for d in diags}
     rollouts = lines.index("rollouts_per_example = 16")
     assert by_line[rollouts]["severity"] == 1 and "renamed to `group_size`" in by_line[rollouts]["message"]
     taskset = lines.index('id = "no-such-env"')
-    assert by_line[taskset]["severity"] == 2 and by_line[taskset]["message"].startswith("taskset 'no-such-env' not found")
-    assert by_line[taskset]["range"]["start"]["character"] == len('id = ')
-    hover = client.request("textDocument/hover", {"textDocument": {"uri": URI},
-                                                  "position": {"line": lines.index("batch_size = 128"), "character": 2}})
+    assert by_line[taskset]["severity"] == 2 and by_line[taskset]["message"].startswith(
+        "taskset 'no-such-env' not found"
+    )
+    assert by_line[taskset]["range"]["start"]["character"] == len("id = ")
+    hover = client.request(
+        "textDocument/hover",
+        {"textDocument": {"uri": URI}, "position": {"line": lines.index("batch_size = 128"), "character": 2}},
+    )
     assert "orchestrator.batch_size" in hover["contents"]["value"] and "token_batch_size" in hover["contents"]["value"]
-    done = client.request("textDocument/completion", {"textDocument": {"uri": URI},
-                                                      "position": {"line": rollouts + 1, "character": 0}})
+    done = client.request(
+        "textDocument/completion", {"textDocument": {"uri": URI}, "position": {"line": rollouts + 1, "character": 0}}
+    )
     assert "max_off_policy_steps" in {i["label"] for i in done["items"]}
-    actions = client.request("textDocument/codeAction", {
-        "textDocument": {"uri": URI}, "range": {"start": {"line": rollouts, "character": 0},
-                                                "end": {"line": rollouts, "character": 0}},
-        "context": {"diagnostics": []}})
+    actions = client.request(
+        "textDocument/codeAction",
+        {
+            "textDocument": {"uri": URI},
+            "range": {"start": {"line": rollouts, "character": 0}, "end": {"line": rollouts, "character": 0}},
+            "context": {"diagnostics": []},
+        },
+    )
     assert [a["title"] for a in actions][:1] == ["Rename rollouts_per_example to group_size"]
 
 
@@ -157,20 +188,31 @@ def test_a_burst_of_changes_is_checked_once_for_the_latest_text(client):
     """Issue 43 finding 6: 30 changes sent in one write are coalesced (debounce, stale checks dropped):
     the diagnostics published are for the last version, never for an older one after a newer one, and
     there are fewer publications than changes (before: one full check and publication per change)."""
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1,
-                                                            "text": "max_steps = 10\n[ckpt]\n"}})
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": "max_steps = 10\n[ckpt]\n"}},
+    )
     client.diagnostics("diagnostics after didOpen")
     batch = b""
     for version in range(2, 32):
-        body = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-            "textDocument": {"uri": URI, "version": version},
-            "contentChanges": [{"text": f"max_steps = {QUOTED_TEN if version == 31 else version}\n[ckpt]\n"}]}}).encode()
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": URI, "version": version},
+                    "contentChanges": [{"text": f"max_steps = {QUOTED_TEN if version == 31 else version}\n[ckpt]\n"}],
+                },
+            }
+        ).encode()
         batch += b"Content-Length: %d\r\n\r\n" % len(body) + body
     client.proc.stdin.write(batch)
     client.proc.stdin.flush()
     versions = []
     while not versions or versions[-1] != 31:
-        msg = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics", "the last version's diagnostics")
+        msg = client.wait(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics", "the last version's diagnostics"
+        )
         versions.append(msg["params"].get("version"))
     assert versions == sorted(versions) and len(versions) < 30
     assert "max_steps" in msg["params"]["diagnostics"][0]["message"]
@@ -180,9 +222,15 @@ def test_hover_and_completion_inside_inline_tables(client):
     """Issue 43 finding 5 over LSP: hover inside `env = { taskset = { … } }` was null, completion in
     `sampling = { temperature = 1.0, ` empty."""
     text = '[[eval.source]]\nname = "e"\nenv = { taskset = { id = "org/task" } }\n[eval]\nsampling = { temperature = 1.0, \n'
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}})
+    client.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}}
+    )
     client.diagnostics("diagnostics after didOpen")
-    hover = client.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 2, "character": 10}})
+    hover = client.request(
+        "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 2, "character": 10}}
+    )
     assert hover and "eval.source.env.taskset" in hover["contents"]["value"]
-    done = client.request("textDocument/completion", {"textDocument": {"uri": URI}, "position": {"line": 4, "character": 32}})
+    done = client.request(
+        "textDocument/completion", {"textDocument": {"uri": URI}, "position": {"line": 4, "character": 32}}
+    )
     assert "top_p" in {i["label"] for i in done["items"]}

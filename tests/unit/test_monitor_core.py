@@ -40,8 +40,13 @@ def test_escape_sequences_become_visible_text_and_sgr_is_dropped():
 
 
 def test_parser_output_is_always_safe_for_every_kind_of_line():
-    raw = [STEP_LINE, "\x1b]0;x\x07plain", json.dumps({"timestamp": "2026-01-01T10:00:00Z", "level": "ERROR", "message": "bad\x1b[2J"}),
-           "50%|\x1b[Kbar|", "Traceback (most recent call last):\x1b[A"]
+    raw = [
+        STEP_LINE,
+        "\x1b]0;x\x07plain",
+        json.dumps({"timestamp": "2026-01-01T10:00:00Z", "level": "ERROR", "message": "bad\x1b[2J"}),
+        "50%|\x1b[Kbar|",
+        "Traceback (most recent call last):\x1b[A",
+    ]
     for p in parse(raw):
         assert is_safe(p.text), p.text
 
@@ -55,29 +60,43 @@ def test_prime_rl_step_line_level_step_and_clock():
 
 
 def test_seed_format_with_brackets_and_mm_ss_is_recognised():
-    out = parse(["35:38 [INFO] Initializing scheduler with 10 steps (type='constant')", "35:47 [SUCCESS] Step 3 |    2.4s | Loss 0.9996"])
+    out = parse(
+        [
+            "35:38 [INFO] Initializing scheduler with 10 steps (type='constant')",
+            "35:47 [SUCCESS] Step 3 |    2.4s | Loss 0.9996",
+        ]
+    )
     assert [p.level for p in out] == [L.INFO, L.SUCCESS]
     assert out[1].step == 3
 
 
 def test_continuation_lines_inherit_level_so_tracebacks_stay_errors():
-    out = parse([
-        "20:00:00    INFO starting",
-        "20:00:01   ERROR Trainer failed with exit code 1",
-        "  more detail",
-        "20:00:02    INFO later",
-        "Traceback (most recent call last):",
-        '  File "x.py", line 3, in f',
-        "ValueError: boom",
-    ])
+    out = parse(
+        [
+            "20:00:00    INFO starting",
+            "20:00:01   ERROR Trainer failed with exit code 1",
+            "  more detail",
+            "20:00:02    INFO later",
+            "Traceback (most recent call last):",
+            '  File "x.py", line 3, in f',
+            "ValueError: boom",
+        ]
+    )
     assert [p.level for p in out] == [L.INFO, L.ERROR, L.ERROR, L.INFO, L.ERROR, L.ERROR, L.ERROR]
 
 
 def test_json_envelope_rendered_like_the_cli_with_extras_and_exception():
-    line = "[rank0]: " + json.dumps({
-        "timestamp": "2026-09-28T20:35:47.123+00:00", "level": "warning", "message": "slow step",
-        "tag": "perf", "module": "m", "gpu": 3, "exception": "Traceback...\nOOM",
-    })
+    line = "[rank0]: " + json.dumps(
+        {
+            "timestamp": "2026-09-28T20:35:47.123+00:00",
+            "level": "warning",
+            "message": "slow step",
+            "tag": "perf",
+            "module": "m",
+            "gpu": 3,
+            "exception": "Traceback...\nOOM",
+        }
+    )
     out = parse([line])
     assert out[0].text == "20:35:47 WARNING [[rank0]:] [perf] slow step"
     assert out[0].level == L.WARNING
@@ -89,7 +108,11 @@ def test_json_progress_entries_collapse_like_tqdm():
     store = LogStore()
     parser = L.LineParser()
     for pct in (10, 50, 100):
-        store.append(parser.parse_batch([json.dumps({"type": "progress", "desc": "download", "current": pct, "total": 100, "percent": pct})]))
+        store.append(
+            parser.parse_batch(
+                [json.dumps({"type": "progress", "desc": "download", "current": pct, "total": 100, "percent": pct})]
+            )
+        )
     assert len(store) == 1 and "100%" in store.text(0)
 
 
@@ -97,17 +120,35 @@ def test_tqdm_bars_collapse_to_their_latest_state_across_batches():
     parser = L.LineParser()
     store = LogStore()
     store.append(parser.parse_batch(["20:00:00    INFO loading", "Generating train split: 10%|█         | 100/1000"]))
-    store.append(parser.parse_batch(["Generating train split: 50%|█████     | 500/1000", "Generating train split: 90%|█████████ | 900/1000"]))
-    store.append(parser.parse_batch(["Generating train split: 95%|█████████ | 950/1000\rGenerating train split: 100%|██████████| 1000/1000"]))
+    store.append(
+        parser.parse_batch(
+            ["Generating train split: 50%|█████     | 500/1000", "Generating train split: 90%|█████████ | 900/1000"]
+        )
+    )
+    store.append(
+        parser.parse_batch(
+            ["Generating train split: 95%|█████████ | 950/1000\rGenerating train split: 100%|██████████| 1000/1000"]
+        )
+    )
     store.append(parser.parse_batch(["\rMap: 20%|██        | 2/10\rMap: 60%|██████    | 6/10"]))
     texts = [store.text(g) for g in range(store.first, store.end)]
     # One line per bar, each at its latest state; a carriage return keeps what a terminal shows.
-    assert texts == ["20:00:00    INFO loading", "Generating train split: 100%|██████████| 1000/1000", "Map: 60%|██████    | 6/10"]
+    assert texts == [
+        "20:00:00    INFO loading",
+        "Generating train split: 100%|██████████| 1000/1000",
+        "Map: 60%|██████    | 6/10",
+    ]
 
 
 def _columns(batch) -> tuple:
-    return (list(batch.texts), np.asarray(batch.levels).tolist(), np.asarray(batch.kinds).tolist(), np.asarray(batch.steps).tolist(),
-            np.asarray(batch.times).tolist(), dict(batch.keys))
+    return (
+        list(batch.texts),
+        np.asarray(batch.levels).tolist(),
+        np.asarray(batch.kinds).tolist(),
+        np.asarray(batch.steps).tolist(),
+        np.asarray(batch.times).tolist(),
+        dict(batch.keys),
+    )
 
 
 def _one_by_one(raw: list[str]) -> tuple:
@@ -128,11 +169,33 @@ _PRIME_RL = [f"20:{i // 60 % 60:02d}:{i % 60:02d}    INFO Initializing data (bat
 def test_batch_checks_give_what_each_line_alone_gives():
     # The whole-batch scans (control characters, literal rows, line heads, sparse colour codes)
     # must decide for each line what parsing that line on its own decides.
-    odd = ["\x1b[31m20:00:01\x1b[0m WARNING red", "20:00:02   ERROR \u202eevil", "20:00:03    INFO c1 \x85 here", "20:00:04    INFO tab\there",
-           "20:00:05    INFO emoji \U0001F600 Step 7 | x", "2\u0663:00:06    INFO arabic digit", "1 :2 :34    INFO odd clock", "ab:cd:ef    INFO no clock",
-           "20:00:07 CRITICAL wide", "12:34 [WARNING] seed", "50%|\u2588\u2588   | 5/10", "Traceback (most recent call last):", "  File \"x.py\", line 1",
-           '{"timestamp": "2026-01-01T10:00:00Z", "level": "info", "message": "a\\nb"}', "bom \ufeff", "del \x7f", "nbsp \u00a0 \u2014 dash", "short", ""]
-    for raw in (_PRIME_RL[:40] + odd + _PRIME_RL[40:], odd, _PRIME_RL + odd[:1], [line for pair in zip(_PRIME_RL, odd * 20) for line in pair]):
+    odd = [
+        "\x1b[31m20:00:01\x1b[0m WARNING red",
+        "20:00:02   ERROR \u202eevil",
+        "20:00:03    INFO c1 \x85 here",
+        "20:00:04    INFO tab\there",
+        "20:00:05    INFO emoji \U0001f600 Step 7 | x",
+        "2\u0663:00:06    INFO arabic digit",
+        "1 :2 :34    INFO odd clock",
+        "ab:cd:ef    INFO no clock",
+        "20:00:07 CRITICAL wide",
+        "12:34 [WARNING] seed",
+        "50%|\u2588\u2588   | 5/10",
+        "Traceback (most recent call last):",
+        '  File "x.py", line 1',
+        '{"timestamp": "2026-01-01T10:00:00Z", "level": "info", "message": "a\\nb"}',
+        "bom \ufeff",
+        "del \x7f",
+        "nbsp \u00a0 \u2014 dash",
+        "short",
+        "",
+    ]
+    for raw in (
+        _PRIME_RL[:40] + odd + _PRIME_RL[40:],
+        odd,
+        _PRIME_RL + odd[:1],
+        [line for pair in zip(_PRIME_RL, odd * 20) for line in pair],
+    ):
         assert _columns(L.LineParser().parse_batch(raw)) == _one_by_one(raw)
 
 
@@ -146,7 +209,9 @@ def test_gap_line_is_a_visible_marker():
 # ---- store ----------------------------------------------------------------------------------
 def _fill(store: LogStore, n: int, parser: L.LineParser | None = None) -> None:
     parser = parser or L.LineParser()
-    lines = [f"20:00:{i % 60:02d}    INFO line {i}" if i % 7 else f"20:00:{i % 60:02d}   ERROR failure {i}" for i in range(n)]
+    lines = [
+        f"20:00:{i % 60:02d}    INFO line {i}" if i % 7 else f"20:00:{i % 60:02d}   ERROR failure {i}" for i in range(n)
+    ]
     for i in range(0, n, 1000):
         store.append(parser.parse_batch(lines[i : i + 1000]))
 
@@ -158,7 +223,18 @@ def test_store_chunks_index_and_read_back():
     assert store.text(0) == "20:00:00   ERROR failure 0"
     assert store.text(2999).endswith("line 2999")
     assert store.row(7).level == L.ERROR
-    assert list(store.levels(0, 10)) == [L.ERROR, L.INFO, L.INFO, L.INFO, L.INFO, L.INFO, L.INFO, L.ERROR, L.INFO, L.INFO]
+    assert list(store.levels(0, 10)) == [
+        L.ERROR,
+        L.INFO,
+        L.INFO,
+        L.INFO,
+        L.INFO,
+        L.INFO,
+        L.INFO,
+        L.ERROR,
+        L.INFO,
+        L.INFO,
+    ]
 
 
 def test_store_is_bounded_and_drops_oldest_chunks():
@@ -234,8 +310,15 @@ def test_smoothing_skips_nan_and_extends_incrementally():
 
 def test_metric_table_rows_eval_steps_and_nonfinite_strings():
     t = MetricTable()
-    t.add_rows([{"step": 1, "time": 1.0, "loss/mean": 1.1}, {"step": 2, "loss/mean": "NaN"}, {"step": 2, "eval/rt/reward/mean": 0.4},
-                {"loss/mean": 5}, {"step": True, "loss/mean": 1}])
+    t.add_rows(
+        [
+            {"step": 1, "time": 1.0, "loss/mean": 1.1},
+            {"step": 2, "loss/mean": "NaN"},
+            {"step": 2, "eval/rt/reward/mean": 0.4},
+            {"loss/mean": 5},
+            {"step": True, "loss/mean": 1},
+        ]
+    )
     assert t.get("loss/mean").steps.tolist() == [1.0, 2.0]
     assert math.isnan(t.get("loss/mean").values[1])
     assert t.eval_steps == [2.0]
@@ -287,13 +370,22 @@ from hypothesis import strategies as st  # noqa: E402
 
 _line = st.one_of(
     st.text(max_size=120),
-    st.text(alphabet=st.sampled_from(list("\x1b[]0123456789;:m\x07\r\t{}\"%|█ abcINFOERRORStep")), max_size=80),
-    st.builds(lambda d: json.dumps(d), st.dictionaries(st.sampled_from(["timestamp", "level", "message", "tag", "type", "exception", "x"]),
-                                                      st.one_of(st.text(max_size=20), st.integers(), st.none()), max_size=6)),
+    st.text(alphabet=st.sampled_from(list('\x1b[]0123456789;:m\x07\r\t{}"%|█ abcINFOERRORStep')), max_size=80),
+    st.builds(
+        lambda d: json.dumps(d),
+        st.dictionaries(
+            st.sampled_from(["timestamp", "level", "message", "tag", "type", "exception", "x"]),
+            st.one_of(st.text(max_size=20), st.integers(), st.none()),
+            max_size=6,
+        ),
+    ),
 )
 
 
-_odd_line = st.text(alphabet=st.sampled_from(list("\x1b[0123456789;:m \t\x85\u202e\u2066\ufeff\x7f\u00a0\U0001F600█%|{}INFOWARNStep ")), max_size=40)
+_odd_line = st.text(
+    alphabet=st.sampled_from(list("\x1b[0123456789;:m \t\x85\u202e\u2066\ufeff\x7f\u00a0\U0001f600█%|{}INFOWARNStep ")),
+    max_size=40,
+)
 
 
 @settings(max_examples=40, deadline=None)
@@ -314,7 +406,22 @@ def test_any_input_parses_stores_and_searches_without_error_and_stays_safe(batch
         merged.sync()
     for g in range(store.first, store.end):
         assert is_safe(store.text(g))
-    for q in (LogQuery("a"), LogQuery("Step"), LogQuery("[", regex=False), LogQuery(r"\d+", regex=True), LogQuery("x", invert=True, min_level=3)):
-        expect = [g for g in range(store.first, store.end) if (re.search(q.text if q.regex else re.escape(q.text), store.text(g), 0 if q.case_sensitive else re.I) is None) == q.invert and store.row(g).level >= q.min_level]
+    for q in (
+        LogQuery("a"),
+        LogQuery("Step"),
+        LogQuery("[", regex=False),
+        LogQuery(r"\d+", regex=True),
+        LogQuery("x", invert=True, min_level=3),
+    ):
+        expect = [
+            g
+            for g in range(store.first, store.end)
+            if (
+                re.search(q.text if q.regex else re.escape(q.text), store.text(g), 0 if q.case_sensitive else re.I)
+                is None
+            )
+            == q.invert
+            and store.row(g).level >= q.min_level
+        ]
         assert apply_filter(store, q).tolist() == expect
     assert len(merged) == len(store)

@@ -6,9 +6,14 @@ from tests.runs import wire_run
 from primetui.monitor_core.pods import PodBoard, failed_pod, parse_duration, step_time
 from primetui.ui.monitor.components_pane import component_rows
 
-RUN = wire_run({"id": "r1", "status": "FAILED",
-       "errorMessage": "Pod r1-trainer-2 (node 2 of 4) failed at step 2: simulated node failure",
-       "runConfig": {"deployment": {"type": "multi_node", "num_train_nodes": 4, "gpus_per_node": 8}}})
+RUN = wire_run(
+    {
+        "id": "r1",
+        "status": "FAILED",
+        "errorMessage": "Pod r1-trainer-2 (node 2 of 4) failed at step 2: simulated node failure",
+        "runConfig": {"deployment": {"type": "multi_node", "num_train_nodes": 4, "gpus_per_node": 8}},
+    }
+)
 
 
 def test_durations_and_step_lines():
@@ -35,16 +40,30 @@ def test_the_failed_pod_is_the_one_the_error_names():
     assert PodBoard([0, 1, 2, 3]).summary(RUN.error_message).endswith("· FAILED trainer/2")
     rows = component_rows(RUN, None)
     assert [(name, state) for name, _, state, _ in rows] == [
-        ("trainer/0", "stopped"), ("trainer/1", "stopped"), ("trainer/2", "failed"), ("trainer/3", "stopped")]
+        ("trainer/0", "stopped"),
+        ("trainer/1", "stopped"),
+        ("trainer/2", "failed"),
+        ("trainer/3", "stopped"),
+    ]
     assert rows[2][3] == RUN.error_message
 
 
 def test_multi_node_evals_have_a_tab_per_inference_node_and_the_router():
     from primetui.monitor_core.components import log_specs
 
-    run = wire_run(runConfig={"deployment": {"type": "multi_node", "num_train_nodes": 2, "num_infer_nodes": 2},
-                              "eval": {"source": [{"name": "reverse-text"}]}, "inference": {"router": {"type": "vllm-router"}}})
+    run = wire_run(
+        runConfig={
+            "deployment": {"type": "multi_node", "num_train_nodes": 2, "num_infer_nodes": 2},
+            "eval": {"source": [{"name": "reverse-text"}]},
+            "inference": {"router": {"type": "vllm-router"}},
+        }
+    )
     assert [(s.title, s.component, s.pod_index) for s in log_specs(run)] == [
-        ("trainer/0", "trainer", 0), ("trainer/1", "trainer", 1), ("orchestrator", "orchestrator", None),
-        ("inference/0", "inference", 0), ("inference/1", "inference", 1), ("router", "router", None),
-        ("env:reverse-text", "env-server", None)]
+        ("trainer/0", "trainer", 0),
+        ("trainer/1", "trainer", 1),
+        ("orchestrator", "orchestrator", None),
+        ("inference/0", "inference", 0),
+        ("inference/1", "inference", 1),
+        ("router", "router", None),
+        ("env:reverse-text", "env-server", None),
+    ]

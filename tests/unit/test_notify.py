@@ -20,7 +20,11 @@ def test_status_event_neutralises_outside_text_and_picks_severity():
     assert RunEvent.status_change("r1", None, None, "QUEUED").title == "Run r1: QUEUED"
     assert RunEvent.status_change("r1", None, "RUNNING", "STOPPED").severity == "warning"
     anomaly = RunEvent.anomaly("r1", "demo", "loss spike at step 120", "loss 9.1, EMA 2.3")
-    assert anomaly.kind == "anomaly" and anomaly.severity == "warning" and anomaly.title == "Run demo: loss spike at step 120"
+    assert (
+        anomaly.kind == "anomaly"
+        and anomaly.severity == "warning"
+        and anomaly.title == "Run demo: loss spike at step 120"
+    )
     assert json.loads(json.dumps(anomaly.to_json()))["detail"] == "loss 9.1, EMA 2.3"
 
 
@@ -42,15 +46,18 @@ async def test_hook_gets_the_event_as_json_on_stdin(tmp_path):
 
 async def test_hook_failures_are_one_sentence_and_a_slow_hook_is_killed():
     ev = RunEvent.status_change("r9", "demo", "RUNNING", "FAILED")
-    bad = await run_hook(f"{sys.executable} -c \"import sys; print('webhook said 500', file=sys.stderr); sys.exit(3)\"", ev, 20)
+    bad = await run_hook(
+        f"{sys.executable} -c \"import sys; print('webhook said 500', file=sys.stderr); sys.exit(3)\"", ev, 20
+    )
     assert not bad.ok and "exited with code 3: webhook said 500" in bad.message
     assert "could not start" in (await run_hook("/nonexistent/pager", ev)).message
     assert "cannot be parsed" in (await run_hook("pager 'unclosed", ev)).message
 
+
 @pytest.mark.timeout(120)  # a bound on a hang: a hook that is not killed never ends
 async def test_a_slow_hook_is_killed():
     ev = RunEvent.status_change("r9", "demo", "RUNNING", "FAILED")
-    slow = await run_hook(f"{sys.executable} -c \"import time; time.sleep(10**6)\"", ev, 0.5)
+    slow = await run_hook(f'{sys.executable} -c "import time; time.sleep(10**6)"', ev, 0.5)
     assert not slow.ok and "longer than 0.5 s" in slow.message
 
 
@@ -58,8 +65,13 @@ async def test_notifier_never_blocks_the_caller_and_reports_failures(tmp_path, m
     monkeypatch.setenv("PRIMETUI_LOG_DIR", str(tmp_path))
     reported: list[str] = []
     written: list[str] = []
-    n = Notifier(f"{sys.executable} -c \"import time; time.sleep(30)\"", desktop="osc9", timeout=0.5,
-                 write=written.append, report=reported.append)
+    n = Notifier(
+        f'{sys.executable} -c "import time; time.sleep(30)"',
+        desktop="osc9",
+        timeout=0.5,
+        write=written.append,
+        report=reported.append,
+    )
     n.emit(RunEvent.status_change("r1", "demo", "RUNNING", "FAILED"))
     assert reported == [], "emit waited for the hook (its 0.5 s timeout was already reported)"
     assert written and written[0].startswith("\x1b]9;")

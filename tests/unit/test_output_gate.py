@@ -71,7 +71,9 @@ def test_an_answer_read_by_the_full_terminal_is_taken_out_of_the_shells_input(mo
     clock = Clock()
     gate = og.OutputGate(clock)
     monkeypatch.setattr(og, "GATE", gate)
-    assert og.take_answer(object(), b"ls\x1b[12;1R\r") == b"ls\x1b[12;1R\r", "no question in flight: the input is the shell's"
+    assert og.take_answer(object(), b"ls\x1b[12;1R\r") == b"ls\x1b[12;1R\r", (
+        "no question in flight: the input is the shell's"
+    )
     asked(gate, "x" * 300)
     assert og.take_answer(object(), b"ls\x1b[12;1R\r") == b"ls\r"
     assert gate.question is None and gate.confirmed == 304

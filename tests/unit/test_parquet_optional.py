@@ -21,4 +21,7 @@ def test_without_pyarrow_parquet_is_a_sentence_naming_the_extra(monkeypatch: pyt
     with pytest.raises(ParquetUnavailable, match=r"primetui\[local\]"):
         parquet_file(io.BytesIO())
     shown = preview(_Storage(), "data/train.parquet", 24)
-    assert shown.text == "train.parquet: reading parquet needs pyarrow, which the base install leaves out; installing primetui[local] adds it."
+    assert (
+        shown.text
+        == "train.parquet: reading parquet needs pyarrow, which the base install leaves out; installing primetui[local] adds it."
+    )

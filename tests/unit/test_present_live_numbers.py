@@ -12,8 +12,15 @@ NOW = datetime(2026, 9, 28, 20, 40, 20, tzinfo=timezone.utc)
 
 
 def run(**kw) -> RLRun:
-    base = {"id": "b", "userId": "u", "status": "RUNNING", "createdAt": "2026-09-28T20:40:00Z",
-            "updatedAt": "2026-09-28T20:40:00Z", "startedAt": "2026-09-28T20:40:00Z", "maxSteps": 300}
+    base = {
+        "id": "b",
+        "userId": "u",
+        "status": "RUNNING",
+        "createdAt": "2026-09-28T20:40:00Z",
+        "updatedAt": "2026-09-28T20:40:00Z",
+        "startedAt": "2026-09-28T20:40:00Z",
+        "maxSteps": 300,
+    }
     base.update(kw)
     return RLRun.model_validate(base)
 
@@ -41,6 +48,8 @@ def test_gpus_count_train_and_inference():
     assert run_gpus_detail(r) == "8 (4 train + 4 inference)"
     r = run(runConfig={"deployment": {"num_train_gpus": 1}})
     assert run_gpus_detail(r) == "1"
-    r = run(runConfig={"deployment": {"type": "multi_node", "num_train_nodes": 2, "num_infer_nodes": 1, "gpus_per_node": 8}})
+    r = run(
+        runConfig={"deployment": {"type": "multi_node", "num_train_nodes": 2, "num_infer_nodes": 1, "gpus_per_node": 8}}
+    )
     assert run_gpus(r) == "24"
     assert run_gpus(run(gpuCount=3)) == "3"

@@ -15,7 +15,9 @@ from primetui.local.storage.routes import _live_writer_session
 def _request(phase: str | None) -> SimpleNamespace:
     rec = None if phase is None else SimpleNamespace(id="vs_abc", phase=phase)
     manager = SimpleNamespace(live_read_write=lambda volume: rec)
-    return SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(platform=SimpleNamespace(extras={"sessions": manager}))))
+    return SimpleNamespace(
+        app=SimpleNamespace(state=SimpleNamespace(platform=SimpleNamespace(extras={"sessions": manager})))
+    )
 
 
 @pytest.mark.parametrize("phase", ["syncing", "finalizing"])
@@ -23,7 +25,9 @@ def test_a_put_during_the_final_sync_is_a_single_writer_409(phase: str) -> None:
     with pytest.raises(HTTPException) as refused:
         _live_writer_session(_request(phase), "_teams/t1/research")
     assert refused.value.status_code == 409
-    assert f"Volume 'research' is finishing a read-write session's final sync (vs_abc, {phase})" in str(refused.value.detail)
+    assert f"Volume 'research' is finishing a read-write session's final sync (vs_abc, {phase})" in str(
+        refused.value.detail
+    )
 
 
 def test_no_writer_means_a_direct_put() -> None:

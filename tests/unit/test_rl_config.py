@@ -48,46 +48,115 @@ def _edit(old: str, new: str, text: str = RL_REVERSE_TEXT) -> str:
 
 # (case, rl.toml, prime-rl's message (a prefix for the long ones), where it is shown, the 422's loc and msg prefix)
 TABLE = [
-    ("batch not divisible", _edit("batch_size = 128", "batch_size = 100"),
-     "Batch size must be divisible by the number of samples per problem", "100",
-     ("orchestrator",), "Value error, Batch size must be divisible by the number of samples per problem"),
-    ("both batch sizes", _edit("batch_size = 128", "batch_size = 128\ntoken_batch_size = 4096"),
-     "Set exactly one of batch_size or token_batch_size", "4096",
-     ("orchestrator",), "Value error, Set exactly one of batch_size or token_batch_size"),
-    ("rollouts_per_example", _edit("group_size = 16", "rollouts_per_example = 16"),
-     "orchestrator.rollouts_per_example: Extra inputs are not permitted", "rollouts_per_example",
-     ("orchestrator", "rollouts_per_example"), "Extra inputs are not permitted"),
-    ("legacy [[orchestrator.env]]", RL_REVERSE_TEXT + '\n[[orchestrator.env]]\nid = "reverse-text"\n',
-     "orchestrator.env: Extra inputs are not permitted", "[[orchestrator.env]]",
-     ("orchestrator", "env"), "Extra inputs are not permitted"),
-    ("legacy [wandb]", RL_REVERSE_TEXT + '\n[wandb]\nproject = "x"\n', "wandb: Extra inputs are not permitted", "[wandb]",
-     ("wandb",), "Extra inputs are not permitted"),
-    ("temperature 3", _edit("max_completion_tokens = 128", "max_completion_tokens = 128\ntemperature = 3.0"),
-     "orchestrator.train.sampling.temperature: Input should be less than or equal to 2", "3.0",
-     ("orchestrator", "train", "sampling", "temperature"), "Input should be less than or equal to 2"),
-    ("group_size 0", _edit("group_size = 16", "group_size = 0"),
-     "orchestrator.group_size: Input should be greater than or equal to 1", "0",
-     ("orchestrator", "group_size"), "Input should be greater than or equal to 1"),
-    ("shared max_steps conflict", _edit("group_size = 16", "group_size = 16\nmax_steps = 10"),
-     "Shared config conflicts with matching sub-config field(s). Pick one place to set each value", "10",
-     (), "Value error, Shared config conflicts with matching sub-config field(s)"),
-    ("trainer seq_len below the orchestrator's", _edit("seq_len = 2048\n", "").replace(
-        "[trainer.optim]", "[trainer.model]\nseq_len = 1024\n\n[trainer.optim]"),
-     "Trainer model seq_len (1024) must be >= orchestrator seq_len (2048). The trainer needs to be able to handle "
-     "sequences at least as long as those produced by the orchestrator.", "1024", (), "Value error, Trainer model seq_len"),
-    ("max_inflight below group_size", _edit("group_size = 16", "group_size = 16\n\n[orchestrator.concurrency]\nmax_inflight = 8"),
-     "concurrency.max_inflight must be at least the number of rollouts per example", "8",
-     ("orchestrator",), "Value error, concurrency.max_inflight must be at least"),
-    ("LoRA with nccl", RL_REVERSE_TEXT + '\n[trainer.model.lora]\nrank = 8\n\n[weight_broadcast]\ntype = "nccl"\n',
-     "LoRA training is not yet supported with in-memory weight broadcast. Set weight_broadcast.type = 'filesystem'.",
-     '"nccl"', (), "Value error, LoRA training is not yet supported"),
-    ("renderer left auto", _edit('[orchestrator.renderer]\nname = "prime-qwen3"\n', ""),
-     "orchestrator.renderer.name='auto' but 'PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT' is not in "
-     "renderers.base.MODEL_RENDERER_MAP, so it would silently fall back to DefaultRenderer. Pick one: (a)",
-     '"PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"', ("orchestrator",), "Value error, orchestrator.renderer.name='auto'"),
-    ("lora under the shared [model]", _edit('[model]\nname = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"\n',
-                                            '[model]\nname = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"\nlora = 8\n'),
-     "model.lora: Extra inputs are not permitted", "lora", ("model", "lora"), "Extra inputs are not permitted"),
+    (
+        "batch not divisible",
+        _edit("batch_size = 128", "batch_size = 100"),
+        "Batch size must be divisible by the number of samples per problem",
+        "100",
+        ("orchestrator",),
+        "Value error, Batch size must be divisible by the number of samples per problem",
+    ),
+    (
+        "both batch sizes",
+        _edit("batch_size = 128", "batch_size = 128\ntoken_batch_size = 4096"),
+        "Set exactly one of batch_size or token_batch_size",
+        "4096",
+        ("orchestrator",),
+        "Value error, Set exactly one of batch_size or token_batch_size",
+    ),
+    (
+        "rollouts_per_example",
+        _edit("group_size = 16", "rollouts_per_example = 16"),
+        "orchestrator.rollouts_per_example: Extra inputs are not permitted",
+        "rollouts_per_example",
+        ("orchestrator", "rollouts_per_example"),
+        "Extra inputs are not permitted",
+    ),
+    (
+        "legacy [[orchestrator.env]]",
+        RL_REVERSE_TEXT + '\n[[orchestrator.env]]\nid = "reverse-text"\n',
+        "orchestrator.env: Extra inputs are not permitted",
+        "[[orchestrator.env]]",
+        ("orchestrator", "env"),
+        "Extra inputs are not permitted",
+    ),
+    (
+        "legacy [wandb]",
+        RL_REVERSE_TEXT + '\n[wandb]\nproject = "x"\n',
+        "wandb: Extra inputs are not permitted",
+        "[wandb]",
+        ("wandb",),
+        "Extra inputs are not permitted",
+    ),
+    (
+        "temperature 3",
+        _edit("max_completion_tokens = 128", "max_completion_tokens = 128\ntemperature = 3.0"),
+        "orchestrator.train.sampling.temperature: Input should be less than or equal to 2",
+        "3.0",
+        ("orchestrator", "train", "sampling", "temperature"),
+        "Input should be less than or equal to 2",
+    ),
+    (
+        "group_size 0",
+        _edit("group_size = 16", "group_size = 0"),
+        "orchestrator.group_size: Input should be greater than or equal to 1",
+        "0",
+        ("orchestrator", "group_size"),
+        "Input should be greater than or equal to 1",
+    ),
+    (
+        "shared max_steps conflict",
+        _edit("group_size = 16", "group_size = 16\nmax_steps = 10"),
+        "Shared config conflicts with matching sub-config field(s). Pick one place to set each value",
+        "10",
+        (),
+        "Value error, Shared config conflicts with matching sub-config field(s)",
+    ),
+    (
+        "trainer seq_len below the orchestrator's",
+        _edit("seq_len = 2048\n", "").replace("[trainer.optim]", "[trainer.model]\nseq_len = 1024\n\n[trainer.optim]"),
+        "Trainer model seq_len (1024) must be >= orchestrator seq_len (2048). The trainer needs to be able to handle "
+        "sequences at least as long as those produced by the orchestrator.",
+        "1024",
+        (),
+        "Value error, Trainer model seq_len",
+    ),
+    (
+        "max_inflight below group_size",
+        _edit("group_size = 16", "group_size = 16\n\n[orchestrator.concurrency]\nmax_inflight = 8"),
+        "concurrency.max_inflight must be at least the number of rollouts per example",
+        "8",
+        ("orchestrator",),
+        "Value error, concurrency.max_inflight must be at least",
+    ),
+    (
+        "LoRA with nccl",
+        RL_REVERSE_TEXT + '\n[trainer.model.lora]\nrank = 8\n\n[weight_broadcast]\ntype = "nccl"\n',
+        "LoRA training is not yet supported with in-memory weight broadcast. Set weight_broadcast.type = 'filesystem'.",
+        '"nccl"',
+        (),
+        "Value error, LoRA training is not yet supported",
+    ),
+    (
+        "renderer left auto",
+        _edit('[orchestrator.renderer]\nname = "prime-qwen3"\n', ""),
+        "orchestrator.renderer.name='auto' but 'PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT' is not in "
+        "renderers.base.MODEL_RENDERER_MAP, so it would silently fall back to DefaultRenderer. Pick one: (a)",
+        '"PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"',
+        ("orchestrator",),
+        "Value error, orchestrator.renderer.name='auto'",
+    ),
+    (
+        "lora under the shared [model]",
+        _edit(
+            '[model]\nname = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"\n',
+            '[model]\nname = "PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT"\nlora = 8\n',
+        ),
+        "model.lora: Extra inputs are not permitted",
+        "lora",
+        ("model", "lora"),
+        "Extra inputs are not permitted",
+    ),
 ]
 
 
@@ -97,8 +166,11 @@ def test_each_invalid_config_is_refused_with_prime_rls_text_on_its_key(case, tex
     assert len(errors) == 1, [d.message for d in errors]
     d = errors[0]
     assert d.message.startswith(message), d.message
-    line, col = (_line_col(text, f"= {at}")[0], _line_col(text, f"= {at}")[1] + 2) if not at.startswith(("[", "lora", "roll")) \
+    line, col = (
+        (_line_col(text, f"= {at}")[0], _line_col(text, f"= {at}")[1] + 2)
+        if not at.startswith(("[", "lora", "roll"))
         else _line_col(text, at)
+    )
     assert (d.span.line, d.span.col) == (line, col), (case, d.span, text.split("\n")[d.span.line])
     verdict = rl_dispatch_verdict(tomllib.loads(text))
     assert len(verdict) == 1 and verdict[0][0] == loc and verdict[0][1].startswith(msg), verdict
@@ -113,10 +185,19 @@ def test_the_trainer_table_is_required_as_prime_rl_requires_it():
 
 HOSTED = [
     ("clean", "clean = true\n", "clean = true is unsupported for hosted runs: start a new run instead.", "true"),
-    ("k8s", "\n[k8s]\nnamespace = \"x\"\n",
-     "[k8s] is not supported for hosted runs: Platform manages deployment settings. Remove the [k8s] table.", "k8s"),
-    ("no inference", "", "Hosted RL runs need inference GPUs: set deployment.num_infer_gpus and an "
-     "[inference] table, or use fake trainer data (trainer.data.fake) for a trainer-only run.", None),
+    (
+        "k8s",
+        '\n[k8s]\nnamespace = "x"\n',
+        "[k8s] is not supported for hosted runs: Platform manages deployment settings. Remove the [k8s] table.",
+        "k8s",
+    ),
+    (
+        "no inference",
+        "",
+        "Hosted RL runs need inference GPUs: set deployment.num_infer_gpus and an "
+        "[inference] table, or use fake trainer data (trainer.data.fake) for a trainer-only run.",
+        None,
+    ),
     ("no inference GPUs", "\n[deployment]\nnum_infer_gpus = 0\n", "Hosted RL runs need inference GPUs", "= 0"),
 ]
 
@@ -143,22 +224,40 @@ def test_the_hosted_disaggregated_refusal():
 
 
 DEFERRED = [
-    ("unknown taskset", _edit('id = "reverse-text"', 'id = "primeintellect/no-such-env"'),
-     "taskset 'primeintellect/no-such-env' not found (tried to import 'no_such_env'). A taskset is a package exporting "
-     "its Taskset subclass via `__all__` — the built-in ones ship with verifiers in the `verifiers.v1.tasksets` "
-     "package; any other package must already be installed.", '"primeintellect/no-such-env"'),
-    ("source named agg", _edit(SOURCE, SOURCE.replace('"reverse-text"', '"agg"')),
-     'Environment name "agg" is reserved for cross-env metric aggregation. Use a different name or id.', '"agg"'),
-    ("eval with no source", RL_REVERSE_TEXT + "\n[orchestrator.eval]\ninterval = 5\n",
-     "EvalConfig must define at least one source. Either drop the [orchestrator.eval] block entirely (to disable eval) "
-     "or add a [[orchestrator.eval.source]] block.", "[orchestrator.eval]"),
-    ("unknown key in a source", _edit(SOURCE, SOURCE + "weight = 2\n"),
-     "orchestrator.train.source[0].weight: Extra inputs are not permitted", "weight"),
+    (
+        "unknown taskset",
+        _edit('id = "reverse-text"', 'id = "primeintellect/no-such-env"'),
+        "taskset 'primeintellect/no-such-env' not found (tried to import 'no_such_env'). A taskset is a package exporting "
+        "its Taskset subclass via `__all__` — the built-in ones ship with verifiers in the `verifiers.v1.tasksets` "
+        "package; any other package must already be installed.",
+        '"primeintellect/no-such-env"',
+    ),
+    (
+        "source named agg",
+        _edit(SOURCE, SOURCE.replace('"reverse-text"', '"agg"')),
+        'Environment name "agg" is reserved for cross-env metric aggregation. Use a different name or id.',
+        '"agg"',
+    ),
+    (
+        "eval with no source",
+        RL_REVERSE_TEXT + "\n[orchestrator.eval]\ninterval = 5\n",
+        "EvalConfig must define at least one source. Either drop the [orchestrator.eval] block entirely (to disable eval) "
+        "or add a [[orchestrator.eval.source]] block.",
+        "[orchestrator.eval]",
+    ),
+    (
+        "unknown key in a source",
+        _edit(SOURCE, SOURCE + "weight = 2\n"),
+        "orchestrator.train.source[0].weight: Extra inputs are not permitted",
+        "weight",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("case", "text", "message", "at"), DEFERRED, ids=[d[0] for d in DEFERRED])
-def test_what_prime_train_leaves_to_the_platform_warns_in_the_editor_and_is_refused_at_dispatch(case, text, message, at):
+def test_what_prime_train_leaves_to_the_platform_warns_in_the_editor_and_is_refused_at_dispatch(
+    case, text, message, at
+):
     diags = _check(text)
     assert [d.level for d in diags] == ["warning"], [d.message for d in diags]
     assert diags[0].message.startswith(message)
@@ -169,7 +268,9 @@ def test_what_prime_train_leaves_to_the_platform_warns_in_the_editor_and_is_refu
     assert len(verdict) == 1 and message.split(":")[-1].strip()[:30] in verdict[0][1], verdict
 
 
-@pytest.mark.parametrize("taskset", ["reverse-text", "primeintellect/reverse-text", "primeintellect/reverse-text@0.1.2"])
+@pytest.mark.parametrize(
+    "taskset", ["reverse-text", "primeintellect/reverse-text", "primeintellect/reverse-text@0.1.2"]
+)
 def test_the_known_taskset_is_known_under_its_hub_id_and_version(taskset):
     text = _edit('id = "reverse-text"', f'id = "{taskset}"')
     assert _check(text) == [] and rl_dispatch_verdict(tomllib.loads(text)) == []
@@ -180,14 +281,17 @@ def test_the_retired_shared_lora_shape_is_refused_with_the_cli_text():
     diags = _check(text)
     assert len(diags) == 1 and diags[0].code == "retired-shape" and (diags[0].span.line, diags[0].span.col) == (0, 0)
     assert diags[0].message == (
-        "This file is a shared LoRA training config (a top-level `model = \"...\"` or `[[env]]`). Shared LoRA training "
+        'This file is a shared LoRA training config (a top-level `model = "..."` or `[[env]]`). Shared LoRA training '
         "no longer accepts new runs; Hosted Training runs prime-rl configs on dedicated clusters. See prime-rl's "
-        "examples/ for starter configs.")
+        "examples/ for starter configs."
+    )
     assert rl_dispatch_verdict(tomllib.loads(text))[0][1] == diags[0].message
 
 
-CLI_KEYS = ('name = "lr-3e-6"\nimage_tag = "main"\ngpu_type = "H100_80GB"\nvolume = "research"\nvolume_size = "500Gi"\n'
-            'env_file = ".env"\nenv_files = ["secrets.env"]\nsource_ref = "main"\n')
+CLI_KEYS = (
+    'name = "lr-3e-6"\nimage_tag = "main"\ngpu_type = "H100_80GB"\nvolume = "research"\nvolume_size = "500Gi"\n'
+    'env_file = ".env"\nenv_files = ["secrets.env"]\nsource_ref = "main"\n'
+)
 
 
 @pytest.mark.parametrize("base", [WALKTHROUGH, RL_REVERSE_TEXT], ids=["sft.toml", "rl.toml"])
@@ -196,22 +300,27 @@ def test_prime_trains_own_top_level_keys_are_taken_in_both_kinds_of_file(base):
     assert _check(CLI_KEYS + base) == []
     diags = _check('type = "full_finetune"\n' + base)
     assert [(d.level, d.message) for d in diags] == [
-        ("warning", '`type = "full_finetune"` in this file is no longer used. Remove it from the config.')]
+        ("warning", '`type = "full_finetune"` in this file is no longer used. Remove it from the config.')
+    ]
     assert diags[0].fix is not None and diags[0].fix.title.startswith("Remove type")
 
 
 def test_prime_trains_checks_of_its_own_keys():
-    messages = [d.message for d in _check("volume_size = 500\nsource_ref = \"pull/3/head\"\n" + WALKTHROUGH)]
-    assert "volume_size in this file must be a string like \"500Gi\" or \"2Ti\", got int." in messages
-    assert ("source_ref in this file: 'pull/3/head': pull-request and refs/ names are not accepted; use --pr N for a "
-            "pull request.") in messages
+    messages = [d.message for d in _check('volume_size = 500\nsource_ref = "pull/3/head"\n' + WALKTHROUGH)]
+    assert 'volume_size in this file must be a string like "500Gi" or "2Ti", got int.' in messages
+    assert (
+        "source_ref in this file: 'pull/3/head': pull-request and refs/ names are not accepted; use --pr N for a "
+        "pull request."
+    ) in messages
 
 
 def test_an_rl_file_is_told_apart_from_an_sft_file_by_the_cli_rule():
     # an sft.toml's [data] in an rl.toml is an RL key error, not a reason to read it as SFT
     text = RL_REVERSE_TEXT + '\n[data]\nname = "x"\n'
     messages = [d.message for d in _check(text) if d.level == "error"]
-    assert messages == ["data: Extra inputs are not permitted — `data` belongs in [trainer]; here prime-rl refuses it."], messages
+    assert messages == [
+        "data: Extra inputs are not permitted — `data` belongs in [trainer]; here prime-rl refuses it."
+    ], messages
 
 
 def test_the_gpu_count_of_an_rl_run_counts_its_inference_gpus():
@@ -234,7 +343,8 @@ def test_the_rl_preflight_lines():
     config["orchestrator"]["train"]["source"][0]["env"]["taskset"]["id"] = "wordle"
     assert taskset_check(config).detail.startswith("wordle is not a taskset this platform runs (it has reverse-text)")
     assert batch_check({"orchestrator": {"group_size": 24}}).detail == (
-        "batch_size 128 does not divide by group_size 24 — use 120 or 144.")  # 128: prime-rl's default batch
+        "batch_size 128 does not divide by group_size 24 — use 120 or 144."
+    )  # 128: prime-rl's default batch
     assert batch_check({"orchestrator": {"batch_size": 64, "token_batch_size": 9}}).state == "fail"
     assert inference_check({"deployment": {"num_infer_gpus": 0}, "inference": {}}).state == "fail"
     assert inference_check({"trainer": {"data": {"fake": {}}}}).state == "ok"
@@ -274,8 +384,12 @@ def test_primetui_validate_on_the_examples_and_on_a_broken_rl_toml(tmp_path):
     for name, text in [*EXAMPLES.items(), ("bad", _edit("batch_size = 128", "batch_size = 100"))]:
         (tmp_path / f"{name}.toml").write_text(text)
         files.append(str(tmp_path / f"{name}.toml"))
-    out = subprocess.run([sys.executable, "-m", "primetui.commands.cli", "validate", "--offline", "--json", *files],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "primetui.commands.cli", "validate", "--offline", "--json", *files],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     report = json.loads(out.stdout)
     assert out.returncode == 1 and report["errors"] == 1 and report["warnings"] == 0
     assert [len(f["diagnostics"]) for f in report["files"]] == [0, 0, 0, 1]
@@ -306,35 +420,69 @@ def test_the_mirror_refuses_what_prime_rls_own_rlconfig_refuses():
         for t in tables:
             node = node.setdefault(t, {})
         node[key] = ast.literal_eval(value)
-        got = sorted({".".join(map(str, loc)) + "|" + msg[:60] for loc, msg in rl_dispatch_verdict(config)
-                      if not msg.startswith(("No [[", "Hosted RL runs need inference GPUs"))})
+        got = sorted(
+            {
+                ".".join(map(str, loc)) + "|" + msg[:60]
+                for loc, msg in rl_dispatch_verdict(config)
+                if not msg.startswith(("No [[", "Hosted RL runs need inference GPUs"))
+            }
+        )
         if got != answer:
             wrong[case] = (answer, got)
     assert not wrong, wrong
 
 
 PLUMBING = [  # (case, rl.toml, prime-rl's answer (loc, msg prefix) as its own RLConfig gave it)
-    ("rollout transports differ", RL_REVERSE_TEXT + '\n[trainer.rollout_transport]\ntype = "filesystem"\n',
-     [((), "Value error, trainer.rollout_transport.type ('filesystem') != orchestrator.rollout_transport.type ('zmq'); "
-           "set the shared [rollout_transport] block")]),
-    ("quantized transfer without impl custom",
-     RL_REVERSE_TEXT + '\n[weight_broadcast]\ntype = "nccl"\nquantize_in_weight_transfer = true\n',
-     [((), "Value error, weight_broadcast.quantize_in_weight_transfer requires trainer.model.impl = 'custom'.")]),
-    ("EPLB without quantized nccl", RL_REVERSE_TEXT + "\n[inference.vllm]\nenable_eplb = true\n",
-     [((), "Value error, inference.vllm.enable_eplb requires weight_broadcast.type = 'nccl' and "
-           "weight_broadcast.quantize_in_weight_transfer = true.")]),
-    ("orchestrator LoRA rank", RL_REVERSE_TEXT + "\n[trainer.model.lora]\nrank = 8\n\n[orchestrator.model.lora]\nrank = 4\n",
-     [((), "Value error, orchestrator.model.lora.rank (4) conflicts with trainer.model.lora.rank (8).")]),
-    ("mooncake without a cpu tier", RL_REVERSE_TEXT + '\n[inference.kv_cache_offload]\ntype = "mooncake"\n',
-     [(("inference", "kv_cache_offload"),
-       "Value error, inference.kv_cache_offload requires a cpu tier (disk-only offload is not supported).")]),
+    (
+        "rollout transports differ",
+        RL_REVERSE_TEXT + '\n[trainer.rollout_transport]\ntype = "filesystem"\n',
+        [
+            (
+                (),
+                "Value error, trainer.rollout_transport.type ('filesystem') != orchestrator.rollout_transport.type ('zmq'); "
+                "set the shared [rollout_transport] block",
+            )
+        ],
+    ),
+    (
+        "quantized transfer without impl custom",
+        RL_REVERSE_TEXT + '\n[weight_broadcast]\ntype = "nccl"\nquantize_in_weight_transfer = true\n',
+        [((), "Value error, weight_broadcast.quantize_in_weight_transfer requires trainer.model.impl = 'custom'.")],
+    ),
+    (
+        "EPLB without quantized nccl",
+        RL_REVERSE_TEXT + "\n[inference.vllm]\nenable_eplb = true\n",
+        [
+            (
+                (),
+                "Value error, inference.vllm.enable_eplb requires weight_broadcast.type = 'nccl' and "
+                "weight_broadcast.quantize_in_weight_transfer = true.",
+            )
+        ],
+    ),
+    (
+        "orchestrator LoRA rank",
+        RL_REVERSE_TEXT + "\n[trainer.model.lora]\nrank = 8\n\n[orchestrator.model.lora]\nrank = 4\n",
+        [((), "Value error, orchestrator.model.lora.rank (4) conflicts with trainer.model.lora.rank (8).")],
+    ),
+    (
+        "mooncake without a cpu tier",
+        RL_REVERSE_TEXT + '\n[inference.kv_cache_offload]\ntype = "mooncake"\n',
+        [
+            (
+                ("inference", "kv_cache_offload"),
+                "Value error, inference.kv_cache_offload requires a cpu tier (disk-only offload is not supported).",
+            )
+        ],
+    ),
 ]
 
 
 @pytest.mark.parametrize(("case", "text", "answer"), PLUMBING, ids=[p[0] for p in PLUMBING])
 def test_rlconfigs_plumbing_rules_answer_as_prime_rl_does(case, text, answer):
     verdict = rl_dispatch_verdict(tomllib.loads(text))
-    assert len(verdict) == len(answer) and all(loc == want_loc and msg.startswith(want) for (loc, msg), (want_loc, want)
-                                               in zip(verdict, answer)), verdict
+    assert len(verdict) == len(answer) and all(
+        loc == want_loc and msg.startswith(want) for (loc, msg), (want_loc, want) in zip(verdict, answer)
+    ), verdict
     errors = [d for d in _check(text) if d.level == "error"]
     assert errors and all(d.source == "prime-rl" for d in errors)

@@ -39,15 +39,21 @@ class Platform:
         from primetui.api.rl import SamplesPage
 
         start = (page - 1) * limit
-        raw = [{"step": step, "problem_id": i // 4, "sample_id": i, "reward": 0.5} for i in range(start, min(start + limit, self.rows))]
+        raw = [
+            {"step": step, "problem_id": i // 4, "sample_id": i, "reward": 0.5}
+            for i in range(start, min(start + limit, self.rows))
+        ]
         samples, _ = sample_rows(raw)
         pages = -(-self.rows // limit)
         return SamplesPage.model_construct(samples=samples, total=self.rows, page=page, limit=limit, total_pages=pages)
 
     async def get_progress(self, run_id: str) -> Progress:
         self.calls.append(("progress", None))
-        return Progress(latest_step=max(self.steps), steps_with_samples=[s for s in self.steps if s % 10 == 0],
-                        steps_with_distributions=self.steps)
+        return Progress(
+            latest_step=max(self.steps),
+            steps_with_samples=[s for s in self.steps if s % 10 == 0],
+            steps_with_distributions=self.steps,
+        )
 
     async def get_distribution(self, run_id: str, kind: str, step: int | None = None) -> Any:
         self.calls.append(("distribution", step))
@@ -82,8 +88,9 @@ def test_a_failed_page_is_retried_with_backoff() -> None:
 
 def test_histograms_each_step_once_newest_first_then_stop_when_terminal() -> None:
     platform, clock = Platform(rows=0, steps=list(range(1, 21))), FakeTime()
-    follower = DistributionsFollower(platform, "r1", "rewards", per_poll=8, clock=clock.clock, sleep=clock.sleep,
-                                     status_interval=0.0)
+    follower = DistributionsFollower(
+        platform, "r1", "rewards", per_poll=8, clock=clock.clock, sleep=clock.sleep, status_interval=0.0
+    )
 
     async def go() -> list[Any]:
         out = []
@@ -105,7 +112,9 @@ def test_a_terminal_run_reads_every_step_before_it_stops() -> None:
     platform.status = "COMPLETED"
     follower = DistributionsFollower(platform, "r1", "advantages", per_poll=16, clock=clock.clock, sleep=clock.sleep)
     events = drain(follower)
-    assert sorted(d.step for e in events if isinstance(e, DistributionRows) for d in e.distributions) == list(range(1, 41))
+    assert sorted(d.step for e in events if isinstance(e, DistributionRows) for d in e.distributions) == list(
+        range(1, 41)
+    )
 
 
 def test_progress_updates_only_on_change() -> None:

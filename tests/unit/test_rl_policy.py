@@ -21,7 +21,10 @@ def test_reward_is_the_sequence_matcher_ratio_inside_the_tags():
     assert answer_for(PROMPT) == ANSWER
     assert lcs(f"<reversed_text>\n{ANSWER}\n</reversed_text>", ANSWER) == 1.0
     # A near miss (a stray period, two letters swapped): 2*40/(42+41), the model card's 0.963855421686747.
-    assert lcs("<reversed_text>\n.ti otni degrem saw kcruB ni ytinummoc ehT\n</reversed_text>", ANSWER) == 0.963855421686747
+    assert (
+        lcs("<reversed_text>\n.ti otni degrem saw kcruB ni ytinummoc ehT\n</reversed_text>", ANSWER)
+        == 0.963855421686747
+    )
     assert lcs("<reversed_text> abc </reversed_text>", "abcd") == pytest.approx(6 / 7)  # the answer is stripped
 
 
@@ -89,7 +92,9 @@ def test_the_policy_gradient_matches_finite_differences():
             down = {k: v.copy() for k, v in params.items()}
             up[name][idx] += eps
             down[name][idx] -= eps
-            numeric = (_surrogate_loss(up, beh, rollouts, advantages, t) - _surrogate_loss(down, beh, rollouts, advantages, t)) / (2 * eps)
+            numeric = (
+                _surrogate_loss(up, beh, rollouts, advantages, t) - _surrogate_loss(down, beh, rollouts, advantages, t)
+            ) / (2 * eps)
             assert res.grads[name][idx] == pytest.approx(numeric, abs=1e-7), (name, idx)
 
 
@@ -128,7 +133,11 @@ def test_a_dataset_split_slice_picks_the_rows_as_load_dataset_does():
     cut = load("reverse-text", "train", "train[10:-5]")
     assert cut[0].prompt == full[10].prompt and cut[0].idx == 0 and len(cut) == len(full) - 15
     assert split_slice("train[:10%]", 323) == slice(None, 32)
-    for bad, says in (("test", "Unknown split 'test'"), ("train[:x]", "not a split name"), ("train[5:5]", "selects no rows")):
+    for bad, says in (
+        ("test", "Unknown split 'test'"),
+        ("train[:x]", "not a split name"),
+        ("train[5:5]", "selects no rows"),
+    ):
         with pytest.raises(BadSplit, match=re.escape(says)):
             load("reverse-text", "train", bad)
 
@@ -140,8 +149,9 @@ def test_the_difficulty_pool_sampler_draws_with_replacement_by_pool_weight():
     from primetui.local.trainer.rl.rollouts import Episode, TaskSampler
 
     tasks = load("reverse-text", "train", "train[:4]")
-    src = Source("a", "reverse-text", 0, curriculum=Curriculum(
-        sampler="difficulty_pool", pools={"solved": (1.0, 0.0)}, seed=7))
+    src = Source(
+        "a", "reverse-text", 0, curriculum=Curriculum(sampler="difficulty_pool", pools={"solved": (1.0, 0.0)}, seed=7)
+    )
     sampler = TaskSampler([src], {"a": tasks})
     draws = [sampler.next_task(src).idx for _ in range(40)]
     assert set(draws) == {0, 1, 2, 3} and len(draws) > len(set(draws))  # with replacement

@@ -12,21 +12,63 @@ from primetui.viewmodel import rollouts as rv
 SYSTEM = "Reverse the text character-by-character. Put your answer in <reversed_text> tags."
 
 
-def row(problem: int, sample: int, text: str, reward: float, advantage: float, *, prompt: str = "The community in Bruck",
-        step: int = 10, encode: bool = False, truncated: bool = False) -> dict:
+def row(
+    problem: int,
+    sample: int,
+    text: str,
+    reward: float,
+    advantage: float,
+    *,
+    prompt: str = "The community in Bruck",
+    step: int = 10,
+    encode: bool = False,
+    truncated: bool = False,
+) -> dict:
     answer = prompt[::-1]
-    completion = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt},
-                  {"role": "assistant", "content": text}]
+    completion = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": prompt},
+        {"role": "assistant", "content": text},
+    ]
     task = {"idx": problem, "prompt": prompt, "system_prompt": SYSTEM, "answer": answer}
-    info = {"native_trace_index": 0, "native_wrapper": {"env": {"id": "reverse-text"}, "ok": True, "traces": [
-        {"rewards": {"lcs": {"score": reward, "weight": 1.0}}, "metrics": {}, "stop_condition": "single_turn",
-         "is_truncated": truncated}]}}
-    out = {"run_id": "r1", "step": step, "tag": "", "problem_id": problem, "sample_id": sample, "prompt": "",
-           "completion": completion, "trajectory": [{"messages": completion, "num_input_tokens": 41,
-                                                      "num_output_tokens": len(text), "advantage": advantage}],
-           "answer": "", "env_name": "reverse-text", "task": task, "info": info, "reward": reward,
-           "advantage": advantage, "metrics": {}, "timing": {"setup": {"start": 1.0, "end": 2.0}},
-           "num_input_tokens": 41, "num_output_tokens": len(text), "created_at": "2026-08-21T22:41:07Z"}
+    info = {
+        "native_trace_index": 0,
+        "native_wrapper": {
+            "env": {"id": "reverse-text"},
+            "ok": True,
+            "traces": [
+                {
+                    "rewards": {"lcs": {"score": reward, "weight": 1.0}},
+                    "metrics": {},
+                    "stop_condition": "single_turn",
+                    "is_truncated": truncated,
+                }
+            ],
+        },
+    }
+    out = {
+        "run_id": "r1",
+        "step": step,
+        "tag": "",
+        "problem_id": problem,
+        "sample_id": sample,
+        "prompt": "",
+        "completion": completion,
+        "trajectory": [
+            {"messages": completion, "num_input_tokens": 41, "num_output_tokens": len(text), "advantage": advantage}
+        ],
+        "answer": "",
+        "env_name": "reverse-text",
+        "task": task,
+        "info": info,
+        "reward": reward,
+        "advantage": advantage,
+        "metrics": {},
+        "timing": {"setup": {"start": 1.0, "end": 2.0}},
+        "num_input_tokens": 41,
+        "num_output_tokens": len(text),
+        "created_at": "2026-08-21T22:41:07Z",
+    }
     if encode:  # the Parquet upload's JSON text columns, undecoded
         for key in ("completion", "trajectory", "task", "info", "metrics", "timing"):
             out[key] = json.dumps(out[key])
@@ -36,8 +78,16 @@ def row(problem: int, sample: int, text: str, reward: float, advantage: float, *
 def step_rows(encode: bool = False) -> list[dict]:
     rows = []
     for i, reward in enumerate((0.9, 0.5, 0.1, 0.5)):
-        rows.append(row(42, i, f"<reversed_text>\nkcurB ni ytinummoc{'x' * i}\n</reversed_text>", reward,
-                        reward - 0.5, encode=encode))
+        rows.append(
+            row(
+                42,
+                i,
+                f"<reversed_text>\nkcurB ni ytinummoc{'x' * i}\n</reversed_text>",
+                reward,
+                reward - 0.5,
+                encode=encode,
+            )
+        )
     for i in range(4):  # a group with no signal: every completion the same reward
         rows.append(row(7, 4 + i, "<reversed_text>olleh</reversed_text>", 1.0, 0.0, prompt="hello", encode=encode))
     return rows
@@ -88,8 +138,17 @@ def test_completion_fields() -> None:
 
 
 def test_legacy_metrics_dict_and_text_columns() -> None:
-    legacy = {"step": 4, "problem_id": 3, "sample_id": 0, "prompt": "abc", "completion": "cba", "answer": "cba",
-              "reward": 1, "metrics": json.dumps({"lcs_reward_func": 1.0}), "info": "not json"}
+    legacy = {
+        "step": 4,
+        "problem_id": 3,
+        "sample_id": 0,
+        "prompt": "abc",
+        "completion": "cba",
+        "answer": "cba",
+        "reward": 1,
+        "metrics": json.dumps({"lcs_reward_func": 1.0}),
+        "info": "not json",
+    }
     samples, notes = sample_rows([legacy])
     c = rv.completion_of(samples[0])
     assert notes == [] and c.text == "cba" and c.rubric == {"lcs_reward_func": 1.0}
@@ -98,9 +157,19 @@ def test_legacy_metrics_dict_and_text_columns() -> None:
 
 
 def test_hostile_rows_are_dropped_or_cleaned_with_notes() -> None:
-    raw = ["nope", {"step": "ten"}, {"step": -1},
-           {"step": 3, "problem_id": True, "reward": "1.0", "advantage": 2**70, "completion": "[" * 100 + "]" * 100,
-            "env_name": "\x1b]52;c;ZXZpbA==\x07evil"}]
+    raw = [
+        "nope",
+        {"step": "ten"},
+        {"step": -1},
+        {
+            "step": 3,
+            "problem_id": True,
+            "reward": "1.0",
+            "advantage": 2**70,
+            "completion": "[" * 100 + "]" * 100,
+            "env_name": "\x1b]52;c;ZXZpbA==\x07evil",
+        },
+    ]
     samples, notes = sample_rows(raw)
     assert len(samples) == 1
     s = samples[0]
@@ -139,22 +208,37 @@ def test_neighbour_step() -> None:
 
 def cli_fixture(step: int, counts: list[int], low: float = 0.0, high: float = 1.0, stats: bool = False) -> dict:
     width = (high - low) / len(counts)
-    bins = [{"binStart": low + i * width, "binEnd": low + (i + 1) * width, "count": c,
-             "range": f"{low + i * width:.3f}-{low + (i + 1) * width:.3f}"} for i, c in enumerate(counts)]
+    bins = [
+        {
+            "binStart": low + i * width,
+            "binEnd": low + (i + 1) * width,
+            "count": c,
+            "range": f"{low + i * width:.3f}-{low + (i + 1) * width:.3f}",
+        }
+        for i, c in enumerate(counts)
+    ]
     data: dict = {"chartData": {"histogramData": bins}, "step": step}
     if stats:
-        data["chartData"]["stats"] = {"avgReward": 0.7, "medianReward": 0.75, "minReward": 0.1, "maxReward": 1.0,
-                                      "totalResults": sum(counts)}
+        data["chartData"]["stats"] = {
+            "avgReward": 0.7,
+            "medianReward": 0.75,
+            "minReward": 0.1,
+            "maxReward": 1.0,
+            "totalResults": sum(counts),
+        }
     return data
 
 
 def test_distribution_spellings() -> None:
     a = distribution_of(cli_fixture(160, [1, 0, 3, 0, 1]), "rewards")
-    flat = distribution_of({"bins": [{"range": "0.000-0.200", "count": 1}, {"label": "-0.5--0.25", "value": 2}], "step": 3},
-                           "advantages")
+    flat = distribution_of(
+        {"bins": [{"range": "0.000-0.200", "count": 1}, {"label": "-0.5--0.25", "value": 2}], "step": 3}, "advantages"
+    )
     assert a.step == 160 and [b.count for b in a.bins] == [1, 0, 3, 0, 1]
     assert [(b.start, b.end, b.count) for b in flat.bins] == [(-0.5, -0.25, 2.0), (0.0, 0.2, 1.0)]
-    bad = distribution_of({"bins": [{"range": "x", "count": 1}, {"binStart": 0, "binEnd": 1, "count": -3}, "s"]}, "rewards", 5)
+    bad = distribution_of(
+        {"bins": [{"range": "x", "count": 1}, {"binStart": 0, "binEnd": 1, "count": -3}, "s"]}, "rewards", 5
+    )
     assert bad.bins == [] and bad.step == 5 and "3 histogram bins ignored" in bad.notes[0]
 
 
@@ -195,12 +279,27 @@ def test_the_headless_text_shows_hostile_completions_as_symbols_and_json_keeps_t
     from primetui.commands.rl_views import format_rollouts
     from primetui.monitor_core.escapes import clean_block, is_safe
 
-    samples, _ = sample_rows([row(1, 0, "\x1b]0;owned\x07<reversed_text>x\x1b[2J</reversed_text>", 0.2, 0.0,
-                                  prompt="title \x1b]52;c;ZXZpbA==\x07")])
+    samples, _ = sample_rows(
+        [
+            row(
+                1,
+                0,
+                "\x1b]0;owned\x07<reversed_text>x\x1b[2J</reversed_text>",
+                0.2,
+                0.0,
+                prompt="title \x1b]52;c;ZXZpbA==\x07",
+            )
+        ]
+    )
     step = rv.StepSamples(10)
     step.add(samples, done=True)
-    data = {"run_id": "r1", "step": 10, "steps_with_samples": [10], "summary": step.summary(),
-            "groups": [g.to_json() for g in step.groups()]}
+    data = {
+        "run_id": "r1",
+        "step": 10,
+        "steps_with_samples": [10],
+        "summary": step.summary(),
+        "groups": [g.to_json() for g in step.groups()],
+    }
     text = clean_block(format_rollouts(data))
     assert is_safe(text.replace("\n", "")) and "␛]0;owned␇" in text and "␛]52;c;ZXZpbA==␇" in text
     assert json.loads(json.dumps(data))["groups"][0]["samples"][0]["completion"].startswith("\x1b]0;owned\x07")

@@ -71,8 +71,12 @@ def _dotted(path: Path) -> str:
 
 def _imported(module: ast.Module) -> dict[str, tuple[str, str]]:
     """``from primetui.x import y as z``: z -> (primetui.x, y)."""
-    return {a.asname or a.name: (node.module, a.name) for node in ast.walk(module)
-            if isinstance(node, ast.ImportFrom) and node.module for a in node.names}
+    return {
+        a.asname or a.name: (node.module, a.name)
+        for node in ast.walk(module)
+        if isinstance(node, ast.ImportFrom) and node.module
+        for a in node.names
+    }
 
 
 def collect_codes() -> set[str]:
@@ -140,15 +144,21 @@ def test_the_collector_reads_the_rule_modules():
 
 def test_every_rule_code_is_in_validation_rules_md():
     docs = documented_codes()
-    missing = sorted(c for c in collect_codes()
-                     if (not any(re.fullmatch(c[3:], d) for d in docs) if c.startswith("re:") else c not in docs))
+    missing = sorted(
+        c
+        for c in collect_codes()
+        if (not any(re.fullmatch(c[3:], d) for d in docs) if c.startswith("re:") else c not in docs)
+    )
     assert not missing, f"docs/validation-rules.md does not name these rule codes: {missing}"
 
 
 def test_every_code_in_the_tables_is_a_real_rule():
     codes = collect_codes()
-    stale = sorted(d for d in table_codes()
-                   if d not in codes and not any(c.startswith("re:") and re.fullmatch(c[3:], d) for c in codes))
+    stale = sorted(
+        d
+        for d in table_codes()
+        if d not in codes and not any(c.startswith("re:") and re.fullmatch(c[3:], d) for c in codes)
+    )
     assert not stale, f"docs/validation-rules.md lists codes no check gives: {stale}"
 
 
@@ -161,8 +171,12 @@ def _fake_source(tmp_path, monkeypatch, source: str) -> None:
 
 
 def test_a_new_helper_is_followed_to_its_callers(tmp_path, monkeypatch):
-    _fake_source(tmp_path, monkeypatch, "def _hint(code, msg):\n    return Finding('hint', code, msg, ())\n\n\n"
-                                        "def run(c):\n    yield _hint('brand-new', 'x')\n")
+    _fake_source(
+        tmp_path,
+        monkeypatch,
+        "def _hint(code, msg):\n    return Finding('hint', code, msg, ())\n\n\n"
+        "def run(c):\n    yield _hint('brand-new', 'x')\n",
+    )
     assert collect_codes() == {"brand-new"}
 
 

@@ -14,10 +14,22 @@ import pytest
 
 
 NOW = datetime(2026, 1, 2, tzinfo=UTC)
-RUN = wire_run(id="cm8abc123", name="reverse-text-sft", status="RUNNING", base_model="Qwen/Qwen3-0.6B",
-               volume_name="research-vol", max_steps=100)
-OTHER = wire_run(id="cm8zzz999", name="math-rl", status="COMPLETED", base_model="meta-llama/Llama-3.2-1B",
-                 volume_name="scratch", max_steps=50)
+RUN = wire_run(
+    id="cm8abc123",
+    name="reverse-text-sft",
+    status="RUNNING",
+    base_model="Qwen/Qwen3-0.6B",
+    volume_name="research-vol",
+    max_steps=100,
+)
+OTHER = wire_run(
+    id="cm8zzz999",
+    name="math-rl",
+    status="COMPLETED",
+    base_model="meta-llama/Llama-3.2-1B",
+    volume_name="scratch",
+    max_steps=50,
+)
 
 
 def _shown(query: str) -> list[str]:
@@ -28,8 +40,13 @@ def _shown(query: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("term", "query"),
-    [("id", "abc123"), ("name", "reverse-text"), ("status", "running"), ("model", "qwen3-0.6b"),
-     ("volume", "research-vol")],
+    [
+        ("id", "abc123"),
+        ("name", "reverse-text"),
+        ("status", "running"),
+        ("model", "qwen3-0.6b"),
+        ("volume", "research-vol"),
+    ],
 )
 def test_each_promised_term_alone_finds_the_run(term, query):
     # Each query is found in that one field of RUN and in no other field of either run.

@@ -14,9 +14,18 @@ NOW = datetime(2026, 12, 6, 9, 0, tzinfo=timezone.utc)
 
 
 def run(i: int, status: str = "COMPLETED", name: str | None = None) -> RLRun:
-    return RLRun.model_validate({"id": f"run{i:04d}", "userId": "u", "status": status, "createdAt": "2026-12-06T08:00:00Z",
-                                 "updatedAt": "2026-12-06T08:00:00Z", "startedAt": "2026-12-06T08:00:00Z",
-                                 "name": name or f"s{i // 6:03d}-lr1e-4-bs{8 + i % 2 * 8}", "maxSteps": 10})
+    return RLRun.model_validate(
+        {
+            "id": f"run{i:04d}",
+            "userId": "u",
+            "status": status,
+            "createdAt": "2026-12-06T08:00:00Z",
+            "updatedAt": "2026-12-06T08:00:00Z",
+            "startedAt": "2026-12-06T08:00:00Z",
+            "name": name or f"s{i // 6:03d}-lr1e-4-bs{8 + i % 2 * 8}",
+            "maxSteps": 10,
+        }
+    )
 
 
 def test_kept_rows_follow_a_new_snapshot_new_metric_rows_and_the_clock_of_a_live_run():

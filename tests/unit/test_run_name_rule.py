@@ -24,8 +24,10 @@ def test_a_name_that_is_not_a_string_is_one_sentence():
 
 def test_prime_rl_alone_still_refuses_a_top_level_name():
     # prime-rl's own schema has no top-level name: it is refused there (and pointed at the tables that have one).
-    assert any(m.startswith("name: Extra inputs are not permitted") and "prime-rl refuses it" in m
-               for m in _errors('name = "x"\n' + WALKTHROUGH, hosted=False))
+    assert any(
+        m.startswith("name: Extra inputs are not permitted") and "prime-rl refuses it" in m
+        for m in _errors('name = "x"\n' + WALKTHROUGH, hosted=False)
+    )
 
 
 def test_the_local_platform_accepts_name_inside_the_config():

@@ -8,7 +8,6 @@ import math
 import random
 
 
-
 def reference(rows: dict[int, dict]) -> tuple[list[tuple[int, float]], int | None]:
     pts = [(s, r["loss/mean"]) for s, r in sorted(rows.items()) if isinstance(r.get("loss/mean"), (int, float))]
     return pts, (max(rows) if rows else None)

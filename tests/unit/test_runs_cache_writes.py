@@ -38,8 +38,13 @@ def test_a_running_runs_new_losses_are_written_at_most_every_30_s(monkeypatch):
         timers.append(delay)
         return SimpleNamespace(stop=lambda: stopped.append(delay))
 
-    screen = SimpleNamespace(_save_timer=None, _save_held=False, _saved_at=float("-inf"), _save_cache_if_alive=None,
-                             app=SimpleNamespace(set_timer=set_timer))
+    screen = SimpleNamespace(
+        _save_timer=None,
+        _save_held=False,
+        _saved_at=float("-inf"),
+        _save_cache_if_alive=None,
+        app=SimpleNamespace(set_timer=set_timer),
+    )
     save_soon = runs_screen.RunsScreen._save_soon
     save_soon(screen)  # never written: soon (rows settle for 0.5 s)
     assert timers == [0.5] and not screen._save_held

@@ -26,32 +26,38 @@ def test_the_field_table_is_the_run_model():
     assert set(prefetch.PAGE_KEYS) | {"runs"} == {info.alias or name for name, info in m.RLRunPage.model_fields.items()}
 
 
-@pytest.mark.parametrize("reply", [
-    {"runs": [RUN_WIRE, MINIMAL], "total": 2, "page": 1, "limit": 20, "total_pages": 1},
-    {"runs": [MINIMAL]},
-    {"runs": []},
-    {},
-    {"runs": [{**MINIMAL, "teacher": {"a": 1}, "teacherConfig": {"b": 2}}]},
-    {"runs": [{**MINIMAL, "environments": [{"id": "e"}], "learningRate": 1e-5, "extra": [1]}], "other": 3},
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"runs": [RUN_WIRE, MINIMAL], "total": 2, "page": 1, "limit": 20, "total_pages": 1},
+        {"runs": [MINIMAL]},
+        {"runs": []},
+        {},
+        {"runs": [{**MINIMAL, "teacher": {"a": 1}, "teacherConfig": {"b": 2}}]},
+        {"runs": [{**MINIMAL, "environments": [{"id": "e"}], "learningRate": 1e-5, "extra": [1]}], "other": 3},
+    ],
+)
 def test_an_accepted_reply_is_exactly_the_models_dump(reply):
     assert runs_page(reply) == _model_dump(reply)
 
 
-@pytest.mark.parametrize("reply", [
-    {"runs": [{**MINIMAL, "maxSteps": "10"}]},  # pydantic would convert
-    {"runs": [{**MINIMAL, "maxSteps": True}]},
-    {"runs": [{**MINIMAL, "learningRate": 1}]},
-    {"runs": [{**MINIMAL, "max_steps": 10}]},  # the Python spelling
-    {"runs": [{**MINIMAL, "cluster_id": "c"}]},
-    {"runs": [{**MINIMAL, "environments": ["x"]}]},  # pydantic would reject
-    {"runs": [{k: v for k, v in MINIMAL.items() if k != "userId"}]},
-    {"runs": [{**MINIMAL, "status": None}]},
-    {"runs": "no"},
-    {"runs": [], "total": "2"},
-    {"runs": [], "totalPages": 2},
-    ["not", "an", "object"],
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"runs": [{**MINIMAL, "maxSteps": "10"}]},  # pydantic would convert
+        {"runs": [{**MINIMAL, "maxSteps": True}]},
+        {"runs": [{**MINIMAL, "learningRate": 1}]},
+        {"runs": [{**MINIMAL, "max_steps": 10}]},  # the Python spelling
+        {"runs": [{**MINIMAL, "cluster_id": "c"}]},
+        {"runs": [{**MINIMAL, "environments": ["x"]}]},  # pydantic would reject
+        {"runs": [{k: v for k, v in MINIMAL.items() if k != "userId"}]},
+        {"runs": [{**MINIMAL, "status": None}]},
+        {"runs": "no"},
+        {"runs": [], "total": "2"},
+        {"runs": [], "totalPages": 2},
+        ["not", "an", "object"],
+    ],
+)
 def test_anything_the_models_might_read_differently_is_left_to_the_client(reply):
     assert runs_page(reply) is None
 

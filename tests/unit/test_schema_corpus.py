@@ -32,14 +32,22 @@ from primetui.sft.schema import root_model
 from primetui.sft.schema_export import CLI_PROPERTIES, json_schema
 
 TESTS = Path(__file__).resolve().parents[1]
-VALIDATOR_TESTS = ["unit/test_sft_corners.py", "unit/test_sft_precision.py", "unit/test_sft_one_cause.py",
-                   "unit/test_sft_rules.py", "unit/test_rl_config.py", "unit/test_sft_property.py",
-                   "unit/test_validate_for_tools.py", "unit/test_run_name_rule.py", "ui/test_editor.py"]
+VALIDATOR_TESTS = [
+    "unit/test_sft_corners.py",
+    "unit/test_sft_precision.py",
+    "unit/test_sft_one_cause.py",
+    "unit/test_sft_rules.py",
+    "unit/test_rl_config.py",
+    "unit/test_sft_property.py",
+    "unit/test_validate_for_tools.py",
+    "unit/test_run_name_rule.py",
+    "ui/test_editor.py",
+]
 CROSS_FIELD = {"value_error", "assertion_error"}  # prime-rl's model validators: not a schema's business
 # The cases: (config, the key the error must name)
 FINDING = [
     ("[scheduler]\nwarmup_steps = 10\n", "warmup_steps"),
-    ('[renderer]\n', "name"),
+    ("[renderer]\n", "name"),
     ("[optim]\nmomentum = 0.9\n", "momentum"),  # sgd's key in an untyped table: the default adamw
     ("[deployment]\nnum_train_nodes = 2\n", "num_train_nodes"),  # multi_node's key, untyped: single_node
     ('[scheduler]\ntype = "cosin"\n', "cosin"),
@@ -50,7 +58,12 @@ def corpus() -> list[str]:
     texts: set[str] = set()
     for name in VALIDATOR_TESTS:
         for node in ast.walk(ast.parse((TESTS / name).read_text())):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and "=" in node.value and "\n" in node.value:
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and "=" in node.value
+                and "\n" in node.value
+            ):
                 try:
                     if tomllib.loads(node.value):
                         texts.add(node.value)
@@ -67,8 +80,11 @@ def validator_refuses(text: str) -> bool:
         errors = []
     except ValidationError as exc:
         errors = [e for e in exc.errors(include_url=False) if e["type"] not in CROSS_FIELD]
-    cli = [d for d in check_text(text, prove_fixes=False).diagnostics
-           if d.level == "error" and d.loc and d.loc[0] in CLI_PROPERTIES]
+    cli = [
+        d
+        for d in check_text(text, prove_fixes=False).diagnostics
+        if d.level == "error" and d.loc and d.loc[0] in CLI_PROPERTIES
+    ]
     return bool(errors or cli)
 
 
@@ -82,8 +98,11 @@ def verdicts() -> dict[str, bool]:
 def test_jsonschema_gives_the_validators_verdict_on_the_whole_corpus(verdicts):
     checkers = {kind: jsonschema.Draft202012Validator(json_schema(kind)) for kind in ("sft", "rl")}
     assert any(verdicts.values()) and not all(verdicts.values())
-    differ = [(text, refused) for text, refused in verdicts.items()
-              if bool(list(checkers[schema_kind(tomllib.loads(text))].iter_errors(tomllib.loads(text)))) != refused]
+    differ = [
+        (text, refused)
+        for text, refused in verdicts.items()
+        if bool(list(checkers[schema_kind(tomllib.loads(text))].iter_errors(tomllib.loads(text)))) != refused
+    ]
     assert differ == []
 
 
@@ -96,8 +115,13 @@ def test_a_union_tables_error_names_the_key(text, key):
 
 
 def taplo(files: list[Path], schema: Path) -> str:
-    return subprocess.run([TAPLO, "check", "--schema", schema.as_uri(), *map(str, files)], capture_output=True,
-                          text=True, check=False, env={"RUST_LOG": "error", "NO_COLOR": "1"}).stderr
+    return subprocess.run(
+        [TAPLO, "check", "--schema", schema.as_uri(), *map(str, files)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"RUST_LOG": "error", "NO_COLOR": "1"},
+    ).stderr
 
 
 def taplo_refused(files: list[Path], schema: Path) -> set[Path]:

@@ -17,14 +17,17 @@ from primetui.sft.templates import TEMPLATES
 
 @pytest.fixture(scope="module")
 def schema() -> dict:
-    out = subprocess.run([sys.executable, "-m", "primetui.commands.cli", "schema"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "primetui.commands.cli", "schema"], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout)
 
 
 @pytest.fixture(scope="module")
 def rl_schema() -> dict:
-    out = subprocess.run([sys.executable, "-m", "primetui.commands.cli", "schema", "--rl"], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "primetui.commands.cli", "schema", "--rl"], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout)
 
 
@@ -55,8 +58,17 @@ def test_the_rl_schema_is_rlconfig_with_its_ranges_and_variants(rl_schema):
 
 def test_prime_trains_own_keys_are_in_both_schemas(schema, rl_schema):
     for s in (schema, rl_schema):
-        assert {"name", "image_tag", "gpu_type", "volume", "volume_size", "env_file", "env_files", "source_ref",
-                "type"} <= set(s["properties"])
+        assert {
+            "name",
+            "image_tag",
+            "gpu_type",
+            "volume",
+            "volume_size",
+            "env_file",
+            "env_files",
+            "source_ref",
+            "type",
+        } <= set(s["properties"])
 
 
 @pytest.mark.parametrize("typo", [("max_steps =", "max_step ="), ("[optim]\n", "[optim]\nlrr = 1\n")])
@@ -74,4 +86,6 @@ def test_descriptions_defaults_and_variants_are_there(schema):
     assert any("default" in p for d in defs.values() for p in d.get("properties", {}).values())
     sched = sft["scheduler"]
     assert sched["discriminator"]["propertyName"] == "type"
-    assert set(sched["discriminator"]["mapping"]) == {"constant", "linear", "cosine"} and len(sched["allOf"]) == 4  # a branch per tag, and the untagged table is constant
+    assert (
+        set(sched["discriminator"]["mapping"]) == {"constant", "linear", "cosine"} and len(sched["allOf"]) == 4
+    )  # a branch per tag, and the untagged table is constant

@@ -37,8 +37,9 @@ def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home whose config file holds the key, an environment holding a token and a webhook URL."""
     isolate_settings(tmp_path, monkeypatch)
     (tmp_path / ".prime").mkdir()
-    (tmp_path / ".prime" / "config.json").write_text(json.dumps(
-        {"api_key": CONFIG_KEY, "base_url": f"http://127.0.0.1:{closed_port()}"}))
+    (tmp_path / ".prime" / "config.json").write_text(
+        json.dumps({"api_key": CONFIG_KEY, "base_url": f"http://127.0.0.1:{closed_port()}"})
+    )
     monkeypatch.setenv("HF_TOKEN", ENV_TOKEN)
     monkeypatch.setenv("TEAM_WEBHOOK", HOOK_URL)  # no secret-like name: its URL parts are what give it away
     return tmp_path
@@ -56,15 +57,18 @@ def _assert_no_secret(text: str) -> None:
     assert "pit_newline_key_31c7\\nX-Evil" not in text
 
 
-@pytest.mark.parametrize("spelling", [["--on-event", HOOK], [f"--on-event={HOOK}"], ["--on", HOOK]],
-                         ids=["separate", "equals", "prefix"])
+@pytest.mark.parametrize(
+    "spelling", [["--on-event", HOOK], [f"--on-event={HOOK}"], ["--on", HOOK]], ids=["separate", "equals", "prefix"]
+)
 def test_a_crash_report_holds_none_of_the_planted_secrets(spelling, planted, monkeypatch, capsys):
     argv = [*spelling, "runs", "--once"]
     monkeypatch.setattr(sys, "argv", ["primetui", *argv])
 
     async def bug(*args, **kwargs):  # a bug whose message quotes what a careless line of code might
-        raise RuntimeError(f"boom: key {CONFIG_KEY}, hook {HOOK}, webhook {HOOK_URL}, env {ENV_TOKEN}, "
-                           f"header Illegal header value {('Bearer ' + CONFIG_KEY + '-x').encode()!r}")
+        raise RuntimeError(
+            f"boom: key {CONFIG_KEY}, hook {HOOK}, webhook {HOOK_URL}, env {ENV_TOKEN}, "
+            f"header Illegal header value {('Bearer ' + CONFIG_KEY + '-x').encode()!r}"
+        )
 
     monkeypatch.setattr(headless, "collect_runs", bug)
     code = cli.main(argv)
@@ -75,7 +79,11 @@ def test_a_crash_report_holds_none_of_the_planted_secrets(spelling, planted, mon
     report = reports[0].read_text()
     assert "RuntimeError: boom" in report and "Traceback" in report  # still a useful report
     command = report.split("command: ", 1)[1].splitlines()[0]
-    assert shlex.split(command)[:2] in (["primetui", "--on-event"], ["primetui", "--on-event=***"], ["primetui", "--on"])
+    assert shlex.split(command)[:2] in (
+        ["primetui", "--on-event"],
+        ["primetui", "--on-event=***"],
+        ["primetui", "--on"],
+    )
     assert "***" in command and "runs --once" in command
     assert "https://***@hooks.example.com/services/T1/B1/***?***" in report  # what is left of the URL says what it was
     _assert_no_secret(_everything_written(planted, err))
@@ -100,10 +108,17 @@ def test_a_platform_error_on_stderr_holds_no_secret(planted, monkeypatch, capsys
 
 
 def test_redaction_rules():
-    assert crash.redact_argv(["primetui", "wait", "r1", "--on-event", "x y", "--on-event=z", "--on-e", "w", "--json"]) == [
-        "primetui", "wait", "r1", "--on-event", "***", "--on-event=***", "--on-e", "***", "--json"]
-    assert crash.redact_url("https://u:p@h.example:8443/a/run/0123456789abcdefXYZ?x=1#f") == "https://***@h.example:8443/a/run/***?***#***"
-    assert crash.redact_url("http://127.0.0.1:8000/api/v1/rft/runs/r1/logs") == "http://127.0.0.1:8000/api/v1/rft/runs/r1/logs"
+    assert crash.redact_argv(
+        ["primetui", "wait", "r1", "--on-event", "x y", "--on-event=z", "--on-e", "w", "--json"]
+    ) == ["primetui", "wait", "r1", "--on-event", "***", "--on-event=***", "--on-e", "***", "--json"]
+    assert (
+        crash.redact_url("https://u:p@h.example:8443/a/run/0123456789abcdefXYZ?x=1#f")
+        == "https://***@h.example:8443/a/run/***?***#***"
+    )
+    assert (
+        crash.redact_url("http://127.0.0.1:8000/api/v1/rft/runs/r1/logs")
+        == "http://127.0.0.1:8000/api/v1/rft/runs/r1/logs"
+    )
     text = crash.redact('X-Api-Key: abc123 token=t0k3n "password": "hunter2" Authorization: Bearer e.y.J', [])
     assert text == 'X-Api-Key: *** token=*** "password": "***" Authorization: ***'
 
@@ -112,7 +127,9 @@ async def test_a_failing_hook_leaves_no_secret_in_its_log_or_its_warning(planted
     from primetui.monitor_core.notify import Notifier, RunEvent
 
     said = f"POST https://bot:{URL_PASSWORD}@hooks.example.com/x/{PATH_TOKEN}?token={QUERY_TOKEN} failed: X-Api-Key: {HEADER_KEY}"
-    hook = f"{shlex.quote(sys.executable)} -c {shlex.quote(f'import sys; print({said!r}, file=sys.stderr); sys.exit(1)')}"
+    hook = (
+        f"{shlex.quote(sys.executable)} -c {shlex.quote(f'import sys; print({said!r}, file=sys.stderr); sys.exit(1)')}"
+    )
     reported: list[str] = []
     notifier = Notifier(hook, timeout=60, report=reported.append)
     notifier.emit(RunEvent.status_change("r1", "demo", "RUNNING", "FAILED"))

@@ -32,9 +32,19 @@ def test_nothing_configured_gives_cli_defaults_and_writes_nothing(tmp_path):
 
 
 def test_prime_login_file_is_enough(tmp_path):
-    _write(tmp_path, "config.json", {"api_key": KEY, "team_id": "team1", "team_name": "Lab",
-                                     "base_url": "http://127.0.0.1:8000/api/v1/", "ssh_key_path": "~/.ssh/id_ed25519",
-                                     "user_id": "u1", "extra": [1]})
+    _write(
+        tmp_path,
+        "config.json",
+        {
+            "api_key": KEY,
+            "team_id": "team1",
+            "team_name": "Lab",
+            "base_url": "http://127.0.0.1:8000/api/v1/",
+            "ssh_key_path": "~/.ssh/id_ed25519",
+            "user_id": "u1",
+            "extra": [1],
+        },
+    )
     s = load_settings(env={}, home=tmp_path)
     assert s.api_key == KEY and s.team_id == "team1" and s.team_name == "Lab" and s.user_id == "u1"
     assert s.base_url == "http://127.0.0.1:8000" and s.is_local
@@ -45,9 +55,15 @@ def test_prime_login_file_is_enough(tmp_path):
 def test_env_beats_file(tmp_path):
     _write(tmp_path, "config.json", {"api_key": KEY, "team_id": "team1", "base_url": "http://127.0.0.1:1"})
     s = load_settings(
-        env={"PRIME_API_KEY": "pk-env-key-999999", "PRIME_TEAM_ID": " team2 ", "PRIME_BASE_URL": "http://127.0.0.1:2/",
-             "PRIME_API_BASE_URL": "http://127.0.0.1:3/api/v1", "PRIME_FRONTEND_URL": "http://127.0.0.1:4/",
-             "PRIME_SSH_KEY_PATH": "~/k", "PRIME_USER_ID": "u9"},
+        env={
+            "PRIME_API_KEY": "pk-env-key-999999",
+            "PRIME_TEAM_ID": " team2 ",
+            "PRIME_BASE_URL": "http://127.0.0.1:2/",
+            "PRIME_API_BASE_URL": "http://127.0.0.1:3/api/v1",
+            "PRIME_FRONTEND_URL": "http://127.0.0.1:4/",
+            "PRIME_SSH_KEY_PATH": "~/k",
+            "PRIME_USER_ID": "u9",
+        },
         home=tmp_path,
     )
     assert s.api_key == "pk-env-key-999999" and s.sources["api_key"] == "PRIME_API_KEY"
@@ -66,8 +82,11 @@ def test_blank_env_team_falls_back_to_file(tmp_path):
 def test_prime_context_loads_saved_environment_in_memory(tmp_path):
     cfg = _write(tmp_path, "config.json", {"api_key": KEY, "team_id": "team1", "base_url": "http://127.0.0.1:1"})
     before = cfg.read_text()
-    _write(tmp_path, "environments/local.json", {"api_key": "pk-local-0000000000", "team_id": None,
-                                                 "base_url": "http://127.0.0.1:8000/api/v1"})
+    _write(
+        tmp_path,
+        "environments/local.json",
+        {"api_key": "pk-local-0000000000", "team_id": None, "base_url": "http://127.0.0.1:8000/api/v1"},
+    )
     s = load_settings(env={"PRIME_CONTEXT": "local"}, home=tmp_path)
     assert s.environment == "local"
     assert s.api_key == "pk-local-0000000000" and s.team_id is None
@@ -86,8 +105,11 @@ def test_context_without_api_key_keeps_file_key(tmp_path):
 
 
 def test_production_context_resets_urls_and_team(tmp_path):
-    _write(tmp_path, "config.json", {"api_key": KEY, "team_id": "team1", "base_url": "http://127.0.0.1:1",
-                                     "current_environment": "local"})
+    _write(
+        tmp_path,
+        "config.json",
+        {"api_key": KEY, "team_id": "team1", "base_url": "http://127.0.0.1:1", "current_environment": "local"},
+    )
     s = load_settings(env={"PRIME_CONTEXT": "production"}, home=tmp_path)
     assert s.base_url == DEFAULT_BASE_URL and s.team_id is None and s.api_key == KEY
     assert s.environment == "production"
@@ -144,8 +166,13 @@ def test_save_api_key_creates_cli_file_with_private_modes(tmp_path):
 
 
 def test_save_api_key_keeps_every_other_field(tmp_path):
-    original = {"api_key": "old", "team_id": "team1", "base_url": "http://127.0.0.1:8000",
-                "traces_opt_out": True, "future_field": {"a": 1}}
+    original = {
+        "api_key": "old",
+        "team_id": "team1",
+        "base_url": "http://127.0.0.1:8000",
+        "traces_opt_out": True,
+        "future_field": {"a": 1},
+    }
     _write(tmp_path, "config.json", original)
     save_api_key(KEY, home=tmp_path, env={})
     path = tmp_path / ".prime" / "config.json"

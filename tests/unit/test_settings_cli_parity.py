@@ -10,25 +10,57 @@ from primetui.config.settings import load_settings
 
 cli_config = pytest.importorskip("prime_cli.core.config")
 
-VARS = ("PRIME_API_KEY", "PRIME_TEAM_ID", "PRIME_BASE_URL", "PRIME_API_BASE_URL", "PRIME_FRONTEND_URL",
-        "PRIME_SSH_KEY_PATH", "PRIME_CONTEXT", "PRIME_USER_ID")
+VARS = (
+    "PRIME_API_KEY",
+    "PRIME_TEAM_ID",
+    "PRIME_BASE_URL",
+    "PRIME_API_BASE_URL",
+    "PRIME_FRONTEND_URL",
+    "PRIME_SSH_KEY_PATH",
+    "PRIME_CONTEXT",
+    "PRIME_USER_ID",
+)
 
-FILE = {"api_key": "pk-file-000000000000", "team_id": "team-file", "base_url": "http://127.0.0.1:8001/api/v1/",
-        "frontend_url": "http://127.0.0.1:8002/", "ssh_key_path": "/keys/id_file", "user_id": "u-file"}
-LOCAL_ENV = {"api_key": "pk-ctx-000000000000", "team_id": None, "base_url": "http://127.0.0.1:8003/api/v1",
-             "frontend_url": "http://127.0.0.1:8004"}
+FILE = {
+    "api_key": "pk-file-000000000000",
+    "team_id": "team-file",
+    "base_url": "http://127.0.0.1:8001/api/v1/",
+    "frontend_url": "http://127.0.0.1:8002/",
+    "ssh_key_path": "/keys/id_file",
+    "user_id": "u-file",
+}
+LOCAL_ENV = {
+    "api_key": "pk-ctx-000000000000",
+    "team_id": None,
+    "base_url": "http://127.0.0.1:8003/api/v1",
+    "frontend_url": "http://127.0.0.1:8004",
+}
 NO_KEY_ENV = {"team_id": "team-ctx", "base_url": "http://127.0.0.1:8005"}
 
 SCENARIOS = {
     "file only": ({}, {}),
-    "env beats file": ({"PRIME_API_KEY": "pk-env-000000000000", "PRIME_TEAM_ID": "team-env",
-                        "PRIME_BASE_URL": "http://127.0.0.1:9001/", "PRIME_FRONTEND_URL": "http://127.0.0.1:9002/",
-                        "PRIME_SSH_KEY_PATH": "~/.ssh/id_env", "PRIME_USER_ID": "u-env"}, {}),
-    "api base url wins": ({"PRIME_BASE_URL": "http://127.0.0.1:9001", "PRIME_API_BASE_URL": "http://127.0.0.1:9003/api/v1"}, {}),
+    "env beats file": (
+        {
+            "PRIME_API_KEY": "pk-env-000000000000",
+            "PRIME_TEAM_ID": "team-env",
+            "PRIME_BASE_URL": "http://127.0.0.1:9001/",
+            "PRIME_FRONTEND_URL": "http://127.0.0.1:9002/",
+            "PRIME_SSH_KEY_PATH": "~/.ssh/id_env",
+            "PRIME_USER_ID": "u-env",
+        },
+        {},
+    ),
+    "api base url wins": (
+        {"PRIME_BASE_URL": "http://127.0.0.1:9001", "PRIME_API_BASE_URL": "http://127.0.0.1:9003/api/v1"},
+        {},
+    ),
     "blank team falls back": ({"PRIME_TEAM_ID": "   "}, {}),
     "context": ({"PRIME_CONTEXT": "local"}, {"local": LOCAL_ENV}),
     "context without key": ({"PRIME_CONTEXT": "nokey"}, {"nokey": NO_KEY_ENV}),
-    "context then env url": ({"PRIME_CONTEXT": "local", "PRIME_BASE_URL": "http://127.0.0.1:9009"}, {"local": LOCAL_ENV}),
+    "context then env url": (
+        {"PRIME_CONTEXT": "local", "PRIME_BASE_URL": "http://127.0.0.1:9009"},
+        {"local": LOCAL_ENV},
+    ),
     "production context": ({"PRIME_CONTEXT": "production"}, {}),
     "unknown context": ({"PRIME_CONTEXT": "missing"}, {}),
 }

@@ -66,8 +66,9 @@ ENV_MISTAKES = [
 ]
 
 
-@pytest.mark.parametrize("env,named", ENV_MISTAKES, ids=[next(iter(e)) + "=" + repr(v)[:20] for e, _ in ENV_MISTAKES
-                                                        for v in e.values()])
+@pytest.mark.parametrize(
+    "env,named", ENV_MISTAKES, ids=[next(iter(e)) + "=" + repr(v)[:20] for e, _ in ENV_MISTAKES for v in e.values()]
+)
 def test_runs_once_names_each_mistake_and_exits_78(env, named, home, monkeypatch, capsys):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -76,19 +77,26 @@ def test_runs_once_names_each_mistake_and_exits_78(env, named, home, monkeypatch
     assert "X-Evil" not in err and "pit_0123" not in err and "pit_é" not in err  # never a piece of the key
 
 
-@pytest.mark.parametrize("argv,expected", [
-    (["run", "r1", "--once"], 78),
-    (["compare", "r1", "r2", "--once"], 78),
-    (["serve"], 78),
-    (["wait", "r1", "--timeout", "20"], 78),
-    (["dispatch", "sft.toml", "--volume", "research", "--timeout", "20"], 78),
-    (["sweep", "sft.toml", "--volume", "research", "--set", "optim.lr=1e-5,2e-5", "--timeout", "20"], 78),
-])
-@pytest.mark.parametrize("env,named", [
-    ({"PRIME_BASE_URL": "http://127.0.0.1:99999"}, ["PRIME_BASE_URL", "port"]),
-    ({"PRIME_API_KEY": "pit_é_0123456789"}, ["PRIME_API_KEY", "not ASCII"]),
-    ({"PRIMETUI_REPLY_DEADLINE": "abc"}, ["PRIMETUI_REPLY_DEADLINE", "'abc'"]),
-], ids=["port", "key", "deadline"])
+@pytest.mark.parametrize(
+    "argv,expected",
+    [
+        (["run", "r1", "--once"], 78),
+        (["compare", "r1", "r2", "--once"], 78),
+        (["serve"], 78),
+        (["wait", "r1", "--timeout", "20"], 78),
+        (["dispatch", "sft.toml", "--volume", "research", "--timeout", "20"], 78),
+        (["sweep", "sft.toml", "--volume", "research", "--set", "optim.lr=1e-5,2e-5", "--timeout", "20"], 78),
+    ],
+)
+@pytest.mark.parametrize(
+    "env,named",
+    [
+        ({"PRIME_BASE_URL": "http://127.0.0.1:99999"}, ["PRIME_BASE_URL", "port"]),
+        ({"PRIME_API_KEY": "pit_é_0123456789"}, ["PRIME_API_KEY", "not ASCII"]),
+        ({"PRIMETUI_REPLY_DEADLINE": "abc"}, ["PRIMETUI_REPLY_DEADLINE", "'abc'"]),
+    ],
+    ids=["port", "key", "deadline"],
+)
 def test_every_headless_command_says_the_same(argv, expected, env, named, home, monkeypatch, capsys):
     for name, value in env.items():
         monkeypatch.setenv(name, value)

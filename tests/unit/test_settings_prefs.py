@@ -56,8 +56,13 @@ def test_bad_values_fall_back_per_field(tmp_path):
     assert prefs.theme == "primetui-light" and prefs.chart_marker == "braille"
     assert prefs.refresh.logs == 3.0 and prefs.refresh.metrics == 5.0 and prefs.refresh.run_detail == 7
     assert prefs.keymap == {"app.theme": "t"}
-    for needle in ("`chart_marker`", "Unknown setting `colour`", "`refresh.logs`", "`refresh.metrics`",
-                   "`keymap.app.quit`"):
+    for needle in (
+        "`chart_marker`",
+        "Unknown setting `colour`",
+        "`refresh.logs`",
+        "`refresh.metrics`",
+        "`keymap.app.quit`",
+    ):
         assert needle in warning
     assert warning.count(".toml") == 5
 

@@ -19,7 +19,7 @@ def test_keys_follow_the_variant_even_while_the_line_does_not_parse():
 def test_enum_values_variant_tags_and_cached_model_names():
     _s, items = completions('[model]\nimpl = "\n', 1, 8)
     assert [c.insert for c in items] == ['"hf"', '"custom"', '"auto"']
-    _s, items = completions('[scheduler]\ntype = \n', 1, 7)
+    _s, items = completions("[scheduler]\ntype = \n", 1, 7)
     assert [c.label for c in items] == ["constant", "linear", "cosine"]
     start, items = completions('[model]\nname = "Qw\n', 1, 10, frozenset({"Qwen/Qwen3-0.6B", "meta/Llama"}))
     assert start == 7 and [c.insert for c in items] == ['"Qwen/Qwen3-0.6B"']
@@ -37,11 +37,11 @@ def test_hover_is_the_f1_help():
 
 def test_completion_inside_an_inline_table_offers_its_keys_and_values():
     """Issue 43 finding 5: before, the inline table gave "Nothing to complete here"."""
-    text = 'max_steps = 10\n[eval]\nsampling = { temperature = 1.0, \n'
+    text = "max_steps = 10\n[eval]\nsampling = { temperature = 1.0, \n"
     start, items = completions(text, 2, 32)
     labels = [c.label for c in items]
     assert start == 32 and "top_p" in labels and "temperature" not in labels  # written already
-    start, items = completions('max_steps = 10\n[eval]\nsampling = { temperature = 1.0, ma\n', 2, 34)
+    start, items = completions("max_steps = 10\n[eval]\nsampling = { temperature = 1.0, ma\n", 2, 34)
     assert start == 32 and [c.label for c in items] == ["max_completion_tokens"]
     text = 'max_steps = 10\nscheduler = { type = "co'
     start, items = completions(text, 1, len('scheduler = { type = "co'))
@@ -72,4 +72,5 @@ def test_a_big_file_gets_the_same_help_and_completion_from_the_table_around_the_
         windowed = help_at(text, line, col)[1]
         assert windowed is not None and windowed == help_at(text, line, col, spans=spans, raw=raw)[1]
     assert [c.label for c in completions(text, last, 0)[1]] == [
-        c.label for c in completions(head + '\n[model]\nname = "m"\n\n', 9, 0)[1]]
+        c.label for c in completions(head + '\n[model]\nname = "m"\n\n', 9, 0)[1]
+    ]

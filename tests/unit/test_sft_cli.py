@@ -30,8 +30,8 @@ def test_validate_prints_file_line_col_and_fails_on_errors(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out.splitlines() == [
         f"{bad}:3:1: error: scheduler.warmup_steps: Extra inputs are not permitted — [scheduler] has no `type`, so "
-        "prime-rl uses the default `constant` variant, which has no `warmup_steps`; add `type = \"linear\"` or "
-        "`type = \"cosine\"`."
+        'prime-rl uses the default `constant` variant, which has no `warmup_steps`; add `type = "linear"` or '
+        '`type = "cosine"`.'
     ]
     assert "model cache: skipped (--offline)." in err
     assert "1 error(s), 0 warning(s), 0 hint(s) in 2 file(s)" in err and "559b44772" in err
@@ -55,7 +55,9 @@ def test_validate_json_and_unreadable_file(tmp_path, capsys):
     assert first["line"] == 1 and first["col"] == 1 and "cannot read this file" in first["message"]
     glm = data["files"][1]["diagnostics"]
     assert [(d["line"], d["col"], d["level"], d["code"]) for d in glm] == [
-        (27, 16, "warning", "warmup-too-long"), (39, 26, "warning", "force-balanced-routing")]
+        (27, 16, "warning", "warmup-too-long"),
+        (39, 26, "warning", "force-balanced-routing"),
+    ]
 
 
 def test_validate_uses_installed_prime_rl_configs(tmp_path, capsys, monkeypatch):
@@ -63,7 +65,8 @@ def test_validate_uses_installed_prime_rl_configs(tmp_path, capsys, monkeypatch)
     pkg.mkdir(parents=True)
     (tmp_path / "site" / "prime_rl" / "__init__.py").write_text("")
     (pkg / "__init__.py").write_text("__version__ = '0.4.0-test'\n")
-    (pkg / "sft.py").write_text(textwrap.dedent("""
+    (pkg / "sft.py").write_text(
+        textwrap.dedent("""
         from pydantic import BaseModel, ConfigDict, field_validator
         class SFTConfig(BaseModel):
             model_config = ConfigDict(extra="allow")
@@ -74,7 +77,8 @@ def test_validate_uses_installed_prime_rl_configs(tmp_path, capsys, monkeypatch)
                 if v is not None and v % 2:
                     raise ValueError("odd max_steps are not allowed here")
                 return v
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     for mod in [m for m in sys.modules if m.startswith("prime_rl")]:
         monkeypatch.delitem(sys.modules, mod)
@@ -101,21 +105,36 @@ def test_server_checks_verdicts():
         assert v.ok and v.schema_errors == [] and v.rejection is None
     v = server_checks(tomllib.loads(WALKTHROUGH), has_volume=False, cached_models=cache)
     assert v.rejection.startswith("data.name requires `--volume <name>`.")
-    v = server_checks({"model": {"name": "Qwen/Qwen3-0.6B"}, "data": {"type": "fake"}}, has_volume=False, cached_models=cache)
-    assert v.rejection == "Model 'Qwen/Qwen3-0.6B' is not available on this cluster. Reach out to Prime support to get it added."
+    v = server_checks(
+        {"model": {"name": "Qwen/Qwen3-0.6B"}, "data": {"type": "fake"}}, has_volume=False, cached_models=cache
+    )
+    assert (
+        v.rejection
+        == "Model 'Qwen/Qwen3-0.6B' is not available on this cluster. Reach out to Prime support to get it added."
+    )
     v = server_checks({"data": {"type": "fake"}, "inference": {}}, has_volume=False, cached_models=None)
     assert v.rejection == "[inference] is only used for online evals — add an [eval] block or remove it."
-    v = server_checks({"scheduler": {"warmup_steps": 5}, "data": {"type": "fake", "batch_size": 3, "micro_batch_size": 2}},
-                      has_volume=True, cached_models=None)
+    v = server_checks(
+        {"scheduler": {"warmup_steps": 5}, "data": {"type": "fake", "batch_size": 3, "micro_batch_size": 2}},
+        has_volume=True,
+        cached_models=None,
+    )
     assert v.schema_errors == [
-        {"loc": ["body", "config", "scheduler", "constant", "warmup_steps"], "msg": "Extra inputs are not permitted",
-         "type": "extra_forbidden"},
-        {"loc": ["body", "config", "data", "batch_size"], "msg": "Value error, Batch size must be divisible by micro batch size",
-         "type": "value_error"},
+        {
+            "loc": ["body", "config", "scheduler", "constant", "warmup_steps"],
+            "msg": "Extra inputs are not permitted",
+            "type": "extra_forbidden",
+        },
+        {
+            "loc": ["body", "config", "data", "batch_size"],
+            "msg": "Value error, Batch size must be divisible by micro batch size",
+            "type": "value_error",
+        },
     ]
     bad = tomllib.loads(ONLINE_EVAL.replace("num_infer_gpus = 4 ", "num_infer_gpus = 6 "))
     assert server_checks(bad, has_volume=True, cached_models=None).rejection == (
-        "Total GPU count (10 = 4 train + 6 infer) exceeds gpus_per_node (8).")
+        "Total GPU count (10 = 4 train + 6 infer) exceeds gpus_per_node (8)."
+    )
 
 
 def test_sizing_matches_the_seed():
@@ -123,8 +142,12 @@ def test_sizing_matches_the_seed():
     assert params == 0.6e9
     assert checkpoint_bytes(params) == 7_200_000_000  # "the 0.6B smoke run writes ~7.2 GB"
     assert checkpoint_bytes(params, "sign_sgd") == 2_400_000_000
-    assert params_from_model_name("Qwen/Qwen3-30B-A3B") == 30e9 and params_from_model_name("zai-org/GLM-5.3-BF16") is None
-    assert checkpoints_kept(10, 10, 1) == 1 and checkpoints_kept(100, 10, None) == 10 and checkpoints_kept(100, 30, 2) == 2
+    assert (
+        params_from_model_name("Qwen/Qwen3-30B-A3B") == 30e9 and params_from_model_name("zai-org/GLM-5.3-BF16") is None
+    )
+    assert (
+        checkpoints_kept(10, 10, 1) == 1 and checkpoints_kept(100, 10, None) == 10 and checkpoints_kept(100, 30, 2) == 2
+    )
     assert volume_size_for(params, 1) == 9 * 1024**3  # 7.2 GB * 1.2 rounded up to whole GiB
 
 
@@ -140,17 +163,30 @@ def test_server_errors_map_back_to_lines():
     from primetui.sft.server_map import map_server_error
 
     text = WALKTHROUGH
-    d = map_server_error(text, 400, "Model 'PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT' is not available on this cluster. "
-                         "Reach out to Prime support to get it added.")[0]
+    d = map_server_error(
+        text,
+        400,
+        "Model 'PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT' is not available on this cluster. "
+        "Reach out to Prime support to get it added.",
+    )[0]
     assert (d.span.line + 1, d.span.col + 1) == (8, 8) and d.message.startswith("platform (400): Model '")
-    d = map_server_error(text, 400, "data.name requires `--volume <name>`. Create a volume with `prime volumes create "
-                         "<name>`, then rerun `prime train sft.toml --volume <name>`.")[0]
+    d = map_server_error(
+        text,
+        400,
+        "data.name requires `--volume <name>`. Create a volume with `prime volumes create "
+        "<name>`, then rerun `prime train sft.toml --volume <name>`.",
+    )[0]
     assert (d.span.line + 1, d.span.col + 1) == (11, 8)
     d = map_server_error(text, 409, "A read-write session is open on volume research; stop it first.")[0]
     assert (d.span.line, d.span.col) == (0, 0) and d.code == "server-409"
-    issues = [ValidationIssue(("body", "config", "data", "sft", "seq_len"), "Input should be a valid integer", "int_parsing")]
+    issues = [
+        ValidationIssue(("body", "config", "data", "sft", "seq_len"), "Input should be a valid integer", "int_parsing")
+    ]
     d = map_server_error(text, 422, "The platform rejected the config.", issues)[0]
-    assert (d.span.line + 1, d.span.col + 1) == (13, 11) and d.message == "platform: data.seq_len: Input should be a valid integer"
+    assert (d.span.line + 1, d.span.col + 1) == (
+        13,
+        11,
+    ) and d.message == "platform: data.seq_len: Input should be a valid integer"
 
 
 def test_validate_asks_the_platform_for_its_model_cache(tmp_path, capsys, monkeypatch, local_platform):
@@ -162,12 +198,17 @@ def test_validate_asks_the_platform_for_its_model_cache(tmp_path, capsys, monkey
     good = tmp_path / "sft.toml"
     good.write_text(WALKTHROUGH)
     bad = tmp_path / "other.toml"
-    bad.write_text(WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B")
-                   .replace('"prime-qwen3"', '"qwen3"'))
+    bad.write_text(
+        WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B").replace(
+            '"prime-qwen3"', '"qwen3"'
+        )
+    )
     assert validate(_args(good, bad, offline=False)) == 1
     out, err = capsys.readouterr()
-    assert out.splitlines() == [f"{bad}:8:8: error: Model 'Qwen/Qwen3-8B' is not available on this cluster. "
-                                "Reach out to Prime support to get it added."]
+    assert out.splitlines() == [
+        f"{bad}:8:8: error: Model 'Qwen/Qwen3-8B' is not available on this cluster. "
+        "Reach out to Prime support to get it added."
+    ]
     assert f"models from {local_platform.base_url}" in err
 
 
@@ -178,8 +219,11 @@ def test_validate_says_when_the_platform_is_unreachable(tmp_path, capsys, monkey
     monkeypatch.delenv("PRIME_API_BASE_URL", raising=False)
     monkeypatch.delenv("PRIME_CONTEXT", raising=False)
     f = tmp_path / "sft.toml"
-    f.write_text(WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B")
-                 .replace('"prime-qwen3"', '"qwen3"'))
+    f.write_text(
+        WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qwen/Qwen3-8B").replace(
+            '"prime-qwen3"', '"qwen3"'
+        )
+    )
     assert validate(_args(f, offline=False)) == 0
     out, err = capsys.readouterr()
     assert out == ""

@@ -55,19 +55,19 @@ def _syntax(text: str):
 
 
 def test_unclosed_array_is_marked_on_its_bracket():
-    d = _syntax(HEAD + "foo = [1, 2\n\n[model]\nname = \"x\"\n")
+    d = _syntax(HEAD + 'foo = [1, 2\n\n[model]\nname = "x"\n')
     assert (d.span.line + 1, d.span.col + 1) == (18, 7)
     assert "unclosed array `[` opened at 18:7" in d.message
 
 
 def test_unclosed_inline_table_is_marked_on_its_brace():
-    d = _syntax(HEAD + "env = { id = \"a\"\n[model]\n")
+    d = _syntax(HEAD + 'env = { id = "a"\n[model]\n')
     assert (d.span.line + 1, d.span.col + 1) == (18, 7)
     assert "unclosed inline table" in d.message and "18:7" in d.message
 
 
 def test_unterminated_string_names_where_it_starts():
-    d = _syntax(HEAD + "name = \"Qwen/Qwen3\n[model]\n")
+    d = _syntax(HEAD + 'name = "Qwen/Qwen3\n[model]\n')
     assert (d.span.line + 1, d.span.col + 1) == (18, 8)
     assert "unterminated string starting at 18:8" in d.message
     assert "Illegal character" not in d.message
@@ -105,8 +105,10 @@ def test_eval_without_source_names_sft_tables():
 
 
 def test_scheduler_message_says_which_value_is_the_default():
-    text = WALKTHROUGH.replace("max_steps = ", "max_steps = 10\n# was: ", 1) + \
-        "\n[scheduler]\ntype = \"linear\"\nwarmup_steps = 5\n"
+    text = (
+        WALKTHROUGH.replace("max_steps = ", "max_steps = 10\n# was: ", 1)
+        + '\n[scheduler]\ntype = "linear"\nwarmup_steps = 5\n'
+    )
     [d] = [d for d in check_text(text).diagnostics if d.code == "scheduler"]
     assert "warmup_steps (5) + decay_steps (10, the default)" in d.message
 

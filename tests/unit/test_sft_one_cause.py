@@ -37,13 +37,16 @@ def test_without_a_renderer_table_the_typed_renderer_rule_still_speaks():
     assert codes == ["typed-renderer"]
 
 
-@pytest.mark.parametrize("line", [
-    'env = { id = "a",\n',
-    'env = { id = "a", \n',
-    'env = { id = "a", x = 1,  # more later\n',
-    'env = {\n',
-    'env = { id = "a",',  # the file ends there
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        'env = { id = "a",\n',
+        'env = { id = "a", \n',
+        'env = { id = "a", x = 1,  # more later\n',
+        "env = {\n",
+        'env = { id = "a",',  # the file ends there
+    ],
+)
 def test_an_inline_table_cut_after_a_comma_is_named_unclosed_on_its_brace(line):
     [d] = check_text(HEAD + line + ("" if not line.endswith("\n") else "[model]\n")).diagnostics
     assert d.code == "toml-syntax"

@@ -12,42 +12,76 @@ CASES = {
     # name: (text, code, words the message must carry, fix titles that must be offered)
     "num_train_nodes under single_node": (
         'max_steps = 10\n[ckpt]\n[deployment]\ntype = "single_node"\nnum_train_nodes = 2\n',
-        "variant-key", ["belongs to the `multi_node` variant", "`single_node` here"],
-        ['Switch [deployment] to type = "multi_node"', "Remove num_train_nodes"]),
+        "variant-key",
+        ["belongs to the `multi_node` variant", "`single_node` here"],
+        ['Switch [deployment] to type = "multi_node"', "Remove num_train_nodes"],
+    ),
     "decay_steps under cosine": (
         'max_steps = 100\n[ckpt]\n[scheduler]\ntype = "cosine"\ndecay_steps = 5\n',
-        "variant-key", ["belongs to the `linear` variant"],
-        ['Switch [scheduler] to type = "linear"', "Remove decay_steps"]),
+        "variant-key",
+        ["belongs to the `linear` variant"],
+        ['Switch [scheduler] to type = "linear"', "Remove decay_steps"],
+    ),
     "betas1 under sgd": (
         'max_steps = 10\n[ckpt]\n[optim]\ntype = "sgd"\nbetas1 = 0.9\n',
-        "variant-key", ["`adamw` or `muon` variants"],
-        ['Switch [optim] to type = "adamw"', 'Switch [optim] to type = "muon"', "Remove betas1"]),
+        "variant-key",
+        ["`adamw` or `muon` variants"],
+        ['Switch [optim] to type = "adamw"', 'Switch [optim] to type = "muon"', "Remove betas1"],
+    ),
     "reasoning_effort under qwen3": (
         'max_steps = 10\n[ckpt]\n[model]\nname = "Qwen/Qwen3-0.6B"\n[renderer]\nname = "qwen3"\nreasoning_effort = "high"\n',
-        "variant-key", ["belongs to the", "`qwen3` here"], ["Remove reasoning_effort"]),
+        "variant-key",
+        ["belongs to the", "`qwen3` here"],
+        ["Remove reasoning_effort"],
+    ),
     "max_steps after [renderer]": (
         '[ckpt]\n[renderer]\nname = "qwen3"\nmax_steps = 20\n',
-        "wrong-table", ["belongs in the top level"], ["Move max_steps to the top level"]),
+        "wrong-table",
+        ["belongs in the top level"],
+        ["Move max_steps to the top level"],
+    ),
     "warmup_steps under [optim]": (
-        'max_steps = 10\n[ckpt]\n[optim]\nwarmup_steps = 5\n',
-        "wrong-table", ["belongs in [scheduler]"], ['Move warmup_steps to [scheduler] (type = "cosine")']),
+        "max_steps = 10\n[ckpt]\n[optim]\nwarmup_steps = 5\n",
+        "wrong-table",
+        ["belongs in [scheduler]"],
+        ['Move warmup_steps to [scheduler] (type = "cosine")'],
+    ),
     "scheduler without type": (
-        'max_steps = 10\n[ckpt]\n[scheduler]\nwarmup_steps = 5\n',
-        "missing-type", ['add `type = "linear"` or `type = "cosine"`'], ['Add type = "cosine" to [scheduler]']),
+        "max_steps = 10\n[ckpt]\n[scheduler]\nwarmup_steps = 5\n",
+        "missing-type",
+        ['add `type = "linear"` or `type = "cosine"`'],
+        ['Add type = "cosine" to [scheduler]'],
+    ),
     "HF for hf": (
         'max_steps = 10\n[ckpt]\n[model]\nimpl = "HF"\nattn = "flash_attention_2"\n',
-        "bad-value", ['did you mean "hf"'], ['Change "HF" to "hf"']),
+        "bad-value",
+        ['did you mean "hf"'],
+        ['Change "HF" to "hf"'],
+    ),
     "betas list": (
-        'max_steps = 10\n[ckpt]\n[optim]\nbetas = [0.9, 0.99]\n',
-        "renamed-key", ["`betas1` and `betas2`"], ["Split betas into betas1 and betas2"]),
+        "max_steps = 10\n[ckpt]\n[optim]\nbetas = [0.9, 0.99]\n",
+        "renamed-key",
+        ["`betas1` and `betas2`"],
+        ["Split betas into betas1 and betas2"],
+    ),
     "[eval.source] with single brackets": (
         f'max_steps = 10\n[ckpt]\n[eval]\n[eval.source]\nname = "x"\n{ENV}\n',
-        "bad-type", ["write [[eval.source]]"], ["Make it [[eval.source]]"]),
+        "bad-type",
+        ["write [[eval.source]]"],
+        ["Make it [[eval.source]]"],
+    ),
     "a key set twice": (
-        'max_steps = 10\n[ckpt]\ninterval = 1\ninterval = 2\n',
-        "toml-syntax", ["`interval` is set twice in this table (first on line 3)"], ["Remove this second interval"]),
+        "max_steps = 10\n[ckpt]\ninterval = 1\ninterval = 2\n",
+        "toml-syntax",
+        ["`interval` is set twice in this table (first on line 3)"],
+        ["Remove this second interval"],
+    ),
     "a table declared twice": (
-        'max_steps = 10\n[ckpt]\n[ckpt]\n', "toml-syntax", ["[ckpt] is declared twice (first on line 2)"], []),
+        "max_steps = 10\n[ckpt]\n[ckpt]\n",
+        "toml-syntax",
+        ["[ckpt] is declared twice (first on line 2)"],
+        [],
+    ),
 }
 
 
@@ -66,7 +100,7 @@ def test_each_case_has_one_precise_error_and_fixes_that_help(name):
 
 
 def test_the_scheduler_fix_never_creates_the_warmup_plus_decay_error():
-    text = 'max_steps = 10\n[ckpt]\n[scheduler]\nwarmup_steps = 5\n'
+    text = "max_steps = 10\n[ckpt]\n[scheduler]\nwarmup_steps = 5\n"
     d = check_text(text).diagnostics[0]
     assert all("linear" not in f.title for f in d.fixes)  # linear's default decay_steps (10) would overflow
 
@@ -80,25 +114,27 @@ def test_a_syntax_error_at_the_end_of_a_file_without_newline_is_on_its_line():
 def test_messages_carry_their_numbers_and_the_platform_keeps_prime_rl_words():
     from primetui.sft.server import server_checks
 
-    text = 'max_steps = 10\n[ckpt]\n[data]\nbatch_size = 6\nmicro_batch_size = 4\n'
+    text = "max_steps = 10\n[ckpt]\n[data]\nbatch_size = 6\nmicro_batch_size = 4\n"
     d = next(d for d in check_text(text).diagnostics if d.code == "batch-divisible")
     assert "batch_size 6 is not a multiple of micro_batch_size 4 (the nearest are 4 or 8)" in d.message
     import tomllib
 
     v = server_checks(tomllib.loads(text), has_volume=True, cached_models=None)
     assert any(e["msg"] == "Value error, Batch size must be divisible by micro batch size" for e in v.schema_errors)
-    gpu = ('max_steps = 10\n[ckpt]\n[deployment]\nnum_train_gpus = 8\n[eval]\n[[eval.source]]\nname = "x"\n'
-           f'{ENV}\n')
+    gpu = f'max_steps = 10\n[ckpt]\n[deployment]\nnum_train_gpus = 8\n[eval]\n[[eval.source]]\nname = "x"\n{ENV}\n'
     d = next(d for d in check_text(gpu).diagnostics if d.code == "gpu-budget")
     assert "9 = 8 train + 1 infer" in d.message and "num_infer_gpus (1, the default)" in d.message
     assert "lower num_train_gpus to 7" in d.message
 
 
-@pytest.mark.parametrize(("deployment", "fix"), [
-    ("num_train_gpus = 1\ngpus_per_node = 1", "a node of 1 GPU cannot hold both: remove [eval]"),
-    ("num_train_gpus = 2\nnum_infer_gpus = 4\ngpus_per_node = 4", "lower num_infer_gpus to 2"),
-    ("num_train_gpus = 4\nnum_infer_gpus = 4\ngpus_per_node = 4", "add up to 4 (at least 1 each)"),
-])
+@pytest.mark.parametrize(
+    ("deployment", "fix"),
+    [
+        ("num_train_gpus = 1\ngpus_per_node = 1", "a node of 1 GPU cannot hold both: remove [eval]"),
+        ("num_train_gpus = 2\nnum_infer_gpus = 4\ngpus_per_node = 4", "lower num_infer_gpus to 2"),
+        ("num_train_gpus = 4\nnum_infer_gpus = 4\ngpus_per_node = 4", "add up to 4 (at least 1 each)"),
+    ],
+)
 def test_the_gpu_budget_never_suggests_zero_gpus(deployment, fix):
     """Issue 41, finding 11: the editor suggested "lower num_train_gpus to 0" when the eval server took the node."""
     gpu = f'max_steps = 10\n[ckpt]\n[deployment]\n{deployment}\n[eval]\n[[eval.source]]\nname = "x"\n{ENV}\n'
@@ -106,12 +142,15 @@ def test_the_gpu_budget_never_suggests_zero_gpus(deployment, fix):
     assert fix in d.message and "to 0" not in d.message, d.message
 
 
-@pytest.mark.parametrize(("resume", "max_steps", "warned"), [
-    ('dir = "/volume/runs/abc/checkpoints/step_10"', 10, True),
-    ("step = 25", 20, True),
-    ('dir = "/volume/runs/abc/checkpoints/step_10/"', 11, False),
-    ("step = 5", 20, False),
-])
+@pytest.mark.parametrize(
+    ("resume", "max_steps", "warned"),
+    [
+        ('dir = "/volume/runs/abc/checkpoints/step_10"', 10, True),
+        ("step = 25", 20, True),
+        ('dir = "/volume/runs/abc/checkpoints/step_10/"', 11, False),
+        ("step = 5", 20, False),
+    ],
+)
 def test_a_resume_at_or_past_max_steps_is_warned_about(resume, max_steps, warned):
     """Issue 41, finding 11: resuming from step 10 with max_steps = 10 completed with no training and no warning."""
     text = f"max_steps = {max_steps}\n[ckpt]\n[resume]\n{resume}\n"

@@ -10,9 +10,44 @@ from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import apply_fix
 from primetui.sft.templates import TEMPLATES
 
-TOKENS = ["[", "]", "[[", "]]", "=", "\"", "'", "{", "}", ",", ".", "\n", " ", "#", "type", "name", "None",
-          "\"None\"", "true", "1e9", "-1", "0", "3.5", "ключ", "🚀", "[scheduler]", "[model.ac]", "[[eval.source]]",
-          "warmup_steps = 5", "num_gpus = 2", "[renderer]", "[inference.router]", "x.y.z = 1", "\"\"\"", "\t", "\\"]
+TOKENS = [
+    "[",
+    "]",
+    "[[",
+    "]]",
+    "=",
+    '"',
+    "'",
+    "{",
+    "}",
+    ",",
+    ".",
+    "\n",
+    " ",
+    "#",
+    "type",
+    "name",
+    "None",
+    '"None"',
+    "true",
+    "1e9",
+    "-1",
+    "0",
+    "3.5",
+    "ключ",
+    "🚀",
+    "[scheduler]",
+    "[model.ac]",
+    "[[eval.source]]",
+    "warmup_steps = 5",
+    "num_gpus = 2",
+    "[renderer]",
+    "[inference.router]",
+    "x.y.z = 1",
+    '"""',
+    "\t",
+    "\\",
+]
 
 CTX = CheckContext(has_volume=False, cached_models=frozenset({"Qwen/Qwen3-0.6B"}), volume_size_bytes=10**9)
 

@@ -51,12 +51,26 @@ print(json.dumps(told))
 
 async def test_two_dashboards_at_once_lose_nothing_and_tell_each_anomaly_once(tmp_path):
     path = tmp_path / "config.toml"
-    procs = [await asyncio.create_subprocess_exec(sys.executable, "-c", CHILD, str(path), me, str(N),
-                                                  stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-             for me in ("a", "b")]
+    procs = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            CHILD,
+            str(path),
+            me,
+            str(N),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        for me in ("a", "b")
+    ]
     try:
-        await wait_for(lambda: all((tmp_path / f"ready-{me}").exists() for me in "ab")
-                       or any(p.returncode is not None for p in procs), "both dashboards started")
+        await wait_for(
+            lambda: (
+                all((tmp_path / f"ready-{me}").exists() for me in "ab") or any(p.returncode is not None for p in procs)
+            ),
+            "both dashboards started",
+        )
         (tmp_path / "go").write_text("")
         outs = [await asyncio.wait_for(p.communicate(), 100) for p in procs]
     finally:
@@ -70,7 +84,9 @@ async def test_two_dashboards_at_once_lose_nothing_and_tell_each_anomaly_once(tm
     expected = {"run-shared"} | {f"run-{me}-{i}" for me in "ab" for i in range(N)}
     assert watched == expected, f"{len(expected - watched)} watches lost"
     told = [title for out, _err in outs for title in json.loads(out.decode())]
-    assert sorted(told) == sorted(f"Run shared: NaN/inf at step {i}" for i in range(N)), "an anomaly told twice or never"
+    assert sorted(told) == sorted(f"Run shared: NaN/inf at step {i}" for i in range(N)), (
+        "an anomaly told twice or never"
+    )
     views = json.loads((tmp_path / "views.json").read_text())
     (entry,) = views.values()
     assert set(entry) == {f"view-{me}-{i}" for me in "ab" for i in range(N)}

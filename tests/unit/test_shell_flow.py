@@ -105,7 +105,9 @@ def test_a_key_holds_the_window_at_the_least_then_it_grows_again() -> None:
     assert credit.rule.size == 2 * MIN_WINDOW
 
 
-def _distant_link(rule: ReadAhead, rtt: float, bandwidth: float, seconds: float, pane: float, packet: int = 32 * KiB) -> float:
+def _distant_link(
+    rule: ReadAhead, rtt: float, bandwidth: float, seconds: float, pane: float, packet: int = 32 * KiB
+) -> float:
     """Bytes per second a pane that keeps up gets over a link of ``rtt`` and ``bandwidth``.
 
     The server sends packets back to back while it has credit; each arrives ``rtt / 2`` later and

@@ -58,7 +58,10 @@ def test_put_refuses_runs_and_too_many_root_names():
 
 def _session(**over) -> VolumeSession:
     base = {
-        "id": "vs_1", "volumeName": "research", "status": "RUNNING", "readOnly": False,
+        "id": "vs_1",
+        "volumeName": "research",
+        "status": "RUNNING",
+        "readOnly": False,
         "sshConnection": "root@vol-ssh-abc.localhost -p 2222",
         "gateway": {"host": "127.0.0.1", "port": 4443, "certSha256": "AB:" + "cd" * 31},
         "hostPublicKey": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE",

@@ -24,7 +24,9 @@ _SEGMENT = st.one_of(
 )
 _PATH = st.builds(
     lambda lead, parts, trail: ("/" if lead else "") + "/".join(parts) + ("/" if trail else ""),
-    st.booleans(), st.lists(_SEGMENT, max_size=6), st.booleans(),
+    st.booleans(),
+    st.lists(_SEGMENT, max_size=6),
+    st.booleans(),
 )
 
 

@@ -25,9 +25,11 @@ def test_four_learning_rates_make_four_named_configs():
 
 
 def test_a_grid_is_the_product_with_new_tables_made_and_like_keys_told_apart():
-    variants = expand(WALKTHROUGH, parse_sets(["optim.lr=1e-5,1e-4", "scheduler.warmup_steps=0,5",
-                                               'data.name="x","y"',
-                                               "model.name=\"m\""]), "g")
+    variants = expand(
+        WALKTHROUGH,
+        parse_sets(["optim.lr=1e-5,1e-4", "scheduler.warmup_steps=0,5", 'data.name="x","y"', 'model.name="m"']),
+        "g",
+    )
     assert len(variants) == 8
     assert variants[0].name == "g-lr=1e-5-warmup_steps=0-data.name=x-model.name=m"
     assert tomllib.loads(variants[-1].text)["scheduler"]["warmup_steps"] == 5
@@ -38,12 +40,15 @@ def test_the_file_name_inside_config_becomes_each_runs_name():
     assert [tomllib.loads(v.text)["name"] for v in variants] == ["base-max_steps=5", "base-max_steps=10"]
 
 
-@pytest.mark.parametrize("spec, sentence", [
-    ("optim.lr", "write it as KEY=VALUE[,VALUE…]"),
-    ("optim..lr=1", "is not a dotted TOML key"),
-    ("model.name=Qwen/Qwen3", "is not a TOML value; quote a string"),
-    ("optim.lr=1e-4,1e-4", "a value is given twice"),
-])
+@pytest.mark.parametrize(
+    "spec, sentence",
+    [
+        ("optim.lr", "write it as KEY=VALUE[,VALUE…]"),
+        ("optim..lr=1", "is not a dotted TOML key"),
+        ("model.name=Qwen/Qwen3", "is not a TOML value; quote a string"),
+        ("optim.lr=1e-4,1e-4", "a value is given twice"),
+    ],
+)
 def test_a_bad_set_is_one_sentence(spec, sentence):
     with pytest.raises(SweepError, match=sentence.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):
         parse_sets([spec])

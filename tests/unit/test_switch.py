@@ -18,7 +18,9 @@ def _home(tmp_path, **config):
 
 def test_switch_writes_the_three_team_fields_and_the_saved_environment(tmp_path):
     home = _home(tmp_path, current_environment="staging", base_url="http://127.0.0.1:9")
-    (home / ".prime" / "environments" / "staging.json").write_text(json.dumps({"base_url": "http://127.0.0.1:9", "team_id": None}))
+    (home / ".prime" / "environments" / "staging.json").write_text(
+        json.dumps({"base_url": "http://127.0.0.1:9", "team_id": None})
+    )
     env = {}
     settings = load_settings(env, home)
     done = switch_team(settings, "t1", "Team One", "ADMIN", env=env, home=home)

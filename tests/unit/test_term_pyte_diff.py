@@ -32,7 +32,9 @@ def _colour_log(rng: random.Random) -> str:
     levels = ["\x1b[32mINFO\x1b[0m", "\x1b[33mWARN\x1b[0m", "\x1b[1;31mERROR\x1b[0m", "\x1b[38;5;244mDEBUG\x1b[0m"]
     lines = []
     for i in range(120):
-        msg = " ".join(rng.choice(["loss", "step", "grad", "lr", "tokens/s", "0.213", "ckpt"]) for _ in range(rng.randint(1, 12)))
+        msg = " ".join(
+            rng.choice(["loss", "step", "grad", "lr", "tokens/s", "0.213", "ckpt"]) for _ in range(rng.randint(1, 12))
+        )
         lines.append(f"\x1b[38;2;120;120;{i % 256}m2026-12-02 12:00:{i % 60:02d}\x1b[0m {rng.choice(levels)} {msg}\r\n")
     return "".join(lines)
 

@@ -7,7 +7,15 @@ import pytest
 from primetui.shell.term import Terminal
 from primetui.shell.term.ansi import sgr
 from primetui.shell.term.attrs import (
-    OVERLINE, TRUECOLOR, UL_CURLY, UL_DASHED, UL_DOTTED, UL_DOUBLE, UL_SINGLE, underline_color, underline_style,
+    OVERLINE,
+    TRUECOLOR,
+    UL_CURLY,
+    UL_DASHED,
+    UL_DOTTED,
+    UL_DOUBLE,
+    UL_SINGLE,
+    underline_color,
+    underline_style,
 )
 from primetui.shell.term.palette import XTERM, parse_palette
 
@@ -21,9 +29,17 @@ def _attr_of(seq: str):
 @pytest.mark.parametrize(
     ("seq", "style"),
     [
-        ("\x1b[4m", UL_SINGLE), ("\x1b[4:1m", UL_SINGLE), ("\x1b[4:2m", UL_DOUBLE), ("\x1b[21m", UL_DOUBLE),
-        ("\x1b[4:3m", UL_CURLY), ("\x1b[4:4m", UL_DOTTED), ("\x1b[4:5m", UL_DASHED),
-        ("\x1b[4:3m\x1b[4:0m", 0), ("\x1b[4:3m\x1b[24m", 0), ("\x1b[4:3m\x1b[0m", 0), ("\x1b[4:3m\x1b[4m", UL_SINGLE),
+        ("\x1b[4m", UL_SINGLE),
+        ("\x1b[4:1m", UL_SINGLE),
+        ("\x1b[4:2m", UL_DOUBLE),
+        ("\x1b[21m", UL_DOUBLE),
+        ("\x1b[4:3m", UL_CURLY),
+        ("\x1b[4:4m", UL_DOTTED),
+        ("\x1b[4:5m", UL_DASHED),
+        ("\x1b[4:3m\x1b[4:0m", 0),
+        ("\x1b[4:3m\x1b[24m", 0),
+        ("\x1b[4:3m\x1b[0m", 0),
+        ("\x1b[4:3m\x1b[4m", UL_SINGLE),
     ],
 )
 def test_underline_styles_are_kept(seq: str, style: int) -> None:

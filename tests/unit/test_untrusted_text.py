@@ -10,17 +10,20 @@ from primetui.monitor_core.escapes import clean, clean_block, is_safe
 from primetui.ui.safe import ControlFilter, plain
 
 
-@pytest.mark.parametrize("raw,shown", [
-    ("\x1b]0;pwned\x07 \x1b[2J", "␛]0;pwned␇ ␛[2J"),
-    ("\x1b]52;c;aGk=\x07", "␛]52;c;aGk=␇"),
-    ("\x1b]8;;http://x/\x1b\\l", "␛]8;;http://x/␛\\l"),
-    ("\x9b31m", "�31m"),
-    ("\x1bPq\x1b\\\x1b_a\x1b\\", "␛Pq␛\\␛_a␛\\"),
-    ("a\u202eb\u2066c\u2069", "a�b�c�"),
-    ("\x7f\x1b[31mred", "␡␛[31mred"),
-    ("two\nlines", "two␊lines"),
-    ("[bold red]markup[/]", "[bold red]markup[/]"),
-])
+@pytest.mark.parametrize(
+    "raw,shown",
+    [
+        ("\x1b]0;pwned\x07 \x1b[2J", "␛]0;pwned␇ ␛[2J"),
+        ("\x1b]52;c;aGk=\x07", "␛]52;c;aGk=␇"),
+        ("\x1b]8;;http://x/\x1b\\l", "␛]8;;http://x/␛\\l"),
+        ("\x9b31m", "�31m"),
+        ("\x1bPq\x1b\\\x1b_a\x1b\\", "␛Pq␛\\␛_a␛\\"),
+        ("a\u202eb\u2066c\u2069", "a�b�c�"),
+        ("\x7f\x1b[31mred", "␡␛[31mred"),
+        ("two\nlines", "two␊lines"),
+        ("[bold red]markup[/]", "[bold red]markup[/]"),
+    ],
+)
 def test_clean_shows_every_control_as_a_symbol(raw: str, shown: str) -> None:
     assert clean(raw) == shown
     assert is_safe(clean(raw))

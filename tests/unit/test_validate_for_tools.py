@@ -28,13 +28,15 @@ def _apply_lsp(text: str, edits: list[dict]) -> str:
         return sum(len(x) + 1 for x in lines[: pos["line"]]) + cps
 
     for e in sorted(edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]), reverse=True):
-        text = text[: offset(e["range"]["start"])] + e["newText"] + text[offset(e["range"]["end"]):]
+        text = text[: offset(e["range"]["start"])] + e["newText"] + text[offset(e["range"]["end"]) :]
     return text
 
 
 def test_json_ranges_count_utf16_units_after_an_emoji(tmp_path, capsys):
     f = tmp_path / "sft.toml"
-    f.write_text('max_steps = 10\nmodel = { name = "Qwen/Qwen3-0.6B", "x😀y" = 1, bogus = 2 }\n[ckpt]\n', encoding="utf-8")
+    f.write_text(
+        'max_steps = 10\nmodel = { name = "Qwen/Qwen3-0.6B", "x😀y" = 1, bogus = 2 }\n[ckpt]\n', encoding="utf-8"
+    )
     assert validate(_args(f)) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["position_encoding"] == "utf-16"

@@ -35,7 +35,9 @@ def test_a_run_that_cannot_be_polled_is_noted_at_least_once_a_minute(monkeypatch
         async def _events(self):
             for attempt in range(1, 41):
                 clock.now += 20.0
-                yield PollFailed(UnreachableError("Cannot reach http://127.0.0.1:1 (connection refused)"), 20.0, attempt)
+                yield PollFailed(
+                    UnreachableError("Cannot reach http://127.0.0.1:1 (connection refused)"), 20.0, attempt
+                )
 
         def __aiter__(self):
             return self._events()
@@ -79,7 +81,10 @@ def test_the_timeout_counts_from_the_start_even_while_the_platform_starts(monkey
     assert "timed out after 0.5 s while the platform was starting" in err.getvalue()
     lines = [json.loads(ln) for ln in out.getvalue().splitlines()]
     # each run gets its end line, its status never seen (docs/ops.md), then done
-    assert [(e["event"], e.get("run_id"), e.get("status")) for e in lines] == [("end", "r1", None), ("done", None, "TIMEOUT")]
+    assert [(e["event"], e.get("run_id"), e.get("status")) for e in lines] == [
+        ("end", "r1", None),
+        ("done", None, "TIMEOUT"),
+    ]
     assert lines[-1] == {"event": "done", "status": "TIMEOUT", "exit": 2, "timed_out": ["r1"]}
 
 

@@ -61,6 +61,7 @@ def reply_deadline(default: float = REPLY_DEADLINE) -> float:
     """The whole-reply deadline; ``PRIMETUI_REPLY_DEADLINE`` sets every route's (slow links)."""
     return seconds(default, "PRIMETUI_REPLY_DEADLINE")
 
+
 MAX_JSON_DEPTH = 64
 """Arrays and objects nested deeper than this are refused (a run config is ~5 deep)."""
 MAX_JSON_CONTAINERS = 250_000

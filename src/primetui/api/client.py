@@ -147,12 +147,16 @@ class PrimeClient:
         past 65535 or an unclosed ``[`` end in an exception no error class explains."""
         problem = key_problem(self._api_key) if self._api_key else None
         if problem:
-            return (f"The API key {problem}, so no request was sent; set PRIME_API_KEY (or api_key in "
-                    "~/.prime/config.json) to the key alone.")
+            return (
+                f"The API key {problem}, so no request was sent; set PRIME_API_KEY (or api_key in "
+                "~/.prime/config.json) to the key alone."
+            )
         problem = url_problem(self.base_url)
         if problem:
-            return (f"The base URL {problem}, so no request was sent; fix PRIME_BASE_URL (or base_url in "
-                    "~/.prime/config.json).")
+            return (
+                f"The base URL {problem}, so no request was sent; fix PRIME_BASE_URL (or base_url in "
+                "~/.prime/config.json)."
+            )
         return None
 
     def _new_http(self) -> httpx.AsyncClient:
@@ -207,8 +211,7 @@ class PrimeClient:
         """Send one request and return its JSON object (204/empty -> {}), or raise a typed error."""
         if not self._api_key:
             raise MissingApiKeyError(
-                "No API key is configured; run `prime login`, set PRIME_API_KEY, "
-                "or save a key in primetui's settings.",
+                "No API key is configured; run `prime login`, set PRIME_API_KEY, or save a key in primetui's settings.",
                 method=method,
                 path=path,
             )
@@ -251,7 +254,9 @@ class PrimeClient:
                 method, path, f"{exc}, the limit for this request; primetui stopped reading it"
             ) from exc
         except UnsupportedEncoding as exc:
-            raise self._malformed(method, path, f"it is sent in the {str(exc)[:40]!r} encoding, which primetui did not ask for") from exc
+            raise self._malformed(
+                method, path, f"it is sent in the {str(exc)[:40]!r} encoding, which primetui did not ask for"
+            ) from exc
         except zlib.error as exc:
             raise self._malformed(method, path, "its compressed body is broken") from exc
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
@@ -299,7 +304,9 @@ class PrimeClient:
             raise self._malformed(method, path, f"the reply is a JSON {type(data).__name__}, not an object")
         return data
 
-    async def _within(self, limit: float, method: str, path: str, kwargs: dict[str, Any]) -> tuple[int, str, httpx.Headers, bytes]:
+    async def _within(
+        self, limit: float, method: str, path: str, kwargs: dict[str, Any]
+    ) -> tuple[int, str, httpx.Headers, bytes]:
         async with self._in_flight, asyncio.timeout(limit):  # the deadline starts with the turn
             return await self._send(method, path, kwargs)
 
@@ -380,14 +387,14 @@ class PrimeClient:
             errors = exc.errors()
             first: dict[str, Any] = dict(errors[0]) if errors else {}
             loc = ".".join(str(p) for p in first.get("loc", ())) or model.__name__
-            raise self._malformed(
-                method, path, f"{loc}: {first.get('msg', 'invalid')}"
-            ) from exc
+            raise self._malformed(method, path, f"{loc}: {first.get('msg', 'invalid')}") from exc
 
     async def _get(self, model: type[ModelT], path: str, **kw: Any) -> ModelT:
         return self._parse(model, await self.request("GET", path, **kw), "GET", path)
 
-    async def _get_list(self, model: type[ModelT], path: str, key: str, what: str, **kw: Any) -> tuple[ModelT, list[str]]:
+    async def _get_list(
+        self, model: type[ModelT], path: str, key: str, what: str, **kw: Any
+    ) -> tuple[ModelT, list[str]]:
         """A list reply with its list cut to ``MAX_LIST_ROWS`` (the note says so) before it is parsed."""
         data = await self.request("GET", path, **kw)
         note = None
@@ -405,7 +412,9 @@ class PrimeClient:
 
     async def list_volumes(self) -> list[m.Volume]:
         """V1 `GET /training/volumes`."""
-        page, notes = await self._get_list(m.VolumeList, "/training/volumes", "volumes", "volumes", params=self._team_param("teamId"))
+        page, notes = await self._get_list(
+            m.VolumeList, "/training/volumes", "volumes", "volumes", params=self._team_param("teamId")
+        )
         return NotedList(page.volumes, notes)
 
     async def create_volume(
@@ -426,9 +435,7 @@ class PrimeClient:
 
     async def delete_volume(self, name: str) -> None:
         """V4 `DELETE /training/volumes/{name}`: delete a volume and everything on it."""
-        await self.request(
-            "DELETE", f"/training/volumes/{_seg(name)}", params=self._team_param("teamId")
-        )
+        await self.request("DELETE", f"/training/volumes/{_seg(name)}", params=self._team_param("teamId"))
 
     async def create_session(
         self, name: str, *, read_only: bool = False, allow_writable: bool = False
@@ -460,7 +467,11 @@ class PrimeClient:
     async def list_sessions(self, name: str) -> list[m.VolumeSession]:
         """V8 `GET /training/volumes/{name}/sessions`: the caller's sessions, newest first."""
         page, notes = await self._get_list(
-            m.SessionList, f"/training/volumes/{_seg(name)}/sessions", "sessions", "sessions", params=self._team_param("teamId")
+            m.SessionList,
+            f"/training/volumes/{_seg(name)}/sessions",
+            "sessions",
+            "sessions",
+            params=self._team_param("teamId"),
         )
         return NotedList(page.sessions, notes)
 
@@ -479,8 +490,16 @@ class PrimeClient:
         route = f"/training/volumes/{_seg(name)}/transfer"
         return self._parse(m.VolumeTransferRoute, await self.request("POST", route, json_body=body), "POST", route)
 
-    async def start_volume_transfer(self, name: str, direction: str, path: str, url: str, credentials: dict[str, Any],
-                                    region: str | None = None, endpoint_url: str | None = None) -> m.VolumeTransfer:
+    async def start_volume_transfer(
+        self,
+        name: str,
+        direction: str,
+        path: str,
+        url: str,
+        credentials: dict[str, Any],
+        region: str | None = None,
+        endpoint_url: str | None = None,
+    ) -> m.VolumeTransfer:
         """V11 `POST /training/volumes/{name}/transfers`: start an S3 import or export; returns at once.
 
         ``credentials`` (``accessKeyId``, ``secretAccessKey``, ``sessionToken``) travel in this body only."""
@@ -496,19 +515,28 @@ class PrimeClient:
 
     async def list_volume_transfers(self, name: str) -> list[m.VolumeTransfer]:
         """V12 `GET /training/volumes/{name}/transfers`: the volume's transfers, newest first."""
-        page, notes = await self._get_list(m.VolumeTransferList, f"/training/volumes/{_seg(name)}/transfers", "transfers",
-                                           "transfers", params=self._team_param("teamId"))
+        page, notes = await self._get_list(
+            m.VolumeTransferList,
+            f"/training/volumes/{_seg(name)}/transfers",
+            "transfers",
+            "transfers",
+            params=self._team_param("teamId"),
+        )
         return NotedList(page.transfers, notes)
 
     async def get_volume_transfer(self, name: str, transfer_id: str) -> m.VolumeTransfer:
         """V13 `GET /training/volumes/{name}/transfers/{id}`."""
-        return await self._get(m.VolumeTransfer, f"/training/volumes/{_seg(name)}/transfers/{_seg(transfer_id)}",
-                               params=self._team_param("teamId"))
+        return await self._get(
+            m.VolumeTransfer,
+            f"/training/volumes/{_seg(name)}/transfers/{_seg(transfer_id)}",
+            params=self._team_param("teamId"),
+        )
 
     async def cancel_volume_transfer(self, name: str, transfer_id: str) -> None:
         """V14 `DELETE /training/volumes/{name}/transfers/{id}`: idempotent; the row stays cancelled."""
-        await self.request("DELETE", f"/training/volumes/{_seg(name)}/transfers/{_seg(transfer_id)}",
-                           params=self._team_param("teamId"))
+        await self.request(
+            "DELETE", f"/training/volumes/{_seg(name)}/transfers/{_seg(transfer_id)}", params=self._team_param("teamId")
+        )
 
     async def release_transfer(self, name: str, lease_id: str) -> None:
         """V10 `POST /training/volumes/{name}/transfer/release`: end a direct put's upload lease."""
@@ -525,7 +553,10 @@ class PrimeClient:
         """T1 `GET /training/available-fft-models`; a 404 (older platform) reads as empty."""
         try:
             reply, _notes = await self._get_list(
-                m.AvailableFFTModelsResponse, "/training/available-fft-models", "models", "models",
+                m.AvailableFFTModelsResponse,
+                "/training/available-fft-models",
+                "models",
+                "models",
                 params=self._team_param("team_id"),
             )
             return reply
@@ -580,7 +611,9 @@ class PrimeClient:
                 normalized_config=normalized_config,
             )
         path = "/training/runs"
-        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT, deadline=CREATE_REPLY_DEADLINE)
+        data = await self.request(
+            "POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT, deadline=CREATE_REPLY_DEADLINE
+        )
         return self._parse(m.HostedTrainingRunResponse, data, "POST", path)
 
     async def pause_run(self, run_id: str) -> m.PauseRunResponse:
@@ -602,7 +635,9 @@ class PrimeClient:
             gpu_type=gpu_type, image_tag=image_tag, wandb_api_key=wandb_api_key, hf_token=hf_token
         )
         path = f"/training/runs/{_seg(run_id)}/resume"
-        data = await self.request("POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT, deadline=CREATE_REPLY_DEADLINE)
+        data = await self.request(
+            "POST", path, json_body=self._body(body), timeout=CREATE_RUN_TIMEOUT, deadline=CREATE_REPLY_DEADLINE
+        )
         return self._parse(m.HostedTrainingRunResponse, data, "POST", path)
 
     # ---------------------------------------------------------------------------------------
@@ -705,7 +740,9 @@ class PrimeClient:
 
     async def list_env_servers(self, run_id: str) -> list[m.EnvServer]:
         """R8 `GET /rft/runs/{id}/env-servers` (snake_case reply)."""
-        page, notes = await self._get_list(m.EnvServerList, f"/rft/runs/{_seg(run_id)}/env-servers", "env_servers", "env servers")
+        page, notes = await self._get_list(
+            m.EnvServerList, f"/rft/runs/{_seg(run_id)}/env-servers", "env_servers", "env servers"
+        )
         return NotedList(page.env_servers, notes)
 
     async def get_metrics(
@@ -750,8 +787,10 @@ class PrimeClient:
             raise self._malformed("GET", path, "samples: the reply has no list of rows")
         raw, cut_note = cut(raw, limit, "samples")
         samples, notes = rl.sample_rows(raw, step)
-        counts = {key: data.get(key) if isinstance(data.get(key), int) and not isinstance(data.get(key), bool) else None
-                  for key in ("total", "page", "limit", "total_pages")}
+        counts = {
+            key: data.get(key) if isinstance(data.get(key), int) and not isinstance(data.get(key), bool) else None
+            for key in ("total", "page", "limit", "total_pages")
+        }
         run = data.get("run_id")
         result = rl.SamplesPage.model_construct(run_id=run if isinstance(run, str) else None, samples=samples, **counts)
         result.notes.extend(([cut_note] if cut_note else []) + notes)

@@ -207,8 +207,9 @@ def redact(text: str, secrets: Iterable[str | None]) -> str:
     """Replace every non-trivial secret in `text` with `***`, also as a `repr` or bytes value escapes it."""
     for secret in secrets:
         if secret and len(secret) >= 4:
-            for form in sorted({secret, secret.encode("unicode_escape").decode("ascii"), repr(secret)[1:-1]},
-                               key=len, reverse=True):
+            for form in sorted(
+                {secret, secret.encode("unicode_escape").decode("ascii"), repr(secret)[1:-1]}, key=len, reverse=True
+            ):
                 text = text.replace(form, "***")
     return text
 
@@ -348,20 +349,16 @@ def error_from_response(
         )
     if status == 404:
         if is_not_started_detail(detail):
-            return NotFoundError(
-                f"The run has not started yet ({text}); its logs appear once it is running.", **kw
-            )
+            return NotFoundError(f"The run has not started yet ({text}); its logs appear once it is running.", **kw)
         return NotFoundError(
-            f"Not found (HTTP 404: {text}); it may have been deleted, so refresh and check the "
-            "name or id.",
+            f"Not found (HTTP 404: {text}); it may have been deleted, so refresh and check the name or id.",
             **kw,
         )
     if status == 409:
         # A 409 detail names the blocking state (a live read-write session, a run that is not
         # RUNNING, a name taken) and usually the way out, so it leads the sentence.
         return ConflictError(
-            f"{text[:1].upper()}{text[1:]} (HTTP 409); refresh to see the current state and retry "
-            "once it has changed.",
+            f"{text[:1].upper()}{text[1:]} (HTTP 409); refresh to see the current state and retry once it has changed.",
             **kw,
         )
     if status == 422:
@@ -373,9 +370,7 @@ def error_from_response(
                 issues=issues,
                 **kw,
             )
-        return ValidationError(
-            f"The platform rejected the request (HTTP 422: {text}); fix it and retry.", **kw
-        )
+        return ValidationError(f"The platform rejected the request (HTTP 422: {text}); fix it and retry.", **kw)
     if status == 429:
         seconds = parse_retry_after(retry_after)
         wait = f"wait {seconds:.0f} s" if seconds is not None else "wait a moment"

@@ -127,11 +127,19 @@ def report_subscriber_error(callback: Callback, exc: BaseException) -> None:
     site = f"{_name_of(callback)}: {type(exc).__name__}"
     SUBSCRIBER_ERRORS[site] += 1
     if SUBSCRIBER_ERRORS[site] == 1:
-        log.error("hub subscriber %s raised %s; what it shows may be stale", _name_of(callback), type(exc).__name__,
-                  exc_info=(type(exc), exc, exc.__traceback__))
+        log.error(
+            "hub subscriber %s raised %s; what it shows may be stale",
+            _name_of(callback),
+            type(exc).__name__,
+            exc_info=(type(exc), exc, exc.__traceback__),
+        )
     else:
-        log.debug("hub subscriber %s raised %s again (%d times)", _name_of(callback), type(exc).__name__,
-                  SUBSCRIBER_ERRORS[site])
+        log.debug(
+            "hub subscriber %s raised %s again (%d times)",
+            _name_of(callback),
+            type(exc).__name__,
+            SUBSCRIBER_ERRORS[site],
+        )
 
 
 def _retrieve(callback: Callback, task: asyncio.Future[Any]) -> None:
@@ -243,8 +251,14 @@ class ResourceResult:
 class Resource:
     """One polled platform resource (a list, a page) shared by all its subscribers."""
 
-    def __init__(self, hub: FollowerHub, key: Hashable, fetch: Callable[[], Awaitable[Any]], *,
-                 rng: Callable[[], float] = random.random) -> None:
+    def __init__(
+        self,
+        hub: FollowerHub,
+        key: Hashable,
+        fetch: Callable[[], Awaitable[Any]],
+        *,
+        rng: Callable[[], float] = random.random,
+    ) -> None:
         self.hub = hub
         self.key = key
         self.fetch = fetch
@@ -387,7 +401,9 @@ class FollowerHub:
 
     def watcher(self, run_id: str) -> RunWatcher:
         """The run's shared status follower (started by the first :meth:`watch`)."""
-        watcher: RunWatcher = self._shared(("run", run_id), lambda: RunWatcher(self.client, run_id, interval=3.0)).follower
+        watcher: RunWatcher = self._shared(
+            ("run", run_id), lambda: RunWatcher(self.client, run_id, interval=3.0)
+        ).follower
         return watcher
 
     def watch(self, run_id: str, callback: Callback) -> Subscription:
@@ -406,7 +422,9 @@ class FollowerHub:
         if isinstance(found, _Shared):
             found.poke()
 
-    def metrics(self, run_id: str, callback: Callback, *, status: str | None = None, watch: bool = True) -> Subscription:
+    def metrics(
+        self, run_id: str, callback: Callback, *, status: str | None = None, watch: bool = True
+    ) -> Subscription:
         """Every metric row of the run, once, as :class:`MetricRows`; stops after the final fetch.
 
         With ``watch`` the shared run watcher runs too and tells the follower when the run ends;
@@ -431,16 +449,32 @@ class FollowerHub:
             if isinstance(other, _Shared) and _run_of(key) == run_id and _kind_of(key) in ("metrics", "logs"):
                 other.follower.notify_status(status)
 
-    def logs(self, run_id: str, component: str, callback: Callback, *, pod_index: int | None = None,
-             env_name: str | None = None, status: str | None = None) -> Subscription:
+    def logs(
+        self,
+        run_id: str,
+        component: str,
+        callback: Callback,
+        *,
+        pod_index: int | None = None,
+        env_name: str | None = None,
+        status: str | None = None,
+    ) -> Subscription:
         """One log stream as :class:`LogLines` and :class:`LogGap` events."""
         watcher = self.watcher(run_id)
 
         def make() -> LogFollower:
-            follower = LogFollower(self.client, run_id, component, pod_index=pod_index, env_name=env_name,
-                                   interval=2.0, backlog_lines=MAX_TAIL_LINES, watcher=watcher,
-                                   # a burst past the window is re-read at 5,000 lines at once, not marked lost
-                                   catch_up=True)
+            follower = LogFollower(
+                self.client,
+                run_id,
+                component,
+                pod_index=pod_index,
+                env_name=env_name,
+                interval=2.0,
+                backlog_lines=MAX_TAIL_LINES,
+                watcher=watcher,
+                # a burst past the window is re-read at 5,000 lines at once, not marked lost
+                catch_up=True,
+            )
             follower.notify_status(watcher.status or status)
             return follower
 
@@ -471,7 +505,8 @@ class FollowerHub:
         """The run's shared progress follower (R12), started by the first :meth:`progress`."""
         watcher = self.watcher(run_id)
         follower: ProgressFollower = self._shared(
-            ("progress", run_id), lambda: ProgressFollower(self.client, run_id, interval=3.0, watcher=watcher)).follower
+            ("progress", run_id), lambda: ProgressFollower(self.client, run_id, interval=3.0, watcher=watcher)
+        ).follower
         return follower
 
     def progress(self, run_id: str, callback: Callback) -> Subscription:
@@ -488,8 +523,10 @@ class FollowerHub:
         """The run's ``kind`` histograms, each step once, as :class:`DistributionRows` (replayed)."""
         progress = self.progress_follower(run_id)
         watcher = self.watcher(run_id)
-        shared = self._shared(("distributions", run_id, kind),
-                              lambda: DistributionsFollower(self.client, run_id, kind, progress=progress, watcher=watcher))
+        shared = self._shared(
+            ("distributions", run_id, kind),
+            lambda: DistributionsFollower(self.client, run_id, kind, progress=progress, watcher=watcher),
+        )
         return shared.subscribe(callback)
 
     def revive_run(self, run_id: str) -> None:
@@ -499,8 +536,9 @@ class FollowerHub:
             shared.revive()
             shared.poke()
 
-    def resource(self, key: Hashable, fetch: Callable[[], Awaitable[Any]], callback: Callback,
-                 interval: float = 0.0) -> Subscription:
+    def resource(
+        self, key: Hashable, fetch: Callable[[], Awaitable[Any]], callback: Callback, interval: float = 0.0
+    ) -> Subscription:
         """Join the shared polled resource ``key`` (created with ``fetch`` by its first subscriber)."""
         found = self._live.get(key)
         if not isinstance(found, Resource):

@@ -132,8 +132,13 @@ class PlainRunPage:
         runs = [PlainRun.from_wire(r) for r in reply.get("runs", [])]
         if any(r is None for r in runs):
             return None
-        return cls([r for r in runs if r is not None], reply.get("total"), reply.get("page"), reply.get("limit"),
-                   reply.get("total_pages"))
+        return cls(
+            [r for r in runs if r is not None],
+            reply.get("total"),
+            reply.get("page"),
+            reply.get("limit"),
+            reply.get("total_pages"),
+        )
 
 
 Run: TypeAlias = "RLRun | PlainRun"

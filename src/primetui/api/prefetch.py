@@ -29,14 +29,42 @@ from primetui.config.urls import API_PREFIX, normalize_base_url
 # camelCase wire name -> accepted Python type(s) of RLRun (primetui.api.models); required first.
 REQUIRED = {"id": str, "userId": str, "status": str, "createdAt": str, "updatedAt": str}
 OPTIONAL: dict[str, Any] = {
-    "name": str, "teamId": str, "rftClusterId": str, "primeClusterId": str, "kind": str,
-    "rolloutsPerExample": int, "seqLen": int, "maxSteps": int, "maxTokens": int, "batchSize": int,
-    "loss": str, "teacher": dict, "baseModel": str, "environments": list, "runConfig": dict,
-    "evalConfig": dict, "valConfig": dict, "bufferConfig": dict, "learningRate": float,
-    "loraAlpha": int, "maxInflightRollouts": int, "oversamplingFactor": float, "maxAsyncLevel": int,
-    "volumeName": str, "gpuCount": int, "wandbEntity": str, "wandbProject": str, "wandbRunName": str,
-    "runsAhead": int, "queueReason": str, "notice": str, "startedAt": str, "completedAt": str,
-    "errorMessage": str, "failureAnalysis": dict, "sourceCommit": str,
+    "name": str,
+    "teamId": str,
+    "rftClusterId": str,
+    "primeClusterId": str,
+    "kind": str,
+    "rolloutsPerExample": int,
+    "seqLen": int,
+    "maxSteps": int,
+    "maxTokens": int,
+    "batchSize": int,
+    "loss": str,
+    "teacher": dict,
+    "baseModel": str,
+    "environments": list,
+    "runConfig": dict,
+    "evalConfig": dict,
+    "valConfig": dict,
+    "bufferConfig": dict,
+    "learningRate": float,
+    "loraAlpha": int,
+    "maxInflightRollouts": int,
+    "oversamplingFactor": float,
+    "maxAsyncLevel": int,
+    "volumeName": str,
+    "gpuCount": int,
+    "wandbEntity": str,
+    "wandbProject": str,
+    "wandbRunName": str,
+    "runsAhead": int,
+    "queueReason": str,
+    "notice": str,
+    "startedAt": str,
+    "completedAt": str,
+    "errorMessage": str,
+    "failureAnalysis": dict,
+    "sourceCommit": str,
 }
 DEFAULTS: dict[str, Any] = {"loss": "rl", "environments": []}
 PAGE_KEYS = {"total": int, "page": int, "limit": int, "total_pages": int}
@@ -123,7 +151,9 @@ def _proxied(env: dict[str, str]) -> bool:
     return any(env.get(name) or env.get(name.upper()) for name in PROXY_VARS)
 
 
-def fetch_runs_page(base_url: str, api_key: str, *, team_id: str | None = None, page: int = 1, limit: int = 20) -> dict[str, Any] | None:
+def fetch_runs_page(
+    base_url: str, api_key: str, *, team_id: str | None = None, page: int = 1, limit: int = 20
+) -> dict[str, Any] | None:
     """One R1 GET with ``http.client``; the normalised page, or None (see the module docstring)."""
     import http.client
 
@@ -170,8 +200,16 @@ def fetch_runs_page(base_url: str, api_key: str, *, team_id: str | None = None, 
 class RunsPrefetch:
     """The first page of runs, fetched in a daemon thread from the moment it is created."""
 
-    def __init__(self, base_url: str, api_key: str, *, team_id: str | None = None, page: int = 1, limit: int = RUNS_PAGE_SIZE,
-                 max_age: float = 10.0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        team_id: str | None = None,
+        page: int = 1,
+        limit: int = RUNS_PAGE_SIZE,
+        max_age: float = 10.0,
+    ) -> None:
         self.page = page
         self.limit = limit
         self.max_age = max_age
@@ -183,7 +221,9 @@ class RunsPrefetch:
 
     def _work(self) -> None:
         try:
-            self.future.set_result(fetch_runs_page(*self._args, team_id=self._team_id, page=self.page, limit=self.limit))
+            self.future.set_result(
+                fetch_runs_page(*self._args, team_id=self._team_id, page=self.page, limit=self.limit)
+            )
         except BaseException as exc:  # noqa: BLE001 - never raised to anyone: a None is enough
             self.future.set_result(None)
             del exc

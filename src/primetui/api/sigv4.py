@@ -59,12 +59,19 @@ def canonical_query(raw_query: str) -> str:
     return "&".join(f"{n}={v}" for n, v in sorted(pairs))
 
 
-def canonical_request(method: str, raw_path: str, raw_query: str, headers: Mapping[str, str],
-                      signed_headers: tuple[str, ...], payload_hash: str) -> str:
+def canonical_request(
+    method: str,
+    raw_path: str,
+    raw_query: str,
+    headers: Mapping[str, str],
+    signed_headers: tuple[str, ...],
+    payload_hash: str,
+) -> str:
     """S3's canonical request: the path as sent (S3 does not normalise or re-encode it)."""
     lines = "".join(f"{name}:{_SPACES.sub(' ', headers.get(name, '').strip())}\n" for name in signed_headers)
-    return "\n".join((method, raw_path or "/", canonical_query(raw_query), lines, ";".join(signed_headers),
-                      payload_hash))
+    return "\n".join(
+        (method, raw_path or "/", canonical_query(raw_query), lines, ";".join(signed_headers), payload_hash)
+    )
 
 
 def signing_key(secret: str, date: str, region: str, service: str) -> bytes:
@@ -85,9 +92,19 @@ def amz_now(now: datetime | None = None) -> str:
     return (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
 
 
-def sign(method: str, url_path: str, raw_query: str, headers: dict[str, str], *, access_key: str, secret: str,
-         session_token: str | None, region: str = "auto", payload_hash: str = UNSIGNED,
-         now: datetime | None = None) -> dict[str, str]:
+def sign(
+    method: str,
+    url_path: str,
+    raw_query: str,
+    headers: dict[str, str],
+    *,
+    access_key: str,
+    secret: str,
+    session_token: str | None,
+    region: str = "auto",
+    payload_hash: str = UNSIGNED,
+    now: datetime | None = None,
+) -> dict[str, str]:
     """``headers`` plus the SigV4 ones (lowercase names; ``host`` must be among ``headers``)."""
     out = {k.lower(): v for k, v in headers.items()}
     out["x-amz-date"] = amz_now(now)
@@ -97,6 +114,8 @@ def sign(method: str, url_path: str, raw_query: str, headers: dict[str, str], *,
     names = tuple(sorted(out))
     request = canonical_request(method, url_path, raw_query, out, names, payload_hash)
     sig = signature(secret, out["x-amz-date"], region, "s3", request)
-    out["authorization"] = (f"{ALGORITHM} Credential={access_key}/{out['x-amz-date'][:8]}/{region}/s3/aws4_request, "
-                            f"SignedHeaders={';'.join(names)}, Signature={sig}")
+    out["authorization"] = (
+        f"{ALGORITHM} Credential={access_key}/{out['x-amz-date'][:8]}/{region}/s3/aws4_request, "
+        f"SignedHeaders={';'.join(names)}, Signature={sig}"
+    )
     return out

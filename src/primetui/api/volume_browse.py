@@ -45,7 +45,7 @@ def folder(storage: Any, rel: str) -> Listing:
         if n >= MAX_LISTED:
             listing.truncated = True
             break
-        sub = item.key[len(prefix):]
+        sub = item.key[len(prefix) :]
         if not sub:
             continue
         head, sep, _ = sub.partition("/")
@@ -57,8 +57,10 @@ def folder(storage: Any, rel: str) -> Listing:
             listing.total += item.size or 0
             if not sep:
                 entry[3] = item.modified
-    listing.children = sorted((Child(name, d, size, files, when) for name, (d, size, files, when) in sizes.items()),
-                              key=lambda c: (not c.is_dir, c.name))
+    listing.children = sorted(
+        (Child(name, d, size, files, when) for name, (d, size, files, when) in sizes.items()),
+        key=lambda c: (not c.is_dir, c.name),
+    )
     return listing
 
 
@@ -102,7 +104,7 @@ def preview(storage: Any, rel: str, size: int) -> Preview:
     text = head.decode("utf-8", errors="replace")
     if name.endswith((".jsonl", ".ndjson")):
         records = []
-        for line in text.split("\n")[: PREVIEW_ROWS]:
+        for line in text.split("\n")[:PREVIEW_ROWS]:
             try:
                 value = json.loads(line)
             except json.JSONDecodeError:

@@ -109,21 +109,40 @@ class VolumeStorage:
         self.close()
 
     # -- transport -------------------------------------------------------------------------------
-    def _send(self, method: str, rel: str | None, query: str = "", headers: dict[str, str] | None = None,
-              content: bytes | Iterator[bytes] | None = None, payload: str = sigv4.UNSIGNED, stream: bool = False) -> httpx.Response:
+    def _send(
+        self,
+        method: str,
+        rel: str | None,
+        query: str = "",
+        headers: dict[str, str] | None = None,
+        content: bytes | Iterator[bytes] | None = None,
+        payload: str = sigv4.UNSIGNED,
+        stream: bool = False,
+    ) -> httpx.Response:
         path = self._base.path + "/" + quote(self.bucket, safe="")
         if rel is not None:
             path += "/" + quote(self.prefix + rel, safe="/-_.~")
-        signed = sigv4.sign(method, path, query, {"host": self._base.netloc, **(headers or {})}, access_key=self._key,
-                            secret=self._secret, session_token=self._token, payload_hash=payload)
+        signed = sigv4.sign(
+            method,
+            path,
+            query,
+            {"host": self._base.netloc, **(headers or {})},
+            access_key=self._key,
+            secret=self._secret,
+            session_token=self._token,
+            payload_hash=payload,
+        )
         url = f"{self._base.scheme}://{self._base.netloc}{path}" + (f"?{query}" if query else "")
         try:
             # Unsigned on purpose: bodies come as stored, so byte counts are the listed sizes.
-            request = self._http.build_request(method, url, headers={**signed, "accept-encoding": "identity"},
-                                               content=content)
+            request = self._http.build_request(
+                method, url, headers={**signed, "accept-encoding": "identity"}, content=content
+            )
             reply = self._http.send(request, stream=stream)
         except httpx.HTTPError as exc:
-            raise StorageError(f"Volume storage did not answer ({type(exc).__name__}); check the connection and retry.") from exc
+            raise StorageError(
+                f"Volume storage did not answer ({type(exc).__name__}); check the connection and retry."
+            ) from exc
         if reply.status_code >= 400:
             detail = ""
             if method != "HEAD":
@@ -134,7 +153,9 @@ class VolumeStorage:
                 except ElementTree.ParseError:
                     detail = f"HTTP {reply.status_code}"
             reply.close()
-            raise StorageError(f"Volume storage refused {method} /{rel or ''} ({detail or f'HTTP {reply.status_code}'}).")
+            raise StorageError(
+                f"Volume storage refused {method} /{rel or ''} ({detail or f'HTTP {reply.status_code}'})."
+            )
         return reply
 
     # -- reads -----------------------------------------------------------------------------------
@@ -171,7 +192,7 @@ class VolumeStorage:
                 key = unquote(_text(el, "Key" if name == "Contents" else "Prefix") or "")
                 if not key.startswith(self.prefix):
                     raise StorageError("Volume storage listed a key outside this volume.")
-                rel = key[len(self.prefix):]
+                rel = key[len(self.prefix) :]
                 if name == "Contents":
                     stamp = _text(el, "LastModified")
                     try:
@@ -193,8 +214,10 @@ class VolumeStorage:
             empty = empty + 1 if seen == before else 0
             digest = hashlib.sha256(token.encode()).digest()  # a token's size is the server's choice: keep 32 bytes
             if digest in tokens or empty > MAX_EMPTY_PAGES:
-                raise StorageError("Volume storage kept saying more of the listing follows without sending it; "
-                                   "the storage is misbehaving.")
+                raise StorageError(
+                    "Volume storage kept saying more of the listing follows without sending it; "
+                    "the storage is misbehaving."
+                )
             tokens.add(digest)
 
     def head(self, rel: str) -> dict[str, Any] | None:
@@ -206,9 +229,11 @@ class VolumeStorage:
                 return None
             raise
         modified = reply.headers.get("last-modified")
-        return {"size": _size(reply.headers.get("content-length")),
-                "modified": parsedate_to_datetime(modified) if modified else None,
-                "metadata": {k[len("x-amz-meta-"):]: v for k, v in reply.headers.items() if k.startswith("x-amz-meta-")}}
+        return {
+            "size": _size(reply.headers.get("content-length")),
+            "modified": parsedate_to_datetime(modified) if modified else None,
+            "metadata": {k[len("x-amz-meta-") :]: v for k, v in reply.headers.items() if k.startswith("x-amz-meta-")},
+        }
 
     def read(self, rel: str, start: int = 0, length: int = 64 * 1024) -> bytes:
         """At most ``length`` bytes of ``rel`` from ``start`` (b"" past its end)."""
@@ -254,7 +279,7 @@ class VolumeStorage:
                 keep = memoryview(chunk)[: size - done]
                 kept = len(keep)
                 while keep:
-                    keep = keep[os.write(fd, keep):]
+                    keep = keep[os.write(fd, keep) :]
                 done += kept
                 if progress and kept:
                     progress(kept)
@@ -284,8 +309,12 @@ class VolumeStorage:
         meta = {"x-amz-meta-md5chksum": base64.b64encode(md5.digest()).decode(), "x-amz-meta-mtime": mtime}
         if st.st_size <= PART_SIZE:
             with open(path, "rb") as fh:
-                self._send("PUT", rel, headers={**meta, "content-length": str(st.st_size)},
-                           content=_chunks(fh, st.st_size, progress)).close()
+                self._send(
+                    "PUT",
+                    rel,
+                    headers={**meta, "content-length": str(st.st_size)},
+                    content=_chunks(fh, st.st_size, progress),
+                ).close()
             return
         created = self._send("POST", rel, "uploads=", headers=meta)
         upload_id = _text(ElementTree.fromstring(created.content[:MAX_XML]), "UploadId") or ""
@@ -296,13 +325,23 @@ class VolumeStorage:
                 for number, start in enumerate(range(0, st.st_size, PART_SIZE), 1):
                     size = min(PART_SIZE, st.st_size - start)
                     fh.seek(start)
-                    reply = self._send("PUT", rel, f"partNumber={number}&{query}",
-                                       headers={"content-length": str(size)}, content=_chunks(fh, size, progress))
+                    reply = self._send(
+                        "PUT",
+                        rel,
+                        f"partNumber={number}&{query}",
+                        headers={"content-length": str(size)},
+                        content=_chunks(fh, size, progress),
+                    )
                     etags.append((number, reply.headers.get("etag", "")))
                     reply.close()
-            body = "<CompleteMultipartUpload>" + "".join(
-                f"<Part><PartNumber>{n}</PartNumber><ETag>{e}</ETag></Part>" for n, e in etags) + "</CompleteMultipartUpload>"
-            self._send("POST", rel, query, content=body.encode(), payload=hashlib.sha256(body.encode()).hexdigest()).close()
+            body = (
+                "<CompleteMultipartUpload>"
+                + "".join(f"<Part><PartNumber>{n}</PartNumber><ETag>{e}</ETag></Part>" for n, e in etags)
+                + "</CompleteMultipartUpload>"
+            )
+            self._send(
+                "POST", rel, query, content=body.encode(), payload=hashlib.sha256(body.encode()).hexdigest()
+            ).close()
         except BaseException:
             try:
                 self._send("DELETE", rel, query).close()

@@ -45,9 +45,7 @@ KNOWN_RUN_STATUSES: Final = frozenset(
 )
 """Every run status primetui has a meaning for; anything else is shown verbatim."""
 
-TERMINAL_RUN_STATUSES: Final = frozenset(
-    {RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.STOPPED, RunStatus.PAUSED}
-)
+TERMINAL_RUN_STATUSES: Final = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.STOPPED, RunStatus.PAUSED})
 """Statuses after which a run never changes again (the CLI's stop-wait set, commands/rl.py:117)."""
 
 
@@ -130,9 +128,7 @@ SESSION_PHASES: Final = (
 )
 """All known phases, in the order a read-write session goes through them."""
 
-DEAD_SESSION_PHASES: Final = frozenset(
-    {SessionPhase.FINALIZING, SessionPhase.STOPPED, SessionPhase.FAILED}
-)
+DEAD_SESSION_PHASES: Final = frozenset({SessionPhase.FINALIZING, SessionPhase.STOPPED, SessionPhase.FAILED})
 """Phases that will never publish an SSH endpoint (commands/volumes.py:306-375)."""
 
 

@@ -58,36 +58,71 @@ def build_parser() -> argparse.ArgumentParser:
         help="start the embedded local platform in the background (with demo data) and open the dashboard on it",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    parser.add_argument("--on-event", metavar="CMD", default=None,
-                        help="run CMD for each event of a watched run, with the event as JSON on stdin (docs/ops.md)")
+    parser.add_argument(
+        "--on-event",
+        metavar="CMD",
+        default=None,
+        help="run CMD for each event of a watched run, with the event as JSON on stdin (docs/ops.md)",
+    )
     sub = parser.add_subparsers(dest="command")
 
     local = sub.add_parser("local", help="the embedded local platform")
     local_sub = local.add_subparsers(dest="local_command", required=True)
     serve = local_sub.add_parser("serve", help="serve the Prime-compatible HTTP API on 127.0.0.1")
     serve.add_argument("--port", type=int, default=None, help="port to bind (default: a free port)")
-    serve.add_argument("--data-dir", default=None, help="where state lives (default: the user data dir; env PRIMETUI_LOCAL_DATA_DIR)")
+    serve.add_argument(
+        "--data-dir", default=None, help="where state lives (default: the user data dir; env PRIMETUI_LOCAL_DATA_DIR)"
+    )
     serve.add_argument("--demo", action="store_true", help="seed the demo volume and config on first start")
-    serve.add_argument("--ready-file", default=None, help="write a JSON file with base_url and token once serving (for supervisors and tests)")
-    serve.add_argument("--log-file", default=None, metavar="PATH",
-                       help="write the server's output to PATH, rotated at 8 MiB with 2 older files kept "
-                            "(the launcher uses <data_dir>/server.log)")
-    serve.add_argument("--faithful", default=None, metavar="BOOL",
-                       help="serve logs through the hosted windows: a 200-line snapshot for plain fetches, the "
-                            "search backend (up to 5000 lines) for search/level/since (default true; false: "
-                            "whole logs, for debugging; env PRIMETUI_LOCAL_FAITHFUL)")
-    serve.add_argument("--rate-limit", type=int, default=None, metavar="N",
-                       help="answer 429 with Retry-After past N API requests per minute per key "
-                            "(default: no limit; env PRIMETUI_LOCAL_RATE_LIMIT)")
-    serve.add_argument("--allow-private-endpoints", action="store_true",
-                       help="let S3 imports and exports reach loopback, link-local and private addresses "
-                            "(a MinIO on this machine; refused by default, docs/security.md)")
-    serve.add_argument("--session-idle-timeout", type=float, default=None, metavar="SECONDS",
-                       help="stop volume sessions after this long without an SSH connection "
-                            "(default 1800; env PRIMETUI_SESSION_IDLE_TIMEOUT)")
-    serve.add_argument("--chart-version", default=None, metavar="X.Y.Z",
-                       help="the prime-rl-fft chart version the local cluster reports; below 0.24.0 online evals "
-                            "are rejected at dispatch (default 0.24.0; env PRIMETUI_LOCAL_CHART_VERSION)")
+    serve.add_argument(
+        "--ready-file",
+        default=None,
+        help="write a JSON file with base_url and token once serving (for supervisors and tests)",
+    )
+    serve.add_argument(
+        "--log-file",
+        default=None,
+        metavar="PATH",
+        help="write the server's output to PATH, rotated at 8 MiB with 2 older files kept "
+        "(the launcher uses <data_dir>/server.log)",
+    )
+    serve.add_argument(
+        "--faithful",
+        default=None,
+        metavar="BOOL",
+        help="serve logs through the hosted windows: a 200-line snapshot for plain fetches, the "
+        "search backend (up to 5000 lines) for search/level/since (default true; false: "
+        "whole logs, for debugging; env PRIMETUI_LOCAL_FAITHFUL)",
+    )
+    serve.add_argument(
+        "--rate-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="answer 429 with Retry-After past N API requests per minute per key "
+        "(default: no limit; env PRIMETUI_LOCAL_RATE_LIMIT)",
+    )
+    serve.add_argument(
+        "--allow-private-endpoints",
+        action="store_true",
+        help="let S3 imports and exports reach loopback, link-local and private addresses "
+        "(a MinIO on this machine; refused by default, docs/security.md)",
+    )
+    serve.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop volume sessions after this long without an SSH connection "
+        "(default 1800; env PRIMETUI_SESSION_IDLE_TIMEOUT)",
+    )
+    serve.add_argument(
+        "--chart-version",
+        default=None,
+        metavar="X.Y.Z",
+        help="the prime-rl-fft chart version the local cluster reports; below 0.24.0 online evals "
+        "are rejected at dispatch (default 0.24.0; env PRIMETUI_LOCAL_CHART_VERSION)",
+    )
 
     validate = sub.add_parser("validate", help="validate sft.toml and rl.toml files: file:line:col: level: message")
     validate.add_argument("files", nargs="+", help="TOML files to check (- reads standard input)")
@@ -95,12 +130,16 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--offline", action="store_true", help="do not ask the platform for its model cache")
     validate.add_argument("--local", action="store_true", help="ask the embedded local platform for its model cache")
 
-    schema = sub.add_parser("schema", help="print the JSON Schema (draft 2020-12) of sft.toml (or rl.toml), for taplo "
-                                           "and other editors")
+    schema = sub.add_parser(
+        "schema", help="print the JSON Schema (draft 2020-12) of sft.toml (or rl.toml), for taplo and other editors"
+    )
     schema.add_argument("--rl", action="store_true", help="the schema of an rl.toml (prime-rl's RLConfig)")
-    lsp = sub.add_parser("lsp", help="run the sft.toml / rl.toml language server on stdio (diagnostics, hover, "
-                                     "completion, fixes)")
-    lsp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport")
+    lsp = sub.add_parser(
+        "lsp", help="run the sft.toml / rl.toml language server on stdio (diagnostics, hover, completion, fixes)"
+    )
+    lsp.add_argument(
+        "--stdio", action="store_true", help="accepted for editors that pass it; stdio is the only transport"
+    )
 
     edit = sub.add_parser("edit", help="open an sft.toml in the config editor")
     edit.add_argument("file", help="the file to open or create")
@@ -119,10 +158,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_rl_commands(sub)
 
-    compare = sub.add_parser("compare", help="compare runs (or sft.toml files with --config): summary, config diff, curves")
+    compare = sub.add_parser(
+        "compare", help="compare runs (or sft.toml files with --config): summary, config diff, curves"
+    )
     compare.add_argument("targets", nargs="+", metavar="RUN", help="two or more run ids (files with --config)")
-    compare.add_argument("--config", action="store_true", help="the targets are sft.toml files: diff them before dispatch")
-    compare.add_argument("--once", action="store_true", help="print once and exit (the compare screen opens from the runs list: space marks, C compares)")
+    compare.add_argument(
+        "--config", action="store_true", help="the targets are sft.toml files: diff them before dispatch"
+    )
+    compare.add_argument(
+        "--once",
+        action="store_true",
+        help="print once and exit (the compare screen opens from the runs list: space marks, C compares)",
+    )
     compare.add_argument("--json", action="store_true", help="JSON output")
     compare.add_argument("--local", action="store_true", help="use the embedded local platform")
     transfers = sub.add_parser("transfers", help="list a volume's S3 imports and exports (all volumes without VOLUME)")
@@ -163,11 +210,17 @@ With --json the last line is always {"event": "done", "status": ..., "exit": N}.
 
 def _add_rl_commands(sub: argparse._SubParsersAction) -> None:
     """``rollouts`` and ``distributions``: an RL run's samples and histograms, printed (docs/rl-rollouts.md)."""
-    rollouts = sub.add_parser("rollouts", help="an RL run's samples of one step, grouped by problem (default: the latest step)")
+    rollouts = sub.add_parser(
+        "rollouts", help="an RL run's samples of one step, grouped by problem (default: the latest step)"
+    )
     rollouts.add_argument("run_id")
     rollouts.add_argument("--step", type=int, help="the step (one of the run's steps with samples)")
-    rollouts.add_argument("--sort", choices=("reward", "advantage", "length", "spread"), default="reward",
-                          help="order of the groups and of the completions in each (high first; default reward)")
+    rollouts.add_argument(
+        "--sort",
+        choices=("reward", "advantage", "length", "spread"),
+        default="reward",
+        help="order of the groups and of the completions in each (high first; default reward)",
+    )
     rollouts.add_argument("--json", action="store_true", help="JSON output")
     rollouts.add_argument("--local", action="store_true", help="use the embedded local platform")
     dists = sub.add_parser("distributions", help="an RL run's reward/advantage histograms at one step, with stats")
@@ -184,26 +237,63 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=0, help="port to bind (default: a free port)")
     serve.add_argument("--local", action="store_true", help="serve the dashboard on the embedded local platform")
-    serve.add_argument("--allow-remote", action="store_true", help="allow a --host that is not loopback, and Host names other than localhost, 127.0.0.1 and [::1] (prints a warning)")
-    serve.add_argument("--log-file", default=None, metavar="PATH",
-                       help="write the server's output to PATH, rotated at 8 MiB with 2 older files kept")
-    serve.add_argument("--no-spare", action="store_true", help="start each tab's app when the tab opens, instead of keeping one ready (one idle process less; each new tab waits for Python's imports)")
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host that is not loopback, and Host names other than localhost, 127.0.0.1 and [::1] (prints a warning)",
+    )
+    serve.add_argument(
+        "--log-file",
+        default=None,
+        metavar="PATH",
+        help="write the server's output to PATH, rotated at 8 MiB with 2 older files kept",
+    )
+    serve.add_argument(
+        "--no-spare",
+        action="store_true",
+        help="start each tab's app when the tab opens, instead of keeping one ready (one idle process less; each new tab waits for Python's imports)",
+    )
 
-    wait = sub.add_parser("wait", help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout (see --help)",
-                          epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    wait.add_argument("run_ids", nargs="+", metavar="ID", help="run ids, or S3 transfers as VOLUME/ID (or a bare tr_… id)")
-    wait.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS", help="give up this long after the command started (exit 2)")
+    wait = sub.add_parser(
+        "wait",
+        help="follow runs until they end; exit 0 all COMPLETED, 1 FAILED/STOPPED, 2 timeout (see --help)",
+        epilog=WAIT_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    wait.add_argument(
+        "run_ids", nargs="+", metavar="ID", help="run ids, or S3 transfers as VOLUME/ID (or a bare tr_… id)"
+    )
+    wait.add_argument(
+        "--timeout",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="give up this long after the command started (exit 2)",
+    )
     wait.add_argument("--json", action="store_true", help="one JSON object per line instead of text")
-    wait.add_argument("--interval", type=seconds, default=3.0, metavar="SECONDS", help="seconds between polls (default 3)")
+    wait.add_argument(
+        "--interval", type=seconds, default=3.0, metavar="SECONDS", help="seconds between polls (default 3)"
+    )
     wait.add_argument("--local", action="store_true", help="use the embedded local platform")
-    wait.add_argument("--on-event", metavar="CMD", default=None, help="run CMD with each status change as JSON on stdin")
+    wait.add_argument(
+        "--on-event", metavar="CMD", default=None, help="run CMD with each status change as JSON on stdin"
+    )
 
-    dispatch = sub.add_parser("dispatch", help="pre-flight and dispatch an sft.toml or rl.toml; prints the run id",
-                              epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    dispatch = sub.add_parser(
+        "dispatch",
+        help="pre-flight and dispatch an sft.toml or rl.toml; prints the run id",
+        epilog=WAIT_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     dispatch.add_argument("file", help="the sft.toml or rl.toml to dispatch")
-    dispatch.add_argument("--volume", default=None,
-                          help="the volume the run uses (an sft.toml needs one; an rl.toml may leave it out, as `prime train`)")
-    dispatch.add_argument("--name", default=None, help="the run's name on the platform (wins over a top-level `name` in the file)")
+    dispatch.add_argument(
+        "--volume",
+        default=None,
+        help="the volume the run uses (an sft.toml needs one; an rl.toml may leave it out, as `prime train`)",
+    )
+    dispatch.add_argument(
+        "--name", default=None, help="the run's name on the platform (wins over a top-level `name` in the file)"
+    )
     _add_wait_options(dispatch, "then wait like `primetui wait` (same exit codes)")
     _add_sweep_command(sub)
 
@@ -211,29 +301,52 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
 def _add_wait_options(parser: argparse.ArgumentParser, wait_help: str) -> None:
     """The options ``dispatch`` and ``sweep`` share: --wait and what it takes, --json, --local."""
     parser.add_argument("--wait", action="store_true", help=wait_help)
-    parser.add_argument("--timeout", type=seconds, default=None, metavar="SECONDS", help="with --wait: give up this long after the command started (exit 2)")
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="with --wait: give up this long after the command started (exit 2)",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--interval", type=seconds, default=3.0, metavar="SECONDS", help=argparse.SUPPRESS)
     parser.add_argument("--local", action="store_true", help="use the embedded local platform")
-    parser.add_argument("--on-event", metavar="CMD", default=None, help="with --wait: run CMD with each status change as JSON on stdin")
+    parser.add_argument(
+        "--on-event", metavar="CMD", default=None, help="with --wait: run CMD with each status change as JSON on stdin"
+    )
 
 
 def _add_sweep_command(sub: argparse._SubParsersAction) -> None:
     """``sweep`` (docs/ops.md): ``dispatch`` over a grid of values."""
     from primetui.sft.sweep import MAX_RUNS
 
-    sweep = sub.add_parser("sweep", help="dispatch one run per point of a grid of --set values (all or none)",
-                           epilog=WAIT_EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sweep = sub.add_parser(
+        "sweep",
+        help="dispatch one run per point of a grid of --set values (all or none)",
+        epilog=WAIT_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sweep.add_argument("file", help="the sft.toml every run starts from")
     sweep.add_argument("--volume", required=True, help="the volume the runs use")
-    sweep.add_argument("--set", action="append", metavar="KEY=V1,V2", required=True,
-                       help="a dotted TOML key and its values (TOML, comma-separated); repeat for a grid "
-                            f"(at most {MAX_RUNS} runs)")
-    sweep.add_argument("--name", default=None, metavar="PREFIX",
-                       help="runs are named PREFIX-key=value-… (default: the file's name, else its stem)")
-    sweep.add_argument("--suffix", action="store_true",
-                       help="when a run name is already taken, add -2 (-3, …) to the prefix so every name is new "
-                            "(without it, a taken name is a warning)")
+    sweep.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=V1,V2",
+        required=True,
+        help=f"a dotted TOML key and its values (TOML, comma-separated); repeat for a grid (at most {MAX_RUNS} runs)",
+    )
+    sweep.add_argument(
+        "--name",
+        default=None,
+        metavar="PREFIX",
+        help="runs are named PREFIX-key=value-… (default: the file's name, else its stem)",
+    )
+    sweep.add_argument(
+        "--suffix",
+        action="store_true",
+        help="when a run name is already taken, add -2 (-3, …) to the prefix so every name is new "
+        "(without it, a taken name is a warning)",
+    )
     _add_wait_options(sweep, "then wait for every run like `primetui wait`")
 
 
@@ -266,8 +379,10 @@ def _usage(exc: UsageError, argv: Sequence[str]) -> int:
     """A usage error: argparse's usage and sentence on stderr; with --json a ``done`` record on stdout too."""
     sys.stderr.write(f"{exc.usage}{exc.prog}: error: {exc.message}\n")
     if "--json" in argv:
-        print(json.dumps({"event": "done", "status": "USAGE", "exit": EXIT_USAGE, "error": f"{exc.prog}: {exc.message}"}),
-              flush=True)
+        print(
+            json.dumps({"event": "done", "status": "USAGE", "exit": EXIT_USAGE, "error": f"{exc.prog}: {exc.message}"}),
+            flush=True,
+        )
     return EXIT_USAGE
 
 
@@ -330,8 +445,9 @@ def _main(argv: Sequence[str] | None, held: dict[int, object]) -> int:
     try:
         args = parser.parse_args(argv)
         if args.command == "dispatch" and args.volume is None and not _is_rl_file(args.file):
-            _subcommand(parser, "dispatch").error("the following arguments are required: --volume "
-                                                  "(an rl.toml may leave it out)")
+            _subcommand(parser, "dispatch").error(
+                "the following arguments are required: --volume (an rl.toml may leave it out)"
+            )
     except UsageError as exc:
         return _usage(exc, argv)
     if args.command not in ("wait", "dispatch", "sweep"):

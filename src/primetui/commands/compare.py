@@ -43,8 +43,18 @@ def format_summary(runs: list[dict[str, Any]]) -> list[str]:
         ev = f"{_num(r['best_eval'])} @{r['best_eval_step']}" if r["best_eval"] is not None else "-"
         flags = ", ".join(sorted({a["kind"] for a in r["anomalies"]}))
         name = neutralise(r["id"] + (f" ({r['name']})" if r["name"] else ""))
-        rows.append([name, r["status"], str(r["steps"] if r["steps"] is not None else "-"), final, best, ev,
-                     r["duration"], f"{len(r['anomalies'])} {flags}".strip() if r["anomalies"] else "0"])
+        rows.append(
+            [
+                name,
+                r["status"],
+                str(r["steps"] if r["steps"] is not None else "-"),
+                final,
+                best,
+                ev,
+                r["duration"],
+                f"{len(r['anomalies'])} {flags}".strip() if r["anomalies"] else "0",
+            ]
+        )
     return _table(header, rows)
 
 
@@ -53,14 +63,25 @@ def format_diff(labels: list[str], diff: dict[str, dict[str, dict[str, Any]]]) -
         return ["  (the configs are the same, defaults included)"]
     from primetui.sft.diff import Value
 
-    rows = [[key, *[neutralise(Value(v[label]["value"], v[label]["source"]).text()) for label in labels]] for key, v in diff.items()]
+    rows = [
+        [key, *[neutralise(Value(v[label]["value"], v[label]["source"]).text()) for label in labels]]
+        for key, v in diff.items()
+    ]
     return _table(["KEY", *[neutralise(label) for label in labels]], rows)
 
 
 def format_compare(data: dict[str, Any]) -> str:
     runs = data["runs"]
     labels = [r["id"] for r in runs]
-    lines = [f"Compare {', '.join(neutralise(x) for x in labels)}", "", "Summary", *format_summary(runs), "", "Config diff", *format_diff(labels, data["config_diff"])]
+    lines = [
+        f"Compare {', '.join(neutralise(x) for x in labels)}",
+        "",
+        "Summary",
+        *format_summary(runs),
+        "",
+        "Config diff",
+        *format_diff(labels, data["config_diff"]),
+    ]
     for metric in ("loss/mean", *sorted({r["eval_key"] for r in runs if r["eval_key"]})):
         chart = overlay_chart(runs, metric)
         if chart:
@@ -80,8 +101,10 @@ def overlay_chart(runs: list[dict[str, Any]], metric: str) -> str:
         if s:
             series[r["id"]] = (s["steps"], [v if v is not None else math.nan for v in s["values"]])
             markers[r["id"]] = overlay_marker(n)
-        legend.append(f"  {n + 1:>{len(str(len(runs)))}} {overlay_marker(n) if s else ' '} {label}"
-                      + ("" if s else f"  (no {metric})"))
+        legend.append(
+            f"  {n + 1:>{len(str(len(runs)))}} {overlay_marker(n) if s else ' '} {label}"
+            + ("" if s else f"  (no {metric})")
+        )
     chart = line_chart(series, title=metric, markers=markers) if series else ""
     return "\n".join([chart, "  Legend", *legend]) if chart and len(runs) > 1 else chart
 
@@ -109,7 +132,9 @@ def compare_files(paths: list[str], as_json: bool, out: TextIO) -> int:
         json.dump({"files": paths, "config_diff": diff}, out, indent=2)
         out.write("\n")
     else:
-        out.write("\n".join([f"Config diff {' vs '.join(neutralise(p) for p in paths)}", *format_diff(paths, diff)]) + "\n")
+        out.write(
+            "\n".join([f"Config diff {' vs '.join(neutralise(p) for p in paths)}", *format_diff(paths, diff)]) + "\n"
+        )
     return 0
 
 

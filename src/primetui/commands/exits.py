@@ -48,5 +48,16 @@ MEANING = {
 }
 """One meaning per code (the ``--help`` epilog and docs/ops.md say the same)."""
 
-__all__ = ["EXIT_BUG", "EXIT_CONFIG", "EXIT_ENDED_BADLY", "EXIT_FAILED", "EXIT_OK", "EXIT_REFUSED", "EXIT_SIGINT", "EXIT_SIGTERM",
-           "EXIT_TIMEOUT", "EXIT_USAGE", "MEANING"]
+__all__ = [
+    "EXIT_BUG",
+    "EXIT_CONFIG",
+    "EXIT_ENDED_BADLY",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_REFUSED",
+    "EXIT_SIGINT",
+    "EXIT_SIGTERM",
+    "EXIT_TIMEOUT",
+    "EXIT_USAGE",
+    "MEANING",
+]

@@ -60,8 +60,11 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
         f"  Model:      {detail['model']}",
         f"  Volume:     {detail['volume']}",
         f"  Steps:      {detail['step'] if detail['step'] is not None else '-'}/{detail['max_steps'] or '-'}",
-        *([f"  {label + ':':<11} {text}" for label, text in summary_lines(detail["rl"])] if "rl" in detail else
-          [f"  Loss:       {fmt_loss_json(detail['loss'], detail['loss_nonfinite'], detail['loss_step'])}"]),
+        *(
+            [f"  {label + ':':<11} {text}" for label, text in summary_lines(detail["rl"])]
+            if "rl" in detail
+            else [f"  Loss:       {fmt_loss_json(detail['loss'], detail['loss_nonfinite'], detail['loss_step'])}"]
+        ),
         f"  Elapsed:    {detail['elapsed']}   ETA: {detail['eta']}",
         f"  GPUs:       {detail['gpus']}",
         f"  Created:    {detail['lifecycle'].get('created', '-')}",
@@ -71,7 +74,9 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
         if key in detail["lifecycle"]:
             lines.append(f"  {key.capitalize() + ':':<11} {detail['lifecycle'][key]}")
     if detail["runs_ahead"] is not None or detail["queue_reason"]:
-        lines.append(f"  Queue:      {detail['runs_ahead'] if detail['runs_ahead'] is not None else '?'} ahead  {detail['queue_reason'] or ''}".rstrip())
+        lines.append(
+            f"  Queue:      {detail['runs_ahead'] if detail['runs_ahead'] is not None else '?'} ahead  {detail['queue_reason'] or ''}".rstrip()
+        )
     if detail["error"]:
         lines.append(f"  Error:      {detail['error']}")
     fa = detail.get("failure_analysis")
@@ -116,8 +121,9 @@ def _settings(local: bool) -> Any:
 
         team = local_team(getattr(settings, "team_id", None))
         if dataclasses.is_dataclass(settings):
-            return dataclasses.replace(settings, base_url=base_url, api_key=token, team_id=team,
-                                       team_name=settings.team_name if team else None)
+            return dataclasses.replace(
+                settings, base_url=base_url, api_key=token, team_id=team, team_name=settings.team_name if team else None
+            )
         settings.base_url, settings.api_key = base_url, token
     return settings
 
@@ -133,17 +139,25 @@ def reply_notes(reply: Any, notes: list[str] | None) -> None:
         notes.extend(getattr(reply, "notes", ()))
 
 
-async def collect_runs(client: Any, now: datetime, page: int = 1, limit: int = 20, notes: list[str] | None = None) -> tuple[list[RunRow], dict[str, Any]]:
+async def collect_runs(
+    client: Any, now: datetime, page: int = 1, limit: int = 20, notes: list[str] | None = None
+) -> tuple[list[RunRow], dict[str, Any]]:
     reply: RLRunPage | PlainRunPage = await client.list_runs(page=page, limit=limit)
     reply_notes(reply, notes)
     runs = reply.runs
     progress = await gather_bounded([partial(_metrics, client, r.id, notes) for r in runs])
     rows = [run_row(r, p, now) for r, p in zip(runs, progress)]
-    meta = {"total": reply.total, "page": reply.page if reply.page is not None else page, "total_pages": reply.total_pages}
+    meta = {
+        "total": reply.total,
+        "page": reply.page if reply.page is not None else page,
+        "total_pages": reply.total_pages,
+    }
     return rows, meta
 
 
-async def collect_run(client: Any, run_id: str, now: datetime, notes: list[str] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+async def collect_run(
+    client: Any, run_id: str, now: datetime, notes: list[str] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     from primetui.viewmodel import run_data
 
     run: RLRun = await client.get_run(run_id)

@@ -33,8 +33,9 @@ def make_client(settings: Any, rediscover: Any = None) -> Any:
     """``rediscover``: the local platform's ``launcher.following(data_dir)``, so the client follows a restart."""
     from primetui.api.client import PrimeClient
 
-    return PrimeClient(settings.base_url, settings.api_key, team_id=getattr(settings, "team_id", None),
-                       rediscover=rediscover)
+    return PrimeClient(
+        settings.base_url, settings.api_key, team_id=getattr(settings, "team_id", None), rediscover=rediscover
+    )
 
 
 class LazyClient:
@@ -121,7 +122,13 @@ class DefaultPrefs:
             raise AttributeError(name)
         if self._model is None and name in self.FIRST_FRAME:
             value = self.FIRST_FRAME[name]
-            return SimpleNamespace(**value) if isinstance(value, dict) and name in ("refresh", "notify") else type(value)(value) if isinstance(value, (dict, list)) else value
+            return (
+                SimpleNamespace(**value)
+                if isinstance(value, dict) and name in ("refresh", "notify")
+                else type(value)(value)
+                if isinstance(value, (dict, list))
+                else value
+            )
         return getattr(self.model(), name)
 
 
@@ -174,8 +181,13 @@ class Connector:
         if found:
             self.demo_config = found
         team = local_team(getattr(self.settings, "team_id", None))
-        settings = _with(self.settings, base_url=base_url, api_key=token, team_id=team,
-                         team_name=getattr(self.settings, "team_name", None) if team else None)
+        settings = _with(
+            self.settings,
+            base_url=base_url,
+            api_key=token,
+            team_id=team,
+            team_name=getattr(self.settings, "team_name", None) if team else None,
+        )
         host = base_url.split("://", 1)[-1].split("/", 1)[0]
         return make_client(settings, following(data_dir)), settings, f"local platform {host}"
 
@@ -236,7 +248,10 @@ def build_app(args: Any) -> tuple[Any, int]:
     try:
         settings = load_settings()
     except Exception as exc:  # noqa: BLE001
-        print(f"primetui: could not read the prime configuration ({exc}); fix ~/.prime/config.json or set PRIME_API_KEY.", file=sys.stderr)
+        print(
+            f"primetui: could not read the prime configuration ({exc}); fix ~/.prime/config.json or set PRIME_API_KEY.",
+            file=sys.stderr,
+        )
         from primetui.commands.exits import EXIT_CONFIG
 
         return None, EXIT_CONFIG
@@ -255,7 +270,10 @@ def build_app(args: Any) -> tuple[Any, int]:
         try:
             client, settings, label = connector.local_sync()
         except Exception as exc:  # noqa: BLE001
-            print(f"primetui: the local platform did not start ({exc}); try `primetui local serve` to see why.", file=sys.stderr)
+            print(
+                f"primetui: the local platform did not start ({exc}); try `primetui local serve` to see why.",
+                file=sys.stderr,
+            )
             return None, 1
     elif getattr(settings, "api_key", ""):
         client = LazyClient(settings, prefetch=prefetch)

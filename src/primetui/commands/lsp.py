@@ -26,10 +26,16 @@ from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic
 from primetui.sft.positions import LineIndex
 
-_SEVERITY = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity.Warning,
-             "hint": T.DiagnosticSeverity.Hint}
-_KIND = {"table": T.CompletionItemKind.Module, "key": T.CompletionItemKind.Property,
-         "value": T.CompletionItemKind.Value}
+_SEVERITY = {
+    "error": T.DiagnosticSeverity.Error,
+    "warning": T.DiagnosticSeverity.Warning,
+    "hint": T.DiagnosticSeverity.Hint,
+}
+_KIND = {
+    "table": T.CompletionItemKind.Module,
+    "key": T.CompletionItemKind.Property,
+    "value": T.CompletionItemKind.Value,
+}
 
 
 class SftServer(LanguageServer):
@@ -85,8 +91,11 @@ class SftServer(LanguageServer):
             if uri in self.open and self.workspace.get_text_document(uri).source == text:  # else stale: dropped
                 self._checked[uri] = (text, diags)
                 index = self.index(text)
-                self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
-                    uri=uri, version=version, diagnostics=[_lsp_diagnostic(d, index) for d in diags]))
+                self.text_document_publish_diagnostics(
+                    T.PublishDiagnosticsParams(
+                        uri=uri, version=version, diagnostics=[_lsp_diagnostic(d, index) for d in diags]
+                    )
+                )
         finally:
             if uri in self._again:
                 self._again.discard(uri)
@@ -98,8 +107,13 @@ def _range(r: dict) -> T.Range:
 
 
 def _lsp_diagnostic(d: Diagnostic, index: LineIndex) -> T.Diagnostic:
-    return T.Diagnostic(range=_range(index.range(d.span)), message=d.message, severity=_SEVERITY[d.level],
-                        code=d.code, source=f"primetui ({d.source})")
+    return T.Diagnostic(
+        range=_range(index.range(d.span)),
+        message=d.message,
+        severity=_SEVERITY[d.level],
+        code=d.code,
+        source=f"primetui ({d.source})",
+    )
 
 
 server = SftServer()
@@ -149,11 +163,19 @@ def _complete(ls: SftServer, params: T.CompletionParams) -> T.CompletionList:
     line, col = index.code_point_col(params.position.line, params.position.character)
     start, items = completions(text, line, col)
     where = T.Range(T.Position(**index.position(line, start)), T.Position(**index.position(line, col)))
-    return T.CompletionList(is_incomplete=False, items=[
-        T.CompletionItem(label=c.label, kind=_KIND[c.kind], detail=c.detail,
-                         documentation=T.MarkupContent(kind=T.MarkupKind.PlainText, value=c.documentation),
-                         text_edit=T.TextEdit(range=where, new_text=c.insert))
-        for c in items])
+    return T.CompletionList(
+        is_incomplete=False,
+        items=[
+            T.CompletionItem(
+                label=c.label,
+                kind=_KIND[c.kind],
+                detail=c.detail,
+                documentation=T.MarkupContent(kind=T.MarkupKind.PlainText, value=c.documentation),
+                text_edit=T.TextEdit(range=where, new_text=c.insert),
+            )
+            for c in items
+        ],
+    )
 
 
 @server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
@@ -168,9 +190,15 @@ def _code_actions(ls: SftServer, params: T.CodeActionParams) -> list[T.CodeActio
             continue
         for n, fix in enumerate(d.fixes):
             edits = [T.TextEdit(range=_range(e["range"]), new_text=e["newText"]) for e in index.fix(fix)["edits"]]
-            actions.append(T.CodeAction(title=fix.title, kind=T.CodeActionKind.QuickFix,
-                                        diagnostics=[_lsp_diagnostic(d, index)], is_preferred=n == 0,
-                                        edit=T.WorkspaceEdit(changes={uri: edits})))
+            actions.append(
+                T.CodeAction(
+                    title=fix.title,
+                    kind=T.CodeActionKind.QuickFix,
+                    diagnostics=[_lsp_diagnostic(d, index)],
+                    is_preferred=n == 0,
+                    edit=T.WorkspaceEdit(changes={uri: edits}),
+                )
+            )
     return actions
 
 

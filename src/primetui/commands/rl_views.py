@@ -51,23 +51,35 @@ async def collect_rollouts(client: Any, run_id: str, step: int | None, sort: str
     groups = held.sorted_groups(sort)
     for group in groups:
         group.completions = rv.sort_by(group.completions, rv.completion_key(sort))
-    return {"run_id": run_id, "step": chosen, "steps_with_samples": steps, "sort": sort, "summary": held.summary(),
-            "groups": [g.to_json() for g in groups]}
+    return {
+        "run_id": run_id,
+        "step": chosen,
+        "steps_with_samples": steps,
+        "sort": sort,
+        "summary": held.summary(),
+        "groups": [g.to_json() for g in groups],
+    }
 
 
 def format_rollouts(data: dict[str, Any]) -> str:
     s = data["summary"]
-    head = (f"Run {data['run_id']} · step {data['step']} (steps with samples: {', '.join(map(str, data['steps_with_samples']))})"
-            f" · {s['samples']} samples in {s['groups']} groups")
+    head = (
+        f"Run {data['run_id']} · step {data['step']} (steps with samples: {', '.join(map(str, data['steps_with_samples']))})"
+        f" · {s['samples']} samples in {s['groups']} groups"
+    )
     if s["mean_reward"] is not None:
         head += f" · mean reward {s['mean_reward']:.3f}"
     if s["no_signal_groups"]:
         head += f" · {s['no_signal_groups']} group{'s' if s['no_signal_groups'] != 1 else ''} with no signal"
     lines = [head]
     for g in data["groups"]:
-        lines += ["", f"Problem {g['problem_id']}  mean {rv.fmt_num(g['mean_reward'])}  spread {rv.fmt_num(g['reward_spread'])}  "
-                  f"|adv| {rv.fmt_num(g['advantage'])}" + ("  NO SIGNAL" if g["no_signal"] else "")
-                  + (f"  {g['env_name']}" if g["env_name"] else "")]
+        lines += [
+            "",
+            f"Problem {g['problem_id']}  mean {rv.fmt_num(g['mean_reward'])}  spread {rv.fmt_num(g['reward_spread'])}  "
+            f"|adv| {rv.fmt_num(g['advantage'])}"
+            + ("  NO SIGNAL" if g["no_signal"] else "")
+            + (f"  {g['env_name']}" if g["env_name"] else ""),
+        ]
         lines.append(f"  Prompt: {clean(g['prompt'])}")
         if g["answer"]:
             lines.append(f"  Answer: {clean(g['answer'])}")
@@ -76,12 +88,16 @@ def format_rollouts(data: dict[str, Any]) -> str:
             tokens = "-" if c["num_output_tokens"] is None else str(c["num_output_tokens"])
             text = " ".join(c["completion"].split())
             text = text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
-            lines.append(f"    #{c['sample_id']!s:<5} reward {rv.fmt_num(c['reward'])}  adv {rv.fmt_signed(c['advantage'])}  "
-                         f"{tokens:>5} tok{'  CUT' if c['truncated'] else ''}  {rubric}  {clean(text)}".rstrip())
+            lines.append(
+                f"    #{c['sample_id']!s:<5} reward {rv.fmt_num(c['reward'])}  adv {rv.fmt_signed(c['advantage'])}  "
+                f"{tokens:>5} tok{'  CUT' if c['truncated'] else ''}  {rubric}  {clean(text)}".rstrip()
+            )
     return "\n".join(lines)
 
 
-async def collect_distributions(client: Any, run_id: str, kinds: list[str], step: int | None, notes: list[str]) -> dict[str, Any]:
+async def collect_distributions(
+    client: Any, run_id: str, kinds: list[str], step: int | None, notes: list[str]
+) -> dict[str, Any]:
     progress = await client.get_progress(run_id)
     steps = sorted(set(progress.steps_with_distributions))
     chosen = _pick(steps, step, "histograms", run_id)
@@ -97,7 +113,9 @@ def format_distributions(data: dict[str, Any], width: int = 40) -> str:
     from primetui.api.rl import Distribution
 
     steps = data["steps_with_distributions"]
-    lines = [f"Run {data['run_id']} · step {data['step']} (histograms for steps {steps[0]}–{steps[-1]}, {len(steps)} steps)"]
+    lines = [
+        f"Run {data['run_id']} · step {data['step']} (histograms for steps {steps[0]}–{steps[-1]}, {len(steps)} steps)"
+    ]
     for item in data["distributions"]:
         dist = Distribution.model_validate({k: item[k] for k in ("type", "step", "bins")})
         lines += ["", f"{item['type'].capitalize()}", f"  {dv.stats_line(item['step'], dv.HistStats(**item['stats']))}"]

@@ -98,7 +98,7 @@ def host_name(header: str) -> str:
     """The name in a Host header, without its port (an IPv6 address without its brackets)."""
     header = header.strip()
     if header.startswith("["):
-        return header[1:header.find("]")] if "]" in header else ""
+        return header[1 : header.find("]")] if "]" in header else ""
     return header.rsplit(":", 1)[0] if ":" in header else header
 
 
@@ -147,8 +147,12 @@ class Spares:
         env = tab_environment()
         env[MARKER] = "1"
         self.process = await asyncio.create_subprocess_shell(
-            self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=env)
+            self.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+        )
 
     def take(self) -> Process | None:
         """The waiting spare, now the caller's; None when there is none alive."""
@@ -156,8 +160,9 @@ class Spares:
         if process is None:
             return None
         if process.returncode is not None:
-            log.warning("the spare app process ended before a tab took it (status %s); tabs start their own",
-                        process.returncode)
+            log.warning(
+                "the spare app process ended before a tab took it (status %s); tabs start their own", process.returncode
+            )
             return None
         return process
 
@@ -230,8 +235,17 @@ class TabService(AppService):
 class TokenServer(Server):
     """textual-serve's server with a token on every route, its own page, and no access log."""
 
-    def __init__(self, command: str, host: str, port: int, token: str, title: str = "primetui",
-                 allow_remote: bool = False, spare: bool = True, head_timeout: float = HEAD_TIMEOUT) -> None:
+    def __init__(
+        self,
+        command: str,
+        host: str,
+        port: int,
+        token: str,
+        title: str = "primetui",
+        allow_remote: bool = False,
+        spare: bool = True,
+        head_timeout: float = HEAD_TIMEOUT,
+    ) -> None:
         super().__init__(command, host=host, port=port, title=title)
         self.head_timeout = head_timeout
         """Seconds a connection has to send its first request head (``PRIMETUI_LOCAL_HEAD_TIMEOUT``)."""
@@ -260,13 +274,22 @@ class TokenServer(Server):
     @web.middleware
     async def guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
         if not self.host_allowed(request):
-            return web.Response(status=403, text="403: this dashboard answers only at localhost, 127.0.0.1 or [::1] "
-                                                 "(start it with --allow-remote to reach it by another name).\n")
+            return web.Response(
+                status=403,
+                text="403: this dashboard answers only at localhost, 127.0.0.1 or [::1] "
+                "(start it with --allow-remote to reach it by another name).\n",
+            )
         tokens = self.presented(request)
         if not tokens:
-            return web.Response(status=401, text="401: this dashboard needs the token: open the URL that `primetui serve` printed (or wrote to its URL file).\n")
+            return web.Response(
+                status=401,
+                text="401: this dashboard needs the token: open the URL that `primetui serve` printed (or wrote to its URL file).\n",
+            )
         if not all(_matches(t, self.token) for t in tokens):
-            return web.Response(status=403, text="403: wrong token: open the URL that `primetui serve` printed (or wrote to its URL file).\n")
+            return web.Response(
+                status=403,
+                text="403: wrong token: open the URL that `primetui serve` printed (or wrote to its URL file).\n",
+            )
         if request.path.startswith("/ws/"):
             origin = request.headers.get("Origin")
             if origin and origin not in (f"http://{request.host}", f"https://{request.host}"):
@@ -285,12 +308,14 @@ class TokenServer(Server):
 
     async def _make_app(self) -> web.Application:
         app = web.Application(middlewares=[self.guard])
-        app.add_routes([
-            web.get("/", self.handle_index, name="index"),
-            web.get("/ws/{token}", self.handle_websocket, name="websocket"),
-            web.get("/download/{key}", self.handle_download, name="download"),
-            web.static("/static", self.statics_path, show_index=False, name="static"),
-        ])
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws/{token}", self.handle_websocket, name="websocket"),
+                web.get("/download/{key}", self.handle_download, name="download"),
+                web.static("/static", self.statics_path, show_index=False, name="static"),
+            ]
+        )
         return app
 
     async def handle_index(self, request: web.Request) -> web.Response:  # type: ignore[override]
@@ -315,8 +340,14 @@ class TokenServer(Server):
                 return default
 
         await websocket.prepare(request)
-        service = TabService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                             close=websocket.close, download_manager=self.download_manager, spares=self.spares)
+        service = TabService(
+            self.command,
+            write_bytes=websocket.send_bytes,
+            write_str=websocket.send_str,
+            close=websocket.close,
+            download_manager=self.download_manager,
+            spares=self.spares,
+        )
         self.sessions.add(service)
         try:
             await service.start(size("width", 80), size("height", 24))
@@ -374,8 +405,11 @@ def announce(url: str, port: int, to_terminal: bool) -> Path | None:
         path = url_file_path(port)
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         atomic_write_text(path, url + "\n", mode=0o600)
-        print(f"primetui serve: the dashboard's URL, with its token, is in {path} "
-              "(not printed: output is not a terminal)", flush=True)
+        print(
+            f"primetui serve: the dashboard's URL, with its token, is in {path} "
+            "(not printed: output is not a terminal)",
+            flush=True,
+        )
     print("Anyone with this URL acts with your API key. Ctrl+C stops the server and every tab.", flush=True)
     return path
 
@@ -415,8 +449,9 @@ class GuardedSite(web.SockSite):
         await web.BaseSite.start(self)  # SockSite.start, with the protocol factory wrapped
         server = self._runner.server
         assert server is not None
-        self._server = await asyncio.get_running_loop().create_server(self.gate.wrap(server), sock=self._sock,
-                                                                      backlog=self._backlog)
+        self._server = await asyncio.get_running_loop().create_server(
+            self.gate.wrap(server), sock=self._sock, backlog=self._backlog
+        )
 
 
 REPORT_EVERY = 60.0
@@ -443,7 +478,9 @@ async def run_server(server: TokenServer, ready: Any = None, repeats: RepeatFilt
         await site.start()
     except OSError as exc:
         await runner.cleanup()
-        raise ServeError(f"cannot listen on {server.host}:{server.port} ({exc.strerror or exc}); pick another --port.") from exc
+        raise ServeError(
+            f"cannot listen on {server.host}:{server.port} ({exc.strerror or exc}); pick another --port."
+        ) from exc
     port = sock.getsockname()[1]
     server.port = port
     url = f"http://{url_host(server.host)}:{port}/?token={server.token}"
@@ -451,8 +488,10 @@ async def run_server(server: TokenServer, ready: Any = None, repeats: RepeatFilt
         url_file = announce(url, port, sys.stdout.isatty())
     except OSError as exc:
         await runner.cleanup()
-        raise ServeError(f"cannot write the URL file ({exc.strerror or exc}); set PRIMETUI_CONFIG_DIR to a writable "
-                         "folder, or run it in a terminal, where the URL is printed.") from exc
+        raise ServeError(
+            f"cannot write the URL file ({exc.strerror or exc}); set PRIMETUI_CONFIG_DIR to a writable "
+            "folder, or run it in a terminal, where the URL is printed."
+        ) from exc
     await server.spares.start()
     if ready is not None:
         ready(url)
@@ -469,8 +508,9 @@ async def run_server(server: TokenServer, ready: Any = None, repeats: RepeatFilt
     finally:
         if reporter is not None:
             reporter.cancel()
-        await asyncio.gather(server.spares.close(), *(server.end_session(s) for s in list(server.sessions)),
-                             return_exceptions=True)
+        await asyncio.gather(
+            server.spares.close(), *(server.end_session(s) for s in list(server.sessions)), return_exceptions=True
+        )
         await runner.cleanup()
         if url_file is not None:
             url_file.unlink(missing_ok=True)  # the token dies with the server
@@ -495,15 +535,25 @@ def serve(args: Any) -> int:
     local = bool(getattr(args, "local", False))
     if not is_loopback(host):
         if not getattr(args, "allow_remote", False):
-            print(f"primetui serve: {host} is not a loopback address; add --allow-remote to serve beyond this machine "
-                  "(anyone who gets the URL acts with your API key).", file=sys.stderr)
+            print(
+                f"primetui serve: {host} is not a loopback address; add --allow-remote to serve beyond this machine "
+                "(anyone who gets the URL acts with your API key).",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
-        print(f"primetui serve: WARNING: serving on {host}, reachable from other machines, over plain HTTP: "
-              "the token travels unencrypted. Prefer an SSH tunnel to 127.0.0.1.", file=sys.stderr, flush=True)
+        print(
+            f"primetui serve: WARNING: serving on {host}, reachable from other machines, over plain HTTP: "
+            "the token travels unencrypted. Prefer an SSH tunnel to 127.0.0.1.",
+            file=sys.stderr,
+            flush=True,
+        )
     elif getattr(args, "allow_remote", False):
-        print("primetui serve: WARNING: --allow-remote: requests under any Host name are answered, so a web page "
-              "whose name resolves to this machine can reach the server (it still needs the token).",
-              file=sys.stderr, flush=True)
+        print(
+            "primetui serve: WARNING: --allow-remote: requests under any Host name are answered, so a web page "
+            "whose name resolves to this machine can reach the server (it still needs the token).",
+            file=sys.stderr,
+            flush=True,
+        )
     if not (0 <= port <= 65535):
         print(f"primetui serve: --port {port} is not a port number (0 to 65535).", file=sys.stderr)
         return EXIT_USAGE
@@ -519,15 +569,20 @@ def serve(args: Any) -> int:
             # Once here, on the data dir the tabs will use, so they share one platform instead of racing.
             ensure_running(data_dir=local_data_dir(load_prefs()[0]), demo=True)
         except Exception as exc:  # noqa: BLE001
-            print(f"primetui serve: the local platform did not start ({exc}); try `primetui local serve` to see why.", file=sys.stderr)
+            print(
+                f"primetui serve: the local platform did not start ({exc}); try `primetui local serve` to see why.",
+                file=sys.stderr,
+            )
             return 1
     log_file = getattr(args, "log_file", None)
     if log_file:
         try:
             capture_output(Path(log_file))
         except OSError as exc:
-            print(f"primetui serve: cannot write the log file {log_file} ({exc.strerror}); pass a writable --log-file.",
-                  file=sys.stderr)
+            print(
+                f"primetui serve: cannot write the log file {log_file} ({exc.strerror}); pass a writable --log-file.",
+                file=sys.stderr,
+            )
             return EXIT_REFUSED
     logging.basicConfig(level=logging.WARNING, format="primetui serve: %(message)s")
     repeats = install_repeat_filter(quiet=(ACCEPT_FAILED,))
@@ -536,9 +591,15 @@ def serve(args: Any) -> int:
     except ValueError as exc:
         print(f"primetui serve: {exc}", file=sys.stderr)  # a PRIMETUI_SERVE_* value that cannot work
         return EXIT_CONFIG
-    server = TokenServer(app_command(local), host, port, make_token(),
-                         allow_remote=bool(getattr(args, "allow_remote", False)),
-                         spare=not getattr(args, "no_spare", False), head_timeout=head_timeout)
+    server = TokenServer(
+        app_command(local),
+        host,
+        port,
+        make_token(),
+        allow_remote=bool(getattr(args, "allow_remote", False)),
+        spare=not getattr(args, "no_spare", False),
+        head_timeout=head_timeout,
+    )
     try:
         asyncio.run(run_server(server, repeats=repeats))
     except ServeError as exc:
@@ -549,6 +610,19 @@ def serve(args: Any) -> int:
     return 0
 
 
-__all__ = ["COOKIE", "ServeError", "Spares", "TabService", "TokenServer", "tab_environment", "announce", "app_command", "host_name", "is_loopback", "make_token",
-           "serve", "url_file_path", "url_host"]
-
+__all__ = [
+    "COOKIE",
+    "ServeError",
+    "Spares",
+    "TabService",
+    "TokenServer",
+    "tab_environment",
+    "announce",
+    "app_command",
+    "host_name",
+    "is_loopback",
+    "make_token",
+    "serve",
+    "url_file_path",
+    "url_host",
+]

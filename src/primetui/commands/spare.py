@@ -115,5 +115,15 @@ def hold(argv: list[str] | None = None) -> None:
     name_process()
 
 
-__all__ = ["BadStart", "LINE_MAX", "MARKER", "WARM", "WARM_LOCAL", "hold", "name_process", "parse_go", "read_line",
-           "warm"]
+__all__ = [
+    "BadStart",
+    "LINE_MAX",
+    "MARKER",
+    "WARM",
+    "WARM_LOCAL",
+    "hold",
+    "name_process",
+    "parse_go",
+    "read_line",
+    "warm",
+]

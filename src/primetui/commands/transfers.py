@@ -49,8 +49,16 @@ def _line(t: Any) -> str:
     return clean(f"{t.id} {t.volume_name}:/{t.path} {t.direction} {t.status:<10} {progress_cell(t)}")
 
 
-async def follow(client: Any, transfers: list[Any], out: TextIO, as_json: bool, *, interval: float = FOLLOW_INTERVAL,
-                 deadline: float | None = None, notifier: Any = None) -> int:
+async def follow(
+    client: Any,
+    transfers: list[Any],
+    out: TextIO,
+    as_json: bool,
+    *,
+    interval: float = FOLLOW_INTERVAL,
+    deadline: float | None = None,
+    notifier: Any = None,
+) -> int:
     """Poll each live transfer (V13) until it ends; a line (or JSON object) per change. Returns the exit code."""
     shown: dict[str, str] = {}
     live = {t.id: t for t in transfers}
@@ -91,8 +99,16 @@ async def resolve(client: Any, ref: str) -> Any:
     raise LookupError(f"Transfer '{clean(ref)}' is on no volume; list them with `primetui transfers`.")
 
 
-async def wait_transfers(client: Any, refs: list[str], out: TextIO, as_json: bool, *, interval: float,
-                         deadline: float | None, notifier: Any = None) -> int:
+async def wait_transfers(
+    client: Any,
+    refs: list[str],
+    out: TextIO,
+    as_json: bool,
+    *,
+    interval: float,
+    deadline: float | None,
+    notifier: Any = None,
+) -> int:
     transfers = []
     for ref in refs:
         try:

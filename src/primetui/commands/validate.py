@@ -73,7 +73,9 @@ def fetch_model_cache(timeout: float = 8.0, local: bool = False) -> CacheResult:
         models = asyncio.run(_get())
     except Exception as exc:  # noqa: BLE001 - PrimeAPIError or transport trouble: skip one rule, say why
         reason = str(exc).rstrip(".")
-        return CacheResult(None, f"model cache: could not ask {base_url}, so the model-cache rule was skipped — {reason}.")
+        return CacheResult(
+            None, f"model cache: could not ask {base_url}, so the model-cache rule was skipped — {reason}."
+        )
     return CacheResult(models, f"model cache: {len(models)} models from {base_url}.")
 
 
@@ -92,8 +94,15 @@ def _check_file(path: Path, ctx: CheckContext) -> tuple[list[Diagnostic], str | 
         text = _read_stdin() if str(path) == "-" else read_text_file(path).text
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return [Diagnostic("error", f"cannot read this file ({reason}) — check the path.", Span(0, 0, 0, 0),
-                           UNREADABLE, "io")], None, ""
+        return (
+            [
+                Diagnostic(
+                    "error", f"cannot read this file ({reason}) — check the path.", Span(0, 0, 0, 0), UNREADABLE, "io"
+                )
+            ],
+            None,
+            "",
+        )
     from primetui.sft.check import check_text
 
     report = check_text(text, ctx)
@@ -117,8 +126,11 @@ def validate(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from primetui.sft.schema import SCHEMA_NOTE
 
-    cache = CacheResult(None, "model cache: skipped (--offline).") if args.offline else \
-        fetch_model_cache(local=bool(getattr(args, "local", False)))
+    cache = (
+        CacheResult(None, "model cache: skipped (--offline).")
+        if args.offline
+        else fetch_model_cache(local=bool(getattr(args, "local", False)))
+    )
     ctx = CheckContext(hosted=True, cached_models=cache.models)
     results: list[dict] = []
     errors = warnings = hints = 0
@@ -134,11 +146,21 @@ def _validate(args: argparse.Namespace) -> int:
         errors += sum(d.level == "error" for d in diags)
         warnings += sum(d.level == "warning" for d in diags)
         hints += sum(d.level == "hint" for d in diags)
-        results.append({"file": "<stdin>" if name == "-" else name, "diagnostics": [diagnostic_json(d, index) for d in diags]})
+        results.append(
+            {"file": "<stdin>" if name == "-" else name, "diagnostics": [diagnostic_json(d, index) for d in diags]}
+        )
         lines.extend(d.format("<stdin>" if name == "-" else name) for d in diags)
     if args.json:
-        out = {"files": results, "errors": errors, "warnings": warnings, "hints": hints, "schema": SCHEMA_NOTE,
-               "model_cache": cache.note, "prime_rl": sorted(notes), "position_encoding": POSITION_ENCODING}
+        out = {
+            "files": results,
+            "errors": errors,
+            "warnings": warnings,
+            "hints": hints,
+            "schema": SCHEMA_NOTE,
+            "model_cache": cache.note,
+            "prime_rl": sorted(notes),
+            "position_encoding": POSITION_ENCODING,
+        }
         print(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         # A diagnostic quotes the config (key names, values) and the platform (model ids): outside text,
@@ -149,6 +171,9 @@ def _validate(args: argparse.Namespace) -> int:
         for note in sorted(notes):
             print(note, file=sys.stderr)
         files = len(args.files)
-        print(f"{errors} error(s), {warnings} warning(s), {hints} hint(s) in {files} file(s) — {SCHEMA_NOTE}; "
-              f"{POSITIONS_NOTE}.", file=sys.stderr)
+        print(
+            f"{errors} error(s), {warnings} warning(s), {hints} hint(s) in {files} file(s) — {SCHEMA_NOTE}; "
+            f"{POSITIONS_NOTE}.",
+            file=sys.stderr,
+        )
     return EXIT_REFUSED if unreadable else 1 if errors else 0

@@ -46,8 +46,18 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from primetui.api.followers import PollFailed, RunUpdate, RunWatcher
-from primetui.commands.exits import (EXIT_BUG, EXIT_CONFIG, EXIT_ENDED_BADLY, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, EXIT_SIGINT,
-                                     EXIT_SIGTERM, EXIT_TIMEOUT, EXIT_USAGE)
+from primetui.commands.exits import (
+    EXIT_BUG,
+    EXIT_CONFIG,
+    EXIT_ENDED_BADLY,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_REFUSED,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    EXIT_TIMEOUT,
+    EXIT_USAGE,
+)
 from primetui.config.mistakes import SettingsMistake
 from primetui.sft.dispatching import Refusal, dispatch
 from primetui.monitor_core.escapes import neutralise
@@ -57,9 +67,18 @@ EXIT_SETUP = EXIT_REFUSED
 EXIT_ANOMALY = EXIT_ENDED_BADLY
 """Every run ended, but one COMPLETED with a NaN final loss or an error-level anomaly."""
 """Nothing was dispatched (the name kept for callers of the refusal code)."""
-OUTCOME = {EXIT_OK: "COMPLETED", EXIT_FAILED: "FAILED", EXIT_TIMEOUT: "TIMEOUT", EXIT_REFUSED: "REFUSED", EXIT_ANOMALY: "ANOMALY",
-           EXIT_USAGE: "USAGE", EXIT_BUG: "BUG", EXIT_CONFIG: "MISCONFIGURED",
-           EXIT_SIGINT: "INTERRUPTED", EXIT_SIGTERM: "INTERRUPTED"}
+OUTCOME = {
+    EXIT_OK: "COMPLETED",
+    EXIT_FAILED: "FAILED",
+    EXIT_TIMEOUT: "TIMEOUT",
+    EXIT_REFUSED: "REFUSED",
+    EXIT_ANOMALY: "ANOMALY",
+    EXIT_USAGE: "USAGE",
+    EXIT_BUG: "BUG",
+    EXIT_CONFIG: "MISCONFIGURED",
+    EXIT_SIGINT: "INTERRUPTED",
+    EXIT_SIGTERM: "INTERRUPTED",
+}
 """The ``status`` of the final JSON ``done`` event, by exit code (``dispatch`` without --wait: DISPATCHED)."""
 SETTLE_SECONDS = 1.0
 """On a signal, a run whose status was never seen is fetched once, for at most this long."""
@@ -129,8 +148,15 @@ class Reporter:
     def status(self, f: Followed, previous: str | None) -> None:
         stamp = time.strftime("%H:%M:%S")
         if self.json:
-            self.record(event="status", run_id=f.run_id, name=f.name, status=f.status, previous=previous,
-                        step=f.step, max_steps=f.max_steps)
+            self.record(
+                event="status",
+                run_id=f.run_id,
+                name=f.name,
+                status=f.status,
+                previous=previous,
+                step=f.step,
+                max_steps=f.max_steps,
+            )
         else:
             arrow = f"{previous} → {f.status}" if previous else str(f.status)
             self._emit(f"{stamp}  run {f.label}: {arrow}")
@@ -161,15 +187,27 @@ class Reporter:
     def end(self, runs: list[Followed], code: int, timed_out: list[Followed]) -> None:
         if self.json:
             for r in runs:
-                self.record(event="end", run_id=r.run_id, name=r.name, status=r.status, ended=r.ended,
-                            reason=r.reason, component=r.component, error_lines=r.error_lines,
-                            loss_nonfinite=r.loss_nonfinite, final_loss_step=r.final_loss_step, anomalies=r.anomalies)
+                self.record(
+                    event="end",
+                    run_id=r.run_id,
+                    name=r.name,
+                    status=r.status,
+                    ended=r.ended,
+                    reason=r.reason,
+                    component=r.component,
+                    error_lines=r.error_lines,
+                    loss_nonfinite=r.loss_nonfinite,
+                    final_loss_step=r.final_loss_step,
+                    anomalies=r.anomalies,
+                )
             self.done(code, timed_out=[r.run_id for r in timed_out])
             return
         for r in runs:
             if r.broken:
                 if r.loss_nonfinite:
-                    self._emit(f"run {r.label} is COMPLETED, but its loss ended {r.loss_nonfinite} at step {r.final_loss_step}")
+                    self._emit(
+                        f"run {r.label} is COMPLETED, but its loss ended {r.loss_nonfinite} at step {r.final_loss_step}"
+                    )
                 for what in r.anomalies:
                     self._emit(f"run {r.label} is COMPLETED, with an error-level anomaly: {what}")
             if r.ended and r.status != "COMPLETED":
@@ -200,18 +238,32 @@ class Reporter:
         code = 128 + signum
         if self.json:
             for r in runs:
-                self.record(event="end", run_id=r.run_id, name=r.name, status=r.status, ended=r.ended,
-                            reason=r.reason, component=r.component, error_lines=r.error_lines)
-            self.done(code, signal=name, running=[r.run_id for r in runs if not r.ended and r.status is not None],
-                      unknown=[r.run_id for r in runs if r.status is None])
+                self.record(
+                    event="end",
+                    run_id=r.run_id,
+                    name=r.name,
+                    status=r.status,
+                    ended=r.ended,
+                    reason=r.reason,
+                    component=r.component,
+                    error_lines=r.error_lines,
+                )
+            self.done(
+                code,
+                signal=name,
+                running=[r.run_id for r in runs if not r.ended and r.status is not None],
+                unknown=[r.run_id for r in runs if r.status is None],
+            )
             return
         if self._live:
             self.out.write("\n")  # keep the progress on screen; the note starts a line of its own
             self._live = False
         going = [r for r in runs if not r.ended]
         if not runs:  # dispatch stopped before a run id came back: whether one was sent is not known here
-            self._emit(f"{name}: stopped before any run was followed; check `primetui runs --once` for a run "
-                       "dispatched just then.")
+            self._emit(
+                f"{name}: stopped before any run was followed; check `primetui runs --once` for a run "
+                "dispatched just then."
+            )
         elif going:
             ids = " ".join(r.run_id for r in going)
             for r in going:
@@ -231,7 +283,9 @@ def failing_component(run: Any) -> tuple[str, int | None, str | None]:
     error = str(getattr(run, "error_message", None) or "").lower()
     specs = log_specs(run, None)
     for spec in specs:
-        names = [spec.component] + ([spec.env_name.lower(), spec.env_name.split("/")[-1].lower()] if spec.env_name else [])
+        names = [spec.component] + (
+            [spec.env_name.lower(), spec.env_name.split("/")[-1].lower()] if spec.env_name else []
+        )
         if spec.component != "trainer" and any(n and n in error for n in names):
             return spec.component, spec.pod_index, spec.env_name
     trainer = specs[0]
@@ -278,9 +332,18 @@ class Interrupt:
     signum: int | None = None
 
 
-async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, timeout: float | None = None,
-                    deadline: float | None = None, interval: float = 3.0, notifier: Notifier | None = None,
-                    interrupt: Interrupt | None = None, runs: list[Followed] | None = None) -> int:
+async def wait_runs(
+    client: Any,
+    run_ids: list[str],
+    reporter: Reporter,
+    *,
+    timeout: float | None = None,
+    deadline: float | None = None,
+    interval: float = 3.0,
+    notifier: Notifier | None = None,
+    interrupt: Interrupt | None = None,
+    runs: list[Followed] | None = None,
+) -> int:
     """Follow every run to its end; returns the exit code.
 
     ``deadline`` (``time.monotonic()``) ends the wait like ``timeout`` seconds from now would. A
@@ -311,8 +374,15 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
         if notifier is not None:  # --on-event: every flag the run raised (an RL run's health flags too)
             for a in found:
                 where = f" at step {a.step}" if a.step is not None else ""
-                notifier.emit(RunEvent.anomaly(f.run_id, f.name, f"{a.label}{where}", a.message,
-                                               "error" if a.kind in ERROR_KINDS else "warning"))
+                notifier.emit(
+                    RunEvent.anomaly(
+                        f.run_id,
+                        f.name,
+                        f"{a.label}{where}",
+                        a.message,
+                        "error" if a.kind in ERROR_KINDS else "warning",
+                    )
+                )
 
     async def follow(f: Followed) -> None:
         watcher = watchers[f.run_id]
@@ -326,8 +396,15 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
                     f.status = run.status
                     reporter.status(f, previous)
                     if notifier is not None:
-                        notifier.emit(RunEvent.status_change(f.run_id, f.name, previous, run.status,
-                                                             run.error_message if run.status == "FAILED" else None))
+                        notifier.emit(
+                            RunEvent.status_change(
+                                f.run_id,
+                                f.name,
+                                previous,
+                                run.status,
+                                run.error_message if run.status == "FAILED" else None,
+                            )
+                        )
                 if event.step_changed and event.step is not None:
                     f.step = event.step
                     reporter.progress(runs, f)
@@ -345,8 +422,10 @@ async def wait_runs(client: Any, run_ids: list[str], reporter: Reporter, *, time
                 now = time.monotonic()
                 if now - last_note.get(f.run_id, -RETRY_NOTE_EVERY) >= RETRY_NOTE_EVERY or event.attempt in (1, 5):
                     last_note[f.run_id] = now
-                    reporter.problem(f"run {f.run_id}: {_clean(event.error)} (attempt {event.attempt}; "
-                                     f"retrying in {event.retry_in:.0f} s)")
+                    reporter.problem(
+                        f"run {f.run_id}: {_clean(event.error)} (attempt {event.attempt}; "
+                        f"retrying in {event.retry_in:.0f} s)"
+                    )
 
     tasks = [asyncio.ensure_future(follow(f)) for f in runs]
     remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -435,12 +514,21 @@ def _local_settings(local: bool) -> tuple[Any, Any]:
     return settings, following(None)
 
 
-async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: TextIO, as_json: bool) -> list[str] | int:
+async def _sweep(
+    client: Any, args: Any, reporter: Reporter, out: TextIO, err: TextIO, as_json: bool
+) -> list[str] | int:
     """Dispatch the sweep: the run ids to wait for, or the exit code when it ends here."""
     from primetui.sft.dispatching import dispatch_sweep
 
-    result = await dispatch_sweep(client, Path(args.file), args.volume, list(args.set or []), args.name, err,
-                                  suffix=bool(getattr(args, "suffix", False)))
+    result = await dispatch_sweep(
+        client,
+        Path(args.file),
+        args.volume,
+        list(args.set or []),
+        args.name,
+        err,
+        suffix=bool(getattr(args, "suffix", False)),
+    )
     if isinstance(result, Refusal):
         reporter.refused(result.kind, result.message, result.details)
         reporter.done(EXIT_SETUP)
@@ -463,14 +551,17 @@ async def _sweep(client: Any, args: Any, reporter: Reporter, out: TextIO, err: T
     return [r for r, _ in result.runs]
 
 
-async def _platform_settings(args: Any, reporter: Reporter, err: TextIO,
-                             deadline: float | None) -> tuple[Any, Any] | int:
+async def _platform_settings(
+    args: Any, reporter: Reporter, err: TextIO, deadline: float | None
+) -> tuple[Any, Any] | int:
     """The platform's settings (and how to find a local platform again), or the exit code of a refusal,
     already reported."""
     timeout = getattr(args, "timeout", None)
     try:
         setup = _off_loop(lambda: _local_settings(bool(getattr(args, "local", False))))
-        settings, rediscover = await asyncio.wait_for(setup, None if deadline is None else max(0.0, deadline - time.monotonic()))
+        settings, rediscover = await asyncio.wait_for(
+            setup, None if deadline is None else max(0.0, deadline - time.monotonic())
+        )
     except TimeoutError:
         print(f"primetui {args.command}: timed out after {timeout:g} s while the platform was starting.", file=err)
         from primetui.commands.transfers import is_transfer_ref
@@ -484,8 +575,11 @@ async def _platform_settings(args: Any, reporter: Reporter, err: TextIO,
         reporter.done(EXIT_CONFIG)
         return EXIT_CONFIG
     except Exception as exc:  # noqa: BLE001
-        reporter.refused("settings", f"primetui {args.command}: could not read the platform settings ({_clean(exc)}); "
-                                     "fix ~/.prime/config.json or set PRIME_API_KEY.")
+        reporter.refused(
+            "settings",
+            f"primetui {args.command}: could not read the platform settings ({_clean(exc)}); "
+            "fix ~/.prime/config.json or set PRIME_API_KEY.",
+        )
         reporter.done(EXIT_CONFIG)
         return EXIT_CONFIG
     if not getattr(settings, "api_key", ""):
@@ -495,8 +589,9 @@ async def _platform_settings(args: Any, reporter: Reporter, err: TextIO,
     return settings, rediscover
 
 
-async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: Interrupt,
-                followed: list[Followed]) -> int:
+async def _main(
+    args: Any, out: TextIO, err: TextIO, started: float, interrupt: Interrupt, followed: list[Followed]
+) -> int:
     from primetui.commands.launch import make_client
 
     as_json = bool(getattr(args, "json", False))
@@ -542,16 +637,25 @@ async def _main(args: Any, out: TextIO, err: TextIO, started: float, interrupt: 
             refs = [rid for rid in run_ids if is_transfer_ref(rid)]
             if refs:  # S3 transfers: their own follow, the same exit codes
                 run_ids = [rid for rid in run_ids if rid not in refs]
-                code = await wait_transfers(client, refs, out, as_json, interval=max(0.2, args.interval),
-                                            deadline=deadline, notifier=notifier)
+                code = await wait_transfers(
+                    client, refs, out, as_json, interval=max(0.2, args.interval), deadline=deadline, notifier=notifier
+                )
                 if notifier is not None:
                     await notifier.drain()
                 if not run_ids or code != EXIT_OK:
                     reporter.done(code, status="SUCCEEDED" if code == EXIT_OK else None)
                     return code
         followed[:] = [Followed(rid) for rid in dict.fromkeys(run_ids)]
-        return await wait_runs(client, run_ids, reporter, deadline=deadline, interval=max(0.2, args.interval),
-                               notifier=notifier, interrupt=interrupt, runs=followed)
+        return await wait_runs(
+            client,
+            run_ids,
+            reporter,
+            deadline=deadline,
+            interval=max(0.2, args.interval),
+            notifier=notifier,
+            interrupt=interrupt,
+            runs=followed,
+        )
     except asyncio.CancelledError:
         if interrupt.signum is None:
             raise
@@ -622,8 +726,13 @@ def process_started() -> float:
     return now - age if 0.0 <= age < 60.0 else now  # not a plausible start-up: count from now
 
 
-def main(args: Any, out: TextIO | None = None, err: TextIO | None = None, held: dict[Any, Any] | None = None,
-         started: float | None = None) -> int:
+def main(
+    args: Any,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    held: dict[Any, Any] | None = None,
+    started: float | None = None,
+) -> int:
     """Entry point of ``primetui wait``, ``dispatch`` and ``sweep``; returns the exit code.
 
     ``held``: where ``primetui.commands.cli`` notes a SIGINT or SIGTERM that came while the process was
@@ -638,8 +747,9 @@ def main(args: Any, out: TextIO | None = None, err: TextIO | None = None, held: 
         return asyncio.run(_guarded(args, out, err, started, held))
     except KeyboardInterrupt:
         if as_json:
-            Reporter(out, err, True).done(EXIT_SIGINT, signal="SIGINT", running=[],
-                                          unknown=list(getattr(args, "run_ids", None) or []))
+            Reporter(out, err, True).done(
+                EXIT_SIGINT, signal="SIGINT", running=[], unknown=list(getattr(args, "run_ids", None) or [])
+            )
         return EXIT_SIGINT
     except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
         from primetui.api.errors import PrimeAPIError

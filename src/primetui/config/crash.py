@@ -102,8 +102,12 @@ def looks_like_token(segment: str) -> bool:
     """A URL path segment that is likely a credential (a webhook's secret part, a signed id)."""
     if len(segment) >= 24 and re.fullmatch(r"[\w.~%=+-]+", segment):
         return True
-    return (len(segment) >= TOKEN_SEGMENT and re.fullmatch(r"[\w.~%=+-]+", segment) is not None
-            and any(c.isdigit() for c in segment) and any(c.isalpha() for c in segment))
+    return (
+        len(segment) >= TOKEN_SEGMENT
+        and re.fullmatch(r"[\w.~%=+-]+", segment) is not None
+        and any(c.isdigit() for c in segment)
+        and any(c.isalpha() for c in segment)
+    )
 
 
 def redact_url(url: str) -> str:

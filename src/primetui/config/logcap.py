@@ -65,7 +65,7 @@ class CappedFile:
                 if self._size and self._size + len(data) > self.cap:
                     self._rotate()
                 # A single write longer than the cap fills a file of its own, cut at the cap.
-                piece, data = data[: self.cap], data[self.cap:]
+                piece, data = data[: self.cap], data[self.cap :]
                 os.write(self._fd, piece)
                 self._size += len(piece)
 
@@ -134,8 +134,9 @@ class RepeatFilter(logging.Filter):
     says all in one line).
     """
 
-    def __init__(self, window: float = REPEAT_WINDOW, quiet: tuple[str, ...] = (),
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, window: float = REPEAT_WINDOW, quiet: tuple[str, ...] = (), clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__()
         self.clock = clock
         self.window = window
@@ -144,7 +145,9 @@ class RepeatFilter(logging.Filter):
         self._lock = threading.Lock()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        decided = getattr(record, "_repeat_pass", None)  # a mark this filter leaves on the record, not a LogRecord field
+        decided = getattr(
+            record, "_repeat_pass", None
+        )  # a mark this filter leaves on the record, not a LogRecord field
         if decided is not None:  # another handler already decided (and may have rewritten the message)
             return bool(decided)
         decision = self._decide(record)
@@ -181,8 +184,13 @@ class RepeatFilter(logging.Filter):
         with self._lock:
             for kind, (start, count, record) in list(self._kinds.items()):
                 if count and now - start >= self.window:
-                    lines.append((record.levelno, f"{count:,} more like this in the last {now - start:.0f} s: "
-                                                  f"{record.name}: {str(record.msg)[:200]}"))
+                    lines.append(
+                        (
+                            record.levelno,
+                            f"{count:,} more like this in the last {now - start:.0f} s: "
+                            f"{record.name}: {str(record.msg)[:200]}",
+                        )
+                    )
                     self._kinds[kind] = (now, 0, record)
         for level, line in lines:
             logger.log(level, line, extra={"repeat_report": True})
@@ -196,5 +204,12 @@ def install_repeat_filter(quiet: tuple[str, ...] = ()) -> RepeatFilter:
     return repeat
 
 
-__all__ = ["LOG_BACKUPS", "LOG_CAP", "REPEAT_WINDOW", "CappedFile", "RepeatFilter", "capture_output",
-           "install_repeat_filter"]
+__all__ = [
+    "LOG_BACKUPS",
+    "LOG_CAP",
+    "REPEAT_WINDOW",
+    "CappedFile",
+    "RepeatFilter",
+    "capture_output",
+    "install_repeat_filter",
+]

@@ -118,7 +118,7 @@ def shown_url(url: str) -> str:
     path = f"{slash}{tail}"
     cut = min((i for i in (path.find("?"), path.find("#")) if i >= 0), default=-1)
     if cut >= 0:
-        path = f"{path[:cut + 1]}***"
+        path = f"{path[: cut + 1]}***"
     return f"{scheme}{sep}{authority}{path}"
 
 
@@ -171,12 +171,15 @@ def env_mistake(env: Mapping[str, str] | None = None) -> SettingsMistake | None:
             continue
         problem = seconds_problem(raw.strip())
         if problem:
-            return SettingsMistake(f"{name} {problem}; set it to seconds, like 300, or unset it.",
-                                   setting=name, source=name)
+            return SettingsMistake(
+                f"{name} {problem}; set it to seconds, like 300, or unset it.", setting=name, source=name
+            )
     return None
 
 
-def first_mistake(settings: Any, env: Mapping[str, str] | None = None, *, local: bool = False) -> SettingsMistake | None:
+def first_mistake(
+    settings: Any, env: Mapping[str, str] | None = None, *, local: bool = False
+) -> SettingsMistake | None:
     """The first setting of ``settings`` (and of the environment) that cannot work, or None.
 
     ``local``: the embedded platform supplies the URL, key and team, so only the environment
@@ -188,21 +191,43 @@ def first_mistake(settings: Any, env: Mapping[str, str] | None = None, *, local:
     key = str(getattr(settings, "api_key", "") or "")
     problem = key_problem(key) if key else None
     if problem:
-        return _mistake(settings, "api_key", f"{problem}, so it cannot be sent",
-                        "set it to the key alone (copy it again from https://app.primeintellect.ai/dashboard/tokens)")
+        return _mistake(
+            settings,
+            "api_key",
+            f"{problem}, so it cannot be sent",
+            "set it to the key alone (copy it again from https://app.primeintellect.ai/dashboard/tokens)",
+        )
     for key_name in ("base_url", "frontend_url"):
         url = str(getattr(settings, key_name, "") or "")
         problem = url_problem(url)
         if problem:
-            fix = ("put the API key in PRIME_API_KEY and the URL alone here" if "password" in problem
-                   else "write it as http(s)://host[:port], or unset it for the default")
+            fix = (
+                "put the API key in PRIME_API_KEY and the URL alone here"
+                if "password" in problem
+                else "write it as http(s)://host[:port], or unset it for the default"
+            )
             return _mistake(settings, key_name, problem, fix)
     team = getattr(settings, "team_id", None)
     if team and not TEAM_ID.fullmatch(str(team)):
-        return _mistake(settings, "team_id", f"({echo(str(team))}) is not a team id (letters, digits, - and _, "
-                        "at most 128)", "set it to the team's id, or unset it for your personal account")
+        return _mistake(
+            settings,
+            "team_id",
+            f"({echo(str(team))}) is not a team id (letters, digits, - and _, at most 128)",
+            "set it to the team's id, or unset it for your personal account",
+        )
     return None
 
 
-__all__ = ["ECHO_MAX", "ENV_SECONDS", "EXIT_MISTAKE", "SettingsMistake", "echo", "env_mistake", "first_mistake",
-           "key_problem", "seconds_problem", "shown_url", "url_problem"]
+__all__ = [
+    "ECHO_MAX",
+    "ENV_SECONDS",
+    "EXIT_MISTAKE",
+    "SettingsMistake",
+    "echo",
+    "env_mistake",
+    "first_mistake",
+    "key_problem",
+    "seconds_problem",
+    "shown_url",
+    "url_problem",
+]

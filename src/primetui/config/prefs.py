@@ -126,8 +126,13 @@ class NotifyPrefs(_Strict):
     """Seconds `on_event` may take before it is killed; a failure is a warning and a line in notify.log."""
 
 
-_TABLES: dict[str, type[BaseModel]] = {"refresh": RefreshIntervals, "anomalies": AnomalyThresholds, "notify": NotifyPrefs}
+_TABLES: dict[str, type[BaseModel]] = {
+    "refresh": RefreshIntervals,
+    "anomalies": AnomalyThresholds,
+    "notify": NotifyPrefs,
+}
 """The tables of the preferences file, by name."""
+
 
 class Prefs(_Strict):
     """primetui's preferences (the `config.toml` file)."""
@@ -136,7 +141,9 @@ class Prefs(_Strict):
     """Colour theme name, e.g. `primetui-dark`; empty picks one that suits the terminal."""
     chart_marker: Literal["braille", "block", "ascii"] = "braille"
     """How charts draw lines: `braille` (finest), `block`, or `ascii` (for fonts without braille)."""
-    shell_palette: Literal["xterm", "terminal"] | Annotated[list[HexColor], Field(min_length=16, max_length=16)] = "xterm"
+    shell_palette: Literal["xterm", "terminal"] | Annotated[list[HexColor], Field(min_length=16, max_length=16)] = (
+        "xterm"
+    )
     """The shell pane's 16 ANSI colours: `xterm` (distinct, the default), `terminal` (your terminal's own, with the `primetui-ansi` theme) or 16 `"#rrggbb"` colours."""
     local_data_dir: Path | None = None
     """Where the embedded local platform keeps its volumes and runs; empty uses primetui's data dir."""
@@ -276,13 +283,14 @@ def _read_doc(path: Path) -> Any:
         return tomlkit.parse(text)
     except Exception as exc:  # tomlkit raises several parse error types
         raise PrefsError(
-            f"{path} is not valid TOML, so nothing was saved (your file is untouched); fix or delete it "
-            "and retry."
+            f"{path} is not valid TOML, so nothing was saved (your file is untouched); fix or delete it and retry."
         ) from exc
 
 
-NEW_FILE_HEADER = ("primetui preferences: only what you chose is written here.",
-                   "Every other setting keeps its default; docs/configuration.md lists them all.")
+NEW_FILE_HEADER = (
+    "primetui preferences: only what you chose is written here.",
+    "Every other setting keeps its default; docs/configuration.md lists them all.",
+)
 
 
 def _description(dotted: str) -> str | None:
@@ -385,8 +393,14 @@ def _changed_keys(before: dict[str, Any], new: Prefs) -> dict[str, Any]:
     return out
 
 
-def update_prefs(path: Path | None = None, *, values: dict[str, Any] | None = None, unset: Iterable[str] = (),
-                 watch: Iterable[str] = (), unwatch: Iterable[str] = ()) -> Prefs:
+def update_prefs(
+    path: Path | None = None,
+    *,
+    values: dict[str, Any] | None = None,
+    unset: Iterable[str] = (),
+    watch: Iterable[str] = (),
+    unwatch: Iterable[str] = (),
+) -> Prefs:
     """Merge a change into the preferences file; returns the preferences as the file now says.
 
     Held under the file's lock (:mod:`primetui.config.shared`), the file is read as it is now and

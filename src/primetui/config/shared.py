@@ -61,7 +61,9 @@ def locked(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() > end:
-                    raise LockTimeout(11, f"{path} is being written by another primetui; try again", str(path)) from None
+                    raise LockTimeout(
+                        11, f"{path} is being written by another primetui; try again", str(path)
+                    ) from None
                 time.sleep(0.01)
         try:
             yield
@@ -137,8 +139,10 @@ class Announced:
         try:
             update_json(self.path, change)
         except OSError as exc:
-            self.problem = (f"Could not record what was announced in {self.path} ({exc.strerror or exc}); "
-                            "another dashboard may announce it again.")
+            self.problem = (
+                f"Could not record what was announced in {self.path} ({exc.strerror or exc}); "
+                "another dashboard may announce it again."
+            )
             return True
         return won
 

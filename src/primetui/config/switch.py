@@ -43,8 +43,9 @@ def _load(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:
-        raise SettingsError(f"{path} could not be read ({exc}), so the account was not switched; "
-                            "fix or move that file and try again.") from exc
+        raise SettingsError(
+            f"{path} could not be read ({exc}), so the account was not switched; fix or move that file and try again."
+        ) from exc
     if not isinstance(data, dict):
         raise SettingsError(f"{path} is not a JSON object, so the account was not switched; fix or move it.")
     return data
@@ -55,8 +56,15 @@ def _write(path: Path, data: dict[str, Any]) -> None:
     atomic_write_text(path, json.dumps(data, indent=2), mode=0o600)
 
 
-def switch_team(settings: Settings, team_id: str | None, team_name: str | None = None, team_role: str | None = None,
-                *, env: Mapping[str, str] | None = None, home: Path | None = None) -> Switched:
+def switch_team(
+    settings: Settings,
+    team_id: str | None,
+    team_name: str | None = None,
+    team_role: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> Switched:
     """Make ``team_id`` (None: personal) the active scope; raises SettingsError (one sentence) when refused."""
     env = os.environ if env is None else env
     if (env.get("PRIME_TEAM_ID") or "").strip():
@@ -67,10 +75,15 @@ def switch_team(settings: Settings, team_id: str | None, team_name: str | None =
         return Switched(team_id, label, ())  # ~/.prime points elsewhere: this session only
     if env.get("PRIME_CONTEXT"):
         context = env["PRIME_CONTEXT"]
-        raise SettingsError(f"Temporary context '{context}' is read-only; run `prime config use {context}`, "
-                            "then switch again without PRIME_CONTEXT.")
-    fields = {"team_id": team_id or None, "team_name": team_name if team_id else None,
-              "team_role": team_role if team_id else None}
+        raise SettingsError(
+            f"Temporary context '{context}' is read-only; run `prime config use {context}`, "
+            "then switch again without PRIME_CONTEXT."
+        )
+    fields = {
+        "team_id": team_id or None,
+        "team_name": team_name if team_id else None,
+        "team_role": team_role if team_id else None,
+    }
     config = home / ".prime" / "config.json"
     data = _load(config) or _cli_default_config(home)
     written = []

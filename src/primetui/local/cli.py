@@ -57,8 +57,7 @@ def ssh_key_line(key: Path | None) -> str:
     if key is not None and has_usable_key(key):
         return f"SSH (prime volumes ssh, session put/get): your key {key} is accepted\n"
     where = f"{key}" if key is not None else "~/.ssh/id_rsa"
-    return (f"SSH (prime volumes ssh): no key at {where}; create the one the prime CLI uses with:\n"
-            f"  {SSH_KEYGEN}\n")
+    return f"SSH (prime volumes ssh): no key at {where}; create the one the prime CLI uses with:\n  {SSH_KEYGEN}\n"
 
 
 def banner(base_url: str, token: str, data_dir: Path, show_token: bool, ssh_line: str = "") -> str:
@@ -146,8 +145,10 @@ def serve(args: argparse.Namespace) -> int:
         try:
             state = LocalState.open(data_dir)
         except sqlite3.DatabaseError as exc:
-            _err(f"the state database {data_dir / 'state.sqlite3'} cannot be read ({exc}); move it aside to start "
-                 "with an empty platform (volume contents under volumes/ stay where they are).")
+            _err(
+                f"the state database {data_dir / 'state.sqlite3'} cannot be read ({exc}); move it aside to start "
+                "with an empty platform (volume contents under volumes/ stay where they are)."
+            )
             return 2
         except OSError as exc:
             _err(f"cannot set up the data dir {data_dir} ({exc.strerror}); pass a writable one with --data-dir.")
@@ -185,8 +186,16 @@ def serve(args: argparse.Namespace) -> int:
                 write_json_atomic(Path(ready_file), info, mode=0o600)
             from primetui.local.sessions.keys import configured_key_path
 
-            print(banner(base_url, state.token, data_dir, show_token=sys.stdout.isatty(),
-                         ssh_line=ssh_key_line(configured_key_path())), flush=True)
+            print(
+                banner(
+                    base_url,
+                    state.token,
+                    data_dir,
+                    show_token=sys.stdout.isatty(),
+                    ssh_line=ssh_key_line(configured_key_path()),
+                ),
+                flush=True,
+            )
 
         asyncio.run(serve_app(state, sock, on_ready, limits=limits, repeats=repeats))
         return 0

@@ -50,6 +50,7 @@ class HoldingProtocol(Protocol):
 
     def shed(self) -> None: ...
 
+
 HEAD_TIMEOUT = 10.0
 BODY_TIMEOUT = 30.0
 MAX_CONNECTIONS = 1024
@@ -57,10 +58,14 @@ MAX_PER_CLIENT = 256
 FD_RESERVE = 256
 """File descriptors kept for the platform's own files, database, trainers and sessions."""
 
-REPLY_408 = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
-              b"content-length: 40\r\n\r\nThe request head did not arrive in time.")
-REPLY_503 = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
-              b"retry-after: 1\r\ncontent-length: 47\r\n\r\nToo many connections are busy; try again soon.\n")
+REPLY_408 = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+    b"content-length: 40\r\n\r\nThe request head did not arrive in time."
+)
+REPLY_503 = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+    b"retry-after: 1\r\ncontent-length: 47\r\n\r\nToo many connections are busy; try again soon.\n"
+)
 
 ENV = {
     "head_timeout": "PRIMETUI_LOCAL_HEAD_TIMEOUT",
@@ -104,8 +109,10 @@ class Limits:
                     raise ValueError(f"{name} {problem}; set it to seconds, like {default:g}, or unset it.")
                 values[field] = float(raw)
             elif not (raw.isascii() and raw.isdigit()) or int(raw) <= 0:
-                raise ValueError(f"{name} is {echo(raw)}, not a positive whole number; set it to a count, "
-                                 f"like {default}, or unset it.")
+                raise ValueError(
+                    f"{name} is {echo(raw)}, not a positive whole number; set it to a count, "
+                    f"like {default}, or unset it."
+                )
             else:
                 values[field] = int(raw)
         limits = cls(**values)
@@ -179,8 +186,11 @@ class ConnectionWall:
         """Count ``proto`` in, shedding an idle connection at a cap; False when it must be refused."""
         key = proto.client_key
         if self.per_client.get(key, 0) >= self.limits.max_per_client and not self._shed(self._idle_by_client.get(key)):
-            log.warning("refused a connection from %s: it has %d open, all with a request in progress or the token",
-                        key, self.per_client.get(key, 0))
+            log.warning(
+                "refused a connection from %s: it has %d open, all with a request in progress or the token",
+                key,
+                self.per_client.get(key, 0),
+            )
             return False
         if self.total >= self.limits.max_connections and not self._shed(self._idle):
             log.warning("refused a connection: %d open, all with a request in progress or the token", self.total)
@@ -195,8 +205,10 @@ class ConnectionWall:
         oldest = idle.sheddable() if idle is not None else None
         if oldest is None:
             return False
-        log.warning("closed the connection that waited longest without a request (from %s) to make room for a new one",
-                    oldest.client_key)
+        log.warning(
+            "closed the connection that waited longest without a request (from %s) to make room for a new one",
+            oldest.client_key,
+        )
         oldest.shed()
         return True
 
@@ -256,11 +268,18 @@ class PeerOwners:
                 self._sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, self.NETLINK_SOCK_DIAG)
                 self._sock.settimeout(0.2)
             # inet_diag_sockid of the peer's own socket: its port and address first, no cookie
-            sockid = (struct.pack("!HH", peer[1], local[1]) + socket.inet_aton(peer[0]) + bytes(12)
-                      + socket.inet_aton(local[0]) + bytes(12) + struct.pack("=III", 0, 0xFFFFFFFF, 0xFFFFFFFF))
+            sockid = (
+                struct.pack("!HH", peer[1], local[1])
+                + socket.inet_aton(peer[0])
+                + bytes(12)
+                + socket.inet_aton(local[0])
+                + bytes(12)
+                + struct.pack("=III", 0, 0xFFFFFFFF, 0xFFFFFFFF)
+            )
             request = struct.pack("=BBBBI", socket.AF_INET, socket.IPPROTO_TCP, 0, 0, 0xFFFFFFFF) + sockid
-            self._sock.send(struct.pack("=IHHII", 16 + len(request), self.SOCK_DIAG_BY_FAMILY, self.NLM_F_REQUEST, 1, 0)
-                            + request)
+            self._sock.send(
+                struct.pack("=IHHII", 16 + len(request), self.SOCK_DIAG_BY_FAMILY, self.NLM_F_REQUEST, 1, 0) + request
+            )
             reply = self._sock.recv(8192)
         except OSError:
             self.broken = True
@@ -400,6 +419,18 @@ def listening_socket(family: int = socket.AF_INET) -> ListeningSocket:
     return ListeningSocket(family, socket.SOCK_STREAM)
 
 
-__all__ = ["ACCEPT_FAILED", "BODY_TIMEOUT", "ENV", "HEAD_TIMEOUT", "MAX_CONNECTIONS", "MAX_PER_CLIENT",
-           "ConnectionWall", "FirstHeadGate", "FirstHeadGuard", "Limits", "ListeningSocket",
-           "listening_socket", "raise_fd_limit"]
+__all__ = [
+    "ACCEPT_FAILED",
+    "BODY_TIMEOUT",
+    "ENV",
+    "HEAD_TIMEOUT",
+    "MAX_CONNECTIONS",
+    "MAX_PER_CLIENT",
+    "ConnectionWall",
+    "FirstHeadGate",
+    "FirstHeadGuard",
+    "Limits",
+    "ListeningSocket",
+    "listening_socket",
+    "raise_fd_limit",
+]

@@ -14,6 +14,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from primetui.local.connwall import ConnectionWall, REPLY_408, REPLY_503, client_key, log
 
+
 class HoldingProtocol(H11Protocol):
     """uvicorn's h11 protocol with rules 1 to 3 (see the module's docstring); ``wall`` is set per server."""
 
@@ -89,8 +90,11 @@ class HoldingProtocol(H11Protocol):
             return
         if self.cycle is not None and not self.cycle.response_complete:
             return  # a response is still being written; the next head's clock starts with its first byte
-        log.warning("closed a connection from %s: no whole request head within %g s",
-                    self.client_key, self.wall.limits.head_timeout)
+        log.warning(
+            "closed a connection from %s: no whole request head within %g s",
+            self.client_key,
+            self.wall.limits.head_timeout,
+        )
         self.wall.gone(self)
         self.transport.write(REPLY_408)
         self.transport.close()
@@ -102,8 +106,11 @@ class HoldingProtocol(H11Protocol):
         if self.flow.read_paused:  # the route is not reading: the wait is ours, not the client's
             self._body_timer = self.loop.call_later(self.wall.limits.body_timeout, self._body_stalled)
             return
-        log.warning("closed a connection from %s: its request body sent nothing for %g s",
-                    self.client_key, self.wall.limits.body_timeout)
+        log.warning(
+            "closed a connection from %s: its request body sent nothing for %g s",
+            self.client_key,
+            self.wall.limits.body_timeout,
+        )
         self.wall.gone(self)
         self.transport.close()
 

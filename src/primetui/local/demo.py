@@ -36,22 +36,67 @@ SEED = 20260928
 WALKTHROUGH_TOML = WALKTHROUGH  # the one copy lives in primetui.sft.templates
 DEMO_RL_NAME = "reverse-text-rl"
 
-_SUBJECTS = ["The river", "The old library", "A northern village", "The cathedral", "The railway line",
-             "The observatory", "A small island", "The harbour", "The mountain pass", "The university",
-             "The market square", "The lighthouse", "An early bridge", "The botanical garden", "The canal"]
-_VERBS = ["was built", "was rebuilt", "was first mentioned", "became known", "was restored", "grew quickly",
-          "was extended", "was surveyed", "was renamed", "was opened to the public"]
-_WHEN = ["in the twelfth century", "during the long winter of 1709", "after the great flood", "in 1884",
-         "under the new charter", "before the war", "in the early modern period", "around 1350",
-         "by the end of the century", "in the reign of a forgotten king"]
-_FACTS = ["it is known for its painted ceilings", "local merchants traded wool and salt there",
-          "the population doubled within a generation", "a weekly fair is still held nearby",
-          "its archive holds several thousand letters", "the stone came from a quarry upstream",
-          "travellers described it in their diaries", "a school was founded beside it",
-          "the surrounding fields flood each spring", "its clock tower can be seen for miles"]
-_CLOSERS = ["Today it is a protected monument.", "Little of the original structure survives.",
-            "It remains a popular destination for walkers.", "Historians still debate its origins.",
-            "The site was excavated in the 1970s.", "It appears on most regional maps."]
+_SUBJECTS = [
+    "The river",
+    "The old library",
+    "A northern village",
+    "The cathedral",
+    "The railway line",
+    "The observatory",
+    "A small island",
+    "The harbour",
+    "The mountain pass",
+    "The university",
+    "The market square",
+    "The lighthouse",
+    "An early bridge",
+    "The botanical garden",
+    "The canal",
+]
+_VERBS = [
+    "was built",
+    "was rebuilt",
+    "was first mentioned",
+    "became known",
+    "was restored",
+    "grew quickly",
+    "was extended",
+    "was surveyed",
+    "was renamed",
+    "was opened to the public",
+]
+_WHEN = [
+    "in the twelfth century",
+    "during the long winter of 1709",
+    "after the great flood",
+    "in 1884",
+    "under the new charter",
+    "before the war",
+    "in the early modern period",
+    "around 1350",
+    "by the end of the century",
+    "in the reign of a forgotten king",
+]
+_FACTS = [
+    "it is known for its painted ceilings",
+    "local merchants traded wool and salt there",
+    "the population doubled within a generation",
+    "a weekly fair is still held nearby",
+    "its archive holds several thousand letters",
+    "the stone came from a quarry upstream",
+    "travellers described it in their diaries",
+    "a school was founded beside it",
+    "the surrounding fields flood each spring",
+    "its clock tower can be seen for miles",
+]
+_CLOSERS = [
+    "Today it is a protected monument.",
+    "Little of the original structure survives.",
+    "It remains a popular destination for walkers.",
+    "Historians still debate its origins.",
+    "The site was excavated in the 1970s.",
+    "It appears on most regional maps.",
+]
 
 
 def paragraph(rng: random.Random) -> str:
@@ -116,8 +161,16 @@ def seed_rl_run(state: LocalState) -> str:
         atomic_write(toml_path, RL_REVERSE_TEXT)
     plan = check_dispatch(state, {"config": tomllib.loads(RL_REVERSE_TEXT), "name": DEMO_RL_NAME})
     run_id = new_run_id()
-    state.store.insert_run(id=run_id, name=plan.name, status="PENDING", config=plan.config, volume=plan.volume,
-                           model=plan.model, gpu_type=LOCAL_GPU_TYPE, team_id=plan.team_id)
+    state.store.insert_run(
+        id=run_id,
+        name=plan.name,
+        status="PENDING",
+        config=plan.config,
+        volume=plan.volume,
+        model=plan.model,
+        gpu_type=LOCAL_GPU_TYPE,
+        team_id=plan.team_id,
+    )
     state.store.set_meta("demo_rl_seeded", "1")
     return run_id
 

@@ -45,8 +45,10 @@ def _editor_verdict(config: dict[str, Any]) -> tuple[list[tuple[list[str | int],
     from primetui.sft.dispatch import dispatch_verdict
 
     verdict = dispatch_verdict(config)
-    return ([(_without_union_tags(config, list(loc)), msg, kind) for loc, msg, kind in verdict.schema_errors],
-            verdict.rejection)
+    return (
+        [(_without_union_tags(config, list(loc)), msg, kind) for loc, msg, kind in verdict.schema_errors],
+        verdict.rejection,
+    )
 
 
 def _check_rl(config: dict[str, Any]) -> None:
@@ -55,8 +57,9 @@ def _check_rl(config: dict[str, Any]) -> None:
 
     problems = rl_dispatch_verdict(config)
     if problems:
-        raise invalid([(("body", "config", *_without_union_tags(config, list(loc))), msg, "value_error")
-                       for loc, msg in problems])
+        raise invalid(
+            [(("body", "config", *_without_union_tags(config, list(loc))), msg, "value_error") for loc, msg in problems]
+        )
 
 
 def _without_union_tags(config: dict[str, Any], loc: list[str | int]) -> list[str | int]:
@@ -75,8 +78,11 @@ def _without_union_tags(config: dict[str, Any], loc: list[str | int]) -> list[st
             i += 1
             continue
         out.append(part)
-        node = node.get(part) if isinstance(node, dict) else (
-            node[part] if isinstance(node, list) and isinstance(part, int) and part < len(node) else None)
+        node = (
+            node.get(part)
+            if isinstance(node, dict)
+            else (node[part] if isinstance(node, list) and isinstance(part, int) and part < len(node) else None)
+        )
         i += 1
     return out
 
@@ -115,8 +121,11 @@ def _check_inside(state: LocalState, volume: str | None, label: str, value: str)
         except PathEscapeError:
             outside = True
     if outside:
-        raise fail(400, f"{label} '{value}' points outside the volume; use a path under /volume such as "
-                        f"{'datasets/<name>' if label.endswith('name') else '/volume/runs/<runId>/...'}.")
+        raise fail(
+            400,
+            f"{label} '{value}' points outside the volume; use a path under /volume such as "
+            f"{'datasets/<name>' if label.endswith('name') else '/volume/runs/<runId>/...'}.",
+        )
 
 
 MAX_SIMULATED_NODES = 16
@@ -130,16 +139,26 @@ def _check_nodes(config: dict[str, Any]) -> None:
     for key in ("num_train_nodes", "num_infer_nodes"):
         value = deployment.get(key)
         if isinstance(value, int) and value > MAX_SIMULATED_NODES:
-            raise fail(400, f"deployment.{key} = {value} is more nodes than the local platform simulates "
-                            f"(at most {MAX_SIMULATED_NODES}); lower it here, or dispatch to the hosted platform.")
+            raise fail(
+                400,
+                f"deployment.{key} = {value} is more nodes than the local platform simulates "
+                f"(at most {MAX_SIMULATED_NODES}); lower it here, or dispatch to the hosted platform.",
+            )
 
 
 def _check_config(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """The body's config (a dict, as hosted validates it) and whether the run is RL, after the schema checks."""
     config = body.get("config")
     if not isinstance(config, dict):
-        raise invalid([(("body", "config"), "Field required" if config is None else "Input should be a valid dictionary",
-                        "missing" if config is None else "dict_type")])
+        raise invalid(
+            [
+                (
+                    ("body", "config"),
+                    "Field required" if config is None else "Input should be a valid dictionary",
+                    "missing" if config is None else "dict_type",
+                )
+            ]
+        )
     rl = body.get("mode") != "sft"  # prime train sends no mode for an RL run
     if rl:
         _check_rl(config)
@@ -150,8 +169,16 @@ def _check_config(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         raise invalid([(("body", "config", *loc), msg, kind) for loc, msg, kind in errors])
     max_steps = config.get("max_steps")
     if isinstance(max_steps, (int, float)) and not isinstance(max_steps, bool) and not 1 <= max_steps <= 10**9:
-        raise invalid([(("body", "config", "max_steps"), "Input should be a whole number from 1 to 1000000000 "
-                        "(a run of 0 steps would finish without training)", "value_error")])
+        raise invalid(
+            [
+                (
+                    ("body", "config", "max_steps"),
+                    "Input should be a whole number from 1 to 1000000000 "
+                    "(a run of 0 steps would finish without training)",
+                    "value_error",
+                )
+            ]
+        )
     if "inference" in config and "eval" not in config and not rl:
         raise fail(400, INFERENCE_WITHOUT_EVAL)
     if "eval" in config and not supports_online_evals() and not rl:
@@ -221,5 +248,6 @@ def check_dispatch(state: LocalState, body: dict[str, Any]) -> DispatchPlan:
         check_volume_model(state, key, model)
 
     name = body.get("name") if isinstance(body.get("name"), str) else config.get("name")
-    return DispatchPlan(config=config, model=model, volume=volume or None,
-                        name=name if isinstance(name, str) else None, team_id=team)
+    return DispatchPlan(
+        config=config, model=model, volume=volume or None, name=name if isinstance(name, str) else None, team_id=team
+    )

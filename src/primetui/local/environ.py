@@ -21,8 +21,11 @@ WORKER = ACCOUNT + ("TMPDIR", "PYTHONPATH", "PRIMETUI_TRAINER_THREADS")
 """Trainers and their helpers also need a temp dir, the Python path primetui runs from, their thread count."""
 
 PLATFORM = WORKER + (
-    "PRIME_SSH_KEY_PATH", "PRIME_CONTEXT",  # a path and a name, not secrets: where sessions' accepted key is
-    "PRIMETUI_HF_PASSTHROUGH", "PRIMETUI_SESSION_IDLE_TIMEOUT", "PRIMETUI_SESSION_NAMESPACES",
+    "PRIME_SSH_KEY_PATH",
+    "PRIME_CONTEXT",  # a path and a name, not secrets: where sessions' accepted key is
+    "PRIMETUI_HF_PASSTHROUGH",
+    "PRIMETUI_SESSION_IDLE_TIMEOUT",
+    "PRIMETUI_SESSION_NAMESPACES",
 )
 """The background platform (``primetui --local``) also reads its own settings."""
 PLATFORM_PREFIXES = ACCOUNT_PREFIXES + ("PRIMETUI_LOCAL_",)
@@ -30,14 +33,18 @@ PLATFORM_PREFIXES = ACCOUNT_PREFIXES + ("PRIMETUI_LOCAL_",)
 _SECRET = re.compile(r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|PRIVATE|AUTH", re.IGNORECASE)
 
 
-def allowlisted(names: Iterable[str], prefixes: Iterable[str] = (),
-                source: Mapping[str, str] | None = None) -> dict[str, str]:
+def allowlisted(
+    names: Iterable[str], prefixes: Iterable[str] = (), source: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The variables of ``source`` (default: this process) named in ``names`` or starting with a prefix."""
     wanted = frozenset(names)
     starts = tuple(prefixes)
     env = os.environ if source is None else source
-    return {key: value for key, value in env.items()
-            if key in wanted or (starts and key.startswith(starts) and not _SECRET.search(key))}
+    return {
+        key: value
+        for key, value in env.items()
+        if key in wanted or (starts and key.startswith(starts) and not _SECRET.search(key))
+    }
 
 
 def account_environment(source: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -11,8 +11,13 @@ import sys
 from pathlib import Path
 
 # Distribution -> import name of what only the local platform needs (pyproject: optional-dependencies.local).
-LOCAL_DISTRIBUTIONS = {"fastapi": "fastapi", "uvicorn": "uvicorn", "pyarrow": "pyarrow", "huggingface-hub": "huggingface_hub",
-                       "boto3": "boto3"}
+LOCAL_DISTRIBUTIONS = {
+    "fastapi": "fastapi",
+    "uvicorn": "uvicorn",
+    "pyarrow": "pyarrow",
+    "huggingface-hub": "huggingface_hub",
+    "boto3": "boto3",
+}
 
 
 def missing() -> list[str]:
@@ -46,5 +51,7 @@ def missing_sentence() -> str | None:
     absent = missing()
     if not absent:
         return None
-    return (f"the local platform needs {', '.join(absent)}, which this install leaves out; "
-            f"add them with: {install_command()}")
+    return (
+        f"the local platform needs {', '.join(absent)}, which this install leaves out; "
+        f"add them with: {install_command()}"
+    )

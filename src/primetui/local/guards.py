@@ -69,6 +69,8 @@ def install(app: FastAPI, *, api_prefix: str, authorized: Callable[[str | None],
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return JSONResponse(
             status_code=500,
-            content={"detail": f"The local platform hit an internal error ({type(exc).__name__}); "
-                               "see the server's output for the traceback."},
+            content={
+                "detail": f"The local platform hit an internal error ({type(exc).__name__}); "
+                "see the server's output for the traceback."
+            },
         )

@@ -34,13 +34,21 @@ LEVEL_RE = re.compile(
 )
 MAX_READ = 1024 * 1024  # per file per tick: a flood is ingested over several ticks, never all at once
 
-PROTOCOL_FILES = ("logs", "metrics.jsonl", "checkpoints.jsonl", "components.json", "status.json", "samples",
-                  "distributions.jsonl")
+PROTOCOL_FILES = (
+    "logs",
+    "metrics.jsonl",
+    "checkpoints.jsonl",
+    "components.json",
+    "status.json",
+    "samples",
+    "distributions.jsonl",
+)
+
+
 def _finite_list(value: Any) -> list[float] | None:
     if not isinstance(value, list):
         return None
-    return [float(v) for v in value
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+    return [float(v) for v in value if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
 
 
 def distribution_row(row: dict[str, Any]) -> dict[str, list[float]]:
@@ -95,8 +103,9 @@ HEAD = 17
 _head = itemgetter(slice(0, HEAD))
 
 
-def log_columns(lines: list[str], last: str | None, now: float,
-                midnight: float) -> tuple[list[float], list[str | None], list[str], str | None]:
+def log_columns(
+    lines: list[str], last: str | None, now: float, midnight: float
+) -> tuple[list[float], list[str | None], list[str], str | None]:
     """The hot path of log ingest: write times, levels and lines, three columns, and the level carried on.
 
     Same answers as :func:`parse_line` per line, computed once per chunk. The regex runs once per
@@ -149,8 +158,9 @@ def log_columns(lines: list[str], last: str | None, now: float,
 _first, _second = itemgetter(0), itemgetter(1)
 
 
-def log_rows(lines: list[str], last: str | None, now: float,
-             midnight: float) -> tuple[list[tuple[float, str | None, str]], str | None]:
+def log_rows(
+    lines: list[str], last: str | None, now: float, midnight: float
+) -> tuple[list[tuple[float, str | None, str]], str | None]:
     """``(ts, level, line)`` rows for whole lines, and the level carried on (see :func:`log_columns`)."""
     ts, levels, lines, last = log_columns(lines, last, now, midnight)
     return list(zip(ts, levels, lines)), last
@@ -242,8 +252,9 @@ class RunIngestor:
                 continue
             lines, new_offset = got
             now = time.time()
-            ts, levels, lines, self._last_level[rel] = log_columns(lines, self._last_level.get(rel), now,
-                                                                    local_midnight(now))
+            ts, levels, lines, self._last_level[rel] = log_columns(
+                lines, self._last_level.get(rel), now, local_midnight(now)
+            )
             with self.store.tx() as db:
                 self.store.add_log_columns(db, self.run_id, *log_stream(path.stem), ts, levels, lines)
                 self.store.set_offset(db, self.run_id, rel, new_offset)
@@ -306,8 +317,13 @@ class RunIngestor:
                     continue
                 db.execute(
                     "INSERT OR REPLACE INTO checkpoints (run_id, step, path, size_bytes, created_at) VALUES (?, ?, ?, ?, ?)",
-                    (self.run_id, step, str(row.get("path", "")), int(row.get("size_bytes") or 0),
-                     float(row.get("time") or time.time())),
+                    (
+                        self.run_id,
+                        step,
+                        str(row.get("path", "")),
+                        int(row.get("size_bytes") or 0),
+                        float(row.get("time") or time.time()),
+                    ),
                 )
                 added.append(step)
             self.store.set_offset(db, self.run_id, "checkpoints.jsonl", new_offset)

@@ -30,8 +30,9 @@ def _answers(base_url: str, token: str) -> bool:
     import httpx
 
     try:
-        reply = httpx.get(f"{base_url}/api/v1/training/volumes", headers={"Authorization": f"Bearer {token}"},
-                          timeout=3.0)
+        reply = httpx.get(
+            f"{base_url}/api/v1/training/volumes", headers={"Authorization": f"Bearer {token}"}, timeout=3.0
+        )
     except httpx.HTTPError:
         return False
     return reply.status_code == 200
@@ -80,8 +81,9 @@ def _reap(proc: subprocess.Popen[bytes]) -> None:
     threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
 
 
-def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = True,
-                   timeout: float = 30.0) -> tuple[str, str]:
+def ensure_running(
+    data_dir: str | os.PathLike[str] | None = None, demo: bool = True, timeout: float = 30.0
+) -> tuple[str, str]:
     """Return (base_url, token) of the local platform for ``data_dir``, starting it detached if needed.
 
     The started server outlives the dashboard (it keeps runs going); its output goes to
@@ -94,8 +96,10 @@ def ensure_running(data_dir: str | os.PathLike[str] | None = None, demo: bool = 
     try:
         root.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as exc:
-        raise LauncherError(f"Cannot create the local platform's data dir {root} ({exc.strerror}); "
-                            "set PRIMETUI_LOCAL_DATA_DIR to a writable directory.") from exc
+        raise LauncherError(
+            f"Cannot create the local platform's data dir {root} ({exc.strerror}); "
+            "set PRIMETUI_LOCAL_DATA_DIR to a writable directory."
+        ) from exc
     absent = missing_sentence()
     if absent:  # a running server is reused above; starting one needs the extra
         raise LauncherError(absent[0].upper() + absent[1:] + ".")
@@ -120,8 +124,19 @@ def _start(root: Path, demo: bool, timeout: float, port: int | None) -> tuple[su
     ready = root / f".ready-{os.getpid()}.json"
     ready.unlink(missing_ok=True)
     # The server rotates its own log (--log-file); the redirect below keeps what it says before that.
-    cmd = [sys.executable, "-m", "primetui", "local", "serve", "--data-dir", str(root), "--ready-file", str(ready),
-           "--log-file", str(root / "server.log")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "primetui",
+        "local",
+        "serve",
+        "--data-dir",
+        str(root),
+        "--ready-file",
+        str(ready),
+        "--log-file",
+        str(root / "server.log"),
+    ]
     if port is not None:
         cmd += ["--port", str(port)]
     if demo:
@@ -130,8 +145,15 @@ def _start(root: Path, demo: bool, timeout: float, port: int | None) -> tuple[su
     with os.fdopen(log_fd, "ab") as log:
         # An allowlist, not the dashboard's environment: the hosted API key, cloud secrets and the
         # user's ssh-agent and tmux must not reach a server that outlives the dashboard.
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True, close_fds=True, env=platform_environment())
+        proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+            env=platform_environment(),
+        )
     _reap(proc)
     return proc, wait_for_ready_file(ready, proc, timeout)
 

@@ -76,17 +76,21 @@ def plan_window(
 ) -> LogWindow:
     """Validate the window parameters and say which lines answer them; raises the 422 otherwise."""
     if not 1 <= tail_lines <= MAX_TAIL_LINES:
-        raise invalid([(("query", "tail_lines"), f"Input should be between 1 and {MAX_TAIL_LINES}",
-                        "value_error")])
+        raise invalid([(("query", "tail_lines"), f"Input should be between 1 and {MAX_TAIL_LINES}", "value_error")])
     if not faithful:
         if since_seconds is not None and since_seconds < 1:
-            raise invalid([(("query", "since_seconds"), "Input should be a positive number of seconds",
-                            "value_error")])
+            raise invalid([(("query", "since_seconds"), "Input should be a positive number of seconds", "value_error")])
         return LogWindow(tail_lines, since_seconds, "whole")
     if since_seconds is not None and not MIN_SINCE_SECONDS <= since_seconds <= MAX_SINCE_SECONDS:
-        raise invalid([(("query", "since_seconds"),
-                        f"Input should be between {MIN_SINCE_SECONDS} and {MAX_SINCE_SECONDS} seconds (60s to 24h)",
-                        "value_error")])
+        raise invalid(
+            [
+                (
+                    ("query", "since_seconds"),
+                    f"Input should be between {MIN_SINCE_SECONDS} and {MAX_SINCE_SECONDS} seconds (60s to 24h)",
+                    "value_error",
+                )
+            ]
+        )
     if since_seconds is None and not search and not level:
         return LogWindow(min(tail_lines, SNAPSHOT_LINES), None, "snapshot")
     return LogWindow(tail_lines, since_seconds if since_seconds is not None else SEARCH_DEFAULT_SINCE, "search")

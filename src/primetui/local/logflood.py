@@ -25,8 +25,15 @@ BATCH_SECONDS = 0.02
 class LogFlood:
     """Append ``rate`` lines/s to ``<run_dir>/logs/<component>.log`` from a thread until stopped."""
 
-    def __init__(self, run_dir: Path, *, rate: float = 1000.0, component: str = "trainer", tag: str = "x",
-                 limit: int | None = None) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        *,
+        rate: float = 1000.0,
+        component: str = "trainer",
+        tag: str = "x",
+        limit: int | None = None,
+    ) -> None:
         self.path = Path(run_dir) / "logs" / f"{component}.log"
         self.rate = float(rate)
         self.tag = tag
@@ -54,8 +61,9 @@ class LogFlood:
     def __enter__(self) -> LogFlood:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     def _run(self) -> None:

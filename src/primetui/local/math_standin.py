@@ -31,9 +31,11 @@ def _problem(rng: random.Random) -> tuple[str, str]:
     if kind == 0:
         c = rng.randint(3, 40)
         q = f"{name} has {a} {item}, buys {b} more boxes of {c} {item} each. How many {item} does {name} have now?"
-        s = (f"Each box holds {c} {item}, so {b} boxes hold {b} x {c} = {b * c}.\n"
-             f"Adding the {a} {item} {name} had: {a} + {b * c} = {a + b * c}.\n"
-             f"The answer is {a + b * c}.")
+        s = (
+            f"Each box holds {c} {item}, so {b} boxes hold {b} x {c} = {b * c}.\n"
+            f"Adding the {a} {item} {name} had: {a} + {b * c} = {a + b * c}.\n"
+            f"The answer is {a + b * c}."
+        )
     elif kind == 1:
         total = a * b
         q = f"{total} {item} are shared equally among {b} friends. How many does each friend get?"
@@ -41,15 +43,19 @@ def _problem(rng: random.Random) -> tuple[str, str]:
     elif kind == 2:
         c = rng.randint(1, a - 1)
         q = f"{name} had {a} {item} and gave away {c}. Then {name} doubled what was left. How many {item} now?"
-        s = (f"After giving away {c}: {a} - {c} = {a - c}.\n"
-             f"Doubling: 2 x {a - c} = {2 * (a - c)}.\nThe answer is {2 * (a - c)}.")
+        s = (
+            f"After giving away {c}: {a} - {c} = {a - c}.\n"
+            f"Doubling: 2 x {a - c} = {2 * (a - c)}.\nThe answer is {2 * (a - c)}."
+        )
     else:
         pct = rng.choice([10, 20, 25, 50, 75])
         base = rng.randint(1, 20) * 20
         part = base * pct // 100
         q = f"A shop has {base} {item} and sells {pct}% of them. How many {item} are left?"
-        s = (f"{pct}% of {base} is {base} x {pct} / 100 = {part}.\n"
-             f"Left: {base} - {part} = {base - part}.\nThe answer is {base - part}.")
+        s = (
+            f"{pct}% of {base} is {base} x {pct} / 100 = {part}.\n"
+            f"Left: {base} - {part} = {base - part}.\nThe answer is {base - part}."
+        )
     return q, s
 
 

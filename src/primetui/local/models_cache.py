@@ -123,10 +123,14 @@ def parse_models(path: Path) -> list[CachedModel]:
             f"The local model cache {path} is not valid TOML ({exc}); fix it, or delete it to restore the defaults."
         ) from exc
     except OSError as exc:
-        raise ModelCacheError(f"The local model cache {path} cannot be read ({exc.strerror}); check its permissions.") from exc
+        raise ModelCacheError(
+            f"The local model cache {path} cannot be read ({exc.strerror}); check its permissions."
+        ) from exc
     entries = doc.get("models", [])
     if not isinstance(entries, list):
-        raise ModelCacheError(f"In {path}, `models` must be an array of tables ([[models]]); fix it or delete the file.")
+        raise ModelCacheError(
+            f"In {path}, `models` must be an array of tables ([[models]]); fix it or delete the file."
+        )
     result: list[CachedModel] = []
     for i, entry in enumerate(entries, start=1):
         where = f"{path}, [[models]] entry {i}"
@@ -139,6 +143,11 @@ def parse_models(path: Path) -> list[CachedModel]:
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ModelCacheError(f"In {where}, standin.{key} must be a positive integer, not {value!r}.")
         description = entry.get("description", "")
-        result.append(CachedModel(name=entry["name"].strip(), standin=dict(standin),
-                                  description=description if isinstance(description, str) else ""))
+        result.append(
+            CachedModel(
+                name=entry["name"].strip(),
+                standin=dict(standin),
+                description=description if isinstance(description, str) else "",
+            )
+        )
     return result

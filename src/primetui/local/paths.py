@@ -137,8 +137,9 @@ def canonical_parts(raw: str | bytes, *, mount: bool = False) -> tuple[list[str]
             continue
         compat = unicodedata.normalize("NFKC", part)
         if compat != part and (compat in (".", "..") or "/" in compat or "\\" in compat):
-            raise PathEscapeError(f"the path {_shown(raw)} has a part that reads as {compat!r} (a look-alike of a "
-                                  "dot or a separator)")
+            raise PathEscapeError(
+                f"the path {_shown(raw)} has a part that reads as {compat!r} (a look-alike of a dot or a separator)"
+            )
         if len(part.encode("utf-8")) > MAX_NAME_BYTES:
             raise PathEscapeError("a part of the path is longer than 255 bytes (the file system limit)")
         parts.append(part)
@@ -148,14 +149,16 @@ def canonical_parts(raw: str | bytes, *, mount: bool = False) -> tuple[list[str]
         folded = unicodedata.normalize("NFKC", parts[0]).casefold()
         for name in PROTECTED_TOP:
             if folded == name and parts[0] != name:
-                raise PathEscapeError(f"the path {_shown(raw)} starts with a look-alike of {name}/; "
-                                      f"write {name} exactly")
+                raise PathEscapeError(
+                    f"the path {_shown(raw)} starts with a look-alike of {name}/; write {name} exactly"
+                )
     trailing = bool(parts) and text.rstrip("/") != text
     return parts, trailing
 
 
-def resolve_volume_path(root: str | os.PathLike[str], raw: str | bytes, *, follow_last: bool = True,
-                        mount: bool = False) -> VolumePath:
+def resolve_volume_path(
+    root: str | os.PathLike[str], raw: str | bytes, *, follow_last: bool = True, mount: bool = False
+) -> VolumePath:
     """The one decision on a client path: a key, a path or a name from any route, onto the volume at ``root``.
 
     Lexically canonical first (:func:`canonical_parts`), then resolved on disk: every existing

@@ -21,8 +21,9 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def wait_for_ready_file(ready: Path, proc: subprocess.Popen[bytes], timeout: float,
-                        poll: float = 0.05) -> dict[str, Any] | None:
+def wait_for_ready_file(
+    ready: Path, proc: subprocess.Popen[bytes], timeout: float, poll: float = 0.05
+) -> dict[str, Any] | None:
     """Wait until a started server writes its JSON ``ready`` file; return what it holds (the file is removed).
 
     Returns None when ``proc`` exits first or ``timeout`` seconds pass; the caller tells the two

@@ -58,5 +58,7 @@ def retry_after_header(seconds: float) -> str:
 
 
 def limited_detail(per_minute: int, seconds: float) -> str:
-    return (f"Rate limit exceeded: this platform allows {per_minute} requests per minute; "
-            f"retry after {retry_after_header(seconds)} s.")
+    return (
+        f"Rate limit exceeded: this platform allows {per_minute} requests per minute; "
+        f"retry after {retry_after_header(seconds)} s."
+    )

@@ -46,8 +46,7 @@ def histogram(kind: str, values: Sequence[float]) -> list[dict[str, Any]]:
     bins = []
     for i, count in enumerate(counts):
         start, end = round(lo + i * width, 6), round(lo + (i + 1) * width, 6)
-        bins.append({"binStart": start, "binEnd": end, "count": count, "range": f"{start:.3f}-{end:.3f}",
-                     "type": kind})
+        bins.append({"binStart": start, "binEnd": end, "count": count, "range": f"{start:.3f}-{end:.3f}", "type": kind})
     return bins
 
 
@@ -55,8 +54,13 @@ def stats(values: Sequence[float]) -> dict[str, Any]:
     """``{avgReward, medianReward, minReward, maxReward, totalResults}`` (None values when empty)."""
     if not values:
         return {"avgReward": None, "medianReward": None, "minReward": None, "maxReward": None, "totalResults": 0}
-    return {"avgReward": statistics.fmean(values), "medianReward": statistics.median(values),
-            "minReward": min(values), "maxReward": max(values), "totalResults": len(values)}
+    return {
+        "avgReward": statistics.fmean(values),
+        "medianReward": statistics.median(values),
+        "minReward": min(values),
+        "maxReward": max(values),
+        "totalResults": len(values),
+    }
 
 
 def chart(raw: dict[str, Any], kind: str | None) -> dict[str, Any]:

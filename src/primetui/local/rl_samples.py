@@ -147,10 +147,10 @@ class SampleFiles:
             spans = self._index(path)
         except FileNotFoundError:  # deleted with its run between the listing and the read
             return [], 0
-        chosen = spans[offset:offset + limit]
+        chosen = spans[offset : offset + limit]
         if not chosen:
             return [], len(spans)
         base = chosen[0][0]
         block = self.read(path, base, chosen[-1][1])
-        rows = [served_row(block[start - base:end - base]) for start, end in chosen]
+        rows = [served_row(block[start - base : end - base]) for start, end in chosen]
         return [r for r in rows if r is not None], len(spans)

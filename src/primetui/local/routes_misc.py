@@ -16,5 +16,8 @@ router = APIRouter()
 @router.get("/user/whoami")
 async def whoami() -> dict[str, Any]:
     """The one local user (the token holder)."""
-    return dump(WhoAmIResponse(data=WhoAmI(id=LOCAL_USER_ID, name=LOCAL_USER_NAME, slug=LOCAL_USER_NAME,
-                                           email="local@127.0.0.1")))
+    return dump(
+        WhoAmIResponse(
+            data=WhoAmI(id=LOCAL_USER_ID, name=LOCAL_USER_NAME, slug=LOCAL_USER_NAME, email="local@127.0.0.1")
+        )
+    )

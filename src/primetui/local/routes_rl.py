@@ -62,8 +62,9 @@ def sample_pages(state: LocalState) -> SampleFiles:
 
 
 @router.get("/rft/runs/{run_id}/samples")
-async def get_samples(request: Request, run_id: str, step: int | None = None, page: int = 1,
-                      limit: int = 100) -> Response:
+async def get_samples(
+    request: Request, run_id: str, step: int | None = None, page: int = 1, limit: int = 100
+) -> Response:
     """R11: one page of a step's rollouts in file order (the latest sample step when ``step`` is absent)."""
     check_page(page, limit)
     check_step(step)
@@ -85,15 +86,26 @@ async def get_progress(request: Request, run_id: str) -> dict[str, Any]:
     with_samples = sorted(sample_files(state.run_dir(run_id)))
     with_dists = state.store.distribution_steps(run_id)
     steps = [s for s in (latest["step"] if latest else None, *with_samples[-1:], *with_dists[-1:]) if s is not None]
-    times = [t for t in (latest.get("time") if latest else None, state.store.last_rl_update(run_id))
-             if isinstance(t, (int, float)) and math.isfinite(t)]
-    return {"latestStep": max(steps) if steps else None, "stepsWithSamples": with_samples,
-            "stepsWithDistributions": with_dists, "lastUpdatedAt": iso_from_unix(max(times)) if times else None}
+    times = [
+        t
+        for t in (latest.get("time") if latest else None, state.store.last_rl_update(run_id))
+        if isinstance(t, (int, float)) and math.isfinite(t)
+    ]
+    return {
+        "latestStep": max(steps) if steps else None,
+        "stepsWithSamples": with_samples,
+        "stepsWithDistributions": with_dists,
+        "lastUpdatedAt": iso_from_unix(max(times)) if times else None,
+    }
 
 
 @router.get("/rft/runs/{run_id}/distributions")
-async def get_distributions(request: Request, run_id: str, type: str | None = None,  # noqa: A002 - the wire name
-                            step: int | None = None) -> dict[str, Any]:
+async def get_distributions(
+    request: Request,
+    run_id: str,
+    type: str | None = None,  # noqa: A002 - the wire name
+    step: int | None = None,
+) -> dict[str, Any]:
     """R13: a step's values (the latest step's when ``step`` is absent) binned into ``chartData``."""
     if type is not None and type not in TYPES:
         raise fail(400, f"Unknown distribution type '{type}'; use rewards or advantages, or leave it out for both.")
@@ -109,9 +121,17 @@ async def get_distributions(request: Request, run_id: str, type: str | None = No
 
 
 @router.get("/rft/runs/{run_id}/env-server-logs")
-async def get_env_server_logs(request: Request, run_id: str, env_name: str, env_index: int = 0,
-                              tail_lines: int = 1000, search: str | None = None, regex: bool = False,
-                              level: str | None = None, since_seconds: int | None = None) -> dict[str, Any]:
+async def get_env_server_logs(
+    request: Request,
+    run_id: str,
+    env_name: str,
+    env_index: int = 0,
+    tail_lines: int = 1000,
+    search: str | None = None,
+    regex: bool = False,
+    level: str | None = None,
+    since_seconds: int | None = None,
+) -> dict[str, Any]:
     """R9: one env server's log, by name and index, with R7's windows and filters."""
     state = _platform(request)
     window = log_window(state, tail_lines, since_seconds, search, level)

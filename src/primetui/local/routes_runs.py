@@ -47,8 +47,11 @@ async def list_runs(request: Request, page: int = 1, limit: int = 20) -> dict[st
         raise invalid([(("query", "limit"), "Input should be between 1 and 1000", "value_error")])
     state = _platform(request)
     rows, total = state.store.list_runs((page - 1) * limit, limit, query_scope(request, "team_id"))
-    return dump(RLRunPage(runs=[run_model(r) for r in rows], total=total, page=page, limit=limit,
-                          total_pages=math.ceil(total / limit)))
+    return dump(
+        RLRunPage(
+            runs=[run_model(r) for r in rows], total=total, page=page, limit=limit, total_pages=math.ceil(total / limit)
+        )
+    )
 
 
 @router.get("/rft/runs/{run_id}")
@@ -81,8 +84,9 @@ async def delete_run_records(state: LocalState, run_id: str) -> None:
     parent = row["resumed_from_run"]
     if parent and state.store.get_run(parent) is not None:
         # The paused run it continued can be resumed again; its note says what exists now.
-        state.store.update_run(parent, resumed_as_run=None,
-                               notice=f"Resumed as run {run_id}, which was deleted; it can be resumed again.")
+        state.store.update_run(
+            parent, resumed_as_run=None, notice=f"Resumed as run {run_id}, which was deleted; it can be resumed again."
+        )
 
 
 @router.delete("/rft/runs/{run_id}", status_code=204)
@@ -114,9 +118,18 @@ async def list_checkpoints(request: Request, run_id: str, status_filter: str | N
         created = iso_from_unix(ck["created_at"])
         rel = f"runs/{run_id}/checkpoints/step_{ck['step']}"
         url = f"volume://{row['volume']}/{rel}" if row["volume"] else f"file://{ck['path']}"
-        items.append(RLCheckpoint(id=f"{run_id}-step-{ck['step']}", rft_run_id=run_id, step=ck["step"],
-                                  storage_url=url, status="READY", created_at=created,
-                                  size_bytes=ck["size_bytes"], uploaded_at=created))
+        items.append(
+            RLCheckpoint(
+                id=f"{run_id}-step-{ck['step']}",
+                rft_run_id=run_id,
+                step=ck["step"],
+                storage_url=url,
+                status="READY",
+                created_at=created,
+                size_bytes=ck["size_bytes"],
+                uploaded_at=created,
+            )
+        )
     if status_filter:
         items = [c for c in items if c.status == status_filter.upper()]
     return dump(CheckpointList(checkpoints=items))
@@ -138,8 +151,11 @@ def env_server_pod(state: LocalState, run_id: str, env_name: str, env_index: int
     from primetui.local.evals.common import env_log_name
 
     component = env_log_name(env_name)[: -len(".log")]
-    listed = [c for c in state.store.get_components(run_id) or []
-              if isinstance(c, dict) and c.get("component") == "env-server" and isinstance(c.get("env_index"), int)]
+    listed = [
+        c
+        for c in state.store.get_components(run_id) or []
+        if isinstance(c, dict) and c.get("component") == "env-server" and isinstance(c.get("env_index"), int)
+    ]
     servers = sorted((c for c in listed if c.get("env_name") == env_name), key=lambda c: c["env_index"])
     if not listed or (env_index is None and servers):  # not started yet (no components): nothing to check
         return component, env_index
@@ -149,12 +165,13 @@ def env_server_pod(state: LocalState, run_id: str, env_name: str, env_index: int
             return component, pod if isinstance(pod, int) and not isinstance(pod, bool) else place
     names = [f"{c.get('env_name')}/{c['env_index']}" for c in sorted(listed, key=lambda c: c["env_index"])]
     asked = env_name if env_index is None else f"{env_name}/{env_index}"
-    raise fail(404, f"Run {run_id} has no env server {asked}; it has {', '.join(names)} "
-                    f"(see `prime train components {run_id}`).")
+    raise fail(
+        404,
+        f"Run {run_id} has no env server {asked}; it has {', '.join(names)} (see `prime train components {run_id}`).",
+    )
 
 
-def _log_component(state: LocalState, row: Any, component: str | None,
-                   env_name: str | None) -> tuple[str, int | None]:
+def _log_component(state: LocalState, row: Any, component: str | None, env_name: str | None) -> tuple[str, int | None]:
     """The log stream a query names, and the pod it pins (an env server's ``name/N``), if any."""
     available = state.store.log_components(row["id"])
     has_evals = "orchestrator" in available or bool(run_model(row).has_online_evals)
@@ -166,15 +183,19 @@ def _log_component(state: LocalState, row: Any, component: str | None,
         return ("orchestrator" if has_evals or not run_model(row).is_sft else "trainer"), None
     if component == "env-server":
         if not env_name:
-            raise fail(400, "component=env-server needs env_name; list env servers with "
-                            f"`prime train components {row['id']}`.")
+            raise fail(
+                400, f"component=env-server needs env_name; list env servers with `prime train components {row['id']}`."
+            )
         return env_server_pod(state, row["id"], *env_qualifier(env_name))
     if component in ("trainer", "inference", "router"):
         if component == "router" and "router" not in available:
             raise fail(404, f"Run {row['id']} has no router: only multi_node runs with [inference.router] have one.")
         if component == "inference" and not has_evals and run_model(row).is_sft:
-            raise fail(404, f"Run {row['id']} has no inference component: it is trainer-only SFT "
-                            "(add an [eval] block for online evals); read its log with -c trainer.")
+            raise fail(
+                404,
+                f"Run {row['id']} has no inference component: it is trainer-only SFT "
+                "(add an [eval] block for online evals); read its log with -c trainer.",
+            )
         return component, None
     raise fail(400, f"Unknown component '{component}'; use orchestrator, trainer, inference, router or env-server.")
 
@@ -191,8 +212,9 @@ def _pod_index(state: LocalState, run_id: str, component: str, pod_index: int | 
     return pod_index
 
 
-def log_window(state: LocalState, tail_lines: int, since_seconds: int | None, search: str | None,
-               level: str | None) -> LogWindow:
+def log_window(
+    state: LocalState, tail_lines: int, since_seconds: int | None, search: str | None, level: str | None
+) -> LogWindow:
     """R7's window for the query, or its 422 (before the run is looked up, as hosted validates first)."""
     window = plan_window(tail_lines, since_seconds, search=search, level=level, faithful=state.faithful_logs)
     if level is not None and level.upper() not in LOG_LEVELS:
@@ -206,8 +228,16 @@ def logs_started(state: LocalState, row: Any) -> None:
         raise fail(404, f"Logs are not available yet (run is {row['status']}).")
 
 
-def log_reply(state: LocalState, row: Any, name: str, pod_index: int | None, window: LogWindow,
-              search: str | None, regex: bool, level: str | None) -> dict[str, Any]:
+def log_reply(
+    state: LocalState,
+    row: Any,
+    name: str,
+    pod_index: int | None,
+    window: LogWindow,
+    search: str | None,
+    regex: bool,
+    level: str | None,
+) -> dict[str, Any]:
     """``{"logs": ...}``: the window of one stream (``pod_index`` None: every pod merged)."""
     since_ts = time.time() - window.since_seconds if window.since_seconds else None
     pattern = None
@@ -217,9 +247,16 @@ def log_reply(state: LocalState, row: Any, name: str, pod_index: int | None, win
         except re.error as exc:
             raise fail(400, f"search is not a valid regular expression ({exc}); fix it or drop --regex.") from exc
     pod_index = _pod_index(state, row["id"], name, pod_index)
-    lines = state.store.query_logs(row["id"], name, pod_index, since_ts, level.upper() if level else None,
-                                   search=search if search and not regex else None, pattern=pattern,
-                                   limit=window.limit)
+    lines = state.store.query_logs(
+        row["id"],
+        name,
+        pod_index,
+        since_ts,
+        level.upper() if level else None,
+        search=search if search and not regex else None,
+        pattern=pattern,
+        limit=window.limit,
+    )
     return dump(LogsResponse(logs="\n".join(lines)))
 
 
@@ -253,15 +290,25 @@ async def env_servers(request: Request, run_id: str) -> dict[str, Any]:
     items = []
     for comp in state.store.get_components(run_id) or []:
         if isinstance(comp, dict) and comp.get("component") == "env-server":
-            items.append(EnvServer(pod_name=str(comp.get("pod_name") or comp.get("env_name") or "env-server"),
-                                   status=str(comp.get("status") or "unknown").upper(),
-                                   env_name=comp.get("env_name"), env_index=comp.get("env_index")))
+            items.append(
+                EnvServer(
+                    pod_name=str(comp.get("pod_name") or comp.get("env_name") or "env-server"),
+                    status=str(comp.get("status") or "unknown").upper(),
+                    env_name=comp.get("env_name"),
+                    env_index=comp.get("env_index"),
+                )
+            )
     return dump(EnvServerList(env_servers=items))
 
 
 @router.get("/rft/runs/{run_id}/metrics")
-async def get_metrics(request: Request, run_id: str, min_step: int | None = None, max_step: int | None = None,
-                      limit: int | None = Query(default=None, ge=1)) -> dict[str, Any]:
+async def get_metrics(
+    request: Request,
+    run_id: str,
+    min_step: int | None = None,
+    max_step: int | None = None,
+    limit: int | None = Query(default=None, ge=1),
+) -> dict[str, Any]:
     """R10: one row per step (prime-rl's per-group rows merged), ascending."""
     state = _platform(request)
     get_run_or_404(state, run_id)
@@ -275,9 +322,15 @@ async def get_usage(request: Request, run_id: str) -> dict[str, Any]:
     state = _platform(request)
     row = get_run_or_404(state, run_id)
     usage = RunUsage(
-        run_id=run_id, run_name=row["name"], base_model=row["model"], status=row["status"],
+        run_id=run_id,
+        run_name=row["name"],
+        base_model=row["model"],
+        status=row["status"],
         training=RunUsageBreakdown(tokens=0, input_tokens=0, output_tokens=0, cost_usd=0.0),
-        inference=RunUsageBreakdown(), pricing=RunPricing(training_per_mtok=0.0),
-        total_tokens=0, total_cost_usd=0.0, record_count=len(state.store.metric_steps(run_id)),
+        inference=RunUsageBreakdown(),
+        pricing=RunPricing(training_per_mtok=0.0),
+        total_tokens=0,
+        total_cost_usd=0.0,
+        record_count=len(state.store.metric_steps(run_id)),
     )
     return dump(usage)

@@ -48,9 +48,13 @@ async def available_models(request: Request) -> dict[str, Any]:
         models=[
             AvailableFFTModel(
                 name=m.name,
-                clusters=[FFTModelCluster(cluster_id=LOCAL_CLUSTER_ID,
-                                          cluster_name=f"local-cpu, trains a {m.standin_summary()}",
-                                          gpu_type=LOCAL_GPU_TYPE)],
+                clusters=[
+                    FFTModelCluster(
+                        cluster_id=LOCAL_CLUSTER_ID,
+                        cluster_name=f"local-cpu, trains a {m.standin_summary()}",
+                        gpu_type=LOCAL_GPU_TYPE,
+                    )
+                ],
             )
             for m in models
         ],
@@ -80,10 +84,19 @@ async def create_run(request: Request, body: dict[str, Any] = Body(...)) -> dict
         return await _resume(state, source, body)
     plan = check_dispatch(state, body)
     run_id = new_run_id()
-    state.store.insert_run(id=run_id, name=plan.name, status="PENDING", config=plan.config, volume=plan.volume,
-                           model=plan.model, gpu_type=LOCAL_GPU_TYPE, team_id=plan.team_id)
-    return dump(HostedTrainingRunResponse(run_id=run_id, token_value=secrets.token_urlsafe(24),
-                                          gpu_type=LOCAL_GPU_TYPE))
+    state.store.insert_run(
+        id=run_id,
+        name=plan.name,
+        status="PENDING",
+        config=plan.config,
+        volume=plan.volume,
+        model=plan.model,
+        gpu_type=LOCAL_GPU_TYPE,
+        team_id=plan.team_id,
+    )
+    return dump(
+        HostedTrainingRunResponse(run_id=run_id, token_value=secrets.token_urlsafe(24), gpu_type=LOCAL_GPU_TYPE)
+    )
 
 
 @router.post("/training/runs/{run_id}/pause")
@@ -114,13 +127,19 @@ async def resume_run(request: Request, run_id: str, body: dict[str, Any] | None 
 async def _resume(state: LocalState, row: Any, body: dict[str, Any]) -> dict[str, Any]:
     run_id = row["id"]
     if row["status"] != "PAUSED":
-        raise fail(409, f"Run {run_id} is {row['status']}; only PAUSED runs can be resumed "
-                        f"(pause it first with `prime train pause {run_id}`).")
+        raise fail(
+            409,
+            f"Run {run_id} is {row['status']}; only PAUSED runs can be resumed "
+            f"(pause it first with `prime train pause {run_id}`).",
+        )
     if row["resumed_as_run"] and state.store.get_run(row["resumed_as_run"]) is not None:
         raise fail(409, f"Run {run_id} was already resumed as run {row['resumed_as_run']}; follow that run instead.")
     if row["volume"] and state.store.get_volume(row["team_id"], row["volume"]) is None:
-        raise fail(409, f"Run {run_id}'s volume '{row['volume']}' no longer exists, and its checkpoints went with it; "
-                        "dispatch the config again.")
+        raise fail(
+            409,
+            f"Run {run_id}'s volume '{row['volume']}' no longer exists, and its checkpoints went with it; "
+            "dispatch the config again.",
+        )
     assert state.supervisor is not None
     ckpt = state.supervisor.latest_checkpoint_on_disk(run_id)
     if ckpt is None:
@@ -129,14 +148,22 @@ async def _resume(state: LocalState, row: Any, body: dict[str, Any]) -> dict[str
 
     new_id = new_run_id()
     state.store.insert_run(
-        id=new_id, name=row["name"], status="PENDING", config=json.loads(row["config"]), volume=row["volume"],
-        model=row["model"], gpu_type=row["gpu_type"], resume_from=ckpt["path"], resumed_from_run=run_id,
+        id=new_id,
+        name=row["name"],
+        status="PENDING",
+        config=json.loads(row["config"]),
+        volume=row["volume"],
+        model=row["model"],
+        gpu_type=row["gpu_type"],
+        resume_from=ckpt["path"],
+        resumed_from_run=run_id,
         team_id=row["team_id"],
         notice=f"Resumed from run {run_id} at checkpoint step {ckpt['step']}.",
     )
     state.store.update_run(run_id, resumed_as_run=new_id, notice=f"Resumed as run {new_id}.")
-    return dump(HostedTrainingRunResponse(run_id=new_id, token_value=secrets.token_urlsafe(24),
-                                          gpu_type=LOCAL_GPU_TYPE))
+    return dump(
+        HostedTrainingRunResponse(run_id=new_id, token_value=secrets.token_urlsafe(24), gpu_type=LOCAL_GPU_TYPE)
+    )
 
 
 @router.delete("/training/runs/{run_id}")

@@ -77,10 +77,16 @@ def _size_or_422(size: Any) -> tuple[str, int]:
     try:
         return size.strip(), parse_size(size)
     except ValueError:
-        raise invalid([(("body", "size"),
-                        f"Size '{size[:40]}' is not valid: use a whole number followed by Gi or Ti (Mi for tiny test volumes), "
-                        "at most 1024Ti, e.g. 100Gi or 5Ti",
-                        "value_error")]) from None
+        raise invalid(
+            [
+                (
+                    ("body", "size"),
+                    f"Size '{size[:40]}' is not valid: use a whole number followed by Gi or Ti (Mi for tiny test volumes), "
+                    "at most 1024Ti, e.g. 100Gi or 5Ti",
+                    "value_error",
+                )
+            ]
+        ) from None
 
 
 def create_volume_dir(state: LocalState, name: str, size: str, size_bytes: int, team_id: str | None = None) -> Any:
@@ -102,7 +108,10 @@ async def list_volumes(request: Request) -> dict[str, Any]:
     """V1: every volume, oldest first."""
     state = _platform(request)
     rows = state.store.list_volumes(query_scope(request, "teamId"))
-    volumes = [Volume.model_validate(volume_wire(row, volume_usage(state, volume_key(row["team_id"], row["name"])))) for row in rows]
+    volumes = [
+        Volume.model_validate(volume_wire(row, volume_usage(state, volume_key(row["team_id"], row["name"]))))
+        for row in rows
+    ]
     return VolumeList(volumes=volumes).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
@@ -112,18 +121,33 @@ async def create_volume(request: Request, body: dict[str, Any] = Body(...)) -> d
     state = _platform(request)
     name = body.get("name")
     if not isinstance(name, str) or not name:
-        raise invalid([(("body", "name"), "Field required" if name is None else "Input should be a valid string",
-                        "missing" if name is None else "string_type")])
+        raise invalid(
+            [
+                (
+                    ("body", "name"),
+                    "Field required" if name is None else "Input should be a valid string",
+                    "missing" if name is None else "string_type",
+                )
+            ]
+        )
     if not NAME_RE.fullmatch(name):
-        raise invalid([(("body", "name"),
-                        f"Volume name '{name[:80]}' is not valid: use 1-63 lowercase letters, digits and hyphens, "
-                        "starting with a letter and not ending with a hyphen",
-                        "value_error")])
+        raise invalid(
+            [
+                (
+                    ("body", "name"),
+                    f"Volume name '{name[:80]}' is not valid: use 1-63 lowercase letters, digits and hyphens, "
+                    "starting with a letter and not ending with a hyphen",
+                    "value_error",
+                )
+            ]
+        )
     size, size_bytes = _size_or_422(body.get("size", DEFAULT_SIZE))
     team = team_scope(body.get("teamId"))
     if state.store.get_volume(team, name) is not None:  # names are unique per owner, as on hosted
-        raise fail(409, f"A volume named '{name}' already exists in {scope_name(team)}; "
-                        "pick another name or use the existing one.")
+        raise fail(
+            409,
+            f"A volume named '{name}' already exists in {scope_name(team)}; pick another name or use the existing one.",
+        )
     row = create_volume_dir(state, name, size, size_bytes, team)
     return volume_wire(row, 0)
 
@@ -136,8 +160,11 @@ async def expand_volume(request: Request, name: str, body: dict[str, Any] = Body
     row = get_volume_or_404(state, key)
     size, size_bytes = _size_or_422(body.get("size"))
     if size_bytes <= row["size_bytes"]:
-        raise fail(400, f"Volume '{name}' is already {row['size']}; volumes can only grow, "
-                        f"so pass a size larger than {row['size']}.")
+        raise fail(
+            400,
+            f"Volume '{name}' is already {row['size']}; volumes can only grow, "
+            f"so pass a size larger than {row['size']}.",
+        )
     state.store.update_volume(row["team_id"], name, size=size, size_bytes=size_bytes)
     return volume_wire(state.store.get_volume(row["team_id"], name), volume_usage(state, key))
 
@@ -152,23 +179,34 @@ async def delete_volume(request: Request, name: str) -> Response:
     runs = state.store.active_runs_on_volume(team, name)
     if runs:
         run = runs[0]
-        raise fail(409, f"Volume '{name}' is in use by run {run['id']} ({run['status']}); "
-                        f"stop it first with `prime train stop {run['id']}`, then delete the volume.")
+        raise fail(
+            409,
+            f"Volume '{name}' is in use by run {run['id']} ({run['status']}); "
+            f"stop it first with `prime train stop {run['id']}`, then delete the volume.",
+        )
     from primetui.local.storage.grants import live_upload_lease
 
     if live_upload_lease(state, key) is not None:
-        raise fail(409, f"Volume '{name}' has an upload in progress (`prime volumes put`); "
-                        "let it finish, then delete the volume.")
+        raise fail(
+            409,
+            f"Volume '{name}' has an upload in progress (`prime volumes put`); let it finish, then delete the volume.",
+        )
     from primetui.local.transfers.registry import live_transfer
 
     transfer = live_transfer(state, key)
     if transfer:
-        raise fail(409, f"Volume '{name}' has a transfer in progress ({transfer}); wait for it to finish or cancel it "
-                        f"with `prime volumes transfers cancel {name} {transfer}`, then delete the volume.")
+        raise fail(
+            409,
+            f"Volume '{name}' has a transfer in progress ({transfer}); wait for it to finish or cancel it "
+            f"with `prime volumes transfers cancel {name} {transfer}`, then delete the volume.",
+        )
     session = live_session(state, key)
     if session:
-        raise fail(409, f"Volume '{name}' has a live session {session}; stop it first with "
-                        f"`prime volumes stop {name} {session}`, then delete the volume.")
+        raise fail(
+            409,
+            f"Volume '{name}' has a live session {session}; stop it first with "
+            f"`prime volumes stop {name} {session}`, then delete the volume.",
+        )
     if row["status"] != VolumeStatus.TERMINATING:
         state.store.update_volume(team, name, status=VolumeStatus.TERMINATING)
     try:
@@ -177,8 +215,11 @@ async def delete_volume(request: Request, name: str) -> Response:
         pass
     except OSError as exc:
         state.store.update_volume(team, name, status=VolumeStatus.TOMBSTONED)
-        raise fail(500, f"Volume '{name}' could not be removed from disk ({exc.strerror}); "
-                        "fix the permissions under the data dir and delete it again.") from exc
+        raise fail(
+            500,
+            f"Volume '{name}' could not be removed from disk ({exc.strerror}); "
+            "fix the permissions under the data dir and delete it again.",
+        ) from exc
     state.store.delete_volume(team, name)
     from primetui.local.storage.meta import forget_volume
 
@@ -194,4 +235,3 @@ def volume_usage(state: LocalState, key: str) -> int:
     from primetui.local.paths import dir_size_bytes
 
     return dir_size_bytes(state.volume_dir(key))
-

@@ -100,9 +100,14 @@ def sft_fields(config: dict[str, Any]) -> dict[str, Any]:
         if isinstance(src, dict):
             taskset = _table(src, "env", "taskset")
             environments.append({"id": taskset.get("id") or src.get("name"), "name": src.get("name")})
-    return {"loss": "sft", "seq_len": _int(data.get("seq_len")), "max_steps": _int(config.get("max_steps")),
-            "batch_size": _int(data.get("batch_size")), "environments": environments,
-            "learning_rate": _number(_table(config, "optim").get("lr"))}
+    return {
+        "loss": "sft",
+        "seq_len": _int(data.get("seq_len")),
+        "max_steps": _int(config.get("max_steps")),
+        "batch_size": _int(data.get("batch_size")),
+        "environments": environments,
+        "learning_rate": _number(_table(config, "optim").get("lr")),
+    }
 
 
 def run_model(row: Any) -> RLRun:

@@ -50,8 +50,11 @@ async def volume_request_scope(request: Request) -> str | None:
 
 
 def volume_not_found(name: str) -> Exception:
-    return fail(404, f"Volume '{name}' not found; list your volumes with `prime volumes list` "
-                     f"or create it with `prime volumes create {name}`.")
+    return fail(
+        404,
+        f"Volume '{name}' not found; list your volumes with `prime volumes list` "
+        f"or create it with `prime volumes create {name}`.",
+    )
 
 
 def run_not_found(run_id: str) -> Exception:

@@ -32,8 +32,10 @@ KEEP_ALIVE_SECONDS = 75
 """Idle seconds before the server closes a kept-alive connection (well past the client's pool expiry)."""
 
 
-UNAUTHORIZED = ("Missing or wrong API key: send the token printed by `primetui local serve` "
-                "(stored in the file `token` of its data dir) as a Bearer token.")
+UNAUTHORIZED = (
+    "Missing or wrong API key: send the token printed by `primetui local serve` "
+    "(stored in the file `token` of its data dir) as a Bearer token."
+)
 
 
 def _require_token(request: Request) -> None:
@@ -98,8 +100,12 @@ def create_app(state: LocalState) -> FastAPI:
     app.include_router(storage_router, prefix=API_PREFIX, dependencies=by_volume)
     app.include_router(transfers_router, prefix=API_PREFIX, dependencies=by_volume)
     # SigV4-signed, not bearer: the credentials V9 issued authenticate each request (storage/s3.py).
-    app.add_route(f"{S3_MOUNT}/{{path:path}}", s3_endpoint, methods=["GET", "HEAD", "PUT", "POST", "DELETE"],
-                  include_in_schema=False)
+    app.add_route(
+        f"{S3_MOUNT}/{{path:path}}",
+        s3_endpoint,
+        methods=["GET", "HEAD", "PUT", "POST", "DELETE"],
+        include_in_schema=False,
+    )
     app.include_router(training_router, prefix=API_PREFIX, dependencies=by_run)
     app.include_router(runs_router, prefix=API_PREFIX, dependencies=by_run)
     app.include_router(rl_router, prefix=API_PREFIX, dependencies=by_run)
@@ -111,8 +117,12 @@ def create_app(state: LocalState) -> FastAPI:
         _add_rate_limit(app, state.rate_limit)
 
     # Last, so the wall is outermost: a request without the token is refused before its body is read.
-    install_guards(app, api_prefix=API_PREFIX, authorized=lambda header: token_matches(header, state.token),
-                   unauthorized=UNAUTHORIZED)
+    install_guards(
+        app,
+        api_prefix=API_PREFIX,
+        authorized=lambda header: token_matches(header, state.token),
+        unauthorized=UNAUTHORIZED,
+    )
     return app
 
 
@@ -125,11 +135,15 @@ def _add_rate_limit(app: FastAPI, per_minute: int) -> None:
     @app.middleware("http")
     async def _rate_limit(request: Request, call_next):  # type: ignore[no-untyped-def]
         if request.url.path.startswith(API_PREFIX):
-            wait = limiter.check(client_key(request.headers.get("authorization"),
-                                            request.client.host if request.client else None))
+            wait = limiter.check(
+                client_key(request.headers.get("authorization"), request.client.host if request.client else None)
+            )
             if wait is not None:
-                return JSONResponse(status_code=429, content={"detail": limited_detail(per_minute, wait)},
-                                    headers={"Retry-After": retry_after_header(wait)})
+                return JSONResponse(
+                    status_code=429,
+                    content={"detail": limited_detail(per_minute, wait)},
+                    headers={"Retry-After": retry_after_header(wait)},
+                )
         return await call_next(request)
 
 
@@ -144,8 +158,11 @@ def bind_socket(port: int | None) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
-            raise OSError(exc.errno, f"Port {port} on {LOOPBACK} is already in use; pick another with --port, "
-                                     "or leave --port out to get a free one.") from exc
+            raise OSError(
+                exc.errno,
+                f"Port {port} on {LOOPBACK} is already in use; pick another with --port, "
+                "or leave --port out to get a free one.",
+            ) from exc
         raise
     sock.listen(128)
     sock.set_inheritable(False)
@@ -162,8 +179,13 @@ async def _report_repeats(repeats: RepeatFilter) -> None:
         repeats.report(log)
 
 
-async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str], None],
-                limits: Limits | None = None, repeats: RepeatFilter | None = None) -> None:
+async def serve(
+    state: LocalState,
+    sock: socket.socket,
+    on_ready: Callable[[str], None],
+    limits: Limits | None = None,
+    repeats: RepeatFilter | None = None,
+) -> None:
     """Serve until SIGTERM/SIGINT; ``on_ready(base_url)`` runs once the socket accepts requests.
 
     Connections meet the connection wall (``primetui.local.connwall``) with ``limits``; ``repeats``,
@@ -181,8 +203,16 @@ async def serve(state: LocalState, sock: socket.socket, on_ready: Callable[[str]
     # Keep-alive outlives every client pool's expiry (httpx drops idle connections after 5 s), so a
     # client never reuses a connection the server is closing at that very moment. No websocket
     # route exists, so no upgrade is offered (the connection wall follows h11 connections only).
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5,
-                            timeout_keep_alive=KEEP_ALIVE_SECONDS, http=protocol_class(wall), ws="none")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        http=protocol_class(wall),
+        ws="none",
+    )
     server = uvicorn.Server(config)
     # uvicorn re-raises a captured signal after its graceful shutdown; make that a no-op so the
     # process exits normally (status 0) once everything has been stopped and flushed.

@@ -21,8 +21,9 @@ def _call(name: str, state: LocalState, volume: str) -> Any:
     func = getattr(sessions, name, None)
     if func is None:
         return None
-    params = [p for p in inspect.signature(func).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    params = [
+        p for p in inspect.signature(func).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
     return func(state, volume) if len(params) >= 2 else func(volume)
 
 

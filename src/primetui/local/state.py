@@ -96,7 +96,7 @@ class LocalState:
         """
         rel = relative
         if rel == "/volume" or rel.startswith("/volume/"):
-            rel = rel[len("/volume"):]
+            rel = rel[len("/volume") :]
         return safe_join(self.volume_dir(key), rel)
 
     # runs ------------------------------------------------------------------------------------

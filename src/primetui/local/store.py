@@ -199,10 +199,12 @@ class Store:
                 GROUP BY run_id, component, pod_index ORDER BY MIN(id)""")
             streams = db.execute("SELECT id, run_id, component, pod_index FROM log_streams ORDER BY id").fetchall()
             for stream in streams:  # stream by stream, in id order: appends, no sort of the whole table
-                db.execute("""INSERT INTO logs (id, ts, level, line)
+                db.execute(
+                    """INSERT INTO logs (id, ts, level, line)
                     SELECT ? | id, ts, level, line FROM logs_before_streams
                     WHERE run_id = ? AND component = ? AND pod_index = ? ORDER BY id""",
-                           (stream["id"] << STREAM_SHIFT, stream["run_id"], stream["component"], stream["pod_index"]))
+                    (stream["id"] << STREAM_SHIFT, stream["run_id"], stream["component"], stream["pod_index"]),
+                )
             last = db.execute("SELECT MAX(id) AS n FROM logs_before_streams").fetchone()["n"]
             db.execute("DROP TABLE logs_before_streams")
             if last is not None:
@@ -245,8 +247,10 @@ class Store:
                         db.execute("UPDATE storage_objects SET volume = ? WHERE volume = ?", (key, row["name"]))
                     old, new = safe_join(self.volumes_dir, row["name"]), safe_join(self.volumes_dir, key)
                     was = f"{old}/"  # checkpoints are recorded by absolute path, so they follow their folder
-                    db.execute("UPDATE checkpoints SET path = ? || substr(path, ?) WHERE substr(path, 1, ?) = ?",
-                               (f"{new}/", len(was) + 1, len(was), was))
+                    db.execute(
+                        "UPDATE checkpoints SET path = ? || substr(path, ?) WHERE substr(path, 1, ?) = ?",
+                        (f"{new}/", len(was) + 1, len(was), was),
+                    )
                     if old.is_dir() and not new.exists():
                         new.parent.mkdir(parents=True, exist_ok=True)
                         os.rename(old, new)
@@ -283,8 +287,9 @@ class Store:
         """Every volume, or (``team_id`` None or a team id) the volumes of that scope."""
         if team_id is False:
             return self.db.execute("SELECT * FROM volumes ORDER BY created_at, name").fetchall()
-        return self.db.execute("SELECT * FROM volumes WHERE team_id IS ? ORDER BY created_at, name",
-                               (team_id,)).fetchall()
+        return self.db.execute(
+            "SELECT * FROM volumes WHERE team_id IS ? ORDER BY created_at, name", (team_id,)
+        ).fetchall()
 
     def get_volume(self, team_id: str | None, name: str) -> sqlite3.Row | None:
         """Volume ``name`` of one owner (``team_id`` None: the personal account)."""
@@ -332,8 +337,9 @@ class Store:
     def list_runs(self, offset: int, limit: int, team_id: str | None = None) -> tuple[list[sqlite3.Row], int]:
         """One page of the runs of a scope (None: the personal account), newest first."""
         total = self.db.execute("SELECT COUNT(*) AS n FROM runs WHERE team_id IS ?", (team_id,)).fetchone()["n"]
-        rows = self.db.execute("SELECT * FROM runs WHERE team_id IS ? ORDER BY seq DESC LIMIT ? OFFSET ?",
-                               (team_id, limit, offset)).fetchall()
+        rows = self.db.execute(
+            "SELECT * FROM runs WHERE team_id IS ? ORDER BY seq DESC LIMIT ? OFFSET ?", (team_id, limit, offset)
+        ).fetchall()
         return rows, total
 
     def runs_with_status(self, statuses: tuple[str, ...]) -> list[sqlite3.Row]:
@@ -345,68 +351,100 @@ class Store:
         marks = ", ".join("?" for _ in ACTIVE_RUN_STATUSES)
         return self.db.execute(
             f"SELECT * FROM runs WHERE team_id IS ? AND volume = ? AND status IN ({marks}) ORDER BY seq",
-            (team_id, volume, *ACTIVE_RUN_STATUSES)
+            (team_id, volume, *ACTIVE_RUN_STATUSES),
         ).fetchall()
 
     def delete_run(self, run_id: str) -> None:
         with self.tx() as db:
             for stream in self._streams(run_id):
                 db.execute("DELETE FROM logs WHERE id BETWEEN ? AND ?", _stream_range(stream))
-            for table in ("runs", "log_streams", "metrics", "checkpoints", "components", "offsets",
-                          "distributions"):
+            for table in ("runs", "log_streams", "metrics", "checkpoints", "components", "offsets", "distributions"):
                 column = "id" if table == "runs" else "run_id"
                 db.execute(f"DELETE FROM {table} WHERE {column} = ?", (run_id,))
 
     # logs -------------------------------------------------------------------------------------
     # One row per line, keyed so that a stream's lines are one rowid range: no secondary index to
     # maintain on ingest, and a window (tail, since, level, search) is a backwards scan of that range.
-    def add_log_lines(self, db: sqlite3.Connection, run_id: str, component: str, pod_index: int,
-                      lines: list[tuple[float, str | None, str]]) -> None:
+    def add_log_lines(
+        self,
+        db: sqlite3.Connection,
+        run_id: str,
+        component: str,
+        pod_index: int,
+        lines: list[tuple[float, str | None, str]],
+    ) -> None:
         if lines:
             ts, levels, texts = zip(*lines)
             self.add_log_columns(db, run_id, component, pod_index, ts, levels, texts)
 
-    def add_log_columns(self, db: sqlite3.Connection, run_id: str, component: str, pod_index: int,
-                        ts: Sequence[float], levels: Sequence[str | None], lines: Sequence[str]) -> None:
+    def add_log_columns(
+        self,
+        db: sqlite3.Connection,
+        run_id: str,
+        component: str,
+        pod_index: int,
+        ts: Sequence[float],
+        levels: Sequence[str | None],
+        lines: Sequence[str],
+    ) -> None:
         """Append lines (three equal-length columns) to a stream, inside the caller's transaction."""
         n = len(lines)
         if not n:
             return
-        db.execute("INSERT OR IGNORE INTO log_streams (run_id, component, pod_index) VALUES (?, ?, ?)",
-                   (run_id, component, pod_index))
-        stream = db.execute("SELECT id FROM log_streams WHERE run_id = ? AND component = ? AND pod_index = ?",
-                            (run_id, component, pod_index)).fetchone()["id"]
+        db.execute(
+            "INSERT OR IGNORE INTO log_streams (run_id, component, pod_index) VALUES (?, ?, ?)",
+            (run_id, component, pod_index),
+        )
+        stream = db.execute(
+            "SELECT id FROM log_streams WHERE run_id = ? AND component = ? AND pod_index = ?",
+            (run_id, component, pod_index),
+        ).fetchone()["id"]
         row = db.execute("SELECT value FROM meta WHERE key = 'log_seq'").fetchone()
         seq = 0 if row is None else int(row["value"])
         flat = list(chain.from_iterable(zip(count((stream << STREAM_SHIFT) | (seq + 1)), ts, levels, lines)))
         width = 4 * INSERT_BATCH
         full = 4 * (n - n % INSERT_BATCH)
         if full:
-            db.executemany(_INSERT_LOGS, [flat[i:i + width] for i in range(0, full, width)])
+            db.executemany(_INSERT_LOGS, [flat[i : i + width] for i in range(0, full, width)])
         if full < len(flat):
             rest = iter(flat[full:])
             db.executemany("INSERT INTO logs (id, ts, level, line) VALUES (?, ?, ?, ?)", zip(rest, rest, rest, rest))
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('log_seq', ?)", (str(seq + n),))
 
     def _streams(self, run_id: str, component: str | None = None, pod_index: int | None = None) -> list[int]:
-        sql, args = _where("SELECT id FROM log_streams WHERE run_id = ?", [run_id],
-                           ("component = ?", component), ("pod_index = ?", pod_index))
+        sql, args = _where(
+            "SELECT id FROM log_streams WHERE run_id = ?",
+            [run_id],
+            ("component = ?", component),
+            ("pod_index = ?", pod_index),
+        )
         return [r["id"] for r in self.db.execute(sql, args)]
 
     def log_components(self, run_id: str) -> list[str]:
-        rows = self.db.execute("SELECT DISTINCT component FROM log_streams WHERE run_id = ? ORDER BY component",
-                               (run_id,)).fetchall()
+        rows = self.db.execute(
+            "SELECT DISTINCT component FROM log_streams WHERE run_id = ? ORDER BY component", (run_id,)
+        ).fetchall()
         return [r["component"] for r in rows]
 
     def log_pods(self, run_id: str, component: str) -> list[int]:
         """The pod indexes that have log lines of ``component`` (one per node of a multi-node run)."""
-        rows = self.db.execute("SELECT pod_index FROM log_streams WHERE run_id = ? AND component = ? ORDER BY pod_index",
-                               (run_id, component)).fetchall()
+        rows = self.db.execute(
+            "SELECT pod_index FROM log_streams WHERE run_id = ? AND component = ? ORDER BY pod_index",
+            (run_id, component),
+        ).fetchall()
         return [r["pod_index"] for r in rows]
 
-    def query_logs(self, run_id: str, component: str, pod_index: int | None, since_ts: float | None,
-                   level: str | None, search: str | None = None, pattern: re.Pattern[str] | None = None,
-                   limit: int = 5000) -> list[str]:
+    def query_logs(
+        self,
+        run_id: str,
+        component: str,
+        pod_index: int | None,
+        since_ts: float | None,
+        level: str | None,
+        search: str | None = None,
+        pattern: re.Pattern[str] | None = None,
+        limit: int = 5000,
+    ) -> list[str]:
         """The last ``limit`` matching lines, oldest first; filtering and tailing happen in SQLite.
 
         ``search`` is a plain substring; ``pattern`` a compiled regex (checked per candidate row).
@@ -415,8 +453,13 @@ class Store:
         streams = self._streams(run_id, component, pod_index)
         if not streams:
             return []
-        sql, args = _where("SELECT id, line FROM logs WHERE id BETWEEN ? AND ?", [],
-                           ("ts >= ?", since_ts), ("level = ?", level), ("instr(line, ?) > 0", search))
+        sql, args = _where(
+            "SELECT id, line FROM logs WHERE id BETWEEN ? AND ?",
+            [],
+            ("ts >= ?", since_ts),
+            ("level = ?", level),
+            ("instr(line, ?) > 0", search),
+        )
         if pattern is not None:
             # Re-registered per query (same name): the store is used from one thread only.
             self.db.create_function("primetui_match", 1, lambda line: 1 if pattern.search(line) else 0)
@@ -427,11 +470,14 @@ class Store:
             lines = [r["line"] for r in self.db.execute(sql, (*_stream_range(streams[0]), *args))]
             lines.reverse()
             return lines
-        rows = [(r["id"] & SEQ_MASK, r["line"]) for stream in streams
-                for r in self.db.execute(sql, (*_stream_range(stream), *args))]
+        rows = [
+            (r["id"] & SEQ_MASK, r["line"])
+            for stream in streams
+            for r in self.db.execute(sql, (*_stream_range(stream), *args))
+        ]
         rows.sort()
         if limit >= 0:  # (a negative LIMIT is no limit in SQLite)
-            rows = rows[len(rows) - limit:] if limit < len(rows) else rows
+            rows = rows[len(rows) - limit :] if limit < len(rows) else rows
         return [line for _, line in rows]
 
     # metrics ----------------------------------------------------------------------------------
@@ -448,8 +494,9 @@ class Store:
             )
 
     def query_metrics(self, run_id: str, min_step: int | None, max_step: int | None, limit: int | None) -> list[dict]:
-        sql, args = _where("SELECT data FROM metrics WHERE run_id = ?", [run_id],
-                           ("step >= ?", min_step), ("step <= ?", max_step))
+        sql, args = _where(
+            "SELECT data FROM metrics WHERE run_id = ?", [run_id], ("step >= ?", min_step), ("step <= ?", max_step)
+        )
         sql += " ORDER BY step"
         if limit is not None:
             sql += " LIMIT ?"
@@ -463,12 +510,16 @@ class Store:
         return None if row is None else json.loads(row["data"])
 
     def metric_steps(self, run_id: str) -> list[int]:
-        return [r["step"] for r in self.db.execute("SELECT step FROM metrics WHERE run_id = ? ORDER BY step", (run_id,))]
+        return [
+            r["step"] for r in self.db.execute("SELECT step FROM metrics WHERE run_id = ? ORDER BY step", (run_id,))
+        ]
 
     # RL distributions ---------------------------------------------------------------------
     def put_distribution(self, db: sqlite3.Connection, run_id: str, step: int, when: float, data: dict) -> None:
-        db.execute("INSERT OR REPLACE INTO distributions (run_id, step, time, data) VALUES (?, ?, ?, ?)",
-                   (run_id, step, when, json.dumps(data)))
+        db.execute(
+            "INSERT OR REPLACE INTO distributions (run_id, step, time, data) VALUES (?, ?, ?, ?)",
+            (run_id, step, when, json.dumps(data)),
+        )
 
     def get_distribution(self, run_id: str, step: int | None) -> tuple[int, dict] | None:
         """(step, raw values) of ``step``, or of the latest step with values when ``step`` is None."""
@@ -477,8 +528,10 @@ class Store:
         return None if row is None else (row["step"], json.loads(row["data"]))
 
     def distribution_steps(self, run_id: str) -> list[int]:
-        return [r["step"] for r in self.db.execute(
-            "SELECT step FROM distributions WHERE run_id = ? ORDER BY step", (run_id,))]
+        return [
+            r["step"]
+            for r in self.db.execute("SELECT step FROM distributions WHERE run_id = ? ORDER BY step", (run_id,))
+        ]
 
     def last_rl_update(self, run_id: str) -> float | None:
         """When the latest distribution row was written (unix seconds), or None."""

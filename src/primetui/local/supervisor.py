@@ -177,7 +177,9 @@ class Supervisor:
         volume = row["volume"]  # a name in the run's own scope
         volume_dir = self.state.volume_dir(volume_key(row["team_id"], volume)) if volume else None
         # The safe join: a ``runs`` symlink placed inside the volume must not send checkpoints outside it.
-        output_dir = safe_join(volume_dir, f"runs/{row['id']}") if volume_dir else (self.state.run_dir(row["id"]) / "outputs")
+        output_dir = (
+            safe_join(volume_dir, f"runs/{row['id']}") if volume_dir else (self.state.run_dir(row["id"]) / "outputs")
+        )
         model = self.state.models.get(row["model"])
         return {
             "run_id": row["id"],
@@ -202,7 +204,8 @@ class Supervisor:
         if is_rl_config(doc.get("config")):
             summary = RL_STANDIN
         self.platform_log(
-            run_id, "INFO",
+            run_id,
+            "INFO",
             f"Local platform: {row['model']} runs here as a {summary}; real weights do not run on this machine.",
         )
         if row["resume_from"]:
@@ -212,8 +215,13 @@ class Supervisor:
         try:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "primetui.local.trainer", "--run-dir", str(run_dir)],
-                cwd=run_dir, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                env=env, start_new_session=True, close_fds=True,
+                cwd=run_dir,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
             )
         finally:
             out.close()
@@ -270,8 +278,11 @@ class Supervisor:
             # "stopped"/"paused" are final only when the user asked for them; otherwise the trainer was
             # interrupted by our own shutdown and the run goes on.
             asked = row["requested"]
-            if state in ("completed", "failed") or (state == "stopped" and asked == "stop") \
-                    or (state == "paused" and asked == "pause"):
+            if (
+                state in ("completed", "failed")
+                or (state == "stopped" and asked == "stop")
+                or (state == "paused" and asked == "pause")
+            ):
                 self.finish(run_id, exit_code=None)
             elif row["pid"] is None and row["status"] == "CREATING":
                 self.spawn(run_id)
@@ -303,22 +314,28 @@ class Supervisor:
             key = volume_key(row["team_id"], row["volume"])
             session = live_read_write_session(self.state, key)
             if session:
-                reason = (f"Waiting for read-write session {session} on volume '{row['volume']}' to stop: "
-                          f"a run starts only when no one else writes to its volume "
-                          f"(prime volumes stop {row['volume']} {session}).")
+                reason = (
+                    f"Waiting for read-write session {session} on volume '{row['volume']}' to stop: "
+                    f"a run starts only when no one else writes to its volume "
+                    f"(prime volumes stop {row['volume']} {session})."
+                )
                 if row["queue_reason"] != reason:
                     self.store.update_run(run_id, queue_reason=reason, phase_since=now)
                 return
             importing = live_import(self.state, key)
             if importing:
-                reason = (f"Waiting for the S3 import {importing} into volume '{row['volume']}' to finish: a run starts "
-                          "only when no one else writes to its volume.")
+                reason = (
+                    f"Waiting for the S3 import {importing} into volume '{row['volume']}' to finish: a run starts "
+                    "only when no one else writes to its volume."
+                )
                 if row["queue_reason"] != reason:
                     self.store.update_run(run_id, queue_reason=reason, phase_since=now)
                 return
             if live_upload_lease(self.state, key) is not None:
-                reason = (f"Waiting for the upload to volume '{row['volume']}' to finish: a run starts only "
-                          "when no one else writes to its volume (a direct put holds its write lease).")
+                reason = (
+                    f"Waiting for the upload to volume '{row['volume']}' to finish: a run starts only "
+                    "when no one else writes to its volume (a direct put holds its write lease)."
+                )
                 if row["queue_reason"] != reason:
                     self.store.update_run(run_id, queue_reason=reason, phase_since=now)
                 return
@@ -328,11 +345,14 @@ class Supervisor:
         if limit is not None and (self._training >= limit or self._queued_ahead > 0):
             ahead = self._queued_ahead
             self._queued_ahead += 1
-            reason = (f"Waiting for a free slot: {self._training} run(s) are training on this machine, "
-                      f"the limit is {limit} ({MAX_RUNS_ENV}); it starts when one ends.")
+            reason = (
+                f"Waiting for a free slot: {self._training} run(s) are training on this machine, "
+                f"the limit is {limit} ({MAX_RUNS_ENV}); it starts when one ends."
+            )
             if row["status"] != "QUEUED" or row["runs_ahead"] != ahead or row["queue_reason"] != reason:
-                self.store.update_run(run_id, status="QUEUED", runs_ahead=ahead, queue_reason=reason,
-                                      phase_since=row["phase_since"])
+                self.store.update_run(
+                    run_id, status="QUEUED", runs_ahead=ahead, queue_reason=reason, phase_since=row["phase_since"]
+                )
             return
         self.spawn(run_id)
         self._training += 1
@@ -372,9 +392,13 @@ class Supervisor:
         self.procs.pop(run_id, None)
         self.adopted.pop(run_id, None)
         self.store.update_run(
-            run_id, status="FAILED", completed_at=iso_now(), pid=None, requested=None,
+            run_id,
+            status="FAILED",
+            completed_at=iso_now(),
+            pid=None,
+            requested=None,
             error_message=f"The local platform could not run this job ({type(exc).__name__}: {exc}); "
-                          "see the server's output, fix the cause and dispatch again.",
+            "see the server's output, fix the cause and dispatch again.",
         )
 
     def _check_quota(self, row: Any) -> None:
@@ -473,7 +497,12 @@ class Supervisor:
             code = f"code {exit_code}" if exit_code is not None else "an unknown status"
             error = f"The trainer process exited with {code} before finishing" + (f": {tail}" if tail else ".")
         self.store.update_run(
-            run_id, status=final, completed_at=iso_now(), pid=None, requested=None, error_message=error,
+            run_id,
+            status=final,
+            completed_at=iso_now(),
+            pid=None,
+            requested=None,
+            error_message=error,
             started_at=row["started_at"] or (iso_now() if final in ("COMPLETED", "PAUSED") else None),
         )
         self.procs.pop(run_id, None)

@@ -19,12 +19,24 @@ from primetui.local.state import LOCAL_USER_ID, LOCAL_USER_NAME
 
 LOCAL_TEAM_ID = "local-team-research"
 TEAMS: tuple[dict[str, str], ...] = (
-    {"teamId": LOCAL_TEAM_ID, "name": "Local Research", "slug": "local-research", "role": "ADMIN",
-     "createdAt": "2026-09-28T20:00:00.000Z"},
+    {
+        "teamId": LOCAL_TEAM_ID,
+        "name": "Local Research",
+        "slug": "local-research",
+        "role": "ADMIN",
+        "createdAt": "2026-09-28T20:00:00.000Z",
+    },
 )
 MEMBERS: dict[str, tuple[dict[str, str], ...]] = {
-    LOCAL_TEAM_ID: ({"userId": LOCAL_USER_ID, "userName": LOCAL_USER_NAME, "userEmail": "local@127.0.0.1",
-                     "role": "ADMIN", "joinedAt": "2026-09-28T20:00:00.000Z"},),
+    LOCAL_TEAM_ID: (
+        {
+            "userId": LOCAL_USER_ID,
+            "userName": LOCAL_USER_NAME,
+            "userEmail": "local@127.0.0.1",
+            "role": "ADMIN",
+            "joinedAt": "2026-09-28T20:00:00.000Z",
+        },
+    ),
 }
 
 router = APIRouter()
@@ -36,8 +48,11 @@ def team_scope(value: Any) -> str | None:
         return None
     if not isinstance(value, str) or value.strip() not in MEMBERS:
         shown = value if isinstance(value, str) else type(value).__name__
-        raise fail(403, f"Team '{shown[:80]}' is not one of your teams; list them with `prime teams list`, "
-                        "or switch to your personal account with `prime switch personal`.")
+        raise fail(
+            403,
+            f"Team '{shown[:80]}' is not one of your teams; list them with `prime teams list`, "
+            "or switch to your personal account with `prime switch personal`.",
+        )
     return value.strip()
 
 
@@ -56,7 +71,7 @@ def scope_name(team_id: str | None) -> str:
 async def list_teams(offset: int = 0, limit: int = 100) -> dict[str, Any]:
     if offset < 0 or not 1 <= limit <= 100:
         raise fail(400, "offset must be 0 or more and limit between 1 and 100.")
-    return {"data": [dict(t) for t in TEAMS[offset:offset + limit]], "total_count": len(TEAMS)}
+    return {"data": [dict(t) for t in TEAMS[offset : offset + limit]], "total_count": len(TEAMS)}
 
 
 @router.get("/teams/{team_id}/members")

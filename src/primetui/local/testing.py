@@ -51,9 +51,17 @@ class LocalPlatform:
     _log_path: Path | None = None
 
     @classmethod
-    def start(cls, tmp_dir: str | os.PathLike[str], demo: bool = False, *, speed: str | None = DEFAULT_TEST_SPEED,
-              env: dict[str, str] | None = None, timeout: float = 60.0, open_files: int | None = None,
-              serve_args: tuple[str, ...] = ()) -> LocalPlatform:
+    def start(
+        cls,
+        tmp_dir: str | os.PathLike[str],
+        demo: bool = False,
+        *,
+        speed: str | None = DEFAULT_TEST_SPEED,
+        env: dict[str, str] | None = None,
+        timeout: float = 60.0,
+        open_files: int | None = None,
+        serve_args: tuple[str, ...] = (),
+    ) -> LocalPlatform:
         """Start a server with data dir ``<tmp_dir>/data`` and wait until it serves."""
         extra = dict(env or {})
         if speed is not None:
@@ -75,16 +83,36 @@ class LocalPlatform:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         ready = self.data_dir.parent / f"ready-{time.monotonic_ns()}.json"
         self._log_path = self.data_dir.parent / "server.log"
-        cmd = [sys.executable, "-m", "primetui", "local", "serve", "--port", "0", "--data-dir", str(self.data_dir),
-               "--ready-file", str(ready), "--log-file", str(self._log_path)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "primetui",
+            "local",
+            "serve",
+            "--port",
+            "0",
+            "--data-dir",
+            str(self.data_dir),
+            "--ready-file",
+            str(ready),
+            "--log-file",
+            str(self._log_path),
+        ]
         if self.demo:
             cmd.append("--demo")
         cmd.extend(self.serve_args)
         env = dict(os.environ, **self.env)
         env.pop("PRIMETUI_LOCAL_DATA_DIR", None)
         with open(self._log_path, "ab") as log:
-            self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                          env=env, start_new_session=True, preexec_fn=self._limit_open_files)
+            self._proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+                preexec_fn=self._limit_open_files,
+            )
         info = wait_for_ready_file(ready, self._proc, timeout)
         if info:
             self.base_url, self.token, self.pid = info["base_url"], info["token"], int(info["pid"])
@@ -156,8 +184,9 @@ class LocalPlatform:
                 except ProcessLookupError:
                     pass
 
-    def insert_runs(self, names: list[str], *, status: str = "COMPLETED", volume: str = "bulk",
-                    model: str = "Qwen/Qwen3-0.6B") -> list[str]:
+    def insert_runs(
+        self, names: list[str], *, status: str = "COMPLETED", volume: str = "bulk", model: str = "Qwen/Qwen3-0.6B"
+    ) -> list[str]:
         """Tests only: store ``names`` as ended runs at once, the row dispatch (T4) stores, newest last.
 
         Many runs (hundreds, thousands) for the runs list, without training each; the server reads
@@ -172,8 +201,16 @@ class LocalPlatform:
                 for name in names:
                     run_id = new_run_id()
                     config = {"name": name, "model": {"name": model}, "max_steps": 10}
-                    store.insert_run(id=run_id, name=name, status=status, config=config, volume=volume,
-                                     model=model, gpu_type=LOCAL_GPU_TYPE, team_id=None)
+                    store.insert_run(
+                        id=run_id,
+                        name=name,
+                        status=status,
+                        config=config,
+                        volume=volume,
+                        model=model,
+                        gpu_type=LOCAL_GPU_TYPE,
+                        team_id=None,
+                    )
                     ids.append(run_id)
         finally:
             store.close()
@@ -182,8 +219,9 @@ class LocalPlatform:
     def __enter__(self) -> LocalPlatform:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
         self.reap_orphans()
 

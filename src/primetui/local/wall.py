@@ -173,10 +173,13 @@ def _check_json(body: bytes) -> JSONResponse | None:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return unprocessable(["body"], f"The body is not UTF-8 (bad byte at offset {exc.start}); send JSON in UTF-8",
-                              "json_invalid")
+        return unprocessable(
+            ["body"], f"The body is not UTF-8 (bad byte at offset {exc.start}); send JSON in UTF-8", "json_invalid"
+        )
     if json_too_deep(body):
-        return unprocessable(["body"], f"JSON nested deeper than {MAX_JSON_DEPTH} levels is not accepted", "json_invalid")
+        return unprocessable(
+            ["body"], f"JSON nested deeper than {MAX_JSON_DEPTH} levels is not accepted", "json_invalid"
+        )
     try:
         json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int)
     except _BadNumber as exc:  # NaN, Infinity, 1e999, an integer of more than MAX_INT_DIGITS digits
@@ -189,8 +192,9 @@ def _check_json(body: bytes) -> JSONResponse | None:
 class RequestWall:
     """ASGI middleware in front of every route: see the module's docstring."""
 
-    def __init__(self, app: Any, *, api_prefix: str, authorized: Callable[[str | None], bool],
-                 unauthorized: str) -> None:
+    def __init__(
+        self, app: Any, *, api_prefix: str, authorized: Callable[[str | None], bool], unauthorized: str
+    ) -> None:
         self.app = app
         self.api_prefix = api_prefix
         self.authorized = authorized

@@ -42,8 +42,20 @@ LOSS_KEY = "loss/mean"
 GRAD_KEY = "optim/grad_norm"
 THROUGHPUT_KEY = "perf/throughput"
 
-KINDS = ("nan", "loss_spike", "early_divergence", "grad_blowup", "throughput_collapse", "stall", "traceback", "oom", "nccl", "cuda",
-         "exited", *RL_KINDS)
+KINDS = (
+    "nan",
+    "loss_spike",
+    "early_divergence",
+    "grad_blowup",
+    "throughput_collapse",
+    "stall",
+    "traceback",
+    "oom",
+    "nccl",
+    "cuda",
+    "exited",
+    *RL_KINDS,
+)
 ERROR_KINDS = frozenset({"nan", "traceback", "oom", "nccl", "cuda", "exited"})
 """Error-level kinds: the run's numbers or a component broke (the others are trends to look at).
 ``primetui wait`` ends with its own exit code when a completed run has one."""
@@ -110,19 +122,32 @@ class Anomaly:
         return LABELS.get(self.kind, self.kind)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "step": self.step, "component": self.component, "message": self.message, "line": self.line}
+        return {
+            "kind": self.kind,
+            "step": self.step,
+            "component": self.component,
+            "message": self.message,
+            "line": self.line,
+        }
 
 
 _LOG_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("oom", re.compile(r"out of memory|OutOfMemoryError|\bOOM\b|Killed process .* total-vm", re.IGNORECASE)),
-    ("nccl", re.compile(r"\bNCCL\b.*(?:error|timeout|failed|abort)|ncclInternalError|ncclSystemError|NCCL WARN", re.IGNORECASE)),
+    (
+        "nccl",
+        re.compile(
+            r"\bNCCL\b.*(?:error|timeout|failed|abort)|ncclInternalError|ncclSystemError|NCCL WARN", re.IGNORECASE
+        ),
+    ),
     ("cuda", re.compile(r"CUDA error|CUDA_ERROR|cudaError|device-side assert", re.IGNORECASE)),
     ("traceback", re.compile(r"Traceback \(most recent call last\)")),
 ]
 ERROR_LINES_KEPT = 64
 """Lines saying "error" kept per component to find a failed run's reason in its log."""
 _STEP_LINE = re.compile(r"Step (\d+) \|")
-_RL_WORDS = re.compile(r"Trainable |Entropy|Only \d|max_off_policy_steps|failed in group|request failed|failed to send|invalid message")
+_RL_WORDS = re.compile(
+    r"Trainable |Entropy|Only \d|max_off_policy_steps|failed in group|request failed|failed to send|invalid message"
+)
 """Words of the lines the RL rules read (:mod:`primetui.monitor_core.rl_health`)."""
 _RL_KEYWORDS = ("trainable", "entropy", "max_off_policy", "failed", "invalid message")
 """The same words, lower-case: substring tests on the batch's lowered text rule most batches out."""
@@ -245,7 +270,11 @@ class Detector:
                 continue
             if key not in self._nan_active:  # NaN/inf, or a positive nan_count
                 self._nan_active.add(key)
-                what = f"{key} is {_fmt(value)}" if not isfinite(value) else f"{key} = {int(value)} (NaN losses in this step)"
+                what = (
+                    f"{key} is {_fmt(value)}"
+                    if not isfinite(value)
+                    else f"{key} = {int(value)} (NaN losses in this step)"
+                )
                 out.append(Anomaly("nan", step, "trainer", f"{what} at step {step}", _row_text(row)))
         th = self.thresholds
         for key, kind in ((LOSS_KEY, "loss_spike"), (GRAD_KEY, "grad_blowup"), (THROUGHPUT_KEY, "throughput_collapse")):
@@ -284,9 +313,14 @@ class Detector:
         if first <= 0 or step - first_step > th.early_steps or value <= th.early_factor * first:
             return None
         self._diverged = True
-        return Anomaly("early_divergence", step, "trainer",
-                       f"loss rose {value / first:.1f}x in the first steps ({_fmt(first)} at step {first_step} → "
-                       f"{_fmt(value)} at step {step}); the learning rate may be too high", _row_text(row))
+        return Anomaly(
+            "early_divergence",
+            step,
+            "trainer",
+            f"loss rose {value / first:.1f}x in the first steps ({_fmt(first)} at step {first_step} → "
+            f"{_fmt(value)} at step {step}); the learning rate may be too high",
+            _row_text(row),
+        )
 
     def _judge(self, kind: str, roll: _Rolling, value: float) -> str | None:
         th = self.thresholds
@@ -326,7 +360,9 @@ class Detector:
         if waited <= limit:
             return None
         self._stall = Anomaly(
-            "stall", last_step, "trainer",
+            "stall",
+            last_step,
+            "trainer",
             f"no new step for {waited:.0f}s after step {last_step} (median step time {median_gap:.1f}s)",
         )
         self._extend([self._stall])
@@ -367,7 +403,13 @@ class Detector:
             if kind is None or kind == active:
                 continue
             message = f"{LABELS[kind]} in {component}: {text.strip()[:160]}"
-            if active == "traceback" and kind != "traceback" and found and found[-1].kind == "traceback" and found[-1].component == component:
+            if (
+                active == "traceback"
+                and kind != "traceback"
+                and found
+                and found[-1].kind == "traceback"
+                and found[-1].component == component
+            ):
                 # One failure, many lines: the traceback's last line ("...OutOfMemoryError") names it.
                 prev = found.pop()
                 found.append(Anomaly(kind, prev.step, component, message, prev.line, prev.line_index))
@@ -390,7 +432,9 @@ class Detector:
         return found
 
     # ---- components --------------------------------------------------------------------------
-    def component_exited(self, component: str, message: str, step: int | None = None, line: str | None = None) -> Anomaly | None:
+    def component_exited(
+        self, component: str, message: str, step: int | None = None, line: str | None = None
+    ) -> Anomaly | None:
         """A component (or the run) ended with an error; reported once per component."""
         if component in self._exited:
             return None
@@ -407,8 +451,14 @@ class Detector:
             if anomaly.kind != "exited" or anomaly.component != component or anomaly.line_index is not None:
                 continue
             reason = (anomaly.line or "").strip()
-            hit = next((index for index, text in reversed(self._error_lines.get(component, ()))
-                        if reason and index is not None and reason in text), None)
+            hit = next(
+                (
+                    index
+                    for index, text in reversed(self._error_lines.get(component, ()))
+                    if reason and index is not None and reason in text
+                ),
+                None,
+            )
             if hit is not None:
                 self.anomalies[n] = replace(anomaly, line_index=hit)
                 self.version += 1

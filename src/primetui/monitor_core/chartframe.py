@@ -153,8 +153,17 @@ def run_colour(slot: int) -> int:
     return slot % RUN_COLOURS
 
 
-def _stamp_glyphs(raster: Any, series: list[Series], glyphs: list[str], view: ChartView, x0: float, x1: float,
-                  y_lo: float, y_hi: float, layer_of_series: dict[int, int]) -> None:
+def _stamp_glyphs(
+    raster: Any,
+    series: list[Series],
+    glyphs: list[str],
+    view: ChartView,
+    x0: float,
+    x1: float,
+    y_lo: float,
+    y_hi: float,
+    layer_of_series: dict[int, int],
+) -> None:
     """Put series n's glyph on its curve every few cells (offset per run, so stamps do not collide)."""
     plot_h, plot_w = raster.layers.shape
     cw, ch = CELL[view.mode]
@@ -287,8 +296,9 @@ def _cursor_values(series: list[Series], view: ChartView) -> list[tuple[str, flo
     return values
 
 
-def _title_row(title: str, main: Series, view: ChartView, cursor_vals: list[tuple[str, float, float]],
-               nonfinite: int, width: int) -> Row:
+def _title_row(
+    title: str, main: Series, view: ChartView, cursor_vals: list[tuple[str, float, float]], nonfinite: int, width: int
+) -> Row:
     head: Row = [(title, "title")]
     head += _title_cursor(cursor_vals) if cursor_vals else _title_last(main, view)
     if nonfinite:
@@ -352,8 +362,9 @@ def _plot_rows(raster: Any, layer_of: dict[int, int], frame: _Frame, log_y: bool
     return rows
 
 
-def _axis_marks(main: Series, view: ChartView, frame: _Frame, marker_cols: list[int], dotted: bool,
-                cursor_col: int | None) -> tuple[list[str], list[str]]:
+def _axis_marks(
+    main: Series, view: ChartView, frame: _Frame, marker_cols: list[int], dotted: bool, cursor_col: int | None
+) -> tuple[list[str], list[str]]:
     """The x axis' ticks: eval markers, anomaly "!" marks and the cursor, with their style keys."""
     plot_w, cw = frame.plot_w, frame.cw
     axis = [" "] * plot_w
@@ -408,8 +419,9 @@ def _x_axis_row(axis: list[str], axis_keys: list[str], labels: tuple[str, str, s
     return xrow
 
 
-def compose(title: str, series: list[Series], view: ChartView, width: int, height: int,
-            glyphs: list[str] | None = None) -> list[Row]:
+def compose(
+    title: str, series: list[Series], view: ChartView, width: int, height: int, glyphs: list[str] | None = None
+) -> list[Row]:
     """Draw a chart of ``series`` (first one is the main metric) into ``height`` rows.
 
     ``glyphs``: one mark per series, stamped along its curve (compare's overlaid runs).
@@ -431,8 +443,16 @@ def compose(title: str, series: list[Series], view: ChartView, width: int, heigh
     marker_cols = [c for c in (frame.column_of(main, s, view) for s in view.eval_steps) if c is not None]
     dotted = len(marker_cols) <= max(frame.plot_w // 6, 1)
     raster = rasterise(
-        frame.plot_w, frame.plot_h, [c for c, _ in order], frame.y_lo, frame.y_hi, view.mode, view.log_y, cursor_col,
-        all_nan, marker_cols if dotted else None,
+        frame.plot_w,
+        frame.plot_h,
+        [c for c, _ in order],
+        frame.y_lo,
+        frame.y_hi,
+        view.mode,
+        view.log_y,
+        cursor_col,
+        all_nan,
+        marker_cols if dotted else None,
     )
     layer_of = {i + 1: layer for i, (_, layer) in enumerate(order)}
     if glyphs:

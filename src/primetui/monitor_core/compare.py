@@ -44,9 +44,14 @@ class Summary:
         mark = nonfinite_mark(self.final_loss)
         return {
             # JSON has no NaN: a non-finite final loss is null with its mark and step beside it.
-            "steps": self.steps, "final_loss": None if mark else self.final_loss, "final_loss_nonfinite": mark,
-            "final_loss_step": self.final_loss_step, "best_loss": self.best_loss,
-            "best_loss_step": self.best_loss_step, "eval_key": self.eval_key, "best_eval": self.best_eval,
+            "steps": self.steps,
+            "final_loss": None if mark else self.final_loss,
+            "final_loss_nonfinite": mark,
+            "final_loss_step": self.final_loss_step,
+            "best_loss": self.best_loss,
+            "best_loss_step": self.best_loss_step,
+            "eval_key": self.eval_key,
+            "best_eval": self.best_eval,
             "best_eval_step": self.best_eval_step,
         }
 
@@ -55,7 +60,12 @@ def _points(rows: list[Mapping[str, Any]], key: str, finite: bool = True) -> lis
     out = []
     for row in rows:
         v, s = row.get(key), row.get("step")
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and (math.isfinite(v) or not finite) and isinstance(s, (int, float)):
+        if (
+            isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and (math.isfinite(v) or not finite)
+            and isinstance(s, (int, float))
+        ):
             out.append((int(s), float(v)))
     return sorted(out)
 

@@ -69,8 +69,11 @@ def rl_log_specs(run: Run, env_servers: list[EnvServer] | None = None) -> list[L
     """An RL run's streams: orchestrator, trainer, inference, then one per env server."""
     from primetui.monitor_core import rl
 
-    specs = [LogSpec("orchestrator", "orchestrator", "orchestrator"), LogSpec("trainer", "trainer", "trainer"),
-             LogSpec("inference", "inference", "inference")]
+    specs = [
+        LogSpec("orchestrator", "orchestrator", "orchestrator"),
+        LogSpec("trainer", "trainer", "trainer"),
+        LogSpec("inference", "inference", "inference"),
+    ]
     servers: list[tuple[str, int]] = []
     for n, server in enumerate(env_servers or []):
         name = server.env_name or server.pod_name
@@ -111,7 +114,9 @@ def log_specs(run: Run, env_servers: list[EnvServer] | None = None) -> list[LogS
     specs.append(LogSpec("orchestrator", "orchestrator", "orchestrator"))
     infer = deployment.get("num_infer_nodes") if deployment.get("type") == "multi_node" else None
     if isinstance(infer, int) and infer > 1:
-        specs += [LogSpec(f"inference-{i}", f"inference/{i}", "inference", pod_index=i) for i in range(min(infer, MAX_PODS))]
+        specs += [
+            LogSpec(f"inference-{i}", f"inference/{i}", "inference", pod_index=i) for i in range(min(infer, MAX_PODS))
+        ]
     else:
         specs.append(LogSpec("inference", "inference", "inference"))
     inference = _table(cfg, "inference")

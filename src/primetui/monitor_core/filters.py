@@ -62,7 +62,9 @@ class LogQuery:
         try:
             return re.compile(source, flags)
         except re.error as exc:
-            raise QueryError(f"That regex does not compile ({exc.msg} at position {exc.pos}); fix it or turn regex off.") from exc
+            raise QueryError(
+                f"That regex does not compile ({exc.msg} at position {exc.pos}); fix it or turn regex off."
+            ) from exc
 
 
 class Matcher:
@@ -85,7 +87,9 @@ class Matcher:
                 # MULTILINE: the blob holds many lines, and ^ / $ mean a line's start and end.
                 self.pattern = re.compile(text.encode("utf-8"), re.MULTILINE)
             except re.error as exc:
-                raise QueryError(f"That regex does not compile ({exc.msg} at position {exc.pos}); fix it or turn regex off.") from exc
+                raise QueryError(
+                    f"That regex does not compile ({exc.msg} at position {exc.pos}); fix it or turn regex off."
+                ) from exc
         else:
             self.needle = text.encode("utf-8")
             self.pattern = None

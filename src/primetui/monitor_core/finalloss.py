@@ -123,6 +123,7 @@ def final_loss(
     found: list[FinalLoss] = []
     if last is not None:
         found.append(FinalLoss(int(last[0]), float(last[1]), "metric"))
+
     def after(step: int) -> bool:
         return last is None or step > last[0]
 

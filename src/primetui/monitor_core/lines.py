@@ -138,7 +138,10 @@ class Batch:
 
     def __iter__(self):
         levels, kinds, steps, times = (
-            list(map(int, self.levels)), list(map(int, self.kinds)), list(map(int, self.steps)), list(map(float, self.times))
+            list(map(int, self.levels)),
+            list(map(int, self.kinds)),
+            list(map(int, self.steps)),
+            list(map(float, self.times)),
         )
         for i, text in enumerate(self.texts):
             yield Parsed(text, levels[i], kinds[i], steps[i], times[i], self.keys.get(i))
@@ -253,7 +256,12 @@ class _Rows:
             clk = units[starts[rows][:, None] + _COLS_0_8].astype(np.int64) - 48
             digits = clk[:, _CLOCK_DIGITS]
             ok = (clk[:, 2] == 10) & (clk[:, 5] == 10) & ((digits >= 0) & (digits < 10)).all(axis=1)
-            secs = (digits[:, 0] * 10 + digits[:, 1]) * 3600 + (digits[:, 2] * 10 + digits[:, 3]) * 60 + digits[:, 4] * 10 + digits[:, 5]
+            secs = (
+                (digits[:, 0] * 10 + digits[:, 1]) * 3600
+                + (digits[:, 2] * 10 + digits[:, 3]) * 60
+                + digits[:, 4] * 10
+                + digits[:, 5]
+            )
             times[rows[ok]] = secs[ok]
             blob = self.blob
             for row in rows[~ok].tolist():
@@ -288,7 +296,9 @@ def _pack(head: str) -> int:
 
 
 _FIXED_PACKED = np.array(sorted(_pack(k) for k in _FIXED_LEVELS), dtype=np.uint64)
-_FIXED_PACKED_CODES = np.array([dict((_pack(k), c) for k, c in _FIXED_LEVELS.items())[int(v)] for v in _FIXED_PACKED], dtype=np.uint8)
+_FIXED_PACKED_CODES = np.array(
+    [dict((_pack(k), c) for k, c in _FIXED_LEVELS.items())[int(v)] for v in _FIXED_PACKED], dtype=np.uint8
+)
 
 
 # The characters beyond C0, DEL and C1 that the neutraliser replaces (escapes._TABLE).
@@ -405,8 +415,15 @@ def _levels_and_clocks(text_rows: _Rows, texts: list[str], n: int) -> tuple[np.n
     return codes, times
 
 
-def _fill_special(batch: Batch, parsed: list[tuple[int, list[Parsed]]], texts: list[str], raw_rows: list[str],
-                  codes: np.ndarray, times: np.ndarray, steps: np.ndarray) -> tuple[list[str], np.ndarray]:
+def _fill_special(
+    batch: Batch,
+    parsed: list[tuple[int, list[Parsed]]],
+    texts: list[str],
+    raw_rows: list[str],
+    codes: np.ndarray,
+    times: np.ndarray,
+    steps: np.ndarray,
+) -> tuple[list[str], np.ndarray]:
     """Each unusual row is one display line: fill it in where it stands (the columns in place)."""
     kinds = np.zeros(len(codes), dtype=np.uint8)
     if texts is raw_rows:
@@ -425,8 +442,14 @@ def _fill_special(batch: Batch, parsed: list[tuple[int, list[Parsed]]], texts: l
 _Columns = tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _splice_special(batch: Batch, parsed: list[tuple[int, list[Parsed]]], texts: list[str], codes: np.ndarray,
-                    times: np.ndarray, steps: np.ndarray) -> _Columns:
+def _splice_special(
+    batch: Batch,
+    parsed: list[tuple[int, list[Parsed]]],
+    texts: list[str],
+    codes: np.ndarray,
+    times: np.ndarray,
+    steps: np.ndarray,
+) -> _Columns:
     """Splice the per-line results of the unusual rows between runs of ordinary rows."""
     n = len(texts)
     o_texts: list[str] = []
@@ -549,7 +572,7 @@ class LineParser:
     def _envelope(self, raw: str) -> list[Parsed] | None:
         pm = _PREFIX.match(raw)
         prefix = pm.group(0) if pm else ""
-        body = raw[len(prefix):]
+        body = raw[len(prefix) :]
         if not (body.startswith("{") and body.rstrip().endswith("}")):
             return None
         try:

@@ -288,6 +288,12 @@ def decimate(x: np.ndarray, y: np.ndarray, x0: float, x1: float, ncols: int, *, 
     first = np.where(np.isfinite(clean[starts]), clean[starts], lo)
     last = np.where(np.isfinite(clean[ends - 1]), clean[ends - 1], hi)
     return Columns(
-        cols[keep], lo[keep], hi[keep], first[keep], last[keep],
-        cols[bad > 0], count, int(bad.sum()),
+        cols[keep],
+        lo[keep],
+        hi[keep],
+        first[keep],
+        last[keep],
+        cols[bad > 0],
+        count,
+        int(bad.sum()),
     )

@@ -96,20 +96,30 @@ class RunEvent:
     time: str = field(default_factory=_now)
 
     @classmethod
-    def status_change(cls, run_id: str, name: str | None, previous: str | None, status: str,
-                      detail: str | None = None) -> RunEvent:
+    def status_change(
+        cls, run_id: str, name: str | None, previous: str | None, status: str, detail: str | None = None
+    ) -> RunEvent:
         rid, label = _clean(run_id, 120), _clean(name or run_id, 120)
         prev, new = (_clean(previous, 40) or None), _clean(status, 40)
         title = f"Run {label}: {prev} → {new}" if prev else f"Run {label}: {new}"
         return cls("status", rid, title, severity_of(new), _clean(name, 120) or None, new, prev, _clean(detail))
 
     @classmethod
-    def anomaly(cls, run_id: str, name: str | None, what: str, detail: str = "",
-                severity: Severity = "warning") -> RunEvent:
+    def anomaly(
+        cls, run_id: str, name: str | None, what: str, detail: str = "", severity: Severity = "warning"
+    ) -> RunEvent:
         """For anomaly detectors: ``what`` is a few words (``loss spike at step 120``)."""
         label = _clean(name or run_id, 120)
-        return cls("anomaly", _clean(run_id, 120), f"Run {label}: {_clean(what, 200)}", severity,
-                   _clean(name, 120) or None, None, None, _clean(detail))
+        return cls(
+            "anomaly",
+            _clean(run_id, 120),
+            f"Run {label}: {_clean(what, 200)}",
+            severity,
+            _clean(name, 120) or None,
+            None,
+            None,
+            _clean(detail),
+        )
 
     @classmethod
     def transfer_ended(cls, transfer: Any) -> RunEvent:
@@ -119,8 +129,16 @@ class RunEvent:
         status = _clean(transfer.status, 40)
         severity: Severity = {"failed": "error", "cancelled": "warning"}.get(status, "information")  # type: ignore[assignment]
         detail = transfer.error_message or (transfer.progress.total if transfer.progress else "") or ""
-        return cls("transfer", _clean(transfer.id, 120), f"{what} {where} ({_clean(transfer.url, 120)}): {status}",
-                   severity, None, status, None, _clean(detail))
+        return cls(
+            "transfer",
+            _clean(transfer.id, 120),
+            f"{what} {where} ({_clean(transfer.url, 120)}): {status}",
+            severity,
+            None,
+            status,
+            None,
+            _clean(detail),
+        )
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -184,8 +202,9 @@ async def run_hook(command: str, event: RunEvent, timeout: float = 10.0) -> Hook
         stdin.flush()
         stdin.seek(0)
         try:
-            proc = await asyncio.create_subprocess_exec(*argv, stdin=stdin, stdout=asyncio.subprocess.DEVNULL,
-                                                        stderr=stderr, start_new_session=True)
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdin=stdin, stdout=asyncio.subprocess.DEVNULL, stderr=stderr, start_new_session=True
+            )
         except OSError as exc:
             return HookResult(False, f"The on-event command {argv[0]!r} could not start ({exc.strerror or exc}).")
         try:
@@ -193,8 +212,9 @@ async def run_hook(command: str, event: RunEvent, timeout: float = 10.0) -> Hook
         except TimeoutError:
             _kill_group(proc.pid)
             await proc.wait()
-            return HookResult(False, f"The on-event command {argv[0]!r} took longer than {timeout:g} s "
-                                     "and was stopped.")
+            return HookResult(
+                False, f"The on-event command {argv[0]!r} took longer than {timeout:g} s and was stopped."
+            )
         except asyncio.CancelledError:
             # The command is ending (Ctrl-C, its own deadline): the hook and its children go too.
             _kill_group(proc.pid)
@@ -202,8 +222,12 @@ async def run_hook(command: str, event: RunEvent, timeout: float = 10.0) -> Hook
             raise
         if proc.returncode != 0:
             tail = _last_line(stderr)
-            return HookResult(False, f"The on-event command {argv[0]!r} exited with code {proc.returncode}"
-                                     + (f": {tail}" if tail else "") + ".")
+            return HookResult(
+                False,
+                f"The on-event command {argv[0]!r} exited with code {proc.returncode}"
+                + (f": {tail}" if tail else "")
+                + ".",
+            )
     return HookResult(True)
 
 
@@ -215,8 +239,15 @@ class Notifier:
     for those still going (``primetui wait`` before it exits).
     """
 
-    def __init__(self, hook: str | None = None, *, desktop: str = "off", timeout: float = 10.0,
-                 write: Callable[[str], Any] | None = None, report: Callable[[str], Any] | None = None) -> None:
+    def __init__(
+        self,
+        hook: str | None = None,
+        *,
+        desktop: str = "off",
+        timeout: float = 10.0,
+        write: Callable[[str], Any] | None = None,
+        report: Callable[[str], Any] | None = None,
+    ) -> None:
         self.hook = (hook or "").strip() or None
         self.desktop = desktop if desktop in DESKTOP_MODES else "off"
         self.timeout = timeout
@@ -228,8 +259,12 @@ class Notifier:
     @classmethod
     def from_prefs(cls, prefs: Any, hook: str | None = None, **kw: Any) -> Notifier:
         notify = getattr(prefs, "notify", None)
-        return cls(hook or getattr(notify, "on_event", None), desktop=str(getattr(notify, "desktop", "off")),
-                   timeout=float(getattr(notify, "hook_timeout", 10.0)), **kw)
+        return cls(
+            hook or getattr(notify, "on_event", None),
+            desktop=str(getattr(notify, "desktop", "off")),
+            timeout=float(getattr(notify, "hook_timeout", 10.0)),
+            **kw,
+        )
 
     def emit(self, event: RunEvent) -> None:
         if self.desktop != "off" and self.write is not None:
@@ -288,5 +323,13 @@ class Notifier:
             await asyncio.wait(tasks)
 
 
-__all__ = ["HookResult", "Notifier", "RunEvent", "append_failure", "failure_log_path", "osc_notification",
-           "run_hook", "severity_of"]
+__all__ = [
+    "HookResult",
+    "Notifier",
+    "RunEvent",
+    "append_failure",
+    "failure_log_path",
+    "osc_notification",
+    "run_hook",
+    "severity_of",
+]

@@ -118,8 +118,10 @@ _SETTINGS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "seq_len": (("seq_len", "orchestrator.seq_len", "data.seq_len"), "seq_len"),
     "max_steps": (("max_steps", "trainer.max_steps"), "max_steps"),
     "max_off_policy_steps": (("orchestrator.max_off_policy_steps",), None),
-    "max_completion_tokens": (("orchestrator.train.sampling.max_completion_tokens", "orchestrator.sampling.max_tokens"),
-                              "max_tokens"),
+    "max_completion_tokens": (
+        ("orchestrator.train.sampling.max_completion_tokens", "orchestrator.sampling.max_tokens"),
+        "max_tokens",
+    ),
 }
 DEFAULT_MAX_OFF_POLICY_STEPS = 8
 """prime-rl's default ``orchestrator.max_off_policy_steps``."""

@@ -39,9 +39,15 @@ def rl_chart_specs(keys: Iterable[str]) -> list[ChartSpec]:
     neutralised: a control character in a key is shown, never sent to the terminal."""
     have = set(keys)
     specs: list[ChartSpec] = []
-    band: tuple[str, ...] = (names.REWARD_P10, names.REWARD_P90) if {names.REWARD_P10, names.REWARD_P90} <= have else (
-        (names.REWARD_MIN, names.REWARD_MAX) if {names.REWARD_MIN, names.REWARD_MAX} <= have else ())
-    band_title: dict[tuple[str, ...], str] = {(names.REWARD_P10, names.REWARD_P90): "reward (mean, p10–p90)", (names.REWARD_MIN, names.REWARD_MAX): "reward (mean, min–max)"}
+    band: tuple[str, ...] = (
+        (names.REWARD_P10, names.REWARD_P90)
+        if {names.REWARD_P10, names.REWARD_P90} <= have
+        else ((names.REWARD_MIN, names.REWARD_MAX) if {names.REWARD_MIN, names.REWARD_MAX} <= have else ())
+    )
+    band_title: dict[tuple[str, ...], str] = {
+        (names.REWARD_P10, names.REWARD_P90): "reward (mean, p10–p90)",
+        (names.REWARD_MIN, names.REWARD_MAX): "reward (mean, min–max)",
+    }
     specs.append(ChartSpec("reward", band_title.get(band, "reward (mean)"), (names.REWARD, *band)))
     for fn, key in names.reward_fn_keys(have).items():
         specs.append(ChartSpec(f"fn-{fn}", neutralise(f"reward fn {fn}"), (key,)))
@@ -55,13 +61,25 @@ def rl_chart_specs(keys: Iterable[str]) -> list[ChartSpec]:
         if wanted[0] in have:
             specs.append(ChartSpec(id_, title, wanted))
     if {names.SOLVED_NONE, names.SOLVED_ALL} <= have:
-        specs.append(ChartSpec("solved", "solved groups", (names.SOLVED_NONE, names.SOLVED_SOME, names.SOLVED_ALL), STACKED))
+        specs.append(
+            ChartSpec("solved", "solved groups", (names.SOLVED_NONE, names.SOLVED_SOME, names.SOLVED_ALL), STACKED)
+        )
     if names.OFF_POLICY_MEAN in have or names.OFF_POLICY_MAX in have:
-        specs.append(ChartSpec("off-policy", "off-policy lag (mean, max)",
-                               tuple(k for k in (names.OFF_POLICY_MEAN, names.OFF_POLICY_MAX) if k in have)))
+        specs.append(
+            ChartSpec(
+                "off-policy",
+                "off-policy lag (mean, max)",
+                tuple(k for k in (names.OFF_POLICY_MEAN, names.OFF_POLICY_MAX) if k in have),
+            )
+        )
     if names.STEP_TIME in have:
-        specs.append(ChartSpec("time", "step time s (step, wait for policy)",
-                               tuple(k for k in (names.STEP_TIME, names.WAIT_FOR_POLICY) if k in have)))
+        specs.append(
+            ChartSpec(
+                "time",
+                "step time s (step, wait for policy)",
+                tuple(k for k in (names.STEP_TIME, names.WAIT_FOR_POLICY) if k in have),
+            )
+        )
     for key in names.eval_reward_keys(have):
         specs.append(ChartSpec(f"eval-{key}", neutralise(key), (key,)))
     for name, key in TRAINER_KEYS.items():
@@ -76,7 +94,9 @@ GLYPHS = ("░", "█", "▓")
 STYLES = ("error", "s4", "s2")
 
 
-def stacked_rows(title: str, steps: np.ndarray, parts: list[np.ndarray], width: int, height: int) -> list[list[tuple[str, str]]]:
+def stacked_rows(
+    title: str, steps: np.ndarray, parts: list[np.ndarray], width: int, height: int
+) -> list[list[tuple[str, str]]]:
     """A stacked bar per column of the fractions ``parts`` (none, some, all) over ``steps``.
 
     Several steps in one column are averaged. A column's three heights add up to the plot's height.

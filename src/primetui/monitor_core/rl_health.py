@@ -35,8 +35,15 @@ from typing import Any, NamedTuple
 from primetui.monitor_core import rl_metrics as names
 from primetui.monitor_core.rl_lines import orchestrator_step, rl_warning, trainer_step
 
-RL_KINDS = ("low_trainable", "entropy_collapse", "kl_growth", "off_policy_drop", "length_hacking", "env_error",
-            "answer_drift")
+RL_KINDS = (
+    "low_trainable",
+    "entropy_collapse",
+    "kl_growth",
+    "off_policy_drop",
+    "length_hacking",
+    "env_error",
+    "answer_drift",
+)
 RL_LABELS = {
     "low_trainable": "few trainable traces",
     "entropy_collapse": "entropy collapse",
@@ -118,12 +125,26 @@ class RLHealth:
         out: list[Flag] = []
         dropped = _num(row.get(names.OFF_POLICY_DROPPED))
         if dropped and dropped > 0 and self._episode("off_policy_drop", step):
-            out.append(Flag("off_policy_drop", step, "orchestrator",
-                            f"{dropped:g} stale episode(s) dropped past max_off_policy_steps at step {step}", text))
+            out.append(
+                Flag(
+                    "off_policy_drop",
+                    step,
+                    "orchestrator",
+                    f"{dropped:g} stale episode(s) dropped past max_off_policy_steps at step {step}",
+                    text,
+                )
+            )
         errors = _num(row.get(names.ERRORS))
         if errors and errors > 0 and self._episode("env_error", step):
-            out.append(Flag("env_error", step, "orchestrator",
-                            f"{errors:.1%} of the episodes ended in an error at step {step}", text))
+            out.append(
+                Flag(
+                    "env_error",
+                    step,
+                    "orchestrator",
+                    f"{errors:.1%} of the episodes ended in an error at step {step}",
+                    text,
+                )
+            )
         hack = self._length_hacking(step, row, text)
         if hack is not None:
             out.append(hack)
@@ -137,17 +158,25 @@ class RLHealth:
             self._reward_start, self._trunc_start = reward, trunc
             return None
         th = self.th
-        hacking = (trunc >= th.hack_truncation and trunc - (self._trunc_start or 0.0) >= th.hack_truncation_rise
-                   and reward - self._reward_start >= th.hack_reward_rise)
+        hacking = (
+            trunc >= th.hack_truncation
+            and trunc - (self._trunc_start or 0.0) >= th.hack_truncation_rise
+            and reward - self._reward_start >= th.hack_reward_rise
+        )
         if not hacking:
             self._hack_active = self._hack_active and trunc >= th.hack_truncation
             return None
         if self._hack_active:
             return None
         self._hack_active = True
-        return Flag("length_hacking", step, "orchestrator",
-                    f"reward rose {self._reward_start:.3g} → {reward:.3g} while {trunc:.0%} of the outputs were cut at "
-                    f"the token cap (from {self._trunc_start:.0%}) at step {step}: the reward may come from length", text)
+        return Flag(
+            "length_hacking",
+            step,
+            "orchestrator",
+            f"reward rose {self._reward_start:.3g} → {reward:.3g} while {trunc:.0%} of the outputs were cut at "
+            f"the token cap (from {self._trunc_start:.0%}) at step {step}: the reward may come from length",
+            text,
+        )
 
     # ---- sample steps ------------------------------------------------------------------------
     @property
@@ -163,18 +192,23 @@ class RLHealth:
         if point.step == first.step:
             return None
         th = self.th
-        drift = (point.reward - first.reward >= th.hack_reward_rise
-                 and point.similarity - first.similarity < th.answer_rise)
+        drift = (
+            point.reward - first.reward >= th.hack_reward_rise and point.similarity - first.similarity < th.answer_rise
+        )
         if not drift:
             self._drift_active = False
             return None
         if self._drift_active:
             return None
         self._drift_active = True
-        return Flag("answer_drift", point.step, "orchestrator",
-                    f"reward rose {first.reward:.3g} → {point.reward:.3g} from step {first.step} to step {point.step} "
-                    f"while the completions' similarity to the answer went {first.similarity:.3g} → "
-                    f"{point.similarity:.3g}: the reward may not come from the answer (see the rollouts)")
+        return Flag(
+            "answer_drift",
+            point.step,
+            "orchestrator",
+            f"reward rose {first.reward:.3g} → {point.reward:.3g} from step {first.step} to step {point.step} "
+            f"while the completions' similarity to the answer went {first.similarity:.3g} → "
+            f"{point.similarity:.3g}: the reward may not come from the answer (see the rollouts)",
+        )
 
     # ---- log lines ---------------------------------------------------------------------------
     def line(self, component: str, index: int | None, text: str, step: int | None) -> Flag | None:
@@ -193,19 +227,37 @@ class RLHealth:
             if not self._episode("off_policy_drop", at):
                 return None
             what = "episodes cancelled" if warning.kind == "cancelled" else "queued traces dropped"
-            return Flag("off_policy_drop", at, component,
-                        f"{warning.count} {what} past max_off_policy_steps={warning.limit} near step {at}", text, index)
+            return Flag(
+                "off_policy_drop",
+                at,
+                component,
+                f"{warning.count} {what} past max_off_policy_steps={warning.limit} near step {at}",
+                text,
+                index,
+            )
         if warning.kind in ("trace_failed", "env_request"):
             if not self._episode("env_error", at):
                 return None
             where = f" ({warning.env})" if warning.env else ""
-            return Flag("env_error", at, component, f"env-server error{where} near step {at}: {(warning.what or '')[:120]}",
-                        text, index)
+            return Flag(
+                "env_error",
+                at,
+                component,
+                f"env-server error{where} near step {at}: {(warning.what or '')[:120]}",
+                text,
+                index,
+            )
         if warning.kind == "trainable" and not self._low_active and warning.total:
             if warning.count is not None and warning.count / warning.total <= self.th.trainable_share:
                 self._low_active = True
-                return Flag("low_trainable", at, component,
-                            f"only {warning.count}/{warning.total} traces trainable near step {at}", text, index)
+                return Flag(
+                    "low_trainable",
+                    at,
+                    component,
+                    f"only {warning.count}/{warning.total} traces trainable near step {at}",
+                    text,
+                    index,
+                )
         return None
 
     def _orchestrator(self, component: str, index: int | None, text: str, orch: Any) -> Flag | None:
@@ -219,9 +271,15 @@ class RLHealth:
         if self._low_active:
             return None
         self._low_active = True
-        return Flag("low_trainable", orch.step, component,
-                    f"only {orch.trainable}/{orch.effective} traces trainable ({share:.1%}) at step {orch.step}: "
-                    "most groups gave every completion the same reward", text, index)
+        return Flag(
+            "low_trainable",
+            orch.step,
+            component,
+            f"only {orch.trainable}/{orch.effective} traces trainable ({share:.1%}) at step {orch.step}: "
+            "most groups gave every completion the same reward",
+            text,
+            index,
+        )
 
     def _trainer(self, component: str, index: int | None, text: str) -> Flag | None:
         if "Step " not in text:
@@ -249,9 +307,15 @@ class RLHealth:
         if top <= 0 or entropy >= th.entropy_ratio * top:
             return None
         self._entropy_done = True  # once per run: a collapsed policy stays collapsed
-        return Flag("entropy_collapse", step, component,
-                    f"entropy fell to {entropy:.3g} at step {step}, {entropy / top:.0%} of its {top:.3g} at step {top_step}, "
-                    f"within {step - top_step} step(s): the learning rate may be far too high", text, index)
+        return Flag(
+            "entropy_collapse",
+            step,
+            component,
+            f"entropy fell to {entropy:.3g} at step {step}, {entropy / top:.0%} of its {top:.3g} at step {top_step}, "
+            f"within {step - top_step} step(s): the learning rate may be far too high",
+            text,
+            index,
+        )
 
     def _kl(self, component: str, index: int | None, text: str, step: int, kl: float) -> Flag | None:
         th = self.th
@@ -267,6 +331,12 @@ class RLHealth:
         if self._kl_active or self._kl_rises < th.kl_rises or kl < th.kl_floor or kl < 2 * start:
             return None
         self._kl_active = True
-        return Flag("kl_growth", step, component,
-                    f"mismatch KL rose {self._kl_rises} steps in a row, {start:.3g} → {kl:.3g} at step {step}: "
-                    "trainer and inference drift apart (off-policy collapse ahead)", text, index)
+        return Flag(
+            "kl_growth",
+            step,
+            component,
+            f"mismatch KL rose {self._kl_rises} steps in a row, {start:.3g} → {kl:.3g} at step {step}: "
+            "trainer and inference drift apart (off-policy collapse ahead)",
+            text,
+            index,
+        )

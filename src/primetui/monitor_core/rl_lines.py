@@ -42,7 +42,9 @@ _TRAINER_FIELDS = {
     "throughput": re.compile(r"\| Throughput:? (" + _NUM + r") tokens/s"),
 }
 _TRAINABLE_WARN = re.compile(r"Only (?P<k>\d+)/(?P<n>\d+) effective traces are trainable \((?P<p>[\d.]+)%\)")
-_STALE = re.compile(r"(?P<verb>Cancelled|Dropped) (?P<n>\d+) (?:queued |train )?\w+ past max_off_policy_steps=(?P<k>\d+)")
+_STALE = re.compile(
+    r"(?P<verb>Cancelled|Dropped) (?P<n>\d+) (?:queued |train )?\w+ past max_off_policy_steps=(?P<k>\d+)"
+)
 _TRACE_FAILED = re.compile(r"(?:Trace|Episode task) failed in group \S+ \((?P<env>[^)]*)\) — (?P<what>.*)$")
 _ENV_SERVER_FAIL = re.compile(r"request failed: |failed to send response: |invalid message: ")
 
@@ -108,8 +110,14 @@ def orchestrator_step(text: str) -> OrchestratorStep | None:
     if m:
         can = m.group("can")
         return OrchestratorStep(
-            int(m.group("step")), _float(m.group("reward")), int(m.group("tr")), int(m.group("eff")),
-            int(m.group("mop")), float(m.group("err")), float(can) if can is not None else None, float(m.group("trunc")),
+            int(m.group("step")),
+            _float(m.group("reward")),
+            int(m.group("tr")),
+            int(m.group("eff")),
+            int(m.group("mop")),
+            float(m.group("err")),
+            float(can) if can is not None else None,
+            float(m.group("trunc")),
         )
     m = _ORCH_OLD.search(text)
     if m:

@@ -61,8 +61,14 @@ def normalise(row: Mapping[str, Any]) -> dict[str, Any]:
         if new is not None and new not in out:
             out[new] = value
     none, every = out.get(SOLVED_NONE), out.get(SOLVED_ALL)
-    if SOLVED_SOME not in out and none is not None and every is not None and _finite(none) and _finite(every) \
-            and 0 <= none + every <= 1:
+    if (
+        SOLVED_SOME not in out
+        and none is not None
+        and every is not None
+        and _finite(none)
+        and _finite(every)
+        and 0 <= none + every <= 1
+    ):
         out[SOLVED_SOME] = max(0.0, 1.0 - none - every)
     return out
 

@@ -48,7 +48,9 @@ first); a search or filter reads spilled chunks one at a time and keeps none."""
 class _Chunk:
     __slots__ = ("start", "count", "blob", "offsets", "levels", "kinds", "steps", "times", "spilled")
 
-    def __init__(self, start: int, texts: list[str] | None, levels, kinds, steps, times, blob: bytes | None = None) -> None:
+    def __init__(
+        self, start: int, texts: list[str] | None, levels, kinds, steps, times, blob: bytes | None = None
+    ) -> None:
         self.start = start
         if blob is None:
             # Line by line: a few non-ASCII lines do not turn the whole join into a wide string.
@@ -95,7 +97,9 @@ class Spill:
         """Bytes written so far (the file's size on disk)."""
 
     def write(self, chunk: _Chunk) -> tuple[int, int]:
-        data = b"".join((chunk.levels.tobytes(), chunk.kinds.tobytes(), chunk.steps.tobytes(), chunk.times.tobytes(), chunk.blob))
+        data = b"".join(
+            (chunk.levels.tobytes(), chunk.kinds.tobytes(), chunk.steps.tobytes(), chunk.times.tobytes(), chunk.blob)
+        )
         pos = self.size
         view = memoryview(data)
         while view:
@@ -127,7 +131,9 @@ class Spill:
 class LogStore:
     """The display lines of one log (one component, pod or env server)."""
 
-    def __init__(self, name: str = "", max_lines: int = 2_000_000, chunk_lines: int = 4096, held_lines: int | None = None) -> None:
+    def __init__(
+        self, name: str = "", max_lines: int = 2_000_000, chunk_lines: int = 4096, held_lines: int | None = None
+    ) -> None:
         self.name = name
         self.max_lines = max_lines
         """Lines kept at all (in memory or spilled); older ones are dropped."""
@@ -266,7 +272,12 @@ class LogStore:
         total = len(self._texts)
         k = total - 1
         chunk = _Chunk(
-            self._tail_start, self._texts[:k], self._levels[:k].copy(), self._kinds[:k].copy(), self._steps[:k].copy(), self._times[:k].copy()
+            self._tail_start,
+            self._texts[:k],
+            self._levels[:k].copy(),
+            self._kinds[:k].copy(),
+            self._steps[:k].copy(),
+            self._times[:k].copy(),
         )
         self._chunks.append(chunk)
         self._starts.append(self._tail_start)
@@ -329,7 +340,9 @@ class LogStore:
     @property
     def spilled_lines(self) -> int:
         """Lines on disk, paged in when a view needs them."""
-        return (self._chunks[self._spilled].start if self._spilled < len(self._chunks) else self._tail_start) - self.first
+        return (
+            self._chunks[self._spilled].start if self._spilled < len(self._chunks) else self._tail_start
+        ) - self.first
 
     @property
     def held_bytes(self) -> int:
@@ -664,4 +677,3 @@ class MergedLog:
             if row is not None:
                 out.append(f"{self.stores[row.source].name}| {row.text}")
         return out
-

@@ -54,7 +54,9 @@ def _window(text: str, line: int) -> tuple[str, int]:
     return "\n".join(lines[top:end]) + "\n", top
 
 
-def help_at(text: str, line: int, col: int, spans: SpanMap | None = None, raw: Any = None) -> tuple[tuple[Any, ...], KeyHelp | None]:
+def help_at(
+    text: str, line: int, col: int, spans: SpanMap | None = None, raw: Any = None
+) -> tuple[tuple[Any, ...], KeyHelp | None]:
     """(path, help) for the key or [table] header at a position; path is () when there is none."""
     if spans is None and raw is None and len(text) > WINDOW_ABOVE:
         window, top = _window(text, line)
@@ -89,7 +91,9 @@ def _class_at(table: tuple[Any, ...], raw: Any, kind: str = "sft") -> ClassSpec 
     return cls
 
 
-def _table_paths(cls: ClassSpec, prefix: tuple[Any, ...], raw: Any, depth: int = 0) -> list[tuple[tuple[Any, ...], FieldSpec]]:
+def _table_paths(
+    cls: ClassSpec, prefix: tuple[Any, ...], raw: Any, depth: int = 0
+) -> list[tuple[tuple[Any, ...], FieldSpec]]:
     """Every table path below ``cls``: the variant the text picks, else every variant's tables."""
     out: list[tuple[tuple[Any, ...], FieldSpec]] = []
     if depth > 4:
@@ -101,7 +105,11 @@ def _table_paths(cls: ClassSpec, prefix: tuple[Any, ...], raw: Any, depth: int =
         out.append((path, f))
         chosen = resolve(path, raw, cls.kind)[1] if raw is not None else None
         kinds = specs(cls.kind)
-        subs = [chosen] if chosen is not None else list(variants(f).values()) or [kinds[c] for c in f.classes if c in kinds]
+        subs = (
+            [chosen]
+            if chosen is not None
+            else list(variants(f).values()) or [kinds[c] for c in f.classes if c in kinds]
+        )
         seen: set[tuple[Any, ...]] = {p for p, _ in out}
         for sub in subs:
             for p, sf in _table_paths(sub, path, raw, depth + 1):
@@ -130,15 +138,18 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
     # the line being typed rarely parses: the rest of the file still says which variants are chosen
     raw = loads_or_none(text)
     if raw is None:
-        raw = loads_or_none("\n".join([*lines[:line], *lines[line + 1:]]))
+        raw = loads_or_none("\n".join([*lines[:line], *lines[line + 1 :]]))
     spans = SpanMap(text)
     kind = text_kind(raw, spans)
     stripped = before.lstrip()
     if stripped.startswith("["):
         word = stripped.lstrip("[")
         start = col - len(word)
-        return start, [Completion(".".join(p), ".".join(p), "table", _detail(f), _doc(f))
-                       for p, f in _table_paths(root_spec(kind), (), raw) if ".".join(p).startswith(word)]
+        return start, [
+            Completion(".".join(p), ".".join(p), "table", _detail(f), _doc(f))
+            for p, f in _table_paths(root_spec(kind), (), raw)
+            if ".".join(p).startswith(word)
+        ]
     inline = _inline_context(before)
     if inline is not None:
         return _inline_completions(inline, spans.table_at_line(line), col, raw, models, kind)
@@ -149,17 +160,23 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
         start = col - len(word)
         key = tuple(k.strip().strip('"') for k in key_text.strip().split("."))
         path = (*spans.table_at_line(line), *key)
-        return start, [c for c in _values(path, raw, models, kind) if c.insert.startswith(word.strip('"')) or
-                       c.insert.startswith(word)]
+        return start, [
+            c
+            for c in _values(path, raw, models, kind)
+            if c.insert.startswith(word.strip('"')) or c.insert.startswith(word)
+        ]
     word = _WORD.search(before).group(0)
     start = col - len(word)
     table = spans.table_at_line(line)
     cls = _class_at(table, raw, kind)
     if cls is None:
         return start, []
-    present = {p[len(table)] for p in spans.entries if len(p) > len(table) and p[:len(table)] == table}
-    return start, [Completion(name, name, "key", _detail(f), _doc(f)) for name, f in cls.fields.items()
-                   if name.startswith(word) and (name not in present or name == word)]
+    present = {p[len(table)] for p in spans.entries if len(p) > len(table) and p[: len(table)] == table}
+    return start, [
+        Completion(name, name, "key", _detail(f), _doc(f))
+        for name, f in cls.fields.items()
+        if name.startswith(word) and (name not in present or name == word)
+    ]
 
 
 def _keys(text: str) -> tuple:
@@ -193,29 +210,38 @@ def _inline_context(before: str) -> tuple[tuple, str, set[str]] | None:
     return tuple(k for keys, _ in stack for k in keys), before[start:], stack[-1][1]
 
 
-def _inline_completions(inline: tuple[tuple, str, set[str]], table: tuple, col: int, raw: Any,
-                        models: frozenset[str] | None, kind: str) -> tuple[int, list[Completion]]:
+def _inline_completions(
+    inline: tuple[tuple, str, set[str]], table: tuple, col: int, raw: Any, models: frozenset[str] | None, kind: str
+) -> tuple[int, list[Completion]]:
     keys, typed, present = inline
     base = (*table, *keys)
     if "=" in typed:
         key_text, _, value_part = typed.partition("=")
         word = re.search(r'"?[^"\s=]*$', value_part).group(0)  # type: ignore[union-attr]
-        return col - len(word), [c for c in _values((*base, *_keys(key_text)), raw, models, kind)
-                                 if c.insert.startswith(word.strip('"')) or c.insert.startswith(word)]
+        return col - len(word), [
+            c
+            for c in _values((*base, *_keys(key_text)), raw, models, kind)
+            if c.insert.startswith(word.strip('"')) or c.insert.startswith(word)
+        ]
     word = _WORD.search(typed).group(0)  # type: ignore[union-attr]
     cls = _class_at(base, raw, kind)
     if cls is None:
         return col - len(word), []
-    return col - len(word), [Completion(name, name, "key", _detail(f), _doc(f)) for name, f in cls.fields.items()
-                             if name.startswith(word) and name not in present]
+    return col - len(word), [
+        Completion(name, name, "key", _detail(f), _doc(f))
+        for name, f in cls.fields.items()
+        if name.startswith(word) and name not in present
+    ]
 
 
 def _values(path: tuple[Any, ...], raw: Any, models: frozenset[str] | None, kind: str = "sft") -> list[Completion]:
     if len(path) > 1:
         parent, _cls = resolve(path[:-1], raw, kind)
         if parent is not None and parent.discriminator == path[-1]:
-            return [Completion(tag, f'"{tag}"', "value", f"variant of [{'.'.join(path[:-1])}]",
-                               ", ".join(cls.fields)) for tag, cls in variants(parent).items()]
+            return [
+                Completion(tag, f'"{tag}"', "value", f"variant of [{'.'.join(path[:-1])}]", ", ".join(cls.fields))
+                for tag, cls in variants(parent).items()
+            ]
     f, _cls = resolve(path, raw, kind)
     if f is None:
         return []

@@ -94,8 +94,12 @@ def _fixes_that_help(text: str, report: Report, ctx: CheckContext) -> list[Diagn
         if not d.fixes:
             out.append(d)
             continue
-        good = [f for f in d.fixes if len(check_text(apply_fix(text, f), ctx, prove_fixes=False).errors) < errors
-                or (d.level != "error" and len(check_text(apply_fix(text, f), ctx, prove_fixes=False).errors) <= errors)]
+        good = [
+            f
+            for f in d.fixes
+            if len(check_text(apply_fix(text, f), ctx, prove_fixes=False).errors) < errors
+            or (d.level != "error" and len(check_text(apply_fix(text, f), ctx, prove_fixes=False).errors) <= errors)
+        ]
         out.append(replace(d, fix=good[0] if good else None, alternatives=tuple(good[1:])))
     return out
 
@@ -139,8 +143,15 @@ def _retired_diagnostic(raw: dict[str, Any], spans: SpanMap) -> Diagnostic:
     from primetui.sft.kind import retired_shape_key, retired_shape_message
 
     key = retired_shape_key(raw)
-    return Diagnostic("error", retired_shape_message("This file"), anchor(spans, (key,), on_key=True),
-                      "retired-shape", "platform", (key,), platform_loc=())
+    return Diagnostic(
+        "error",
+        retired_shape_message("This file"),
+        anchor(spans, (key,), on_key=True),
+        "retired-shape",
+        "platform",
+        (key,),
+        platform_loc=(),
+    )
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -157,8 +168,15 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
 def _syntax_diagnostic(message: str, spans: SpanMap, text: str = "") -> Diagnostic:
     better = explain(text, message) if text else None
     if better is not None:
-        return Diagnostic("error", f"Invalid TOML: {better.message} Nothing else can be checked until it parses.",
-                          better.span, "toml-syntax", "toml", (), better.fix)
+        return Diagnostic(
+            "error",
+            f"Invalid TOML: {better.message} Nothing else can be checked until it parses.",
+            better.span,
+            "toml-syntax",
+            "toml",
+            (),
+            better.fix,
+        )
     m = _TOML_POS.search(message)
     line, col = (int(m.group(1)) - 1, int(m.group(2)) - 1) if m else (0, 0)
     if m is None and "end of document" in message:
@@ -173,27 +191,41 @@ def _syntax_diagnostic(message: str, spans: SpanMap, text: str = "") -> Diagnost
     line_len = len(spans.line_text(line))
     col = min(col, line_len)
     end = min(col + 1, line_len) if line_len > col else col
-    return Diagnostic("error", f"Invalid TOML: {text} — fix the syntax here; nothing else can be checked until it parses.",
-                      Span(line, col, line, end), "toml-syntax", "toml")
+    return Diagnostic(
+        "error",
+        f"Invalid TOML: {text} — fix the syntax here; nothing else can be checked until it parses.",
+        Span(line, col, line, end),
+        "toml-syntax",
+        "toml",
+    )
 
 
 # -- placing findings ---------------------------------------------------------------------------------
 
+
 def place(f: Finding, spans: SpanMap) -> Diagnostic:
     fix = f.fix if f.fix is not None else (f.fix_builder(spans) if f.fix_builder else None)
     message = f"{f.message.rstrip('.')}: {f.detail}." if f.detail else f.message
-    return Diagnostic(f.level, message, anchor(spans, f.path, f.on_key), f.code, f.source,
-                      tuple(f.path), fix, platform_message=f.message if f.detail else None, platform_loc=f.loc)
+    return Diagnostic(
+        f.level,
+        message,
+        anchor(spans, f.path, f.on_key),
+        f.code,
+        f.source,
+        tuple(f.path),
+        fix,
+        platform_message=f.message if f.detail else None,
+        platform_loc=f.loc,
+    )
 
 
 # -- schema (pydantic) errors ---------------------------------------------------------------------------
+
 
 def _got(inp: Any) -> str:
     if isinstance(inp, (dict, list)):
         return ""
     return f" (got {inp!r})" if isinstance(inp, str) else f" (got {inp})"
-
-
 
 
 # Raised by a before-validator, ahead of every field check: shown even on a field with a type error.
@@ -205,10 +237,12 @@ DEFERRED_NOTE = " (the platform refuses this at submit; prime train leaves envir
 
 def is_deferred(kind: str, path: tuple[Any, ...]) -> bool:
     """Whether ``prime train`` leaves the check at ``path`` to the platform."""
-    return kind == "rl" and any(tuple(path[:len(p)]) == p for p in DEFERRED_RL)
+    return kind == "rl" and any(tuple(path[: len(p)]) == p for p in DEFERRED_RL)
 
 
-def schema_diagnostics(raw: dict[str, Any], spans: SpanMap, deferred_level: str = "warning") -> tuple[list[Diagnostic], list[dict[str, Any]]]:
+def schema_diagnostics(
+    raw: dict[str, Any], spans: SpanMap, deferred_level: str = "warning"
+) -> tuple[list[Diagnostic], list[dict[str, Any]]]:
     """Validate against the mirrored pydantic model; one diagnostic per distinct place.
 
     An RL config's environment sources are checked too, as the platform checks them at submit;
@@ -238,7 +272,9 @@ def schema_diagnostics(raw: dict[str, Any], spans: SpanMap, deferred_level: str 
     return diags, schema_errors
 
 
-def _schema_diagnostic(path: tuple[Any, ...], errs: list[dict[str, Any]], raw: dict[str, Any], spans: SpanMap) -> Diagnostic:
+def _schema_diagnostic(
+    path: tuple[Any, ...], errs: list[dict[str, Any]], raw: dict[str, Any], spans: SpanMap
+) -> Diagnostic:
     e = errs[0]
     etype = e["type"]
     where = _dotted(path)
@@ -250,13 +286,16 @@ def _schema_diagnostic(path: tuple[Any, ...], errs: list[dict[str, Any]], raw: d
         sp = anchor(spans, path)
         f = _field_at(path, raw)
         todo = f"add a [{where}] table" if f is not None and f.classes else f"add `{path[-1]} = …` to this table"
-        return Diagnostic("error", f"{where}: Field required — {todo}.", sp,
-                          "missing-field", "prime-rl", path, None, etype)
+        return Diagnostic(
+            "error", f"{where}: Field required — {todo}.", sp, "missing-field", "prime-rl", path, None, etype
+        )
     if etype == "union_tag_invalid":
         f = _field_at(path, raw)
         disc = f.discriminator if f else "type"
         sp = anchor(spans, path + (disc,))
-        return Diagnostic("error", f"{where}.{disc}: {e['msg']}", sp, "bad-variant", "prime-rl", path + (disc,), None, etype)
+        return Diagnostic(
+            "error", f"{where}.{disc}: {e['msg']}", sp, "bad-variant", "prime-rl", path + (disc,), None, etype
+        )
     msgs = []
     for x in errs:
         if x["msg"] not in msgs:
@@ -272,16 +311,38 @@ def _schema_diagnostic(path: tuple[Any, ...], errs: list[dict[str, Any]], raw: d
             fix = None
             if line.lstrip().startswith(f"[{name}]"):
                 col = len(line) - len(line.lstrip())
-                fix = Fix(f"Make it [[{name}]]", (TextEdit((k.line, col), (k.line, col + len(name) + 2), f"[[{name}]]"),))
-            return Diagnostic("error", f"{name}: Input should be a valid list — [{name}] is a list of tables: write "
-                              f"[[{name}]] (double brackets), one per entry.", sp, "bad-type", "prime-rl", path, fix, etype)
+                fix = Fix(
+                    f"Make it [[{name}]]", (TextEdit((k.line, col), (k.line, col + len(name) + 2), f"[[{name}]]"),)
+                )
+            return Diagnostic(
+                "error",
+                f"{name}: Input should be a valid list — [{name}] is a list of tables: write "
+                f"[[{name}]] (double brackets), one per entry.",
+                sp,
+                "bad-type",
+                "prime-rl",
+                path,
+                fix,
+                etype,
+            )
     if etype == "literal_error" and isinstance(e.get("input"), str):
         fix = _literal_fix(path, e["input"], raw, spans)
         if fix is not None:
-            return Diagnostic("error", f"{where}: {msg} — did you mean {fix.title.split(' to ', 1)[1]}?", sp,
-                              "bad-value", "prime-rl", path, fix, etype)
-    code = "out-of-range" if etype in ("greater_than_equal", "greater_than", "less_than_equal", "less_than") else (
-        "bad-value" if etype in ("literal_error", "enum") else "bad-type")
+            return Diagnostic(
+                "error",
+                f"{where}: {msg} — did you mean {fix.title.split(' to ', 1)[1]}?",
+                sp,
+                "bad-value",
+                "prime-rl",
+                path,
+                fix,
+                etype,
+            )
+    code = (
+        "out-of-range"
+        if etype in ("greater_than_equal", "greater_than", "less_than_equal", "less_than")
+        else ("bad-value" if etype in ("literal_error", "enum") else "bad-type")
+    )
     return Diagnostic("error", f"{where}: {msg}", sp, code, "prime-rl", path, None, etype)
 
 
@@ -299,7 +360,11 @@ def _table_of(path: tuple[Any, ...], raw: dict[str, Any]) -> tuple[FieldSpec | N
     f, cls = resolve(path[:-1], raw)
     node: Any = raw
     for p in path[:-1]:
-        node = node.get(p) if isinstance(node, dict) else (node[p] if isinstance(node, list) and isinstance(p, int) and p < len(node) else None)
+        node = (
+            node.get(p)
+            if isinstance(node, dict)
+            else (node[p] if isinstance(node, list) and isinstance(p, int) and p < len(node) else None)
+        )
     return f, cls, node
 
 
@@ -317,7 +382,8 @@ def _extra_diagnostic(path: tuple[Any, ...], e: dict[str, Any], raw: dict[str, A
     tagged_union = union_f if union_f is not None and union_f.discriminator and isinstance(node, dict) else None
     if tagged_union is not None:
         found = _untagged_union_diagnostic(path, key, tagged_union, node, sp, spans) or _other_variant_diagnostic(
-            path, key, tagged_union, node, base, sp, spans)
+            path, key, tagged_union, node, base, sp, spans
+        )
         if found is not None:
             return found
     if cls is not None and str(key) not in cls.fields:
@@ -327,8 +393,9 @@ def _extra_diagnostic(path: tuple[Any, ...], e: dict[str, Any], raw: dict[str, A
     return _unknown_key_diagnostic(path, union_f, cls, base, sp, spans)
 
 
-def _untagged_union_diagnostic(path: tuple, key: Any, union_f: FieldSpec, node: dict, sp: Span,
-                               spans: SpanMap) -> Diagnostic | None:
+def _untagged_union_diagnostic(
+    path: tuple, key: Any, union_f: FieldSpec, node: dict, sp: Span, spans: SpanMap
+) -> Diagnostic | None:
     """The §1.3 trap: a union table without its tag silently became the default variant."""
     disc = union_f.discriminator or "type"
     if disc in node:
@@ -338,21 +405,34 @@ def _untagged_union_diagnostic(path: tuple, key: Any, union_f: FieldSpec, node: 
     if not (tag and fitting):
         return None
     picks = " or ".join(f'`{disc} = "{p}"`' for p in fitting)
-    msg = (f"{_dotted(path)}: Extra inputs are not permitted — [{_dotted(path[:-1])}] has no `{disc}`, so prime-rl "
-           f"uses the default `{tag}` variant, which has no `{key}`; add {picks}.")
+    msg = (
+        f"{_dotted(path)}: Extra inputs are not permitted — [{_dotted(path[:-1])}] has no `{disc}`, so prime-rl "
+        f"uses the default `{tag}` variant, which has no `{key}`; add {picks}."
+    )
     fixes = [f for f in (_add_key_fix(spans, path[:-1], disc, p) for p in fitting) if f]
-    return Diagnostic("error", msg, sp, "missing-type", "prime-rl", path, fixes[0] if fixes else None,
-                      "extra_forbidden", tuple(fixes[1:]))
+    return Diagnostic(
+        "error",
+        msg,
+        sp,
+        "missing-type",
+        "prime-rl",
+        path,
+        fixes[0] if fixes else None,
+        "extra_forbidden",
+        tuple(fixes[1:]),
+    )
 
 
-def _other_variant_diagnostic(path: tuple, key: Any, union_f: FieldSpec, node: dict, base: str, sp: Span,
-                              spans: SpanMap) -> Diagnostic | None:
+def _other_variant_diagnostic(
+    path: tuple, key: Any, union_f: FieldSpec, node: dict, base: str, sp: Span, spans: SpanMap
+) -> Diagnostic | None:
     owners = [t for t, c in variants(union_f).items() if str(key) in c.fields]
     return _variant_key_diagnostic(path, union_f, owners, node, base, sp, spans) if owners else None
 
 
-def _unknown_key_diagnostic(path: tuple, union_f: FieldSpec | None, cls: ClassSpec | None, base: str, sp: Span,
-                            spans: SpanMap) -> Diagnostic:
+def _unknown_key_diagnostic(
+    path: tuple, union_f: FieldSpec | None, cls: ClassSpec | None, base: str, sp: Span, spans: SpanMap
+) -> Diagnostic:
     """A key no table knows: suggest the closest known key of its table (any variant), else say to remove it."""
     key = str(path[-1]) if path else "?"
     candidates: list[str] = list(cls.fields) if cls is not None else []
@@ -362,37 +442,74 @@ def _unknown_key_diagnostic(path: tuple, union_f: FieldSpec | None, cls: ClassSp
     close = difflib.get_close_matches(key, [c for c in candidates if c != key], n=1, cutoff=0.6)
     if close:
         fix = _rename_fix(spans, path, close[0])
-        return Diagnostic("error", f"{base} — did you mean `{close[0]}`?", sp, "unknown-key", "prime-rl", path, fix,
-                          "extra_forbidden")
-    return Diagnostic("error", f"{base} — prime-rl forbids unknown keys; remove it.", sp, "unknown-key", "prime-rl",
-                      path, None, "extra_forbidden")
+        return Diagnostic(
+            "error", f"{base} — did you mean `{close[0]}`?", sp, "unknown-key", "prime-rl", path, fix, "extra_forbidden"
+        )
+    return Diagnostic(
+        "error",
+        f"{base} — prime-rl forbids unknown keys; remove it.",
+        sp,
+        "unknown-key",
+        "prime-rl",
+        path,
+        None,
+        "extra_forbidden",
+    )
 
 
-def _variant_key_diagnostic(path: tuple[Any, ...], union_f: FieldSpec, owners: list[str], node: dict[str, Any], base: str, sp: Span,
-                            spans: SpanMap) -> Diagnostic:
+def _variant_key_diagnostic(
+    path: tuple[Any, ...],
+    union_f: FieldSpec,
+    owners: list[str],
+    node: dict[str, Any],
+    base: str,
+    sp: Span,
+    spans: SpanMap,
+) -> Diagnostic:
     """A key of another variant: say which, and offer to switch the variant or drop the key."""
     disc = union_f.discriminator or "type"
     table = path[:-1]
     current = node.get(disc) or injected_tag(union_f) or "?"
     names = " or ".join(f"`{o}`" for o in owners[:3])
-    msg = (f"{base} — `{path[-1]}` belongs to the {names} variant{'s' if len(owners) > 1 else ''} of "
-           f"[{_dotted(table)}], which is `{current}` here; switch `{disc}` or remove the key.")
+    msg = (
+        f"{base} — `{path[-1]}` belongs to the {names} variant{'s' if len(owners) > 1 else ''} of "
+        f"[{_dotted(table)}], which is `{current}` here; switch `{disc}` or remove the key."
+    )
     switches = [f for f in (_set_tag_fix(spans, table, disc, o) for o in owners[:3]) if f is not None]
     drop = remove_line_fix(spans, path, f"Remove {path[-1]}")
     fixes = [*switches, drop] if disc == "type" else [drop, *switches]
     fixes = [f for f in fixes if f is not None]
-    return Diagnostic("error", msg, sp, "variant-key", "prime-rl", path, fixes[0] if fixes else None,
-                      "extra_forbidden", tuple(fixes[1:]))
+    return Diagnostic(
+        "error",
+        msg,
+        sp,
+        "variant-key",
+        "prime-rl",
+        path,
+        fixes[0] if fixes else None,
+        "extra_forbidden",
+        tuple(fixes[1:]),
+    )
 
 
-def _wrong_table_diagnostic(path: tuple[Any, ...], homes: list[tuple[Any, ...]], base: str, sp: Span, spans: SpanMap,
-                            kind: str = "sft") -> Diagnostic:
+def _wrong_table_diagnostic(
+    path: tuple[Any, ...], homes: list[tuple[Any, ...]], base: str, sp: Span, spans: SpanMap, kind: str = "sft"
+) -> Diagnostic:
     """A known key written in the wrong table: name where it belongs, and offer to move it there."""
     where = " or ".join("the top level (before any [table])" if not h else f"[{_dotted(h)}]" for h in homes[:3])
     msg = f"{base} — `{path[-1]}` belongs in {where}; here prime-rl refuses it."
     fixes = [f for home in homes[:3] for f in _move_fixes(spans, path, home, kind)]
-    return Diagnostic("error", msg, sp, "wrong-table", "prime-rl", path, fixes[0] if fixes else None,
-                      "extra_forbidden", tuple(fixes[1:]))
+    return Diagnostic(
+        "error",
+        msg,
+        sp,
+        "wrong-table",
+        "prime-rl",
+        path,
+        fixes[0] if fixes else None,
+        "extra_forbidden",
+        tuple(fixes[1:]),
+    )
 
 
 def key_homes(key: str, kind: str = "sft") -> list[tuple[Any, ...]]:
@@ -402,7 +519,9 @@ def key_homes(key: str, kind: str = "sft") -> list[tuple[Any, ...]]:
     return table_homes(kind).get(key, [])
 
 
-def _missing_tag_diagnostic(path: tuple[Any, ...], e: dict[str, Any], raw: dict[str, Any], spans: SpanMap) -> Diagnostic:
+def _missing_tag_diagnostic(
+    path: tuple[Any, ...], e: dict[str, Any], raw: dict[str, Any], spans: SpanMap
+) -> Diagnostic:
     from primetui.sft.schema import resolve
 
     f, _ = resolve(path, raw)
@@ -417,32 +536,33 @@ def _missing_tag_diagnostic(path: tuple[Any, ...], e: dict[str, Any], raw: dict[
         model = Cfg(raw).str_("model.name") or "Qwen/Qwen3-0.6B"
         pick, certain = renderer_family(model)
         if pick:
-            note = f" For `{model}` that is `name = \"{pick}\"`{'' if certain else ' (a guess from the model family: verify it)'}."
+            note = f' For `{model}` that is `name = "{pick}"`{"" if certain else " (a guess from the model family: verify it)"}.'
     elif path == ("inference", "router"):
         pick = "vllm-router"
-        note = " The default router is `type = \"vllm-router\"`."
+        note = ' The default router is `type = "vllm-router"`.'
     elif f is not None:
         node = Cfg(raw).written(".".join(str(p) for p in path)) if all(isinstance(p, str) for p in path) else None
-        fitting = [t for t, c in variants(f).items()
-                   if isinstance(node, dict) and node and all(k in c.fields for k in node)]
+        fitting = [
+            t for t, c in variants(f).items() if isinstance(node, dict) and node and all(k in c.fields for k in node)
+        ]
         if len(fitting) == 1:
             pick = fitting[0]
-    msg = f"{where}: {e['msg']} — a [{where}] table must say which variant it is with `{disc} = \"…\"`.{note}"
+    msg = f'{where}: {e["msg"]} — a [{where}] table must say which variant it is with `{disc} = "…"`.{note}'
     fix = _add_key_fix(spans, path, disc, pick) if pick else None
     return Diagnostic("error", msg, sp, "missing-type", "prime-rl", path, fix, "union_tag_not_found")
 
 
 # -- quick fixes ------------------------------------------------------------------------------------------
 
+
 def _add_key_fix(spans: SpanMap, table: tuple[Any, ...], key: str, value: str) -> Fix | None:
     entry = spans.get(tuple(table))
     if entry is None or entry.kind not in ("table", "array_table") or entry.header_line < 0:
         return None
     line = entry.header_line + 1
-    return Fix(f"Add {key} = \"{value}\" to [{_dotted(table)}]",
-               (TextEdit((line, 0), (line, 0), f'{key} = "{value}"\n'),))
-
-
+    return Fix(
+        f'Add {key} = "{value}" to [{_dotted(table)}]', (TextEdit((line, 0), (line, 0), f'{key} = "{value}"\n'),)
+    )
 
 
 def _literal_fix(path: tuple[Any, ...], value: str, raw: dict[str, Any], spans: SpanMap) -> Fix | None:
@@ -460,8 +580,9 @@ def _literal_fix(path: tuple[Any, ...], value: str, raw: dict[str, Any], spans: 
 
 def _split_pair_fix(spans: SpanMap, path: tuple[Any, ...], value: Any) -> Fix | None:
     """``betas = [0.9, 0.99]`` becomes ``betas1 = 0.9`` and ``betas2 = 0.99`` (prime-rl's two scalars)."""
-    if str(path[-1]) != "betas" or not (isinstance(value, list) and len(value) == 2
-                                        and all(isinstance(x, (int, float)) for x in value)):
+    if str(path[-1]) != "betas" or not (
+        isinstance(value, list) and len(value) == 2 and all(isinstance(x, (int, float)) for x in value)
+    ):
         return None
     found = _pair_line(spans, path)
     if found is None:
@@ -476,13 +597,12 @@ def _set_tag_fix(spans: SpanMap, table: tuple[Any, ...], disc: str, value: str) 
     entry = spans.get((*table, disc))
     if entry is not None and entry.kind == "pair" and entry.value.line == entry.value.end_line:
         v = entry.value
-        return Fix(f"Switch [{_dotted(table)}] to {disc} = \"{value}\"", (TextEdit((v.line, v.col), (v.line, v.end_col), f'"{value}"'),))
+        return Fix(
+            f'Switch [{_dotted(table)}] to {disc} = "{value}"',
+            (TextEdit((v.line, v.col), (v.line, v.end_col), f'"{value}"'),),
+        )
     add = _add_key_fix(spans, table, disc, value)
-    return Fix(f"Switch [{_dotted(table)}] to {disc} = \"{value}\"", add.edits) if add else None
-
-
-
-
+    return Fix(f'Switch [{_dotted(table)}] to {disc} = "{value}"', add.edits) if add else None
 
 
 def _rename_fix(spans: SpanMap, path: tuple[Any, ...], new: str) -> Fix | None:
@@ -494,12 +614,10 @@ def _rename_fix(spans: SpanMap, path: tuple[Any, ...], new: str) -> Fix | None:
     if k.line != k.end_line:
         return None
     # The key span of a dotted key covers all its parts; replace only the last part.
-    text = spans.line_text(k.line)[k.col:k.end_col]
+    text = spans.line_text(k.line)[k.col : k.end_col]
     if not text.endswith(old):
         return None
     start = k.end_col - len(old)
     if entry.kind == "table" and "." in new:
         start = k.col
     return Fix(f"Rename {old} to {new}", (TextEdit((k.line, start), (k.line, k.end_col), new),))
-
-

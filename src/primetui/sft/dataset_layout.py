@@ -18,17 +18,23 @@ def data_files(names: list[str]) -> list[str]:
 
 def split_files(names: list[str], split: str) -> list[str]:
     """The files of ``split`` among ``names`` (data files relative to the dataset or subset folder)."""
+
     def named(name: str) -> bool:
         parts = name.split("/")
         stem = parts[-1].split(".")[0]
-        return (stem == split or stem.startswith(f"{split}-") or stem.startswith(f"{split}_")
-                or (len(parts) > 1 and parts[-2] == split))
+        return (
+            stem == split
+            or stem.startswith(f"{split}-")
+            or stem.startswith(f"{split}_")
+            or (len(parts) > 1 and parts[-2] == split)
+        )
 
     chosen = [n for n in names if named(n)]
     if chosen:
         return chosen
-    has_split_names = any(any(n.split("/")[-1].startswith(k) or k in n.split("/")[:-1] for k in SPLIT_NAMES)
-                          for n in names)
+    has_split_names = any(
+        any(n.split("/")[-1].startswith(k) or k in n.split("/")[:-1] for k in SPLIT_NAMES) for n in names
+    )
     # The Hub treats files without split names as the train split.
     return list(names) if split == "train" and not has_split_names else []
 

@@ -25,8 +25,9 @@ def dispatch_verdict(config: dict[str, Any]) -> DispatchVerdict:
     from primetui.sft.server import server_checks
 
     verdict = server_checks(config, has_volume=True, cached_models=None)
-    return DispatchVerdict([(tuple(e["loc"][2:]), e["msg"], e["type"]) for e in verdict.schema_errors],
-                           verdict.rejection)
+    return DispatchVerdict(
+        [(tuple(e["loc"][2:]), e["msg"], e["type"]) for e in verdict.schema_errors], verdict.rejection
+    )
 
 
 def rl_dispatch_verdict(config: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
@@ -50,15 +51,20 @@ def rl_dispatch_verdict(config: dict[str, Any]) -> list[tuple[tuple[str | int, .
     if conflict is not None:  # prime-rl's before-validator: nothing else is validated
         return [((), f"Value error, {conflict.platform_message or conflict.message}")]
     out: list[tuple[tuple[str | int, ...], str]] = [(tuple(e["loc"][2:]), e["msg"]) for e in report.schema_errors]
-    found = [(tuple(d.platform_loc if d.platform_loc is not None else d.loc), d) for d in report.errors
-             if d.pydantic_type is None]  # the others are in ``schema_errors``, with pydantic's own loc
+    found = [
+        (tuple(d.platform_loc if d.platform_loc is not None else d.loc), d)
+        for d in report.errors
+        if d.pydantic_type is None
+    ]  # the others are in ``schema_errors``, with pydantic's own loc
     inner = [loc for loc, _msg in out] + [loc for loc, d in found if d.code not in DEFERRED_CODES]
     for loc, d in found:
         # pydantic runs a model's validators only once its fields (and their validators) passed; prime train
         # refuses hosted settings only in a config prime-rl took
-        if d.code not in DEFERRED_CODES and any(len(bad) > len(loc) and bad[:len(loc)] == loc for bad in inner):
+        if d.code not in DEFERRED_CODES and any(len(bad) > len(loc) and bad[: len(loc)] == loc for bad in inner):
             continue
-        if d.code in HOSTED_AFTER_SCHEMA and (out or any(x.code not in (*DEFERRED_CODES, *HOSTED_AFTER_SCHEMA) for _l, x in found)):
+        if d.code in HOSTED_AFTER_SCHEMA and (
+            out or any(x.code not in (*DEFERRED_CODES, *HOSTED_AFTER_SCHEMA) for _l, x in found)
+        ):
             continue
         message = d.platform_message or d.message
         out.append((loc, f"Value error, {message}" if d.source == "prime-rl" else message))

@@ -44,13 +44,23 @@ async def find_volume(client: Any, volume_name: str, command: str = "dispatch") 
     volume = volumes.get(volume_name)
     if volume is None:
         known = ", ".join(sorted(volumes)) or "none yet"
-        return Refusal("volume", f"primetui {command}: no volume named {volume_name!r} (volumes: {known}); create it "
-                                 f"with `prime volumes create {volume_name} --size 100Gi`.")
+        return Refusal(
+            "volume",
+            f"primetui {command}: no volume named {volume_name!r} (volumes: {known}); create it "
+            f"with `prime volumes create {volume_name} --size 100Gi`.",
+        )
     return volume
 
 
-async def preflight_config(client: Any, label: str, text: str, volume: Any, say: Callable[[str], None],
-                           command: str = "dispatch", subject: str = "") -> dict[str, Any] | Refusal:
+async def preflight_config(
+    client: Any,
+    label: str,
+    text: str,
+    volume: Any,
+    say: Callable[[str], None],
+    command: str = "dispatch",
+    subject: str = "",
+) -> dict[str, Any] | Refusal:
     """Check ``text`` and pre-flight it on ``volume``; the config to send, or why not.
 
     Diagnostics go to ``say`` as ``label:line:col:`` lines, then the pre-flight's; ``subject`` names
@@ -69,8 +79,12 @@ async def preflight_config(client: Any, label: str, text: str, volume: Any, say:
             say(d.format(label))
         return Refusal("config", f"primetui {command}: the file is not valid TOML; nothing was dispatched.")
     preflight = await run_preflight(client, volume, config, text, fix_hint="fix them first (listed above).")
-    ctx = CheckContext(hosted=True, has_volume=True, cached_models=preflight.cached_models,
-                       volume_size_bytes=preflight.volume_size_bytes)
+    ctx = CheckContext(
+        hosted=True,
+        has_volume=True,
+        cached_models=preflight.cached_models,
+        volume_size_bytes=preflight.volume_size_bytes,
+    )
     for d in check_text(text, ctx).diagnostics:
         say(d.format(label))
     icons = {"ok": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
@@ -81,23 +95,27 @@ async def preflight_config(client: Any, label: str, text: str, volume: Any, say:
     return config
 
 
-async def send_run(client: Any, config: dict[str, Any], volume_name: str | None, name: str | None,
-                   command: str = "dispatch") -> str | Refusal:
+async def send_run(
+    client: Any, config: dict[str, Any], volume_name: str | None, name: str | None, command: str = "dispatch"
+) -> str | Refusal:
     """Dispatch (T4) ``config`` under ``name`` (else the file's own ``name``); the run id, or the platform's refusal."""
     from primetui.api.errors import HTTPStatusError
     from primetui.sft import run_name
     from primetui.sft.kind import dispatch_mode
 
     try:
-        reply = await client.create_run(config, volume=volume_name, name=name or run_name.config_name(config),
-                                        mode=dispatch_mode(config))
+        reply = await client.create_run(
+            config, volume=volume_name, name=name or run_name.config_name(config), mode=dispatch_mode(config)
+        )
     except HTTPStatusError as exc:  # the platform's refusal (400, 422, 409...): its words, then stop
         issues = [f"  - {_clean(issue)}" for issue in getattr(exc, "issues", None) or []]
         return Refusal("platform", f"primetui {command}: the platform refused the run: {_clean(exc)}", issues)
     return str(reply.run_id)
 
 
-async def dispatch(client: Any, path: Path, volume_name: str | None, err: TextIO, name: str | None = None) -> str | Refusal:
+async def dispatch(
+    client: Any, path: Path, volume_name: str | None, err: TextIO, name: str | None = None
+) -> str | Refusal:
     """Pre-flight and dispatch ``path`` on ``volume_name``; the run id, or why not.
 
     ``volume_name`` is None only for an rl.toml (the command line lets nothing else leave it out).
@@ -143,17 +161,26 @@ def cli_offer(prefix: str | None) -> str:
     return f"--name {prefix} (or --suffix)" if prefix else "--suffix"
 
 
-async def dispatch_sweep(client: Any, path: Path, volume_name: str, sets: list[str], prefix: str | None,
-                         err: TextIO, suffix: bool = False) -> Dispatched | Refusal:
+async def dispatch_sweep(
+    client: Any, path: Path, volume_name: str, sets: list[str], prefix: str | None, err: TextIO, suffix: bool = False
+) -> Dispatched | Refusal:
     text = read_config_file(path, "sweep")
     if isinstance(text, Refusal):
         return text
     return await sweep_text(client, text, path, volume_name, sets, prefix, err, suffix=suffix)
 
 
-async def sweep_text(client: Any, text: str, path: Path, volume_name: str, sets: list[str], prefix: str | None,
-                     err: TextIO, suffix: bool = False, offer: Callable[[str | None], str] = cli_offer,
-                     ) -> Dispatched | Refusal:
+async def sweep_text(
+    client: Any,
+    text: str,
+    path: Path,
+    volume_name: str,
+    sets: list[str],
+    prefix: str | None,
+    err: TextIO,
+    suffix: bool = False,
+    offer: Callable[[str | None], str] = cli_offer,
+) -> Dispatched | Refusal:
     """The sweep of ``text`` (the file at ``path``, or the editor's buffer for it).
 
     Before any run starts: the names are checked against the platform's runs and each other
@@ -165,7 +192,15 @@ async def sweep_text(client: Any, text: str, path: Path, volume_name: str, sets:
     import tomllib
 
     from primetui.sft.sizing import parse_size
-    from primetui.sft.sweep import SweepError, default_prefix, expand, name_clashes, new_prefix, parse_sets, unique_names
+    from primetui.sft.sweep import (
+        SweepError,
+        default_prefix,
+        expand,
+        name_clashes,
+        new_prefix,
+        parse_sets,
+        unique_names,
+    )
     from primetui.sft.sweep_check import clash_sentence, grid_check, platform_run_names, prices_from
 
     details: list[str] = []
@@ -202,8 +237,9 @@ async def sweep_text(client: Any, text: str, path: Path, volume_name: str, sets:
     taken, twice = name_clashes(names, existing)
     warnings = []
     if taken or twice:
-        sentence = clash_sentence(len(names), taken, twice, prefix,
-                                  offer(new_prefix(prefix, names, existing) if taken else None))
+        sentence = clash_sentence(
+            len(names), taken, twice, prefix, offer(new_prefix(prefix, names, existing) if taken else None)
+        )
         warnings.append(f"warning: {_clean(sentence)}")
         say(warnings[-1])
     checked, failed = [], []
@@ -221,18 +257,29 @@ async def sweep_text(client: Any, text: str, path: Path, volume_name: str, sets:
     icons = {"ok": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
     say(f"sweep grid {icons[grid.state]} {_clean(grid.line())}")
     if failed:
-        return Refusal("preflight", f"primetui sweep: the pre-flight failed for {len(failed)} of {len(variants)} runs "
-                                    f"({', '.join(failed)}); nothing was dispatched.", details)
+        return Refusal(
+            "preflight",
+            f"primetui sweep: the pre-flight failed for {len(failed)} of {len(variants)} runs "
+            f"({', '.join(failed)}); nothing was dispatched.",
+            details,
+        )
     if grid.blocked:
-        return Refusal("preflight", f"primetui sweep: the {len(variants)} runs do not fit on {volume_name} together "
-                                    f"({_clean(grid.space.detail)}); nothing was dispatched.", details)
+        return Refusal(
+            "preflight",
+            f"primetui sweep: the {len(variants)} runs do not fit on {volume_name} together "
+            f"({_clean(grid.space.detail)}); nothing was dispatched.",
+            details,
+        )
     started: list[tuple[str, str]] = []
     for v, config in zip(variants, checked):
         result = await send_run(client, config, volume_name, v.name, "sweep")
         if isinstance(result, Refusal):
             if started:
-                result.message += (f" {len(started)} run(s) of the sweep had started and go on: "
-                                   + ", ".join(run_id for run_id, _ in started) + ".")
+                result.message += (
+                    f" {len(started)} run(s) of the sweep had started and go on: "
+                    + ", ".join(run_id for run_id, _ in started)
+                    + "."
+                )
             return Dispatched(started, result, grid, warnings)
         started.append((result, v.name))
     return Dispatched(started, None, grid, warnings)

@@ -22,8 +22,11 @@ def _field_lines(f: FieldSpec) -> list[str]:
     if f.required:
         lines.append("default: required (no default)")
     elif f.default.endswith("()"):
-        lines.append("default: on, with its defaults" if f.optional_table is False and "None" not in f.type
-                     else f"default: {f.default}")
+        lines.append(
+            "default: on, with its defaults"
+            if f.optional_table is False and "None" not in f.type
+            else f"default: {f.default}"
+        )
     else:
         lines.append(f"default: {f.default}")
     allowed = f.allowed_values()
@@ -58,9 +61,14 @@ def describe(path: tuple[Any, ...], raw: Any = None, kind: str | None = None) ->
         parent, _pcls = resolve(tuple(path[:-1]), raw, kind)
         if parent is not None and parent.discriminator == path[-1]:
             v = variants(parent)
-            return KeyHelp(f"{'.'.join(map(str, clean))} — picks the [{'.'.join(map(str, clean[:-1]))}] variant",
-                           ("allowed: " + ", ".join(v), f"default: {injected_tag(parent) or ('auto' if parent.discriminator == 'name' else 'none: required')}",
-                            f"source: {parent.owner}, {SCHEMA_NOTE}"))
+            return KeyHelp(
+                f"{'.'.join(map(str, clean))} — picks the [{'.'.join(map(str, clean[:-1]))}] variant",
+                (
+                    "allowed: " + ", ".join(v),
+                    f"default: {injected_tag(parent) or ('auto' if parent.discriminator == 'name' else 'none: required')}",
+                    f"source: {parent.owner}, {SCHEMA_NOTE}",
+                ),
+            )
     f, cls = resolve(tuple(path), raw, kind)
     if f is None:
         return _inside_opaque(path, raw, kind)
@@ -77,7 +85,6 @@ def describe(path: tuple[Any, ...], raw: Any = None, kind: str | None = None) ->
     return KeyHelp(title, tuple(lines))
 
 
-
 def _inside_opaque(path: tuple[Any, ...], raw: Any, kind: str | None) -> KeyHelp | None:
     """A key inside a value whose keys the mirror does not describe (``env`` is verifiers' EnvConfig):
     say where it sits and that its keys are not checked here, rather than that it is no key at all."""
@@ -89,7 +96,12 @@ def _inside_opaque(path: tuple[Any, ...], raw: Any, kind: str | None) -> KeyHelp
             return None  # a described table (the key is unknown there), or a plain value
         outer = ".".join(str(p) for p in path[:cut] if not isinstance(p, int))
         title = ".".join(str(p) for p in path if not isinstance(p, int))
-        return KeyHelp(title, (f"A key inside `{outer}` ({f.type}): {f.description}".rstrip(),
-                               f"The schema mirror does not describe the keys inside `{outer}`; they are not checked here.",
-                               f"source: {f.owner}, {SCHEMA_NOTE}"))
+        return KeyHelp(
+            title,
+            (
+                f"A key inside `{outer}` ({f.type}): {f.description}".rstrip(),
+                f"The schema mirror does not describe the keys inside `{outer}`; they are not checked here.",
+                f"source: {f.owner}, {SCHEMA_NOTE}",
+            ),
+        )
     return None

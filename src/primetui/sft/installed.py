@@ -69,15 +69,29 @@ def diagnostics(raw: dict[str, Any], spans: Any, hosted: bool = True, kind: str 
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
     except Exception as exc:  # noqa: BLE001 - e.g. a taskset package that is not installed
-        return [Diagnostic("error", f"prime_rl.configs: {type(exc).__name__}: {exc}", Span(0, 0, 0, 0),
-                           "prime-rl-installed", "prime-rl (installed)")]
+        return [
+            Diagnostic(
+                "error",
+                f"prime_rl.configs: {type(exc).__name__}: {exc}",
+                Span(0, 0, 0, 0),
+                "prime-rl-installed",
+                "prime-rl (installed)",
+            )
+        ]
     out = []
     for e in errors:
         if hosted and any(text in str(e.get("msg", "")) for text in _HOSTED_IGNORES):
             continue
         path, *_ = _walk_loc(tuple(e["loc"]), raw)
         where = ".".join(map(str, path)) or "<root>"
-        out.append(Diagnostic("error", f"{where}: {e['msg']} [prime_rl.configs]",
-                              anchor(spans, path, e["type"] == "extra_forbidden"), "prime-rl-installed",
-                              "prime-rl (installed)", tuple(path)))
+        out.append(
+            Diagnostic(
+                "error",
+                f"{where}: {e['msg']} [prime_rl.configs]",
+                anchor(spans, path, e["type"] == "extra_forbidden"),
+                "prime-rl-installed",
+                "prime-rl (installed)",
+                tuple(path),
+            )
+        )
     return out

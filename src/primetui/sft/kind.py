@@ -17,8 +17,16 @@ from typing import Any, Literal
 Kind = Literal["sft", "rl"]
 
 # prime_cli commands/rl.py ``_CLI_ONLY_KEYS``: request-level keys, stripped before shipping ``config``.
-CLI_ONLY_KEYS: tuple[str, ...] = ("env_file", "env_files", "image_tag", "gpu_type", "volume", "volume_size",
-                                  "source_ref", "type")
+CLI_ONLY_KEYS: tuple[str, ...] = (
+    "env_file",
+    "env_files",
+    "image_tag",
+    "gpu_type",
+    "volume",
+    "volume_size",
+    "source_ref",
+    "type",
+)
 # Every top-level key prime-rl's schemas never see: the above plus ``name`` (``_schema_input``).
 CLI_KEYS: tuple[str, ...] = ("name", *CLI_ONLY_KEYS)
 
@@ -62,9 +70,11 @@ def is_retired_shape(doc: Any) -> bool:
 
 def retired_shape_message(path: str) -> str:
     """The CLI's refusal of the retired shape, word for word (``path`` is the file as the user named it)."""
-    return (f"{path} is a shared LoRA training config (a top-level `model = \"...\"` or `[[env]]`). "
-            "Shared LoRA training no longer accepts new runs; Hosted Training runs prime-rl configs on "
-            "dedicated clusters. See prime-rl's examples/ for starter configs.")
+    return (
+        f'{path} is a shared LoRA training config (a top-level `model = "..."` or `[[env]]`). '
+        "Shared LoRA training no longer accepts new runs; Hosted Training runs prime-rl configs on "
+        "dedicated clusters. See prime-rl's examples/ for starter configs."
+    )
 
 
 def retired_shape_key(doc: dict[str, Any]) -> str:

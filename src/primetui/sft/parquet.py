@@ -19,7 +19,6 @@ def parquet_file(fh: Any) -> Any:
         import pyarrow.parquet as pq
     except ImportError:
         raise ParquetUnavailable(
-            "reading parquet needs pyarrow, which the base install leaves out; "
-            "installing primetui[local] adds it"
+            "reading parquet needs pyarrow, which the base install leaves out; installing primetui[local] adds it"
         ) from None
     return pq.ParquetFile(fh)

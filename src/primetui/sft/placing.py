@@ -34,7 +34,9 @@ def _first_content_line(spans: SpanMap) -> int:
     return 0
 
 
-def walk_loc(loc: tuple[Any, ...], raw: dict[str, Any]) -> tuple[tuple[Any, ...], ClassSpec | None, FieldSpec | None, list[str]]:
+def walk_loc(
+    loc: tuple[Any, ...], raw: dict[str, Any]
+) -> tuple[tuple[Any, ...], ClassSpec | None, FieldSpec | None, list[str]]:
     """Strip union tags and union-member names from a pydantic loc; return (toml path, class, field, tags)."""
     from primetui.sft.schema import kind_of, root_spec
 
@@ -101,7 +103,7 @@ def pair_line(spans: SpanMap, path: tuple[Any, ...]) -> tuple[int, str] | None:
         return None
     line = entry.key.line
     text = spans.line_text(line)
-    if text[:entry.key.col].strip():
+    if text[: entry.key.col].strip():
         return None  # an inline table or another pair before it
     return line, text
 
@@ -128,7 +130,9 @@ def move_fixes(spans: SpanMap, path: tuple[Any, ...], home: tuple[Any, ...], kin
     return [fx] if fx else []
 
 
-def _move_fix(spans: SpanMap, path: tuple[Any, ...], home: tuple[Any, ...], found: tuple[int, str], head: str = "") -> Fix | None:
+def _move_fix(
+    spans: SpanMap, path: tuple[Any, ...], home: tuple[Any, ...], found: tuple[int, str], head: str = ""
+) -> Fix | None:
     line, text = found
     pair = text.strip() + "\n"
     cut = TextEdit((line, 0), (line + 1, 0), "")

@@ -15,8 +15,7 @@ from typing import Any, Literal
 
 from primetui.sft.context import CheckContext
 from primetui.sft.rules_platform import is_volume_path, model_not_available
-from primetui.sft.sizing import (checkpoint_bytes, checkpoints_kept, human_bytes, params_from_model_name,
-                                 parse_size)
+from primetui.sft.sizing import checkpoint_bytes, checkpoints_kept, human_bytes, params_from_model_name, parse_size
 from primetui.api.models import VOLUME_STATUS_LABELS
 
 State = Literal["ok", "fail", "warn", "skip"]
@@ -44,7 +43,13 @@ class Preflight:
 def _session_is_live_rw(session: Any) -> bool:
     dead = getattr(session, "is_dead", None)
     if dead is None:
-        dead = str(getattr(session, "status", "")).upper() in ("TERMINATED", "STOPPED", "FAILED", "TOMBSTONED", "DELETED")
+        dead = str(getattr(session, "status", "")).upper() in (
+            "TERMINATED",
+            "STOPPED",
+            "FAILED",
+            "TOMBSTONED",
+            "DELETED",
+        )
     return not dead and not getattr(session, "read_only", False)
 
 
@@ -63,16 +68,22 @@ async def _volume_checks(client: Any, volume: Any, checks: list[Check]) -> None:
         sessions = await client.list_sessions(name)
         live = [s for s in sessions if _session_is_live_rw(s)]
         if live:
-            checks.append(Check("Sessions", "fail",
-                                f"read-write session {live[0].id} is open on {name} — stop it (`prime volumes stop {name} {live[0].id}`) and wait for its final sync."))
+            checks.append(
+                Check(
+                    "Sessions",
+                    "fail",
+                    f"read-write session {live[0].id} is open on {name} — stop it (`prime volumes stop {name} {live[0].id}`) and wait for its final sync.",
+                )
+            )
         else:
             checks.append(Check("Sessions", "ok", "no read-write session is open"))
     except Exception as exc:  # noqa: BLE001 - one failed look-up is one failed line
         checks.append(Check("Sessions", "fail", f"could not list sessions ({exc})"))
 
 
-async def run_preflight(client: Any, volume: Any, config: dict[str, Any], text: str,
-                        fix_hint: str = "fix them first (F8 jumps to each).") -> Preflight:
+async def run_preflight(
+    client: Any, volume: Any, config: dict[str, Any], text: str, fix_hint: str = "fix them first (F8 jumps to each)."
+) -> Preflight:
     """Run every check against the platform; network failures become one ``fail`` line each.
 
     ``fix_hint`` ends the Config line when the config has errors (the editor names its key).
@@ -127,21 +138,39 @@ def data_check(config: dict[str, Any]) -> Check:
         return Check("Data", "ok", 'data.type = "fake": synthetic data, no dataset on the volume is read')
     name = data.get("name", DEFAULT_DATA_NAME)
     if not isinstance(name, str) or not name.strip():
-        return Check("Data", "fail", "data.name is empty; set it to the dataset's folder on the volume, e.g. datasets/<name>.")
-    rel = name[len("/volume"):].lstrip("/") if name == "/volume" or name.startswith("/volume/") else name
+        return Check(
+            "Data", "fail", "data.name is empty; set it to the dataset's folder on the volume, e.g. datasets/<name>."
+        )
+    rel = name[len("/volume") :].lstrip("/") if name == "/volume" or name.startswith("/volume/") else name
     if (name.startswith("/") and rel == name) or ".." in rel.split("/"):
-        return Check("Data", "fail", f"data.name '{name}' points outside the volume; use a path under /volume such as datasets/<name>.")
+        return Check(
+            "Data",
+            "fail",
+            f"data.name '{name}' points outside the volume; use a path under /volume such as datasets/<name>.",
+        )
     shown = "/volume/" + rel
     if "name" not in data:
-        return Check("Data", "warn", f"data.name is not set, so it defaults to {DEFAULT_DATA_NAME}, read from {shown}; "
-                                     "set it to your dataset's folder on the volume.")
+        return Check(
+            "Data",
+            "warn",
+            f"data.name is not set, so it defaults to {DEFAULT_DATA_NAME}, read from {shown}; "
+            "set it to your dataset's folder on the volume.",
+        )
     if not rel.startswith("datasets/") and rel.count("/") == 1 and not name.startswith("/"):
         short = rel.split("/")[1]
-        return Check("Data", "warn", f"'{name}' looks like a Hub id, but runs read {shown} and download nothing; put it on "
-                                     f"the volume (hf download {name} --repo-type dataset --local-dir /volume/datasets/{short}) "
-                                     f'and set data.name = "datasets/{short}".')
-    return Check("Data", "skip", f"the run reads {shown} at startup and fails there if it is missing or empty; the platform "
-                                 "lists no volume contents before dispatch, so check it is there (prime volumes ls).")
+        return Check(
+            "Data",
+            "warn",
+            f"'{name}' looks like a Hub id, but runs read {shown} and download nothing; put it on "
+            f"the volume (hf download {name} --repo-type dataset --local-dir /volume/datasets/{short}) "
+            f'and set data.name = "datasets/{short}".',
+        )
+    return Check(
+        "Data",
+        "skip",
+        f"the run reads {shown} at startup and fails there if it is missing or empty; the platform "
+        "lists no volume contents before dispatch, so check it is there (prime volumes ls).",
+    )
 
 
 async def _data_checks(client: Any, volume: str, config: dict[str, Any]) -> list[Check]:
@@ -151,7 +180,7 @@ async def _data_checks(client: Any, volume: str, config: dict[str, Any]) -> list
     if static.state in ("fail", "ok"):  # an unusable name, or fake data: nothing to look at
         return [static]
     name = data.get("name", DEFAULT_DATA_NAME)
-    rel = (name[len("/volume"):] if name == "/volume" or name.startswith("/volume/") else name).strip("/")
+    rel = (name[len("/volume") :] if name == "/volume" or name.startswith("/volume/") else name).strip("/")
     route_transfer = getattr(client, "route_transfer", None)
     if route_transfer is None:
         return [static]
@@ -162,7 +191,11 @@ async def _data_checks(client: Any, volume: str, config: dict[str, Any]) -> list
     except NotFoundError:
         return [static]  # a platform without the storage route: nothing can be listed before dispatch
     except Exception as exc:  # noqa: BLE001 - one failed look-up is one line
-        return [Check("Data", "warn", f"could not list {name} on {volume} ({exc}); the run fails at startup if it is missing.")]
+        return [
+            Check(
+                "Data", "warn", f"could not list {name} on {volume} ({exc}); the run fails at startup if it is missing."
+            )
+        ]
     if route.via != "r2":
         return [static]
 
@@ -176,7 +209,11 @@ async def _data_checks(client: Any, volume: str, config: dict[str, Any]) -> list
     try:
         lines = await asyncio.to_thread(probe)
     except Exception as exc:  # noqa: BLE001
-        return [Check("Data", "warn", f"could not read {name} on {volume} ({exc}); the run fails at startup if it is missing.")]
+        return [
+            Check(
+                "Data", "warn", f"could not read {name} on {volume} ({exc}); the run fails at startup if it is missing."
+            )
+        ]
     found = [Check(n, st, detail) for n, st, detail in lines]
     return ([static] if static.state == "warn" else []) + found
 
@@ -211,15 +248,22 @@ def space_need(config: dict[str, Any]) -> SpaceNeed:
         return SpaceNeed("skip", detail=f"checkpoint size unknown: '{model}' does not state its parameter count")
     optim_table = config.get("optim") if "optim" in config else (config.get("trainer") or {}).get("optim")
     optim = optim_table.get("type", "adamw") if isinstance(optim_table, dict) else "adamw"
-    dtype = config.get("model", {}).get("optimization_dtype", "float32") if isinstance(config.get("model"), dict) else "float32"
+    dtype = (
+        config.get("model", {}).get("optimization_dtype", "float32")
+        if isinstance(config.get("model"), dict)
+        else "float32"
+    )
     max_steps = config.get("max_steps") if isinstance(config.get("max_steps"), int) else None
     interval = ckpt.get("interval") if isinstance(ckpt.get("interval"), int) else None
     keep_last = ckpt.get("keep_last") if isinstance(ckpt.get("keep_last"), int) else None
     kept = checkpoints_kept(max_steps, interval, keep_last)
     per = checkpoint_bytes(params, str(optim), str(dtype))
     if kept is None:
-        return SpaceNeed("warn", per=per, detail=f"{human_bytes(per)} per checkpoint with no keep_last and no max_steps: "
-                                                 "they pile up")
+        return SpaceNeed(
+            "warn",
+            per=per,
+            detail=f"{human_bytes(per)} per checkpoint with no keep_last and no max_steps: they pile up",
+        )
     return SpaceNeed("ok", kept, per, f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(per * kept)}")
 
 
@@ -231,8 +275,9 @@ def _space_check(config: dict[str, Any], volume_bytes: int | None) -> Check:
     return space_verdict(space.detail, need, volume_bytes)
 
 
-def space_verdict(what: str, need: int, volume_bytes: int | None,
-                  fix: str = "expand the volume or lower keep_last") -> Check:
+def space_verdict(
+    what: str, need: int, volume_bytes: int | None, fix: str = "expand the volume or lower keep_last"
+) -> Check:
     """The Space line for ``need`` bytes (``what`` says how they add up) on a volume of ``volume_bytes``:
     one run's checkpoints, or a sweep's all together (the same severity for both)."""
     if volume_bytes is None:

@@ -45,8 +45,9 @@ def first_row_columns(storage: Any, rel: str, size: int) -> list[str] | None:
         try:
             row, _ = json.JSONDecoder().raw_decode(text[1:].lstrip())
         except json.JSONDecodeError:
-            raise ValueError(f"the first record of {rel.rsplit('/', 1)[-1]} is not complete JSON within "
-                             f"{HEAD_BYTES // 1024} KiB") from None
+            raise ValueError(
+                f"the first record of {rel.rsplit('/', 1)[-1]} is not complete JSON within {HEAD_BYTES // 1024} KiB"
+            ) from None
     else:
         line = next((ln for ln in text.split("\n") if ln.strip()), None)
         if line is None:
@@ -75,7 +76,7 @@ def _listing(storage: Any, rel: str) -> tuple[dict | None, list[str], dict[str, 
         return single, names, sizes, rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
     folder = rel.rstrip("/") + "/"
     items = list(storage.list(folder, recursive=True, limit=MAX_LISTED))
-    sizes = {i.key[len(folder):]: i.size or 0 for i in items if not i.is_dir}
+    sizes = {i.key[len(folder) :]: i.size or 0 for i in items if not i.is_dir}
     return None, sorted(sizes), sizes, folder
 
 
@@ -90,12 +91,14 @@ def _kinds_text(files: list[str]) -> str:
 def _splits(data: dict, files: list[str], single: bool, shown: str) -> tuple[list[str], Line | None]:
     """The files the configured subsets/splits pick, and the Splits line (None when none are named)."""
     subsets, splits = data.get("subsets"), data.get("splits")
-    pairs = layout.split_pairs(subsets if isinstance(subsets, list) else None, splits if isinstance(splits, list) else None)
+    pairs = layout.split_pairs(
+        subsets if isinstance(subsets, list) else None, splits if isinstance(splits, list) else None
+    )
     chosen: list[str] = []
     missing: list[str] = []
     for subset, split in pairs:
         base = f"{subset}/" if subset else ""
-        under = [n[len(base):] for n in files if n.startswith(base)] if not single else files
+        under = [n[len(base) :] for n in files if n.startswith(base)] if not single else files
         picked = layout.split_files(under, split)
         if picked:
             chosen.extend(base + p for p in picked)
@@ -103,8 +106,12 @@ def _splits(data: dict, files: list[str], single: bool, shown: str) -> tuple[lis
             missing.append(f"{subset}/{split}" if subset else split)
     if missing:
         present = sorted({n.split("/")[-1].split(".")[0].split("-")[0] for n in files})
-        return chosen, ("Splits", "fail", f"no files for split {', '.join(repr(m) for m in missing)} in {shown} (its "
-                                          f"files are named {', '.join(present[:6])}); set data.splits to what exists.")
+        return chosen, (
+            "Splits",
+            "fail",
+            f"no files for split {', '.join(repr(m) for m in missing)} in {shown} (its "
+            f"files are named {', '.join(present[:6])}); set data.splits to what exists.",
+        )
     if isinstance(splits, list) or isinstance(subsets, list):
         return chosen, ("Splits", "ok", ", ".join(f"{s}" for _, s in pairs) + " found")
     return chosen, None
@@ -118,10 +125,16 @@ def _columns_line(storage: Any, key: str, size: int, first: str) -> Line:
     if columns is None:
         return ("Columns", "fail", f"{first} has no rows; put the dataset's rows there.")
     if sft_shaped(columns):
-        return ("Columns", "ok", f"{', '.join(c for c in columns if c in ('messages', 'prompt', 'completion'))} "
-                                 f"in {first}")
-    return ("Columns", "fail", f"{first} has columns {', '.join(columns[:8])}; SFT needs prompt/completion or "
-                               "messages columns.")
+        return (
+            "Columns",
+            "ok",
+            f"{', '.join(c for c in columns if c in ('messages', 'prompt', 'completion'))} in {first}",
+        )
+    return (
+        "Columns",
+        "fail",
+        f"{first} has columns {', '.join(columns[:8])}; SFT needs prompt/completion or messages columns.",
+    )
 
 
 def dataset_lines(storage: Any, rel: str, data: dict) -> list[Line]:
@@ -134,8 +147,14 @@ def dataset_lines(storage: Any, rel: str, data: dict) -> list[Line]:
     lines: list[Line] = [("Data", "ok", f"{shown}: {len(names)} file(s), {_size(sum(sizes.values()))}")]
     if not files:
         found = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
-        lines.append(("Files", "fail", f"{shown} holds no .parquet, .jsonl or .json files (found: {found}); the trainer "
-                                       "loads only those. Put the dataset as `hf download` lays it out."))
+        lines.append(
+            (
+                "Files",
+                "fail",
+                f"{shown} holds no .parquet, .jsonl or .json files (found: {found}); the trainer "
+                "loads only those. Put the dataset as `hf download` lays it out.",
+            )
+        )
         return lines
     lines.append(("Files", "ok", _kinds_text(files)))
     chosen, splits_line = _splits(data, files, single is not None, shown)

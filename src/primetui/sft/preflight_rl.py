@@ -19,6 +19,7 @@ class Check(NamedTuple):
     state: str  # ok, fail, warn or skip
     detail: str
 
+
 DEFAULT_MODEL = "Qwen/Qwen3-0.6B"  # prime-rl's default model name, shared and per component
 
 
@@ -50,15 +51,23 @@ def _taskset_ids(config: dict[str, Any]) -> list[Any]:
 def taskset_check(config: dict[str, Any]) -> Check:
     ids = _taskset_ids(config)
     if not ids:
-        return Check("Taskset", "fail", "no [[orchestrator.train.source]]: add one with [orchestrator.train.source.env."
-                                        f'taskset] id = "{KNOWN_TASKSETS[0]}".')
+        return Check(
+            "Taskset",
+            "fail",
+            "no [[orchestrator.train.source]]: add one with [orchestrator.train.source.env."
+            f'taskset] id = "{KNOWN_TASKSETS[0]}".',
+        )
     missing = [i for i in ids if not isinstance(i, str) or not i]
     if missing:
         return Check("Taskset", "fail", 'a source has no taskset id: set [….env.taskset] id = "<id>".')
     unknown = sorted({i for i in ids if not is_known_taskset(i)})
     if unknown:
-        return Check("Taskset", "fail", f"{', '.join(unknown)} is not a taskset this platform runs (it has "
-                                        f"{', '.join(KNOWN_TASKSETS)}); the platform refuses it at submit.")
+        return Check(
+            "Taskset",
+            "fail",
+            f"{', '.join(unknown)} is not a taskset this platform runs (it has "
+            f"{', '.join(KNOWN_TASKSETS)}); the platform refuses it at submit.",
+        )
     return Check("Taskset", "ok", f"{', '.join(sorted(set(ids)))}: known to the platform")
 
 
@@ -73,16 +82,23 @@ def batch_check(config: dict[str, Any]) -> Check:
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (batch, group)):
         return Check("Batch", "fail", "batch_size and group_size must be whole numbers of at least 1.")
     if batch % group:
-        return Check("Batch", "fail", f"batch_size {batch} does not divide by group_size {group} — use "
-                                      f"{batch - batch % group or group} or {batch - batch % group + group}.")
+        return Check(
+            "Batch",
+            "fail",
+            f"batch_size {batch} does not divide by group_size {group} — use "
+            f"{batch - batch % group or group} or {batch - batch % group + group}.",
+        )
     return Check("Batch", "ok", f"{batch} rollouts a step = {batch // group} prompts × {group} completions")
 
 
 def inference_check(config: dict[str, Any]) -> Check:
     dep = _table(config, "deployment")
     if dep.get("type", "single_node") != "single_node":
-        return Check("GPUs", "ok" if "inference" in config else "fail",
-                     "multi-node inference nodes" if "inference" in config else NEEDS_INFERENCE_GPUS)
+        return Check(
+            "GPUs",
+            "ok" if "inference" in config else "fail",
+            "multi-node inference nodes" if "inference" in config else NEEDS_INFERENCE_GPUS,
+        )
     gpus = dep.get("num_infer_gpus", 1)
     if "inference" not in config or gpus == 0:
         if isinstance(_table(config, "trainer", "data").get("fake"), dict):

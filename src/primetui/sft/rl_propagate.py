@@ -22,14 +22,21 @@ PROPAGATION: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ckpt.interval", ("trainer.ckpt.interval", "orchestrator.ckpt.interval")),
     ("ckpt.keep_last", ("trainer.ckpt.keep_last", "orchestrator.ckpt.keep_last")),
     ("ckpt.keep_interval", ("trainer.ckpt.keep_interval", "orchestrator.ckpt.keep_interval")),
-    *((f"monitors.wandb.{leaf}", (f"trainer.monitors.wandb.{leaf}", f"orchestrator.monitors.wandb.{leaf}"))
-      for leaf in ("project", "entity", "name", "group", "tags", "offline")),
+    *(
+        (f"monitors.wandb.{leaf}", (f"trainer.monitors.wandb.{leaf}", f"orchestrator.monitors.wandb.{leaf}"))
+        for leaf in ("project", "entity", "name", "group", "tags", "offline")
+    ),
     ("monitors.file.path", ("trainer.monitors.file.path", "orchestrator.monitors.file.path")),
     ("monitors.prime.name", ("orchestrator.monitors.prime.name",)),
     ("tokenizer.name", ("trainer.tokenizer.name", "orchestrator.tokenizer.name")),
-    ("tokenizer.trust_remote_code", ("trainer.tokenizer.trust_remote_code", "orchestrator.tokenizer.trust_remote_code")),
-    ("tokenizer.chat_template", ("trainer.tokenizer.chat_template", "orchestrator.tokenizer.chat_template",
-                                 "inference.vllm.chat_template")),
+    (
+        "tokenizer.trust_remote_code",
+        ("trainer.tokenizer.trust_remote_code", "orchestrator.tokenizer.trust_remote_code"),
+    ),
+    (
+        "tokenizer.chat_template",
+        ("trainer.tokenizer.chat_template", "orchestrator.tokenizer.chat_template", "inference.vllm.chat_template"),
+    ),
     ("rollout_transport", ("trainer.rollout_transport", "orchestrator.rollout_transport")),
     ("max_steps", ("trainer.max_steps", "orchestrator.max_steps")),
     ("seq_len", ("trainer.model.seq_len", "orchestrator.seq_len")),
@@ -42,9 +49,11 @@ PRESENCE_TARGETS: dict[str, tuple[str, ...]] = {
     "monitors.file": ("trainer", "orchestrator"),
     "monitors.prime": ("orchestrator",),
 }
-CONFLICT_HEAD = ("Shared config conflicts with matching sub-config field(s). Pick one place to set each value — "
-                 "duplicating it is ambiguous and the sub-config would silently shadow any later shared-level "
-                 "override (e.g. on the CLI):")
+CONFLICT_HEAD = (
+    "Shared config conflicts with matching sub-config field(s). Pick one place to set each value — "
+    "duplicating it is ambiguous and the sub-config would silently shadow any later shared-level "
+    "override (e.g. on the CLI):"
+)
 
 
 def conflict_message(conflicts: list[tuple[str, str]]) -> str:

@@ -22,8 +22,14 @@ VOLUME_SIZE_NEEDS_VOLUME = "--volume-size (and top-level `volume_size`) needs --
 
 def source_ref_problem(ref: str) -> str | None:
     """The CLI's ``_source_ref_error``: why ``ref`` cannot be a prime-rl git ref, or None."""
-    if (not _SOURCE_REF.match(ref) or ".." in ref or "//" in ref or "/." in ref or ref.endswith(("/", "."))
-            or any(part.endswith(".lock") for part in ref.split("/"))):
+    if (
+        not _SOURCE_REF.match(ref)
+        or ".." in ref
+        or "//" in ref
+        or "/." in ref
+        or ref.endswith(("/", "."))
+        or any(part.endswith(".lock") for part in ref.split("/"))
+    ):
         return f"{ref!r} is not a valid git ref (branches, tags and commit shas only)."
     if ref.startswith(("refs/", "pull/")):
         return f"{ref!r}: pull-request and refs/ names are not accepted; use --pr N for a pull request."
@@ -42,21 +48,43 @@ def run(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         value = raw.get(key)
         if value is not None and not isinstance(value, str):
             form = _STRING_FORMS.get(key, "a string")
-            yield Finding("error", "cli-key", f"{key} in this file must be {form}, got {type(value).__name__}.", (key,), "cli")
+            yield Finding(
+                "error", "cli-key", f"{key} in this file must be {form}, got {type(value).__name__}.", (key,), "cli"
+            )
     ref = raw.get("source_ref")
     if ref is not None:
-        why = (f"source_ref in this file must be a string, got {type(ref).__name__}." if not isinstance(ref, str)
-               else (f"source_ref in this file: {p}" if (p := source_ref_problem(ref)) else None))
+        why = (
+            f"source_ref in this file must be a string, got {type(ref).__name__}."
+            if not isinstance(ref, str)
+            else (f"source_ref in this file: {p}" if (p := source_ref_problem(ref)) else None)
+        )
         if why:
             yield Finding("error", "cli-key", why, ("source_ref",), "cli")
-    if isinstance(raw.get("volume_size"), str) and not isinstance(raw.get("volume"), str) and ctx.has_volume is not True:
+    if (
+        isinstance(raw.get("volume_size"), str)
+        and not isinstance(raw.get("volume"), str)
+        and ctx.has_volume is not True
+    ):
         yield Finding("warning", "cli-key", VOLUME_SIZE_NEEDS_VOLUME, ("volume_size",), "cli", True)
     for key in ("env_file", "env_files"):
         value = raw.get(key)
-        if value is not None and not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
-            yield Finding("error", "cli-key", f"{key} must be a path or a list of paths (relative to this file), "
-                          f"got {type(value).__name__}.", (key,), "cli")
+        if value is not None and not (
+            isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+        ):
+            yield Finding(
+                "error",
+                "cli-key",
+                f"{key} must be a path or a list of paths (relative to this file), got {type(value).__name__}.",
+                (key,),
+                "cli",
+            )
     if "type" in raw:
-        yield Finding("warning", "cli-type", f'`type = "{raw["type"]}"` in this file is no longer used. Remove it from the config.',
-                      ("type",), "cli", True,
-                      fix_builder=lambda spans: remove_line_fix(spans, ("type",), "Remove type (prime train ignores it)"))
+        yield Finding(
+            "warning",
+            "cli-type",
+            f'`type = "{raw["type"]}"` in this file is no longer used. Remove it from the config.',
+            ("type",),
+            "cli",
+            True,
+            fix_builder=lambda spans: remove_line_fix(spans, ("type",), "Remove type (prime train ignores it)"),
+        )

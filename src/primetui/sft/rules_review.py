@@ -22,25 +22,43 @@ def run(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if kind in ("linear", "cosine") and max_steps is not None and w is not None and w > max_steps:
         fatal = kind == "cosine" or (kind == "linear" and d is not None and d > 0)
         if not fatal:  # those cases are already prime-rl errors
-            yield Finding("warning", "warmup-too-long",
-                          f"warmup_steps ({w}) is longer than max_steps ({max_steps}): the run never leaves warmup, "
-                          "so the LR never reaches its peak and the losses are warmup-dominated.",
-                          ("scheduler", "warmup_steps") if c.is_set("scheduler.warmup_steps") else ("scheduler", "type"), "review")
+            yield Finding(
+                "warning",
+                "warmup-too-long",
+                f"warmup_steps ({w}) is longer than max_steps ({max_steps}): the run never leaves warmup, "
+                "so the LR never reaches its peak and the losses are warmup-dominated.",
+                ("scheduler", "warmup_steps") if c.is_set("scheduler.warmup_steps") else ("scheduler", "type"),
+                "review",
+            )
     if c.has_table("ckpt"):
         interval = c.num("ckpt.interval")
         if interval is not None and max_steps is not None and interval > max_steps:
-            yield Finding("warning", "ckpt-never-fires",
-                          f"ckpt.interval ({interval}) is larger than max_steps ({max_steps}): it never fires, so only the "
-                          "final step is saved.", ("ckpt", "interval"), "review")
+            yield Finding(
+                "warning",
+                "ckpt-never-fires",
+                f"ckpt.interval ({interval}) is larger than max_steps ({max_steps}): it never fires, so only the "
+                "final step is saved.",
+                ("ckpt", "interval"),
+                "review",
+            )
         yield from _volume_fit(c, ctx, max_steps, interval)
     elif ctx.hosted and (c.get("data.type") or "sft") != "fake":
-        yield Finding("hint", "no-ckpt", "No [ckpt] table: this run saves no checkpoint to the volume — add [ckpt] to keep the final step.",
-                      (), "review")
+        yield Finding(
+            "hint",
+            "no-ckpt",
+            "No [ckpt] table: this run saves no checkpoint to the volume — add [ckpt] to keep the final step.",
+            (),
+            "review",
+        )
     yield from _model_seq_len(c)
     if c.get("model.debug.force_balanced_routing") is True:
-        yield Finding("warning", "force-balanced-routing",
-                      "force_balanced_routing forces round-robin expert routing and is debug-only — remove it for a real run.",
-                      ("model", "debug", "force_balanced_routing"), "review")
+        yield Finding(
+            "warning",
+            "force-balanced-routing",
+            "force_balanced_routing forces round-robin expert routing and is debug-only — remove it for a real run.",
+            ("model", "debug", "force_balanced_routing"),
+            "review",
+        )
 
 
 def _model_seq_len(c: Cfg) -> Iterator[Finding]:
@@ -55,10 +73,17 @@ def _model_seq_len(c: Cfg) -> Iterator[Finding]:
     def move(spans):
         return next(iter(move_fixes(spans, ("model", "seq_len"), ("data",))), None)
 
-    yield Finding("warning", "model-seq-len", f"model.seq_len ({model_len}) is not used by SFT: samples are packed and "
-                  f"trained at data.seq_len ({said})" + (" — move it to [data]." if not data_written else
-                                                          " — remove it, or set data.seq_len."),
-                  ("model", "seq_len"), "review", True, fix_builder=None if data_written else move)
+    yield Finding(
+        "warning",
+        "model-seq-len",
+        f"model.seq_len ({model_len}) is not used by SFT: samples are packed and "
+        f"trained at data.seq_len ({said})"
+        + (" — move it to [data]." if not data_written else " — remove it, or set data.seq_len."),
+        ("model", "seq_len"),
+        "review",
+        True,
+        fix_builder=None if data_written else move,
+    )
 
 
 def _volume_fit(c: Cfg, ctx: CheckContext, max_steps, interval) -> Iterator[Finding]:
@@ -75,7 +100,11 @@ def _volume_fit(c: Cfg, ctx: CheckContext, max_steps, interval) -> Iterator[Find
     per = checkpoint_bytes(params, c.get("optim.type") or "adamw", c.get("model.optimization_dtype") or "float32")
     total = per * kept
     if total > ctx.volume_size_bytes:
-        yield Finding("warning", "ckpt-exceeds-volume",
-                      f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(total)} is more than the volume's "
-                      f"{human_bytes(ctx.volume_size_bytes)} — lower ckpt.keep_last or expand the volume.",
-                      ("ckpt", "keep_last") if c.is_set("ckpt.keep_last") else ("ckpt",), "review")
+        yield Finding(
+            "warning",
+            "ckpt-exceeds-volume",
+            f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(total)} is more than the volume's "
+            f"{human_bytes(ctx.volume_size_bytes)} — lower ckpt.keep_last or expand the volume.",
+            ("ckpt", "keep_last") if c.is_set("ckpt.keep_last") else ("ckpt",),
+            "review",
+        )

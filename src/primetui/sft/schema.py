@@ -24,7 +24,7 @@ from primetui.sft.schema_data import CLASSES
 
 PRIME_RL_COMMIT = "559b44772e471d1538537b8805cc77f3824a5e64"
 PRIME_RL_VERSION = "prime-rl 0.8.0 (prime-rl-configs 0.4.0, 2026-08-21)"
-SCHEMA_NOTE = (f"schema mirror of {PRIME_RL_VERSION} @ {PRIME_RL_COMMIT[:9]}, renderers {RENDERERS_VERSION}")
+SCHEMA_NOTE = f"schema mirror of {PRIME_RL_VERSION} @ {PRIME_RL_COMMIT[:9]}, renderers {RENDERERS_VERSION}"
 
 ROOT = "SFTConfig"
 ROOTS: dict[str, str] = {"sft": ROOT, "rl": "RLConfig"}
@@ -59,6 +59,8 @@ def _injected(kind: str) -> dict[tuple[str, str], str]:
 def kind_of(raw: Any) -> Kind:
     """The schema a parsed document is checked against (``primetui.sft.kind.schema_kind``)."""
     return schema_kind(raw)
+
+
 _CLASS_RE = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Config|Tier))\b")
 
 
@@ -140,10 +142,17 @@ def _renderer_specs(kind: str = "sft") -> dict[str, ClassSpec]:
         for fname, (typ, default, desc) in fields.items():
             specs[fname] = FieldSpec(fname, typ, default, "", desc, cls, kind=kind)
         specs["thinking_retention"] = FieldSpec(
-            "thinking_retention", "Literal['tool_cycle', 'all'] | None", "None", "",
-            "How earlier turns' thinking is kept (overrides the template knob).", cls, kind=kind)
-        out[cls] = ClassSpec(cls, "allow" if name in RENDERER_EXTRA_ALLOW else "forbid", "renderers/configs.py", specs,
-                             kind)
+            "thinking_retention",
+            "Literal['tool_cycle', 'all'] | None",
+            "None",
+            "",
+            "How earlier turns' thinking is kept (overrides the template knob).",
+            cls,
+            kind=kind,
+        )
+        out[cls] = ClassSpec(
+            cls, "allow" if name in RENDERER_EXTRA_ALLOW else "forbid", "renderers/configs.py", specs, kind
+        )
     return out
 
 
@@ -188,8 +197,7 @@ def _make_renderer_field(f: FieldSpec, renderer_classes: dict[str, ClassSpec], o
     f.classes = list(renderer_classes)
     f.discriminator = "name"
     what = "SFT needs a typed renderer that matches the model family." if f.kind == "sft" else f.description
-    f.description = (f"Renderer config: `name` picks the chat-template renderer (renderers {RENDERERS_VERSION}); "
-                     f"{what}")
+    f.description = f"Renderer config: `name` picks the chat-template renderer (renderers {RENDERERS_VERSION}); {what}"
 
 
 def root_spec(kind: str = "sft") -> ClassSpec:
@@ -215,7 +223,9 @@ def injected_tag(f: FieldSpec) -> str | None:
     return _injected(f.kind).get((f.owner, f.name))
 
 
-def resolve(path: tuple[Any, ...], raw: Any = None, kind: str | None = None) -> tuple[FieldSpec | None, ClassSpec | None]:
+def resolve(
+    path: tuple[Any, ...], raw: Any = None, kind: str | None = None
+) -> tuple[FieldSpec | None, ClassSpec | None]:
     """The field spec at a config path and the class of its value, choosing union variants from ``raw``.
 
     ``raw`` is the config dict (root); unions pick the variant named by the table's tag, else the
@@ -255,6 +265,7 @@ def resolve(path: tuple[Any, ...], raw: Any = None, kind: str | None = None) -> 
 
 
 # -- pydantic models -------------------------------------------------------------------------------
+
 
 class _Base(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -313,8 +324,12 @@ def _rl_before(data: dict[str, Any]) -> dict:
     return propagate_shared_fields(data)[0]
 
 
-_BEFORE = {("*", "ModelConfig"): _model_full_offload, ("*", "VllmConfig"): _vllm_snake, ("sft", "SFTConfig"): _sft_before,
-           ("rl", "RLConfig"): _rl_before}
+_BEFORE = {
+    ("*", "ModelConfig"): _model_full_offload,
+    ("*", "VllmConfig"): _vllm_snake,
+    ("sft", "SFTConfig"): _sft_before,
+    ("rl", "RLConfig"): _rl_before,
+}
 
 
 class _Builder:
@@ -345,8 +360,18 @@ class _Builder:
             members = tuple(self.model(c) for c in f.classes)
             ann: Any = Annotated[Union[members], Field(discriminator=f.discriminator)]  # type: ignore[valid-type]
             return Optional[ann] if "None" in f.type else ann
-        ns: dict[str, Any] = {"int": int, "float": float, "bool": bool, "str": str, "Path": Path, "Any": Any,
-                              "Literal": Literal, "list": list, "dict": dict, "None": None}
+        ns: dict[str, Any] = {
+            "int": int,
+            "float": float,
+            "bool": bool,
+            "str": str,
+            "Path": Path,
+            "Any": Any,
+            "Literal": Literal,
+            "list": list,
+            "dict": dict,
+            "None": None,
+        }
         for c in _CLASS_RE.findall(f.type):
             ns[c] = dict[str, Any] if c in _OPEN or c not in self.tables else self.model(c)
         try:

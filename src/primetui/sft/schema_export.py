@@ -22,20 +22,32 @@ RL_SCHEMA_ID = f"https://github.com/PrimeIntellect-ai/prime-rl/blob/{PRIME_RL_CO
 _STRING = {"type": "string"}
 # prime train's own top-level keys (prime_cli commands/rl.py), stripped before the config reaches prime-rl.
 CLI_PROPERTIES: dict[str, dict[str, Any]] = {
-    "name": {**_STRING, "pattern": "^[^\\x00-\\x1f\\x7f]*\\S[^\\x00-\\x1f\\x7f]*$", "maxLength": 128,
-             "description": "The run's name on the platform (prime train sends it as the run name): not blank, "
-                            "at most 128 characters, no control characters."},
+    "name": {
+        **_STRING,
+        "pattern": "^[^\\x00-\\x1f\\x7f]*\\S[^\\x00-\\x1f\\x7f]*$",
+        "maxLength": 128,
+        "description": "The run's name on the platform (prime train sends it as the run name): not blank, "
+        "at most 128 characters, no control characters.",
+    },
     "image_tag": {**_STRING, "description": "The prime-rl image to run (prime train --image-tag)."},
     "gpu_type": {**_STRING, "description": "Narrows the cluster picker to this GPU type (prime train --gpu-type)."},
     "volume": {**_STRING, "description": "The volume mounted at /volume (prime train --volume)."},
     "volume_size": {**_STRING, "description": 'Size of a volume prime train creates, like "500Gi" (needs volume).'},
-    "env_file": {"anyOf": [_STRING, {"type": "array", "items": _STRING}],
-                 "description": "Deprecated: secrets file(s) relative to the config (use env_files)."},
-    "env_files": {"anyOf": [_STRING, {"type": "array", "items": _STRING}],
-                  "description": "Secrets files relative to the config (prime train reads them; never sent as config)."},
-    "source_ref": {**_STRING, "pattern": "^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$", "not": {"pattern": "^(refs|pull)/"},
-                   "description": "A prime-rl git ref (branch, tag or sha) overlaid on the image (--ref); not refs/ "
-                                  "or pull/ (prime train takes --pr N for a pull request)."},
+    "env_file": {
+        "anyOf": [_STRING, {"type": "array", "items": _STRING}],
+        "description": "Deprecated: secrets file(s) relative to the config (use env_files).",
+    },
+    "env_files": {
+        "anyOf": [_STRING, {"type": "array", "items": _STRING}],
+        "description": "Secrets files relative to the config (prime train reads them; never sent as config).",
+    },
+    "source_ref": {
+        **_STRING,
+        "pattern": "^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$",
+        "not": {"pattern": "^(refs|pull)/"},
+        "description": "A prime-rl git ref (branch, tag or sha) overlaid on the image (--ref); not refs/ "
+        "or pull/ (prime train takes --pr N for a pull request).",
+    },
     "type": {"description": "No longer used by prime train (it warns and ignores it)."},
 }
 
@@ -47,8 +59,11 @@ def json_schema(kind: str = "sft") -> dict[str, Any]:
     _before_validators(schema, kind)
     _tables_first(schema)
     schema["properties"] = {**schema.get("properties", {}), **CLI_PROPERTIES}
-    what = ("sft.toml (prime-rl SFTConfig)", "SFT", "hosted SFT") if kind == "sft" else (
-        "rl.toml (prime-rl RLConfig)", "RL", "hosted RL")
+    what = (
+        ("sft.toml (prime-rl SFTConfig)", "SFT", "hosted SFT")
+        if kind == "sft"
+        else ("rl.toml (prime-rl RLConfig)", "RL", "hosted RL")
+    )
     return {
         "$schema": DRAFT,
         "$id": SCHEMA_ID if kind == "sft" else RL_SCHEMA_ID,
@@ -80,7 +95,7 @@ def _before_validators(schema: dict[str, Any], kind: str) -> None:
         for prop in d.get("properties", {}).values():
             arms = prop.get("anyOf", []) if isinstance(prop, dict) else []
             if {"type": "null"} in arms:
-                arms.append({"const": "None", "description": "prime-rl reads the string \"None\" as no value."})
+                arms.append({"const": "None", "description": 'prime-rl reads the string "None" as no value.'})
     offload = schema.get("$defs", {}).get("ModelConfig", {}).get("properties", {}).get("full_offload")
     if offload and "anyOf" in offload:
         offload["anyOf"].append({"type": "boolean", "description": "true is the default offload, false none."})
@@ -116,8 +131,10 @@ def _tables_first(schema: dict[str, Any]) -> None:
         for prop in d.get("properties", {}).values():
             arms = (prop.get("anyOf") if isinstance(prop, dict) else None) or []
             tables = [a for a in arms if is_table(a)]
-            if len(tables) != 1 or any(isinstance(a, dict) and a.get("type") in ("array", None) and "const" not in a
-                                       and a is not tables[0] for a in arms):
+            if len(tables) != 1 or any(
+                isinstance(a, dict) and a.get("type") in ("array", None) and "const" not in a and a is not tables[0]
+                for a in arms
+            ):
                 continue
             rest = [a for a in arms if a is not tables[0]]
             plain = [None if a == {"type": "null"} else a.get("const", a) for a in rest]
@@ -132,7 +149,8 @@ def _tag_union(node: dict[str, Any], injected: str | None) -> None:
     node.pop("oneOf")
     branches: list[dict[str, Any]] = [
         {"if": {"type": "object", "properties": {disc: {"const": tag}}, "required": [disc]}, "then": {"$ref": ref}}
-        for tag, ref in mapping.items()]
+        for tag, ref in mapping.items()
+    ]
     if injected in mapping:  # no tag: prime-rl validates the table as this variant
         branches.append({"if": {"type": "object", "not": {"required": [disc]}}, "then": {"$ref": mapping[injected]}})
     else:

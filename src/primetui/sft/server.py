@@ -10,8 +10,14 @@ from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic
 
 # Platform refusals (HTTP 400 with the seed's text), in the order the platform is assumed to check them.
-REJECTION_CODES = ("volume-required", "inference-without-eval", "gpu-budget", "multi-node-eval",
-                   "multi-node-router", "model-cache")
+REJECTION_CODES = (
+    "volume-required",
+    "inference-without-eval",
+    "gpu-budget",
+    "multi-node-eval",
+    "multi-node-router",
+    "model-cache",
+)
 
 
 @dataclass
@@ -44,10 +50,14 @@ def server_checks(config: dict[str, Any], *, has_volume: bool, cached_models: se
     from primetui.sft.spans import SpanMap
 
     if not isinstance(config, dict):
-        return ServerVerdict([{"loc": ["body", "config"], "msg": "Input should be a valid dictionary",
-                               "type": "dict_type"}])
-    ctx = CheckContext(hosted=True, has_volume=has_volume,
-                       cached_models=frozenset(cached_models) if cached_models is not None else None)
+        return ServerVerdict(
+            [{"loc": ["body", "config"], "msg": "Input should be a valid dictionary", "type": "dict_type"}]
+        )
+    ctx = CheckContext(
+        hosted=True,
+        has_volume=has_volume,
+        cached_models=frozenset(cached_models) if cached_models is not None else None,
+    )
     report = check_parsed(config, SpanMap(""), ctx)
     verdict = ServerVerdict(list(report.schema_errors))
     rejections: dict[str, str] = {}

@@ -59,8 +59,11 @@ def map_server_error(text: str, status: int | None, message: str, issues: Iterab
             loc = loc[1:]
         path, *_ = _walk_loc(loc, raw)
         where = ".".join(str(p) for p in path) or "config"
-        out.append(Diagnostic("error", f"platform: {where}: {msg}", anchor(spans, path, False), "server-422",
-                              "platform", tuple(path)))
+        out.append(
+            Diagnostic(
+                "error", f"platform: {where}: {msg}", anchor(spans, path, False), "server-422", "platform", tuple(path)
+            )
+        )
     if out:
         return out
     named = _path_for_message(message, spans)

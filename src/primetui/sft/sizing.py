@@ -57,8 +57,14 @@ def checkpoints_kept(max_steps: int | None, interval: int | None, keep_last: int
     return min(n, keep_last) if keep_last else n
 
 
-def volume_size_for(params: float, kept: int, dataset_bytes: int = 0, optim_type: str = "adamw",
-                    optimization_dtype: str = "float32", headroom: float = 0.2) -> int:
+def volume_size_for(
+    params: float,
+    kept: int,
+    dataset_bytes: int = 0,
+    optim_type: str = "adamw",
+    optimization_dtype: str = "float32",
+    headroom: float = 0.2,
+) -> int:
     """A volume size in bytes (rounded up to whole GiB) for the dataset plus ``kept`` checkpoints and headroom."""
     need = dataset_bytes + kept * checkpoint_bytes(params, optim_type, optimization_dtype)
     return int(math.ceil(need * (1 + headroom) / GIB)) * GIB
@@ -102,8 +108,19 @@ def human_bytes(n: float) -> str:
     return f"{int(n)} B"
 
 
-_UNITS = {"": 1, "k": 1000, "m": 1000**2, "g": GB, "t": 1000**4, "p": 1000**5,
-          "ki": 1024, "mi": 1024**2, "gi": GIB, "ti": 1024**4, "pi": 1024**5}
+_UNITS = {
+    "": 1,
+    "k": 1000,
+    "m": 1000**2,
+    "g": GB,
+    "t": 1000**4,
+    "p": 1000**5,
+    "ki": 1024,
+    "mi": 1024**2,
+    "gi": GIB,
+    "ti": 1024**4,
+    "pi": 1024**5,
+}
 
 
 def parse_size(text: str | None) -> int | None:

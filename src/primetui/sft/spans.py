@@ -33,8 +33,14 @@ class Entry:
 
     __slots__ = ("kind", "header_line", "_key", "_value", "_owner")
 
-    def __init__(self, kind: str, key: Span | Node, value: Span | Node | tuple[Any, ...], header_line: int = -1,
-                 owner: SpanMap | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        key: Span | Node,
+        value: Span | Node | tuple[Any, ...],
+        header_line: int = -1,
+        owner: SpanMap | None = None,
+    ) -> None:
         self.kind = kind
         self.header_line = header_line  # for [table] / [[array_table]] headers
         self._key = key
@@ -217,8 +223,9 @@ class SpanMap:
             self._entries[path] = Entry("pair", key_node, value_node, -1, self)
         else:
             key_span = self.span(key_node)
-            self._entries[path] = Entry("pair", key_span, Span(key_span.end_line, key_span.end_col,
-                                                                key_span.end_line, key_span.end_col))
+            self._entries[path] = Entry(
+                "pair", key_span, Span(key_span.end_line, key_span.end_col, key_span.end_line, key_span.end_col)
+            )
         if value_node is not None:
             self._walk_value(value_node, path)
 

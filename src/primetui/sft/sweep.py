@@ -93,8 +93,9 @@ def parse_set(spec: str) -> Axis:
         try:
             values.append(tomllib.loads(f"v = {token}")["v"])
         except tomllib.TOMLDecodeError:
-            raise SweepError(f"--set {key}: {token!r} is not a TOML value; quote a string "
-                             f"(--set '{key}=\"{token}\"').") from None
+            raise SweepError(
+                f"--set {key}: {token!r} is not a TOML value; quote a string (--set '{key}=\"{token}\"')."
+            ) from None
     if len(set(typed)) != len(typed) or len({_same(v) for v in values}) != len(values):
         raise SweepError(f"--set {key}: a value is given twice; each run of a sweep must differ.")
     return Axis(key, tuple(typed), tuple(values))
@@ -143,8 +144,10 @@ def expand(text: str, axes: list[Axis], prefix: str) -> list[Variant]:
     """Every point of the grid as a Variant, in the order of the ``--set`` options (the last varies fastest)."""
     size = grid_size(axes)
     if size > MAX_RUNS:
-        raise SweepError(f"the grid has {size} runs, more than the {MAX_RUNS} one sweep may start; "
-                         "drop some values or split it into several sweeps.")
+        raise SweepError(
+            f"the grid has {size} runs, more than the {MAX_RUNS} one sweep may start; "
+            "drop some values or split it into several sweeps."
+        )
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -160,7 +163,9 @@ def expand(text: str, axes: list[Axis], prefix: str) -> list[Variant]:
         name = _point_name(prefix, axes, shown)
         if why := run_name.problem(name):
             raise SweepError(f"the run name {name!r} cannot be used: {why}")
-        if run_name.KEY in doc:  # the file's own name stays inside config (as prime train leaves it): make it this run's
+        if (
+            run_name.KEY in doc
+        ):  # the file's own name stays inside config (as prime train leaves it): make it this run's
             doc[run_name.KEY] = name
         variants.append(Variant(name, settings, tomlkit.dumps(doc)))
     return variants
@@ -172,7 +177,6 @@ def default_prefix(text: str, stem: str) -> str:
         return run_name.config_name(tomllib.loads(text)) or stem
     except tomllib.TOMLDecodeError:
         return stem
-
 
 
 # ---- names that are already taken -------------------------------------------------------------
@@ -198,7 +202,7 @@ def new_prefix(prefix: str, names: list[str], existing: set[str] | frozenset[str
     ``names`` start with ``prefix``; a prefix that already ends in a small ``-N`` (a sweep run again
     as ``lr-2``) counts on from N, so the generations read ``lr``, ``lr-2``, ``lr-3``.
     """
-    tails = [n[len(prefix):] for n in names]
+    tails = [n[len(prefix) :] for n in names]
     m = _GENERATION.fullmatch(prefix)
     base, n = (m.group(1), int(m.group(2)) + 1) if m else (prefix, 2)
     while any(f"{base}-{n}{tail}" in existing for tail in tails):

@@ -73,9 +73,17 @@ class GridCheck:
 
     def to_json(self) -> dict[str, Any]:
         cost = self.cost_per_hour()
-        return {"runs": self.runs, "gpus": self.gpus, "checkpoint_bytes": self.need_bytes, "unknown_size": self.unknown,
-                "space": self.space.state, "cost_per_hour": list(cost) if cost else None, "line": self.line(),
-                "names_taken": list(self.taken), "names_twice": list(self.twice)}
+        return {
+            "runs": self.runs,
+            "gpus": self.gpus,
+            "checkpoint_bytes": self.need_bytes,
+            "unknown_size": self.unknown,
+            "space": self.space.state,
+            "cost_per_hour": list(cost) if cost else None,
+            "line": self.line(),
+            "names_taken": list(self.taken),
+            "names_twice": list(self.twice),
+        }
 
     def clash_sentence(self, prefix: str, offer: str | None) -> str | None:
         """The warning about names already taken, ending with ``offer``; None when every name is new."""
@@ -90,15 +98,22 @@ def clash_sentence(runs: int, taken: Sequence[str], twice: Sequence[str], prefix
     if taken:
         shown = ", ".join(taken[:3]) + (", …" if len(taken) > 3 else "")
         verb = "is" if len(taken) == 1 else "are"
-        parts.append(f"{len(taken)} of the {runs} run names {verb} already on the platform ({shown}), so the runs "
-                     f"list would mix this sweep with the earlier one under {prefix!r}")
+        parts.append(
+            f"{len(taken)} of the {runs} run names {verb} already on the platform ({shown}), so the runs "
+            f"list would mix this sweep with the earlier one under {prefix!r}"
+        )
     if twice:
         parts.append(f"the grid gives {', '.join(twice[:3])} to more than one run")
     return "; ".join(parts) + (f"; {offer} makes every name new" if offer else "") + "."
 
 
-def grid_check(configs: Sequence[dict[str, Any]], names: Sequence[str], volume_bytes: int | None,
-               prices: Sequence[Price] = (), existing: set[str] | frozenset[str] = frozenset()) -> GridCheck:
+def grid_check(
+    configs: Sequence[dict[str, Any]],
+    names: Sequence[str],
+    volume_bytes: int | None,
+    prices: Sequence[Price] = (),
+    existing: set[str] | frozenset[str] = frozenset(),
+) -> GridCheck:
     """The grid of ``configs`` (named ``names``) on a volume of ``volume_bytes``, priced at ``prices``."""
     needs = [space_need(c) for c in configs]
     known = [n.need for n in needs if n.need is not None]
@@ -121,8 +136,9 @@ def grid_check(configs: Sequence[dict[str, Any]], names: Sequence[str], volume_b
             detail = f"{space.detail}; {unknown} run(s) of unknown size not counted"
             space = Check("Space", "fail" if space.state == "fail" else worst, detail)
     taken, twice = name_clashes(list(names), existing)
-    return GridCheck(len(configs), sum(gpus(c) for c in configs), space, total, unknown, tuple(prices),
-                     tuple(taken), tuple(twice))
+    return GridCheck(
+        len(configs), sum(gpus(c) for c in configs), space, total, unknown, tuple(prices), tuple(taken), tuple(twice)
+    )
 
 
 def prices_from(reply: Any) -> list[Price]:
@@ -142,6 +158,10 @@ async def platform_run_names(client: Any) -> set[str]:
         reply = await client.list_runs(page=page, limit=NAME_PAGE_SIZE)
         names.update(r.name for r in reply.runs if r.name)
         pages = reply.total_pages
-        if not reply.runs or (pages is not None and page >= pages) or (pages is None and len(reply.runs) < NAME_PAGE_SIZE):
+        if (
+            not reply.runs
+            or (pages is not None and page >= pages)
+            or (pages is None and len(reply.runs) < NAME_PAGE_SIZE)
+        ):
             break
     return names

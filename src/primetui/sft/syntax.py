@@ -131,8 +131,12 @@ def explain(text: str, message: str) -> SyntaxProblem | None:
     """A better place and wording for tomllib's ``message`` about ``text``; None keeps tomllib's."""
     if text.startswith(BOM):
         fix = Fix("Remove the byte-order mark", (TextEdit((0, 0), (0, 1), ""),))
-        return SyntaxProblem("the file starts with a UTF-8 byte-order mark (BOM), which TOML does not allow — "
-                             "remove it (quick fix) or save the file as UTF-8 without BOM.", Span(0, 0, 0, 1), fix)
+        return SyntaxProblem(
+            "the file starts with a UTF-8 byte-order mark (BOM), which TOML does not allow — "
+            "remove it (quick fix) or save the file as UTF-8 without BOM.",
+            Span(0, 0, 0, 1),
+            fix,
+        )
     twice = _explain_duplicate(text, message)
     if twice is not None:
         return twice
@@ -143,13 +147,21 @@ def explain(text: str, message: str) -> SyntaxProblem | None:
     scan = _scan(text, offset)
     if scan.open_string is not None and len(scan.open_string[0]) == 3:
         quote, line, col = scan.open_string
-        return SyntaxProblem(f"unterminated multi-line string starting at {_at(line, col)} — close it with {quote}.",
-                             Span(line, col, line, col + 3))
-    if scan.cut_string is not None and abs(scan.cut_string[3] - offset) <= 1 and (
-            "Illegal character" in message or "Unclosed" in message or _END in message or "Expected" in message):
+        return SyntaxProblem(
+            f"unterminated multi-line string starting at {_at(line, col)} — close it with {quote}.",
+            Span(line, col, line, col + 3),
+        )
+    if (
+        scan.cut_string is not None
+        and abs(scan.cut_string[3] - offset) <= 1
+        and ("Illegal character" in message or "Unclosed" in message or _END in message or "Expected" in message)
+    ):
         quote, line, col, _nl = scan.cut_string
-        return SyntaxProblem(f"unterminated string starting at {_at(line, col)} — close it with {quote} on the "
-                             f"same line (use {quote * 3} for text over several lines).", Span(line, col, line, col + 1))
+        return SyntaxProblem(
+            f"unterminated string starting at {_at(line, col)} — close it with {quote} on the "
+            f"same line (use {quote * 3} for text over several lines).",
+            Span(line, col, line, col + 1),
+        )
     for word, bracket, close in (("Unclosed array", "[", "]"), ("Unclosed inline table", "{", "}")):
         if message.startswith(word) or (bracket == "{" and _inline_table_cut(text, message, offset, _line, scan)):
             opener = next((o for o in reversed(scan.openers) if o[0] == bracket), None)
@@ -157,8 +169,10 @@ def explain(text: str, message: str) -> SyntaxProblem | None:
                 return None
             _b, line, col = opener
             what = "array" if bracket == "[" else "inline table (it must close on the same line)"
-            return SyntaxProblem(f"unclosed {what} `{bracket}` opened at {_at(line, col)} — close it with `{close}`.",
-                                 Span(line, col, line, col + 1))
+            return SyntaxProblem(
+                f"unclosed {what} `{bracket}` opened at {_at(line, col)} — close it with `{close}`.",
+                Span(line, col, line, col + 1),
+            )
     return None
 
 
@@ -170,7 +184,7 @@ def _inline_table_cut(text: str, message: str, offset: int, line: int, scan: _Sc
         return False
     bracket, opened_on, _col = scan.openers[-1]
     end = text.find("\n", offset)
-    rest = text[offset: len(text) if end < 0 else end].strip()
+    rest = text[offset : len(text) if end < 0 else end].strip()
     return bracket == "{" and opened_on == line and (not rest or rest.startswith("#"))
 
 
@@ -196,8 +210,12 @@ def _explain_duplicate(text: str, message: str) -> SyntaxProblem | None:
             if other and other.group(1).strip() == key:
                 col = len(lines[line]) - len(lines[line].lstrip())
                 fix = Fix(f"Remove this second {key}", (TextEdit((line, 0), (line + 1, 0), ""),))
-                return SyntaxProblem(f"`{key}` is set twice in this table (first on line {i + 1}) — TOML allows a key "
-                                     "once per table; keep one.", Span(line, col, line, col + len(key)), fix)
+                return SyntaxProblem(
+                    f"`{key}` is set twice in this table (first on line {i + 1}) — TOML allows a key "
+                    "once per table; keep one.",
+                    Span(line, col, line, col + len(key)),
+                    fix,
+                )
         return None
     m = _DUP_TABLE.match(message)
     if m:
@@ -207,6 +225,9 @@ def _explain_duplicate(text: str, message: str) -> SyntaxProblem | None:
         if first is None or not header:
             return None
         col = len(lines[line]) - len(lines[line].lstrip())
-        return SyntaxProblem(f"{header} is declared twice (first on line {first + 1}) — TOML allows a table once; "
-                             "merge the two into one.", Span(line, col, line, col + len(header)))
+        return SyntaxProblem(
+            f"{header} is declared twice (first on line {first + 1}) — TOML allows a table once; "
+            "merge the two into one.",
+            Span(line, col, line, col + len(header)),
+        )
     return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-WALKTHROUGH = '''max_steps = 10
+WALKTHROUGH = """max_steps = 10
 
 [ckpt]               # save step 10 to the volume
 interval = 10
@@ -30,9 +30,9 @@ gpus_per_node = 1
 
 [renderer]
 name = "prime-qwen3"  # must match the model family
-'''
+"""
 
-MULTI_NODE = '''max_steps = 4
+MULTI_NODE = """max_steps = 4
 
 [env_vars]
 TRITON_CACHE_DIR = "/tmp/.cache/triton_cache"
@@ -83,10 +83,10 @@ splits = ["math"]
 batch_size = 8
 micro_batch_size = 1
 seq_len = 4096
-'''
+"""
 
 # The walkthrough config plus the "Online evals" blocks of the seed, with the 8-GPU deployment it shows.
-ONLINE_EVAL = '''max_steps = 10
+ONLINE_EVAL = """max_steps = 10
 
 [ckpt]               # save step 10 to the volume
 interval = 10
@@ -123,12 +123,12 @@ type = "single_node"
 num_train_gpus = 4
 num_infer_gpus = 4    # defaults to 1
 gpus_per_node = 8
-'''
+"""
 
 
 # prime-rl examples/basic/reverse-text/rl.toml @ 559b44772 (the canonical 2-GPU RL run), with one
 # line added: dataset_split = "train[:40]", so the sample steps 10 and 20 hold the same 8 prompts.
-RL_REVERSE_TEXT = '''max_steps = 20
+RL_REVERSE_TEXT = """max_steps = 20
 seq_len = 2048
 
 [model]
@@ -170,10 +170,10 @@ lr = 3e-6
 # suffix misses the MODEL_RENDERER_MAP exact match).
 [orchestrator.renderer]
 name = "prime-qwen3"
-'''
+"""
 
 # prime-rl configs/debug/multi-env/rl.toml @ 559b44772: two train sources and an online eval.
-RL_MULTI_ENV = '''# Minimal multi-env debug run: two reverse-text train sources + one eval source.
+RL_MULTI_ENV = """# Minimal multi-env debug run: two reverse-text train sources + one eval source.
 # The launcher spawns one env server per source at its derived address
 # (tcp://127.0.0.1:5000-5002); the orchestrator connects to each.
 max_steps = 10
@@ -242,7 +242,7 @@ lr = 3e-6
 
 [inference.vllm]
 gpu_memory_utilization = 0.5
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -254,21 +254,36 @@ class Template:
 
 
 TEMPLATES: tuple[Template, ...] = (
-    Template("walkthrough", "Walkthrough (1 GPU, reverse-text)",
-             "The hosted-SFT walkthrough: Qwen3-0.6B on one GPU, dataset on the volume, final checkpoint kept.",
-             WALKTHROUGH),
-    Template("online-eval", "Online evals (single node, 4+4 GPUs)",
-             "The walkthrough plus an [eval] block scoring checkpoints against reverse-text, with an inference server.",
-             ONLINE_EVAL),
-    Template("multi-node", "Multi-node (GLM-5.3, 8x8 H200)",
-             "The scaling-up example: GLM-5.3 on 8 nodes with context and expert parallelism.",
-             MULTI_NODE),
-    Template("rl-reverse-text", "RL: reverse-text (prime-rl example, 1+1 GPUs)",
-             "prime-rl's examples/basic/reverse-text/rl.toml: GRPO on reverse-text, batch 128, group 16, 20 steps.",
-             RL_REVERSE_TEXT),
-    Template("rl-multi-env", "RL: two environments + online eval",
-             "prime-rl's configs/debug/multi-env/rl.toml: two reverse-text sources and an eval every 5 steps.",
-             RL_MULTI_ENV),
+    Template(
+        "walkthrough",
+        "Walkthrough (1 GPU, reverse-text)",
+        "The hosted-SFT walkthrough: Qwen3-0.6B on one GPU, dataset on the volume, final checkpoint kept.",
+        WALKTHROUGH,
+    ),
+    Template(
+        "online-eval",
+        "Online evals (single node, 4+4 GPUs)",
+        "The walkthrough plus an [eval] block scoring checkpoints against reverse-text, with an inference server.",
+        ONLINE_EVAL,
+    ),
+    Template(
+        "multi-node",
+        "Multi-node (GLM-5.3, 8x8 H200)",
+        "The scaling-up example: GLM-5.3 on 8 nodes with context and expert parallelism.",
+        MULTI_NODE,
+    ),
+    Template(
+        "rl-reverse-text",
+        "RL: reverse-text (prime-rl example, 1+1 GPUs)",
+        "prime-rl's examples/basic/reverse-text/rl.toml: GRPO on reverse-text, batch 128, group 16, 20 steps.",
+        RL_REVERSE_TEXT,
+    ),
+    Template(
+        "rl-multi-env",
+        "RL: two environments + online eval",
+        "prime-rl's configs/debug/multi-env/rl.toml: two reverse-text sources and an eval every 5 steps.",
+        RL_MULTI_ENV,
+    ),
 )
 
 
@@ -280,7 +295,7 @@ def get(key: str) -> Template:
 
 
 # prime-rl configs/ci/nightly-fft/reverse-text.toml @ 559b44772 (the nightly full fine-tune of reverse-text).
-RL_NIGHTLY = '''max_steps = 20
+RL_NIGHTLY = """max_steps = 20
 seq_len = 2048
 
 [deployment]
@@ -324,4 +339,4 @@ max_completion_tokens = 128
 
 [orchestrator.renderer]
 name = "prime-qwen3"
-'''
+"""

@@ -50,9 +50,13 @@ def load_client_key(key_path: str | os.PathLike[str]) -> asyncssh.SSHKey | None:
     try:
         return asyncssh.read_private_key(str(path))
     except PermissionError:
-        raise KeyFileError(f"Cannot read the SSH key {path} (permission denied); fix its permissions (chmod 600).") from None
+        raise KeyFileError(
+            f"Cannot read the SSH key {path} (permission denied); fix its permissions (chmod 600)."
+        ) from None
     except IsADirectoryError:
-        raise KeyFileError(f"{path} is a directory, not an SSH private key; point ssh_key_path at the key file.") from None
+        raise KeyFileError(
+            f"{path} is a directory, not an SSH private key; point ssh_key_path at the key file."
+        ) from None
     except asyncssh.KeyImportError as exc:
         if "passphrase" in str(exc).lower():
             if os.environ.get("SSH_AUTH_SOCK"):
@@ -61,7 +65,9 @@ def load_client_key(key_path: str | os.PathLike[str]) -> asyncssh.SSHKey | None:
                 f"The SSH key {path} is protected by a passphrase and no ssh-agent is running; "
                 f"start one and run `ssh-add {path}`, then retry."
             ) from None
-        raise KeyFileError(f"{path} is not a readable SSH private key ({exc}); point ssh_key_path at your private key.") from None
+        raise KeyFileError(
+            f"{path} is not a readable SSH private key ({exc}); point ssh_key_path at your private key."
+        ) from None
     except OSError as exc:
         raise KeyFileError(f"Cannot read the SSH key {path} ({exc.strerror}); check the file.") from None
 
@@ -107,7 +113,9 @@ class SessionConnection:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.conn.wait_closed(), 5)
 
-    async def run(self, command: str, *, input: bytes | None = None, timeout: float | None = 60) -> asyncssh.SSHCompletedProcess:
+    async def run(
+        self, command: str, *, input: bytes | None = None, timeout: float | None = 60
+    ) -> asyncssh.SSHCompletedProcess:
         """Run ``command`` without a terminal; stdout/stderr are bytes."""
         try:
             return await asyncio.wait_for(self.conn.run(command, input=input, encoding=None, check=False), timeout)
@@ -173,12 +181,18 @@ async def open_session_connection(
     try:
         if use_gateway:
             conn = await asyncssh.connect(
-                endpoint.host, endpoint.port, tunnel=GatewayTunnel(endpoint.gateway, endpoint.alias, timeout),
-                client_factory=lambda: client, **options,
+                endpoint.host,
+                endpoint.port,
+                tunnel=GatewayTunnel(endpoint.gateway, endpoint.alias, timeout),
+                client_factory=lambda: client,
+                **options,
             )
         else:
             conn = await asyncssh.connect(
-                local_host_address(endpoint.host), endpoint.port, client_factory=lambda: client, **options,
+                local_host_address(endpoint.host),
+                endpoint.port,
+                client_factory=lambda: client,
+                **options,
             )
     except ShellError:
         raise
@@ -193,8 +207,14 @@ async def open_session_connection(
             "use the key registered with the platform (prime config set-ssh-key-path)."
         ) from None
     except (asyncio.TimeoutError, OSError, asyncssh.Error) as exc:
-        why = "timed out" if isinstance(exc, asyncio.TimeoutError) else (getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc))
-        raise ConnectFailed(f"Cannot connect to session {endpoint.session_id} at {where} ({why}); check that it is still ready and retry.") from None
+        why = (
+            "timed out"
+            if isinstance(exc, asyncio.TimeoutError)
+            else (getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc))
+        )
+        raise ConnectFailed(
+            f"Cannot connect to session {endpoint.session_id} at {where} ({why}); check that it is still ready and retry."
+        ) from None
     return SessionConnection(endpoint, conn, use_gateway, client)
 
 
@@ -291,8 +311,13 @@ async def open_shell(
         # OpenSSH's default SendEnv: the locale, so UTF-8 in the remote shell matches this terminal
         locale = {k: v for k, v in os.environ.items() if k in ("LANG", "COLORTERM") or k.startswith("LC_")}
         process = await session.conn.create_process(
-            command, term_type=term_type, term_size=(cols, rows), encoding=None, env=locale or (),
-            max_pktsize=SHELL_MAX_PKTSIZE, window=START_WINDOW,
+            command,
+            term_type=term_type,
+            term_size=(cols, rows),
+            encoding=None,
+            env=locale or (),
+            max_pktsize=SHELL_MAX_PKTSIZE,
+            window=START_WINDOW,
         )
     except (asyncssh.Error, OSError) as exc:
         raise classify_loss(exc) or ConnectionDropped("Could not start a shell; reconnect and retry.") from exc

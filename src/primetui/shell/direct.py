@@ -58,7 +58,9 @@ def put_route_args(local: str, remote: str) -> tuple[str, list[str] | None]:
     return "", sorted(os.listdir(pt.src)) if pt.contents else [pt.src.resolve().name]
 
 
-def _ticker(total: int, progress: Progress | None, should_stop: Callable[[], bool]) -> Callable[[int, str], Callable[[int], None]]:
+def _ticker(
+    total: int, progress: Progress | None, should_stop: Callable[[], bool]
+) -> Callable[[int, str], Callable[[int], None]]:
     done = [0]
 
     def for_file(start: int, rel: str) -> Callable[[int], None]:
@@ -76,9 +78,16 @@ def _ticker(total: int, progress: Progress | None, should_stop: Callable[[], boo
     return for_file
 
 
-def put(storage: Any, local: str, remote: str, progress: Progress | None = None,
-        should_stop: Callable[[], bool] = lambda: False, *, overwrite: bool | AskNow = False,
-        volume: str = "") -> TransferResult:
+def put(
+    storage: Any,
+    local: str,
+    remote: str,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+    *,
+    overwrite: bool | AskNow = False,
+    volume: str = "",
+) -> TransferResult:
     """Upload ``local`` (a file or folder) onto the volume at ``remote``.
 
     A file already on the volume is replaced only as ``overwrite`` says; special files are skipped
@@ -129,7 +138,7 @@ def _plan(storage: Any, remote: str, rel: str, top: tuple[bytes, ...], skipped: 
             raise TransferError(f"{remote} lists more than {MAX_LISTED} entries; get a smaller folder.")
         if item.key.startswith(_SESSION_STATE) or not item.key.startswith(folder):
             continue
-        below = item.key[len(folder):].encode("utf-8", "surrogateescape")
+        below = item.key[len(folder) :].encode("utf-8", "surrogateescape")
         below = below[:-1] if item.is_dir else below
         if not below:
             continue  # the folder's own marker
@@ -149,8 +158,16 @@ def _plan(storage: Any, remote: str, rel: str, top: tuple[bytes, ...], skipped: 
     return files, dirs
 
 
-def get(storage: Any, remote: str, local: str, volume: str, progress: Progress | None = None,
-        should_stop: Callable[[], bool] = lambda: False, *, overwrite: bool | AskNow = False) -> TransferResult:
+def get(
+    storage: Any,
+    remote: str,
+    local: str,
+    volume: str,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+    *,
+    overwrite: bool | AskNow = False,
+) -> TransferResult:
     """Download ``remote`` (a file or folder on the volume) into ``local``, confined to it."""
     at = get_layout(remote, local, volume)
     skipped: list[Skipped] = []

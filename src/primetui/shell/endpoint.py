@@ -73,7 +73,9 @@ def endpoint_of(session: VolumeSession) -> Endpoint:
         raise SessionNotReady(f"Session {sid} has no SSH endpoint yet (phase {phase}); wait until it is ready.")
     match = _SSH_CONNECTION.fullmatch(conn.strip())
     if not match:
-        raise InvalidEndpoint(f"The platform sent an SSH address this client cannot use ({conn!r}); report it to the platform.")
+        raise InvalidEndpoint(
+            f"The platform sent an SSH address this client cannot use ({conn!r}); report it to the platform."
+        )
     port = int(match["port"] or 22)
     if not 1 <= port <= 65535:
         raise InvalidEndpoint(f"The platform sent an SSH port out of range ({port}); report it to the platform.")

@@ -96,7 +96,9 @@ class ChannelCredit:
         self._returned_at: float | None = None
         self._returned = 0
         self._typed_at = float("-inf")
-        self.enabled = self.chan is not None and hasattr(self.chan, "_recv_window") and hasattr(self.chan, "send_packet")
+        self.enabled = (
+            self.chan is not None and hasattr(self.chan, "_recv_window") and hasattr(self.chan, "send_packet")
+        )
         if self.enabled:
             # asyncssh adjusts the window when it delivers a packet if its credit fell below half of
             # _init_recv_window; with 0 that never happens and the credit is ours to grant.

@@ -61,7 +61,11 @@ class GatewayTunnel:
         try:
             transport, _ = await asyncio.wait_for(
                 loop.create_connection(
-                    lambda: holding, gw.host, gw.port, ssl=_context(), server_hostname=self.sni,
+                    lambda: holding,
+                    gw.host,
+                    gw.port,
+                    ssl=_context(),
+                    server_hostname=self.sni,
                     ssl_handshake_timeout=self.timeout,
                 ),
                 self.timeout,
@@ -99,7 +103,9 @@ class GatewayTunnel:
         pass
 
 
-async def open_verified_tls(gateway: Gateway, sni: str, timeout: float = 10.0) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def open_verified_tls(
+    gateway: Gateway, sni: str, timeout: float = 10.0
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A TLS stream to the gateway whose certificate matched the pin (for the ProxyCommand relay)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 20)
@@ -107,5 +113,7 @@ async def open_verified_tls(gateway: Gateway, sni: str, timeout: float = 10.0) -
     def factory():
         return asyncio.StreamReaderProtocol(reader)
 
-    transport, protocol = await GatewayTunnel(gateway, sni, timeout).create_connection(factory, gateway.host, gateway.port)
+    transport, protocol = await GatewayTunnel(gateway, sni, timeout).create_connection(
+        factory, gateway.host, gateway.port
+    )
     return reader, asyncio.StreamWriter(transport, protocol, reader, loop)

@@ -63,8 +63,9 @@ def _replace_block(text: str, alias: str, block: str) -> str:
     return (body + "\n\n" if body else "") + block
 
 
-def write_ssh_config(session: VolumeSession, key_path: str | os.PathLike[str], *, direct: bool = False,
-                     folder: Path | None = None) -> SshCommand:
+def write_ssh_config(
+    session: VolumeSession, key_path: str | os.PathLike[str], *, direct: bool = False, folder: Path | None = None
+) -> SshCommand:
     """Write the session's Host block and known_hosts line; returns the command to connect."""
     ep = endpoint_of(session)
     folder = folder or volume_ssh_dir()
@@ -79,8 +80,16 @@ def write_ssh_config(session: VolumeSession, key_path: str | os.PathLike[str], *
         "  IdentitiesOnly yes",
     ]
     if ep.gateway is not None and not direct:
-        proxy = [sys.executable, "-m", "primetui.shell.proxy", "--gateway", f"{ep.gateway.host}:{ep.gateway.port}",
-                 "--cert-sha256", ep.gateway.cert_sha256, ep.alias]
+        proxy = [
+            sys.executable,
+            "-m",
+            "primetui.shell.proxy",
+            "--gateway",
+            f"{ep.gateway.host}:{ep.gateway.port}",
+            "--cert-sha256",
+            ep.gateway.cert_sha256,
+            ep.alias,
+        ]
         lines.append("  ProxyCommand " + shlex.join(proxy).replace("%", "%%"))
     if ep.host_public_key:
         lines.append(f"  UserKnownHostsFile {_quote(str(known))}")

@@ -84,4 +84,3 @@ def check_put_names(target: RemotePath, top_names: list[str]) -> None:
             f"A put to the volume root writes at most {ROOT_PUT_MAX_ENTRIES} top-level names; "
             f"this one writes {len(top_names)}. Put into a subdirectory instead."
         )
-

@@ -273,8 +273,15 @@ async def put(
 
                 try:
                     await sftp.put(str(path), partial, progress_handler=handler)
-                    mode = safe_mode(st.st_mode, existing.permissions if existing is not None and existing.type == asyncssh.FILEXFER_TYPE_REGULAR else None)
-                    await sftp.setstat(partial, asyncssh.SFTPAttrs(permissions=mode, atime=int(st.st_atime), mtime=int(st.st_mtime)))
+                    mode = safe_mode(
+                        st.st_mode,
+                        existing.permissions
+                        if existing is not None and existing.type == asyncssh.FILEXFER_TYPE_REGULAR
+                        else None,
+                    )
+                    await sftp.setstat(
+                        partial, asyncssh.SFTPAttrs(permissions=mode, atime=int(st.st_atime), mtime=int(st.st_mtime))
+                    )
                     await sftp.posix_rename(partial, dest)
                 except BaseException:  # failed or cancelled: leave no half file behind
                     with contextlib.suppress(Exception):
@@ -305,7 +312,9 @@ async def _remote_plan(sftp: asyncssh.SFTPClient, remote: bytes, top: tuple[byte
     attrs = await sftp.stat(remote)
     if attrs.type != asyncssh.FILEXFER_TYPE_DIRECTORY:
         if attrs.type not in (asyncssh.FILEXFER_TYPE_REGULAR, asyncssh.FILEXFER_TYPE_UNKNOWN):
-            raise RemotePathError(f"{shown(_volume_rel(remote))} is {kind_reason(_SFTP_KIND.get(attrs.type, 'other'))}; nothing to get.")
+            raise RemotePathError(
+                f"{shown(_volume_rel(remote))} is {kind_reason(_SFTP_KIND.get(attrs.type, 'other'))}; nothing to get."
+            )
         return [(remote, top, attrs)], []
     listed = 0
     stack = [(remote, top)]
@@ -319,7 +328,9 @@ async def _remote_plan(sftp: asyncssh.SFTPClient, remote: bytes, top: tuple[byte
                 name = os.fsencode(name)
             listed += 1
             if listed > MAX_LISTED:
-                raise TransferError(f"{shown(_volume_rel(remote))} lists more than {MAX_LISTED} entries; get a smaller folder.")
+                raise TransferError(
+                    f"{shown(_volume_rel(remote))} lists more than {MAX_LISTED} entries; get a smaller folder."
+                )
             if name in (b".", b".."):
                 continue  # every listing holds them
             rpath = rdir + b"/" + name
@@ -328,8 +339,11 @@ async def _remote_plan(sftp: asyncssh.SFTPClient, remote: bytes, top: tuple[byte
             problem = problem or path_problem(rel)
             if problem is None and local in seen:
                 first = seen[local]
-                problem = "listed twice; the first was kept" if first == name else \
-                    f"its local name {shown(local)} is an earlier entry's; the first was kept"
+                problem = (
+                    "listed twice; the first was kept"
+                    if first == name
+                    else f"its local name {shown(local)} is an earlier entry's; the first was kept"
+                )
             if problem:
                 skipped.append(Skipped(shown(rel + (b"" if name else b'""')), problem))  # an empty name, shown as ""
                 continue
@@ -395,7 +409,9 @@ async def _fetch(sftp: asyncssh.SFTPClient, rpath: bytes, fd: int, size: int, on
 
 
 def _keep_times(fd: int, attrs: asyncssh.SFTPAttrs) -> None:
-    with contextlib.suppress(TypeError, ValueError, OverflowError, OSError):  # a server's odd times are not worth failing for
+    with contextlib.suppress(
+        TypeError, ValueError, OverflowError, OSError
+    ):  # a server's odd times are not worth failing for
         if attrs.mtime is not None:
             os.utime(fd, (attrs.atime if attrs.atime is not None else attrs.mtime, attrs.mtime))
 

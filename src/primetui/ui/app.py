@@ -173,15 +173,23 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
         return "local platform " + host if host.startswith(("127.0.0.1", "localhost")) else host
 
     def _register_themes(self) -> None:
-        dirs: list[Path | None] = list(self._theme_dirs) if self._theme_dirs is not None else [shipped_theme_dir(), self._user_theme_dir()]
+        dirs: list[Path | None] = (
+            list(self._theme_dirs) if self._theme_dirs is not None else [shipped_theme_dir(), self._user_theme_dir()]
+        )
         themes, warnings = load_themes(*dirs)
         for theme in themes:
             self.register_theme(theme)
         self.theme_warnings = warnings
         wanted = (self.prefs.theme if self.prefs is not None else "") or pick_default_theme()
-        self.theme = wanted if wanted in self.available_themes else (DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark")
+        self.theme = (
+            wanted
+            if wanted in self.available_themes
+            else (DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark")
+        )
         if wanted and wanted not in self.available_themes:
-            self.theme_warnings.append(f"Theme {wanted!r} is not installed; using {self.theme}. Pick one with ctrl+p → theme.")
+            self.theme_warnings.append(
+                f"Theme {wanted!r} is not installed; using {self.theme}. Pick one with ctrl+p → theme."
+            )
 
     @staticmethod
     def _user_theme_dir() -> Path | None:
@@ -328,7 +336,10 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
         try:
             from primetui.ui.editor import EditorScreen
         except ImportError:
-            self.notify("The config editor is not installed in this build; use `primetui validate FILE` meanwhile.", severity="warning")
+            self.notify(
+                "The config editor is not installed in this build; use `primetui validate FILE` meanwhile.",
+                severity="warning",
+            )
             return
         try:
             screen = EditorScreen(path, client=self.client)

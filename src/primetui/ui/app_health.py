@@ -71,7 +71,15 @@ class HealthReports(App):
             text = join_notes(new)
             self.notify(text[:1].upper() + text[1:], severity="warning", timeout=10)
 
-    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
         """Every toast: its text shown literally (never markup, whatever ``markup`` says), outside
         controls made visible; at 80x24 one line (title and message together)."""
         message, title = clean_block(str(message)), clean(title)

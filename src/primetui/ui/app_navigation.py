@@ -37,7 +37,9 @@ class Navigation(App):
         # One run screen at a time, on top of the runs list: esc from it goes back to the list.
         self._pop_details(RunsScreen, keep=1)
         if self._is_detail(self.screen, RunsScreen):
-            self.switch_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))  # replaces the top (a pop and a push in one tick race)
+            self.switch_screen(
+                RunScreen(run_id, jump_to_anomaly=jump_to_anomaly)
+            )  # replaces the top (a pop and a push in one tick race)
         else:
             self.push_screen(RunScreen(run_id, jump_to_anomaly=jump_to_anomaly))
 
@@ -50,7 +52,11 @@ class Navigation(App):
     def _pop_details(self, base: type, keep: int = 0) -> None:
         """Close the dashboard detail screens above ``base`` (not editors or dialogs), all but ``keep``."""
         stack = self.screen_stack
-        while len(stack) > 1 + keep and self._is_detail(stack[-1], base) and all(self._is_detail(s, base) for s in stack[-1 - keep:]):
+        while (
+            len(stack) > 1 + keep
+            and self._is_detail(stack[-1], base)
+            and all(self._is_detail(s, base) for s in stack[-1 - keep :])
+        ):
             self.pop_screen()
             stack = self.screen_stack
 
@@ -68,7 +74,11 @@ class Navigation(App):
         self.open_volume(name)
         screen = self.screen
         if isinstance(screen, VolumesScreen):
-            {"open_rw": lambda: screen.action_open_session(False), "open_ro": lambda: screen.action_open_session(True), "delete": screen.action_delete}[action]()
+            {
+                "open_rw": lambda: screen.action_open_session(False),
+                "open_ro": lambda: screen.action_open_session(True),
+                "delete": screen.action_delete,
+            }[action]()
 
     def action_help(self) -> None:
         from primetui.ui.screens.help import HelpScreen

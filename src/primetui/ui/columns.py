@@ -8,8 +8,13 @@ from primetui.ui.widgets import content_key
 from primetui.viewmodel.columns import fit, widest
 
 
-def fill_table(table, columns: Sequence[tuple[str, str]], priority: Sequence[str],
-               rows: Sequence[tuple[str, dict[str, object]]], room: int | None = None) -> int:
+def fill_table(
+    table,
+    columns: Sequence[tuple[str, str]],
+    priority: Sequence[str],
+    rows: Sequence[tuple[str, dict[str, object]]],
+    room: int | None = None,
+) -> int:
     """Fill a DataTable with the columns that fit (by ``priority``) and say how many are left out.
 
     ``rows`` are (row key, cells by column key). When columns are left out, the last header shown

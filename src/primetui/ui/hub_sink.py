@@ -23,7 +23,6 @@ from collections.abc import Callable
 from typing import Any
 
 
-
 class WidgetSink:
     """The hub's callback for one handler of one widget: posts each event to the app's pump."""
 

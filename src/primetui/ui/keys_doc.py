@@ -42,7 +42,11 @@ def panel_owners() -> list[tuple[str, type]]:
     import pkgutil
 
     out: list[tuple[str, type]] = []
-    for package, area in (("primetui.ui.editor", "Editor"), ("primetui.ui.monitor", "Run monitor"), ("primetui.ui.terminal", "Volume shell")):
+    for package, area in (
+        ("primetui.ui.editor", "Editor"),
+        ("primetui.ui.monitor", "Run monitor"),
+        ("primetui.ui.terminal", "Volume shell"),
+    ):
         try:
             pkg = importlib.import_module(package)
         except Exception:  # noqa: BLE001 - a package that is not there has no keys to list

@@ -159,7 +159,7 @@ def take_answer(app: Any, data: bytes) -> bytes:
     if found is None:
         return data
     on_answer(app)
-    return data[: found.start()] + data[found.end():]
+    return data[: found.start()] + data[found.end() :]
 
 
 def install() -> None:

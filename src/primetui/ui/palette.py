@@ -34,8 +34,11 @@ class PrimeCommands(Provider):
             ("Help: keys", app.action_help, "every key on this screen"),
             ("Refresh now", app.action_refresh, "poll the platform right away"),
             ("Show open shells", app.action_shells, "the volume shell tabs"),
-            ("Switch account: personal or a team", app.action_switch_team,
-             f"now: {app.team_label}; written back as `prime switch` does"),
+            (
+                "Switch account: personal or a team",
+                app.action_switch_team,
+                f"now: {app.team_label}; written back as `prime switch` does",
+            ),
         ]
         for run in app.state.runs:
             run_id = run.id
@@ -49,11 +52,23 @@ class PrimeCommands(Provider):
                 out.append((f"Watch run {label}", partial(app.toggle_watch, run_id), "toast + bell on status change"))
             out.append((f"Copy run id {run_id}", partial(app.copy_text, run_id, "run id"), label))
             for action in sorted(actions_for(run) - {"copy_id", "copy_path"}):
-                out.append((f"{action.capitalize()} run {label}", partial(app.act_on_run, run_id, action), f"currently {status}"))
+                out.append(
+                    (
+                        f"{action.capitalize()} run {label}",
+                        partial(app.act_on_run, run_id, action),
+                        f"currently {status}",
+                    )
+                )
         for volume in app.state.volumes:
             name = volume.name
             out.append((f"Open volume {name}", partial(app.open_volume, name), volume.size or ""))
-            out.append((f"Open read-write session on {name}", partial(app.volume_action, name, "open_rw"), "blocks dispatch while live"))
+            out.append(
+                (
+                    f"Open read-write session on {name}",
+                    partial(app.volume_action, name, "open_rw"),
+                    "blocks dispatch while live",
+                )
+            )
             out.append((f"Open read-only session on {name}", partial(app.volume_action, name, "open_ro"), ""))
             out.append((f"Delete volume {name}", partial(app.volume_action, name, "delete"), "asks first"))
         # The palette parses prompt and help as markup: outside names are cleaned, then escaped.

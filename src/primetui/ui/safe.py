@@ -50,7 +50,9 @@ class SafeTable(DataTable):
     """A ``DataTable`` that never reads a string cell as markup and shows controls as symbols."""
 
     def add_row(self, *cells: Any, height: int | None = 1, key: Any = None, label: Any = None) -> Any:
-        return super().add_row(*(_cell(c) for c in cells), height=height, key=key, label=None if label is None else _cell(label))
+        return super().add_row(
+            *(_cell(c) for c in cells), height=height, key=key, label=None if label is None else _cell(label)
+        )
 
     def update_cell(self, row_key: Any, column_key: Any, value: Any, *, update_width: bool = False) -> None:
         super().update_cell(row_key, column_key, _cell(value), update_width=update_width)
@@ -99,4 +101,7 @@ class ControlFilter(LineFilter):
         search = _UNSAFE.search
         if not any(search(text) for text, _, control in segments if not control):
             return segments
-        return [seg if seg.control or not search(seg.text) else Segment(_UNSAFE.sub("", seg.text), seg.style) for seg in segments]
+        return [
+            seg if seg.control or not search(seg.text) else Segment(_UNSAFE.sub("", seg.text), seg.style)
+            for seg in segments
+        ]

@@ -39,4 +39,3 @@ def honour_no_color(filters: list[LineFilter], no_color: bool) -> list[LineFilte
     if not no_color:
         return filters
     return [NoColor() if isinstance(f, Monochrome) else f for f in filters]
-

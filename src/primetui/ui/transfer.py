@@ -100,7 +100,9 @@ def _regular_files(src: Path) -> int:
     """How many files a put of ``src`` copies: links, FIFOs and the like are skipped (and listed at the end)."""
     if src.is_file():
         return 1
-    return sum(1 for root, _, names in os.walk(src) for n in names if stat.S_ISREG(os.lstat(os.path.join(root, n)).st_mode))
+    return sum(
+        1 for root, _, names in os.walk(src) for n in names if stat.S_ISREG(os.lstat(os.path.join(root, n)).st_mode)
+    )
 
 
 def _rate(n: float, seconds: float) -> str:
@@ -127,7 +129,18 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
     _answer: var[asyncio.Future[str] | None] = var(None, init=False, bindings=True)
     """Set while asking whether to replace a file (y / n / a are live meanwhile)."""
 
-    def __init__(self, client: Any, volume: str, direction: str, *, settings: Settings | None = None, key_path: str | os.PathLike[str] | None = None, poll: float = 0.5, clock: Any = time.monotonic, source: str = "") -> None:
+    def __init__(
+        self,
+        client: Any,
+        volume: str,
+        direction: str,
+        *,
+        settings: Settings | None = None,
+        key_path: str | os.PathLike[str] | None = None,
+        poll: float = 0.5,
+        clock: Any = time.monotonic,
+        source: str = "",
+    ) -> None:
         super().__init__()
         self.initial_source = source  # a get opened on a browser pick or a checkpoint
         if direction not in (PUT, GET):
@@ -152,10 +165,16 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
     def compose(self) -> ComposeResult:
         if self.direction == PUT:
             title = f"Put a local file or folder onto {self.volume}"
-            fields = (("Local file or folder (dir/ copies its contents)", "source", ""), (f"Path on {self.volume} (a trailing / means into that folder)", "dest", "datasets/"))
+            fields = (
+                ("Local file or folder (dir/ copies its contents)", "source", ""),
+                (f"Path on {self.volume} (a trailing / means into that folder)", "dest", "datasets/"),
+            )
         else:
             title = f"Get a file or folder from {self.volume}"
-            fields = ((f"Path on {self.volume}", "source", self.initial_source), ("Local folder to copy into", "dest", "."))
+            fields = (
+                (f"Path on {self.volume}", "source", self.initial_source),
+                ("Local folder to copy into", "dest", "."),
+            )
         with Vertical():
             yield Static(plain(title), id="transfer-title")
             for label, key, value in fields:
@@ -190,7 +209,9 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self.action_start()
 
     def values(self) -> tuple[str, str]:
-        return self.query_one("#transfer-source", Input).value.strip(), self.query_one("#transfer-dest", Input).value.strip()
+        return self.query_one("#transfer-source", Input).value.strip(), self.query_one(
+            "#transfer-dest", Input
+        ).value.strip()
 
     def check(self) -> str | None:
         source, dest = self.values()
@@ -230,7 +251,10 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
                 return
             self.session = session
             self.outcome.session_id = str(session.id)
-            key = self.key_path or resolve_key_path(self.settings.ssh_key_path if self.settings is not None else None, local_platform=_is_local(self.settings, self.client))
+            key = self.key_path or resolve_key_path(
+                self.settings.ssh_key_path if self.settings is not None else None,
+                local_platform=_is_local(self.settings, self.client),
+            )
             self._set("transfer-phase", f"Connecting to session {session.id}…")
             conn = await open_session_connection(session, key)
             await self._copy(conn, source, dest)
@@ -303,19 +327,30 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         def work() -> Any:
             with VolumeStorage(route) as storage:
                 if self.direction == PUT:
-                    return direct.put(storage, self._put_source(source), dest, progress, stop.is_set,
-                                      overwrite=ask, volume=self.volume)
+                    return direct.put(
+                        storage,
+                        self._put_source(source),
+                        dest,
+                        progress,
+                        stop.is_set,
+                        overwrite=ask,
+                        volume=self.volume,
+                    )
                 return direct.get(storage, source, dest, self.volume, progress, stop.is_set, overwrite=ask)
 
         if self.direction == PUT:
             src = Path(source).expanduser()
             self._files_total = _regular_files(src)
-            self._set("transfer-phase", f"Putting {source} → {self.volume}:/{dest.lstrip('/')} straight to volume "
-                                        "storage (no session)")
+            self._set(
+                "transfer-phase",
+                f"Putting {source} → {self.volume}:/{dest.lstrip('/')} straight to volume storage (no session)",
+            )
         else:
             self._files_total = None
-            self._set("transfer-phase", f"Getting {self.volume}:/{source.lstrip('/')} → {dest} straight from volume "
-                                        "storage (no session)")
+            self._set(
+                "transfer-phase",
+                f"Getting {self.volume}:/{source.lstrip('/')} → {dest} straight from volume storage (no session)",
+            )
         try:
             result = await asyncio.to_thread(work)
         except BaseException:
@@ -326,11 +361,16 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         finally:
             if route.lease_id:
                 await asyncio.shield(self._release(route.lease_id))
-        where = f"{self.volume}:{result.destination}" if self.direction == PUT else str(Path(result.destination).resolve())
+        where = (
+            f"{self.volume}:{result.destination}" if self.direction == PUT else str(Path(result.destination).resolve())
+        )
         self._show_result(result, where)
-        self._set("transfer-phase", "Straight to volume storage, no session: the files are on the volume now, and a "
-                                    "run can start on it." if self.direction == PUT else
-                                    "Straight from volume storage, no session (the volume as of its last sync).")
+        self._set(
+            "transfer-phase",
+            "Straight to volume storage, no session: the files are on the volume now, and a run can start on it."
+            if self.direction == PUT
+            else "Straight from volume storage, no session (the volume as of its last sync).",
+        )
         self._set("transfer-hint", "esc: close")
 
     async def _release(self, lease_id: str) -> None:
@@ -354,7 +394,9 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
             if usable:
                 session = usable[0]
             elif moving:
-                self._fail(f"Session {moving[0].id} on {self.volume} is still syncing its changes back; wait until it is stopped, then put again.")
+                self._fail(
+                    f"Session {moving[0].id} on {self.volume} is still syncing its changes back; wait until it is stopped, then put again."
+                )
                 return None
             else:
                 self._set("transfer-phase", f"Opening a read-write session on {self.volume}…")
@@ -374,14 +416,18 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
                 self.phases.append(phase)
             progress = f"\n{session.progress}" if session.progress else ""
             self._set("transfer-phase", f"Session {session.id} ({mode}): {' → '.join(self.phases)}{progress}")
-            if phase == "ready" or (session.ssh_connection and str(session.status).upper() == "RUNNING" and not session.phase):
+            if phase == "ready" or (
+                session.ssh_connection and str(session.status).upper() == "RUNNING" and not session.phase
+            ):
                 return session
             if session.is_dead:
                 why = session.error_message or f"it is {phase}"
                 self._fail(f"Session {session.id} did not become ready ({why}); open another one and retry.")
                 return None
             if loop.time() > deadline:
-                self._fail(f"Session {session.id} is still {phase} after {SESSION_WAIT_S / 60:.0f} minutes; try again later.")
+                self._fail(
+                    f"Session {session.id} is still {phase} after {SESSION_WAIT_S / 60:.0f} minutes; try again later."
+                )
                 return None
             await asyncio.sleep(self.poll)
             session = await self.client.get_session(self.volume, session.id)
@@ -396,12 +442,18 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         if self.direction == PUT:
             src = Path(source).expanduser()
             self._files_total = _regular_files(src)
-            self._set("transfer-phase", f"Putting {source} → {self.volume}:/{dest.lstrip('/')} over session {conn.endpoint.session_id}")
+            self._set(
+                "transfer-phase",
+                f"Putting {source} → {self.volume}:/{dest.lstrip('/')} over session {conn.endpoint.session_id}",
+            )
             result = await put(conn, source, dest, self._progress, overwrite=self._ask_overwrite)
             where = f"{self.volume}:{result.destination}"
         else:
             self._files_total = None
-            self._set("transfer-phase", f"Getting {self.volume}:/{source.lstrip('/')} → {dest} over session {conn.endpoint.session_id}")
+            self._set(
+                "transfer-phase",
+                f"Getting {self.volume}:/{source.lstrip('/')} → {dest} over session {conn.endpoint.session_id}",
+            )
             result = await get(conn, source, dest, self._progress, overwrite=self._ask_overwrite)
             where = str(Path(result.destination).resolve())
         self._show_result(result, where)
@@ -426,7 +478,11 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         seconds = self.clock() - self._started
         verb = "Put" if self.direction == PUT else "Got"
         skipped = describe_skipped(result.skipped)
-        self._set("transfer-result", f"{verb} {result.files} file(s), {fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}" + (f"\n{skipped}" if skipped else ""))
+        self._set(
+            "transfer-result",
+            f"{verb} {result.files} file(s), {fmt_bytes(result.bytes)} in {seconds:.1f} s → {where}"
+            + (f"\n{skipped}" if skipped else ""),
+        )
         self.state = "done"
 
     async def _ask_overwrite(self, where: str) -> str:
@@ -454,10 +510,15 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         self._shown = now
         if not self.is_attached:
             return
-        self.query_one("#transfer-bar", ProgressBar).update(total=max(total, 1), progress=done if total else 1)  # the bar's own reactives
+        self.query_one("#transfer-bar", ProgressBar).update(
+            total=max(total, 1), progress=done if total else 1
+        )  # the bar's own reactives
         files = f"{len(self._names)}" + (f"/{self._files_total}" if self._files_total is not None else "")
         current = f"\n{name}" if name else ""
-        self._set("transfer-stats", f"{fmt_bytes(done)} of {fmt_bytes(total)}  ·  files {files}  ·  {_rate(done, now - self._started)}{current}")
+        self._set(
+            "transfer-stats",
+            f"{fmt_bytes(done)} of {fmt_bytes(total)}  ·  files {files}  ·  {_rate(done, now - self._started)}{current}",
+        )
 
     def _still_open(self) -> str:
         """After a failed or cancelled put: the read-write session is still open and blocks training."""
@@ -483,7 +544,10 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
             self._set("transfer-stats", "")
 
     def _finish_cancelled(self) -> None:
-        self._set("transfer-error", "Cancelled; the file being copied was removed, files already copied stay." + self._still_open())
+        self._set(
+            "transfer-error",
+            "Cancelled; the file being copied was removed, files already copied stay." + self._still_open(),
+        )
         self.state = "form"
         self._hide_bar()
         self._back_to_form()

@@ -72,8 +72,11 @@ class VolumeBrowserScreen(ModalScreen[None]):
         try:
             self.route = await self.client.route_transfer(self.volume, "get", "")
         except NotFoundError:
-            self._say("browser-preview", "This platform offers no direct storage route, so its files can only be "
-                                         "browsed in a session's shell (o opens one, enter attaches).")
+            self._say(
+                "browser-preview",
+                "This platform offers no direct storage route, so its files can only be "
+                "browsed in a session's shell (o opens one, enter attaches).",
+            )
             return
         except Exception as exc:  # noqa: BLE001 - one sentence, the dialog stays
             self._say("browser-preview", f"Could not read {self.volume}: {exc}")
@@ -87,8 +90,11 @@ class VolumeBrowserScreen(ModalScreen[None]):
             sessions = []
         live = [s for s in sessions if session_blocks_dispatch(s)]
         if live:
-            self._say("browser-note", f"As of the last sync: read-write session {live[0].id} is live, "
-                                      "and its changes appear here once it stops.")
+            self._say(
+                "browser-note",
+                f"As of the last sync: read-write session {live[0].id} is live, "
+                "and its changes appear here once it stops.",
+            )
         await self._load()
 
     def _storage(self) -> Any:
@@ -113,11 +119,20 @@ class VolumeBrowserScreen(ModalScreen[None]):
         table.clear()
         for child in self.listing.children:
             when = child.modified.strftime("%Y-%m-%d %H:%M") if child.modified else "-"
-            table.add_row(child.name + ("/" if child.is_dir else ""), fmt_bytes(child.size),
-                          str(child.files) if child.is_dir else "", when, key=child.name)
+            table.add_row(
+                child.name + ("/" if child.is_dir else ""),
+                fmt_bytes(child.size),
+                str(child.files) if child.is_dir else "",
+                when,
+                key=child.name,
+            )
         more = " (first 50,000 objects)" if self.listing.truncated else ""
-        self._say("browser-preview", f"{len(self.listing.children)} entries, {fmt_bytes(self.listing.total)}{more}"
-                  if self.listing.children else "This folder is empty.")
+        self._say(
+            "browser-preview",
+            f"{len(self.listing.children)} entries, {fmt_bytes(self.listing.total)}{more}"
+            if self.listing.children
+            else "This folder is empty.",
+        )
         self._rows_visible(False)
 
     def _highlighted(self) -> Any:

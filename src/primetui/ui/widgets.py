@@ -70,7 +70,7 @@ def seen(screen) -> bool:  # type: ignore[no-untyped-def]
     stack = screen.app.screen_stack
     if screen not in stack:
         return False
-    return all(above.styles.background.a < 1 for above in stack[stack.index(screen) + 1:])
+    return all(above.styles.background.a < 1 for above in stack[stack.index(screen) + 1 :])
 
 
 def displayed(widget) -> bool:  # type: ignore[no-untyped-def]
@@ -228,8 +228,16 @@ class DashboardFooter(Footer):
 
         def shown(binding: Binding, enabled: bool, tooltip: str) -> tuple[object, ...]:
             group = (id(binding.group), binding.group.description, binding.group.compact) if binding.group else None
-            return (binding.key, app.get_key_display(binding), binding.description, binding.action, enabled,
-                    tooltip, binding.tooltip, group)
+            return (
+                binding.key,
+                app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                enabled,
+                tooltip,
+                binding.tooltip,
+                group,
+            )
 
         keys = tuple(shown(b, enabled, tooltip) for (_, b, enabled, tooltip) in active.values() if b.show)
         palette = active.get(app.COMMAND_PALETTE_BINDING)

@@ -41,8 +41,14 @@ class HistStats:
     """True when the numbers come from the bins, not from the platform's stats."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"count": self.count, "mean": self.mean, "median": self.median, "min": self.min, "max": self.max,
-                "estimated": self.estimated}
+        return {
+            "count": self.count,
+            "mean": self.mean,
+            "median": self.median,
+            "min": self.min,
+            "max": self.max,
+            "estimated": self.estimated,
+        }
 
 
 def _from_bins(bins: Sequence[Any]) -> tuple[float | None, float | None, float | None, float | None]:
@@ -79,11 +85,14 @@ def hist_stats(dist: Any) -> HistStats:
 
 def stats_line(step: Any, stats: HistStats) -> str:
     """``Step 17  n 128 · mean 0.917 · median 0.925 · min 0.100 · max 1.000`` (``· from bins`` when estimated)."""
+
     def num(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
 
-    return (f"Step {step}  n {stats.count:g} · mean {num(stats.mean)} · median {num(stats.median)} · "
-            f"min {num(stats.min)} · max {num(stats.max)}" + (" · from bins" if stats.estimated else ""))
+    return (
+        f"Step {step}  n {stats.count:g} · mean {num(stats.mean)} · median {num(stats.median)} · "
+        f"min {num(stats.min)} · max {num(stats.max)}" + (" · from bins" if stats.estimated else "")
+    )
 
 
 def fmt_edge(value: float) -> str:
@@ -186,7 +195,9 @@ class HeatStrip:
 
     def lines(self, scale: int = 1) -> list[str]:
         """The strip as text, the highest bin first; each step ``scale`` cells wide."""
-        return ["".join(self.shade(r, c) * scale for c in range(len(self.steps))) for r in reversed(range(len(self.cells)))]
+        return [
+            "".join(self.shade(r, c) * scale for c in range(len(self.steps))) for r in reversed(range(len(self.cells)))
+        ]
 
 
 def pick_columns(steps: Sequence[int], cols: int) -> list[int]:

@@ -33,7 +33,7 @@ def dedent(lines: list[str], unit: str = INDENT) -> list[str]:
     out = []
     for ln in lines:
         if ln.startswith(unit):
-            ln = ln[len(unit):]
+            ln = ln[len(unit) :]
         elif ln.startswith("\t"):
             ln = ln[1:]
         else:
@@ -66,6 +66,6 @@ def find_matches(text: str, pattern: str, *, regex: bool, case: bool, replace: s
 def replace_all(text: str, matches: list[Match]) -> str:
     parts, last = [], 0
     for m in matches:
-        parts += [text[last:m.start], m.replacement]
+        parts += [text[last : m.start], m.replacement]
         last = m.end
     return "".join(parts) + text[last:]

@@ -8,7 +8,9 @@ import re
 def models_empty_reason(on_demand_beta_access: bool | None) -> str:
     """Why the model list is empty, told apart exactly as the prime CLI does (T1 tri-state)."""
     if on_demand_beta_access is False:
-        return "On-demand training is in beta and this account is not enrolled: contact Prime support to request access."
+        return (
+            "On-demand training is in beta and this account is not enrolled: contact Prime support to request access."
+        )
     if on_demand_beta_access is True:
         return "Your account has on-demand access, but no on-demand capacity is currently listed: try again later."
     return (

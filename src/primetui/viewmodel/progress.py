@@ -73,8 +73,11 @@ class RunProgress:
                 self._set_loss(step, merged["loss/mean"])
             self._set_reward(step, row)  # an RL row: its reward under any generation's name
             loss = merged.get("loss/mean")
-            if (type(loss) is not float or not math.isfinite(loss)) and (self._nan_step is None or step >= self._nan_step) \
-                    and count_says_nan(merged):  # a finite float loss (the usual row) needs no look at the count
+            if (
+                (type(loss) is not float or not math.isfinite(loss))
+                and (self._nan_step is None or step >= self._nan_step)
+                and count_says_nan(merged)
+            ):  # a finite float loss (the usual row) needs no look at the count
                 self._nan_step = step
 
     def note_log_lines(self, lines: Iterable[str]) -> None:

@@ -78,6 +78,7 @@ def rl_summary(run: Any, progress: Any, logs: RLLogState | None = None) -> dict[
 
 def summary_lines(summary: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, text) pairs: the Overview's RL rows and ``run ID --once``'s text, alike."""
+
     def num(value: Any, fmt: str = "{:.4f}") -> str:
         return fmt.format(value) if isinstance(value, (int, float)) else "-"
 
@@ -95,8 +96,11 @@ def summary_lines(summary: dict[str, Any]) -> list[tuple[str, str]]:
     lag += f"  (limit max_off_policy_steps={summary['max_off_policy_steps']})"
     return [
         ("Environments", envs),
-        ("Group / batch", f"{summary['group_size'] if summary['group_size'] is not None else '-'} per prompt / "
-                          f"{summary['batch_size'] if summary['batch_size'] is not None else '-'} rollouts"),
+        (
+            "Group / batch",
+            f"{summary['group_size'] if summary['group_size'] is not None else '-'} per prompt / "
+            f"{summary['batch_size'] if summary['batch_size'] is not None else '-'} rollouts",
+        ),
         ("Reward", reward),
         ("Trainable", trainable),
         ("Off-policy", lag),

@@ -27,8 +27,17 @@ from primetui.monitor_core.rl_health import SamplePoint
 SORTS = ("reward", "advantage", "length", "spread")
 """Orders of the groups (and of the completions inside one): the `s` key cycles through them."""
 
-TRUNCATING_STOPS = frozenset({"max_turns", "max_input_tokens", "max_output_tokens", "max_total_tokens",
-                              "context_length", "length", "generation_truncated"})
+TRUNCATING_STOPS = frozenset(
+    {
+        "max_turns",
+        "max_input_tokens",
+        "max_output_tokens",
+        "max_total_tokens",
+        "context_length",
+        "length",
+        "generation_truncated",
+    }
+)
 """Stop conditions that mean the rollout was cut (verifiers v1 ``Trace.is_truncated``)."""
 
 _TAG = re.compile(r"<reversed_text>(.*?)</reversed_text>", re.DOTALL)
@@ -189,8 +198,16 @@ class Completion:
 
 def completion_of(sample: Any) -> Completion:
     text = completion_text(sample)
-    return Completion(sample, text, _finite(sample.reward), _finite(sample.advantage), rubric_scores(sample),
-                      sample.num_input_tokens, sample.num_output_tokens, is_truncated(sample))
+    return Completion(
+        sample,
+        text,
+        _finite(sample.reward),
+        _finite(sample.advantage),
+        rubric_scores(sample),
+        sample.num_input_tokens,
+        sample.num_output_tokens,
+        is_truncated(sample),
+    )
 
 
 @dataclass
@@ -365,7 +382,9 @@ class StepSamples:
         rewards = [c.reward for c in self.completions() if c.reward is not None]
         silent = sum(1 for g in groups if g.no_signal)
         return {
-            "samples": len(self), "total": self.total, "groups": len(groups),
+            "samples": len(self),
+            "total": self.total,
+            "groups": len(groups),
             "mean_reward": sum(rewards) / len(rewards) if rewards else None,
             "no_signal_groups": silent,
             "truncated": sum(1 for c in self.completions() if c.truncated),
@@ -435,8 +454,13 @@ the text's length, and a mean over 256 of 1,024 rollouts moves by far less than 
 def sample_point(held: StepSamples) -> SamplePoint | None:
     """A step's mean reward and its completions' mean similarity to their answer (the diff's ratio);
     None when no group has an answer (an environment without one) or no completion a reward."""
-    pairs = [(c.reward, c.text, g.answer) for g in held.groups() if g.answer for c in g.completions
-             if c.reward is not None and math.isfinite(c.reward)]
+    pairs = [
+        (c.reward, c.text, g.answer)
+        for g in held.groups()
+        if g.answer
+        for c in g.completions
+        if c.reward is not None and math.isfinite(c.reward)
+    ]
     if not pairs:
         return None
     picked = pairs[:: max(1, math.ceil(len(pairs) / SIMILARITY_MOST))]

@@ -24,6 +24,7 @@ from primetui.viewmodel.run_rows import RunRow
 def _config(name: str) -> Callable[[RunRow, Run | None], str]:
     def cell(row: RunRow, run: Run | None) -> str:
         return fmt_setting(config_value(run, name))
+
     return cell
 
 
@@ -94,15 +95,24 @@ COLUMNS: tuple[RunColumn, ...] = (
 BY_KEY = {c.key: c for c in COLUMNS}
 _AFTER_HEADLINE = tuple(c for c in COLUMNS if c.config)
 SCREEN = tuple(c for c in COLUMNS if c.key != "id" and not c.config)
-SCREEN = (*SCREEN[:[c.key for c in SCREEN].index("loss") + 1], *_AFTER_HEADLINE,
-          *SCREEN[[c.key for c in SCREEN].index("loss") + 1:])
+SCREEN = (
+    *SCREEN[: [c.key for c in SCREEN].index("loss") + 1],
+    *_AFTER_HEADLINE,
+    *SCREEN[[c.key for c in SCREEN].index("loss") + 1 :],
+)
 """The columns the runs screen offers, in its order (the id is in the Run column when a run has no name):
 the config columns come right after the headline (Loss/Reward), where a sweep's settings are read."""
 HEADLESS = tuple(sorted((c for c in COLUMNS if c.head), key=lambda c: c.headless_order))
 """The columns of ``runs --once``, in its order."""
 CONFIG_KEYS = tuple(c.key for c in COLUMNS if c.config)
-SETTING_OF = {"lr": "lr", "batch": "batch_size", "seq_len": "seq_len", "max_steps": "max_steps", "group": "group_size",
-              "environment": "environment"}
+SETTING_OF = {
+    "lr": "lr",
+    "batch": "batch_size",
+    "seq_len": "seq_len",
+    "max_steps": "max_steps",
+    "group": "group_size",
+    "environment": "environment",
+}
 """The config setting behind each config column (:func:`config_value`)."""
 
 
@@ -112,7 +122,9 @@ def remembered(choices: dict[str, Any]) -> tuple[frozenset[str] | None, tuple[st
     columns = choices.get("columns")
     chosen = frozenset(k for k in columns if k in keys) | {"status"} if isinstance(columns, list) else None
     sort = choices.get("sort")
-    if not (isinstance(sort, list) and len(sort) == 2 and (sort[0] is None or sort[0] in keys) and isinstance(sort[1], bool)):
+    if not (
+        isinstance(sort, list) and len(sort) == 2 and (sort[0] is None or sort[0] in keys) and isinstance(sort[1], bool)
+    ):
         return chosen, None
     return chosen, (sort[0], sort[1])
 

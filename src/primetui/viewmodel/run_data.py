@@ -99,8 +99,11 @@ async def fetch_step(client: Any, run_id: str, step: int, notes: list[str]) -> r
         reply = await client.get_samples(run_id, step, page=page, limit=SAMPLES_PAGE)
         notes.extend(reply.notes)
         held.add(reply.samples, reply.total)
-        last = (len(reply.samples) < SAMPLES_PAGE or (reply.total_pages is not None and page >= reply.total_pages)
-                or (reply.total is not None and len(held) >= reply.total))
+        last = (
+            len(reply.samples) < SAMPLES_PAGE
+            or (reply.total_pages is not None and page >= reply.total_pages)
+            or (reply.total is not None and len(held) >= reply.total)
+        )
         if last:
             held.add([], done=True)
             return held
@@ -141,13 +144,15 @@ async def sample_points(client: Any, run: Run) -> list[SamplePoint]:
     return out
 
 
-async def run_anomalies(client: Any, run: Run, rows: Iterable[Mapping[str, Any]], now: float,
-                        logs: Mapping[str, list[str]] | None = None) -> list[Anomaly]:
+async def run_anomalies(
+    client: Any, run: Run, rows: Iterable[Mapping[str, Any]], now: float, logs: Mapping[str, list[str]] | None = None
+) -> list[Anomaly]:
     if logs is None:
         logs = await fetch_logs(client, run)
     points = await sample_points(client, run)
-    return detect(list(rows), logs, status=run.status, error=run.error_message, now=now, thresholds=thresholds(),
-                  samples=points)
+    return detect(
+        list(rows), logs, status=run.status, error=run.error_message, now=now, thresholds=thresholds(), samples=points
+    )
 
 
 async def run_verdict(client: Any, run: Run, now: float) -> tuple[FinalLoss | None, list[Anomaly]]:
@@ -211,8 +216,12 @@ def reward_summary(progress: RunProgress) -> dict[str, Any]:
     """An RL run's final and best mean reward (None for SFT)."""
     last, points = progress.last_reward, progress.reward_points()
     best = max(points, key=lambda p: (p[1], -p[0])) if points else None
-    return {"final_reward": last[1] if last else None, "final_reward_step": last[0] if last else None,
-            "best_reward": best[1] if best else None, "best_reward_step": best[0] if best else None}
+    return {
+        "final_reward": last[1] if last else None,
+        "final_reward_step": last[0] if last else None,
+        "best_reward": best[1] if best else None,
+        "best_reward_step": best[0] if best else None,
+    }
 
 
 def headline_cells(entry: Mapping[str, Any], num: Any) -> tuple[str, str]:
@@ -224,15 +233,18 @@ def headline_cells(entry: Mapping[str, Any], num: Any) -> tuple[str, str]:
         return f"{num(value)} @{step}" if value is not None else "-"
 
     if entry.get("kind") == RL:
-        return at(entry.get("final_reward"), entry.get("final_reward_step")), at(entry.get("best_reward"), entry.get("best_reward_step"))
+        return at(entry.get("final_reward"), entry.get("final_reward_step")), at(
+            entry.get("best_reward"), entry.get("best_reward_step")
+        )
     return final_loss_text(entry), at(entry.get("best_loss"), entry.get("best_loss_step"))
 
 
 def diff_json(labels: list[str], configs: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
-    return {key: {label: v.to_json() for label, v in zip(labels, values)} for key, values in config_diff(configs).items()}
+    return {
+        key: {label: v.to_json() for label, v in zip(labels, values)} for key, values in config_diff(configs).items()
+    }
 
 
 async def collect(client: Any, run_ids: list[str], now: datetime, notes: list[str] | None = None) -> dict[str, Any]:
     runs = list(await gather_bounded([partial(collect_one, client, rid, now, notes) for rid in run_ids]))
     return {"runs": runs, "config_diff": diff_json([r["id"] for r in runs], [r["config"] for r in runs])}
-

@@ -96,7 +96,7 @@ def page_count(shown: int, size: int) -> int:
 def page_slice(rows: list[RunRow], page: int, size: int) -> list[RunRow]:
     """Page ``page`` (from 1, clamped to the last) of ``rows``."""
     page = min(max(1, page), page_count(len(rows), size))
-    return rows[(page - 1) * size: page * size]
+    return rows[(page - 1) * size : page * size]
 
 
 def loaded_note(loaded: int, total: int | None, complete: bool) -> str | None:

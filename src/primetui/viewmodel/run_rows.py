@@ -208,7 +208,9 @@ def failure_analysis(run: Run) -> FailureAnalysis | None:
     evidence = raw.get("evidence")
     return FailureAnalysis(
         root_cause=str(root) if root is not None else DASH,
-        confidence=float(confidence) if isinstance(confidence, (int, float)) and not isinstance(confidence, bool) else None,
+        confidence=float(confidence)
+        if isinstance(confidence, (int, float)) and not isinstance(confidence, bool)
+        else None,
         evidence=[str(e) for e in evidence] if isinstance(evidence, list) else [],
     )
 

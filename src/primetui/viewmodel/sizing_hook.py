@@ -12,7 +12,18 @@ from primetui.viewmodel.volume_view import parse_size
 import re
 
 
-_UNITS = {"": 1, "B": 1, "K": 1024, "KI": 1024, "M": 1024**2, "MI": 1024**2, "G": 1024**3, "GI": 1024**3, "T": 1024**4, "TI": 1024**4}
+_UNITS = {
+    "": 1,
+    "B": 1,
+    "K": 1024,
+    "KI": 1024,
+    "M": 1024**2,
+    "MI": 1024**2,
+    "G": 1024**3,
+    "GI": 1024**3,
+    "T": 1024**4,
+    "TI": 1024**4,
+}
 
 
 def parse_params(text: str) -> float | None:
@@ -72,7 +83,13 @@ def size_report(values: dict[str, str], volume_size: str) -> str:
         return "The size helper needs primetui.sft.sizing, which is not installed in this build."
     need = per_ckpt * keep + dataset
     have = parse_size(volume_size)
-    verdict = "" if have is None else (
-        f" → fits in {volume_size} ({fmt_bytes(have - need)} spare)" if need <= have else f" → does NOT fit in {volume_size}: expand by at least {fmt_bytes(need - have)}"
+    verdict = (
+        ""
+        if have is None
+        else (
+            f" → fits in {volume_size} ({fmt_bytes(have - need)} spare)"
+            if need <= have
+            else f" → does NOT fit in {volume_size}: expand by at least {fmt_bytes(need - have)}"
+        )
     )
     return f"Size: {fmt_bytes(per_ckpt)} per checkpoint × {keep} kept + {fmt_bytes(dataset)} dataset = {fmt_bytes(need)}{verdict}"

@@ -13,8 +13,13 @@ from typing import Any
 from primetui.api.wire import parse_time
 from primetui.monitor_core.escapes import clean
 
-TRANSFER_TONE = {"succeeded": "success", "failed": "error", "cancelled": "warning", "running": "accent",
-                 "queued": "muted"}
+TRANSFER_TONE = {
+    "succeeded": "success",
+    "failed": "error",
+    "cancelled": "warning",
+    "running": "accent",
+    "queued": "muted",
+}
 """Tone per status; the word is always shown beside the colour."""
 
 
@@ -86,8 +91,11 @@ class TransferRow:
     @property
     def arrow(self) -> str:
         """``s3 → volume`` for an import, ``volume → s3`` for an export."""
-        return f"{self.url} → {self.volume}:/{self.path}" if self.direction == "import" else \
-            f"{self.volume}:/{self.path} → {self.url}"
+        return (
+            f"{self.url} → {self.volume}:/{self.path}"
+            if self.direction == "import"
+            else f"{self.volume}:/{self.path} → {self.url}"
+        )
 
 
 def transfer_row(t: Any) -> TransferRow:
@@ -98,19 +106,27 @@ def transfer_row(t: Any) -> TransferRow:
     elif progress is not None and progress.percentage is not None:
         fraction = max(0.0, min(1.0, progress.percentage / 100))
     return TransferRow(
-        id=clean(t.id), volume=clean(t.volume_name), direction=clean(t.direction), path=clean(t.path),
-        url=clean(t.url), status=clean(t.status), fraction=fraction,
+        id=clean(t.id),
+        volume=clean(t.volume_name),
+        direction=clean(t.direction),
+        path=clean(t.path),
+        url=clean(t.url),
+        status=clean(t.status),
+        fraction=fraction,
         rate=clean(_short_number(progress.rate)) if progress and progress.rate and t.status == "running" else "-",
         eta=clean(progress.eta) if progress and progress.eta and t.status == "running" else "-",
-        errors=int(progress.errors or 0) if progress else 0, detail=clean(progress_cell(t)),
-        tone=TRANSFER_TONE.get(t.status, "muted"))
+        errors=int(progress.errors or 0) if progress else 0,
+        detail=clean(progress_cell(t)),
+        tone=TRANSFER_TONE.get(t.status, "muted"),
+    )
 
 
 def format_transfers(transfers: list[Any]) -> str:
     """The headless table: ID VOLUME DIRECTION PATH URL STATUS PROGRESS."""
     header = ("ID", "VOLUME", "DIRECTION", "PATH", "URL", "STATUS", "PROGRESS")
-    rows = [header] + [(r.id, r.volume, r.direction, r.path or "/", r.url, r.status, r.detail)
-                       for r in map(transfer_row, transfers)]
+    rows = [header] + [
+        (r.id, r.volume, r.direction, r.path or "/", r.url, r.status, r.detail) for r in map(transfer_row, transfers)
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths)) + "  " + row[-1] for row in rows]
     return "\n".join(line.rstrip() for line in lines) if transfers else "No transfers."

@@ -53,8 +53,13 @@ class Validator:
             if self.closed:
                 raise ValidatorClosed("the editor closed")
             if self._proc is None or self._proc.poll() is not None:
-                self._proc = subprocess.Popen([sys.executable, "-m", "primetui.sft.worker"], stdin=subprocess.PIPE,
-                                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+                self._proc = subprocess.Popen(
+                    [sys.executable, "-m", "primetui.sft.worker"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    close_fds=True,
+                )
             return self._proc
 
     def warm(self) -> None:

@@ -29,15 +29,28 @@ from tests.waiting import until  # noqa: E402
 
 def make_app(**kw: Any) -> PrimeApp:
     data = replay.load()
-    return PrimeApp(replay.client(data), None, Prefs(theme="primetui-dark"), clock=replay.fixed_clock(data),
-                    platform_label="local platform 127.0.0.1:8765", poll_scale=0, theme_dirs=[shipped_theme_dir()], **kw)
+    return PrimeApp(
+        replay.client(data),
+        None,
+        Prefs(theme="primetui-dark"),
+        clock=replay.fixed_clock(data),
+        platform_label="local platform 127.0.0.1:8765",
+        poll_scale=0,
+        theme_dirs=[shipped_theme_dir()],
+        **kw,
+    )
 
 
 def _run_read(app: PrimeApp) -> bool:
     panes = app.screen.query(RLChartsPane)
     pane = panes.first() if panes else None
-    return bool(getattr(app.screen, "terminal_polls", 0) >= 1 and pane is not None and pane.logs.last_step_line is not None
-                and "log-entropy" in pane.charts and (app.screen.run_id != replay.HOT or app.screen.links.anomalies))
+    return bool(
+        getattr(app.screen, "terminal_polls", 0) >= 1
+        and pane is not None
+        and pane.logs.last_step_line is not None
+        and "log-entropy" in pane.charts
+        and (app.screen.run_id != replay.HOT or app.screen.links.anomalies)
+    )
 
 
 async def _charts_tab(app: PrimeApp, pilot: Any) -> None:
@@ -47,7 +60,12 @@ async def _charts_tab(app: PrimeApp, pilot: Any) -> None:
 
 
 SHOTS = [
-    Shot("rl-runs", make_app, lambda a: a.state.runs_loaded and len(a.state.progress) >= 2, "the RL runs and their rewards"),
+    Shot(
+        "rl-runs",
+        make_app,
+        lambda a: a.state.runs_loaded and len(a.state.progress) >= 2,
+        "the RL runs and their rewards",
+    ),
     Shot("rl-run", lambda: make_app(run_id=replay.HOT), _run_read, "the RL run, its logs and its flag"),
     Shot("rl-charts", lambda: make_app(run_id=replay.HEALTHY), _run_read, "the RL run and its logs", _charts_tab),
 ]

@@ -16,13 +16,31 @@ import httpx
 
 IDS = ("rlhealthy000000000000000", "rlhot0000000000000000000")
 T0, T_START, T_END = "2026-12-06T08:30:00Z", "2026-12-06T08:30:05Z", "2026-12-06T08:30:15Z"
-KEPT = ("step", "time", "train/agg/effective/agent/reward/", "train/agg/effective/agent/rewards/",
-        "train/agg/effective/num_output_tokens/mean", "train/agg/effective/agent/is_truncated/mean", "train/agg/all/agent/solved_",
-        "train/agg/all/has_error/mean", "off_policy/mean", "off_policy/max", "off_policy/dropped", "time/step",
-        "time/wait_for_policy", "batch/", "progress/total_rollouts", "eval/")
+KEPT = (
+    "step",
+    "time",
+    "train/agg/effective/agent/reward/",
+    "train/agg/effective/agent/rewards/",
+    "train/agg/effective/num_output_tokens/mean",
+    "train/agg/effective/agent/is_truncated/mean",
+    "train/agg/all/agent/solved_",
+    "train/agg/all/has_error/mean",
+    "off_policy/mean",
+    "off_policy/max",
+    "off_policy/dropped",
+    "time/step",
+    "time/wait_for_policy",
+    "batch/",
+    "progress/total_rollouts",
+    "eval/",
+)
 """The keys kept (what the charts, the Overview and the health rules read), so the file stays small."""
-COMPONENTS = {"orchestrator": {"component": "orchestrator"}, "trainer": {"component": "trainer"},
-              "inference": {"component": "inference"}, "env-server/reverse-text": {"component": "env-server", "env_name": "reverse-text"}}
+COMPONENTS = {
+    "orchestrator": {"component": "orchestrator"},
+    "trainer": {"component": "trainer"},
+    "inference": {"component": "inference"},
+    "env-server/reverse-text": {"component": "env-server", "env_name": "reverse-text"},
+}
 
 
 def main(base_url: str, token: str, *run_ids: str) -> None:
@@ -47,8 +65,9 @@ def main(base_url: str, token: str, *run_ids: str) -> None:
             for key in [k for k in row if not k.startswith(KEPT)]:
                 del row[key]
         data["metrics"][fixed] = metrics
-        data["logs"][fixed] = {name: get(f"/rft/runs/{real}/logs", tail_lines=400, **params)["logs"]
-                               for name, params in COMPONENTS.items()}
+        data["logs"][fixed] = {
+            name: get(f"/rft/runs/{real}/logs", tail_lines=400, **params)["logs"] for name, params in COMPONENTS.items()
+        }
         data["env_servers"][fixed] = get(f"/rft/runs/{real}/env-servers")
     json.dump(data, sys.stdout, indent=1, sort_keys=True)
 

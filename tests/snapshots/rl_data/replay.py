@@ -41,7 +41,9 @@ def transport(data: dict | None = None) -> httpx.MockTransport:
         path = request.url.path.removeprefix("/api/v1")
         parts = path.strip("/").split("/")
         if request.method == "GET" and path == "/rft/runs":
-            return httpx.Response(200, json={"runs": runs, "total": len(runs), "page": 1, "limit": 50, "total_pages": 1})
+            return httpx.Response(
+                200, json={"runs": runs, "total": len(runs), "page": 1, "limit": 50, "total_pages": 1}
+            )
         if request.method == "GET" and parts[:2] == ["rft", "runs"] and len(parts) >= 3 and parts[2] in data["runs"]:
             run_id = parts[2]
             what = parts[3] if len(parts) > 3 else None

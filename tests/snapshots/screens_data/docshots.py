@@ -34,8 +34,16 @@ COMPLETED, FAILED = "kqeggj5dl7k85bc0mk1i4y5i", "f4iled000000000000000000"
 
 def make_app(theme: str = "primetui-dark", **kw) -> PrimeApp:
     data = replay.load()
-    return PrimeApp(replay.client(data), None, Prefs(theme=theme), clock=replay.fixed_clock(data),
-                    platform_label="local platform 127.0.0.1:8765", poll_scale=0, theme_dirs=[shipped_theme_dir()], **kw)
+    return PrimeApp(
+        replay.client(data),
+        None,
+        Prefs(theme=theme),
+        clock=replay.fixed_clock(data),
+        platform_label="local platform 127.0.0.1:8765",
+        poll_scale=0,
+        theme_dirs=[shipped_theme_dir()],
+        **kw,
+    )
 
 
 @dataclass(frozen=True)
@@ -75,8 +83,12 @@ SHOTS = [
     Shot("dashboard-run", lambda: make_app(run_id=COMPLETED), _run_read, "the completed run read"),
     Shot("dashboard-run-failed", lambda: make_app(run_id=FAILED), _run_read, "the failed run read"),
     Shot("dashboard-run-config", lambda: make_app(run_id=COMPLETED), _run_read, "the completed run read", _config_tab),
-    Shot("dashboard-volumes", lambda: make_app(start="volumes"),
-         lambda a: a.state.volumes_loaded and "research" in a.state.sessions, "the volumes and their sessions"),
+    Shot(
+        "dashboard-volumes",
+        lambda: make_app(start="volumes"),
+        lambda a: a.state.volumes_loaded and "research" in a.state.sessions,
+        "the volumes and their sessions",
+    ),
     Shot("dashboard-models", lambda: make_app(start="models"), lambda a: a.state.models is not None, "the models"),
     Shot("dashboard-help", make_app, lambda a: a.state.runs_loaded, "the runs list", _help),
     Shot("dashboard-palette", make_app, lambda a: a.state.runs_loaded, "the runs list", _palette),

@@ -37,7 +37,9 @@ def main(base_url: str, token: str, run_id: str) -> None:
     models = get("/training/available-fft-models")
     volumes = [v for v in get("/training/volumes")["volumes"] if v["name"] == "research"]
 
-    run.update(createdAt=T0, updatedAt=T_END, startedAt=T_START, completedAt=T_END, userId="user-1", name="reverse-text-smoke")
+    run.update(
+        createdAt=T0, updatedAt=T_END, startedAt=T_START, completedAt=T_END, userId="user-1", name="reverse-text-smoke"
+    )
     for i, row in enumerate(metrics):
         row["time"] = 1790800440 + 18 * i
     for ck in checkpoints:
@@ -46,16 +48,44 @@ def main(base_url: str, token: str, run_id: str) -> None:
         v.update(createdAt="2026-09-28T20:10:00Z", size="100Gi")
 
     running = copy.deepcopy(run)
-    running.update(id="r2unning0000000000000000", name="reverse-text-lr-sweep", status="RUNNING", maxSteps=10, completedAt=None, updatedAt="2026-09-28T20:39:00Z", startedAt="2026-09-28T20:38:00Z", createdAt="2026-09-28T20:37:30Z")
+    running.update(
+        id="r2unning0000000000000000",
+        name="reverse-text-lr-sweep",
+        status="RUNNING",
+        maxSteps=10,
+        completedAt=None,
+        updatedAt="2026-09-28T20:39:00Z",
+        startedAt="2026-09-28T20:38:00Z",
+        createdAt="2026-09-28T20:37:30Z",
+    )
     failed = copy.deepcopy(run)
     failed.update(
-        id="f4iled000000000000000000", name="reverse-text-no-data", status="FAILED", completedAt="2026-09-28T20:31:00Z",
-        startedAt="2026-09-28T20:30:00Z", createdAt="2026-09-28T20:29:00Z", updatedAt="2026-09-28T20:31:00Z",
+        id="f4iled000000000000000000",
+        name="reverse-text-no-data",
+        status="FAILED",
+        completedAt="2026-09-28T20:31:00Z",
+        startedAt="2026-09-28T20:30:00Z",
+        createdAt="2026-09-28T20:29:00Z",
+        updatedAt="2026-09-28T20:31:00Z",
         errorMessage="trainer exited with code 1: dataset 'datasets/reverse-txt' not found on volume research",
-        failureAnalysis={"rootCause": "data.name points at a directory that does not exist on the volume", "evidence": ["FileNotFoundError: /volume/datasets/reverse-txt", "datasets/ holds: reverse-text"], "confidence": 0.92},
+        failureAnalysis={
+            "rootCause": "data.name points at a directory that does not exist on the volume",
+            "evidence": ["FileNotFoundError: /volume/datasets/reverse-txt", "datasets/ holds: reverse-text"],
+            "confidence": 0.92,
+        },
     )
     queued = copy.deepcopy(run)
-    queued.update(id="qu3ued000000000000000000", name="reverse-text-8gpu", status="QUEUED", startedAt=None, completedAt=None, createdAt="2026-09-28T20:39:30Z", updatedAt="2026-09-28T20:39:30Z", runsAhead=2, queueReason="waiting for 8 free GPUs on local-cpu")
+    queued.update(
+        id="qu3ued000000000000000000",
+        name="reverse-text-8gpu",
+        status="QUEUED",
+        startedAt=None,
+        completedAt=None,
+        createdAt="2026-09-28T20:39:30Z",
+        updatedAt="2026-09-28T20:39:30Z",
+        runsAhead=2,
+        queueReason="waiting for 8 free GPUs on local-cpu",
+    )
     for r in (running, failed, queued):
         r["runConfig"] = copy.deepcopy(run.get("runConfig"))
     runs = [queued, running, run, failed]
@@ -65,10 +95,23 @@ def main(base_url: str, token: str, run_id: str) -> None:
 
     sessions = {
         "research": [
-            {"id": "vs_2f9c01", "volumeName": "research", "status": "RUNNING", "readOnly": False, "phase": "staging",
-             "progress": "Transferred: 1.204 GiB / 2.410 GiB, 50%, 58.9 MiB/s, ETA 21s (4/7 files)", "createdAt": "2026-09-28T20:38:30Z"},
-            {"id": "vs_1a7e44", "volumeName": "research", "status": "STOPPED", "readOnly": True, "phase": "stopped",
-             "createdAt": "2026-09-28T20:12:00Z"},
+            {
+                "id": "vs_2f9c01",
+                "volumeName": "research",
+                "status": "RUNNING",
+                "readOnly": False,
+                "phase": "staging",
+                "progress": "Transferred: 1.204 GiB / 2.410 GiB, 50%, 58.9 MiB/s, ETA 21s (4/7 files)",
+                "createdAt": "2026-09-28T20:38:30Z",
+            },
+            {
+                "id": "vs_1a7e44",
+                "volumeName": "research",
+                "status": "STOPPED",
+                "readOnly": True,
+                "phase": "stopped",
+                "createdAt": "2026-09-28T20:12:00Z",
+            },
         ]
     }
     out = {

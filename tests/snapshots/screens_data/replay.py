@@ -54,7 +54,14 @@ def transport(data: dict | None = None) -> httpx.MockTransport:
                 return httpx.Response(200, json={"env_servers": []})
             if what == "progress":
                 rows = data["metrics"].get(run_id, [])
-                return httpx.Response(200, json={"latestStep": rows[-1]["step"] if rows else 0, "stepsWithSamples": [], "stepsWithDistributions": []})
+                return httpx.Response(
+                    200,
+                    json={
+                        "latestStep": rows[-1]["step"] if rows else 0,
+                        "stepsWithSamples": [],
+                        "stepsWithDistributions": [],
+                    },
+                )
         if request.method == "GET" and path.startswith("/training/volumes/") and path.endswith("/sessions"):
             return httpx.Response(200, json={"sessions": []})
         return httpx.Response(404, json={"detail": f"not in the recorded reply set: {key}"})

@@ -28,6 +28,7 @@ SEARCH_LOOKBACK_SECONDS = 86_400
 SHRINK_AFTER_CALM_POLLS = 10
 """Quiet polls after which a log window grown by a burst is halved again."""
 
+
 def stream_key(component: str | None, pod_index: int | None = None, env_name: str | None = None) -> str:
     """A readable name for one log stream: `trainer`, `inference/1`, `env-server:reverse-text`."""
     name = component or LogComponent.ORCHESTRATOR

@@ -68,9 +68,7 @@ class MetricsFollower(_RunBound):
             continuing = True
         self._succeeded(events)
 
-    def _take(
-        self, raw: Sequence[Any], continuing: bool = False
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def _take(self, raw: Sequence[Any], continuing: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Split a reply into fresh rows and late rows, dropping rows already handed out.
 
         `continuing`: this reply continues a full page, so rows of the last step are still new.
@@ -110,5 +108,3 @@ class MetricsFollower(_RunBound):
                 del self._seen[old]
         self.rows_received += len(fresh) + len(late)
         return fresh, late
-
-

@@ -409,5 +409,3 @@ def _unexpected(exc: Exception) -> UnexpectedPollError:
         f"Polling failed unexpectedly ({type(exc).__name__}: {text.rstrip('.')}); primetui keeps "
         "retrying, please report this if it persists."
     )
-
-

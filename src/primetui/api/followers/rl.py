@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from primetui.api.errors import PrimeAPIError
-from primetui.api.followers.polling import DataNotes, FollowerEvent, FollowerState, _Follower, _RunBound, _say_notes, _unexpected
+from primetui.api.followers.polling import (
+    DataNotes,
+    FollowerEvent,
+    FollowerState,
+    _Follower,
+    _RunBound,
+    _say_notes,
+    _unexpected,
+)
 
 if TYPE_CHECKING:  # the wire models (pydantic) load with the client, not with the followers
     from primetui.api.models import Progress
@@ -68,8 +76,17 @@ class ProgressFollower(_RunBound):
 class StepSamplesFollower(_Follower):
     """Every sample of one step, ``page_size`` rows a request, pages back to back; then it stops."""
 
-    def __init__(self, client: Any, run_id: str, step: int, *, page_size: int = 100, max_pages: int = 200,
-                 interval: float = 1.0, **kw: Any) -> None:
+    def __init__(
+        self,
+        client: Any,
+        run_id: str,
+        step: int,
+        *,
+        page_size: int = 100,
+        max_pages: int = 200,
+        interval: float = 1.0,
+        **kw: Any,
+    ) -> None:
         super().__init__(client, run_id, interval=interval, **kw)
         self.step = step
         self.page_size = page_size
@@ -96,10 +113,13 @@ class StepSamplesFollower(_Follower):
         samples = tuple(reply.samples)
         self.received += len(samples)
         total_pages = reply.total_pages
-        done = (not samples or len(samples) < self.page_size
-                or (total_pages is not None and self.next_page >= total_pages)
-                or (reply.total is not None and self.received >= reply.total)
-                or self.next_page >= self.max_pages)
+        done = (
+            not samples
+            or len(samples) < self.page_size
+            or (total_pages is not None and self.next_page >= total_pages)
+            or (reply.total is not None and self.received >= reply.total)
+            or self.next_page >= self.max_pages
+        )
         events.append(SamplePage(self.step, self.next_page, samples, reply.total, total_pages, done))
         self.next_page += 1
         self._succeeded(events)
@@ -115,8 +135,18 @@ class StepSamplesFollower(_Follower):
 class DistributionsFollower(_RunBound):
     """The histogram of each listed step once (``kind`` rewards or advantages), newest steps first."""
 
-    def __init__(self, client: Any, run_id: str, kind: str, *, progress: ProgressFollower | None = None,
-                 interval: float = 3.0, per_poll: int = 16, max_steps: int = 400, **kw: Any) -> None:
+    def __init__(
+        self,
+        client: Any,
+        run_id: str,
+        kind: str,
+        *,
+        progress: ProgressFollower | None = None,
+        interval: float = 3.0,
+        per_poll: int = 16,
+        max_steps: int = 400,
+        **kw: Any,
+    ) -> None:
         super().__init__(client, run_id, interval=interval, **kw)
         self.kind = kind
         self.progress_source = progress

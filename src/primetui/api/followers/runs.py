@@ -58,5 +58,3 @@ class RunWatcher(_Follower):
         if run.is_terminal:
             self._finish(f"The run is {run.status}.", events)
         return events
-
-

@@ -56,8 +56,11 @@ class TransfersFollower(_Follower):
         previous = {t.id: t for t in self.transfers or ()}
         # Ended since the last poll: live then, or new and already over (a short job between two polls).
         # The first poll announces nothing: those ended before anyone was watching.
-        ended = () if self.transfers is None else tuple(
-            t for t in found if t.is_terminal and (t.id not in previous or not previous[t.id].is_terminal))
+        ended = (
+            ()
+            if self.transfers is None
+            else tuple(t for t in found if t.is_terminal and (t.id not in previous or not previous[t.id].is_terminal))
+        )
         if self.transfers is None or found != self.transfers:
             events.append(TransfersUpdate(self.volume, found, ended))
         self.transfers = found

@@ -19,7 +19,7 @@ def _overlap(last: Sequence[int], cur: Sequence[int]) -> int:
     """Largest k with last[-k:] == cur[:k] (KMP prefix function over cur + sentinel + last)."""
     if not last or not cur:
         return 0
-    seq = list(cur) + [-1] + list(last[-len(cur):] if len(last) > len(cur) else last)
+    seq = list(cur) + [-1] + list(last[-len(cur) :] if len(last) > len(cur) else last)
     return _prefix_function(seq)[-1]
 
 
@@ -42,7 +42,7 @@ def _suffix_inside(last: Sequence[int], cur: Sequence[int]) -> tuple[int, int]:
     Among equally long matches the earliest in `cur` wins (most lines count as new, as the
     CLI's rule prefers). KMP over the reversed sequences.
     """
-    pattern = list(reversed(last[-len(cur):] if len(last) > len(cur) else last))
+    pattern = list(reversed(last[-len(cur) :] if len(last) > len(cur) else last))
     text = list(reversed(cur))
     pi = _prefix_function(pattern)
     best, best_end, k = 0, 0, 0
@@ -129,5 +129,3 @@ def diff_windows(last: Sequence[str], cur: Sequence[str], *, full: bool, grown: 
     if _contains(a, b) and (not full or len(cur) >= MIN_PROOF):
         return WindowDiff(stale=True, overlap=len(cur))
     return WindowDiff(new=list(cur), gap="overflow" if full else "restart")
-
-

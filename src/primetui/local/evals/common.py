@@ -82,7 +82,9 @@ def serve_json(routes: dict[tuple[str, str], Handler], on_error: Callable[[str],
 
 
 def announce_ready(run_dir: Path, key: str, port: int) -> None:
-    write_json_atomic(ready_file(run_dir, key), {"port": port, "pid": os.getpid(), "base_url": f"http://127.0.0.1:{port}"})
+    write_json_atomic(
+        ready_file(run_dir, key), {"port": port, "pid": os.getpid(), "base_url": f"http://127.0.0.1:{port}"}
+    )
 
 
 def watch_parent() -> None:
@@ -100,8 +102,9 @@ def watch_parent() -> None:
 
 def request_json(url: str, body: Any | None = None, timeout: float = 60.0) -> Any:
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method="GET" if body is None else "POST",
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url, data=data, method="GET" if body is None else "POST", headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - loopback only
         return json.loads(resp.read())
 

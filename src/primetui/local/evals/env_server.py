@@ -43,7 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     def examples(q: dict[str, Any]) -> tuple[int, Any]:
         n = int(q.get("n", -1))
         chosen = texts if n < 0 else texts[:n]
-        return 200, {"examples": [{"index": i, "prompt": [{"role": "user", "content": t}]} for i, t in enumerate(chosen)]}
+        return 200, {
+            "examples": [{"index": i, "prompt": [{"role": "user", "content": t}]} for i, t in enumerate(chosen)]
+        }
 
     def score(body: dict[str, Any]) -> tuple[int, Any]:
         items = body["items"]
@@ -52,11 +54,14 @@ def main(argv: list[str] | None = None) -> int:
         log.info(f"Scored {len(rewards)} rollouts: mean reward {mean:.4f}")
         return 200, {"rewards": rewards}
 
-    server = serve_json({
-        ("GET", "/health"): lambda _: (200, {"status": "ok", "env": source.name}),
-        ("GET", "/examples"): examples,
-        ("POST", "/score"): score,
-    }, log.error)
+    server = serve_json(
+        {
+            ("GET", "/health"): lambda _: (200, {"status": "ok", "env": source.name}),
+            ("GET", "/examples"): examples,
+            ("POST", "/score"): score,
+        },
+        log.error,
+    )
     port = server.server_address[1]
     log.info(f"Env server '{source.name}' listening on http://127.0.0.1:{port}")
     announce_ready(run_dir, f"env-{args.index}", port)

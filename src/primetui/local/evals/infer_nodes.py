@@ -52,8 +52,10 @@ class InferNodes:
         n = len(self.logs)
         for k, log in enumerate(self.logs):
             if n > 1:
-                log.info(f"Inference node {k} of {n} for {model_name} (local platform: every node is simulated "
-                         "inside one inference server process)")
+                log.info(
+                    f"Inference node {k} of {n} for {model_name} (local platform: every node is simulated "
+                    "inside one inference server process)"
+                )
         if self.router is not None:
             self.router.info(f"Router up in front of {n} inference node(s): round-robin over nodes 0..{n - 1}")
 

@@ -60,12 +60,21 @@ class InferenceServer:
         self.nodes.each(f"Loaded weights from broadcast step {step} ({path.name}) in {time.perf_counter() - t0:.2f}s")
         return 200, {"step": step}
 
-    def _generate(self, conversations: list[list[dict[str, str]]], max_tokens: int, temperature: float, seed: int) -> list[str]:
+    def _generate(
+        self, conversations: list[list[dict[str, str]]], max_tokens: int, temperature: float, seed: int
+    ) -> list[str]:
         prompts = [render_prompt(conv) for conv in conversations]
         with self.lock:
             params = self.params
-        outs = generate(params, prompts, context=self.shape.context, max_new_tokens=max_tokens,
-                        stop_token=IM_END, temperature=temperature, seed=seed)
+        outs = generate(
+            params,
+            prompts,
+            context=self.shape.context,
+            max_new_tokens=max_tokens,
+            stop_token=IM_END,
+            temperature=temperature,
+            seed=seed,
+        )
         return [decode(o) for o in outs]
 
     def batch(self, body: dict[str, Any]) -> tuple[int, Any]:
@@ -82,8 +91,12 @@ class InferenceServer:
         return 200, {"step": self.step, "completions": texts}
 
     def chat(self, body: dict[str, Any]) -> tuple[int, Any]:
-        text = self._generate([body["messages"]], min(4096, int(body.get("max_tokens") or 256)),
-                              float(body.get("temperature") or 0.0), int(body.get("seed") or 0))[0]
+        text = self._generate(
+            [body["messages"]],
+            min(4096, int(body.get("max_tokens") or 256)),
+            float(body.get("temperature") or 0.0),
+            int(body.get("seed") or 0),
+        )[0]
         return 200, {
             "object": "chat.completion",
             "model": self.model_name,
@@ -93,7 +106,10 @@ class InferenceServer:
     def serve(self) -> ThreadingHTTPServer:
         routes = {
             ("GET", "/health"): lambda _: (200, {"status": "ok", "step": self.step}),
-            ("GET", "/v1/models"): lambda _: (200, {"object": "list", "data": [{"id": self.model_name, "object": "model"}]}),
+            ("GET", "/v1/models"): lambda _: (
+                200,
+                {"object": "list", "data": [{"id": self.model_name, "object": "model"}]},
+            ),
             ("POST", "/update_weights"): self.update_weights,
             ("POST", "/v1/generate"): self.batch,
             ("POST", "/v1/chat/completions"): self.chat,

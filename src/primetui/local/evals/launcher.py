@@ -71,7 +71,11 @@ class EvalComponents:
         with open(log_path, "ab") as err:
             proc = subprocess.Popen(
                 [sys.executable, "-m", module, "--run-dir", str(self.run_dir), *extra],
-                stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env, start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                stdout=err,
+                stderr=err,
+                env=env,
+                start_new_session=True,
             )
         comp.pid = proc.pid
         comp.status = "starting"
@@ -83,20 +87,32 @@ class EvalComponents:
     def start(self) -> None:
         rid = self.files.run_id
         names = [s.name for s in self.eval.sources]
-        self.log.info(f"Online evals: starting inference, {len(names)} env server(s) ({', '.join(names)}) and the orchestrator")
+        self.log.info(
+            f"Online evals: starting inference, {len(names)} env server(s) ({', '.join(names)}) and the orchestrator"
+        )
         # A restarted run reuses its run dir: readiness files, endpoints and broadcasts of the
         # previous attempt would point at dead servers and old weights.
         for stale in (self.run_dir / "evals", self.broadcast_dir):
             shutil.rmtree(stale, ignore_errors=True)
         (self.run_dir / "evals").mkdir(parents=True, exist_ok=True)
-        inference = self._spawn("inference server", "inference", "primetui.local.evals.inference", "inference.log",
-                                Component("inference", f"{rid}-inference-0"))
+        inference = self._spawn(
+            "inference server",
+            "inference",
+            "primetui.local.evals.inference",
+            "inference.log",
+            Component("inference", f"{rid}-inference-0"),
+        )
         self._add_simulated_nodes(inference)
         for i, src in enumerate(self.eval.sources):
-            self._spawn(f"env server '{src.name}'", f"env-{i}", "primetui.local.evals.env_server",
-                        env_log_name(src.name),
-                        Component("env-server", f"{rid}-env-{src.name}-0", env_name=src.name, env_index=i),
-                        "--index", str(i))
+            self._spawn(
+                f"env server '{src.name}'",
+                f"env-{i}",
+                "primetui.local.evals.env_server",
+                env_log_name(src.name),
+                Component("env-server", f"{rid}-env-{src.name}-0", env_name=src.name, env_index=i),
+                "--index",
+                str(i),
+            )
         endpoints: dict[str, object] = {"envs": {}}
         deadline = time.monotonic() + READY_TIMEOUT
         for child in self.children:
@@ -104,7 +120,9 @@ class EvalComponents:
                 self.check()
                 self.check_signals()
                 if time.monotonic() > deadline:
-                    raise RunFailure(f"The {child.label} did not become ready within {READY_TIMEOUT:.0f}s; see its log.")
+                    raise RunFailure(
+                        f"The {child.label} did not become ready within {READY_TIMEOUT:.0f}s; see its log."
+                    )
                 time.sleep(0.05)
             url = read_json(ready_file(self.run_dir, child.key))["base_url"]
             child.comp.status = "running"
@@ -114,8 +132,13 @@ class EvalComponents:
                 endpoints["envs"][self.eval.sources[int(child.key.split("-")[1])].name] = url  # type: ignore[index]
         self.files.write_components()
         write_json_atomic(self.run_dir / "evals" / "endpoints.json", endpoints)
-        orch = self._spawn("orchestrator", "orchestrator", "primetui.local.evals.orchestrator", "orchestrator.log",
-                           Component("orchestrator", f"{rid}-orchestrator-0"))
+        orch = self._spawn(
+            "orchestrator",
+            "orchestrator",
+            "primetui.local.evals.orchestrator",
+            "orchestrator.log",
+            Component("orchestrator", f"{rid}-orchestrator-0"),
+        )
         orch.comp.status = "running"
         self.files.write_components()
 
@@ -129,8 +152,10 @@ class EvalComponents:
         if n == 1 and not has_router(config):
             return
         inference.comp.pod_index = 0
-        extra = [Component("inference", f"{rid}-inference-{k}", "running", inference.proc.pid, pod_index=k)
-                 for k in range(1, n)]
+        extra = [
+            Component("inference", f"{rid}-inference-{k}", "running", inference.proc.pid, pod_index=k)
+            for k in range(1, n)
+        ]
         if has_router(config):
             extra.append(Component("router", f"{rid}-router-0", "running", inference.proc.pid))
         for comp in extra:

@@ -89,9 +89,7 @@ class Orchestrator:
         env_url = self.endpoints["envs"][src.name]
         t0 = time.perf_counter()
         examples = self._call(f"{env_url}/examples?n={src.num_examples}")["examples"]
-        self.log.info(
-            f"Evaluating step {step} on '{src.name}': {len(examples)} examples x {src.group_size} rollouts"
-        )
+        self.log.info(f"Evaluating step {step} on '{src.name}': {len(examples)} examples x {src.group_size} rollouts")
         max_tokens = src.max_completion_tokens or min(
             1024, max(len(m["content"].encode()) for ex in examples for m in ex["prompt"]) + 16
         )
@@ -99,8 +97,12 @@ class Orchestrator:
         for g in range(src.group_size):
             out = self._call(
                 f"{self.endpoints['inference']}/v1/generate",
-                {"prompts": [ex["prompt"] for ex in examples], "max_tokens": max_tokens,
-                 "temperature": src.temperature or (1.0 if src.group_size > 1 else 0.0), "seed": step * 1000 + g},
+                {
+                    "prompts": [ex["prompt"] for ex in examples],
+                    "max_tokens": max_tokens,
+                    "temperature": src.temperature or (1.0 if src.group_size > 1 else 0.0),
+                    "seed": step * 1000 + g,
+                },
             )
             items += [{"index": ex["index"], "completion": c} for ex, c in zip(examples, out["completions"])]
         rewards = self._call(f"{env_url}/score", {"items": items})["rewards"]
@@ -110,12 +112,20 @@ class Orchestrator:
         std = math.sqrt(sum((r - mean) ** 2 for r in rewards) / n) if n else float("nan")
         lengths = [len(it["completion"].encode()) for it in items]
         prefix = f"eval/{src.name}"
-        self.metrics.append(finite_row({
-            "step": step, "time": time.time(),
-            f"{prefix}/reward/mean": mean, f"{prefix}/reward/std": std, f"{prefix}/count": n,
-            f"{prefix}/time": elapsed, f"{prefix}/completion_len/mean": sum(lengths) / n if n else float("nan"),
-            f"{prefix}/policy_version": step,
-        }))
+        self.metrics.append(
+            finite_row(
+                {
+                    "step": step,
+                    "time": time.time(),
+                    f"{prefix}/reward/mean": mean,
+                    f"{prefix}/reward/std": std,
+                    f"{prefix}/count": n,
+                    f"{prefix}/time": elapsed,
+                    f"{prefix}/completion_len/mean": sum(lengths) / n if n else float("nan"),
+                    f"{prefix}/policy_version": step,
+                }
+            )
+        )
         self.log.success(
             f"Eval {src.name} | Step {step} | Reward {mean:.4f} ± {std:.4f} | {n} samples | {elapsed:.1f}s"
         )
@@ -129,8 +139,9 @@ class Orchestrator:
         intervals = [s.interval for s in self.eval.sources]
         nxt = min(((trainer_step // i) + 1) * i for i in intervals) if intervals else None
         last = max(self.done) if self.done else None
-        return (f"Waiting for the next weight broadcast: trainer at step {trainer_step}, next eval at step {nxt}"
-                + (f", last evaluated step {last}" if last is not None else ""))
+        return f"Waiting for the next weight broadcast: trainer at step {trainer_step}, next eval at step {nxt}" + (
+            f", last evaluated step {last}" if last is not None else ""
+        )
 
     def run(self) -> int:
         names = ", ".join(f"{s.name} (every {s.interval} steps)" for s in self.eval.sources)

@@ -13,8 +13,19 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.background import BackgroundTask
 
 UPSTREAM = "https://huggingface.co"
-_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host",
-        "proxy-authorization", "proxy-authenticate", "content-encoding", "content-length"}
+_HOP = {
+    "connection",
+    "keep-alive",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "host",
+    "proxy-authorization",
+    "proxy-authenticate",
+    "content-encoding",
+    "content-length",
+}
 
 
 async def forward(request: Request, rest: str, upstream: str = UPSTREAM, transport=None) -> Response:
@@ -24,14 +35,18 @@ async def forward(request: Request, rest: str, upstream: str = UPSTREAM, transpo
     body = await request.body()
     client = httpx.AsyncClient(transport=transport, timeout=60.0, follow_redirects=False)
     try:
-        upstream_req = client.build_request(request.method, url, params=request.query_params, headers=headers, content=body)
+        upstream_req = client.build_request(
+            request.method, url, params=request.query_params, headers=headers, content=body
+        )
         reply = await client.send(upstream_req, stream=True)
     except httpx.HTTPError as exc:
         await client.aclose()
         return JSONResponse(
             status_code=502,
-            content={"error": f"The local platform could not reach the Hugging Face Hub ({type(exc).__name__}); "
-                              "check the machine's network, or use a bundled dataset."},
+            content={
+                "error": f"The local platform could not reach the Hugging Face Hub ({type(exc).__name__}); "
+                "check the machine's network, or use a bundled dataset."
+            },
             headers={"X-Error-Message": "Hub unreachable"},
         )
     out = {k: v for k, v in reply.headers.items() if k.lower() not in _HOP}
@@ -45,5 +60,6 @@ async def forward(request: Request, rest: str, upstream: str = UPSTREAM, transpo
     if request.method == "HEAD":
         await close()
         return Response(status_code=reply.status_code, headers=out)
-    return StreamingResponse(reply.aiter_raw(), status_code=reply.status_code, headers=out,
-                             background=BackgroundTask(close))
+    return StreamingResponse(
+        reply.aiter_raw(), status_code=reply.status_code, headers=out, background=BackgroundTask(close)
+    )

@@ -46,13 +46,16 @@ def _bundled_names() -> str:
 
 
 def _error(status: int, code: str, message: str, detail: str) -> JSONResponse:
-    return JSONResponse(status_code=status, content={"error": detail},
-                        headers={"X-Error-Code": code, "X-Error-Message": message})
+    return JSONResponse(
+        status_code=status, content={"error": detail}, headers={"X-Error-Code": code, "X-Error-Message": message}
+    )
 
 
 def _repo_not_found(repo_type: str, repo_id: str) -> JSONResponse:
     return _error(
-        404, "RepoNotFound", "Repository not found",
+        404,
+        "RepoNotFound",
+        "Repository not found",
         f"The local platform serves only its bundled datasets ({_bundled_names()}), and not the "
         f"{repo_type} repo '{repo_id}'; start it with {PASSTHROUGH_ENV}=1 to ask the real Hub.",
     )
@@ -63,16 +66,30 @@ def _revision_ok(repo: BundledRepo, rev: str) -> bool:
 
 
 def _revision_not_found(repo: BundledRepo, rev: str) -> JSONResponse:
-    return _error(404, "RevisionNotFound", "Invalid rev id",
-                  f"Revision {rev[:80]!r} not found in {repo.repo_id}: the local copy has only 'main' ({repo.sha}).")
+    return _error(
+        404,
+        "RevisionNotFound",
+        "Invalid rev id",
+        f"Revision {rev[:80]!r} not found in {repo.repo_id}: the local copy has only 'main' ({repo.sha}).",
+    )
 
 
 def _repo_info(repo: BundledRepo) -> dict:
     author = repo.repo_id.split("/")[0] if "/" in repo.repo_id else None
     return {
-        "_id": repo.sha[:24], "id": repo.repo_id, "author": author, "sha": repo.sha,
-        "lastModified": _CREATED, "createdAt": _CREATED, "private": False, "gated": False,
-        "disabled": False, "downloads": 0, "likes": 0, "tags": ["local-stand-in"], "cardData": {},
+        "_id": repo.sha[:24],
+        "id": repo.repo_id,
+        "author": author,
+        "sha": repo.sha,
+        "lastModified": _CREATED,
+        "createdAt": _CREATED,
+        "private": False,
+        "gated": False,
+        "disabled": False,
+        "downloads": 0,
+        "likes": 0,
+        "tags": ["local-stand-in"],
+        "cardData": {},
         "siblings": [{"rfilename": f.path, "size": f.size} for f in repo.files],
         "usedStorage": sum(f.size for f in repo.files),
     }
@@ -110,8 +127,12 @@ def _file_response(repo: BundledRepo, path: str, head: bool) -> Response:
     name = _repo_path(path)
     f = repo.file(name) if name else None
     if f is None:
-        return _error(404, "EntryNotFound", "Entry not found",
-                      f"{repo.repo_id} has no file {path[:200]!r} (it has: {', '.join(x.path for x in repo.files)}).")
+        return _error(
+            404,
+            "EntryNotFound",
+            "Entry not found",
+            f"{repo.repo_id} has no file {path[:200]!r} (it has: {', '.join(x.path for x in repo.files)}).",
+        )
     headers = {"X-Repo-Commit": repo.sha, "ETag": f'"{f.etag}"', "Accept-Ranges": "bytes"}
     if f.lfs:
         headers["X-Linked-Etag"] = f'"{f.sha256}"'
@@ -159,16 +180,26 @@ async def hub(request: Request) -> Response:
         return _file_response(repo, m["path"], head)
     if passthrough_enabled():
         return await _elsewhere(request, raw, "", "")
-    return _error(404, "EntryNotFound", "Not found",
-                  f"The local platform's Hub endpoint does not serve '/{rest}'; it answers only what "
-                  "`hf download` asks for its bundled datasets.")
+    return _error(
+        404,
+        "EntryNotFound",
+        "Not found",
+        f"The local platform's Hub endpoint does not serve '/{rest}'; it answers only what "
+        "`hf download` asks for its bundled datasets.",
+    )
 
 
 # The Hub's own paths at the root of the platform's address (HF_ENDPOINT is the base URL, so the
 # client names the repo in its errors as it does on the Hub). None can meet the API under /api/v1.
-for _path in ("/api/models/{rest:path}", "/api/datasets/{rest:path}", "/api/spaces/{rest:path}",
-              "/datasets/{rest:path}", "/spaces/{rest:path}",
-              "/{name}/resolve/{rest:path}", "/{namespace}/{name}/resolve/{rest:path}"):
+for _path in (
+    "/api/models/{rest:path}",
+    "/api/datasets/{rest:path}",
+    "/api/spaces/{rest:path}",
+    "/datasets/{rest:path}",
+    "/spaces/{rest:path}",
+    "/{name}/resolve/{rest:path}",
+    "/{namespace}/{name}/resolve/{rest:path}",
+):
     router.add_api_route(_path, hub, methods=["GET", "HEAD", "POST"], include_in_schema=False)
 
 

@@ -80,14 +80,24 @@ def _env_float(name: str, default: float) -> float:
 class SessionManager:
     """Owns every session of one data dir; lives on the server's event loop."""
 
-    def __init__(self, data_dir: Path, *, idle_timeout: float | None = None, speed: float | None = None,
-                 volume_size=None, hf_endpoint=None, room=None):
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        idle_timeout: float | None = None,
+        speed: float | None = None,
+        volume_size=None,
+        hf_endpoint=None,
+        room=None,
+    ):
         self.data_dir = Path(data_dir)
         self._volume_size = volume_size or (lambda _name: None)  # name -> size cap in bytes, or None
         self._room = room or (lambda _name: None)  # name -> the volume's room ledger (storage.room), or None
         self._hf_endpoint = hf_endpoint or (lambda: None)  # -> the platform's base URL (its Hub endpoint)
         self.isolation: mountns.Isolation | None = None
-        self.idle_timeout = idle_timeout if idle_timeout is not None else _env_float(IDLE_TIMEOUT_ENV, DEFAULT_IDLE_TIMEOUT)
+        self.idle_timeout = (
+            idle_timeout if idle_timeout is not None else _env_float(IDLE_TIMEOUT_ENV, DEFAULT_IDLE_TIMEOUT)
+        )
         self.speed = speed if speed is not None else _env_float(SPEED_ENV, 1.0)
         self._folder = keys.sessions_dir(self.data_dir)
         self._work_root = self._folder / "work"
@@ -120,7 +130,9 @@ class SessionManager:
             )
         self.isolation = await asyncio.to_thread(mountns.probe)
         if self.isolation.namespaces:
-            log.info("volume sessions run in a bubblewrap sandbox that reaches only their volume, at %s", mountns.MOUNT_POINT)
+            log.info(
+                "volume sessions run in a bubblewrap sandbox that reaches only their volume, at %s", mountns.MOUNT_POINT
+            )
         else:
             log.warning("volume sessions are NOT sandboxed and run in the working copy: %s", self.isolation.why)
         from primetui.local.hub.hf_cli import install_launcher
@@ -320,7 +332,8 @@ class SessionManager:
                 await asyncio.to_thread(_discard, self.work_dir(rec.id))
             why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
             self._set_phase(
-                rec, "failed",
+                rec,
+                "failed",
                 error=f"The session could not start ({why}); open a new session, and see the platform's output if it fails again.",
             )
 
@@ -338,7 +351,8 @@ class SessionManager:
             await asyncio.gather(copy, return_exceptions=True)
         was_ready = rec.phase == "ready"
         await self._close_endpoint(
-            rec.id, f"session {rec.id} on volume '{volume_name_of(rec.volume_name)}' stopped: {rec.stop_reason}")
+            rec.id, f"session {rec.id} on volume '{volume_name_of(rec.volume_name)}' stopped: {rec.stop_reason}"
+        )
         work = self.work_dir(rec.id)
         try:
             if was_ready and not rec.read_only and work.is_dir():

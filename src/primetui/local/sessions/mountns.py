@@ -63,8 +63,21 @@ def _probe_disks(scratch: Path) -> str:
     if not (shutil.which("unshare") and shutil.which("mount") and shutil.which("umount")):
         return "util-linux's unshare/mount are not installed"
     try:
-        test = _run(["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-                     f'mount -t tmpfs -o size=64k {_FSNAME}-probe "$1" && umount "$1"', "probe", str(scratch)], timeout=10)
+        test = _run(
+            [
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                "--",
+                "/bin/sh",
+                "-c",
+                f'mount -t tmpfs -o size=64k {_FSNAME}-probe "$1" && umount "$1"',
+                "probe",
+                str(scratch),
+            ],
+            timeout=10,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         return f"unshare failed ({exc})"
     return "" if test.returncode == 0 else f"mount namespaces are not available ({_first_line(test)})"

@@ -32,6 +32,7 @@ EXTRAS_KEY = "sessions"
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     state = app.state.platform
+
     def volume_size(key: str) -> int | None:
         row = state.store.get_volume(*split_volume_key(key))
         return int(row["size_bytes"]) if row is not None else None
@@ -71,7 +72,9 @@ def to_wire(manager: SessionManager, rec: SessionRecord) -> dict:
         status=rec.status,
         read_only=rec.read_only,
         ssh_connection=f"root@{rec.alias}.localhost -p {rec.ssh_port}" if ready else None,
-        gateway=VolumeSessionGateway(host="127.0.0.1", port=manager.gateway.port, cert_sha256=manager.gateway.cert_sha256)
+        gateway=VolumeSessionGateway(
+            host="127.0.0.1", port=manager.gateway.port, cert_sha256=manager.gateway.cert_sha256
+        )
         if ready
         else None,
         host_public_key=manager.host_public_key if ready else None,
@@ -101,14 +104,20 @@ async def create_session(name: str, body: CreateSessionRequest, request: Request
         from primetui.local.storage.grants import live_upload_lease
 
         if live_upload_lease(request.app.state.platform, key) is not None:
-            raise fail(409, f"Volume '{name}' has an upload in progress (a direct `prime volumes put` holds its "
-                            "write lease); open a read-only session, or wait for the upload to finish.")
+            raise fail(
+                409,
+                f"Volume '{name}' has an upload in progress (a direct `prime volumes put` holds its "
+                "write lease); open a read-only session, or wait for the upload to finish.",
+            )
         from primetui.local.transfers.registry import live_import
 
         importing = live_import(request.app.state.platform, key)
         if importing:
-            raise fail(409, f"Volume '{name}' has an active read-write S3 import ({importing}); open a read-only "
-                            f"session, or wait for it to finish (prime volumes transfers list {name} --id {importing}).")
+            raise fail(
+                409,
+                f"Volume '{name}' has an active read-write S3 import ({importing}); open a read-only "
+                f"session, or wait for it to finish (prime volumes transfers list {name} --id {importing}).",
+            )
     try:
         rec = manager.create(key, read_only=body.read_only, allow_writable=bool(body.allow_writable))
     except (VolumeNotFound, WriterConflict) as exc:

@@ -81,7 +81,19 @@ def _system_view() -> list[str]:
             args += ["--ro-bind", str(path), str(path)]
     args += ["--ro-bind", "/etc", "/etc", *etc_masks()]
     args += ["--proc", "/proc", "--dev", "/dev"]
-    args += ["--size", str(SCRATCH_BYTES), "--perms", "1777", "--tmpfs", "/tmp", "--dir", "/var", "--symlink", "../tmp", "/var/tmp"]
+    args += [
+        "--size",
+        str(SCRATCH_BYTES),
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/tmp",
+        "--dir",
+        "/var",
+        "--symlink",
+        "../tmp",
+        "/var/tmp",
+    ]
     return args
 
 
@@ -98,8 +110,13 @@ def _private_home(home: str | None) -> list[str]:
 def python_paths(data_dir: Path | None = None, home: str | None = None) -> list[str]:
     """What ``hf`` needs from the host: the prefixes of the Python the platform runs and its import
     path (not the current folder), never a folder that holds the data dir or the home folder."""
-    wanted = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
-              os.path.dirname(os.path.realpath(sys.executable))]
+    wanted = [
+        sys.prefix,
+        sys.exec_prefix,
+        sys.base_prefix,
+        sys.base_exec_prefix,
+        os.path.dirname(os.path.realpath(sys.executable)),
+    ]
     cwd = os.getcwd()
     wanted += [p for i, p in enumerate(sys.path) if p and not (i == 0 and p in (cwd, ""))]
     keep_out = [str(p) for p in (data_dir, home) if p]
@@ -133,11 +150,29 @@ def _usr_local_bin(hf: Path | None) -> list[str]:
     return args
 
 
-def wrap(argv: list[str], *, work: Path, read_only: bool, home: str | None = None, hf: Path | None = None,
-         tmux_dir: Path | None = None, data_dir: Path | None = None) -> list[str]:
+def wrap(
+    argv: list[str],
+    *,
+    work: Path,
+    read_only: bool,
+    home: str | None = None,
+    hf: Path | None = None,
+    tmux_dir: Path | None = None,
+    data_dir: Path | None = None,
+) -> list[str]:
     """``argv`` run in a sandbox that reaches the working copy ``work`` at /volume, starting there."""
-    args = [BWRAP, "--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--cap-drop", "ALL", "--die-with-parent"]
+    args = [
+        BWRAP,
+        "--unshare-user",
+        "--disable-userns",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--cap-drop",
+        "ALL",
+        "--die-with-parent",
+    ]
     args += _system_view()
     # Outer folders first: a home under the Python's prefix, or a prefix under the home, both stay visible.
     mounts = [(home, _private_home(home))] + [(p, ["--ro-bind", p, p]) for p in python_paths(data_dir, home)]

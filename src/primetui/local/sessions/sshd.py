@@ -100,8 +100,21 @@ def _set_winsize(fd: int, cols: int, rows: int) -> None:
 # have been started with some ignored or blocked (``nohup primetui local serve`` ignores SIGHUP, and a
 # shell's background job would then outlive the hangup of the session that started it).
 _DEFAULT_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGPIPE", "SIGTSTP",
-                                       "SIGTTIN", "SIGTTOU", "SIGCHLD", "SIGALRM", "SIGUSR1", "SIGUSR2")
+    getattr(signal, name)
+    for name in (
+        "SIGHUP",
+        "SIGINT",
+        "SIGQUIT",
+        "SIGTERM",
+        "SIGPIPE",
+        "SIGTSTP",
+        "SIGTTIN",
+        "SIGTTOU",
+        "SIGCHLD",
+        "SIGALRM",
+        "SIGUSR1",
+        "SIGUSR2",
+    )
     if hasattr(signal, name)
 )
 
@@ -181,8 +194,12 @@ def _environment(cfg: EndpointConfig, term: str | None, client_env=None) -> dict
         if key.startswith(_ACCEPTED_CLIENT_ENV) and "\0" not in value:
             env[key] = value
     if cfg.namespaces:  # the sandbox has the session's `hf` in /usr/local/bin, and no bin_dir
-        env["PATH"] = os.pathsep.join(["/usr/local/bin", *(p for p in (env.get("PATH") or os.defpath).split(os.pathsep)
-                                                           if p and p != "/usr/local/bin")])
+        env["PATH"] = os.pathsep.join(
+            [
+                "/usr/local/bin",
+                *(p for p in (env.get("PATH") or os.defpath).split(os.pathsep) if p and p != "/usr/local/bin"),
+            ]
+        )
     elif cfg.bin_dir is not None:
         env["PATH"] = os.pathsep.join([str(cfg.bin_dir), env.get("PATH") or os.defpath])
     env.setdefault("PATH", os.defpath)
@@ -205,9 +222,8 @@ def _banner(cfg: EndpointConfig) -> bytes:
     disk = cfg.disk_line()
     where = f"mounted at {cfg.volume_dir}" + (f" ({disk})" if disk else "")
     if cfg.read_only:
-        text = (
-            f"primetui: READ-ONLY session {cfg.session_id} on volume '{cfg.volume_name}', {where}. "
-            + ("Nothing here can be changed.\r\n" if cfg.namespaces else "Changes made here never reach the volume.\r\n")
+        text = f"primetui: READ-ONLY session {cfg.session_id} on volume '{cfg.volume_name}', {where}. " + (
+            "Nothing here can be changed.\r\n" if cfg.namespaces else "Changes made here never reach the volume.\r\n"
         )
     else:
         text = (
@@ -222,7 +238,9 @@ def _banner(cfg: EndpointConfig) -> bytes:
             "can, the platform's token and other volumes included (see docs/security.md).\r\n"
         )
         if cfg.read_only:
-            text += "primetui: read-only is enforced by file permissions only, which is weaker than a read-only mount.\r\n"
+            text += (
+                "primetui: read-only is enforced by file permissions only, which is weaker than a read-only mount.\r\n"
+            )
     return text.encode()
 
 
@@ -232,8 +250,15 @@ def _argv(cfg: EndpointConfig, argv: list[str], env: dict[str, str]) -> list[str
     if not cfg.namespaces:
         return argv
     hf = cfg.bin_dir / "hf" if cfg.bin_dir is not None else None
-    return sandbox.wrap(argv, work=cfg.root, read_only=cfg.read_only, home=env.get("HOME"), hf=hf,
-                        tmux_dir=cfg.tmux_dir, data_dir=cfg.data_dir)
+    return sandbox.wrap(
+        argv,
+        work=cfg.root,
+        read_only=cfg.read_only,
+        home=env.get("HOME"),
+        hf=hf,
+        tmux_dir=cfg.tmux_dir,
+        data_dir=cfg.data_dir,
+    )
 
 
 async def _fd_ready(add: Callable[..., Any], remove: Callable[[int], Any], fd: int) -> None:
@@ -525,8 +550,12 @@ def _signal_session(pid: int, sig: int, spare_leader: bool = False) -> None:
             os.kill(member, sig)
 
 
-async def _hang_up_when_closed(process: asyncssh.SSHServerProcess, child,
-                               release_pty: Callable[[], Awaitable[None]] | None = None, sandboxed: bool = False) -> None:
+async def _hang_up_when_closed(
+    process: asyncssh.SSHServerProcess,
+    child,
+    release_pty: Callable[[], Awaitable[None]] | None = None,
+    sandboxed: bool = False,
+) -> None:
     """When the client's channel closes, hang up on what it started, as sshd does: the pty is
     released first (``release_pty``: its master closed, so a program writing to the terminal gets
     EIO instead of blocking on a terminal nobody reads), then SIGHUP to the shell's terminal
@@ -559,9 +588,16 @@ async def _end_private_tmux(cfg: EndpointConfig) -> None:
     sockets = [p for p in folder.glob("tmux-*/*") if p.is_socket()] if tmux else []
     for sock in sockets:
         with contextlib.suppress(OSError, asyncio.TimeoutError):
-            proc = await asyncio.create_subprocess_exec(tmux, "-S", str(sock), "kill-server", stdin=asyncio.subprocess.DEVNULL,
-                                                        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
-                                                        env=account_environment())
+            proc = await asyncio.create_subprocess_exec(
+                tmux,
+                "-S",
+                str(sock),
+                "kill-server",
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+                env=account_environment(),
+            )
             await asyncio.wait_for(proc.wait(), 5)
     await asyncio.to_thread(shutil.rmtree, folder, True)
 

@@ -149,7 +149,9 @@ def _copy_file(src: Path, dst: Path, stats: _Stats) -> None:
             stats.done_bytes += len(chunk)
             stats.tick()
     shutil.copystat(src, tmp, follow_symlinks=False)
-    os.chmod(tmp, safe_mode(os.lstat(src).st_mode, old.st_mode if old is not None and stat.S_ISREG(old.st_mode) else None))
+    os.chmod(
+        tmp, safe_mode(os.lstat(src).st_mode, old.st_mode if old is not None and stat.S_ISREG(old.st_mode) else None)
+    )
     os.replace(tmp, dst)
 
 

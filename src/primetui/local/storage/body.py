@@ -19,10 +19,16 @@ MAX_PART = 5 * 1024**3
 """The largest object one PUT (or one multipart part) carries, as in S3."""
 
 STREAMING_TRAILER = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
-SIGNED_STREAMING = ("STREAMING-AWS4-HMAC-SHA256-PAYLOAD", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER",
-                    "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD", "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD-TRAILER")
-TOO_LARGE = ("The upload is larger than the room left on the volume (or than 5 GiB for one part); expand the volume "
-             "or send less.")
+SIGNED_STREAMING = (
+    "STREAMING-AWS4-HMAC-SHA256-PAYLOAD",
+    "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER",
+    "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD",
+    "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD-TRAILER",
+)
+TOO_LARGE = (
+    "The upload is larger than the room left on the volume (or than 5 GiB for one part); expand the volume "
+    "or send less."
+)
 """The refusal of bytes the volume has no room for (S3's ``EntityTooLarge``), whoever notices it."""
 WRITE_BATCH = 1 << 20
 MAX_LINE = 4096
@@ -48,8 +54,11 @@ class _Crc32:
 
 
 def _trailer_hasher(name: str):  # type: ignore[no-untyped-def]
-    return {"x-amz-checksum-crc32": _Crc32, "x-amz-checksum-sha1": hashlib.sha1,
-            "x-amz-checksum-sha256": hashlib.sha256}.get(name, lambda: None)()
+    return {
+        "x-amz-checksum-crc32": _Crc32,
+        "x-amz-checksum-sha1": hashlib.sha1,
+        "x-amz-checksum-sha256": hashlib.sha256,
+    }.get(name, lambda: None)()
 
 
 async def _dechunk(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes | tuple[str, str]]:
@@ -69,7 +78,7 @@ async def _dechunk(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes | tuple[
             if len(buf) > MAX_LINE or not await fill():
                 raise BodyError("IncompleteBody", "The aws-chunked body ended inside a chunk header.")
         out = bytes(buf[:end])
-        del buf[:end + 2]
+        del buf[: end + 2]
         return out
 
     while True:
@@ -94,8 +103,15 @@ async def _dechunk(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes | tuple[
         yield (name.strip().lower(), value.strip())
 
 
-async def receive(stream: AsyncIterator[bytes], sink: BinaryIO, payload_hash: str, declared: int | None,
-                  limit: int, trailer: str | None = None, take: Callable[[int], None] | None = None) -> tuple[int, str]:
+async def receive(
+    stream: AsyncIterator[bytes],
+    sink: BinaryIO,
+    payload_hash: str,
+    declared: int | None,
+    limit: int,
+    trailer: str | None = None,
+    take: Callable[[int], None] | None = None,
+) -> tuple[int, str]:
     """Write the body to ``sink``; return (bytes, MD5 hex). Raises BodyError on any mismatch or past ``limit``.
 
     ``trailer`` is the ``x-amz-trailer`` header: the checksum the aws-chunked body ends with.
@@ -103,8 +119,11 @@ async def receive(stream: AsyncIterator[bytes], sink: BinaryIO, payload_hash: st
     for them on the volume, or raises.
     """
     if payload_hash in SIGNED_STREAMING:
-        raise BodyError("NotImplemented", "Signed chunk streams are not supported; send an unsigned payload "
-                                          "(boto3's default) or a signed SHA-256.", 501)
+        raise BodyError(
+            "NotImplemented",
+            "Signed chunk streams are not supported; send an unsigned payload (boto3's default) or a signed SHA-256.",
+            501,
+        )
     md5 = hashlib.md5()
     sha = hashlib.sha256() if payload_hash not in ("UNSIGNED-PAYLOAD", STREAMING_TRAILER) else None
     checksum = _trailer_hasher(trailer.strip().lower()) if trailer else None

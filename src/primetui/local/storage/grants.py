@@ -64,8 +64,13 @@ class Grant:
         return True
 
     def may_write(self, target: VolumePath, now: float) -> bool:
-        return (self.mode == "put" and self.lease is not None and self.lease.live(now) and self.reaches(target)
-                and not is_runs(target.rel))
+        return (
+            self.mode == "put"
+            and self.lease is not None
+            and self.lease.live(now)
+            and self.reaches(target)
+            and not is_runs(target.rel)
+        )
 
 
 def is_runs(rel: str) -> bool:
@@ -76,17 +81,20 @@ def is_runs(rel: str) -> bool:
 def clean_path(path: object) -> str:
     """The volume-relative path of a V9 body, as the CLI checks it (400 with one sentence otherwise)."""
     if not isinstance(path, str):
-        raise fail(400, "path must be a string: the volume-relative path, or \"\" for the root.")
+        raise fail(400, 'path must be a string: the volume-relative path, or "" for the root.')
     text = path.strip()
     if text == "/volume" or text.startswith("/volume/"):
-        text = text[len("/volume"):]
+        text = text[len("/volume") :]
     parts = [p for p in text.split("/") if p not in ("", ".")]
     if len(text.encode("utf-8", "surrogatepass")) > 1024:
         raise fail(400, "path is longer than 1024 bytes; shorten it.")
     for part in parts:
         if part == ".." or not _SEGMENT.fullmatch(part) or len(part.encode()) > 255:
-            raise fail(400, f"path '{path[:120]}' is not a volume path: use letters, digits and ._@%+=,:- "
-                            "in parts of at most 255 bytes, without '..'.")
+            raise fail(
+                400,
+                f"path '{path[:120]}' is not a volume path: use letters, digits and ._@%+=,:- "
+                "in parts of at most 255 bytes, without '..'.",
+            )
     try:  # the same decision every route makes (a look-alike of runs/ is refused here too)
         parts, _ = canonical_parts("/".join(parts))
     except PathEscapeError as exc:
@@ -100,8 +108,11 @@ def clean_entries(entries: object) -> frozenset[str] | None:
     if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
         raise fail(400, "entries must be a list of the top-level names a root put writes.")
     if len(entries) > MAX_ENTRIES:
-        raise fail(400, f"A put to the volume root may write at most {MAX_ENTRIES} top-level names; "
-                        "put a directory that holds them instead.")
+        raise fail(
+            400,
+            f"A put to the volume root may write at most {MAX_ENTRIES} top-level names; "
+            "put a directory that holds them instead.",
+        )
     for entry in entries:
         if entry in (".", "..") or not _SEGMENT.fullmatch(entry) or len(entry.encode()) > 255:
             raise fail(400, f"entries holds '{entry[:80]}', which is not a top-level name on a volume.")
@@ -125,8 +136,15 @@ class Grants:
         now = time.time() if now is None else now
         return next((lease for lease in self.leases.values() if lease.volume == volume and lease.live(now)), None)
 
-    def issue(self, volume: str, mode: str, base: str, entries: frozenset[str] | None,
-              lease_id: str | None = None, now: float | None = None) -> Grant:
+    def issue(
+        self,
+        volume: str,
+        mode: str,
+        base: str,
+        entries: frozenset[str] | None,
+        lease_id: str | None = None,
+        now: float | None = None,
+    ) -> Grant:
         """New credentials; a put takes the volume's lease (a refresh names it) or is refused with 409."""
         now = time.time() if now is None else now
         self._prune(now)
@@ -135,16 +153,29 @@ class Grants:
             held = self.live_lease(volume, now)
             if held is not None and held.id != lease_id:
                 minutes = max(1, round((held.expires - now) / 60))
-                raise fail(409, f"Volume '{volume_name_of(volume)}' has an upload in progress (another put holds its write lease); "
-                                f"wait for it to finish, or for the lease to lapse within {minutes} min, and rerun.")
+                raise fail(
+                    409,
+                    f"Volume '{volume_name_of(volume)}' has an upload in progress (another put holds its write lease); "
+                    f"wait for it to finish, or for the lease to lapse within {minutes} min, and rerun.",
+                )
             if held is None and lease_id:
-                raise fail(409, f"Upload lease {lease_id[:40]} on volume '{volume_name_of(volume)}' has ended; rerun the put.")
+                raise fail(
+                    409, f"Upload lease {lease_id[:40]} on volume '{volume_name_of(volume)}' has ended; rerun the put."
+                )
             lease = held or Lease(id="lease_" + secrets.token_hex(8), volume=volume, expires=0.0)
             lease.expires = now + PUT_SECONDS
             self.leases[lease.id] = lease
-        grant = Grant(access_key="LPTK" + secrets.token_hex(8).upper(), secret=secrets.token_urlsafe(30),
-                      token=secrets.token_urlsafe(36), volume=volume, mode=mode, base=base, entries=entries,
-                      expires=now + (PUT_SECONDS if mode == "put" else GET_SECONDS), lease=lease)
+        grant = Grant(
+            access_key="LPTK" + secrets.token_hex(8).upper(),
+            secret=secrets.token_urlsafe(30),
+            token=secrets.token_urlsafe(36),
+            volume=volume,
+            mode=mode,
+            base=base,
+            entries=entries,
+            expires=now + (PUT_SECONDS if mode == "put" else GET_SECONDS),
+            lease=lease,
+        )
         self.grants[grant.access_key] = grant
         return grant
 

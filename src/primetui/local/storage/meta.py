@@ -30,9 +30,13 @@ def ensure_table(db: sqlite3.Connection) -> None:
     db.execute(SCHEMA)
 
 
-def record(db: sqlite3.Connection, volume: str, key: str, st: os.stat_result, etag: str, metadata: dict[str, str]) -> None:
-    db.execute("INSERT OR REPLACE INTO storage_objects VALUES (?, ?, ?, ?, ?, ?)",
-               (volume, key, st.st_size, st.st_mtime_ns, etag, json.dumps(metadata, sort_keys=True)))
+def record(
+    db: sqlite3.Connection, volume: str, key: str, st: os.stat_result, etag: str, metadata: dict[str, str]
+) -> None:
+    db.execute(
+        "INSERT OR REPLACE INTO storage_objects VALUES (?, ?, ?, ?, ?, ?)",
+        (volume, key, st.st_size, st.st_mtime_ns, etag, json.dumps(metadata, sort_keys=True)),
+    )
 
 
 def forget_volume(db: sqlite3.Connection, volume: str) -> None:
@@ -47,8 +51,9 @@ def mtime_text(mtime_ns: int) -> str:
 
 def describe(db: sqlite3.Connection, volume: str, key: str, st: os.stat_result) -> tuple[str, dict[str, str]]:
     """(ETag with quotes, user metadata) of the object at ``key`` whose file stats as ``st``."""
-    row = db.execute("SELECT size, mtime_ns, etag, metadata FROM storage_objects WHERE volume = ? AND key = ?",
-                     (volume, key)).fetchone()
+    row = db.execute(
+        "SELECT size, mtime_ns, etag, metadata FROM storage_objects WHERE volume = ? AND key = ?", (volume, key)
+    ).fetchone()
     if row is not None and row[0] == st.st_size and row[1] == st.st_mtime_ns:
         return row[2], json.loads(row[3])
     return f'"{st.st_size:x}-{st.st_mtime_ns:x}"', {"mtime": mtime_text(st.st_mtime_ns)}

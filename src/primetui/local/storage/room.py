@@ -208,6 +208,7 @@ def ledger_of(state: Any, volume: str) -> Ledger:
     ledgers: dict[str, Ledger] = state.extras.setdefault("room", {})
     found = ledgers.get(volume)
     if found is None:
+
         def size() -> int | None:
             row = state.store.get_volume(*split_volume_key(volume))
             return int(row["size_bytes"]) if row is not None else None

@@ -34,8 +34,11 @@ def _live_writer_session(request: Request, volume: str) -> dict[str, Any] | None
     if rec is None:
         return None
     if rec.phase not in ("creating", "staging", "ready"):  # its final sync is writing the volume back
-        raise fail(409, f"Volume '{volume_name_of(volume)}' is finishing a read-write session's final sync ({rec.id}, "
-                        f"{rec.phase}); wait for it to stop, then rerun the put.")
+        raise fail(
+            409,
+            f"Volume '{volume_name_of(volume)}' is finishing a read-write session's final sync ({rec.id}, "
+            f"{rec.phase}); wait for it to stop, then rerun the put.",
+        )
     from primetui.local.sessions.routes import to_wire
 
     return to_wire(manager, rec)
@@ -72,8 +75,11 @@ async def transfer_route(request: Request, name: str, body: Any = Body(None)) ->
 
         importing = live_import(state, key)
         if importing:
-            raise fail(409, f"Volume '{name}' has an S3 import in progress ({importing}); wait for it to finish, "
-                            "then rerun the put.")
+            raise fail(
+                409,
+                f"Volume '{name}' has an S3 import in progress ({importing}); wait for it to finish, "
+                "then rerun the put.",
+            )
         session = _live_writer_session(request, key)
         if session is not None:
             return {"via": "session", "session": session}
@@ -81,8 +87,13 @@ async def transfer_route(request: Request, name: str, body: Any = Body(None)) ->
         entries = None
     grant = storage_of(state).grants.issue(key, mode, base, entries, lease_id)
     reply: dict[str, Any] = {  # the prefix is opaque to the CLI: the volume's key keeps owners apart
-        "via": "r2", "endpoint": state.base_url + MOUNT, "bucket": BUCKET, "prefix": f"{key}/",
-        "accessKeyId": grant.access_key, "secretAccessKey": grant.secret, "sessionToken": grant.token,
+        "via": "r2",
+        "endpoint": state.base_url + MOUNT,
+        "bucket": BUCKET,
+        "prefix": f"{key}/",
+        "accessKeyId": grant.access_key,
+        "secretAccessKey": grant.secret,
+        "sessionToken": grant.token,
         "expiresAt": _iso(grant.expires),
     }
     if grant.lease is not None:

@@ -118,47 +118,64 @@ def storage_of(state: LocalState) -> Storage:
 def _error(exc: S3Error, method: str, resource: str) -> Response:
     if method == "HEAD":
         return Response(status_code=exc.status)
-    body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{exc.code}</Code>'
-            f"<Message>{escape(exc.message)}</Message><Resource>{escape(resource[:300])}</Resource>"
-            f"<RequestId>{secrets.token_hex(8)}</RequestId></Error>")
+    body = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{exc.code}</Code>'
+        f"<Message>{escape(exc.message)}</Message><Resource>{escape(resource[:300])}</Resource>"
+        f"<RequestId>{secrets.token_hex(8)}</RequestId></Error>"
+    )
     return Response(body, status_code=exc.status, media_type="application/xml")
 
 
 # --- authentication -------------------------------------------------------------------------------
 
+
 def _authenticate(storage: Storage, request: Request, raw_path: str, raw_query: str) -> Grant:
     header = request.headers.get("authorization")
     if not header:
-        raise S3Error(403, "AccessDenied", "Requests to volume storage must be signed with the credentials "
-                                           "`POST /training/volumes/{name}/transfer` issues.")
+        raise S3Error(
+            403,
+            "AccessDenied",
+            "Requests to volume storage must be signed with the credentials "
+            "`POST /training/volumes/{name}/transfer` issues.",
+        )
     auth = sigv4.parse_authorization(header)
     if auth is None or auth.service != "s3" or "host" not in auth.signed_headers:
-        raise S3Error(400, "AuthorizationHeaderMalformed", "The Authorization header is not an AWS4-HMAC-SHA256 "
-                                                           "header signature for service s3 that signs host.")
+        raise S3Error(
+            400,
+            "AuthorizationHeaderMalformed",
+            "The Authorization header is not an AWS4-HMAC-SHA256 header signature for service s3 that signs host.",
+        )
     grant = storage.grants.lookup(auth.access_key)
     now = time.time()
     if grant is None:
-        raise S3Error(403, "InvalidAccessKeyId", "These credentials are unknown here (a restart of the local "
-                                                 "platform ends them); ask the transfer route for new ones.")
+        raise S3Error(
+            403,
+            "InvalidAccessKeyId",
+            "These credentials are unknown here (a restart of the local "
+            "platform ends them); ask the transfer route for new ones.",
+        )
     if grant.expires <= now:
         raise S3Error(400, "ExpiredToken", "These credentials have expired; ask the transfer route for new ones.")
     if request.headers.get("x-amz-security-token") != grant.token or "x-amz-security-token" not in auth.signed_headers:
-        raise S3Error(403, "InvalidToken", "The signed x-amz-security-token is not the one issued with these "
-                                           "credentials.")
+        raise S3Error(
+            403, "InvalidToken", "The signed x-amz-security-token is not the one issued with these credentials."
+        )
     amz_date = request.headers.get("x-amz-date", "")
     try:
         signed_at = datetime.strptime(amz_date, "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc).timestamp()
     except ValueError:
         raise S3Error(403, "AccessDenied", "x-amz-date is missing or not in the form YYYYMMDDTHHMMSSZ.") from None
     if abs(now - signed_at) > MAX_SKEW_SECONDS or auth.date != amz_date[:8]:
-        raise S3Error(403, "RequestTimeTooSkewed", "The request was signed more than 15 minutes from now; "
-                                                   "check this machine's clock.")
+        raise S3Error(
+            403,
+            "RequestTimeTooSkewed",
+            "The request was signed more than 15 minutes from now; check this machine's clock.",
+        )
     payload_hash = request.headers.get("x-amz-content-sha256", "")
     if not payload_hash:
         raise S3Error(400, "InvalidRequest", "x-amz-content-sha256 is missing.")
     headers = {k.lower(): v for k, v in request.headers.items()}
-    canonical = sigv4.canonical_request(request.method, raw_path, raw_query, headers, auth.signed_headers,
-                                        payload_hash)
+    canonical = sigv4.canonical_request(request.method, raw_path, raw_query, headers, auth.signed_headers, payload_hash)
     expected = sigv4.signature(grant.secret, amz_date, auth.region, "s3", canonical)
     if not secrets.compare_digest(expected, auth.signature):
         raise S3Error(403, "SignatureDoesNotMatch", "The request signature does not match the credentials.")
@@ -167,6 +184,7 @@ def _authenticate(storage: Storage, request: Request, raw_path: str, raw_query: 
 
 # --- the endpoint ---------------------------------------------------------------------------------
 
+
 async def endpoint(request: Request) -> Response:
     """Every request under ``/s3``: authenticate, then route by method and query."""
     storage = storage_of(request.app.state.platform)
@@ -174,7 +192,7 @@ async def endpoint(request: Request) -> Response:
     raw_query = request.scope.get("query_string", b"").decode("latin-1")
     try:
         grant = _authenticate(storage, request, raw_path, raw_query)
-        bucket, _, key = unquote(raw_path[len(MOUNT) + 1:]).partition("/")
+        bucket, _, key = unquote(raw_path[len(MOUNT) + 1 :]).partition("/")
         if bucket != BUCKET:
             raise S3Error(404, "NoSuchBucket", f"The bucket '{bucket[:80]}' does not exist; use '{BUCKET}'.")
         query = dict(parse_qsl(raw_query, keep_blank_values=True))
@@ -184,8 +202,9 @@ async def endpoint(request: Request) -> Response:
     except BodyError as exc:
         return _error(S3Error(exc.status, exc.code, exc.message), request.method, raw_path)
     except ClientDisconnect:  # gone mid-body: its file and room are already given back; no one reads a reply
-        return _error(S3Error(400, "IncompleteBody", "The client went away before the body ended."), request.method,
-                      raw_path)
+        return _error(
+            S3Error(400, "IncompleteBody", "The client went away before the body ended."), request.method, raw_path
+        )
 
 
 def _volume_key(storage: Storage, grant: Grant, full_key: str, *, listing: bool = False) -> VolumePath:
@@ -202,7 +221,7 @@ def _volume_key(storage: Storage, grant: Grant, full_key: str, *, listing: bool 
     if not full_key.startswith(prefix):
         raise S3Error(403, "AccessDenied", "These credentials reach only their own volume's prefix.")
     try:
-        target = resolve_volume_path(_root(storage, grant), full_key[len(prefix):], follow_last=not listing)
+        target = resolve_volume_path(_root(storage, grant), full_key[len(prefix) :], follow_last=not listing)
     except PathEscapeError as exc:
         raise S3Error(400, "InvalidArgument", f"The key cannot name a place on the volume: {exc}.") from None
     if listing:
@@ -217,9 +236,12 @@ def _decide(storage: Storage, grant: Grant, key: str, *, write: bool) -> VolumeP
     """The one decision on an object key: resolved, inside the grant, and for a write, allowed there."""
     target = _volume_key(storage, grant, key)
     if write and not grant.may_write(target, time.time()):
-        why = ("runs/ holds run outputs and is read-only; put elsewhere." if is_runs(target.rel)
-               else "These credentials are read-only, or their upload lease has ended; ask the transfer route "
-                    "for put credentials.")
+        why = (
+            "runs/ holds run outputs and is read-only; put elsewhere."
+            if is_runs(target.rel)
+            else "These credentials are read-only, or their upload lease has ended; ask the transfer route "
+            "for put credentials."
+        )
         raise S3Error(403, "AccessDenied", why)
     return target
 
@@ -272,6 +294,7 @@ async def _route(storage: Storage, grant: Grant, request: Request, key: str, que
 
 # --- reads ----------------------------------------------------------------------------------------
 
+
 def _enc(text: str, url: bool) -> str:
     return escape(quote(text, safe="/") if url else text)
 
@@ -294,7 +317,7 @@ async def _list(storage: Storage, grant: Grant, query: dict[str, str]) -> Respon
         except (ValueError, UnicodeDecodeError):
             raise S3Error(400, "InvalidArgument", "The continuation token is not one this endpoint gave.") from None
     rel_prefix = _volume_key(storage, grant, prefix or grant.volume + "/", listing=True).key
-    rel_after = after[len(grant.volume) + 1:] if after.startswith(grant.volume + "/") else ""
+    rel_after = after[len(grant.volume) + 1 :] if after.startswith(grant.volume + "/") else ""
     root = _root(storage, grant)
 
     def page() -> tuple[list, bool]:
@@ -309,9 +332,11 @@ async def _list(storage: Storage, grant: Grant, query: dict[str, str]) -> Respon
     entries, truncated = await asyncio.to_thread(page)
     db = storage.state.store.db
     vol = grant.volume + "/"
-    parts = [f'<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="{XMLNS}">',
-             f"<Name>{BUCKET}</Name><Prefix>{_enc(prefix, url)}</Prefix><MaxKeys>{max_keys}</MaxKeys>",
-             f"<KeyCount>{len(entries)}</KeyCount><IsTruncated>{'true' if truncated else 'false'}</IsTruncated>"]
+    parts = [
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="{XMLNS}">',
+        f"<Name>{BUCKET}</Name><Prefix>{_enc(prefix, url)}</Prefix><MaxKeys>{max_keys}</MaxKeys>",
+        f"<KeyCount>{len(entries)}</KeyCount><IsTruncated>{'true' if truncated else 'false'}</IsTruncated>",
+    ]
     if delimiter:
         parts.append(f"<Delimiter>{_enc(delimiter, url)}</Delimiter>")
     if url:
@@ -329,24 +354,31 @@ async def _list(storage: Storage, grant: Grant, query: dict[str, str]) -> Respon
             continue
         etag = _etag_for(db, grant.volume, entry)
         modified = datetime.fromtimestamp(entry.mtime_ns / 1e9, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
-        parts.append(f"<Contents><Key>{_enc(vol + entry.key, url)}</Key><LastModified>{modified}Z</LastModified>"
-                     f"<ETag>{escape(etag)}</ETag><Size>{entry.size}</Size><StorageClass>STANDARD</StorageClass>"
-                     "</Contents>")
+        parts.append(
+            f"<Contents><Key>{_enc(vol + entry.key, url)}</Key><LastModified>{modified}Z</LastModified>"
+            f"<ETag>{escape(etag)}</ETag><Size>{entry.size}</Size><StorageClass>STANDARD</StorageClass>"
+            "</Contents>"
+        )
     parts.append("</ListBucketResult>")
     return Response("".join(parts), media_type="application/xml")
 
 
 def _etag_for(db: Any, volume: str, entry: Any) -> str:
-    row = db.execute("SELECT size, mtime_ns, etag FROM storage_objects WHERE volume = ? AND key = ?",
-                     (volume, entry.key)).fetchone()
+    row = db.execute(
+        "SELECT size, mtime_ns, etag FROM storage_objects WHERE volume = ? AND key = ?", (volume, entry.key)
+    ).fetchone()
     if row is not None and row[0] == entry.size and row[1] == entry.mtime_ns:
         return row[2]
     return f'"{entry.size:x}-{entry.mtime_ns:x}"'
 
 
 def _object_headers(etag: str, metadata: dict[str, str], st: os.stat_result) -> dict[str, str]:
-    headers = {"ETag": etag, "Last-Modified": meta.http_date(st.st_mtime_ns), "Accept-Ranges": "bytes",
-               "Content-Type": "application/octet-stream"}
+    headers = {
+        "ETag": etag,
+        "Last-Modified": meta.http_date(st.st_mtime_ns),
+        "Accept-Ranges": "bytes",
+        "Content-Type": "application/octet-stream",
+    }
     headers.update({f"x-amz-meta-{k}": v for k, v in metadata.items()})
     return headers
 
@@ -398,15 +430,19 @@ async def _stream(path: Path, start: int, length: int) -> AsyncIterator[bytes]:
 
 # --- writes ---------------------------------------------------------------------------------------
 
+
 def _metadata(request: Request) -> dict[str, str]:
-    return {k[len("x-amz-meta-"):].lower(): v for k, v in request.headers.items()
-            if k.lower().startswith("x-amz-meta-")}
+    return {
+        k[len("x-amz-meta-") :].lower(): v for k, v in request.headers.items() if k.lower().startswith("x-amz-meta-")
+    }
 
 
 def _declared(request: Request) -> int | None:
     raw = request.headers.get("x-amz-decoded-content-length") or (
-        None if request.headers.get("x-amz-content-sha256", "").startswith("STREAMING") else
-        request.headers.get("content-length"))
+        None
+        if request.headers.get("x-amz-content-sha256", "").startswith("STREAMING")
+        else request.headers.get("content-length")
+    )
     try:
         return int(raw) if raw is not None else None
     except ValueError:
@@ -439,8 +475,15 @@ async def _receive_to(request: Request, folder: Path, room: Reservation | None) 
         fd, name = tempfile.mkstemp(dir=folder, prefix=".incoming-")
         try:
             with os.fdopen(fd, "wb") as sink:
-                size, md5 = await receive(request.stream(), sink, request.headers.get("x-amz-content-sha256", ""),
-                                          declared, limit, request.headers.get("x-amz-trailer"), take)
+                size, md5 = await receive(
+                    request.stream(),
+                    sink,
+                    request.headers.get("x-amz-content-sha256", ""),
+                    declared,
+                    limit,
+                    request.headers.get("x-amz-trailer"),
+                    take,
+                )
         except BaseException:
             Path(name).unlink(missing_ok=True)
             raise
@@ -462,8 +505,12 @@ def _target(root: Path, rel: str) -> Path:
     while probe != root and not probe.exists():
         probe = probe.parent
     if probe.is_symlink() or not probe.is_dir():
-        raise S3Error(409, "InvalidRequest", f"/{rel.rstrip('/')} would need /{probe.relative_to(root)} to be a "
-                                             "directory, and it is a file on the volume; remove it or put elsewhere.")
+        raise S3Error(
+            409,
+            "InvalidRequest",
+            f"/{rel.rstrip('/')} would need /{probe.relative_to(root)} to be a "
+            "directory, and it is a file on the volume; remove it or put elsewhere.",
+        )
     if not rel.endswith("/") and (path.is_dir() and not path.is_symlink()):
         raise S3Error(409, "InvalidRequest", f"/{rel} is a directory on the volume; remove it or put elsewhere.")
     return path
@@ -520,17 +567,22 @@ def _create_upload(storage: Storage, grant: Grant, request: Request, rel: str) -
     assert grant.lease is not None  # may_write checked it
     room = ledger_of(storage.state, grant.volume).reservation(credit=file_size(path))
     storage.uploads[upload_id] = Upload(upload_id, grant.volume, rel, _metadata(request), folder, grant.lease, room)
-    body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult xmlns="{XMLNS}">'
-            f"<Bucket>{BUCKET}</Bucket><Key>{escape(grant.volume + '/' + rel)}</Key>"
-            f"<UploadId>{upload_id}</UploadId></InitiateMultipartUploadResult>")
+    body = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult xmlns="{XMLNS}">'
+        f"<Bucket>{BUCKET}</Bucket><Key>{escape(grant.volume + '/' + rel)}</Key>"
+        f"<UploadId>{upload_id}</UploadId></InitiateMultipartUploadResult>"
+    )
     return Response(body, media_type="application/xml")
 
 
 def _upload_of(storage: Storage, grant: Grant, rel: str, query: dict[str, str]) -> Upload:
     upload = storage.uploads.get(query.get("uploadId", ""))
     if upload is None or upload.volume != grant.volume or upload.key != rel:
-        raise S3Error(404, "NoSuchUpload", "The multipart upload does not exist (completed, aborted, or ended "
-                                           "with its lease or a restart).")
+        raise S3Error(
+            404,
+            "NoSuchUpload",
+            "The multipart upload does not exist (completed, aborted, or ended with its lease or a restart).",
+        )
     return upload
 
 
@@ -546,8 +598,9 @@ async def _upload_part(storage: Storage, grant: Grant, request: Request, rel: st
     incoming, size, md5 = await _receive_to(request, upload.folder, upload.room)
     try:
         if storage.uploads.get(upload.id) is not upload:  # completed or aborted while this part streamed
-            raise S3Error(404, "NoSuchUpload", "The multipart upload ended (completed or aborted) while this part "
-                                               "was sent.")
+            raise S3Error(
+                404, "NoSuchUpload", "The multipart upload ended (completed or aborted) while this part was sent."
+            )
         os.replace(incoming, upload.folder / f"part-{number:05d}")
     except BaseException:
         incoming.unlink(missing_ok=True)
@@ -600,8 +653,9 @@ async def _complete(storage: Storage, grant: Grant, request: Request, rel: str, 
                 with open(upload.folder / f"part-{number:05d}", "rb") as part:
                     shutil.copyfileobj(part, out, 1 << 20)
         # The parts already hold room for these bytes: landing uses it up and asks for no more.
-        return upload.room.ledger.land(upload.room, path, joined.stat().st_size,
-                                       lambda: _settle(path, joined, upload.metadata))
+        return upload.room.ledger.land(
+            upload.room, path, joined.stat().st_size, lambda: _settle(path, joined, upload.metadata)
+        )
 
     try:
         st = await asyncio.to_thread(join)
@@ -612,7 +666,9 @@ async def _complete(storage: Storage, grant: Grant, request: Request, rel: str, 
     etag = f'"{digest}-{len(named)}"'
     meta.record(storage.state.store.db, grant.volume, rel, st, etag, upload.metadata)
     storage.drop_upload(upload.id)
-    body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUploadResult xmlns="{XMLNS}">'
-            f"<Bucket>{BUCKET}</Bucket><Key>{escape(grant.volume + '/' + rel)}</Key>"
-            f"<ETag>{escape(etag)}</ETag></CompleteMultipartUploadResult>")
+    body = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUploadResult xmlns="{XMLNS}">'
+        f"<Bucket>{BUCKET}</Bucket><Key>{escape(grant.volume + '/' + rel)}</Key>"
+        f"<ETag>{escape(etag)}</ETag></CompleteMultipartUploadResult>"
+    )
     return Response(body, media_type="application/xml")

@@ -53,8 +53,14 @@ def main(argv: list[str] | None = None) -> int:
 
         walk_wall, walk = _run(root, "walkthrough", tt.walkthrough_config(), volume)
         eval_wall, ev = _run(root, "online-evals", tt.walkthrough_config(**tt.online_eval_block(interval=5)), volume)
-        long_wall, long = _run(root, "long", tt.walkthrough_config(max_steps=args.long_steps, optim={"lr": args.long_lr},
-                                                                  ckpt={"interval": 100, "keep_last": 1}), volume)
+        long_wall, long = _run(
+            root,
+            "long",
+            tt.walkthrough_config(
+                max_steps=args.long_steps, optim={"lr": args.long_lr}, ckpt={"interval": 100, "keep_last": 1}
+            ),
+            volume,
+        )
 
         def loss_at(run_dir: Path) -> dict[int, float]:
             return tt.series(run_dir, "loss/mean")
@@ -63,14 +69,20 @@ def main(argv: list[str] | None = None) -> int:
         rewards = tt.series(ev, "eval/reverse-text/reward/mean")
         print("| case | wall time (process start -> completed) | median step | loss (first -> last) |")
         print("|---|---|---|---|")
-        print(f"| baseline: `python -c \"import numpy, pyarrow\"` | {baseline:.2f} s | - | - |")
-        print(f"| walkthrough (10 steps, lr 2e-5) | {walk_wall:.2f} s | {statistics.median(_step_times(walk)) * 1000:.0f} ms "
-              f"| {wl[1]:.4f} -> {wl[max(wl)]:.4f} |")
-        print(f"| walkthrough + online evals (interval 5) | {eval_wall:.2f} s | {statistics.median(_step_times(ev)) * 1000:.0f} ms "
-              f"| rewards {', '.join(f'step {k}: {v:.3f}' for k, v in sorted(rewards.items()))} |")
+        print(f'| baseline: `python -c "import numpy, pyarrow"` | {baseline:.2f} s | - | - |')
+        print(
+            f"| walkthrough (10 steps, lr 2e-5) | {walk_wall:.2f} s | {statistics.median(_step_times(walk)) * 1000:.0f} ms "
+            f"| {wl[1]:.4f} -> {wl[max(wl)]:.4f} |"
+        )
+        print(
+            f"| walkthrough + online evals (interval 5) | {eval_wall:.2f} s | {statistics.median(_step_times(ev)) * 1000:.0f} ms "
+            f"| rewards {', '.join(f'step {k}: {v:.3f}' for k, v in sorted(rewards.items()))} |"
+        )
         marks = [s for s in (1, 10, 50, 100, 200, args.long_steps) if s in ll]
-        print(f"| {args.long_steps} steps, lr {args.long_lr:g} | {long_wall:.1f} s | {statistics.median(_step_times(long)) * 1000:.0f} ms "
-              f"| {' -> '.join(f'{ll[s]:.3f}' for s in marks)} (steps {', '.join(map(str, marks))}) |")
+        print(
+            f"| {args.long_steps} steps, lr {args.long_lr:g} | {long_wall:.1f} s | {statistics.median(_step_times(long)) * 1000:.0f} ms "
+            f"| {' -> '.join(f'{ll[s]:.3f}' for s in marks)} (steps {', '.join(map(str, marks))}) |"
+        )
     return 0
 
 

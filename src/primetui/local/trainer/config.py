@@ -166,8 +166,12 @@ def parse_eval(raw: dict[str, Any]) -> EvalConfig:
                 temperature=_none(s_sampling.get("temperature")),
             )
         )
-    return EvalConfig(interval=interval, skip_first_step=bool(raw.get("skip_first_step", False)),
-                      retrigger_on_resume=bool(raw.get("retrigger_on_resume", False)), sources=sources)
+    return EvalConfig(
+        interval=interval,
+        skip_first_step=bool(raw.get("skip_first_step", False)),
+        retrigger_on_resume=bool(raw.get("retrigger_on_resume", False)),
+        sources=sources,
+    )
 
 
 def _data(raw: dict[str, Any]) -> DataConfig:

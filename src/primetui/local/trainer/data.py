@@ -39,9 +39,9 @@ def volume_path(name: str, volume_dir: Path | None) -> tuple[Path, str]:
     if volume_dir is None:
         raise DatasetError(
             f"data.name '{name}' needs a volume, but this run has none; dispatch with --volume <name> "
-            "or use data.type = \"fake\"."
+            'or use data.type = "fake".'
         )
-    rel = name[len("/volume"):] if name == "/volume" or name.startswith("/volume/") else name
+    rel = name[len("/volume") :] if name == "/volume" or name.startswith("/volume/") else name
     rel = rel.lstrip("/")
     root = volume_dir.resolve()
     real = (root / rel).resolve()
@@ -80,7 +80,9 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path.name} line {n} is not valid JSON ({exc.msg}); fix or remove that line.") from exc
+                raise DatasetError(
+                    f"{path.name} line {n} is not valid JSON ({exc.msg}); fix or remove that line."
+                ) from exc
     return rows
 
 
@@ -113,7 +115,7 @@ def load_sources(
             raise DatasetError(
                 f"Dataset not found on the volume: {shown} does not exist, and runs do not download from the "
                 f"Hugging Face hub; download it onto the volume (hf download {cfg.name} --repo-type dataset "
-                f"--local-dir /volume/datasets/{short}) and set data.name = \"datasets/{short}\"."
+                f'--local-dir /volume/datasets/{short}) and set data.name = "datasets/{short}".'
             )
         raise DatasetError(
             f"Dataset not found on the volume: {shown} does not exist{_neighbours(real, shown)}; put the dataset "
@@ -177,9 +179,7 @@ class SampleStream:
 
     def _epoch_order(self, epoch: int) -> list[tuple[int, int]]:
         rng = np.random.default_rng(self.cfg.seed + epoch)
-        perms = [
-            (rng.permutation(len(s)) if self.cfg.shuffle else np.arange(len(s))) for s in self.sources
-        ]
+        perms = [(rng.permutation(len(s)) if self.cfg.shuffle else np.arange(len(s))) for s in self.sources]
         if len(perms) == 1:
             return [(0, int(i)) for i in perms[0]]
         cursors = [0] * len(perms)
@@ -282,9 +282,9 @@ def pack_row(stream: SampleStream | FakeStream, row_len: int) -> Row:
         _, src = stream.next()
         n = min(n, row_len - used)
         parts.append((src, n))
-        ids[used:used + n] = sample.ids[:n]
-        mask[used:used + n] = sample.mask[:n]
-        doc_start[used:used + n] = used
+        ids[used : used + n] = sample.ids[:n]
+        mask[used : used + n] = sample.mask[:n]
+        doc_start[used : used + n] = used
         used += n
         count += 1
     doc_start[used:] = used

@@ -94,8 +94,12 @@ class _SftRun:
             optim_arrays={k: v.astype(np.float32) for k, v in self.opt.state_arrays().items()},
             optim_t=self.opt.t,
             scheduler={"type": cfg.scheduler.type, "last_step": step_n, "lr": self.sched.lr_at(step_n)},
-            progress={"step": step_n, "total_tokens": self.total_tokens, "total_samples": self.total_samples,
-                      "epoch": self.stream.epoch},
+            progress={
+                "step": step_n,
+                "total_tokens": self.total_tokens,
+                "total_samples": self.total_samples,
+                "epoch": self.stream.epoch,
+            },
             dataloader=self.stream.state(),
         )
         try:
@@ -119,7 +123,7 @@ class _SftRun:
         for row in self.val_rows:
             pos = np.flatnonzero(row.mask)
             for c in range(0, len(pos), CHUNK):
-                p = pos[c:c + CHUNK]
+                p = pos[c : c + CHUNK]
                 ctx = contexts(row.ids, row.doc_start, p, self.shape.context)
                 total += loss_sum(self.params, ctx, row.ids[p].astype(np.int64))
                 count += len(p)
@@ -158,7 +162,9 @@ class Trainer:
         try:
             spec = self.files.read_input()
         except (OSError, ValueError) as exc:
-            return self._fail(f"Cannot read {self.files.run_dir / 'config.json'} ({exc}); the platform must write it before starting the trainer.")
+            return self._fail(
+                f"Cannot read {self.files.run_dir / 'config.json'} ({exc}); the platform must write it before starting the trainer."
+            )
         self.files.run_id = str(spec.get("run_id", ""))
         self.trainer_comp = self.files.add_component(
             Component("trainer", f"{self.files.run_id}-trainer-0", "running", os.getpid())
@@ -240,7 +246,9 @@ class Trainer:
         data_cfg = cfg.data
         row_len = data_cfg.seq_len * data_cfg.micro_batch_size
         if data_cfg.batch_size % data_cfg.micro_batch_size:
-            raise RunFailure("Batch size must be divisible by micro batch size; fix data.batch_size or data.micro_batch_size.")
+            raise RunFailure(
+                "Batch size must be divisible by micro batch size; fix data.batch_size or data.micro_batch_size."
+            )
         grad_accum = data_cfg.batch_size // data_cfg.micro_batch_size
 
         log.warning(
@@ -259,7 +267,9 @@ class Trainer:
         log.info("Initializing tokenizer (byte-level, vocab 260)")
         log.info(f"Initialized ByteChatRenderer for {model_name}")
         opt = Optimizer(cfg.optim, params)
-        log.info(f"Initializing optimizer (type={cfg.optim.type}, lr={cfg.optim.lr}, weight_decay={cfg.optim.weight_decay}, max_norm={cfg.optim.max_norm})")
+        log.info(
+            f"Initializing optimizer (type={cfg.optim.type}, lr={cfg.optim.lr}, weight_decay={cfg.optim.weight_decay}, max_norm={cfg.optim.max_norm})"
+        )
         if opt.fallback_note:
             log.warning(opt.fallback_note)
         sched = Scheduler(cfg.scheduler, cfg.optim.lr, cfg.max_steps)
@@ -267,9 +277,24 @@ class Trainer:
         log.info(f"Setting up {cfg.scheduler.type} scheduler with {steps_label} steps ({sched.describe()})")
         stream, source_labels = self._data(cfg, volume_dir, row_len)
         val_rows = self._val_rows(cfg, volume_dir)
-        return _SftRun(cfg=cfg, files=self.files, log=log, shape=shape, model_name=model_name, params=params, opt=opt,
-                       sched=sched, stream=stream, source_labels=source_labels, val_rows=val_rows, ckpt_root=ckpt_root,
-                       volume_dir=volume_dir, row_len=row_len, grad_accum=grad_accum, steps_label=steps_label)
+        return _SftRun(
+            cfg=cfg,
+            files=self.files,
+            log=log,
+            shape=shape,
+            model_name=model_name,
+            params=params,
+            opt=opt,
+            sched=sched,
+            stream=stream,
+            source_labels=source_labels,
+            val_rows=val_rows,
+            ckpt_root=ckpt_root,
+            volume_dir=volume_dir,
+            row_len=row_len,
+            grad_accum=grad_accum,
+            steps_label=steps_label,
+        )
 
     def _start_world(self, spec: dict[str, Any], grad_accum: int) -> None:
         """Start the simulated pods of a multi-node run, or say the run has a world of one."""
@@ -279,7 +304,9 @@ class Trainer:
             self.log.info(self.pods.world_line(0))
             self.pods.announce(grad_accum)
         else:
-            self.log.info("Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) on CPU")
+            self.log.info(
+                "Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) on CPU"
+            )
 
     def _resume_sft(self, run: _SftRun, resumed: tuple[Path, str] | None) -> dict[str, int]:
         """Load the checkpoint to resume from (what ckpt.skip_* leaves out stays fresh); the progress to start at."""
@@ -290,7 +317,9 @@ class Trainer:
         state = ckpt_mod.load(step_dir, shown)
         params = run.params
         if set(state.params) != set(params) or any(state.params[k].shape != params[k].shape for k in params):
-            raise RunFailure(f"Checkpoint {shown} was written by a stand-in of a different shape; resume it with the same model.")
+            raise RunFailure(
+                f"Checkpoint {shown} was written by a stand-in of a different shape; resume it with the same model."
+            )
         skip = run.cfg.ckpt or None
         for k in params:
             params[k][...] = state.params[k]
@@ -302,7 +331,9 @@ class Trainer:
             try:
                 run.stream.load_state(state.dataloader)
             except (KeyError, TypeError, ValueError):
-                self.log.warning("The checkpoint's dataloader state does not fit this run's [data]; the data starts from the beginning.")
+                self.log.warning(
+                    "The checkpoint's dataloader state does not fit this run's [data]; the data starts from the beginning."
+                )
         self.log.info(f"Resuming training from checkpoint step {state.progress.get('step', 0)} ({shown})")
         return progress
 
@@ -323,8 +354,9 @@ class Trainer:
             return start - 1
         return -1
 
-    def _sft_step(self, run: _SftRun, step: int, grads: dict[str, np.ndarray], perf: PerfCounter,
-                  mem_total: float) -> _StepStats:
+    def _sft_step(
+        self, run: _SftRun, step: int, grads: dict[str, np.ndarray], perf: PerfCounter, mem_total: float
+    ) -> _StepStats:
         """One optimizer step over ``grad_accum`` micro batches, logged as prime-rl's trainer logs it."""
         cfg = run.cfg
         t_start = time.perf_counter()
@@ -383,7 +415,7 @@ class Trainer:
                 stats.src_tokens[src] += ntok
             pos = np.flatnonzero(row.mask)
             for c in range(0, len(pos), CHUNK):
-                p = pos[c:c + CHUNK]
+                p = pos[c : c + CHUNK]
                 ctx = contexts(row.ids, row.doc_start, p, run.shape.context)
                 ls, nn = forward_backward(run.params, ctx, row.ids[p].astype(np.int64), grads)
                 stats.ce_sum += ls
@@ -408,22 +440,41 @@ class Trainer:
 
     def _log_step_metrics(self, run: _SftRun, step: int, stats: _StepStats) -> None:
         files, source_labels = self.files, run.source_labels
-        progress_row: dict[str, Any] = {"progress/epoch": run.stream.epoch, "progress/num_samples": run.total_samples,
-                                        "progress/num_tokens": run.total_tokens}
+        progress_row: dict[str, Any] = {
+            "progress/epoch": run.stream.epoch,
+            "progress/num_samples": run.total_samples,
+            "progress/num_tokens": run.total_tokens,
+        }
         if len(source_labels) > 1:
             for i, label in enumerate(source_labels):
                 progress_row[f"progress/{label}/ratio_samples"] = stats.src_samples[i] / max(1, sum(stats.src_samples))
                 progress_row[f"progress/{label}/ratio_tokens"] = stats.src_tokens[i] / max(1, sum(stats.src_tokens))
         files.log_metrics(step, progress_row)
-        files.log_metrics(step, {"perf/throughput": stats.tok_s, "perf/throughput_per_gpu": stats.tok_s,
-                                 "perf/peak_memory": stats.peak, "perf/mfu": stats.mfu})
-        files.log_metrics(step, {"optim/lr": stats.lr,
-                                 "optim/grad_norm": stats.grad_norm if run.cfg.optim.max_norm is not None else None})
+        files.log_metrics(
+            step,
+            {
+                "perf/throughput": stats.tok_s,
+                "perf/throughput_per_gpu": stats.tok_s,
+                "perf/peak_memory": stats.peak,
+                "perf/mfu": stats.mfu,
+            },
+        )
+        files.log_metrics(
+            step,
+            {"optim/lr": stats.lr, "optim/grad_norm": stats.grad_norm if run.cfg.optim.max_norm is not None else None},
+        )
         loss = stats.loss
         perplexity = math.exp(min(loss, 20.0)) if math.isfinite(loss) else None
         files.log_metrics(step, {"loss/mean": loss, "loss/perplexity": perplexity, "loss/nan_count": stats.nan_count})
-        files.log_metrics(step, {"time/step": stats.step_time, "time/forward_backward": stats.t_fb,
-                                 "time/save_ckpt": stats.save_time, "time/broadcast_weights": stats.bcast_time})
+        files.log_metrics(
+            step,
+            {
+                "time/step": stats.step_time,
+                "time/forward_backward": stats.t_fb,
+                "time/save_ckpt": stats.save_time,
+                "time/broadcast_weights": stats.bcast_time,
+            },
+        )
 
     def _finish_sft(self, run: _SftRun, step: int, last_broadcast: int) -> int:
         log = self.log
@@ -451,7 +502,9 @@ class Trainer:
             return Path(name) / "checkpoints"
         return output_dir / "checkpoints"
 
-    def _data(self, cfg: TrainConfig, volume_dir: Path | None, row_len: int) -> tuple[SampleStream | FakeStream, list[str]]:
+    def _data(
+        self, cfg: TrainConfig, volume_dir: Path | None, row_len: int
+    ) -> tuple[SampleStream | FakeStream, list[str]]:
         d = cfg.data
         if d.type == "fake":
             self.log.info(
@@ -463,6 +516,7 @@ class Trainer:
         )
         sources = []
         labels = []
+
         def files_note(label: str, paths: list[str]) -> None:
             shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
             self.log.info(f"Reading split '{label}' from {shown}")
@@ -474,7 +528,9 @@ class Trainer:
                 raise RunFailure(
                     f"No example in split '{label}' of {d.name} has trainable tokens within seq_len {d.seq_len}; raise data.seq_len or check the loss mask."
                 )
-            self.log.info(f"Loaded {len(samples)} examples from split '{label}' ({sum(len(s.ids) for s in samples):,} tokens)")
+            self.log.info(
+                f"Loaded {len(samples)} examples from split '{label}' ({sum(len(s.ids) for s in samples):,} tokens)"
+            )
             sources.append(samples)
         stream = SampleStream(sources, d)
         if cfg.log_data:
@@ -500,7 +556,9 @@ class Trainer:
         rows_out = []
         while stream.epoch == 0 and stream.pos < len(samples) and len(rows_out) < 16:
             rows_out.append(pack_row(stream, row_len))
-        self.log.info(f"Initialized validation data ({d.name}: {len(samples)} examples, {len(rows_out)} rows, every {cfg.val.interval} steps)")
+        self.log.info(
+            f"Initialized validation data ({d.name}: {len(samples)} examples, {len(rows_out)} rows, every {cfg.val.interval} steps)"
+        )
         return rows_out
 
     def _resume_dir(
@@ -520,7 +578,7 @@ class Trainer:
             if not (ckpt_root / f"step_{r.step}").is_dir():
                 raise RunFailure(
                     f"resume.step = {r.step} looks in this run's own checkpoints, which has no step_{r.step}; to continue "
-                    f"another run, set [resume] dir = \"/volume/runs/<runId>/checkpoints/step_{r.step}\" instead."
+                    f'another run, set [resume] dir = "/volume/runs/<runId>/checkpoints/step_{r.step}" instead.'
                 )
             return ckpt_root / f"step_{r.step}", f"checkpoints/step_{r.step}"
         steps = ckpt_mod.list_steps(ckpt_root)

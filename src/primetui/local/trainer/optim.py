@@ -56,8 +56,8 @@ class Optimizer:
                 st["exp_avg"] += (1.0 - c.betas1) * g
                 st["exp_avg_sq"] *= c.betas2
                 st["exp_avg_sq"] += (1.0 - c.betas2) * g * g
-                bc1 = 1.0 - c.betas1 ** self.t
-                bc2 = 1.0 - c.betas2 ** self.t
+                bc1 = 1.0 - c.betas1**self.t
+                bc2 = 1.0 - c.betas2**self.t
                 denom = np.sqrt(st["exp_avg_sq"] / bc2) + 1e-8
                 p -= (lr / bc1) * st["exp_avg"] / denom
             elif self.kind == "sgd":

@@ -78,14 +78,21 @@ def topology(config: dict[str, Any]) -> Topology | None:
     model = config.get("model") if isinstance(config.get("model"), dict) else {}
     cp = model.get("cp", 1)
     env = config.get("env_vars") if isinstance(config.get("env_vars"), dict) else {}
-    topo = Topology(nodes=int(nodes), gpus_per_node=int(gpus), cp=int(cp) if isinstance(cp, int) else 1,
-                    fail_pod=_int_env(env, FAIL_POD, None), fail_step=_int_env(env, FAIL_STEP, 1) or 1,
-                    slow_pod=_int_env(env, SLOW_POD, None))
+    topo = Topology(
+        nodes=int(nodes),
+        gpus_per_node=int(gpus),
+        cp=int(cp) if isinstance(cp, int) else 1,
+        fail_pod=_int_env(env, FAIL_POD, None),
+        fail_step=_int_env(env, FAIL_STEP, 1) or 1,
+        slow_pod=_int_env(env, SLOW_POD, None),
+    )
     if env.get(SLOW_SECONDS) is not None:
         try:
             topo.slow_seconds = max(0.0, min(5.0, float(str(env[SLOW_SECONDS]))))
         except ValueError as exc:
-            raise RunFailure(f"[env_vars] {SLOW_SECONDS} must be a number of seconds, not {env[SLOW_SECONDS]!r}.") from exc
+            raise RunFailure(
+                f"[env_vars] {SLOW_SECONDS} must be a number of seconds, not {env[SLOW_SECONDS]!r}."
+            ) from exc
     for key, pod in ((FAIL_POD, topo.fail_pod), (SLOW_POD, topo.slow_pod)):
         if pod is not None and not 0 <= pod < topo.nodes:
             raise RunFailure(f"[env_vars] {key} = {pod} names no pod: this run has pods 0..{topo.nodes - 1}.")
@@ -120,7 +127,9 @@ class Pods:
     @classmethod
     def start(cls, files: RunFiles, topo: Topology, primary_log: ConsoleLog, primary: Component) -> Pods:
         pods = cls(files, topo, primary_log)
-        pods.logs = [primary_log] + [ConsoleLog(files.logs_dir / pod_log_name("trainer", n)) for n in range(1, topo.nodes)]
+        pods.logs = [primary_log] + [
+            ConsoleLog(files.logs_dir / pod_log_name("trainer", n)) for n in range(1, topo.nodes)
+        ]
         primary.pod_index = 0
         pods.comps = [primary] + [
             Component("trainer", f"{files.run_id}-trainer-{n}", "running", os.getpid(), pod_index=n)
@@ -133,9 +142,11 @@ class Pods:
 
     def world_line(self, node: int) -> str:
         t = self.topo
-        return (f"Starting SFT trainer in World(world_size={t.world_size}, rank={node * t.gpus_per_node}, local_rank=0, "
-                f"local_world_size={t.gpus_per_node}, num_nodes={t.nodes}) on CPU (local platform: node {node} of "
-                f"{t.nodes} is simulated inside one process)")
+        return (
+            f"Starting SFT trainer in World(world_size={t.world_size}, rank={node * t.gpus_per_node}, local_rank=0, "
+            f"local_world_size={t.gpus_per_node}, num_nodes={t.nodes}) on CPU (local platform: node {node} of "
+            f"{t.nodes} is simulated inside one process)"
+        )
 
     def announce(self, grad_accum: int) -> None:
         """Each pod's start-up lines (pod 0 logs its World line itself, in the trainer's order)."""
@@ -144,11 +155,15 @@ class Pods:
             if node:
                 log.info(self.world_line(node))
             mine = len(range(node, grad_accum, t.nodes))
-            log.info(f"Data shard: micro-batches i with i % {t.nodes} == {node} of each step ({mine} of {grad_accum}; "
-                     f"dp_size={t.dp_size}, cp={t.cp})")
+            log.info(
+                f"Data shard: micro-batches i with i % {t.nodes} == {node} of each step ({mine} of {grad_accum}; "
+                f"dp_size={t.dp_size}, cp={t.cp})"
+            )
             if mine == 0:
-                log.warning(f"Node {node} gets no micro-batch: batch_size / micro_batch_size = {grad_accum} is below "
-                            f"num_train_nodes = {t.nodes}; this node idles every step.")
+                log.warning(
+                    f"Node {node} gets no micro-batch: batch_size / micro_batch_size = {grad_accum} is below "
+                    f"num_train_nodes = {t.nodes}; this node idles every step."
+                )
 
     def begin_step(self) -> None:
         self.shards = [StepShard() for _ in range(self.topo.nodes)]
@@ -177,10 +192,15 @@ class Pods:
         for node, log in enumerate(self.logs):
             shard = self.shards[node]
             loss = shard.loss_sum / shard.tokens if shard.tokens else float("nan")
-            log.success(f"Step {step} | {format_time(shard.seconds):>7} | Node {node} | Local Loss {loss:.4f} | "
-                        f"Micro-batches {shard.micro_batches} | Tokens {shard.tokens}")
-        self.primary_log.info(f"Step {step} node times: " + ", ".join(
-            f"{n}={self.shards[n].seconds:.2f}s" for n in range(self.topo.nodes)) + f" (slowest: node {slowest})")
+            log.success(
+                f"Step {step} | {format_time(shard.seconds):>7} | Node {node} | Local Loss {loss:.4f} | "
+                f"Micro-batches {shard.micro_batches} | Tokens {shard.tokens}"
+            )
+        self.primary_log.info(
+            f"Step {step} node times: "
+            + ", ".join(f"{n}={self.shards[n].seconds:.2f}s" for n in range(self.topo.nodes))
+            + f" (slowest: node {slowest})"
+        )
 
     def fail_pod(self, node: int, step: int, cause: str) -> None:
         pod = self.comps[node].pod_name
@@ -192,8 +212,10 @@ class Pods:
         for comp in self.comps:
             comp.status = "failed" if comp.pod_index == node else "stopped"
         self.files.write_components()
-        raise PodFailure(f"Pod {pod} (node {node} of {self.topo.nodes}) failed at step {step}: {cause}; "
-                         f"read its log with pod_index={node}.")
+        raise PodFailure(
+            f"Pod {pod} (node {node} of {self.topo.nodes}) failed at step {step}: {cause}; "
+            f"read its log with pod_index={node}."
+        )
 
     def set_status(self, status: str) -> None:
         """Every pod takes the run's final status (after a pod failure the others stay stopped)."""

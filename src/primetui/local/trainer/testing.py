@@ -59,14 +59,24 @@ def walkthrough_config(**overrides: Any) -> dict[str, Any]:
 def online_eval_block(interval: int = 5, name: str = "reverse-text") -> dict[str, Any]:
     """The seed's "Online evals" additions (with a GPU budget that fits)."""
     return {
-        "eval": {"interval": interval, "source": [{"name": name, "env": {"taskset": {"id": "primeintellect/reverse-text"}}}]},
+        "eval": {
+            "interval": interval,
+            "source": [{"name": name, "env": {"taskset": {"id": "primeintellect/reverse-text"}}}],
+        },
         "inference": {"vllm": {"tensor_parallel_size": 1}},
         "deployment": {"type": "single_node", "num_train_gpus": 1, "num_infer_gpus": 1, "gpus_per_node": 2},
     }
 
 
-def write_run_dir(run_dir: Path, config: dict[str, Any], *, volume_dir: Path | None, run_id: str = "run-test",
-                  standin: dict[str, Any] | None = None, resume_from: Path | None = None) -> Path:
+def write_run_dir(
+    run_dir: Path,
+    config: dict[str, Any],
+    *,
+    volume_dir: Path | None,
+    run_id: str = "run-test",
+    standin: dict[str, Any] | None = None,
+    resume_from: Path | None = None,
+) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     output = (volume_dir / "runs" / run_id) if volume_dir else (run_dir / "output")
     spec = {
@@ -84,7 +94,9 @@ def write_run_dir(run_dir: Path, config: dict[str, Any], *, volume_dir: Path | N
 def start(run_dir: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "primetui.local.trainer", "--run-dir", str(run_dir)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
     )
 
 

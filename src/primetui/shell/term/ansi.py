@@ -3,11 +3,31 @@
 from __future__ import annotations
 
 from primetui.shell.term.attrs import (
-    BLINK, BOLD, DIM, HIDDEN, ITALIC, OVERLINE, REVERSE, STRIKE, TRUECOLOR, Attr, underline_color, underline_style,
+    BLINK,
+    BOLD,
+    DIM,
+    HIDDEN,
+    ITALIC,
+    OVERLINE,
+    REVERSE,
+    STRIKE,
+    TRUECOLOR,
+    Attr,
+    underline_color,
+    underline_style,
 )
 from primetui.shell.term.screen import Screen, entry_runs
 
-_FLAG_SGR = ((BOLD, "1"), (DIM, "2"), (ITALIC, "3"), (BLINK, "5"), (REVERSE, "7"), (HIDDEN, "8"), (STRIKE, "9"), (OVERLINE, "53"))
+_FLAG_SGR = (
+    (BOLD, "1"),
+    (DIM, "2"),
+    (ITALIC, "3"),
+    (BLINK, "5"),
+    (REVERSE, "7"),
+    (HIDDEN, "8"),
+    (STRIKE, "9"),
+    (OVERLINE, "53"),
+)
 
 
 def _color(value: int, base: int) -> str:

@@ -40,6 +40,7 @@ def underline_color(flags: int) -> int:
     """The underline's own colour (SGR 58), or ``DEFAULT_COLOR`` to follow the text."""
     return (flags >> UL_COLOR_SHIFT) - 2 if flags >> UL_COLOR_SHIFT else DEFAULT_COLOR
 
+
 Attr = tuple[int, int, int]
 
 SGR_SPLIT = re.compile(r"\x1b\[([0-9;]*)m")
@@ -100,7 +101,16 @@ def _extended_color(params: list[list[int]], i: int) -> tuple[int | None, int]:
 
 
 _SET_FLAG = {1: BOLD, 2: DIM, 3: ITALIC, 5: BLINK, 6: BLINK, 7: REVERSE, 8: HIDDEN, 9: STRIKE, 53: OVERLINE}
-_CLEAR_FLAG = {22: BOLD | DIM, 23: ITALIC, 24: UNDERLINE | UL_MASK, 25: BLINK, 27: REVERSE, 28: HIDDEN, 29: STRIKE, 55: OVERLINE}
+_CLEAR_FLAG = {
+    22: BOLD | DIM,
+    23: ITALIC,
+    24: UNDERLINE | UL_MASK,
+    25: BLINK,
+    27: REVERSE,
+    28: HIDDEN,
+    29: STRIKE,
+    55: OVERLINE,
+}
 _LOW_FLAGS = (1 << UL_COLOR_SHIFT) - 1
 
 

@@ -8,16 +8,45 @@ from __future__ import annotations
 
 _CSI_LETTER = {"up": "A", "down": "B", "right": "C", "left": "D", "home": "H", "end": "F"}
 _CSI_TILDE = {
-    "insert": 2, "delete": 3, "pageup": 5, "pagedown": 6,
-    "f5": 15, "f6": 17, "f7": 18, "f8": 19, "f9": 20, "f10": 21, "f11": 23, "f12": 24,
-    "f13": 25, "f14": 26, "f15": 28, "f16": 29, "f17": 31, "f18": 32, "f19": 33, "f20": 34,
+    "insert": 2,
+    "delete": 3,
+    "pageup": 5,
+    "pagedown": 6,
+    "f5": 15,
+    "f6": 17,
+    "f7": 18,
+    "f8": 19,
+    "f9": 20,
+    "f10": 21,
+    "f11": 23,
+    "f12": 24,
+    "f13": 25,
+    "f14": 26,
+    "f15": 28,
+    "f16": 29,
+    "f17": 31,
+    "f18": 32,
+    "f19": 33,
+    "f20": 34,
 }
 _SS3 = {"f1": "P", "f2": "Q", "f3": "R", "f4": "S"}
 _SIMPLE = {"enter": b"\r", "tab": b"\t", "backspace": b"\x7f", "escape": b"\x1b", "space": b" "}
 _CTRL_SYMBOL = {
-    "space": 0, "@": 0, "at": 0, "left_square_bracket": 27, "[": 27, "backslash": 28, "\\": 28,
-    "right_square_bracket": 29, "]": 29, "circumflex_accent": 30, "^": 30, "underscore": 31, "_": 31,
-    "question_mark": 127, "?": 127,
+    "space": 0,
+    "@": 0,
+    "at": 0,
+    "left_square_bracket": 27,
+    "[": 27,
+    "backslash": 28,
+    "\\": 28,
+    "right_square_bracket": 29,
+    "]": 29,
+    "circumflex_accent": 30,
+    "^": 30,
+    "underscore": 31,
+    "_": 31,
+    "question_mark": 127,
+    "?": 127,
 }
 _MODS = ("shift", "alt", "meta", "ctrl")
 
@@ -33,8 +62,9 @@ def _split(key: str) -> tuple[set[str], str]:
     return mods, "+".join(parts)
 
 
-def encode_key(key: str, character: str | None = None, *, app_cursor: bool = False,
-               sent: bytes | None = None) -> bytes | None:
+def encode_key(
+    key: str, character: str | None = None, *, app_cursor: bool = False, sent: bytes | None = None
+) -> bytes | None:
     """Bytes for a key press, or None when the key has no terminal encoding.
 
     ``sent`` is what the user's terminal sent when that was Alt+key (ESC then the key): xterm

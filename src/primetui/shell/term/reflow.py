@@ -75,7 +75,9 @@ def _new_row(chars: list[str], attrs: list[Attr], cols: int, wrapped: bool) -> L
     return line
 
 
-def _rewrap(group: list[Line | str], cols: int, marks: list[tuple[int, int]]) -> tuple[list[Line], list[tuple[int, int]]]:
+def _rewrap(
+    group: list[Line | str], cols: int, marks: list[tuple[int, int]]
+) -> tuple[list[Line], list[tuple[int, int]]]:
     """Lay one logical line out at ``cols``; ``marks`` (row in the group, column) become (row, column)."""
     chars: list[str] = []
     attrs: list[Attr] = []
@@ -116,7 +118,9 @@ def _rewrap(group: list[Line | str], cols: int, marks: list[tuple[int, int]]) ->
     return rows, placed
 
 
-def reflow(entries: list[Line | str], cols: int, marks: list[tuple[int, int]]) -> tuple[list[Line | str], list[tuple[int, int]]]:
+def reflow(
+    entries: list[Line | str], cols: int, marks: list[tuple[int, int]]
+) -> tuple[list[Line | str], list[tuple[int, int]]]:
     """``entries`` rewrapped at ``cols``, and where each mark (row, column) went."""
     wanted: dict[int, list[tuple[int, int]]] = {}
     for k, (row, x) in enumerate(marks):

@@ -288,9 +288,7 @@ class Terminal(Screen):
         style, fill = self.attr, self.fill
         if self.top:
             height = rows - self.top
-            self._scroll_in(
-                [LazyLine(p, cols, style, fill) for p in rest[max(0, k - height) :]], len(rest[-1])
-            )
+            self._scroll_in([LazyLine(p, cols, style, fill) for p in rest[max(0, k - height) :]], len(rest[-1]))
             return
         plain = style is fill and style[1] == -1 and style[2] == 0 and style[0] == -1
         keep_history = not self.alt_screen and self.scrollback.maxlen
@@ -475,9 +473,17 @@ class Terminal(Screen):
     def _mode_state(self, mode: int) -> int:
         """DECRQM answer: 1 set, 2 reset, 0 unknown."""
         known = {
-            1: self.app_cursor, 6: self.origin_mode, 7: self.autowrap, 25: self.cursor_visible,
-            1049: self.alt_screen, 47: self.alt_screen, 1047: self.alt_screen, 2004: self.bracketed_paste,
-            1004: self.focus_events, 2026: self.synchronized, 1006: self.mouse_encoding == "sgr",
+            1: self.app_cursor,
+            6: self.origin_mode,
+            7: self.autowrap,
+            25: self.cursor_visible,
+            1049: self.alt_screen,
+            47: self.alt_screen,
+            1047: self.alt_screen,
+            2004: self.bracketed_paste,
+            1004: self.focus_events,
+            2026: self.synchronized,
+            1006: self.mouse_encoding == "sgr",
         }
         if mode in _DEC_MODES_MOUSE:
             return 1 if self.mouse_mode == mode else 2

@@ -67,7 +67,13 @@ class PtyTransport:
         os.set_blocking(master, False)
         try:
             self._proc = await asyncio.create_subprocess_exec(
-                *self.argv, stdin=slave, stdout=slave, stderr=slave, env=self.env, cwd=self.cwd, start_new_session=True,
+                *self.argv,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                env=self.env,
+                cwd=self.cwd,
+                start_new_session=True,
                 preexec_fn=_make_controlling_tty,
             )
         finally:

@@ -44,7 +44,11 @@ class EditingActions:
             area.insert(" " * (width - area.cursor_location[1] % width))
             return
         first, last = self._line_block()
-        if first == last and start[0] == end[0] and (min(start[1], end[1]) > 0 or max(start[1], end[1]) < len(area.document.get_line(first))):
+        if (
+            first == last
+            and start[0] == end[0]
+            and (min(start[1], end[1]) > 0 or max(start[1], end[1]) < len(area.document.get_line(first)))
+        ):
             area.replace(" " * area.indent_width, start, end)  # part of one line: a tab replaces it, as anywhere
             return
         self._rewrite_lines(first, last, lambda lines: editing.indent(lines, " " * area.indent_width))
@@ -100,7 +104,9 @@ class EditingActions:
                 self.note = f"Could not start `{command}` ({getattr(exc, 'strerror', None) or exc}); check $EDITOR."
             else:
                 status = "" if result.returncode == 0 else f" (it exited with {result.returncode})"
-                self.reload_from_disk(f"Back from {shlex.split(command)[0]}{status}: {self.path.name} reloaded and checked.")
+                self.reload_from_disk(
+                    f"Back from {shlex.split(command)[0]}{status}: {self.path.name} reloaded and checked."
+                )
                 self._validate_now()
                 return
         self._refresh_chrome()
@@ -137,10 +143,15 @@ class EditingActions:
     def _matches(self) -> list[editing.Match] | None:
         bar = self.findbar
         try:
-            return editing.find_matches(self.area.text, bar.pattern, regex=bar.regex, case=bar.case,
-                                        replace=bar.replacement)
+            return editing.find_matches(
+                self.area.text, bar.pattern, regex=bar.regex, case=bar.case, replace=bar.replacement
+            )
         except (re.error, IndexError) as exc:  # IndexError: a \\3 the pattern has no group for
-            bar.status(regex_error(exc) if isinstance(exc, re.error) else f"The replacement names a group the pattern lacks ({exc}).")
+            bar.status(
+                regex_error(exc)
+                if isinstance(exc, re.error)
+                else f"The replacement names a group the pattern lacks ({exc})."
+            )
             return None
 
     def _search(self, step: int, replace: bool = False) -> None:

@@ -46,8 +46,14 @@ class DiagnosticTextArea(TextArea):
     """
 
     def __init__(self, text: str = "", highlight: bool = True, **kwargs) -> None:
-        super().__init__(text, language="toml" if highlight else None, soft_wrap=False, tab_behavior="indent",
-                         show_line_numbers=True, **kwargs)
+        super().__init__(
+            text,
+            language="toml" if highlight else None,
+            soft_wrap=False,
+            tab_behavior="indent",
+            show_line_numbers=True,
+            **kwargs,
+        )
         self.diagnostics: list[Diagnostic] = []
         self._by_line: dict[int, list[Diagnostic]] = {}
         self._styles: dict[str, Style] = {}
@@ -165,8 +171,11 @@ class DiagnosticTextArea(TextArea):
         before, self._by_line = self._by_line, by_line
         # redraw only the lines whose underlines changed (a whole-screen redraw after every check
         # of a big file would land between some key and its echo)
-        changed = {line for line in before.keys() | by_line.keys()
-                   if _underlines(before.get(line, ())) != _underlines(by_line.get(line, ()))}
+        changed = {
+            line
+            for line in before.keys() | by_line.keys()
+            if _underlines(before.get(line, ())) != _underlines(by_line.get(line, ()))
+        }
         if self.soft_wrap:
             self._line_cache.clear()
         else:

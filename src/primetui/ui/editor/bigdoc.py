@@ -72,8 +72,9 @@ def _cached(base: type) -> type:
                 added = result.end_location[0] - top_row + 1
                 removed = added + before - len(lines)
                 tab = self._widths_tab
-                widths[top_row : top_row + removed] = [cell_len(line.expandtabs(tab))
-                                                       for line in lines[top_row : top_row + added]]
+                widths[top_row : top_row + removed] = [
+                    cell_len(line.expandtabs(tab)) for line in lines[top_row : top_row + added]
+                ]
             return result
 
     read = getattr(base, "_read_callable", None)

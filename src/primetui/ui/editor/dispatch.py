@@ -61,10 +61,16 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
             title = f"Dispatch {self.model}" + (f" · {self.saved} saved first" if self.saved else "")
             yield Static(plain(title), classes="modal-title")
             # The volumes take the keys once listed: enter here goes back to them (tab would too).
-            yield Input(run_name.config_name(self.config) or "", placeholder="run name (optional; enter goes back to the volumes)",
-                        id="run-name")
-            yield Static("Pick the volume the run reads its dataset from and writes its checkpoints to:"
-                         if dispatch_mode(self.config) == "sft" else "Pick the volume the run writes its checkpoints to:")
+            yield Input(
+                run_name.config_name(self.config) or "",
+                placeholder="run name (optional; enter goes back to the volumes)",
+                id="run-name",
+            )
+            yield Static(
+                "Pick the volume the run reads its dataset from and writes its checkpoints to:"
+                if dispatch_mode(self.config) == "sft"
+                else "Pick the volume the run writes its checkpoints to:"
+            )
             yield OptionList(id="volumes")
             yield Static("", id="preflight")
             yield Static("Loading volumes…", id="dispatch-status")
@@ -89,9 +95,13 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
             label = Text.assemble((v.name, "bold"), f"  {getattr(v, 'status_label', v.status)}  {v.size or ''}")
             listing.add_option(Option(label, id=v.name))
         if not volumes:
-            self._status("No volumes yet: create one on the Volumes screen (or `prime volumes create research --size 100Gi`).")
+            self._status(
+                "No volumes yet: create one on the Volumes screen (or `prime volumes create research --size 100Gi`)."
+            )
             return
-        self._status("enter runs the pre-flight on the highlighted volume · d dispatches · tab names the run · esc cancels")
+        self._status(
+            "enter runs the pre-flight on the highlighted volume · d dispatches · tab names the run · esc cancels"
+        )
         listing.highlighted = 0
         listing.focus()
 
@@ -155,14 +165,22 @@ class DispatchScreen(ModalScreen[DispatchOutcome | None]):
         self.busy = True
         self._status(f"Dispatching to {volume}…")
         try:
-            reply = await self.client.create_run(self.config, volume=volume, name=self.run_name(),
-                                                 mode=dispatch_mode(self.config))
+            reply = await self.client.create_run(
+                self.config, volume=volume, name=self.run_name(), mode=dispatch_mode(self.config)
+            )
         except Exception as exc:  # noqa: BLE001 - mapped back onto the editor's lines
             self.busy = False
             detail = getattr(exc, "detail", None)
-            self.dismiss(DispatchOutcome(None, volume, getattr(exc, "status_code", None), str(exc),
-                                         list(getattr(exc, "issues", []) or []),
-                                         detail if isinstance(detail, str) else None))
+            self.dismiss(
+                DispatchOutcome(
+                    None,
+                    volume,
+                    getattr(exc, "status_code", None),
+                    str(exc),
+                    list(getattr(exc, "issues", []) or []),
+                    detail if isinstance(detail, str) else None,
+                )
+            )
             return
         self.busy = False
         self.dismiss(DispatchOutcome(reply.run_id, volume))

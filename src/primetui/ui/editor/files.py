@@ -19,8 +19,10 @@ class EditorFiles:
         try:
             loaded = read_text_file(self.path)
         except UnicodeDecodeError as exc:
-            self.load_error = (f"{self.path.name} is {_encoding_named(self.path, exc)}: it was not loaded "
-                               "and nothing is checked. Convert it to UTF-8 (iconv) and open it again.")
+            self.load_error = (
+                f"{self.path.name} is {_encoding_named(self.path, exc)}: it was not loaded "
+                "and nothing is checked. Convert it to UTF-8 (iconv) and open it again."
+            )
             return ""
         except OSError as exc:
             self.load_error = f"Could not read {self.path} ({exc.strerror or exc}); check the path and permissions."
@@ -40,8 +42,10 @@ class EditorFiles:
         self._disk_stat = now
         self.read_only = is_read_only(self.path)
         if now is None and self.disk_digest is not None:  # it was there when loaded or saved
-            self.note = (f"{self.path.name} was deleted or moved on disk; ctrl+s writes your text there again, "
-                         "F12 saves it elsewhere.")
+            self.note = (
+                f"{self.path.name} was deleted or moved on disk; ctrl+s writes your text there again, "
+                "F12 saves it elsewhere."
+            )
             self.notify(self.note, severity="warning", timeout=4)
             self._refresh_chrome()
             return
@@ -53,7 +57,9 @@ class EditorFiles:
             self.reload_from_disk(f"Reloaded {self.path.name}: it changed on disk (ctrl+z returns to the old text).")
         elif digest != self._disk_note_for:
             self._disk_note_for = digest
-            self.note = f"{self.path.name} changed on disk since you opened it; ctrl+s will offer reload, diff or overwrite."
+            self.note = (
+                f"{self.path.name} changed on disk since you opened it; ctrl+s will offer reload, diff or overwrite."
+            )
             self._refresh_chrome()
 
     def reload_from_disk(self, note: str) -> bool:
@@ -62,7 +68,9 @@ class EditorFiles:
         try:
             loaded = read_text_file(self.path)
         except (OSError, UnicodeDecodeError) as exc:
-            self.note = f"Could not reload {self.path.name} ({getattr(exc, 'strerror', None) or exc}); the buffer is unchanged."
+            self.note = (
+                f"Could not reload {self.path.name} ({getattr(exc, 'strerror', None) or exc}); the buffer is unchanged."
+            )
             self._refresh_chrome()
             return False
         self.newline, self.disk_digest = loaded.newline, loaded.digest
@@ -142,8 +150,9 @@ class EditorFiles:
             disk_text = read_text_file(self.path).text if on_disk is not None else ""
         except (OSError, UnicodeDecodeError):
             disk_text = ""
-        diff = list(difflib.unified_diff(disk_text.splitlines(), self.text.splitlines(), "on disk", "your buffer",
-                                         lineterm=""))
+        diff = list(
+            difflib.unified_diff(disk_text.splitlines(), self.text.splitlines(), "on disk", "your buffer", lineterm="")
+        )
 
         def _chosen(choice: str | None) -> None:
             if choice == "overwrite":
@@ -175,7 +184,9 @@ class EditorFiles:
             self._offer_save_as(f"{path.name} is read-only, so it was not changed; save your text elsewhere.")
             return False
         except OSError as exc:
-            self.note = f"Could not save {path} ({exc.strerror or exc}); your text is kept — pick another place with F12."
+            self.note = (
+                f"Could not save {path} ({exc.strerror or exc}); your text is kept — pick another place with F12."
+            )
             self.notify(self.note, severity="error")
             self._refresh_chrome()
             return False
@@ -216,8 +227,12 @@ def _encoding_named(path: Path, exc: UnicodeDecodeError) -> str:
             head = f.read(4)
     except OSError:
         head = b""
-    for bom, name in ((b"\xff\xfe\x00\x00", "UTF-32 (LE)"), (b"\x00\x00\xfe\xff", "UTF-32 (BE)"),
-                      (b"\xff\xfe", "UTF-16 (LE)"), (b"\xfe\xff", "UTF-16 (BE)")):
+    for bom, name in (
+        (b"\xff\xfe\x00\x00", "UTF-32 (LE)"),
+        (b"\x00\x00\xfe\xff", "UTF-32 (BE)"),
+        (b"\xff\xfe", "UTF-16 (LE)"),
+        (b"\xfe\xff", "UTF-16 (BE)"),
+    ):
         if head.startswith(bom):
             return f"{name} text, not UTF-8"
     return f"not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}; Latin-1 or another 8-bit encoding?)"

@@ -112,4 +112,6 @@ class FindBar(Vertical):
 
 
 def regex_error(exc: re.error) -> str:
-    return f"Not a valid regular expression: {exc.msg}" + (f" at position {exc.pos}" if exc.pos is not None else "") + "."
+    return (
+        f"Not a valid regular expression: {exc.msg}" + (f" at position {exc.pos}" if exc.pos is not None else "") + "."
+    )

@@ -28,7 +28,9 @@ class LaunchActions:
 
     def action_dispatch(self) -> None:
         if self.client is None:
-            self.note = "Not connected to a platform: start primetui with an API key (prime login) or --local to dispatch."
+            self.note = (
+                "Not connected to a platform: start primetui with an API key (prime login) or --local to dispatch."
+            )
             self._refresh_chrome()
             return
         text = self.text
@@ -75,8 +77,10 @@ class LaunchActions:
 
         def _done(run_ids: list[str] | None) -> None:
             if run_ids:
-                self.note = (f"Dispatched {len(run_ids)} runs of the sweep: in the runs list, / and the prefix "
-                             "show them, then C compares them.")
+                self.note = (
+                    f"Dispatched {len(run_ids)} runs of the sweep: in the runs list, / and the prefix "
+                    "show them, then C compares them."
+                )
                 self._refresh_chrome()
 
         self.app.push_screen(SweepScreen(self.client, self.text, self.path), _done)

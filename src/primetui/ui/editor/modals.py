@@ -21,7 +21,6 @@ from primetui.ui.styles import tcss
 from primetui.ui.widgets import tone_colour
 
 
-
 class KeyHelpModal(ModalScreen[None]):
     """F1: type, default, allowed values and description of the key under the cursor."""
 
@@ -90,10 +89,16 @@ class DraftPrompt(ModalScreen[bool | None]):
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.saved_at))
         with Vertical():
             yield Static("Unsaved changes found", classes="modal-title")
-            yield Static(plain(f"{self.path.name} has an autosaved draft from {when} that differs from the file "
-                               f"({self.lines_changed} line(s) changed)."))
-            yield Static("r / enter restores it (ctrl+z goes back to the file) · d discards it · esc keeps it for later",
-                         classes="modal-hint")
+            yield Static(
+                plain(
+                    f"{self.path.name} has an autosaved draft from {when} that differs from the file "
+                    f"({self.lines_changed} line(s) changed)."
+                )
+            )
+            yield Static(
+                "r / enter restores it (ctrl+z goes back to the file) · d discards it · esc keeps it for later",
+                classes="modal-hint",
+            )
 
     def action_choose(self, restore: bool | None) -> None:
         self.dismiss(restore)
@@ -139,7 +144,9 @@ class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
         with Vertical():
             yield Static("Save as", classes="modal-title")
             yield OrderedInput(value=str(self.current or Path.cwd() / "sft.toml"), id="save-as-path")
-            yield Static("enter saves · esc cancels · ~ is your home directory", classes="modal-hint", id="save-as-hint")
+            yield Static(
+                "enter saves · esc cancels · ~ is your home directory", classes="modal-hint", id="save-as-hint"
+            )
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -219,8 +226,10 @@ class ConflictPrompt(ModalScreen[str | None]):
             if self.gone:
                 hint = "o writes your text there again · a saves it elsewhere · d shows the diff · esc cancels"
             else:
-                hint = ("r reloads the file (ctrl+z brings your edits back) · d shows the diff · o overwrites it · "
-                        "a saves elsewhere · esc cancels")
+                hint = (
+                    "r reloads the file (ctrl+z brings your edits back) · d shows the diff · o overwrites it · "
+                    "a saves elsewhere · esc cancels"
+                )
             yield Static(hint, classes="modal-hint")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -256,7 +265,8 @@ class GoToLinePrompt(TypeAhead, ModalScreen[tuple[int, int] | None]):
             pos = (int(line) - 1, int(col) - 1 if col else 0)
         except ValueError:
             self.query_one("#goto-hint", Static).update(
-                plain(f"`{event.value.strip()}` is not a line number: type e.g. 12 or 12:5 · esc cancels"))
+                plain(f"`{event.value.strip()}` is not a line number: type e.g. 12 or 12:5 · esc cancels")
+            )
             return
         self.dismiss((min(max(pos[0], 0), self.line_count - 1), max(pos[1], 0)))
 
@@ -278,8 +288,13 @@ class CompletionPicker(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(plain(self.title_text), classes="modal-title")
-            yield OptionList(*[Option(Text.assemble((label, "bold"), "  ", (detail, "dim")), id=str(i))
-                               for i, (label, detail) in enumerate(self.items)], id="completion-list")
+            yield OptionList(
+                *[
+                    Option(Text.assemble((label, "bold"), "  ", (detail, "dim")), id=str(i))
+                    for i, (label, detail) in enumerate(self.items)
+                ],
+                id="completion-list",
+            )
             yield Static("enter inserts · esc cancels", classes="modal-hint")
 
     @on(OptionList.OptionSelected)

@@ -95,8 +95,9 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
             self.run_id = run_id
             self.volume = volume
 
-    def __init__(self, path: str | Path | None, client: Any = None, *, drafts_root: Path | None = None,
-                 offer_drafts: bool = True) -> None:
+    def __init__(
+        self, path: str | Path | None, client: Any = None, *, drafts_root: Path | None = None, offer_drafts: bool = True
+    ) -> None:
         super().__init__()
         self.path: Path | None = Path(path).expanduser() if path else None
         self.client = client
@@ -157,7 +158,9 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
 
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-title")
-        yield DiagnosticTextArea(self._initial_text, highlight=len(self._initial_text) <= HIGHLIGHT_LIMIT, id="editor-area")
+        yield DiagnosticTextArea(
+            self._initial_text, highlight=len(self._initial_text) <= HIGHLIGHT_LIMIT, id="editor-area"
+        )
         yield ProblemsList(id="editor-problems")
         yield FindBar(id="editor-find")
         yield Static("", id="editor-message")
@@ -294,7 +297,7 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         name = str(self.path) if self.path else "untitled"
         home = str(Path.home())
         if name.startswith(home + os.sep):
-            name = "~" + name[len(home):]
+            name = "~" + name[len(home) :]
         title = Text()
         title.append(f" {self.config_kind}.toml editor ", style="bold reverse")
         title.append(f" {name}", style="bold")
@@ -408,8 +411,11 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         path, help_ = help_at(text, line, col, spans, raw)
         if help_ is None:
             where = ".".join(map(str, path)) if path else ""
-            self.note = (f"`{where}` is not a prime-rl {self.config_kind.upper()} key." if where else
-                         "Put the cursor on a key or a [table] header, then press F1.")
+            self.note = (
+                f"`{where}` is not a prime-rl {self.config_kind.upper()} key."
+                if where
+                else "Put the cursor on a key or a [table] header, then press F1."
+            )
             self._refresh_chrome()
             return
         self.app.push_screen(KeyHelpModal(help_.title, list(help_.lines)))

@@ -23,16 +23,32 @@ from textual.widgets.option_list import Option
 
 from primetui.sft.sizing import gpus as gpu_count
 from primetui.sft.sizing import parse_size
-from primetui.sft.sweep import (MAX_RUNS, SweepError, Variant, default_prefix, expand, name_clashes, new_prefix,
-                                parse_sets, unique_names)
+from primetui.sft.sweep import (
+    MAX_RUNS,
+    SweepError,
+    Variant,
+    default_prefix,
+    expand,
+    name_clashes,
+    new_prefix,
+    parse_sets,
+    unique_names,
+)
 from primetui.sft.sweep_check import GridCheck, Price, clash_sentence, grid_check, platform_run_names, prices_from
 from primetui.ui.safe import plain
 from primetui.ui.widgets import tone_style
 from primetui.ui.styles import tcss
 
 # Keys a sweep usually varies, offered first; any dotted key can be typed.
-COMMON_KEYS = ("optim.lr", "data.batch_size", "data.seq_len", "max_steps", "optim.weight_decay",
-               "scheduler.warmup_steps", "model.name")
+COMMON_KEYS = (
+    "optim.lr",
+    "data.batch_size",
+    "data.seq_len",
+    "max_steps",
+    "optim.weight_decay",
+    "scheduler.warmup_steps",
+    "model.name",
+)
 AXES = 3
 
 
@@ -69,10 +85,18 @@ class SweepScreen(ModalScreen[list[str] | None]):
             yield Input(default_prefix(self.text, self.path.stem), placeholder="name prefix", id="sweep-prefix")
             for n in range(AXES):
                 with Horizontal():
-                    yield Input(COMMON_KEYS[0] if n == 0 else "", placeholder="key (e.g. optim.lr)",
-                                classes="sweep-key", id=f"sweep-key-{n}")
-                    yield Input("", placeholder="values, comma-separated TOML (1e-5, 3e-5)",
-                                classes="sweep-values", id=f"sweep-values-{n}")
+                    yield Input(
+                        COMMON_KEYS[0] if n == 0 else "",
+                        placeholder="key (e.g. optim.lr)",
+                        classes="sweep-key",
+                        id=f"sweep-key-{n}",
+                    )
+                    yield Input(
+                        "",
+                        placeholder="values, comma-separated TOML (1e-5, 3e-5)",
+                        classes="sweep-values",
+                        id=f"sweep-values-{n}",
+                    )
             yield Static("Common keys (enter puts one in the first empty key box):")
             yield OptionList(*[Option(k, id=k) for k in COMMON_KEYS], id="sweep-keys")
             yield Static("Volume:")
@@ -178,21 +202,26 @@ class SweepScreen(ModalScreen[list[str] | None]):
         self.names = [v.name for v in variants]
         volume = self.volume()
         configs = [tomllib.loads(v.text) for v in variants]
-        self.grid = check = grid_check(configs, self.names, self.volume_bytes.get(volume) if volume else None,
-                                       self.prices, self.existing)
+        self.grid = check = grid_check(
+            configs, self.names, self.volume_bytes.get(volume) if volume else None, self.prices, self.existing
+        )
         tone = {"fail": "error", "warn": "warning"}.get(check.state)
         text = Text()
         text.append("Grid: ", style="bold")
-        text.append(check.line() + (f" (on {volume})" if volume else " (pick a volume)") + "\n",
-                    style=tone_style(self, tone) if tone else "")
+        text.append(
+            check.line() + (f" (on {volume})" if volume else " (pick a volume)") + "\n",
+            style=tone_style(self, tone) if tone else "",
+        )
         if clash := self.clash_text():
             text.append(f"⚠ {clash}\n", style=tone_style(self, "warning"))
         for v, config in zip(variants, configs):
             gpus = gpu_count(config)
             text.append(f"  {v.name}", style="bold")
             text.append(f"  {gpus} GPU{'s' if gpus != 1 else ''}")
-            text.append("  (name taken)\n" if v.name in check.taken else "\n",
-                        style=tone_style(self, "warning") if v.name in check.taken else "")
+            text.append(
+                "  (name taken)\n" if v.name in check.taken else "\n",
+                style=tone_style(self, "warning") if v.name in check.taken else "",
+            )
         text.append(f"{len(variants)} run(s), {check.gpus} GPUs in all (at most {MAX_RUNS} runs in one sweep)")
         grid.update(plain(text))
 
@@ -252,8 +281,17 @@ class SweepScreen(ModalScreen[list[str] | None]):
         self._status(f"Checking {self.runs} runs on {volume}…")
         lines = io.StringIO()
         try:
-            result = await sweep_text(self.client, self.text, self.path, volume, self.sets(), self.prefix(), lines,
-                                      suffix=self.unique, offer=lambda p: f"F6 (prefix {p})" if p else "F6")
+            result = await sweep_text(
+                self.client,
+                self.text,
+                self.path,
+                volume,
+                self.sets(),
+                self.prefix(),
+                lines,
+                suffix=self.unique,
+                offer=lambda p: f"F6 (prefix {p})" if p else "F6",
+            )
         finally:
             self.busy = False
         if isinstance(result, Dispatched):

@@ -11,8 +11,22 @@ from primetui.monitor_core.chartframe import RUN_COLOURS, ChartView, compose, ru
 from primetui.monitor_core.metrics import Series
 from primetui.ui.widgets import displayed
 
-_KEYS = ("title", "value", "muted", "axis", "warn", "error", "marker", "cursor", "nan", "s1", "s2", "s3", "s4",
-         *(f"r{n + 1}" for n in range(RUN_COLOURS)))
+_KEYS = (
+    "title",
+    "value",
+    "muted",
+    "axis",
+    "warn",
+    "error",
+    "marker",
+    "cursor",
+    "nan",
+    "s1",
+    "s2",
+    "s3",
+    "s4",
+    *(f"r{n + 1}" for n in range(RUN_COLOURS)),
+)
 
 
 class MetricChart(Widget):
@@ -45,8 +59,17 @@ class MetricChart(Widget):
     MetricChart > .chart--r8 { color: $primary-lighten-3; }
     """
 
-    def __init__(self, key: str, series: list[Series], view: ChartView, *, markers: bool = False, id: str | None = None,
-                 glyphs: list[str] | None = None, title: str | None = None) -> None:
+    def __init__(
+        self,
+        key: str,
+        series: list[Series],
+        view: ChartView,
+        *,
+        markers: bool = False,
+        id: str | None = None,
+        glyphs: list[str] | None = None,
+        title: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.title = title or key  # what the chart's first row says (an RL chart names its band and source)
         # Overlaid runs (compare): series n gets run colour r{n+1} and glyphs[n] along its curve.
@@ -104,9 +127,22 @@ class MetricChart(Widget):
         width, height = self.content_size.width, self.content_size.height
         v = self.view
         key = (
-            width, height, v.smoothing, v.log_y, v.x_mode, v.zoom, v.domain, v.cursor, v.mode, v.live, v.now,
-            len(v.eval_steps) if self.markers else 0, tuple(s.version for s in self.series),
-            tuple(s.name for s in self.series), tuple(self.glyphs or ()), tuple(self.slots or ()),
+            width,
+            height,
+            v.smoothing,
+            v.log_y,
+            v.x_mode,
+            v.zoom,
+            v.domain,
+            v.cursor,
+            v.mode,
+            v.live,
+            v.now,
+            len(v.eval_steps) if self.markers else 0,
+            tuple(s.version for s in self.series),
+            tuple(s.name for s in self.series),
+            tuple(self.glyphs or ()),
+            tuple(self.slots or ()),
         )
         if key != self._frame_key:
             base = self.rich_style

@@ -68,8 +68,11 @@ class MetricPicker(ModalScreen[list[str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"Charts: type to filter, ↓ to the list, space toggles ({ON} shown, {OFF} not), "
-                         "enter applies, esc cancels", classes="hint")
+            yield Static(
+                f"Charts: type to filter, ↓ to the list, space toggles ({ON} shown, {OFF} not), "
+                "enter applies, esc cancels",
+                classes="hint",
+            )
             yield Input(placeholder="filter metrics (e.g. eval, grad)", id="picker-filter")
             yield SelectionList[str](*self._options(""), id="picker-list")
 
@@ -78,8 +81,9 @@ class MetricPicker(ModalScreen[list[str] | None]):
 
     def _options(self, query: str) -> list[Selection[str]]:
         words = query.lower().split()
-        return [Selection(self._label(k), k, k in self.selected) for k in self.keys
-                if all(w in k.lower() for w in words)]
+        return [
+            Selection(self._label(k), k, k in self.selected) for k in self.keys if all(w in k.lower() for w in words)
+        ]
 
     def on_mount(self) -> None:
         self.query_one("#picker-filter", Input).focus()
@@ -481,7 +485,7 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         if bounds is None or self.view.zoom is None:
             return
         lo, hi = self.view.zoom
-        half = (hi - lo)
+        half = hi - lo
         new = (max(bounds[0], lo - half / 2), min(bounds[1], hi + half / 2))
         self._set(zoom=None if new == bounds else new)
 

@@ -63,16 +63,25 @@ def component_rows(run: Run, env_servers: list[EnvServer] | None) -> list[tuple[
         if proc == "failed":
             # Name the component that failed when the platform's message does.
             named = spec.component in error.lower()
-            state = "failed" if named or spec.component == "trainer" and not any(
-                c in error.lower() for c in ("orchestrator", "inference", "env-server", "env server")
-            ) else "stopped"
+            state = (
+                "failed"
+                if named
+                or spec.component == "trainer"
+                and not any(c in error.lower() for c in ("orchestrator", "inference", "env-server", "env server"))
+                else "stopped"
+            )
             pod = failed_pod(error, spec.component)
             if spec.pod_index is not None and pod is not None:
                 state = "failed" if spec.pod_index == pod else "stopped"
             detail = error if state == "failed" else ""
         if spec.pod_index is not None and proc != "failed":
             detail = f"node {spec.pod_index}"
-        kind = {"trainer": "training", "orchestrator": "eval orchestration", "inference": "eval inference", "router": "eval routing"}.get(spec.component, spec.component)
+        kind = {
+            "trainer": "training",
+            "orchestrator": "eval orchestration",
+            "inference": "eval inference",
+            "router": "eval routing",
+        }.get(spec.component, spec.component)
         rows.append((spec.title, kind, state, detail))
     for server in env_servers or []:
         name = server.env_name or server.pod_name or "env-server"
@@ -197,5 +206,7 @@ class ComponentsPane(FeedMixin, Vertical):
         for name, kind, state, detail in rows:
             tone = _TONE.get(state, "")
             style = {"success": "bold", "error": "bold reverse", "warning": "italic", "muted": "dim"}.get(tone, "")
-            table.add_row(name, kind, Text(f"● {state}" if tone != "muted" else f"○ {state}", style=style), detail, key=name)
+            table.add_row(
+                name, kind, Text(f"● {state}" if tone != "muted" else f"○ {state}", style=style), detail, key=name
+            )
         update_static(self.query_one(".components--note", Static), plain(self.note))

@@ -161,9 +161,12 @@ class DistributionsPane(HubSinks, Vertical, can_focus=True):
     def hist_renderable(self) -> Any:
         dist = self.data.get(self.kind, {}).get(self.step) if self.step is not None else None
         if dist is None:
-            return Text("The orchestrator posts each step's rewards and advantages; their histograms show here.",
-                        style="dim")
-        other = self.data[self.kind].get(self.overlay) if self.overlay is not None and self.overlay != self.step else None
+            return Text(
+                "The orchestrator posts each step's rewards and advantages; their histograms show here.", style="dim"
+            )
+        other = (
+            self.data[self.kind].get(self.overlay) if self.overlay is not None and self.overlay != self.step else None
+        )
         accent, muted = tone_style(self, "accent"), "dim"
         stats = dv.hist_stats(dist)
         table = Table.grid(padding=(0, 1))
@@ -176,8 +179,9 @@ class DistributionsPane(HubSinks, Vertical, can_focus=True):
         parts: list[Any] = [Text(dv.stats_line(dist.step, stats))]
         if other is not None:
             parts.append(Text(dv.stats_line(other.step, dv.hist_stats(other)), style=muted))
-            parts.append(Text(f"{dv.OVERLAY_FIRST} step {dist.step}  {dv.OVERLAY_SECOND} step {other.step}  "
-                              "█ both", style=muted))
+            parts.append(
+                Text(f"{dv.OVERLAY_FIRST} step {dist.step}  {dv.OVERLAY_SECOND} step {other.step}  █ both", style=muted)
+            )
         return RichGroup(*parts, table)
 
     def strip_renderable(self) -> Any:
@@ -189,8 +193,10 @@ class DistributionsPane(HubSinks, Vertical, can_focus=True):
         if not strip.steps:
             return Text("")
         out = Text()
-        out.append(f"All steps (x: step {strip.steps[0]}–{strip.steps[-1]}, y: {self.kind}; darker = more of the step's values)\n",
-                   style="bold")
+        out.append(
+            f"All steps (x: step {strip.steps[0]}–{strip.steps[-1]}, y: {self.kind}; darker = more of the step's values)\n",
+            style="bold",
+        )
         scale = max(1, min(4, width // len(strip.steps)))
         lines = strip.lines(scale)
         edges = strip.edges

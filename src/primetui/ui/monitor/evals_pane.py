@@ -44,7 +44,13 @@ class EvalsPane(ChartsPane):
 
     def on_mount(self) -> None:
         self._ready = True
-        for key, label in (("step", "Step"), ("env", "Environment"), ("reward", "Reward mean"), ("count", "Samples"), ("other", "Other")):
+        for key, label in (
+            ("step", "Step"),
+            ("env", "Environment"),
+            ("reward", "Reward mean"),
+            ("count", "Samples"),
+            ("other", "Other"),
+        ):
             self._results.add_column(label, key=key)
         super().on_mount()
         self._fill_results()
@@ -66,6 +72,15 @@ class EvalsPane(ChartsPane):
             reward = next((v for k, v in vals.items() if k.endswith("reward/mean") or k == "reward"), math.nan)
             count = next((v for k, v in vals.items() if k.endswith("count") or k.endswith("num_samples")), math.nan)
             other = "  ".join(
-                f"{k}={fmt_value(v)}" for k, v in sorted(vals.items()) if not (k.endswith("reward/mean") or k == "reward" or k.endswith("count") or k.endswith("num_samples"))
+                f"{k}={fmt_value(v)}"
+                for k, v in sorted(vals.items())
+                if not (k.endswith("reward/mean") or k == "reward" or k.endswith("count") or k.endswith("num_samples"))
             )
-            t.add_row(fmt_step(step), env, fmt_value(reward), "" if count != count else fmt_step(count), other[:80], key=f"{step}-{env}")
+            t.add_row(
+                fmt_step(step),
+                env,
+                fmt_value(reward),
+                "" if count != count else fmt_step(count),
+                other[:80],
+                key=f"{step}-{env}",
+            )

@@ -100,8 +100,14 @@ class FeedMixin(HubSinks):
                 self.feed_note(key, holder[0])
 
         status = (watcher.status if watcher is not None else None) or _status_of(self.run)
-        sub = hub_for(self.client).logs(self.run_id, spec.component, self.sink(on_event), pod_index=spec.pod_index,
-                                         env_name=spec.env_name, status=status)
+        sub = hub_for(self.client).logs(
+            self.run_id,
+            spec.component,
+            self.sink(on_event),
+            pod_index=spec.pod_index,
+            env_name=spec.env_name,
+            status=status,
+        )
         holder.append(sub.owner.follower)
         self._followers.append(sub.owner.follower)
         self._subscriptions.append(sub)

@@ -57,8 +57,16 @@ class LogsPane(FeedMixin, Vertical):
     LogsPane > .logs--pods.-failed { color: $error; }
     """
 
-    def __init__(self, client: Any, run: Run, *, max_lines: int = 2_000_000, held_lines: int | None = None,
-                 follow: bool = True, id: str | None = None) -> None:
+    def __init__(
+        self,
+        client: Any,
+        run: Run,
+        *,
+        max_lines: int = 2_000_000,
+        held_lines: int | None = None,
+        follow: bool = True,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self._budget_given = held_lines is not None
         self.held_lines = held_lines if held_lines is not None else HELD_LINES
@@ -100,7 +108,9 @@ class LogsPane(FeedMixin, Vertical):
                 self.tabs[spec.key] = tab
                 with TabPane(escape(clean(spec.title)), id=f"log-{spec.key}"):
                     yield tab
-            merged = LogTab(self.merged, title="all components", source_names=self._names(), default_file=f"{self.run_id}-all.log")
+            merged = LogTab(
+                self.merged, title="all components", source_names=self._names(), default_file=f"{self.run_id}-all.log"
+            )
             self.tabs[MERGED_KEY] = merged
             with TabPane("all", id=f"log-{MERGED_KEY}"):
                 yield merged
@@ -137,7 +147,9 @@ class LogsPane(FeedMixin, Vertical):
             return
         here = panes.index(tabs.active) if tabs.active in panes else 0
         tabs.active = panes[(here + delta) % len(panes)]
-        target = next((tab for tab in self.tabs.values() if tab.parent is not None and tab.parent.id == tabs.active), None)
+        target = next(
+            (tab for tab in self.tabs.values() if tab.parent is not None and tab.parent.id == tabs.active), None
+        )
         if target is not None:
             target.view.focus()
 
@@ -151,7 +163,9 @@ class LogsPane(FeedMixin, Vertical):
         self.tabs[spec.key] = tab
         self.tabs[MERGED_KEY].view.source_names = self._names()
         if self.is_mounted:
-            self.query_one(TabbedContent).add_pane(TabPane(escape(clean(spec.title)), tab, id=f"log-{spec.key}"), before=f"log-{MERGED_KEY}")
+            self.query_one(TabbedContent).add_pane(
+                TabPane(escape(clean(spec.title)), tab, id=f"log-{spec.key}"), before=f"log-{MERGED_KEY}"
+            )
 
     # ---- data -------------------------------------------------------------------------------
     def ingest(self, key: str, raw_lines: list[str]) -> None:

@@ -40,7 +40,15 @@ class LogTab(Vertical):
     """What the tab's follower is doing (waiting for the run, retrying, complete): the status line
     and the empty view say it."""
 
-    def __init__(self, source, *, title: str, source_names: list[str] | None = None, default_file: str = "run.log", id: str | None = None) -> None:
+    def __init__(
+        self,
+        source,
+        *,
+        title: str,
+        source_names: list[str] | None = None,
+        default_file: str = "run.log",
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.title = title
         self.view = LogView(source, source_names=source_names)
@@ -138,7 +146,9 @@ class LogTab(Vertical):
         try:
             n = self.view.save_to(path)
         except OSError as exc:
-            self.notify(f"Could not write {path} ({exc.strerror or exc}); pick another path with ctrl+s.", severity="error")
+            self.notify(
+                f"Could not write {path} ({exc.strerror or exc}); pick another path with ctrl+s.", severity="error"
+            )
             return
         self.notify(f"Saved {n:,} lines to {path}.")
 

@@ -53,7 +53,13 @@ class RLChartsPane(ChartsPane):
     @property
     def cursor_keys(self) -> list[str]:
         """What the run screen's cursor line reads at the cursor's step (the first also gives its wall time)."""
-        return [rl_metrics.REWARD, rl_metrics.TRUNCATED, TRAINER_KEYS["entropy"], TRAINER_KEYS["mismatch_kl"], *self.chosen]
+        return [
+            rl_metrics.REWARD,
+            rl_metrics.TRUNCATED,
+            TRAINER_KEYS["entropy"],
+            TRAINER_KEYS["mismatch_kl"],
+            *self.chosen,
+        ]
 
     @property
     def view_name(self) -> str:
@@ -82,8 +88,9 @@ class RLChartsPane(ChartsPane):
                 texts = parser.parse_batch(list(event.lines)).texts
                 self.add_log_lines("trainer", list(enumerate(texts)))
 
-        self._log_sub = hub_for(self.client).logs(self.run_id, "trainer", self.sink(on_event),
-                                                  status=getattr(self.run, "status", None))
+        self._log_sub = hub_for(self.client).logs(
+            self.run_id, "trainer", self.sink(on_event), status=getattr(self.run, "status", None)
+        )
 
     # ---- data -------------------------------------------------------------------------------
     def add_metrics(self, rows: list[dict]) -> None:
@@ -136,7 +143,9 @@ class RLChartsPane(ChartsPane):
         for chart_id, (title, keys, kind) in wanted.items():
             if chart_id not in self.charts:
                 cls = StackedChart if kind == STACKED else MetricChart
-                chart = cls(keys[0], [self._series(k) for k in keys], self.view, markers=chart_id == "reward", title=title)
+                chart = cls(
+                    keys[0], [self._series(k) for k in keys], self.view, markers=chart_id == "reward", title=title
+                )
                 self.charts[chart_id] = chart
                 self._grid.mount(chart)
         self._reflow()

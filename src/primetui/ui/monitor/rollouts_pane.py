@@ -48,10 +48,24 @@ WIDE = 120
 SHORT = 24
 """Rows of the pane below which each list shows five rows (80x24: the detail keeps room to read)."""
 
-GROUP_COLUMNS = (("problem", "Problem"), ("mean", "Mean"), ("spread", "Spread"), ("adv", "|Adv|"),
-                 ("len", "Len"), ("signal", "Signal"), ("prompt", "Prompt"))
-SAMPLE_COLUMNS = (("id", "#"), ("reward", "Reward"), ("adv", "Adv"), ("tokens", "Tokens"), ("trunc", "Cut"),
-                  ("rubric", "Rubric"), ("text", "Completion"))
+GROUP_COLUMNS = (
+    ("problem", "Problem"),
+    ("mean", "Mean"),
+    ("spread", "Spread"),
+    ("adv", "|Adv|"),
+    ("len", "Len"),
+    ("signal", "Signal"),
+    ("prompt", "Prompt"),
+)
+SAMPLE_COLUMNS = (
+    ("id", "#"),
+    ("reward", "Reward"),
+    ("adv", "Adv"),
+    ("tokens", "Tokens"),
+    ("trunc", "Cut"),
+    ("rubric", "Rubric"),
+    ("text", "Completion"),
+)
 
 
 def _one_line(text: str, width: int = PREVIEW) -> str:
@@ -215,7 +229,9 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
             self.cache[step] = self.cache.pop(step)  # most recently used last
             return
         self.cache[step] = rv.StepSamples(step)
-        for old in [s for s in self.cache if s not in (self.step, self.compare_step)][: max(0, len(self.cache) - STEPS_KEPT)]:
+        for old in [s for s in self.cache if s not in (self.step, self.compare_step)][
+            : max(0, len(self.cache) - STEPS_KEPT)
+        ]:
             self.cache.pop(old, None)
             sub = self._subs.pop(old, None)
             if sub is not None:
@@ -285,7 +301,10 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
             info = held.summary()
             total = f"/{info['total']:,}" if info["total"] is not None and not held.complete else ""
             parts.append(f"{info['samples']:,}{total} samples")
-            parts.append(f"{info['groups']} groups" + (f" ({info['no_signal_groups']} no signal)" if info["no_signal_groups"] else ""))
+            parts.append(
+                f"{info['groups']} groups"
+                + (f" ({info['no_signal_groups']} no signal)" if info["no_signal_groups"] else "")
+            )
             if info["mean_reward"] is not None:
                 parts.append(f"reward {info['mean_reward']:.3f}")
         parts.append(f"{self.sort} {'↓' if self.descending else '↑'}")
@@ -310,8 +329,16 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
             self.problem = groups[0].problem_id
         for g in groups:
             signal = "none" if g.no_signal else "ok"
-            table.add_row(str(g.problem_id), rv.fmt_num(g.mean), rv.fmt_num(g.spread), rv.fmt_num(g.advantage),
-                          f"{g.mean_length:.0f}", signal, _one_line(g.prompt, 48), key=str(g.problem_id))
+            table.add_row(
+                str(g.problem_id),
+                rv.fmt_num(g.mean),
+                rv.fmt_num(g.spread),
+                rv.fmt_num(g.advantage),
+                f"{g.mean_length:.0f}",
+                signal,
+                _one_line(g.prompt, 48),
+                key=str(g.problem_id),
+            )
         index = next((i for i, g in enumerate(groups) if g.problem_id == self.problem), 0)
         table.move_cursor(row=index, animate=False)
 
@@ -321,14 +348,19 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
             return "", []
         if self.mode in ("top", "bottom"):
             k = self.mode == "bottom"
-            return f"{'Bottom' if k else 'Top'} {TOP_K} by {self.sort if self.sort != 'spread' else 'reward'}", held.top(TOP_K, k, self.sort)
+            return (
+                f"{'Bottom' if k else 'Top'} {TOP_K} by {self.sort if self.sort != 'spread' else 'reward'}",
+                held.top(TOP_K, k, self.sort),
+            )
         if self.mode == "search":
             found = held.search(self.search_text)
             return f"{len(found)} completions hold {self.search_text!r}", found
         group = self.group()
         if group is None:
             return "", []
-        return f"problem {group.problem_id}", rv.sort_by(group.completions, rv.completion_key(self.sort), self.descending)
+        return f"problem {group.problem_id}", rv.sort_by(
+            group.completions, rv.completion_key(self.sort), self.descending
+        )
 
     def render_samples(self) -> None:
         table = self.query_one("#rollouts-samples", SafeTable)
@@ -337,11 +369,20 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         table.border_title = clean(title)
         for c in self.listed:
             rubric = " ".join(f"{k}={v:.2f}" for k, v in list(c.rubric.items())[:3])
-            table.add_row(str(c.sample_id), rv.fmt_num(c.reward), rv.fmt_signed(c.advantage),
-                          "-" if c.tokens_out is None else str(c.tokens_out), "cut" if c.truncated else "",
-                          rubric, _one_line(c.text), key=str(c.sample_id))
+            table.add_row(
+                str(c.sample_id),
+                rv.fmt_num(c.reward),
+                rv.fmt_signed(c.advantage),
+                "-" if c.tokens_out is None else str(c.tokens_out),
+                "cut" if c.truncated else "",
+                rubric,
+                _one_line(c.text),
+                key=str(c.sample_id),
+            )
         if not self.listed:
-            table.add_row("-", "", "", "", "", "", "no completions" if self.mode != "search" else "no match", key="none")
+            table.add_row(
+                "-", "", "", "", "", "", "no completions" if self.mode != "search" else "no match", key="none"
+            )
             return
         if self.sample_id not in [c.sample_id for c in self.listed]:
             self.sample_id = self.listed[0].sample_id
@@ -370,7 +411,9 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
             head.append("  truncated", style=tone_style(self, "warning"))
         parts: list[Any] = [head]
         if c.rubric:
-            parts.append(Text.assemble(("Rubric  ", "bold"), plain("  ".join(f"{k} {v:.4f}" for k, v in c.rubric.items()))))
+            parts.append(
+                Text.assemble(("Rubric  ", "bold"), plain("  ".join(f"{k} {v:.4f}" for k, v in c.rubric.items())))
+            )
         if group is not None:
             parts.append(Text.assemble(("Prompt  ", "bold"), plain(group.prompt)))
             if group.answer:
@@ -409,7 +452,9 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         grid.add_column(ratio=1)
         grid.add_row(Text(f"Step {self.step}", style="bold"), Text(f"Step {self.compare_step}", style="bold"))
         grid.add_row(self._side(group), self._side(theirs, other))
-        head = Text.assemble(("Problem ", "bold"), plain(str(group.problem_id)), "  ", plain(_one_line(group.prompt, 70)))
+        head = Text.assemble(
+            ("Problem ", "bold"), plain(str(group.problem_id)), "  ", plain(_one_line(group.prompt, 70))
+        )
         return RichGroup(head, self._where(group.problem_id), grid)
 
     def _where(self, problem: int | None) -> Text:
@@ -417,8 +462,9 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
         at = self.index.steps_with(problem)
         read = len([s for s in self.steps if s in self.index.by_step])
         found = ", ".join(str(s) for s in at) if at else "none"
-        return Text(f"Sampled at steps {found} (of the {read} of {len(self.steps)} sample steps read; C: the next)",
-                    style="dim")
+        return Text(
+            f"Sampled at steps {found} (of the {read} of {len(self.steps)} sample steps read; C: the next)", style="dim"
+        )
 
     def _side(self, group: rv.Group | None, held: rv.StepSamples | None = None) -> Any:
         if group is None:
@@ -426,8 +472,12 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
                 return Text("loading…", style="dim")
             return Text("This problem was not sampled at that step; c twice looks for it at the others.", style="dim")
         out = Text()
-        out.append(f"mean {rv.fmt_num(group.mean)} spread {rv.fmt_num(group.spread)}"
-                   + (" · no signal" if group.no_signal else "") + "\n", style="bold")
+        out.append(
+            f"mean {rv.fmt_num(group.mean)} spread {rv.fmt_num(group.spread)}"
+            + (" · no signal" if group.no_signal else "")
+            + "\n",
+            style="bold",
+        )
         for c in rv.sort_by(group.completions, rv.completion_key("reward")):
             out.append(f"{rv.fmt_num(c.reward)} ", style="bold")
             out.append(clean(_one_line(rv.parsed_answer(c.text), 200)) + "\n")
@@ -466,8 +516,10 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
 
     @property
     def active_list(self) -> DataTable:
-        return self.query_one("#rollouts-samples" if self.query_one("#rollouts-samples").has_class("-active")
-                              else "#rollouts-groups", DataTable)
+        return self.query_one(
+            "#rollouts-samples" if self.query_one("#rollouts-samples").has_class("-active") else "#rollouts-groups",
+            DataTable,
+        )
 
     def action_move(self, delta: int) -> None:
         """Up/down in the list that has the keys; in the zoomed text, scroll it."""
@@ -613,12 +665,16 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
             return
         others = [s for s in self.index.steps_with(hunt.problem) if s != self.step]
         if not others:
-            self.notify(f"Problem {hunt.problem} was not sampled at any of the {len(hunt.order)} other sample steps.",
-                        severity="warning")
+            self.notify(
+                f"Problem {hunt.problem} was not sampled at any of the {len(hunt.order)} other sample steps.",
+                severity="warning",
+            )
             self.hunt = None
         else:
-            self.notify(f"Problem {hunt.problem} is at no other sample step than {', '.join(map(str, others))} "
-                        f"besides step {self.step}.")
+            self.notify(
+                f"Problem {hunt.problem} is at no other sample step than {', '.join(map(str, others))} "
+                f"besides step {self.step}."
+            )
         self.render_status()
 
     def _hunt_page(self, held: rv.StepSamples) -> None:

@@ -34,8 +34,11 @@ def drop_closed_watchers(obj: Any, owner: Any = None) -> int:
         return 0
     dropped = 0
     for entries in watchers.values():
-        kept = [(node, callback) for node, callback in entries
-                if node is not owner and not getattr(node, "_closing", False) and not getattr(node, "_closed", False)]
+        kept = [
+            (node, callback)
+            for node, callback in entries
+            if node is not owner and not getattr(node, "_closing", False) and not getattr(node, "_closed", False)
+        ]
         dropped += len(entries) - len(kept)
         entries[:] = kept
     return dropped

@@ -31,7 +31,15 @@ from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
 from primetui.monitor_core.chartframe import (
-    STEP, TIME, TOKENS, ChartView, _step_to_x, fmt_step, fmt_value, run_glyph, value_at_x,
+    STEP,
+    TIME,
+    TOKENS,
+    ChartView,
+    _step_to_x,
+    fmt_step,
+    fmt_value,
+    run_glyph,
+    value_at_x,
 )
 from primetui.monitor_core.escapes import neutralise
 from primetui.ui.safe import SafeTable
@@ -67,8 +75,9 @@ def shared_metrics(runs: list[dict[str, Any]]) -> list[str]:
     return sorted(keys, key=lambda k: (k != LOSS, k != REWARD, k))  # RL runs: their reward curves first
 
 
-def overlay_series(runs: list[dict[str, Any]], metric: str, hidden: set[str] | frozenset[str] = frozenset(),
-                   x_mode: str = STEP) -> list[Series]:
+def overlay_series(
+    runs: list[dict[str, Any]], metric: str, hidden: set[str] | frozenset[str] = frozenset(), x_mode: str = STEP
+) -> list[Series]:
     """One Series per shown run that has ``metric`` (named by run id, in run order); wall times
     re-based on the first run's start. With ``x_mode`` TOKENS the times are the tokens seen by
     each step (seq_len x batch_size x step, from each run's own config)."""
@@ -122,8 +131,10 @@ class CompareScreen(DashboardScreen):
         Binding("less_than_sign", "pan(-1)", "Pan ←", show=False, id="compare.pan_left"),
         Binding("greater_than_sign", "pan(1)", "Pan →", show=False, id="compare.pan_right"),
         Binding("L", "legend", "Legend", id="compare.legend"),
-        *[Binding(str(n), f"toggle_run({n - 1})", f"Hide/show run {n}", show=False, id=f"compare.run_{n}")
-          for n in range(1, DIGIT_KEYS + 1)],
+        *[
+            Binding(str(n), f"toggle_run({n - 1})", f"Hide/show run {n}", show=False, id=f"compare.run_{n}")
+            for n in range(1, DIGIT_KEYS + 1)
+        ],
     ]
     CSS_PATH = tcss("compare.tcss")
 
@@ -165,7 +176,9 @@ class CompareScreen(DashboardScreen):
             yield Horizontal(id="compare-charts")
             yield Static("Summary", classes="hint")
             yield SafeTable(id="compare-summary", cursor_type="row", zebra_stripes=True)
-            yield Static("Config diff: only the keys that differ; (default) = not written, prime-rl's default", classes="hint")
+            yield Static(
+                "Config diff: only the keys that differ; (default) = not written, prime-rl's default", classes="hint"
+            )
             yield SafeTable(id="compare-diff", cursor_type="row", zebra_stripes=True)
 
     # ---- data -------------------------------------------------------------------------------
@@ -250,8 +263,16 @@ class CompareScreen(DashboardScreen):
         return chart.get_component_rich_style(f"chart--{chart.run_style_key(self.slot(run_id))}", partial=True)
 
     def render_legend(self, runs: list[dict[str, Any]]) -> None:
-        entries = [Entry(self.slot(r["id"]) + 1, self.glyph(r["id"]), self.run_style(r["id"]),
-                         neutralise(r["name"] or r["id"]), r["id"] in self.hidden) for r in runs]
+        entries = [
+            Entry(
+                self.slot(r["id"]) + 1,
+                self.glyph(r["id"]),
+                self.run_style(r["id"]),
+                neutralise(r["name"] or r["id"]),
+                r["id"] in self.hidden,
+            )
+            for r in runs
+        ]
         digits = f"1-{min(len(runs), DIGIT_KEYS)}"
         hint = f"{digits} or L then space: hide/show · m metric · y log-Y · +/- zoom · </> pan"
         self.query_one("#compare-legend", CompareLegend).show(entries, hint)
@@ -261,8 +282,16 @@ class CompareScreen(DashboardScreen):
         what = headline_label(r.get("kind", "sft") for r in runs).lower()  # loss, reward, or loss/reward
         if not table.columns or str(table.columns[ColumnKey("final")].label) != f"Final {what}":
             table.clear(columns=True)
-            for key, label in (("run", "Run"), ("status", "Status"), ("steps", "Steps"), ("final", f"Final {what}"),
-                               ("best", f"Best {what}"), ("eval", "Best eval"), ("duration", "Duration"), ("anomalies", "Anomalies")):
+            for key, label in (
+                ("run", "Run"),
+                ("status", "Status"),
+                ("steps", "Steps"),
+                ("final", f"Final {what}"),
+                ("best", f"Best {what}"),
+                ("eval", "Best eval"),
+                ("duration", "Duration"),
+                ("anomalies", "Anomalies"),
+            ):
                 table.add_column(label, key=key)
         table.clear()
         for r in runs:
@@ -272,9 +301,20 @@ class CompareScreen(DashboardScreen):
             kinds = ", ".join(sorted({a["kind"] for a in r["anomalies"]}))
             error = tone_style(self, "error")
             flags = Text(f"! {len(r['anomalies'])} {kinds}", style=error) if r["anomalies"] else Text("none")
-            label = Text(f"{self.glyph(r['id'])} ", style=style) + Text(neutralise(r["id"] + (f" ({r['name']})" if r["name"] else "")))
-            table.add_row(label, r["status"], str(r["steps"] if r["steps"] is not None else "-"), final, best, ev,
-                          r["duration"], flags, key=r["id"])
+            label = Text(f"{self.glyph(r['id'])} ", style=style) + Text(
+                neutralise(r["id"] + (f" ({r['name']})" if r["name"] else ""))
+            )
+            table.add_row(
+                label,
+                r["status"],
+                str(r["steps"] if r["steps"] is not None else "-"),
+                final,
+                best,
+                ev,
+                r["duration"],
+                flags,
+                key=r["id"],
+            )
 
     def render_diff(self, runs: list[dict[str, Any]], diff: dict[str, dict[str, dict[str, Any]]]) -> None:
         table = self.query_one("#compare-diff", DataTable)

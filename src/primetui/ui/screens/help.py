@@ -27,7 +27,10 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(plain(f"Keys · {self.under.title or 'primetui'}   (esc closes · ctrl+p finds anything)"), id="help-title")
+            yield Static(
+                plain(f"Keys · {self.under.title or 'primetui'}   (esc closes · ctrl+p finds anything)"),
+                id="help-title",
+            )
             with VerticalScroll():
                 yield Static(self.table(), id="help-body")
 
@@ -38,7 +41,11 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("Id", style="dim", no_wrap=True)
         keymap = getattr(self.app, "_keymap", {}) or {}
         seen: set[str] = set()
-        sections = [*self.focused_sections(), (self.under.title or "This screen", type(self.under)), ("Everywhere", type(self.app))]
+        sections = [
+            *self.focused_sections(),
+            (self.under.title or "This screen", type(self.under)),
+            ("Everywhere", type(self.app)),
+        ]
         for title, owner in sections:
             rows = [b for b in getattr(owner, "BINDINGS", []) if isinstance(b, Binding) and b.id and b.id not in seen]
             if not rows:
@@ -63,7 +70,7 @@ class HelpScreen(ModalScreen[None]):
         their keys win over the screen's while they hold the focus."""
         focused = getattr(self.under, "focused", None)
         out: list[tuple[str, type]] = []
-        for node in ([focused, *focused.ancestors] if focused is not None else []):
+        for node in [focused, *focused.ancestors] if focused is not None else []:
             if node is self.under:
                 break
             owner = type(node)

@@ -54,7 +54,11 @@ class ModelsScreen(DashboardScreen):
 
     # The model cache and capacity (B1), a shared resource of the client's FollowerHub.
     def subscribe(self) -> list[Any]:
-        return [self.hub.resource(("models",), self.client.list_models, self.sink(self.on_models), interval=self.interval_for())]
+        return [
+            self.hub.resource(
+                ("models",), self.client.list_models, self.sink(self.on_models), interval=self.interval_for()
+            )
+        ]
 
     def on_models(self, result: Any) -> None:
         if not self.alive:
@@ -94,7 +98,9 @@ class ModelsScreen(DashboardScreen):
             ct.add_row(
                 entry.gpu_type,
                 f"${entry.price_per_gpu_hour:.2f}",
-                Text("available", style=tone_style(self, "success")) if entry.available_now else Text("busy", style=tone_style(self, "warning")),
+                Text("available", style=tone_style(self, "success"))
+                if entry.available_now
+                else Text("busy", style=tone_style(self, "warning")),
                 note,
             )
         if not reply.on_demand:

@@ -25,7 +25,14 @@ from primetui.viewmodel.checkpoints import checkpoint_command, checkpoint_path
 from primetui.viewmodel.fmt import DASH, fmt_bytes, fmt_time, sparkline
 from primetui.viewmodel.progress import RunProgress
 from primetui.viewmodel.run_rows import RunRow, failure_analysis, run_gpus_detail, run_row
-from primetui.viewmodel.statuses import TERMINAL_RUN_STATUSES, actions_for, resumed_as, run_lifecycle, run_status, status_label
+from primetui.viewmodel.statuses import (
+    TERMINAL_RUN_STATUSES,
+    actions_for,
+    resumed_as,
+    run_lifecycle,
+    run_status,
+    status_label,
+)
 from primetui.ui.focus import focus_content, types_text
 from primetui.ui.monitor_hook import monitor_panes
 from primetui.ui.screens.base import DashboardScreen
@@ -66,10 +73,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         Binding("g", "get_checkpoint", "Get checkpoint", id="run.get_checkpoint"),
         Binding("w", "watch", "Watch", show=False, id="run.watch"),
         *RunCheckpointsMixin.CHECKPOINT_BINDINGS,
-        *(
-            Binding(str(n), f"tab({n - 1})", f"Tab {n}", show=False, id=f"run.tab{n}")
-            for n in range(1, 8)
-        ),
+        *(Binding(str(n), f"tab({n - 1})", f"Tab {n}", show=False, id=f"run.tab{n}") for n in range(1, 8)),
     ]
     CSS_PATH = tcss("run.tcss")
 
@@ -131,10 +135,22 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#run-checkpoints", DataTable)
-        for key, label in (("step", "Step"), ("status", "Status"), ("size", "Size"), ("created", "Created"), ("cmd", "Download with")):
+        for key, label in (
+            ("step", "Step"),
+            ("status", "Status"),
+            ("size", "Size"),
+            ("created", "Created"),
+            ("cmd", "Download with"),
+        ):
             table.add_column(label, key=key)
         flags = self.query_one("#run-anomalies", DataTable)
-        for key, label in (("flag", ""), ("step", "Step"), ("kind", "Kind"), ("component", "Component"), ("message", "What")):
+        for key, label in (
+            ("flag", ""),
+            ("step", "Step"),
+            ("kind", "Kind"),
+            ("component", "Component"),
+            ("message", "What"),
+        ):
             flags.add_column(label, key=key)
         self.watch(self.app, "watched", self.render_run, init=False)  # the summary's "◉ watched"
         # The first frame (the run may be known from the runs list already), once the screen counts
@@ -150,7 +166,9 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         hub = self.hub
         subs = [
             hub.watch(self.run_id, self.sink(self.on_run_event)),
-            hub.metrics(self.run_id, self.sink(self.on_metric_event), status=run_status(self.run) if self.run else None),
+            hub.metrics(
+                self.run_id, self.sink(self.on_metric_event), status=run_status(self.run) if self.run else None
+            ),
         ]
         self._checkpoints_sub = self._subscribe_checkpoints()
         return subs
@@ -171,8 +189,12 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             # and a bound method would keep that screen once it closed.
             return list(await client.list_checkpoints(run_id))
 
-        return self.hub.resource(("checkpoints", self.run_id), fetch, self.sink(self.on_checkpoints),
-                                 interval=self.prime.interval(self.poll_interval, self.refresh_key))
+        return self.hub.resource(
+            ("checkpoints", self.run_id),
+            fetch,
+            self.sink(self.on_checkpoints),
+            interval=self.prime.interval(self.poll_interval, self.refresh_key),
+        )
 
     def poll(self) -> None:
         """Refresh now (the refresh key); after a terminal status, look for late checkpoints again."""
@@ -277,7 +299,13 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             for label, text in self.rl_rows(run, progress):  # RunLinksMixin: environments, reward, Trainable k/n, lag
                 grid.add_row(label, text)
         elif row.loss is not None:
-            grid.add_row("Loss", Text.assemble((sparkline(progress.last_losses(24) if progress else [], 24), tone_style(self, "accent")), f" {row.loss_text()}"))
+            grid.add_row(
+                "Loss",
+                Text.assemble(
+                    (sparkline(progress.last_losses(24) if progress else [], 24), tone_style(self, "accent")),
+                    f" {row.loss_text()}",
+                ),
+            )
         grid.add_row("Elapsed / ETA", plain(f"{row.elapsed} / {row.eta}"))
         grid.add_row("GPUs", plain(run_gpus_detail(run)))
         life = Text()
@@ -291,7 +319,10 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         reason = run.queue_reason
         if ahead is not None or reason:
             queue = f"{ahead} runs ahead" if ahead is not None else ""
-            grid.add_row("Queue", Text(clean(" · ".join(p for p in (queue, str(reason or "")) if p)), style=tone_style(self, "warning")))
+            grid.add_row(
+                "Queue",
+                Text(clean(" · ".join(p for p in (queue, str(reason or "")) if p)), style=tone_style(self, "warning")),
+            )
         notice = run.notice
         if notice:
             grid.add_row("Notice", plain(notice))
@@ -311,16 +342,16 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         parts.append(Text(f"\nActions now: {', '.join(actions) if actions else 'none'} (see footer)", style="dim"))
         successor = resumed_as(run)
         if successor:
-            parts.append(Text(clean(f"It continues as run {successor}: open that run to follow it (ctrl+p)."), style="dim"))
+            parts.append(
+                Text(clean(f"It continues as run {successor}: open that run to follow it (ctrl+p)."), style="dim")
+            )
         return Group(*parts)
 
     def render_checkpoints(self, row: RunRow) -> None:
         table = self.query_one("#run-checkpoints", DataTable)
         volume = row.volume if row.volume != DASH else None
         best = self.best_eval_mark([ck.step for ck in self.checkpoints])
-        shown = (volume, row.id, best, tuple((c.step, c.status,
-                                        c.size_bytes, c.created_at)
-                                       for c in self.checkpoints))
+        shown = (volume, row.id, best, tuple((c.step, c.status, c.size_bytes, c.created_at) for c in self.checkpoints))
         if shown == self._checkpoints_shown:  # an unchanged list is not redrawn
             return
         self._checkpoints_shown = shown
@@ -394,7 +425,9 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     def act(self, action: str) -> None:
         """Run an action by name (from the palette), refusing ones the status does not allow."""
         if self.run is not None and action not in actions_for(self.run):
-            self.notify(f"{action.capitalize()} is not possible while the run is {run_status(self.run)}.", severity="warning")
+            self.notify(
+                f"{action.capitalize()} is not possible while the run is {run_status(self.run)}.", severity="warning"
+            )
             return
         getattr(self, f"action_{action}")()
 
@@ -409,7 +442,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         self.app.push_screen(ConfirmScreen(title, body, label), done)
 
     def _vol(self) -> str:
-        return (self.run.volume_name or "its volume")
+        return self.run.volume_name or "its volume"
 
     def action_stop(self) -> None:
         self._confirm(

@@ -47,8 +47,10 @@ def resume_text(run: Any, step: int) -> str | None:
     resume["dir"] = f"/volume/runs/{run_id}/checkpoints/step_{step}"
     config["resume"] = resume
     source = run.name or run_id
-    header = (f"# Resumes run {source} from its checkpoint at step {step}: a new run. Raise max_steps past {step}\n"
-              "# to train further; F5 dispatches it.\n")
+    header = (
+        f"# Resumes run {source} from its checkpoint at step {step}: a new run. Raise max_steps past {step}\n"
+        "# to train further; F5 dispatches it.\n"
+    )
     return header + tomlkit.dumps(config)
 
 
@@ -94,11 +96,13 @@ class RunCheckpointsMixin:
         step = self.highlighted_checkpoint_step()
         volume = self.run.volume_name  # type: ignore[attr-defined]
         if step is None or not volume:
-            self.notify("Highlight a checkpoint of a run on a volume first (the Overview's Checkpoints table).",  # type: ignore[attr-defined]
-                        severity="warning")
+            self.notify(  # type: ignore[attr-defined]
+                "Highlight a checkpoint of a run on a volume first (the Overview's Checkpoints table).",
+                severity="warning",
+            )
             return
-        open_transfer_dialog(self, self.client, str(volume), "export",  # type: ignore[attr-defined]
-                             f"runs/{self.run_id}/checkpoints/step_{step}")  # type: ignore[attr-defined]
+        client, run_id = self.client, self.run_id  # type: ignore[attr-defined]
+        open_transfer_dialog(self, client, str(volume), "export", f"runs/{run_id}/checkpoints/step_{step}")
 
     def action_resume_from_checkpoint(self) -> None:
         from primetui.ui.screens.runs_table import open_new_config

@@ -70,7 +70,9 @@ class RunLinksMixin:
         for label, text in summary_lines(rl_summary(run, progress, logs)):
             if label == "Reward" and progress is not None:
                 spark = sparkline(progress.last_rewards(24), 24)
-                out.append((label, Text.assemble((spark, tone_style(self, "accent")), " " if spark else "", neutralise(text))))
+                out.append(
+                    (label, Text.assemble((spark, tone_style(self, "accent")), " " if spark else "", neutralise(text)))
+                )
             else:
                 out.append((label, Text(neutralise(text))))
         return out
@@ -150,7 +152,9 @@ class RunLinksMixin:
         self.links.check_stall(time.time(), status)
         if status == "FAILED":
             error = self.run.error_message
-            self.links.run_failed(f"the run failed: {error}" if error else "the run failed", str(error) if error else None)
+            self.links.run_failed(
+                f"the run failed: {error}" if error else "the run failed", str(error) if error else None
+            )
 
     # ---- the cursor header ------------------------------------------------------------------
     def _cursor_changed(self, step: float | None) -> None:
@@ -169,7 +173,9 @@ class RunLinksMixin:
         pane = links.feeder if links is not None else None
         table = getattr(pane, "table", None)
         if table is not None:
-            keys = list(getattr(pane, "cursor_keys", None) or getattr(pane, "chosen", []))  # an RL run's: reward, entropy…
+            keys = list(
+                getattr(pane, "cursor_keys", None) or getattr(pane, "chosen", [])
+            )  # an RL run's: reward, entropy…
             loss = table.get(keys[0] if keys and keys[0] in table.series else "loss/mean")
             when = None
             if loss is not None and len(loss):
@@ -230,8 +236,12 @@ class RunLinksMixin:
             error = tone_style(self, "error")
             for n, a in enumerate(found):
                 table.add_row(
-                    Text("!", style=error), str(a.step) if a.step is not None else "-", a.label, a.component,
-                    Text(neutralise(a.message)), key=str(n),
+                    Text("!", style=error),
+                    str(a.step) if a.step is not None else "-",
+                    a.label,
+                    a.component,
+                    Text(neutralise(a.message)),
+                    key=str(n),
                 )
         hint.update(f"Anomalies: {len(found)} (Enter on one jumps to its cause)")
         target = jump_target(found, run_status(self.run) if self.run else None)
@@ -252,7 +262,10 @@ class RunLinksMixin:
         except Exception:  # noqa: BLE001 - no monitor panes installed
             return
         self._focus_pane(target, anomaly.component)
-        self.notify(f"{anomaly.label} at step {anomaly.step if anomaly.step is not None else '-'}: {neutralise(anomaly.message)}", timeout=6)
+        self.notify(
+            f"{anomaly.label} at step {anomaly.step if anomaly.step is not None else '-'}: {neutralise(anomaly.message)}",
+            timeout=6,
+        )
 
     def _show_rollouts(self, step: int | None) -> bool:
         """The Rollouts tab at ``step`` (the rollouts behind an ``answer_drift`` flag); False without one."""

@@ -14,5 +14,7 @@ def rl_panes(client: Any, run: Any) -> list[tuple[str, str, Any]]:
     from primetui.ui.monitor.distributions_pane import DistributionsPane
     from primetui.ui.monitor.rollouts_pane import RolloutsPane
 
-    return [("tab-rollouts", "Rollouts", RolloutsPane(client, run)),
-            ("tab-distributions", "Distributions", DistributionsPane(client, run))]
+    return [
+        ("tab-rollouts", "Rollouts", RolloutsPane(client, run)),
+        ("tab-distributions", "Distributions", DistributionsPane(client, run)),
+    ]

@@ -105,7 +105,10 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
 
     def compose_body(self) -> ComposeResult:
         with Vertical():
-            yield Input(placeholder="filter: words in id, name, status, model, volume — enter to keep, esc to clear", id="runs-filter")
+            yield Input(
+                placeholder="filter: words in id, name, status, model, volume — enter to keep, esc to clear",
+                id="runs-filter",
+            )
             table: DataTable = SafeTable(id="runs-table", cursor_type="row", zebra_stripes=True)
             yield table
             yield Static("", id="runs-empty")
@@ -134,8 +137,12 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         from primetui.api.boundary import metric_rows
 
         for run_id, points in (data.get("losses") or {}).items():
-            pairs = [p for p in points if isinstance(p, (list, tuple)) and len(p) == 2] if isinstance(points, list) else []
-            rows, _dropped = metric_rows([{"step": s, "loss/mean": loss} for s, loss in pairs])  # a file on disk: the same rules
+            pairs = (
+                [p for p in points if isinstance(p, (list, tuple)) and len(p) == 2] if isinstance(points, list) else []
+            )
+            rows, _dropped = metric_rows(
+                [{"step": s, "loss/mean": loss} for s, loss in pairs]
+            )  # a file on disk: the same rules
             state.progress.setdefault(run_id, RunProgress()).extend(rows)
         state.runs_total = len(state.runs)
         self.prime.note_cached(fmt_time(data.get("saved_at"))[-5:])  # the header says "cached"
@@ -148,7 +155,9 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         from primetui.viewmodel import cache
 
         self._saved_at = time.monotonic()
-        losses = {rid: p.loss_points(cache.MAX_LOSSES) for rid, p in state.progress.items()}  # kept in step order: no sort
+        losses = {
+            rid: p.loss_points(cache.MAX_LOSSES) for rid, p in state.progress.items()
+        }  # kept in step order: no sort
         newest = state.runs[:CACHED_RUNS]
         ids = {r.id for r in newest}
         cache.save_runs(base_url, newest, {k: v for k, v in losses.items() if k in ids}, state.now().isoformat())
@@ -237,7 +246,9 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             wanted.add(run_id)
             hub.notify_status(run_id, status)
             if run_id not in self._metric_subs:
-                self._metric_subs[run_id] = hub.metrics(run_id, self.sink(self._progress_sink(run_id)), status=status, watch=False)
+                self._metric_subs[run_id] = hub.metrics(
+                    run_id, self.sink(self._progress_sink(run_id)), status=status, watch=False
+                )
         for gone in set(self._metric_subs) - wanted:
             self._metric_subs.pop(gone).close()
 
@@ -251,6 +262,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
                 self._save_soon()
             elif isinstance(event, DataNotes):
                 self.prime.say_notes(f"metrics of run {run_id}: {note}" for note in event.notes)
+
         return on_event
 
     _saved_at = float("-inf")
@@ -323,7 +335,10 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             self._columns = columns
             self._columns_signature = signature
         # A poll that brings the same list (the usual case) must not repaint the table.
-        shown = (tuple(columns), tuple((row.id, tuple(content_key(cells[row.id][key]) for key in columns)) for row in rows))
+        shown = (
+            tuple(columns),
+            tuple((row.id, tuple(content_key(cells[row.id][key]) for key in columns)) for row in rows),
+        )
         if shown == self._shown_cells:
             self.update_info(self._rows)
             return
@@ -343,7 +358,11 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
     @staticmethod
     def same_rows(previous: Any, shown: tuple) -> bool:
         """The same columns and the same runs in the same order: only cells can have changed."""
-        return isinstance(previous, tuple) and previous[0] == shown[0] and [r[0] for r in previous[1]] == [r[0] for r in shown[1]]
+        return (
+            isinstance(previous, tuple)
+            and previous[0] == shown[0]
+            and [r[0] for r in previous[1]] == [r[0] for r in shown[1]]
+        )
 
     def update_changed_cells(self, table: Any, previous: tuple, shown: tuple, cells: dict[str, dict[str, Any]]) -> None:
         """Write the cells whose content changed, and nothing else: a slow link pays for one cell, not 21 rows."""
@@ -354,8 +373,9 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
                     table.set_cell(row_id, key, cells[row_id][key])
 
     @staticmethod
-    def fit_columns(offered: list[str], labels: dict[str, str], cells: dict[str, dict[str, Any]],
-                    room: int) -> tuple[list[str], int]:
+    def fit_columns(
+        offered: list[str], labels: dict[str, str], cells: dict[str, dict[str, Any]], room: int
+    ) -> tuple[list[str], int]:
         """The columns that fit ``room``, by priority; on a narrow terminal the names are shortened (with …)
         before the headline (Loss/Reward) is left out, and an ETA with no value on the page gives way."""
         widths = {key: widest(labels[key] + "  ", (c[key] for c in cells.values())) for key in offered}
@@ -370,7 +390,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             if kept not in offered or kept in columns or "name" not in offered or widths["name"] <= shortest:
                 continue
             short = dict(widths, name=shortest)
-            spare = room - sum(short[k] + CELL_PAD for k in priority[:priority.index(kept) + 1])
+            spare = room - sum(short[k] + CELL_PAD for k in priority[: priority.index(kept) + 1])
             if spare >= 0:  # it fits once the names give up what it lacks
                 widths["name"] = min(widths["name"], shortest + spare)
                 columns, hidden = fit(offered, priority, widths, room)
@@ -407,7 +427,9 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         empty = self.query_one("#runs-empty", Static)
         if not state.runs_loaded:
             if state.connection.cached_at and state.runs:
-                update_static(info, plain(f"{len(state.runs)} runs as of {state.connection.cached_at} (cached) · refreshing…"))
+                update_static(
+                    info, plain(f"{len(state.runs)} runs as of {state.connection.cached_at} (cached) · refreshing…")
+                )
             else:
                 update_static(info, plain(self.loading_text("Loading runs…")))
             return
@@ -415,7 +437,10 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         pages = self._page_count
         # Until every page is read, the count says how far (the filter, sort and C see the runs loaded).
         loading = run_list.loaded_note(len(state.runs), state.runs_total, state.runs_complete)
-        parts = [f"page {min(self.page, pages)}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""), loading or f"{total} runs"]
+        parts = [
+            f"page {min(self.page, pages)}/{pages}" + (" ([ and ] turn pages)" if pages > 1 else ""),
+            loading or f"{total} runs",
+        ]
         if getattr(self, "hidden_columns", 0):
             parts.append(more_note(self.hidden_columns) + " (a wider terminal shows them)")
         if self.query_text:
@@ -427,7 +452,10 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             parts.append(f"watching {watching}")
         update_static(info, plain(" · ".join(parts)))
         if not state.runs:
-            update_static(empty, "No runs yet. Press e to write a config and dispatch one (or `prime train sft.toml --volume NAME`).")
+            update_static(
+                empty,
+                "No runs yet. Press e to write a config and dispatch one (or `prime train sft.toml --volume NAME`).",
+            )
             empty.add_class("visible")
         elif not rows:
             update_static(empty, plain(f"No run matches “{self.query_text}”. Press esc to clear the filter."))
@@ -494,7 +522,10 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
         if not run_id:
             return
         watched = self.prime.toggle_watch(run_id)  # the app's ``watched``: the rows follow
-        self.notify(f"{'Watching' if watched else 'Stopped watching'} {run_id}: " + ("a toast and the bell when its status changes." if watched else "no more alerts."))
+        self.notify(
+            f"{'Watching' if watched else 'Stopped watching'} {run_id}: "
+            + ("a toast and the bell when its status changes." if watched else "no more alerts.")
+        )
 
     def action_page(self, delta: int) -> None:
         pages = self._page_count

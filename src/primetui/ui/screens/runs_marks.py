@@ -36,8 +36,7 @@ class RunsMarksMixin:
         cached = self._flags.get(run_id)
         state = self.prime.state  # type: ignore[attr-defined]
         by_id = getattr(self, "runs_by_id", None)  # the screen's index of every run (thousands: no scan per row)
-        run = by_id.get(run_id) if by_id is not None else next(
-            (r for r in state.runs if r.id == run_id), None)
+        run = by_id.get(run_id) if by_id is not None else next((r for r in state.runs if r.id == run_id), None)
         status = run_status(run) if run is not None else None
         now = state.now().timestamp()
         # A stall shows without new rows: a RUNNING run is looked at again every 30 s.
@@ -46,8 +45,12 @@ class RunsMarksMixin:
             from primetui.ui.anomaly_notify import announce_anomalies
             from primetui.ui.screens.run_links import thresholds_of
 
-            found = detect(list(progress.rows.values()), status=status, now=now,
-                           thresholds=thresholds_of(getattr(self.app, "prefs", None)))  # type: ignore[attr-defined]
+            found = detect(
+                list(progress.rows.values()),
+                status=status,
+                now=now,
+                thresholds=thresholds_of(getattr(self.app, "prefs", None)),
+            )  # type: ignore[attr-defined]
             cached = self._flags[run_id] = (key, found)
             name = run.name if run is not None else None
             announce_anomalies(self.app, run_id, name, found)  # type: ignore[attr-defined]
@@ -69,7 +72,9 @@ class RunsMarksMixin:
             return
         self.marked = [r for r in self.marked if r != run_id] if run_id in self.marked else [*self.marked, run_id]
         n = len(self.marked)
-        self.notify(f"{n} marked for compare" + (" (C compares them)." if n >= 2 else " (mark one more, then C)."), timeout=3)  # type: ignore[attr-defined]
+        self.notify(
+            f"{n} marked for compare" + (" (C compares them)." if n >= 2 else " (mark one more, then C)."), timeout=3
+        )  # type: ignore[attr-defined]
 
     def action_compare(self) -> None:
         marked = list(self.marked)
@@ -78,8 +83,14 @@ class RunsMarksMixin:
             marked = shown  # nothing marked: the runs the filter shows (a sweep's prefix) are the ones to compare
         if len(marked) < 2:
             selected = self.selected_run_id()  # type: ignore[attr-defined]
-            self.notify("Mark two or more runs with space, then C compares them." if not selected or len(marked) == 0 else  # type: ignore[attr-defined]
-                        "Mark one more run with space, then C compares them.", severity="warning", timeout=4)
+            self.notify(
+                "Mark two or more runs with space, then C compares them."
+                if not selected or len(marked) == 0
+                # type: ignore[attr-defined]
+                else "Mark one more run with space, then C compares them.",
+                severity="warning",
+                timeout=4,
+            )
             return
         from primetui.ui.screens.compare import CompareScreen
 

@@ -23,6 +23,7 @@ from primetui.viewmodel import run_columns
 from primetui.viewmodel.run_rows import RunRow, run_elapsed, run_eta
 from primetui.ui.styles import tcss
 
+
 def sort_value(key: str, row: RunRow, run: Any, now: Any, progress: Any = None) -> tuple[int, Any]:
     """A value that orders rows by column ``key``; missing values sort last either way."""
     value: Any
@@ -100,8 +101,9 @@ def open_new_config(screen: Any, stem: str, text: str) -> None:
     try:
         atomic_write_text(path, text)
     except OSError as exc:
-        screen.notify(f"Could not write {path}: {exc.strerror or exc}; check that {directory} is writable.",
-                      severity="error")
+        screen.notify(
+            f"Could not write {path}: {exc.strerror or exc}; check that {directory} is writable.", severity="error"
+        )
         return
     screen.app.open_editor(path)
 
@@ -199,7 +201,10 @@ class RunsTableMixin:
         shown = list(getattr(self, "_columns", []))
         if not shown:
             return
-        self.sort = (shown[(shown.index(self.sort_key) + 1) % len(shown)] if self.sort_key in shown else shown[0], False)
+        self.sort = (
+            shown[(shown.index(self.sort_key) + 1) % len(shown)] if self.sort_key in shown else shown[0],
+            False,
+        )
         self.notify(f"Sorted by {self.sort_key} (S reverses).", timeout=2)  # type: ignore[attr-defined]
 
     def action_sort_reverse(self) -> None:

@@ -67,14 +67,21 @@ class TeamSwitchScreen(ModalScreen[tuple[str | None, str | None, str | None] | N
         for index, team in enumerate(self.teams):
             slug = f"slug: {team.slug}, " if team.slug else ""
             mark = "  (current)" if team.team_id == self.current else ""
-            options.add_option(Option(plain(f"{team.name or team.team_id} ({slug}role: {(team.role or 'member').lower()}){mark}"),
-                                      id=str(index)))
+            options.add_option(
+                Option(
+                    plain(f"{team.name or team.team_id} ({slug}role: {(team.role or 'member').lower()}){mark}"),
+                    id=str(index),
+                )
+            )
             if team.team_id == self.current:
                 current_row = index + 1  # row 0 is Personal
         if current_row is not None:
             options.highlighted = current_row  # open on the account you are in, so enter keeps it
-        self.note = ("enter switches; runs and volumes then show that account's. esc cancels."
-                     if self.teams else "You belong to no team; only the personal account is offered.")
+        self.note = (
+            "enter switches; runs and volumes then show that account's. esc cancels."
+            if self.teams
+            else "You belong to no team; only the personal account is offered."
+        )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id == PERSONAL:

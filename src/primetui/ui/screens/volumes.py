@@ -14,7 +14,15 @@ from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, clean, plain
 from primetui.viewmodel.fmt import fmt_age, fmt_time
-from primetui.viewmodel.volume_view import check_volume_name, check_volume_size, session_blocks_dispatch, session_is_live, session_mode, volume_status_label, volume_usage
+from primetui.viewmodel.volume_view import (
+    check_volume_name,
+    check_volume_size,
+    session_blocks_dispatch,
+    session_is_live,
+    session_mode,
+    volume_status_label,
+    volume_usage,
+)
 from primetui.ui.columns import fill_table
 from primetui.ui.screens.base import DashboardScreen
 from primetui.ui.s3_transfers import TransfersPanel, open_transfer_dialog
@@ -26,11 +34,24 @@ if TYPE_CHECKING:
     from primetui.api.models import Volume, VolumeSession
 
 
-VOLUME_COLUMNS = [("name", "Name"), ("size", "Size"), ("status", "Status"), ("cluster", "Cluster"),
-                  ("created", "Created"), ("live", "Live sessions"), ("usage", "Used / free")]
+VOLUME_COLUMNS = [
+    ("name", "Name"),
+    ("size", "Size"),
+    ("status", "Status"),
+    ("cluster", "Cluster"),
+    ("created", "Created"),
+    ("live", "Live sessions"),
+    ("usage", "Used / free"),
+]
 VOLUME_PRIORITY = ["name", "status", "live", "size", "usage", "created", "cluster"]
-SESSION_COLUMNS = [("id", "Session"), ("mode", "Mode"), ("status", "Status"), ("phase", "Phase"),
-                   ("progress", "Staging progress"), ("age", "Age")]
+SESSION_COLUMNS = [
+    ("id", "Session"),
+    ("mode", "Mode"),
+    ("status", "Status"),
+    ("phase", "Phase"),
+    ("progress", "Staging progress"),
+    ("age", "Age"),
+]
 SESSION_PRIORITY = ["id", "mode", "phase", "progress", "status", "age"]
 
 
@@ -89,8 +110,14 @@ class VolumesScreen(DashboardScreen):
     # ---- data -------------------------------------------------------------------------------
     # Volumes (V2) with the sessions of each (V6), one shared resource of the client's FollowerHub.
     def subscribe(self) -> list[Any]:
-        return [self.hub.resource(("volumes", "with-sessions"), self._fetch_volumes, self.sink(self.on_volumes),
-                                  interval=self.interval_for())]
+        return [
+            self.hub.resource(
+                ("volumes", "with-sessions"),
+                self._fetch_volumes,
+                self.sink(self.on_volumes),
+                interval=self.interval_for(),
+            )
+        ]
 
     async def _fetch_volumes(self) -> tuple[list[Volume], dict[str, list[VolumeSession]]]:
         volumes: list[Volume] = list(await self.client.list_volumes())
@@ -117,7 +144,9 @@ class VolumesScreen(DashboardScreen):
             return
         self.ok()
         volumes, sessions = result.value
-        self.prime.say_notes([*getattr(volumes, "notes", ()), *(n for s in sessions.values() for n in getattr(s, "notes", ()))])
+        self.prime.say_notes(
+            [*getattr(volumes, "notes", ()), *(n for s in sessions.values() for n in getattr(s, "notes", ()))]
+        )
         state.volumes = volumes
         state.volumes_loaded = True
         state.sessions.update(sessions)
@@ -164,16 +193,24 @@ class VolumesScreen(DashboardScreen):
             live_text = Text(", ".join(f"{session_mode(s)}" for s in live) or "-")
             if any(session_blocks_dispatch(s) for s in live):
                 live_text.stylize(tone_style(self, "error"))
-            status = (volume.status or "-")
-            rows.append((name, {
-                "name": name,
-                "size": (volume.size or "-"),
-                "status": Text(clean(volume_status_label(status)), style=tone_style(self, "success" if status == "RUNNING" else "warning")),
-                "cluster": volume.cluster or volume.cluster_id or "-",
-                "created": fmt_time(volume.created_at),
-                "live": live_text,
-                "usage": volume_usage(volume),
-            }))
+            status = volume.status or "-"
+            rows.append(
+                (
+                    name,
+                    {
+                        "name": name,
+                        "size": (volume.size or "-"),
+                        "status": Text(
+                            clean(volume_status_label(status)),
+                            style=tone_style(self, "success" if status == "RUNNING" else "warning"),
+                        ),
+                        "cluster": volume.cluster or volume.cluster_id or "-",
+                        "created": fmt_time(volume.created_at),
+                        "live": live_text,
+                        "usage": volume_usage(volume),
+                    },
+                )
+            )
         fill_table(vt, VOLUME_COLUMNS, VOLUME_PRIORITY, rows)
         names = [name for name, _ in rows]
         if self.selected not in names:  # gone, or none yet: the first volume (drawn just below)
@@ -220,21 +257,31 @@ class VolumesScreen(DashboardScreen):
             update_static(title, "Sessions")
             return
         sessions = self.prime.state.sessions.get(self.selected, [])
-        update_static(title, plain(f"Sessions of {self.selected}  ·  o open read-write · O read-only · s stop · enter shell"))
+        update_static(
+            title, plain(f"Sessions of {self.selected}  ·  o open read-write · O read-only · s stop · enter shell")
+        )
         for s in sessions:
             sid = s.id
             live = session_is_live(s)
             mode = session_mode(s)
             mode_text = Text(mode, style=tone_style(self, "error") if live and mode == "RW" else "")
-            phase = (s.phase or "-")
-            rows.append((sid, {
-                "id": sid,
-                "mode": mode_text,
-                "status": Text(clean(s.status or "-"), style="" if live else "dim"),
-                "phase": Text(clean(phase), style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else ""),
-                "progress": self.short_progress(str((s.progress or "") or "-")),
-                "age": self.session_age(s, live, now),
-            }))
+            phase = s.phase or "-"
+            rows.append(
+                (
+                    sid,
+                    {
+                        "id": sid,
+                        "mode": mode_text,
+                        "status": Text(clean(s.status or "-"), style="" if live else "dim"),
+                        "phase": Text(
+                            clean(phase),
+                            style=tone_style(self, "warning") if phase in ("staging", "syncing", "finalizing") else "",
+                        ),
+                        "progress": self.short_progress(str((s.progress or "") or "-")),
+                        "age": self.session_age(s, live, now),
+                    },
+                )
+            )
         listed = {s.id for s in sessions}
         if self.new_session in listed:
             selected_session, self.new_session = self.new_session, None
@@ -274,15 +321,23 @@ class VolumesScreen(DashboardScreen):
             flag.remove_class("visible")
             return
         name, s = live[0]
-        phase = (s.phase or "live")
+        phase = s.phase or "live"
         more = f" (+{len(live) - 1} more)" if len(live) > 1 else ""
         if str(phase).lower() in ("syncing", "finalizing"):
-            update_static(flag, plain(f"⚠ READ-WRITE session {s.id} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped."))
+            update_static(
+                flag,
+                plain(
+                    f"⚠ READ-WRITE session {s.id} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped."
+                ),
+            )
         else:
-            update_static(flag, plain(
-                f"⚠ READ-WRITE session {s.id} on {name} is {phase}{more}: it blocks dispatch "
-                "until it stops and syncs. Press S to stop it."
-            ))
+            update_static(
+                flag,
+                plain(
+                    f"⚠ READ-WRITE session {s.id} on {name} is {phase}{more}: it blocks dispatch "
+                    "until it stops and syncs. Press S to stop it."
+                ),
+            )
         flag.add_class("visible")
 
     def render_size_helper(self) -> None:
@@ -321,8 +376,7 @@ class VolumesScreen(DashboardScreen):
         opened = self.just_opened
         if opened is None or opened[0] != self.selected:
             return
-        session = next((s for s in self.prime.state.sessions.get(opened[0], [])
-                        if s.id == opened[1]), None)
+        session = next((s for s in self.prime.state.sessions.get(opened[0], []) if s.id == opened[1]), None)
         if session is None:
             self.notify(f"Session {opened[1]} is still starting; enter again once it is listed.", severity="warning")
             return
@@ -375,14 +429,20 @@ class VolumesScreen(DashboardScreen):
         if volume is None:
             self.notify("Select a volume first.", severity="warning")
             return
-        current = (volume.size or "")
+        current = volume.size or ""
 
         def validate(values: dict[str, str]) -> str | None:
             return check_volume_size(values["size"], current)
 
         name = self.selected
         self.app.push_screen(
-            FormScreen(f"Expand {name} (now {current})", [("size", "New size", "")], validate, submit_label="Expand", help_text="Volumes only grow."),
+            FormScreen(
+                f"Expand {name} (now {current})",
+                [("size", "New size", "")],
+                validate,
+                submit_label="Expand",
+                help_text="Volumes only grow.",
+            ),
             lambda values: values and self.do_expand(name, values["size"]),
         )
 
@@ -479,7 +539,9 @@ class VolumesScreen(DashboardScreen):
             return
         sid = session.id
         if not session_is_live(session):
-            self.notify(f"Session {sid} is stopped: o opens a new read-write session, O a read-only one.", severity="warning")
+            self.notify(
+                f"Session {sid} is stopped: o opens a new read-write session, O a read-only one.", severity="warning"
+            )
             return
         if (session.phase or "").lower() != "ready" and not session.ssh_connection:
             self.notify(f"Session {sid} is not ready yet (phase {(session.phase or '?')}).", severity="warning")
@@ -493,7 +555,10 @@ class VolumesScreen(DashboardScreen):
             return
         from primetui.ui.transfer import TransferScreen
 
-        self.app.push_screen(TransferScreen(self.client, self.selected, direction, settings=self.prime.settings), lambda _: self.fetch_volumes())
+        self.app.push_screen(
+            TransferScreen(self.client, self.selected, direction, settings=self.prime.settings),
+            lambda _: self.fetch_volumes(),
+        )
 
     def action_browse(self) -> None:
         """b: the selected volume's folders, sizes and file heads, read without a session (ui/volume_browser.py)."""
@@ -549,7 +614,11 @@ class VolumesScreen(DashboardScreen):
         self.app.push_screen(
             FormScreen(
                 f"Size helper for {self.selected}",
-                [("params", "Model parameters (e.g. 0.6B, 7B)", defaults["params"]), ("keep_last", "Checkpoints kept (ckpt.keep_last)", defaults["keep_last"]), ("dataset", "Dataset size (e.g. 2Gi, 500Mi)", defaults["dataset"])],
+                [
+                    ("params", "Model parameters (e.g. 0.6B, 7B)", defaults["params"]),
+                    ("keep_last", "Checkpoints kept (ckpt.keep_last)", defaults["keep_last"]),
+                    ("dataset", "Dataset size (e.g. 2Gi, 500Mi)", defaults["dataset"]),
+                ],
                 validate,
                 submit_label="Compute",
             ),

@@ -42,6 +42,7 @@ def __getattr__(name: str) -> Any:
         return TerminalView
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = ["ShellPane", "ShellScreen", "ShellSpec", "TerminalView", "open_shell", "session_spec", "show_shells"]
 
 _SCREEN_NAME = "primetui-shells"
@@ -54,7 +55,9 @@ def _is_local(settings: Settings | None, client: Any) -> bool:
     return host in ("127.0.0.1", "localhost", "::1")
 
 
-def session_spec(client: Any, session: VolumeSession, settings: Settings | None = None, *, direct: bool = False) -> ShellSpec:
+def session_spec(
+    client: Any, session: VolumeSession, settings: Settings | None = None, *, direct: bool = False
+) -> ShellSpec:
     """The tab for a ready volume session (label, mode, how to connect again)."""
     from primetui.shell import resolve_key_path
     from primetui.shell.term.transport import SessionTransport
@@ -63,7 +66,9 @@ def session_spec(client: Any, session: VolumeSession, settings: Settings | None 
     volume = session.volume_name or "?"
     sid = session.id or "?"
     read_only = session.read_only
-    key_path = resolve_key_path(settings.ssh_key_path if settings is not None else None, local_platform=_is_local(settings, client))
+    key_path = resolve_key_path(
+        settings.ssh_key_path if settings is not None else None, local_platform=_is_local(settings, client)
+    )
     label = f"{volume} · {sid} · {'RO' if read_only else 'RW'}"
     return ShellSpec(
         label=label,
@@ -98,7 +103,9 @@ def show_shells(app: Any) -> bool:
     return True
 
 
-def open_shell(app: Any, client: Any, session: VolumeSession, settings: Settings | None = None, *, direct: bool = False) -> None:
+def open_shell(
+    app: Any, client: Any, session: VolumeSession, settings: Settings | None = None, *, direct: bool = False
+) -> None:
     """Open a shell tab on a ready session (or focus its tab if one is open)."""
     spec = session_spec(client, session, settings, direct=direct)
     open_spec(app, spec)

@@ -47,7 +47,12 @@ class LocalShellApp(App):
     def action_new_shell(self) -> None:
         self.opened += 1
         argv = self.argv
-        open_spec(self, ShellSpec(label=f"local {self.opened} · {os.path.basename(argv[0])}", make_transport=lambda: PtyTransport(argv)))
+        open_spec(
+            self,
+            ShellSpec(
+                label=f"local {self.opened} · {os.path.basename(argv[0])}", make_transport=lambda: PtyTransport(argv)
+            ),
+        )
 
     def action_shells(self) -> None:
         if not show_shells(self):

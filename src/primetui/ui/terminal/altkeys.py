@@ -24,8 +24,9 @@ TERMINAL_BYTES = "primetui_terminal_bytes"  # attribute set on a Key event: the 
 
 def _esc_pair(sequence: str) -> bool:
     """``ESC x`` that Textual's table turns into another key (``ESC b`` -> ctrl+left, ``ESC 1`` -> ¡)."""
-    return (len(sequence) == 2 and sequence[0] == ESC and sequence[1] not in (ESC, "\t")
-            and sequence in ANSI_SEQUENCES_KEYS)
+    return (
+        len(sequence) == 2 and sequence[0] == ESC and sequence[1] not in (ESC, "\t") and sequence in ANSI_SEQUENCES_KEYS
+    )
 
 
 class AltKeepingParser(XTermParser):

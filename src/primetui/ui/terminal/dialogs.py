@@ -52,7 +52,11 @@ class LeaveDialog(ModalScreen[str]):
             yield Static(plain(body), id="leave-body")
             with Vertical(id="leave-buttons"):
                 if self.has_session:
-                    yield Button("Stop session and sync (s)" if not self.read_only else "Stop session (s)", id=STOP, variant="warning")
+                    yield Button(
+                        "Stop session and sync (s)" if not self.read_only else "Stop session (s)",
+                        id=STOP,
+                        variant="warning",
+                    )
                 yield Button("Close shell, keep session (c)" if self.has_session else "Close shell (c)", id=CLOSE)
                 if self.shell_running:
                     yield Button("Back to dashboard (b)", id=BACK, variant="primary")
@@ -91,7 +95,9 @@ class StopSessionScreen(ModalScreen[str]):
     CSS_PATH = tcss("shell_dialogs.tcss")
     BINDINGS = [Binding("escape", "background", "Keep watching in the volumes screen", id="shell.stop_background")]
 
-    def __init__(self, client: Any, volume: str, session_id: str, *, poll: float = 1.0, timeout: float = 3600.0) -> None:
+    def __init__(
+        self, client: Any, volume: str, session_id: str, *, poll: float = 1.0, timeout: float = 3600.0
+    ) -> None:
         super().__init__()
         self.client = client
         self.volume = volume
@@ -105,7 +111,10 @@ class StopSessionScreen(ModalScreen[str]):
         with Vertical():
             yield Static(plain(f"Stopping session {self.session_id} on {self.volume}"), id="stop-title")
             yield Static("Asking the platform to stop it…", id="stop-phase")
-            yield Static("The final sync saves your changes to the volume; keep this open until it says stopped (esc hides it).", id="stop-hint")
+            yield Static(
+                "The final sync saves your changes to the volume; keep this open until it says stopped (esc hides it).",
+                id="stop-hint",
+            )
 
     def on_mount(self) -> None:
         self.run_worker(self._stop(), exclusive=True, exit_on_error=False)
@@ -147,11 +156,18 @@ class StopSessionScreen(ModalScreen[str]):
             if phase in FINAL_PHASES or status in ("STOPPED", "FAILED", "TERMINATED", "COMPLETED", "TOMBSTONED"):
                 if phase == "failed" or status == "FAILED":
                     err = getattr(session, "error_message", None) or "no reason given"
-                    self._done("failed", f"The session failed while stopping ({err}); check the volume before training.")
+                    self._done(
+                        "failed", f"The session failed while stopping ({err}); check the volume before training."
+                    )
                 elif getattr(session, "read_only", False):  # nothing could be changed, so nothing was synced
-                    self._done("stopped", f"Session {self.session_id} stopped; it was read-only, so {self.volume} is unchanged.")
+                    self._done(
+                        "stopped",
+                        f"Session {self.session_id} stopped; it was read-only, so {self.volume} is unchanged.",
+                    )
                 else:
-                    self._done("stopped", f"Session {self.session_id} stopped; your changes are saved on {self.volume}.")
+                    self._done(
+                        "stopped", f"Session {self.session_id} stopped; your changes are saved on {self.volume}."
+                    )
                 return
             await asyncio.sleep(self.poll)
         self._show("The platform is still syncing after an hour; it keeps going in the background.")
@@ -159,7 +175,9 @@ class StopSessionScreen(ModalScreen[str]):
     def _done(self, phase: str, message: str) -> None:
         self._show(message)
         # One message at a time: the "keep this open" hint no longer applies once it is over.
-        self.query_one("#stop-hint", Static).update("This closes by itself." if phase == "stopped" else "Press esc to close.")
+        self.query_one("#stop-hint", Static).update(
+            "This closes by itself." if phase == "stopped" else "Press esc to close."
+        )
         self.app.notify(message, severity="information" if phase == "stopped" else "error", timeout=8)
         self.set_timer(1.0, lambda: self._dismiss_once(phase))
 

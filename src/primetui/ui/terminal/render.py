@@ -8,7 +8,18 @@ from rich.style import Style
 from textual.strip import Strip
 
 from primetui.shell.term.attrs import (
-    BLINK, BOLD, DIM, HIDDEN, ITALIC, OVERLINE, REVERSE, STRIKE, TRUECOLOR, UL_DOUBLE, Attr, underline_style,
+    BLINK,
+    BOLD,
+    DIM,
+    HIDDEN,
+    ITALIC,
+    OVERLINE,
+    REVERSE,
+    STRIKE,
+    TRUECOLOR,
+    UL_DOUBLE,
+    Attr,
+    underline_style,
 )
 from primetui.shell.term.palette import XTERM, RGB
 from primetui.shell.term.screen import Line, entry_runs
@@ -96,7 +107,9 @@ class StripPainter:
         return strip.adjust_cell_length(width, self._base)
 
 
-def _overlay(strip: Strip, start: int, end: int, extra: Style, *, pad: bool = False, base: Style | None = None) -> Strip:
+def _overlay(
+    strip: Strip, start: int, end: int, extra: Style, *, pad: bool = False, base: Style | None = None
+) -> Strip:
     """Apply ``extra`` on cells [start, end) of a strip."""
     length = strip.cell_length
     if start >= length:

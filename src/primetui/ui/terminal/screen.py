@@ -72,7 +72,11 @@ class ShellPane(Vertical):
     def header_text(self, extra: str = "") -> str:
         spec = self.spec
         if spec.session_id:
-            mode = "READ-ONLY · changes never reach the volume" if spec.read_only else "read-write · blocks training until stopped"
+            mode = (
+                "READ-ONLY · changes never reach the volume"
+                if spec.read_only
+                else "read-write · blocks training until stopped"
+            )
             text = f" {spec.volume} · {spec.session_id} · {mode}"
         else:
             text = f" {spec.label}"
@@ -121,7 +125,12 @@ class ShellScreen(Screen):
 
     def _own_keys(self) -> set[str]:
         keymap: dict[str, str] = getattr(self.app, "_keymap", None) or {}
-        return {k.strip() for b in self.BINDINGS if isinstance(b, Binding) and b.id for k in keymap.get(b.id, b.key).split(",")}
+        return {
+            k.strip()
+            for b in self.BINDINGS
+            if isinstance(b, Binding) and b.id
+            for k in keymap.get(b.id, b.key).split(",")
+        }
 
     def on_key(self, event: events.Key) -> None:
         if event.key in self._own_keys():
@@ -212,7 +221,12 @@ class ShellScreen(Screen):
 
     def ask_leave(self, pane: ShellPane) -> None:
         spec = pane.spec
-        dialog = LeaveDialog(spec.label, read_only=spec.read_only, has_session=bool(spec.session_id and spec.client), shell_running=pane.view.running)
+        dialog = LeaveDialog(
+            spec.label,
+            read_only=spec.read_only,
+            has_session=bool(spec.session_id and spec.client),
+            shell_running=pane.view.running,
+        )
 
         async def chosen(choice: str | None) -> None:
             if choice == BACK:
@@ -228,7 +242,10 @@ class ShellScreen(Screen):
                 await self.close_pane(pane)
             elif choice == STOP:
                 await pane.view.stop()
-                self.app.push_screen(StopSessionScreen(spec.client, spec.volume or "", spec.session_id or ""), lambda _r: self.call_later(self.close_pane, pane))
+                self.app.push_screen(
+                    StopSessionScreen(spec.client, spec.volume or "", spec.session_id or ""),
+                    lambda _r: self.call_later(self.close_pane, pane),
+                )
 
         self.app.push_screen(dialog, chosen)
 
@@ -302,7 +319,9 @@ class ShellScreen(Screen):
         from primetui.ui.terminal.fullterm import run_full_terminal
 
         try:
-            reason = await run_full_terminal(pane.view, banner=f"{pane.spec.label} · full terminal · ctrl+] returns to the dashboard")
+            reason = await run_full_terminal(
+                pane.view, banner=f"{pane.spec.label} · full terminal · ctrl+] returns to the dashboard"
+            )
         except SuspendNotSupported:
             self.app.notify("Full-terminal mode needs a real terminal (not available here).", severity="warning")
             return

@@ -92,7 +92,9 @@ class TerminalView(Widget, can_focus=True):
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._factory: TransportFactory | None = transport if callable(transport) and not hasattr(transport, "read") else None
+        self._factory: TransportFactory | None = (
+            transport if callable(transport) and not hasattr(transport, "read") else None
+        )
         self.transport: Transport | None = None if self._factory else transport  # type: ignore[assignment]
         self.term = Terminal(80, 24, scrollback=scrollback)
         self.painter = StripPainter()
@@ -468,7 +470,11 @@ class TerminalView(Widget, can_focus=True):
         keys: set[str] = set()
         for node in self.ancestors_with_self:
             for binding in getattr(node, "BINDINGS", ()):
-                if isinstance(binding, Binding) and binding.id in keymap and binding.id.split(".")[0] in ("terminal", "shell"):
+                if (
+                    isinstance(binding, Binding)
+                    and binding.id in keymap
+                    and binding.id.split(".")[0] in ("terminal", "shell")
+                ):
                     keys.update(k.strip() for k in binding.key.split(","))
         return keys
 
@@ -531,8 +537,15 @@ class TerminalView(Widget, can_focus=True):
         if not (self.running and term.mouse_mode and self._view_top is None and self.transport is not None):
             return False
         data = encode_mouse(
-            kind, button, event.x, event.y, mode=term.mouse_mode, encoding=term.mouse_encoding,
-            shift=event.shift, alt=event.meta, ctrl=event.ctrl,
+            kind,
+            button,
+            event.x,
+            event.y,
+            mode=term.mouse_mode,
+            encoding=term.mouse_encoding,
+            shift=event.shift,
+            alt=event.meta,
+            ctrl=event.ctrl,
         )
         if data:
             self.transport.write(data)
@@ -680,7 +693,9 @@ class TerminalView(Widget, can_focus=True):
             if col >= 0:
                 self._match = (absolute, col, col + len(needle))
                 top = min(max(oldest, absolute - term.rows // 2), term.history_pushed)
-                self._view_top = top if top < term.history_pushed or absolute < term.history_pushed else term.history_pushed
+                self._view_top = (
+                    top if top < term.history_pushed or absolute < term.history_pushed else term.history_pushed
+                )
                 self._cache.clear()
                 self.refresh()
                 self.refresh_bindings()

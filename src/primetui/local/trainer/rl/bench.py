@@ -45,14 +45,18 @@ def _row(root: Path, label: str, example: str, overrides: dict) -> str:
     first, last = (statistics.mean(reward[s] for s in part) for part in (steps[:3], steps[-3:]))
     median = statistics.median(tt.series(run_dir, "time/step").values()) * 1000
     ent = _entropy(run_dir)
-    return (f"| {label} | {len(steps)} | {wall:.2f} s | {median:.0f} ms | {first:.3f} -> {last:.3f} | "
-            f"{ent[1]:.2f} / {ent[5]:.2f} / {ent[steps[-1]]:.2f} |")
+    return (
+        f"| {label} | {len(steps)} | {wall:.2f} s | {median:.0f} ms | {first:.3f} -> {last:.3f} | "
+        f"{ent[1]:.2f} / {ent[5]:.2f} / {ent[steps[-1]]:.2f} |"
+    )
 
 
 def main() -> int:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
-    print("| config | steps | wall time (start -> completed) | median step | reward, first 3 -> last 3 steps | "
-          "entropy at steps 1 / 5 / last |")
+    print(
+        "| config | steps | wall time (start -> completed) | median step | reward, first 3 -> last 3 steps | "
+        "entropy at steps 1 / 5 / last |"
+    )
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="primetui-rl-bench-") as tmp:
         for label, (example, overrides) in CASES.items():

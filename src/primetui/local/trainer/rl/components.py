@@ -56,17 +56,30 @@ class RLComponents:
     output_tokens: int = 0
 
     @classmethod
-    def start(cls, files: RunFiles, cfg: RLRunConfig, trainer: Component | None, trainer_log: ConsoleLog) -> RLComponents:
+    def start(
+        cls, files: RunFiles, cfg: RLRunConfig, trainer: Component | None, trainer_log: ConsoleLog
+    ) -> RLComponents:
         logs = files.logs_dir
-        self = cls(files, cfg, trainer, trainer_log, ConsoleLog(logs / "orchestrator.log"), ConsoleLog(logs / "inference.log"))
+        self = cls(
+            files, cfg, trainer, trainer_log, ConsoleLog(logs / "orchestrator.log"), ConsoleLog(logs / "inference.log")
+        )
         rid, pid = files.run_id, os.getpid()
-        self.comps = [Component("orchestrator", f"{rid}-orchestrator-0", "running", pid),
-                      Component("inference", f"{rid}-inference-0", "running", pid)]
+        self.comps = [
+            Component("orchestrator", f"{rid}-orchestrator-0", "running", pid),
+            Component("inference", f"{rid}-inference-0", "running", pid),
+        ]
         sources = cfg.all_sources
         for i, source in enumerate(sources):
             stem, pod = env_log_stem(source, sources[:i])
-            comp = Component("env-server", f"{rid}-env-server-{source.index}", "running", pid,
-                             env_name=source.name, env_index=source.index, pod_index=pod or None)
+            comp = Component(
+                "env-server",
+                f"{rid}-env-server-{source.index}",
+                "running",
+                pid,
+                env_name=source.name,
+                env_index=source.index,
+                pod_index=pod or None,
+            )
             self.envs.append(EnvServer(source, comp, ConsoleLog(logs / f"{stem}.log")))
             self.comps.append(comp)
         files.components.extend(self.comps)
@@ -85,10 +98,14 @@ class RLComponents:
 
     def _inference_up(self, model: str) -> None:
         i = self.inference
-        i.warning(f"Local platform: serving the stand-in policy instead of {model}; it samples in the trainer's "
-                  "process, so there is no HTTP server and no GPU KV cache.")
-        i.info("Initializing weight broadcast (type=filesystem): the engine samples with the weights the trainer "
-               "had one step earlier")
+        i.warning(
+            f"Local platform: serving the stand-in policy instead of {model}; it samples in the trainer's "
+            "process, so there is no HTTP server and no GPU KV cache."
+        )
+        i.info(
+            "Initializing weight broadcast (type=filesystem): the engine samples with the weights the trainer "
+            "had one step earlier"
+        )
 
     def envs_ready(self, tasks: dict[str, list[Task]], eval_tasks: dict[str, list[Task]]) -> None:
         o = self.orch

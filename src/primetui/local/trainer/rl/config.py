@@ -97,29 +97,39 @@ def _sampling(shared: dict[str, Any], own: dict[str, Any]) -> Sampling:
     merged = {**shared, **own}
     temperature = _none(merged.get("temperature"))
     tokens = _none(merged.get("max_completion_tokens"))
-    return Sampling(temperature=float(1.0 if temperature is None else temperature),
-                    max_completion_tokens=int(tokens) if tokens is not None else None)
+    return Sampling(
+        temperature=float(1.0 if temperature is None else temperature),
+        max_completion_tokens=int(tokens) if tokens is not None else None,
+    )
 
 
 def _curriculum(raw: dict[str, Any]) -> Curriculum:
     sampler = _table(raw.get("sampler"))
     out = Curriculum(sampler=str(sampler.get("type", "standard")), seed=int(sampler.get("seed", 42)))
     if "pools" in sampler:
-        out.pools = {str(k): (float(_table(v).get("threshold", 1.0)), float(_table(v).get("weight", 0.0)))
-                     for k, v in _table(sampler["pools"]).items()}
-    out.gates = {str(k): (float(_table(v).get("reject_min", 0.0)), float(_table(v).get("reject_max", 0.0)))
-                 for k, v in _table(raw.get("gates")).items()}
+        out.pools = {
+            str(k): (float(_table(v).get("threshold", 1.0)), float(_table(v).get("weight", 0.0)))
+            for k, v in _table(sampler["pools"]).items()
+        }
+    out.gates = {
+        str(k): (float(_table(v).get("reject_min", 0.0)), float(_table(v).get("reject_max", 0.0)))
+        for k, v in _table(raw.get("gates")).items()
+    }
     return out
 
 
 def _source(raw: dict[str, Any], index: int, sampling: dict[str, Any], defaults: dict[str, Any]) -> Source:
     taskset = _taskset_id(raw.get("env"))
     knobs = _table(_table(raw.get("env")).get("taskset"))
-    src = Source(name=str(raw.get("name") or taskset), taskset=taskset, index=index,
-                 ratio=float(raw.get("ratio", 1.0)),
-                 sampling=_sampling(sampling, _table(raw.get("sampling"))),
-                 dataset_split=str(knobs.get("dataset_split") or "train"),
-                 curriculum=_curriculum(_table(raw.get("curriculum"))))
+    src = Source(
+        name=str(raw.get("name") or taskset),
+        taskset=taskset,
+        index=index,
+        ratio=float(raw.get("ratio", 1.0)),
+        sampling=_sampling(sampling, _table(raw.get("sampling"))),
+        dataset_split=str(knobs.get("dataset_split") or "train"),
+        curriculum=_curriculum(_table(raw.get("curriculum"))),
+    )
     for key in ("group_size", "num_examples", "interval"):
         setattr(src, key, int(raw.get(key, defaults.get(key, getattr(src, key)))))
     return src
@@ -128,8 +138,9 @@ def _source(raw: dict[str, Any], index: int, sampling: dict[str, Any], defaults:
 def _train_sources(orch: dict[str, Any], group_size: int) -> list[Source]:
     train = _table(orch.get("train"))
     sampling = _table(train.get("sampling"))
-    return [_source(_table(raw), i, sampling, {"group_size": group_size})
-            for i, raw in enumerate(train.get("source") or [])]
+    return [
+        _source(_table(raw), i, sampling, {"group_size": group_size}) for i, raw in enumerate(train.get("source") or [])
+    ]
 
 
 def _eval(orch: dict[str, Any], first_index: int) -> EvalSettings | None:
@@ -137,8 +148,11 @@ def _eval(orch: dict[str, Any], first_index: int) -> EvalSettings | None:
     if raw is None:
         return None
     sampling = _table(raw.get("sampling"))
-    defaults = {"group_size": raw.get("group_size", 1), "num_examples": raw.get("num_examples", -1),
-                "interval": raw.get("interval", 100)}
+    defaults = {
+        "group_size": raw.get("group_size", 1),
+        "num_examples": raw.get("num_examples", -1),
+        "interval": raw.get("interval", 100),
+    }
     sources = [_source(_table(s), first_index + i, sampling, defaults) for i, s in enumerate(raw.get("source") or [])]
     return EvalSettings(sources, bool(raw.get("skip_first_step", False)), bool(raw.get("retrigger_on_resume", False)))
 

@@ -58,8 +58,9 @@ def _softmax_grad(weighted: np.ndarray, ratio: np.ndarray, p: np.ndarray, temper
     return (wr - wr.sum(axis=-1, keepdims=True) * p) / _t(temperature)
 
 
-def policy_gradient(cur: Dists, beh: Dists, rollouts: list[Rollout], advantages: np.ndarray,
-                    temperature: float) -> StepResult:
+def policy_gradient(
+    cur: Dists, beh: Dists, rollouts: list[Rollout], advantages: np.ndarray, temperature: float
+) -> StepResult:
     keep = [i for i, a in enumerate(advantages) if a != 0.0]
     chosen = [rollouts[i] for i in keep] if keep else rollouts
     counts = _count(chosen, advantages[keep] if keep else np.zeros(len(rollouts)))
@@ -75,8 +76,11 @@ def policy_gradient(cur: Dists, beh: Dists, rollouts: list[Rollout], advantages:
         "format": -np.array([g_wrap[1]]) / n,  # f is the logit of "wrap" against a fixed 0
         "length": -_softmax_grad(counts.length, r_len, cur.length, temperature) / n,
     }
-    ent = (counts.tokens_per_bucket @ entropy(cur.pointer)
-           + counts.rollouts * (entropy(wrap_cur) + entropy(cur.length))) / n
-    mkl = (counts.tokens_per_bucket @ kl(beh.pointer, cur.pointer)
-           + counts.rollouts * (kl(wrap_beh, wrap_cur) + kl(beh.length, cur.length))) / n
+    ent = (
+        counts.tokens_per_bucket @ entropy(cur.pointer) + counts.rollouts * (entropy(wrap_cur) + entropy(cur.length))
+    ) / n
+    mkl = (
+        counts.tokens_per_bucket @ kl(beh.pointer, cur.pointer)
+        + counts.rollouts * (kl(wrap_beh, wrap_cur) + kl(beh.length, cur.length))
+    ) / n
     return StepResult(grads, -surrogate / n, float(ent), float(mkl), counts.tokens if keep else 0)

@@ -32,9 +32,13 @@ def percentile(values: list[float], q: float) -> float:
 def stat(prefix: str, values: list[float]) -> dict[str, float]:
     if not values:
         return {}
-    return {f"{prefix}/mean": sum(values) / len(values), f"{prefix}/max": float(max(values)),
-            f"{prefix}/min": float(min(values)), f"{prefix}/p10": percentile(values, 10),
-            f"{prefix}/p90": percentile(values, 90)}
+    return {
+        f"{prefix}/mean": sum(values) / len(values),
+        f"{prefix}/max": float(max(values)),
+        f"{prefix}/min": float(min(values)),
+        f"{prefix}/p10": percentile(values, 10),
+        f"{prefix}/p90": percentile(values, 90),
+    }
 
 
 def mean(values: list[float]) -> float:
@@ -46,14 +50,23 @@ def _duration(span: dict[str, Any]) -> float:
 
 
 def _counts(e: Episode) -> dict[str, float]:
-    return {"num_total_tokens": e.num_input_tokens + e.num_output_tokens, "num_input_tokens": e.num_input_tokens,
-            "num_output_tokens": e.num_output_tokens, "num_turns": 1, "num_branches": 1}
+    return {
+        "num_total_tokens": e.num_input_tokens + e.num_output_tokens,
+        "num_input_tokens": e.num_input_tokens,
+        "num_output_tokens": e.num_output_tokens,
+        "num_turns": 1,
+        "num_branches": 1,
+    }
 
 
 def _timing(e: Episode) -> dict[str, float]:
     t = {phase: _duration(e.timing[phase]) for phase in TIMING}
-    return {**t, "agent/model": e.timing["agent"]["model"]["duration"],
-            "agent/harness": e.timing["agent"]["harness"]["duration"], "total": sum(t.values())}
+    return {
+        **t,
+        "agent/model": e.timing["agent"]["model"]["duration"],
+        "agent/harness": e.timing["agent"]["harness"]["duration"],
+        "total": sum(t.values()),
+    }
 
 
 def solve_rates(episodes: list[Episode]) -> dict[str, float]:

@@ -65,8 +65,11 @@ class Dists:
 
     @classmethod
     def of(cls, params: dict[str, np.ndarray], temperature: float) -> Dists:
-        return cls(softmax(params["pointer"], temperature), sigmoid(float(params["format"][0]), temperature),
-                   softmax(params["length"], temperature))
+        return cls(
+            softmax(params["pointer"], temperature),
+            sigmoid(float(params["format"][0]), temperature),
+            softmax(params["length"], temperature),
+        )
 
 
 @dataclass
@@ -119,8 +122,9 @@ def _write(prompt: str, t: np.ndarray, actions: np.ndarray, rng: np.random.Gener
     return "".join(map(chr, chars[index]))
 
 
-def _finish(body: str, wrapped: bool, delta: int, buckets: np.ndarray, actions: np.ndarray,
-            max_tokens: int | None) -> Rollout:
+def _finish(
+    body: str, wrapped: bool, delta: int, buckets: np.ndarray, actions: np.ndarray, max_tokens: int | None
+) -> Rollout:
     text = f"{OPEN_TAG}{body}{CLOSE_TAG}" if wrapped else body
     if max_tokens is None or len(text) <= max_tokens:
         return Rollout(text, wrapped, delta, buckets, actions, False)

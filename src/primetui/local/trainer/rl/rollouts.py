@@ -51,22 +51,29 @@ def _span(start: float, end: float) -> dict[str, float]:
     return {"start": start, "end": end}
 
 
-def run_rollout(task: Task, env_name: str, group_id: str, dists: Dists, source: Source, version: int,
-                rng: np.random.Generator) -> Episode:
+def run_rollout(
+    task: Task, env_name: str, group_id: str, dists: Dists, source: Source, version: int, rng: np.random.Generator
+) -> Episode:
     t0 = time.time()
     t1 = time.time()  # setup: the task's messages are built from the data row; nothing to boot
     roll = sample(dists, task.prompt, source.sampling.temperature, source.sampling.max_completion_tokens, rng)
     t2 = time.time()
     score = rw.lcs(roll.text, task.answer)
     t3 = time.time()
-    timing = {"start": t0, "boot": _span(0.0, 0.0), "setup": _span(t0, t1),
-              "agent": {**_span(t1, t2), "model": {"duration": t2 - t1}, "harness": {"duration": 0.0}},
-              "finalize": _span(t3, t3), "scoring": _span(t2, t3)}
+    timing = {
+        "start": t0,
+        "boot": _span(0.0, 0.0),
+        "setup": _span(t0, t1),
+        "agent": {**_span(t1, t2), "model": {"duration": t2 - t1}, "harness": {"duration": 0.0}},
+        "finalize": _span(t3, t3),
+        "scoring": _span(t2, t3),
+    }
     return Episode(env_name, task, group_id, roll, score, timing, version)
 
 
-def run_group(task: Task, source: Source, size: int, dists: Dists, version: int,
-              rng: np.random.Generator) -> list[Episode]:
+def run_group(
+    task: Task, source: Source, size: int, dists: Dists, version: int, rng: np.random.Generator
+) -> list[Episode]:
     group_id = uuid.uuid4().hex
     group = [run_rollout(task, source.name, group_id, dists, source, version, rng) for _ in range(size)]
     for e, advantage in zip(group, group_advantages([e.reward for e in group])):
@@ -190,8 +197,15 @@ class Batch:
     seconds: float  # generation + scoring wall time
 
 
-def collect_batch(sampler: TaskSampler, policy: Callable[[Source], Dists], version: int, rollouts: int,
-                  token_budget: int | None, rng: np.random.Generator, on_progress: Any = None) -> Batch:
+def collect_batch(
+    sampler: TaskSampler,
+    policy: Callable[[Source], Dists],
+    version: int,
+    rollouts: int,
+    token_budget: int | None,
+    rng: np.random.Generator,
+    on_progress: Any = None,
+) -> Batch:
     """Groups until ``rollouts`` rollouts (or ``token_budget`` tokens, with token_batch_size) are in."""
     start = time.perf_counter()
     episodes: list[Episode] = []

@@ -53,8 +53,12 @@ class Progress:
     total_tasks: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {"step": self.step, "total_tokens": self.total_tokens, "total_samples": self.total_rollouts,
-                "total_problems": self.total_tasks}
+        return {
+            "step": self.step,
+            "total_tokens": self.total_tokens,
+            "total_samples": self.total_rollouts,
+            "total_problems": self.total_tasks,
+        }
 
 
 @dataclass
@@ -77,8 +81,10 @@ class Policy:
         self.dists.clear()
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {**{f"current.{k}": v for k, v in self.current.items()},
-                **{f"behaviour.{k}": v for k, v in self.behaviour.items()}}
+        return {
+            **{f"current.{k}": v for k, v in self.current.items()},
+            **{f"behaviour.{k}": v for k, v in self.behaviour.items()},
+        }
 
 
 class RLTrainer(Trainer):
@@ -106,8 +112,10 @@ class RLTrainer(Trainer):
         self.comps = RLComponents.start(self.files, cfg, self.trainer_comp, self.log)
         self._announce(model)
         self.tasks = {s.name: load(s.taskset, "train", s.dataset_split) for s in cfg.sources}
-        self.eval_tasks = {s.name: eval_examples(load(s.taskset, "eval", s.dataset_split), s.num_examples)
-                           for s in (cfg.eval.sources if cfg.eval else [])}
+        self.eval_tasks = {
+            s.name: eval_examples(load(s.taskset, "eval", s.dataset_split), s.num_examples)
+            for s in (cfg.eval.sources if cfg.eval else [])
+        }
         self.comps.envs_ready(self.tasks, self.eval_tasks)
         self.policy = Policy(init_params(), init_params())
         self.opt = Optimizer(cfg.optim, self.policy.current)
@@ -116,16 +124,21 @@ class RLTrainer(Trainer):
         self.sched = Scheduler(cfg.scheduler, cfg.optim.lr, cfg.max_steps)
         self.sampler = TaskSampler(cfg.sources, self.tasks, self.seed)
         self.progress = Progress()
-        self.ckpt_root = self._ckpt_root(cfg, Path(spec.get("output_dir") or self.files.run_dir / "output"),
-                                         Path(spec["volume_dir"]) if spec.get("volume_dir") else None)
+        self.ckpt_root = self._ckpt_root(
+            cfg,
+            Path(spec.get("output_dir") or self.files.run_dir / "output"),
+            Path(spec["volume_dir"]) if spec.get("volume_dir") else None,
+        )
         resumed = self._resume(spec, cfg)
         self._check_signals()
         return self._loop(resumed)
 
     def _check_sources(self, cfg: RLRunConfig) -> None:
         if not cfg.sources:
-            raise RunFailure("The config has no [[orchestrator.train.source]], so there is nothing to train on; "
-                             "add one (e.g. env.taskset.id = \"reverse-text\").")
+            raise RunFailure(
+                "The config has no [[orchestrator.train.source]], so there is nothing to train on; "
+                'add one (e.g. env.taskset.id = "reverse-text").'
+            )
         for s in cfg.all_sources:
             if not is_local(s.taskset):
                 raise RunFailure(unknown_taskset_message(s.taskset, s.name))
@@ -136,13 +149,19 @@ class RLTrainer(Trainer):
 
     def _announce(self, model: str) -> None:
         cfg, log = self.cfg, self.log
-        log.warning(f"Local platform: training a stand-in policy instead of {model}; real weights cannot run on this "
-                    f"machine. Stand-in: a factorised {STANDIN.removeprefix('stand-in ')}.")
-        log.info(f"Starting RL trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) "
-                 f"in {self.files.run_dir}")
+        log.warning(
+            f"Local platform: training a stand-in policy instead of {model}; real weights cannot run on this "
+            f"machine. Stand-in: a factorised {STANDIN.removeprefix('stand-in ')}."
+        )
+        log.info(
+            f"Starting RL trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) "
+            f"in {self.files.run_dir}"
+        )
         log.info("Setting up loss function (type='default', importance ratio against the sampling policy)")
-        log.info(f"Initializing optimizer (type={cfg.optim.type}, lr={cfg.optim.lr}, weight_decay={cfg.optim.weight_decay}, "
-                 f"max_norm={cfg.optim.max_norm}; the policy steps lr x {LR_SCALE:.0e})")
+        log.info(
+            f"Initializing optimizer (type={cfg.optim.type}, lr={cfg.optim.lr}, weight_decay={cfg.optim.weight_decay}, "
+            f"max_norm={cfg.optim.max_norm}; the policy steps lr x {LR_SCALE:.0e})"
+        )
         self.comps.announce(model)
 
     def _resume(self, spec: dict[str, Any], cfg: RLRunConfig) -> bool:
@@ -165,8 +184,10 @@ class RLTrainer(Trainer):
             for k in arrays:
                 key = f"{which}.{k}"
                 if key not in state.params or state.params[key].shape != arrays[k].shape:
-                    raise RunFailure(f"Checkpoint {shown} was not written by a local RL run; resume it with an SFT "
-                                     "config, or point [resume] at an RL checkpoint.")
+                    raise RunFailure(
+                        f"Checkpoint {shown} was not written by a local RL run; resume it with an SFT "
+                        "config, or point [resume] at an RL checkpoint."
+                    )
                 arrays[k][...] = state.params[key]
         p.dists.clear()
         skip = self.cfg.ckpt
@@ -174,13 +195,18 @@ class RLTrainer(Trainer):
             self.opt.load_state_arrays(state.optim_arrays, state.optim_t)
         if not (skip and skip.skip_progress):
             pr = state.progress
-            self.progress = Progress(int(pr.get("step", 0)), int(pr.get("total_tokens", 0)),
-                                     int(pr.get("total_samples", 0)), int(pr.get("total_problems", 0)))
+            self.progress = Progress(
+                int(pr.get("step", 0)),
+                int(pr.get("total_tokens", 0)),
+                int(pr.get("total_samples", 0)),
+                int(pr.get("total_problems", 0)),
+            )
         if not (skip and skip.skip_dataloader):
             loader = state.dataloader
             # A checkpoint of an older local run holds only the standard samplers' cursors.
-            self.sampler.load_state(loader.get("sampler") or {"envs": {k: {"cursor": v} for k, v in
-                                                                        (loader.get("cursors") or {}).items()}})
+            self.sampler.load_state(
+                loader.get("sampler") or {"envs": {k: {"cursor": v} for k, v in (loader.get("cursors") or {}).items()}}
+            )
 
     # -- loop ----------------------------------------------------------------------------------------
     def _loop(self, resumed: bool) -> int:
@@ -227,7 +253,7 @@ class RLTrainer(Trainer):
         counted = [0]
 
         def on_progress(done: list[Episode], dispatched: Source) -> None:
-            self.comps.count(done[counted[0]:])
+            self.comps.count(done[counted[0] :])
             counted[0] = len(done)
             if not half["logged"] and len(done) * 2 >= target:
                 half["logged"] = True
@@ -237,9 +263,10 @@ class RLTrainer(Trainer):
                 self.comps.engine_stats(running=dispatched.group_size)
 
         self._check_signals()
-        batch = collect_batch(self.sampler, self._behaviour_for, version, target, cfg.token_batch_size, rng,
-                              on_progress)
-        self.comps.count(batch.episodes[counted[0]:])
+        batch = collect_batch(
+            self.sampler, self._behaviour_for, version, target, cfg.token_batch_size, rng, on_progress
+        )
+        self.comps.count(batch.episodes[counted[0] :])
         now = time.perf_counter()
         step_time, self.last_ship = now - self.last_ship, now
         self._orchestrator_outputs(step, batch, step_time, off_policy=step - 1 - version)
@@ -255,11 +282,21 @@ class RLTrainer(Trainer):
     def _orchestrator_outputs(self, step: int, batch: Batch, step_time: float, off_policy: int) -> None:
         eps = batch.episodes
         names = [s.name for s in self.cfg.sources]
-        row = train_metrics(eps, names) | self._progress_row(eps) | {
-            "time/step": step_time, "time/wait_for_policy": 0.0,
-            "off_policy/mean": float(off_policy), "off_policy/max": float(off_policy),
-            "off_policy/in_flight/mean": float(off_policy), "off_policy/in_flight/max": float(off_policy),
-            "off_policy/in_queue/mean": 0.0, "off_policy/in_queue/max": 0.0, "off_policy/dropped": 0.0}
+        row = (
+            train_metrics(eps, names)
+            | self._progress_row(eps)
+            | {
+                "time/step": step_time,
+                "time/wait_for_policy": 0.0,
+                "off_policy/mean": float(off_policy),
+                "off_policy/max": float(off_policy),
+                "off_policy/in_flight/mean": float(off_policy),
+                "off_policy/in_flight/max": float(off_policy),
+                "off_policy/in_queue/mean": 0.0,
+                "off_policy/in_queue/max": 0.0,
+                "off_policy/dropped": 0.0,
+            }
+        )
         self.files.log_metrics(step, row)
         self.dist_file.append(smp.distributions_row(step, eps))
         if smp.is_sample_step(step, self.cfg.max_steps):
@@ -271,10 +308,16 @@ class RLTrainer(Trainer):
         p = self.progress
         tokens = sum(e.num_input_tokens + e.num_output_tokens for e in eps)
         tasks = len({e.group_id for e in eps})
-        row = {"progress/tokens": tokens, "progress/input_tokens": sum(e.num_input_tokens for e in eps),
-               "progress/output_tokens": sum(e.num_output_tokens for e in eps), "progress/rollouts": len(eps),
-               "progress/tasks": tasks, "progress/total_tokens": p.total_tokens,
-               "progress/total_rollouts": p.total_rollouts, "progress/total_tasks": p.total_tasks}
+        row = {
+            "progress/tokens": tokens,
+            "progress/input_tokens": sum(e.num_input_tokens for e in eps),
+            "progress/output_tokens": sum(e.num_output_tokens for e in eps),
+            "progress/rollouts": len(eps),
+            "progress/tasks": tasks,
+            "progress/total_tokens": p.total_tokens,
+            "progress/total_rollouts": p.total_rollouts,
+            "progress/total_tasks": p.total_tasks,
+        }
         p.total_tokens += tokens
         p.total_rollouts += len(eps)
         p.total_tasks += tasks
@@ -283,8 +326,10 @@ class RLTrainer(Trainer):
     def _warn_trainable(self, step: int, eps: list[Episode]) -> None:
         k = sum(e.advantage != 0.0 for e in eps)
         if k / len(eps) <= 0.1:
-            self.comps.orch.warning(f"Only {k}/{len(eps)} effective traces are trainable ({k / len(eps):.1%}) — "
-                                    "consider reviewing task difficulty")
+            self.comps.orch.warning(
+                f"Only {k}/{len(eps)} effective traces are trainable ({k / len(eps):.1%}) — "
+                "consider reviewing task difficulty"
+            )
 
     # -- evals ---------------------------------------------------------------------------------------
     def _startup_evals(self, start: int, resumed: bool) -> None:
@@ -331,21 +376,42 @@ class RLTrainer(Trainer):
         self.policy.dists.clear()
         self.progress.step = step
         seconds = time.perf_counter() - t0
-        self.perf.count(time.perf_counter(), sum(e.num_input_tokens + e.num_output_tokens for e in eps),
-                        float(FLOPS_PER_TOKEN) * res.tokens)
+        self.perf.count(
+            time.perf_counter(),
+            sum(e.num_input_tokens + e.num_output_tokens for e in eps),
+            float(FLOPS_PER_TOKEN) * res.tokens,
+        )
         shown_norm = grad_norm if self.cfg.optim.max_norm is not None else None
-        self.log.success(msg.trainer_step(step, seconds, res.loss, res.entropy, res.mismatch_kl, shown_norm, lr,
-                                          self.perf.tokens_per_second() or 0.0, self.perf.mfu() or 0.0,
-                                          peak_rss_gib()))
+        self.log.success(
+            msg.trainer_step(
+                step,
+                seconds,
+                res.loss,
+                res.entropy,
+                res.mismatch_kl,
+                shown_norm,
+                lr,
+                self.perf.tokens_per_second() or 0.0,
+                self.perf.mfu() or 0.0,
+                peak_rss_gib(),
+            )
+        )
 
     def _gradient(self, eps: list[Episode]) -> StepResult:
         """One loss over the batch; rollouts sampled at different temperatures are weighted by their tokens."""
         by_t: dict[float, list[Episode]] = {}
         for e in eps:
             by_t.setdefault(self._temperature(e), []).append(e)
-        parts = [policy_gradient(self.policy.of("current", t), self.policy.of(self._sampler(), t),
-                                 [e.rollout for e in group], np.array([e.advantage for e in group]), t)
-                 for t, group in by_t.items()]
+        parts = [
+            policy_gradient(
+                self.policy.of("current", t),
+                self.policy.of(self._sampler(), t),
+                [e.rollout for e in group],
+                np.array([e.advantage for e in group]),
+                t,
+            )
+            for t, group in by_t.items()
+        ]
         return combine(parts)
 
     def _temperature(self, e: Episode) -> float:
@@ -359,9 +425,12 @@ class RLTrainer(Trainer):
         self.log.info(f"Saving checkpoint at step {step}")
         state = ckpt_mod.TrainState(
             params={k: v.astype(np.float64) for k, v in self.policy.arrays().items()},
-            optim_arrays=self.opt.state_arrays(), optim_t=self.opt.t,
+            optim_arrays=self.opt.state_arrays(),
+            optim_t=self.opt.t,
             scheduler={"type": self.cfg.scheduler.type, "last_step": step, "lr": self.sched.lr_at(step)},
-            progress=self.progress.as_dict(), dataloader={"sampler": self.sampler.state()})
+            progress=self.progress.as_dict(),
+            dataloader={"sampler": self.sampler.state()},
+        )
         path, size = ckpt_mod.save(self.ckpt_root, step, state)
         self.files.log_checkpoint(step, path, size)
         if self.cfg.ckpt is not None:
@@ -384,4 +453,3 @@ def combine(parts: list[StepResult]) -> StepResult:
     grads = {k: sum(p.grads[k] * p.tokens for p in parts) / total for k in parts[0].grads}
     avg = lambda name: sum(getattr(p, name) * p.tokens for p in parts) / total  # noqa: E731
     return StepResult(grads, avg("loss"), avg("entropy"), avg("mismatch_kl"), sum(p.tokens for p in parts))
-

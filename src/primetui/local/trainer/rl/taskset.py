@@ -43,8 +43,10 @@ def is_local(taskset_id: str) -> bool:
 
 
 def unknown_taskset_message(taskset_id: str, source: str) -> str:
-    return (f"Taskset '{taskset_id}' of source '{source}' is not available on the local platform "
-            f"(available: reverse-text, primeintellect/reverse-text); change its env.taskset.id.")
+    return (
+        f"Taskset '{taskset_id}' of source '{source}' is not available on the local platform "
+        f"(available: reverse-text, primeintellect/reverse-text); change its env.taskset.id."
+    )
 
 
 @cache
@@ -70,11 +72,15 @@ def split_slice(dataset_split: str, size: int) -> slice:
     ``train[:10%]``), as ``datasets.load_dataset(split=...)`` reads it, over a split of ``size`` rows."""
     found = _SPLIT.match(dataset_split)
     if found is None:
-        raise BadSplit(f"dataset_split {dataset_split!r} is not a split name with an optional slice "
-                       f"(e.g. 'train' or 'train[:40]').")
+        raise BadSplit(
+            f"dataset_split {dataset_split!r} is not a split name with an optional slice "
+            f"(e.g. 'train' or 'train[:40]')."
+        )
     if found["name"] != DEFAULT_SPLIT:
-        raise BadSplit(f"Unknown split {found['name']!r}: the local reverse-text corpus has one split, "
-                       f"{DEFAULT_SPLIT!r} (slices such as 'train[:40]' work).")
+        raise BadSplit(
+            f"Unknown split {found['name']!r}: the local reverse-text corpus has one split, "
+            f"{DEFAULT_SPLIT!r} (slices such as 'train[:40]' work)."
+        )
     return slice(_bound(found["lo"], size), _bound(found["hi"], size))
 
 
@@ -87,6 +93,8 @@ def load(taskset_id: str, split: str = "train", dataset_split: str = DEFAULT_SPL
     rows = _sentences(split)
     rows = rows[split_slice(dataset_split, len(rows))]
     if not rows:
-        raise BadSplit(f"dataset_split {dataset_split!r} selects no rows of the local reverse-text corpus "
-                       f"({len(_sentences(split))} rows).")
+        raise BadSplit(
+            f"dataset_split {dataset_split!r} selects no rows of the local reverse-text corpus "
+            f"({len(_sentences(split))} rows)."
+        )
     return [Task(i, s, SYSTEM, answer_for(s)) for i, s in enumerate(rows)]

@@ -71,7 +71,9 @@ class LogRender:
         if self.source_names:
             name = self.source_names[r.source] if r.source < len(self.source_names) else "?"
             width = max(len(n) for n in self.source_names)
-            text = Text.assemble((f"{name:<{width}} │ ", self._style("logview--source")), text, no_wrap=not self.wrap, end="")
+            text = Text.assemble(
+                (f"{name:<{width}} │ ", self._style("logview--source")), text, no_wrap=not self.wrap, end=""
+            )
         return text
 
     def _render_rows(self, width: int, height: int) -> list[Strip]:
@@ -119,6 +121,7 @@ class LogRender:
                 strips.append(strip)
             self._line_cache = kept
             return strips
+
         # Wrap mode: rows are log lines; at the bottom, fill upwards so the newest line shows whole.
         def wrapped(row: int) -> list[Strip]:
             text = self._line_text(self.global_index(row))
@@ -144,7 +147,18 @@ class LogRender:
 
     def render_line(self, y: int) -> Strip:
         width, height = self.size.width, self.size.height
-        key = (self.scroll_offset, width, height, self.source.version, self.row_count, self.pointer, self.mark, self.search_pos, self.wrap, id(self.rows))
+        key = (
+            self.scroll_offset,
+            width,
+            height,
+            self.source.version,
+            self.row_count,
+            self.pointer,
+            self.mark,
+            self.search_pos,
+            self.wrap,
+            id(self.rows),
+        )
         if key != self._frame_key:
             self._frame = self._render_rows(width, height)
             self._frame_key = key

@@ -26,7 +26,11 @@ class LogSearch(_View):
             self.min_level = min_level
         current = self.filter_query
         if text is None:
-            query = LogQuery(current.text, current.regex, current.invert, self.min_level) if current else LogQuery(min_level=self.min_level)
+            query = (
+                LogQuery(current.text, current.regex, current.invert, self.min_level)
+                if current
+                else LogQuery(min_level=self.min_level)
+            )
         else:
             query = parse_query(text, self.min_level)
         keep = self.global_index(self.pointer) if self.pointer is not None and self.row_count else None
@@ -115,7 +119,11 @@ class LogSearch(_View):
             if self.search_query is not None:
                 self.app.bell()
             return
-        here = self.global_index(self.pointer) if self.pointer is not None and self.row_count else (self.source.first - 1 if forward else self.source.end)
+        here = (
+            self.global_index(self.pointer)
+            if self.pointer is not None and self.row_count
+            else (self.source.first - 1 if forward else self.source.end)
+        )
         i = step_index(hits, here, forward)
         self.search_pos = i
         self._goto_global(int(hits[i]))

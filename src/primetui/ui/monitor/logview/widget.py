@@ -126,7 +126,9 @@ class LogView(LogRender, LogSearch, LogSelection, ScrollView, can_focus=True):
 
     wrap: reactive[bool] = reactive(False)
 
-    def __init__(self, source, *, source_names: list[str] | None = None, name: str | None = None, id: str | None = None) -> None:
+    def __init__(
+        self, source, *, source_names: list[str] | None = None, name: str | None = None, id: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id)
         self.source = source
         self.source_names = source_names  # set for a merged view: tag each line with its component
@@ -185,7 +187,11 @@ class LogView(LogRender, LogSearch, LogSelection, ScrollView, can_focus=True):
 
     def _update_virtual_size(self) -> None:
         self._size_stale = False
-        width = 0 if self.wrap else self.source.max_width + (len(max(self.source_names or [""], key=len)) + 3 if self.source_names else 0)
+        width = (
+            0
+            if self.wrap
+            else self.source.max_width + (len(max(self.source_names or [""], key=len)) + 3 if self.source_names else 0)
+        )
         size = Size(width, self.row_count)
         if size == self.virtual_size:
             return
@@ -246,9 +252,15 @@ class LogView(LogRender, LogSearch, LogSelection, ScrollView, can_focus=True):
         # Scrolled back (or paused) over a full screen of unfiltered lines, with lines only added
         # after the end: every row on screen keeps its line, so only the status line's count changes.
         top, height = int(self.scroll_offset.y), self.size.height
-        unmoved = (not (was_bottom and not self.paused) and not self.wrap and self.rows is None and height > 0
-                   and reorders == self._reorders and source.first == self._seen_first
-                   and top + height <= self._seen_end - self._seen_first)
+        unmoved = (
+            not (was_bottom and not self.paused)
+            and not self.wrap
+            and self.rows is None
+            and height > 0
+            and reorders == self._reorders
+            and source.first == self._seen_first
+            and top + height <= self._seen_end - self._seen_first
+        )
         self._seen_first = source.first
         if reorders != self._reorders:
             # Lines were inserted above the end (a merged view): row maps must be rebuilt.
