@@ -85,7 +85,8 @@ def report(points: int, baseline_reps: int) -> str:
         "",
         f"One full redraw of a chart at {W}x{H} (decimate every point to min/max per column, braille raster, axes, "
         "title, cursor; nothing cached between runs; median of 7), next to plotext building the same chart from the "
-        f"raw series (the baseline, median of {baseline_reps}), in the same run. Reproduce with `uv run python bench/chart.py --write`.",
+        f"raw series (the baseline, median of {baseline_reps}), in the same run. Reproduce with `uv run python "
+        f"bench/chart.py --write`.",
         "",
         "| chart | ms per redraw |",
         "|---|---:|",
@@ -95,9 +96,12 @@ def report(points: int, baseline_reps: int) -> str:
         f"| plotext, 100 points (baseline) | {base_small:.1f} |",
         f"| plotext, {points:,} points (baseline) | {base:.0f} |",
         "",
-        f"The {points:,}-point redraw takes {ours:.1f} ms, {base / ours:.0f}x faster than plotext on the raw series, and "
-        f"{ours / rows[1][1]:.1f}x the cost of a 100-point chart. Turning smoothing on or changing its weight computes the "
-        f"EMA of all {points:,} points once ({ema_ms:.0f} ms, vectorised); after that it is extended point by point as they arrive.",
+        f"The {points:,}-point redraw takes {ours:.1f} ms, {base / ours:.0f}x faster than plotext on the raw series, "
+        f"and "
+        f"{ours / rows[1][1]:.1f}x the cost of a 100-point chart. Turning smoothing on or changing its weight "
+        f"computes the "
+        f"EMA of all {points:,} points once ({ema_ms:.0f} ms, vectorised); after that it is extended point by point "
+        f"as they arrive.",
         "",
         "Target: a 1,000,000-point series redraws in <= 20 ms at 200x50. Machine: "
         f"{os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end of the run.",

@@ -211,7 +211,8 @@ def main() -> None:
         + (
             "every program with its bytecode kept (a fresh PYTHONPYCACHEPREFIX filled by one warm-up start)"
             if args.keep_bytecode
-            else "every program with no bytecode at all (each start compiles every module, as a fresh install's first start)"
+            else "every program with no bytecode at all (each start compiles every module, as a fresh install's "
+            "first start)"
             if args.no_bytecode
             else "with the environment's bytecode settings as they are"
             + (" (PYTHONDONTWRITEBYTECODE=1: no .pyc written)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "")
@@ -247,7 +248,8 @@ def main() -> None:
     lines.append("")
     for tag, ratio, ratio_cold in ratios:
         lines.append(
-            f"Ratio{tag} (median of the per-round ratios): the dashboard's first useful frame takes **{ratio:.2f}×** the CLI's "
+            f"Ratio{tag} (median of the per-round ratios): the dashboard's first useful frame takes **{ratio:.2f}×** "
+            f"the CLI's "
             f"wall time with the cache (goal: at most 0.5×), **{ratio_cold:.2f}×** on a first start without one."
         )
         lines.append("")
@@ -255,7 +257,8 @@ def main() -> None:
         'The cached list is marked "◌ cached HH:MM · refreshing" in the header until the live reply replaces it.',
         "",
         "Reproduce: `uv run python bench/first_frame.py --repeat 5 --write` (`--keep-bytecode`: with .pyc files kept; "
-        "`--no-bytecode`: none at all, every module compiled; `--baseline OTHER/.venv/bin/primetui`: another build in the same rounds).",
+        "`--no-bytecode`: none at all, every module compiled; `--baseline OTHER/.venv/bin/primetui`: another build "
+        "in the same rounds).",
         "",
     ]
     text = "\n".join(lines)

@@ -256,11 +256,14 @@ def main() -> None:
         [
             SECTION,
             "",
-            f"`primetui` in a pty of its own (120x35), against a local platform, each scene measured over {secs:.0f} s after "
-            f"its screen is drawn and nothing has been written for {SETTLE:.0f} s; figures scaled to 30 s. Bytes are what "
+            f"`primetui` in a pty of its own (120x35), against a local platform, each scene measured over {secs:.0f} "
+            f"s after "
+            f"its screen is drawn and nothing has been written for {SETTLE:.0f} s; figures scaled to 30 s. Bytes are "
+            f"what "
             "the app wrote to the terminal (they do not depend on the machine's load); a frame is a burst of output at "
             "least 50 ms after the one before (a repaint of the screen or of part of it); CPU is the process's user + "
-            f"system time. 2 cores, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} at the start, "
+            f"system time. 2 cores, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} at the "
+            f"start, "
             f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f} at the end. Reproduce with "
             f"`uv run python bench/idle.py{'' if secs == 30 else f' --seconds {secs:.0f}'}`.",
             "",

@@ -40,8 +40,10 @@ def make_lines(n: int, start: int = 0) -> list[str]:
         clock = f"{20 + (i // 3600) % 4:02d}:{(i // 60) % 60:02d}:{i % 60:02d}"
         if r == 0:
             out.append(
-                f"\x1b[2m{clock}\x1b[0m \x1b[32mSUCCESS\x1b[0m \x1b[32m\x1b[22mStep {step} |    2.4s | Loss {1.0 / (1 + step / 500):.4f} | "
-                f"Grad. Norm 7.4464 | LR 2.00e-05 | Throughput 6704 tokens/s | MFU 2.9% | Peak Mem. 10.7/139.8 GiB (7.7%)\x1b[0m"
+                f"\x1b[2m{clock}\x1b[0m \x1b[32mSUCCESS\x1b[0m \x1b[32m\x1b[22mStep {step} |    2.4s | Loss "
+                f"{1.0 / (1 + step / 500):.4f} | "
+                f"Grad. Norm 7.4464 | LR 2.00e-05 | Throughput 6704 tokens/s | MFU 2.9% | Peak Mem. 10.7/139.8 GiB "
+                f"(7.7%)\x1b[0m"
             )
         elif r == 17:
             out.append(f"{clock} WARNING Local loss is nan, excluding this micro step from backward (rank {i % 8})")
@@ -53,11 +55,13 @@ def make_lines(n: int, start: int = 0) -> list[str]:
             out.append('  File "/app/prime_rl/trainer/sft/train.py", line 607, in train_step')
         elif r == 45:
             out.append(
-                f"Generating train split: {(i // 50) % 100}%|█████     | {(i // 50) % 100 * 10}/1000 [00:00<00:00, 23213.48 examples/s]"
+                f"Generating train split: {(i // 50) % 100}%|█████     | {(i // 50) % 100 * 10}/1000 [00:00<00:00, "
+                f"23213.48 examples/s]"
             )
         else:
             out.append(
-                f"{clock}    INFO Initializing data (name='datasets/reverse-text', batch={i}, seq_len=2048, packing=True)"
+                f"{clock}    INFO Initializing data (name='datasets/reverse-text', batch={i}, seq_len=2048, "
+                f"packing=True)"
             )
     return out
 
@@ -202,9 +206,11 @@ def report(n: int, repeat: int = 3) -> str:
         "## Run monitor: log view",
         "",
         f"{n:,} prime-rl style lines (colour codes, step lines, warnings, tracebacks, tqdm bars; ~105 characters), "
-        f"written in batches of {BATCH:,} into a running app (`run_test`, 160x50), the event loop running between batches, "
+        f"written in batches of {BATCH:,} into a running app (`run_test`, 160x50), the event loop running between "
+        f"batches, "
         "timed up to the repaint of the final state. "
-        "Each side runs in its own fresh interpreter, in the same invocation. Baseline: Textual's `Log.write_lines` with the same batches. "
+        "Each side runs in its own fresh interpreter, in the same invocation. Baseline: Textual's `Log.write_lines` "
+        "with the same batches. "
         f"The two sides alternate {repeat} times; the table shows the median run of each side. "
         "Reproduce with `uv run python bench/logview.py --write`.",
         "",
@@ -236,7 +242,8 @@ def report(n: int, repeat: int = 3) -> str:
         lines.append(f"| {label} | {ms:.0f} | {hits:,} | {base_ms:.0f} |")
     lines += [
         "",
-        "Targets: ingest >= 300,000 lines/s, 1,000,000 lines in <= 250 MB RSS, a filter over 1,000,000 lines in <= 150 ms.",
+        "Targets: ingest >= 300,000 lines/s, 1,000,000 lines in <= 250 MB RSS, a filter over 1,000,000 lines in <= "
+        "150 ms.",
         "Machine: 2 cores; the load average is printed with the figures, and absolute numbers vary between runs;",
         "the two sides were measured back to back.",
         "",

@@ -183,7 +183,8 @@ def main() -> None:
             asyncio.run(stop_run(lp, run_id))
     load_end = os.getloadavg()
     lines = [
-        f"{os.cpu_count()} cores, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} at the start, "
+        f"{os.cpu_count()} cores, load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} at the "
+        f"start, "
         f"{load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f} at the end; {written:,} flood lines written.",
         "",
     ]

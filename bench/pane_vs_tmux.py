@@ -312,8 +312,10 @@ def run(n: int, repeat: int, key_gap: float, src: str, other_src: str | None = N
                 results[name]["floods"].append(lat)
                 results[name]["end"].append(end)
                 print(
-                    f"  {name:8s} flood {round_ + 1}: {len(lat)} keys, echo p50 {fmt_ms(statistics.median(lat)) if lat else '-'} ms, "
-                    f"max {fmt_ms(max(lat)) if lat else '-'} ms; end of output drawn {fmt_ms(end)} ms after seq exited; "
+                    f"  {name:8s} flood {round_ + 1}: {len(lat)} keys, echo p50 "
+                    f"{fmt_ms(statistics.median(lat)) if lat else '-'} ms, "
+                    f"max {fmt_ms(max(lat)) if lat else '-'} ms; end of output drawn {fmt_ms(end)} ms after seq "
+                    f"exited; "
                     f"it wrote {written / 1e6:.1f} MB to its terminal",
                     flush=True,
                 )
@@ -372,6 +374,7 @@ def run(n: int, repeat: int, key_gap: float, src: str, other_src: str | None = N
         + " | |"
     )
     print(
-        f"load average {' '.join(f'{x:.2f}' for x in load0)} at the start, {' '.join(f'{x:.2f}' for x in load1)} at the end "
+        f"load average {' '.join(f'{x:.2f}' for x in load0)} at the start, {' '.join(f'{x:.2f}' for x in load1)} at "
+        f"the end "
         f"({os.cpu_count()} cores)"
     )

@@ -234,19 +234,26 @@ def report(r: dict, size: int) -> str:
         [
             "## RL: the Rollouts tab on a big step",
             "",
-            f"A step of 1,024 rollouts with 4 KB completions (64 groups of 16, {size / 1e6:.1f} MB as the platform stores",
-            "it) next to a real reverse-text step of 128 short rollouts (the baseline), in the real dashboard in a pty of",
-            "120x36, driven by keys. Reproduce with `uv run python bench/rl_rollouts.py` (what it does is in its docstring).",
+            f"A step of 1,024 rollouts with 4 KB completions (64 groups of 16, {size / 1e6:.1f} MB as the platform "
+            f"stores",
+            "it) next to a real reverse-text step of 128 short rollouts (the baseline), in the real dashboard in a "
+            "pty of",
+            "120x36, driven by keys. Reproduce with `uv run python bench/rl_rollouts.py` (what it does is in its "
+            "docstring).",
             "",
             "The tab is usable from its first page: the groups of the first 100 rows are drawn and take keys while the",
-            "other pages arrive (the status line counts them), and a key moves to the next group or completion in about",
-            "the time it takes on the small step (the detail lays out one completion, the lists are tables of a few dozen",
+            "other pages arrive (the status line counts them), and a key moves to the next group or completion in "
+            "about",
+            "the time it takes on the small step (the detail lays out one completion, the lists are tables of a few "
+            "dozen",
             "rows); on a machine this loaded every number is inflated, so read the ratios.",
             "",
             "| measure | 1,024 x 4 KB | 128 short (baseline) | ratio |",
             "|---|---|---|---|",
-            f"| key to the first groups drawn | {big['first'] * 1000:.0f} ms | {small['first'] * 1000:.0f} ms | {big['first'] / small['first']:.1f}x |",
-            f"| key to every sample read and grouped | {big['open'] * 1000:.0f} ms | {small['open'] * 1000:.0f} ms | {big['open'] / small['open']:.1f}x |",
+            f"| key to the first groups drawn | {big['first'] * 1000:.0f} ms | {small['first'] * 1000:.0f} ms | "
+            f"{big['first'] / small['first']:.1f}x |",
+            f"| key to every sample read and grouped | {big['open'] * 1000:.0f} ms | {small['open'] * 1000:.0f} ms | "
+            f"{big['open'] / small['open']:.1f}x |",
             f"| next group (down), median | {_ms(big['groups'])} | {_ms(small['groups'])} | "
             f"{statistics.median(big['groups']) / statistics.median(small['groups']):.1f}x |",
             f"| next completion (down), median | {_ms(big['completions'])} | {_ms(small['completions'])} | "

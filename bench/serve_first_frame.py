@@ -105,7 +105,8 @@ def time_browser(context, url: str, run_ids: list[str], served) -> float:
 
 
 def settle(served) -> None:
-    """Wait until the served code's spare (if it keeps one) has done its imports: no timed start shares the CPU with it."""
+    """Wait until the served code's spare (if it keeps one) has done its imports: no timed start shares the CPU with
+    it."""
     if "--no-spare" in served.proc.args:
         return
     served.wait_spare_warm()
@@ -191,21 +192,25 @@ def main() -> None:
     print("\n| first useful frame (runs list with a run id) | median | runs (ms) |")
     print("|---|---:|---|")
     print(
-        f"| terminal: `primetui runs` in tmux | {statistics.median(term) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in term)} |"
+        f"| terminal: `primetui runs` in tmux | {statistics.median(term) * 1000:.0f} ms | "
+        f"{', '.join(f'{x * 1000:.0f}' for x in term)} |"
     )
     print(
-        f"| browser: `primetui serve`, a new tab in headless Chromium | {statistics.median(web) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in web)} |"
+        f"| browser: `primetui serve`, a new tab in headless Chromium | {statistics.median(web) * 1000:.0f} ms | "
+        f"{', '.join(f'{x * 1000:.0f}' for x in web)} |"
     )
     if base:
         label = "`--no-spare`" if args.baseline_no_spare else args.baseline_src
         print(
-            f"| browser, baseline ({label}) | {statistics.median(base) * 1000:.0f} ms | {', '.join(f'{x * 1000:.0f}' for x in base)} |"
+            f"| browser, baseline ({label}) | {statistics.median(base) * 1000:.0f} ms | "
+            f"{', '.join(f'{x * 1000:.0f}' for x in base)} |"
         )
     print(f"\nbrowser / terminal, median of the per-round ratios: x{ratio:.2f} (goal: at most x1.2)")
     if base:
         print(f"baseline browser / terminal: x{statistics.median(b / t for b, t in zip(base, term)):.2f}")
     print(
-        f"load average {' '.join(f'{x:.2f}' for x in load0)} at the start, {' '.join(f'{x:.2f}' for x in load1)} at the end "
+        f"load average {' '.join(f'{x:.2f}' for x in load0)} at the start, {' '.join(f'{x:.2f}' for x in load1)} at "
+        f"the end "
         f"({os.cpu_count()} cores)"
     )
 

@@ -98,7 +98,11 @@ def main(n=3):
                         raise SystemExit("timeout")
                 mark("BROWSER-SEEN", f"{(time.perf_counter() - t) * 1000:.0f}ms")
                 nav = page.evaluate(
-                    "JSON.stringify([performance.getEntriesByType('navigation').map(e=>[e.requestStart,e.responseEnd,e.domContentLoadedEventEnd,e.loadEventStart,e.loadEventEnd]), performance.getEntriesByType('resource').map(e=>[e.name.split('/').pop(),Math.round(e.startTime),Math.round(e.responseEnd),e.transferSize]), performance.getEntriesByType('paint').map(e=>[e.name,Math.round(e.startTime)])])"
+                    "JSON.stringify([performance.getEntriesByType('navigation').map(e=>[e.requestStart,e.responseEnd,"
+                    "e.domContentLoadedEventEnd,e.loadEventStart,e.loadEventEnd]), "
+                    "performance.getEntriesByType('resource').map(e=>[e.name.split('/').pop(),Math.round(e.startTime),"
+                    "Math.round(e.responseEnd),e.transferSize]), "
+                    "performance.getEntriesByType('paint').map(e=>[e.name,Math.round(e.startTime)])])"
                 )
                 print(i, nav, flush=True)
                 page.close()

@@ -122,8 +122,8 @@ def fmt(values: list) -> str:
         return f"no answer ({lost} keys)"
     last = values[-1][1]
     return (
-        f"median {statistics.median(got):.2f} s, worst {max(got):.2f} s, last {'-' if last is None else f'{last:.2f} s'}"
-        + (f", {lost} unanswered" if lost else "")
+        f"median {statistics.median(got):.2f} s, worst {max(got):.2f} s, last "
+        f"{'-' if last is None else f'{last:.2f} s'}" + (f", {lost} unanswered" if lost else "")
     )
 
 
@@ -164,7 +164,8 @@ def main() -> None:
             for _, app in apps:
                 app.close()
         print(
-            f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; {args.seconds:.0f} s at {args.rate:.0f} B/s, 80x24, "
+            f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; {args.seconds:.0f} s at {args.rate:.0f} B/s, "
+            f"80x24, "
             f"one RUNNING run, a key every {args.every:.0f} s"
         )
         for name, app in apps:

@@ -329,7 +329,8 @@ def print_ssh(results: list[dict], label: str = "") -> None:
 def describe_latency(lat: list[float], lags: list[float]) -> str:
     lat, lags = sorted(lat), sorted(lags)
     return (
-        f"p50 {statistics.median(lat):.1f} ms, p95 {lat[max(int(len(lat) * 0.95) - 1, 0)]:.1f} ms, max {max(lat):.1f} ms "
+        f"p50 {statistics.median(lat):.1f} ms, p95 {lat[max(int(len(lat) * 0.95) - 1, 0)]:.1f} ms, max "
+        f"{max(lat):.1f} ms "
         f"({len(lat)} keys); loop lag p50 {statistics.median(lags):.1f} ms, max {max(lags):.1f} ms"
     )
 
@@ -416,7 +417,8 @@ def main() -> None:
         print(json.dumps(asyncio.run(ssh_runs(args.n, ssh_repeat, args.echo_keys)) or []))
         return
     print(
-        f"machine: {os.cpu_count()} cores, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; python {sys.version.split()[0]}"
+        f"machine: {os.cpu_count()} cores, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; python "
+        f"{sys.version.split()[0]}"
     )
     if args.ssh_only:
         print(f"\n3. SSH on a local-platform volume session, seq 1 {args.n}; best wall of {ssh_repeat}")
@@ -433,7 +435,8 @@ def main() -> None:
     log = coloured_log(20_000 if args.quick else 60_000)
     pyte_log = coloured_log(3_000 if args.quick else 10_000)
     print(
-        f"seq 1 {n}: {len(data) / 1e6:.2f} MB (pyte gets seq 1 {pyte_n}, {len(pyte_data) / 1e6:.2f} MB, to keep the run short)"
+        f"seq 1 {n}: {len(data) / 1e6:.2f} MB (pyte gets seq 1 {pyte_n}, {len(pyte_data) / 1e6:.2f} MB, to keep the "
+        f"run short)"
     )
     print(f"coloured log: {len(log) / 1e6:.2f} MB (pyte gets {len(pyte_log) / 1e6:.2f} MB)")
 
@@ -457,18 +460,22 @@ def main() -> None:
     total, dt, frames, cpu = min(runs, key=lambda r: r[1])
     p_total, p_dt, p_cpu = asyncio.run(pty_pyte(pyte_n))
     print(
-        f"  pty -> primetui pane                                 {mbps(total, dt):7.1f} MB/s wall, {mbps(total, cpu):6.1f} MB/CPU-s  ({dt:.2f} s, {frames} frames)"
+        f"  pty -> primetui pane                                 {mbps(total, dt):7.1f} MB/s wall, "
+        f"{mbps(total, cpu):6.1f} MB/CPU-s  ({dt:.2f} s, {frames} frames)"
     )
     print(
-        f"  pty -> pyte feed only                                {mbps(p_total, p_dt):7.2f} MB/s wall, {mbps(p_total, p_cpu):6.2f} MB/CPU-s"
+        f"  pty -> pyte feed only                                {mbps(p_total, p_dt):7.2f} MB/s wall, "
+        f"{mbps(p_total, p_cpu):6.2f} MB/CPU-s"
     )
     print(
-        f"  ratio pane / pyte                                    x{mbps(total, dt) / mbps(p_total, p_dt):.1f} wall, x{mbps(total, cpu) / mbps(p_total, p_cpu):.1f} CPU"
+        f"  ratio pane / pyte                                    x{mbps(total, dt) / mbps(p_total, p_dt):.1f} wall, "
+        f"x{mbps(total, cpu) / mbps(p_total, p_cpu):.1f} CPU"
     )
 
     if not args.no_ssh:
         print(
-            f"\n3. SSH on a local-platform volume session (TLS gateway, pinned keys), seq 1 {args.n}; best wall of {ssh_repeat}"
+            f"\n3. SSH on a local-platform volume session (TLS gateway, pinned keys), seq 1 {args.n}; best wall of "
+            f"{ssh_repeat}"
         )
         print_ssh(asyncio.run(ssh_runs(args.n, ssh_repeat, echo_keys)) or [])
 
@@ -477,16 +484,19 @@ def main() -> None:
     idle_lat.sort()
     idle_lags.sort()
     print(
-        f"  idle:  key -> echo p50 {statistics.median(idle_lat):.1f} ms, max {max(idle_lat):.1f} ms; loop lag p50 {statistics.median(idle_lags):.1f} ms, max {max(idle_lags):.1f} ms"
+        f"  idle:  key -> echo p50 {statistics.median(idle_lat):.1f} ms, max {max(idle_lat):.1f} ms; loop lag p50 "
+        f"{statistics.median(idle_lags):.1f} ms, max {max(idle_lags):.1f} ms"
     )
     lat, lags = asyncio.run(echo_latency(10 if args.quick else 25))
     lat.sort()
     print(
-        f"  key -> echo on screen: p50 {statistics.median(lat):.1f} ms, p95 {lat[int(len(lat) * 0.95) - 1]:.1f} ms, max {max(lat):.1f} ms ({len(lat)} keys)"
+        f"  key -> echo on screen: p50 {statistics.median(lat):.1f} ms, p95 {lat[int(len(lat) * 0.95) - 1]:.1f} ms, "
+        f"max {max(lat):.1f} ms ({len(lat)} keys)"
     )
     lags.sort()
     print(
-        f"  event-loop lag (10 ms ticker): p50 {statistics.median(lags):.1f} ms, p99 {lags[int(len(lags) * 0.99) - 1]:.1f} ms, max {max(lags):.1f} ms"
+        f"  event-loop lag (10 ms ticker): p50 {statistics.median(lags):.1f} ms, p99 "
+        f"{lags[int(len(lags) * 0.99) - 1]:.1f} ms, max {max(lags):.1f} ms"
     )
 
 

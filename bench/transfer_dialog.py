@@ -93,14 +93,16 @@ async def main() -> None:
     mb = args.mib * 1024 * 1024 / 1e6
     b, u = statistics.median(bare), statistics.median(ui)
     print(
-        f"# put of a {args.mib} MiB file through one live RW session, median of {args.repeat}; python {sys.version.split()[0]}, {os.cpu_count()} cpus"
+        f"# put of a {args.mib} MiB file through one live RW session, median of {args.repeat}; python "
+        f"{sys.version.split()[0]}, {os.cpu_count()} cpus"
     )
     print("| path | seconds | MB/s | vs baseline |")
     print("|---|---:|---:|---:|")
     print(f"| bare `primetui.shell.put` (baseline) | {b:.2f} | {mb / b:.1f} | 1.00x |")
     print(f"| put dialog (progress bar, stats) | {u:.2f} | {mb / u:.1f} | {b / u:.2f}x |")
     print(
-        f"\nthe dialog's session look-up + connect before the first block: median {statistics.median(setup) * 1000:.0f} ms"
+        f"\nthe dialog's session look-up + connect before the first block: median "
+        f"{statistics.median(setup) * 1000:.0f} ms"
     )
 
 

@@ -335,7 +335,8 @@ def main() -> None:
     print("|---|---|---|---|")
     for name, ours, base in rows:
         print(
-            f"| {name} | {ours[0]:.1f} / {ours[1]:.1f} | {base[0]:.2f} / {base[1]:.2f} | {ours[1] / max(base[1], 1e-6):.0f}x |"
+            f"| {name} | {ours[0]:.1f} / {ours[1]:.1f} | {base[0]:.2f} / {base[1]:.2f} | "
+            f"{ours[1] / max(base[1], 1e-6):.0f}x |"
         )
     in_thread, in_helper = asyncio.run(loop_lag(big))
     print()
@@ -346,7 +347,8 @@ def main() -> None:
     editor, plain = asyncio.run(typing_lag(big))
     print()
     print(
-        "| typing in the generated file (pilot key press, median ms) | editor with validation | plain TextArea.code_editor |"
+        "| typing in the generated file (pilot key press, median ms) | editor with validation | plain "
+        "TextArea.code_editor |"
     )
     print("|---|---|---|")
     print(f"| per key | {editor:.1f} | {plain:.1f} |")

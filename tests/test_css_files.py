@@ -67,7 +67,8 @@ def test_each_file_parses(name):
 def test_each_file_is_named_by_a_css_path_and_each_css_path_is_shipped():
     users = _users()
     assert sorted(users) == SHIPPED, (
-        f"not named by any CSS_PATH: {sorted(set(SHIPPED) - set(users))}; named but not shipped: {sorted(set(users) - set(SHIPPED))}"
+        f"not named by any CSS_PATH: {sorted(set(SHIPPED) - set(users))}; named but not shipped: "
+        f"{sorted(set(users) - set(SHIPPED))}"
     )
     for cls in _classes():
         for path in _css_paths(cls):

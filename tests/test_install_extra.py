@@ -41,7 +41,8 @@ atexit.register(lambda: print("ASKED-FOR-EXTRA:" + ",".join(ASKED), file=sys.std
 def without_extra(
     code: str, *args: str, env: dict[str, str] | None = None, home: Path
 ) -> tuple[int, str, str, list[str]]:
-    """Run ``code`` with the extra's modules refused: (exit code, stdout, stderr without the probe, modules asked for)."""
+    """Run ``code`` with the extra's modules refused: (exit code, stdout, stderr without the probe, modules asked
+    for)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
     environ.update(
         HOME=str(home),
@@ -149,7 +150,10 @@ except LauncherError as exc:
 
 def test_a_uv_tool_install_is_told_to_reinstall_the_tool_with_the_extra(tmp_path):
     (tmp_path / "uv-receipt.toml").write_text("[tool]\n", encoding="utf-8")
-    code = f"import sys\nsys.prefix = {str(tmp_path)!r}\nfrom primetui.local.extra import install_command\nprint(install_command())\n"
+    code = (
+        f"import sys\nsys.prefix = {str(tmp_path)!r}\nfrom primetui.local.extra import "
+        f"install_command\nprint(install_command())\n"
+    )
     rc, out, err, _ = without_extra(code, home=tmp_path)
     assert rc == 0, err
     assert out.strip() == f"uv tool install 'primetui[local]=={__version__}'"

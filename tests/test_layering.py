@@ -156,7 +156,8 @@ def test_every_folder_is_a_layer_and_no_module_is_loose():
     root = SRC / "primetui"
     folders = {p.name for p in root.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert folders == set(RANK), (
-        f"folders without a layer: {sorted(folders - set(RANK))}; layers without a folder: {sorted(set(RANK) - folders)}"
+        f"folders without a layer: {sorted(folders - set(RANK))}; layers without a folder: "
+        f"{sorted(set(RANK) - folders)}"
     )
     loose = sorted(p.stem for p in root.glob("*.py") if p.stem not in TOP_LEVEL_MODULES)
     assert not loose, f"top-level modules belong in a layer's folder: {loose}"

@@ -357,7 +357,8 @@ def test_a_snapshot_after_a_bare_pause_in_run_before(tmp_path):
             "    assert snap_compare(App(), run_before=before)\n"
         ),
     ) == [
-        "before:4: a snapshot (the end of run_before) after a bare pilot.pause(), with no wait on a condition in between"
+        "before:4: a snapshot (the end of run_before) after a bare pilot.pause(), with no wait on a condition in "
+        "between"
     ]
 
 

@@ -103,7 +103,8 @@ async def input_applied(pilot: Any, timeout: float = 60.0) -> None:
 
 async def quiet(pilot: Any, timeout: float = 60.0, *, workers: bool = False) -> None:
     """Wait until every key sent so far is applied and every widget of the screen has handled the
-    messages queued so far (the repaint the last change asked for) and every animation has ended; with ``workers``, also until no
+    messages queued so far (the repaint the last change asked for) and every animation has ended; with ``workers``, also
+    until no
     worker runs (an app whose workers all end, as a snapshot's replayed one)."""
     await input_applied(pilot, timeout)
     if workers:

@@ -55,7 +55,10 @@ class Tmux:
 
 @pytest.fixture
 def tmux(tmp_path):
-    command = f"cd {ROOT} && env PS1='$ ' HISTFILE=/dev/null {sys.executable} -m primetui.ui.terminal -- bash --norc --noprofile -i"
+    command = (
+        f"cd {ROOT} && env PS1='$ ' HISTFILE=/dev/null {sys.executable} -m primetui.ui.terminal -- bash --norc "
+        f"--noprofile -i"
+    )
     t = Tmux(tmp_path, 100, 30, command)
     try:
         yield t

@@ -50,7 +50,8 @@ def test_idle_screens_write_nothing(local_platform, tmp_path):
         app.wait_for(lambda s: "COMPLETED" in s and "Lifecycle" in s, label="the run's overview")
         written, what = idle_bytes(app)
         assert written <= MAX_BYTES, (
-            f"a finished run's overview (the runs list under it) repainted {written} bytes, starting {b''.join(what)[:200]!r}"
+            f"a finished run's overview (the runs list under it) repainted {written} bytes, starting "
+            f"{b''.join(what)[:200]!r}"
         )
         app.send("\x1b")
         app.wait_for(lambda s: "Filter" in s and run_id[:8] in s, label="the runs list")

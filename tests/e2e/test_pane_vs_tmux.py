@@ -164,7 +164,8 @@ def test_rewrap_on_resize_matches_tmux_both_ways(pair: Pair) -> None:
 
 def test_scrollback_rewraps_like_tmux(pair: Pair) -> None:
     pair.both(
-        "clear; for i in $(seq 1 60); do printf 'row %02d %s\\n' $i $(printf 'x%.0s' $(seq 1 70)); done; echo DONE-$((2+2))"
+        "clear; for i in $(seq 1 60); do printf 'row %02d %s\\n' $i $(printf 'x%.0s' $(seq 1 70)); done; echo "
+        "DONE-$((2+2))"
     )
     pair.settle("DONE-4", "sixty rows")
     pair.resize(40)
@@ -271,7 +272,8 @@ def test_a_stray_dcs_does_not_freeze_the_pane(pair: Pair) -> None:
     # A program emits an unterminated DCS, then keeps redrawing like top: tmux gives the string up
     # (after its 5 s timer at the latest); the pane must show the frames again too.
     pair.both(
-        "clear; printf '\\eP'; for i in $(seq 1 8); do printf '\\e[H\\e[2Kframe %d' $i; sleep 1; done; echo; echo DONE-$((6+6))"
+        "clear; printf '\\eP'; for i in $(seq 1 8); do printf '\\e[H\\e[2Kframe %d' $i; sleep 1; done; echo; echo "
+        "DONE-$((6+6))"
     )
     plain, ours = pair.settle("DONE-12", "the last frame")
     assert "frame 8" in plain[0] and "frame 8" in ours[0]

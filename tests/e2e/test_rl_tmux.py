@@ -1,4 +1,5 @@
-"""Issue 40: an RL run in the real terminal (tmux), at 80x24: its Overview says Trainable k/n, its Charts tab draws the reward and says the trainer log's charts' source."""
+"""Issue 40: an RL run in the real terminal (tmux), at 80x24: its Overview says Trainable k/n, its Charts tab draws the
+reward and says the trainer log's charts' source."""
 
 from __future__ import annotations
 

@@ -20,7 +20,8 @@ from primetui.local.trainer import testing as tt
 
 REWARD = "train/agg/effective/agent/reward/mean"
 ORCH_STEP = re.compile(  # the research's regex for prime-rl HEAD's orchestrator Step line
-    r"^Step (?P<step>\d+) \|\s+(?P<t>\S+(?: \S+)?) \| Reward (?P<reward>-?[\d.]+|nan) \| Trainable (?P<tr>\d+)/(?P<eff>\d+) "
+    r"^Step (?P<step>\d+) \|\s+(?P<t>\S+(?: \S+)?) \| Reward (?P<reward>-?[\d.]+|nan) \| Trainable "
+    r"(?P<tr>\d+)/(?P<eff>\d+) "
     r"\((?P<trp>[\d.]+)%\) \| Turns (?P<turns>[\d.]+) \| Branches (?P<br>[\d.]+) \| Max Off-Policy (?P<mop>\d+) \| "
     r"Error (?P<err>[\d.]+)% \| Cancelled (?P<can>[\d.]+)% \| Truncation (?P<trunc>[\d.]+)%$"
 )

@@ -103,7 +103,8 @@ def test_overlong_sample_is_truncated_and_sample_without_trainable_tokens_skippe
         [{"prompt": "x" * 40, "completion": "y"}, {"prompt": "a", "completion": "bb"}], cfg, 32, warnings.append
     )
     assert len(samples) == 1 and warnings == [
-        "Skipping example 0 because no trainable tokens were found within the context window (32). This is to prevent NaN loss."
+        "Skipping example 0 because no trainable tokens were found within the context window (32). This is to "
+        "prevent NaN loss."
     ]
     long = tokenize_rows([{"prompt": "a", "completion": "z" * 40}], cfg, 32, warnings.append)
     row = pack_row(SampleStream([long], cfg), 32)
@@ -233,7 +234,8 @@ def test_missing_empty_and_escaping_datasets_fail_with_the_path(tmp_path):
         load_sources(DataConfig(name="/volume/datasets/empty"), vol)
     with pytest.raises(
         DatasetError,
-        match=r"do not download from the Hugging Face hub; .*--local-dir /volume/datasets/Reverse-Text-SFT\) and set data.name = \"datasets/Reverse-Text-SFT\"",
+        match=r"do not download from the Hugging Face hub; .*--local-dir /volume/datasets/Reverse-Text-SFT\) and set "
+        r"data.name = \"datasets/Reverse-Text-SFT\"",
     ):
         load_sources(DataConfig(name="PrimeIntellect/Reverse-Text-SFT"), vol)
     with pytest.raises(DatasetError, match="outside the volume"):

@@ -51,14 +51,16 @@ def pod_lines(node: int, *, steps: int = 4, fail_at: int | None = None) -> list[
     out = [
         f"11:20:0{node}    INFO Starting SFT trainer in World(world_size=64, rank={node * 8}, local_rank=0, "
         f"local_world_size=8, num_nodes=8) on CPU",
-        f"11:20:0{node}    INFO Data shard: micro-batches i with i % 8 == {node} of each step (1 of 8; dp_size=8, cp=8)",
+        f"11:20:0{node}    INFO Data shard: micro-batches i with i % 8 == {node} of each step (1 of 8; dp_size=8, "
+        f"cp=8)",
     ]
     for step in range(1, steps + 1):
         if fail_at is not None and step >= fail_at:
             if node == fail_at:
                 out.append(f"11:20:{20 + step}   ERROR RuntimeError: simulated node failure")
             out.append(
-                f"11:20:{20 + step}   ERROR Lost contact with node {fail_at} at step {step}: collective timed out; stopping"
+                f"11:20:{20 + step}   ERROR Lost contact with node {fail_at} at step {step}: collective timed out; "
+                f"stopping"
                 if node != fail_at
                 else f"11:20:{20 + step}   ERROR Node {node} exited at step {step}"
             )
@@ -83,7 +85,8 @@ def trainer_lines() -> list[str]:
     for i in range(1, 13):
         loss = 1.2 * math.exp(-i / 20) + 0.03 * math.sin(i)
         out.append(
-            f"\x1b[2m20:35:{38 + i:02d}\x1b[0m \x1b[32mSUCCESS\x1b[0m Step {i} |    2.4s | Loss {loss:.4f} | Grad. Norm {12 / i:.4f} | "
+            f"\x1b[2m20:35:{38 + i:02d}\x1b[0m \x1b[32mSUCCESS\x1b[0m Step {i} |    2.4s | Loss {loss:.4f} | Grad. "
+            f"Norm {12 / i:.4f} | "
             f"LR 2.00e-05 | Throughput {6704 if i > 1 else 0} tokens/s | MFU 2.9% | Peak Mem. 10.7/139.8 GiB (7.7%)"
         )
         if i == 10:

@@ -110,7 +110,8 @@ def record(base_url: str, key: str, run_id: str) -> None:
 
 
 def _trimmed(row: dict) -> dict:
-    """A row without what the tabs never read (the trajectory, timings, the system prompt, the episode's copies of the task)."""
+    """A row without what the tabs never read (the trajectory, timings, the system prompt, the episode's copies of the
+    task)."""
     out = {k: v for k, v in row.items() if k not in ("trajectory", "timing")}
     out["completion"] = [m for m in row["completion"] if m.get("role") != "system"]
     out["task"] = {k: v for k, v in row["task"].items() if k != "system_prompt"}

@@ -49,10 +49,12 @@ TRANSCRIPT = r"""
 import sys
 w = sys.stdout.write
 w("\x1b[1;32mroot@vol\x1b[0m:\x1b[1;34m/volume\x1b[0m$ ls\r\n")
-w("\x1b[1;34mdatasets\x1b[0m  \x1b[1;34mruns\x1b[0m  \x1b[1;32mprepare.sh\x1b[0m  notes.md  \x1b[30;43mshared\x1b[0m\r\n")
+w("\x1b[1;34mdatasets\x1b[0m  \x1b[1;34mruns\x1b[0m  \x1b[1;32mprepare.sh\x1b[0m  "
+  "notes.md  \x1b[30;43mshared\x1b[0m\r\n")
 w("\x1b[1;32mroot@vol\x1b[0m:\x1b[1;34m/volume\x1b[0m$ python check.py\r\n")
 for i in range(6):
-    w(f"step {i:2d}  loss \x1b[38;2;255;135;0m{2.5 / (i + 1):.4f}\x1b[0m  \x1b[2mlr 3e-4\x1b[0m  \x1b[4munderlined\x1b[0m \x1b[3mitalic\x1b[0m\r\n")
+    w(f"step {i:2d}  loss \x1b[38;2;255;135;0m{2.5 / (i + 1):.4f}\x1b[0m  \x1b[2mlr 3e-4\x1b[0m  "
+      "\x1b[4munderlined\x1b[0m \x1b[3mitalic\x1b[0m\r\n")
 w("日本語 wide text and a long line that wraps around the edge of this narrow pane, " * 1 + "\r\n")
 w("\x1b[1;32mroot@vol\x1b[0m:\x1b[1;34m/volume\x1b[0m$ ")
 sys.stdout.flush()
@@ -87,7 +89,8 @@ LONG_OUTPUT = r"""
 import sys
 w = sys.stdout.write
 for i in range(200):
-    w(f"epoch {i // 50}  step {i:3d}  loss {3.0 / (i + 1):.4f}" + ("  \x1b[33mcheckpoint saved\x1b[0m" if i % 50 == 49 else "") + "\r\n")
+    saved = "  \x1b[33mcheckpoint saved\x1b[0m" if i % 50 == 49 else ""
+    w(f"epoch {i // 50}  step {i:3d}  loss {3.0 / (i + 1):.4f}" + saved + "\r\n")
 w("$ ")
 sys.stdout.flush()
 sys.stdin.read()

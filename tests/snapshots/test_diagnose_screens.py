@@ -21,7 +21,8 @@ async def open_flagged(pilot, app):
             and app.screen.links.logs.stores["trainer"].end > 0
             and app.screen.links.feeder.table.last_step >= 10
         ),
-        'getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10',
+        'getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None and '
+        'app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10',
     )
     feed(app.screen)
     await quiet(pilot, workers=True)
@@ -184,7 +185,8 @@ async def test_runs_list_flags_a_run_and_bang_opens_it_at_the_cause():
                 and app.screen.links.logs.stores["trainer"].end > 0
                 and app.screen.links.feeder.table.last_step >= 10
             ),
-            'getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None and app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10',
+            'getattr(app.screen, "terminal_polls", 0) >= 1 and app.screen.links is not None and '
+            'app.screen.links.logs.stores["trainer"].end > 0 and app.screen.links.feeder.table.last_step >= 10',
         )
         screen = app.screen
         assert screen.pending_jump

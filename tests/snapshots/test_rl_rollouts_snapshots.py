@@ -1,4 +1,5 @@
-"""SVG snapshots of the RL tabs (Rollouts with its diff and its compare of two steps, Distributions with an overlay) at 160x48 and
+"""SVG snapshots of the RL tabs (Rollouts with its diff and its compare of two steps, Distributions with an overlay) at
+160x48 and
 80x24, from a recording of a real reverse-text RL run (tests/snapshots/rl_scenes.py)."""
 
 from __future__ import annotations

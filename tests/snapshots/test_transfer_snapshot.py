@@ -1,4 +1,5 @@
-"""SVG snapshot of the put dialog mid-way (fixed clock and figures; the live path is tested in tests/ui/test_transfer.py)."""
+"""SVG snapshot of the put dialog mid-way (fixed clock and figures; the live path is tested in
+tests/ui/test_transfer.py)."""
 
 from __future__ import annotations
 

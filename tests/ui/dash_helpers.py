@@ -107,7 +107,8 @@ async def dispatch_lr_sweep(
     limit: float = 60.0,
 ) -> list[tuple[str, str]]:
     """(run id, name) of a learning-rate sweep over ``lrs`` of the platform's ``sft.toml`` (``max_steps`` steps,
-    no checkpoints, ``data`` merged into its ``[data]``), dispatched as ``prefix`` and each waited for until COMPLETED."""
+    no checkpoints, ``data`` merged into its ``[data]``), dispatched as ``prefix`` and each waited for until
+    COMPLETED."""
     import tomlkit
 
     from primetui.sft.dispatching import Dispatched, dispatch_sweep

@@ -142,7 +142,8 @@ async def test_rl_overview_logs_and_charts_follow_the_runs_kind(local_platform, 
             lambda: any("EnvServer up: taskset=reverse-text" in t for t in logs.stores["env-reverse-text"].all_text()),
             "the env server's own log in its tab",
         )
-        # Charts: the reward with its band, per function, length, truncation, solved, pipeline, and the trainer log's numbers.
+        # Charts: the reward with its band, per function, length, truncation, solved, pipeline, and the trainer
+        # log's numbers.
         await until(pilot, lambda: "log-entropy" in charts.charts, "the trainer log's entropy chart")
         assert {
             "reward",

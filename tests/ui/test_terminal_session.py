@@ -1,5 +1,6 @@
 """The shell pane on a real volume session of the local platform (HTTP + SSH through the gateway):
-a command's output, a read-only session leaving the volume untouched, leaving with stop-and-sync, and a reaped session."""
+a command's output, a read-only session leaving the volume untouched, leaving with stop-and-sync, and a reaped
+session."""
 
 from __future__ import annotations
 

@@ -14,7 +14,8 @@ class RefusingClient:
 
     async def stop_session(self, volume: str, session_id: str) -> None:
         raise RuntimeError(
-            "The platform refused to stop session vs_1 (HTTP 409: already finalizing); wait for it on the volumes screen"
+            "The platform refused to stop session vs_1 (HTTP 409: already finalizing); wait for it on the volumes "
+            "screen"
         )
 
     async def get_session(self, volume: str, session_id: str):  # pragma: no cover - never reached

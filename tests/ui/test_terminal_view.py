@@ -92,7 +92,8 @@ async def test_paste_is_bracketed_when_the_program_asks() -> None:
             [
                 sys.executable,
                 "-c",
-                "import sys,tty;tty.setraw(0);sys.stdout.write('\\x1b[?2004hready\\r\\n');sys.stdout.flush();print(repr(sys.stdin.buffer.read1(100)))",
+                "import "
+                "sys,tty;tty.setraw(0);sys.stdout.write('\\x1b[?2004hready\\r\\n');sys.stdout.flush();print(repr(sys.stdin.buffer.read1(100)))",
             ]
         )
     )

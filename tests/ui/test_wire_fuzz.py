@@ -62,7 +62,8 @@ HEADLESS_DEADLINE = 10.0
 RSS_LIMIT_MB = 600
 WRAPPER = (
     "import atexit, resource, sys\n"
-    "atexit.register(lambda: sys.stderr.write('\\nRSS_KB=%d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+    "atexit.register(lambda: sys.stderr.write('\\nRSS_KB=%d\\n' % "
+    "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
     "from primetui.commands.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )

@@ -221,7 +221,10 @@ def test_a_burst_of_changes_is_checked_once_for_the_latest_text(client):
 def test_hover_and_completion_inside_inline_tables(client):
     """Issue 43 finding 5 over LSP: hover inside `env = { taskset = { … } }` was null, completion in
     `sampling = { temperature = 1.0, ` empty."""
-    text = '[[eval.source]]\nname = "e"\nenv = { taskset = { id = "org/task" } }\n[eval]\nsampling = { temperature = 1.0, \n'
+    text = (
+        '[[eval.source]]\nname = "e"\nenv = { taskset = { id = "org/task" } }\n[eval]\nsampling = { temperature = '
+        "1.0, \n"
+    )
     client.notify(
         "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}}
     )

@@ -20,7 +20,8 @@ from primetui.monitor_core.metrics import MetricTable, Series, decimate, ema
 from primetui.monitor_core.store import LogStore, MergedLog
 
 STEP_LINE = (
-    "\x1b[2m20:35:47\x1b[0m \x1b[32mSUCCESS\x1b[0m \x1b[32m\x1b[22mStep 1 |    8.5s | Loss 1.1080 | Grad. Norm 12.9495 | "
+    "\x1b[2m20:35:47\x1b[0m \x1b[32mSUCCESS\x1b[0m \x1b[32m\x1b[22mStep 1 |    8.5s | Loss 1.1080 | Grad. Norm "
+    "12.9495 | "
     "LR 2.00e-05 | Throughput 0 tokens/s | MFU 0.0% | Peak Mem. 10.7/139.8 GiB (7.7%)\x1b[0m"
 )
 

@@ -22,6 +22,6 @@ def test_without_pyarrow_parquet_is_a_sentence_naming_the_extra(monkeypatch: pyt
         parquet_file(io.BytesIO())
     shown = preview(_Storage(), "data/train.parquet", 24)
     assert (
-        shown.text
-        == "train.parquet: reading parquet needs pyarrow, which the base install leaves out; installing primetui[local] adds it."
+        shown.text == "train.parquet: reading parquet needs pyarrow, which the base install leaves out; installing "
+        "primetui[local] adds it."
     )

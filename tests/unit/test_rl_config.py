@@ -227,7 +227,8 @@ DEFERRED = [
     (
         "unknown taskset",
         _edit('id = "reverse-text"', 'id = "primeintellect/no-such-env"'),
-        "taskset 'primeintellect/no-such-env' not found (tried to import 'no_such_env'). A taskset is a package exporting "
+        "taskset 'primeintellect/no-such-env' not found (tried to import 'no_such_env'). A taskset is a package "
+        "exporting "
         "its Taskset subclass via `__all__` — the built-in ones ship with verifiers in the `verifiers.v1.tasksets` "
         "package; any other package must already be installed.",
         '"primeintellect/no-such-env"',
@@ -241,7 +242,8 @@ DEFERRED = [
     (
         "eval with no source",
         RL_REVERSE_TEXT + "\n[orchestrator.eval]\ninterval = 5\n",
-        "EvalConfig must define at least one source. Either drop the [orchestrator.eval] block entirely (to disable eval) "
+        "EvalConfig must define at least one source. Either drop the [orchestrator.eval] block entirely (to disable "
+        "eval) "
         "or add a [[orchestrator.eval.source]] block.",
         "[orchestrator.eval]",
     ),
@@ -277,7 +279,10 @@ def test_the_known_taskset_is_known_under_its_hub_id_and_version(taskset):
 
 
 def test_the_retired_shared_lora_shape_is_refused_with_the_cli_text():
-    text = 'model = "Qwen/Qwen3.5-0.8B"\nmax_steps = 100\nbatch_size = 128\n\n[[env]]\nid = "primeintellect/reverse-text"\n'
+    text = (
+        'model = "Qwen/Qwen3.5-0.8B"\nmax_steps = 100\nbatch_size = 128\n\n[[env]]\nid = '
+        '"primeintellect/reverse-text"\n'
+    )
     diags = _check(text)
     assert len(diags) == 1 and diags[0].code == "retired-shape" and (diags[0].span.line, diags[0].span.col) == (0, 0)
     assert diags[0].message == (
@@ -439,7 +444,8 @@ PLUMBING = [  # (case, rl.toml, prime-rl's answer (loc, msg prefix) as its own R
         [
             (
                 (),
-                "Value error, trainer.rollout_transport.type ('filesystem') != orchestrator.rollout_transport.type ('zmq'); "
+                "Value error, trainer.rollout_transport.type ('filesystem') != orchestrator.rollout_transport.type "
+                "('zmq'); "
                 "set the shared [rollout_transport] block",
             )
         ],

@@ -21,7 +21,10 @@ ORCH_V08 = (
     "Step 7 |  2m 13s | Reward nan | Trainable 8/128 (6.2%) | Turns 1.0 | Branches 1.0 | "
     "Max Off-Policy 2 | Error 1.5% | Truncation 0.0%"
 )
-ORCH_V05 = "Step 3 | Time: 4.21s | Reward: 0.4412 | Seq. Length: 120.3 tokens/sample | Async Level: 1 | Max. Off-Policy Level: 2"
+ORCH_V05 = (
+    "Step 3 | Time: 4.21s | Reward: 0.4412 | Seq. Length: 120.3 tokens/sample | Async Level: 1 | Max. Off-Policy "
+    "Level: 2"
+)
 ORCH_V04 = (
     "Step 4 | Time: 4.21s | Reward: 0.5000 | Throughput: 1234.5 tokens/s | Seq. Length: 99.0 tokens/sample | "
     "Async Level: 1 | Max. Off-Policy Level: 1"
@@ -168,7 +171,8 @@ def _orch(step: int, trainable: int, total: int = 128) -> str:
 
 def _trainer(step: int, entropy: float, kl: float = 0.0005) -> str:
     return (
-        f"12:00:{step:02d} SUCCESS Step {step} |    1.0s | Loss 0.0100 | Entropy {entropy:.4f} | Mismatch KL {kl:.4f} | "
+        f"12:00:{step:02d} SUCCESS Step {step} |    1.0s | Loss 0.0100 | Entropy {entropy:.4f} | Mismatch KL "
+        f"{kl:.4f} | "
         "Grad. Norm 0.2000 | LR 3.00e-06 | Throughput 1000 tokens/s | MFU 1.0% | Peak Mem. 1.0 GiB"
     )
 

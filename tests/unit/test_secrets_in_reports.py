@@ -126,7 +126,10 @@ def test_redaction_rules():
 async def test_a_failing_hook_leaves_no_secret_in_its_log_or_its_warning(planted):
     from primetui.monitor_core.notify import Notifier, RunEvent
 
-    said = f"POST https://bot:{URL_PASSWORD}@hooks.example.com/x/{PATH_TOKEN}?token={QUERY_TOKEN} failed: X-Api-Key: {HEADER_KEY}"
+    said = (
+        f"POST https://bot:{URL_PASSWORD}@hooks.example.com/x/{PATH_TOKEN}?token={QUERY_TOKEN} failed: X-Api-Key: "
+        f"{HEADER_KEY}"
+    )
     hook = (
         f"{shlex.quote(sys.executable)} -c {shlex.quote(f'import sys; print({said!r}, file=sys.stderr); sys.exit(1)')}"
     )

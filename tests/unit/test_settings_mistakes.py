@@ -3,7 +3,8 @@
 Each case runs the real command line (``primetui.commands.cli.main``) with the mistake in the
 environment, in ``~/.prime/config.json`` or in a saved environment (HOME is a temporary directory).
 Every command then prints ONE sentence naming the setting and where it was set, exits 78 (the one
-configuration code of every command, docs/ops.md), writes no crash report, and never says "bug" or "Unexpected". An oversized value is cut when echoed
+configuration code of every command, docs/ops.md), writes no crash report, and never says "bug" or "Unexpected". An
+oversized value is cut when echoed
 and its control characters are shown, not sent.
 """
 

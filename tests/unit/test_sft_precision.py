@@ -29,7 +29,8 @@ CASES = {
         ['Switch [optim] to type = "adamw"', 'Switch [optim] to type = "muon"', "Remove betas1"],
     ),
     "reasoning_effort under qwen3": (
-        'max_steps = 10\n[ckpt]\n[model]\nname = "Qwen/Qwen3-0.6B"\n[renderer]\nname = "qwen3"\nreasoning_effort = "high"\n',
+        'max_steps = 10\n[ckpt]\n[model]\nname = "Qwen/Qwen3-0.6B"\n[renderer]\nname = "qwen3"\nreasoning_effort = '
+        '"high"\n',
         "variant-key",
         ["belongs to the", "`qwen3` here"],
         ["Remove reasoning_effort"],

@@ -400,9 +400,11 @@ CASES = [
         "eval-concurrency",
         "eval-concurrency",
         "error",
-        '[eval]\n[[eval.source]]\nenv = { taskset = { id = "x" } }\n[eval.concurrency]\nmin_inflight = 8\nmax_inflight = 4\n',
+        '[eval]\n[[eval.source]]\nenv = { taskset = { id = "x" } }\n[eval.concurrency]\nmin_inflight = '
+        "8\nmax_inflight = 4\n",
         (5, 16),
-        '[eval]\n[[eval.source]]\nenv = { taskset = { id = "x" } }\n[eval.concurrency]\nmin_inflight = 2\nmax_inflight = 4\n',
+        '[eval]\n[[eval.source]]\nenv = { taskset = { id = "x" } }\n[eval.concurrency]\nmin_inflight = '
+        "2\nmax_inflight = 4\n",
         HOSTED,
     ),
     (

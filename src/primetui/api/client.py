@@ -137,7 +137,8 @@ class PrimeClient:
         self._transport = transport
         self._rediscover = rediscover
         self.on_moved: Callable[[str, str], None] | None = None
-        """Told ``(old base URL, new base URL)`` when the client followed the platform elsewhere (the header's address)."""
+        """Told ``(old base URL, new base URL)`` when the client followed the platform elsewhere (the header's
+        address)."""
         self._http = self._new_http()
 
     def _setting_problem(self) -> str | None:
@@ -731,7 +732,10 @@ class PrimeClient:
         lines = data["logs"].splitlines()
         note = None
         if len(lines) > tail_lines:  # a tail: the last lines are the ones asked for
-            note = f"the platform sent {len(lines):,} log lines for a window of {tail_lines}; showing the last {tail_lines}"
+            note = (
+                f"the platform sent {len(lines):,} log lines for a window of {tail_lines}; showing the last "
+                f"{tail_lines}"
+            )
             data["logs"] = "\n".join(lines[-tail_lines:])
         result = self._parse(m.LogsResponse, data, "GET", path)
         if note:
@@ -797,7 +801,8 @@ class PrimeClient:
         return result
 
     async def get_distribution(self, run_id: str, kind: str, step: int | None = None) -> Any:
-        """R13 `GET /rft/runs/{id}/distributions?type&step`: one histogram (`api.rl.Distribution`); no step: the latest."""
+        """R13 `GET /rft/runs/{id}/distributions?type&step`: one histogram (`api.rl.Distribution`); no step: the
+        latest."""
         from primetui.api import rl
 
         params: dict[str, Any] = {"type": kind}

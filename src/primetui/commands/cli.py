@@ -240,7 +240,8 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument(
         "--allow-remote",
         action="store_true",
-        help="allow a --host that is not loopback, and Host names other than localhost, 127.0.0.1 and [::1] (prints a warning)",
+        help="allow a --host that is not loopback, and Host names other than localhost, 127.0.0.1 and [::1] (prints "
+        "a warning)",
     )
     serve.add_argument(
         "--log-file",
@@ -251,7 +252,8 @@ def _add_ops_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument(
         "--no-spare",
         action="store_true",
-        help="start each tab's app when the tab opens, instead of keeping one ready (one idle process less; each new tab waits for Python's imports)",
+        help="start each tab's app when the tab opens, instead of keeping one ready (one idle process less; each new "
+        "tab waits for Python's imports)",
     )
 
     wait = sub.add_parser(

@@ -75,7 +75,8 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
             lines.append(f"  {key.capitalize() + ':':<11} {detail['lifecycle'][key]}")
     if detail["runs_ahead"] is not None or detail["queue_reason"]:
         lines.append(
-            f"  Queue:      {detail['runs_ahead'] if detail['runs_ahead'] is not None else '?'} ahead  {detail['queue_reason'] or ''}".rstrip()
+            f"  Queue:      {detail['runs_ahead'] if detail['runs_ahead'] is not None else '?'} ahead  "
+            f"{detail['queue_reason'] or ''}".rstrip()
         )
     if detail["error"]:
         lines.append(f"  Error:      {detail['error']}")
@@ -105,7 +106,8 @@ def format_run(detail: dict[str, Any], checkpoints: list[dict[str, Any]]) -> str
 
 
 def _settings(local: bool) -> Any:
-    """The platform settings (the local platform's with ``local``); raises ``SettingsMistake`` for one that cannot work."""
+    """The platform settings (the local platform's with ``local``); raises ``SettingsMistake`` for one that cannot
+    work."""
     from primetui.config.mistakes import first_mistake
     from primetui.config.settings import load_settings
 

@@ -64,7 +64,8 @@ async def collect_rollouts(client: Any, run_id: str, step: int | None, sort: str
 def format_rollouts(data: dict[str, Any]) -> str:
     s = data["summary"]
     head = (
-        f"Run {data['run_id']} · step {data['step']} (steps with samples: {', '.join(map(str, data['steps_with_samples']))})"
+        f"Run {data['run_id']} · step {data['step']} (steps with samples: "
+        f"{', '.join(map(str, data['steps_with_samples']))})"
         f" · {s['samples']} samples in {s['groups']} groups"
     )
     if s["mean_reward"] is not None:

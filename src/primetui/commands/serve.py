@@ -283,7 +283,8 @@ class TokenServer(Server):
         if not tokens:
             return web.Response(
                 status=401,
-                text="401: this dashboard needs the token: open the URL that `primetui serve` printed (or wrote to its URL file).\n",
+                text="401: this dashboard needs the token: open the URL that `primetui serve` printed (or wrote to "
+                "its URL file).\n",
             )
         if not all(_matches(t, self.token) for t in tokens):
             return web.Response(

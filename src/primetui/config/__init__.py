@@ -1,1 +1,2 @@
-"""Configuration and persistence: settings, preferences, the one file writer, crash reports. Imports nothing else of primetui."""
+"""Configuration and persistence: settings, preferences, the one file writer, crash reports. Imports nothing else of
+primetui."""

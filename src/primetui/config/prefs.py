@@ -119,9 +119,15 @@ class NotifyPrefs(_Strict):
     """How watched runs reach you beyond the toast and the bell, in the `[notify]` table."""
 
     desktop: Literal["off", "osc777", "osc9"] = "off"
-    """Desktop notifications through the terminal: `osc777` (e.g. foot, urxvt), `osc9` (e.g. iTerm2, WezTerm), or `off`."""
+    (
+        "Desktop notifications through the terminal: `osc777` (e.g. foot, urxvt), `osc9` (e.g. iTerm2, WezTerm), "
+        "or `off`."
+    )
     on_event: str = ""
-    """A command run for each event of a watched run, with the event as one JSON object on stdin (pagers, chat webhooks); empty runs none."""
+    (
+        "A command run for each event of a watched run, with the event as one JSON object on stdin (pagers, chat "
+        "webhooks); empty runs none."
+    )
     hook_timeout: float = Field(default=10.0, gt=0, le=300)
     """Seconds `on_event` may take before it is killed; a failure is a warning and a line in notify.log."""
 
@@ -144,11 +150,17 @@ class Prefs(_Strict):
     shell_palette: Literal["xterm", "terminal"] | Annotated[list[HexColor], Field(min_length=16, max_length=16)] = (
         "xterm"
     )
-    """The shell pane's 16 ANSI colours: `xterm` (distinct, the default), `terminal` (your terminal's own, with the `primetui-ansi` theme) or 16 `"#rrggbb"` colours."""
+    (
+        "The shell pane's 16 ANSI colours: `xterm` (distinct, the default), `terminal` (your terminal's own, with "
+        'the `primetui-ansi` theme) or 16 `"#rrggbb"` colours.'
+    )
     local_data_dir: Path | None = None
     """Where the embedded local platform keeps its volumes and runs; empty uses primetui's data dir."""
     log_memory_lines: int = Field(default=20_000, ge=1_000, le=2_000_000)
-    """Log lines per stream held in memory (1000 to 2000000); older lines wait in a temporary file and page back in when you scroll up or search."""
+    (
+        "Log lines per stream held in memory (1000 to 2000000); older lines wait in a temporary file and page back "
+        "in when you scroll up or search."
+    )
     refresh: RefreshIntervals = Field(default_factory=RefreshIntervals)
     """Polling intervals, in the `[refresh]` table."""
     anomalies: AnomalyThresholds = Field(default_factory=AnomalyThresholds)

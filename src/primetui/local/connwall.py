@@ -328,7 +328,8 @@ class FirstHeadGate:
 
 
 class FirstHeadGuard(asyncio.Protocol):
-    """One connection behind a :class:`FirstHeadGate`: passes everything to ``inner``, and watches for the head's end."""
+    """One connection behind a :class:`FirstHeadGate`: passes everything to ``inner``, and watches for the head's
+    end."""
 
     def __init__(self, inner: asyncio.Protocol, gate: FirstHeadGate) -> None:
         self.inner = inner

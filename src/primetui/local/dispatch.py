@@ -1,6 +1,7 @@
 """T4 dispatch checks: what the hosted platform refuses, with the seed's exact texts, plus local limits.
 
-Order: body shape (422) -> an rl.toml's refusals (422, ``rl_dispatch_verdict``) -> the sft.toml schema (422 with loc/msg, from ``primetui.sft``)
+Order: body shape (422) -> an rl.toml's refusals (422, ``rl_dispatch_verdict``) -> the sft.toml schema (422 with
+loc/msg, from ``primetui.sft``)
 -> the hosted platform's rules (400, the seed's texts; every error-level rule the editor shows)
 -> the local platform's own limits (400).
 """

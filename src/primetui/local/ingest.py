@@ -316,7 +316,8 @@ class RunIngestor:
                     db.execute("DELETE FROM checkpoints WHERE run_id = ? AND step = ?", (self.run_id, step))
                     continue
                 db.execute(
-                    "INSERT OR REPLACE INTO checkpoints (run_id, step, path, size_bytes, created_at) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO checkpoints (run_id, step, path, size_bytes, created_at) VALUES (?, ?, "
+                    "?, ?, ?)",
                     (
                         self.run_id,
                         step,

@@ -81,7 +81,8 @@ def _size_or_422(size: Any) -> tuple[str, int]:
             [
                 (
                     ("body", "size"),
-                    f"Size '{size[:40]}' is not valid: use a whole number followed by Gi or Ti (Mi for tiny test volumes), "
+                    f"Size '{size[:40]}' is not valid: use a whole number followed by Gi or Ti (Mi for tiny test "
+                    f"volumes), "
                     "at most 1024Ti, e.g. 100Gi or 5Ti",
                     "value_error",
                 )

@@ -350,7 +350,8 @@ class _BodyRead:
         await self._send(message)
 
     async def _drain(self) -> None:
-        """Read and drop the body for up to LINGER_SECONDS and DRAIN_LIMIT bytes (the client reads the reply meanwhile)."""
+        """Read and drop the body for up to LINGER_SECONDS and DRAIN_LIMIT bytes (the client reads the reply
+        meanwhile)."""
         dropped = 0
         try:
             async with asyncio.timeout(LINGER_SECONDS):

@@ -25,7 +25,8 @@ def run_config(run: Run) -> dict[str, Any]:
 
 
 def _loss_said(run: Run) -> bool:
-    """The platform sent a ``loss`` (the model's default ``rl`` is no evidence; a first-frame run's dump always says it)."""
+    """The platform sent a ``loss`` (the model's default ``rl`` is no evidence; a first-frame run's dump always says
+    it)."""
     return isinstance(run, PlainRun) or "loss" in run.model_fields_set
 
 

@@ -536,7 +536,10 @@ def _missing_tag_diagnostic(
         model = Cfg(raw).str_("model.name") or "Qwen/Qwen3-0.6B"
         pick, certain = renderer_family(model)
         if pick:
-            note = f' For `{model}` that is `name = "{pick}"`{"" if certain else " (a guess from the model family: verify it)"}.'
+            note = (
+                f" For `{model}` that is `name = "
+                f'"{pick}"`{"" if certain else " (a guess from the model family: verify it)"}.'
+            )
     elif path == ("inference", "router"):
         pick = "vllm-router"
         note = ' The default router is `type = "vllm-router"`.'

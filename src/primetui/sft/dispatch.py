@@ -11,7 +11,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class DispatchVerdict:
-    """``schema_errors``: (loc below ``config``, msg, type) for a 422; ``rejection``: the hosted rule's text for a 400."""
+    """``schema_errors``: (loc below ``config``, msg, type) for a 422; ``rejection``: the hosted rule's text for a
+    400."""
 
     schema_errors: list[tuple[tuple[str | int, ...], str, str]]
     rejection: str | None

@@ -22,7 +22,8 @@ def _clean(text: Any) -> str:
 
 @dataclass
 class Refusal:
-    """Why nothing was dispatched: ``kind`` (file, volume, config, preflight, platform), one sentence, the lines above it."""
+    """Why nothing was dispatched: ``kind`` (file, volume, config, preflight, platform), one sentence, the lines above
+    it."""
 
     kind: str
     message: str

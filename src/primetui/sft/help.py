@@ -65,7 +65,8 @@ def describe(path: tuple[Any, ...], raw: Any = None, kind: str | None = None) ->
                 f"{'.'.join(map(str, clean))} — picks the [{'.'.join(map(str, clean[:-1]))}] variant",
                 (
                     "allowed: " + ", ".join(v),
-                    f"default: {injected_tag(parent) or ('auto' if parent.discriminator == 'name' else 'none: required')}",
+                    f"default: "
+                    f"{injected_tag(parent) or ('auto' if parent.discriminator == 'name' else 'none: required')}",
                     f"source: {parent.owner}, {SCHEMA_NOTE}",
                 ),
             )

@@ -72,7 +72,8 @@ async def _volume_checks(client: Any, volume: Any, checks: list[Check]) -> None:
                 Check(
                     "Sessions",
                     "fail",
-                    f"read-write session {live[0].id} is open on {name} — stop it (`prime volumes stop {name} {live[0].id}`) and wait for its final sync.",
+                    f"read-write session {live[0].id} is open on {name} — stop it (`prime volumes stop {name} "
+                    f"{live[0].id}`) and wait for its final sync.",
                 )
             )
         else:

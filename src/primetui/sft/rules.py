@@ -1,4 +1,5 @@
-"""All rule sets in order: prime train's own keys, prime-rl's validators, the hosted platform's rules, the reviewer's advice."""
+"""All rule sets in order: prime train's own keys, prime-rl's validators, the hosted platform's rules, the reviewer's
+advice."""
 
 from __future__ import annotations
 

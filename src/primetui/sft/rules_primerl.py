@@ -71,13 +71,15 @@ def data_rules(c: Cfg, prefix: str = "data", label: str = "") -> Iterator[Findin
         if isinstance(subsets, list) and len(probs) != len(subsets):
             yield _err(
                 "data-lengths",
-                "Number of probabilities must be equal to number of subsets. Please specify a probability for each subset.",
+                "Number of probabilities must be equal to number of subsets. Please specify a probability for each "
+                "subset.",
                 f"{prefix}.probabilities",
             )
         elif isinstance(splits, list) and len(probs) != len(splits):
             yield _err(
                 "data-lengths",
-                "Number of probabilities must be equal to number of splits. Please specify a probability for each split.",
+                "Number of probabilities must be equal to number of splits. Please specify a probability for each "
+                "split.",
                 f"{prefix}.probabilities",
             )
 
@@ -133,7 +135,8 @@ def model_rules(c: Cfg) -> Iterator[Finding]:
     if optim_off and full:
         yield _err(
             "model-offload",
-            "Cannot enable both optim_cpu_offload and full_offload. Set optim_cpu_offload=false when enabling full optimizer offload.",
+            "Cannot enable both optim_cpu_offload and full_offload. Set optim_cpu_offload=false when enabling full "
+            "optimizer offload.",
             "model.full_offload",
         )
     # only for a valid impl: a misspelt one ("HF") is its own error, and prime-rl would stop there
@@ -215,7 +218,8 @@ def misc_submodel_rules(c: Cfg) -> Iterator[Finding]:
         elif not isinstance(sources, list) or not sources:
             yield _err(
                 "eval-source",
-                "EvalConfig must define at least one source: add an [[eval.source]] table (name, env), or drop the [eval] table to turn evaluation off.",
+                "EvalConfig must define at least one source: add an [[eval.source]] table (name, env), or drop the "
+                "[eval] table to turn evaluation off.",
                 "eval",
             )
         else:
@@ -244,7 +248,8 @@ def misc_submodel_rules(c: Cfg) -> Iterator[Finding]:
                     yield Finding(
                         "error",
                         "eval-source",
-                        'Environment name "agg" is reserved for cross-env metric aggregation. Use a different name or id.',
+                        'Environment name "agg" is reserved for cross-env metric aggregation. Use a different name '
+                        "or id.",
                         ("eval", "source", i, "name"),
                         "prime-rl",
                     )
@@ -302,7 +307,8 @@ def deployment_rules(c: Cfg) -> Iterator[Finding]:
                 yield Finding(
                     "hint",
                     "ignored-multi-node",
-                    f"deployment.{key} is dropped on multi_node (prime-rl uses num_train_nodes × gpus_per_node) — remove it.",
+                    f"deployment.{key} is dropped on multi_node (prime-rl uses num_train_nodes × gpus_per_node) — "
+                    f"remove it.",
                     ("deployment", key),
                     "prime-rl",
                     True,
@@ -332,7 +338,8 @@ def root_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if full and c.get("optim.max_norm") is not None:
         yield _warn(
             "clipping-off",
-            "Gradient clipping prevents optimizer-in-backward overlap with CPU optimizer offload. Automatically setting optim.max_norm to None (disabled).",
+            "Gradient clipping prevents optimizer-in-backward overlap with CPU optimizer offload. Automatically "
+            "setting optim.max_norm to None (disabled).",
             "model.full_offload",
         )
     multi = c.get("deployment.type") == "multi_node"
@@ -367,13 +374,15 @@ def root_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         if isinstance(vlm, dict) and vlm.get("freeze_vision_encoder") is False and c.has_table("model.lora"):
             yield _err(
                 "vlm",
-                "freeze_vision_encoder=false is incompatible with LoRA. LoRA freezes all non-adapter parameters including the vision encoder.",
+                "freeze_vision_encoder=false is incompatible with LoRA. LoRA freezes all non-adapter parameters "
+                "including the vision encoder.",
                 "model.vlm.freeze_vision_encoder",
             )
         if c.get("model.optimization_dtype") != "bfloat16" or c.get("model.reduce_dtype") != "bfloat16":
             yield _err(
                 "vlm",
-                "VLM models must use optimization_dtype='bfloat16' and reduce_dtype='bfloat16' to match vLLM inference.",
+                "VLM models must use optimization_dtype='bfloat16' and reduce_dtype='bfloat16' to match vLLM "
+                "inference.",
                 "model.vlm",
             )
         if c.num("data.micro_batch_size") not in (None, 1):
@@ -387,7 +396,8 @@ def root_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         elif max_steps >= 10:
             yield _err(
                 "trace",
-                "Tracing more than 10 steps is not recommended as your trace will be massive. Remove this line if you really want to trace more steps.",
+                "Tracing more than 10 steps is not recommended as your trace will be massive. Remove this line if "
+                "you really want to trace more steps.",
                 "trace_path",
             )
     yield from scheduler_rules(c)
@@ -407,7 +417,8 @@ def root_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if c.get("weight_broadcast.type") == "nccl" and c.has_table("weight_broadcast") and not c.has_table("inference"):
         yield _err(
             "nccl",
-            "NCCL weight broadcast requires launcher-managed inference. Add an [inference] block or set weight_broadcast.type = 'filesystem'.",
+            "NCCL weight broadcast requires launcher-managed inference. Add an [inference] block or set "
+            "weight_broadcast.type = 'filesystem'.",
             "weight_broadcast.type",
         )
 
@@ -464,13 +475,15 @@ def typed_renderer_rule(c: Cfg) -> Iterator[Finding]:
     if name == "auto" and model_id is not None and model_id not in MODEL_RENDERER_MAP:
         yield _err(
             "typed-renderer",
-            f"SFT requires a typed renderer with sampled-token and content attribution, but no typed renderer is registered for '{model_id}'.{tail}",
+            f"SFT requires a typed renderer with sampled-token and content attribution, but no typed renderer is "
+            f"registered for '{model_id}'.{tail}",
             where,
         )
     elif name == "default":
         yield _err(
             "typed-renderer",
-            f"SFT requires a typed renderer with sampled-token and content attribution, but renderer.name='default' selects DefaultRenderer.{tail}",
+            f"SFT requires a typed renderer with sampled-token and content attribution, but renderer.name='default' "
+            f"selects DefaultRenderer.{tail}",
             "renderer.name",
         )
 
@@ -500,7 +513,8 @@ def online_eval_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         elif lora:
             yield _err(
                 "weight-broadcast",
-                "LoRA training is not yet supported with in-memory weight broadcast. Set weight_broadcast.type = 'filesystem'.",
+                "LoRA training is not yet supported with in-memory weight broadcast. Set weight_broadcast.type = "
+                "'filesystem'.",
                 where_wb,
             )
         elif c.get("eval.retrigger_on_resume") is True:
@@ -516,7 +530,8 @@ def online_eval_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         if not has_inf:
             yield _err(
                 "multi-node-eval",
-                "Multi-node online evals require an [inference] block - the launcher submits a dedicated SLURM job running the inference pool and the evals process.",
+                "Multi-node online evals require an [inference] block - the launcher submits a dedicated SLURM job "
+                "running the inference pool and the evals process.",
                 "eval",
             )
             return
@@ -530,13 +545,15 @@ def online_eval_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         if c.written("inference.router") == "None":
             yield _err(
                 "multi-node-eval",
-                "Multi-node online evals require an inference router - the eval job starts one router in front of the per-rank engines. Remove inference.router = 'None'.",
+                "Multi-node online evals require an inference router - the eval job starts one router in front of "
+                "the per-rank engines. Remove inference.router = 'None'.",
                 "inference.router",
             )
         if mismatch:
             yield _err(
                 "vllm-model",
-                f"inference.vllm.model ({vllm_model}) does not match model.name ({model_name}). Remove inference.vllm.model to inherit it.",
+                f"inference.vllm.model ({vllm_model}) does not match model.name ({model_name}). Remove "
+                f"inference.vllm.model to inherit it.",
                 "inference.vllm.model",
             )
         g, tp = c.num("deployment.gpus_per_node"), c.num("inference.vllm.tensor_parallel_size")
@@ -553,7 +570,8 @@ def online_eval_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         if not ctx.hosted:
             yield _warn(
                 "eval-no-inference",
-                "Online evals are configured without an [inference] block - the launcher will not start an inference server. Make sure one is running at eval.client.base_url.",
+                "Online evals are configured without an [inference] block - the launcher will not start an inference "
+                "server. Make sure one is running at eval.client.base_url.",
                 "eval",
             )
         return
@@ -571,7 +589,8 @@ def online_eval_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     if mismatch:
         yield _err(
             "vllm-model",
-            f"inference.vllm.model ({vllm_model}) does not match model.name ({model_name}). Remove inference.vllm.model to inherit it.",
+            f"inference.vllm.model ({vllm_model}) does not match model.name ({model_name}). Remove "
+            f"inference.vllm.model to inherit it.",
             "inference.vllm.model",
         )
     tp = c.num("inference.vllm.tensor_parallel_size")
@@ -611,7 +630,8 @@ def runtime_rules(c: Cfg) -> Iterator[Finding]:
         yield Finding(
             "warning",
             "world-batch",
-            f"batch_size * cp ({bs * cp}) must be divisible by world_size * micro_batch_size ({world * mbs}) — the trainer asserts this at startup.",
+            f"batch_size * cp ({bs * cp}) must be divisible by world_size * micro_batch_size ({world * mbs}) — the "
+            f"trainer asserts this at startup.",
             _p("data.batch_size"),
             "prime-rl",
         )
@@ -620,7 +640,8 @@ def runtime_rules(c: Cfg) -> Iterator[Finding]:
         yield Finding(
             "warning",
             "cp-seq-len",
-            f"Sequence length ({sl}) must be divisible by seq_len_divisor ({2 * cp}) for the given parallel dimensions. This requirement comes from context parallel (CP={cp}).",
+            f"Sequence length ({sl}) must be divisible by seq_len_divisor ({2 * cp}) for the given parallel "
+            f"dimensions. This requirement comes from context parallel (CP={cp}).",
             _p("data.seq_len"),
             "prime-rl",
         )

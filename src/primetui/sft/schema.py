@@ -397,5 +397,6 @@ class _Builder:
 
 @lru_cache(maxsize=2)
 def root_model(kind: str = "sft") -> type[BaseModel]:
-    """The pydantic ``SFTConfig`` (or, for ``"rl"``, ``RLConfig``) built from the mirror (cached; first build ~0.1 s)."""
+    """The pydantic ``SFTConfig`` (or, for ``"rl"``, ``RLConfig``) built from the mirror (cached; first build ~0.1
+    s)."""
     return _Builder(kind).model(ROOTS[kind])

@@ -213,7 +213,8 @@ async def open_session_connection(
             else (getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc))
         )
         raise ConnectFailed(
-            f"Cannot connect to session {endpoint.session_id} at {where} ({why}); check that it is still ready and retry."
+            f"Cannot connect to session {endpoint.session_id} at {where} ({why}); check that it is still ready and "
+            f"retry."
         ) from None
     return SessionConnection(endpoint, conn, use_gateway, client)
 

@@ -395,7 +395,8 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
                 session = usable[0]
             elif moving:
                 self._fail(
-                    f"Session {moving[0].id} on {self.volume} is still syncing its changes back; wait until it is stopped, then put again."
+                    f"Session {moving[0].id} on {self.volume} is still syncing its changes back; wait until it is "
+                    f"stopped, then put again."
                 )
                 return None
             else:
@@ -517,7 +518,8 @@ class TransferScreen(ModalScreen[TransferOutcome | None]):
         current = f"\n{name}" if name else ""
         self._set(
             "transfer-stats",
-            f"{fmt_bytes(done)} of {fmt_bytes(total)}  ·  files {files}  ·  {_rate(done, now - self._started)}{current}",
+            f"{fmt_bytes(done)} of {fmt_bytes(total)}  ·  files {files}  ·  "
+            f"{_rate(done, now - self._started)}{current}",
         )
 
     def _still_open(self) -> str:

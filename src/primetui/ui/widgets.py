@@ -114,7 +114,8 @@ def content_key(content: object, widget: Static | None = None) -> object:
 
 
 def update_static(widget: Static, content: object, *, layout: bool = True) -> None:
-    """``widget.update(content)`` unless it already shows exactly that: Static repaints (and re-lays out) on every update.
+    """``widget.update(content)`` unless it already shows exactly that: Static repaints (and re-lays out) on every
+    update.
 
     ``layout=False`` for a widget whose size never depends on its content (a one-line status):
     a layout pass reflows the whole screen.

@@ -92,4 +92,7 @@ def size_report(values: dict[str, str], volume_size: str) -> str:
             else f" → does NOT fit in {volume_size}: expand by at least {fmt_bytes(need - have)}"
         )
     )
-    return f"Size: {fmt_bytes(per_ckpt)} per checkpoint × {keep} kept + {fmt_bytes(dataset)} dataset = {fmt_bytes(need)}{verdict}"
+    return (
+        f"Size: {fmt_bytes(per_ckpt)} per checkpoint × {keep} kept + {fmt_bytes(dataset)} dataset = "
+        f"{fmt_bytes(need)}{verdict}"
+    )

@@ -1,6 +1,7 @@
 """Record the RL reply set the RL snapshots replay (run once by hand; the output is committed).
 
-    uv run python tests/snapshots/rl_data/record.py BASE_URL TOKEN HEALTHY_ID HOT_ID > tests/snapshots/rl_data/replies.json
+    uv run python tests/snapshots/rl_data/record.py BASE_URL TOKEN HEALTHY_ID HOT_ID \\
+        > tests/snapshots/rl_data/replies.json
 
 HEALTHY_ID and HOT_ID are COMPLETED reverse-text RL runs on that local platform (prime-rl's
 examples/basic/reverse-text/rl.toml, lr 3e-6 and 3e-4: ``tests/ui/test_rl_dashboard.py`` dispatches

@@ -1,6 +1,7 @@
 """Record the reply set the screen snapshots replay (run once by hand; the output is committed).
 
-    uv run python tests/snapshots/screens_data/record.py BASE_URL TOKEN RUN_ID > tests/snapshots/screens_data/replies.json
+    uv run python tests/snapshots/screens_data/record.py BASE_URL TOKEN RUN_ID \\
+        > tests/snapshots/screens_data/replies.json
 
 RUN_ID is a COMPLETED walkthrough run on that local platform (volume ``research``). The real
 replies are then pinned for determinism: ids and timestamps are replaced by fixed values, and a

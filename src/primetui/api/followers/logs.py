@@ -47,7 +47,8 @@ class LogFollower(_RunBound):
     overlapping, and shrinks back slowly once the log is calm again. Every fetch sends
     `since_seconds` (24 h unless given), so the hosted search backend answers with up to 5000
     lines; a plain fetch would be the 200-line snapshot. With `catch_up`, a window that fills with
-    new lines is re-read at 5000 lines in the same poll. A run that has not started yet (404 with a startup marker) puts the follower
+    new lines is re-read at 5000 lines in the same poll. A run that has not started yet (404 with a startup marker) puts
+    the follower
     in the `waiting` state, polling every `waiting_interval` seconds.
     """
 

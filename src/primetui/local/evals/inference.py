@@ -86,7 +86,8 @@ class InferenceServer:
         self.requests += 1
         n_tok = sum(len(t.encode()) for t in texts)
         self.nodes.logs[node].info(
-            f"Generated {len(texts)} completions ({n_tok:,} tokens) with weights of step {self.step if self.step is not None else 'init'} in {time.perf_counter() - t0:.2f}s"
+            f"Generated {len(texts)} completions ({n_tok:,} tokens) with weights of step "
+            f"{self.step if self.step is not None else 'init'} in {time.perf_counter() - t0:.2f}s"
         )
         return 200, {"step": self.step, "completions": texts}
 

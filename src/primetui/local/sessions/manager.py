@@ -334,7 +334,8 @@ class SessionManager:
             self._set_phase(
                 rec,
                 "failed",
-                error=f"The session could not start ({why}); open a new session, and see the platform's output if it fails again.",
+                error=f"The session could not start ({why}); open a new session, and see the platform's output if it "
+                f"fails again.",
             )
 
     async def _close_endpoint(self, session_id: str, reason: str) -> None:
@@ -413,7 +414,8 @@ class SessionManager:
             raise _TooBig(
                 f"No space left on device: the session's files take {staging.human_bytes(used)}, more than the "
                 f"volume's {staging.human_bytes(size)}, so nothing was written back; expand the volume "
-                f"(prime volumes expand {volume_name_of(rec.volume_name)} --size <larger>) and copy them again. They are kept in {work}"
+                f"(prime volumes expand {volume_name_of(rec.volume_name)} --size <larger>) and copy them again. They "
+                f"are kept in {work}"
             )
 
     async def _recover(self, rec: SessionRecord) -> None:

@@ -9,7 +9,8 @@ database writes.
 Symlinks are the only way a copy could reach outside its tree, so both directions copy a link
 only when it is relative and stays inside the tree; absolute links and links that climb out are
 skipped (and counted in the final line). Copied files keep only their safe permission bits (no
-setuid, setgid or sticky; group/world write only where the replaced file had it). ``runs/`` holds run outputs: staging copies it in so the
+setuid, setgid or sticky; group/world write only where the replaced file had it). ``runs/`` holds run outputs: staging
+copies it in so the
 shell can read checkpoints, but the final sync never writes, deletes or replaces anything under it.
 """
 

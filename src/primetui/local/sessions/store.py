@@ -35,7 +35,8 @@ class SessionRecord:
 
     id: str
     volume_name: str
-    """The volume's ``paths.volume_key``: its name, or ``_teams/<teamId>/<name>`` for a team's (the wire shows the name)."""
+    """The volume's ``paths.volume_key``: its name, or ``_teams/<teamId>/<name>`` for a team's (the wire shows the
+    name)."""
     read_only: bool
     alias: str
     created_at: str

@@ -1,6 +1,7 @@
 """The short-lived credentials V9 issues, and the upload leases of direct puts.
 
-A grant is one set of S3 credentials for one volume (named by its ``paths.volume_key``): read-only (a ``get`` route) or read-write
+A grant is one set of S3 credentials for one volume (named by its ``paths.volume_key``): read-only (a ``get`` route) or
+read-write
 (a ``put`` route, which also holds the volume's upload lease), limited to the volume-relative
 path the route was asked for (its top-level ``entries`` for a put to the root). Grants and leases
 live in memory: a restart of the server ends them, as a lapse would.

@@ -71,16 +71,19 @@ def main(argv: list[str] | None = None) -> int:
         print("|---|---|---|---|")
         print(f'| baseline: `python -c "import numpy, pyarrow"` | {baseline:.2f} s | - | - |')
         print(
-            f"| walkthrough (10 steps, lr 2e-5) | {walk_wall:.2f} s | {statistics.median(_step_times(walk)) * 1000:.0f} ms "
+            f"| walkthrough (10 steps, lr 2e-5) | {walk_wall:.2f} s | "
+            f"{statistics.median(_step_times(walk)) * 1000:.0f} ms "
             f"| {wl[1]:.4f} -> {wl[max(wl)]:.4f} |"
         )
         print(
-            f"| walkthrough + online evals (interval 5) | {eval_wall:.2f} s | {statistics.median(_step_times(ev)) * 1000:.0f} ms "
+            f"| walkthrough + online evals (interval 5) | {eval_wall:.2f} s | "
+            f"{statistics.median(_step_times(ev)) * 1000:.0f} ms "
             f"| rewards {', '.join(f'step {k}: {v:.3f}' for k, v in sorted(rewards.items()))} |"
         )
         marks = [s for s in (1, 10, 50, 100, 200, args.long_steps) if s in ll]
         print(
-            f"| {args.long_steps} steps, lr {args.long_lr:g} | {long_wall:.1f} s | {statistics.median(_step_times(long)) * 1000:.0f} ms "
+            f"| {args.long_steps} steps, lr {args.long_lr:g} | {long_wall:.1f} s | "
+            f"{statistics.median(_step_times(long)) * 1000:.0f} ms "
             f"| {' -> '.join(f'{ll[s]:.3f}' for s in marks)} (steps {', '.join(map(str, marks))}) |"
         )
     return 0

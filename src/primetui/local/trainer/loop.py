@@ -163,7 +163,8 @@ class Trainer:
             spec = self.files.read_input()
         except (OSError, ValueError) as exc:
             return self._fail(
-                f"Cannot read {self.files.run_dir / 'config.json'} ({exc}); the platform must write it before starting the trainer."
+                f"Cannot read {self.files.run_dir / 'config.json'} ({exc}); the platform must write it before "
+                f"starting the trainer."
             )
         self.files.run_id = str(spec.get("run_id", ""))
         self.trainer_comp = self.files.add_component(
@@ -195,7 +196,8 @@ class Trainer:
         progress = self._resume_sft(run, resumed)
         start = int(progress["step"]) + 1
         log.info(
-            f"Starting from step {start} (total_tokens={progress['total_tokens']}, total_samples={progress['total_samples']}, "
+            f"Starting from step {start} (total_tokens={progress['total_tokens']}, "
+            f"total_samples={progress['total_samples']}, "
             f"dataset_state={run.stream.state()})"
         )
         last_broadcast = self._start_evals(run, resumed is not None, start)
@@ -260,7 +262,8 @@ class Trainer:
         ckpt_root = self._ckpt_root(cfg, output_dir, volume_dir)
         if cfg.ckpt is not None:
             log.info(
-                f"Initializing checkpoint manager (dir={ckpt_root}, interval={cfg.ckpt.interval}, keep_last={cfg.ckpt.keep_last})"
+                f"Initializing checkpoint manager (dir={ckpt_root}, interval={cfg.ckpt.interval}, "
+                f"keep_last={cfg.ckpt.keep_last})"
             )
         log.info(f"Initializing model ({model_name} -> stand-in, {shape.num_params:,} parameters, dtype=float32)")
         params = init_params(shape, seed=int((model_spec.get("standin") or {}).get("seed", 0)))
@@ -268,7 +271,8 @@ class Trainer:
         log.info(f"Initialized ByteChatRenderer for {model_name}")
         opt = Optimizer(cfg.optim, params)
         log.info(
-            f"Initializing optimizer (type={cfg.optim.type}, lr={cfg.optim.lr}, weight_decay={cfg.optim.weight_decay}, max_norm={cfg.optim.max_norm})"
+            f"Initializing optimizer (type={cfg.optim.type}, lr={cfg.optim.lr}, "
+            f"weight_decay={cfg.optim.weight_decay}, max_norm={cfg.optim.max_norm})"
         )
         if opt.fallback_note:
             log.warning(opt.fallback_note)
@@ -305,7 +309,8 @@ class Trainer:
             self.pods.announce(grad_accum)
         else:
             self.log.info(
-                "Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) on CPU"
+                "Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) "
+                "on CPU"
             )
 
     def _resume_sft(self, run: _SftRun, resumed: tuple[Path, str] | None) -> dict[str, int]:
@@ -332,7 +337,8 @@ class Trainer:
                 run.stream.load_state(state.dataloader)
             except (KeyError, TypeError, ValueError):
                 self.log.warning(
-                    "The checkpoint's dataloader state does not fit this run's [data]; the data starts from the beginning."
+                    "The checkpoint's dataloader state does not fit this run's [data]; the data starts from the "
+                    "beginning."
                 )
         self.log.info(f"Resuming training from checkpoint step {state.progress.get('step', 0)} ({shown})")
         return progress
@@ -508,11 +514,13 @@ class Trainer:
         d = cfg.data
         if d.type == "fake":
             self.log.info(
-                f"Initializing data (type=fake, length={d.length}, input_ids={d.input_ids}, seq_len={d.seq_len}, batch_size={d.batch_size}, micro_batch_size={d.micro_batch_size})"
+                f"Initializing data (type=fake, length={d.length}, input_ids={d.input_ids}, seq_len={d.seq_len}, "
+                f"batch_size={d.batch_size}, micro_batch_size={d.micro_batch_size})"
             )
             return FakeStream(d), ["fake"]
         self.log.info(
-            f"Initializing data (name={d.name}, splits={d.splits or ['train']}, seq_len={d.seq_len}, batch_size={d.batch_size}, micro_batch_size={d.micro_batch_size}, shuffle={d.shuffle}, seed={d.seed})"
+            f"Initializing data (name={d.name}, splits={d.splits or ['train']}, seq_len={d.seq_len}, "
+            f"batch_size={d.batch_size}, micro_batch_size={d.micro_batch_size}, shuffle={d.shuffle}, seed={d.seed})"
         )
         sources = []
         labels = []
@@ -526,7 +534,8 @@ class Trainer:
             samples = tokenize_rows(rows, d, row_len, self.log.warning)
             if not samples:
                 raise RunFailure(
-                    f"No example in split '{label}' of {d.name} has trainable tokens within seq_len {d.seq_len}; raise data.seq_len or check the loss mask."
+                    f"No example in split '{label}' of {d.name} has trainable tokens within seq_len {d.seq_len}; "
+                    f"raise data.seq_len or check the loss mask."
                 )
             self.log.info(
                 f"Loaded {len(samples)} examples from split '{label}' ({sum(len(s.ids) for s in samples):,} tokens)"
@@ -557,7 +566,8 @@ class Trainer:
         while stream.epoch == 0 and stream.pos < len(samples) and len(rows_out) < 16:
             rows_out.append(pack_row(stream, row_len))
         self.log.info(
-            f"Initialized validation data ({d.name}: {len(samples)} examples, {len(rows_out)} rows, every {cfg.val.interval} steps)"
+            f"Initialized validation data ({d.name}: {len(samples)} examples, {len(rows_out)} rows, every "
+            f"{cfg.val.interval} steps)"
         )
         return rows_out
 
@@ -577,7 +587,8 @@ class Trainer:
         if r.step:
             if not (ckpt_root / f"step_{r.step}").is_dir():
                 raise RunFailure(
-                    f"resume.step = {r.step} looks in this run's own checkpoints, which has no step_{r.step}; to continue "
+                    f"resume.step = {r.step} looks in this run's own checkpoints, which has no step_{r.step}; to "
+                    f"continue "
                     f'another run, set [resume] dir = "/volume/runs/<runId>/checkpoints/step_{r.step}" instead.'
                 )
             return ckpt_root / f"step_{r.step}", f"checkpoints/step_{r.step}"

@@ -194,7 +194,8 @@ class DistributionsPane(HubSinks, Vertical, can_focus=True):
             return Text("")
         out = Text()
         out.append(
-            f"All steps (x: step {strip.steps[0]}–{strip.steps[-1]}, y: {self.kind}; darker = more of the step's values)\n",
+            f"All steps (x: step {strip.steps[0]}–{strip.steps[-1]}, y: {self.kind}; darker = more of the step's "
+            f"values)\n",
             style="bold",
         )
         scale = max(1, min(4, width // len(strip.steps)))

@@ -140,7 +140,8 @@ class LogsPane(FeedMixin, Vertical):
 
     # ---- components -------------------------------------------------------------------------
     def action_component(self, delta: int) -> None:
-        """``>`` / ``<``: the next or previous component's log (the last wraps to the first), its view taking the keys."""
+        """``>`` / ``<``: the next or previous component's log (the last wraps to the first), its view taking the
+        keys."""
         tabs = self.query_one(TabbedContent)
         panes = [pane.id for pane in tabs.query(TabPane) if pane.parent is not None and pane.id]
         if not panes:

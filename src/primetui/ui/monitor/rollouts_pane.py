@@ -117,7 +117,9 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
     RolloutsPane #rollouts-body.-wide #rollouts-groups { max-height: 50%; }
     RolloutsPane #rollouts-body.-wide #rollouts-samples { max-height: 1fr; }
     RolloutsPane #rollouts-detail { height: 1fr; padding: 0 1; border-top: solid $panel-lighten-2; }
-    RolloutsPane #rollouts-body.-wide > #rollouts-detail { width: 1fr; border-top: none; border-left: solid $panel-lighten-2; }
+    RolloutsPane #rollouts-body.-wide > #rollouts-detail {
+        width: 1fr; border-top: none; border-left: solid $panel-lighten-2;
+    }
     RolloutsPane SafeTable { scrollbar-size-horizontal: 0; }
     RolloutsPane SafeTable.-active > .datatable--cursor { background: $accent; color: $text; text-style: bold; }
     RolloutsPane > #rollouts-search { dock: bottom; display: none; }

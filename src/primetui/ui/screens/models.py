@@ -37,7 +37,8 @@ class ModelsScreen(DashboardScreen):
             yield Static("On-demand capacity", classes="section")
             yield SafeTable(id="capacity-table", cursor_type="row")
             yield Static(
-                "Rate fixed at dispatch; billed per GPU-hour from when pods are ready. Runs may queue depending on GPU count and topology.",
+                "Rate fixed at dispatch; billed per GPU-hour from when pods are ready. Runs may queue depending on "
+                "GPU count and topology.",
                 classes="caption",
             )
 

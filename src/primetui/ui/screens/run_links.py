@@ -263,7 +263,8 @@ class RunLinksMixin:
             return
         self._focus_pane(target, anomaly.component)
         self.notify(
-            f"{anomaly.label} at step {anomaly.step if anomaly.step is not None else '-'}: {neutralise(anomaly.message)}",
+            f"{anomaly.label} at step {anomaly.step if anomaly.step is not None else '-'}: "
+            f"{neutralise(anomaly.message)}",
             timeout=6,
         )
 

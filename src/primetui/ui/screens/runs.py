@@ -235,7 +235,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             self.follow_progress(runs)
 
     def follow_progress(self, runs: list[Any]) -> None:
-        """Metrics (R10) of the runs shown on this page: shared followers, incremental for live runs, once for finished ones."""
+        """Metrics (R10) of the runs shown on this page: shared followers, incremental for live runs, once for finished
+        ones."""
         hub = self.hub
         wanted: set[str] = set()
         for run in runs:

@@ -1,7 +1,8 @@
 """Runs list for many runs: config columns you choose, sort by any column, clone a run's config.
 
 Mixed into ``RunsScreen``. Keys: ``o`` chooses the columns (config columns among them: lr, batch
-size, seq_len, max_steps, and for RL group size and environment; :mod:`primetui.viewmodel.run_columns`), ``s`` sorts by the next shown column and ``S`` reverses (a click on a
+size, seq_len, max_steps, and for RL group size and environment; :mod:`primetui.viewmodel.run_columns`), ``s`` sorts by
+the next shown column and ``S`` reverses (a click on a
 header sorts by it too), ``k`` clones the selected run's config into a new file in the editor.
 """
 

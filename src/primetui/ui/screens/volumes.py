@@ -327,7 +327,8 @@ class VolumesScreen(DashboardScreen):
             update_static(
                 flag,
                 plain(
-                    f"⚠ READ-WRITE session {s.id} on {name} is {phase} its changes back{more}: dispatch waits until it is stopped."
+                    f"⚠ READ-WRITE session {s.id} on {name} is {phase} its changes back{more}: dispatch waits until "
+                    f"it is stopped."
                 ),
             )
         else:

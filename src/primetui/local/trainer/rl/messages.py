@@ -69,7 +69,8 @@ def trainer_step(
     mfu: float,
     peak_gib: float,
 ) -> str:
-    """``Step N | t | Loss … | Entropy … | Mismatch KL … | Grad. Norm … | LR … | Throughput … | MFU … | Peak Mem. …``."""
+    """``Step N | t | Loss … | Entropy … | Mismatch KL … | Grad. Norm … | LR … | Throughput … | MFU … | Peak Mem.
+    …``."""
     msg = (
         f"Step {step} | {format_time(seconds):>7} | Loss {loss:.4f} | Entropy {entropy:.4f} | "
         f"Mismatch KL {mismatch_kl:.4f}"
