@@ -199,7 +199,9 @@ while i < len(order):
     emit(order[i])
     i += 1
 print(len(classes), file=sys.stderr)
-print("CLASSES: dict[str, dict] = ", end="")
+print("from primetui.sft.schema_rows import ClassRow\n")
+print("# fmt: off")
+print("CLASSES: dict[str, ClassRow] = ", end="")
 pprint.pprint(classes, width=120, sort_dicts=False)
 
 injected = {}

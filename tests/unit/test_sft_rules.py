@@ -663,3 +663,18 @@ def test_quick_fixes(bad, code, expected):
     fixed = apply_fix(bad, d.fix)
     assert fixed == expected
     assert _found(fixed, code, HOSTED) == []
+
+
+def test_volume_fit_reads_whole_float_counts_as_pydantic_does():
+    """``max_steps = 10.0`` is a valid int to prime-rl (lax mode): the volume check counts it, no rule crashes."""
+    text = WALKTHROUGH.replace("max_steps = 10", "max_steps = 10.0").replace("keep_last = 1", "keep_last = 2")
+    codes = [d.code for d in check_text(text.replace("interval = 10", "interval = 5"), VOLUME_10G).diagnostics]
+    assert "internal" not in codes
+    assert "ckpt-exceeds-volume" in codes
+    fractional = [
+        d.code for d in check_text(WALKTHROUGH.replace("interval = 10", "interval = 2.5"), VOLUME_10G).diagnostics
+    ]
+    assert fractional == ["bad-type"]
+
+
+VOLUME_10G = CheckContext(volume_size_bytes=10 * 10**9)

@@ -9,8 +9,10 @@ verifiers ``EnvConfig`` / ``ServeConfig`` of a source stay open tables: ``prime 
 environments to the platform. Do not edit by hand: regenerate with scripts/gen_rl_schema_data.py.
 """
 
+from primetui.sft.schema_rows import ClassRow
+
 # fmt: off
-CLASSES: dict[str, dict] = {'RLConfig': {'source': 'configs/rl.py',
+CLASSES: dict[str, ClassRow] = {'RLConfig': {'source': 'configs/rl.py',
               'extra': 'forbid',
               'fields': {'trainer': {'type': 'TrainerConfig',
                                      'default': 'REQUIRED',

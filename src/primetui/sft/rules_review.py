@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from primetui.sft.cfg import Cfg, Finding
+from primetui.sft.diagnostics import Fix
 from primetui.sft.context import CheckContext
 from primetui.sft.placing import move_fixes
+from primetui.sft.spans import SpanMap
 from primetui.sft.sizing import (
     checkpoint_bytes,
     checkpoints_kept,
@@ -70,7 +72,7 @@ def _model_seq_len(c: Cfg) -> Iterator[Finding]:
     data_len = c.num("data.seq_len")
     said = f"{data_len}" if data_written else f"{data_len}, the default"
 
-    def move(spans):
+    def move(spans: SpanMap) -> Fix | None:
         return next(iter(move_fixes(spans, ("model", "seq_len"), ("data",))), None)
 
     yield Finding(
@@ -86,15 +88,28 @@ def _model_seq_len(c: Cfg) -> Iterator[Finding]:
     )
 
 
-def _volume_fit(c: Cfg, ctx: CheckContext, max_steps, interval) -> Iterator[Finding]:
+def _whole(v: int | float | None) -> int | None:
+    """A count as pydantic's lax mode reads it: ``10.0`` is 10; ``2.5`` is none (its type error is reported)."""
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else None
+    return v
+
+
+def _volume_fit(
+    c: Cfg, ctx: CheckContext, max_steps: int | float | None, interval: int | float | None
+) -> Iterator[Finding]:
     if ctx.volume_size_bytes is None:
         return
+    given = (max_steps, interval, c.num("ckpt.keep_last"))
+    counts = [_whole(v) for v in given]
+    if any(v is not None and n is None for v, n in zip(given, counts)):
+        return  # a fractional count: the schema's type error says it
+    steps, every, keep_last = counts
     model = c.str_("model.name") or ""
     params = params_from_model_name(model)
     if params is None:
         return
-    keep_last = c.num("ckpt.keep_last")
-    kept = checkpoints_kept(max_steps, interval, keep_last)
+    kept = checkpoints_kept(steps, every, keep_last)
     if kept is None:
         return
     per = checkpoint_bytes(params, c.get("optim.type") or "adamw", c.get("model.optimization_dtype") or "float32")

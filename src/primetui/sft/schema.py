@@ -21,6 +21,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, m
 from primetui.sft.kind import Kind, schema_kind
 from primetui.sft.renderers import RENDERER_EXTRA_ALLOW, RENDERER_FIELDS, RENDERERS_VERSION
 from primetui.sft.schema_data import CLASSES
+from primetui.sft.schema_rows import ClassRow
 
 PRIME_RL_COMMIT = "559b44772e471d1538537b8805cc77f3824a5e64"
 PRIME_RL_VERSION = "prime-rl 0.8.0 (prime-rl-configs 0.4.0, 2026-08-21)"
@@ -40,7 +41,7 @@ INJECTED_TYPES: dict[tuple[str, str], str] = {
 }
 
 
-def _tables(kind: str) -> dict[str, dict[str, Any]]:
+def _tables(kind: str) -> dict[str, ClassRow]:
     if kind == "rl":
         from primetui.sft.rl_schema_data import CLASSES as RL_CLASSES
 
@@ -288,7 +289,7 @@ class _RLBase(_Base):
     prime_kind: ClassVar[str] = "rl"
 
 
-def _model_full_offload(data: dict[str, Any]) -> dict:
+def _model_full_offload(data: dict[str, Any]) -> dict[str, Any]:
     fo = data.get("full_offload")
     if fo is True:
         data["full_offload"] = {}
@@ -297,31 +298,33 @@ def _model_full_offload(data: dict[str, Any]) -> dict:
     return data
 
 
-def _vllm_snake(data: dict[str, Any]) -> dict:
+def _vllm_snake(data: dict[str, Any]) -> dict[str, Any]:
     return {k.replace("-", "_"): v for k, v in data.items()}
 
 
-def _sft_before(data: dict[str, Any]) -> dict:
+def _sft_before(data: dict[str, Any]) -> dict[str, Any]:
     dep = data.get("deployment")
     if isinstance(dep, dict) and dep.get("type") == "multi_node":
         data["deployment"] = {k: v for k, v in dep.items() if k not in ("num_train_gpus", "num_infer_gpus")}
     model = data.get("model")
     inf = data.get("inference")
     if isinstance(inf, dict) and isinstance(model, dict) and isinstance(model.get("name"), str):
-        vllm = inf.get("vllm") if isinstance(inf.get("vllm"), dict) else {}
-        if "vllm" not in inf or isinstance(inf.get("vllm"), dict):
+        got = inf.get("vllm")
+        vllm = got if isinstance(got, dict) else {}
+        if "vllm" not in inf or isinstance(got, dict):
             data["inference"] = {**inf, "vllm": {"model": model["name"], **vllm}}
     return data
 
 
-def _rl_before(data: dict[str, Any]) -> dict:
+def _rl_before(data: dict[str, Any]) -> dict[str, Any]:
     """prime-rl's ``propagate_shared_fields``: the shared top-level keys fill the sub-configs.
 
     The conflicts it raises on are reported by ``rules_rl`` on the duplicated key, not here.
     """
     from primetui.sft.rl_propagate import propagate_shared_fields
 
-    return propagate_shared_fields(data)[0]
+    filled: dict[str, Any] = propagate_shared_fields(data)[0]
+    return filled
 
 
 _BEFORE = {
@@ -358,7 +361,7 @@ class _Builder:
     def annotation(self, f: FieldSpec) -> Any:
         if f.classes and f.discriminator:
             members = tuple(self.model(c) for c in f.classes)
-            ann: Any = Annotated[Union[members], Field(discriminator=f.discriminator)]  # type: ignore[valid-type]
+            ann: Any = Annotated[Union[members], Field(discriminator=f.discriminator)]
             return Optional[ann] if "None" in f.type else ann
         ns: dict[str, Any] = {
             "int": int,

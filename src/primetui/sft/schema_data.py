@@ -4,8 +4,10 @@ Mirrors PrimeIntellect-ai/prime-rl @ 559b44772e471d1538537b8805cc77f3824a5e64 (2
 prime-rl-configs 0.4.0). Do not edit by hand: regenerate, then adjust schema.py.
 """
 
+from primetui.sft.schema_rows import ClassRow
+
 # fmt: off
-CLASSES: dict[str, dict] = {'SFTConfig': {'source': 'configs/sft.py',
+CLASSES: dict[str, ClassRow] = {'SFTConfig': {'source': 'configs/sft.py',
                'extra': 'forbid',
                'fields': {'model': {'type': 'ModelConfig',
                                     'default': 'ModelConfig()',
