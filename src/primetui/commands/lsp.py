@@ -24,7 +24,7 @@ from primetui.sft.assist import completions, help_at
 from primetui.sft.check import check_text
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic
-from primetui.sft.positions import LineIndex
+from primetui.sft.positions import LineIndex, LspRange
 
 _SEVERITY = {
     "error": T.DiagnosticSeverity.Error,
@@ -102,7 +102,7 @@ class SftServer(LanguageServer):
                 self._start(uri)
 
 
-def _range(r: dict) -> T.Range:
+def _range(r: LspRange) -> T.Range:
     return T.Range(T.Position(**r["start"]), T.Position(**r["end"]))
 
 

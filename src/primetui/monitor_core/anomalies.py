@@ -255,6 +255,7 @@ class Detector:
                 self._stall = None  # a new step ends a stall
         out: list[Anomaly] = []
         isfinite = math.isfinite
+        value: float | None
         for key, raw in row.items():
             if type(raw) is float and key != "time":
                 value = raw

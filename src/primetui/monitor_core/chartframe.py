@@ -121,12 +121,13 @@ def x_range(series: list[Series], view: ChartView) -> tuple[float, float] | None
         return None
     lo = min(float(x[0]) for x in xs)
     hi = max(float(x[-1]) for x in xs)
-    ref_times = view.time_ref.times if view.x_mode == TIME and view.time_ref is not None else None
+    time_ref = view.time_ref if view.x_mode == TIME else None
+    ref_times = time_ref.times if time_ref is not None else None
     if ref_times is not None and np.isfinite(ref_times).any():
         lo, hi = min(lo, float(np.nanmin(ref_times))), max(hi, float(np.nanmax(ref_times)))
     window = view.zoom or (view.domain if view.x_mode == STEP else None)
     if window is not None:
-        ref = view.time_ref if ref_times is not None and len(view.time_ref) else max(series, key=len)
+        ref = time_ref if time_ref is not None and len(time_ref) else max(series, key=len)
         zlo = _step_to_x(ref, window[0], view)
         zhi = _step_to_x(ref, window[1], view)
         if zlo is not None and zhi is not None and zhi > zlo:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -75,24 +76,23 @@ class Matcher:
     fast literal scan.
     """
 
-    __slots__ = ("needle", "pattern", "fold", "text_pattern")
+    __slots__ = ("target", "fold", "text_pattern")
 
     def __init__(self, query: LogQuery) -> None:
         self.fold = not query.case_sensitive
         self.text_pattern = query.compile_text()
         text = query.text.lower() if self.fold else query.text
+        self.target: re.Pattern[bytes] | bytes  # a regex, or plain text
         if query.regex:
-            self.needle = None
             try:
                 # MULTILINE: the blob holds many lines, and ^ / $ mean a line's start and end.
-                self.pattern = re.compile(text.encode("utf-8"), re.MULTILINE)
+                self.target = re.compile(text.encode("utf-8"), re.MULTILINE)
             except re.error as exc:
                 raise QueryError(
                     f"That regex does not compile ({exc.msg} at position {exc.pos}); fix it or turn regex off."
                 ) from exc
         else:
-            self.needle = text.encode("utf-8")
-            self.pattern = None
+            self.target = text.encode("utf-8")
 
     def search(self, text: str) -> bool:
         """Does one line match?"""
@@ -101,9 +101,9 @@ class Matcher:
     def rows(self, blob: bytes, offsets: np.ndarray) -> np.ndarray:
         """Local indices of the lines in ``blob`` (``offsets`` = line starts + end) that match."""
         hay = blob.lower() if self.fold else blob
-        needle = self.needle
-        if needle is None:
-            positions = [m.start() for m in self.pattern.finditer(hay)]
+        needle = self.target
+        if isinstance(needle, re.Pattern):
+            positions = [m.start() for m in needle.finditer(hay)]
         else:
             # Hop from hit to hit (one find per matching line: one pass over the chunk for a
             # selective query); past one hit in eight lines, one bulk pass is cheaper.
@@ -133,12 +133,26 @@ class Matcher:
 _EMPTY = np.empty(0, dtype=np.int64)
 
 
-def text_matches(source, query: LogQuery, g0: int | None = None, g1: int | None = None) -> np.ndarray:
+class LineSource(Protocol):
+    """What the filters read: a log store, or the merged view of several (``monitor_core.store``)."""
+
+    @property
+    def first(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    def match(self, matcher: Matcher, g0: int | None = None, g1: int | None = None) -> np.ndarray: ...
+
+    def levels(self, g0: int, g1: int) -> np.ndarray: ...
+
+
+def text_matches(source: LineSource, query: LogQuery, g0: int | None = None, g1: int | None = None) -> np.ndarray:
     """Sorted global indices of lines in [g0, g1) whose text matches (ignores invert/level)."""
     return source.match(Matcher(query), g0, g1)
 
 
-def apply_filter(source, query: LogQuery, g0: int | None = None, g1: int | None = None) -> np.ndarray:
+def apply_filter(source: LineSource, query: LogQuery, g0: int | None = None, g1: int | None = None) -> np.ndarray:
     """Sorted global indices of lines in [g0, g1) that pass ``query`` as a filter."""
     g0 = source.first if g0 is None else max(g0, source.first)
     g1 = source.end if g1 is None else min(g1, source.end)
@@ -155,7 +169,7 @@ def apply_filter(source, query: LogQuery, g0: int | None = None, g1: int | None 
     return np.flatnonzero(keep) + g0
 
 
-def error_starts(source, g0: int | None = None, g1: int | None = None, min_level: int = 6) -> np.ndarray:
+def error_starts(source: LineSource, g0: int | None = None, g1: int | None = None, min_level: int = 6) -> np.ndarray:
     """Global indices where an error record starts (a line at ERROR+ after one below it)."""
     g0 = source.first if g0 is None else max(g0, source.first)
     g1 = source.end if g1 is None else min(g1, source.end)

@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from typing import NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -69,19 +70,16 @@ def _clock(hms: str) -> float:
     return int(parts[0]) * 60 + int(parts[1])
 
 
-def _render_envelope(obj: dict, prefix: str) -> list[tuple[str, int, int]] | None:
+def _render_envelope(obj: dict[str, Any], prefix: str) -> list[tuple[str, int, int]] | None:
     """Render a JSON envelope line as the CLI does; None when it is not an envelope."""
-    ts, level, message = obj.get("timestamp"), obj.get("level"), obj.get("message")
-    if not isinstance(ts, str) or not isinstance(level, str) or message is None:
-        if obj.get("type") == "progress":
-            pass
-        else:
-            return None
     if obj.get("type") == "progress":
         desc = str(obj.get("desc", "progress"))
         cur, total, pct = obj.get("current"), obj.get("total"), obj.get("percent")
         pct_text = f"{float(pct):.0f}%" if isinstance(pct, (int, float)) else ""
         return [(f"{desc}: {pct_text} {cur}/{total}".strip(), PROGRESS, INFO)]
+    ts, level, message = obj.get("timestamp"), obj.get("level"), obj.get("message")
+    if not isinstance(ts, str) or not isinstance(level, str) or message is None:
+        return None
     try:
         hms = datetime.fromisoformat(ts.replace("Z", "+00:00")).strftime("%H:%M:%S")
     except ValueError:
@@ -116,27 +114,33 @@ class Batch:
     __slots__ = ("texts", "levels", "kinds", "steps", "times", "keys")
 
     def __init__(self) -> None:
+        # Lists when built line by line (``add``), arrays when parsed in one go (``LineParser.parse_batch``).
         self.texts: list[str] = []
-        self.levels: list[int] = []
-        self.kinds: list[int] = []
-        self.steps: list[int] = []
-        self.times: list[float] = []
+        self.levels: list[int] | np.ndarray = []
+        self.kinds: list[int] | np.ndarray = []
+        self.steps: list[int] | np.ndarray = []
+        self.times: list[float] | np.ndarray = []
         self.keys: dict[int, str] = {}
 
     def __len__(self) -> int:
         return len(self.texts)
 
     def add(self, p: Parsed) -> None:
-        """Append one parsed line."""
+        """Append one parsed line (to a batch built line by line)."""
+        levels, kinds, steps, times = self.levels, self.kinds, self.steps, self.times
+        if not (isinstance(levels, list) and isinstance(kinds, list) and isinstance(steps, list)):
+            raise TypeError("Batch.add extends a batch built line by line, not a parsed one")
+        if not isinstance(times, list):
+            raise TypeError("Batch.add extends a batch built line by line, not a parsed one")
         if p.key is not None:
             self.keys[len(self.texts)] = p.key
         self.texts.append(p.text)
-        self.levels.append(p.level)
-        self.kinds.append(p.kind)
-        self.steps.append(p.step)
-        self.times.append(p.t)
+        levels.append(p.level)
+        kinds.append(p.kind)
+        steps.append(p.step)
+        times.append(p.t)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Parsed]:
         levels, kinds, steps, times = (
             list(map(int, self.levels)),
             list(map(int, self.kinds)),
@@ -185,7 +189,8 @@ class _Rows:
         if not positions:
             return []
         if self.newlines is not None:
-            return np.searchsorted(self.newlines, positions, side="left").tolist()
+            rows: list[int] = np.searchsorted(self.newlines, positions, side="left").tolist()
+            return rows
         out: list[int] = []
         count = self.blob.count
         row = prev = 0
@@ -199,8 +204,8 @@ class _Rows:
         """Rows that contain ``lit``, in order: one vectorised pass over the UTF-16 view for a
         literal of one or two characters, else one ``str.find`` per such row."""
         blob = self.blob
-        units = self.units
-        if units is not None and len(lit) <= 2 and max(map(ord, lit)) < 0x10000:
+        units, newlines = self.units, self.newlines  # both None, or both arrays
+        if units is not None and newlines is not None and len(lit) <= 2 and max(map(ord, lit)) < 0x10000:
             eq = units == ord(lit[0])
             if not eq.any():
                 return []
@@ -210,8 +215,9 @@ class _Rows:
                 hits = hits[units[hits + 1] == ord(lit[1])]
             if not len(hits):
                 return []
-            rows = np.searchsorted(self.newlines, hits, side="left")
-            return rows[np.concatenate(([True], rows[1:] != rows[:-1]))].tolist()
+            rows = np.searchsorted(newlines, hits, side="left")
+            firsts: list[int] = rows[np.concatenate(([True], rows[1:] != rows[:-1]))].tolist()
+            return firsts
         find = blob.find
         positions: list[int] = []
         pos = find(lit)
@@ -227,10 +233,9 @@ class _Rows:
         """Level codes and clocks of the rows in prime-rl's fixed layout (``HH:MM:SS LEVEL7 ``:
         characters 8-16 are one of :data:`_FIXED_LEVELS`), computed on the UTF-16 view for the
         whole batch; None when there is no such view (the batch has characters beyond the BMP)."""
-        units = self.units
-        if units is None:
+        units, newlines = self.units, self.newlines
+        if units is None or newlines is None:
             return None
-        newlines = self.newlines
         starts = np.empty(n, dtype=np.int64)
         starts[0] = 0
         starts[1:] = newlines + 1
@@ -345,17 +350,17 @@ def _head_ids(texts: list[str]) -> np.ndarray:
         for row, i in enumerate(ids):
             if i < 0:
                 head = texts[row][:17]
-                i = _HEADS.get(head)
-                if i is None:
-                    i = len(_HEADS)
-                    if i >= len(_HEAD_CODES):
-                        _HEAD_CODES = np.resize(_HEAD_CODES, 2 * i)
-                        _HEAD_TIMES = np.resize(_HEAD_TIMES, 2 * i)
+                known = _HEADS.get(head)
+                if known is None:
+                    known = len(_HEADS)
+                    if known >= len(_HEAD_CODES):
+                        _HEAD_CODES = np.resize(_HEAD_CODES, 2 * known)
+                        _HEAD_TIMES = np.resize(_HEAD_TIMES, 2 * known)
                     code = fixed(head[8:17], 0)
-                    _HEAD_CODES[i] = code
-                    _HEAD_TIMES[i] = _clock_cached(head[:8]) if code else -1.0
-                    _HEADS[head] = i
-                ids[row] = i
+                    _HEAD_CODES[known] = code
+                    _HEAD_TIMES[known] = _clock_cached(head[:8]) if code else -1.0
+                    _HEADS[head] = known
+                ids[row] = known
     return np.array(ids, dtype=np.intp)
 
 
@@ -453,10 +458,10 @@ def _splice_special(
     """Splice the per-line results of the unusual rows between runs of ordinary rows."""
     n = len(texts)
     o_texts: list[str] = []
-    o_codes: list = []
-    o_times: list = []
-    o_kinds: list = []
-    o_steps: list = []
+    o_codes: list[np.ndarray] = []
+    o_times: list[np.ndarray] = []
+    o_kinds: list[np.ndarray] = []
+    o_steps: list[np.ndarray] = []
     prev = 0
     for row, ps in parsed:
         o_texts += texts[prev:row]

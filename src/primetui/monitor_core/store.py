@@ -23,10 +23,15 @@ import tempfile
 from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from primetui.monitor_core.lines import GAP, Batch, gap_line
+
+if TYPE_CHECKING:
+    from primetui.monitor_core.filters import Matcher
 
 
 @dataclass(slots=True)
@@ -49,7 +54,14 @@ class _Chunk:
     __slots__ = ("start", "count", "blob", "offsets", "levels", "kinds", "steps", "times", "spilled")
 
     def __init__(
-        self, start: int, texts: list[str] | None, levels, kinds, steps, times, blob: bytes | None = None
+        self,
+        start: int,
+        texts: list[str] | None,
+        levels: npt.ArrayLike,
+        kinds: npt.ArrayLike,
+        steps: npt.ArrayLike,
+        times: npt.ArrayLike,
+        blob: bytes | None = None,
     ) -> None:
         self.start = start
         if blob is None:
@@ -228,7 +240,7 @@ class LogStore:
         start, _ = self.append(batch)
         return start
 
-    def _collapse(self, batch: Batch):
+    def _collapse(self, batch: Batch) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
         """Drop progress states that a later state of the same bar replaces (only bar rows are
         visited, so a batch with a few bars costs what a batch without them does)."""
         keys = batch.keys
@@ -442,7 +454,7 @@ class LogStore:
         """Step numbers of lines [g0, g1) (-1 for lines that are not step lines)."""
         return self._column("steps", g0, g1)
 
-    def match(self, matcher, g0: int | None = None, g1: int | None = None) -> np.ndarray:
+    def match(self, matcher: Matcher, g0: int | None = None, g1: int | None = None) -> np.ndarray:
         """Sorted global indices of lines in [g0, g1) that ``matcher`` (filters.Matcher) accepts."""
         g0 = self.first if g0 is None else max(g0, self.first)
         g1 = self.end if g1 is None else min(g1, self.end)
@@ -652,7 +664,7 @@ class MergedLog:
     def steps(self, g0: int, g1: int) -> np.ndarray:
         return self._gather("steps", g0, g1)
 
-    def match(self, matcher, g0: int | None = None, g1: int | None = None) -> np.ndarray:
+    def match(self, matcher: Matcher, g0: int | None = None, g1: int | None = None) -> np.ndarray:
         """Sorted merged indices of lines in [g0, g1) that ``matcher`` accepts."""
         g0 = self.first if g0 is None else max(g0, self.first)
         g1 = self.end if g1 is None else min(g1, self.end)

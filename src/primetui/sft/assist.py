@@ -165,7 +165,8 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
             for c in _values(path, raw, models, kind)
             if c.insert.startswith(word.strip('"')) or c.insert.startswith(word)
         ]
-    word = _WORD.search(before).group(0)
+    m = _WORD.search(before)  # matches at the end of any text (maybe empty)
+    word = m.group(0) if m else ""
     start = col - len(word)
     table = spans.table_at_line(line)
     cls = _class_at(table, raw, kind)
@@ -179,14 +180,14 @@ def completions(text: str, line: int, col: int, models: frozenset[str] | None = 
     ]
 
 
-def _keys(text: str) -> tuple:
+def _keys(text: str) -> tuple[str, ...]:
     return tuple(k.strip().strip('"') for k in text.strip().split("."))
 
 
-def _inline_context(before: str) -> tuple[tuple, str, set[str]] | None:
+def _inline_context(before: str) -> tuple[tuple[str, ...], str, set[str]] | None:
     """Inside an unclosed inline table on this line: (its key path from the line's table, the text
     typed since its last ``{`` or ``,``, the keys already written in it); None outside one."""
-    stack: list[tuple[tuple, set[str]]] = []
+    stack: list[tuple[tuple[str, ...], set[str]]] = []
     start, quote = 0, ""
     for i, ch in enumerate(before):
         if quote:
@@ -211,7 +212,12 @@ def _inline_context(before: str) -> tuple[tuple, str, set[str]] | None:
 
 
 def _inline_completions(
-    inline: tuple[tuple, str, set[str]], table: tuple, col: int, raw: Any, models: frozenset[str] | None, kind: str
+    inline: tuple[tuple[str, ...], str, set[str]],
+    table: tuple[str | int, ...],
+    col: int,
+    raw: Any,
+    models: frozenset[str] | None,
+    kind: str,
 ) -> tuple[int, list[Completion]]:
     keys, typed, present = inline
     base = (*table, *keys)

@@ -14,12 +14,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from primetui.sft.cfg import Cfg, Finding
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import (
     Diagnostic,
     Fix,
+    Level,
     Span,
     TextEdit,
     apply_fix,
@@ -134,7 +136,7 @@ def check_parsed(raw: dict[str, Any], spans: SpanMap, ctx: CheckContext) -> Repo
     return Report(_dedupe(diags), raw, spans, schema_errors, installed.note(kind))
 
 
-def _deferred_level(ctx: CheckContext) -> str:
+def _deferred_level(ctx: CheckContext) -> Level:
     """What a check ``prime train`` leaves to the platform is: an error at dispatch, else a warning."""
     return "error" if ctx.at_dispatch else "warning"
 
@@ -241,7 +243,7 @@ def is_deferred(kind: str, path: tuple[Any, ...]) -> bool:
 
 
 def schema_diagnostics(
-    raw: dict[str, Any], spans: SpanMap, deferred_level: str = "warning"
+    raw: dict[str, Any], spans: SpanMap, deferred_level: Level = "warning"
 ) -> tuple[list[Diagnostic], list[dict[str, Any]]]:
     """Validate against the mirrored pydantic model; one diagnostic per distinct place.
 
@@ -256,7 +258,7 @@ def schema_diagnostics(
         return [], []
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
-    grouped: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    grouped: dict[tuple[Any, ...], list[ErrorDetails]] = {}
     for e in errors:
         path, _cls, _f, _tags = _walk_loc(tuple(e["loc"]), raw)
         grouped.setdefault((path, e["type"] == "extra_forbidden"), []).append(e)
@@ -267,13 +269,13 @@ def schema_diagnostics(
             schema_errors.append({"loc": ["body", "config", *e["loc"]], "msg": e["msg"], "type": e["type"]})
         d = _schema_diagnostic(path, errs, raw, spans)
         if is_deferred(kind, path) and deferred_level != "error":
-            d = replace(d, level=deferred_level, message=d.message.rstrip(".") + DEFERRED_NOTE + ".")  # type: ignore[arg-type]
+            d = replace(d, level=deferred_level, message=d.message.rstrip(".") + DEFERRED_NOTE + ".")
         diags.append(d)
     return diags, schema_errors
 
 
 def _schema_diagnostic(
-    path: tuple[Any, ...], errs: list[dict[str, Any]], raw: dict[str, Any], spans: SpanMap
+    path: tuple[Any, ...], errs: list[ErrorDetails], raw: dict[str, Any], spans: SpanMap
 ) -> Diagnostic:
     e = errs[0]
     etype = e["type"]
@@ -368,7 +370,7 @@ def _table_of(path: tuple[Any, ...], raw: dict[str, Any]) -> tuple[FieldSpec | N
     return f, cls, node
 
 
-def _extra_diagnostic(path: tuple[Any, ...], e: dict[str, Any], raw: dict[str, Any], spans: SpanMap) -> Diagnostic:
+def _extra_diagnostic(path: tuple[Any, ...], e: ErrorDetails, raw: dict[str, Any], spans: SpanMap) -> Diagnostic:
     key = path[-1] if path else "?"
     sp = anchor(spans, path, on_key=True)
     table_path = tuple(p for p in path[:-1] if not isinstance(p, int))
@@ -394,7 +396,7 @@ def _extra_diagnostic(path: tuple[Any, ...], e: dict[str, Any], raw: dict[str, A
 
 
 def _untagged_union_diagnostic(
-    path: tuple, key: Any, union_f: FieldSpec, node: dict, sp: Span, spans: SpanMap
+    path: tuple[Any, ...], key: Any, union_f: FieldSpec, node: dict[str, Any], sp: Span, spans: SpanMap
 ) -> Diagnostic | None:
     """The §1.3 trap: a union table without its tag silently became the default variant."""
     disc = union_f.discriminator or "type"
@@ -424,14 +426,14 @@ def _untagged_union_diagnostic(
 
 
 def _other_variant_diagnostic(
-    path: tuple, key: Any, union_f: FieldSpec, node: dict, base: str, sp: Span, spans: SpanMap
+    path: tuple[Any, ...], key: Any, union_f: FieldSpec, node: dict[str, Any], base: str, sp: Span, spans: SpanMap
 ) -> Diagnostic | None:
     owners = [t for t, c in variants(union_f).items() if str(key) in c.fields]
     return _variant_key_diagnostic(path, union_f, owners, node, base, sp, spans) if owners else None
 
 
 def _unknown_key_diagnostic(
-    path: tuple, union_f: FieldSpec | None, cls: ClassSpec | None, base: str, sp: Span, spans: SpanMap
+    path: tuple[Any, ...], union_f: FieldSpec | None, cls: ClassSpec | None, base: str, sp: Span, spans: SpanMap
 ) -> Diagnostic:
     """A key no table knows: suggest the closest known key of its table (any variant), else say to remove it."""
     key = str(path[-1]) if path else "?"
@@ -477,8 +479,8 @@ def _variant_key_diagnostic(
     )
     switches = [f for f in (_set_tag_fix(spans, table, disc, o) for o in owners[:3]) if f is not None]
     drop = remove_line_fix(spans, path, f"Remove {path[-1]}")
-    fixes = [*switches, drop] if disc == "type" else [drop, *switches]
-    fixes = [f for f in fixes if f is not None]
+    ordered = [*switches, drop] if disc == "type" else [drop, *switches]
+    fixes = [f for f in ordered if f is not None]
     return Diagnostic(
         "error",
         msg,
@@ -519,9 +521,7 @@ def key_homes(key: str, kind: str = "sft") -> list[tuple[Any, ...]]:
     return table_homes(kind).get(key, [])
 
 
-def _missing_tag_diagnostic(
-    path: tuple[Any, ...], e: dict[str, Any], raw: dict[str, Any], spans: SpanMap
-) -> Diagnostic:
+def _missing_tag_diagnostic(path: tuple[Any, ...], e: ErrorDetails, raw: dict[str, Any], spans: SpanMap) -> Diagnostic:
     from primetui.sft.schema import resolve
 
     f, _ = resolve(path, raw)

@@ -243,13 +243,15 @@ async def sweep_text(
         )
         warnings.append(f"warning: {_clean(sentence)}")
         say(warnings[-1])
-    checked, failed = [], []
+    checked: list[dict[str, Any]] = []  # every variant's, when none failed
+    failed: list[str] = []
     for v in variants:
         say(f"{v.name}:")
         config = await preflight_config(client, f"{path} [{v.name}]", v.text, volume, say, "sweep", f" of {v.name}")
         if isinstance(config, Refusal):
             failed.append(v.name)
-        checked.append(config)
+        else:
+            checked.append(config)
     try:
         prices = prices_from(await client.list_models())
     except Exception:  # noqa: BLE001 - the pre-flight's Model lines already said why the cache cannot be read

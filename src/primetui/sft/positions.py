@@ -7,12 +7,35 @@ Multilingual Plane, such as an emoji, counts 2), so ``--json`` and the language 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypedDict
+
 from primetui.sft.diagnostics import Diagnostic, Fix, Span, TextEdit
 
 POSITION_ENCODING = "utf-16"
 
 
-def _unit_len(encoding: str):
+class LspPosition(TypedDict):
+    line: int
+    character: int
+
+
+class LspRange(TypedDict):
+    start: LspPosition
+    end: LspPosition
+
+
+class LspEdit(TypedDict):
+    range: LspRange
+    newText: str
+
+
+class LspFix(TypedDict):
+    title: str
+    edits: list[LspEdit]
+
+
+def _unit_len(encoding: str) -> Callable[[str], int]:
     if encoding == "utf-8":
         return lambda ch: len(ch.encode("utf-8"))
     if encoding == "utf-32":
@@ -36,7 +59,7 @@ class LineIndex:
         line = max(0, line)
         return line, max(0, min(col, len(self.lines[line])))
 
-    def position(self, line: int, col: int) -> dict:
+    def position(self, line: int, col: int) -> LspPosition:
         line, col = self._clamp(line, col)
         return {"line": line, "character": sum(map(self._units, self.lines[line][:col]))}
 
@@ -51,17 +74,17 @@ class LineIndex:
             units += self._units(ch)
         return line, len(text)
 
-    def range(self, span: Span) -> dict:
+    def range(self, span: Span) -> LspRange:
         return {"start": self.position(span.line, span.col), "end": self.position(span.end_line, span.end_col)}
 
-    def edit(self, edit: TextEdit) -> dict:
+    def edit(self, edit: TextEdit) -> LspEdit:
         return {"range": {"start": self.position(*edit.start), "end": self.position(*edit.end)}, "newText": edit.text}
 
-    def fix(self, fix: Fix) -> dict:
+    def fix(self, fix: Fix) -> LspFix:
         return {"title": fix.title, "edits": [self.edit(e) for e in fix.edits]}
 
 
-def diagnostic_json(d: Diagnostic, index: LineIndex) -> dict:
+def diagnostic_json(d: Diagnostic, index: LineIndex) -> dict[str, Any]:
     """``Diagnostic.to_json`` plus an LSP ``range`` and, for a fix, its edits in LSP form."""
     out = d.to_json()
     out["range"] = index.range(d.span)

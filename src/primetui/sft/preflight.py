@@ -132,9 +132,14 @@ async def run_preflight(
 DEFAULT_DATA_NAME = "PrimeIntellect/Reverse-Text-SFT"  # prime-rl's data.name default
 
 
+def _data_table(config: dict[str, Any]) -> dict[str, Any]:
+    data = config.get("data")
+    return data if isinstance(data, dict) else {}
+
+
 def data_check(config: dict[str, Any]) -> Check:
     """What a config shows about its dataset before dispatch (the trainer reads data.name from /volume)."""
-    data = config.get("data") if isinstance(config.get("data"), dict) else {}
+    data = _data_table(config)
     if data.get("type", "sft") == "fake":
         return Check("Data", "ok", 'data.type = "fake": synthetic data, no dataset on the volume is read')
     name = data.get("name", DEFAULT_DATA_NAME)
@@ -177,7 +182,7 @@ def data_check(config: dict[str, Any]) -> Check:
 async def _data_checks(client: Any, volume: str, config: dict[str, Any]) -> list[Check]:
     """The dataset on the volume, line by line, when the platform's storage route can list it."""
     static = data_check(config)
-    data = config.get("data") if isinstance(config.get("data"), dict) else {}
+    data = _data_table(config)
     if static.state in ("fail", "ok"):  # an unusable name, or fake data: nothing to look at
         return [static]
     name = data.get("name", DEFAULT_DATA_NAME)

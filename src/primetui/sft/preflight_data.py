@@ -67,7 +67,7 @@ def sft_shaped(columns: list[str]) -> bool:
     return "messages" in columns or ("prompt" in columns and "completion" in columns)
 
 
-def _listing(storage: Any, rel: str) -> tuple[dict | None, list[str], dict[str, int], str]:
+def _listing(storage: Any, rel: str) -> tuple[dict[str, Any] | None, list[str], dict[str, int], str]:
     """(the single file's head or None, file names, their sizes, the folder they sit in) for ``rel``."""
     single = storage.head(rel) if rel else None
     if single is not None:
@@ -88,7 +88,7 @@ def _kinds_text(files: list[str]) -> str:
     return ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) + " the trainer can load"
 
 
-def _splits(data: dict, files: list[str], single: bool, shown: str) -> tuple[list[str], Line | None]:
+def _splits(data: dict[str, Any], files: list[str], single: bool, shown: str) -> tuple[list[str], Line | None]:
     """The files the configured subsets/splits pick, and the Splits line (None when none are named)."""
     subsets, splits = data.get("subsets"), data.get("splits")
     pairs = layout.split_pairs(
@@ -137,7 +137,7 @@ def _columns_line(storage: Any, key: str, size: int, first: str) -> Line:
     )
 
 
-def dataset_lines(storage: Any, rel: str, data: dict) -> list[Line]:
+def dataset_lines(storage: Any, rel: str, data: dict[str, Any]) -> list[Line]:
     """The Data, Files, Columns and Splits lines for the dataset at volume path ``rel``."""
     shown = "/volume/" + rel
     single, names, sizes, folder = _listing(storage, rel)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from primetui.sft.preflight_data import State
 from primetui.sft.rules_rl import NEEDS_INFERENCE_GPUS, KNOWN_TASKSETS, is_known_taskset
 
 
@@ -16,7 +17,7 @@ class Check(NamedTuple):
     """One pre-flight line (``preflight`` turns it into its own ``Check``, as it does ``preflight_data``'s)."""
 
     name: str
-    state: str  # ok, fail, warn or skip
+    state: State
     detail: str
 
 

@@ -103,7 +103,7 @@ def run(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
-def _gpu_budget_fix(train: int, infer: int, per_node: int) -> str:
+def _gpu_budget_fix(train: float, infer: float, per_node: float) -> str:
     """How to fit training and the eval's inference server on one node: never "lower … to 0"."""
     if per_node - infer >= 1:
         return f"lower num_train_gpus to {per_node - infer}"

@@ -27,7 +27,7 @@ PROTECTED_ENV = (
 )
 
 
-def _p(dotted: str) -> tuple:
+def _p(dotted: str) -> tuple[str, ...]:
     return tuple(dotted.split("."))
 
 
@@ -612,7 +612,7 @@ def online_eval_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
-def gpu_budget_text(train: int, infer: int, per_node: int) -> str:
+def gpu_budget_text(train: float, infer: float, per_node: float) -> str:
     return f"Total GPU count ({train + infer} = {train} train + {infer} infer) exceeds gpus_per_node ({per_node})."
 
 
@@ -625,8 +625,9 @@ def runtime_rules(c: Cfg) -> Iterator[Finding]:
     else:
         world = c.num("deployment.num_train_gpus")
     bs, mbs, cp = c.num("data.batch_size"), c.num("data.micro_batch_size"), c.num("model.cp") or 1
-    divisible = bool(bs and mbs and bs % mbs == 0)  # otherwise prime-rl's own batch error already says it
-    if world and divisible and isinstance(cp, int) and (bs * cp) % (world * mbs) != 0:
+    # a batch_size not divisible by micro_batch_size: prime-rl's own batch error already says it
+    divisible = bs and mbs and bs % mbs == 0
+    if world and bs and mbs and divisible and isinstance(cp, int) and (bs * cp) % (world * mbs) != 0:
         yield Finding(
             "warning",
             "world-batch",

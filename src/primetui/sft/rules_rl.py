@@ -16,6 +16,7 @@ from typing import Any
 
 from primetui.sft.cfg import Cfg, Finding
 from primetui.sft.context import CheckContext
+from primetui.sft.diagnostics import Level
 from primetui.sft.renderers import MODEL_RENDERER_MAP
 from primetui.sft.rl_propagate import conflict_message, propagate_shared_fields
 
@@ -63,7 +64,7 @@ def unknown_taskset_message(taskset_id: str) -> str:
     )
 
 
-def _p(dotted: str) -> tuple:
+def _p(dotted: str) -> tuple[str | int, ...]:
     return tuple(int(x) if x.isdigit() else x for x in dotted.split("."))
 
 
@@ -631,7 +632,7 @@ def _taskset_id(source: dict[str, Any]) -> Any:
 
 def source_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
     """What ``prime train`` leaves to the platform: an error at dispatch, a warning in the editor."""
-    level = "error" if ctx.at_dispatch else "warning"
+    level: Level = "error" if ctx.at_dispatch else "warning"
     train = _sources(c, "train")
     if not train and not _written_list(c, "orchestrator.train.source"):
         yield Finding(
@@ -671,7 +672,7 @@ def _written_list(c: Cfg, dotted: str) -> bool:
     return isinstance(c.written(dotted), list) and bool(c.written(dotted))
 
 
-def _source_findings(split: str, i: int, source: dict[str, Any], level: str) -> Iterator[Finding]:
+def _source_findings(split: str, i: int, source: dict[str, Any], level: Level) -> Iterator[Finding]:
     where = f"orchestrator.{split}.source.{i}"
     loc = ("orchestrator", split, "source", i)
     taskset = _taskset_id(source)
@@ -718,5 +719,5 @@ def hosted_rules(raw: Cfg, c: Cfg) -> Iterator[Finding]:
         )
 
 
-def _first_table(raw: Cfg) -> tuple:
+def _first_table(raw: Cfg) -> tuple[str, ...]:
     return ("orchestrator",) if "orchestrator" in raw.raw else ("trainer",)

@@ -50,12 +50,15 @@ class Entry:
     def _to_span(self, v: Span | Node | tuple[Any, ...]) -> Span:
         if isinstance(v, Span):
             return v
+        owner = self._owner
+        if owner is None:
+            raise ValueError("an entry located by a node needs the SpanMap that made it")
         if isinstance(v, tuple):  # (first node, close node or None, fallback key node) of a table header
             first, close, key = v
             line = first.start_point[0]
-            end = self._owner.span(close).end_col if close is not None else self._owner.span(key).end_col
-            return Span(line, self._owner.span(first).col, line, end)
-        return self._owner.span(v)
+            end = owner.span(close).end_col if close is not None else owner.span(key).end_col
+            return Span(line, owner.span(first).col, line, end)
+        return owner.span(v)
 
     @property
     def key(self) -> Span:
@@ -104,10 +107,11 @@ class SpanMap:
                 if c.type in ("dotted_key", "bare_key", "quoted_key"):
                     parts.extend(self._key_parts(c))
             return parts
-        raw = node.text.decode("utf-8", errors="replace")
+        text = node.text or b""
+        raw = text.decode("utf-8", errors="replace")
         if node.type == "quoted_key":
             raw = raw[1:-1]
-            if node.text.startswith(b'"'):
+            if text.startswith(b'"'):
                 try:
                     raw = bytes(raw, "utf-8").decode("unicode_escape")
                 except (UnicodeDecodeError, ValueError):

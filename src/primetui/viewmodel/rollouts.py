@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from primetui.api.rl import Sample
 from primetui.monitor_core.rl_health import SamplePoint
 
 SORTS = ("reward", "advantage", "length", "spread")
@@ -169,7 +170,7 @@ def parsed_answer(text: str) -> str:
 class Completion:
     """One rollout as the tab lists it."""
 
-    sample: Any
+    sample: Sample
     text: str
     reward: float | None
     advantage: float | None
@@ -196,7 +197,7 @@ class Completion:
         return self.tokens_out if self.tokens_out is not None else len(self.text)
 
 
-def completion_of(sample: Any) -> Completion:
+def completion_of(sample: Sample) -> Completion:
     text = completion_text(sample)
     return Completion(
         sample,
@@ -208,6 +209,10 @@ def completion_of(sample: Any) -> Completion:
         sample.num_output_tokens,
         is_truncated(sample),
     )
+
+
+def _reward(c: Completion) -> float:
+    return c.reward if c.reward is not None else -math.inf
 
 
 @dataclass
@@ -260,7 +265,7 @@ class Group:
 
     def best(self) -> Completion | None:
         scored = [c for c in self.completions if c.reward is not None]
-        return max(scored, key=lambda c: c.reward) if scored else (self.completions[0] if self.completions else None)
+        return max(scored, key=_reward) if scored else (self.completions[0] if self.completions else None)
 
     def to_json(self) -> dict[str, Any]:
         return {
