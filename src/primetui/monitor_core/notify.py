@@ -34,6 +34,7 @@ log = logging.getLogger("primetui.monitor_core.notify")
 log.addHandler(logging.NullHandler())  # callers report failures themselves; no stray stderr lines
 
 Severity = Literal["information", "warning", "error"]
+_TRANSFER_SEVERITY: dict[str, Severity] = {"failed": "error", "cancelled": "warning"}
 DESKTOP_MODES = ("off", "osc777", "osc9")
 MAX_FIELD = 500
 """Characters kept of any outside text in an event (a hook or a desktop popup wants one line)."""
@@ -127,7 +128,7 @@ class RunEvent:
         what = "Import into" if transfer.direction == "import" else "Export of"
         where = f"{_clean(transfer.volume_name, 80)}:/{_clean(transfer.path, 120)}"
         status = _clean(transfer.status, 40)
-        severity: Severity = {"failed": "error", "cancelled": "warning"}.get(status, "information")  # type: ignore[assignment]
+        severity = _TRANSFER_SEVERITY.get(status, "information")
         detail = transfer.error_message or (transfer.progress.total if transfer.progress else "") or ""
         return cls(
             "transfer",

@@ -92,6 +92,7 @@ class _Chunk:
 
     def release(self) -> None:
         """Drop the data (it is on disk now); only the chunk's place stays."""
+        # A released chunk's arrays are never read again: Spill.read builds a new chunk from the file.
         self.blob = self.offsets = self.levels = self.kinds = self.steps = self.times = None  # type: ignore[assignment]
 
 

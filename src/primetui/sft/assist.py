@@ -223,13 +223,15 @@ def _inline_completions(
     base = (*table, *keys)
     if "=" in typed:
         key_text, _, value_part = typed.partition("=")
-        word = re.search(r'"?[^"\s=]*$', value_part).group(0)  # type: ignore[union-attr]
+        m = re.search(r'"?[^"\s=]*$', value_part)  # matches at the end of any text (maybe empty)
+        word = m.group(0) if m else ""
         return col - len(word), [
             c
             for c in _values((*base, *_keys(key_text)), raw, models, kind)
             if c.insert.startswith(word.strip('"')) or c.insert.startswith(word)
         ]
-    word = _WORD.search(typed).group(0)  # type: ignore[union-attr]
+    m = _WORD.search(typed)
+    word = m.group(0) if m else ""
     cls = _class_at(base, raw, kind)
     if cls is None:
         return col - len(word), []
