@@ -128,9 +128,9 @@ class Batch:
     def add(self, p: Parsed) -> None:
         """Append one parsed line (to a batch built line by line)."""
         levels, kinds, steps, times = self.levels, self.kinds, self.steps, self.times
-        if not (isinstance(levels, list) and isinstance(kinds, list) and isinstance(steps, list)):
-            raise TypeError("Batch.add extends a batch built line by line, not a parsed one")
-        if not isinstance(times, list):
+        if not (
+            isinstance(levels, list) and isinstance(kinds, list) and isinstance(steps, list) and isinstance(times, list)
+        ):
             raise TypeError("Batch.add extends a batch built line by line, not a parsed one")
         if p.key is not None:
             self.keys[len(self.texts)] = p.key

@@ -625,9 +625,8 @@ def runtime_rules(c: Cfg) -> Iterator[Finding]:
     else:
         world = c.num("deployment.num_train_gpus")
     bs, mbs, cp = c.num("data.batch_size"), c.num("data.micro_batch_size"), c.num("model.cp") or 1
-    # a batch_size not divisible by micro_batch_size: prime-rl's own batch error already says it
-    divisible = bs and mbs and bs % mbs == 0
-    if world and bs and mbs and divisible and isinstance(cp, int) and (bs * cp) % (world * mbs) != 0:
+    # (a batch_size not divisible by micro_batch_size: prime-rl's own batch error already says it)
+    if world and bs and mbs and bs % mbs == 0 and isinstance(cp, int) and (bs * cp) % (world * mbs) != 0:
         yield Finding(
             "warning",
             "world-batch",
