@@ -58,6 +58,7 @@ def test_seed_walkthrough_is_usable_at_80x24(new_user):  # noqa: F811
     _clean(tmux.wait("max_steps", limit=30))
     tmux.keys("F5")
     tmux.wait("Pick the volume", limit=30)
+    tmux.wait("enter runs the pre-flight", limit=60)  # the volumes listed and the list focused: enter reaches it
     tmux.keys("Enter")
     tmux.wait("dispatches to research", limit=60)
     tmux.keys("d")

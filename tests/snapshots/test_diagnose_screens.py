@@ -143,7 +143,11 @@ def utc(monkeypatch):
 
 
 @pytest.mark.parametrize("size", [(160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
-def test_run_charts_with_flags_and_cursor(snap_compare, size, utc):
+def test_run_charts_with_flags_and_cursor(snap_compare, size, utc, monkeypatch):
+    from primetui.ui.screens import run_links
+
+    # The cause's note is part of the picture: held up past the capture, however slow the machine.
+    monkeypatch.setattr(run_links, "CAUSE_NOTE_SECONDS", 3600.0)
     app = make_app(run_id=COMPLETED)
 
     async def ready(pilot):

@@ -10,6 +10,7 @@ import pytest
 from primetui.api.client import PrimeClient
 from primetui.local.testing import LocalPlatform
 from primetui.local.trainer.testing import online_eval_block
+from primetui.ui.focus import key_target
 from primetui.ui.monitor import ChartsPane, ComponentsPane, EvalsPane, LogsPane
 from tests.local.conftest import dispatch, http, wait_status, walkthrough_config
 from tests.waiting import input_applied, quiet, until
@@ -176,6 +177,19 @@ async def test_the_dashboard_run_screen_mounts_every_monitor_pane(local_platform
         await until(pilot, lambda: screen.query_one("#run-tabs").active == "tab-charts", "tab 4 shown by its key")
         await pilot.press("1")
         await until(pilot, lambda: screen.query_one("#run-tabs").active == "tab-overview", "tab 1 shown by its key")
+        # A key pressed while a focus in the tab shown before is still on its way (TabbedContent follows
+        # focus): the tab the key picked stays shown.
+        await pilot.press("3")
+        await until(pilot, lambda: screen.query_one("#run-tabs").active == "tab-logs", "tab 3 shown again")
+        await quiet(pilot)
+        screen.set_focus(None)
+        await quiet(pilot)
+        key_target(screen.query_one("#tab-logs")).focus()
+        screen.action_tab(3)
+        await quiet(pilot)
+        assert screen.query_one("#run-tabs").active == "tab-charts"
+        await pilot.press("1")
+        await until(pilot, lambda: screen.query_one("#run-tabs").active == "tab-overview", "tab 1 shown once more")
         screen.query_one("#run-tabs").active = "tab-logs"
         await until(pilot, lambda: len(logs.stores["trainer"]) > 0, "trainer lines in the run screen")
         screen.query_one("#run-tabs").active = "tab-charts"

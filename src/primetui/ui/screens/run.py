@@ -56,6 +56,18 @@ def config_toml(run: Any) -> str:
         return "# Not representable as TOML; shown as JSON.\n" + json.dumps(cfg, indent=2)
 
 
+class RunTabs(TabbedContent):
+    """The run's tabs. TabbedContent shows the tab that holds a newly focused widget; a focus that
+    arrives after the focus has already moved on (a tab picked by key meanwhile) is stale and is ignored,
+    so a quick 3 then 4 ends on tab 4."""
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        focused = self.screen.focused
+        if focused is None or event.tab_pane not in focused.ancestors:
+            event.prevent_default()
+            event.stop()
+
+
 class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     """One run: what happened when, what went wrong, and what you can do now."""
 
@@ -120,7 +132,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="run-cursor", markup=False)
-        with TabbedContent(id="run-tabs"):
+        with RunTabs(id="run-tabs"):
             with TabPane("Overview", id="tab-overview"):
                 with VerticalScroll():
                     yield Static("Loading run…", id="run-summary")
@@ -386,7 +398,11 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         # Only this TabbedContent's own panes: the monitor panes nest tabs of their own.
         panes = [pane for pane in tabs.get_child_by_type(ContentSwitcher).children if isinstance(pane, TabPane)]
         if 0 <= index < len(panes) and panes[index].id:
+            focused = self.focused
+            if focused is not None and panes[index] not in focused.ancestors:
+                self.set_focus(None)  # a focus left in the tab shown before must not pull it back (RunTabs)
             tabs.active = panes[index].id
+            self._give_keys(panes[index])
             self.call_after_refresh(self._give_keys, panes[index])
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:

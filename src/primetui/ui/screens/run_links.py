@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from primetui.config.prefs import Prefs
 
 
+CAUSE_NOTE_SECONDS = 6.0  # how long the note that names a flag's cause stays up
+
+
 def thresholds_of(prefs: Prefs | None) -> Thresholds:
     return Thresholds.from_mapping(prefs.anomalies.model_dump() if prefs is not None else None)
 
@@ -265,7 +268,7 @@ class RunLinksMixin:
         self.notify(
             f"{anomaly.label} at step {anomaly.step if anomaly.step is not None else '-'}: "
             f"{neutralise(anomaly.message)}",
-            timeout=6,
+            timeout=CAUSE_NOTE_SECONDS,
         )
 
     def _show_rollouts(self, step: int | None) -> bool:
