@@ -26,7 +26,7 @@ atomic)
     ;;
 boundary)
     source_file=src/primetui/api/boundary.py
-    tests=(tests/api/test_wire_boundary.py tests/unit/test_run_progress_incremental.py)
+    tests=(tests/unit/test_boundary_rules.py tests/unit/test_run_progress_incremental.py)
     ;;
 confinement)
     source_file=src/primetui/local/paths.py
