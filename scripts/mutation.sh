@@ -30,7 +30,7 @@ boundary)
     ;;
 confinement)
     source_file=src/primetui/local/paths.py
-    tests=(tests/local/test_path_property.py tests/unit/test_room_ledger.py)
+    tests=(tests/unit/test_volume_paths.py tests/local/test_path_property.py)
     ;;
 wall)
     source_file=src/primetui/local/wall.py
