@@ -17,7 +17,16 @@ from primetui.api import boundary as b
 
 
 def test_seconds_takes_a_positive_finite_number_from_the_environment(monkeypatch) -> None:
-    for raw, expected in [("", 7.0), ("abc", 7.0), ("0", 7.0), ("-3", 7.0), ("inf", 7.0), ("nan", 7.0), ("2.5", 2.5)]:
+    for raw, expected in [
+        ("", 7.0),
+        ("abc", 7.0),
+        ("0", 7.0),
+        ("-3", 7.0),
+        ("inf", 7.0),
+        ("nan", 7.0),
+        ("2.5", 2.5),
+        ("0.5", 0.5),
+    ]:
         monkeypatch.setenv("PRIMETUI_TEST_SECONDS", raw)
         assert b.seconds(7.0, "PRIMETUI_TEST_SECONDS") == expected, raw
     monkeypatch.delenv("PRIMETUI_REPLY_DEADLINE", raising=False)
@@ -55,10 +64,16 @@ def test_gzip_decodes_and_stops_one_byte_past_the_cap(encoding: str) -> None:
     for i in range(0, len(body), 7):
         fits.feed(body[i : i + 7])
     assert fits.body() == b"a" * 1000
-    over = b.BodyReader(encoding, cap=999)
-    with pytest.raises(b.ReplyTooLarge) as refused:
-        over.feed(body)
-    assert refused.value.cap == 999 and over.size == 1000  # asked zlib for the room left plus one, no more
+    import random
+
+    bomb = gzip.compress(b"a" * 100_000)
+    noise = gzip.compress(random.Random(1).randbytes(5000))  # incompressible: the cap is passed after many chunks
+    for body, step in ((bomb, len(bomb)), (bomb, 5), (noise, 11)):
+        over = b.BodyReader(encoding, cap=999)
+        with pytest.raises(b.ReplyTooLarge) as refused:
+            for i in range(0, len(body), step):
+                over.feed(body[i : i + step])
+        assert refused.value.cap == 999 and over.size == 1000  # asked zlib for the room left plus one, no more
 
 
 def test_deflate_with_or_without_its_zlib_header() -> None:
@@ -69,6 +84,19 @@ def test_deflate_with_or_without_its_zlib_header() -> None:
         reader = b.BodyReader("deflate", cap=10_000)
         reader.feed(body)
         assert reader.body() == b"hello" * 100
+
+
+def test_gzip_is_gzip_only() -> None:
+    """A body labelled gzip that is zlib or raw deflate is an error: only ``deflate`` gets the second try."""
+    raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    for body in (zlib.compress(b"hello" * 100), raw.compress(b"hello" * 100) + raw.flush()):
+        with pytest.raises(zlib.error):
+            b.BodyReader("gzip", cap=10_000).feed(body)
+
+
+def test_deflate_that_is_neither_zlib_nor_raw_is_an_error() -> None:
+    with pytest.raises(zlib.error):
+        b.BodyReader("deflate", cap=10_000).feed(b"\xff" * 64)
 
 
 def test_a_broken_stream_is_an_error_not_a_retry() -> None:
@@ -95,6 +123,8 @@ def test_depth_counts_levels_outside_strings() -> None:
     assert b.too_deep(b"[[],[[]],{}]" + b"[[[]]]", limit=2)
     assert not b.too_deep(b"[[[[", limit=2)  # unbalanced: json.loads names the fault
     assert not b.too_deep(b"[[]][[]]", limit=2) and b.too_deep(b"[[[]]][]", limit=2)
+    assert b.too_deep(b'{"a": {"b": {}}}', limit=2)  # objects count as levels too
+    assert b.too_deep(b"[[[1]]]", limit=2) and b.too_deep(b'[[["x", 2.5, null]]]', limit=2)
 
 
 def test_loads_refuses_deep_or_huge_shapes_with_a_sentence() -> None:
@@ -107,13 +137,16 @@ def test_loads_refuses_deep_or_huge_shapes_with_a_sentence() -> None:
         b.loads(many)
     at_limit = b"[" + b",".join([b"{}"] * (b.MAX_JSON_CONTAINERS - 1)) + b"]"
     assert len(b.loads(at_limit)) == b.MAX_JSON_CONTAINERS - 1
+    with_text = b'["{",' + at_limit[1:]  # one bracket more, inside a string: still at the limit
+    assert len(b.loads(with_text)) == b.MAX_JSON_CONTAINERS
     in_strings = json.dumps(["[{" * b.MAX_JSON_CONTAINERS]).encode()  # brackets in a string are text
     assert b.loads(in_strings) == ["[{" * b.MAX_JSON_CONTAINERS]
     assert b.loads('{"a": "\\ud800"}') == {"a": "\ud800"} and b.loads(b'{"n": 1}') == {"n": 1}
+    assert b.loads('["\ud800"]') == ["\ud800"]  # a lone surrogate in text already decoded: kept, not an error
 
 
 def test_an_unbalanced_reply_too_deep_for_the_interpreter_is_too_deep() -> None:
-    with pytest.raises(b.TooDeep):
+    with pytest.raises(b.TooDeep, match=f"^the reply is JSON nested more than {b.MAX_JSON_DEPTH} levels deep$"):
         b.loads("[" * 100_000)
 
 
@@ -183,9 +216,11 @@ def test_metric_rows_keep_numbers_and_say_what_they_dropped() -> None:
             {"step": 3, "time": -1, "loss": math.inf},
             {"step": 4, "time": b.TIME_MAX + 1},
             {"step": 5, "time": "soon"},
+            {"step": 6, "lower": -(2**63) - 1},
             "not a row",
             [1],
             {"step": -1},
+            {"step": b.STEP_MAX + 1},
             {"step": "x"},
             {"loss": 1},
             {"step": 7.5},
@@ -195,17 +230,19 @@ def test_metric_rows_keep_numbers_and_say_what_they_dropped() -> None:
     assert rows[1]["step"] == 2 and type(rows[1]["step"]) is int and rows[1]["time"] == b.TIME_MAX
     assert math.isnan(rows[1]["loss"]) and rows[1]["n"] == 2**63 - 1
     assert rows[2] == {"step": 3, "loss": math.inf} and rows[3] == {"step": 4} and rows[4] == {"step": 5}
-    assert len(rows) == 5
+    assert rows[5] == {"step": 6} and len(rows) == 6
     assert notes == [
         "1 row ignored: no step",
         "2 rows ignored: not an object",
         "1 row ignored: step is not a number",
         "1 row ignored: step is not a whole number",
-        "1 row ignored: step out of range",
-        "3 values ignored: not a number",
+        "2 rows ignored: step out of range",
+        "4 values ignored: not a number",
         "3 values ignored: unreadable time",
     ]
     assert b.metric_rows({"step": 1}) == ([], []) and b.metric_rows(None) == ([], [])
+    one = b.metric_rows([{"step": 1, "x": "a", "time": "t"}, {"step": None}])[1]
+    assert one == ["1 row ignored: no step", "1 value ignored: not a number", "1 value ignored: unreadable time"]
 
 
 def test_notes_join_into_one_sentence_once_each() -> None:

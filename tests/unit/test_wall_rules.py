@@ -228,3 +228,159 @@ async def test_websockets_and_lifespan_pass_through() -> None:
     middleware = RequestWall(app, api_prefix="/api/", authorized=lambda h: False, unauthorized="Bad token")
     await middleware({"type": "websocket", "path": "/api/x"}, None, None)  # type: ignore[arg-type]
     assert seen == ["websocket"]
+
+
+# ---- the body as the route and the connection see it ------------------------------------------------
+
+
+async def drive(
+    path: str, headers: dict[str, str], incoming: list[dict[str, Any]], route: Any
+) -> tuple[list[dict[str, Any]], int]:
+    """Run one request through the wall to ``route``; (messages sent, how many times the body was read)."""
+    reads = 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal reads
+        reads += 1
+        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    raw = [(k.encode(), v.encode()) for k, v in headers.items()] + [(b"authorization", TOKEN.encode())]
+    scope = {"type": "http", "path": path, "headers": raw, "query_string": b""}
+    middleware = RequestWall(route, api_prefix="/api/", authorized=lambda h: h == TOKEN, unauthorized="Bad token")
+    await middleware(scope, receive, send)
+    return sent, reads
+
+
+def answering(reads: int, seen: list[dict[str, Any]] | None = None) -> Any:
+    """A route that reads ``reads`` body messages (recording them in ``seen``), then answers 200."""
+
+    async def route(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        for _ in range(reads):
+            message = await receive()
+            if seen is not None:
+                seen.append(message)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok", "more_body": False})
+
+    return route
+
+
+def part(body: bytes, more: bool = True) -> dict[str, Any]:
+    return {"type": "http.request", "body": body, "more_body": more}
+
+
+def closes(sent: list[dict[str, Any]]) -> bool:
+    assert all("headers" not in m for m in sent[1:]), "only the reply's start carries headers"
+    return (b"connection", b"close") in sent[0].get("headers", [])
+
+
+async def test_the_route_gets_a_json_body_replayed_once_then_what_the_client_sends_next() -> None:
+    seen: list[dict[str, Any]] = []
+    incoming = [part(b'{"a": '), part(b"1}", more=False), {"type": "http.disconnect"}]
+    sent, _ = await drive("/api/v1/volumes", dict(JSON), incoming, answering(2, seen))
+    assert seen == [{"type": "http.request", "body": b'{"a": 1}', "more_body": False}, {"type": "http.disconnect"}]
+    assert sent[0]["status"] == 200 and not closes(sent)
+
+
+async def test_a_message_without_body_or_more_body_keys_ends_the_body() -> None:
+    seen: list[dict[str, Any]] = []
+    sent, _ = await drive(
+        "/api/v1/volumes", dict(JSON), [part(b'{"a": 1}'), {"type": "http.request"}], answering(1, seen)
+    )
+    assert seen[0]["body"] == b'{"a": 1}' and sent[0]["status"] == 200
+
+
+async def test_a_streamed_body_exactly_at_the_cap_reaches_the_route() -> None:
+    cap = body_rule("/upload").cap
+    seen: list[dict[str, Any]] = []
+    sent, _ = await drive("/upload", {}, [part(b"x" * (cap - 1)), part(b"y", more=False)], answering(2, seen))
+    assert sent[0]["status"] == 200 and [len(m["body"]) for m in seen] == [cap - 1, 1]
+
+
+def test_a_body_past_the_cap_is_an_http_413_for_the_routes_own_parsing() -> None:
+    error = wall.BodyTooLarge(10)
+    assert (
+        error.status_code == 413
+        and error.detail == "The request body is larger than this route accepts (10 bytes); send less."
+    )
+
+
+async def test_a_body_read_whole_keeps_the_connection_even_when_chunked() -> None:
+    incoming = [part(b"ab"), part(b"c", more=False)]
+    sent, _ = await drive("/upload", {"transfer-encoding": "chunked"}, incoming, answering(2))
+    assert not closes(sent)
+    gone = [part(b"ab"), {"type": "http.disconnect"}]  # the client went away: nothing left to read
+    sent, _ = await drive("/upload", {"transfer-encoding": "chunked"}, gone, answering(2))
+    assert not closes(sent)
+
+
+async def test_what_is_left_unread_decides_whether_the_connection_stays() -> None:
+    limit = wall.DRAIN_LIMIT
+    incoming = [part(b"x" * 10), part(b"y" * 10), part(b"z" * 10)]
+    kept, _ = await drive("/s3/vol/key", {"content-length": str(limit + 15)}, list(incoming), answering(2))
+    assert not closes(kept)  # limit - 5 left: the server drains it
+    closed, _ = await drive("/s3/vol/key", {"content-length": str(limit + 25)}, list(incoming), answering(2))
+    assert closes(closed)  # limit + 5 left
+    both, _ = await drive("/upload", {"content-length": "30", "transfer-encoding": "chunked"}, incoming, answering(1))
+    assert closes(both)  # chunked: the length said is not what is left
+
+
+async def test_a_client_waiting_for_100_continue_keeps_its_connection_once_the_route_asked() -> None:
+    headers = {"content-length": "3", "expect": "100-continue"}
+    sent, _ = await drive("/upload", headers, [part(b"a"), part(b"bc", more=False)], answering(1))
+    assert not closes(sent)
+
+
+async def test_a_closed_connection_lingers_reading_up_to_the_drain_limit(monkeypatch) -> None:
+    monkeypatch.setattr(wall, "DRAIN_LIMIT", 10)
+    incoming = [part(b"12345") for _ in range(6)] + [part(b"", more=False)]
+    sent, reads = await drive("/upload", {"transfer-encoding": "chunked"}, incoming, answering(0))
+    assert closes(sent) and sent[1] == {"type": "http.response.body", "body": b"ok", "more_body": True}
+    assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False} and len(sent) == 3
+    assert reads == 3  # 5, 10, 15 bytes dropped: past the limit, it stops
+
+
+async def test_lingering_stops_at_the_end_of_the_body(monkeypatch) -> None:
+    incoming = [part(b"a"), part(b"b"), part(b"c", more=False)]
+    sent, reads = await drive("/upload", {"transfer-encoding": "chunked"}, incoming, answering(0))
+    assert closes(sent) and reads == 3
+    ended = [part(b"a"), {"type": "http.disconnect"}]
+    sent, reads = await drive("/upload", {"transfer-encoding": "chunked"}, ended, answering(0))
+    assert reads == 2
+
+
+async def test_lingering_gives_up_after_its_seconds(monkeypatch) -> None:
+    import asyncio
+
+    monkeypatch.setattr(wall, "LINGER_SECONDS", 0.05)
+    never = asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        await never.wait()  # a client that sends nothing more
+        return {"type": "http.disconnect"}
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "path": "/upload", "headers": [(b"transfer-encoding", b"chunked")], "query_string": b""}
+    middleware = RequestWall(answering(0), api_prefix="/api/", authorized=lambda h: True, unauthorized="")
+    await asyncio.wait_for(middleware(scope, receive, send), timeout=10)  # a bound on a hang
+    assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
+
+
+async def test_numbers_at_the_edges_of_the_wall() -> None:
+    huge = "1" + "0" * 400 + ".5"
+    reply = await call(chunks=(b'{"a": ' + huge.encode() + b"}",), headers=JSON)
+    assert reply.detail[0]["msg"] == f"{huge[:30]} is too large for a number: send finite numbers only"
+    assert (await call(query="limit=+1234567890123456789")).status == 200  # 19 digits after the sign
+    assert (await call(query="limit=-0000000000000000000001")).status == 200
+    assert json_too_deep(b"[1,[2,[3]]]", limit=2)  # other bytes between the brackets do not count
+    assert json_too_deep(b'{"a":{"b":{}}}', limit=2) and not json_too_deep(b'{"a":{"b":{}}}', limit=3)
+    assert json_too_deep(b"[[]][[[]]]", limit=2)
