@@ -47,6 +47,7 @@ async def call(
     reached: list[bytes] = []
 
     async def route(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        assert scope["path"] == path  # the request's own scope reaches the route
         body = b""
         if route_reads:
             while True:
@@ -384,3 +385,83 @@ async def test_numbers_at_the_edges_of_the_wall() -> None:
     assert json_too_deep(b"[1,[2,[3]]]", limit=2)  # other bytes between the brackets do not count
     assert json_too_deep(b'{"a":{"b":{}}}', limit=2) and not json_too_deep(b'{"a":{"b":{}}}', limit=3)
     assert json_too_deep(b"[[]][[[]]]", limit=2)
+
+
+async def test_the_routes_headers_stay_and_only_its_connection_header_is_replaced() -> None:
+    async def route(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        assert scope["path"] == "/upload"
+        headers = [(b"content-type", b"text/plain"), (b"Connection", b"keep-alive")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"o", "more_body": True})
+        await send({"type": "http.response.body", "body": b"k"})
+
+    sent, _ = await drive("/upload", {"transfer-encoding": "chunked"}, [part(b"a", more=False)], route)
+    assert sent[0]["headers"] == [(b"content-type", b"text/plain"), (b"connection", b"close")]
+    # lingering holds the reply's last message open, reads the rest, then ends the reply
+    assert [(m.get("body"), m.get("more_body")) for m in sent[1:]] == [(b"o", True), (b"k", True), (b"", False)]
+
+
+async def test_a_request_without_a_body_changes_nothing_in_the_reply() -> None:
+    sent, reads = await drive("/upload", {}, [], answering(0))
+    assert sent == [
+        {"type": "http.response.start", "status": 200, "headers": []},
+        {"type": "http.response.body", "body": b"ok", "more_body": False},
+    ]
+    assert reads == 0
+
+
+async def test_exactly_the_drain_limit_left_keeps_the_connection() -> None:
+    incoming = [part(b"x" * 10), part(b"y" * 10)]
+    sent, _ = await drive("/s3/vol/key", {"content-length": str(wall.DRAIN_LIMIT + 20)}, incoming, answering(2))
+    assert not closes(sent)
+
+
+async def test_a_client_never_asked_for_its_body_is_not_lingered_for() -> None:
+    headers = {"content-length": "3", "expect": "100-continue"}
+    sent, reads = await drive("/upload", headers, [part(b"abc", more=False)], answering(0))
+    assert closes(sent) and reads == 0 and len(sent) == 2
+
+
+async def test_a_body_past_the_cap_after_the_reply_started_is_raised_not_answered_twice() -> None:
+    cap = body_rule("/upload").cap
+
+    async def route(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        while (await receive()).get("more_body"):
+            pass
+
+    with pytest.raises(wall.BodyTooLarge):
+        await drive("/upload", {}, [part(b"x" * cap), part(b"y", more=False)], route)
+    sent, _ = await drive("/upload", {}, [part(b"x" * cap), part(b"y", more=False)], answering(2))
+    assert sent[0]["status"] == 413
+    assert (
+        json.loads(sent[1]["body"])["detail"]
+        == f"The request body is larger than this route accepts ({cap:,} bytes); send less."
+    )
+    json_cap = API_CAP
+    sent, _ = await drive("/api/v1/volumes", dict(JSON), [part(b" " * json_cap), part(b"1", more=False)], answering(1))
+    assert (
+        json.loads(sent[1]["body"])["detail"]
+        == f"The request body is larger than this route accepts ({json_cap:,} bytes); send less."
+    )
+
+
+async def test_a_long_parameter_name_is_cut_in_the_refusal() -> None:
+    key = "k" * 70
+    reply = await call(query=f"{key}=" + "9" * 30)
+    assert reply.detail[0]["loc"] == ["query", "k" * 60]
+
+
+async def test_other_traffic_passes_with_its_own_receive_and_send() -> None:
+    async def receive() -> dict[str, Any]:
+        return {"type": "websocket.connect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        pass
+
+    async def app(scope: dict[str, Any], r: Any, s: Any) -> None:
+        assert r is receive and s is send
+
+    await RequestWall(app, api_prefix="/api/", authorized=lambda h: False, unauthorized="")(
+        {"type": "lifespan"}, receive, send
+    )
