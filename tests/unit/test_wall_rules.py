@@ -465,3 +465,20 @@ async def test_other_traffic_passes_with_its_own_receive_and_send() -> None:
     await RequestWall(app, api_prefix="/api/", authorized=lambda h: False, unauthorized="")(
         {"type": "lifespan"}, receive, send
     )
+
+
+async def test_messages_may_leave_out_their_optional_keys() -> None:
+    """ASGI lets ``more_body`` (default False) and a reply's ``headers`` (default none) be left out."""
+
+    async def bare(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    sent, _ = await drive("/upload", {"transfer-encoding": "chunked"}, [{"type": "http.request", "body": b"a"}], bare)
+    assert sent[0]["headers"] == [(b"connection", b"close")]
+    read_whole = [{"type": "http.request", "body": b"abc"}]
+    sent, _ = await drive("/upload", {"transfer-encoding": "chunked"}, read_whole, answering(1))
+    assert not closes(sent)  # the one message was the whole body
+    drained = [part(b"a"), {"type": "http.request", "body": b"b"}, part(b"c", more=False)]
+    sent, reads = await drive("/upload", {"transfer-encoding": "chunked"}, drained, answering(0))
+    assert reads == 2  # lingering stops at the message that ends the body
