@@ -178,3 +178,11 @@ def test_a_folder_size_counts_regular_files_only(tmp_path: Path) -> None:
     assert paths.dir_size_bytes(tmp_path / "d") == 15
     assert paths.dir_size_bytes(tmp_path / "missing") == 0
     assert paths.dir_size_bytes(tmp_path / "d" / "one") == 0  # not a folder
+
+
+def test_a_trailing_separator_is_a_slash_only_and_the_last_link_is_followed_by_default(volume: Path) -> None:
+    assert canonical_parts("data/bX") == (["data", "bX"], False)
+    assert resolve_volume_path(volume, "data/inner").rel == "data/a"
+    with pytest.raises(PathEscapeError) as refused:
+        resolve_volume_path(volume, b"data/out")
+    assert str(refused.value) == "the path 'data/out' leads outside the volume (through a symlink)"
