@@ -110,10 +110,10 @@ async def test_the_dashboard_fills_and_shows_staleness_through_faults(local_plat
             await pilot.press("3")  # the logs tab
             await until(
                 pilot,
-                lambda: any(isinstance(fl, f.LogFollower) for fl in getattr(pane, "_followers", None) or []),
+                lambda: any(isinstance(fl, f.LogFollower) for fl in pane.followers),
                 "the log follower",
             )
-            follower = next(fl for fl in pane._followers if isinstance(fl, f.LogFollower))
+            follower = next(fl for fl in pane.followers if isinstance(fl, f.LogFollower))
             await until(
                 pilot, lambda: follower.done, "the trainer log's final fetch", timeout=120
             )  # a bound on a hang: under load a fetch retries through the faults

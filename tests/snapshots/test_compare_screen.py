@@ -6,6 +6,7 @@ import pytest
 from test_screens import COMPLETED, make_app, settle
 from textual.widgets import DataTable, Static
 from tests.ui.test_theme_drawn import theme_colour_at
+from tests.ui.dash_helpers import notifications
 from tests.waiting import input_applied, quiet
 
 RUNNING = "r2unning0000000000000000"
@@ -72,7 +73,7 @@ async def test_c_with_one_marked_run_says_what_to_do():
         await pilot.press("C")
         await quiet(pilot, workers=True)
         assert type(app.screen).__name__ == "RunsScreen"
-        assert any("Mark one more run" in str(n.message) for n in app._notifications)
+        assert any("Mark one more run" in n for n in notifications(app))
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")

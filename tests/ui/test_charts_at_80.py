@@ -18,7 +18,7 @@ async def test_three_charts_at_80x24_use_at_most_two_columns_and_keep_their_titl
         pane.add_metrics(rows(50))
         await quiet(pilot)
         assert len(pane.charts) == 3
-        assert pane._grid.styles.grid_size_columns <= 2
+        assert pane.grid.styles.grid_size_columns <= 2
         for key, chart in pane.charts.items():
             assert chart.size.width >= 36, (key, chart.size.width)
 
@@ -46,4 +46,4 @@ async def test_six_eval_charts_at_80x24_keep_a_readable_height_and_scroll():
         for key, chart in pane.charts.items():
             assert chart.outer_size.height >= CHART_MIN_HEIGHT, (key, chart.outer_size.height)
             assert "└" in chart.plain_text().splitlines()[-1]  # its x axis is drawn
-        assert pane._grid.max_scroll_y > 0  # the rest is a scroll away
+        assert pane.grid.max_scroll_y > 0  # the rest is a scroll away

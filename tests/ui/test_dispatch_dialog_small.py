@@ -10,6 +10,7 @@ from textual.widgets import Input, OptionList, Static
 from primetui.sft.templates import WALKTHROUGH
 
 from editor_helpers import EditorHost, open_dispatch, pick_volume, settle
+from tests.ui.monitor_helpers import screen_text
 from tests.waiting import until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -21,7 +22,7 @@ UNCACHED = WALKTHROUGH.replace("PrimeIntellect/Qwen3-0.6B-Reverse-Text-SFT", "Qw
 
 def visible_text(app) -> str:
     """What the terminal shows (the compositor's lines), not what widgets hold past its edge."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    return screen_text(app)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])

@@ -8,6 +8,7 @@ import os
 import pytest
 from editor_helpers import host, settle
 
+from tests.ui.monitor_helpers import screen_text
 from tests.waiting import until
 
 
@@ -98,8 +99,4 @@ async def test_the_conflict_and_go_to_line_dialogs_show_every_choice_and_wrap_er
 def _screen(app) -> str:
     """Every character on the screen, spaces, line ends and the dialog's side borders dropped (a wrapped
     hint reads whole)."""
-    return (
-        "".join("".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips())
-        .replace(" ", "")
-        .replace("│", "")
-    )
+    return screen_text(app).replace("\n", "").replace(" ", "").replace("│", "")

@@ -74,7 +74,7 @@ def same_view(ours: DiagnosticTextArea, textual: TextArea) -> None:
     for line in range(ours.document.line_count):
         # the same tuples; their order (which style wins where captures overlap) is the query's
         # capture order here, the order names first occur in the document in Textual: the strips agree
-        assert sorted(ours._highlights[line], key=str) == sorted(textual._highlights.get(line, []), key=str), (
+        assert sorted(ours.highlights[line], key=str) == sorted(textual._highlights.get(line, []), key=str), (
             f"line {line}"
         )
     for y in range(ours.size.height):
@@ -95,9 +95,9 @@ async def test_lazy_highlighting_draws_what_whole_document_highlighting_draws():
     async with app.run_test(size=(110, 70)) as pilot:
         ours, textual = areas(app)
         await quiet(pilot)
-        assert isinstance(ours._highlights, LazyHighlights)
+        assert isinstance(ours.highlights, LazyHighlights)
         # only what was drawn was highlighted: the first block of a 5,000-line file
-        assert ours._highlights.blocks() == {0}
+        assert ours.highlights.blocks() == {0}
         for y in (0, BLOCK - 10, 2_500, ours.document.line_count - 40):
             await scrolled(pilot, ours, textual, y)
             same_view(ours, textual)
@@ -130,9 +130,9 @@ async def test_an_edit_rehighlights_only_the_block_it_touched():
         ours.scroll_to(y=3 * BLOCK - 5, animate=False, immediate=True)
         row = 3 * BLOCK + 10
         ours.cursor_location = (row, 0)
-        await until(pilot, lambda: {2, 3} <= ours._highlights.blocks(), "rows 187-216 drawn (blocks 2 and 3)")
+        await until(pilot, lambda: {2, 3} <= ours.highlights.blocks(), "rows 187-216 drawn (blocks 2 and 3)")
         await quiet(pilot)
-        before, blocks = ours._highlights.queries, ours._highlights.blocks()
+        before, blocks = ours.highlights.queries, ours.highlights.blocks()
         rendered: list[int] = []
         real = ours._render_line
 
@@ -145,8 +145,8 @@ async def test_an_edit_rehighlights_only_the_block_it_touched():
         await input_applied(pilot)
         await until(pilot, lambda: row in rendered, "the edited row redrawn")
         assert ours.document.get_line(row).startswith("x")
-        assert ours._highlights.queries == before + 1  # block 3 again, not block 2, not the file
-        assert ours._highlights.blocks() == blocks
+        assert ours.highlights.queries == before + 1  # block 3 again, not block 2, not the file
+        assert ours.highlights.blocks() == blocks
         assert set(rendered) <= {row - 1, row, row + 1}  # the other rows came from the line cache
 
 
@@ -157,15 +157,15 @@ async def test_a_new_line_forgets_the_blocks_below_but_queries_only_what_is_draw
         ours.focus()
         for y in (2_000, 0):  # draw blocks far below, then come back to the top
             ours.scroll_to(y=y, animate=False, immediate=True)
-            await until(pilot, lambda y=y: y // BLOCK in ours._highlights.blocks(), f"row {y}'s block drawn")
+            await until(pilot, lambda y=y: y // BLOCK in ours.highlights.blocks(), f"row {y}'s block drawn")
         far = 2_000 // BLOCK
         ours.cursor_location = (5, 0)
-        before = ours._highlights.queries
+        before = ours.highlights.queries
         await pilot.press("enter")
         await input_applied(pilot)
-        await until(pilot, lambda: 0 in ours._highlights.blocks(), "the top block highlighted again")
-        assert far not in ours._highlights.blocks()  # its lines moved down one row
-        assert ours._highlights.queries == before + 1
+        await until(pilot, lambda: 0 in ours.highlights.blocks(), "the top block highlighted again")
+        assert far not in ours.highlights.blocks()  # its lines moved down one row
+        assert ours.highlights.queries == before + 1
 
 
 async def test_new_diagnostics_redraw_only_the_lines_they_change():

@@ -22,9 +22,9 @@ async def test_a_chart_in_a_hidden_tab_asks_for_no_repaint_until_shown():
         real = chart.refresh
         chart.refresh = lambda *a, **k: (asked.append(a), real(*a, **k))[1]  # type: ignore[method-assign]
         chart.invalidate()  # what new points do
-        assert asked == [] and chart._frame_key is None  # recomposed when shown, not now
+        assert asked == [] and not chart.composed  # recomposed when shown, not now
         app.screen.query_one("#run-tabs").active = "tab-charts"
-        await until(pilot, lambda: displayed(chart) and chart._frame_key is not None, "the chart drawn when shown")
+        await until(pilot, lambda: displayed(chart) and chart.composed, "the chart drawn when shown")
         asked.clear()
         chart.invalidate()
         assert asked  # shown: it repaints

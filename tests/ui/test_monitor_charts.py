@@ -136,13 +136,13 @@ async def test_grid_reflows_with_the_terminal_size():
         pane = app.query_one(ChartsPane)
         pane.add_metrics(rows(30))
         await quiet(pilot)
-        assert pane._grid.styles.grid_size_columns == 4
+        assert pane.grid.styles.grid_size_columns == 4
         await pilot.resize_terminal(120, 50)
         await quiet(pilot)
-        assert pane._grid.styles.grid_size_columns == 2
+        assert pane.grid.styles.grid_size_columns == 2
         await pilot.resize_terminal(60, 60)
         await quiet(pilot)
-        assert pane._grid.styles.grid_size_columns == 1
+        assert pane.grid.styles.grid_size_columns == 1
 
 
 async def test_nan_and_staleness_are_shown():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 from tests.runs import wire_run
+from tests.ui.dash_helpers import notifications
 from primetui.ui.monitor import LogsPane
 from primetui.ui.monitor.logview import LogView
 from tests.ui.monitor_helpers import PaneApp, prime_rl_lines, screen_text
@@ -109,10 +110,10 @@ async def test_search_highlights_every_match_and_moves_between_them():
         await pilot.pause()
         await ask(pilot, "slash", "checkpoint")
         assert len(view.search_hits) == 8 and view.search_pos == 0
-        assert "Saving checkpoint at step 5" in view._plain(view.global_index(view.pointer))
+        assert "Saving checkpoint at step 5" in view.row_text(view.pointer)
         await pilot.press("n", "n")
         await input_applied(pilot)
-        assert view.search_pos == 2 and "step 15" in view._plain(view.global_index(view.pointer))
+        assert view.search_pos == 2 and "step 15" in view.row_text(view.pointer)
         await pilot.press("N")
         await input_applied(pilot)
         assert view.search_pos == 1
@@ -129,13 +130,9 @@ async def test_filter_regex_invert_and_level_are_separate_from_search():
         pane.ingest("trainer", prime_rl_lines(20) + ERROR_BLOCK)
         await pilot.pause()
         await ask(pilot, "f", "/Step 1\\d /")
-        assert view.row_count == 10 and all(
-            "Step 1" in view._plain(view.global_index(r)) for r in range(view.row_count)
-        )
+        assert view.row_count == 10 and all("Step 1" in view.row_text(r) for r in range(view.row_count))
         await ask(pilot, "f", "!Step")
-        assert view.row_count == 24 and not any(
-            "Step" in view._plain(view.global_index(r)) for r in range(view.row_count)
-        )
+        assert view.row_count == 24 and not any("Step" in view.row_text(r) for r in range(view.row_count))
         await pilot.press("ctrl+l")
         await input_applied(pilot)
         assert view.row_count == 44
@@ -177,13 +174,13 @@ async def test_jump_to_first_next_and_previous_error():
         await pilot.pause()
         await pilot.press("e")
         await input_applied(pilot)
-        assert view._plain(view.global_index(view.pointer)).endswith("Trainer failed with exit code 1")
+        assert view.row_text(view.pointer).endswith("Trainer failed with exit code 1")
         await pilot.press("right_square_bracket")
         await input_applied(pilot)
-        assert view._plain(view.global_index(view.pointer)).endswith("second failure")
+        assert view.row_text(view.pointer).endswith("second failure")
         await pilot.press("left_square_bracket")
         await input_applied(pilot)
-        assert view._plain(view.global_index(view.pointer)).endswith("Trainer failed with exit code 1")
+        assert view.row_text(view.pointer).endswith("Trainer failed with exit code 1")
 
 
 async def test_wrap_and_horizontal_scroll_for_long_lines():
@@ -243,7 +240,7 @@ async def test_save_a_tab_to_a_file(tmp_path):
         app.query_one("LogTab Input.-open").value = str(tmp_path / "missing-dir" / "x.log")
         await pilot.press("enter")
         await quiet(pilot)
-        assert any("Could not write" in str(n.message) for n in app._notifications)
+        assert any("Could not write" in n for n in notifications(app))
 
 
 async def test_gap_marker_is_shown_never_a_silent_hole():

@@ -56,7 +56,7 @@ async def test_logs_pane_follows_every_component_of_an_eval_run_and_stops_when_i
         # The merged view holds every line of every component, each tagged with its component.
         await until(pilot, lambda: len(pane.merged) == sum(len(s) for s in pane.stores.values()), "merged view")
         # The run is COMPLETED: every follower does its final fetch and stops (no idle polling).
-        await until(pilot, lambda: pane._followers and all(f.done for f in pane._followers), "followers to stop")
+        await until(pilot, lambda: pane.followers and all(f.done for f in pane.followers), "followers to stop")
         pane.query_one("TabbedContent").active = "log-all"
         await quiet(pilot)
         shown = screen_text(app)
@@ -83,7 +83,7 @@ async def test_charts_pane_draws_loss_and_eval_charts_with_eval_marks(local_plat
         assert pane.view.cursor is not None
         text = screen_text(app)
         assert f"@ step {int(pane.view.cursor)}:" in text
-        await until(pilot, lambda: all(f.done for f in pane._followers), "metrics follower to stop")
+        await until(pilot, lambda: all(f.done for f in pane.followers), "metrics follower to stop")
         assert pane.view.live is False
     await client.aclose()
 

@@ -30,7 +30,7 @@ async def test_an_eight_pod_run_is_followed_pod_by_pod_and_names_the_slowest(loc
         assert summary.startswith("8 trainer pods · step 4 · slowest trainer/5: "), summary
         for n in range(8):
             assert any(f"| Node {n} |" in t for t in pane.stores[f"trainer-{n}"].all_text())
-        await until(pilot, lambda: pane._followers and all(f.done for f in pane._followers), "followers to stop")
+        await until(pilot, lambda: pane.followers and all(f.done for f in pane.followers), "followers to stop")
     comps = PaneApp(lambda: ComponentsPane(client, run, follow=False))
     async with comps.run_test(size=(140, 20)) as pilot:
         table = comps.query_one("DataTable")

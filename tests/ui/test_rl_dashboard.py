@@ -169,7 +169,7 @@ async def test_rl_overview_logs_and_charts_follow_the_runs_kind(local_platform, 
         assert [s.name for s in reward.series] == [rl_metrics.REWARD, rl_metrics.REWARD_P10, rl_metrics.REWARD_P90]
         assert reward.plain_text().startswith("reward (mean, p10–p90)")
         assert charts.charts["log-entropy"].plain_text().startswith("entropy · trainer log")
-        assert "hosted /metrics does not carry them" in str(charts._status.render())
+        assert "hosted /metrics does not carry them" in charts.status_text
         rewards = reward.series[0].values
         assert len(rewards) == 20, (reward.series[0].steps, rewards)
         assert rewards[-1] > rewards[0] + 0.3  # reverse-text learns: the reward rises
@@ -204,7 +204,7 @@ async def test_a_much_too_large_lr_raises_entropy_collapse_on_its_step_and_jumps
         view = logs.tabs["trainer"].view
         await until(
             pilot,
-            lambda: "Step 3 |" in view._plain(view.global_index(view.pointer)),
+            lambda: "Step 3 |" in view.row_text(view.pointer),
             "the trainer's step 3 line under the cursor",
         )
         assert (await charts_of(pilot, screen)).view.cursor == 3.0

@@ -19,6 +19,7 @@ from primetui.ui.monitor.rollouts_pane import RolloutsPane
 from primetui.viewmodel import rollouts as rv
 from tests.ui.monitor_helpers import PaneApp, screen_text
 from tests.local.rl_run import demo_rl_run
+from tests.ui.dash_helpers import notifications
 from tests.waiting import input_applied, quiet, until
 
 pytestmark = pytest.mark.timeout(300)
@@ -61,9 +62,7 @@ async def test_rollouts_open_on_the_latest_sample_step_grouped_by_problem(local_
         assert "Step 20 (2/2) · live · 128 samples · 8 groups" in text
         assert f"Prompt  {best.prompt[:40]}" in text and f"Answer  {best.answer[:40]}" in text
         # The step's follower read its pages and stopped; the run is over, so progress stopped too.
-        await until(
-            pilot, lambda: all(s.owner.follower.done for s in pane._subs.values()), "the samples follower to stop"
-        )
+        await until(pilot, lambda: all(f.done for f in pane.sample_followers), "the samples follower to stop")
     await client.aclose()
 
 
@@ -267,7 +266,7 @@ async def test_compare_reads_the_other_steps_one_at_a_time_until_one_holds_the_p
         await pilot.press("c")
         await input_applied(pilot)
         assert pane.compare_step is None and pane.hunt is None
-        said = [n.message for n in app._notifications]
+        said = notifications(app)
         assert "Problem 11 was not sampled at any of the 2 other sample steps." in said
         assert "Problem 7 is at no other sample step than 10 besides step 30." in said
 

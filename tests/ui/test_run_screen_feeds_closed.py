@@ -43,7 +43,7 @@ async def test_closing_a_run_screen_stops_its_log_and_checkpoint_followers(local
                 await until(
                     pilot,
                     lambda: (
-                        isinstance(app.screen, RunScreen) and app.screen.run is not None and app.screen._monitor_mounted
+                        isinstance(app.screen, RunScreen) and app.screen.run is not None and app.screen.monitor_mounted
                     ),
                     "the run screen with its monitor tabs",
                 )

@@ -41,8 +41,8 @@ async def test_run_screens_opened_and_closed_are_not_kept_alive(local_platform):
                     lambda: (
                         isinstance(app.screen, RunScreen)
                         and app.screen.run is not None
-                        and app.screen._subscriptions is not None
-                        and app.screen._monitor_mounted
+                        and app.screen.joined
+                        and app.screen.monitor_mounted
                     ),
                     "the run screen, following the run, with its monitor tabs",
                 )

@@ -81,10 +81,10 @@ async def test_config_columns_sort_and_clone(local_platform, tmp_path):
         chooser.select("lr")
         chooser.select("batch")
         await pilot.press("enter")
-        await until(pilot, lambda: "lr" in screen._columns and "batch" in screen._columns, "lr and batch shown")
+        await until(pilot, lambda: "lr" in screen.columns and "batch" in screen.columns, "lr and batch shown")
         assert {str(table.get_cell(run_id, "lr")) for run_id in ids} == {"1e-05", "3e-05", "0.0001", "0.1"}
         assert str(table.get_cell(ids[0], "batch")) == "8"
-        for _ in range(len(screen._columns)):
+        for _ in range(len(screen.columns)):
             if screen.sort_key == "lr":
                 break
             await pilot.press("s")

@@ -136,7 +136,7 @@ async def test_watchdog_notices_a_pane_that_stopped_drawing_and_repaints(tmp_pat
         lost = _LostTimer()
         if view._frame_handle is not None:
             view._frame_handle.stop()
-        view._frame_handle = lost  # every later _schedule_frame now thinks a frame is on its way
+        view._frame_handle = lost  # every later schedule_frame now thinks a frame is on its way
         frames = view.frames
         await until(pilot, lambda: lost.stopped, "the watchdog giving up the lost timer")
         assert "stopped drawing" in notes[-1] and "no frame" in notes[-1]

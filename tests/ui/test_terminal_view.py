@@ -116,13 +116,13 @@ async def test_scrollback_scrolls_and_search_finds() -> None:
         view.focus()
         await pilot.press("shift+pageup")
         await input_applied(pilot)
-        assert view._view_top is not None
+        assert view.scrolled_back
         assert view.search("line 42")
         await quiet(pilot)
-        assert view._match is not None and view._entry(view._match[0]).rstrip() == "line 42"
+        assert view.match_text == "line 42"
         await pilot.press("escape")
         await input_applied(pilot)
-        assert view._view_top is None
+        assert not view.scrolled_back
 
 
 @pytest.mark.skipif(shutil.which("vim") is None, reason="vim is not installed")
@@ -214,7 +214,7 @@ async def test_the_end_of_a_flood_is_drawn_without_further_input() -> None:
             return (
                 view.term.text_lines()[view.term.y] == "tail-line"
                 and view._frame_handle is None
-                and view._bytes_at_frame == view.bytes_in
+                and view.bytes_drawn == view.bytes_in
             )
 
         await until(pilot, drawn, "the last frame covers every byte read")
@@ -230,17 +230,15 @@ async def test_output_that_stops_brings_the_flood_rate_frame_forward() -> None:
         view = app.query_one(TerminalView)
         await until(pilot, lambda: view.running, "view.running")
         frames = view.frames
-        view.bytes_in += 10 * view_module._FLOOD_BYTES  # as if a flood had just been read
+        view.bytes_in += 10 * view_module.FLOOD_BYTES  # as if a flood had just been read
         view._last_frame = now = view_module.time.monotonic()
-        view._schedule_frame()
-        flood_due = view._frame_due
+        view.schedule_frame()
+        flood_due = view.frame_due
         # the delay, not the instant: a relative tolerance on a clock hours in grows past the gap
         assert flood_due - now == pytest.approx(1 / view_module.FLOOD_FPS, abs=1e-6)
-        view._schedule_frame(prompt=True)  # a short read: the output drained
-        assert view._frame_due < flood_due
-        assert view._frame_due <= max(
-            view_module.time.monotonic() + view_module._PROMPT_DELAY, now + 1 / view_module.FPS
-        )
+        view.schedule_frame(prompt=True)  # a short read: the output drained
+        assert view.frame_due < flood_due
+        assert view.frame_due <= max(view_module.time.monotonic() + view_module.PROMPT_DELAY, now + 1 / view_module.FPS)
         await until(pilot, lambda: view.frames > frames, "view.frames > frames")
 
 
@@ -256,16 +254,16 @@ async def test_a_key_typed_in_a_flood_has_each_read_drawn_at_once() -> None:
         view.focus()
         await pilot.press("x")  # sent to the program: its echo is due
         await until(pilot, lambda: view._frame_handle is None, "no frame pending")
-        view.bytes_in += 10 * view_module._FLOOD_BYTES  # a flood read after the key
+        view.bytes_in += 10 * view_module.FLOOD_BYTES  # a flood read after the key
         view._last_frame = now = view_module.time.monotonic()
         frames = view.frames
-        view._schedule_frame()
+        view.schedule_frame()
         assert view.frames == frames + 1 and view._frame_handle is None  # drawn with this read
         view._last_frame = now
         view._typed_at -= 1.0  # the key is long past: the next flood read gets the flood's rate again
-        view.bytes_in += 10 * view_module._FLOOD_BYTES
+        view.bytes_in += 10 * view_module.FLOOD_BYTES
         if view._frame_handle is not None:
             view._frame_handle.stop()
             view._frame_handle = None
-        view._schedule_frame()
-        assert view._frame_due - now == pytest.approx(1 / view_module.FLOOD_FPS, abs=1e-6)
+        view.schedule_frame()
+        assert view.frame_due - now == pytest.approx(1 / view_module.FLOOD_FPS, abs=1e-6)

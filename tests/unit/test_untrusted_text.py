@@ -6,7 +6,7 @@ import pytest
 from rich.segment import Segment
 from rich.text import Text
 
-from primetui.monitor_core.escapes import clean, clean_block, is_safe
+from primetui.monitor_core.escapes import clean, clean_block, is_safe, neutralise, strip_sgr
 from primetui.ui.safe import ControlFilter, plain
 
 
@@ -46,3 +46,18 @@ def test_control_filter_drops_what_a_forgotten_path_left_in_a_segment() -> None:
     assert "".join(s.text for s in out) == "ok ]0;pwned"
     clean_segments = [Segment("fine")]
     assert ControlFilter().apply(clean_segments, None) is clean_segments
+
+
+def test_colour_goes_without_a_trace_and_a_tab_keeps_its_stops() -> None:
+    """Exact outputs, so a neutraliser that leaves a mark where a colour was, or moves tab stops, fails
+    (mutation testing, docs/testing.md)."""
+    assert strip_sgr("\x1b[1;31mred\x1b[0m plain") == "red plain"
+    assert strip_sgr("no escape") == "no escape"
+    assert neutralise("\x1b[2m20:35\x1b[0m INFO") == "20:35 INFO"
+    assert neutralise("a\tb") == "a" + " " * 7 + "b"
+    assert clean("a\tb") == "a b"  # a name's tab is one space
+
+
+@pytest.mark.parametrize("text", ["\x1b[31m", "a\tb", "\x07", "\u2028"], ids=["esc", "tab", "bel", "line-sep"])
+def test_is_safe_says_no_to_any_control_and_to_a_tab(text: str) -> None:
+    assert not is_safe(text)

@@ -82,6 +82,13 @@ class DiagnosticTextArea(TextArea):
     _highlighted: object = None  # the document the highlights belong to
     _highlighted_gutter = -1
 
+    @property
+    def highlights(self) -> LazyHighlights | None:
+        """The lazy highlight map (which blocks are highlighted, how many queries ran); None before
+        the first highlight. Read-only."""
+        highlights = self._highlights
+        return highlights if isinstance(highlights, LazyHighlights) else None
+
     def _build_highlight_map(self) -> None:
         """Replaces Textual's (query the whole document, forget every rendered line) after each
         edit: see highlight.py."""

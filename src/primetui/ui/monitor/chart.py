@@ -88,6 +88,12 @@ class MetricChart(Widget):
         self._styles.clear()
         self._frame_key = None
 
+    @property
+    def composed(self) -> bool:
+        """Whether the chart's frame is composed for its data and view: False after ``invalidate``
+        until the next paint (a chart in a hidden tab waits until it is shown). Read-only."""
+        return self._frame_key is not None
+
     def invalidate(self) -> None:
         """Data or view changed: recompose on the next paint."""
         self._frame_key = None

@@ -190,6 +190,16 @@ class ChartsPane(FeedMixin, Vertical, can_focus=True):
         yield self._status
 
     @property
+    def grid(self) -> Grid:
+        """The grid the charts sit in (its columns follow the width; it scrolls when they do not fit). Read-only."""
+        return self._grid
+
+    @property
+    def status_text(self) -> str:
+        """The status line under the charts, as shown. Read-only."""
+        return str(self._status.render())
+
+    @property
     def view_name(self) -> str:
         return "evals" if self.eval_only else "charts"
 

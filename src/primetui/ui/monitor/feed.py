@@ -44,6 +44,12 @@ class FeedMixin(HubSinks):
     _subscriptions: list[Any]
     _watcher: RunWatcher | None = None
 
+    @property
+    def followers(self) -> tuple[Any, ...]:
+        """The followers this pane reads now (its run watcher, logs, metrics ...), in the order it
+        started them; empty before the feed starts and after ``stop_feed``. Read-only."""
+        return tuple(getattr(self, "_followers", None) or ())
+
     def _feed_init(self) -> None:
         if not hasattr(self, "_followers") or self._followers is None:
             self._followers = []

@@ -184,6 +184,11 @@ class RolloutsPane(HubSinks, Vertical, can_focus=True):
             self._watch_sub = hub.watch(self.run_id, self.sink(lambda _event: None))
             self._progress_sub = hub.progress(self.run_id, self.sink(self.on_progress))
 
+    @property
+    def sample_followers(self) -> tuple[Any, ...]:
+        """The followers of the sample steps this pane reads now (one per step it shows). Read-only."""
+        return tuple(sub.owner.follower for sub in self._subs.values())
+
     def on_unmount(self) -> None:
         for sub in [self._watch_sub, self._progress_sub, *self._subs.values()]:
             if sub is not None:

@@ -94,6 +94,11 @@ class DashboardScreen(HubSinks, Screen):
     def on_mount(self) -> None:
         self._join()
 
+    @property
+    def joined(self) -> bool:
+        """Whether the screen follows the app's data: its hub subscriptions are open. Read-only."""
+        return self._subscriptions is not None
+
     def _join(self) -> None:
         if self.prime.client is not None and self._subscriptions is None:
             self._subscriptions = list(self.subscribe())

@@ -118,6 +118,11 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         self._monitor_mounted = False
         self.title = clean(f"Run {run_id}")
 
+    @property
+    def monitor_mounted(self) -> bool:
+        """Whether the monitor tabs (charts, logs, ...) were mounted: once the run is first shown. Read-only."""
+        return self._monitor_mounted
+
     def prime_state_run(self, run_id: str) -> Any:
         try:
             return self.app.state.find_run(run_id)  # type: ignore[attr-defined]

@@ -290,6 +290,11 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             self.save_cache()
 
     # ---- rendering --------------------------------------------------------------------------
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The keys of the columns the table shows now, left to right. Read-only."""
+        return tuple(self._columns)
+
     def offered_columns(self) -> list[tuple[str, str]]:
         """Every column ``o`` offers (:mod:`primetui.viewmodel.run_columns`): the run's own, then its config's."""
         state = self.prime.state

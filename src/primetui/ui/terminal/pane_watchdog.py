@@ -3,7 +3,7 @@
 Two ways that can happen, both checked once a second:
 
 - *frames stuck*: bytes came in and no frame has run for ``STALL_SECONDS`` (the frame timer was
-  lost, so every later ``_schedule_frame`` believed one was pending);
+  lost, so every later ``schedule_frame`` believed one was pending);
 - *parser holding*: the screen model has held an unfinished escape sequence for
   ``HOLD_SECONDS`` while more bytes kept coming (an OSC or DCS string that never ends).
 

@@ -298,7 +298,7 @@ class ShellScreen(Screen):
     def _say(self, pane: ShellPane, sentence: str) -> None:
         """Answer to r in the pane itself, under the end-of-shell message, where the user looks."""
         pane.view.term.feed_text(f"\r\n\x1b[7m {clean(sentence)} \x1b[0m\r\n")
-        pane.view._schedule_frame()
+        pane.view.schedule_frame()
         pane.set_status(sentence)
         self._toasts_clear_of(pane)
 

@@ -33,9 +33,9 @@ from primetui.ui.terminal.pane_watchdog import Watchdog
 
 FPS = 60
 FLOOD_FPS = 20  # while output pours, fewer frames leave the time to the keyboard and the parser
-_FLOOD_BYTES = 1 << 16  # more than this between two frames counts as a flood
+FLOOD_BYTES = 1 << 16  # more than this between two frames counts as a flood
 _FULL_READ = 1 << 16  # a transport hands over at most this much at once; less = nothing more was waiting
-_PROMPT_DELAY = 0.003  # a frame for output that stopped: soon, so more of it may still arrive in between
+PROMPT_DELAY = 0.003  # a frame for output that stopped: soon, so more of it may still arrive in between
 _SYNC_HOLD = 0.15  # longest we wait for a program's synchronized update (DEC 2026) to finish
 _TYPED_WINDOW = 0.3  # after a key or a paste, frames keep the full rate even in a flood: the echo is due
 
@@ -210,7 +210,7 @@ class TerminalView(Widget, can_focus=True):
                     transport.write(replies.encode())
                 # A short chunk means the program's output has drained for now: draw it promptly
                 # (the end of a flood, an echo) instead of at the flood's frame rate.
-                self._schedule_frame(prompt=len(data) < _FULL_READ)
+                self.schedule_frame(prompt=len(data) < _FULL_READ)
                 # Let keys and timers in between chunks: a flood must never starve the keyboard.
                 await asyncio.sleep(0)
         except Exception as exc:  # noqa: BLE001
@@ -225,7 +225,7 @@ class TerminalView(Widget, can_focus=True):
             self._typeahead.clear()
         self.ended_reason = reason
         self.term.feed_text(f"\x1b[0m\r\n\x1b[7m {reason} \x1b[0m\r\n")
-        self._schedule_frame()
+        self.schedule_frame()
         self.ended.set()
         self.post_message(self.Ended(self, reason))
         self.refresh_bindings()
@@ -240,7 +240,7 @@ class TerminalView(Widget, can_focus=True):
             asyncio.get_running_loop().create_task(self.transport.close())
 
     # ---- frames -------------------------------------------------------------------------------
-    def _schedule_frame(self, prompt: bool = False) -> None:
+    def schedule_frame(self, prompt: bool = False) -> None:
         """A frame at the frame rate; with ``prompt`` (the output stopped), within a few ms, but
         never sooner than ``1 / FPS`` after the last one; right away while a key's echo is due."""
         now = time.monotonic()
@@ -252,9 +252,9 @@ class TerminalView(Widget, can_focus=True):
             self._frame()
             return
         if prompt:
-            due = max(now + _PROMPT_DELAY, self._last_frame + 1 / FPS)
+            due = max(now + PROMPT_DELAY, self._last_frame + 1 / FPS)
         else:
-            flood = self.bytes_in - self._bytes_at_frame > _FLOOD_BYTES and now - self._typed_at > _TYPED_WINDOW
+            flood = self.bytes_in - self._bytes_at_frame > FLOOD_BYTES and now - self._typed_at > _TYPED_WINDOW
             fps = FLOOD_FPS if flood else FPS
             due = self._last_frame + 1 / fps
         if self._frame_handle is not None:
@@ -264,6 +264,16 @@ class TerminalView(Widget, can_focus=True):
         self._frame_due = due
         # a 0 s timer divides by zero
         self._frame_handle = self.set_timer(max(0.001, due - now), self._frame, name="terminal-frame")
+
+    @property
+    def frame_due(self) -> float:
+        """When the frame last scheduled is due (``time.monotonic()``); read-only."""
+        return self._frame_due
+
+    @property
+    def bytes_drawn(self) -> int:
+        """How many of ``bytes_in`` the last frame drawn had read; read-only."""
+        return self._bytes_at_frame
 
     def _frame(self) -> None:
         self._frame_handle = None
@@ -655,6 +665,16 @@ class TerminalView(Widget, can_focus=True):
         self._cache.clear()
         self.refresh()
         self.refresh_bindings()
+
+    @property
+    def scrolled_back(self) -> bool:
+        """Whether the view shows the scrollback (after a scroll or a search) instead of following output."""
+        return self._view_top is not None
+
+    @property
+    def match_text(self) -> str | None:
+        """The text of the row holding the current search match, or None when nothing is marked."""
+        return None if self._match is None else entry_text(self._entry(self._match[0]))
 
     def follow(self) -> None:
         """Back to the live screen."""

@@ -69,6 +69,11 @@ class LogSelection(_View):
     def _plain(self, g: int) -> str:
         return plain_line(self.source, g, self.source_names)
 
+    def row_text(self, row: int) -> str:
+        """The plain text of the line at virtual row ``row`` (merged view: with its component), as
+        copy and save write it."""
+        return self._plain(self.global_index(row))
+
     def action_copy(self) -> None:
         text = self.selected_text()
         if not text:
