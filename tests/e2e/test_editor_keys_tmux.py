@@ -4,7 +4,8 @@ Each burst is written to the pane in one write (a tmux buffer pasted raw, no bra
 markers), as a fast typist over SSH, a paste of keys or a macro delivers it: the app reads it in
 one go. Before the carried fix of Textual #6605 the typed character of a burst ran before the bound
 keys in front of it (``End BSpace 4`` gave ``4max_steps = 1``; ``ctrl+g 4 enter`` typed ``4⏎`` into
-the file), and the find bar's alt+r / alt+c typed ``r`` / ``c`` into its field.
+the file), and the find bar's alt+r / alt+c typed ``^r`` / ``^c`` into its field (``tmux send-keys
+M-r``: ESC r, as a terminal sends Alt+r).
 """
 
 from __future__ import annotations
@@ -49,10 +50,19 @@ def test_bursts_of_keys_apply_in_the_order_typed(editor, tmp_path):
     screen = tmux.screen()
     assert "4max_steps" not in screen and "Go to line" not in screen
     # ctrl+r (replace; ctrl+h is backspace in tmux), l, r in one burst: the bar opens, then takes both letters.
-    # (alt+r and alt+c from a real terminal still reach the field as text: Textual's parser holds ESC r
-    # as a pending sequence; open work, issue 43 finding 3. The Pilot test covers the bindings.)
     write(tmux, tmp_path, b"\x12lr")
     screen = tmux.wait("1 of 1")  # "lr" found in "lr = 1e-5": the field holds what was typed, in order
-    find_row = next(line for line in screen.splitlines() if line.strip().startswith("Find"))
-    assert find_row.split() == ["Find", "lr"]
+    assert _find_field(screen) == ["Find", "lr"]
+    # alt+r and alt+c as a terminal sends them (ESC r, ESC c), in one send-keys: before the fix in
+    # ui/terminal/altkeys.py Textual reissued ESC r as "^r" when the next ESC came before ESCDELAY.
+    tmux.keys("M-r", "M-c")
+    screen = tmux.wait("regex on (alt+r) · case on (alt+c)")
+    assert _find_field(screen) == ["Find", "lr"]
+    tmux.keys("M-r")  # alone too (the terminal's answer to the app's cursor question may follow it)
+    screen = tmux.wait("regex off (alt+r) · case on (alt+c)")
+    assert _find_field(screen) == ["Find", "lr"]
     assert alive(tmux)
+
+
+def _find_field(screen: str) -> list[str]:
+    return next(line for line in screen.splitlines() if line.strip().startswith("Find")).split()
