@@ -34,6 +34,7 @@ from primetui.ui.editor.fixes import ProblemActions
 from primetui.ui.editor.launching import LaunchActions
 from primetui.viewmodel.drafts import DraftStore
 from primetui.ui.editor.findbar import FindBar
+from primetui.ui.editor.keyorder import screen_key
 from primetui.ui.editor.problems import ProblemsList
 from primetui.ui.safe import plain
 from primetui.ui.styles import tcss
@@ -185,6 +186,10 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         if self._offer_drafts:
             self._offer_draft()
         self._refresh_chrome()
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not await screen_key(self, event):  # keys of one burst in the order typed (keyorder.py)
+            await super()._on_key(event)
 
     # -- validation ------------------------------------------------------------------------------
     @on(TextArea.Changed, "#editor-area")
