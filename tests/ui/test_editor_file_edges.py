@@ -4,6 +4,7 @@ file that cannot be written; and the dialogs at 80x24 and 60x20 (finding 9)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from editor_helpers import host, settle
@@ -68,6 +69,26 @@ async def test_save_as_onto_a_read_only_file_says_so_inside_the_dialog(tmp_path)
         )
         assert app.screen is prompt
     assert target.read_text() == "max_steps = 1\n"
+
+
+async def test_a_writable_file_in_a_directory_that_cannot_be_written_is_said_up_front(tmp_path):
+    """Issue 43 finding 8: a writable file in a read-only directory failed only at ctrl+s, with "Operation
+    not permitted". The tests run as root, who may write any directory by its mode, so the file here is
+    one root cannot save either: /proc/<pid>/comm (writable, 0644) in /proc/<pid>, where no file can be
+    created. The editor says so on opening, and ctrl+s opens Save as without touching the file."""
+    comm = Path(f"/proc/{os.getpid()}/comm")
+    before = comm.read_text()
+    app = host(tmp_path, None)
+    app.path = comm
+    async with app.run_test(size=(160, 30)) as pilot:
+        ed = await settle(pilot)
+        assert "read-only directory (F12 saves elsewhere)" in _title(ed)
+        assert f"/proc/{os.getpid()} cannot be written to" in ed.note and "F12 saves your text elsewhere" in ed.note
+        await pilot.press("end", "x")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: type(app.screen).__name__ == "SaveAsPrompt", "the save-as dialog")
+        assert ed.note.startswith("Not saved:") and ed.modified
+    assert comm.read_text() == before
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])

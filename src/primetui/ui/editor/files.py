@@ -6,7 +6,14 @@ import difflib
 import os
 from pathlib import Path
 
-from primetui.config.fileio import ReadOnlyFileError, atomic_write, file_digest, is_read_only, read_text_file
+from primetui.config.fileio import (
+    ReadOnlyFileError,
+    atomic_write,
+    directory_read_only,
+    file_digest,
+    is_read_only,
+    read_text_file,
+)
 from primetui.viewmodel.drafts import DraftStore
 
 
@@ -28,9 +35,21 @@ class EditorFiles:
             self.load_error = f"Could not read {self.path} ({exc.strerror or exc}); check the path and permissions."
             return ""
         self.saved_text, self.newline, self.disk_digest = loaded.text, loaded.newline, loaded.digest
-        self.read_only = is_read_only(self.path)
+        self._check_writable(self.path)
         self._disk_stat = _stat_key(self.path)
         return loaded.text
+
+    def _check_writable(self, path: Path) -> None:
+        self.read_only = is_read_only(path)
+        self.dir_read_only = not self.read_only and directory_read_only(path)
+
+    def dir_note(self) -> str:
+        """Why ctrl+s cannot save here when the file's directory may not be written to."""
+        assert self.path is not None
+        return (
+            f"{self.path.parent} cannot be written to, so {self.path.name} cannot be saved there "
+            "(a save writes a new file beside it); F12 saves your text elsewhere."
+        )
 
     def _watch_disk(self) -> None:
         """Notice another program's change: reload an unmodified buffer, warn about a modified one."""
@@ -40,7 +59,7 @@ class EditorFiles:
         if now == self._disk_stat:
             return
         self._disk_stat = now
-        self.read_only = is_read_only(self.path)
+        self._check_writable(self.path)
         if now is None and self.disk_digest is not None:  # it was there when loaded or saved
             self.note = (
                 f"{self.path.name} was deleted or moved on disk; ctrl+s writes your text there again, "
@@ -75,7 +94,7 @@ class EditorFiles:
             return False
         self.newline, self.disk_digest = loaded.newline, loaded.digest
         self.saved_text = loaded.text
-        self.read_only = is_read_only(self.path)
+        self._check_writable(self.path)
         self._disk_stat = _stat_key(self.path)
         self._disk_note_for = None
         if self.text != loaded.text:
@@ -134,6 +153,9 @@ class EditorFiles:
             return
         if self.read_only:
             self._offer_save_as(f"{self.path.name} is read-only, so it was not changed; save your text elsewhere.")
+            return
+        if self.dir_read_only:
+            self._offer_save_as(f"Not saved: {self.dir_note()}")
             return
         on_disk = file_digest(self.path)
         if self.disk_digest is not None and on_disk != self.disk_digest:
@@ -198,7 +220,7 @@ class EditorFiles:
             self.load_error = None
         self.saved_text = text
         self.disk_digest = file_digest(path)
-        self.read_only = is_read_only(path)
+        self._check_writable(path)
         self._disk_stat = _stat_key(path)
         self._disk_note_for = None
         if self.drafts is not None:

@@ -110,6 +110,7 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         self.newline = "\n"  # "\r\n" when the file was CRLF: saved back the same way
         self.disk_digest: str | None = None  # sha256 of the file as loaded or last saved
         self.read_only = False
+        self.dir_read_only = False  # the file's directory may not be written to (a save writes beside the file)
         self._disk_stat: tuple | None = None
         self._disk_note_for: str | None = None  # the on-disk digest already reported as a conflict
         self.report: Report | None = None
@@ -176,6 +177,8 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         self.set_interval(WATCH_EVERY, self._watch_disk)
         if self.load_error:
             self.note = self.load_error
+        elif self.dir_read_only:
+            self.note = self.dir_note()
         elif self.path is not None and not self.path.exists():
             self.note = f"New file {self.path.name}: ctrl+t inserts a template from the hosted-SFT walkthrough."
         if len(self._initial_text) >= validator.BIG_TEXT:
@@ -312,6 +315,8 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
             title.append("  not loaded (see below)", style="bold")
         if self.read_only:
             title.append("  read-only (F12 saves elsewhere)", style="bold")
+        elif self.dir_read_only:
+            title.append("  read-only directory (F12 saves elsewhere)", style="bold")
         if self.newline == "\r\n":
             title.append("  CRLF", style="dim")
         if self.is_mounted and not self.area.highlighting:
