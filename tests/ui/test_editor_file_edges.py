@@ -91,6 +91,22 @@ async def test_a_writable_file_in_a_directory_that_cannot_be_written_is_said_up_
     assert comm.read_text() == before
 
 
+async def test_at_80_columns_the_title_keeps_its_counts_in_plain_text_mode(tmp_path):
+    """Issue 43 finding 9: at 80x24 the title of a file too big to highlight cut its error counts off
+    after the path and "plain text: no highlighting above 200,000 characters"."""
+    text = "max_steps = 'ten'\n" + "# a comment line to make the file too big to highlight\n" * 4000
+    app = host(tmp_path, text)
+    async with app.run_test(size=(80, 24)) as pilot:
+        ed = await settle(pilot)
+        assert not ed.area.highlighting
+        title = _title(ed)
+        assert title.startswith(" sft.toml editor  sft.toml  1 error(s) · 0 warning(s) · 1 hint(s)")
+        assert title.endswith("plain text") and len(title) <= 80
+        await pilot.resize_terminal(250, 24)
+        await until(pilot, lambda: "plain text: no highlighting above" in _title(ed), "the long title at 250 columns")
+        assert str(tmp_path) in _title(ed)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
 async def test_the_conflict_and_go_to_line_dialogs_show_every_choice_and_wrap_errors(tmp_path, size):
     app = host(tmp_path, "max_steps = 10\n[ckpt]\n")

@@ -190,6 +190,9 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
             self._offer_draft()
         self._refresh_chrome()
 
+    def on_resize(self) -> None:
+        self._refresh_chrome()  # the title's long or short form follows the width
+
     async def _on_key(self, event: events.Key) -> None:
         if not await screen_key(self, event):  # keys of one burst in the order typed (keyorder.py)
             await super()._on_key(event)
@@ -302,32 +305,46 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         return getattr(self, "_kind", "sft")
 
     def _refresh_title(self) -> None:
+        title = self._title(short=False)
+        if title.cell_len > self.app.size.width:  # the counts would be cut (80 columns): counts first, short words
+            title = self._title(short=True)
+        else:
+            title.append(f"   {PRIME_RL_VERSION.split(' (')[0]} @{PRIME_RL_COMMIT[:7]}", style="dim")
+            if self.report is not None and self.report.note:
+                title.append(" + installed prime_rl.configs", style="dim")
+        self._update_line(self.query_one("#editor-title", Static), plain(title))
+
+    def _title(self, short: bool) -> Text:
         name = str(self.path) if self.path else "untitled"
         home = str(Path.home())
         if name.startswith(home + os.sep):
             name = "~" + name[len(home) :]
         title = Text()
         title.append(f" {self.config_kind}.toml editor ", style="bold reverse")
-        title.append(f" {name}", style="bold")
+        title.append(f" {self.path.name if short and self.path else name}", style="bold")
+        counts = {lvl: sum(1 for d in self.diagnostics if d.level == lvl) for lvl in LEVELS}
+        said = f"{counts['error']} error(s) · {counts['warning']} warning(s) · {counts['hint']} hint(s)"
+        if short:
+            title.append(f"  {said}")
         if self.is_mounted and self.modified:
             title.append("  ● modified")
-        if self.load_error:
-            title.append("  not loaded (see below)", style="bold")
-        if self.read_only:
-            title.append("  read-only (F12 saves elsewhere)", style="bold")
-        elif self.dir_read_only:
-            title.append("  read-only directory (F12 saves elsewhere)", style="bold")
+        flags = [
+            (self.load_error, "not loaded (see below)", "not loaded"),
+            (self.read_only, "read-only (F12 saves elsewhere)", "read-only"),
+            (not self.read_only and self.dir_read_only, "read-only directory (F12 saves elsewhere)", "read-only dir"),
+        ]
+        for shown, long_text, short_text in flags:
+            if shown:
+                title.append(f"  {short_text if short else long_text}", style="bold")
         if self.newline == "\r\n":
             title.append("  CRLF", style="dim")
         if self.is_mounted and not self.area.highlighting:
-            title.append(f"  plain text: no highlighting above {HIGHLIGHT_LIMIT:,} characters", style="bold")
-        counts = {lvl: sum(1 for d in self.diagnostics if d.level == lvl) for lvl in LEVELS}
-        title.append(f"   {counts['error']} error(s) · {counts['warning']} warning(s) · {counts['hint']} hint(s)")
-        title.append(f"   {PRIME_RL_VERSION.split(' (')[0]} @{PRIME_RL_COMMIT[:7]}", style="dim")
-        if self.report is not None and self.report.note:
-            title.append(" + installed prime_rl.configs", style="dim")
-
-        self._update_line(self.query_one("#editor-title", Static), plain(title))
+            plain_text = f"plain text: no highlighting above {HIGHLIGHT_LIMIT:,} characters"
+            title.append(f"  {'plain text' if short else plain_text}", style="bold")
+        if short:
+            return title
+        title.append(f"   {said}")
+        return title
 
     def _refresh_chrome(self) -> None:
         if not self.is_mounted:
