@@ -107,6 +107,21 @@ async def test_at_80_columns_the_title_keeps_its_counts_in_plain_text_mode(tmp_p
         assert str(tmp_path) in _title(ed)
 
 
+@pytest.mark.parametrize("width", [80, 160])
+async def test_the_save_note_is_toasted_only_where_it_does_not_cover_the_message_line(tmp_path, width):
+    """Issue 43 finding 9: at 80x24 the toast of "Saved sft.toml …" sat over the message line saying the
+    same, beside a cut copy and the toast's border block. Now at 80 columns the message line says it
+    alone, whole; at 160 the toast is still shown."""
+    app = host(tmp_path, "max_steps = 10\n[ckpt]\n")
+    async with app.run_test(size=(width, 24)) as pilot:
+        ed = await settle(pilot)
+        await pilot.press("end", "0", "ctrl+s")
+        await until(pilot, lambda: ed.note.startswith("Saved sft.toml"), "the save")
+        await settle(pilot)
+        assert [n.message for n in app._notifications] == ([] if width == 80 else [ed.note])
+        assert "Saved sft.toml." in str(ed.query_one("#editor-message").render())
+
+
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
 async def test_the_conflict_and_go_to_line_dialogs_show_every_choice_and_wrap_errors(tmp_path, size):
     app = host(tmp_path, "max_steps = 10\n[ckpt]\n")

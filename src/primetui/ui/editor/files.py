@@ -17,6 +17,9 @@ from primetui.config.fileio import (
 from primetui.viewmodel.drafts import DraftStore
 
 
+TOAST_MIN_WIDTH = 120  # columns; narrower, a note is said on the message line alone
+
+
 class EditorFiles:
     """Needs the screen's ``path``, ``drafts``, ``area``/``text``/``modified``, ``note`` and ``_refresh_chrome``."""
 
@@ -38,6 +41,12 @@ class EditorFiles:
         self._check_writable(self.path)
         self._disk_stat = _stat_key(self.path)
         return loaded.text
+
+    def _toast_note(self, **kwargs) -> None:
+        """Also show the message line's note as a toast, where there is room for both: below
+        ``TOAST_MIN_WIDTH`` columns the toast covered the message line, repeating it beside a cut copy."""
+        if self.app.size.width >= TOAST_MIN_WIDTH:
+            self.notify(self.note, **kwargs)
 
     def _check_writable(self, path: Path) -> None:
         self.read_only = is_read_only(path)
@@ -65,7 +74,7 @@ class EditorFiles:
                 f"{self.path.name} was deleted or moved on disk; ctrl+s writes your text there again, "
                 "F12 saves it elsewhere."
             )
-            self.notify(self.note, severity="warning", timeout=4)
+            self._toast_note(severity="warning", timeout=4)
             self._refresh_chrome()
             return
         digest = file_digest(self.path)
@@ -209,7 +218,7 @@ class EditorFiles:
             self.note = (
                 f"Could not save {path} ({exc.strerror or exc}); your text is kept — pick another place with F12."
             )
-            self.notify(self.note, severity="error")
+            self._toast_note(severity="error")
             self._refresh_chrome()
             return False
         if path != self.path:
@@ -228,7 +237,7 @@ class EditorFiles:
         self._draft_dirty = False
         errors = sum(1 for d in self.diagnostics if d.level == "error")
         self.note = f"Saved {path.name}" + (f" ({errors} error(s) remain: F8 jumps to them)." if errors else ".")
-        self.notify(self.note, timeout=3)
+        self._toast_note(timeout=3)
         self._refresh_chrome()
         return True
 
