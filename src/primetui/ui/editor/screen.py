@@ -306,15 +306,17 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
 
     def _refresh_title(self) -> None:
         title = self._title(short=False)
-        if title.cell_len > self.app.size.width:  # the counts would be cut (80 columns): counts first, short words
+        if title.cell_len > self.app.size.width:  # the counts would be cut: the file name, counts first
             title = self._title(short=True)
+            if title.cell_len > self.app.size.width:  # still too long (80 columns): short flags
+                title = self._title(short=True, short_flags=True)
         else:
             title.append(f"   {PRIME_RL_VERSION.split(' (')[0]} @{PRIME_RL_COMMIT[:7]}", style="dim")
             if self.report is not None and self.report.note:
                 title.append(" + installed prime_rl.configs", style="dim")
         self._update_line(self.query_one("#editor-title", Static), plain(title))
 
-    def _title(self, short: bool) -> Text:
+    def _title(self, short: bool, short_flags: bool = False) -> Text:
         name = str(self.path) if self.path else "untitled"
         home = str(Path.home())
         if name.startswith(home + os.sep):
@@ -335,12 +337,12 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         ]
         for shown, long_text, short_text in flags:
             if shown:
-                title.append(f"  {short_text if short else long_text}", style="bold")
+                title.append(f"  {short_text if short_flags else long_text}", style="bold")
         if self.newline == "\r\n":
             title.append("  CRLF", style="dim")
         if self.is_mounted and not self.area.highlighting:
             plain_text = f"plain text: no highlighting above {HIGHLIGHT_LIMIT:,} characters"
-            title.append(f"  {'plain text' if short else plain_text}", style="bold")
+            title.append(f"  {'plain text' if short_flags else plain_text}", style="bold")
         if short:
             return title
         title.append(f"   {said}")
