@@ -4,7 +4,8 @@ Run: ``uv run python -m bench.lsp_burst [--before SRC]``. Opens the file in ``pr
 stdio, waits for its first diagnostics, then sends 5 quick changes (one character each, at the end)
 and a hover right after the last one; prints the seconds from the last change to the hover's
 reply, to the diagnostics of the last version, and how many diagnostics were published for the
-5 changes. ``--before SRC`` runs another checkout's server (PYTHONPATH=SRC) the same way.
+5 changes. Then one more change, and a hover 1 s later, while that change's check runs: the seconds
+that hover took. ``--before SRC`` runs another checkout's server (PYTHONPATH=SRC) the same way.
 """
 
 from __future__ import annotations
@@ -66,7 +67,30 @@ class Server:
                 return at, msg
 
 
-def run(pythonpath: str | None) -> tuple[float, float, int]:
+def change(s: Server, version: int, line: int) -> None:
+    at = {"line": line, "character": 0}
+    s.send(
+        method="textDocument/didChange",
+        params={
+            "textDocument": {"uri": URI, "version": version},
+            "contentChanges": [{"range": {"start": at, "end": at}, "text": "#"}],
+        },
+    )
+
+
+def hover(s: Server, request: int) -> float:
+    """Send a hover on line 1 (``max_steps``); the time its reply came (checked to name the key)."""
+    s.send(
+        id=request,
+        method="textDocument/hover",
+        params={"textDocument": {"uri": URI}, "position": {"line": 0, "character": 1}},
+    )
+    at, reply = s.until(lambda m: m.get("id") == request)
+    assert "max_steps" in reply["result"]["contents"]["value"], reply
+    return at
+
+
+def run(pythonpath: str | None) -> tuple[float, float, int, float]:
     text = big_text()
     lines = text.count("\n")
     s = Server(pythonpath)
@@ -79,47 +103,36 @@ def run(pythonpath: str | None) -> tuple[float, float, int]:
     )
     s.until(lambda m: m.get("method") == "textDocument/publishDiagnostics")
     for v in range(2, 7):
-        s.send(
-            method="textDocument/didChange",
-            params={
-                "textDocument": {"uri": URI, "version": v},
-                "contentChanges": [
-                    {
-                        "range": {"start": {"line": lines, "character": 0}, "end": {"line": lines, "character": 0}},
-                        "text": "#",
-                    }
-                ],
-            },
-        )
+        change(s, v, lines)
         time.sleep(0.05)  # typing speed
     last = time.perf_counter()
-    s.send(
-        id=2,
-        method="textDocument/hover",
-        params={"textDocument": {"uri": URI}, "position": {"line": 0, "character": 1}},
-    )
-    hover_at, _ = s.until(lambda m: m.get("id") == 2)
+    after_burst = hover(s, 2) - last
     published = 0
     while True:
         at, msg = s.until(lambda m: m.get("method") == "textDocument/publishDiagnostics")
         published += 1
         if msg["params"].get("version") in (6, None) and published >= (1 if msg["params"].get("version") else 5):
             break
+    change(s, 7, lines)
+    time.sleep(1.0)  # the check of version 7 starts 0.15 s after the change and runs for seconds
+    sent = time.perf_counter()
+    during_check = hover(s, 4) - sent
+    s.until(lambda m: m.get("method") == "textDocument/publishDiagnostics")
     s.send(id=3, method="shutdown", params={})
     s.until(lambda m: m.get("id") == 3)
     s.send(method="exit", params={})
     s.proc.wait(timeout=60)
-    return hover_at - last, at - last, published
+    return after_burst, at - last, published, during_check
 
 
 def main() -> None:
     before = sys.argv[sys.argv.index("--before") + 1] if "--before" in sys.argv else None
     print(f"file: {len(big_text()) / 1e6:.1f} MB; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for label, path in (("before", before), ("now", None)) if before else (("now", None),):
-        hover, diags, published = run(path)
+        hover_s, diags, published, during = run(path)
         print(
-            f"{label:>6}: hover {hover:.2f} s after the last change; last version's diagnostics {diags:.2f} s; "
-            f"{published} publication(s) for 5 changes"
+            f"{label:>6}: hover {hover_s:.2f} s after the last change; last version's diagnostics {diags:.2f} s; "
+            f"{published} publication(s) for 5 changes; a hover during a check {during:.2f} s"
         )
 
 

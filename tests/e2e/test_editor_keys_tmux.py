@@ -4,7 +4,8 @@ Each burst is written to the pane in one write (a tmux buffer pasted raw, no bra
 markers), as a fast typist over SSH, a paste of keys or a macro delivers it: the app reads it in
 one go. Before the carried fix of Textual #6605 the typed character of a burst ran before the bound
 keys in front of it (``End BSpace 4`` gave ``4max_steps = 1``; ``ctrl+g 4 enter`` typed ``4⏎`` into
-the file), and the find bar's alt+r / alt+c typed ``r`` / ``c`` into its field.
+the file), and the find bar's alt+r / alt+c typed ``^r`` / ``^c`` into its field (``tmux send-keys
+M-r``: ESC r, as a terminal sends Alt+r).
 """
 
 from __future__ import annotations
@@ -36,23 +37,32 @@ def write(tmux, tmp_path: Path, data: bytes) -> None:
 def test_bursts_of_keys_apply_in_the_order_typed(editor, tmp_path):
     tmux, path = editor
     tmux.wait("weight_decay", limit=90)
-    tmux.wait(" error(s)")  # the first check is in: the editor is up
+    # ctrl+g 4 enter in one write as soon as the file shows (its text area may not have focus yet):
+    # before keyorder.screen_key the screen let 4 and enter bubble away behind ctrl+g, and the dialog
+    # opened empty.
+    write(tmux, tmp_path, b"\x074\r")
+    tmux.wait("Ln 4, Col 1")
+    tmux.wait(" error(s)")  # the first check is in
+    write(tmux, tmp_path, b"\x071\r")  # again, with the text area focused
+    tmux.wait("Ln 1, Col 1")
     write(tmux, tmp_path, b"\x1b[F\x7f4")  # End, Backspace, 4
     tmux.wait("max_steps = 14")
-    # ctrl+g, then 4 and Enter in one burst into the dialog: go to line 4. (ctrl+g 4 Enter in ONE write
-    # still races the dialog's focus through a real terminal now and then: the Pilot test in
-    # tests/ui/test_editor_key_order.py holds that case; the tmux case is open work, issue 43.)
-    write(tmux, tmp_path, b"\x07")
-    tmux.wait("Go to line")
-    write(tmux, tmp_path, b"4\r")
-    tmux.wait("Ln 4, Col 1")
     screen = tmux.screen()
-    assert "4max_steps" not in screen and "Go to line" not in screen
+    assert "4max_steps" not in screen and "Go to line" not in screen and "weight_decay = 0.01" in screen
     # ctrl+r (replace; ctrl+h is backspace in tmux), l, r in one burst: the bar opens, then takes both letters.
-    # (alt+r and alt+c from a real terminal still reach the field as text: Textual's parser holds ESC r
-    # as a pending sequence; open work, issue 43 finding 3. The Pilot test covers the bindings.)
     write(tmux, tmp_path, b"\x12lr")
     screen = tmux.wait("1 of 1")  # "lr" found in "lr = 1e-5": the field holds what was typed, in order
-    find_row = next(line for line in screen.splitlines() if line.strip().startswith("Find"))
-    assert find_row.split() == ["Find", "lr"]
+    assert _find_field(screen) == ["Find", "lr"]
+    # alt+r and alt+c as a terminal sends them (ESC r, ESC c), in one send-keys: before the fix in
+    # ui/terminal/altkeys.py Textual reissued ESC r as "^r" when the next ESC came before ESCDELAY.
+    tmux.keys("M-r", "M-c")
+    screen = tmux.wait("regex on (alt+r) · case on (alt+c)")
+    assert _find_field(screen) == ["Find", "lr"]
+    tmux.keys("M-r")  # alone too (the terminal's answer to the app's cursor question may follow it)
+    screen = tmux.wait("regex off (alt+r) · case on (alt+c)")
+    assert _find_field(screen) == ["Find", "lr"]
     assert alive(tmux)
+
+
+def _find_field(screen: str) -> list[str]:
+    return next(line for line in screen.splitlines() if line.strip().startswith("Find")).split()

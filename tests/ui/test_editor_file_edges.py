@@ -4,6 +4,7 @@ file that cannot be written; and the dialogs at 80x24 and 60x20 (finding 9)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from editor_helpers import host, settle
@@ -69,6 +70,57 @@ async def test_save_as_onto_a_read_only_file_says_so_inside_the_dialog(tmp_path)
         )
         assert app.screen is prompt
     assert target.read_text() == "max_steps = 1\n"
+
+
+async def test_a_writable_file_in_a_directory_that_cannot_be_written_is_said_up_front(tmp_path):
+    """Issue 43 finding 8: a writable file in a read-only directory failed only at ctrl+s, with "Operation
+    not permitted". The tests run as root, who may write any directory by its mode, so the file here is
+    one root cannot save either: /proc/<pid>/comm (writable, 0644) in /proc/<pid>, where no file can be
+    created. The editor says so on opening, and ctrl+s opens Save as without touching the file."""
+    comm = Path(f"/proc/{os.getpid()}/comm")
+    before = comm.read_text()
+    app = host(tmp_path, None)
+    app.path = comm
+    async with app.run_test(size=(160, 30)) as pilot:
+        ed = await settle(pilot)
+        assert "read-only directory (F12 saves elsewhere)" in _title(ed)
+        assert f"/proc/{os.getpid()} cannot be written to" in ed.note and "F12 saves your text elsewhere" in ed.note
+        await pilot.press("end", "x")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: type(app.screen).__name__ == "SaveAsPrompt", "the save-as dialog")
+        assert ed.note.startswith("Not saved:") and ed.modified
+    assert comm.read_text() == before
+
+
+async def test_at_80_columns_the_title_keeps_its_counts_in_plain_text_mode(tmp_path):
+    """Issue 43 finding 9: at 80x24 the title of a file too big to highlight cut its error counts off
+    after the path and "plain text: no highlighting above 200,000 characters"."""
+    text = "max_steps = 'ten'\n" + "# a comment line to make the file too big to highlight\n" * 4000
+    app = host(tmp_path, text)
+    async with app.run_test(size=(80, 24)) as pilot:
+        ed = await settle(pilot)
+        assert not ed.area.highlighting
+        title = _title(ed)
+        assert title.startswith(" sft.toml editor  sft.toml  1 error(s) · 0 warning(s) · 1 hint(s)")
+        assert title.endswith("plain text") and len(title) <= 80
+        await pilot.resize_terminal(250, 24)
+        await until(pilot, lambda: "plain text: no highlighting above" in _title(ed), "the long title at 250 columns")
+        assert str(tmp_path) in _title(ed)
+
+
+@pytest.mark.parametrize("width", [80, 160])
+async def test_the_save_note_is_toasted_only_where_it_does_not_cover_the_message_line(tmp_path, width):
+    """Issue 43 finding 9: at 80x24 the toast of "Saved sft.toml …" sat over the message line saying the
+    same, beside a cut copy and the toast's border block. Now at 80 columns the message line says it
+    alone, whole; at 160 the toast is still shown."""
+    app = host(tmp_path, "max_steps = 10\n[ckpt]\n")
+    async with app.run_test(size=(width, 24)) as pilot:
+        ed = await settle(pilot)
+        await pilot.press("end", "0", "ctrl+s")
+        await until(pilot, lambda: ed.note.startswith("Saved sft.toml"), "the save")
+        await settle(pilot)
+        assert [n.message for n in app._notifications] == ([] if width == 80 else [ed.note])
+        assert "Saved sft.toml." in str(ed.query_one("#editor-message").render())
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])

@@ -57,6 +57,20 @@ async def test_go_to_line_typed_ahead_in_one_burst(tmp_path):
         assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
 
 
+async def test_go_to_line_typed_ahead_while_nothing_has_focus(tmp_path):
+    """Issue 43 finding 2 through tmux: a burst that reaches the editor screen itself (as in the moment
+    after it opens, before its text area has focus) lost the keys behind ctrl+g. Its binding ran only
+    when the key had bubbled to the app, after the screen had already passed on `4` and enter."""
+    app = host(tmp_path, TEXT)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        ed.set_focus(None)
+        await until(pilot, lambda: app.focused is None, "nothing focused")
+        burst(app, "ctrl+g", "4", "enter")
+        await until(pilot, lambda: ed.area.cursor_location == (3, 0), "the jump to line 4")
+        assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
+
+
 async def test_find_bar_toggles_from_a_terminal_do_not_type_their_letter(tmp_path):
     app = host(tmp_path, TEXT)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -113,3 +113,14 @@ def test_install_makes_the_linux_driver_use_the_parser() -> None:
 
     install()
     assert linux_driver.XTermParser is AltKeepingParser
+
+
+def test_an_alt_letter_is_not_lost_to_the_next_escape_sequence() -> None:
+    """Issue 43 finding 3: ``ESC r`` followed, before ESCDELAY, by another ESC (a second Alt key, a mouse
+    report, the terminal's answer to the output gate's ``CSI 6n``) was reissued by Textual as ``^`` and
+    ``r``, so the find bar's alt+r / alt+c typed ``^r`` / ``^c`` into its field."""
+    parser = AltKeepingParser()
+    events = list(parser.feed("\x1br\x1bc\x1b[2;5R\x1b[<35;10;5M\x1ba"))  # no end of input: nothing is flushed
+    keys = [e.key for e in events if e.__class__.__name__ == "Key"]
+    assert keys == ["alt+r", "alt+c", "alt+a"]
+    assert [e.__class__.__name__ for e in events] == ["Key", "Key", "CursorPosition", "MouseMove", "Key"]

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from queue import Empty, Queue
 
 import pytest
@@ -237,3 +238,87 @@ def test_hover_and_completion_inside_inline_tables(client):
         "textDocument/completion", {"textDocument": {"uri": URI}, "position": {"line": 4, "character": 32}}
     )
     assert "top_p" in {i["label"] for i in done["items"]}
+
+
+def _big_document(sources: int = 2400) -> str:
+    """A ~280,000-character sft.toml: past the size where hover reads only the table around the
+    cursor, and where the check goes to the helper process."""
+    from primetui.sft.templates import ONLINE_EVAL
+
+    return ONLINE_EVAL + "".join(
+        f'\n[[eval.source]]\nname = "env-{i}"\nenv = {{ taskset = {{ id = "org/task-{i}" }} }}\nnum_examples = 32\n'
+        for i in range(sources)
+    )
+
+
+def _helpers_of(pid: int) -> list[int]:
+    """The pids of the ``primetui.sft.worker`` processes whose parent is ``pid``."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid and b"primetui.sft.worker" in cmdline:
+            out.append(int(entry.name))
+    return out
+
+
+def _edit(client: Client, version: int, start: tuple[int, int], end: tuple[int, int], text: str) -> None:
+    where = {"start": dict(zip(("line", "character"), start)), "end": dict(zip(("line", "character"), end))}
+    client.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": URI, "version": version}, "contentChanges": [{"range": where, "text": text}]},
+    )
+
+
+def test_hover_on_a_big_document_reads_the_edited_text_and_its_check_runs_in_a_helper():
+    """Issue 43 finding 6: on a 4.6 MB file a hover waited up to 4.4 s, behind the check holding the
+    GIL in a thread and behind pygls's line-by-line copy per change. Now the check runs in the
+    editor's helper process (a child of the server, gone when the server exits) and hover reads only
+    the table around the cursor: after incremental edits that shift the lines, hover and completion
+    deep in the document answer for the edited text, and diagnostics follow the last version."""
+    from tests.waiting import wait_for_sync
+
+    c = Client()
+    try:
+        c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        c.notify("initialized", {})
+        text = _big_document()
+        c.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": text}}
+        )
+        assert c.diagnostics("the big document's diagnostics") == []
+        helpers = _helpers_of(c.proc.pid)
+        assert len(helpers) == 1, "the big document was checked in the server's own process"
+        lines = text.split("\n")
+        last = len(lines) - 1
+        _edit(c, 2, (0, 0), (0, 0), "# a comment line above everything\n")  # every line moves down one
+        _edit(c, 3, (1, len("max_steps = ")), (1, len("max_steps = 10")), QUOTED_TEN)
+        _edit(c, 4, (last + 1, 0), (last + 1, 0), "\n[eval.sampling]\ntemperature = 1.0\n")
+        hover = c.request("textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 1}})
+        assert hover is not None and hover["contents"]["value"].startswith("**max_steps**")
+        env_line = 1 + lines.index('name = "env-2000"') + 1  # its `env = { taskset = … }` line, moved down one
+        hover = c.request(
+            "textDocument/hover", {"textDocument": {"uri": URI}, "position": {"line": env_line, "character": 10}}
+        )
+        assert hover is not None and "eval.source.env.taskset" in hover["contents"]["value"]
+        done = c.request(
+            "textDocument/completion", {"textDocument": {"uri": URI}, "position": {"line": last + 4, "character": 0}}
+        )
+        labels = {i["label"] for i in done["items"]}
+        assert "top_p" in labels and "temperature" not in labels
+        msg = c.wait(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == 4,
+            "the diagnostics of the last version",
+        )
+        errors = [d for d in msg["params"]["diagnostics"] if d["severity"] == 1]
+        assert [d["range"]["start"]["line"] for d in errors] == [1] and "max_steps" in errors[0]["message"]
+    finally:
+        c.close()
+    wait_for_sync(
+        lambda: not any(Path(f"/proc/{pid}").exists() for pid in helpers), "the helper to end with the server"
+    )

@@ -32,6 +32,17 @@ def is_read_only(path: Path) -> bool:
     return not st.st_mode & 0o222 or not os.access(path, os.W_OK)
 
 
+def directory_read_only(path: Path) -> bool:
+    """True when the directory a save of ``path`` writes into exists and may not be written to.
+
+    A save writes a temporary file beside the file and renames it over, so a writable file in such a
+    directory cannot be saved either: a directory without write permission, an immutable one
+    (``chattr +i``, root included), a read-only mount, or a kernel one such as ``/proc``.
+    """
+    parent = write_target(Path(path)).parent
+    return parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK)
+
+
 def write_target(path: Path) -> Path:
     """The file a write to ``path`` changes: a symlink's final target (which may not exist yet)."""
     return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)

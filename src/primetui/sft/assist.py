@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from primetui.sft.help import KeyHelp, _field_lines, describe
 from primetui.sft.kind import schema_kind
+from primetui.sft.positions import line_start
 from primetui.sft.schema import ClassSpec, FieldSpec, resolve, root_spec, specs, variants
 from primetui.sft.spans import SpanMap
 
@@ -46,12 +47,24 @@ def loads_or_none(text: str) -> dict[str, Any] | None:
 WINDOW_ABOVE = 200_000
 
 
+_HEADER = re.compile(r"^[^\S\n]*\[", re.M)  # a line that starts a [table] or [[array]]
+
+
 def _window(text: str, line: int) -> tuple[str, int]:
-    """The [table] holding ``line`` (its header to the next header) and the line it starts at."""
-    lines = text.split("\n")
-    top = next((i for i in range(min(line, len(lines) - 1), -1, -1) if lines[i].lstrip().startswith("[")), 0)
-    end = next((i for i in range(line + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
-    return "\n".join(lines[top:end]) + "\n", top
+    """The [table] holding ``line`` (its header to the next header) and the line it starts at.
+
+    Found from the cursor outwards (``line_start`` and a regex search, in C): splitting a 4.6 MB
+    text into lines took a loaded machine up to 0.1 s per hover."""
+    at = line_start(text, line)
+    if at is None:  # past the end: the last line
+        line, at = text.count("\n"), text.rfind("\n") + 1
+    after = text.find("\n", at)
+    following = _HEADER.search(text, after + 1) if after >= 0 else None
+    top = line
+    while top > 0 and not _HEADER.match(text, at):
+        at = text.rfind("\n", 0, at - 1) + 1
+        top -= 1
+    return text[at : following.start() if following else len(text)] + ("" if following else "\n"), top
 
 
 def help_at(

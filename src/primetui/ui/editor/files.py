@@ -6,8 +6,18 @@ import difflib
 import os
 from pathlib import Path
 
-from primetui.config.fileio import ReadOnlyFileError, atomic_write, file_digest, is_read_only, read_text_file
+from primetui.config.fileio import (
+    ReadOnlyFileError,
+    atomic_write,
+    directory_read_only,
+    file_digest,
+    is_read_only,
+    read_text_file,
+)
 from primetui.viewmodel.drafts import DraftStore
+
+
+TOAST_MIN_WIDTH = 120  # columns; narrower, a note is said on the message line alone
 
 
 class EditorFiles:
@@ -28,9 +38,27 @@ class EditorFiles:
             self.load_error = f"Could not read {self.path} ({exc.strerror or exc}); check the path and permissions."
             return ""
         self.saved_text, self.newline, self.disk_digest = loaded.text, loaded.newline, loaded.digest
-        self.read_only = is_read_only(self.path)
+        self._check_writable(self.path)
         self._disk_stat = _stat_key(self.path)
         return loaded.text
+
+    def _toast_note(self, **kwargs) -> None:
+        """Also show the message line's note as a toast, where there is room for both: below
+        ``TOAST_MIN_WIDTH`` columns the toast covered the message line, repeating it beside a cut copy."""
+        if self.app.size.width >= TOAST_MIN_WIDTH:
+            self.notify(self.note, **kwargs)
+
+    def _check_writable(self, path: Path) -> None:
+        self.read_only = is_read_only(path)
+        self.dir_read_only = not self.read_only and directory_read_only(path)
+
+    def dir_note(self) -> str:
+        """Why ctrl+s cannot save here when the file's directory may not be written to."""
+        assert self.path is not None
+        return (
+            f"{self.path.parent} cannot be written to, so {self.path.name} cannot be saved there "
+            "(a save writes a new file beside it); F12 saves your text elsewhere."
+        )
 
     def _watch_disk(self) -> None:
         """Notice another program's change: reload an unmodified buffer, warn about a modified one."""
@@ -40,13 +68,13 @@ class EditorFiles:
         if now == self._disk_stat:
             return
         self._disk_stat = now
-        self.read_only = is_read_only(self.path)
+        self._check_writable(self.path)
         if now is None and self.disk_digest is not None:  # it was there when loaded or saved
             self.note = (
                 f"{self.path.name} was deleted or moved on disk; ctrl+s writes your text there again, "
                 "F12 saves it elsewhere."
             )
-            self.notify(self.note, severity="warning", timeout=4)
+            self._toast_note(severity="warning", timeout=4)
             self._refresh_chrome()
             return
         digest = file_digest(self.path)
@@ -75,7 +103,7 @@ class EditorFiles:
             return False
         self.newline, self.disk_digest = loaded.newline, loaded.digest
         self.saved_text = loaded.text
-        self.read_only = is_read_only(self.path)
+        self._check_writable(self.path)
         self._disk_stat = _stat_key(self.path)
         self._disk_note_for = None
         if self.text != loaded.text:
@@ -135,6 +163,9 @@ class EditorFiles:
         if self.read_only:
             self._offer_save_as(f"{self.path.name} is read-only, so it was not changed; save your text elsewhere.")
             return
+        if self.dir_read_only:
+            self._offer_save_as(f"Not saved: {self.dir_note()}")
+            return
         on_disk = file_digest(self.path)
         if self.disk_digest is not None and on_disk != self.disk_digest:
             self._resolve_conflict(on_disk)
@@ -187,7 +218,7 @@ class EditorFiles:
             self.note = (
                 f"Could not save {path} ({exc.strerror or exc}); your text is kept — pick another place with F12."
             )
-            self.notify(self.note, severity="error")
+            self._toast_note(severity="error")
             self._refresh_chrome()
             return False
         if path != self.path:
@@ -198,7 +229,7 @@ class EditorFiles:
             self.load_error = None
         self.saved_text = text
         self.disk_digest = file_digest(path)
-        self.read_only = is_read_only(path)
+        self._check_writable(path)
         self._disk_stat = _stat_key(path)
         self._disk_note_for = None
         if self.drafts is not None:
@@ -206,7 +237,7 @@ class EditorFiles:
         self._draft_dirty = False
         errors = sum(1 for d in self.diagnostics if d.level == "error")
         self.note = f"Saved {path.name}" + (f" ({errors} error(s) remain: F8 jumps to them)." if errors else ".")
-        self.notify(self.note, timeout=3)
+        self._toast_note(timeout=3)
         self._refresh_chrome()
         return True
 

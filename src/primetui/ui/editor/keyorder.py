@@ -12,7 +12,11 @@ owns them:
 - a key queued behind one that moved the focus (ctrl+g opens a dialog, ctrl+f focuses the find
   field) is handed on to where the focus is now, so ``ctrl+g 2 0 enter`` goes to line 20;
 - a key with a modifier and a character (``alt+r`` from a terminal is ``alt+r`` with ``r``) runs
-  its binding when there is one instead of typing its character.
+  its binding when there is one instead of typing its character;
+- a key that reaches the editor screen itself (nothing has focus yet, as right after it opens) runs
+  its binding there, inline, and a key queued behind one that pushed a dialog goes to the dialog
+  (:func:`screen_key`): else ``ctrl+g 4 enter`` in one read lost ``4`` and enter, which the screen
+  let bubble to the App behind ctrl+g, whose binding only then opened the dialog.
 
 Drop this module's inline run when Textual ships #6631; the hand-on stays (it is ours).
 """
@@ -55,6 +59,18 @@ async def run_bindings_first(widget: Widget, event: events.Key, typed: bool) -> 
     event.stop()
     event.prevent_default()
     return True
+
+
+async def screen_key(screen: Widget, event: events.Key) -> bool:
+    """For a key that reached ``screen`` (a Screen) itself: hand it to a dialog an earlier key pushed
+    above it, else run the key's binding now; True when the key was used."""
+    app = screen.app
+    if app.screen is not screen and screen.is_attached:
+        event.stop()
+        event.prevent_default()
+        (app.focused or app.screen).post_message(events.Key(event.key, event.character))
+        return True
+    return await run_bindings_first(screen, event, typed=False)
 
 
 class OrderedInput(Input):

@@ -34,6 +34,7 @@ from primetui.ui.editor.fixes import ProblemActions
 from primetui.ui.editor.launching import LaunchActions
 from primetui.viewmodel.drafts import DraftStore
 from primetui.ui.editor.findbar import FindBar
+from primetui.ui.editor.keyorder import screen_key
 from primetui.ui.editor.problems import ProblemsList
 from primetui.ui.safe import plain
 from primetui.ui.styles import tcss
@@ -109,6 +110,7 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         self.newline = "\n"  # "\r\n" when the file was CRLF: saved back the same way
         self.disk_digest: str | None = None  # sha256 of the file as loaded or last saved
         self.read_only = False
+        self.dir_read_only = False  # the file's directory may not be written to (a save writes beside the file)
         self._disk_stat: tuple | None = None
         self._disk_note_for: str | None = None  # the on-disk digest already reported as a conflict
         self.report: Report | None = None
@@ -175,6 +177,8 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         self.set_interval(WATCH_EVERY, self._watch_disk)
         if self.load_error:
             self.note = self.load_error
+        elif self.dir_read_only:
+            self.note = self.dir_note()
         elif self.path is not None and not self.path.exists():
             self.note = f"New file {self.path.name}: ctrl+t inserts a template from the hosted-SFT walkthrough."
         if len(self._initial_text) >= validator.BIG_TEXT:
@@ -185,6 +189,13 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         if self._offer_drafts:
             self._offer_draft()
         self._refresh_chrome()
+
+    def on_resize(self) -> None:
+        self._refresh_chrome()  # the title's long or short form follows the width
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not await screen_key(self, event):  # keys of one burst in the order typed (keyorder.py)
+            await super()._on_key(event)
 
     # -- validation ------------------------------------------------------------------------------
     @on(TextArea.Changed, "#editor-area")
@@ -294,30 +305,48 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         return getattr(self, "_kind", "sft")
 
     def _refresh_title(self) -> None:
+        title = self._title(short=False)
+        if title.cell_len > self.app.size.width:  # the counts would be cut: the file name, counts first
+            title = self._title(short=True)
+            if title.cell_len > self.app.size.width:  # still too long (80 columns): short flags
+                title = self._title(short=True, short_flags=True)
+        else:
+            title.append(f"   {PRIME_RL_VERSION.split(' (')[0]} @{PRIME_RL_COMMIT[:7]}", style="dim")
+            if self.report is not None and self.report.note:
+                title.append(" + installed prime_rl.configs", style="dim")
+        self._update_line(self.query_one("#editor-title", Static), plain(title))
+
+    def _title(self, short: bool, short_flags: bool = False) -> Text:
         name = str(self.path) if self.path else "untitled"
         home = str(Path.home())
         if name.startswith(home + os.sep):
             name = "~" + name[len(home) :]
         title = Text()
         title.append(f" {self.config_kind}.toml editor ", style="bold reverse")
-        title.append(f" {name}", style="bold")
+        title.append(f" {self.path.name if short and self.path else name}", style="bold")
+        counts = {lvl: sum(1 for d in self.diagnostics if d.level == lvl) for lvl in LEVELS}
+        said = f"{counts['error']} error(s) · {counts['warning']} warning(s) · {counts['hint']} hint(s)"
+        if short:
+            title.append(f"  {said}")
         if self.is_mounted and self.modified:
             title.append("  ● modified")
-        if self.load_error:
-            title.append("  not loaded (see below)", style="bold")
-        if self.read_only:
-            title.append("  read-only (F12 saves elsewhere)", style="bold")
+        flags = [
+            (self.load_error, "not loaded (see below)", "not loaded"),
+            (self.read_only, "read-only (F12 saves elsewhere)", "read-only"),
+            (not self.read_only and self.dir_read_only, "read-only directory (F12 saves elsewhere)", "read-only dir"),
+        ]
+        for shown, long_text, short_text in flags:
+            if shown:
+                title.append(f"  {short_text if short_flags else long_text}", style="bold")
         if self.newline == "\r\n":
             title.append("  CRLF", style="dim")
         if self.is_mounted and not self.area.highlighting:
-            title.append(f"  plain text: no highlighting above {HIGHLIGHT_LIMIT:,} characters", style="bold")
-        counts = {lvl: sum(1 for d in self.diagnostics if d.level == lvl) for lvl in LEVELS}
-        title.append(f"   {counts['error']} error(s) · {counts['warning']} warning(s) · {counts['hint']} hint(s)")
-        title.append(f"   {PRIME_RL_VERSION.split(' (')[0]} @{PRIME_RL_COMMIT[:7]}", style="dim")
-        if self.report is not None and self.report.note:
-            title.append(" + installed prime_rl.configs", style="dim")
-
-        self._update_line(self.query_one("#editor-title", Static), plain(title))
+            plain_text = f"plain text: no highlighting above {HIGHLIGHT_LIMIT:,} characters"
+            title.append(f"  {'plain text' if short_flags else plain_text}", style="bold")
+        if short:
+            return title
+        title.append(f"   {said}")
+        return title
 
     def _refresh_chrome(self) -> None:
         if not self.is_mounted:
