@@ -26,6 +26,9 @@ from primetui.local.testing import LocalPlatform
 
 from tests.ci_skips import pytest_runtest_makereport  # noqa: F401, E402 - the hook: no tmux/chromium skips under CI=true
 
+if os.environ.get("PRIMETUI_CPU_PROFILE"):
+    pytest_plugins = ["tests.cpu_profile"]  # CPU per test and per file (tests/cpu_profile.py), in every worker
+
 
 @pytest.fixture(scope="session")
 def local_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPlatform]:

@@ -1,6 +1,7 @@
 """The official `prime` CLI (PyPI prime==0.18.0) pointed at the local server, as a new user would use it.
 
-Commands run as real subprocesses; independent ones run side by side to keep the suite quick.
+Each command is a real run of the CLI's code (a fresh process, or a fork of one that has imported the CLI:
+tests/local/prime_zygote.py); independent ones run side by side to keep the suite quick.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,17 +17,9 @@ import httpx
 
 from primetui.local.testing import LocalPlatform
 from tests.local.conftest import wait_status
+from tests.local.prime_zygote import PRIME, prime, write_config
 
-PRIME = str(Path(sys.executable).with_name("prime"))
-_WRITE_CONFIG = """
-import importlib.util
-from pathlib import Path
-path = Path(importlib.util.find_spec("prime_cli").submodule_search_locations[0]) / "core" / "config.py"
-spec = importlib.util.spec_from_file_location("prime_cli_core_config", path)
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-module.Config()
-"""
+__all__ = ["PRIME", "prime_env", "run_all"]
 
 
 def prime_env(lp: LocalPlatform, home: Path) -> dict[str, str]:
@@ -42,26 +34,15 @@ def prime_env(lp: LocalPlatform, home: Path) -> dict[str, str]:
         NO_COLOR="1",
     )
     # The CLI writes ~/.prime/config.json on its first run, in place: two first runs at once can
-    # read it half written. Its own code writes it once here, before any command runs: the one file
-    # prime_cli/core/config.py, loaded alone (its package's __init__ imports the whole CLI, 0.6 s more CPU).
-    subprocess.run([sys.executable, "-c", _WRITE_CONFIG], env=env, check=True, timeout=60)
+    # read it half written. Its own Config writes it once here, before any command runs.
+    write_config(env)
     return env
 
 
 def run_all(env: dict[str, str], cwd: Path, *commands: list[str]) -> list[subprocess.CompletedProcess[str]]:
-    def one(args: list[str]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [PRIME, "--plain", *args],
-            env=env,
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            stdin=subprocess.DEVNULL,
-        )
-
+    """Run each ``prime --plain <command>`` side by side, as fresh processes would (tests/local/prime_zygote.py)."""
     with ThreadPoolExecutor(max_workers=len(commands)) as pool:
-        return list(pool.map(one, commands))
+        return list(pool.map(lambda args: prime(args, env, cwd), commands))
 
 
 def test_prime_cli_walkthrough(local_platform: LocalPlatform, api: httpx.Client, tmp_path: Path) -> None:

@@ -1,0 +1,341 @@
+"""Runs of the official `prime` CLI without paying its import each time: a forking zygote.
+
+A fresh `prime` process spends about 2 s of CPU importing the CLI before it parses its arguments. The
+zygote is one process per test worker that imports `prime_cli.main` once and then, for each call,
+forks a child that becomes the call's process: the caller's argv, environment, working directory and
+stdin/stdout/stderr (passed over a Unix socket), then the console script's own `sys.exit(run())`, so
+the CLI's parser and commands run exactly as in a fresh process and the exit code comes back as
+`subprocess` would give it.
+
+What a fresh import would have read differently is made equal in the child: the import reads `HOME`
+in three places (`ConfigModel.ssh_key_path`'s default, `Config.DEFAULT_SSH_KEY_PATH`, and `site`'s
+user base) and the working directory in one (`rich._IMPORT_CWD`); the child recomputes them under its
+own. Everything else the import reads
+from the environment (rich's consoles read COLUMNS, NO_COLOR, TERM and friends) must match the
+zygote's own: a call whose environment differs from the zygote's in any other key than
+:data:`CALL_KEYS` runs as a plain subprocess instead. ``tests/local/test_prime_zygote.py`` proves both
+(no trace of the zygote's HOME, URL or key in the child; the same bytes and exit code as a fresh process).
+
+``PRIMETUI_PRIME_ZYGOTE=0`` runs every call as a fresh process (to compare the two ways).
+"""
+
+from __future__ import annotations
+
+import atexit
+import io
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+PRIME = str(Path(sys.executable).with_name("prime"))
+# The environment every prime_env call sets alike: the zygote imports the CLI under these.
+CONSTANT = {"PRIME_DISABLE_VERSION_CHECK": "1", "COLUMNS": "200", "NO_COLOR": "1"}
+# Keys a call may set to its own value: the CLI reads none of them at import (HOME's three reads are redone).
+CALL_KEYS = frozenset(
+    {
+        "HOME",
+        "PRIME_BASE_URL",
+        "PRIME_API_KEY",
+        "PRIME_SSH_KEY_PATH",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "PYTEST_CURRENT_TEST",
+    }
+)
+# Without the zygote, ~/.prime/config.json is written by the CLI's config.py loaded alone (not its whole package).
+_WRITE_CONFIG = """
+import importlib.util
+from pathlib import Path
+path = Path(importlib.util.find_spec("prime_cli").submodule_search_locations[0]) / "core" / "config.py"
+spec = importlib.util.spec_from_file_location("prime_cli_core_config", path)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+module.Config()
+"""
+_HEADER = struct.Struct("!I")
+_INT = struct.Struct("!i")
+
+
+# ---------------------------------------------------------------- the zygote process (run as a script)
+
+
+def _redo_import_reads() -> None:
+    """Recompute, under the child's HOME and directory, what the CLI's import computed from the zygote's."""
+    import site
+
+    import rich
+
+    from prime_cli.core import config
+
+    from pydantic.fields import FieldInfo
+
+    key = str(Path.home() / ".ssh" / "id_rsa")
+    config.Config.DEFAULT_SSH_KEY_PATH = key
+    # `ssh_key_path: str = key` in the class body, as pydantic builds it, then its validator and serializer again
+    config.ConfigModel.__pydantic_fields__["ssh_key_path"] = FieldInfo.from_annotated_attribute(str, key)
+    config.ConfigModel.model_rebuild(force=True)
+    site.USER_BASE = site.USER_SITE = None
+    site.getusersitepackages()
+    rich._IMPORT_CWD = os.path.abspath(os.getcwd())  # where rich's tracebacks resolve relative file names
+
+
+def _recv_request(conn: socket.socket) -> tuple[dict, list[int]]:
+    data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
+    (size,) = _HEADER.unpack_from(data)
+    while len(data) < _HEADER.size + size:
+        more = conn.recv(1 << 16)
+        if not more:
+            raise EOFError("the caller hung up mid-request")
+        data += more
+    return json.loads(data[_HEADER.size :]), fds
+
+
+def _become(request: dict, fds: list[int]) -> None:
+    """In the call's child: take the caller's stdio, directory, environment and argv."""
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.argv = list(request["argv"])
+    sys.orig_argv = [sys.executable, *sys.argv]
+    _redo_import_reads()
+
+
+def _handle(conn: socket.socket) -> dict:
+    """In a per-call helper: fork the call's child, report its pid and its exit code. Returns only in the child."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    request, fds = _recv_request(conn)
+    pid = os.fork()
+    if pid == 0:
+        conn.close()
+        _become(request, fds)
+        return request
+    for fd in fds:
+        os.close(fd)
+    conn.sendall(_INT.pack(pid))
+    _, status = os.waitpid(pid, 0)
+    conn.sendall(_INT.pack(os.waitstatus_to_exitcode(status)))
+    os._exit(0)
+
+
+def _reap(_signum: int, _frame: object) -> None:
+    """Wait for finished helpers (so their CPU time counts in the zygote's, and so the worker's, children)."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def _serve(path: str, lifeline: int, ready: int) -> dict:
+    """The zygote's loop: one forked helper per connection until the test worker goes. Returns only in a call's child."""
+    import prime_cli.main  # noqa: F401 - the import every call would otherwise pay
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(64)
+    signal.signal(signal.SIGCHLD, _reap)
+    os.write(ready, b"ready\n")
+    os.close(ready)
+    while True:
+        readable, _, _ = select.select([server, lifeline], [], [])
+        if lifeline in readable:  # the worker closed its end (or died): nothing more to serve
+            os._exit(0)
+        conn, _ = server.accept()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if os.fork() == 0:
+            server.close()
+            os.close(lifeline)
+            return _handle(conn)
+        conn.close()
+
+
+# ---------------------------------------------------------------- the caller's side
+
+
+class Zygote:
+    """A process that has imported the CLI; :meth:`run` forks it into one call's process."""
+
+    def __init__(self, **env: str) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="prime-zygote-"))
+        self.path = str(self.dir / "sock")
+        home = self.dir / "home"
+        home.mkdir()
+        self.env = dict(os.environ, HOME=str(home), **CONSTANT, **env)
+        life_r, self._lifeline = os.pipe()
+        ready_r, ready_w = os.pipe()
+        with open(self.dir / "log", "wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, __file__, self.path, str(life_r), str(ready_w)],
+                env=self.env,
+                cwd=self.dir,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=(life_r, ready_w),
+            )
+        os.close(life_r)
+        os.close(ready_w)
+        atexit.register(self.close)
+        try:
+            poller = select.poll()
+            poller.register(ready_r, select.POLLIN)
+            if not poller.poll(120_000) or not os.read(ready_r, 16):  # a bound on a hang: the import takes ~2 s of CPU
+                raise RuntimeError(f"the prime zygote did not start: {(self.dir / 'log').read_text()[-2000:]}")
+        finally:
+            os.close(ready_r)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            os.close(self._lifeline)
+            self.proc.wait(timeout=30)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def serves(self, env: dict[str, str]) -> bool:
+        """A call's environment differs from the zygote's only in keys the CLI does not read at import."""
+        keys = (set(env) | set(self.env)) - CALL_KEYS
+        return all(env.get(k) == self.env.get(k) for k in keys)
+
+    def run(
+        self, argv: list[str], env: dict[str, str], cwd: Path, timeout: float, **job: str | bool
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``argv`` in a child (or the zygote's other ``job``: ``config``, ``scan``) as a fresh process would."""
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        null = os.open(os.devnull, os.O_RDONLY)
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn.connect(self.path)
+            body = json.dumps({"argv": argv, "env": env, "cwd": str(cwd), **job}).encode()
+            socket.send_fds(conn, [_HEADER.pack(len(body)) + body], [null, out_w, err_w])
+        finally:
+            for fd in (null, out_w, err_w):
+                os.close(fd)
+        try:
+            (pid,) = _INT.unpack(_read_exactly(conn, _INT.size))
+            outputs = _drain([out_r, err_r], time.monotonic() + timeout)
+            if outputs is None:
+                os.kill(pid, signal.SIGKILL)
+                raise subprocess.TimeoutExpired(argv, timeout)
+            (code,) = _INT.unpack(_read_exactly(conn, _INT.size))
+        finally:
+            conn.close()
+            for fd in (out_r, err_r):
+                os.close(fd)
+        stdout, stderr = (_as_text(data) for data in outputs)
+        return subprocess.CompletedProcess(argv, code, stdout, stderr)
+
+
+def _read_exactly(conn: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        more = conn.recv(size - len(data))
+        if not more:
+            raise EOFError("the prime zygote's helper hung up")
+        data += more
+    return data
+
+
+def _drain(fds: list[int], deadline: float) -> list[bytes] | None:
+    """Read each pipe to its end (both at once, as `communicate` does); None past the deadline.
+
+    A poll, not select(): a test process may hold more than 1,024 descriptors (an S3 server, a platform)."""
+    chunks: dict[int, list[bytes]] = {fd: [] for fd in fds}
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    left = set(fds)
+    while left:
+        wait = deadline - time.monotonic()
+        if wait <= 0:
+            return None
+        for fd, _event in poller.poll(wait * 1000):
+            data = os.read(fd, 1 << 16)
+            if data:
+                chunks[fd].append(data)
+            else:
+                poller.unregister(fd)
+                left.discard(fd)
+    return [b"".join(chunks[fd]) for fd in fds]
+
+
+def _as_text(data: bytes) -> str:
+    """Decode as `subprocess.run(text=True)` does: the locale's encoding, universal newlines."""
+    return io.TextIOWrapper(io.BytesIO(data)).read()
+
+
+_lock = threading.Lock()
+_zygote: Zygote | None = None
+
+
+def zygote() -> Zygote | None:
+    """This worker's zygote, started on first use; None when PRIMETUI_PRIME_ZYGOTE=0."""
+    global _zygote
+    if os.environ.get("PRIMETUI_PRIME_ZYGOTE") == "0":
+        return None
+    with _lock:
+        if _zygote is None:
+            _zygote = Zygote()
+        return _zygote
+
+
+def prime(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """`prime --plain *args` as a fresh process would run it, stdin empty, output captured as text."""
+    argv = [PRIME, "--plain", *args]
+    z = zygote()
+    if z is not None and z.serves(env):
+        return z.run(argv, env, cwd, timeout)
+    return subprocess.run(
+        argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
+
+
+def write_config(env: dict[str, str]) -> None:
+    """Write ~/.prime/config.json under ``env``'s HOME with the CLI's own Config, as its first run would."""
+    z = zygote()
+    if z is not None and z.serves(env):
+        done = z.run([PRIME], env, Path(env["HOME"]), 60, config=True)
+        assert done.returncode == 0, done.stderr
+        return
+    subprocess.run([sys.executable, "-c", _WRITE_CONFIG], env=env, check=True, timeout=60)
+
+
+def _scan(needle: str) -> list[str]:
+    """Every string held by a live object that contains ``needle`` (the request that names it aside)."""
+    import gc
+
+    hits = []
+    for holder in gc.get_objects():
+        for value in gc.get_referents(holder):
+            if isinstance(value, str) and value is not needle and needle in value:
+                hits.append(f"{type(holder).__name__}: {value[:200]}")
+    return hits
+
+
+if __name__ == "__main__":
+    sys.path[0] = str(Path(PRIME).parent)  # as for the console script, whose folder heads sys.path
+    job = _serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    if job.get("scan"):
+        print(json.dumps(_scan(job["scan"])))
+        sys.exit(0)
+    if job.get("config"):
+        from prime_cli.core.config import Config
+
+        Config()
+        sys.exit(0)
+    from prime_cli.main import run
+
+    sys.exit(run())
