@@ -140,7 +140,9 @@ def _reap(_signum: int, _frame: object) -> None:
 
 
 def _serve(path: str, lifeline: int, ready: int) -> dict:
-    """The zygote's loop: one forked helper per connection until the test worker goes. Returns only in a call's child."""
+    """The zygote's loop: one forked helper per connection until the test worker goes.
+
+    Returns only in a call's child."""
     import prime_cli.main  # noqa: F401 - the import every call would otherwise pay
 
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

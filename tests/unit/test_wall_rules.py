@@ -146,16 +146,20 @@ async def test_a_streamed_body_that_is_not_json_past_the_cap_is_413_from_the_rou
     assert fits.status == 200 and fits.reached == [b"x" * 10 + b"y"]
 
 
+TOO_DEEP = f"JSON nested deeper than {MAX_JSON_DEPTH} levels is not accepted"
+TOO_LONG = f"An integer of {MAX_INT_DIGITS + 1:,} digits is too long: send at most {MAX_INT_DIGITS:,} digits"
+
+
 @pytest.mark.parametrize(
     "body,msg",
     [
         (b"\xff{}", "The body is not UTF-8 (bad byte at offset 0); send JSON in UTF-8"),
-        (b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1), f"JSON nested deeper than {MAX_JSON_DEPTH} levels is not accepted"),
+        (b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1), TOO_DEEP),
         (b'{"a": NaN}', "NaN is not a JSON number: send finite numbers only"),
         (b'{"a": -Infinity}', "-Infinity is not a JSON number: send finite numbers only"),
         (b'{"a": 1e999}', "1e999 is too large for a number: send finite numbers only"),
-        (b'{"a": ' + b"1" * (MAX_INT_DIGITS + 1) + b"}", f"An integer of {MAX_INT_DIGITS + 1:,} digits is too long: send at most {MAX_INT_DIGITS:,} digits"),
-        (b'{"a": -' + b"1" * (MAX_INT_DIGITS + 1) + b"}", f"An integer of {MAX_INT_DIGITS + 1:,} digits is too long: send at most {MAX_INT_DIGITS:,} digits"),
+        (b'{"a": ' + b"1" * (MAX_INT_DIGITS + 1) + b"}", TOO_LONG),
+        (b'{"a": -' + b"1" * (MAX_INT_DIGITS + 1) + b"}", TOO_LONG),
     ],
     ids=["not-utf8", "too-deep", "nan", "-inf", "1e999", "long-int", "long-negative-int"],
 )  # fmt: skip
