@@ -352,29 +352,28 @@ def _add_sweep_command(sub: argparse._SubParsersAction) -> None:
     _add_wait_options(sweep, "then wait for every run like `primetui wait`")
 
 
-def _hold_signals() -> dict[int, object]:
+def _hold_signals() -> dict[int | str, object]:
     """Until a command sets up its own handling, SIGINT and SIGTERM are noted, not fatal.
 
     ``wait``, ``dispatch`` and ``sweep`` take the noted signal over (their stream still ends with
     ``done``); every other command gets it back as if it had arrived now. Only in the main thread.
     """
-    held: dict[int, object] = {}
+    held: dict[int | str, object] = {}
     try:
         for signum in HELD_SIGNALS:
-            held[signum] = signal.signal(signum, lambda n, _f: held.setdefault("pending", n))  # type: ignore[arg-type]
+            held[signum] = signal.signal(signum, lambda n, _f: held.setdefault("pending", n))
     except ValueError:  # not the main thread (a test calling main)
-        for signum, previous in held.items():
-            signal.signal(signum, previous)  # type: ignore[arg-type]
+        _release(held)
         return {}
     return held
 
 
-def _release(held: dict[int, object]) -> int | None:
+def _release(held: dict[int | str, object]) -> int | None:
     """Restore the handlers :func:`_hold_signals` replaced; the signal that came meanwhile, if any."""
     pending = held.pop("pending", None)
     for signum in [key for key in held if isinstance(key, int)]:
-        signal.signal(signum, held.pop(signum))  # type: ignore[arg-type]
-    return pending  # type: ignore[return-value]
+        signal.signal(signum, held.pop(signum))  # type: ignore[arg-type]  # a handler signal.signal returned
+    return pending if isinstance(pending, int) else None  # the signal number the handler noted
 
 
 def _usage(exc: UsageError, argv: Sequence[str]) -> int:
@@ -440,7 +439,7 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
-def _main(argv: Sequence[str] | None, held: dict[int, object]) -> int:
+def _main(argv: Sequence[str] | None, held: dict[int | str, object]) -> int:
     whole_process = argv is None  # the process was started for this command (not a caller in-process)
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()

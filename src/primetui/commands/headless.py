@@ -16,10 +16,10 @@ import json
 import sys
 from datetime import datetime, timezone
 from functools import partial
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence, TextIO
 
 from primetui.api.boundary import gather_bounded
-from primetui.api.plainrun import PlainRunPage
+from primetui.api.plainrun import PlainRun, PlainRunPage
 
 from primetui.monitor_core.cells import table as cell_table
 from primetui.monitor_core.escapes import clean, clean_block
@@ -146,7 +146,7 @@ async def collect_runs(
 ) -> tuple[list[RunRow], dict[str, Any]]:
     reply: RLRunPage | PlainRunPage = await client.list_runs(page=page, limit=limit)
     reply_notes(reply, notes)
-    runs = reply.runs
+    runs: Sequence[RLRun | PlainRun] = reply.runs
     progress = await gather_bounded([partial(_metrics, client, r.id, notes) for r in runs])
     rows = [run_row(r, p, now) for r, p in zip(runs, progress)]
     meta = {

@@ -259,7 +259,7 @@ def build_app(args: Any) -> tuple[Any, int]:
     from primetui.config.mistakes import first_mistake
 
     mistake = first_mistake(settings, local=use_local)  # the status line names it; nothing is asked
-    prefetch = prefetch_runs(settings) if not use_local and not mistake and getattr(settings, "api_key", "") else None
+    prefetch = prefetch_runs(settings) if not use_local and not mistake and settings.api_key else None
     prefs, prefs_warning = load_prefs()
     connector = Connector(settings, prefs)
     client = None

@@ -134,7 +134,7 @@ MAX_SIMULATED_NODES = 16
 
 def _check_nodes(config: dict[str, Any]) -> None:
     """multi_node runs are simulated here (one process plays every node); refuse sizes it cannot play."""
-    deployment = config.get("deployment") if isinstance(config.get("deployment"), dict) else {}
+    deployment = found if isinstance(found := config.get("deployment"), dict) else {}
     if deployment.get("type") != "multi_node":
         return
     for key in ("num_train_nodes", "num_infer_nodes"):
@@ -163,7 +163,8 @@ def _check_config(body: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     rl = body.get("mode") != "sft"  # prime train sends no mode for an RL run
     if rl:
         _check_rl(config)
-        errors, rejection = [], None
+        errors: list[tuple[list[str | int], str, str]] = []
+        rejection: str | None = None
     else:
         errors, rejection = _editor_verdict(config)
     if errors:
@@ -193,7 +194,7 @@ def _model_name(config: dict[str, Any], rl: bool) -> str:
     """The model the run trains: model.name (an RL run's trainer.model.name too), else prime-rl's default."""
     model = (config.get("model") or {}).get("name") if isinstance(config.get("model"), dict) else None
     if rl and not isinstance(model, str):
-        trainer = config.get("trainer") if isinstance(config.get("trainer"), dict) else {}
+        trainer = found if isinstance(found := config.get("trainer"), dict) else {}
         model = trainer.get("model", {}).get("name") if isinstance(trainer.get("model"), dict) else None
     if not isinstance(model, str) or not model:
         model = "Qwen/Qwen3-0.6B"  # prime-rl's default model.name
@@ -210,7 +211,7 @@ def _check_model_cached(state: LocalState, model: str) -> None:
 
 
 def _volume_of(body: dict[str, Any], config: dict[str, Any]) -> str | None:
-    data = config.get("data") if isinstance(config.get("data"), dict) else {}
+    data = found if isinstance(found := config.get("data"), dict) else {}
     volume = body.get("volume")
     if volume is not None and not isinstance(volume, str):
         raise invalid([(("body", "volume"), "Input should be a valid string", "string_type")])

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from primetui.local.store import Store
 
@@ -129,7 +129,8 @@ def log_columns(
             known[key] = (now if stamp is None else stamp, m.group(2))
     heads = list(map(known.__getitem__, keys))
     if heads and None not in heads:  # every line is a console line (a prime-rl log between tracebacks)
-        return list(map(_first, heads)), list(map(_second, heads)), lines, heads[-1][1]
+        full = cast("list[tuple[float, str]]", heads)  # None is not in it
+        return list(map(_first, full)), list(map(_second, full)), lines, full[-1][1]
     ts: list[float] = []
     levels: list[str | None] = []
     stamps: dict[str, float | None] = {}

@@ -73,7 +73,7 @@ async def get_samples(
     files = sample_files(state.run_dir(run_id))
     if step is None:
         step = max(files, default=None)
-    texts, total = sample_pages(state).page(files.get(step), (page - 1) * limit, limit)
+    texts, total = sample_pages(state).page(files.get(step) if step is not None else None, (page - 1) * limit, limit)
     return Response(samples_body(run_id, texts, total, page, limit), media_type="application/json")
 
 

@@ -26,7 +26,7 @@ import asyncio
 import json
 import math
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -72,7 +72,8 @@ MAX_JSON_DEPTH = 64
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+Message = MutableMapping[str, Any]  # as starlette.types spells it, so a starlette Response takes our send
+Send = Callable[[Message], Awaitable[None]]
 
 
 def body_rule(path: str) -> BodyRule:
@@ -231,7 +232,7 @@ class RequestWall:
             return
         started = False
 
-        async def tracked(message: dict[str, Any]) -> None:
+        async def tracked(message: Message) -> None:
             nonlocal started
             started = started or message["type"] == "http.response.start"
             await send(message)
@@ -336,7 +337,7 @@ class _BodyRead:
             self.whole = True  # the last of the body, or the client went away
         return message
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: Message) -> None:
         if message["type"] == "http.response.start" and not self.whole:
             left = None if self.chunked or self.declared is None else self.declared - self.read
             if (self.waits_for_continue and not self.asked) or left is None or left > DRAIN_LIMIT:

@@ -30,7 +30,7 @@ import stat
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self
+from typing import Self, cast
 
 from primetui.monitor_core.escapes import clean
 from primetui.shell.paths import MAX_KEY, MAX_SEGMENT
@@ -282,12 +282,18 @@ class Asker:
 
     async def replace(self, where: str) -> bool:
         settled = self._settled()
-        return settled if settled is not None else self._take(await self._overwrite(where))  # type: ignore[operator,misc]
+        if settled is not None:
+            return settled
+        ask = cast(Overwrite, self._overwrite)  # not settled, so callable: an async copy is given an Overwrite
+        return self._take(await ask(where))
 
     def replace_now(self, where: str) -> bool:
         """:meth:`replace` for a copy in a thread, where ``overwrite`` blocks instead of being awaited."""
         settled = self._settled()
-        return settled if settled is not None else self._take(self._overwrite(where))  # type: ignore[operator,arg-type]
+        if settled is not None:
+            return settled
+        ask = cast(AskNow, self._overwrite)  # not settled, so callable: a copy in a thread is given an AskNow
+        return self._take(ask(where))
 
 
 class Landing:

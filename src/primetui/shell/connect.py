@@ -13,7 +13,7 @@ import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import asyncssh
 
@@ -123,6 +123,12 @@ class SessionConnection:
             raise classify_loss(exc) from exc
 
 
+@overload
+def classify_loss(exc: BaseException) -> ShellError: ...
+@overload
+def classify_loss(exc: None) -> None: ...
+@overload
+def classify_loss(exc: BaseException | None) -> ShellError | None: ...
 def classify_loss(exc: BaseException | None) -> ShellError | None:
     """Map how asyncssh saw a connection end to our typed errors."""
     if exc is None:
@@ -163,7 +169,8 @@ async def open_session_connection(
         ) from None
     key = load_client_key(key_path)
     client = _Client()
-    use_gateway = endpoint.gateway is not None and not direct
+    gateway = None if direct else endpoint.gateway
+    use_gateway = gateway is not None
     options: dict[str, Any] = dict(
         username=endpoint.user,
         known_hosts=([pinned], [], []),
@@ -177,13 +184,13 @@ async def open_session_connection(
         encryption_algs=ENCRYPTION_ALGS,  # AES-GCM offered first (see primetui.shell.algorithms)
         compression_algs=COMPRESSION_ALGS,
     )
-    where = f"{endpoint.gateway.host}:{endpoint.gateway.port}" if use_gateway else f"{endpoint.host}:{endpoint.port}"
+    where = f"{gateway.host}:{gateway.port}" if gateway is not None else f"{endpoint.host}:{endpoint.port}"
     try:
-        if use_gateway:
+        if gateway is not None:
             conn = await asyncssh.connect(
                 endpoint.host,
                 endpoint.port,
-                tunnel=GatewayTunnel(endpoint.gateway, endpoint.alias, timeout),
+                tunnel=GatewayTunnel(gateway, endpoint.alias, timeout),
                 client_factory=lambda: client,
                 **options,
             )

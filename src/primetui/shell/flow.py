@@ -25,7 +25,7 @@ still send never exceeds the window; and the window follows the pane:
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from asyncssh.constants import MSG_CHANNEL_WINDOW_ADJUST
 from asyncssh.packet import UInt32
@@ -86,20 +86,29 @@ class ReadAhead:
         return self.size - held - credit
 
 
+class _Window(Protocol):
+    """What of asyncssh's private channel the credit reads and writes."""
+
+    _init_recv_window: int
+    _recv_window: int
+
+    def send_packet(self, pkttype: int, *args: bytes) -> None: ...
+
+
 class ChannelCredit:
     """A :class:`ReadAhead` in charge of an asyncssh client process's channel window."""
 
     def __init__(self, process: Any, rule: ReadAhead | None = None) -> None:
         self.process = process
         self.rule = rule or ReadAhead()
-        self.chan = getattr(process, "_chan", None)
+        self.chan: _Window | None = getattr(process, "_chan", None)
         self._returned_at: float | None = None
         self._returned = 0
         self._typed_at = float("-inf")
         self.enabled = (
             self.chan is not None and hasattr(self.chan, "_recv_window") and hasattr(self.chan, "send_packet")
         )
-        if self.enabled:
+        if self.enabled and self.chan is not None:
             # asyncssh adjusts the window when it delivers a packet if its credit fell below half of
             # _init_recv_window; with 0 that never happens and the credit is ours to grant.
             self.chan._init_recv_window = 0
@@ -118,7 +127,7 @@ class ChannelCredit:
         self.rule.typing = now - self._typed_at < TYPING_SECONDS
 
     def before_read(self) -> None:
-        if not self.enabled:
+        if not self.enabled or self.chan is None:
             return
         now = time.monotonic()
         self._typing(now)
@@ -129,7 +138,7 @@ class ChannelCredit:
         self._grant(held, credit)
 
     def after_read(self, nbytes: int) -> None:
-        if not self.enabled:
+        if not self.enabled or self.chan is None:
             return
         self._returned_at, self._returned = time.monotonic(), nbytes
         self._typing(self._returned_at)
@@ -140,10 +149,11 @@ class ChannelCredit:
 
     def _grant(self, held: int, credit: int) -> None:
         adjust = self.rule.grant(held, credit)
-        if adjust <= 0 or getattr(self.chan, "_send_state", "open") != "open":
+        chan = self.chan
+        if chan is None or adjust <= 0 or getattr(chan, "_send_state", "open") != "open":
             return
         try:
-            self.chan.send_packet(MSG_CHANNEL_WINDOW_ADJUST, UInt32(adjust))
+            chan.send_packet(MSG_CHANNEL_WINDOW_ADJUST, UInt32(adjust))
         except Exception:  # noqa: BLE001 - a closing channel: the read that follows reports it
             return
-        self.chan._recv_window += adjust
+        chan._recv_window += adjust

@@ -153,10 +153,10 @@ def get_layout(remote: str, local: str, volume: str) -> GetTarget:
     target = check_get_target(remote, local)
     dst = Path(local).expanduser()
     name = posixpath.basename(target.rel) if target.rel else volume
-    local, problem = landing_name(os.fsencode(name))
+    landed, problem = landing_name(os.fsencode(name))
     if problem:
         raise RemotePathError(f"Cannot use {name!r} as a local name ({problem}); get a folder inside it instead.")
-    name = os.fsdecode(local)
+    name = os.fsdecode(landed)
     copy_contents = target.into and bool(target.rel) and remote.rstrip().endswith("/")
     if dst.is_dir() and not copy_contents:
         dst = dst / name

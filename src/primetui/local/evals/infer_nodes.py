@@ -19,7 +19,7 @@ from primetui.local.trainer.pods import pod_log_name
 
 def infer_nodes(config: dict[str, Any]) -> int:
     """How many inference nodes the run simulates (1 unless multi_node with num_infer_nodes > 1)."""
-    dep = config.get("deployment") if isinstance(config.get("deployment"), dict) else {}
+    dep = found if isinstance(found := config.get("deployment"), dict) else {}
     if dep.get("type") != "multi_node":
         return 1
     n = dep.get("num_infer_nodes", dep.get("num_eval_nodes", 1))
@@ -27,8 +27,8 @@ def infer_nodes(config: dict[str, Any]) -> int:
 
 
 def has_router(config: dict[str, Any]) -> bool:
-    inference = config.get("inference") if isinstance(config.get("inference"), dict) else {}
-    dep = config.get("deployment") if isinstance(config.get("deployment"), dict) else {}
+    inference = found if isinstance(found := config.get("inference"), dict) else {}
+    dep = found if isinstance(found := config.get("deployment"), dict) else {}
     return dep.get("type") == "multi_node" and isinstance(inference.get("router"), dict)
 
 

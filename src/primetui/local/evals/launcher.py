@@ -198,7 +198,7 @@ class EvalComponents:
             self._write_final(step)
         tmp = self.broadcast_dir / f".step_{step}.tmp"
         tmp.mkdir(parents=True, exist_ok=True)
-        np.savez(tmp / "model.npz", **{k: v.astype(np.float32) for k, v in params.items()})
+        np.savez(tmp / "model.npz", **{k: v.astype(np.float32) for k, v in params.items()})  # type: ignore[arg-type]  # numpy stub: a **dict might fill allow_pickle
         dest = self.broadcast_dir / f"step_{step}"
         if dest.exists():
             shutil.rmtree(dest)

@@ -36,7 +36,7 @@ class Gateway:
         self._server: asyncio.base_events.Server | None = None
         # keyed by the connection's SSLObject; weak so a failed handshake leaves nothing behind
         self._sni: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._transports: set[asyncio.BaseTransport] = set()
+        self._transports: set[asyncio.Transport] = set()
 
     @property
     def port(self) -> int:

@@ -21,18 +21,24 @@ platform's idle watchdog does after 30 minutes.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import datetime as _dt
 import logging
 import os
 import secrets
 import time
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from primetui.local.paths import PathEscapeError, safe_join, split_volume_key, volume_key, volume_name_of
 from primetui.local.sessions import keys, mountns, sshd, staging
 from primetui.local.sessions.gateway import Gateway
 from primetui.local.sessions.store import SessionRecord, SessionStore
+
+if TYPE_CHECKING:
+    import asyncssh
 
 log = logging.getLogger("primetui.local.sessions")
 
@@ -103,11 +109,11 @@ class SessionManager:
         self._work_root = self._folder / "work"
         self._store = SessionStore(self._folder / "sessions.sqlite3")
         self._records: dict[str, SessionRecord] = {}
-        self._endpoints: dict[str, tuple[object, sshd.EndpointConfig]] = {}
+        self._endpoints: dict[str, tuple[asyncssh.SSHAcceptor, sshd.EndpointConfig]] = {}
         self._last_activity: dict[str, float] = {}
         self._tasks: dict[str, asyncio.Task] = {}
         self._staging: dict[str, asyncio.Future] = {}
-        self._host_key = None
+        self._host_key: asyncssh.SSHKey | None = None
         self.host_public_key = ""
         self.gateway: Gateway | None = None
         self._reaper: asyncio.Task | None = None
@@ -204,7 +210,7 @@ class SessionManager:
         mine = [r for r in self._records.values() if r.volume_name == volume_name]
         return sorted(mine, key=lambda r: r.created_at, reverse=True)
 
-    def list_all(self) -> list[SessionRecord]:
+    def list_all(self) -> builtins.list[SessionRecord]:  # builtins: ``list`` here is the method above
         return list(self._records.values())
 
     def live_read_write(self, volume_name: str) -> SessionRecord | None:
@@ -310,13 +316,14 @@ class SessionManager:
                 root=work,
                 read_only=rec.read_only,
                 data_dir=self.data_dir,
-                on_activity=lambda sid=rec.id: self._touch(sid),
+                on_activity=partial(self._touch, rec.id),
                 namespaces=isolated,
                 no_namespace_why=self.isolation.why if self.isolation else "",
                 hf_endpoint=self._hf_endpoint(),
                 bin_dir=self._bin_dir,
-                disk_line=lambda work=work: _disk_line(work),
+                disk_line=partial(_disk_line, work),
             )
+            assert self._host_key is not None  # start() loaded it
             acceptor = await sshd.start_endpoint(cfg, self._host_key)
             self._staging.pop(rec.id, None)
             self._endpoints[rec.id] = (acceptor, cfg)
@@ -440,7 +447,7 @@ class SessionManager:
             await asyncio.sleep(interval)
             self.reap_idle()
 
-    def reap_idle(self) -> list[str]:
+    def reap_idle(self) -> builtins.list[str]:
         """Stop every ready session with no connection and no activity for ``idle_timeout``."""
         now = time.monotonic()
         reaped = []

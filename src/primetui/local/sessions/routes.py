@@ -65,17 +65,16 @@ def _manager(request: Request) -> SessionManager:
 
 def to_wire(manager: SessionManager, rec: SessionRecord) -> dict:
     """The V5/V6/V8 body for one session (the endpoint only while it is ready)."""
-    ready = rec.phase == "ready" and rec.ssh_port is not None and manager.gateway is not None
+    gateway = manager.gateway if rec.phase == "ready" and rec.ssh_port is not None else None
+    ready = gateway is not None
     model = VolumeSession(
         id=rec.id,
         volume_name=volume_name_of(rec.volume_name),
         status=rec.status,
         read_only=rec.read_only,
         ssh_connection=f"root@{rec.alias}.localhost -p {rec.ssh_port}" if ready else None,
-        gateway=VolumeSessionGateway(
-            host="127.0.0.1", port=manager.gateway.port, cert_sha256=manager.gateway.cert_sha256
-        )
-        if ready
+        gateway=VolumeSessionGateway(host="127.0.0.1", port=gateway.port, cert_sha256=gateway.cert_sha256)
+        if gateway is not None
         else None,
         host_public_key=manager.host_public_key if ready else None,
         error_message=rec.error_message,

@@ -176,7 +176,7 @@ def wrap(
     args += _system_view()
     # Outer folders first: a home under the Python's prefix, or a prefix under the home, both stay visible.
     mounts = [(home, _private_home(home))] + [(p, ["--ro-bind", p, p]) for p in python_paths(data_dir, home)]
-    for _dest, mount in sorted((m for m in mounts if m[1]), key=lambda m: m[0].count("/")):
+    for _dest, mount in sorted((m for m in mounts if m[1]), key=lambda m: (m[0] or "").count("/")):
         args += mount
     args += _usr_local_bin(hf)
     if tmux_dir is not None:

@@ -444,6 +444,7 @@ async def _run_piped(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, ar
     feeder = asyncio.create_task(copy_in())
     watcher = asyncio.create_task(_hang_up_when_closed(process, child, sandboxed=cfg.namespaces))
     try:
+        assert child.stdout is not None and child.stderr is not None  # both are pipes
         await asyncio.gather(copy_out(child.stdout, process.stdout), copy_out(child.stderr, process.stderr))
         rc = await child.wait()
     finally:
@@ -518,7 +519,7 @@ async def start_endpoint(cfg: EndpointConfig, host_key: asyncssh.SSHKey) -> asyn
 def session_members(sid: int) -> list[int]:
     """Pids of every live process in the terminal session ``sid`` (jobs such as vim have their own
     group). A zombie has already exited (only its reaping is left), so it is not counted."""
-    found = []
+    found: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:  # no procfs (not Linux): the process group signal is all there is
@@ -584,7 +585,7 @@ async def _end_private_tmux(cfg: EndpointConfig) -> None:
     folder, cfg.tmux_dir = cfg.tmux_dir, None
     if folder is None:
         return
-    tmux = shutil.which("tmux", path=os.environ.get("PATH"))
+    tmux = shutil.which("tmux", path=os.environ.get("PATH")) or ""
     sockets = [p for p in folder.glob("tmux-*/*") if p.is_socket()] if tmux else []
     for sock in sockets:
         with contextlib.suppress(OSError, asyncio.TimeoutError):

@@ -13,7 +13,7 @@ import base64
 import hashlib
 import zlib
 from collections.abc import AsyncIterator, Callable
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 MAX_PART = 5 * 1024**3
 """The largest object one PUT (or one multipart part) carries, as in S3."""
@@ -53,12 +53,22 @@ class _Crc32:
         return self.value.to_bytes(4, "big")
 
 
-def _trailer_hasher(name: str):  # type: ignore[no-untyped-def]
-    return {
-        "x-amz-checksum-crc32": _Crc32,
-        "x-amz-checksum-sha1": hashlib.sha1,
-        "x-amz-checksum-sha256": hashlib.sha256,
-    }.get(name, lambda: None)()
+class _Hasher(Protocol):
+    def update(self, data: bytes, /) -> None: ...
+
+    def digest(self) -> bytes: ...
+
+
+_TRAILER_HASHERS: dict[str, Callable[[], _Hasher]] = {
+    "x-amz-checksum-crc32": _Crc32,
+    "x-amz-checksum-sha1": hashlib.sha1,
+    "x-amz-checksum-sha256": hashlib.sha256,
+}
+
+
+def _trailer_hasher(name: str) -> _Hasher | None:
+    make = _TRAILER_HASHERS.get(name)
+    return make() if make is not None else None
 
 
 async def _dechunk(stream: AsyncIterator[bytes]) -> AsyncIterator[bytes | tuple[str, str]]:

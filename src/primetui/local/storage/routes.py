@@ -111,7 +111,8 @@ async def release_route(request: Request, name: str, body: Any = Body(None)) -> 
     if not isinstance(lease_id, str) or not lease_id:
         raise fail(400, "leaseId is required: the one the put's route returned.")
     storage = storage_of(state)
-    if storage.grants.live_lease(key) is not None and storage.grants.live_lease(key).id == lease_id:
+    live = storage.grants.live_lease(key)
+    if live is not None and live.id == lease_id:
         storage.drop_uploads(key)
     storage.grants.release(key, lease_id)
     return Response(status_code=204)

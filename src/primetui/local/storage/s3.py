@@ -44,7 +44,7 @@ from primetui.local.state import LocalState
 from primetui.local.storage import meta
 from primetui.local.storage.body import MAX_PART, TOO_LARGE, BodyError, receive
 from primetui.local.storage.grants import Grant, Grants, Lease, is_runs
-from primetui.local.storage.objects import list_keys, object_path
+from primetui.local.storage.objects import Entry, list_keys, object_path
 from primetui.local.storage.room import NoRoom, Reservation, file_size, ledger_of
 
 BUCKET = "primetui-local-volumes"
@@ -253,7 +253,7 @@ def _may_list(grant: Grant, rel: str) -> bool:
     if grant.base:
         return rel.startswith(grant.base + "/")
     head, sep, _ = rel.partition("/")
-    return bool(sep) and head in grant.entries
+    return bool(sep) and grant.entries is not None and head in grant.entries
 
 
 def _root(storage: Storage, grant: Grant) -> Path:
@@ -320,8 +320,9 @@ async def _list(storage: Storage, grant: Grant, query: dict[str, str]) -> Respon
     rel_after = after[len(grant.volume) + 1 :] if after.startswith(grant.volume + "/") else ""
     root = _root(storage, grant)
 
-    def page() -> tuple[list, bool]:
-        found, more = [], False
+    def page() -> tuple[list[Entry], bool]:
+        found: list[Entry] = []
+        more = False
         for entry in list_keys(root, rel_prefix, delimiter=bool(delimiter), after=rel_after):
             if len(found) == max_keys:
                 more = True

@@ -45,8 +45,8 @@ def save(ckpt_root: Path, step: int, state: TrainState) -> tuple[Path, int]:
         shutil.rmtree(tmp)
     trainer = tmp / "trainer"
     (trainer / "dataloader").mkdir(parents=True)
-    np.savez(trainer / "model.npz", **state.params)
-    np.savez(trainer / "optimizer.npz", **state.optim_arrays)
+    np.savez(trainer / "model.npz", **state.params)  # type: ignore[arg-type]  # numpy stub: a **dict might fill allow_pickle
+    np.savez(trainer / "optimizer.npz", **state.optim_arrays)  # type: ignore[arg-type]  # numpy stub: a **dict might fill allow_pickle
     (trainer / "scheduler.json").write_text(json.dumps({**state.scheduler, "optimizer_step": state.optim_t}))
     (trainer / "progress.json").write_text(json.dumps(state.progress))
     (trainer / "dataloader" / "rank_0.json").write_text(json.dumps(state.dataloader))

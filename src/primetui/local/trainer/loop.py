@@ -20,6 +20,7 @@ from primetui.local.trainer.errors import RunFailure
 from primetui.local.trainer.data import (
     DatasetError,
     FakeStream,
+    Row,
     SampleStream,
     load_sources,
     pack_row,
@@ -304,6 +305,7 @@ class Trainer:
         """Start the simulated pods of a multi-node run, or say the run has a world of one."""
         topo = topology(spec.get("config") or {})
         if topo is not None:
+            assert self.trainer_comp is not None  # run() added it before reading the config
             self.pods = Pods.start(self.files, topo, self.log, self.trainer_comp)
             self.log.info(self.pods.world_line(0))
             self.pods.announce(grad_accum)
@@ -433,10 +435,10 @@ class Trainer:
 
     def _broadcast_if_due(self, run: _SftRun, step: int, is_last: bool) -> float | None:
         """Hand the weights to the eval components when an eval is due; the seconds it took, None when not due."""
-        if self.evals is None:
+        cfg_eval = run.cfg.eval
+        if self.evals is None or cfg_eval is None:  # evals start only for a config with [eval]
             return None
         self.evals.check()
-        cfg_eval = run.cfg.eval
         due = is_last or step % cfg_eval.interval == 0 or any(step % s.interval == 0 for s in cfg_eval.sources)
         if not due:
             return None
@@ -562,7 +564,7 @@ class Trainer:
             raise RunFailure(f"The validation data {d.name} has no example with trainable tokens; check [val.data].")
         d.shuffle = False
         stream = SampleStream([samples], d)
-        rows_out = []
+        rows_out: list[Row] = []
         while stream.epoch == 0 and stream.pos < len(samples) and len(rows_out) < 16:
             rows_out.append(pack_row(stream, row_len))
         self.log.info(

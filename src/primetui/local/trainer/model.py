@@ -129,9 +129,9 @@ def generate(
     rng = np.random.default_rng(seed)
     n = len(prompts)
     windows = np.full((n, context), PAD, dtype=np.int64)
-    for i, p in enumerate(prompts):
+    for row, p in enumerate(prompts):
         tail = p[-context:]
-        windows[i, context - len(tail) :] = tail
+        windows[row, context - len(tail) :] = tail
     outputs: list[list[int]] = [[] for _ in range(n)]
     alive = np.ones(n, dtype=bool)
     for _ in range(max_new_tokens):

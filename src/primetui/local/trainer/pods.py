@@ -70,14 +70,14 @@ class Topology:
 
 def topology(config: dict[str, Any]) -> Topology | None:
     """The run's topology when ``[deployment] type = "multi_node"``, else None."""
-    dep = config.get("deployment") if isinstance(config.get("deployment"), dict) else {}
+    dep = found if isinstance(found := config.get("deployment"), dict) else {}
     if dep.get("type") != "multi_node":
         return None
     nodes = dep.get("num_train_nodes", 2)
     gpus = dep.get("gpus_per_node", 8)
-    model = config.get("model") if isinstance(config.get("model"), dict) else {}
+    model = found if isinstance(found := config.get("model"), dict) else {}
     cp = model.get("cp", 1)
-    env = config.get("env_vars") if isinstance(config.get("env_vars"), dict) else {}
+    env = found if isinstance(found := config.get("env_vars"), dict) else {}
     topo = Topology(
         nodes=int(nodes),
         gpus_per_node=int(gpus),

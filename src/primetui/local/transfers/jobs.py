@@ -93,6 +93,7 @@ class Job:
         """Blocking: the whole job, in its own thread. Sets ``outcome`` and ``error``."""
         secret = self.secret
         try:
+            assert secret is not None  # dropped only once the job has ended
             s3 = s3io.client(secret, self.region, self.endpoint)
             manager, done = s3io.manager(s3), False
             self._small = ThreadPoolExecutor(s3io.CONCURRENCY, thread_name_prefix=f"{self.id}-small")
@@ -161,6 +162,7 @@ class Job:
         counter = s3io.Counter(self.meter.add)
 
         def submit(item: _Item):
+            assert item.dest is not None  # the import's plan gives each item where it lands
             item.room = self.ledger.reservation(credit=file_size(item.dest))
             if not item.room.add(item.size):
                 raise Stop(self._no_room(item.size))
@@ -172,12 +174,15 @@ class Job:
             )
 
         def finish(item: _Item) -> None:
-            def move() -> None:
-                item.dest.parent.mkdir(parents=True, exist_ok=True)
-                os.utime(item.staged, (item.mtime, item.mtime))
-                os.replace(item.staged, item.dest)
+            dest, staged = item.dest, item.staged
+            assert dest is not None and staged is not None  # set by the plan and by submit
 
-            self.ledger.land(item.room, item.dest, item.size, move)
+            def move() -> None:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                os.utime(staged, (item.mtime, item.mtime))
+                os.replace(staged, dest)
+
+            self.ledger.land(item.room, dest, item.size, move)
 
         self._pump(items, submit, finish)
 

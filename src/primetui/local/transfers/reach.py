@@ -93,7 +93,8 @@ def _addresses(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]
         infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError):
         raise Refused(f"The endpoint host '{host[:80]}' does not resolve; check endpointUrl.") from None
-    return [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos]
+    # sockaddr[0] is the address text for AF_INET and AF_INET6 (an int only for AF_CAN, not asked here)
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
 
 
 def clean_endpoint(endpoint: object, allow_private: bool) -> str | None:

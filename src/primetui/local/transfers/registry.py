@@ -79,7 +79,9 @@ class Transfers:
         )
         self.jobs[transfer_id] = job
         self.tasks[transfer_id] = asyncio.get_running_loop().create_task(self._run(job))
-        return wire(self.rows.get(volume, transfer_id))
+        row = self.rows.get(volume, transfer_id)
+        assert row is not None  # inserted above
+        return wire(row)
 
     async def _run(self, job: Job) -> None:
         loop = asyncio.get_running_loop()
@@ -101,7 +103,10 @@ class Transfers:
         finally:
             moved = job.meter.total or job.meter.done or job.outcome == "succeeded"
             progress = job.meter.progress() if moved else None
-            if self.rows.get(job.volume, job.id)["status"] == "cancelled":  # V14 gave up waiting: it stays so
+            row = self.rows.get(job.volume, job.id)
+            if row is None:
+                pass  # cancelled, then its volume was deleted with its rows (a cancelled job no longer holds it)
+            elif row["status"] == "cancelled":  # V14 gave up waiting: it stays so
                 self.rows.update(job.id, progress=progress)
             else:
                 self.rows.update(

@@ -35,6 +35,7 @@ def _secret(credentials: object) -> s3io.Secret:
             raise fail(400, f"credentials.{label} is missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.")
     if token is not None and (not isinstance(token, str) or len(token) > 8192):
         raise fail(400, "credentials.sessionToken must be a string (AWS_SESSION_TOKEN) or null.")
+    assert isinstance(access, str) and isinstance(secret, str)  # the loop above refused anything else
     return s3io.Secret(access.strip(), secret.strip(), token or None)
 
 

@@ -4,6 +4,8 @@ either, or a plain ``str`` row of the scrollback."""
 
 from __future__ import annotations
 
+from types import MemberDescriptorType
+
 from primetui.shell.term.attrs import DEFAULT, Attr
 from primetui.shell.term.charwidth import char_width
 
@@ -44,8 +46,9 @@ class Line:
             self.attrs.extend([DEFAULT] * (cols - have))
 
 
-_CHARS = Line.chars  # the slot descriptors, used by LazyLine to fill them on first use
-_ATTRS = Line.attrs
+# the slot descriptors, used by LazyLine to fill them on first use
+_CHARS: MemberDescriptorType = Line.__dict__["chars"]
+_ATTRS: MemberDescriptorType = Line.__dict__["attrs"]
 
 
 class LazyLine(Line):

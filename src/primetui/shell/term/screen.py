@@ -607,7 +607,7 @@ class Screen:
         saved = self._saved
         cursor = (saved.y, saved.x) if self.alt_screen else (self.y, self.x)
         marks = [(h + cursor[0], cursor[1]), (h + saved.y, saved.x)]
-        rows, (cur, sav) = reflow(history + main, cols, marks)
+        rows, (cur, sav) = reflow([*history, *main], cols, marks)
         # As tmux: the screen is the last rows of it all, so the rows below the cursor stay as
         # many as they were and the cursor keeps its distance from the bottom; the cursor's row
         # is never left above the screen.

@@ -266,11 +266,12 @@ class Terminal(Screen):
     def _scroll_in_full(self, made: list) -> None:
         rows = self.rows
         k = len(made)
-        keep_history = not self.alt_screen and self.scrollback.maxlen
+        cap = self.scrollback.maxlen or 0
+        keep_history = not self.alt_screen and cap
         if k >= rows:
             if keep_history:
                 self.scrollback.extend(self.lines)
-                self.scrollback.extend(made[max(0, k - rows - self.scrollback.maxlen) : k - rows])
+                self.scrollback.extend(made[max(0, k - rows - cap) : k - rows])
                 self.history_pushed += k
             self.lines = made[k - rows :]
         else:
@@ -291,16 +292,17 @@ class Terminal(Screen):
             self._scroll_in([LazyLine(p, cols, style, fill) for p in rest[max(0, k - height) :]], len(rest[-1]))
             return
         plain = style is fill and style[1] == -1 and style[2] == 0 and style[0] == -1
-        keep_history = not self.alt_screen and self.scrollback.maxlen
+        cap = self.scrollback.maxlen or 0
+        keep_history = not self.alt_screen and cap
         if k >= rows:
             if keep_history:
                 self.scrollback.extend(self.lines)
                 gone = rest[: k - rows]
                 if plain:
                     # Only the tail that fits matters; the deque drops older rows itself.
-                    self.scrollback.extend(gone[-self.scrollback.maxlen :])
+                    self.scrollback.extend(gone[-cap:])
                 else:
-                    self.scrollback.extend(LazyLine(p, cols, style, fill) for p in gone[-self.scrollback.maxlen :])
+                    self.scrollback.extend(LazyLine(p, cols, style, fill) for p in gone[-cap:])
                 self.history_pushed += k
             self.lines = [LazyLine(p, cols, style, fill) for p in rest[k - rows :]]
         else:
@@ -327,7 +329,9 @@ class Terminal(Screen):
         if kind == "[":
             m = _CSI.match(data, i)
             if m is None:
-                end = _CSI_PREFIX.match(data, i).end()
+                prefix = _CSI_PREFIX.match(data, i)
+                assert prefix is not None  # data[i : i + 2] is ESC [, which the prefix always matches
+                end = prefix.end()
                 return -1 if end >= n else end  # malformed: drop what was read so far
             self._csi(m.group(1), m.group(2), m.group(3))
             return m.end()
@@ -348,7 +352,9 @@ class Terminal(Screen):
             return end + 1
         m = _ESC.match(data, i)
         if m is None:
-            end = _ESC_PREFIX.match(data, i).end()
+            prefix = _ESC_PREFIX.match(data, i)
+            assert prefix is not None  # data[i] is ESC, which the prefix always matches
+            end = prefix.end()
             return -1 if end >= n else end + 1
         self._esc(m.group(1), m.group(2))
         return m.end()

@@ -122,7 +122,7 @@ class PtyTransport:
     async def read(self) -> bytes:
         data = await self._queue.get()
         if data:
-            more = []
+            more: list[bytes] = []
             while not self._queue.empty() and len(data) + sum(map(len, more)) < _MAX_COALESCE:
                 nxt = self._queue.get_nowait()
                 if not nxt:
