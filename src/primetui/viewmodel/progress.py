@@ -12,6 +12,7 @@ from dataclasses import dataclass, field as dc_field
 from typing import Any, TypeGuard
 
 from primetui.monitor_core.finalloss import FinalLoss, count_says_nan, final_loss, last_step_loss
+from primetui.monitor_core.row_budget import compact_rows
 from primetui.monitor_core.rl_metrics import reward_of
 
 
@@ -30,6 +31,11 @@ class RunProgress:
     appended; a late one is inserted where it belongs), so the last step, the last loss and the
     loss series cost nothing per poll however long the run (100,000 steps: sorting them took
     ~50 ms per poll). ``rows`` is for reading: add rows with :meth:`extend`.
+
+    Bounded (:mod:`primetui.monitor_core.row_budget`): past its budget the older rows are reduced to
+    min/max per bucket (a spike and a NaN stay, the newest rows and the latest loss stay exact), so a
+    run of 100,000 steps followed all day holds a few thousand rows. ``revision`` counts changes
+    (``len(rows)`` goes down when it compacts).
     """
 
     rows: dict[int, dict[str, Any]] = dc_field(default_factory=dict)
@@ -41,8 +47,16 @@ class RunProgress:
     _reward_values: list[float] = dc_field(default_factory=list, init=False, repr=False, compare=False)
     log_loss: tuple[int, float] | None = dc_field(default=None, init=False, repr=False, compare=False)
     """The latest trainer step line's (step, loss), when its log is at hand (:meth:`note_log_lines`)."""
+    revision: int = dc_field(default=0, init=False, repr=False, compare=False)
+    """Bumped by every :meth:`extend` that adds rows (a cache key: compacting makes ``len(rows)`` go down)."""
 
     def __post_init__(self) -> None:
+        self._index()
+
+    def _index(self) -> None:
+        """The loss and reward series and the NaN step, from ``rows``."""
+        self._loss_steps, self._loss_values = [], []
+        self._reward_steps, self._reward_values = [], []
         if self.rows:
             self._max_step = max(self.rows)
             for step in sorted(self.rows):
@@ -63,10 +77,20 @@ class RunProgress:
 
     def extend(self, rows: Iterable[dict[str, Any]]) -> None:
         """Rows from the wire boundary (``primetui.api.boundary.metric_rows``): each has an int step."""
+        self._extend(rows)
+        self.revision += 1
+        compacted = compact_rows(self.rows)
+        if compacted is not self.rows:
+            self.rows = compacted
+            self._index()
+
+    def _extend(self, rows: Iterable[dict[str, Any]]) -> None:
         for row in rows:
             step = row["step"]
-            merged = self.rows.setdefault(step, {})
-            merged.update(row)
+            known = self.rows.get(step)
+            # The row itself, not a copy (the hub's replay holds the same one); a late row for a
+            # known step makes a new merged row, so no row handed out is ever changed.
+            merged = self.rows[step] = row if known is None else {**known, **row}
             if self._max_step is None or step > self._max_step:
                 self._max_step = step
             if "loss/mean" in row:
