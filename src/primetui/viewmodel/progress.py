@@ -47,6 +47,8 @@ class RunProgress:
     _reward_values: list[float] = dc_field(default_factory=list, init=False, repr=False, compare=False)
     log_loss: tuple[int, float] | None = dc_field(default=None, init=False, repr=False, compare=False)
     """The latest trainer step line's (step, loss), when its log is at hand (:meth:`note_log_lines`)."""
+    _first_time: tuple[int, float] | None = dc_field(default=None, init=False, repr=False, compare=False)
+    _last_time: tuple[int, float] | None = dc_field(default=None, init=False, repr=False, compare=False)
     revision: int = dc_field(default=0, init=False, repr=False, compare=False)
     """Bumped by every :meth:`extend` that adds rows (a cache key: compacting makes ``len(rows)`` go down)."""
 
@@ -67,6 +69,7 @@ class RunProgress:
                 if count_says_nan(self.rows[step]):
                     self._nan_step = step
                 self._set_reward(step, self.rows[step])
+                self._note_time(step, self.rows[step])
 
     @classmethod
     def from_metric_rows(cls, rows: Iterable[dict[str, Any]]) -> "RunProgress":
@@ -96,6 +99,7 @@ class RunProgress:
             if "loss/mean" in row:
                 self._set_loss(step, merged["loss/mean"])
             self._set_reward(step, row)  # an RL row: its reward under any generation's name
+            self._note_time(step, row)
             loss = merged.get("loss/mean")
             if (
                 (type(loss) is not float or not math.isfinite(loss))
@@ -103,6 +107,23 @@ class RunProgress:
                 and count_says_nan(merged)
             ):  # a finite float loss (the usual row) needs no look at the count
                 self._nan_step = step
+
+    def _note_time(self, step: int, row: dict[str, Any]) -> None:
+        t = row.get("time")
+        if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t):
+            return
+        if self._first_time is None or step < self._first_time[0]:
+            self._first_time = (step, float(t))
+        if self._last_time is None or step >= self._last_time[0]:
+            self._last_time = (step, float(t))
+
+    def pace(self) -> tuple[float, float] | None:
+        """(seconds a step, wall time of the latest step) from the rows' own times, first timed step to the
+        last: the run's start-up (before its first step) is not in it. None before two timed steps."""
+        first, last = self._first_time, self._last_time
+        if first is None or last is None or last[0] <= first[0] or last[1] <= first[1]:
+            return None
+        return (last[1] - first[1]) / (last[0] - first[0]), last[1]
 
     def note_log_lines(self, lines: Iterable[str]) -> None:
         """Trainer log lines: a later ``Step N | … | Loss nan`` line makes the final loss NaN."""
