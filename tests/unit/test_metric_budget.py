@@ -29,6 +29,8 @@ def rows(steps: int = STEPS) -> list[dict]:
         row = {"step": s, "time": 1.0e9 + s, "loss/mean": 2.0 + 1.0 / s, "lr": 1e-4}
         if s == SPIKE:
             row["loss/mean"] = 500.0
+        if s % 1000 == 0:
+            row["eval/reverse-text/reward/mean"] = s / 1e6  # an eval every 1,000 steps
         if s == NAN:
             del row["loss/mean"]
             row["loss/nan_count"] = 1
@@ -49,6 +51,10 @@ def test_run_progress_keeps_a_bounded_number_of_rows_with_the_spike_the_nan_and_
     assert progress.loss_points(3) == [(s, 2.0 + 1.0 / s) for s in range(STEPS - 2, STEPS + 1)]
     assert max(progress.losses) == 500.0  # the old spike is still in the series
     assert any(r.get("loss/nan_count") == 1 for r in progress.rows.values())  # and the NaN step
+    evals = {
+        s: r["eval/reverse-text/reward/mean"] for s, r in progress.rows.items() if "eval/reverse-text/reward/mean" in r
+    }
+    assert evals == {s: s / 1e6 for s in range(1000, STEPS + 1, 1000)}  # every eval at its own step, exact
     steps = sorted(progress.rows)
     assert steps[-KEEP_LAST:] == list(range(STEPS - KEEP_LAST + 1, STEPS + 1))  # the newest rows exact
 
