@@ -129,6 +129,15 @@ class Variant:
                 f"{last:.1f} MB, {rate:+.2f} MB/min after the first minute; an {HOURS:.0f}-hour follow projects to "
                 f"{projected:.0f} MB ({verdict} {TARGET_MB:.0f} MB)"
             )
+            tail = [s for s in self.follow if s[0] >= self.follow[-1][0] * 2 / 3]
+            if self.follow[-1][0] >= 15 * 60 and len(tail) >= 3:
+                late = slope_per_min(tail)
+                level = last + max(late, 0.0) * (HOURS * 60 - last_t / 60)
+                every = "; ".join(f"{t / 60:.0f} min {m:.1f}" for t, m in self.follow if round(t) % 300 < SAMPLE)
+                out.append(
+                    f"- RSS by the minute (MB): {every}; over the last third ({tail[0][0] / 60:.0f}-{last_t / 60:.0f} "
+                    f"min) {late:+.2f} MB/min, which projects an {HOURS:.0f}-hour follow to {level:.0f} MB"
+                )
         if len(self.cycles) >= 3:
             half = len(self.cycles) // 2
             per = (self.cycles[-1] - self.cycles[half]) / (len(self.cycles) - 1 - half)

@@ -65,6 +65,21 @@ async def test_marking_two_runs_and_c_opens_the_compare_screen_with_a_shared_cur
         assert type(app.screen).__name__ == "RunsScreen"
 
 
+async def test_at_80x24_the_compare_summary_shows_the_whole_final_loss():
+    """Issue 41, finding 11: at 80 columns the summary cut its final loss ("Final l", the figure gone)."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_compare(pilot, app)
+        summary = screen.query_one("#compare-summary", DataTable)
+        widths = {str(key.value): col.get_render_width(summary) for key, col in summary.columns.items()}
+        keys = list(widths)
+        right_of_final = sum(widths[k] for k in keys[: keys.index("final") + 1])
+        assert right_of_final <= summary.size.width, (widths, summary.size.width)
+        assert float(str(summary.get_cell(RUNNING, "final"))) > 0  # a whole number, drawn in full
+        label = str(summary.get_cell(RUNNING, "run"))
+        assert RUNNING in label and label.endswith("…)")  # the long name gives way, with its mark
+
+
 async def test_c_with_one_marked_run_says_what_to_do():
     app = make_app()
     async with app.run_test(size=(120, 30)) as pilot:

@@ -96,3 +96,28 @@ async def test_a_taken_name_is_warned_about_and_f6_adds_a_suffix(tmp_path, clien
         if (r.name or "").startswith("gridtaken"):
             await client.stop_run(r.id)
     assert taken.run_id
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_on_a_small_terminal_the_sweep_dialog_scrolls_to_its_grid_and_keeps_its_status_in_sight(
+    tmp_path, client, size
+):
+    """Issue 41, finding 11: at 80x24 the F9 dialog hid its grid, errors and result below its border, no scroll."""
+    path = tmp_path / "sft.toml"
+    path.write_text(SIX_KEPT)
+    app = EditorHost(path, client=client, drafts_root=tmp_path / "drafts")
+    async with app.run_test(size=size) as pilot:
+        screen = await _open(pilot, "gridsmall", "1e-5,3e-5,1e-4")
+        box = screen.query_one("SweepScreen > Vertical").region
+        status = screen.query_one("#sweep-status").region
+        assert status.height >= 1 and box.contains_region(status), (box, status)  # the status line: in sight
+        body = screen.query_one("#sweep-body")
+        body.scroll_to_widget(screen.query_one("#sweep-grid"), animate=False)
+        await idle(pilot)
+        grid = screen.query_one("#sweep-grid").region
+        assert grid.height >= 1 and box.contains_region(grid), (box, grid)  # scrolled to, inside the border
+        assert "Grid: 3 runs" in _text(screen, "#sweep-grid")
+        await pilot.press("f5")  # refused: the error shows where it can be read
+        await idle(pilot)
+        assert _text(screen, "#sweep-status").startswith("The 3 runs do not fit on research together")
+        assert box.contains_region(screen.query_one("#sweep-status").region)

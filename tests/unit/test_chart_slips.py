@@ -60,3 +60,26 @@ def test_on_wall_time_a_sparse_eval_chart_shares_the_loss_charts_range_and_curso
     with_eval = compose("eval/reward", [evals], view, 60, 10)
     assert "".join(t for t, _ in with_loss[-1]) == "".join(t for t, _ in with_eval[-1])  # one x axis
     assert _cursor_columns(with_loss) and _cursor_columns(with_loss) == _cursor_columns(with_eval)
+
+
+def _labels(series: Series) -> list[str]:
+    text = "\n".join("".join(t for t, _ in row) for row in compose(series.name, [series], ChartView(), 60, 12))
+    return [line[:8].strip() for line in text.splitlines()[1:-1] if line[:8].strip()]
+
+
+def test_a_loss_or_perplexity_axis_never_goes_below_zero():
+    """Issue 41, finding 11: the margin around a loss falling to near zero took its axis below zero."""
+    loss = _series("loss/mean", range(1, 101), np.linspace(10.0, 0.01, 100))
+    labels = _labels(loss)
+    assert float(labels[-1]) == 0.0, labels  # the bottom of the axis is zero, not -0.4
+    assert all(float(label) >= 0 for label in labels)
+    ppl = _series("perplexity", range(1, 11), np.linspace(0.0, 40.0, 10))
+    assert all(float(label) >= 0 for label in _labels(ppl))
+
+
+def test_values_below_zero_keep_their_margin_on_both_sides():
+    s = _series("advantage", range(1, 11), np.linspace(-2.0, 3.0, 10))
+    labels = _labels(s)
+    assert float(labels[-1]) < -2.0 and float(labels[0]) > 3.0, labels  # padded below the lowest, above the highest
+    neg = _series("kl", range(1, 11), np.linspace(-5.0, -0.1, 10))
+    assert float(_labels(neg)[0]) == 0.0  # all below zero: the margin stops at zero on top

@@ -53,3 +53,16 @@ def test_gpus_count_train_and_inference():
     )
     assert run_gpus(r) == "24"
     assert run_gpus(run(gpuCount=3)) == "3"
+
+
+def test_the_early_eta_leaves_out_the_start_up_before_the_first_step():
+    """Issue 41, finding 11: the early ETA ran 32 % long. 60 s of start-up, then a step a second: at step 10 of
+    100 (70 s after the start, the row of step 10 just written) 90 steps are left, 90 s, not 70 / 10 * 90 = 630 s."""
+    start = datetime(2026, 9, 28, 20, 40, 0, tzinfo=timezone.utc).timestamp()
+    rows = [{"step": s, "time": start + 60 + s, "loss/mean": 1.0} for s in range(1, 11)]
+    now = datetime.fromtimestamp(start + 70, tz=timezone.utc)
+    r = run(maxSteps=100)
+    eta = run_eta(r, RunProgress.from_metric_rows(rows), now)
+    assert eta is not None and abs(eta - 90.0) < 0.01
+    later = datetime.fromtimestamp(start + 70.5, tz=timezone.utc)  # half-way through step 11
+    assert abs(run_eta(r, RunProgress.from_metric_rows(rows), later) - 89.5) < 0.01

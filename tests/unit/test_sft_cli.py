@@ -143,7 +143,8 @@ def test_sizing_matches_the_seed():
     assert checkpoint_bytes(params) == 7_200_000_000  # "the 0.6B smoke run writes ~7.2 GB"
     assert checkpoint_bytes(params, "sign_sgd") == 2_400_000_000
     assert (
-        params_from_model_name("Qwen/Qwen3-30B-A3B") == 30e9 and params_from_model_name("zai-org/GLM-5.3-BF16") is None
+        params_from_model_name("Qwen/Qwen3-30B-A3B") == 30e9
+        and params_from_model_name("zai-org/GLM-5.3-BF16") == 744e9  # a known family: its id states no count
     )
     assert (
         checkpoints_kept(10, 10, 1) == 1 and checkpoints_kept(100, 10, None) == 10 and checkpoints_kept(100, 30, 2) == 2

@@ -537,7 +537,7 @@ CASES = [
     (
         "ckpt-exceeds-volume",
         "ckpt-exceeds-volume",
-        "warning",
+        "error",
         WALKTHROUGH.replace("keep_last = 1", "keep_last = 2").replace("interval = 10", "interval = 5"),
         (5, 13),
         WALKTHROUGH,

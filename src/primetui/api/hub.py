@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from primetui.api.followers.allruns import AllRuns
+from primetui.monitor_core.row_budget import compact_rows
 from primetui.api.followers import (
     MAX_TAIL_LINES,
     DataNotes,
@@ -184,6 +185,9 @@ class _Shared:
         self.produced = False
         self.subscribers: list[Subscription] = []
         self.history: list[FollowerEvent] = []
+        self.metric_rows: dict[int, dict[str, Any]] = {}
+        """Metric rows for a late subscriber, merged by step and bounded (:func:`compact_rows`): the newest
+        rows exact, older ones min/max per bucket. Not the events themselves: an all-day run's history."""
         self.latest: dict[type, FollowerEvent] = {}
         self.task: asyncio.Task[None] | None = None
 
@@ -197,7 +201,10 @@ class _Shared:
         return sub
 
     def _replay(self) -> list[FollowerEvent]:
-        out = list(self.history)
+        out: list[FollowerEvent] = []
+        if self.metric_rows:
+            out.append(MetricRows(tuple(self.metric_rows[step] for step in sorted(self.metric_rows))))
+        out.extend(self.history)
         for kind in (RunUpdate, TransfersUpdate, ProgressUpdate, StateChanged, PollFailed, Stopped):
             if kind in self.latest:
                 out.append(self.latest[kind])
@@ -207,13 +214,22 @@ class _Shared:
         async for event in self.follower:
             if isinstance(event, _REPLAYED):
                 self.produced = True
-                if self.replay:
+                if isinstance(event, MetricRows) and self.replay:
+                    self._keep_rows(event.rows)
+                elif self.replay:
                     self.history.append(event)
             else:
                 self.latest[type(event)] = event
                 if isinstance(event, StateChanged):
                     self.latest.pop(PollFailed, None)
             _fan_out(self.subscribers, event)
+
+    def _keep_rows(self, rows: Any) -> None:
+        kept = self.metric_rows
+        for row in rows:
+            known = kept.get(row["step"])
+            kept[row["step"]] = row if known is None else {**known, **row}  # the row itself: subscribers share it
+        self.metric_rows = compact_rows(kept)
 
     def poke(self) -> None:
         self.follower.poke()

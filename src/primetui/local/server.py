@@ -71,6 +71,9 @@ def create_app(state: LocalState) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from primetui.local.storage.s3 import clear_staging
+
+        clear_staging(state.data_dir)  # a kill -9 mid-upload left parts no restarted server can complete
         supervisor = state.supervisor or Supervisor(state)
         state.supervisor = supervisor
         await supervisor.start()

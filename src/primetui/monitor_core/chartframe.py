@@ -278,7 +278,12 @@ def _padded_y(y_lo: float, y_hi: float, log_y: bool) -> tuple[float, float]:
         pad = abs(y_hi) * 0.05 or 0.5
     else:
         pad = (y_hi - y_lo) * 0.04
-    return y_lo - pad, y_hi + pad
+    lo, hi = y_lo - pad, y_hi + pad
+    if not log_y and y_lo >= 0 > lo:
+        lo = 0.0  # values that never go below zero (a loss, a perplexity): the margin stops at zero
+    if not log_y and y_hi <= 0 < hi:
+        hi = 0.0
+    return lo, hi
 
 
 def _cursor_values(series: list[Series], view: ChartView) -> list[tuple[str, float, float]]:

@@ -51,6 +51,12 @@ def ema(x: np.ndarray, weight: float, acc0: float = 0.0) -> np.ndarray:
     return full.reshape(-1)[:n]
 
 
+SERIES_KEEP = 8192
+"""Points of a series kept exact (the newest); older ones are reduced by :meth:`Series.compact`."""
+SERIES_BUCKETS = 1024
+"""Buckets the older points are reduced to (at most three points each)."""
+
+
 class Series:
     """One metric: parallel step / wall-time / value columns, kept sorted by step."""
 
@@ -115,6 +121,39 @@ class Series:
         self._value[self.n : need] = values
         self.n = need
         self.version += 1
+
+    def compact(self, keep_last: int = SERIES_KEEP, buckets: int = SERIES_BUCKETS) -> bool:
+        """Past its budget, reduce the points before the newest ``keep_last`` to at most three per bucket
+        (its minimum, its maximum, its first NaN/inf), at their own steps; the newest stay exact.
+        Returns whether it compacted (a store compacts in batches: a quarter of ``keep_last`` over)."""
+        if self.n <= keep_last + 3 * buckets + keep_last // 4:
+            return False
+        self._ensure_sorted()
+        cut = self.n - keep_last
+        values = self._value[:cut]
+        width = max(1, math.ceil(cut / buckets))
+        keep: list[int] = []
+        for start in range(0, cut, width):
+            chunk = values[start : start + width]
+            finite = np.isfinite(chunk)
+            picks = set()
+            if finite.any():
+                idx = np.flatnonzero(finite)
+                picks.add(int(idx[np.argmin(chunk[finite])]))
+                picks.add(int(idx[np.argmax(chunk[finite])]))
+            if not finite.all():
+                picks.add(int(np.flatnonzero(~finite)[0]))
+            keep.extend(start + i for i in sorted(picks))
+        index = np.concatenate((np.asarray(keep, dtype=np.intp), np.arange(cut, self.n)))
+        n = len(index)
+        self._step[:n] = self._step[index]
+        self._time[:n] = self._time[index]
+        self._value[:n] = self._value[index]
+        self.n = n
+        self.nonfinite = int(n - np.count_nonzero(np.isfinite(self._value[:n])))
+        self._ema.clear()
+        self.version += 1
+        return True
 
     def _ensure_sorted(self) -> None:
         if not self._sorted:
@@ -230,6 +269,8 @@ class MetricTable:
                     self.eval_steps.insert(i, float(step))
             if step > self.last_step:
                 self.last_step = float(step)
+        for key in changed:
+            self.series[key].compact()  # within its budget: older points min/max per bucket
         return changed
 
 

@@ -116,7 +116,7 @@ def _volume_fit(
     total = per * kept
     if total > ctx.volume_size_bytes:
         yield Finding(
-            "warning",
+            "error",  # what the dispatch pre-flight's Space line refuses (✗), the editor says as much
             "ckpt-exceeds-volume",
             f"{kept} checkpoint(s) × {human_bytes(per)} = {human_bytes(total)} is more than the volume's "
             f"{human_bytes(ctx.volume_size_bytes)} — lower ckpt.keep_last or expand the volume.",

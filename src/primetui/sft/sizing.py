@@ -16,6 +16,12 @@ GB = 1000**3
 
 BYTES_PER_PARAM = {"adamw": 12, "sgd": 8, "muon": 8, "sign_sgd": 4}
 _PARAMS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([BM])(?![a-z])", re.IGNORECASE)
+KNOWN_PARAMS: tuple[tuple[re.Pattern[str], float], ...] = (
+    (re.compile(r"^glm-4\.[5-9]-air\b"), 106e9),  # GLM-4.5-Air: 106B total, 12B active (Z.ai's model card)
+    (re.compile(r"^glm-4\.[5-9]\b"), 355e9),  # GLM-4.5 to 4.7: 355B total, 32B active
+    (re.compile(r"^glm-5(\.\d+)?\b"), 744e9),  # GLM-5 and its point releases: 744B total, 40B active
+)
+"""Total parameters of model families whose ids do not state them (the multi-node example's GLM)."""
 
 
 def bytes_per_param(optim_type: str = "adamw", optimization_dtype: str = "float32") -> int:
@@ -32,6 +38,9 @@ def params_from_model_name(name: str) -> float | None:
     For mixture-of-experts ids the first (total) count wins over the active ``A3B`` part.
     """
     tail = name.rsplit("/", 1)[-1]
+    for pattern, params in KNOWN_PARAMS:
+        if pattern.search(tail.lower()):
+            return params
     for m in _PARAMS.finditer(tail):
         start = m.start()
         if start > 0 and tail[start - 1] in "Aa" and (start < 2 or not tail[start - 2].isalnum()):

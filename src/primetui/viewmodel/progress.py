@@ -12,6 +12,7 @@ from dataclasses import dataclass, field as dc_field
 from typing import Any, TypeGuard
 
 from primetui.monitor_core.finalloss import FinalLoss, count_says_nan, final_loss, last_step_loss
+from primetui.monitor_core.row_budget import compact_rows
 from primetui.monitor_core.rl_metrics import reward_of
 
 
@@ -30,6 +31,11 @@ class RunProgress:
     appended; a late one is inserted where it belongs), so the last step, the last loss and the
     loss series cost nothing per poll however long the run (100,000 steps: sorting them took
     ~50 ms per poll). ``rows`` is for reading: add rows with :meth:`extend`.
+
+    Bounded (:mod:`primetui.monitor_core.row_budget`): past its budget the older rows are reduced to
+    min/max per bucket (a spike and a NaN stay, the newest rows and the latest loss stay exact), so a
+    run of 100,000 steps followed all day holds a few thousand rows. ``revision`` counts changes
+    (``len(rows)`` goes down when it compacts).
     """
 
     rows: dict[int, dict[str, Any]] = dc_field(default_factory=dict)
@@ -41,8 +47,18 @@ class RunProgress:
     _reward_values: list[float] = dc_field(default_factory=list, init=False, repr=False, compare=False)
     log_loss: tuple[int, float] | None = dc_field(default=None, init=False, repr=False, compare=False)
     """The latest trainer step line's (step, loss), when its log is at hand (:meth:`note_log_lines`)."""
+    _first_time: tuple[int, float] | None = dc_field(default=None, init=False, repr=False, compare=False)
+    _last_time: tuple[int, float] | None = dc_field(default=None, init=False, repr=False, compare=False)
+    revision: int = dc_field(default=0, init=False, repr=False, compare=False)
+    """Bumped by every :meth:`extend` that adds rows (a cache key: compacting makes ``len(rows)`` go down)."""
 
     def __post_init__(self) -> None:
+        self._index()
+
+    def _index(self) -> None:
+        """The loss and reward series and the NaN step, from ``rows``."""
+        self._loss_steps, self._loss_values = [], []
+        self._reward_steps, self._reward_values = [], []
         if self.rows:
             self._max_step = max(self.rows)
             for step in sorted(self.rows):
@@ -53,6 +69,7 @@ class RunProgress:
                 if count_says_nan(self.rows[step]):
                     self._nan_step = step
                 self._set_reward(step, self.rows[step])
+                self._note_time(step, self.rows[step])
 
     @classmethod
     def from_metric_rows(cls, rows: Iterable[dict[str, Any]]) -> "RunProgress":
@@ -63,15 +80,26 @@ class RunProgress:
 
     def extend(self, rows: Iterable[dict[str, Any]]) -> None:
         """Rows from the wire boundary (``primetui.api.boundary.metric_rows``): each has an int step."""
+        self._extend(rows)
+        self.revision += 1
+        compacted = compact_rows(self.rows)
+        if compacted is not self.rows:
+            self.rows = compacted
+            self._index()
+
+    def _extend(self, rows: Iterable[dict[str, Any]]) -> None:
         for row in rows:
             step = row["step"]
-            merged = self.rows.setdefault(step, {})
-            merged.update(row)
+            known = self.rows.get(step)
+            # The row itself, not a copy (the hub's replay holds the same one); a late row for a
+            # known step makes a new merged row, so no row handed out is ever changed.
+            merged = self.rows[step] = row if known is None else {**known, **row}
             if self._max_step is None or step > self._max_step:
                 self._max_step = step
             if "loss/mean" in row:
                 self._set_loss(step, merged["loss/mean"])
             self._set_reward(step, row)  # an RL row: its reward under any generation's name
+            self._note_time(step, row)
             loss = merged.get("loss/mean")
             if (
                 (type(loss) is not float or not math.isfinite(loss))
@@ -79,6 +107,23 @@ class RunProgress:
                 and count_says_nan(merged)
             ):  # a finite float loss (the usual row) needs no look at the count
                 self._nan_step = step
+
+    def _note_time(self, step: int, row: dict[str, Any]) -> None:
+        t = row.get("time")
+        if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t):
+            return
+        if self._first_time is None or step < self._first_time[0]:
+            self._first_time = (step, float(t))
+        if self._last_time is None or step >= self._last_time[0]:
+            self._last_time = (step, float(t))
+
+    def pace(self) -> tuple[float, float] | None:
+        """(seconds a step, wall time of the latest step) from the rows' own times, first timed step to the
+        last: the run's start-up (before its first step) is not in it. None before two timed steps."""
+        first, last = self._first_time, self._last_time
+        if first is None or last is None or last[0] <= first[0] or last[1] <= first[1]:
+            return None
+        return (last[1] - first[1]) / (last[0] - first[0]), last[1]
 
     def note_log_lines(self, lines: Iterable[str]) -> None:
         """Trainer log lines: a later ``Step N | … | Loss nan`` line makes the final loss NaN."""

@@ -35,7 +35,7 @@ class RowCache:
 
     def rows(self, runs: list[Run], progress: dict[str, RunProgress], now: datetime) -> list[RunRow]:
         second = int(now.timestamp())
-        signature = (id(runs), len(runs), tuple((k, id(p), len(p.rows)) for k, p in progress.items()), second)
+        signature = (id(runs), len(runs), tuple((k, id(p), p.revision) for k, p in progress.items()), second)
         if signature[:3] == self._signature[:3] and (signature[3] == self._signature[3] or not self._live):
             return self._rows
         kept: dict[int, tuple[Run, tuple[int, int, int], RunRow, str]] = {}
@@ -51,7 +51,7 @@ class RowCache:
                 run_id = run.id
                 live = run_status(run) not in TERMINAL_RUN_STATUSES
             prog = progress.get(run_id)
-            key = (id(prog), len(prog.rows) if prog is not None else -1, second if live else 0)
+            key = (id(prog), prog.revision if prog is not None else -1, second if live else 0)
             if found is None or found[0] is not run or found[1] != key:
                 row = run_row(run, prog, now)
                 found = (run, key, row, " ".join((row.id, row.name, row.status, row.model, row.volume)).lower())

@@ -30,17 +30,29 @@ def run_elapsed(run: Run, now: datetime) -> float | None:
 
 
 def run_eta(run: Run, progress: RunProgress | None, now: datetime) -> float | None:
-    """Seconds left at the pace so far, for a RUNNING run with at least one step done."""
+    """Seconds left at the pace so far, for a RUNNING run with at least one step done.
+
+    The pace is the metric rows' own times (first timed step to the last), so the start-up before
+    the first step (loading the model, starting inference) does not count as training time; the part of
+    the current step already spent is taken off. Rows without times: elapsed time over steps done.
+    """
     if run_status(run) != "RUNNING" or not progress or not progress.step:
         return None
     max_steps = run.max_steps
+    if not max_steps or progress.step <= 0:
+        return None
+    remaining = max(0, int(max_steps) - progress.step)
+    paced = progress.pace()
+    if paced is not None:
+        per_step, last_time = paced
+        into_step = min(max(0.0, now.timestamp() - last_time), per_step) if remaining else 0.0
+        return max(0.0, per_step * remaining - into_step)
     elapsed = run_elapsed(run, now)
-    if not max_steps or not elapsed or progress.step <= 0:
+    if not elapsed:
         return None
     done = progress.step - resume_base_step(run)
     if done <= 0:
         return None
-    remaining = max(0, int(max_steps) - progress.step)
     return elapsed / done * remaining
 
 

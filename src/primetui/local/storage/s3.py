@@ -107,6 +107,30 @@ class S3Error(Exception):
         self.status, self.code, self.message = status, code, message
 
 
+def clear_staging(data_dir: Path) -> int:
+    """Remove what a server killed mid-upload left in its staging folder; returns the bytes freed.
+
+    Open uploads live in the server's memory only (a restart forgets them and their credentials), so
+    at start nothing in ``storage-uploads`` can ever complete: a body cut off mid-PUT (``.incoming-*``)
+    or the parts of a multipart upload (``mpu-*``). Called before the server takes requests.
+    """
+    folder = data_dir / "storage-uploads"
+    if not folder.is_dir():
+        return 0
+    freed = 0
+    for entry in list(folder.iterdir()):
+        try:
+            if entry.is_dir() and not entry.is_symlink():
+                freed += sum(f.stat().st_size for f in entry.rglob("*") if f.is_file())
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                freed += entry.lstat().st_size
+                entry.unlink(missing_ok=True)
+        except OSError:
+            continue
+    return freed
+
+
 def storage_of(state: LocalState) -> Storage:
     found = state.extras.get("storage")
     if found is None:

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -52,6 +52,10 @@ COMMON_KEYS = (
 AXES = 3
 
 
+STATUS_ROWS = 4
+"""Lines the dialog's status (an error, the result) may take below the scrolling part (see sweep.tcss)."""
+
+
 class SweepScreen(ModalScreen[list[str] | None]):
     """F9 in the editor: up to three keys, their values, the grid, then F5 dispatches every run (or none)."""
 
@@ -82,6 +86,12 @@ class SweepScreen(ModalScreen[list[str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Sweep: one run per point of the grid", classes="modal-title")
+            yield from self._body()
+            yield Static("Loading volumes…", id="sweep-status")  # below the scrolling part: always on screen
+
+    def _body(self) -> ComposeResult:
+        """The boxes, lists and grid line: one part that scrolls on a small terminal (the focused box stays in view)."""
+        with VerticalScroll(id="sweep-body"):
             yield Input(default_prefix(self.text, self.path.stem), placeholder="name prefix", id="sweep-prefix")
             for n in range(AXES):
                 with Horizontal():
@@ -102,7 +112,11 @@ class SweepScreen(ModalScreen[list[str] | None]):
             yield Static("Volume:")
             yield OptionList(id="sweep-volumes")
             yield Static("", id="sweep-grid")
-            yield Static("Loading volumes…", id="sweep-status")
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The scrolling part gets what the dialog's 95 % leaves after its border, title and status lines."""
+        room = event.size.height * 95 // 100 - 2 - 1 - STATUS_ROWS
+        self.query_one("#sweep-body").styles.max_height = max(4, room)
 
     def on_mount(self) -> None:
         self.query_one("#sweep-values-0", Input).focus()

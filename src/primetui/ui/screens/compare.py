@@ -111,6 +111,10 @@ def overlay_series(
     return out
 
 
+FIGURES_W = 40
+"""Cells the summary keeps right of its run label for the final and best figures: a longer label ends in ``…``."""
+
+
 class CompareScreen(DashboardScreen):
     """Runs compared: overlaid curves with one step cursor, summary table, config diff."""
 
@@ -284,16 +288,17 @@ class CompareScreen(DashboardScreen):
             table.clear(columns=True)
             for key, label in (
                 ("run", "Run"),
+                ("final", f"Final {what}"),  # next to the run: a narrow terminal cuts the right, not the figure
+                ("best", f"Best {what}"),
                 ("status", "Status"),
                 ("steps", "Steps"),
-                ("final", f"Final {what}"),
-                ("best", f"Best {what}"),
                 ("eval", "Best eval"),
                 ("duration", "Duration"),
                 ("anomalies", "Anomalies"),
             ):
                 table.add_column(label, key=key)
         table.clear()
+        label_max = max(24, (self.size.width or 80) - FIGURES_W)
         for r in runs:
             style = self.run_style(r["id"])
             final, best = headline_cells(r, _num)  # an RL run's reward, an SFT run's loss
@@ -301,15 +306,16 @@ class CompareScreen(DashboardScreen):
             kinds = ", ".join(sorted({a["kind"] for a in r["anomalies"]}))
             error = tone_style(self, "error")
             flags = Text(f"! {len(r['anomalies'])} {kinds}", style=error) if r["anomalies"] else Text("none")
-            label = Text(f"{self.glyph(r['id'])} ", style=style) + Text(
-                neutralise(r["id"] + (f" ({r['name']})" if r["name"] else ""))
-            )
+            name = neutralise(r["id"] + (f" ({r['name']})" if r["name"] else ""))
+            if len(name) > label_max:
+                name = name[: label_max - 2] + "…)" if r["name"] else name[: label_max - 1] + "…"
+            label = Text(f"{self.glyph(r['id'])} ", style=style) + Text(name)
             table.add_row(
                 label,
-                r["status"],
-                str(r["steps"] if r["steps"] is not None else "-"),
                 final,
                 best,
+                r["status"],
+                str(r["steps"] if r["steps"] is not None else "-"),
                 ev,
                 r["duration"],
                 flags,

@@ -40,7 +40,7 @@ class RunsMarksMixin:
         status = run_status(run) if run is not None else None
         now = state.now().timestamp()
         # A stall shows without new rows: a RUNNING run is looked at again every 30 s.
-        key = (len(progress.rows), status, int(now // 30) if status == "RUNNING" else 0)
+        key = (progress.revision, status, int(now // 30) if status == "RUNNING" else 0)
         if cached is None or cached[0] != key:
             from primetui.ui.anomaly_notify import announce_anomalies
             from primetui.ui.screens.run_links import thresholds_of
