@@ -43,10 +43,11 @@ def test_bursts_of_keys_apply_in_the_order_typed(editor, tmp_path):
     write(tmux, tmp_path, b"\x074\r")
     tmux.wait("Ln 4, Col 1")
     tmux.wait(" error(s)")  # the first check is in
-    write(tmux, tmp_path, b"\x071\r")  # again, with the text area focused
-    tmux.wait("Ln 1, Col 1")
-    write(tmux, tmp_path, b"\x1b[F\x7f4")  # End, Backspace, 4
+    # ctrl+g 1 enter End Backspace 4, all in one write with the text area focused: the keys behind the
+    # enter that closes the dialog go on to the file (before keyorder.AnswersEnterNow they were lost).
+    write(tmux, tmp_path, b"\x071\r\x1b[F\x7f4")
     tmux.wait("max_steps = 14")
+    tmux.wait("Ln 1, Col 15")
     screen = tmux.screen()
     assert "4max_steps" not in screen and "Go to line" not in screen and "weight_decay = 0.01" in screen
     # ctrl+r (replace; ctrl+h is backspace in tmux), l, r in one burst: the bar opens, then takes both letters.

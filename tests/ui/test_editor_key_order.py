@@ -57,6 +57,21 @@ async def test_go_to_line_typed_ahead_in_one_burst(tmp_path):
         assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
 
 
+async def test_keys_typed_after_the_go_to_line_dialog_closes_go_to_the_file(tmp_path):
+    """Issue 43 finding 2: `ctrl+g 1 enter end backspace 4` in one read. Enter closes the dialog; the keys
+    behind it had been queued to the closing dialog and were lost (line 1 stayed `max_steps = 10`)."""
+    app = host(tmp_path, TEXT)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        ed.area.move_cursor((3, 2))
+        burst(app, "ctrl+g", "1", "enter", "end", "backspace", "4")
+        await until(pilot, lambda: ed.area.document.get_line(0) == "max_steps = 14", "line 1 edited as typed")
+        await settle(pilot)
+        assert ed.text == TEXT.replace("max_steps = 10", "max_steps = 14", 1)
+        assert ed.area.cursor_location == (0, len("max_steps = 14"))
+        assert not isinstance(app.screen, GoToLinePrompt) and app.focused is ed.area
+
+
 async def test_go_to_line_typed_ahead_while_nothing_has_focus(tmp_path):
     """Issue 43 finding 2 through tmux: a burst that reaches the editor screen itself (as in the moment
     after it opens, before its text area has focus) lost the keys behind ctrl+g. Its binding ran only

@@ -16,7 +16,9 @@ owns them:
 - a key that reaches the editor screen itself (nothing has focus yet, as right after it opens) runs
   its binding there, inline, and a key queued behind one that pushed a dialog goes to the dialog
   (:func:`screen_key`): else ``ctrl+g 4 enter`` in one read lost ``4`` and enter, which the screen
-  let bubble to the App behind ctrl+g, whose binding only then opened the dialog.
+  let bubble to the App behind ctrl+g, whose binding only then opened the dialog;
+- and symmetrically, a key queued behind the enter that closes a dialog goes to the screen below
+  (:class:`AnswersEnterNow`): ``ctrl+g 1 enter end backspace 4`` edits line 1 as if typed slowly.
 
 Drop this module's inline run when Textual ships #6631; the hand-on stays (it is ours).
 """
@@ -40,10 +42,25 @@ def hand_on(widget: Widget, event: events.Key) -> bool:
     target = app.focused or app.screen
     if target is widget:
         return False
+    _deliver(widget, target, event)
+    return True
+
+
+def _deliver(source: Widget, target: Widget, event: events.Key) -> None:
+    """Post a copy of ``event`` to ``target``; from a closed dialog, after the callbacks queued at ``target``.
+
+    A dialog's result reaches the screen below through ``call_next`` on the widget that opened it
+    (Textual's ``ResultCallback``): a key posted straight away ran before it (``end`` moved the cursor
+    on the old line before go-to-line had moved it). Queued with ``call_next`` too, keys keep both
+    their order and their place behind the result.
+    """
     event.stop()
     event.prevent_default()
-    target.post_message(events.Key(event.key, event.character))
-    return True
+    key = events.Key(event.key, event.character)
+    if source.screen in source.app.screen_stack:
+        target.post_message(key)
+    else:  # the dialog was closed by an earlier key of the burst
+        target.call_next(target.post_message, key)
 
 
 async def run_bindings_first(widget: Widget, event: events.Key, typed: bool) -> bool:
@@ -61,16 +78,36 @@ async def run_bindings_first(widget: Widget, event: events.Key, typed: bool) -> 
     return True
 
 
+def hand_on_from_screen(screen: Widget, event: events.Key) -> bool:
+    """A key that reached ``screen`` (a Screen) while another screen is on top goes to that one: to a
+    dialog an earlier key pushed above the editor, or, from a dialog an earlier key closed, to the
+    screen below it. True when the key was handed on."""
+    app = screen.app
+    if app.screen is screen or not screen.is_attached:
+        return False
+    _deliver(screen, app.focused or app.screen, event)
+    return True
+
+
 async def screen_key(screen: Widget, event: events.Key) -> bool:
     """For a key that reached ``screen`` (a Screen) itself: hand it to a dialog an earlier key pushed
     above it, else run the key's binding now; True when the key was used."""
-    app = screen.app
-    if app.screen is not screen and screen.is_attached:
-        event.stop()
-        event.prevent_default()
-        (app.focused or app.screen).post_message(events.Key(event.key, event.character))
-        return True
-    return await run_bindings_first(screen, event, typed=False)
+    return hand_on_from_screen(screen, event) or await run_bindings_first(screen, event, typed=False)
+
+
+class AnswersEnterNow:
+    """Mixin for a dialog that answers its field's enter before the next key is handled.
+
+    Input posts ``Submitted`` on enter and the dialog answers it (and closes) only once that message
+    has made its way up, after the keys queued behind enter: ``ctrl+g 1 enter end backspace 4`` in
+    one read had ``end backspace 4`` land in the closing dialog's field and be lost. An
+    :class:`OrderedInput` in such a dialog calls :meth:`answer_enter` inline instead, so a key behind
+    enter finds the dialog closed and is handed on (:func:`hand_on`, :func:`hand_on_from_screen`) to
+    the screen below, in order. Ours, beyond Textual #6605 / PR #6631 (which only runs bindings inline).
+    """
+
+    def answer_enter(self, event: Input.Submitted) -> None:
+        raise NotImplementedError
 
 
 class OrderedInput(Input):
@@ -82,3 +119,11 @@ class OrderedInput(Input):
         if await run_bindings_first(self, event, event.is_printable):
             return
         await super()._on_key(event)
+
+    async def action_submit(self) -> None:
+        screen = self.screen
+        if not isinstance(screen, AnswersEnterNow):
+            await super().action_submit()
+            return
+        validation = self.validate(self.value) if "submitted" in self.validate_on else None
+        screen.answer_enter(self.Submitted(self, self.value, validation))  # now, before the next key

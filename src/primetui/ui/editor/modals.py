@@ -15,7 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from primetui.sft.templates import TEMPLATES
-from primetui.ui.editor.keyorder import OrderedInput
+from primetui.ui.editor.keyorder import AnswersEnterNow, OrderedInput, hand_on_from_screen
 from primetui.ui.safe import plain
 from primetui.ui.styles import tcss
 from primetui.ui.widgets import tone_colour
@@ -104,17 +104,23 @@ class DraftPrompt(ModalScreen[bool | None]):
         self.dismiss(restore)
 
 
-class TypeAhead:
+class TypeAhead(AnswersEnterNow):
     """Mixin for a dialog with one text field: keys typed before the field has focus go into it.
 
     A key pressed right after the key that opens the dialog reaches the dialog before its field is
     focused (the editor hands it on: keyorder.py); without this it would be dropped. Enter typed
-    ahead submits what was typed before it.
+    ahead submits what was typed before it, answered at once (keyorder.AnswersEnterNow): the keys
+    typed behind an enter that closes the dialog go on to the editor.
     """
 
     FIELD = "Input"
 
+    def answer_enter(self, event: Input.Submitted) -> None:
+        self._submitted(event)  # type: ignore[attr-defined]
+
     async def on_key(self, event) -> None:
+        if hand_on_from_screen(self, event):  # type: ignore[arg-type]  # closed by an earlier enter
+            return
         focused = self.focused  # type: ignore[attr-defined]
         typed = event.is_printable and event.character
         if isinstance(focused, Input) or not (typed or event.key == "enter"):
