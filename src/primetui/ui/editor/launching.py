@@ -9,11 +9,12 @@ import tomllib
 from typing import Any, TYPE_CHECKING
 
 if TYPE_CHECKING:  # the screen this mixes into, for the type checker only (at run time the base is object)
+    from collections.abc import Callable
+    from textual.message import Message
     from textual.screen import Screen
     from pathlib import Path
     from primetui.sft.diagnostics import Diagnostic
     from primetui.ui.editor.area import DiagnosticTextArea
-    from primetui.ui.editor.screen import EditorScreen
 
     _ScreenBase = Screen[Any]
 else:
@@ -28,7 +29,7 @@ class LaunchActions(_ScreenBase):
         path: Path | None
         load_error: str | None
         server_diagnostics: list[Diagnostic]
-        Dispatched: type[EditorScreen.Dispatched]
+        Dispatched: Callable[[str, str | None], Message]  # EditorScreen.Dispatched (not imported: a circle)
 
         @property
         def area(self) -> DiagnosticTextArea: ...
