@@ -5,12 +5,15 @@ A mixin of :class:`primetui.ui.app.PrimeApp`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import App
 
 from primetui.ui.screens.runs import RunsScreen
 from primetui.ui.screens.volumes import VolumesScreen
+
+if TYPE_CHECKING:
+    from primetui.ui.screens.run import RunScreen
 
 
 class Navigation(App):
@@ -25,7 +28,7 @@ class Navigation(App):
             self.switch_mode(mode)
         # The key of a screen always shows that screen's list (k9s-like), also when you left it
         # from a run: its detail screens are closed; an editor or a dialog is never closed here.
-        self._pop_details(self.MODES[mode])
+        self._pop_details(cast(type, self.MODES[mode]))  # PrimeApp's modes are screen classes
 
     def open_run(self, run_id: str, *, jump_to_anomaly: bool = False) -> None:
         from primetui.ui.screens.run import RunScreen
@@ -68,7 +71,7 @@ class Navigation(App):
 
     def act_on_run(self, run_id: str, action: str) -> None:
         self.open_run(run_id)
-        self.call_after_refresh(lambda: self.screen.act(action))
+        self.call_after_refresh(lambda: cast("RunScreen", self.screen).act(action))  # open_run showed it
 
     def volume_action(self, name: str, action: str) -> None:
         self.open_volume(name)
@@ -92,7 +95,7 @@ class Navigation(App):
         if callable(poll) and self.client is not None:
             if hasattr(self.screen, "final_fetch_done"):
                 self.screen.final_fetch_done = False
-                self.screen.terminal_polls = 0
+                cast("RunScreen", self.screen).terminal_polls = 0  # the one screen with final_fetch_done
             poll()
             self.notify("Refreshing…", timeout=1.5)
 

@@ -21,11 +21,15 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from textual._cells import cell_len
 from textual.document._document import Document, EditResult, Location
 from textual.document._wrapped_document import WrappedDocument
 from textual.geometry import Size
+
+if TYPE_CHECKING:
+    from textual.document._syntax_aware_document import SyntaxAwareDocument
 
 
 def _cached(base: type) -> type:
@@ -80,7 +84,7 @@ def _cached(base: type) -> type:
     read = getattr(base, "_read_callable", None)
     if read is not None:
 
-        def _read_callable(self: Document) -> Callable[[int, tuple[int, int]], bytes]:
+        def _read_callable(self: Cached) -> Callable[[int, tuple[int, int]], bytes]:
             # what SyntaxAwareDocument passes to every parse: a reader that does not own the document
             if self._reader is None:
                 self._reader = _weak_reader(self, read)
@@ -111,7 +115,7 @@ def adopt_document(document: object) -> None:
     cls = type(document)
     if not isinstance(document, Document) or cls in _SUBCLASSES.values():
         return
-    document.edits = []
+    cast(Any, document).edits = []  # an attribute of the Cached subclass it is given below
     sub = _SUBCLASSES.get(cls)
     if sub is None:
         sub = _SUBCLASSES[cls] = _cached(cls)
@@ -120,7 +124,8 @@ def adopt_document(document: object) -> None:
     if tree is not None:
         # the first tree was parsed (in Textual's __init__) with the bound method; a re-parse on
         # the old tree with no edits reuses every node and takes the weak reader as its source
-        document._syntax_tree = document._parser.parse(document._read_callable, tree)
+        aware = cast("SyntaxAwareDocument", document)  # only a syntax-aware document has a tree
+        aware._syntax_tree = aware._parser.parse(aware._read_callable, tree)
 
 
 class _CountedWrap(WrappedDocument):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import difflib
 import os
 from pathlib import Path
@@ -16,12 +18,46 @@ from primetui.config.fileio import (
 )
 from primetui.viewmodel.drafts import DraftStore
 
+if TYPE_CHECKING:  # the screen this mixes into, for the type checker only (at run time the base is object)
+    from textual.screen import Screen
+    from primetui.sft.diagnostics import Diagnostic
+    from primetui.ui.editor.area import DiagnosticTextArea
+
+    _ScreenBase = Screen[Any]
+else:
+    _ScreenBase = object
+
 
 TOAST_MIN_WIDTH = 120  # columns; narrower, a note is said on the message line alone
 
 
-class EditorFiles:
+class EditorFiles(_ScreenBase):
     """Needs the screen's ``path``, ``drafts``, ``area``/``text``/``modified``, ``note`` and ``_refresh_chrome``."""
+
+    if TYPE_CHECKING:  # what the screen provides (declared here for the type checker; no attributes at run time)
+        path: Path | None
+        drafts: DraftStore | None
+        _drafts_root: Path | None
+        saved_text: str
+        load_error: str | None
+        newline: str
+        disk_digest: str | None
+        read_only: bool
+        dir_read_only: bool
+        _disk_stat: tuple | None
+        _disk_note_for: str | None
+        _draft_dirty: bool
+        _draft_kept: bool
+        diagnostics: list[Diagnostic]
+
+        @property
+        def area(self) -> DiagnosticTextArea: ...
+        @property
+        def text(self) -> str: ...
+        @property
+        def modified(self) -> bool: ...
+        def _refresh_chrome(self) -> None: ...
+        def replace_all(self, text: str) -> None: ...
 
     def _read_file(self) -> str:
         if self.path is None or not self.path.exists():
@@ -132,10 +168,12 @@ class EditorFiles:
                 self._draft_kept = True
                 self.note = "Draft kept: it is offered again when you next open this file."
             else:
+                assert self.drafts is not None  # checked above; a draft store, once made, is never taken away
                 self.drafts.drop()
                 self.note = "Draft discarded."
             self._refresh_chrome()
 
+        assert self.path is not None  # a draft store is made only for a file with a path
         self.app.push_screen(DraftPrompt(self.path, draft.saved_at, changed), _chosen)
 
     def _autosave(self) -> None:
@@ -186,6 +224,7 @@ class EditorFiles:
         )
 
         def _chosen(choice: str | None) -> None:
+            assert self.path is not None  # checked above; save as replaces it, never with None
             if choice == "overwrite":
                 self._write(self.path)
             elif choice == "save_as":

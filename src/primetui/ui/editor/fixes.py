@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
 from primetui.sft.diagnostics import Diagnostic, Fix
 from primetui.ui.editor.problems import ProblemsList
 
+if TYPE_CHECKING:  # the screen this mixes into, for the type checker only (at run time the base is object)
+    from textual.screen import Screen
+    from primetui.ui.editor.area import DiagnosticTextArea
 
-class ProblemActions:
+    _ScreenBase = Screen[Any]
+else:
+    _ScreenBase = object
+
+
+class ProblemActions(_ScreenBase):
     """Needs the screen's ``area``, ``diagnostics``, ``note`` and ``_refresh_chrome``."""
+
+    if TYPE_CHECKING:  # what the screen provides (declared here for the type checker; no attributes at run time)
+        diagnostics: list[Diagnostic]
+
+        @property
+        def area(self) -> DiagnosticTextArea: ...
+        def _refresh_chrome(self) -> None: ...
+        def _refresh_message(self) -> None: ...
 
     def apply_fix(self, fix: Fix) -> None:
         for edit in sorted(fix.edits, key=lambda e: e.start, reverse=True):
@@ -36,6 +54,7 @@ class ProblemActions:
         inside = [d for d in here if d.span.col <= col <= d.span.end_col] or here
         d = inside[0]
         if len(d.fixes) == 1:
+            assert d.fix is not None  # ``here`` holds only diagnostics with a fix
             self._apply_titled(d.fix)
             return
         from primetui.ui.editor.modals import CompletionPicker
@@ -85,4 +104,4 @@ class ProblemActions:
     def _best_at(self, line: int, col: int) -> Diagnostic | None:
         here = self.area.diagnostics_at_line(line)
         inside = [d for d in here if (d.span.line, d.span.col) <= (line, col) <= (d.span.end_line, d.span.end_col)]
-        return (inside or here or [None])[0]
+        return cast("list[Diagnostic | None]", inside or here or [None])[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import cast
 
 from rich.text import Text
 from textual import on
@@ -305,7 +306,7 @@ class CompletionPicker(ModalScreen[int | None]):
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(int(event.option.id))
+        self.dismiss(int(cast(str, event.option.id)))  # every option is built with its index as id
 
     def action_cancel(self) -> None:
         self.dismiss(None)
