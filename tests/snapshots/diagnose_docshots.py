@@ -101,7 +101,7 @@ async def compare_twelve(app, pilot) -> None:
     await app.push_screen(TwelveCompare(IDS))
     await wait(pilot, lambda: bool(getattr(app.screen, "charts", None)))
     await pilot.press("L", *["right"] * 10, "space")
-    await wait(pilot, lambda: IDS[10] in app.screen.hidden)
+    await wait(pilot, lambda: IDS[10] in app.screen.hidden_runs)
 
 
 SCENES = {

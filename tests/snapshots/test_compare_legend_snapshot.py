@@ -28,7 +28,7 @@ def test_compare_legend_of_twelve_runs_with_run_11_hidden(snap_compare, size):
         await app.push_screen(TwelveCompare(IDS))
         await until(pilot, lambda: app.screen.charts, "the 12 runs' charts")
         await pilot.press("L", *["right"] * 10, "space")
-        await until(pilot, lambda: IDS[10] in app.screen.hidden, "run 11 hidden from the legend")
+        await until(pilot, lambda: IDS[10] in app.screen.hidden_runs, "run 11 hidden from the legend")
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=ready)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,6 +15,9 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from primetui.ui.safe import clean, plain
 from primetui.ui.styles import tcss
+
+if TYPE_CHECKING:
+    from textual.visual import VisualType
 
 TONE_CLASS = {
     "success": "tone-success",
@@ -124,7 +128,7 @@ def update_static(widget: Static, content: object, *, layout: bool = True) -> No
     if getattr(widget, "_primetui_shown", None) == key:
         return
     widget._primetui_shown = key  # type: ignore[attr-defined]
-    widget.update(content, layout=layout)
+    widget.update(cast("VisualType", content), layout=layout)
 
 
 class StatusBar(Static):

@@ -4,7 +4,7 @@ but live."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -137,7 +137,7 @@ class ComponentsPane(FeedMixin, Vertical):
         if self.follow_enabled and self.client is not None:
             self._feed_init()
             self._start_watcher()
-            if has_evals(self.run):
+            if has_evals(cast("Run", self.run)):  # set in __init__
                 self.run_worker(self._poll_env_servers(), group="monitor-feed", exit_on_error=False)
 
     def on_unmount(self) -> None:

@@ -11,7 +11,7 @@ handled in the pane's own message pump. Unmounting ends the pane's subscriptions
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from primetui.api.followers import (
     DataNotes,
@@ -28,6 +28,14 @@ from primetui.api.hub import hub_for
 from primetui.api.models import is_terminal_run_status
 from primetui.ui.hub_sink import HubSinks
 
+if TYPE_CHECKING:
+    from textual.widget import Widget as _PaneBase
+
+    from primetui.api.hub import _Shared
+    from primetui.api.plainrun import Run
+else:
+    _PaneBase = object
+
 ENV_SERVER_POLL = 5.0
 
 
@@ -37,8 +45,12 @@ def _status_of(run: Any) -> str | None:
     return getattr(run, "status", None)
 
 
-class FeedMixin(HubSinks):
+class FeedMixin(HubSinks, _PaneBase):
     """Mixed into a pane widget; the pane provides ``client``, ``run``, ``run_id``."""
+
+    client: Any
+    run: Run | None
+    run_id: str
 
     _followers: list[Any]
     _subscriptions: list[Any]
@@ -88,7 +100,7 @@ class FeedMixin(HubSinks):
     def _has_evals(self) -> bool:
         from primetui.monitor_core.components import has_evals
 
-        return has_evals(self.run)
+        return has_evals(cast("Run", self.run))  # the panes are built with their run
 
     def _start_log_follower(self, spec: Any, watcher: RunWatcher | None) -> None:
         self._feed_init()
@@ -114,8 +126,9 @@ class FeedMixin(HubSinks):
             env_name=spec.env_name,
             status=status,
         )
-        holder.append(sub.owner.follower)
-        self._followers.append(sub.owner.follower)
+        follower = cast("_Shared", sub.owner).follower  # logs() subscribes to a shared follower
+        holder.append(follower)
+        self._followers.append(follower)
         self._subscriptions.append(sub)
 
     async def _env_server_loop(self, watcher: RunWatcher) -> None:
@@ -129,7 +142,7 @@ class FeedMixin(HubSinks):
                 servers = None
             if servers:
                 self.on_env_servers(servers)
-                for spec in log_specs(self.run, servers):
+                for spec in log_specs(cast("Run", self.run), servers):
                     if spec.key not in self.stores:  # type: ignore[attr-defined]
                         self.ensure_spec(spec)  # type: ignore[attr-defined]
                         self._start_log_follower(spec, watcher)
@@ -143,12 +156,12 @@ class FeedMixin(HubSinks):
 
     def _say_notes(self, notes: Any) -> None:
         """Boundary notes through the dashboard's once-only toast (a bare monitor app toasts each)."""
-        say = getattr(self.app, "say_notes", None)  # type: ignore[attr-defined]
+        say = getattr(self.app, "say_notes", None)
         if say is not None:
             say(notes)
         else:
             for note in notes:
-                self.app.notify(note, severity="warning", markup=False)  # type: ignore[attr-defined]
+                self.app.notify(note, severity="warning", markup=False)
 
     def feed_note(self, key: str, follower: Any) -> None:
         """Hook: a follower's state changed (waiting, retrying, stopped, error)."""
@@ -169,9 +182,10 @@ class FeedMixin(HubSinks):
                 self.feed_note("metrics", holder[0])
 
         sub = hub_for(self.client).metrics(self.run_id, self.sink(on_event), status=_status_of(self.run))
-        holder.append(sub.owner.follower)
-        self._metrics_follower = sub.owner.follower
-        self._followers.append(sub.owner.follower)
+        follower = cast("_Shared", sub.owner).follower  # metrics() subscribes to a shared follower
+        holder.append(follower)
+        self._metrics_follower = follower
+        self._followers.append(follower)
         self._subscriptions.append(sub)
 
     def stop_feed(self) -> None:

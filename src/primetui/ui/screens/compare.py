@@ -148,7 +148,7 @@ class CompareScreen(DashboardScreen):
     """The compared runs as ``primetui.viewmodel.run_data.collect`` reads them; None until read."""
     metric: var[str] = var(LOSS, init=False)
     """The metric overlaid (``m`` picks the next one the runs share)."""
-    hidden: var[frozenset[str]] = var(frozenset, init=False)
+    hidden_runs: var[frozenset[str]] = var(frozenset, init=False)
     """Runs hidden from the charts (``1``..``9``, or ``space`` on the legend for any run)."""
 
     def __init__(self, run_ids: list[str]) -> None:
@@ -218,7 +218,7 @@ class CompareScreen(DashboardScreen):
     def watch_metric(self) -> None:
         self.render_data()
 
-    def watch_hidden(self) -> None:
+    def watch_hidden_runs(self) -> None:
         self.render_data()
 
     def render_screen(self) -> None:
@@ -242,7 +242,7 @@ class CompareScreen(DashboardScreen):
         for gone in [k for k in self.charts if k not in metrics]:
             self.charts.pop(gone).remove()
         for metric in metrics:
-            series = overlay_series(runs, metric, self.hidden, self.view.x_mode)
+            series = overlay_series(runs, metric, self.hidden_runs, self.view.x_mode)
             chart = self.charts.get(metric)
             if chart is None:
                 chart = self.charts[metric] = MetricChart(metric, series, self.view, glyphs=[])
@@ -273,7 +273,7 @@ class CompareScreen(DashboardScreen):
                 self.glyph(r["id"]),
                 self.run_style(r["id"]),
                 neutralise(r["name"] or r["id"]),
-                r["id"] in self.hidden,
+                r["id"] in self.hidden_runs,
             )
             for r in runs
         ]
@@ -309,9 +309,9 @@ class CompareScreen(DashboardScreen):
             name = neutralise(r["id"] + (f" ({r['name']})" if r["name"] else ""))
             if len(name) > label_max:
                 name = name[: label_max - 2] + "…)" if r["name"] else name[: label_max - 1] + "…"
-            label = Text(f"{self.glyph(r['id'])} ", style=style) + Text(name)
+            run_label = Text(f"{self.glyph(r['id'])} ", style=style) + Text(name)
             table.add_row(
-                label,
+                run_label,
                 final,
                 best,
                 r["status"],
@@ -407,17 +407,17 @@ class CompareScreen(DashboardScreen):
 
     def on_compare_legend_show_all(self, event: CompareLegend.ShowAll) -> None:
         event.stop()
-        self.hidden = frozenset()
+        self.hidden_runs = frozenset()
 
     def action_toggle_run(self, n: int) -> None:
         runs = (self.data or {}).get("runs") or []
         if n >= len(runs):
             return
         run_id = runs[n]["id"]
-        if run_id not in self.hidden and len(self.hidden) + 1 >= len(runs):
+        if run_id not in self.hidden_runs and len(self.hidden_runs) + 1 >= len(runs):
             self.notify("At least one run stays shown.", severity="warning", timeout=3)
             return
-        self.hidden = self.hidden ^ {run_id}
+        self.hidden_runs = self.hidden_runs ^ {run_id}
 
     def _window(self) -> tuple[float, float] | None:
         return self.view.zoom or self.view.domain

@@ -130,7 +130,7 @@ class CompareLegend(Static, can_focus=True):
         if self.entries:
             self.cursor = (self.cursor + delta) % len(self.entries)
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # the legend's own toggle, not DOMNode's attribute one
         if self.entries:
             self.post_message(self.Toggle(self.cursor))
 

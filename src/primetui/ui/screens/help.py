@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -52,7 +54,7 @@ class HelpScreen(ModalScreen[None]):
                 continue
             table.add_row(Text.assemble((clean(title), "underline")), "", "")
             for b in rows:
-                seen.add(b.id)
+                seen.add(cast(str, b.id))  # rows keep only bindings with an id
                 enabled = True
                 if owner is type(self.under):
                     verdict = self.under.check_action(b.action.split("(")[0], ())

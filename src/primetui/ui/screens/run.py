@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import Any, cast
 
 import tomlkit
 from rich.console import Group
@@ -406,7 +406,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
             focused = self.focused
             if focused is not None and panes[index] not in focused.ancestors:
                 self.set_focus(None)  # a focus left in the tab shown before must not pull it back (RunTabs)
-            tabs.active = panes[index].id
+            tabs.active = cast(str, panes[index].id)
             self._give_keys(panes[index])
             self.call_after_refresh(self._give_keys, panes[index])
 
@@ -556,7 +556,7 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
         if table.row_count and self.checkpoints:
             try:
                 key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-                path = checkpoint_path(self.run_id, int(key))
+                path = checkpoint_path(self.run_id, int(cast(str, key)))  # checkpoint rows are keyed by step
             except (CellDoesNotExist, ValueError):  # the cursor is off the rows, or on the "none yet" row
                 pass
         return path

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual.widgets import DataTable, Static, TabbedContent
@@ -29,6 +29,9 @@ from primetui.ui.widgets import tone_style
 
 if TYPE_CHECKING:
     from primetui.config.prefs import Prefs
+    from primetui.ui.screens.base import DashboardScreen as _ScreenBase
+else:
+    _ScreenBase = object
 
 
 CAUSE_NOTE_SECONDS = 6.0  # how long the note that names a flag's cause stays up
@@ -48,9 +51,14 @@ def jump_target(found: list[Anomaly], status: str | None) -> Anomaly | None:
     return found[0]
 
 
-class RunLinksMixin:
+class RunLinksMixin(_ScreenBase):
     """Needs ``self.run``, ``self.checkpoints``, ``self.app``; call :meth:`links_mounted` after
     the monitor panes are mounted and :meth:`links_poll` on each status poll."""
+
+    if TYPE_CHECKING:  # RunScreen's
+        run: Any
+        run_id: str
+        checkpoints: list[Any]
 
     links: StepLinks | None = None
     pending_jump: bool = False  # open at the first anomaly's cause once one is found (runs list "!")
@@ -88,7 +96,7 @@ class RunLinksMixin:
             return
         if component != "trainer" and not component.startswith("trainer-"):
             return
-        progress = self.prime.state.progress.setdefault(self.run_id, RunProgress())  # type: ignore[attr-defined]
+        progress = self.prime.state.progress.setdefault(self.run_id, RunProgress())
         before = progress.final
         progress.note_log_lines(text for _, text in lines)
         if progress.final != before:
@@ -116,7 +124,7 @@ class RunLinksMixin:
         if self._sample_sub is not None or getattr(self, "client", None) is None:
             return
         self._sample_steps = set()
-        self._sample_sub = self.hub.progress(self.run_id, self.sink(self._on_sample_steps))  # type: ignore[attr-defined]
+        self._sample_sub = self.hub.progress(self.run_id, self.sink(self._on_sample_steps))
 
     def _on_sample_steps(self, event: Any) -> None:
         from primetui.api.followers.rl import ProgressUpdate
@@ -128,7 +136,7 @@ class RunLinksMixin:
         wanted = [s for s in sample_steps_to_read(steps) + steps[-1:] if s not in self._sample_steps]
         if wanted:
             self._sample_steps.update(wanted)
-            self.run_worker(self._read_points(sorted(set(wanted))), group="rl-sample-health")  # type: ignore[attr-defined]
+            self.run_worker(self._read_points(sorted(set(wanted))), group="rl-sample-health")
 
     async def _read_points(self, steps: list[int]) -> None:
         from primetui.api.errors import PrimeAPIError
@@ -136,11 +144,11 @@ class RunLinksMixin:
 
         for step in steps:
             try:
-                point = await sample_point_of(self.client, self.run_id, step)  # type: ignore[attr-defined]
+                point = await sample_point_of(self.client, self.run_id, step)
             except PrimeAPIError:
                 self._sample_steps.discard(step)  # type: ignore[union-attr]  # tried again on the next update
                 continue
-            if point is not None and self.links is not None and self.is_mounted:  # type: ignore[attr-defined]
+            if point is not None and self.links is not None and self.is_mounted:
                 self.links.samples_measured([point])
 
     def on_unmount(self) -> None:
@@ -275,7 +283,7 @@ class RunLinksMixin:
         """The Rollouts tab at ``step`` (the rollouts behind an ``answer_drift`` flag); False without one."""
         from primetui.ui.monitor.rollouts_pane import RolloutsPane
 
-        panes = list(self.query(RolloutsPane))  # type: ignore[attr-defined]
+        panes = list(self.query(RolloutsPane))
         if not panes:
             return False
         if step is not None:
@@ -297,14 +305,14 @@ class RunLinksMixin:
         elif target == "tab-rollouts":
             from primetui.ui.monitor.rollouts_pane import RolloutsPane
 
-            for pane in self.query(RolloutsPane):  # type: ignore[attr-defined]
+            for pane in self.query(RolloutsPane):
                 pane.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id != "run-anomalies" or self.links is None:
             return
         try:
-            anomaly = self.links.anomalies[int(event.row_key.value)]
+            anomaly = self.links.anomalies[int(cast(str, event.row_key.value))]
         except (ValueError, IndexError, TypeError):
             return
         self.jump_to_cause(anomaly)

@@ -7,7 +7,7 @@ of them, and the table draws one page of the result (``[`` and ``]``)."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 from rich.text import Text
 from textual import on
@@ -350,7 +350,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             return
         previous, self._shown_cells = self._shown_cells, shown
         if self.same_rows(previous, shown):
-            self.update_changed_cells(table, previous, shown, cells)  # a running run's poll: its cells alone
+            # a running run's poll: its cells alone
+            self.update_changed_cells(table, cast(tuple, previous), shown, cells)
             self.update_info(self._rows)  # every run the filter keeps, not the page
             return
         selected = self.selected_run_id()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,6 +23,11 @@ from primetui.monitor_core.rl import RL
 from primetui.viewmodel import run_columns
 from primetui.viewmodel.run_rows import RunRow, run_elapsed, run_eta
 from primetui.ui.styles import tcss
+
+if TYPE_CHECKING:
+    from primetui.ui.screens.base import DashboardScreen as _ScreenBase
+else:
+    _ScreenBase = object
 
 
 def sort_value(key: str, row: RunRow, run: Any, now: Any, progress: Any = None) -> tuple[int, Any]:
@@ -64,7 +69,7 @@ class ColumnsScreen(ModalScreen[set[str] | None]):
         Binding("enter", "keep", "Keep", priority=True, id="runs.columns.keep"),  # not the list's own enter (toggle)
     ]
 
-    def __init__(self, offered: list[tuple[str, str]], chosen: set[str]) -> None:
+    def __init__(self, offered: list[tuple[str, str]], chosen: set[str] | frozenset[str]) -> None:
         super().__init__()
         self.offered = offered
         self.chosen = chosen
@@ -123,7 +128,7 @@ def clone_text(run: Any) -> str | None:
     return header + tomlkit.dumps({k: v for k, v in config.items() if k != run_name.KEY})
 
 
-class RunsTableMixin:
+class RunsTableMixin(_ScreenBase):
     """Column choice, sorting and cloning for ``RunsScreen``.
 
     The columns chosen and the order are reactives: setting one draws the rows again.
@@ -154,17 +159,17 @@ class RunsTableMixin:
         """The columns and sort the user chose, kept for the next start (``views.json``, per project)."""
         from primetui.viewmodel.views import save_view
 
-        save_view(self.app, "runs", {"columns": sorted(self.chosen_columns), "sort": list(self.sort)})  # type: ignore[attr-defined]
+        save_view(self.app, "runs", {"columns": sorted(self.chosen_columns), "sort": list(self.sort)})
 
     def restore_table_view(self) -> None:
         """The columns and sort kept from the last start, set without drawing (the first frame follows)."""
         from primetui.viewmodel.views import load_view
 
-        columns, sort = run_columns.remembered(load_view(self.app, "runs"))  # type: ignore[attr-defined]
+        columns, sort = run_columns.remembered(load_view(self.app, "runs"))
         if columns is not None:
-            self.set_reactive(RunsTableMixin.chosen_columns, columns)  # type: ignore[attr-defined]
+            self.set_reactive(RunsTableMixin.chosen_columns, columns)
         if sort is not None:
-            self.set_reactive(RunsTableMixin.sort, sort)  # type: ignore[attr-defined]
+            self.set_reactive(RunsTableMixin.sort, sort)
 
     TABLE_BINDINGS = [
         Binding("o", "choose_columns", "Columns", show=False, id="runs.columns"),
@@ -174,13 +179,13 @@ class RunsTableMixin:
     ]
 
     def table_init(self, default_columns: set[str]) -> None:
-        self.set_reactive(RunsTableMixin.chosen_columns, frozenset(default_columns))  # type: ignore[attr-defined]
+        self.set_reactive(RunsTableMixin.chosen_columns, frozenset(default_columns))
 
     def sorted_rows(self, rows: list[RunRow], runs: dict[str, Any], now: Any) -> list[RunRow]:
         if self.sort_key is None:
             return rows
         key = self.sort_key
-        progress = self.prime.state.progress  # type: ignore[attr-defined]
+        progress = self.prime.state.progress
 
         def order(row: RunRow) -> tuple[int, Any]:
             return sort_value(key, row, runs.get(row.id), now, progress.get(row.id))
@@ -196,7 +201,7 @@ class RunsTableMixin:
                 return
             self.chosen_columns = frozenset(result | {"status"})
 
-        self.app.push_screen(ColumnsScreen(offered, self.chosen_columns), chosen)  # type: ignore[attr-defined]
+        self.app.push_screen(ColumnsScreen(offered, self.chosen_columns), chosen)
 
     def action_sort_next(self) -> None:
         shown = list(getattr(self, "_columns", []))
@@ -206,7 +211,7 @@ class RunsTableMixin:
             shown[(shown.index(self.sort_key) + 1) % len(shown)] if self.sort_key in shown else shown[0],
             False,
         )
-        self.notify(f"Sorted by {self.sort_key} (S reverses).", timeout=2)  # type: ignore[attr-defined]
+        self.notify(f"Sorted by {self.sort_key} (S reverses).", timeout=2)
 
     def action_sort_reverse(self) -> None:
         if self.sort_key is None:
@@ -220,11 +225,11 @@ class RunsTableMixin:
 
     def action_clone(self) -> None:
         run_id = self.selected_run_id()  # type: ignore[attr-defined]
-        run = next((r for r in self.prime.state.runs if r.id == run_id), None)  # type: ignore[attr-defined]
+        run = next((r for r in self.prime.state.runs if r.id == run_id), None)
         if run is None:
             return
         text = clone_text(run)
         if text is None:
-            self.notify("This run has no config to clone (the platform did not return one).", severity="warning")  # type: ignore[attr-defined]
+            self.notify("This run has no config to clone (the platform did not return one).", severity="warning")
             return
         open_new_config(self, run.name or run_id, text)

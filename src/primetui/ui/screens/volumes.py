@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on, work
@@ -31,7 +31,11 @@ from primetui.ui.widgets import ConfirmScreen, FormScreen, tone_style, update_st
 from primetui.ui.styles import tcss
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from primetui.api.models import Volume, VolumeSession
+
+    _Done = Callable[[Any], None]  # a dialog's callback (its value is ignored)
 
 
 VOLUME_COLUMNS = [
@@ -242,7 +246,7 @@ class VolumesScreen(DashboardScreen):
         """The selected volume: the cursor on its row, its sessions, the size helper for it."""
         vt = self.query_one("#volumes-table", DataTable)
         if self.selected in vt.rows:
-            vt.move_cursor(row=vt.get_row_index(self.selected), animate=False)
+            vt.move_cursor(row=vt.get_row_index(cast(str, self.selected)), animate=False)
         self.render_sessions(now)
         self.query_one(TransfersPanel).show(self.client, self.selected)
         self.render_size_helper()
@@ -409,7 +413,7 @@ class VolumesScreen(DashboardScreen):
                 submit_label="Create",
                 help_text="Size it for the dataset plus checkpoints: about 12 bytes per parameter per checkpoint kept.",
             ),
-            lambda values: values and self.do_create(values["name"], values["size"]),
+            cast("_Done", lambda values: values and self.do_create(values["name"], values["size"])),
         )
 
     @work(group="volume-action")
@@ -444,7 +448,7 @@ class VolumesScreen(DashboardScreen):
                 submit_label="Expand",
                 help_text="Volumes only grow.",
             ),
-            lambda values: values and self.do_expand(name, values["size"]),
+            cast("_Done", lambda values: values and self.do_expand(name, values["size"])),
         )
 
     @work(group="volume-action")
@@ -470,7 +474,9 @@ class VolumesScreen(DashboardScreen):
             + (f" — {len(runs_on)} known run(s)" if runs_on else "")
             + ". This cannot be undone."
         )
-        self.app.push_screen(ConfirmScreen(f"Delete volume {name}?", body), lambda ok: ok and self.do_delete(name))
+        self.app.push_screen(
+            ConfirmScreen(f"Delete volume {name}?", body), cast("_Done", lambda ok: ok and self.do_delete(name))
+        )
 
     @work(group="volume-action")
     async def do_delete(self, name: str) -> None:

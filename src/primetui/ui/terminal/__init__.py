@@ -20,9 +20,11 @@ screen, without a platform.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from textual.widgets import TabbedContent
+
     from primetui.ui.terminal.screen import ShellPane, ShellScreen, ShellSpec
     from primetui.ui.terminal.view import TerminalView
     from primetui.api.models import VolumeSession
@@ -128,7 +130,7 @@ def open_spec(app: Any, spec: ShellSpec) -> None:
             existing = screen.find(spec.session_id) if spec.session_id else None
             if existing is not None and existing.view.running:
                 tab_id = (existing.id or "").removesuffix("-shell")
-                screen.query_one("#shell-tabs").active = tab_id
+                cast("TabbedContent", screen.query_one("#shell-tabs")).active = tab_id
                 screen.hand_keys_to(existing.view)
                 existing.view.focus()
                 return

@@ -66,7 +66,7 @@ def _no_output(app: "App") -> Iterator[None]:
         if driver is None:
             yield
             return
-        driver.write = lambda _data: None  # type: ignore[method-assign]  # shadows the class's write
+        driver.write = lambda _data: None  # type: ignore[method-assign,assignment]  # shadows the class's write
         try:
             yield
         finally:
@@ -84,6 +84,7 @@ async def run_full_terminal(view: "TerminalView", *, banner: str = "") -> str:
         return "The shell is not running."
     loop = asyncio.get_running_loop()
     with app.suspend(), _no_output(app):
+        assert sys.__stdin__ is not None and sys.__stdout__ is not None  # suspend() needs a real terminal
         fd_in, fd_out = sys.__stdin__.fileno(), sys.__stdout__.fileno()
         saved = termios.tcgetattr(fd_in)
         done: asyncio.Future[str] = loop.create_future()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from textual import events
 from textual.app import ComposeResult
@@ -191,7 +191,7 @@ class ShellScreen(Screen):
         ids = [p.id for p in tabs.query(TabPane)]
         if len(ids) < 2 or tabs.active not in ids:
             return
-        tabs.active = ids[(ids.index(tabs.active) + step) % len(ids)]
+        tabs.active = cast(str, ids[(ids.index(tabs.active) + step) % len(ids)])  # every pane has an id
 
     async def close_pane(self, pane: ShellPane) -> None:
         await pane.view.stop()
@@ -244,7 +244,7 @@ class ShellScreen(Screen):
                 await pane.view.stop()
                 self.app.push_screen(
                     StopSessionScreen(spec.client, spec.volume or "", spec.session_id or ""),
-                    lambda _r: self.call_later(self.close_pane, pane),
+                    cast("Callable[[Any], None]", lambda _r: self.call_later(self.close_pane, pane)),
                 )
 
         self.app.push_screen(dialog, chosen)

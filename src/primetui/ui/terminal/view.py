@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from rich.style import Style
 from textual import events
@@ -598,7 +598,8 @@ class TerminalView(Widget, can_focus=True):
         if self._mouse(event, "wheel", WHEEL_UP):
             return
         if self.term.alt_screen and self.running and self.transport is not None:
-            self.transport.write(encode_key("up", app_cursor=self.term.app_cursor) * 3)  # xterm's alternate scroll
+            # xterm's alternate scroll
+            self.transport.write(cast(bytes, encode_key("up", app_cursor=self.term.app_cursor)) * 3)
             return
         self.scroll_history(-3)
 
@@ -607,7 +608,7 @@ class TerminalView(Widget, can_focus=True):
         if self._mouse(event, "wheel", WHEEL_DOWN):
             return
         if self.term.alt_screen and self.running and self.transport is not None:
-            self.transport.write(encode_key("down", app_cursor=self.term.app_cursor) * 3)
+            self.transport.write(cast(bytes, encode_key("down", app_cursor=self.term.app_cursor)) * 3)
             return
         self.scroll_history(3)
 

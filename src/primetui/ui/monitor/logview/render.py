@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from primetui.monitor_core import lines as L
+from primetui.ui.monitor.logview.base import LogViewBase
 from primetui.viewmodel.logview import selection_range
 
 LEVEL_CLASS = {
@@ -28,7 +29,7 @@ _HEAD = re.compile(
 _STEP_WORD = re.compile(r"Step \d+")
 
 
-class LogRender:
+class LogRender(LogViewBase):
     """The drawing half of ``LogView`` (a mixin: the view's state is the widget's)."""
 
     def _style(self, name: str) -> Style:
@@ -94,6 +95,7 @@ class LogRender:
         strips: list[Strip] = []
         if not self.wrap:
             x = int(self.scroll_offset.x)
+            kept: dict[int, tuple[object, Strip]]
             cache, kept = self._line_cache, {}
             for row in range(top, min(n, top + height)):
                 g = self.global_index(row)

@@ -3,20 +3,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from primetui.monitor_core.filters import LogQuery, Matcher, QueryError, apply_filter, error_starts, text_matches
+from primetui.ui.monitor.logview.base import LogViewBase
 from primetui.viewmodel.logview import LEVEL_CYCLE, parse_query, query_text, step_index, visible_errors, visible_hits
 
-if TYPE_CHECKING:  # a mixin of LogView: its ``self`` is that ScrollView
-    from textual.scroll_view import ScrollView as _View
-else:
-    _View = object
 
-
-class LogSearch(_View):
+class LogSearch(LogViewBase):
     """Filter, search and error jumps of ``LogView`` (a mixin: the view's state is the widget's)."""
 
     def set_filter(self, text: str | None = None, min_level: int | None = None) -> None:

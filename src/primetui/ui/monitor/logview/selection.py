@@ -4,20 +4,14 @@ save the lines in view, and send the pointed step to the charts."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from primetui.config.fileio import atomic_write
+from primetui.ui.monitor.logview.base import LogViewBase
 from primetui.viewmodel.logview import plain_line, selection_range
 
-if TYPE_CHECKING:  # a mixin of LogView: its ``self`` is that ScrollView
-    from textual.scroll_view import ScrollView as _View
-else:
-    _View = object
 
-
-class LogSelection(_View):
+class LogSelection(LogViewBase):
     """Pointer, range, copy and save of ``LogView`` (a mixin: the view's state is the widget's)."""
 
     def _move_pointer(self, delta: int) -> None:
