@@ -3,39 +3,22 @@ dedent, start/end of file, completion. A mixin of ``EditorScreen`` (which owns t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import re
 
 from primetui.viewmodel import editing
 from primetui.ui.editor.findbar import FindBar, regex_error
 
-if TYPE_CHECKING:  # the screen this mixes into, for the type checker only (at run time the base is object)
-    from textual.screen import Screen
-    from pathlib import Path
-    from primetui.ui.editor.area import DiagnosticTextArea
-
-    _ScreenBase = Screen[Any]
-else:
-    _ScreenBase = object
+from primetui.ui.editor.mixin_base import EditorMixinBase
 
 
-class EditingActions(_ScreenBase):
+class EditingActions(EditorMixinBase):
     """Needs ``self.area`` (the text area), ``self.note`` and ``self._refresh_chrome`` from the screen."""
 
     if TYPE_CHECKING:  # what the screen provides (declared here for the type checker; no attributes at run time)
-        path: Path | None
-        load_error: str | None
         cached_models: frozenset[str] | None
 
-        @property
-        def area(self) -> DiagnosticTextArea: ...
-        @property
-        def text(self) -> str: ...
-        @property
-        def modified(self) -> bool: ...
-        def _refresh_chrome(self) -> None: ...
-        def replace_all(self, text: str) -> None: ...
         def _validate_now(self) -> None: ...
         def reload_from_disk(self, note: str) -> bool: ...
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import difflib
 import os
@@ -18,28 +18,19 @@ from primetui.config.fileio import (
 )
 from primetui.viewmodel.drafts import DraftStore
 
-if TYPE_CHECKING:  # the screen this mixes into, for the type checker only (at run time the base is object)
-    from textual.screen import Screen
-    from primetui.sft.diagnostics import Diagnostic
-    from primetui.ui.editor.area import DiagnosticTextArea
-
-    _ScreenBase = Screen[Any]
-else:
-    _ScreenBase = object
+from primetui.ui.editor.mixin_base import EditorMixinBase
 
 
 TOAST_MIN_WIDTH = 120  # columns; narrower, a note is said on the message line alone
 
 
-class EditorFiles(_ScreenBase):
+class EditorFiles(EditorMixinBase):
     """Needs the screen's ``path``, ``drafts``, ``area``/``text``/``modified``, ``note`` and ``_refresh_chrome``."""
 
     if TYPE_CHECKING:  # what the screen provides (declared here for the type checker; no attributes at run time)
-        path: Path | None
         drafts: DraftStore | None
         _drafts_root: Path | None
         saved_text: str
-        load_error: str | None
         newline: str
         disk_digest: str | None
         read_only: bool
@@ -48,16 +39,6 @@ class EditorFiles(_ScreenBase):
         _disk_note_for: str | None
         _draft_dirty: bool
         _draft_kept: bool
-        diagnostics: list[Diagnostic]
-
-        @property
-        def area(self) -> DiagnosticTextArea: ...
-        @property
-        def text(self) -> str: ...
-        @property
-        def modified(self) -> bool: ...
-        def _refresh_chrome(self) -> None: ...
-        def replace_all(self, text: str) -> None: ...
 
     def _read_file(self) -> str:
         if self.path is None or not self.path.exists():

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from primetui.sft.diagnostics import Diagnostic, Fix
 from primetui.ui.editor.problems import ProblemsList
 
-if TYPE_CHECKING:  # the screen this mixes into, for the type checker only (at run time the base is object)
-    from textual.screen import Screen
-    from primetui.ui.editor.area import DiagnosticTextArea
-
-    _ScreenBase = Screen[Any]
-else:
-    _ScreenBase = object
+from primetui.ui.editor.mixin_base import EditorMixinBase
 
 
-class ProblemActions(_ScreenBase):
+class ProblemActions(EditorMixinBase):
     """Needs the screen's ``area``, ``diagnostics``, ``note`` and ``_refresh_chrome``."""
 
     if TYPE_CHECKING:  # what the screen provides (declared here for the type checker; no attributes at run time)
-        diagnostics: list[Diagnostic]
 
-        @property
-        def area(self) -> DiagnosticTextArea: ...
-        def _refresh_chrome(self) -> None: ...
         def _refresh_message(self) -> None: ...
 
     def apply_fix(self, fix: Fix) -> None:

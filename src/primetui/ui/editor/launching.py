@@ -8,37 +8,23 @@ from __future__ import annotations
 import tomllib
 from typing import Any, TYPE_CHECKING
 
-if TYPE_CHECKING:  # the screen this mixes into, for the type checker only (at run time the base is object)
+from primetui.ui.editor.mixin_base import EditorMixinBase
+
+if TYPE_CHECKING:
     from collections.abc import Callable
     from textual.message import Message
-    from textual.screen import Screen
     from pathlib import Path
     from primetui.sft.diagnostics import Diagnostic
-    from primetui.ui.editor.area import DiagnosticTextArea
-
-    _ScreenBase = Screen[Any]
-else:
-    _ScreenBase = object
 
 
-class LaunchActions(_ScreenBase):
+class LaunchActions(EditorMixinBase):
     """Needs the screen's ``client``, ``path``, ``text``, ``note`` and ``_refresh_chrome``."""
 
     if TYPE_CHECKING:  # what the screen provides (declared here for the type checker; no attributes at run time)
         client: Any
-        path: Path | None
-        load_error: str | None
         server_diagnostics: list[Diagnostic]
         Dispatched: Callable[[str, str | None], Message]  # EditorScreen.Dispatched (not imported: a circle)
 
-        @property
-        def area(self) -> DiagnosticTextArea: ...
-        @property
-        def text(self) -> str: ...
-        @property
-        def modified(self) -> bool: ...
-        def _refresh_chrome(self) -> None: ...
-        def replace_all(self, text: str) -> None: ...
         def _write(self, path: Path, *, make_dirs: bool = False) -> bool: ...
         def _show_diagnostics(self) -> None: ...
         def jump_to(self, d: Diagnostic) -> None: ...
