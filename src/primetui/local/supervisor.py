@@ -195,6 +195,8 @@ class Supervisor:
         from primetui.config.fileio import write_json_atomic
 
         row = self.store.get_run(run_id)
+        if row is None:
+            return  # the run was deleted meanwhile: nothing to start
         run_dir = self.state.run_dir(run_id)
         run_dir.mkdir(parents=True, exist_ok=True)
         doc = self.run_config_doc(row, row["resume_from"])
@@ -245,6 +247,8 @@ class Supervisor:
     def respawn_from_latest(self, run_id: str, why: str) -> None:
         """Start a new attempt of ``run_id`` from its latest checkpoint still on disk (or from scratch)."""
         row = self.store.get_run(run_id)
+        if row is None:
+            return  # the run was deleted meanwhile: no next attempt
         ckpt = self.latest_checkpoint_on_disk(run_id)
         self.archive_attempt(run_id, row["attempt"])
         resume = ckpt["path"] if ckpt else None
@@ -449,7 +453,10 @@ class Supervisor:
             pid = self._live_pids().get(run_id)
             if pid:
                 await self._terminate(run_id, pid, wait_after_kill=True)
-            if self.store.get_run(run_id)["requested"] == "stop":
+            row = self.store.get_run(run_id)
+            if row is None:
+                return  # deleted while its trainer was ending
+            if row["requested"] == "stop":
                 self.finish(run_id, None)  # a stop sent while the old trainer was ending wins over the restart
                 return
             self.respawn_from_latest(run_id, "restart requested (prime train restart)")
@@ -472,6 +479,9 @@ class Supervisor:
     def finish(self, run_id: str, exit_code: int | None) -> None:
         """Judge a trainer that has exited: the final state comes from status.json and what was asked."""
         row = self.store.get_run(run_id)
+        if row is None:  # deleted while its trainer was ending: nothing to judge, only bookkeeping to drop
+            self._forget(run_id)
+            return
         ing = self._ingestor(run_id)
         ing.ingest()
         status = ing.read_status() or {}
@@ -505,6 +515,10 @@ class Supervisor:
             error_message=error,
             started_at=row["started_at"] or (iso_now() if final in ("COMPLETED", "PAUSED") else None),
         )
+        self._forget(run_id)
+
+    def _forget(self, run_id: str) -> None:
+        """Drop what is held for a run's ended trainer process."""
         self.procs.pop(run_id, None)
         self.adopted.pop(run_id, None)
         self.signal_sent_at.pop(run_id, None)
