@@ -10,12 +10,12 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from primetui.local.trainer import ckpt as ckpt_mod
-from primetui.local.trainer.config import TrainConfig, parse_config
+from primetui.local.trainer.config import CkptConfig, TrainConfig, parse_config
 from primetui.local.trainer.errors import RunFailure
 from primetui.local.trainer.data import (
     DatasetError,
@@ -131,6 +131,12 @@ class _SftRun:
         val_loss = total / count if count else float("nan")
         self.log.success(f"Validation | Step {step_n} | Loss {val_loss:.4f}")
         self.files.log_metrics(step_n, {"val/loss": val_loss, "val/perplexity": math.exp(min(val_loss, 20.0))})
+
+
+class HasCkpt(Protocol):
+    """A run config with a ``[ckpt]`` table: the SFT trainer's and the RL trainer's both are."""
+
+    ckpt: CkptConfig | None
 
 
 class Trainer:
@@ -502,7 +508,7 @@ class Trainer:
         if self.stop_requested:
             raise Interrupted()
 
-    def _ckpt_root(self, cfg: TrainConfig, output_dir: Path, volume_dir: Path | None) -> Path:
+    def _ckpt_root(self, cfg: HasCkpt, output_dir: Path, volume_dir: Path | None) -> Path:
         if cfg.ckpt is not None and cfg.ckpt.output_dir:
             name = cfg.ckpt.output_dir
             if volume_dir is not None and (name.startswith("/volume") or not name.startswith("/")):

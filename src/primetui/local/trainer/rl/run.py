@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -101,7 +101,7 @@ class RLTrainer(Trainer):
             super()._set_trainer_status(status)
 
     # -- setup ---------------------------------------------------------------------------------------
-    def _train(self, spec: dict[str, Any], cfg: RLRunConfig) -> int:
+    def _train(self, spec: dict[str, Any], cfg: RLRunConfig) -> int:  # type: ignore[override]  # its own _config parses RLRunConfig
         self.cfg = cfg
         self.spec = spec
         # One step in flight, as prime-rl's pipeline runs; max_off_policy_steps = 0 forbids any staleness.
@@ -308,7 +308,7 @@ class RLTrainer(Trainer):
         p = self.progress
         tokens = sum(e.num_input_tokens + e.num_output_tokens for e in eps)
         tasks = len({e.group_id for e in eps})
-        row = {
+        row: dict[str, float] = {
             "progress/tokens": tokens,
             "progress/input_tokens": sum(e.num_input_tokens for e in eps),
             "progress/output_tokens": sum(e.num_output_tokens for e in eps),
@@ -450,6 +450,6 @@ def combine(parts: list[StepResult]) -> StepResult:
     if len(parts) == 1:
         return parts[0]
     total = sum(p.tokens for p in parts) or 1
-    grads = {k: sum(p.grads[k] * p.tokens for p in parts) / total for k in parts[0].grads}
+    grads = {k: cast(np.ndarray, sum(p.grads[k] * p.tokens for p in parts) / total) for k in parts[0].grads}
     avg = lambda name: sum(getattr(p, name) * p.tokens for p in parts) / total  # noqa: E731
     return StepResult(grads, avg("loss"), avg("entropy"), avg("mismatch_kl"), sum(p.tokens for p in parts))
