@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from editor_helpers import host, settle
 
+from tests.ui.dash_helpers import notifications
 from tests.ui.monitor_helpers import screen_text
 from tests.waiting import until
 
@@ -119,7 +120,7 @@ async def test_the_save_note_is_toasted_only_where_it_does_not_cover_the_message
         await pilot.press("end", "0", "ctrl+s")
         await until(pilot, lambda: ed.note.startswith("Saved sft.toml"), "the save")
         await settle(pilot)
-        assert [n.message for n in app._notifications] == ([] if width == 80 else [ed.note])
+        assert notifications(app) == ([] if width == 80 else [ed.note])
         assert "Saved sft.toml." in str(ed.query_one("#editor-message").render())
 
 
