@@ -187,19 +187,7 @@ class Reporter:
     def end(self, runs: list[Followed], code: int, timed_out: list[Followed]) -> None:
         if self.json:
             for r in runs:
-                self.record(
-                    event="end",
-                    run_id=r.run_id,
-                    name=r.name,
-                    status=r.status,
-                    ended=r.ended,
-                    reason=r.reason,
-                    component=r.component,
-                    error_lines=r.error_lines,
-                    loss_nonfinite=r.loss_nonfinite,
-                    final_loss_step=r.final_loss_step,
-                    anomalies=r.anomalies,
-                )
+                self._record_end(r, verdict=True)
             self.done(code, timed_out=[r.run_id for r in timed_out])
             return
         for r in runs:
@@ -221,6 +209,26 @@ class Reporter:
         if code == EXIT_OK:
             self._emit(f"{len(runs)} run(s) COMPLETED")
 
+    def _record_end(self, r: Followed, *, verdict: bool) -> None:
+        """A run's ``end`` object; with ``verdict`` (the runs were followed to their end) also its loss and
+        error-level anomalies."""
+        extra = (
+            {"loss_nonfinite": r.loss_nonfinite, "final_loss_step": r.final_loss_step, "anomalies": r.anomalies}
+            if verdict
+            else {}
+        )
+        self.record(
+            event="end",
+            run_id=r.run_id,
+            name=r.name,
+            status=r.status,
+            ended=r.ended,
+            reason=r.reason,
+            component=r.component,
+            error_lines=r.error_lines,
+            **extra,
+        )
+
     def done(self, code: int, status: str | None = None, **extra: Any) -> None:
         """The last JSON line of every stream: the outcome and the exit code."""
         if self.json:
@@ -238,16 +246,7 @@ class Reporter:
         code = 128 + signum
         if self.json:
             for r in runs:
-                self.record(
-                    event="end",
-                    run_id=r.run_id,
-                    name=r.name,
-                    status=r.status,
-                    ended=r.ended,
-                    reason=r.reason,
-                    component=r.component,
-                    error_lines=r.error_lines,
-                )
+                self._record_end(r, verdict=False)
             self.done(
                 code,
                 signal=name,
