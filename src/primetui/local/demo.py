@@ -153,24 +153,13 @@ def seed_rl_run(state: LocalState) -> str:
     import tomllib
 
     from primetui.local.dispatch import check_dispatch
-    from primetui.local.models_cache import LOCAL_GPU_TYPE
-    from primetui.local.routes_training import new_run_id
+    from primetui.local.routes_training import insert_planned_run
 
     toml_path = state.data_dir / "rl.toml"
     if not toml_path.exists():
         atomic_write(toml_path, RL_REVERSE_TEXT)
     plan = check_dispatch(state, {"config": tomllib.loads(RL_REVERSE_TEXT), "name": DEMO_RL_NAME})
-    run_id = new_run_id()
-    state.store.insert_run(
-        id=run_id,
-        name=plan.name,
-        status="PENDING",
-        config=plan.config,
-        volume=plan.volume,
-        model=plan.model,
-        gpu_type=LOCAL_GPU_TYPE,
-        team_id=plan.team_id,
-    )
+    run_id = insert_planned_run(state, plan)
     state.store.set_meta("demo_rl_seeded", "1")
     return run_id
 

@@ -16,7 +16,7 @@ from primetui.api.models import (
     HostedTrainingRunResponse,
     PauseRunResponse,
 )
-from primetui.local.dispatch import check_dispatch
+from primetui.local.dispatch import DispatchPlan, check_dispatch
 from primetui.local.errors import fail
 from primetui.local.models_cache import LOCAL_CLUSTER_ID, LOCAL_GPU_TYPE, ModelCacheError
 from primetui.local.runs_wire import dump, get_run_or_404
@@ -30,6 +30,22 @@ _ID_ALPHABET = string.ascii_lowercase + string.digits
 def new_run_id() -> str:
     """24 lowercase letters and digits, like the hosted platform's run ids."""
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(24))
+
+
+def insert_planned_run(state: LocalState, plan: DispatchPlan) -> str:
+    """Store a checked dispatch as a new PENDING run (the supervisor starts it); its id."""
+    run_id = new_run_id()
+    state.store.insert_run(
+        id=run_id,
+        name=plan.name,
+        status="PENDING",
+        config=plan.config,
+        volume=plan.volume,
+        model=plan.model,
+        gpu_type=LOCAL_GPU_TYPE,
+        team_id=plan.team_id,
+    )
+    return run_id
 
 
 def _platform(request: Request) -> LocalState:
@@ -82,18 +98,7 @@ async def create_run(request: Request, body: dict[str, Any] = Body(...)) -> dict
     if body.get("resumeFrom") or body.get("resume_from"):
         source = get_run_or_404(state, str(body.get("resumeFrom") or body.get("resume_from")))
         return await _resume(state, source, body)
-    plan = check_dispatch(state, body)
-    run_id = new_run_id()
-    state.store.insert_run(
-        id=run_id,
-        name=plan.name,
-        status="PENDING",
-        config=plan.config,
-        volume=plan.volume,
-        model=plan.model,
-        gpu_type=LOCAL_GPU_TYPE,
-        team_id=plan.team_id,
-    )
+    run_id = insert_planned_run(state, check_dispatch(state, body))
     return dump(
         HostedTrainingRunResponse(run_id=run_id, token_value=secrets.token_urlsafe(24), gpu_type=LOCAL_GPU_TYPE)
     )
