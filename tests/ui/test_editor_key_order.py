@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from editor_helpers import host, settle
 from textual import events
+from textual.widgets import Input
 from textual.widgets.text_area import Selection
 
+from primetui.ui.editor.keyorder import hand_on
 from primetui.ui.editor.modals import GoToLinePrompt
 from tests.waiting import until
 
@@ -82,6 +84,24 @@ async def test_go_to_line_typed_ahead_while_nothing_has_focus(tmp_path):
         ed.set_focus(None)
         await until(pilot, lambda: app.focused is None, "nothing focused")
         burst(app, "ctrl+g", "4", "enter")
+        await until(pilot, lambda: ed.area.cursor_location == (3, 0), "the jump to line 4")
+        assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
+
+
+async def test_go_to_line_keys_handed_on_while_the_dialog_takes_focus_keep_their_order(tmp_path):
+    """A full CI run: ``ctrl+g 4 enter`` in one read answered "`` is not a line number". ``4`` was handed
+    to the dialog while its field had no focus yet, ``enter`` to the field once it had; the dialog then
+    saw a focused field and left ``4`` alone. The interleaving is made here on purpose."""
+    app = host(tmp_path, TEXT)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: isinstance(app.focused, Input), "the dialog's field focused")
+        dialog, field = app.screen, app.focused
+        dialog.set_focus(None)
+        hand_on(ed.area, events.Key("4", "4"))  # no focus yet: handed to the dialog
+        dialog.set_focus(field)
+        hand_on(ed.area, events.Key("enter", "\r"))  # the field has focus by now
         await until(pilot, lambda: ed.area.cursor_location == (3, 0), "the jump to line 4")
         assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
 

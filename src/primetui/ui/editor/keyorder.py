@@ -18,7 +18,11 @@ owns them:
   (:func:`screen_key`): else ``ctrl+g 4 enter`` in one read lost ``4`` and enter, which the screen
   let bubble to the App behind ctrl+g, whose binding only then opened the dialog;
 - and symmetrically, a key queued behind the enter that closes a dialog goes to the screen below
-  (:class:`AnswersEnterNow`): ``ctrl+g 1 enter end backspace 4`` edits line 1 as if typed slowly.
+  (:class:`AnswersEnterNow`): ``ctrl+g 1 enter end backspace 4`` edits line 1 as if typed slowly;
+- a key handed on to such a dialog goes to the dialog itself, never straight to its field
+  (:func:`_target`): the dialog takes them from one queue, in order. Else ``4`` could go to the
+  dialog while its field had no focus yet and ``enter`` to the field a moment later, which answered
+  first (a full CI run once saw "`` is not a line number").
 
 Drop this module's inline run when Textual ships #6631; the hand-on stays (it is ours).
 """
@@ -39,11 +43,26 @@ def hand_on(widget: Widget, event: events.Key) -> bool:
     app = widget.app
     if app.focused is widget or not widget.is_attached:
         return False
-    target = app.focused or app.screen
+    target = _target(widget)
     if target is widget:
         return False
     _deliver(widget, target, event)
     return True
+
+
+class HandedKey(events.Key):
+    """A key that :func:`_deliver` handed on: handled as any key, told apart by a dialog that takes it."""
+
+
+HandedKey.handler_name = events.Key.handler_name  # the same handlers as a typed key (not on_handed_key)
+
+
+def _target(widget: Widget) -> Widget:
+    """Where a key handed on from ``widget`` goes: a dialog that answers typed-ahead keys, else the focus."""
+    app = widget.app
+    if isinstance(app.screen, AnswersEnterNow):
+        return app.screen  # one queue for the burst: the dialog feeds its field in order (TypeAhead)
+    return app.focused or app.screen
 
 
 def _deliver(source: Widget, target: Widget, event: events.Key) -> None:
@@ -56,7 +75,7 @@ def _deliver(source: Widget, target: Widget, event: events.Key) -> None:
     """
     event.stop()
     event.prevent_default()
-    key = events.Key(event.key, event.character)
+    key = HandedKey(event.key, event.character)
     if source.screen in source.app.screen_stack:
         target.post_message(key)
     else:  # the dialog was closed by an earlier key of the burst
@@ -85,7 +104,7 @@ def hand_on_from_screen(screen: Widget, event: events.Key) -> bool:
     app = screen.app
     if app.screen is screen or not screen.is_attached:
         return False
-    _deliver(screen, app.focused or app.screen, event)
+    _deliver(screen, _target(screen), event)
     return True
 
 

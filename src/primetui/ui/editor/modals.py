@@ -16,7 +16,13 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from primetui.sft.templates import TEMPLATES
-from primetui.ui.editor.keyorder import AnswersEnterNow, OrderedInput, hand_on_from_screen
+from primetui.ui.editor.keyorder import (
+    AnswersEnterNow,
+    HandedKey,
+    OrderedInput,
+    hand_on_from_screen,
+    run_bindings_first,
+)
 from primetui.ui.safe import plain
 from primetui.ui.styles import tcss
 from primetui.ui.widgets import tone_colour
@@ -123,17 +129,21 @@ class TypeAhead(AnswersEnterNow):
         if hand_on_from_screen(self, event):  # type: ignore[arg-type]  # closed by an earlier enter
             return
         focused = self.focused  # type: ignore[attr-defined]
-        typed = event.is_printable and event.character
-        if isinstance(focused, Input) or not (typed or event.key == "enter"):
-            return
         field = self.query_one(self.FIELD, Input)  # type: ignore[attr-defined]
-        field.focus()
-        event.stop()
-        event.prevent_default()
-        if typed:
-            field.insert_text_at_cursor(event.character)
-        else:  # enter typed ahead (ctrl+g 2 0 enter in one burst): submit what was typed before it
-            await field.action_submit()
+        handed = isinstance(event, HandedKey)  # typed ahead: every such key comes here, in order
+        if isinstance(focused, Input) and not handed:
+            return  # the field's own key, bubbling up
+        typed = event.is_printable and event.character
+        if typed or event.key == "enter":
+            field.focus()
+            event.stop()
+            event.prevent_default()
+            if typed:
+                field.insert_text_at_cursor(event.character)
+            else:  # enter typed ahead (ctrl+g 2 0 enter in one burst): submit what was typed before it
+                await field.action_submit()
+        elif handed and focused is field:
+            await run_bindings_first(field, event, typed=False)  # backspace, escape: the field's bindings
 
 
 class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
