@@ -7,10 +7,11 @@ from pathlib import Path
 from textual.app import App
 
 from primetui.ui.editor import EditorScreen
+from primetui.ui.editor.keyorder import KeysToDialogs
 from tests.waiting import input_applied, quiet, until
 
 
-class EditorHost(App):
+class EditorHost(KeysToDialogs, App):  # as PrimeApp: keys for a dialog reach the dialog (keyorder.py)
     """A bare app that opens one editor and records what it was dismissed with."""
 
     def __init__(self, path: Path, **kwargs) -> None:

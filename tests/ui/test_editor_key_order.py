@@ -106,6 +106,25 @@ async def test_go_to_line_keys_handed_on_while_the_dialog_takes_focus_keep_their
         assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
 
 
+async def test_go_to_line_keys_from_the_terminal_while_the_dialog_takes_focus_keep_their_order(tmp_path):
+    """The terminal's keys reach the App one by one (the driver's thread posts each), so ``4`` can be
+    routed while the dialog's field has no focus yet and ``enter`` once it has. Both now go to the
+    dialog, which feeds its field in order; before, ``4`` was left at the dialog and lost, and enter
+    answered "`` is not a line number" (full CI runs; Pilot's burst queues every key at once)."""
+    app = host(tmp_path, TEXT)
+    async with app.run_test(size=(100, 30)) as pilot:
+        ed = await settle(pilot)
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: isinstance(app.focused, Input), "the dialog's field focused")
+        dialog, field = app.screen, app.focused
+        dialog.set_focus(None)
+        await app.on_event(events.Key("4", "4"))  # as the App routes a key from the terminal
+        dialog.set_focus(field)
+        await app.on_event(events.Key("enter", "\r"))
+        await until(pilot, lambda: ed.area.cursor_location == (3, 0), "the jump to line 4")
+        assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
+
+
 async def test_find_bar_toggles_from_a_terminal_do_not_type_their_letter(tmp_path):
     app = host(tmp_path, TEXT)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -25,6 +25,7 @@ from primetui.ui.app_health import HealthReports
 from primetui.ui.app_leaving import ScreenSettling
 from primetui.ui.app_navigation import Navigation
 from primetui.ui.app_watching import Watching
+from primetui.ui.editor.keyorder import KeysToDialogs
 from primetui.ui.palette import PrimeCommands
 from primetui.viewmodel.compact import is_compact
 from primetui.ui.focus import types_text
@@ -50,7 +51,7 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, App):
+class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, KeysToDialogs, App):
     """The primetui dashboard."""
 
     TITLE = "primetui"

@@ -19,10 +19,12 @@ owns them:
   let bubble to the App behind ctrl+g, whose binding only then opened the dialog;
 - and symmetrically, a key queued behind the enter that closes a dialog goes to the screen below
   (:class:`AnswersEnterNow`): ``ctrl+g 1 enter end backspace 4`` edits line 1 as if typed slowly;
-- a key handed on to such a dialog goes to the dialog itself, never straight to its field
-  (:func:`_target`): the dialog takes them from one queue, in order. Else ``4`` could go to the
-  dialog while its field had no focus yet and ``enter`` to the field a moment later, which answered
-  first (a full CI run once saw "`` is not a line number").
+- every key for such a dialog goes to the dialog itself, never straight to its field, both a key
+  handed on (:func:`_target`) and a key from the terminal (:func:`route_to_dialog`, called by the
+  App): the dialog feeds them to its field from one queue, in order. Else, as the terminal's keys
+  reach the App one by one, ``4`` went to the dialog while its field had no focus yet and
+  ``enter`` to the field a moment later, which answered first ("`` is not a line number", seen in
+  full CI runs, never under Pilot, whose keys are all queued at once).
 
 Drop this module's inline run when Textual ships #6631; the hand-on stays (it is ours).
 """
@@ -30,6 +32,7 @@ Drop this module's inline run when Textual ships #6631; the hand-on stays (it is
 from __future__ import annotations
 
 from textual import events
+from textual.app import App
 from textual.widget import Widget
 from textual.widgets import Input
 
@@ -50,13 +53,6 @@ def hand_on(widget: Widget, event: events.Key) -> bool:
     return True
 
 
-class HandedKey(events.Key):
-    """A key that :func:`_deliver` handed on: handled as any key, told apart by a dialog that takes it."""
-
-
-HandedKey.handler_name = events.Key.handler_name  # the same handlers as a typed key (not on_handed_key)
-
-
 def _target(widget: Widget) -> Widget:
     """Where a key handed on from ``widget`` goes: a dialog that answers typed-ahead keys, else the focus."""
     app = widget.app
@@ -75,11 +71,34 @@ def _deliver(source: Widget, target: Widget, event: events.Key) -> None:
     """
     event.stop()
     event.prevent_default()
-    key = HandedKey(event.key, event.character)
+    key = events.Key(event.key, event.character)
     if source.screen in source.app.screen_stack:
         target.post_message(key)
     else:  # the dialog was closed by an earlier key of the burst
         target.call_next(target.post_message, key)
+
+
+class KeysToDialogs(App[object]):
+    """App mixin: a key from the terminal goes to a dialog that answers typed-ahead keys (:func:`route_to_dialog`)."""
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and await route_to_dialog(self, event):
+            return
+        await super().on_event(event)
+
+
+async def route_to_dialog(app: App[object], event: events.Key) -> bool:
+    """For the App, a key from the terminal: to a dialog that answers typed-ahead keys, whole; True when sent.
+
+    What Textual's ``App.on_event`` does for a key, with the dialog as the target instead of its
+    focused field (priority bindings first, as there).
+    """
+    if event.is_forwarded or not isinstance(app.screen, AnswersEnterNow):
+        return False
+    app.app_focus = True
+    if not await app._check_bindings(event.key, priority=True):
+        app.screen._forward_event(event)
+    return True
 
 
 async def run_bindings_first(widget: Widget, event: events.Key, typed: bool) -> bool:
@@ -135,6 +154,10 @@ class OrderedInput(Input):
     async def _on_key(self, event: events.Key) -> None:
         if hand_on(self, event):
             return
+        await self.take_key(event)
+
+    async def take_key(self, event: events.Key) -> None:
+        """Handle ``event`` now, as this field handles a key typed into it (its dialog feeds it keys)."""
         if await run_bindings_first(self, event, event.is_printable):
             return
         await super()._on_key(event)

@@ -18,10 +18,8 @@ from textual.widgets.option_list import Option
 from primetui.sft.templates import TEMPLATES
 from primetui.ui.editor.keyorder import (
     AnswersEnterNow,
-    HandedKey,
     OrderedInput,
     hand_on_from_screen,
-    run_bindings_first,
 )
 from primetui.ui.safe import plain
 from primetui.ui.styles import tcss
@@ -112,12 +110,14 @@ class DraftPrompt(ModalScreen[bool | None]):
 
 
 class TypeAhead(AnswersEnterNow):
-    """Mixin for a dialog with one text field: keys typed before the field has focus go into it.
+    """Mixin for a dialog with one text field, which takes every key of the dialog in typing order.
 
-    A key pressed right after the key that opens the dialog reaches the dialog before its field is
-    focused (the editor hands it on: keyorder.py); without this it would be dropped. Enter typed
-    ahead submits what was typed before it, answered at once (keyorder.AnswersEnterNow): the keys
-    typed behind an enter that closes the dialog go on to the editor.
+    Keys reach the dialog itself, not its field: from the App (keyorder.route_to_dialog) and from
+    the editor, which hands on the keys typed ahead behind the key that opened the dialog
+    (keyorder.hand_on). The dialog feeds each to its field at once, focused first if it was not yet,
+    so ``ctrl+g 2 0 enter`` in one read goes to line 20. Enter submits what was typed before it,
+    answered at once (keyorder.AnswersEnterNow): the keys behind an enter that closes the dialog go
+    on to the editor.
     """
 
     FIELD = "Input"
@@ -128,22 +128,12 @@ class TypeAhead(AnswersEnterNow):
     async def on_key(self, event) -> None:
         if hand_on_from_screen(self, event):  # type: ignore[arg-type]  # closed by an earlier enter
             return
-        focused = self.focused  # type: ignore[attr-defined]
-        field = self.query_one(self.FIELD, Input)  # type: ignore[attr-defined]
-        handed = isinstance(event, HandedKey)  # typed ahead: every such key comes here, in order
-        if isinstance(focused, Input) and not handed:
-            return  # the field's own key, bubbling up
-        typed = event.is_printable and event.character
-        if typed or event.key == "enter":
-            field.focus()
-            event.stop()
-            event.prevent_default()
-            if typed:
-                field.insert_text_at_cursor(event.character)
-            else:  # enter typed ahead (ctrl+g 2 0 enter in one burst): submit what was typed before it
-                await field.action_submit()
-        elif handed and focused is field:
-            await run_bindings_first(field, event, typed=False)  # backspace, escape: the field's bindings
+        field = self.query_one(self.FIELD, OrderedInput)  # type: ignore[attr-defined]
+        if self.focused is not field:  # type: ignore[attr-defined]
+            self.set_focus(field)  # type: ignore[attr-defined]  # at once: its bindings answer this key
+        event.stop()
+        event.prevent_default()
+        await field.take_key(event)  # every key of this dialog comes here (keyorder), in order
 
 
 class SaveAsPrompt(TypeAhead, ModalScreen[Path | None]):
