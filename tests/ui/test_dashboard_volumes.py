@@ -165,5 +165,12 @@ async def test_second_read_write_session_is_refused_with_a_tip(local_platform):
         )
         app.screen.selected = "dash-vol-w"
         await pilot.press("o")
-        await until(pilot, lambda: any("Tip: press O" in n for n in notifications(app)), "409 explained with a tip")
+        answer = await until(
+            pilot,
+            lambda: next((n for n in notifications(app) if "read-write" in n or "dash-vol-w" in n), None),
+            "the answer to o (a toast)",
+        )
+        assert "Tip: press O" in answer, notifications(app)  # the 409 explained, with the tip
+        assert len([n for n in notifications(app) if "HTTP 409" in n]) == 1, notifications(app)  # once, not twice
+        assert "unreachable" not in app.health[1], app.health  # a refusal, not a connection error
         await app.client.stop_session("dash-vol-w", first.id)

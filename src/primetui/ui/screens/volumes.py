@@ -13,6 +13,7 @@ from textual.reactive import var
 from textual.widgets import DataTable, Static
 
 from primetui.ui.safe import SafeTable, clean, plain
+from primetui.viewmodel.errors import describe, is_refusal
 from primetui.viewmodel.fmt import fmt_age, fmt_time
 from primetui.viewmodel.volume_view import (
     check_volume_name,
@@ -502,9 +503,11 @@ class VolumesScreen(DashboardScreen):
         try:
             session = await self.client.create_session(name, read_only=read_only)
         except Exception as exc:  # noqa: BLE001
-            message = self.failed(exc)
-            tip = " Tip: press O for a read-only session." if not read_only and "read-write" in message else ""
-            self.notify(message + tip, severity="error", timeout=8)
+            refused_rw = not read_only and is_refusal(exc) and "read-write" in describe(exc)
+            if refused_rw:  # the volume has a writer: one toast, with the way out (not a connection error)
+                self.notify(describe(exc) + " Tip: press O for a read-only session.", severity="error", timeout=8)
+            else:
+                self.failed(exc, toast=True)
             return
         self.ok()
         sid = session.id
