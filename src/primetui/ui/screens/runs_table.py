@@ -181,17 +181,31 @@ class RunsTableMixin(_ScreenBase):
     def table_init(self, default_columns: set[str]) -> None:
         self.set_reactive(RunsTableMixin.chosen_columns, frozenset(default_columns))
 
+    _sort_values: tuple[str, dict[str, Any], dict[str, tuple[int, Any]]] | None = None
+    """(column, the runs they were read from, each row's sort value by run id): kept while the runs
+    are the same (a row cache that did not change), so ``S``, a page turn or a filter reads them again
+    instead of working out 10,000 values."""
+
     def sorted_rows(self, rows: list[RunRow], runs: dict[str, Any], now: Any) -> list[RunRow]:
         if self.sort_key is None:
             return rows
         key = self.sort_key
         progress = self.prime.state.progress
+        kept = self._sort_values
+        if kept is None or kept[0] != key or kept[1] is not runs:
+            kept = self._sort_values = (key, runs, {})  # holds ``runs``: no new dict takes its id
+        values = kept[2]
 
         def order(row: RunRow) -> tuple[int, Any]:
-            return sort_value(key, row, runs.get(row.id), now, progress.get(row.id))
+            value = values.get(row.id)
+            if value is None:
+                value = values[row.id] = sort_value(key, row, runs.get(row.id), now, progress.get(row.id))
+            return value
 
-        present_rows = sorted((r for r in rows if order(r)[0] < 2), key=order, reverse=self.sort_reverse)
-        return present_rows + [r for r in rows if order(r)[0] >= 2]
+        keys = [order(row) for row in rows]
+        present = [i for i, value in enumerate(keys) if value[0] < 2]
+        present.sort(key=keys.__getitem__, reverse=self.sort_reverse)  # stable: ties keep the list's order
+        return [rows[i] for i in present] + [row for row, value in zip(rows, keys) if value[0] >= 2]
 
     def action_choose_columns(self) -> None:
         offered = self.offered_columns()  # type: ignore[attr-defined]
