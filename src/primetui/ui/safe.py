@@ -98,6 +98,9 @@ class SafeTable(DataTable):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         return lines
 
+    _meta_styles: dict[tuple[int, int], Style] = {}
+    """The click style of each (row, column) place drawn, shared by every table (a style is the same in each)."""
+
     def _one_line_cell(
         self, row_index: int, column_index: int, base_style: Style, width: int, cursor: bool, hover: bool
     ) -> list[list[Segment]] | None:
@@ -146,13 +149,25 @@ class SafeTable(DataTable):
             self.cursor_foreground_priority == "css",
             self.cursor_background_priority == "css",
         )
-        pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component_style
+        meta = self._meta_styles.get((row_index, column_index))
+        if meta is None:  # the row and column a click reads (a pickled dict: made once per place)
+            if len(self._meta_styles) > 50_000:
+                self._meta_styles.clear()  # places of every table drawn; a long table scrolled through stays bounded
+            meta = self._meta_styles[row_index, column_index] = Style.from_meta(
+                {"row": row_index, "column": column_index}
+            )
+        pre = base_style + meta + component_style
         post = self.app.console.get_style(post_style)
-        null = Style.null()
-        joined = Text("\n").join((cell,))  # as Rich's Text does: the text's own style becomes a span
-        line = [*joined.render(self.app.console, end=""), Segment(" " * (inner - cell.cell_len), null)]
-        segments = [Segment(" " * pad, null), *line, Segment(" " * pad, null)] if pad else line
-        lines = [[Segment(text, pre + style + post if style else pre + post) for text, style, _ in segments if text]]
+        blank = pre + post
+        console = self.app.console
+        # As Rich's Text draws itself: its own style becomes a span under the spans (a join of one line).
+        body = Text("\n").join((cell,)).render(console, end="") if cell.style else cell.render(console, end="")
+        lines = [[Segment(text, pre + style + post if style else blank) for text, style, _ in body if text]]
+        spare = inner - cell.cell_len
+        if pad:
+            lines[0].insert(0, Segment(" " * pad, blank))
+        if spare + pad:
+            lines[0].append(Segment(" " * (spare + pad), blank))
         self._cell_render_cache[key] = lines
         return lines
 
