@@ -232,6 +232,8 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             self.prime.observe_runs(runs)
             if reply.complete:
                 settle_heap()
+        else:
+            self.prime.sync_watched()  # watches another dashboard made: one look per poll, as before
         state.runs_loaded = True
         state.runs_complete = reply.complete
         state.runs_total = reply.total
