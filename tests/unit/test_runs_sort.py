@@ -58,3 +58,16 @@ def test_kept_values_are_read_again_once_the_runs_change():
     assert ids(sorter.sorted_rows(rows, cache.by_id, NOW))[-1] == "run0000"  # its new name, not the kept one
     filtered = cache.filtered("b-")
     assert ids(sorter.sorted_rows(filtered, cache.by_id, NOW)) == [f"run{i:04d}" for i in range(1, 5)]
+
+
+def test_values_kept_for_one_filter_serve_another_and_the_whole_list():
+    runs = [run(i, name=f"{'ab'[i % 2]}-{i:02d}") for i in range(20)]
+    cache = run_list.RowCache()
+    rows = cache.rows(runs, {}, NOW)
+    sorter = Sorter()
+    sorter.sort_key, sorter.sort_reverse = "name", True
+    for query in ("a-", "b-", "a-1", ""):  # each filter's runs, some read before and some not
+        kept = cache.filtered(query)
+        want = sorted((r.name for r in kept), reverse=True)
+        assert [r.name for r in sorter.sorted_rows(kept, cache.by_id, NOW)] == want, query
+    assert len(rows) == 20

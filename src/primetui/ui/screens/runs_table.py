@@ -210,14 +210,9 @@ class RunsTableMixin(_ScreenBase):
             kept = self._sort_values = (key, runs, {})  # holds ``runs``: no new dict takes its id
         values = kept[2]
         read = column_value(key)
-
-        def order(row: RunRow) -> tuple[int, Any]:
-            value = values.get(row.id)
-            if value is None:
-                value = values[row.id] = ranked(read(row, runs.get(row.id), now, progress.get(row.id)))
-            return value
-
-        keys = [order(row) for row in rows]
+        for row in [row for row in rows if row.id not in values]:  # not read yet (at first all): read and keep
+            values[row.id] = ranked(read(row, runs.get(row.id), now, progress.get(row.id)))
+        keys = [values[row.id] for row in rows]
         present = [i for i, value in enumerate(keys) if value[0] < 2]
         present.sort(key=keys.__getitem__, reverse=self.sort_reverse)  # stable: ties keep the list's order
         return [rows[i] for i in present] + [row for row, value in zip(rows, keys) if value[0] >= 2]
