@@ -140,3 +140,16 @@ async def test_s_and_S_sort_every_run_and_the_filtered_ones_by_name(many):
         await until(pilot, lambda: table_rows(app) == [ids[n] for n in kept[:20]], "the filtered runs, still reversed")
         await pilot.press("]")
         await until(pilot, lambda: table_rows(app) == [ids[n] for n in kept[20:40]], "their second page")
+
+
+async def test_s_says_which_column_it_sorted_by(many):
+    lp, ids = many
+    app = make_app(lp)
+    async with app.run_test(size=(160, 32)) as pilot:
+        await all_loaded(pilot, app)
+        await pilot.press("s")
+        await until(pilot, lambda: app.screen.sort_key is not None, "a sort")
+        key = app.screen.sort_key
+        await until(
+            pilot, lambda: f"Sorted by {key} (S reverses)." in notifications(app), "the toast naming the column"
+        )

@@ -235,7 +235,9 @@ class RunsTableMixin(_ScreenBase):
             shown[(shown.index(self.sort_key) + 1) % len(shown)] if self.sort_key in shown else shown[0],
             False,
         )
-        self.notify(f"Sorted by {self.sort_key} (S reverses).", timeout=2)
+        # After the sorted rows are drawn: a toast is a widget mounted, laid out and drawn, which
+        # would hold back the frame the key is for.
+        self.call_after_refresh(self.notify, f"Sorted by {self.sort_key} (S reverses).", timeout=2)
 
     def action_sort_reverse(self) -> None:
         if self.sort_key is None:
