@@ -128,8 +128,9 @@ async def test_s_and_S_sort_every_run_and_the_filtered_ones_by_name(many):
         for _ in range(12):
             if app.screen.sort_key == "name":
                 break
+            before = app.screen.sort_key
             await pilot.press("s")
-            await pilot.pause()
+            await until(pilot, lambda b=before: app.screen.sort_key != b, "the next column's sort")
         assert app.screen.sort == ("name", False)
         await until(pilot, lambda: table_rows(app) == [ids[n] for n in by_name[:20]], "the 20 first names of all")
         await pilot.press("S")

@@ -7,9 +7,10 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from primetui.ui.safe import SafeTable
+from tests.waiting import until
 
 ROWS = [
     ("a", Text("plain"), Text.assemble(("▇▆▅", "green"), " 1.234e-3"), "str [b]markup[/b]", 3.5),
@@ -23,6 +24,7 @@ class Tables(App):
         table = SafeTable(id="t", cursor_type="row", zebra_stripes=True)
         table.add_columns("one", "two", "three", "four")
         yield table
+        yield Input(id="other")  # where focus goes when the table gives it up
 
 
 def chars(lines: list[list[Segment]]) -> list[list[tuple[str, object]]]:
@@ -36,14 +38,14 @@ async def test_a_cell_drawn_straight_matches_textuals_way_for_every_style():
         table = app.query_one(SafeTable)
         for key, *cells in ROWS:
             table.add_row(*cells[:4], key=key)
-        await pilot.pause()
+        await until(pilot, lambda: table.row_count == len(ROWS) and not table._new_rows, "the rows measured")
         table.focus()
-        await pilot.pause()
+        await until(pilot, lambda: table.has_focus, "the table focused")
         fast = slow = 0
         for focused in (True, False):
             if not focused:
-                app.set_focus(None)
-                await pilot.pause()
+                app.query_one("#other", Input).focus()
+                await until(pilot, lambda: not table.has_focus, "the table unfocused")
             for row in range(len(ROWS)):
                 for column in range(4):
                     width = list(table.columns.values())[column].get_render_width(table)
