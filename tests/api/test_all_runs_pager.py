@@ -52,6 +52,8 @@ async def test_pages_are_read_one_request_a_step_until_every_run_is_held(platfor
         counting.asked.clear()
         again = await pager.step()  # complete, nothing new: the first page only (every run has ended)
         assert counting.asked == [(1, CHUNK)] and again == snap
+        # the runs read again and unchanged are the objects held: the runs list keeps its rows for them
+        assert all(a is b for a, b in zip(again.runs, snap.runs))
 
         platform.insert_runs(["run-new"])
         snap = await pager.step()

@@ -115,3 +115,42 @@ async def test_N_of_M_loaded_shows_while_later_pages_are_read_and_goes_when_done
         gate.set()
         await all_loaded(pilot, app)
         await until(pilot, lambda: "loaded" not in info_text(app), "the count gone once every run is here")
+
+
+async def test_s_and_S_sort_every_run_and_the_filtered_ones_by_name(many):
+    """``s`` sorts all 334 runs, not a page; ``S`` reverses (its sort values are kept, not worked out
+    again); a filter typed after keeps the order, over the runs it keeps."""
+    lp, ids = many
+    by_name = sorted(ids, key=str.lower)
+    app = make_app(lp)
+    async with app.run_test(size=(160, 32)) as pilot:
+        await all_loaded(pilot, app)
+        for _ in range(12):
+            if app.screen.sort_key == "name":
+                break
+            before = app.screen.sort_key
+            await pilot.press("s")
+            await until(pilot, lambda b=before: app.screen.sort_key != b, "the next column's sort")
+        assert app.screen.sort == ("name", False)
+        await until(pilot, lambda: table_rows(app) == [ids[n] for n in by_name[:20]], "the 20 first names of all")
+        await pilot.press("S")
+        await until(pilot, lambda: table_rows(app) == [ids[n] for n in by_name[::-1][:20]], "the 20 last, reversed")
+        await pilot.press("slash", *"bulk-1", "enter")
+        await input_applied(pilot)
+        kept = [n for n in by_name if "bulk-1" in n][::-1]
+        await until(pilot, lambda: table_rows(app) == [ids[n] for n in kept[:20]], "the filtered runs, still reversed")
+        await pilot.press("]")
+        await until(pilot, lambda: table_rows(app) == [ids[n] for n in kept[20:40]], "their second page")
+
+
+async def test_s_says_which_column_it_sorted_by(many):
+    lp, ids = many
+    app = make_app(lp)
+    async with app.run_test(size=(160, 32)) as pilot:
+        await all_loaded(pilot, app)
+        await pilot.press("s")
+        await until(pilot, lambda: app.screen.sort_key is not None, "a sort")
+        key = app.screen.sort_key
+        await until(
+            pilot, lambda: f"Sorted by {key} (S reverses)." in notifications(app), "the toast naming the column"
+        )

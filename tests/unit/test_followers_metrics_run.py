@@ -241,3 +241,16 @@ async def test_the_recheck_window_is_bounded():
     got = await fol.poll() + await fol.poll()
     assert client.metric_calls[1]["min_step"] == 90
     assert [r["step"] for r in _rows(got)] == list(range(1, 101))
+
+
+async def test_a_final_fetch_reads_past_the_poll_cap_but_stops_on_pages_that_never_end():
+    """The final fetch has no per-poll cap (issue 41), so a platform that ignores ``min_step`` and
+    sends the same full page every time must not keep it reading: the first page that gets no
+    further than the last step ends it."""
+    t = FakeTime()
+    same = rows(1, 2, 3)
+    client = Scripted(metrics=[same] * 5, runs=[run_status("COMPLETED")])
+    fol = _metrics(client, t, page_size=3, max_pages_per_poll=1, late_every=0)
+    got = await fol.poll()
+    assert [c["min_step"] for c in client.metric_calls] == [None, 3]
+    assert [r["step"] for r in _rows(got)] == [1, 2, 3] and fol.done

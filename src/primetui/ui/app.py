@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextvars
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -277,8 +277,16 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, KeysToDialog
 
     # ---- run status ---------------------------------------------------------------------------
 
-    def observe_run(self, run: Run) -> None:
+    def observe_runs(self, runs: Iterable[Run]) -> None:
+        """:meth:`observe_run` for each of many runs (a page of the list, thousands of runs): the
+        watch list is looked up on disk once, not once a run."""
         self.sync_watched()
+        for run in runs:
+            self.observe_run(run, synced=True)
+
+    def observe_run(self, run: Run, synced: bool = False) -> None:
+        if not synced:
+            self.sync_watched()
         change = self.state.observe_run(run)
         if change:
             old, new = change

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.content import Content
 from textual.filter import LineFilter
@@ -76,6 +77,99 @@ class SafeTable(DataTable):
         self._data[row][ColumnKey(column_key)] = value
         self._update_count += 1  # the row and line caches are keyed by it
         self.refresh_coordinate(self.get_cell_coordinate(row, ColumnKey(column_key)))
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> Any:
+        # Textual draws a cell through Rich's Styled(Padding(cell)) and render_lines, and its cell
+        # cache is keyed by the table's update count: every change of any cell (a new page, a
+        # filter, a sort) draws every cell of the page again that way, most of a frame's time at
+        # 10,000 runs. A one-line Text cell that fits its column is drawn here straight to the same
+        # segments (tests/unit/test_safe_table_cells.py compares both ways); anything else
+        # (the header, a label, a cell to wrap, cut or justify) takes Textual's way.
+        lines = self._one_line_cell(row_index, column_index, base_style, width, cursor, hover)
+        if lines is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        return lines
+
+    _meta_styles: dict[tuple[int, int], Style] = {}
+    """The click style of each (row, column) place drawn, shared by every table (a style is the same in each)."""
+
+    def _one_line_cell(
+        self, row_index: int, column_index: int, base_style: Style, width: int, cursor: bool, hover: bool
+    ) -> list[list[Segment]] | None:
+        if row_index < 0 or column_index < 0 or row_index < self.fixed_rows or column_index < self.fixed_columns:
+            return None
+        row_key = self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        row = self.rows.get(row_key) if row_key is not None else None
+        if row is None or row.height != 1:
+            return None
+        key = (
+            row_key,
+            column_key,
+            base_style,
+            cursor,
+            hover,
+            self._show_hover_cursor,
+            self._update_count,
+            self._pseudo_class_state,
+        )
+        cached = self._cell_render_cache.get(key)
+        if cached is not None:
+            return cached
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        pad = self.cell_padding
+        inner = width - 2 * pad
+        options = self.app.console_options
+        if (
+            not isinstance(cell, Text)
+            or inner < 0
+            or cell.cell_len > inner
+            or cell.justify not in (None, "default")
+            or options.justify not in (None, "default")
+            or "\n" in cell.plain
+            or "\t" in cell.plain
+        ):
+            return None
+        component_style, post_style = self._get_styles_to_render_cell(
+            False,
+            False,
+            False,
+            hover,
+            cursor,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
+        meta = self._meta_styles.get((row_index, column_index))
+        if meta is None:  # the row and column a click reads (a pickled dict: made once per place)
+            if len(self._meta_styles) > 50_000:
+                self._meta_styles.clear()  # places of every table drawn; a long table scrolled through stays bounded
+            meta = self._meta_styles[row_index, column_index] = Style.from_meta(
+                {"row": row_index, "column": column_index}
+            )
+        pre = base_style + meta + component_style
+        post = self.app.console.get_style(post_style)
+        blank = pre + post
+        console = self.app.console
+        # As Rich's Text draws itself: its own style becomes a span under the spans (a join of one line).
+        body = Text("\n").join((cell,)).render(console, end="") if cell.style else cell.render(console, end="")
+        lines = [[Segment(text, pre + style + post if style else blank) for text, style, _ in body if text]]
+        spare = inner - cell.cell_len
+        if pad:
+            lines[0].insert(0, Segment(" " * pad, blank))
+        if spare + pad:
+            lines[0].append(Segment(" " * (spare + pad), blank))
+        self._cell_render_cache[key] = lines
+        return lines
 
     def _update_dimensions(self, new_rows: Any) -> None:
         # Textual (8.2) widens columns for rows added since the last idle, but its cell and line

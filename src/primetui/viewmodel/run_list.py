@@ -78,11 +78,14 @@ class RowCache:
         if not terms:
             return self._rows
         last = self._last_filter
+        hay = self._hay
         if last is not None and last[0] is self._rows and query.startswith(last[1]):
-            candidates = last[2]
+            kept = last[2]
         else:
-            candidates = list(range(len(self._rows)))
-        kept = [i for i in candidates if all(term in self._hay[i] for term in terms)]
+            kept = [i for i, text in enumerate(hay) if terms[0] in text]
+            terms = terms[1:]
+        for term in terms:  # one pass per word, each over what the words before kept
+            kept = [i for i in kept if term in hay[i]]
         self._last_filter = (self._rows, query, kept)
         return [self._rows[i] for i in kept]
 

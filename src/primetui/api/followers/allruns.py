@@ -53,6 +53,21 @@ def _runs_of(reply: Any) -> list[Any]:
     return list(runs or [])
 
 
+def _id_of(run: Any) -> str:
+    return str(run.get("id", "") if isinstance(run, dict) else getattr(run, "id", ""))
+
+
+def _kept(held: list[Any], runs: list[Any]) -> list[Any]:
+    """``runs`` of a page read again, each one equal to a run held before replaced by the one held:
+    a list whose runs did not change is made of the very same objects (the runs list keeps its rows)."""
+    before = {_id_of(run): run for run in held}
+    out = []
+    for run in runs:
+        old = before.get(_id_of(run))
+        out.append(old if old is not None and old == run else run)
+    return out
+
+
 def _terminal(run: Any) -> bool:
     if isinstance(run, dict):
         return str(run.get("status", "")) in ("COMPLETED", "FAILED", "STOPPED", "PAUSED")
@@ -113,7 +128,7 @@ class AllRuns:
         for page in [1, *live]:
             reply = await self._list(page, self.chunk)
             notes.extend(getattr(reply, "notes", ()) or ())
-            self._pages[page] = _runs_of(reply)
+            self._pages[page] = _kept(self._pages.get(page, []), _runs_of(reply))
             self._learn_total(reply, len(self._pages[page]), self.chunk, page=page)
             if self.total != before:
                 # A run was added or deleted: every later page moved; read them all again.
@@ -133,7 +148,7 @@ class AllRuns:
         out: list[Any] = []
         for page in sorted(pages):
             for run in pages[page]:
-                run_id = str(run.get("id", "") if isinstance(run, dict) else getattr(run, "id", ""))
+                run_id = _id_of(run)
                 if run_id not in seen:
                     seen.add(run_id)
                     out.append(run)

@@ -11,14 +11,28 @@ if TYPE_CHECKING:  # the wire models (pydantic) load with the client, not with t
     pass
 
 
+FINAL_MAX_PAGES = 2000
+"""Pages the final fetch reads at most (10,000,000 rows at 5,000 a page): it reads on to the last row
+(a poll before the end stops at ``max_pages_per_poll``), but a platform whose pages never end cannot
+keep it reading."""
+
+
+class _Noted:
+    """A reply that carries only a note (what the follower itself has to say)."""
+
+    def __init__(self, note: str) -> None:
+        self.notes = (note,)
+
+
 class MetricsFollower(_RunBound):
     """Fetches only new metric rows (R10 with `min_step`), never re-downloading rows it has.
 
-    Normal polls ask for `min_step = last_step + 1`. Rows that land late (an eval row, which
-    finishes a few steps after the step it measures; a row written during teardown) are caught by
-    re-reading the last `late_window` steps every `late_every` polls and at the final fetch;
-    values already handed out for a step are dropped, so a platform that merges a step's rows
-    into one yields just the new keys. Large histories arrive in pages of `page_size` rows.
+        Normal polls ask for `min_step = last_step + 1`. Rows that land late (an eval row, which
+        finishes a few steps after the step it measures; a row written during teardown) are caught by
+        re-reading the last `late_window` steps every `late_every` polls and at the final fetch;
+        values already handed out for a step are dropped, so a platform that merges a step's rows
+        into one yields just the new keys. Large histories arrive in pages of `page_size` rows: a poll
+    reads at most `max_pages_per_poll` of them (the next poll goes on), the final fetch every one.
     """
 
     def __init__(
@@ -52,18 +66,25 @@ class MetricsFollower(_RunBound):
         if self.last_step is not None:
             min_step = max(0, self.last_step - self.late_window) if recheck else self.last_step + 1
         continuing = False
-        for _ in range(self.max_pages_per_poll):
+        pages = 0
+        while True:
             reply = await self.client.get_metrics(self.run_id, min_step=min_step, limit=self.page_size)
             raw = reply.metrics
             _say_notes(self.notes, reply, events)
+            before = self.last_step
             fresh, late = self._take(raw, continuing)
             if late:
                 events.append(MetricRows(tuple(late), late=True))
             if fresh:
                 events.append(MetricRows(tuple(fresh)))
+            pages += 1
             # A full page may stop in the middle of a step: continue from that step, inclusive.
-            if len(raw) < self.page_size or self.last_step is None:
-                break
+            if len(raw) < self.page_size or self.last_step is None or (continuing and self.last_step == before):
+                break  # the last page; or a page from the last step that got no further (a platform ignoring min_step)
+            if pages >= (FINAL_MAX_PAGES if final else self.max_pages_per_poll):
+                if final:
+                    _say_notes(self.notes, _Noted(f"read the first {pages} pages of metric rows only"), events)
+                break  # a poll before the end: the next one goes on from here
             min_step = self.last_step
             continuing = True
         self._succeeded(events)
