@@ -108,7 +108,9 @@ class SafeTable(DataTable):
             return None
         row_key = self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
-        row = self.rows.get(row_key) if row_key is not None else None
+        if row_key is None or column_key is None:
+            return None
+        row = self.rows.get(row_key)
         if row is None or row.height != 1:
             return None
         key = (
