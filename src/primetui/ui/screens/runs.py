@@ -61,10 +61,23 @@ def shorten(cell: Text, width: int) -> Text:
     return cut
 
 
-def settle_heap() -> None:
-    """Take the objects alive now (every run held, thousands of them) out of the garbage collector's
-    full passes: at 10,000 runs one pass walks them all, 0.1-0.3 s that lands on whatever key is
-    pressed then. They are still freed as usual once nothing refers to them (``gc.freeze``)."""
+SETTLE_AT = 1_000
+"""Runs held from which a full pass of the garbage collector is long enough to be felt (about 10 ms)."""
+_settled = 0
+
+
+def settle_heap(held: int) -> None:
+    """Once ``held`` runs are all loaded (thousands of them), take the objects alive now out of the
+    garbage collector's full passes: at 10,000 runs one pass walks them all, 0.1-0.3 s that lands on
+    whatever key is pressed then. They are still freed as usual once nothing refers to them
+    (``gc.freeze``). Garbage is collected first, so no cycle dead by then is kept for good, and it
+    is done again only when the list has doubled: a poll that changes one run does not freeze
+    what that poll left behind."""
+    global _settled
+    if held < SETTLE_AT or held < 2 * _settled:
+        return
+    _settled = held
+    gc.collect()
     gc.freeze()
 
 
@@ -231,7 +244,7 @@ class RunsScreen(RunsTableMixin, RunsMarksMixin, DashboardScreen):
             state.runs = list(runs)
             self.prime.observe_runs(runs)
             if reply.complete:
-                settle_heap()
+                settle_heap(len(state.runs))
         else:
             self.prime.sync_watched()  # watches another dashboard made: one look per poll, as before
         state.runs_loaded = True
