@@ -21,11 +21,14 @@ frames, and the next frame asks again.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from typing import Any
 
 from textual.drivers._writer_thread import WriterThread
+
+from primetui.ui.frame_diff import FrameDiff, erases_in_background
 
 PROBE = "\x1b[6n"
 """Device status report: the terminal answers with the cursor position once it has drawn what came before."""
@@ -120,9 +123,15 @@ GATE = OutputGate()
 
 
 class MeteredWriter(WriterThread):
-    """Textual's writer thread, counting what the app writes."""
+    """Textual's writer thread: each write cut to the cells that changed (``FrameDiff``), then counted."""
+
+    def __init__(self, file: Any) -> None:
+        super().__init__(file)
+        fd = file.fileno()
+        self.diff = FrameDiff(lambda: tuple(os.get_terminal_size(fd)), erase=erases_in_background(fd))
 
     def write(self, text: str) -> None:
+        text = self.diff(text)
         GATE.count(text)
         super().write(text)
 

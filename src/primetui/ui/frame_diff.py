@@ -1,0 +1,264 @@
+"""Only the cells that changed go to the terminal: Textual's frames diffed against what the terminal shows.
+
+Textual repaints a widget's whole region whenever the widget refreshes, and a screen switch repaints
+every line, whether or not the cells differ from what is already on the terminal; each segment carries
+its full SGR and a reset. On a fast terminal that costs nothing; through a 1,200 B/s link a repaint of
+an 80x24 screen (about 12 kB) takes 10 s, and a chart that redraws identical content each second keeps
+the link full.
+
+``FrameDiff`` keeps a copy of the screen as the terminal has been told to draw it (a character and
+its SGR per cell) and rewrites each frame into the cells that differ from it: a cursor move where
+it skips, an SGR only where the style changes. The result draws exactly what the frame would have.
+
+It reads the vocabulary Textual's frames use: cursor moves (``CSI row;col H``), SGR, ``\\r\\n`` and
+text. Mode switches that do not touch cells (cursor shown or hidden, synchronised output, mouse and
+paste modes, the output gate's cursor position question) go through in place. Anything else (a
+clear, the alternate screen, a control character, an OSC 8 link) makes the copy unknown and the
+write goes out unchanged: unknown cells are always written, so the next frames draw them again.
+A change of the terminal's size does the same.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+from rich.cells import get_character_cell_size
+
+_TOKEN = re.compile(
+    r"\x1b\[(?P<row>\d+);(?P<col>\d+)H"
+    r"|\x1b\[(?P<sgr>[\d;]*)m"
+    r"|(?P<nl>\r?\n)"
+    r"|(?P<csi>\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e])"
+    r"|(?P<osc>\x1b\][^\x07\x1b]*(?:\x07|\x1b\\))"
+    r"|(?P<text>[^\x00-\x1f\x7f]+)"
+    r"|(?P<other>[\x00-\x1f\x7f])",
+)
+HARMLESS_CSI = re.compile(
+    r"\x1b\[(?:\?(?:25|2026|1000|1002|1003|1004|1006|1015|1016|2004)[hl]|6n|>1u|<u|=\d+;\d+u|\?u)\Z"
+)
+"""Mode switches that change no cell (cursor, synchronised output, mouse, focus, paste, keys, the probe)."""
+HARMLESS_OSC = re.compile(r"\x1b\](?:0|1|2|22);")
+"""Window title and pointer shape."""
+
+ERASE_AT_LEAST = 4
+"""Blanks to a line's end written as one erase (3 bytes) rather than one by one."""
+UNKNOWN = None
+TAIL = ("", "")
+"""The right half of a wide character."""
+Cell = tuple[str, str]
+SHORT_GAP = 5
+"""Unchanged cells written again rather than skipped with a cursor move (which costs 6 to 8 bytes)."""
+
+
+class FrameDiff:
+    """The terminal's screen as drawn so far, and each write rewritten into what changed."""
+
+    def __init__(self, size: Callable[[], tuple[int, int]] | None = None, erase: bool = False) -> None:
+        self.size = size
+        self.erase = erase
+        """The terminal erases in the current background (terminfo ``bce``): blank line ends go as one erase."""
+        """(columns, rows) of the terminal, asked at each write: a new size forgets the screen."""
+        self._size: tuple[int, int] | None = None
+        self.rows: dict[int, list[Cell | None]] = {}
+        self.written = 0
+        """Characters of frames as Textual wrote them."""
+        self.sent = 0
+        """Characters after the diff."""
+
+    def forget(self) -> None:
+        """The terminal's screen is unknown: every cell is written again."""
+        self.rows = {}
+
+    def _row(self, y: int) -> list[Cell | None]:
+        row = self.rows.get(y)
+        if row is None:
+            row = self.rows[y] = []
+        return row
+
+    def _check_size(self) -> None:
+        if self.size is None:
+            return
+        try:
+            now = self.size()
+        except OSError:
+            now = None
+        if now != self._size:
+            self._size = now
+            self.forget()
+
+    def __call__(self, text: str) -> str:
+        """``text`` as it should go to the terminal: the cells that differ from what it shows."""
+        self._check_size()
+        self.written += len(text)
+        try:
+            ops = self._parse(text)
+            out = text if ops is None else self._emit(ops)
+        except Exception:  # never in the way of a frame: it goes out whole, and the screen is unknown
+            self.forget()
+            out = text
+        self.sent += len(out)
+        return out
+
+    def _parse(self, text: str) -> list[tuple] | None:
+        """Cells ((y, x, char, sgr)) and pass-through sequences in order, or None (the screen is now unknown)."""
+        ops: list[tuple] = []
+        y = x = 0
+        sgr = ""
+        moved = False
+        for m in _TOKEN.finditer(text):
+            kind = m.lastgroup
+            if kind == "text":
+                for ch in m.group():
+                    width = get_character_cell_size(ch)
+                    if width == 0:
+                        if not ops or ops[-1][0] != "cell":
+                            return self._unknown()
+                        _, cy, cx, prev, psgr, pw = ops[-1]
+                        ops[-1] = ("cell", cy, cx, prev + ch, psgr, pw)
+                        continue
+                    ops.append(("cell", y, x, ch, sgr, width))
+                    x += width
+            elif kind == "col":  # the cursor move (its last group)
+                y, x, moved = int(m.group("row")) - 1, int(m.group("col")) - 1, True
+            elif kind == "sgr":
+                params = m.group("sgr")
+                sgr = _apply_sgr(sgr, params)
+            elif kind == "nl":  # Textual follows it with a cursor move
+                y, x = y + 1, 0 if m.group().startswith("\r") else x
+            elif kind == "csi" and HARMLESS_CSI.match(m.group()):
+                ops.append(("raw", m.group()))
+            elif kind == "osc" and HARMLESS_OSC.match(m.group()):
+                ops.append(("raw", m.group()))
+            else:
+                return self._unknown()
+        if any(op[0] == "cell" for op in ops) and not moved:
+            return self._unknown()  # text at a cursor we did not place
+        ops.append(("end", y, x, moved))
+        return ops
+
+    def _unknown(self) -> None:
+        self.forget()
+        return None
+
+    def _emit(self, ops: list[tuple]) -> str:
+        out: list[str] = []
+        self._at: tuple[int, int] | None = None
+        self._style: str | None = None
+        i = 0
+        while i < len(ops):
+            kind = ops[i][0]
+            if kind == "cell":
+                i = self._cell(ops, i, out)
+                continue
+            if kind == "raw":
+                out.append(ops[i][1])
+            else:
+                self._end(ops[i], out)
+            i += 1
+        return "".join(out)
+
+    def _end(self, op: tuple, out: list[str]) -> None:
+        _, y, x, moved = op
+        if self._style:
+            out.append("\x1b[0m")
+        if moved and self._at != (y, x):
+            out.append(f"\x1b[{y + 1};{x + 1}H")
+
+    def _cell(self, ops: list[tuple], i: int, out: list[str]) -> int:
+        """Write the cell ``ops[i]`` if it changed (with the blanks after it, to the line's end, in one erase)."""
+        _, y, x, ch, sgr, width = ops[i]
+        row = self._row(y)
+        if len(row) < x + width:
+            row.extend([UNKNOWN] * (x + width - len(row)))
+        cell = (ch, sgr)
+        if row[x] == cell and (width == 1 or row[x + 1] == TAIL):
+            return i + 1
+        if self._at != (y, x):
+            out.append(self._gap(row, self._at, y, x, self._style) or f"\x1b[{y + 1};{x + 1}H")
+        if sgr != self._style:
+            out.append(f"\x1b[0;{sgr}m" if sgr else "\x1b[0m")
+            self._style = sgr
+        blanks = self._blanks_to_end(ops, i)
+        if blanks:
+            out.append("\x1b[K")  # erase to the line's end, in the current background
+            if len(row) < self._size[0]:
+                row.extend([UNKNOWN] * (self._size[0] - len(row)))
+            for j in range(i, blanks):
+                self._place(row, ops[j][2], cell, 1)
+            self._at = (y, x)
+            return blanks
+        out.append(ch)
+        self._place(row, x, cell, width)
+        self._at = (y, x + width)
+        return i + 1
+
+    def _blanks_to_end(self, ops: list[tuple], i: int) -> int:
+        """The index past a run of at least ``ERASE_AT_LEAST`` blanks of one style from ``ops[i]`` to the
+        terminal's right edge, or 0 (no run, or the terminal does not erase in the current background)."""
+        _, y, x, ch, sgr, _width = ops[i]
+        if not self.erase or self._size is None or ch != " " or not plain_background(sgr):
+            return 0
+        j = i
+        while j < len(ops) and ops[j][0] == "cell" and ops[j][1:5] == ("cell", y, x + j - i, " ", sgr)[1:]:
+            j += 1
+        run = j - i
+        return j if run >= ERASE_AT_LEAST and x + run == self._size[0] else 0
+
+    @staticmethod
+    def _gap(row: list[Cell | None], at: tuple[int, int] | None, y: int, x: int, style: str | None) -> str:
+        """The few unchanged cells between the cursor and ``x`` written again, when cheaper than a cursor move."""
+        if at is None or at[0] != y or not 0 < x - at[1] <= SHORT_GAP:
+            return ""
+        cells = row[at[1] : x]
+        if any(c is None or c == TAIL or c[1] != style or len(c[0]) != 1 for c in cells):
+            return ""
+        return "".join(c[0] for c in cells if c is not None)
+
+    @staticmethod
+    def _place(row: list[Cell | None], x: int, cell: Cell, width: int) -> None:
+        if row[x] == TAIL and x > 0:
+            row[x - 1] = UNKNOWN  # the wide character this overwrote half of is gone
+        if x + width < len(row) and row[x + width] == TAIL:
+            row[x + width] = UNKNOWN  # the tail of a wide character that started here
+        row[x] = cell
+        if width == 2:
+            row[x + 1] = TAIL
+
+
+def _apply_sgr(sgr: str, params: str) -> str:
+    """The SGR in force after ``params`` on top of ``sgr`` (a leading 0 resets)."""
+    if params in ("", "0"):
+        return ""
+    if params.startswith("0;"):
+        return params[2:]
+    return f"{sgr};{params}" if sgr else params
+
+
+def plain_background(sgr: str) -> bool:
+    """True when a blank in ``sgr`` looks like an erased cell in that background (no underline, reverse, strike)."""
+    params = sgr.split(";") if sgr else []
+    i = 0
+    while i < len(params):
+        if params[i] in ("38", "48", "58"):
+            i += 3 if params[i + 1 : i + 2] == ["5"] else 5
+            continue
+        if params[i] in ("4", "7", "9", "21", "53"):
+            return False
+        i += 1
+    return True
+
+
+def erases_in_background(fd: int) -> bool:
+    """Whether the terminal (``TERM``'s terminfo) erases in the current background colour (``bce``)."""
+    try:
+        import curses
+
+        curses.setupterm(os.environ.get("TERM"), fd)
+        return curses.tigetflag("bce") == 1
+    except Exception:  # no terminfo, no curses: write the blanks
+        return False
+
+
+__all__ = ["FrameDiff", "erases_in_background"]
