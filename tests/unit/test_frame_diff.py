@@ -13,7 +13,16 @@ import pyte
 from primetui.ui.frame_diff import FrameDiff
 
 COLS, ROWS = 40, 10
-STYLES = ["", "38;5;189;48;5;16", "1;38;5;45;48;5;17", "7", "4;38;5;7", "48;5;23"]
+STYLES = [
+    "",
+    "38;5;189;48;5;16",
+    "1;38;5;45;48;5;17",
+    "7",
+    "4;38;5;7",
+    "48;5;23",
+    "7;38;5;189;48;5;16",
+    "1;38;5;189;48;5;16",
+]
 GLYPHS = "ab c·█▁▅ "
 
 
@@ -54,11 +63,15 @@ def screen() -> tuple[pyte.Screen, pyte.Stream]:
     return s, pyte.Stream(s)
 
 
+def look(c) -> tuple:
+    """What a cell shows: on a blank without underline or reverse, only its background."""
+    if c.data == " " and not (c.reverse or c.underscore or c.strikethrough):
+        return (" ", c.bg)
+    return (c.data, c.fg, c.bg, c.bold, c.reverse, c.underscore)
+
+
 def cells(s: pyte.Screen) -> list[list[tuple]]:
-    return [
-        [(c.data, c.fg, c.bg, c.bold, c.reverse, c.underscore) for c in (s.buffer[y][x] for x in range(COLS))]
-        for y in range(ROWS)
-    ]
+    return [[look(s.buffer[y][x]) for x in range(COLS)] for y in range(ROWS)]
 
 
 def test_diffed_frames_draw_what_the_whole_frames_drew():

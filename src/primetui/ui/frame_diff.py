@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from rich.cells import get_character_cell_size
 
@@ -44,6 +45,8 @@ HARMLESS_OSC = re.compile(r"\x1b\](?:0|1|2|22);")
 
 ERASE_AT_LEAST = 4
 """Blanks to a line's end written as one erase (3 bytes) rather than one by one."""
+ERASE_CELLS_AT_LEAST = 12
+"""Blanks inside a line written as one erase of so many cells and a cursor move (about 10 bytes)."""
 UNKNOWN = None
 TAIL = ("", "")
 """The right half of a wide character."""
@@ -118,7 +121,7 @@ class FrameDiff:
                         _, cy, cx, prev, psgr, pw = ops[-1]
                         ops[-1] = ("cell", cy, cx, prev + ch, psgr, pw)
                         continue
-                    ops.append(("cell", y, x, ch, sgr, width))
+                    ops.append(("cell", y, x, ch, blank_style(sgr) if ch == " " else sgr, width))
                     x += width
             elif kind == "col":  # the cursor move (its last group)
                 y, x, moved = int(m.group("row")) - 1, int(m.group("col")) - 1, True
@@ -176,35 +179,37 @@ class FrameDiff:
         if row[x] == cell and (width == 1 or row[x + 1] == TAIL):
             return i + 1
         if self._at != (y, x):
-            out.append(self._gap(row, self._at, y, x, self._style) or f"\x1b[{y + 1};{x + 1}H")
-        if sgr != self._style:
-            out.append(f"\x1b[0;{sgr}m" if sgr else "\x1b[0m")
+            out.append(self._gap(row, self._at, y, x, self._style) or move(self._at, y, x))
+        if sgr != self._style and not (ch == " " and self._style is not None and blank_style(self._style) == sgr):
+            out.append(sgr_change(self._style, sgr))
             self._style = sgr
-        blanks = self._blanks_to_end(ops, i)
-        if blanks:
-            out.append("\x1b[K")  # erase to the line's end, in the current background
-            if len(row) < self._size[0]:
-                row.extend([UNKNOWN] * (self._size[0] - len(row)))
-            for j in range(i, blanks):
+        end, to_edge = self._blank_run(ops, i)
+        if end:  # erased in the current background: to the line's end, or so many cells
+            out.append("\x1b[K" if to_edge else f"\x1b[{end - i}X")
+            if len(row) < x + end - i:
+                row.extend([UNKNOWN] * (x + end - i - len(row)))
+            for j in range(i, end):
                 self._place(row, ops[j][2], cell, 1)
-            self._at = (y, x)
-            return blanks
+            self._at = (y, x)  # an erase does not move the cursor
+            return end
         out.append(ch)
         self._place(row, x, cell, width)
         self._at = (y, x + width)
         return i + 1
 
-    def _blanks_to_end(self, ops: list[tuple], i: int) -> int:
-        """The index past a run of at least ``ERASE_AT_LEAST`` blanks of one style from ``ops[i]`` to the
-        terminal's right edge, or 0 (no run, or the terminal does not erase in the current background)."""
+    def _blank_run(self, ops: list[tuple], i: int) -> tuple[int, bool]:
+        """(the index past a run of blanks of one style from ``ops[i]``, whether it reaches the right edge) when
+        the run is worth an erase, or (0, False) (or the terminal does not erase in the current background)."""
         _, y, x, ch, sgr, _width = ops[i]
         if not self.erase or self._size is None or ch != " " or not plain_background(sgr):
-            return 0
+            return 0, False
         j = i
         while j < len(ops) and ops[j][0] == "cell" and ops[j][1:5] == ("cell", y, x + j - i, " ", sgr)[1:]:
             j += 1
         run = j - i
-        return j if run >= ERASE_AT_LEAST and x + run == self._size[0] else 0
+        if x + run == self._size[0] and run >= ERASE_AT_LEAST:
+            return j, True
+        return (j, False) if run >= ERASE_CELLS_AT_LEAST else (0, False)
 
     @staticmethod
     def _gap(row: list[Cell | None], at: tuple[int, int] | None, y: int, x: int, style: str | None) -> str:
@@ -212,7 +217,7 @@ class FrameDiff:
         if at is None or at[0] != y or not 0 < x - at[1] <= SHORT_GAP:
             return ""
         cells = row[at[1] : x]
-        if any(c is None or c == TAIL or c[1] != style or len(c[0]) != 1 for c in cells):
+        if style is None or any(c is None or c == TAIL or len(c[0]) != 1 or not shows(c, style) for c in cells):
             return ""
         return "".join(c[0] for c in cells if c is not None)
 
@@ -227,6 +232,60 @@ class FrameDiff:
             row[x + 1] = TAIL
 
 
+def move(at: tuple[int, int] | None, y: int, x: int) -> str:
+    """The shortest of the cursor moves from ``at`` (None: unknown) to row ``y``, column ``x`` (0-based)."""
+    if at is not None:
+        if at[0] == y and x > at[1]:
+            return f"\x1b[{x - at[1]}C" if x - at[1] > 1 else "\x1b[C"
+        if x == 0 and at[0] == y:
+            return "\r"
+        if x == 0 and at[0] + 1 == y:
+            return "\r\n"  # never past the last row: ``y`` is a row the frame draws on
+    return f"\x1b[{y + 1};{x + 1}H"
+
+
+_OFF = {"1": "22", "2": "22", "3": "23", "4": "24", "5": "25", "7": "27", "8": "28", "9": "29", "21": "24", "53": "55"}
+
+
+def _parts(sgr: str) -> tuple[set[str], str, str, str]:
+    """An SGR's attributes, foreground, background and underline colour ("" when the default)."""
+    params = sgr.split(";") if sgr else []
+    attrs: set[str] = set()
+    colours = {"38": "", "48": "", "58": ""}
+    i = 0
+    while i < len(params):
+        p = params[i]
+        if p in colours:
+            n = 3 if params[i + 1 : i + 2] == ["5"] else 5
+            colours[p] = ";".join(params[i : i + n])
+            i += n
+            continue
+        if p in ("39", "49", "59"):
+            colours[str(int(p) - 1)] = ""
+        elif p != "0":
+            attrs.add(p)
+        i += 1
+    return attrs, colours["38"], colours["48"], colours["58"]
+
+
+def sgr_change(old: str | None, new: str) -> str:
+    """The shorter SGR that turns ``old`` (None: unknown) into ``new``: a reset and ``new``, or what differs."""
+    full = f"\x1b[0;{new}m" if new else "\x1b[0m"
+    if old is None or not new:
+        return full
+    (a0, fg0, bg0, ul0), (a1, fg1, bg1, ul1) = _parts(old), _parts(new)
+    dropped = a0 - a1
+    if any(a not in _OFF for a in dropped):
+        return full
+    codes = sorted({_OFF[a] for a in dropped})
+    codes += sorted(a for a in a1 if a not in a0 or _OFF.get(a) in codes)  # 22 drops bold and dim alike
+    for now, before, default in ((fg1, fg0, "39"), (bg1, bg0, "49"), (ul1, ul0, "59")):
+        if now != before:
+            codes.append(now or default)
+    delta = f"\x1b[{';'.join(codes)}m"
+    return delta if len(delta) < len(full) else full
+
+
 def _apply_sgr(sgr: str, params: str) -> str:
     """The SGR in force after ``params`` on top of ``sgr`` (a leading 0 resets)."""
     if params in ("", "0"):
@@ -234,6 +293,27 @@ def _apply_sgr(sgr: str, params: str) -> str:
     if params.startswith("0;"):
         return params[2:]
     return f"{sgr};{params}" if sgr else params
+
+
+@lru_cache(maxsize=256)
+def blank_style(sgr: str) -> str:
+    """The style a blank shows: its background alone (a foreground, bold or italic draw nothing on a blank),
+    unless an underline, reverse or strike-through draws on it."""
+    if not plain_background(sgr):
+        return sgr
+    params = sgr.split(";") if sgr else []
+    i = 0
+    while i < len(params):
+        n = (3 if params[i + 1 : i + 2] == ["5"] else 5) if params[i] in ("38", "48", "58") else 1
+        if params[i] == "48":
+            return ";".join(params[i : i + n])
+        i += n
+    return ""
+
+
+def shows(cell: Cell, style: str) -> bool:
+    """Whether ``cell`` drawn in ``style`` looks as it should (a blank needs only its background)."""
+    return cell[1] == (blank_style(style) if cell[0] == " " else style)
 
 
 def plain_background(sgr: str) -> bool:
