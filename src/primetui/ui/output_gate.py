@@ -186,6 +186,7 @@ def take_answer(app: Any, data: bytes) -> bytes:
 
 def install() -> None:
     """Count Textual's output and hold a screen's frames while the terminal is behind (idempotent)."""
+    from textual.app import App
     from textual.drivers import linux_driver
     from textual.screen import Screen
 
@@ -193,17 +194,14 @@ def install() -> None:
         return
     Screen._primetui_gate = True  # type: ignore[attr-defined]
     linux_driver.WriterThread = MeteredWriter  # type: ignore[misc]
-    update, idle = Screen._on_timer_update, Screen._on_idle
+    update, idle, display = Screen._on_timer_update, Screen._on_idle, App._display
 
     def _on_timer_update(self: Any) -> None:
         if self.is_current and GATE.holding():
             self._update_timer.pause()
             GATE.hold(self)
             return
-        before = GATE.sent
         update(self)
-        if GATE.sent != before:
-            _ask(self.app)
 
     async def _on_idle(self: Any, event: Any) -> None:
         if self.is_current and GATE.holding():
@@ -212,6 +210,13 @@ def install() -> None:
             return
         await idle(self, event)
 
+    def _display(self: Any, screen: Any, renderable: Any) -> None:
+        before = GATE.sent
+        display(self, screen, renderable)
+        if GATE.sent != before:  # every frame, a screen's first one too (drawn on resume, past the timer)
+            _ask(self)
+
+    App._display = _display  # type: ignore[method-assign]
     Screen._on_timer_update = _on_timer_update  # type: ignore[method-assign]
     Screen._on_idle = _on_idle  # type: ignore[method-assign]
 
