@@ -17,7 +17,7 @@ Both terminals answer a cursor position request (``CSI 6n``), as real terminals 
 primetui's output gate measures the drain with (primetui.ui.output_gate). Every ``--every`` seconds
 the same key goes to both (``v`` volumes, ``r`` runs, ``enter`` the running run, ``escape`` back), and
 the time until the screen shows its answer is recorded. At the end: each terminal's key latencies
-(median, worst, the last one: whether the app kept up), the bytes each delivered, and whether the
+(median, worst, the first and the last one: whether the app kept up; each key's worst), the bytes each delivered, and whether the
 relayed header said ``⏸ slow link``.
 """
 
@@ -120,11 +120,21 @@ def fmt(values: list) -> str:
     lost = sum(1 for _, v in values if v is None)
     if not got:
         return f"no answer ({lost} keys)"
-    last = values[-1][1]
+    first, last = values[0][1], values[-1][1]
     return (
-        f"median {statistics.median(got):.2f} s, worst {max(got):.2f} s, last "
+        f"median {statistics.median(got):.2f} s, worst {max(got):.2f} s, first "
+        f"{'-' if first is None else f'{first:.2f} s'}, last "
         f"{'-' if last is None else f'{last:.2f} s'}" + (f", {lost} unanswered" if lost else "")
     )
+
+
+def by_key(values: list) -> str:
+    """Each key's worst latency ("-" for a key never answered within the timeout)."""
+    worst: dict[str, float | None] = {}
+    for label, took in values:
+        if label not in worst or took is None or (worst[label] is not None and took > worst[label]):
+            worst[label] = took
+    return ", ".join(f"{label} {'-' if t is None else f'{t:.2f} s'}" for label, t in worst.items())
 
 
 def main() -> None:
@@ -174,6 +184,7 @@ def main() -> None:
                 f"{name:>14}: runs list shown after {first[name]:.1f} s; keys: {fmt(results[name])}; "
                 f"{sent / 1000:.0f} kB delivered; badge {'shown' if app.badge_seen else 'not shown'}"
             )
+            print(f"{'':>14}  worst by key: {by_key(results[name])}")
 
 
 async def live_run(lp) -> str:

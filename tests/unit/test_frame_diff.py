@@ -144,3 +144,12 @@ def test_a_new_terminal_size_writes_everything_again():
     assert "hello" not in diff(text)
     size[0] = (COLS + 1, ROWS)
     assert "hello" in diff(text)
+
+
+def test_a_combining_mark_belongs_to_the_cell_before_it():
+    diff = FrameDiff(lambda: (COLS, ROWS))
+    accented = frame({0: [("cafe\u0301!", "")]})
+    diff(accented)
+    assert diff(accented) == "\x1b[1;1H", "the same accented text: nothing written"
+    changed = diff(frame({0: [("cafe!", "")]}))
+    assert "e" in changed and "caf" not in changed and "!" not in changed

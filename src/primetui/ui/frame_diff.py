@@ -113,21 +113,13 @@ class FrameDiff:
         for m in _TOKEN.finditer(text):
             kind = m.lastgroup
             if kind == "text":
-                for ch in m.group():
-                    width = get_character_cell_size(ch)
-                    if width == 0:
-                        if not ops or ops[-1][0] != "cell":
-                            return self._unknown()
-                        _, cy, cx, prev, psgr, pw = ops[-1]
-                        ops[-1] = ("cell", cy, cx, prev + ch, psgr, pw)
-                        continue
-                    ops.append(("cell", y, x, ch, blank_style(sgr) if ch == " " else sgr, width))
-                    x += width
+                x = _cells(ops, m.group(), y, x, sgr)
+                if x < 0:
+                    return self._unknown()
             elif kind == "col":  # the cursor move (its last group)
                 y, x, moved = int(m.group("row")) - 1, int(m.group("col")) - 1, True
             elif kind == "sgr":
-                params = m.group("sgr")
-                sgr = _apply_sgr(sgr, params)
+                sgr = _apply_sgr(sgr, m.group("sgr"))
             elif kind == "nl":  # Textual follows it with a cursor move
                 y, x = y + 1, 0 if m.group().startswith("\r") else x
             elif kind == "csi" and HARMLESS_CSI.match(m.group()):
@@ -230,6 +222,22 @@ class FrameDiff:
         row[x] = cell
         if width == 2:
             row[x + 1] = TAIL
+
+
+def _cells(ops: list[tuple], text: str, y: int, x: int, sgr: str) -> int:
+    """Append ``text``'s cells from column ``x`` of row ``y`` to ``ops``; the column after them (-1: a
+    combining character with no cell before it)."""
+    for ch in text:
+        width = get_character_cell_size(ch)
+        if width == 0:  # combines with the cell before it
+            if not ops or ops[-1][0] != "cell":
+                return -1
+            _, cy, cx, prev, psgr, pw = ops[-1]
+            ops[-1] = ("cell", cy, cx, prev + ch, psgr, pw)
+            continue
+        ops.append(("cell", y, x, ch, blank_style(sgr) if ch == " " else sgr, width))
+        x += width
+    return x
 
 
 def move(at: tuple[int, int] | None, y: int, x: int) -> str:
