@@ -17,8 +17,8 @@ Both terminals answer a cursor position request (``CSI 6n``), as real terminals 
 primetui's output gate measures the drain with (primetui.ui.output_gate). Every ``--every`` seconds
 the same key goes to both (``v`` volumes, ``r`` runs, ``enter`` the running run, ``escape`` back), and
 the time until the screen shows its answer is recorded. At the end: each terminal's key latencies
-(median, worst, the first and the last one: whether the app kept up; each key's worst), the bytes each delivered, and whether the
-relayed header said ``⏸ slow link``.
+(median, worst, the first and the last one: whether the app kept up; each key's worst), the bytes
+each delivered, and whether the relayed header said ``⏸ slow link``.
 """
 
 from __future__ import annotations
