@@ -144,8 +144,16 @@ def main() -> None:
     ap.add_argument("--every", type=float, default=15.0)
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--ab", help="another checkout's src/: measured through the relay too, in the same run")
+    ap.add_argument("--bytes", type=float, metavar="SECONDS", help="only the bytes each key writes (direct)")
     args = ap.parse_args()
     from primetui.local.testing import LocalPlatform
+
+    if args.bytes:
+        with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(tmp, demo=True, env={"HOME": tmp}) as lp:
+            asyncio.run(seed(lp, 3))
+            asyncio.run(live_run(lp))
+            bytes_per_key(env_for(lp, tmp), args.bytes)
+        return
 
     with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(tmp, demo=True, env={"HOME": tmp}) as lp:
         asyncio.run(seed(lp, 3))
@@ -185,6 +193,27 @@ def main() -> None:
                 f"{sent / 1000:.0f} kB delivered; badge {'shown' if app.badge_seen else 'not shown'}"
             )
             print(f"{'':>14}  worst by key: {by_key(results[name])}")
+
+
+def bytes_per_key(env: dict[str, str], hold: float) -> None:
+    """What each key writes on a direct 80x24 pty: the bytes in ``hold`` seconds after it, and per second."""
+    app = SlowTerminal([str(BIN / "primetui"), "runs"], env, rate=None)
+    try:
+        app.wait_for(KEYS[1][1], timeout=90, label="the runs list")
+        app.wait_quiet(2.0)
+        print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; bytes written in {hold:.0f} s (80x24, direct)")
+        for key, shown, label in [("", None, "the runs list, no key"), *KEYS]:
+            start = len(app.reads)
+            if key:
+                app.send(key)
+                app.wait_for(shown, timeout=90, label=label)
+            time.sleep(max(0.0, hold - (time.monotonic() - app.reads[start][0] if len(app.reads) > start else 0)))
+            reads = app.reads[start:]
+            t0 = reads[0][0] if reads else 0.0
+            per_s = [sum(n for at, n in reads if int(at - t0) == i) for i in range(int(hold))]
+            print(f"{label:>22}: {sum(per_s)} B; per second {per_s}")
+    finally:
+        app.close()
 
 
 async def live_run(lp) -> str:
