@@ -17,8 +17,8 @@ Both terminals answer a cursor position request (``CSI 6n``), as real terminals 
 primetui's output gate measures the drain with (primetui.ui.output_gate). Every ``--every`` seconds
 the same key goes to both (``v`` volumes, ``r`` runs, ``enter`` the running run, ``escape`` back), and
 the time until the screen shows its answer is recorded. At the end: each terminal's key latencies
-(median, worst, the last one: whether the app kept up), the bytes each delivered, and whether the
-relayed header said ``⏸ slow link``.
+(median, worst, the first and the last one: whether the app kept up; each key's worst), the bytes
+each delivered, and whether the relayed header said ``⏸ slow link``.
 """
 
 from __future__ import annotations
@@ -120,11 +120,21 @@ def fmt(values: list) -> str:
     lost = sum(1 for _, v in values if v is None)
     if not got:
         return f"no answer ({lost} keys)"
-    last = values[-1][1]
+    first, last = values[0][1], values[-1][1]
     return (
-        f"median {statistics.median(got):.2f} s, worst {max(got):.2f} s, last "
+        f"median {statistics.median(got):.2f} s, worst {max(got):.2f} s, first "
+        f"{'-' if first is None else f'{first:.2f} s'}, last "
         f"{'-' if last is None else f'{last:.2f} s'}" + (f", {lost} unanswered" if lost else "")
     )
+
+
+def by_key(values: list) -> str:
+    """Each key's worst latency ("-" for a key never answered within the timeout)."""
+    worst: dict[str, float | None] = {}
+    for label, took in values:
+        if label not in worst or took is None or (worst[label] is not None and took > worst[label]):
+            worst[label] = took
+    return ", ".join(f"{label} {'-' if t is None else f'{t:.2f} s'}" for label, t in worst.items())
 
 
 def main() -> None:
@@ -134,8 +144,16 @@ def main() -> None:
     ap.add_argument("--every", type=float, default=15.0)
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--ab", help="another checkout's src/: measured through the relay too, in the same run")
+    ap.add_argument("--bytes", type=float, metavar="SECONDS", help="only the bytes each key writes (direct)")
     args = ap.parse_args()
     from primetui.local.testing import LocalPlatform
+
+    if args.bytes:
+        with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(tmp, demo=True, env={"HOME": tmp}) as lp:
+            asyncio.run(seed(lp, 3))
+            asyncio.run(live_run(lp))
+            bytes_per_key(env_for(lp, tmp), args.bytes)
+        return
 
     with tempfile.TemporaryDirectory() as tmp, LocalPlatform.start(tmp, demo=True, env={"HOME": tmp}) as lp:
         asyncio.run(seed(lp, 3))
@@ -174,6 +192,28 @@ def main() -> None:
                 f"{name:>14}: runs list shown after {first[name]:.1f} s; keys: {fmt(results[name])}; "
                 f"{sent / 1000:.0f} kB delivered; badge {'shown' if app.badge_seen else 'not shown'}"
             )
+            print(f"{'':>14}  worst by key: {by_key(results[name])}")
+
+
+def bytes_per_key(env: dict[str, str], hold: float) -> None:
+    """What each key writes on a direct 80x24 pty: the bytes in ``hold`` seconds after it, and per second."""
+    app = SlowTerminal([str(BIN / "primetui"), "runs"], env, rate=None)
+    try:
+        app.wait_for(KEYS[1][1], timeout=90, label="the runs list")
+        app.wait_quiet(2.0)
+        print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; bytes written in {hold:.0f} s (80x24, direct)")
+        for key, shown, label in [("", None, "the runs list, no key"), *KEYS]:
+            start = len(app.reads)
+            if key:
+                app.send(key)
+                app.wait_for(shown, timeout=90, label=label)
+            time.sleep(max(0.0, hold - (time.monotonic() - app.reads[start][0] if len(app.reads) > start else 0)))
+            reads = app.reads[start:]
+            t0 = reads[0][0] if reads else 0.0
+            per_s = [sum(n for at, n in reads if int(at - t0) == i) for i in range(int(hold))]
+            print(f"{label:>22}: {sum(per_s)} B; per second {per_s}")
+    finally:
+        app.close()
 
 
 async def live_run(lp) -> str:

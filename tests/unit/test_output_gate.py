@@ -77,3 +77,30 @@ def test_an_answer_read_by_the_full_terminal_is_taken_out_of_the_shells_input(mo
     asked(gate, "x" * 300)
     assert og.take_answer(object(), b"ls\x1b[12;1R\r") == b"ls\r"
     assert gate.question is None and gate.confirmed == 304
+
+
+def test_on_a_slow_link_frames_wait_behind_what_it_drains_in_a_quarter_second():
+    """At 1,200 B/s a key's frame must not queue behind a kilobyte (0.85 s): the hold follows the drain rate."""
+    clock = Clock()
+    gate = og.OutputGate(clock)
+    asked(gate, "x" * 300)
+    clock.now += 0.01
+    gate.answer()
+    asked(gate, "x" * 2400)  # a frame the link drains in 2 s: frames wait meanwhile
+    gate.hold(object())
+    clock.now += 2.0
+    gate.answer()
+    assert 1100 < gate.rate < 1300
+    asked(gate, "x" * 400)  # 400 bytes behind: a third of a second at this rate
+    assert gate.holding(), "the next frame waits (and is merged) rather than queueing behind 400 bytes"
+    assert og.PROBE_BYTES <= gate.hold_bytes() <= 0.25 * gate.rate + 1
+
+
+def test_on_a_fast_link_frames_wait_only_behind_a_kilobyte():
+    clock = Clock()
+    gate = og.OutputGate(clock)
+    asked(gate, "x" * 300)
+    clock.now += 0.001  # 300 bytes drained in a millisecond
+    gate.answer()
+    asked(gate, "x" * 900)
+    assert not gate.holding() and gate.hold_bytes() == og.HOLD_BYTES

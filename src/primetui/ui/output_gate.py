@@ -9,10 +9,14 @@ The gate measures the drain from the write side: it counts the bytes the app wri
 (``MeteredWriter``), and after a frame it asks the terminal where its cursor is (``CSI 6n``, which
 every terminal answers once it has drawn all that came before). The answer confirms every byte
 written before the question; the time it took gives the rate the link drains at. While more than
-``HOLD_BYTES`` are unconfirmed, the current screen's updates wait (``Screen._on_timer_update``):
+the link drains in ``HOLD_SECONDS`` (``HOLD_BYTES`` at most) are unconfirmed, the current screen's
+updates wait (``Screen._on_timer_update``):
 Textual keeps collecting what changed, so when the answer comes one frame carries the latest state
 of every region, however many frames were skipped. The header says ``⏸ slow link`` while answers
 take longer than ``SLOW_AFTER``.
+
+What is written is already cut to the cells that changed (``ui/frame_diff.py``), so the merged frame
+is small as well.
 
 A terminal that never answers is asked once (4 bytes) and frames are never held for it: frames wait
 only once an answer has come. A question unanswered for ``LOST_AFTER`` (a lost answer) stops holding
@@ -21,11 +25,14 @@ frames, and the next frame asks again.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from typing import Any
 
 from textual.drivers._writer_thread import WriterThread
+
+from primetui.ui.frame_diff import FrameDiff, erases_in_background
 
 PROBE = "\x1b[6n"
 """Device status report: the terminal answers with the cursor position once it has drawn what came before."""
@@ -33,6 +40,8 @@ PROBE_BYTES = 256
 """Unconfirmed bytes after which a frame is followed by a question (a blinking cursor is not)."""
 HOLD_BYTES = 1024
 """Unconfirmed bytes above which the next frame waits for the answer (its changes are merged into one)."""
+HOLD_SECONDS = 0.25
+"""On a link measured slower than ``HOLD_BYTES`` in this time, frames wait above what it drains in this time."""
 LOST_AFTER = 30.0
 """Seconds after which an unanswered question is taken as lost: frames flow again and a new question goes."""
 SLOW_AFTER = 1.0
@@ -72,7 +81,14 @@ class OutputGate:
         if self.clock() - self.question[1] > LOST_AFTER:
             self.question = None  # its answer was lost (or eaten): draw, and ask again
             return False
-        return self.sent - self.confirmed > HOLD_BYTES
+        return self.sent - self.confirmed > self.hold_bytes()
+
+    def hold_bytes(self) -> float:
+        """Unconfirmed bytes above which frames wait: what the link drains in ``HOLD_SECONDS`` (at most
+        ``HOLD_BYTES``, at least ``PROBE_BYTES``), so on a slow link a key's frame queues behind little."""
+        if self.rate is None:
+            return HOLD_BYTES
+        return min(HOLD_BYTES, max(PROBE_BYTES, self.rate * HOLD_SECONDS))
 
     def hold(self, screen: Any) -> None:
         """``screen``'s update waits for the answer (``release`` resumes it)."""
@@ -120,9 +136,15 @@ GATE = OutputGate()
 
 
 class MeteredWriter(WriterThread):
-    """Textual's writer thread, counting what the app writes."""
+    """Textual's writer thread: each write cut to the cells that changed (``FrameDiff``), then counted."""
+
+    def __init__(self, file: Any) -> None:
+        super().__init__(file)
+        fd = file.fileno()
+        self.diff = FrameDiff(lambda: tuple(os.get_terminal_size(fd)), erase=erases_in_background(fd))
 
     def write(self, text: str) -> None:
+        text = self.diff(text)
         GATE.count(text)
         super().write(text)
 
@@ -164,6 +186,7 @@ def take_answer(app: Any, data: bytes) -> bytes:
 
 def install() -> None:
     """Count Textual's output and hold a screen's frames while the terminal is behind (idempotent)."""
+    from textual.app import App
     from textual.drivers import linux_driver
     from textual.screen import Screen
 
@@ -171,17 +194,14 @@ def install() -> None:
         return
     Screen._primetui_gate = True  # type: ignore[attr-defined]
     linux_driver.WriterThread = MeteredWriter  # type: ignore[misc]
-    update, idle = Screen._on_timer_update, Screen._on_idle
+    update, idle, display = Screen._on_timer_update, Screen._on_idle, App._display
 
     def _on_timer_update(self: Any) -> None:
         if self.is_current and GATE.holding():
             self._update_timer.pause()
             GATE.hold(self)
             return
-        before = GATE.sent
         update(self)
-        if GATE.sent != before:
-            _ask(self.app)
 
     async def _on_idle(self: Any, event: Any) -> None:
         if self.is_current and GATE.holding():
@@ -190,6 +210,13 @@ def install() -> None:
             return
         await idle(self, event)
 
+    def _display(self: Any, screen: Any, renderable: Any) -> None:
+        before = GATE.sent
+        display(self, screen, renderable)
+        if GATE.sent != before:  # every frame, a screen's first one too (drawn on resume, past the timer)
+            _ask(self)
+
+    App._display = _display  # type: ignore[method-assign]
     Screen._on_timer_update = _on_timer_update  # type: ignore[method-assign]
     Screen._on_idle = _on_idle  # type: ignore[method-assign]
 
