@@ -115,7 +115,8 @@ class FrameDiff:
             if kind == "text":
                 x = _cells(ops, m.group(), y, x, sgr)
                 if x < 0:
-                    return self._unknown()
+                    self.forget()
+                    return None
             elif kind == "col":  # the cursor move (its last group)
                 y, x, moved = int(m.group("row")) - 1, int(m.group("col")) - 1, True
             elif kind == "sgr":
@@ -127,15 +128,13 @@ class FrameDiff:
             elif kind == "osc" and HARMLESS_OSC.match(m.group()):
                 ops.append(("raw", m.group()))
             else:
-                return self._unknown()
+                self.forget()
+                return None
         if any(op[0] == "cell" for op in ops) and not moved:
-            return self._unknown()  # text at a cursor we did not place
+            self.forget()  # text at a cursor we did not place
+            return None
         ops.append(("end", y, x, moved))
         return ops
-
-    def _unknown(self) -> None:
-        self.forget()
-        return None
 
     def _emit(self, ops: list[tuple]) -> str:
         out: list[str] = []

@@ -135,13 +135,18 @@ GATE = OutputGate()
 """The process's gate: one terminal per process (the writer thread counts into it)."""
 
 
+def _size(fd: int) -> tuple[int, int]:
+    columns, lines = os.get_terminal_size(fd)
+    return columns, lines
+
+
 class MeteredWriter(WriterThread):
     """Textual's writer thread: each write cut to the cells that changed (``FrameDiff``), then counted."""
 
     def __init__(self, file: Any) -> None:
         super().__init__(file)
         fd = file.fileno()
-        self.diff = FrameDiff(lambda: tuple(os.get_terminal_size(fd)), erase=erases_in_background(fd))
+        self.diff = FrameDiff(lambda: _size(fd), erase=erases_in_background(fd))
 
     def write(self, text: str) -> None:
         text = self.diff(text)
