@@ -10,6 +10,7 @@ becomes one sentence here (:func:`explain`) that never carries a credential.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -49,14 +50,22 @@ class Remote:
     modified: datetime
 
 
+_SESSION: boto3.session.Session | None = None
+_SESSION_LOCK = threading.Lock()
+"""One boto3 session for every job: its loader reads botocore's service model and endpoint files
+once (about half a CPU second per new session); each job's client still gets the job's own keys."""
+
+
+def _session() -> boto3.session.Session:
+    global _SESSION
+    if _SESSION is None:
+        _SESSION = boto3.session.Session()
+    return _SESSION
+
+
 def client(secret: Secret, region: str, endpoint: str | None) -> Any:
-    """An S3 client for the caller's endpoint, with these credentials only (never the server's own)."""
-    session = boto3.session.Session(
-        aws_access_key_id=secret.access_key,
-        aws_secret_access_key=secret.secret_key,
-        aws_session_token=secret.session_token or None,
-        region_name=region,
-    )
+    """An S3 client for the caller's endpoint, with these credentials only (never the server's own:
+    keys given to ``client`` are used as they are, the session's own chain is never read)."""
     config = Config(
         max_pool_connections=CONCURRENCY + 4,
         connect_timeout=5,
@@ -66,7 +75,16 @@ def client(secret: Secret, region: str, endpoint: str | None) -> Any:
         request_checksum_calculation="when_required",
         response_checksum_validation="when_required",
     )
-    return session.client("s3", endpoint_url=endpoint, config=config)
+    with _SESSION_LOCK:  # a boto3 session is not safe to create clients from in two threads at once
+        return _session().client(
+            "s3",
+            region_name=region,
+            endpoint_url=endpoint,
+            aws_access_key_id=secret.access_key,
+            aws_secret_access_key=secret.secret_key,
+            aws_session_token=secret.session_token or None,
+            config=config,
+        )
 
 
 def manager(s3: Any) -> Any:
