@@ -46,7 +46,7 @@ def _on_run(app, run_id: str) -> bool:
 
 def _settled(app) -> bool:
     """The runs list on top and no closed screen kept for its mounts any more."""
-    return isinstance(app.screen, RunsScreen) and not app._settling
+    return isinstance(app.screen, RunsScreen) and not app.settling
 
 
 async def _running_run(lp) -> str:
@@ -124,7 +124,7 @@ async def test_another_run_opened_as_a_run_screen_opens_replaces_it_without_a_cr
         as_mounting.append(lambda screen: targets and app.open_run(targets.pop(0)))
         app.open_run(a)
         await until(pilot, lambda: not targets and _on_run(app, a), "the last run on top")
-        await until(pilot, lambda: not app.screen.mounting and not app._settling, "every replaced screen removed")
+        await until(pilot, lambda: not app.screen.mounting and not app.settling, "every replaced screen removed")
         await until(pilot, lambda: app.state.runs_loaded, "the runs list still answering")
         _still_running(app)
         assert [type(s) for s in app.screen_stack] == [RunsScreen, RunScreen], app.screen_stack
@@ -176,7 +176,7 @@ async def test_a_run_screen_pushed_again_as_it_settles_is_removed_when_it_leaves
         await until(pilot, lambda: isinstance(app.screen, RunsScreen), "the runs list on top")
         await until(pilot, lambda: not screen.is_attached, "the run screen removed")
         assert not app.is_screen_installed(screen)
-        assert not app._settling
+        assert not app.settling
 
 
 class Plain(Screen):
@@ -193,7 +193,7 @@ async def test_a_switch_to_a_running_screen_as_a_run_screen_opens_leaves_the_app
         as_mounting.append(lambda screen: app.switch_screen("plain"))
         for _ in range(OPENS):
             app.open_run(run_id)
-            await until(pilot, lambda: app.screen is plain and not app._settling, "the installed screen")
+            await until(pilot, lambda: app.screen is plain and not app.settling, "the installed screen")
             _still_running(app)
             app.pop_screen()
             await until(pilot, lambda: isinstance(app.screen, RunsScreen), "the runs list on top")

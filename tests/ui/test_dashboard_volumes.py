@@ -174,3 +174,22 @@ async def test_second_read_write_session_is_refused_with_a_tip(local_platform):
         assert len([n for n in notifications(app) if "HTTP 409" in n]) == 1, notifications(app)  # once, not twice
         assert "unreachable" not in app.health[1], app.health  # a refusal, not a connection error
         await app.client.stop_session("dash-vol-w", first.id)
+
+
+async def test_a_volume_just_created_stays_selected_through_a_list_fetched_before_it(local_platform):
+    """A full CI run: a poll answered before the create (without the new volume) landed after it and
+    reset the selection to the first volume, so `+` or `d` right after acted on `research`."""
+    app = make_app(local_platform)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and rows(app, "#volumes-table"), "listed")
+        screen = app.screen
+        stale = list(app.state.volumes)  # the list as a poll in flight before the create has it
+        screen.do_create("dash-vol-c", "10Gi")
+        await until(pilot, lambda: any("dash-vol-c created" in n for n in notifications(app)), "the create answered")
+        app.state.volumes = stale
+        screen.render_volumes()  # that poll's answer lands now
+        assert screen.selected == "dash-vol-c"
+        await until(pilot, lambda: "dash-vol-c" in rows(app, "#volumes-table"), "the next list has it")
+        assert screen.selected == "dash-vol-c"
+        await app.client.delete_volume("dash-vol-c")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.widgets import DataTable, Input
+from textual.widgets import Input
 
 from primetui.ui.safe import SafeTable
 from tests.waiting import until
@@ -48,16 +48,10 @@ async def test_a_cell_drawn_straight_matches_textuals_way_for_every_style():
                 await until(pilot, lambda: not table.has_focus, "the table unfocused")
             for row in range(len(ROWS)):
                 for column in range(4):
-                    width = list(table.columns.values())[column].get_render_width(table)
                     for cursor in (False, True):
                         for hover in (False, True):
-                            base = table._get_row_style(row, table.rich_style)
-                            table._cell_render_cache.clear()
-                            straight = table._one_line_cell(row, column, base, width, cursor, hover) is not None
-                            table._cell_render_cache.clear()
-                            mine = table._render_cell(row, column, base, width, cursor, hover)
-                            table._cell_render_cache.clear()
-                            theirs = DataTable._render_cell(table, row, column, base, width, cursor, hover)
+                            mine, straight = table.drawn_cell(row, column, cursor, hover)
+                            theirs, _ = table.drawn_cell(row, column, cursor, hover, textual_way=True)
                             assert chars(mine) == chars(theirs), (row, column, cursor, hover, focused)
                             fast += straight
                             slow += not straight

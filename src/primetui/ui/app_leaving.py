@@ -27,6 +27,11 @@ class ScreenSettling(App):
     """The screens ``_hold`` installed and has not uninstalled yet (kept until they settle, or put
     on a stack again meanwhile)."""
 
+    @property
+    def settling(self) -> bool:
+        """Whether a screen taken off the stack is still kept until its widgets have mounted."""
+        return bool(self._settling)
+
     # ---- leaving screens ----------------------------------------------------------------------
     # Textual takes a popped or replaced screen off the stack at once and removes it soon after;
     # removing a screen whose own widgets still mount crashes Textual (the run screen's monitor

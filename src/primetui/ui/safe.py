@@ -78,6 +78,23 @@ class SafeTable(DataTable):
         self._update_count += 1  # the row and line caches are keyed by it
         self.refresh_coordinate(self.get_cell_coordinate(row, ColumnKey(column_key)))
 
+    def drawn_cell(
+        self, row_index: int, column_index: int, cursor: bool = False, hover: bool = False, *, textual_way: bool = False
+    ) -> tuple[list[list[Segment]], bool]:
+        """A body cell as this table draws it, or as Textual's own way draws it (``textual_way``), with
+        whether it took the straight one-line path: the two must show the same picture."""
+        width = list(self.columns.values())[column_index].get_render_width(self)
+        base = self._get_row_style(row_index, self.rich_style)
+        self._cell_render_cache.clear()
+        straight = self._one_line_cell(row_index, column_index, base, width, cursor, hover) is not None
+        self._cell_render_cache.clear()
+        if textual_way:
+            lines = DataTable._render_cell(self, row_index, column_index, base, width, cursor, hover)
+        else:
+            lines = self._render_cell(row_index, column_index, base, width, cursor, hover)
+        self._cell_render_cache.clear()
+        return lines, straight
+
     def _render_cell(
         self,
         row_index: int,

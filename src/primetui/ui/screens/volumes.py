@@ -89,6 +89,8 @@ class VolumesScreen(DashboardScreen):
 
     selected: var[str | None] = var(None, init=False)
     """The volume under the cursor: the table's cursor, its sessions and the size helper follow it."""
+    awaiting: str | None = None
+    """A volume just created, selected before a list has it (a list fetched earlier does not)."""
     size_inputs: var[dict[str, str]] = var(dict, init=False)
     """What the size helper (``z``) was given: its line below the sessions."""
 
@@ -218,7 +220,11 @@ class VolumesScreen(DashboardScreen):
             )
         fill_table(vt, VOLUME_COLUMNS, VOLUME_PRIORITY, rows)
         names = [name for name, _ in rows]
-        if self.selected not in names:  # gone, or none yet: the first volume (drawn just below)
+        if self.selected in names:
+            self.awaiting = None
+        elif self.selected is None or self.selected != self.awaiting:
+            # gone, or none yet: the first volume (drawn just below). A volume just created stays
+            # selected through a list fetched before it existed (the next list has it).
             self.set_reactive(VolumesScreen.selected, names[0] if names else None)
         empty = self.query_one("#volumes-empty", Static)
         if state.volumes_loaded and not state.volumes:
@@ -426,6 +432,7 @@ class VolumesScreen(DashboardScreen):
             self.failed(exc, toast=True)
             return
         self.ok()
+        self.awaiting = name
         self.selected = name
         self.notify(f"Volume {name} created.")
         self.fetch_volumes()
