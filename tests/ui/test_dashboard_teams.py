@@ -33,6 +33,7 @@ def volume_rows(app) -> list[str]:
 
 async def choose(pilot, app, label: str) -> None:
     await until(pilot, lambda: app.screen.query(OptionList), "the account list")
+    await until(pilot, lambda: app.screen.teams, "the teams listed (their arrival moves the highlight)")
     options = app.screen.query_one(OptionList)
     await until(
         pilot,
@@ -108,3 +109,37 @@ async def test_prime_team_id_in_the_environment_refuses_the_switch(local_platfor
         await choose(pilot, app, "Personal")
         await until(pilot, lambda: any("PRIME_TEAM_ID is set" in n for n in notifications(app)), "refusal")
         assert not (tmp_path / ".prime" / "config.json").exists()
+
+
+async def test_a_key_pressed_before_the_teams_come_keeps_the_highlight_where_the_user_put_it(local_platform):
+    """A full CI run: in a team, the switcher opened on Personal alone; the teams then came and moved
+    the highlight to the current team, so the enter meant for Personal kept the team."""
+    from textual.app import App
+    import asyncio
+
+    release = asyncio.Event()
+
+    class SlowTeams(PrimeClient):
+        async def list_teams(self):  # type: ignore[override]
+            await release.wait()  # the teams come only when the test says
+            return await super().list_teams()
+
+    chosen: list[object] = []
+
+    class Host(App):
+        def on_mount(self) -> None:
+            client = SlowTeams(local_platform.base_url, local_platform.token)
+            self.push_screen(TeamSwitchScreen(client, LOCAL_TEAM_ID), chosen.append)
+
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TeamSwitchScreen), "the switcher")
+        screen = app.screen
+        await pilot.press("home")  # the user is on Personal, the only account listed yet
+        release.set()
+        await until(pilot, lambda: screen.teams, "the teams listed")
+        await until(pilot, lambda: screen.query_one(OptionList).option_count == 1 + len(screen.teams), "their rows")
+        assert screen.query_one(OptionList).highlighted == 0  # still Personal
+        await pilot.press("enter")
+        await until(pilot, lambda: chosen, "the choice")
+        assert chosen == [(None, None, None)]  # the personal account

@@ -39,6 +39,8 @@ class TeamSwitchScreen(ModalScreen[tuple[str | None, str | None, str | None] | N
         self.client = client
         self.current = current
         self.teams: list[Any] = []
+        self.keys_seen = False
+        """A key was pressed in the dialog: the teams, when they come, leave the highlight where it is."""
 
     def watch_note(self, note: str) -> None:
         self.query_one("#teams-note", Static).update(note)
@@ -75,13 +77,18 @@ class TeamSwitchScreen(ModalScreen[tuple[str | None, str | None, str | None] | N
             )
             if team.team_id == self.current:
                 current_row = index + 1  # row 0 is Personal
-        if current_row is not None:
-            options.highlighted = current_row  # open on the account you are in, so enter keeps it
+        if current_row is not None and not self.keys_seen:
+            # open on the account you are in, so enter keeps it; not once a key was pressed (an arrow
+            # or enter on Personal before the teams came would otherwise act on another account)
+            options.highlighted = current_row
         self.note = (
             "enter switches; runs and volumes then show that account's. esc cancels."
             if self.teams
             else "You belong to no team; only the personal account is offered."
         )
+
+    def on_key(self, event: Any) -> None:
+        self.keys_seen = True  # every key passes here on its way to the list's bindings
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id == PERSONAL:
