@@ -64,7 +64,7 @@ def test_screen_switches_and_the_run_screens_polls_write_only_what_changed(local
             app.wait_for(listed, label="the runs list with the running run")
             app.wait_quiet(QUIET)
             switches = {
-                "v": key_bytes(app, "v", lambda s: "GiB free" in s, "the volumes screen"),
+                "v": key_bytes(app, "v", lambda s: "Sessions of" in s, "the volumes screen"),
                 "r": key_bytes(app, "r", listed, "the runs list"),
             }
             # the newest run is the list's first row, where the cursor is
