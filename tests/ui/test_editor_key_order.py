@@ -8,6 +8,7 @@ front of it. The real-terminal versions are in tests/e2e/test_editor_keys_tmux.p
 
 from __future__ import annotations
 
+import pytest
 from editor_helpers import host, settle
 from textual import events
 from textual.widgets import Input
@@ -88,39 +89,30 @@ async def test_go_to_line_typed_ahead_while_nothing_has_focus(tmp_path):
         assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
 
 
-async def test_go_to_line_keys_handed_on_while_the_dialog_takes_focus_keep_their_order(tmp_path):
-    """A full CI run: ``ctrl+g 4 enter`` in one read answered "`` is not a line number". ``4`` was handed
-    to the dialog while its field had no focus yet, ``enter`` to the field once it had; the dialog then
-    saw a focused field and left ``4`` alone. The interleaving is made here on purpose."""
+@pytest.mark.parametrize("route", ["from the terminal", "handed on by the editor"])
+async def test_go_to_line_keys_routed_while_the_dialog_takes_focus_keep_their_order(tmp_path, route):
+    """Full CI runs: ``ctrl+g 4 enter`` in one read answered "`` is not a line number". The terminal's
+    keys reach the App one by one (the driver's thread posts each), and the editor hands on keys queued
+    behind ctrl+g, so ``4`` could be routed while the dialog's field had no focus yet and ``enter`` once
+    it had. The dialog then saw a focused field and left ``4`` alone. Both now go to the dialog, which
+    feeds its field in order (Pilot's burst queues every key at once: the interleaving is made here)."""
     app = host(tmp_path, TEXT)
     async with app.run_test(size=(100, 30)) as pilot:
         ed = await settle(pilot)
         await pilot.press("ctrl+g")
         await until(pilot, lambda: isinstance(app.focused, Input), "the dialog's field focused")
         dialog, field = app.screen, app.focused
-        dialog.set_focus(None)
-        hand_on(ed.area, events.Key("4", "4"))  # no focus yet: handed to the dialog
-        dialog.set_focus(field)
-        hand_on(ed.area, events.Key("enter", "\r"))  # the field has focus by now
-        await until(pilot, lambda: ed.area.cursor_location == (3, 0), "the jump to line 4")
-        assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
 
+        async def route_key(key: events.Key) -> None:
+            if route == "from the terminal":
+                await app.on_event(key)  # as the App routes a key from the terminal
+            else:
+                hand_on(ed.area, key)  # a key queued at the editor behind ctrl+g
 
-async def test_go_to_line_keys_from_the_terminal_while_the_dialog_takes_focus_keep_their_order(tmp_path):
-    """The terminal's keys reach the App one by one (the driver's thread posts each), so ``4`` can be
-    routed while the dialog's field has no focus yet and ``enter`` once it has. Both now go to the
-    dialog, which feeds its field in order; before, ``4`` was left at the dialog and lost, and enter
-    answered "`` is not a line number" (full CI runs; Pilot's burst queues every key at once)."""
-    app = host(tmp_path, TEXT)
-    async with app.run_test(size=(100, 30)) as pilot:
-        ed = await settle(pilot)
-        await pilot.press("ctrl+g")
-        await until(pilot, lambda: isinstance(app.focused, Input), "the dialog's field focused")
-        dialog, field = app.screen, app.focused
         dialog.set_focus(None)
-        await app.on_event(events.Key("4", "4"))  # as the App routes a key from the terminal
+        await route_key(events.Key("4", "4"))  # no focus yet
         dialog.set_focus(field)
-        await app.on_event(events.Key("enter", "\r"))
+        await route_key(events.Key("enter", "\r"))  # the field has focus by now
         await until(pilot, lambda: ed.area.cursor_location == (3, 0), "the jump to line 4")
         assert ed.text == TEXT and not isinstance(app.screen, GoToLinePrompt)
 
