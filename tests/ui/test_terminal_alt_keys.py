@@ -124,22 +124,3 @@ def test_an_alt_letter_is_not_lost_to_the_next_escape_sequence() -> None:
     keys = [e.key for e in events if e.__class__.__name__ == "Key"]
     assert keys == ["alt+r", "alt+c", "alt+a"]
     assert [e.__class__.__name__ for e in events] == ["Key", "Key", "CursorPosition", "MouseMove", "Key"]
-
-
-@pytest.mark.parametrize(("escdelay", "wait"), [(None, "0.025"), ("80", "0.08")])
-def test_a_lone_escape_waits_25_ms_unless_escdelay_says_otherwise(escdelay, wait):
-    """Textual waits 100 ms after a lone ESC, so the escape key answered late on every screen; the app's
-    parser install makes it 25 ms, and the user's ESCDELAY (milliseconds, as ncurses reads it) still wins."""
-    import os
-    import subprocess
-    import sys
-
-    env = {k: v for k, v in os.environ.items() if k != "ESCDELAY"}
-    if escdelay is not None:
-        env["ESCDELAY"] = escdelay
-    code = (
-        "from primetui.ui.terminal.altkeys import install; install(); "
-        "from textual import constants; print(constants.ESCAPE_DELAY)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
-    assert out.stdout.strip() == wait, out.stderr

@@ -19,16 +19,10 @@ keys ``ESC O``), so nothing is lost by not waiting. No upstream issue covers it 
 Textual #6663, Alt dropped on named keys); drop ``_alt_pair`` once Textual resolves ``ESC x`` itself.
 
 ``install()`` makes Textual's Linux drivers build this parser; it must run before the app starts.
-It also shortens the wait after a lone ESC: Textual waits ``ESCDELAY`` (100 ms) in case a longer
-sequence follows, so the escape key answered 100 ms late on every screen. A terminal writes a
-sequence in one go; at 1,200 B/s (9600 baud) its bytes come about 1 ms apart, a mouse report in
-under 10 ms. 25 ms covers that (tmux 3.5 waits 10 ms). ``ESCDELAY`` in the environment, in
-milliseconds as ncurses and Textual read it, still decides when it is set.
 """
 
 from __future__ import annotations
 
-import os
 import string
 from collections.abc import Iterable
 
@@ -37,8 +31,6 @@ from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
 from textual._xterm_parser import XTermParser
 
 ESC = "\x1b"
-ESCAPE_DELAY_MS = 25
-"""How long a lone ESC waits for the rest of a sequence, unless ``ESCDELAY`` is set (Textual: 100)."""
 TERMINAL_BYTES = "primetui_terminal_bytes"  # attribute set on a Key event: the ESC-prefixed bytes
 
 
@@ -81,12 +73,8 @@ def terminal_bytes(event: events.Key) -> bytes | None:
 
 
 def install() -> None:
-    """Use ``AltKeepingParser`` in Textual's Linux drivers, and a lone ESC's shorter wait (idempotent)."""
-    from textual import constants
+    """Use ``AltKeepingParser`` in Textual's Linux drivers (idempotent)."""
     from textual.drivers import linux_driver
-
-    if "ESCDELAY" not in os.environ:  # the user's setting wins, as Textual reads it
-        setattr(constants, "ESCAPE_DELAY", ESCAPE_DELAY_MS / 1000)  # read by the parser at each lone ESC
 
     linux_driver.XTermParser = AltKeepingParser  # type: ignore[misc]
     try:
