@@ -134,12 +134,23 @@ async def test_watchdog_notices_a_pane_that_stopped_drawing_and_repaints(tmp_pat
         view = app.query_one(TerminalView)
         await wait_for(pilot, lambda: view.frames > 0 and "tick 1" in "".join(view.term.text_lines()), "first frames")
         lost = _LostTimer()
-        if view._frame_handle is not None:
-            view._frame_handle.stop()
-        view._frame_handle = lost  # every later schedule_frame now thinks a frame is on its way
-        frames = view.frames
-        await until(pilot, lambda: lost.stopped, "the watchdog giving up the lost timer")
+        seen = {"frames": view.frames}
+
+        def stalled() -> bool:
+            """The timer is lost (again, if a frame already queued when it was swapped ran after it)."""
+            if lost.stopped:
+                return True
+            handle = view._frame_handle
+            if handle is not lost:  # every later schedule_frame now thinks a frame is on its way
+                if handle is not None:
+                    handle.stop()
+                view._frame_handle = lost
+                seen["frames"] = view.frames
+            return False
+
+        await until(pilot, stalled, "the watchdog giving up the lost timer")
         assert "stopped drawing" in notes[-1] and "no frame" in notes[-1]
+        frames = seen["frames"]
         await until(pilot, lambda: view.frames > frames, "a frame drawn after the watchdog gave up the lost timer")
         await until(pilot, lambda: view.frames > frames + 3, "frames keep coming after the repaint")
         log = (tmp_path / "shell-pane.log").read_text()
