@@ -30,7 +30,7 @@ from primetui.local.trainer.data import (
 from primetui.local.trainer.logs import ConsoleLog, format_time
 from primetui.local.trainer.model import ModelShape, contexts, forward_backward, init_params, loss_sum
 from primetui.local.trainer.optim import Optimizer, clip_grad_norm
-from primetui.local.trainer.pods import Pods, topology
+from primetui.local.trainer.pods import Pods, solo_pace, topology
 from primetui.local.trainer.perf import PerfCounter, cpu_peak_flops, peak_rss_gib, total_memory_gib
 from primetui.local.trainer.runfiles import Component, RunFiles
 from primetui.local.trainer.scheduler import Scheduler
@@ -150,6 +150,7 @@ class Trainer:
         self.evals: Any = None
         self.trainer_comp: Component | None = None
         self.pods: Pods | None = None
+        self.pace = 0.0  # a single-node run's slow knob: seconds of sleep per micro-batch
 
     # -- signals ---------------------------------------------------------------------------------
     def install_signals(self) -> None:
@@ -320,6 +321,9 @@ class Trainer:
                 "Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) "
                 "on CPU"
             )
+            self.pace = solo_pace(spec.get("config") or {})
+            if self.pace:
+                self.log.info(f"Local pace: node 0 sleeps {self.pace:g} s per micro-batch (PRIMETUI_LOCAL_SLOW_POD)")
 
     def _resume_sft(self, run: _SftRun, resumed: tuple[Path, str] | None) -> dict[str, int]:
         """Load the checkpoint to resume from (what ckpt.skip_* leaves out stays fresh); the progress to start at."""
@@ -421,6 +425,8 @@ class Trainer:
             t_micro = time.perf_counter()
             if pods is not None:
                 pods.before_micro_batch(step, node)
+            elif self.pace:
+                self._sleep(self.pace)
             ce_before, tok_before = stats.ce_sum, n_tok
             row = pack_row(run.stream, run.row_len)
             run.total_samples += row.num_samples
@@ -504,6 +510,12 @@ class Trainer:
         return 0
 
     # -- helpers ---------------------------------------------------------------------------------
+    def _sleep(self, seconds: float) -> None:
+        """Sleep ``seconds``, cut short by a stop request (a paced run stops as soon as it is asked)."""
+        end = time.monotonic() + seconds
+        while not self.stop_requested and (left := end - time.monotonic()) > 0:
+            time.sleep(min(left, 0.1))
+
     def _check_signals(self) -> None:
         if self.stop_requested:
             raise Interrupted()

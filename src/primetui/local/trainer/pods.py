@@ -12,7 +12,8 @@ This machine has two cores, so the local trainer plays all of them in one proces
   ``[env_vars]`` (the hosted platform passes them to its pods and ignores these names):
   ``PRIMETUI_LOCAL_FAIL_POD = "N"`` (with ``PRIMETUI_LOCAL_FAIL_STEP``, default 1) raises in node N
   at that step and fails the run naming the pod; ``PRIMETUI_LOCAL_SLOW_POD = "N"`` (with
-  ``PRIMETUI_LOCAL_SLOW_SECONDS``, default 0.3) makes node N sleep that long per micro-batch.
+  ``PRIMETUI_LOCAL_SLOW_SECONDS``, default 0.3) makes node N sleep that long per micro-batch. A
+  single-node run has one node, 0, and honours the slow knob too (``solo_pace``).
 """
 
 from __future__ import annotations
@@ -86,17 +87,32 @@ def topology(config: dict[str, Any]) -> Topology | None:
         fail_step=_int_env(env, FAIL_STEP, 1) or 1,
         slow_pod=_int_env(env, SLOW_POD, None),
     )
-    if env.get(SLOW_SECONDS) is not None:
-        try:
-            topo.slow_seconds = max(0.0, min(5.0, float(str(env[SLOW_SECONDS]))))
-        except ValueError as exc:
-            raise RunFailure(
-                f"[env_vars] {SLOW_SECONDS} must be a number of seconds, not {env[SLOW_SECONDS]!r}."
-            ) from exc
+    topo.slow_seconds = _slow_seconds(env, topo.slow_seconds)
     for key, pod in ((FAIL_POD, topo.fail_pod), (SLOW_POD, topo.slow_pod)):
         if pod is not None and not 0 <= pod < topo.nodes:
             raise RunFailure(f"[env_vars] {key} = {pod} names no pod: this run has pods 0..{topo.nodes - 1}.")
     return topo
+
+
+def _slow_seconds(env: dict[str, Any], default: float) -> float:
+    if env.get(SLOW_SECONDS) is None:
+        return default
+    try:
+        return max(0.0, min(5.0, float(str(env[SLOW_SECONDS]))))
+    except ValueError as exc:
+        raise RunFailure(f"[env_vars] {SLOW_SECONDS} must be a number of seconds, not {env[SLOW_SECONDS]!r}.") from exc
+
+
+def solo_pace(config: dict[str, Any]) -> float:
+    """Seconds the one node of a single-node run sleeps per micro-batch: ``PRIMETUI_LOCAL_SLOW_POD = "0"``
+    (its only pod) with ``PRIMETUI_LOCAL_SLOW_SECONDS`` (default 0.3); 0.0 without the knob."""
+    env = found if isinstance(found := config.get("env_vars"), dict) else {}
+    pod = _int_env(env, SLOW_POD, None)
+    if pod is None:
+        return 0.0
+    if pod != 0:
+        raise RunFailure(f"[env_vars] {SLOW_POD} = {pod} names no pod: this run has pods 0..0.")
+    return _slow_seconds(env, Topology(nodes=1, gpus_per_node=1).slow_seconds)
 
 
 class PodFailure(RunFailure):
