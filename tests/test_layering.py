@@ -8,6 +8,7 @@ the submodule (Python runs the parent package's ``__init__`` for any submodule a
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -29,6 +30,16 @@ RANK = {package: rank for rank, packages in enumerate(LAYERS) for package in pac
 UI_MAY_IMPORT_OF_LOCAL = {"primetui.local.launcher"}
 TOP_LEVEL_MODULES = {"__init__", "__main__"}  # the package's faces: its version, and ``python -m primetui``
 DRAWING = ("textual", "rich")
+
+
+@functools.cache
+def _parse(source: str) -> ast.Module:
+    """The tree of ``source``, parsed once per worker: the rules here walk every module of src/ four times."""
+    return ast.parse(source)
+
+
+def _tree(path: Path) -> ast.Module:
+    return _parse(path.read_text(encoding="utf-8"))
 
 
 def _modules() -> dict[str, Path]:
@@ -62,7 +73,7 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for module, path in mods.items():
         deps: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
             if isinstance(node, ast.ImportFrom) and node.module == "__future__":
@@ -175,7 +186,7 @@ def test_packages_only_import_down():
 
 def _drawing_imports(path: Path) -> set[str]:
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         names = (
             [a.name for a in node.names]
             if isinstance(node, ast.Import)
@@ -282,7 +293,7 @@ def widget_driving(source: str, own_privates: frozenset[str] | set[str] = frozen
     defines ``_name`` itself (``own_privates``: its own classes talking to each other), or when it is
     a named library private (``LIBRARY_PRIVATES``); anything else is an object handed in from above.
     """
-    tree = ast.parse(source)
+    tree = _parse(source)
     modules: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -312,7 +323,7 @@ def test_no_module_below_the_dashboard_drives_a_widget():
             by_package.setdefault(_package(module), []).append((module, path.read_text(encoding="utf-8")))
     wrong = []
     for package, sources in by_package.items():
-        own = _defined_privates([ast.parse(text) for _, text in sources])
+        own = _defined_privates([_parse(text) for _, text in sources])
         for module, text in sources:
             wrong += [f"{module} {hit}" for hit in widget_driving(text, own)]
     assert not wrong, "widget code below ui/ (move it into ui/): " + "; ".join(sorted(wrong))

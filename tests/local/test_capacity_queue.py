@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from primetui.local.testing import LocalPlatform
+from primetui.local.testing import IDLE_PACE, LocalPlatform
 from tests.local.conftest import http, wait_status
 
 
@@ -19,8 +19,10 @@ def fake(steps: int) -> dict:
 
 def test_runs_over_the_limit_queue_in_order(tmp_path: Path) -> None:
     with LocalPlatform.start(tmp_path, env={"PRIMETUI_LOCAL_MAX_RUNS": "1"}) as lp, http(lp) as api:
+        holder = {**fake(100000), "env_vars": dict(IDLE_PACE)}  # holds the one slot without taking a core
         ids = [
-            api.post("/training/runs", json={"config": fake(n), "mode": "sft"}).json()["runId"] for n in (100000, 3, 3)
+            api.post("/training/runs", json={"config": c, "mode": "sft"}).json()["runId"]
+            for c in (holder, fake(3), fake(3))
         ]
         first, second, third = ids
         deadline = time.monotonic() + 60

@@ -83,6 +83,19 @@ async def dispatch_idle_run(lp: Any) -> str:
     return await dispatch_walkthrough(lp, max_steps=100_000, env_vars=dict(IDLE_PACE))
 
 
+PACED = {"PRIMETUI_LOCAL_SLOW_POD": "0", "PRIMETUI_LOCAL_SLOW_SECONDS": "0.1"}
+"""``[env_vars]`` of a run that trains at a walking pace: its only pod sleeps 0.1 s before each micro-batch."""
+PACED_DATA = {"name": "datasets/reverse-text", "type": "sft", "seq_len": 256, "batch_size": 4}
+"""Four micro-batches of 256 tokens a step: about 0.4 s a step, a few per cent of a core."""
+
+
+async def dispatch_paced_run(lp: Any, max_steps: int = 400) -> str:
+    """Dispatch a walkthrough run that keeps RUNNING for minutes at a few per cent of a core, yet
+    answers a pause or a restart within a step (about 0.4 s): for tests that act on a running run.
+    A run that trained flat out took a whole core for as long as the test lasted."""
+    return await dispatch_walkthrough(lp, max_steps=max_steps, data=dict(PACED_DATA), env_vars=dict(PACED))
+
+
 async def wait_status(lp: Any, run_id: str, statuses: set[str], limit: float = 60.0) -> str:
     async with PrimeClient(lp.base_url, lp.token) as c:
         loop = asyncio.get_running_loop()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from tests.waiting import input_applied, quiet, until
-from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
+from dash_helpers import dispatch_paced_run, dispatch_walkthrough, make_app, notifications, screen_text, wait_status
 from textual.widgets import DataTable, Input, TabbedContent, TextArea
 
 from primetui.ui.screens.run import RunScreen
@@ -88,7 +88,7 @@ async def test_filter_narrows_the_list_and_escape_clears_it(local_platform):
 
 async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first(local_platform):
     # A long run so it is still RUNNING when we act on it.
-    run_id = await dispatch_walkthrough(local_platform, max_steps=400)
+    run_id = await dispatch_paced_run(local_platform)
     app = make_app(local_platform)
     bells: list[int] = []
     app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
@@ -127,7 +127,7 @@ async def test_watched_run_toasts_and_rings_on_status_change_and_stop_asks_first
 
 
 async def test_restart_then_pause_then_resume_opens_the_new_run(local_platform):
-    run_id = await dispatch_walkthrough(local_platform, max_steps=400)
+    run_id = await dispatch_paced_run(local_platform)
     await wait_status(local_platform, run_id, {"RUNNING"})
     app = make_app(local_platform)
     async with app.run_test(size=(120, 30)) as pilot:

@@ -13,6 +13,7 @@ from dash_helpers import make_app, notifications
 
 from primetui.api.client import PrimeClient
 from primetui.config.prefs import NotifyPrefs, Prefs
+from primetui.local.testing import IDLE_PACE
 from primetui.ui.screens.run import RunScreen
 
 pytestmark = pytest.mark.timeout(120)
@@ -23,6 +24,7 @@ async def test_watched_run_stop_reaches_toast_bell_desktop_and_hook(local_platfo
     hook = f"{sys.executable} -c \"import sys; open({str(sink)!r}, 'a').write(sys.stdin.read())\""
     cfg = tomllib.loads((Path(local_platform.data_dir) / "sft.toml").read_text())
     cfg["max_steps"] = 400
+    cfg["env_vars"] = dict(IDLE_PACE)  # RUNNING is all it needs: no core taken while the test acts
     name = "[b]pager[/b] \x1b]0;owned\x07run"
     async with PrimeClient(local_platform.base_url, local_platform.token) as c:
         run_id = (await c.create_run(cfg, mode="sft", volume="research", name=name)).run_id

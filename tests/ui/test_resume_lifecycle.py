@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from tests.waiting import quiet, until
-from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
+from dash_helpers import dispatch_paced_run, make_app, notifications, screen_text, wait_status
 
 from primetui.api.client import PrimeClient
 from primetui.ui.screens.run import RunScreen
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.timeout(240)
 
 
 async def test_resume_follows_what_exists_now(local_platform):
-    a = await dispatch_walkthrough(local_platform, max_steps=400)
+    a = await dispatch_paced_run(local_platform)
     await wait_status(local_platform, a, {"RUNNING"})
     async with PrimeClient(local_platform.base_url, local_platform.token) as c:
         await c.pause_run(a)

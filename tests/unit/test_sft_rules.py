@@ -678,3 +678,28 @@ def test_volume_fit_reads_whole_float_counts_as_pydantic_does():
 
 
 VOLUME_10G = CheckContext(volume_size_bytes=10 * 10**9)
+
+
+def _primerl_codes() -> set[str]:
+    """The codes rules_primerl emits (its ``_err``/``_warn`` calls, read from the source)."""
+    import re
+    from pathlib import Path
+
+    from primetui.sft import rules_primerl
+
+    source = Path(rules_primerl.__file__).read_text(encoding="utf-8")
+    return set(re.findall(r'_(?:err|warn)\(\s*"([a-z0-9-]+)"', source))
+
+
+def test_prime_rl_validator_findings_say_prime_rl_is_the_source():
+    """A finding of prime-rl's own validators names prime-rl as its source (the editor, `validate --json`
+    and the language server show it), at the level the case expects: a mutation test found no test read it."""
+    codes = _primerl_codes()
+    cases = [case for case in CASES if case[1] in codes]
+    assert len(cases) >= 10, f"only {len(cases)} cases exercise prime-rl's validators"
+    for _id, code, level, bad, _pos, _good, ctx in cases:
+        found = _found(bad, code, ctx)
+        assert found and all(d.source == "prime-rl" and d.level == level for d in found), (
+            _id,
+            [(d.source, d.level) for d in found],
+        )
