@@ -140,13 +140,26 @@ class Script:
             self.proc.wait()
 
 
-def long_run(lp: LocalPlatform) -> str:
-    """A walkthrough run long enough to stay RUNNING for the whole of a test or a bench (its id), idle
-    (``IDLE_PACE``): its trainer sleeps rather than take a core."""
+STEP_PACE = {"PRIMETUI_LOCAL_SLOW_POD": "0", "PRIMETUI_LOCAL_SLOW_SECONDS": "1"}
+"""``[env_vars]`` of a run that takes a step about every second at a few percent of a core (with a batch
+of one micro-batch, ``long_config(paced=True)``): for tests that wait on progress, not only on RUNNING."""
+
+
+def long_config(lp: LocalPlatform, *, paced: bool = False) -> dict:
+    """The walkthrough config, long enough to stay RUNNING for the whole of a test or a bench. Idle
+    (``IDLE_PACE``: its trainer sleeps rather than take a core) or, ``paced``, a step a second."""
     cfg = tomllib.loads((lp.data_dir / "sft.toml").read_text())
     cfg["max_steps"] = 100000
     cfg.pop("ckpt", None)
-    cfg["env_vars"] = {**cfg.get("env_vars", {}), **IDLE_PACE}
+    cfg["env_vars"] = {**cfg.get("env_vars", {}), **(STEP_PACE if paced else IDLE_PACE)}
+    if paced:
+        cfg["data"]["batch_size"] = 1  # one micro-batch a step: one sleep, and little to compute
+    return cfg
+
+
+def long_run(lp: LocalPlatform, *, paced: bool = False) -> str:
+    """A run of ``long_config`` (its id); the caller stops it."""
+    cfg = long_config(lp, paced=paced)
     reply = httpx.post(
         lp.api_url + "/training/runs",
         headers=lp.headers,

@@ -11,6 +11,7 @@ import json
 
 import pytest
 from tests.local.conftest import http, wait_status
+from tests.ops.cli_run import primetui_main
 from tests.ops.test_wait_dispatch import config, post_run, primetui, write
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -31,39 +32,51 @@ def events(stdout: str) -> list[dict]:
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
-def test_scripts_see_a_nan_ending_as_null_with_its_mark(local_platform, tmp_path):
-    run_id = post_run(local_platform, nan_config(local_platform))
-    until_completed(local_platform, run_id)
+@pytest.fixture(scope="module")
+def ended(local_platform) -> tuple[str, str]:
+    """(a run that ended NaN, a healthy run), both COMPLETED: what the first two tests read and wait on.
+    The third follows a run of its own as it diverges."""
+    nan, healthy = (
+        post_run(local_platform, nan_config(local_platform)),
+        post_run(local_platform, config(local_platform, 3)),
+    )
+    for run_id in (nan, healthy):
+        until_completed(local_platform, run_id)
+    return nan, healthy
 
-    listing = primetui(local_platform, tmp_path, "runs", "--once", "--json")
-    assert listing.returncode == 0, listing.stderr
-    row = next(r for r in json.loads(listing.stdout)["runs"] if r["id"] == run_id)
+
+def test_scripts_see_a_nan_ending_as_null_with_its_mark(local_platform, ended, tmp_path, monkeypatch, capsys):
+    run_id, other = ended
+
+    def primetui_cli(*argv: str) -> tuple[int, str]:
+        code, out, err = primetui_main(local_platform, tmp_path, monkeypatch, capsys, *argv)
+        assert code == 0, err
+        return code, out
+
+    _, listing = primetui_cli("runs", "--once", "--json")
+    row = next(r for r in json.loads(listing)["runs"] if r["id"] == run_id)
     assert (row["loss"], row["loss_nonfinite"], row["loss_step"]) == (None, "NaN", 5), row
 
-    detail = primetui(local_platform, tmp_path, "run", run_id, "--once", "--json")
-    assert detail.returncode == 0, detail.stderr
-    d = json.loads(detail.stdout)
+    _, detail = primetui_cli("run", run_id, "--once", "--json")
+    d = json.loads(detail)
     assert (d["loss"], d["loss_nonfinite"], d["loss_step"]) == (None, "NaN", 5)
     assert d["series"]["loss/mean"]["steps"] == [1, 2, 3, 4, 5]  # the NaN steps are points (null), not a gap
     assert d["series"]["loss/mean"]["values"][2:] == [None, None, None]
 
-    table = primetui(local_platform, tmp_path, "run", run_id, "--once")
-    assert "NaN @5" in table.stdout, table.stdout
+    _, table = primetui_cli("run", run_id, "--once")
+    assert "NaN @5" in table, table
 
-    other = post_run(local_platform, config(local_platform, 3))
-    until_completed(local_platform, other)
-    compared = primetui(local_platform, tmp_path, "compare", run_id, other, "--once", "--json")
-    assert compared.returncode == 0, compared.stderr
-    by_id = {r["id"]: r for r in json.loads(compared.stdout)["runs"]}
+    _, compared = primetui_cli("compare", run_id, other, "--once", "--json")
+    by_id = {r["id"]: r for r in json.loads(compared)["runs"]}
     nan = by_id[run_id]
     assert (nan["final_loss"], nan["final_loss_nonfinite"], nan["final_loss_step"]) == (None, "NaN", 5), nan
     assert by_id[other]["final_loss_nonfinite"] is None and isinstance(by_id[other]["final_loss"], float)
-    text = primetui(local_platform, tmp_path, "compare", run_id, other, "--once")
-    assert "NaN @5" in text.stdout, text.stdout
+    _, text = primetui_cli("compare", run_id, other, "--once")
+    assert "NaN @5" in text, text
 
 
-def test_wait_on_a_run_that_ended_nan_exits_4(local_platform, tmp_path):
-    run_id = post_run(local_platform, nan_config(local_platform))
+def test_wait_on_a_run_that_ended_nan_exits_4(local_platform, ended, tmp_path):
+    run_id, healthy = ended
     out = primetui(local_platform, tmp_path, "wait", run_id, "--json", "--interval", "0.2")
     assert out.returncode == 4, (out.stdout, out.stderr)  # "ended NaN or with an error-level anomaly"
     lines = events(out.stdout)
@@ -76,7 +89,6 @@ def test_wait_on_a_run_that_ended_nan_exits_4(local_platform, tmp_path):
     assert text.returncode == 4
     assert f"run {run_id} is COMPLETED, but its loss ended NaN at step 5" in text.stdout + text.stderr
 
-    healthy = post_run(local_platform, config(local_platform, 3))
     both = primetui(local_platform, tmp_path, "wait", healthy, "--interval", "0.2")
     assert both.returncode == 0, (both.stdout, both.stderr)  # a healthy run still exits 0
 

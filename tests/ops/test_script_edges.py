@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import httpx
@@ -22,7 +21,7 @@ import tomlkit
 from primetui.commands import cli
 from primetui.local.testing import LocalPlatform
 from tests.api.faultproxy import FaultProxy
-from tests.ops.script_helpers import Script, long_run, script_env
+from tests.ops.script_helpers import Script, long_config, long_run, script_env
 from tests.waiting import wait_for_sync as wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -42,6 +41,14 @@ def proxied_env(lp: LocalPlatform, proxy: FaultProxy, tmp: Path) -> dict[str, st
     env = script_env(lp, tmp)
     env.update(PRIME_BASE_URL=proxy.base_url, PRIME_API_KEY=lp.token)
     return env
+
+
+@pytest.fixture(scope="module")
+def running_run(local_platform):
+    """One idle run that stays RUNNING, shared by the tests that only watch it (none stops or changes it)."""
+    run_id = long_run(local_platform)
+    yield run_id
+    stop_run(local_platform, run_id)
 
 
 def catches_sigterm(pid: int) -> bool:
@@ -74,9 +81,9 @@ def truthful_done(script: Script, run_id: str, code: int, signame: str) -> dict:
 # --- a signal at any instant ----------------------------------------------------------------------
 
 
-def test_a_sigterm_as_soon_as_the_process_catches_it_still_ends_with_done(local_platform, tmp_path):
+def test_a_sigterm_as_soon_as_the_process_catches_it_still_ends_with_done(local_platform, running_run, tmp_path):
     """The first instant Python can act on SIGTERM (before the heavy imports): a ``done`` line, exit 143."""
-    run_id = long_run(local_platform)
+    run_id = running_run
     script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3"], script_env(local_platform, tmp_path))
     try:
         wait_for(
@@ -88,14 +95,13 @@ def test_a_sigterm_as_soon_as_the_process_catches_it_still_ends_with_done(local_
         assert script.finish() == 143, script.text()
     finally:
         script.close()
-        stop_run(local_platform, run_id)
     truthful_done(script, run_id, 143, "SIGTERM")
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_before_the_first_poll_reports_the_true_state(local_platform, tmp_path, signum, code):
+def test_a_signal_before_the_first_poll_reports_the_true_state(local_platform, running_run, tmp_path, signum, code):
     """Ready (handlers in, nothing asked yet), then the signal: the run is RUNNING or unknown, never absent."""
-    run_id = long_run(local_platform)
+    run_id = running_run
     env = dict(script_env(local_platform, tmp_path), PRIMETUI_DEBUG_READY="1")
     script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3"], env)
     try:
@@ -107,13 +113,11 @@ def test_a_signal_before_the_first_poll_reports_the_true_state(local_platform, t
         assert script.finish() == code, script.text()
     finally:
         script.close()
-        stop_run(local_platform, run_id)
     truthful_done(script, run_id, code, signal.Signals(signum).name)
 
 
-def _sigterm_while_the_first_poll_hangs(lp, tmp_path, *flags: str) -> tuple[Script, str]:
+def _sigterm_while_the_first_poll_hangs(lp, run_id, tmp_path, *flags: str) -> tuple[Script, str]:
     """``wait`` on a running run whose first poll the platform never answers, ended by a SIGTERM."""
-    run_id = long_run(lp)
     with FaultProxy(lp.base_url, rate=1.0, kinds=("stall",), stall_seconds=60) as proxy:
         script = Script(["wait", run_id, *flags, "--interval", "0.3"], proxied_env(lp, proxy, tmp_path))
         try:
@@ -122,20 +126,19 @@ def _sigterm_while_the_first_poll_hangs(lp, tmp_path, *flags: str) -> tuple[Scri
             assert script.finish() == 143, script.text()
         finally:
             script.close()
-            stop_run(lp, run_id)
     return script, run_id
 
 
-def test_a_sigterm_while_the_first_poll_hangs_says_unknown_not_not_running(local_platform, tmp_path):
+def test_a_sigterm_while_the_first_poll_hangs_says_unknown_not_not_running(local_platform, running_run, tmp_path):
     """The platform does not answer the first poll: the run's state was never seen, so it is unknown."""
-    script, run_id = _sigterm_while_the_first_poll_hangs(local_platform, tmp_path, "--json")
+    script, run_id = _sigterm_while_the_first_poll_hangs(local_platform, running_run, tmp_path, "--json")
     done = truthful_done(script, run_id, 143, "SIGTERM")
     assert done["running"] == [] and done["unknown"] == [run_id]
 
 
-def test_a_sigterm_during_a_later_poll_or_a_sleep_reports_the_last_status_seen(local_platform, tmp_path):
+def test_a_sigterm_during_a_later_poll_or_a_sleep_reports_the_last_status_seen(local_platform, running_run, tmp_path):
     """A poll hangs after a RUNNING was seen: the done line says RUNNING (the last seen), exit 143."""
-    run_id = long_run(local_platform)
+    run_id = running_run
     with FaultProxy(local_platform.base_url, rate=0.0, kinds=("stall",), stall_seconds=60) as proxy:
         script = Script(["wait", run_id, "--json", "--interval", "0.3"], proxied_env(local_platform, proxy, tmp_path))
         try:
@@ -147,7 +150,6 @@ def test_a_sigterm_during_a_later_poll_or_a_sleep_reports_the_last_status_seen(l
             assert script.finish() == 143, script.text()
         finally:
             script.close()
-            stop_run(local_platform, run_id)
     done = truthful_done(script, run_id, 143, "SIGTERM")
     assert done["running"] == [run_id] and done.get("unknown", []) == []
 
@@ -230,16 +232,15 @@ def test_the_timeout_counts_from_the_process_start():
     assert float(out.stdout) > 0.0  # the process started before its first line of Python ran
 
 
-def test_a_poll_that_hangs_is_cut_at_the_timeout(local_platform, tmp_path):
+def test_a_poll_that_hangs_is_cut_at_the_timeout(local_platform, running_run, tmp_path):
     """The platform never answers: ``--timeout 2`` still ends with exit 2 and its done line, long before the hang."""
-    run_id = long_run(local_platform)
+    run_id = running_run
     with FaultProxy(local_platform.base_url, rate=1.0, kinds=("stall",), stall_seconds=120) as proxy:
         script = Script(["wait", run_id, "--json", "--timeout", "2"], proxied_env(local_platform, proxy, tmp_path))
         try:
             assert script.finish(limit=60) == 2, script.text()
         finally:
             script.close()
-            stop_run(local_platform, run_id)
     events = script.events()
     assert events[-1] == {"event": "done", "status": "TIMEOUT", "exit": 2, "timed_out": [run_id]}
     end = [e for e in events if e["event"] == "end"]
@@ -250,9 +251,7 @@ def test_a_poll_that_hangs_is_cut_at_the_timeout(local_platform, tmp_path):
 
 
 def test_dispatch_json_without_wait_says_dispatched_not_completed(local_platform, tmp_path):
-    cfg = tomllib.loads((local_platform.data_dir / "sft.toml").read_text())
-    cfg["max_steps"] = 100000
-    cfg.pop("ckpt", None)
+    cfg = long_config(local_platform)  # idle: it is stopped as soon as the command has said it dispatched it
     path = tmp_path / "sft.toml"
     path.write_text(tomlkit.dumps(cfg))
     env = dict(
@@ -311,9 +310,9 @@ def test_a_bug_in_wait_is_70_with_a_report_never_1(tmp_path, monkeypatch, capsys
     assert "Traceback" not in err
 
 
-def test_a_sigterm_while_the_first_poll_hangs_says_so_in_text_too(local_platform, tmp_path):
+def test_a_sigterm_while_the_first_poll_hangs_says_so_in_text_too(local_platform, running_run, tmp_path):
     """Without --json: the last lines neither say the run goes on nor that it ended, since nobody saw it."""
-    script, run_id = _sigterm_while_the_first_poll_hangs(local_platform, tmp_path)
+    script, run_id = _sigterm_while_the_first_poll_hangs(local_platform, running_run, tmp_path)
     assert script.out[-2:] == [
         f"SIGTERM: stopped following; the status of run {run_id} was not seen yet.",
         f"Follow again with `primetui wait {run_id}`.",

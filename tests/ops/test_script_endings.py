@@ -8,41 +8,37 @@ import pty
 import signal
 import subprocess
 import sys
-import tomllib
 
 import httpx
 import pytest
 import tomlkit
 
 from primetui.local.testing import LocalPlatform
-from tests.ops.script_helpers import Script, hanging_hook, running, script_env
+from tests.ops.script_helpers import Script, hanging_hook, long_config, long_run, running, script_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 
-@pytest.fixture
-def platform(tmp_path_factory):
-    """A demo platform of this test alone: the tests stop and restart it."""
+@pytest.fixture(scope="module")
+def restartable(tmp_path_factory):
+    """A demo platform of this module's own, for the two tests that stop and restart it (each leaves it
+    running); the others share the session's ``local_platform``. Its demo RL run is not needed here:
+    it is stopped rather than trained."""
     with LocalPlatform.start(tmp_path_factory.mktemp("restartable"), demo=True) as lp:
+        runs = httpx.get(lp.api_url + "/rft/runs", headers=lp.headers, timeout=30).json()["runs"]
+        for run in runs:
+            stop_run(lp, run["id"])
         yield lp
 
 
-def long_config(lp: LocalPlatform) -> dict:
-    cfg = tomllib.loads((lp.data_dir / "sft.toml").read_text())
-    cfg["max_steps"] = 100000
-    cfg.pop("ckpt", None)
-    return cfg
-
-
-def post_long_run(lp: LocalPlatform) -> str:
-    reply = httpx.post(
-        lp.api_url + "/training/runs",
-        headers=lp.headers,
-        timeout=30,
-        json={"config": long_config(lp), "mode": "sft", "volume": "research"},
-    )
-    assert reply.status_code == 200, reply.text
-    return reply.json()["runId"]
+@pytest.fixture
+def platform(restartable):
+    """The module's platform, running: a test that failed between its stop and its restart left it down."""
+    try:
+        httpx.get(restartable.api_url + "/rft/runs", headers=restartable.headers, timeout=30)
+    except httpx.TransportError:
+        restartable.restart()
+    return restartable
 
 
 def stop_run(lp: LocalPlatform, run_id: str) -> None:
@@ -50,8 +46,9 @@ def stop_run(lp: LocalPlatform, run_id: str) -> None:
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_ends_a_json_wait_with_end_and_done_events(platform, tmp_path, signum, code):
-    run_id = post_long_run(platform)
+def test_a_signal_ends_a_json_wait_with_end_and_done_events(local_platform, tmp_path, signum, code):
+    platform = local_platform
+    run_id = long_run(platform, paced=True)
     script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3"], script_env(platform, tmp_path))
     try:
         script.until("a progress event", lambda: script.saw("progress", run_id=run_id))
@@ -74,8 +71,9 @@ def test_a_signal_ends_a_json_wait_with_end_and_done_events(platform, tmp_path, 
     assert "Traceback" not in script.text()
 
 
-def test_ctrl_c_on_a_terminal_ends_the_progress_line_and_says_the_run_goes_on(platform, tmp_path):
-    run_id = post_long_run(platform)
+def test_ctrl_c_on_a_terminal_ends_the_progress_line_and_says_the_run_goes_on(local_platform, tmp_path):
+    platform = local_platform
+    run_id = long_run(platform, paced=True)
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "primetui", "wait", run_id, "--local", "--interval", "0.3"],
@@ -115,7 +113,7 @@ def test_ctrl_c_on_a_terminal_ends_the_progress_line_and_says_the_run_goes_on(pl
 
 
 def test_wait_local_follows_a_platform_restarted_on_another_port(platform, tmp_path):
-    run_id = post_long_run(platform)
+    run_id = long_run(platform, paced=True)
     script = Script(["wait", run_id, "--json", "--local", "--interval", "0.3"], script_env(platform, tmp_path))
     try:
         script.until("a progress event", lambda: script.saw("progress", run_id=run_id))
@@ -139,8 +137,9 @@ def test_wait_local_follows_a_platform_restarted_on_another_port(platform, tmp_p
     assert events[-1] == {"event": "done", "status": "FAILED", "exit": 1, "timed_out": []}
 
 
-def test_a_timed_out_json_wait_names_the_last_status_in_its_end_event(platform, tmp_path):
-    run_id = post_long_run(platform)
+def test_a_timed_out_json_wait_names_the_last_status_in_its_end_event(local_platform, tmp_path):
+    platform = local_platform
+    run_id = long_run(platform)  # idle: the test needs it RUNNING, not stepping
     script = Script(
         ["wait", run_id, "--json", "--local", "--interval", "0.3", "--timeout", "8"], script_env(platform, tmp_path)
     )
@@ -156,7 +155,8 @@ def test_a_timed_out_json_wait_names_the_last_status_in_its_end_event(platform, 
     assert events[-1] == {"event": "done", "status": "TIMEOUT", "exit": 2, "timed_out": [run_id]}
 
 
-def test_dispatch_json_prints_a_refused_preflight_and_its_done_line(platform, tmp_path):
+def test_dispatch_json_prints_a_refused_preflight_and_its_done_line(local_platform, tmp_path):
+    platform = local_platform
     cfg = long_config(platform)
     cfg["max_steps"] = "many"
     path = tmp_path / "bad.toml"
@@ -176,7 +176,7 @@ def test_ci_script_dispatch_wait_json_with_a_hanging_hook_a_restart_and_ctrl_c(p
     """The issue's 'done when': a hanging hook, a platform restart, then SIGINT; the stream is complete."""
     hook, pids, hook_events = hanging_hook(tmp_path)
     path = tmp_path / "sft.toml"
-    path.write_text(tomlkit.dumps(long_config(platform)))
+    path.write_text(tomlkit.dumps(long_config(platform, paced=True)))
     script = Script(
         [
             "dispatch",
@@ -238,9 +238,11 @@ def test_ci_script_dispatch_wait_json_with_a_hanging_hook_a_restart_and_ctrl_c(p
     assert left == [], f"hook processes left behind: {left}"
 
 
-def test_a_run_that_ends_while_its_hooks_hang_exits_0_after_one_warning_per_hook(platform, tmp_path):
+def test_a_run_that_ends_while_its_hooks_hang_exits_0_after_one_warning_per_hook(local_platform, tmp_path):
+    platform = local_platform
     hook, pids, _ = hanging_hook(tmp_path)
     cfg = long_config(platform)
+    cfg.pop("env_vars")  # two steps at full speed
     cfg["max_steps"] = 2
     # A read-write session on the volume holds the run PENDING until `wait` has seen it, so the run
     # goes through at least two statuses under `wait` however fast its two steps are.

@@ -20,20 +20,27 @@ from tests.ops.serve_helpers import URL_RE, serve
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 
-async def test_a_wrong_url_token_is_refused_whatever_the_cookie_holds(local_platform, tmp_path):
-    with serve(local_platform, tmp_path) as s:
-        right = {COOKIE: s.token}
-        async with httpx.AsyncClient(base_url=s.base, timeout=10, cookies=right) as h:
-            assert (await h.get("/static/js/textual.js")).status_code == 200  # the cookie alone serves the page's files
-            assert (await h.get("/", params={"token": "not-the-token"})).status_code == 403
-        async with aiohttp.ClientSession(cookies=right) as session:
-            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                await session.ws_connect(f"{s.base}/ws/not-the-token?width=80&height=24")
-            assert refused.value.status == 403
-            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # the right path, a wrong query
-                await session.ws_connect(f"{s.base}/ws/{s.token}?token=not-the-token&width=80&height=24")
-            assert refused.value.status == 403
-        assert s.app_processes() == [], "a websocket with a wrong path token started an app process"
+@pytest.fixture(scope="module")
+def served(local_platform, tmp_path_factory):
+    """One server for the tests that only knock on it (each refused; none opens a tab, stops or kills it)."""
+    with serve(local_platform, tmp_path_factory.mktemp("serve-wall")) as s:
+        yield s
+
+
+async def test_a_wrong_url_token_is_refused_whatever_the_cookie_holds(served):
+    s = served
+    right = {COOKIE: s.token}
+    async with httpx.AsyncClient(base_url=s.base, timeout=10, cookies=right) as h:
+        assert (await h.get("/static/js/textual.js")).status_code == 200  # the cookie alone serves the page's files
+        assert (await h.get("/", params={"token": "not-the-token"})).status_code == 403
+    async with aiohttp.ClientSession(cookies=right) as session:
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(f"{s.base}/ws/not-the-token?width=80&height=24")
+        assert refused.value.status == 403
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # the right path, a wrong query
+            await session.ws_connect(f"{s.base}/ws/{s.token}?token=not-the-token&width=80&height=24")
+        assert refused.value.status == 403
+    assert s.app_processes() == [], "a websocket with a wrong path token started an app process"
 
 
 HOSTS = [
@@ -50,27 +57,27 @@ HOSTS = [
 ]
 
 
-def test_the_host_header_must_name_loopback(local_platform, tmp_path):
-    with serve(local_platform, tmp_path) as s:
-        for host, allowed in HOSTS:
-            reply = httpx.get(
-                f"{s.base}/", params={"token": s.token}, headers={"Host": host.format(port=s.port)}, timeout=10
+def test_the_host_header_must_name_loopback(served):
+    s = served
+    for host, allowed in HOSTS:
+        reply = httpx.get(
+            f"{s.base}/", params={"token": s.token}, headers={"Host": host.format(port=s.port)}, timeout=10
+        )
+        assert reply.status_code == (200 if allowed else 403), (host, reply.text)
+        if not allowed:
+            assert "--allow-remote" in reply.text
+
+
+async def test_a_websocket_under_another_host_name_is_refused(served):
+    s = served
+    async with aiohttp.ClientSession() as session:
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(
+                f"{s.base}/ws/{s.token}?width=80&height=24",
+                headers={"Host": f"rebound.example:{s.port}", "Origin": f"http://rebound.example:{s.port}"},
             )
-            assert reply.status_code == (200 if allowed else 403), (host, reply.text)
-            if not allowed:
-                assert "--allow-remote" in reply.text
-
-
-async def test_a_websocket_under_another_host_name_is_refused(local_platform, tmp_path):
-    with serve(local_platform, tmp_path) as s:
-        async with aiohttp.ClientSession() as session:
-            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                await session.ws_connect(
-                    f"{s.base}/ws/{s.token}?width=80&height=24",
-                    headers={"Host": f"rebound.example:{s.port}", "Origin": f"http://rebound.example:{s.port}"},
-                )
-            assert refused.value.status == 403
-        assert s.app_processes() == []
+        assert refused.value.status == 403
+    assert s.app_processes() == []
 
 
 def test_allow_remote_accepts_any_host_name(local_platform, tmp_path):

@@ -14,7 +14,7 @@ import httpx
 import pytest
 import tomlkit
 
-from primetui.local.testing import LocalPlatform
+from primetui.local.testing import IDLE_PACE, LocalPlatform
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -108,7 +108,9 @@ def test_wait_on_a_failed_run_exits_1_with_reason_and_error_lines(local_platform
 
 
 def test_wait_times_out_with_2_then_a_stopped_run_exits_1(local_platform, tmp_path):
-    run_id = post_run(local_platform, config(local_platform, max_steps=100000))
+    cfg = config(local_platform, max_steps=100000)
+    cfg["env_vars"] = dict(IDLE_PACE)  # it only has to outlast the timeout: no trainer taking a core meanwhile
+    run_id = post_run(local_platform, cfg)
     try:
         out = primetui(local_platform, tmp_path, "wait", run_id, "--timeout", "3", "--interval", "0.5")
         assert out.returncode == 2, out.stdout + out.stderr
