@@ -39,25 +39,17 @@ def _warn(code: str, msg: str, where: str) -> Finding:
     return Finding("warning", code, msg, _p(where), "prime-rl")
 
 
-def data_rules(c: Cfg, prefix: str = "data", label: str = "") -> Iterator[Finding]:
+def data_rules(c: Cfg, prefix: str = "data") -> Iterator[Finding]:
     bs, mbs = c.num(f"{prefix}.batch_size"), c.num(f"{prefix}.micro_batch_size")
-    if isinstance(bs, int) and isinstance(mbs, int) and mbs > 0:
-        if bs % mbs != 0:
-            lower, upper = bs - bs % mbs, bs - bs % mbs + mbs
-            near = f"{lower} or {upper}" if lower else f"{upper}"
-            yield replace(
-                _err("batch-divisible", "Batch size must be divisible by micro batch size", f"{prefix}.batch_size"),
-                detail=f"batch_size {bs} is not a multiple of micro_batch_size {mbs} (the nearest are {near})",
-            )
-        elif bs < mbs:
-            yield replace(
-                _err(
-                    "batch-divisible",
-                    "Batch size must be greater than or equal to micro batch size",
-                    f"{prefix}.batch_size",
-                ),
-                detail=f"batch_size {bs} < micro_batch_size {mbs}",
-            )
+    # prime-rl's second check, "Batch size must be greater than or equal to micro batch size", cannot fail
+    # here: a multiple of micro_batch_size (>= 1) below it is 0 or less, which the schema's ge=1 refuses first.
+    if isinstance(bs, int) and isinstance(mbs, int) and mbs > 0 and bs % mbs != 0:
+        lower, upper = bs - bs % mbs, bs - bs % mbs + mbs
+        near = f"{lower} or {upper}" if lower else f"{upper}"
+        yield replace(
+            _err("batch-divisible", "Batch size must be divisible by micro batch size", f"{prefix}.batch_size"),
+            detail=f"batch_size {bs} is not a multiple of micro_batch_size {mbs} (the nearest are {near})",
+        )
     if (c.get(f"{prefix}.type") or "sft") != "sft":
         return
     subsets, splits, probs = c.get(f"{prefix}.subsets"), c.get(f"{prefix}.splits"), c.get(f"{prefix}.probabilities")
@@ -333,7 +325,7 @@ def root_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         yield _err(
             "full-offload",
             "Full optimizer offload only supports AdamW and SignSGD",
-            "optim.type" if c.is_set("optim.type") else "model.full_offload",
+            "optim.type",  # an unset optim.type is adamw, which passes
         )
     if full and c.get("optim.max_norm") is not None:
         yield _warn(
@@ -506,16 +498,20 @@ def online_eval_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
         yield _warn("lora-no-inference", "LoRA is enabled, but inference is not configured.", "model.lora")
     wb = c.get("weight_broadcast.type") if c.has_table("weight_broadcast") else None
     transport = wb or ("filesystem" if lora or not has_inf else "nccl")
-    where_wb = "weight_broadcast.type" if wb else "eval"
+    # nixl and in-memory LoRA are only reachable with weight_broadcast.type written: the errors name it
     if transport != "filesystem":
         if transport == "nixl":
-            yield _err("weight-broadcast", "NIXL weight broadcast is not supported for SFT online evals.", where_wb)
+            yield _err(
+                "weight-broadcast",
+                "NIXL weight broadcast is not supported for SFT online evals.",
+                "weight_broadcast.type",
+            )
         elif lora:
             yield _err(
                 "weight-broadcast",
                 "LoRA training is not yet supported with in-memory weight broadcast. Set weight_broadcast.type = "
                 "'filesystem'.",
-                where_wb,
+                "weight_broadcast.type",
             )
         elif c.get("eval.retrigger_on_resume") is True:
             yield _err(
@@ -540,7 +536,7 @@ def online_eval_rules(c: Cfg, ctx: CheckContext) -> Iterator[Finding]:
             yield _err(
                 "multi-node-eval",
                 "Online evals on a multi-node deployment require deployment.num_infer_nodes >= 1.",
-                "deployment.num_infer_nodes" if c.is_set("deployment.num_infer_nodes") else "deployment.type",
+                "deployment.num_infer_nodes",  # None unless written
             )
         if c.written("inference.router") == "None":
             yield _err(
