@@ -30,7 +30,7 @@ from primetui.local.trainer.data import (
 from primetui.local.trainer.logs import ConsoleLog, format_time
 from primetui.local.trainer.model import ModelShape, contexts, forward_backward, init_params, loss_sum
 from primetui.local.trainer.optim import Optimizer, clip_grad_norm
-from primetui.local.trainer.pods import Pods, topology
+from primetui.local.trainer.pods import Pods, solo_pause, topology
 from primetui.local.trainer.perf import PerfCounter, cpu_peak_flops, peak_rss_gib, total_memory_gib
 from primetui.local.trainer.runfiles import Component, RunFiles
 from primetui.local.trainer.scheduler import Scheduler
@@ -150,6 +150,8 @@ class Trainer:
         self.evals: Any = None
         self.trainer_comp: Component | None = None
         self.pods: Pods | None = None
+        self.solo_pause = 0.0
+        """Seconds the one node of a single-node run sleeps per micro-batch (``PRIMETUI_LOCAL_SLOW_POD = "0"``)."""
 
     # -- signals ---------------------------------------------------------------------------------
     def install_signals(self) -> None:
@@ -320,6 +322,7 @@ class Trainer:
                 "Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) "
                 "on CPU"
             )
+            self.solo_pause = solo_pause(spec.get("config") or {})
 
     def _resume_sft(self, run: _SftRun, resumed: tuple[Path, str] | None) -> dict[str, int]:
         """Load the checkpoint to resume from (what ckpt.skip_* leaves out stays fresh); the progress to start at."""
@@ -409,6 +412,12 @@ class Trainer:
             self.pods.end_step(step)
         return stats
 
+    def _pause_micro_batch(self) -> None:
+        """The single node's slow-pod sleep, cut short by a stop or pause (a 5 s sleep must not delay either)."""
+        end = time.monotonic() + self.solo_pause
+        while not (self.stop_requested or self.pause_requested) and (left := end - time.monotonic()) > 0:
+            time.sleep(min(left, 0.25))
+
     def _forward_backward(self, run: _SftRun, step: int, grads: dict[str, np.ndarray], stats: _StepStats) -> int:
         """Accumulate the gradients of ``grad_accum`` packed rows into ``grads``; the tokens trained on."""
         n_tok = 0
@@ -421,6 +430,8 @@ class Trainer:
             t_micro = time.perf_counter()
             if pods is not None:
                 pods.before_micro_batch(step, node)
+            elif self.solo_pause:
+                self._pause_micro_batch()
             ce_before, tok_before = stats.ce_sum, n_tok
             row = pack_row(run.stream, run.row_len)
             run.total_samples += row.num_samples

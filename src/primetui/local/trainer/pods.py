@@ -47,6 +47,22 @@ def _int_env(env: dict[str, Any], key: str, default: int | None) -> int | None:
         raise RunFailure(f"[env_vars] {key} must be a whole number, not {value!r}.") from exc
 
 
+def _slow_seconds(env: dict[str, Any], default: float) -> float:
+    if env.get(SLOW_SECONDS) is None:
+        return default
+    try:
+        return max(0.0, min(5.0, float(str(env[SLOW_SECONDS]))))
+    except ValueError as exc:
+        raise RunFailure(f"[env_vars] {SLOW_SECONDS} must be a number of seconds, not {env[SLOW_SECONDS]!r}.") from exc
+
+
+def solo_pause(config: dict[str, Any]) -> float:
+    """Seconds the one node of a run that is not multi_node sleeps per micro-batch: ``PRIMETUI_LOCAL_SLOW_POD = "0"``
+    names it (any other node is none of its); 0 without the knob."""
+    env = found if isinstance(found := config.get("env_vars"), dict) else {}
+    return _slow_seconds(env, Topology.slow_seconds) if _int_env(env, SLOW_POD, None) == 0 else 0.0
+
+
 @dataclass
 class Topology:
     """The node layout of a multi_node run and its local debugging knobs."""
@@ -86,13 +102,7 @@ def topology(config: dict[str, Any]) -> Topology | None:
         fail_step=_int_env(env, FAIL_STEP, 1) or 1,
         slow_pod=_int_env(env, SLOW_POD, None),
     )
-    if env.get(SLOW_SECONDS) is not None:
-        try:
-            topo.slow_seconds = max(0.0, min(5.0, float(str(env[SLOW_SECONDS]))))
-        except ValueError as exc:
-            raise RunFailure(
-                f"[env_vars] {SLOW_SECONDS} must be a number of seconds, not {env[SLOW_SECONDS]!r}."
-            ) from exc
+    topo.slow_seconds = _slow_seconds(env, topo.slow_seconds)
     for key, pod in ((FAIL_POD, topo.fail_pod), (SLOW_POD, topo.slow_pod)):
         if pod is not None and not 0 <= pod < topo.nodes:
             raise RunFailure(f"[env_vars] {key} = {pod} names no pod: this run has pods 0..{topo.nodes - 1}.")
