@@ -83,6 +83,18 @@ async def dispatch_idle_run(lp: Any) -> str:
     return await dispatch_walkthrough(lp, max_steps=100_000, env_vars=dict(IDLE_PACE))
 
 
+PACED = {"PRIMETUI_LOCAL_SLOW_POD": "0", "PRIMETUI_LOCAL_SLOW_SECONDS": "0.2"}
+"""``[env_vars]`` of :func:`dispatch_paced_run`: its node sleeps 0.2 s before each of its 2 micro-batches."""
+
+
+async def dispatch_paced_run(lp: Any, name: str) -> str:
+    """A walkthrough run that stays RUNNING and logs a step about every half second at almost no CPU (2 micro-batches
+    of 256 tokens, each after a 0.2 s sleep), for tests that watch a run progress; the caller stops it."""
+    cfg = tomllib.loads((Path(lp.data_dir) / "sft.toml").read_text())
+    data = {**cfg["data"], "seq_len": 256, "batch_size": 2}
+    return await dispatch_walkthrough(lp, max_steps=100_000, name=name, data=data, env_vars=dict(PACED))
+
+
 async def wait_status(lp: Any, run_id: str, statuses: set[str], limit: float = 60.0) -> str:
     async with PrimeClient(lp.base_url, lp.token) as c:
         loop = asyncio.get_running_loop()
