@@ -93,11 +93,16 @@ async def soak(
     kinds: tuple[str, ...] = KINDS,
     interval: float = 0.5,
     timeout: float = 2.0,
+    env_vars: dict[str, str] | None = None,
 ) -> SoakResult:
-    """Run the soak for about ``seconds`` of faults; see the module docstring."""
+    """Run the soak for about ``seconds`` of faults; see the module docstring. ``env_vars`` go to the run's
+    ``[env_vars]`` (the CI test's ``IDLE_PACE``: the flood writes the lines, the trainer need not take a core)."""
     result = SoakResult(fault_rate=rate)
+    config = small_config(lp, 1_000_000)
+    if env_vars:
+        config["env_vars"] = dict(env_vars)
     async with PrimeClient(lp.base_url, lp.token) as direct:
-        run_id = (await direct.create_run(small_config(lp, 1_000_000), volume="research", name="fault-soak")).run_id
+        run_id = (await direct.create_run(config, volume="research", name="fault-soak")).run_id
         result.run_id = run_id
         deadline = time.monotonic() + 120
         while (await direct.get_run(run_id)).status != "RUNNING":

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_zygote import python
 from tests.hostile_platform import HOSTILE, HostileProxy
 from tests.e2e.test_dashboard_tmux import Tmux as DashboardTmux
 
@@ -105,7 +106,7 @@ def test_headless_commands_print_no_control_and_json_stays_exact(hostile, tmp_pa
     env = _env(tmp_path, lp, proxy)
 
     def cli(*args: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run([sys.executable, "-m", "primetui", *args], capture_output=True, env=env, timeout=120)
+        return python(["-m", "primetui", *args], env, timeout=120)  # forked from tests/cli_zygote.py's zygote
 
     for args in (("runs", "--once"), ("run", run_id, "--once")):
         out = cli(*args)

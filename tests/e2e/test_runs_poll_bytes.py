@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from primetui.api.client import PrimeClient
-from tests.ui.dash_helpers import dispatch_walkthrough, wait_status
+from tests.ui.dash_helpers import dispatch_paced_run, dispatch_walkthrough, wait_status
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
@@ -65,7 +65,7 @@ async def runs(lp) -> tuple[list[str], str]:
     finished = [await dispatch_walkthrough(lp, max_steps=3, name=f"poll-bytes-{i}") for i in range(FINISHED)]
     for run_id in finished:
         await wait_status(lp, run_id, {"COMPLETED"}, limit=180)
-    running = await dispatch_walkthrough(lp, max_steps=100_000, name="poll-bytes-live")
+    running = await dispatch_paced_run(lp, "poll-bytes-live")  # a step a poll, at almost no CPU
     await wait_status(lp, running, {"RUNNING"}, limit=120)
     return finished, running
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from primetui.api.client import PrimeClient
-from tests.ui.dash_helpers import dispatch_walkthrough, wait_status
+from tests.ui.dash_helpers import dispatch_paced_run, wait_status
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
@@ -52,7 +52,8 @@ def key_bytes(app: PtyApp, key: str, shown, label: str) -> int:
 
 
 def test_screen_switches_and_the_run_screens_polls_write_only_what_changed(local_platform, tmp_path):
-    run_id = asyncio.run(dispatch_walkthrough(local_platform, max_steps=100_000, name="screen-bytes-live"))
+    # a step every half second at almost no CPU: each poll of the open run screen has something new to draw
+    run_id = asyncio.run(dispatch_paced_run(local_platform, "screen-bytes-live"))
     try:
         asyncio.run(wait_status(local_platform, run_id, {"RUNNING"}, limit=120))
         env = env_for(local_platform, str(tmp_path))

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from primetui.api.client import PrimeClient
+from primetui.local.testing import IDLE_PACE
 from tests.ui.dash_helpers import dispatch_walkthrough, wait_status
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -30,7 +31,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a 
 
 
 async def live(lp) -> str:
-    run_id = await dispatch_walkthrough(lp, max_steps=100_000, name="slow-live")
+    """A RUNNING run at almost no CPU: the list only has to show it, not its steps moving."""
+    run_id = await dispatch_walkthrough(lp, max_steps=100_000, name="slow-live", env_vars=dict(IDLE_PACE))
     await wait_status(lp, run_id, {"RUNNING"}, limit=120)
     return run_id
 

@@ -72,6 +72,21 @@ def test_a_bad_debug_knob_is_one_sentence(local_platform: LocalPlatform, api: ht
     assert run["errorMessage"] == "[env_vars] PRIMETUI_LOCAL_FAIL_POD = 5 names no pod: this run has pods 0..1."
 
 
+def test_the_slow_pod_knob_slows_a_single_node_run_too(local_platform: LocalPlatform, api: httpx.Client) -> None:
+    """A single-node run is node 0: ``PRIMETUI_LOCAL_SLOW_POD = "0"`` makes it sleep before each micro-batch, which
+    ``primetui.local.testing.IDLE_PACE`` (a run RUNNING at almost no CPU) relies on. The step time the trainer reports
+    includes its 2 sleeps of 0.5 s (a lower bound: load only adds to it); unslowed the step takes milliseconds."""
+    config = tomllib.loads((local_platform.data_dir / "sft.toml").read_text())
+    config["max_steps"] = 1
+    config.pop("ckpt", None)
+    config["data"].update(seq_len=256, batch_size=2)
+    config["env_vars"] = {"PRIMETUI_LOCAL_SLOW_POD": "0", "PRIMETUI_LOCAL_SLOW_SECONDS": "0.5"}
+    run = wait_status(api, dispatch(api, config), timeout=120)
+    assert run["status"] == "COMPLETED", run.get("errorMessage")
+    (row,) = api.get(f"/rft/runs/{run['id']}/metrics").json()["metrics"]
+    assert row["time/step"] >= 1.0, row
+
+
 def test_multi_node_online_evals_simulate_inference_nodes_and_the_router(
     local_platform: LocalPlatform, api: httpx.Client
 ) -> None:

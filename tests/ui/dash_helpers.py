@@ -89,11 +89,15 @@ PACED_DATA = {"name": "datasets/reverse-text", "type": "sft", "seq_len": 256, "b
 """Four micro-batches of 256 tokens a step: about 0.4 s a step, a few per cent of a core."""
 
 
-async def dispatch_paced_run(lp: Any, max_steps: int = 400) -> str:
-    """Dispatch a walkthrough run that keeps RUNNING for minutes at a few per cent of a core, yet
-    answers a pause or a restart within a step (about 0.4 s): for tests that act on a running run.
-    A run that trained flat out took a whole core for as long as the test lasted."""
-    return await dispatch_walkthrough(lp, max_steps=max_steps, data=dict(PACED_DATA), env_vars=dict(PACED))
+async def dispatch_paced_run(lp: Any, name: str | None = None, max_steps: int = 100_000) -> str:
+    """Dispatch a walkthrough run that keeps RUNNING and logs a step about every 0.4 s at a few per cent
+    of a core, and answers a pause or a restart within a step: for tests that watch a run progress or act
+    on it while it runs (the caller stops it). A run that trained flat out took a whole core for as long
+    as the test lasted."""
+    changes: dict[str, Any] = {"data": dict(PACED_DATA), "env_vars": dict(PACED)}
+    if name is not None:
+        changes["name"] = name
+    return await dispatch_walkthrough(lp, max_steps=max_steps, **changes)
 
 
 async def wait_status(lp: Any, run_id: str, statuses: set[str], limit: float = 60.0) -> str:

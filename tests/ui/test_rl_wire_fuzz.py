@@ -17,12 +17,11 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
+from tests.cli_zygote import python
 from tests.e2e.test_hostile_text import foreign_controls
 from tests.ui.test_wire_fuzz import HEADLESS_DEADLINE, REPLY_DEADLINE, WRAPPER, _env
 from tests.wire_fuzz import KINDS, Scenario, mutate, route_of
@@ -150,12 +149,7 @@ def test_rl_commands_survive_a_hostile_platform(seed, route, kind, tmp_path):
     if route == "samples" and command[0] == "distributions":
         command = ["rollouts", *command[1:]]
     with WirePlatform(case.reply) as wp:
-        out = subprocess.run(
-            [sys.executable, "-c", WRAPPER, *command],
-            capture_output=True,
-            env=_env(tmp_path, wp.base_url),
-            timeout=HEADLESS_DEADLINE + 30,
-        )
+        out = python(["-c", WRAPPER, *command], _env(tmp_path, wp.base_url), timeout=HEADLESS_DEADLINE + 30)
     err = re.sub(r"\nRSS_KB=\d+\n", "\n", out.stderr.decode("utf-8", "replace")).strip()
     what = f"{case.describe()} · primetui {' '.join(command)} · exit {out.returncode}\n{err[:2000]}"
     assert out.returncode in (0, 1), what

@@ -20,12 +20,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_zygote import python
 from tests.e2e.test_hostile_text import foreign_controls
 from tests.wire_fuzz import KINDS, ROUTES, Scenario
 from tests.wire_platform import RUN_ID, WirePlatform
@@ -100,12 +99,8 @@ def test_headless_commands_survive_a_hostile_platform(seed, forced, command, tmp
     scenario = Scenario.draw(seed, forced)
     with WirePlatform(scenario.reply) as wp:
         # A bound on a hang, not a speed check: past its deadline the command must have given up.
-        out = subprocess.run(
-            [sys.executable, "-c", WRAPPER, *command],
-            capture_output=True,
-            env=_env(tmp_path, wp.base_url),
-            timeout=HEADLESS_DEADLINE + 30,
-        )
+        # A process of its own, forked from a zygote that imported the commands once (tests/cli_zygote.py)
+        out = python(["-c", WRAPPER, *command], _env(tmp_path, wp.base_url), timeout=HEADLESS_DEADLINE + 30)
     err = out.stderr.decode("utf-8", "replace")
     rss = _RSS.search(err)
     err = _RSS.sub("\n", err).strip()
