@@ -11,10 +11,18 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+
+# This machine's environment sets PYTHONDONTWRITEBYTECODE=1, and `uv sync` writes no .pyc: then every
+# process the suite starts (each platform, trainer, `prime` zygote, moto server, `primetui` command)
+# compiled every module it imported from source, 1-2 s of CPU each. Bytecode is kept from here on, for
+# this process and every one it starts (xdist's workers too), so each module is compiled once per checkout.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # xdist's workers (execnet) export COLUMNS=80 and LINES=24; a program the e2e tests start in a
