@@ -35,9 +35,28 @@ from moto.server import main
 # the folder does not change while the server runs, so it is read once. A third of moto's CPU per PUT.
 _modules = tuple(moto.backends.list_of_moto_modules())
 moto.backends.list_of_moto_modules = lambda: _modules
+
+# moto writes each object's LastModified into a listing by parsing its own ISO 8601 string with dateutil
+# (a third of moto's CPU to list 10,000 objects); the standard library reads that form, same instant.
+import datetime
+import moto.core.serialize
+from botocore.utils import parse_to_aware_datetime
+
+def _aware(value):
+    if isinstance(value, str):
+        try:
+            parsed = datetime.datetime.fromisoformat(value)
+        except ValueError:
+            return parse_to_aware_datetime(value)
+        utc = datetime.timezone.utc
+        return parsed.replace(tzinfo=utc) if parsed.tzinfo is None else parsed.astimezone(utc)
+    return parse_to_aware_datetime(value)
+
+moto.core.serialize.parse_to_aware_datetime = _aware
 main(sys.argv[1:])
 """
-"""``python -m moto.server``, less a per-request scan of moto's own files that buys nothing here."""
+"""``python -m moto.server``, less a per-request scan of moto's own files and a dateutil parse per listed
+object, both of which buy nothing here."""
 
 POLICY = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
 

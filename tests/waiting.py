@@ -65,16 +65,21 @@ async def eventually(fetch: Callable[[], Any], what: str, timeout: float = 60.0)
         await asyncio.sleep(POLL)
 
 
-def wait_for_sync(cond: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
-    """:func:`wait_for` for synchronous tests (polling a subprocess or a file)."""
+def wait_for_sync(cond: Callable[[], Any], what: str, timeout: float = 60.0, slowest: float = POLL) -> Any:
+    """:func:`wait_for` for synchronous tests (polling a subprocess or a file).
+
+    ``slowest``: for a wait that may last minutes, the pause between polls doubles from :data:`POLL` up to
+    this (a poll of a platform costs both processes CPU; a short wait still ends within a few POLLs)."""
     end = time.monotonic() + timeout
+    pause = POLL
     while True:
         value = cond()
         if value:
             return value
         if time.monotonic() > end:
             raise AssertionError(f"gave up after {timeout:g} s waiting for: {what}")
-        time.sleep(POLL)
+        time.sleep(pause)
+        pause = min(pause * 2, max(slowest, POLL))
 
 
 async def input_applied(pilot: Any, timeout: float = 60.0) -> None:

@@ -19,6 +19,7 @@ import boto3
 from boto3.s3.transfer import TransferConfig, create_transfer_manager
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError, NoCredentialsError
+from botocore.utils import parse_timestamp
 from s3transfer.subscribers import BaseSubscriber
 
 PART_BYTES = 8 * 1024 * 1024
@@ -60,7 +61,21 @@ def _session() -> boto3.session.Session:
     global _SESSION
     if _SESSION is None:
         _SESSION = boto3.session.Session()
+        factory = _SESSION._session.get_component("response_parser_factory")
+        factory.set_parser_defaults(timestamp_parser=timestamp)
     return _SESSION
+
+
+def timestamp(text: str) -> datetime:
+    """A timestamp of a reply, as botocore's own parser reads it, without dateutil for ISO 8601.
+
+    A listing carries one ``LastModified`` per object, and botocore's default parser (dateutil) spent
+    a quarter of the CPU of planning an import of 10,000 objects; any other form (RFC 822 in headers,
+    epoch seconds) still goes to botocore's parser."""
+    try:
+        return datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return parse_timestamp(text)
 
 
 def client(secret: Secret, region: str, endpoint: str | None) -> Any:
