@@ -105,3 +105,34 @@ def test_multi_node_online_evals_simulate_inference_nodes_and_the_router(
     names = {c["pod_name"] for c in comps}
     assert {f"{run_id}-inference-0", f"{run_id}-inference-1", f"{run_id}-router-0"} <= names
     assert api.get(f"/rft/runs/{run_id}/logs", params={"component": "router"}).status_code == 200
+
+
+def _single_node(lp: LocalPlatform, **env: str) -> dict:
+    config = tomllib.loads((lp.data_dir / "sft.toml").read_text())
+    assert config["deployment"]["type"] == "single_node"
+    config.update(max_steps=1, env_vars={**config.get("env_vars", {}), **env})
+    config.pop("ckpt", None)
+    config["data"].update(batch_size=2, micro_batch_size=1)  # two micro-batches, each after the knob's sleep
+    return config
+
+
+def test_the_slow_pod_knob_slows_a_single_node_runs_one_pod(local_platform: LocalPlatform, api: httpx.Client) -> None:
+    # primetui.local.testing.IDLE_PACE (the suite's idle runs) is this knob on a single-node run: ignored
+    # there, the "idle" trainer trained flat out, at about a quarter of a core.
+    from primetui.monitor_core.pods import step_time
+
+    config = _single_node(local_platform, PRIMETUI_LOCAL_SLOW_POD="0", PRIMETUI_LOCAL_SLOW_SECONDS="1.5")
+    run_id = dispatch(api, config)
+    run = wait_status(api, run_id, timeout=120)
+    assert run["status"] == "COMPLETED", run.get("errorMessage")
+    text = api.get(f"/rft/runs/{run_id}/logs", params={"component": "trainer"}).json()["logs"]
+    steps = [found for line in text.splitlines() if (found := step_time(line))]
+    assert [step for step, _ in steps] == [1], text
+    assert steps[0][1] >= 3.0, text  # two micro-batches, each after 1.5 s of sleep: not a speed bound
+
+
+def test_a_slow_pod_a_single_node_run_does_not_have_is_one_sentence(
+    local_platform: LocalPlatform, api: httpx.Client
+) -> None:
+    run = wait_status(api, dispatch(api, _single_node(local_platform, PRIMETUI_LOCAL_SLOW_POD="1")), {"FAILED"})
+    assert run["errorMessage"] == "[env_vars] PRIMETUI_LOCAL_SLOW_POD = 1 names no pod: this run has pod 0 only."

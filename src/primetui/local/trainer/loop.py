@@ -30,7 +30,7 @@ from primetui.local.trainer.data import (
 from primetui.local.trainer.logs import ConsoleLog, format_time
 from primetui.local.trainer.model import ModelShape, contexts, forward_backward, init_params, loss_sum
 from primetui.local.trainer.optim import Optimizer, clip_grad_norm
-from primetui.local.trainer.pods import Pods, topology
+from primetui.local.trainer.pods import Pods, solo_slow_seconds, topology
 from primetui.local.trainer.perf import PerfCounter, cpu_peak_flops, peak_rss_gib, total_memory_gib
 from primetui.local.trainer.runfiles import Component, RunFiles
 from primetui.local.trainer.scheduler import Scheduler
@@ -150,6 +150,7 @@ class Trainer:
         self.evals: Any = None
         self.trainer_comp: Component | None = None
         self.pods: Pods | None = None
+        self.solo_slow = 0.0  # seconds a single-node run sleeps per micro-batch (the slow-pod knob on pod 0)
 
     # -- signals ---------------------------------------------------------------------------------
     def install_signals(self) -> None:
@@ -316,6 +317,7 @@ class Trainer:
             self.log.info(self.pods.world_line(0))
             self.pods.announce(grad_accum)
         else:
+            self.solo_slow = solo_slow_seconds(spec.get("config") or {})
             self.log.info(
                 "Starting SFT trainer in World(world_size=1, rank=0, local_rank=0, local_world_size=1, num_nodes=1) "
                 "on CPU"
@@ -421,6 +423,8 @@ class Trainer:
             t_micro = time.perf_counter()
             if pods is not None:
                 pods.before_micro_batch(step, node)
+            elif self.solo_slow:
+                self._sleep(self.solo_slow)
             ce_before, tok_before = stats.ce_sum, n_tok
             row = pack_row(run.stream, run.row_len)
             run.total_samples += row.num_samples
@@ -507,6 +511,14 @@ class Trainer:
     def _check_signals(self) -> None:
         if self.stop_requested:
             raise Interrupted()
+
+    def _sleep(self, seconds: float) -> None:
+        """Sleep ``seconds`` (the slow-pod knob), stopping at once when SIGTERM arrives meanwhile."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            self._check_signals()
+            time.sleep(min(0.2, left))
+        self._check_signals()
 
     def _ckpt_root(self, cfg: HasCkpt, output_dir: Path, volume_dir: Path | None) -> Path:
         if cfg.ckpt is not None and cfg.ckpt.output_dir:

@@ -12,7 +12,8 @@ This machine has two cores, so the local trainer plays all of them in one proces
   ``[env_vars]`` (the hosted platform passes them to its pods and ignores these names):
   ``PRIMETUI_LOCAL_FAIL_POD = "N"`` (with ``PRIMETUI_LOCAL_FAIL_STEP``, default 1) raises in node N
   at that step and fails the run naming the pod; ``PRIMETUI_LOCAL_SLOW_POD = "N"`` (with
-  ``PRIMETUI_LOCAL_SLOW_SECONDS``, default 0.3) makes node N sleep that long per micro-batch.
+  ``PRIMETUI_LOCAL_SLOW_SECONDS``, default 0.3) makes node N sleep that long per micro-batch (``"0"`` slows
+  the one pod of a single-node run too: see ``solo_slow_seconds``).
 """
 
 from __future__ import annotations
@@ -86,6 +87,14 @@ def topology(config: dict[str, Any]) -> Topology | None:
         fail_step=_int_env(env, FAIL_STEP, 1) or 1,
         slow_pod=_int_env(env, SLOW_POD, None),
     )
+    _read_slow_seconds(env, topo)
+    for key, pod in ((FAIL_POD, topo.fail_pod), (SLOW_POD, topo.slow_pod)):
+        if pod is not None and not 0 <= pod < topo.nodes:
+            raise RunFailure(f"[env_vars] {key} = {pod} names no pod: this run has pods 0..{topo.nodes - 1}.")
+    return topo
+
+
+def _read_slow_seconds(env: dict[str, Any], topo: Topology) -> None:
     if env.get(SLOW_SECONDS) is not None:
         try:
             topo.slow_seconds = max(0.0, min(5.0, float(str(env[SLOW_SECONDS]))))
@@ -93,10 +102,17 @@ def topology(config: dict[str, Any]) -> Topology | None:
             raise RunFailure(
                 f"[env_vars] {SLOW_SECONDS} must be a number of seconds, not {env[SLOW_SECONDS]!r}."
             ) from exc
-    for key, pod in ((FAIL_POD, topo.fail_pod), (SLOW_POD, topo.slow_pod)):
-        if pod is not None and not 0 <= pod < topo.nodes:
-            raise RunFailure(f"[env_vars] {key} = {pod} names no pod: this run has pods 0..{topo.nodes - 1}.")
-    return topo
+
+
+def solo_slow_seconds(config: dict[str, Any]) -> float:
+    """The seconds a single-node run's one pod (pod 0) sleeps per micro-batch: ``PRIMETUI_LOCAL_SLOW_POD = "0"``
+    slows it as it slows node 0 of a multi-node run; 0 without the knob."""
+    env = found if isinstance(found := config.get("env_vars"), dict) else {}
+    topo = Topology(nodes=1, gpus_per_node=1, slow_pod=_int_env(env, SLOW_POD, None))
+    _read_slow_seconds(env, topo)
+    if topo.slow_pod is not None and topo.slow_pod != 0:
+        raise RunFailure(f"[env_vars] {SLOW_POD} = {topo.slow_pod} names no pod: this run has pod 0 only.")
+    return topo.slow_seconds if topo.slow_pod == 0 else 0.0
 
 
 class PodFailure(RunFailure):
