@@ -9,14 +9,17 @@ so that the close runs right after the monitor tabs' mounts were started, before
 screen's ``mounting`` is true then). With the app's hold removed (``app_leaving`` counting no screen
 as mounting), 7 of these 8 tests fail ("Can't mount widget(s) before Grid() is mounted", "No Tab
 with id ..."), the pops on their first open. Closing after a poll instead met that instant by chance:
-those tests looped 12 times, and 12 opens each caught a removed hold in only 2 of 8 tests. An open
-costs about a CPU second, so :data:`OPENS` opens that each meet it prove more for a third of the CPU.
+those tests looped 12 times, and 12 opens each caught a removed hold in only 2 of 8 tests. :data:`OPENS`
+opens that each meet it prove more for a third of the CPU; one open is not enough (with one, the switch to a
+running screen passes without the hold). The tests share one idle run (module fixture ``runs``): an open
+costs about 0.2 CPU seconds, the app's start about a second, a run's trainer start more.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Iterator
 
 import pytest
 from textual.screen import Screen
@@ -49,15 +52,27 @@ def _settled(app) -> bool:
     return isinstance(app.screen, RunsScreen) and not app.settling
 
 
-async def _running_run(lp) -> str:
-    run_id = await dispatch_idle_run(lp)
-    await wait_status(lp, run_id, {"RUNNING"})
-    return run_id
+async def _idle_runs(lp) -> tuple[str, str]:
+    a, b = await dispatch_idle_run(lp), await dispatch_idle_run(lp)
+    await wait_status(lp, a, {"RUNNING"})
+    return a, b
 
 
-async def _stop(lp, run_id: str) -> None:
+async def _stop(lp, *run_ids: str) -> None:
     async with PrimeClient(lp.base_url, lp.token) as client:
-        await client.stop_run(run_id)
+        for run_id in run_ids:
+            await client.stop_run(run_id)
+
+
+@pytest.fixture(scope="module")
+def runs(local_platform) -> Iterator[tuple[str, str]]:
+    """Two idle runs the module's tests share (none of them stops or changes a run): the first RUNNING,
+    the second listed (the run another one is switched to). A run per test cost a trainer's start each."""
+    a, b = asyncio.run(_idle_runs(local_platform))
+    try:
+        yield a, b
+    finally:
+        asyncio.run(_stop(local_platform, a, b))
 
 
 @pytest.fixture
@@ -78,23 +93,20 @@ def as_mounting(monkeypatch) -> list:
 
 
 @contextlib.asynccontextmanager
-async def _dashboard(lp):
+async def _dashboard(lp, runs: tuple[str, str]):
     """The dashboard on its runs list, with a run running: (app, pilot, run id). After the test's
-    part, the runs list still answers, the app did not crash, and the run is stopped."""
-    run_id = await _running_run(lp)
+    part, the runs list still answers and the app did not crash."""
+    run_id = runs[0]
     app = make_app(lp)
-    try:
-        async with app.run_test(size=(160, 48)) as pilot:
-            await until(pilot, lambda: app.state.runs_loaded, "the runs list")
-            yield app, pilot, run_id
-            await until(pilot, lambda: app.state.runs_loaded, "the runs list still answering")
-        _still_running(app)
-    finally:
-        await _stop(lp, run_id)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: app.state.runs_loaded, "the runs list")
+        yield app, pilot, run_id
+        await until(pilot, lambda: app.state.runs_loaded, "the runs list still answering")
+    _still_running(app)
 
 
-async def test_a_run_screen_closed_as_it_opens_leaves_the_app_running(local_platform, as_mounting):
-    async with _dashboard(local_platform) as (app, pilot, run_id):
+async def test_a_run_screen_closed_as_it_opens_leaves_the_app_running(local_platform, runs, as_mounting):
+    async with _dashboard(local_platform, runs) as (app, pilot, run_id):
         as_mounting.append(lambda screen: screen.action_back())  # Esc's action, typed ahead
         for _ in range(OPENS):
             app.open_run(run_id)
@@ -103,8 +115,10 @@ async def test_a_run_screen_closed_as_it_opens_leaves_the_app_running(local_plat
 
 
 @pytest.mark.parametrize("how", ["pop_screen", "show_runs"])
-async def test_a_run_screen_popped_by_the_app_as_it_opens_leaves_the_app_running(local_platform, as_mounting, how):
-    async with _dashboard(local_platform) as (app, pilot, run_id):
+async def test_a_run_screen_popped_by_the_app_as_it_opens_leaves_the_app_running(
+    local_platform, runs, as_mounting, how
+):
+    async with _dashboard(local_platform, runs) as (app, pilot, run_id):
         if how == "pop_screen":
             as_mounting.append(lambda screen: app.pop_screen())  # not awaited, as a dialog's dismiss does it
         else:
@@ -115,9 +129,9 @@ async def test_a_run_screen_popped_by_the_app_as_it_opens_leaves_the_app_running
             _still_running(app)
 
 
-async def test_another_run_opened_as_a_run_screen_opens_replaces_it_without_a_crash(local_platform, as_mounting):
-    async with _dashboard(local_platform) as (app, pilot, a):
-        b = await dispatch_idle_run(local_platform)  # listed and openable is all it needs: no trainer
+async def test_another_run_opened_as_a_run_screen_opens_replaces_it_without_a_crash(local_platform, runs, as_mounting):
+    async with _dashboard(local_platform, runs) as (app, pilot, a):
+        b = runs[1]  # listed and openable is all it needs
         await until(pilot, lambda: app.state.find_run(a) and app.state.find_run(b), "both runs listed")
         targets = [b, a, b, a, b, a][: 2 * OPENS]
         # a switch, issued while the screen it replaces still mounts: the next run each time
@@ -128,11 +142,10 @@ async def test_another_run_opened_as_a_run_screen_opens_replaces_it_without_a_cr
         await until(pilot, lambda: app.state.runs_loaded, "the runs list still answering")
         _still_running(app)
         assert [type(s) for s in app.screen_stack] == [RunsScreen, RunScreen], app.screen_stack
-        await _stop(local_platform, b)
 
 
-async def test_two_pops_at_once_over_two_mounting_run_screens_pop_both_in_order(local_platform, as_mounting):
-    async with _dashboard(local_platform) as (app, pilot, a):
+async def test_two_pops_at_once_over_two_mounting_run_screens_pop_both_in_order(local_platform, runs, as_mounting):
+    async with _dashboard(local_platform, runs) as (app, pilot, a):
         for _ in range(OPENS):
             first, second = RunScreen(a), RunScreen(a)
             popped: list = []
@@ -155,10 +168,10 @@ async def test_two_pops_at_once_over_two_mounting_run_screens_pop_both_in_order(
             _still_running(app)
 
 
-async def test_a_run_screen_pushed_again_as_it_settles_is_removed_when_it_leaves_again(local_platform):
+async def test_a_run_screen_pushed_again_as_it_settles_is_removed_when_it_leaves_again(local_platform, runs):
     # The popped screen is kept (installed) until its mounts are done; pushed again meanwhile, it is
     # still ours to remove when it leaves the next time, not left installed for good.
-    async with _dashboard(local_platform) as (app, pilot, a):
+    async with _dashboard(local_platform, runs) as (app, pilot, a):
         screen = RunScreen(a)
         app.push_screen(screen)
         await until(pilot, lambda: app.screen is screen, "the run screen")
@@ -184,10 +197,12 @@ class Plain(Screen):
         yield Static("a screen installed, shown once, still running")
 
 
-async def test_a_switch_to_a_running_screen_as_a_run_screen_opens_leaves_the_app_running(local_platform, as_mounting):
+async def test_a_switch_to_a_running_screen_as_a_run_screen_opens_leaves_the_app_running(
+    local_platform, runs, as_mounting
+):
     # Textual removes the screen it replaces once the new one is mounted: a screen running already
     # (installed, as the shell screen is) is mounted at once, so the run screen goes as it mounts.
-    async with _dashboard(local_platform) as (app, pilot, run_id):
+    async with _dashboard(local_platform, runs) as (app, pilot, run_id):
         plain = Plain()
         app.install_screen(plain, "plain")
         as_mounting.append(lambda screen: app.switch_screen("plain"))
@@ -210,10 +225,6 @@ async def _quit_as_it_opens(lp, run_id: str, as_mounting: list) -> None:
     _still_running(app)
 
 
-async def test_quitting_as_a_run_screen_opens_ends_cleanly(local_platform, as_mounting):
-    run_id = await _running_run(local_platform)
-    try:
-        for _ in range(2):
-            await _quit_as_it_opens(local_platform, run_id, as_mounting)
-    finally:
-        await _stop(local_platform, run_id)
+async def test_quitting_as_a_run_screen_opens_ends_cleanly(local_platform, runs, as_mounting):
+    for _ in range(2):
+        await _quit_as_it_opens(local_platform, runs[0], as_mounting)

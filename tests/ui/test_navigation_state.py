@@ -3,6 +3,8 @@ outlive a deleted run, and watches and the theme kept across restarts."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from tests.waiting import input_applied, quiet, until
 from dash_helpers import dispatch_walkthrough, make_app, notifications, screen_text, wait_status
@@ -23,15 +25,22 @@ def palette(app) -> list[str]:
 
 
 async def _two_runs(lp) -> tuple[str, str]:
-    a = await dispatch_walkthrough(lp, max_steps=2)
-    b = await dispatch_walkthrough(lp, max_steps=2)
+    a = await dispatch_walkthrough(lp, max_steps=1)
+    b = await dispatch_walkthrough(lp, max_steps=1)
     await wait_status(lp, a, {"COMPLETED"})
     await wait_status(lp, b, {"COMPLETED"})
     return a, b
 
 
-async def test_r_after_v_from_a_run_shows_the_list_and_esc_from_a_second_run_too(local_platform):
-    a, b = await _two_runs(local_platform)
+@pytest.fixture(scope="module")
+def two_runs(local_platform) -> tuple[str, str]:
+    """Two finished runs the module's tests open or watch (none deletes them): a run's trainer costs about a
+    CPU second, so they are dispatched once."""
+    return asyncio.run(_two_runs(local_platform))
+
+
+async def test_r_after_v_from_a_run_shows_the_list_and_esc_from_a_second_run_too(local_platform, two_runs):
+    a, b = two_runs
     app = make_app(local_platform)
     async with app.run_test(size=(120, 32)) as pilot:
         app.open_run(a)
@@ -59,7 +68,7 @@ async def test_a_dispatched_run_is_in_the_palette_and_watched_once_and_kept(loca
     app = make_app(local_platform, prefs=Prefs(), prefs_file=prefs_file)
     async with app.run_test(size=(120, 32)) as pilot:
         await until(pilot, lambda: app.state.runs_loaded, "runs list read")
-        run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+        run_id = await dispatch_walkthrough(local_platform, max_steps=1)
         app.run_dispatched(run_id)  # what the editor does after a dispatch
         await until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.run is not None, "run screen")
         items = palette(app)
@@ -75,12 +84,12 @@ async def test_a_dispatched_run_is_in_the_palette_and_watched_once_and_kept(loca
         assert run_id in again.state.watched and again.theme == "primetui-light"
 
 
-async def test_deleting_a_watched_run_drops_its_watch(local_platform, tmp_path):
-    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+async def test_deleting_a_watched_run_drops_its_watch(local_platform, two_runs, tmp_path):
+    run_id = await dispatch_walkthrough(local_platform, max_steps=1)  # its own: it deletes it
     await wait_status(local_platform, run_id, {"COMPLETED"})
     app = make_app(local_platform, prefs=Prefs(), prefs_file=tmp_path / "config.toml")
     async with app.run_test(size=(120, 32)) as pilot:
-        other = await dispatch_walkthrough(local_platform, max_steps=2)
+        other = two_runs[0]  # watched, and kept watched
         app.toggle_watch(other)
         app.open_run(run_id)
         await until(

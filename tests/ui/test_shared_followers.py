@@ -14,7 +14,7 @@ from collections import Counter
 import httpx
 import pytest
 from tests.waiting import quiet, until
-from dash_helpers import dispatch_walkthrough, wait_status
+from dash_helpers import dispatch_idle_run, wait_status
 
 from primetui.api.client import PrimeClient
 from primetui.ui.app import PrimeApp
@@ -26,23 +26,28 @@ WINDOW = 12.0  # seconds of counting, with every screen open
 
 
 class CountingTransport(httpx.AsyncHTTPTransport):
-    def __init__(self) -> None:
+    """Requests per resource: the run under test's as ``/rft/runs/{id}``, any other run's (the runs list
+    follows every active one: the demo's seeded run on a platform just started) as ``/rft/runs/{other}``."""
+
+    def __init__(self, run_id: str) -> None:
         super().__init__()
         self.counts: Counter[str] = Counter()
         self.counting = False
+        self.run_id = run_id
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if self.counting:
-            path = re.sub(r"/rft/runs/[^/]+", "/rft/runs/{id}", request.url.path.removeprefix("/api/v1"))
+            path = request.url.path.removeprefix("/api/v1").replace(f"/rft/runs/{self.run_id}", "/rft/runs/{id}")
+            path = re.sub(r"/rft/runs/(?!\{id\})[^/]+", "/rft/runs/{other}", path)
             path = re.sub(r"/volumes/[^/]+/sessions", "/volumes/{name}/sessions", path)
             self.counts[f"{request.method} {path}"] += 1
         return await super().handle_async_request(request)
 
 
 async def test_three_open_screens_make_one_request_stream_per_resource(local_platform):
-    run_id = await dispatch_walkthrough(local_platform, max_steps=400)
+    run_id = await dispatch_idle_run(local_platform)  # followed, not training: its trainer sleeps
     await wait_status(local_platform, run_id, {"RUNNING"})
-    transport = CountingTransport()
+    transport = CountingTransport(run_id)
     client = PrimeClient(local_platform.base_url, local_platform.token, transport=transport)
     app = PrimeApp(client, None, None, poll_scale=1.0, platform_label="local test")
     try:
