@@ -4,7 +4,6 @@ every finding prime-rl's validators can make has such a case."""
 from __future__ import annotations
 
 import ast
-import functools
 import itertools
 import re
 from pathlib import Path
@@ -1213,9 +1212,9 @@ MESSAGES = {
 }
 
 
-@functools.cache
 def _diagnostics(text: str, ctx: CheckContext) -> tuple[Diagnostic, ...]:
-    """check_text's findings (frozen), once per text: the case tests and the call-site test read the same ones."""
+    """check_text's findings, computed afresh each time: a cache across tests would hand a mutation test's
+    run the findings of the unmutated code (mutmut forks each mutant from a process that ran the tests)."""
     return tuple(check_text(text, ctx).diagnostics)
 
 
