@@ -16,23 +16,15 @@ a process of its own, so a crash, its memory and its exit handlers are its own.
 
 from __future__ import annotations
 
-import atexit
 import importlib
-import json
 import os
 import runpy
-import select
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
-from tests.local.prime_zygote import _HEADER, _INT, _drain, _read_exactly, _recv_request
+from tests.local.prime_zygote import ForkServer, OnePerWorker, _exchange, _listen, _take_call
 
 PRELOAD = (
     "primetui.commands.cli",
@@ -48,67 +40,19 @@ PRELOAD = (
 
 
 def _become(request: dict, fds: list[int]) -> None:
-    """In the call's child: take the caller's stdio, directory, environment and argv."""
+    """In the call's child: take the caller's stdio, directory and environment (argv is set by the run)."""
     import site
 
-    for target, fd in enumerate(fds):
-        os.dup2(fd, target)
-        os.close(fd)
-    os.chdir(request["cwd"])
-    os.environ.clear()
-    os.environ.update(request["env"])
+    _take_call(request, fds)
     site.USER_BASE = site.USER_SITE = None  # `site` read HOME at start: read it again under the call's
     site.getusersitepackages()
-
-
-def _handle(conn: socket.socket) -> dict:
-    """In a per-call helper: fork the call's child, report its pid and exit code. Returns only in the child."""
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    request, fds = _recv_request(conn)
-    pid = os.fork()
-    if pid == 0:
-        conn.close()
-        _become(request, fds)
-        return request
-    for fd in fds:
-        os.close(fd)
-    conn.sendall(_INT.pack(pid))
-    _, status = os.waitpid(pid, 0)
-    conn.sendall(_INT.pack(os.waitstatus_to_exitcode(status)))
-    os._exit(0)
-
-
-def _reap(_signum: int, _frame: object) -> None:
-    """Wait for finished helpers (so their CPU time counts in the zygote's, and so the worker's, children)."""
-    try:
-        while os.waitpid(-1, os.WNOHANG)[0]:
-            pass
-    except ChildProcessError:
-        pass
 
 
 def _serve(path: str, lifeline: int, ready: int) -> dict:
     """The zygote's loop: one forked helper per connection until the test worker goes. Returns only in a call."""
     for name in PRELOAD:
         importlib.import_module(name)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(path)
-    server.listen(64)
-    signal.signal(signal.SIGCHLD, _reap)
-    os.write(ready, b"ready\n")
-    os.close(ready)
-    while True:
-        readable, _, _ = select.select([server, lifeline], [], [])
-        if lifeline in readable:  # the worker closed its end (or died): nothing more to serve
-            os._exit(0)
-        conn, _ = server.accept()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        if os.fork() == 0:
-            server.close()
-            os.close(lifeline)
-            return _handle(conn)
-        conn.close()
+    return _listen(path, lifeline, ready, _become)
 
 
 def _run_call(job: dict) -> None:
@@ -127,85 +71,25 @@ def _run_call(job: dict) -> None:
 # ---------------------------------------------------------------- the caller's side
 
 
-class Zygote:
+class Zygote(ForkServer):
     """A process that has imported the headless commands; :meth:`run` forks it into one call's process."""
 
     def __init__(self) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix="primetui-zygote-"))
-        self.path = str(self.dir / "sock")
-        life_r, self._lifeline = os.pipe()
-        ready_r, ready_w = os.pipe()
         root = str(Path(__file__).resolve().parents[1])
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-        with open(self.dir / "log", "wb") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, __file__, self.path, str(life_r), str(ready_w)],
-                env=env,
-                cwd=self.dir,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                pass_fds=(life_r, ready_w),
-            )
-        os.close(life_r)
-        os.close(ready_w)
-        atexit.register(self.close)
-        try:
-            poller = select.poll()
-            poller.register(ready_r, select.POLLIN)
-            if not poller.poll(120_000) or not os.read(ready_r, 16):  # a bound on a hang: the import takes ~1 s of CPU
-                raise RuntimeError(f"the primetui zygote did not start: {(self.dir / 'log').read_text()[-2000:]}")
-        finally:
-            os.close(ready_r)
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            os.close(self._lifeline)
-            self.proc.wait(timeout=30)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        super().__init__(__file__, Path(tempfile.mkdtemp(prefix="primetui-zygote-")), env, "primetui")
 
     def run(
         self, args: list[str], env: dict[str, str], cwd: Path, timeout: float
     ) -> subprocess.CompletedProcess[bytes]:
         """``python *args`` (``-c CODE …`` or ``-m primetui …``) in a child, stdin empty, output captured as bytes."""
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        null = os.open(os.devnull, os.O_RDONLY)
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            conn.connect(self.path)
-            body = json.dumps({"args": args, "env": env, "cwd": str(cwd)}).encode()
-            socket.send_fds(conn, [_HEADER.pack(len(body)) + body], [null, out_w, err_w])
-        finally:
-            for fd in (null, out_w, err_w):
-                os.close(fd)
-        try:
-            (pid,) = _INT.unpack(_read_exactly(conn, _INT.size))
-            outputs = _drain([out_r, err_r], time.monotonic() + timeout)
-            if outputs is None:
-                os.kill(pid, signal.SIGKILL)
-                raise subprocess.TimeoutExpired([sys.executable, *args], timeout)
-            (code,) = _INT.unpack(_read_exactly(conn, _INT.size))
-        finally:
-            conn.close()
-            for fd in (out_r, err_r):
-                os.close(fd)
-        return subprocess.CompletedProcess([sys.executable, *args], code, outputs[0], outputs[1])
+        body = {"args": args, "env": env, "cwd": str(cwd)}
+        code, out, err = _exchange(self.path, body, timeout, [sys.executable, *args])
+        return subprocess.CompletedProcess([sys.executable, *args], code, out, err)
 
 
-_lock = threading.Lock()
-_zygote: Zygote | None = None
-
-
-def zygote() -> Zygote | None:
-    """This worker's zygote, started on first use; None when PRIMETUI_CLI_ZYGOTE=0."""
-    global _zygote
-    if os.environ.get("PRIMETUI_CLI_ZYGOTE") == "0":
-        return None
-    with _lock:
-        if _zygote is None:
-            _zygote = Zygote()
-        return _zygote
+zygote = OnePerWorker(Zygote, "PRIMETUI_CLI_ZYGOTE")
+"""This worker's primetui zygote, started on first use; None when PRIMETUI_CLI_ZYGOTE=0."""
 
 
 def python(

@@ -35,6 +35,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from typing import Generic, TypeVar
 from pathlib import Path
 
 PRIME = str(Path(sys.executable).with_name("prime"))
@@ -62,6 +64,7 @@ module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 module.Config()
 """
+Z = TypeVar("Z", bound="ForkServer")
 _HEADER = struct.Struct("!I")
 _INT = struct.Struct("!i")
 
@@ -100,27 +103,33 @@ def _recv_request(conn: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(data[_HEADER.size :]), fds
 
 
-def _become(request: dict, fds: list[int]) -> None:
-    """In the call's child: take the caller's stdio, directory, environment and argv."""
+def _take_call(request: dict, fds: list[int]) -> None:
+    """In the call's child: take the caller's stdio, directory and environment (shared with tests/cli_zygote.py)."""
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+
+
+def _become(request: dict, fds: list[int]) -> None:
+    """In the call's child: take the caller's stdio, directory, environment and argv."""
+    _take_call(request, fds)
     sys.argv = list(request["argv"])
     sys.orig_argv = [sys.executable, *sys.argv]
     _redo_import_reads()
 
 
-def _handle(conn: socket.socket) -> dict:
-    """In a per-call helper: fork the call's child, report its pid and its exit code. Returns only in the child."""
+def _handle(conn: socket.socket, become: Callable[[dict, list[int]], None]) -> dict:
+    """In a per-call helper: fork the call's child, report its pid and its exit code. Returns only in the child,
+    which ``become`` has made the call's process (shared with tests/cli_zygote.py)."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     request, fds = _recv_request(conn)
     pid = os.fork()
     if pid == 0:
         conn.close()
-        _become(request, fds)
+        become(request, fds)
         return request
     for fd in fds:
         os.close(fd)
@@ -145,12 +154,23 @@ def _serve(path: str, lifeline: int, ready: int) -> dict:
     Returns only in a call's child."""
     import prime_cli.main  # noqa: F401 - the import every call would otherwise pay
 
+    return _listen(path, lifeline, ready, _become)
+
+
+def _listen(path: str, lifeline: int, ready: int, become: Callable[[dict, list[int]], None]) -> dict:
+    """Listen on ``path``, say ready, then fork a helper per call (shared with tests/cli_zygote.py)."""
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     server.listen(64)
     signal.signal(signal.SIGCHLD, _reap)
     os.write(ready, b"ready\n")
     os.close(ready)
+    return _accept_loop(server, lifeline, become)
+
+
+def _accept_loop(server: socket.socket, lifeline: int, become: Callable[[dict, list[int]], None]) -> dict:
+    """One forked helper per connection until the worker goes (its ``lifeline`` closes). Returns only in a call's
+    child (shared with tests/cli_zygote.py)."""
     while True:
         readable, _, _ = select.select([server, lifeline], [], [])
         if lifeline in readable:  # the worker closed its end (or died): nothing more to serve
@@ -161,29 +181,27 @@ def _serve(path: str, lifeline: int, ready: int) -> dict:
         if os.fork() == 0:
             server.close()
             os.close(lifeline)
-            return _handle(conn)
+            return _handle(conn, become)
         conn.close()
 
 
 # ---------------------------------------------------------------- the caller's side
 
 
-class Zygote:
-    """A process that has imported the CLI; :meth:`run` forks it into one call's process."""
+class ForkServer:
+    """A zygote process started from ``script`` in ``directory`` (its socket, log and home); shared with
+    tests/cli_zygote.py. It lives until :meth:`close` or the end of the test worker (its lifeline closes)."""
 
-    def __init__(self, **env: str) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix="prime-zygote-"))
-        self.path = str(self.dir / "sock")
-        home = self.dir / "home"
-        home.mkdir()
-        self.env = dict(os.environ, HOME=str(home), **CONSTANT, **env)
+    def __init__(self, script: str, directory: Path, env: dict[str, str], name: str) -> None:
+        self.dir = directory
+        self.path = str(directory / "sock")
         life_r, self._lifeline = os.pipe()
         ready_r, ready_w = os.pipe()
-        with open(self.dir / "log", "wb") as log:
+        with open(directory / "log", "wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, __file__, self.path, str(life_r), str(ready_w)],
-                env=self.env,
-                cwd=self.dir,
+                [sys.executable, script, self.path, str(life_r), str(ready_w)],
+                env=env,
+                cwd=directory,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -195,8 +213,8 @@ class Zygote:
         try:
             poller = select.poll()
             poller.register(ready_r, select.POLLIN)
-            if not poller.poll(120_000) or not os.read(ready_r, 16):  # a bound on a hang: the import takes ~2 s of CPU
-                raise RuntimeError(f"the prime zygote did not start: {(self.dir / 'log').read_text()[-2000:]}")
+            if not poller.poll(120_000) or not os.read(ready_r, 16):  # a bound on a hang: an import takes 1-2 s of CPU
+                raise RuntimeError(f"the {name} zygote did not start: {(directory / 'log').read_text()[-2000:]}")
         finally:
             os.close(ready_r)
 
@@ -205,6 +223,17 @@ class Zygote:
             os.close(self._lifeline)
             self.proc.wait(timeout=30)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Zygote(ForkServer):
+    """A process that has imported the CLI; :meth:`run` forks it into one call's process."""
+
+    def __init__(self, **env: str) -> None:
+        directory = Path(tempfile.mkdtemp(prefix="prime-zygote-"))
+        home = directory / "home"
+        home.mkdir()
+        self.env = dict(os.environ, HOME=str(home), **CONSTANT, **env)
+        super().__init__(__file__, directory, self.env, "prime")
 
     def serves(self, env: dict[str, str]) -> bool:
         """A call's environment differs from the zygote's only in keys the CLI does not read at import."""
@@ -215,30 +244,37 @@ class Zygote:
         self, argv: list[str], env: dict[str, str], cwd: Path, timeout: float, **job: str | bool
     ) -> subprocess.CompletedProcess[str]:
         """Run ``argv`` in a child (or the zygote's other ``job``: ``config``, ``scan``) as a fresh process would."""
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        null = os.open(os.devnull, os.O_RDONLY)
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            conn.connect(self.path)
-            body = json.dumps({"argv": argv, "env": env, "cwd": str(cwd), **job}).encode()
-            socket.send_fds(conn, [_HEADER.pack(len(body)) + body], [null, out_w, err_w])
-        finally:
-            for fd in (null, out_w, err_w):
-                os.close(fd)
-        try:
-            (pid,) = _INT.unpack(_read_exactly(conn, _INT.size))
-            outputs = _drain([out_r, err_r], time.monotonic() + timeout)
-            if outputs is None:
-                os.kill(pid, signal.SIGKILL)
-                raise subprocess.TimeoutExpired(argv, timeout)
-            (code,) = _INT.unpack(_read_exactly(conn, _INT.size))
-        finally:
-            conn.close()
-            for fd in (out_r, err_r):
-                os.close(fd)
-        stdout, stderr = (_as_text(data) for data in outputs)
-        return subprocess.CompletedProcess(argv, code, stdout, stderr)
+        body = {"argv": argv, "env": env, "cwd": str(cwd), **job}
+        code, out, err = _exchange(self.path, body, timeout, argv)
+        return subprocess.CompletedProcess(argv, code, _as_text(out), _as_text(err))
+
+
+def _exchange(path: str, body: dict, timeout: float, argv: list[str]) -> tuple[int, bytes, bytes]:
+    """Send one call to the zygote at ``path`` with an empty stdin and two pipes for its output; its exit code and
+    output (shared with tests/cli_zygote.py). Past ``timeout`` the call's process is killed."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    null = os.open(os.devnull, os.O_RDONLY)
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(path)
+        data = json.dumps(body).encode()
+        socket.send_fds(conn, [_HEADER.pack(len(data)) + data], [null, out_w, err_w])
+    finally:
+        for fd in (null, out_w, err_w):
+            os.close(fd)
+    try:
+        (pid,) = _INT.unpack(_read_exactly(conn, _INT.size))
+        outputs = _drain([out_r, err_r], time.monotonic() + timeout)
+        if outputs is None:
+            os.kill(pid, signal.SIGKILL)
+            raise subprocess.TimeoutExpired(argv, timeout)
+        (code,) = _INT.unpack(_read_exactly(conn, _INT.size))
+    finally:
+        conn.close()
+        for fd in (out_r, err_r):
+            os.close(fd)
+    return code, outputs[0], outputs[1]
 
 
 def _read_exactly(conn: socket.socket, size: int) -> bytes:
@@ -279,19 +315,26 @@ def _as_text(data: bytes) -> str:
     return io.TextIOWrapper(io.BytesIO(data)).read()
 
 
-_lock = threading.Lock()
-_zygote: Zygote | None = None
+class OnePerWorker(Generic[Z]):
+    """This worker's zygote, started by ``make`` on first use; None while the environment sets ``switch`` to 0
+    (shared with tests/cli_zygote.py)."""
+
+    def __init__(self, make: Callable[[], Z], switch: str) -> None:
+        self._make, self._switch = make, switch
+        self._lock = threading.Lock()
+        self._made: Z | None = None
+
+    def __call__(self) -> Z | None:
+        if os.environ.get(self._switch) == "0":
+            return None
+        with self._lock:
+            if self._made is None:
+                self._made = self._make()
+            return self._made
 
 
-def zygote() -> Zygote | None:
-    """This worker's zygote, started on first use; None when PRIMETUI_PRIME_ZYGOTE=0."""
-    global _zygote
-    if os.environ.get("PRIMETUI_PRIME_ZYGOTE") == "0":
-        return None
-    with _lock:
-        if _zygote is None:
-            _zygote = Zygote()
-        return _zygote
+zygote = OnePerWorker(Zygote, "PRIMETUI_PRIME_ZYGOTE")
+"""This worker's `prime` zygote, started on first use; None when PRIMETUI_PRIME_ZYGOTE=0."""
 
 
 def prime(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
