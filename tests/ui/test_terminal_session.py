@@ -4,6 +4,7 @@ session."""
 
 from __future__ import annotations
 
+import shutil
 
 import pytest
 from textual.app import App, ComposeResult
@@ -13,10 +14,13 @@ asyncssh = pytest.importorskip("asyncssh")
 httpx = pytest.importorskip("httpx")
 
 from primetui.config.settings import Settings
-from primetui.ui.terminal import ShellScreen, open_shell  # noqa: E402
+from primetui.shell.term.transport import PtyTransport
+from primetui.ui.terminal import ShellScreen, ShellSpec, open_shell, open_spec  # noqa: E402
 from primetui.ui.terminal.dialogs import LeaveDialog, StopSessionScreen  # noqa: E402
 from ssh_platform import create_volume, ssh_platform  # noqa: E402
 from tests.waiting import eventually, until
+
+BASH = shutil.which("bash")
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +81,16 @@ async def test_read_write_shell_runs_commands_then_stop_syncs_to_the_volume(plat
             await pilot.press("ctrl+right_square_bracket")
             await until(pilot, lambda: isinstance(app.screen, LeaveDialog), "isinstance(app.screen, LeaveDialog)")
             await pilot.press("s")
-            await until(
-                pilot, lambda: isinstance(app.screen, StopSessionScreen), "isinstance(app.screen, StopSessionScreen)"
+            stop_screen = await until(
+                pilot,
+                lambda: next((s for s in app.screen_stack if isinstance(s, StopSessionScreen)), None),
+                "a StopSessionScreen in app.screen_stack",
             )
-            stop_screen = app.screen
+            # The shell's end (the stop hangs it up) must not ask a second time, in either order.
+            await until(pilot, lambda: pane.has_class("-ended"), 'pane.has_class("-ended")')
+            assert not any(isinstance(s, LeaveDialog) for s in app.screen_stack), [
+                type(s).__name__ for s in app.screen_stack
+            ]
             # The final sync copies the session back to the volume: allow a loaded machine a minute.
             await until(
                 pilot,
@@ -90,6 +100,68 @@ async def test_read_write_shell_runs_commands_then_stop_syncs_to_the_volume(plat
             assert stop_screen.phases[-1] == "stopped"
         assert (root / "pane.txt").read_text() == "made-in-pane\n"
         final = await client.get_session("panerw", session.id)
+        assert final.phase == "stopped"
+    finally:
+        await client.aclose()
+
+
+class SpecApp(App):
+    def __init__(self, spec: ShellSpec) -> None:
+        super().__init__()
+        self.spec = spec
+
+    def compose(self) -> ComposeResult:
+        yield Static("dashboard")
+
+    def on_mount(self) -> None:
+        open_spec(self, self.spec)
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is needed for the pty shell")
+async def test_stop_and_sync_asks_once_when_the_hung_up_shell_exits_with_a_status(platform) -> None:
+    """Stop-and-sync hangs the shell up. A shell that answers with its exit status (bash: 129) ends
+    cleanly rather than as a dropped link, which the SSH shell also does when the machine is loaded;
+    that end must not open a second leave dialog over (or under) the stop screen."""
+    lp, _key = platform
+    root = create_volume(lp, "panehup")
+    client = lp.client()
+    try:
+        session = await ready_session(client, "panehup", read_only=False)
+        spec = ShellSpec(
+            label=f"panehup · {session.id} · RW",
+            make_transport=lambda: PtyTransport([BASH or "bash", "--norc", "--noprofile", "-i"], cwd=str(root)),
+            volume="panehup",
+            session_id=session.id,
+            client=client,
+        )
+        app = SpecApp(spec)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(
+                pilot,
+                lambda: isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running,
+                "isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running",
+            )
+            pane = app.screen.panes[0]
+            await pilot.press("ctrl+right_square_bracket")
+            await until(pilot, lambda: isinstance(app.screen, LeaveDialog), "isinstance(app.screen, LeaveDialog)")
+            await pilot.press("s")
+            stop_screen = await until(
+                pilot,
+                lambda: next((s for s in app.screen_stack if isinstance(s, StopSessionScreen)), None),
+                "a StopSessionScreen in app.screen_stack",
+            )
+            await until(pilot, lambda: pane.has_class("-ended"), 'pane.has_class("-ended")')
+            assert pane.view.ended_reason and "status" in pane.view.ended_reason  # the clean end, not a drop
+            assert not any(isinstance(s, LeaveDialog) for s in app.screen_stack), [
+                type(s).__name__ for s in app.screen_stack
+            ]
+            await until(
+                pilot,
+                lambda: stop_screen not in app.screen_stack,
+                "stop_screen not in app.screen_stack",
+            )
+            assert stop_screen.phases[-1] == "stopped"
+        final = await client.get_session("panehup", session.id)
         assert final.phase == "stopped"
     finally:
         await client.aclose()

@@ -187,7 +187,9 @@ class PtyTransport:
         if self._master >= 0:
             os.close(self._master)
             self._master = -1
-        self._eof = True
+        if not self._eof:
+            self._eof = True
+            self._queue.put_nowait(b"")  # the end marker: a pending read() returns, as over SSH
 
 
 def _make_controlling_tty() -> None:
@@ -239,6 +241,8 @@ class SessionTransport:
             self.dropped = True
             self.stopped = isinstance(end.error, SessionStopped)
             self.exit_reason = str(end.error)
+        elif end.exit_status is None:
+            self.exit_reason = "The shell was closed."  # hung up from here before it reported a status
         else:
             self.exit_reason = f"The shell exited with status {end.exit_status}."
         return b""

@@ -261,12 +261,18 @@ class ShellScreen(Screen):
         if event.view.start_failed:
             pane.set_status("could not connect: press r to retry, ctrl+] to leave")
             return
-        if dropped:
+        if dropped and not event.view.stop_asked:  # a hang-up we asked for is no lost link
             pane.set_status(f"disconnected: press r to reconnect, ctrl+] to leave · {event.reason.rstrip('.')}")
             return
         pane.set_status("ended: ctrl+] to leave")
-        if pane.spec.session_id and not pane.spec.read_only and pane is self.current_pane():
+        if (
+            pane.spec.session_id
+            and not pane.spec.read_only
+            and pane is self.current_pane()
+            and not event.view.stop_asked
+        ):
             # A read-write shell that exited: this is the moment people forget to stop the session.
+            # Not when the user chose to stop it here: the stop screen is already on its way.
             self.ask_leave(pane)
 
     async def on_terminal_view_reconnect_requested(self, event: TerminalView.ReconnectRequested) -> None:

@@ -120,6 +120,8 @@ class TerminalView(Widget, can_focus=True):
         self.bytes_in = 0
         self.frames = 0
         self.start_failed = False  # the last start could not connect (retry makes sense)
+        # The dashboard hung the program up itself (stop()): its end is no news to the user.
+        self.stop_asked = False
         self._bytes_at_frame = 0
         self.ended = asyncio.Event()
         # Keys and pastes typed while the shell connects: sent, in order, once it is ready (as ssh
@@ -173,6 +175,7 @@ class TerminalView(Widget, can_focus=True):
         else:
             self.transport = transport  # type: ignore[assignment]
         self.ended_reason = None
+        self.stop_asked = False
         self.ended = asyncio.Event()
         self.term.feed_text("\r\n")
         self.run_worker(self._run(self.term.cols, self.term.rows), name="terminal-pump", exit_on_error=False)
@@ -232,6 +235,7 @@ class TerminalView(Widget, can_focus=True):
 
     async def stop(self) -> None:
         """Close the transport (the program gets a hangup)."""
+        self.stop_asked = True
         if self.transport is not None:
             await self.transport.close()
 
