@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import time
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,11 +58,12 @@ def tree_cpu() -> float:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
-    before = tree_cpu()
+    before, started = tree_cpu(), time.monotonic()
     yield
     _OUT.parent.mkdir(exist_ok=True)
     with _OUT.open("a") as out:
-        out.write(json.dumps({"test": item.nodeid, "cpu": round(tree_cpu() - before, 3)}) + "\n")
+        row = {"test": item.nodeid, "cpu": round(tree_cpu() - before, 3), "wall": round(time.monotonic() - started, 3)}
+        out.write(json.dumps(row) + "\n")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
