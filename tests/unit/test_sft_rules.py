@@ -440,6 +440,15 @@ CASES = [
         HOSTED,
     ),
     (
+        "quantization-impl-mxfp8",
+        "model-quant",
+        "error",
+        '[model]\nimpl = "hf"\nattn = "flash_attention_2"\nep_comm_backend = "torch"\n[model.quantization]\ntype = "mxfp8"\n',
+        (5, 1),
+        '[model]\nimpl = "auto"\nep_comm_backend = "torch"\n[model.quantization]\ntype = "mxfp8"\n',
+        HOSTED,
+    ),
+    (
         "vlm-dtypes",
         "vlm",
         "error",
@@ -1063,6 +1072,7 @@ MESSAGES = {
     "eval-concurrency": "concurrency.min_inflight must not exceed concurrency.max_inflight",
     "max-lora-rank": "max_lora_rank=1024 exceeds vLLM maximum of 512",
     "quantization-impl": "fp8 training is only supported with model.impl='custom' or 'auto'.",
+    "quantization-impl-mxfp8": "mxfp8 training is only supported with model.impl='custom' or 'auto'.",
     "vlm-dtypes": (
         "VLM models must use optimization_dtype='bfloat16' and reduce_dtype='bfloat16' to match vLLM inference."
     ),
@@ -1237,6 +1247,30 @@ def test_rule_fires_at_exact_position(case):
 def test_rule_passes_on_the_fixed_config(case):
     _id, code, _level, _bad, _pos, good, ctx = case
     assert _found(good, code, ctx) == []
+
+
+# Where a rule must stay quiet, at the edge of what it refuses (each kills a mutant that moved the edge).
+QUIET = [
+    ("trust-remote-code-auto", "model-impl", '[model]\nimpl = "auto"\ntrust_remote_code = true\n'),
+    ("vlm-cp-unset", "model-cp", VLM),
+    ("vlm-cp-1", "model-cp", VLM.replace('impl = "custom"\n', 'impl = "custom"\ncp = 1\n')),
+    ("deepep-ep-2", "model-ep", '[model]\nep_comm_backend = "deepep"\nep = 2\n'),
+]
+
+
+@pytest.mark.parametrize(("code", "text"), [q[1:] for q in QUIET], ids=[q[0] for q in QUIET])
+def test_rule_stays_quiet_at_the_edge_of_what_it_refuses(code, text):
+    assert _found(text, code, HOSTED) == []
+
+
+@pytest.mark.parametrize(
+    ("batch", "micro", "nearest"),
+    [(10, 4, "8 or 12"), (2, 4, "4"), (6, 4, "4 or 8")],
+    ids=["between", "below", "above"],
+)
+def test_batch_divisible_names_the_nearest_multiples(batch, micro, nearest):
+    (found,) = _found(f"[data]\nbatch_size = {batch}\nmicro_batch_size = {micro}\n", "batch-divisible", HOSTED)
+    assert found.message.endswith(f"(the nearest are {nearest}).")
 
 
 def test_seed_configs_have_no_errors():
