@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation testing of one security or data-integrity module, outside CI (docs/testing.md, "Mutation testing").
 #
-#   bash scripts/mutation.sh <module>      # module: neutraliser | atomic | boundary | confinement | wall | scope | rules
+#   bash scripts/mutation.sh <module>      # module: neutraliser | atomic | boundary | confinement | wall | scope | rules | rules-rl
 #
 # It copies the work tree (tracked and new files, as they are now) to $MUTATION_DIR/<module>
 # (default /tmp/primetui-mutation), adds a [tool.mutmut] table to the copy's pyproject.toml naming
@@ -13,7 +13,7 @@
 set -euo pipefail
 
 MUTMUT="mutmut==3.8.1"
-module="${1:?usage: scripts/mutation.sh neutraliser|atomic|boundary|confinement|wall|scope|rules}"
+module="${1:?usage: scripts/mutation.sh neutraliser|atomic|boundary|confinement|wall|scope|rules|rules-rl}"
 
 case "$module" in
 neutraliser)
@@ -39,6 +39,10 @@ wall)
 scope)
     source_file=src/primetui/local/scope.py
     tests=(tests/unit/test_scope_rules.py)
+    ;;
+rules-rl)
+    source_file=src/primetui/sft/rules_rl.py
+    tests=(tests/unit/test_rl_config.py tests/unit/test_config_kind.py)
     ;;
 rules)
     source_file=src/primetui/sft/rules_primerl.py

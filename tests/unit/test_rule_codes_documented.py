@@ -11,6 +11,7 @@ collector cannot read fails the test, so a new way of writing codes cannot slip 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -25,10 +26,6 @@ BUILDERS = {"Finding": 1, "Diagnostic": 3}
 
 class Unreadable(Exception):
     pass
-
-
-def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
 
 def _scope(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST:
@@ -65,24 +62,34 @@ def _code_arg(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
     return call.args[index] if len(call.args) > index else None
 
 
-def _dotted(path: Path) -> str:
-    return ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
-
-
-def _imported(module: ast.Module) -> dict[str, tuple[str, str]]:
-    """``from primetui.x import y as z``: z -> (primetui.x, y)."""
-    return {
-        a.asname or a.name: (node.module, a.name)
-        for node in ast.walk(module)
-        if isinstance(node, ast.ImportFrom) and node.module
-        for a in node.names
-    }
+def _index(text: str) -> tuple[ast.Module, list[ast.Call], dict[ast.AST, ast.AST], dict[str, tuple[str, str]]]:
+    """A module's tree, its calls, each node's parent and its ``from`` imports, in one walk of the tree."""
+    module = ast.parse(text)
+    calls: list[ast.Call] = []
+    parents: dict[ast.AST, ast.AST] = {}
+    imported: dict[str, tuple[str, str]] = {}  # ``from primetui.x import y as z``: z -> (primetui.x, y)
+    todo: list[ast.AST] = [module]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Call):
+            calls.append(node)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.update({a.asname or a.name: (node.module, a.name) for a in node.names})
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+            todo.append(child)
+    return module, calls, parents, imported
 
 
 def collect_codes() -> set[str]:
     """Every rule code the source can produce (f-string codes as ``re:`` patterns)."""
-    texts = {path: path.read_text(encoding="utf-8") for path in sorted(SRC.rglob("*.py"))}
-    parsed: dict[Path, tuple[ast.Module, dict, dict]] = {}
+    return set(_collect(SRC, ROOT))
+
+
+@functools.cache  # the three tests below read the same tree; a monkeypatched SRC is another key
+def _collect(src: Path, root: Path) -> frozenset[str]:
+    texts = {path: path.read_text(encoding="utf-8") for path in sorted(src.rglob("*.py"))}
+    parsed: dict[Path, tuple[ast.Module, list[ast.Call], dict, dict]] = {}
     # (module, name) of helpers that pass their own parameter on as the code: (its position, its name)
     helpers: dict[tuple[str, str], tuple[int, str]] = {}
     while True:  # until no new pass-through helper turns up
@@ -93,13 +100,10 @@ def collect_codes() -> set[str]:
             if not any(name in text for name in names):
                 continue  # parse only the modules that can build one (the whole tree takes seconds)
             if path not in parsed:
-                module = ast.parse(text)
-                parsed[path] = (module, _parents(module), _imported(module))
-            module, parents, imported = parsed[path]
-            dotted = _dotted(path)
-            for call in ast.walk(module):
-                if not isinstance(call, ast.Call):
-                    continue
+                parsed[path] = _index(text)
+            module, calls, parents, imported = parsed[path]
+            dotted = ".".join(path.relative_to(src.parent).with_suffix("").parts)
+            for call in calls:
                 func = call.func
                 name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
                 if name in BUILDERS:
@@ -119,9 +123,9 @@ def collect_codes() -> set[str]:
                     if arg.id in params:  # a helper that builds with its caller's code: its callers hold the codes
                         helpers.setdefault((dotted, scope.name), (params.index(arg.id), arg.id))
                         continue
-                codes |= _values(arg, scope, module, f"{path.relative_to(ROOT)}:{call.lineno}")
+                codes |= _values(arg, scope, module, f"{path.relative_to(root)}:{call.lineno}")
         if helpers == known:
-            return codes
+            return frozenset(codes)
 
 
 def documented_codes() -> set[str]:
