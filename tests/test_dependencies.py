@@ -4,6 +4,7 @@ and test-only tools stay in the dev group."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import tomllib
 from pathlib import Path
@@ -39,12 +40,19 @@ def _src_imports(under: Path = ROOT / "src", outside: Path | None = None, skip: 
     for path in under.rglob("*.py"):
         if (outside is not None and path.is_relative_to(outside)) or path in skip:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                found.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                found.add(node.module.split(".")[0])
+        found |= _imports_of(path, path.stat().st_mtime_ns)
     return found
+
+
+@functools.cache  # the three tests read the same files; a file changed since is read again (its mtime)
+def _imports_of(path: Path, _mtime: int) -> frozenset[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return frozenset(found)
 
 
 def _project() -> dict:
