@@ -15,8 +15,7 @@ from primetui.local.testing import LocalPlatform
 from primetui.local.trainer.testing import RL_EXAMPLES
 from tests.local.conftest import http, wait_status
 from tests.local.test_prime_cli import prime_env, run_all
-from tests.cli_zygote import python
-from tests.ops.test_wait_dispatch import env_for
+from tests.ops.test_wait_dispatch import primetui
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -64,11 +63,11 @@ def test_prime_train_runs_each_example_as_written(local_platform, c, examples, t
 
 def test_primetui_dispatch_waits_each_example_to_completed(local_platform, c, examples, tmp_path):
     for name in sorted(RL_EXAMPLES):
-        argv = ["dispatch", str(examples / f"{name}.toml"), "--wait", "--json", "--interval", "1"]
-        out = python(["-m", "primetui", *argv], env_for(local_platform, tmp_path), 180)  # as a fresh process would
-        stdout, stderr = out.stdout.decode(), out.stderr.decode()
-        events = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
-        assert out.returncode == 0, f"primetui dispatch {name}.toml: {stdout}{stderr}"
+        out = primetui(
+            local_platform, tmp_path, "dispatch", str(examples / f"{name}.toml"), "--wait", "--json", "--interval", "1"
+        )
+        events = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+        assert out.returncode == 0, f"primetui dispatch {name}.toml: {out.stdout}{out.stderr}"
         assert events[-1]["event"] == "done" and events[-1]["status"] == "COMPLETED", events
         (run_id,) = [e["run_id"] for e in events if e["event"] == "dispatched"]
         assert c.get(f"/rft/runs/{run_id}").json()["run"]["status"] == "COMPLETED", name
