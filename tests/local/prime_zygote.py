@@ -23,6 +23,7 @@ zygote's own: a call whose environment differs from the zygote's in any other ke
 from __future__ import annotations
 
 import atexit
+import gc
 import io
 import json
 import os
@@ -188,6 +189,9 @@ def _listen(path: str, lifeline: int, ready: int, become: Callable[[dict, list[i
     server.bind(path)
     server.listen(64)
     signal.signal(signal.SIGCHLD, _reap)
+    # What the imports made goes to the collector's permanent generation: a call's collections then skip it
+    # instead of walking (and so copying, page by page) the whole inherited heap; half a call's CPU.
+    gc.freeze()
     os.write(ready, b"ready\n")
     os.close(ready)
     return _accept_loop(server, lifeline, become)
@@ -385,8 +389,6 @@ def write_config(env: dict[str, str]) -> None:
 
 def _scan(needle: str) -> list[str]:
     """Every string held by a live object that contains ``needle`` (the request that names it aside)."""
-    import gc
-
     hits = []
     for holder in gc.get_objects():
         for value in gc.get_referents(holder):
@@ -399,6 +401,7 @@ if __name__ == "__main__":
     sys.path[0] = str(Path(PRIME).parent)  # as for the console script, whose folder heads sys.path
     job = _serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
     if job.get("scan"):
+        gc.unfreeze()  # gc.get_objects() lists no frozen object: the scan must see what the imports made too
         print(json.dumps(_scan(job["scan"])))
         sys.exit(0)
     if job.get("config"):
