@@ -9,8 +9,9 @@ the CLI's parser and commands run exactly as in a fresh process and the exit cod
 
 What a fresh import would have read differently is made equal in the child: the import reads `HOME`
 in three places (`ConfigModel.ssh_key_path`'s default, `Config.DEFAULT_SSH_KEY_PATH`, and `site`'s
-user base) and the working directory in one (`rich._IMPORT_CWD`); the child recomputes them under its
-own. Everything else the import reads
+user base; the preloaded boto3 in four more: botocore's cache and model dirs) and the working
+directory in two (`rich._IMPORT_CWD`, and `multiprocessing.process.ORIGINAL_DIR` under boto3); the
+child recomputes them under its own. Everything else the import reads
 from the environment (rich's consoles read COLUMNS, NO_COLOR, TERM and friends) must match the
 zygote's own: a call whose environment differs from the zygote's in any other key than
 :data:`CALL_KEYS` runs as a plain subprocess instead. ``tests/local/test_prime_zygote.py`` proves both
@@ -22,6 +23,7 @@ zygote's own: a call whose environment differs from the zygote's in any other ke
 from __future__ import annotations
 
 import atexit
+import gc
 import io
 import json
 import os
@@ -90,6 +92,22 @@ def _redo_import_reads() -> None:
     site.USER_BASE = site.USER_SITE = None
     site.getusersitepackages()
     rich._IMPORT_CWD = os.path.abspath(os.getcwd())  # where rich's tracebacks resolve relative file names
+    _redo_boto_reads()
+
+
+def _redo_boto_reads() -> None:
+    """botocore's import keeps four paths under HOME (class attributes, a default argument); multiprocessing the
+    working directory."""
+    from botocore import credentials, loaders, tokens, utils
+
+    cache = utils.JSONFileCache.CACHE_DIR = os.path.expanduser(os.path.join("~", ".aws", "boto", "cache"))
+    utils.JSONFileCache.__init__.__defaults__ = (cache, None)
+    sso = os.path.expanduser(os.path.join("~", ".aws", "sso", "cache"))
+    tokens.SSOTokenProvider._SSO_TOKEN_CACHE_DIR = credentials.SSOProvider._SSO_TOKEN_CACHE_DIR = sso
+    loaders.Loader.CUSTOMER_DATA_PATH = os.path.join(os.path.expanduser("~"), ".aws", "models")
+    import multiprocessing.process  # imported by boto3.s3.transfer: it notes the working directory
+
+    multiprocessing.process.ORIGINAL_DIR = os.path.abspath(os.getcwd())
 
 
 def _recv_request(conn: socket.socket) -> tuple[dict, list[int]]:
@@ -154,6 +172,14 @@ def _serve(path: str, lifeline: int, ready: int) -> dict:
     Returns only in a call's child."""
     import prime_cli.main  # noqa: F401 - the import every call would otherwise pay
 
+    # ... and what `prime volumes put/get/cat/ls` import inside the command (0.2 s of CPU a call): boto3's
+    # import reads HOME four times (botocore's cache and model dirs), which the child recomputes.
+    import boto3.exceptions  # noqa: F401
+    import boto3.s3.transfer  # noqa: F401
+    import botocore.config  # noqa: F401
+    import botocore.credentials  # noqa: F401
+    import botocore.session  # noqa: F401
+
     return _listen(path, lifeline, ready, _become)
 
 
@@ -163,6 +189,9 @@ def _listen(path: str, lifeline: int, ready: int, become: Callable[[dict, list[i
     server.bind(path)
     server.listen(64)
     signal.signal(signal.SIGCHLD, _reap)
+    # What the imports made goes to the collector's permanent generation: a call's collections then skip it
+    # instead of walking (and so copying, page by page) the whole inherited heap; half a call's CPU.
+    gc.freeze()
     os.write(ready, b"ready\n")
     os.close(ready)
     return _accept_loop(server, lifeline, become)
@@ -360,8 +389,6 @@ def write_config(env: dict[str, str]) -> None:
 
 def _scan(needle: str) -> list[str]:
     """Every string held by a live object that contains ``needle`` (the request that names it aside)."""
-    import gc
-
     hits = []
     for holder in gc.get_objects():
         for value in gc.get_referents(holder):
@@ -374,6 +401,7 @@ if __name__ == "__main__":
     sys.path[0] = str(Path(PRIME).parent)  # as for the console script, whose folder heads sys.path
     job = _serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
     if job.get("scan"):
+        gc.unfreeze()  # gc.get_objects() lists no frozen object: the scan must see what the imports made too
         print(json.dumps(_scan(job["scan"])))
         sys.exit(0)
     if job.get("config"):

@@ -9,6 +9,7 @@ import signal
 import socket
 from pathlib import Path
 
+import httpx
 import pytest
 
 from primetui.api.client import PrimeClient
@@ -66,7 +67,11 @@ def test_the_dashboards_local_client_follows_a_restart_on_another_port(tmp_path,
     from primetui.local.testing import LocalPlatform
     from primetui.commands.launch import Connector
 
-    with LocalPlatform.start(tmp_path, demo=True) as lp:
+    with LocalPlatform.start(tmp_path) as lp:  # no demo: its seeding and RL run prove nothing here
+        made = httpx.post(
+            lp.api_url + "/training/volumes", json={"name": "research", "size": "1Gi"}, headers=lp.headers
+        )
+        assert made.status_code == 200, made.text
         monkeypatch.setenv("PRIMETUI_LOCAL_DATA_DIR", str(lp.data_dir))
         client, _, _ = Connector(None, None).local_sync()  # what `primetui --local` does
         old = client.base_url

@@ -30,6 +30,9 @@ def test_a_call_keeps_no_trace_of_what_the_zygotes_import_saw(local_platform: Lo
         # The same scan sees what a call does hold: its own HOME, in `site`'s user base.
         seen = own.run([PRIME], env, tmp_path, 120, scan=str(tmp_path / "home"))
         assert any(hit.startswith("dict: ") for hit in json.loads(seen.stdout)), seen.stdout
+        # ... and what the zygote's import made (which it froze for the collector): the CLI's own module file
+        made = own.run([PRIME], env, tmp_path, 120, scan=str(Path("prime_cli") / "main.py"))
+        assert json.loads(made.stdout), "the scan does not see the objects the zygote's import made"
         config = json.loads((tmp_path / "home" / ".prime" / "config.json").read_text())
         assert config["ssh_key_path"] == str(tmp_path / "home" / ".ssh" / "id_rsa")
     finally:

@@ -8,10 +8,11 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 
 from primetui.local.paths import dir_size_bytes
 from primetui.local.testing import LocalPlatform
-from tests.local.conftest import dispatch, wait_status, walkthrough_config
+from tests.local.conftest import dispatch, http, wait_status, walkthrough_config
 
 
 def small_config(
@@ -106,18 +107,24 @@ def test_keep_last_prunes_old_checkpoints_on_disk_and_in_the_list(
         assert c["sizeBytes"] == dir_size_bytes(ckpt_dir / f"step_{c['step']}")
 
 
-def test_metrics_filters(local_platform: LocalPlatform, api: httpx.Client) -> None:
-    run_id = dispatch(api, small_config(local_platform, max_steps=6))
-    wait_status(api, run_id)
+@pytest.fixture(scope="module")
+def six_steps(local_platform: LocalPlatform) -> str:
+    """One finished 6-step run for the module's read filters (metrics and logs read it, neither changes it)."""
+    with http(local_platform) as c:
+        run_id = dispatch(c, small_config(local_platform, max_steps=6))
+        assert wait_status(c, run_id)["status"] == "COMPLETED"
+    return run_id
+
+
+def test_metrics_filters(six_steps: str, api: httpx.Client) -> None:
+    run_id = six_steps
     got = api.get(f"/rft/runs/{run_id}/metrics", params={"min_step": 2, "max_step": 5, "limit": 3}).json()["metrics"]
     assert [r["step"] for r in got] == [2, 3, 4]
     assert api.get(f"/rft/runs/{run_id}/metrics", params={"limit": 0}).status_code == 422
 
 
-def test_log_filters(local_platform: LocalPlatform, api: httpx.Client) -> None:
-    run_id = dispatch(api, small_config(local_platform, max_steps=5))
-    wait_status(api, run_id)
-    url = f"/rft/runs/{run_id}/logs"
+def test_log_filters(six_steps: str, api: httpx.Client) -> None:
+    url = f"/rft/runs/{six_steps}/logs"
     success = api.get(url, params={"level": "SUCCESS", "component": "trainer"}).json()["logs"].splitlines()
     assert success and all(" SUCCESS " in ln for ln in success)
     assert len(api.get(url, params={"tail_lines": 2}).json()["logs"].splitlines()) == 2
@@ -136,7 +143,10 @@ def test_log_filters(local_platform: LocalPlatform, api: httpx.Client) -> None:
 
 
 def test_list_is_newest_first_and_paged(local_platform: LocalPlatform, api: httpx.Client) -> None:
-    ids = [dispatch(api, small_config(local_platform, max_steps=1)) for _ in range(3)]
+    ids = []
+    for _ in range(3):  # stopped at once (no trainer needs to start): the list's order and pages are what is tested
+        ids.append(dispatch(api, small_config(local_platform, max_steps=1)))
+        assert api.put(f"/rft/runs/{ids[-1]}/stop").status_code == 200
     page = api.get("/rft/runs", params={"page": 1, "limit": 2}).json()
     assert [r["id"] for r in page["runs"]] == ids[::-1][:2]
     assert page["total"] >= 3 and page["page"] == 1 and page["limit"] == 2

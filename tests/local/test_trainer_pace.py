@@ -1,7 +1,7 @@
-"""The slow-pod knob on a single-node run: its one node (pod 0) sleeps per micro-batch, as node N of a
-multi-node run does. It is what makes ``primetui.local.testing.IDLE_PACE`` idle: tests whose run only
-has to be RUNNING dispatch the walkthrough (single-node) with it, and without the knob its trainer took
-a core for the whole test."""
+"""The slow-pod knob on a single-node run: its one node (pod 0) sleeps per micro-batch (an RL run: per
+step), as node N of a multi-node run does. It is what makes ``primetui.local.testing.IDLE_PACE`` idle:
+tests whose run only has to be RUNNING dispatch the walkthrough (single-node) with it, and without the
+knob its trainer took a core for the whole test."""
 
 from __future__ import annotations
 
@@ -38,3 +38,15 @@ def test_an_unpaced_run_does_not_say_so_and_a_pod_a_single_node_run_lacks_is_ref
     st = tt.status(tmp_path / "bad")
     assert st["state"] == "failed"
     assert st["error"] == "[env_vars] PRIMETUI_LOCAL_SLOW_POD = 1 names no pod: this run has pods 0..0."
+
+
+def test_an_rl_run_sleeps_per_step_on_its_one_pod(tmp_path):
+    """The same knob on an RL run (prime-rl's reverse-text example at 2 steps): an idle or paced RL run."""
+    env = {"PRIMETUI_LOCAL_SLOW_POD": "0", "PRIMETUI_LOCAL_SLOW_SECONDS": "0.3"}
+    tt.write_run_dir(tmp_path, tt.rl_example("reverse-text", max_steps=2, ckpt=None, env_vars=env), volume_dir=None)
+    assert tt.run_inline(tmp_path) == 0
+    log = (tmp_path / "logs" / "trainer.log").read_text()
+    assert "Local pace: node 0 sleeps 0.3 s per step (PRIMETUI_LOCAL_SLOW_POD)" in log
+    step_time = tt.series(tmp_path, "time/step")
+    # each step slept 0.3 s before it sampled: a lower bound, whatever the load
+    assert sorted(step_time) == [1, 2] and all(step_time[s] >= 0.3 for s in (1, 2)), step_time

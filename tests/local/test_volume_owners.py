@@ -18,15 +18,43 @@ from primetui.local.teams import LOCAL_TEAM_ID
 from primetui.local.testing import LocalPlatform
 from tests.local.conftest import http, wait_status
 from tests.local.test_prime_cli import prime_env, run_all
+from tests.waiting import wait_for_sync
 
 TEAM = {"teamId": LOCAL_TEAM_ID}
 
 
-@pytest.fixture
-def demo_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPlatform]:
-    """A platform of this test's own: the team's ``research`` must not outlive the test on the shared one."""
+@pytest.fixture(scope="module")
+def owners_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPlatform]:
+    """The module's platform: the team's ``research`` must not outlive a test on the shared one."""
     with LocalPlatform.start(tmp_path_factory.mktemp("owners"), demo=True) as lp:
         yield lp
+
+
+@pytest.fixture
+def demo_platform(owners_platform: LocalPlatform) -> Iterator[LocalPlatform]:
+    """The module's platform with no team ``research``, which each test creates; deleted again after it."""
+    with http(owners_platform) as api:
+        assert "research" not in _sizes(api, **TEAM)
+        yield owners_platform
+        gone = wait_for_sync(
+            lambda: api.delete("/training/volumes/research", params=TEAM).status_code in (204, 404),
+            "the team's research deleted (once its last session has stopped)",
+        )
+        assert gone and "research" not in _sizes(api, **TEAM)
+
+
+def small_sft_toml(lp: LocalPlatform) -> str:
+    """The demo's sft.toml at 2 steps of a small batch: a run that writes its checkpoint, at a fifth of the CPU."""
+    text = (lp.data_dir / "sft.toml").read_text()
+    for old, new in (
+        ("max_steps = 10", "max_steps = 2"),
+        ("interval = 10", "interval = 2"),
+        ("seq_len = 2048", "seq_len = 256"),
+        ("batch_size = 8", "batch_size = 4"),
+    ):
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
 
 
 def _team_dir(lp: LocalPlatform, name: str) -> Path:
@@ -80,8 +108,9 @@ def test_prime_in_team_scope_creates_and_uses_the_teams_research(demo_platform: 
     team_env = prime_env(lp, tmp_path / "team")
     (switched,) = run_all(team_env, tmp_path, ["switch", "local-research"])
     assert switched.returncode == 0, switched.stdout + switched.stderr
+    (tmp_path / "sft.toml").write_text(small_sft_toml(lp))
 
-    (first,) = run_all(team_env, lp.data_dir, ["train", "sft.toml", "--volume", "research", "-y"])
+    (first,) = run_all(team_env, tmp_path, ["train", "sft.toml", "--volume", "research", "-y"])
     out = " ".join((first.stdout + first.stderr).split())
     assert first.returncode == 0, out
     assert "Volume 'research' doesn't exist, creating it" in out  # in the team: the personal one is not its
@@ -127,7 +156,7 @@ def test_prime_in_team_scope_creates_and_uses_the_teams_research(demo_platform: 
         get_team.stdout + get_team.stderr
     )
 
-    (second,) = run_all(team_env, lp.data_dir, ["train", "sft.toml", "--volume", "research", "-y"])
+    (second,) = run_all(team_env, tmp_path, ["train", "sft.toml", "--volume", "research", "-y"])
     assert second.returncode == 0, second.stdout + second.stderr
     run_id = re.search(r"Dispatched hosted run ([a-z0-9]{24})", second.stdout).group(1)
     with http(lp) as api:

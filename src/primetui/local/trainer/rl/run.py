@@ -26,6 +26,7 @@ from primetui.local.trainer.errors import RunFailure
 from primetui.local.trainer.loop import Trainer
 from primetui.local.trainer.optim import Optimizer, clip_grad_norm
 from primetui.local.trainer.perf import PerfCounter, cpu_peak_flops, peak_rss_gib
+from primetui.local.trainer.pods import solo_pace
 from primetui.local.trainer.rl import STANDIN
 from primetui.local.trainer.rl import messages as msg
 from primetui.local.trainer.rl import samples as smp
@@ -111,6 +112,9 @@ class RLTrainer(Trainer):
         self._check_sources(cfg)
         self.comps = RLComponents.start(self.files, cfg, self.trainer_comp, self.log)
         self._announce(model)
+        self.pace = solo_pace(spec.get("config") or {})  # the slow-pod knob, as a single-node SFT run honours it
+        if self.pace:
+            self.log.info(f"Local pace: node 0 sleeps {self.pace:g} s per step (PRIMETUI_LOCAL_SLOW_POD)")
         self.tasks = {s.name: load(s.taskset, "train", s.dataset_split) for s in cfg.sources}
         self.eval_tasks = {
             s.name: eval_examples(load(s.taskset, "eval", s.dataset_split), s.num_examples)
@@ -232,6 +236,9 @@ class RLTrainer(Trainer):
         return self._complete(step)
 
     def _one_step(self, step: int) -> None:
+        if self.pace:
+            self._sleep(self.pace)  # cut short by a stop request, which the next check raises
+            self._check_signals()
         episodes = self._orchestrate(step)
         due = step + 1
         if self.cfg.max_steps is None or due <= self.cfg.max_steps:
