@@ -443,7 +443,8 @@ CASES = [
         "quantization-impl-mxfp8",
         "model-quant",
         "error",
-        '[model]\nimpl = "hf"\nattn = "flash_attention_2"\nep_comm_backend = "torch"\n[model.quantization]\ntype = "mxfp8"\n',
+        '[model]\nimpl = "hf"\nattn = "flash_attention_2"\nep_comm_backend = "torch"\n'
+        '[model.quantization]\ntype = "mxfp8"\n',
         (5, 1),
         '[model]\nimpl = "auto"\nep_comm_backend = "torch"\n[model.quantization]\ntype = "mxfp8"\n',
         HOSTED,
