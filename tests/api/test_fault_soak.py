@@ -90,7 +90,7 @@ async def test_the_dashboard_fills_and_shows_staleness_through_faults(local_plat
         ).run_id
     with FaultProxy(local_platform.base_url, rate=0.5, seed=11, hang_seconds=3.0, stall_seconds=1.0) as proxy:
         client = PrimeClient(proxy.base_url, local_platform.token, timeout=httpx.Timeout(2.0, connect=2.0))
-        app = PrimeApp(client, None, None, poll_scale=0.2, platform_label="local via fault proxy")
+        app = PrimeApp(client, None, None, poll_scale=1.0, platform_label="local via fault proxy")
         async with app.run_test(size=(160, 48)) as pilot:
             await until(
                 pilot,
