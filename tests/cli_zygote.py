@@ -17,14 +17,28 @@ a process of its own, so a crash, its memory and its exit handlers are its own.
 from __future__ import annotations
 
 import importlib
+import json
+import locale
 import os
 import runpy
+import select
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from tests.local.prime_zygote import ForkServer, OnePerWorker, _exchange, _listen, _take_call
+from tests.local.prime_zygote import (
+    _HEADER,
+    _INT,
+    ForkServer,
+    OnePerWorker,
+    _exchange,
+    _listen,
+    _read_exactly,
+    _take_call,
+)
 
 PRELOAD = (
     "primetui.commands.cli",
@@ -86,6 +100,58 @@ class Zygote(ForkServer):
         body = {"args": args, "env": env, "cwd": str(cwd)}
         code, out, err = _exchange(self.path, body, timeout, [sys.executable, *args])
         return subprocess.CompletedProcess([sys.executable, *args], code, out, err)
+
+    def popen(self, args: list[str], env: dict[str, str], cwd: Path) -> Forked:
+        """``python *args`` started in a child and left running: its output read as it comes, signals by pid."""
+        return Forked(self.path, {"args": args, "env": env, "cwd": str(cwd)}, [sys.executable, *args])
+
+
+class Forked:
+    """A call forked from the zygote, running: the part of ``subprocess.Popen`` a script driver uses (``pid``,
+    ``stdout`` and ``stderr`` as text, ``poll``, ``wait``, ``send_signal``, ``kill``, ``returncode``). Its exit
+    code comes from the zygote's helper, which waits for it (the call is the helper's child, not ours)."""
+
+    def __init__(self, path: str, body: dict, argv: list[str]) -> None:
+        self.args = argv
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        null = os.open(os.devnull, os.O_RDONLY)
+        self._conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._conn.connect(path)
+            data = json.dumps(body).encode()
+            socket.send_fds(self._conn, [_HEADER.pack(len(data)) + data], [null, out_w, err_w])
+        finally:
+            for fd in (null, out_w, err_w):
+                os.close(fd)
+        (self.pid,) = _INT.unpack(_read_exactly(self._conn, _INT.size))
+        self.stdout = open(out_r, encoding=locale.getpreferredencoding(False))  # noqa: SIM115 - read by a thread
+        self.stderr = open(err_r, encoding=locale.getpreferredencoding(False))  # noqa: SIM115
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and select.select([self._conn], [], [], 0)[0]:
+            self._reap()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            if not select.select([self._conn], [], [], timeout)[0]:
+                raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
+            self._reap()
+        assert self.returncode is not None
+        return self.returncode
+
+    def _reap(self) -> None:
+        (self.returncode,) = _INT.unpack(_read_exactly(self._conn, _INT.size))
+        self._conn.close()
+
+    def send_signal(self, signum: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
 
 
 zygote = OnePerWorker(Zygote, "PRIMETUI_CLI_ZYGOTE")

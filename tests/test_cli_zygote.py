@@ -51,3 +51,27 @@ def test_a_call_dies_by_its_own_signal(tmp_path: Path) -> None:
     env = _env(tmp_path, "http://127.0.0.1:9")
     forked = python(kill, env, timeout=60)
     assert (forked.returncode, forked.stdout) == (-11, b"before\n") == (_fresh(kill, env).returncode, b"before\n")
+
+
+def test_a_running_call_streams_its_output_and_ends_by_the_signal_sent_to_its_pid(tmp_path: Path) -> None:
+    """``Zygote.popen`` (tests/ops/script_helpers.py's scripts): output as it comes, a signal by pid, its exit code."""
+    z = zygote()
+    assert z is not None
+    code = "import sys, time; print('up', flush=True); print('err', file=sys.stderr, flush=True); time.sleep(120)"
+    env = _env(tmp_path, "http://127.0.0.1:9")
+    ended = []
+    for start in (
+        lambda: z.popen(["-c", code], env, Path.cwd()),
+        lambda: subprocess.Popen(
+            [sys.executable, "-c", code], env=env, text=True, stdin=subprocess.DEVNULL, stdout=-1, stderr=-1
+        ),
+    ):
+        proc = start()
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline() == "up\n" and proc.stderr.readline() == "err\n"  # read while it runs
+        assert proc.poll() is None
+        proc.send_signal(15)
+        ended.append((proc.wait(timeout=60), proc.stdout.read(), proc.poll()))
+        proc.stdout.close()
+        proc.stderr.close()
+    assert ended[0] == ended[1] == (-15, "", -15)

@@ -20,7 +20,7 @@ from primetui.local.log_windows import (
     plan_window,
 )
 from primetui.local.logflood import LogFlood
-from primetui.local.testing import LocalPlatform
+from primetui.local.testing import IDLE_PACE, LocalPlatform
 from tests.waiting import eventually, wait_for
 from tests.api.test_local_platform_http import _small_config
 
@@ -44,8 +44,10 @@ async def _flooded_run(client: PrimeClient, lp: LocalPlatform, lines: int = FLOO
     """A real run whose trainer log got ``lines`` extra numbered lines while it ran, then stopped.
 
     The run is long enough to outlast the flood on a loaded machine; it is stopped once the flood's
-    last line is ingested, so every flood line is in its log and the log no longer grows."""
+    last line is ingested, so every flood line is in its log and the log no longer grows. It idles
+    (``IDLE_PACE``): the flood writes the lines, the trainer need not take a core."""
     config = _small_config(lp, max_steps=5000)
+    config["env_vars"] = dict(IDLE_PACE)
     run_id = (await client.create_run(config, volume="research", name="log-windows")).run_id
     try:
         await eventually(lambda: _status_is(client, run_id, "RUNNING"), f"run {run_id} to be RUNNING")

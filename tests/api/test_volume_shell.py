@@ -1,12 +1,14 @@
 """The seed's step 2 in a local session, as root: /volume, `hf download` offline, the disk's size, hangup.
 
-Each test runs its own fresh platform (no demo data) and types the seed's commands into a session.
+The tests share one platform (no demo data), each on a fresh volume of its own, and type the seed's commands
+into a session; the two that need a platform started differently (under nohup, without namespaces) start theirs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import signal
 from pathlib import Path
@@ -34,13 +36,23 @@ SHARD = "datasets/reverse-text/data/train-00000-of-00001.parquet"
 BUNDLED = Path(__file__).parents[2] / "src/primetui/local/datasets/reverse-text/data/train-00000-of-00001.parquet"
 
 
-@pytest.fixture
-def platform(tmp_path):
-    key = make_key(tmp_path / "home" / ".ssh" / "id_ed25519")
-    with LocalPlatform.start(
-        tmp_path, demo=False, env={"HOME": str(tmp_path / "home"), "PRIME_SSH_KEY_PATH": str(key)}
-    ) as lp:
+@pytest.fixture(scope="module")
+def shell_platform(tmp_path_factory):
+    """The module's platform (no demo data): each test that uses it gets a volume of its own (``platform``)."""
+    tmp = tmp_path_factory.mktemp("volume-shell")
+    key = make_key(tmp / "home" / ".ssh" / "id_ed25519")
+    with LocalPlatform.start(tmp, demo=False, env={"HOME": str(tmp / "home"), "PRIME_SSH_KEY_PATH": str(key)}) as lp:
         yield lp, key
+
+
+_VOLUMES = itertools.count(1)
+
+
+@pytest.fixture
+def platform(shell_platform):
+    """(platform, ssh key, the name of a volume no other test uses: the test creates it)."""
+    lp, key = shell_platform
+    return lp, key, f"shell-{next(_VOLUMES)}"
 
 
 async def _ready(api, volume: str, read_only: bool = False, phases=("ready", "failed")):
@@ -50,10 +62,10 @@ async def _ready(api, volume: str, read_only: bool = False, phases=("ready", "fa
 
 @NAMESPACES
 async def test_shell_exec_and_sftp_see_the_volume_at_slash_volume(platform):
-    lp, key = platform
-    root = create_volume(lp, "research", {"datasets/a.txt": b"alpha\n"}, size="100Gi")
+    lp, key, vol = platform
+    root = create_volume(lp, vol, {"datasets/a.txt": b"alpha\n"}, size="100Gi")
     async with lp.client() as api:
-        s = await _ready(api, "research")
+        s = await _ready(api, vol)
         conn = await open_session_connection(s, key)
         try:
             proc = await open_shell(conn, "xterm", 100, 30)
@@ -71,8 +83,8 @@ async def test_shell_exec_and_sftp_see_the_volume_at_slash_volume(platform):
                 assert sorted(await sftp.listdir("/volume/datasets")) == [".", "..", "a.txt", "b.txt"]
         finally:
             await conn.close()
-        await api.stop_session("research", s.id)
-        stopped = await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
+        await api.stop_session(vol, s.id)
+        stopped = await wait_phase(api, vol, s.id, {"stopped", "failed"}, timeout=60.0)
         assert stopped.phase == "stopped", stopped.error_message
     assert (root / "datasets/b.txt").read_bytes() == b"seen\n"
     assert not Path("/volume/datasets").exists()  # the host's /volume stays an empty mount point
@@ -80,10 +92,10 @@ async def test_shell_exec_and_sftp_see_the_volume_at_slash_volume(platform):
 
 @NAMESPACES
 async def test_hf_download_as_in_the_seed_then_an_unknown_repo(platform):
-    lp, key = platform
-    root = create_volume(lp, "research", size="100Gi")  # a fresh volume: no dataset on it
+    lp, key, vol = platform
+    root = create_volume(lp, vol, size="100Gi")  # a fresh volume: no dataset on it
     async with lp.client() as api:
-        s = await _ready(api, "research")
+        s = await _ready(api, vol)
         conn = await open_session_connection(s, key)
         try:
             proc = await open_shell(conn, "xterm", 120, 30)
@@ -100,19 +112,19 @@ async def test_hf_download_as_in_the_seed_then_an_unknown_repo(platform):
             await asyncio.wait_for(proc.wait(), 15)
         finally:
             await conn.close()
-        await api.stop_session("research", s.id)
-        stopped = await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
+        await api.stop_session(vol, s.id)
+        stopped = await wait_phase(api, vol, s.id, {"stopped", "failed"}, timeout=60.0)
         assert stopped.phase == "stopped", stopped.error_message
     assert (root / SHARD).read_bytes() == BUNDLED.read_bytes()
 
 
 @NAMESPACES
 async def test_disk_full_then_expand_then_the_download_succeeds(platform):
-    lp, key = platform
+    lp, key, vol = platform
     # 1 MiB volume already 1,000,000 bytes full: the 45 KB shard does not fit.
-    root = create_volume(lp, "research", {"filler.bin": b"\0" * 1_000_000}, size="1Mi")
+    root = create_volume(lp, vol, {"filler.bin": b"\0" * 1_000_000}, size="1Mi")
     async with lp.client() as api:
-        s = await _ready(api, "research")
+        s = await _ready(api, vol)
         conn = await open_session_connection(s, key)
         try:
             failed = await conn.run(SEED_DOWNLOAD.replace("\\\n", ""), timeout=120)
@@ -120,18 +132,18 @@ async def test_disk_full_then_expand_then_the_download_succeeds(platform):
             assert b"No space left on device" in failed.stdout + failed.stderr
         finally:
             await conn.close()
-        await api.stop_session("research", s.id)
-        await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
-        await api.expand_volume("research", "2Mi")
-        s = await _ready(api, "research")
+        await api.stop_session(vol, s.id)
+        await wait_phase(api, vol, s.id, {"stopped", "failed"}, timeout=60.0)
+        await api.expand_volume(vol, "2Mi")
+        s = await _ready(api, vol)
         conn = await open_session_connection(s, key)
         try:
             done = await conn.run(SEED_DOWNLOAD.replace("\\\n", ""), timeout=120)
             assert done.exit_status == 0, done.stderr
         finally:
             await conn.close()
-        await api.stop_session("research", s.id)
-        stopped = await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
+        await api.stop_session(vol, s.id)
+        stopped = await wait_phase(api, vol, s.id, {"stopped", "failed"}, timeout=60.0)
         assert stopped.phase == "stopped", stopped.error_message
     assert (root / SHARD).read_bytes() == BUNDLED.read_bytes()
 
@@ -165,10 +177,10 @@ def _host_session(session_id: str, comm: str) -> int | None:
     return None
 
 
-async def _shell_with_a_background_job(api, key):
-    """A session on 'research' with a login shell that started ``sleep 600 &``: (session, connection,
+async def _shell_with_a_background_job(api, key, volume: str = "research"):
+    """A session on ``volume`` with a login shell that started ``sleep 600 &``: (session, connection,
     shell process, the shell's terminal session id)."""
-    s = await _ready(api, "research")
+    s = await _ready(api, volume)
     conn = await open_session_connection(s, key)
     proc = await open_shell(conn, "xterm", 100, 30)
     await read_until(proc, b"\n")
@@ -195,10 +207,10 @@ async def _session_ends(sid: int, what: str) -> None:
 
 
 async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
-    lp, key = platform
-    create_volume(lp, "research", {"notes.txt": b"hello\n"}, size="10Gi")
+    lp, key, vol = platform
+    create_volume(lp, vol, {"notes.txt": b"hello\n"}, size="10Gi")
     async with lp.client() as api:
-        s, conn, proc, sid = await _shell_with_a_background_job(api, key)
+        s, conn, proc, sid = await _shell_with_a_background_job(api, key, vol)
         proc.write(b"vim notes.txt\r")
         await wait_for(
             lambda: {"bash", "vim", "sleep"} <= set(_session_names(sid)), "bash, vim and sleep in the session"
@@ -206,8 +218,8 @@ async def test_closing_the_channel_hangs_up_on_bash_and_vim(platform):
         await conn.close()  # the client goes away without exiting anything
         # vim preserves its swap file (an fsync) before it exits: slow when the disk is busy
         await _session_ends(sid, "bash, vim and the background job to take the hangup")
-        await api.stop_session("research", s.id)
-        await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
+        await api.stop_session(vol, s.id)
+        await wait_phase(api, vol, s.id, {"stopped", "failed"}, timeout=60.0)
 
 
 async def test_a_platform_started_under_nohup_still_hangs_up_a_background_job(tmp_path):
@@ -235,14 +247,14 @@ async def test_a_platform_started_under_nohup_still_hangs_up_a_background_job(tm
 async def test_a_program_flooding_the_terminal_still_takes_the_hangup(platform):
     """The client goes away while a program writes faster than anyone reads: the program takes the
     hangup all the same (its handler, which writes too, is never left stuck on a full terminal)."""
-    lp, key = platform
-    create_volume(lp, "research", {}, size="10Gi")
+    lp, key, vol = platform
+    create_volume(lp, vol, {}, size="10Gi")
     flood = (
         "perl -e '$SIG{HUP} = sub { syswrite STDOUT, qq(hung up\\n); exit 0 }; "
         "syswrite STDOUT, qq(FLOOD\\n); while (1) { syswrite STDOUT, q(x) x 4096 }'"
     )
     async with lp.client() as api:
-        s = await _ready(api, "research")
+        s = await _ready(api, vol)
         conn = await open_session_connection(s, key)
         proc = await open_shell(conn, "xterm", 100, 30)
         await read_until(proc, b"\n")
@@ -253,8 +265,8 @@ async def test_a_program_flooding_the_terminal_still_takes_the_hangup(platform):
         sid = await wait_for(lambda: _host_session(s.id, "perl"), "perl to show on the host")
         await conn.close()  # nobody reads the flood any more
         await _session_ends(sid, "perl and the shell to take the hangup")
-        await api.stop_session("research", s.id)
-        await wait_phase(api, "research", s.id, {"stopped", "failed"}, timeout=60.0)
+        await api.stop_session(vol, s.id)
+        await wait_phase(api, vol, s.id, {"stopped", "failed"}, timeout=60.0)
 
 
 async def test_without_namespaces_the_shell_says_so_and_the_final_sync_refuses_an_overfull_copy(tmp_path):

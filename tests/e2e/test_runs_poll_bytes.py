@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from primetui.api.client import PrimeClient
-from tests.ui.dash_helpers import dispatch_paced_run, dispatch_walkthrough, wait_status
+from tests.ui.dash_helpers import PACED_DATA, dispatch_paced_run, dispatch_walkthrough, wait_status
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
@@ -62,7 +62,10 @@ def every_row_loaded(screen: str) -> bool:
 
 
 async def runs(lp) -> tuple[list[str], str]:
-    finished = [await dispatch_walkthrough(lp, max_steps=3, name=f"poll-bytes-{i}") for i in range(FINISHED)]
+    finished = [  # 4 x 256 tokens a step: rows with a loss, without the walkthrough's 8 x 2,048 to compute
+        await dispatch_walkthrough(lp, max_steps=3, name=f"poll-bytes-{i}", data=dict(PACED_DATA))
+        for i in range(FINISHED)
+    ]
     for run_id in finished:
         await wait_status(lp, run_id, {"COMPLETED"}, limit=180)
     running = await dispatch_paced_run(lp, "poll-bytes-live")  # a step a poll, at almost no CPU

@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 
 from primetui.local.testing import IDLE_PACE, LocalPlatform
+from tests.cli_zygote import Forked, zygote
 
 HOOK_WRAPPER = """#!/bin/sh
 echo $$ >> "$1"
@@ -78,17 +79,21 @@ def until_gone(pid: int, what: str, limit: float = 60.0) -> None:
 class Script:
     """One ``primetui`` subprocess whose stdout and stderr are collected line by line as they come."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], **popen: object) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "primetui", *argv],
-            env=env,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            **popen,
-        )
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        z = zygote()  # forked from tests/cli_zygote.py's zygote: the process a fresh one would be, without its imports
+        self.proc: subprocess.Popen[str] | Forked
+        if z is not None:
+            self.proc = z.popen(["-m", "primetui", *argv], env, Path.cwd())
+        else:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "primetui", *argv],
+                env=env,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         self.out: list[str] = []
         self.err: list[str] = []
         self._cond = threading.Condition()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -15,6 +16,7 @@ import pytest
 import tomlkit
 
 from primetui.local.testing import IDLE_PACE, LocalPlatform
+from tests.cli_zygote import python
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -36,21 +38,27 @@ def env_for(lp: LocalPlatform, tmp: Path) -> dict[str, str]:
 
 
 def primetui(lp: LocalPlatform, tmp: Path, *argv: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "primetui", *argv],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env_for(lp, tmp),
-        stdin=subprocess.DEVNULL,
-    )
+    """``python -m primetui *argv`` as a CI job runs it, forked from tests/cli_zygote.py's zygote (the same
+    process a fresh one would be, without paying the import of the headless commands each time)."""
+    done = python(["-m", "primetui", *argv], env_for(lp, tmp), timeout)
+    return subprocess.CompletedProcess(done.args, done.returncode, _text(done.stdout), _text(done.stderr))
+
+
+def _text(data: bytes) -> str:
+    """As ``subprocess.run(text=True)`` decodes: the locale's encoding, universal newlines."""
+    return io.TextIOWrapper(io.BytesIO(data)).read()
+
+
+SMALL_BATCH = {"batch_size": 1, "seq_len": 256}
+"""One short sample a step: the runs here must end (or fail) through ``wait``, not train; the walkthrough's
+8 x 2,048 tokens cost 0.3 s of CPU a step."""
 
 
 def config(lp: LocalPlatform, max_steps: int = 3, **data: str) -> dict:
     cfg = tomllib.loads((lp.data_dir / "sft.toml").read_text())
     cfg["max_steps"] = max_steps
     cfg.pop("ckpt", None)
-    cfg["data"].update(data)
+    cfg["data"].update(SMALL_BATCH, **data)
     return cfg
 
 

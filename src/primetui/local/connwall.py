@@ -401,6 +401,11 @@ class ListeningSocket(socket.socket):
     retry, so one burst logs thousands of tracebacks. Here the tries after a failure, within the
     same round, end it as an empty queue would; asyncio's single retry a second later starts the
     next round. Drop this class once the supported Pythons carry the fix.
+
+    Each accepted TCP connection gets ``TCP_NODELAY``, as one asyncio accepts itself does: asyncio sets it
+    only on sockets whose ``proto`` is ``IPPROTO_TCP``, and a socket made as ``socket(family, SOCK_STREAM)``
+    (proto 0) passes its 0 to every accepted one. Without it a reply written in two parts (uvicorn writes a
+    response's head, then its body) waits for the client's delayed ACK: about 40 ms per request on Linux.
     """
 
     _failed_at = 0.0
@@ -409,11 +414,14 @@ class ListeningSocket(socket.socket):
         if time.monotonic() - self._failed_at < 0.5:  # asyncio retries after 1 s (ACCEPT_RETRY_DELAY)
             raise BlockingIOError(errno.EAGAIN, "accepts paused after running out of file descriptors")
         try:
-            return super().accept()
+            conn, address = super().accept()
         except OSError as exc:
             if exc.errno in ACCEPT_RESOURCE_ERRORS:
                 self._failed_at = time.monotonic()
             raise
+        if conn.family in (socket.AF_INET, socket.AF_INET6):
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return conn, address
 
 
 def listening_socket(family: int = socket.AF_INET) -> ListeningSocket:
