@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from tests.waiting import input_applied, quiet, until
 from dash_helpers import dispatch_paced_run, dispatch_walkthrough, make_app, notifications, screen_text, wait_status
@@ -13,9 +15,21 @@ from primetui.ui.widgets import ConfirmScreen
 pytestmark = pytest.mark.timeout(120)
 
 
-async def test_runs_list_shows_a_completed_walkthrough_run_and_opens_it(local_platform):
-    run_id = await dispatch_walkthrough(local_platform)
-    await wait_status(local_platform, run_id, {"COMPLETED"})
+async def _completed_walkthrough(lp) -> str:
+    run_id = await dispatch_walkthrough(lp)
+    await wait_status(lp, run_id, {"COMPLETED"})
+    return run_id
+
+
+@pytest.fixture(scope="module")
+def completed_run(local_platform) -> str:
+    """A finished walkthrough run (10 steps), opened by one test and filtered for by another (neither changes
+    it): a run per test cost a trainer each."""
+    return asyncio.run(_completed_walkthrough(local_platform))
+
+
+async def test_runs_list_shows_a_completed_walkthrough_run_and_opens_it(local_platform, completed_run):
+    run_id = completed_run
     app = make_app(local_platform)
     # 200 columns hold every column also once the loss sparkline has arrived and the list mixes RL
     # and SFT runs (the Kind column; at 180 the model column gives way to them).
@@ -57,8 +71,8 @@ async def test_runs_list_shows_a_completed_walkthrough_run_and_opens_it(local_pl
         assert not isinstance(app.screen, RunScreen)
 
 
-async def test_filter_narrows_the_list_and_escape_clears_it(local_platform):
-    run_id = await dispatch_walkthrough(local_platform, max_steps=2)
+async def test_filter_narrows_the_list_and_escape_clears_it(local_platform, completed_run):
+    run_id = completed_run
     app = make_app(local_platform)
     async with app.run_test(size=(120, 30)) as pilot:
         table = app.screen.query_one("#runs-table", DataTable)

@@ -194,3 +194,27 @@ async def test_new_diagnostics_redraw_only_the_lines_they_change():
         assert set(rendered) == {3, 12}
         underlined = [seg for seg in ours.render_line(12) if seg.style and seg.style.underline]
         assert underlined and not [seg for seg in ours.render_line(3) if seg.style and seg.style.underline]
+
+
+async def test_the_footer_keeps_its_keys_when_what_it_shows_is_unchanged(tmp_path):
+    """The screen's bindings are refreshed on many things that change no key shown (a dialog opened over
+    the editor and closed again, the find bar opened: twice where once would do); Textual's footer
+    rebuilt its dozen keys, each styled, every time. The editor's footer keeps them then."""
+    from textual.widgets._footer import FooterKey
+
+    from primetui.ui.editor import EditorScreen
+    from tests.ui.editor_helpers import host, settle
+
+    app = host(tmp_path, ONLINE_EVAL)
+    async with app.run_test(size=(120, 30)) as pilot:
+        editor = await settle(pilot)
+        keys = list(editor.query(FooterKey))
+        shown = [(k.key, k.description, k.disabled) for k in keys]
+        assert shown, "the footer shows keys"
+        await pilot.press("f1")  # the key help, over the editor
+        await until(pilot, lambda: app.screen is not editor, "the key help shown")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, EditorScreen), "the editor back")
+        await quiet(pilot)
+        assert [(k.key, k.description, k.disabled) for k in editor.query(FooterKey)] == shown
+        assert list(editor.query(FooterKey)) == keys, "the footer was rebuilt for the same keys"

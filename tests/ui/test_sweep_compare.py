@@ -16,10 +16,15 @@ from tests.waiting import input_applied, quiet, until
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 LRS = ["1e-5", "3e-5", "1e-4", "1e-1"]
+_SWEEPS: dict[str, list[tuple[str, str]]] = {}  # one sweep per platform, shared by the tests here
 
 
 async def _sweep(lp, tmp_path: Path) -> list[tuple[str, str]]:
-    return await dispatch_lr_sweep(lp, tmp_path, LRS, "lrsweep", max_steps=4)
+    """(run id, name) of the 4-point sweep, dispatched once per platform: neither test changes its runs, and a
+    second sweep cost four more trainers (and put eight runs under the ``lrsweep-`` filter)."""
+    if lp.base_url not in _SWEEPS:
+        _SWEEPS[lp.base_url] = await dispatch_lr_sweep(lp, tmp_path, LRS, "lrsweep", max_steps=4)
+    return _SWEEPS[lp.base_url]
 
 
 async def test_a_four_lr_sweep_filters_by_prefix_and_compares_with_four_distinct_curves(local_platform, tmp_path):

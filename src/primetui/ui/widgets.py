@@ -215,12 +215,13 @@ ESSENTIAL_FOOTER_ACTIONS = frozenset({"help", "letter_quit", "quit"})
 """Footer keys a newcomer needs at any width: how to get help and how to leave."""
 
 
-class DashboardFooter(Footer):
+class SteadyFooter(Footer):
     """Textual's footer that rebuilds its keys only when the keys it shows change.
 
     The footer recomposes (a dozen key widgets, each styled) whenever the screen's bindings are
-    updated: mounting, focus moving to the table, the app gaining focus. At start that is several
-    times for the same keys; the first frame pays for one.
+    updated: mounting, focus moving to the table, the app gaining focus, a dialog closing over the
+    screen, the editor's find bar opening (twice). Mostly for the same keys; the first frame pays for
+    one, and then only a change of what is shown does.
     """
 
     _shown: object = None
@@ -250,6 +251,24 @@ class DashboardFooter(Footer):
 
     def compose(self) -> ComposeResult:
         self._shown = self._keys_shown()
+        yield from super().compose()
+
+    def bindings_changed(self, screen) -> None:  # type: ignore[no-untyped-def]
+        self._bindings_ready = True
+        if not screen.app.app_focus:
+            return
+        if self.is_attached and screen is self.screen:
+            self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        if self.is_attached and self._keys_shown() != self._shown:
+            await self.recompose()
+
+
+class DashboardFooter(SteadyFooter):
+    """The dashboard screens' footer: a :class:`SteadyFooter` whose keys fit its width (see ``_fit_keys``)."""
+
+    def compose(self) -> ComposeResult:
         yield from super().compose()
         self.call_after_refresh(self._fit_keys)
 
@@ -281,17 +300,6 @@ class DashboardFooter(Footer):
             fits = fits and used + width(key) <= room
             key.display = fits
             used += width(key) if fits else 0
-
-    def bindings_changed(self, screen) -> None:  # type: ignore[no-untyped-def]
-        self._bindings_ready = True
-        if not screen.app.app_focus:
-            return
-        if self.is_attached and screen is self.screen:
-            self.call_after_refresh(self._recompose_if_changed)
-
-    async def _recompose_if_changed(self) -> None:
-        if self.is_attached and self._keys_shown() != self._shown:
-            await self.recompose()
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from primetui.sft.check import Report
 from primetui.sft.context import CheckContext
@@ -32,6 +32,7 @@ from primetui.ui.editor.actions import EditingActions
 from primetui.ui.editor.files import EditorFiles
 from primetui.ui.editor.fixes import ProblemActions
 from primetui.ui.editor.launching import LaunchActions
+from primetui.ui.widgets import SteadyFooter
 from primetui.viewmodel.drafts import DraftStore
 from primetui.ui.editor.findbar import FindBar
 from primetui.ui.editor.keyorder import screen_key
@@ -166,7 +167,7 @@ class EditorScreen(EditorFiles, ProblemActions, LaunchActions, EditingActions, S
         yield ProblemsList(id="editor-problems")
         yield FindBar(id="editor-find")
         yield Static("", id="editor-message")
-        yield Footer()
+        yield SteadyFooter()  # Textual's rebuilt its keys on every refresh of the bindings
 
     def on_unmount(self) -> None:
         self.validator.close()  # its helper process (a few hundred MB on a big file) ends with the editor
