@@ -42,7 +42,7 @@ scope)
     ;;
 rules-rl)
     source_file=src/primetui/sft/rules_rl.py
-    tests=(tests/unit/test_rl_config.py tests/unit/test_config_kind.py)
+    tests=(tests/unit/test_rl_config.py tests/unit/test_config_kind.py tests/unit/test_rl_rules.py)
     ;;
 rules)
     source_file=src/primetui/sft/rules_primerl.py
