@@ -41,6 +41,22 @@ async def ready_session(client, volume: str, read_only: bool):
     return s
 
 
+async def leave_with_stop_and_sync(pilot, app, pane) -> StopSessionScreen:
+    """ctrl+] then ``s``: the stop screen, once the shell's end (the stop hangs it up) was handled; that end
+    must not ask a second time, whichever comes first."""
+    await pilot.press("ctrl+right_square_bracket")
+    await until(pilot, lambda: isinstance(app.screen, LeaveDialog), "isinstance(app.screen, LeaveDialog)")
+    await pilot.press("s")
+    stop_screen = await until(
+        pilot,
+        lambda: next((s for s in app.screen_stack if isinstance(s, StopSessionScreen)), None),
+        "a StopSessionScreen in app.screen_stack",
+    )
+    await until(pilot, lambda: pane.has_class("-ended"), 'pane.has_class("-ended")')
+    assert not any(isinstance(s, LeaveDialog) for s in app.screen_stack), [type(s).__name__ for s in app.screen_stack]
+    return stop_screen
+
+
 class Dashboard(App):
     def __init__(self, client, session, settings) -> None:
         super().__init__()
@@ -78,19 +94,7 @@ async def test_read_write_shell_runs_commands_then_stop_syncs_to_the_volume(plat
             await until(pilot, lambda: "done-42" in pane_text(app), '"done-42" in pane_text(app)')
             rows, cols = pane.view.term.rows, pane.view.term.cols
             assert f"{rows} {cols}" in pane_text(app)  # the remote PTY has the pane's size
-            await pilot.press("ctrl+right_square_bracket")
-            await until(pilot, lambda: isinstance(app.screen, LeaveDialog), "isinstance(app.screen, LeaveDialog)")
-            await pilot.press("s")
-            stop_screen = await until(
-                pilot,
-                lambda: next((s for s in app.screen_stack if isinstance(s, StopSessionScreen)), None),
-                "a StopSessionScreen in app.screen_stack",
-            )
-            # The shell's end (the stop hangs it up) must not ask a second time, in either order.
-            await until(pilot, lambda: pane.has_class("-ended"), 'pane.has_class("-ended")')
-            assert not any(isinstance(s, LeaveDialog) for s in app.screen_stack), [
-                type(s).__name__ for s in app.screen_stack
-            ]
+            stop_screen = await leave_with_stop_and_sync(pilot, app, pane)
             # The final sync copies the session back to the volume: allow a loaded machine a minute.
             await until(
                 pilot,
@@ -142,19 +146,8 @@ async def test_stop_and_sync_asks_once_when_the_hung_up_shell_exits_with_a_statu
                 "isinstance(app.screen, ShellScreen) and app.screen.panes and app.screen.panes[0].view.running",
             )
             pane = app.screen.panes[0]
-            await pilot.press("ctrl+right_square_bracket")
-            await until(pilot, lambda: isinstance(app.screen, LeaveDialog), "isinstance(app.screen, LeaveDialog)")
-            await pilot.press("s")
-            stop_screen = await until(
-                pilot,
-                lambda: next((s for s in app.screen_stack if isinstance(s, StopSessionScreen)), None),
-                "a StopSessionScreen in app.screen_stack",
-            )
-            await until(pilot, lambda: pane.has_class("-ended"), 'pane.has_class("-ended")')
+            stop_screen = await leave_with_stop_and_sync(pilot, app, pane)
             assert pane.view.ended_reason and "status" in pane.view.ended_reason  # the clean end, not a drop
-            assert not any(isinstance(s, LeaveDialog) for s in app.screen_stack), [
-                type(s).__name__ for s in app.screen_stack
-            ]
             await until(
                 pilot,
                 lambda: stop_screen not in app.screen_stack,

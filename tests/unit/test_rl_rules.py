@@ -22,6 +22,7 @@ from primetui.sft.check import check_text
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic
 from primetui.sft.templates import RL_REVERSE_TEXT
+from tests.unit.rule_sites import bound_values
 
 HOSTED = CheckContext(hosted=True)
 DISPATCH = CheckContext(hosted=True, at_dispatch=True)  # what prime train leaves to the platform is an error here
@@ -1477,22 +1478,6 @@ def _pristine_module() -> tuple[dict[str, ast.FunctionDef], dict[str, ast.expr]]
     return funcs, consts
 
 
-def _bound(name: str, fn: ast.FunctionDef) -> list[ast.expr]:
-    """The values a local name takes: each assignment to it, each item of a ``for`` over a literal tuple."""
-    values: list[ast.expr] = []
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == [name]:
-            values.append(node.value)
-        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Tuple):
-            if isinstance(node.target, ast.Name) and node.target.id == name:
-                values += node.iter.elts
-            elif isinstance(node.target, ast.Tuple):
-                for i, t in enumerate(node.target.elts):
-                    if isinstance(t, ast.Name) and t.id == name:
-                        values += [e.elts[i] for e in node.iter.elts if isinstance(e, ast.Tuple)]
-    return values
-
-
 class _Reader:
     def __init__(self) -> None:
         self.funcs, self.consts = _pristine_module()
@@ -1518,7 +1503,7 @@ class _Reader:
             *first, last = node.values
             return [t for v in first for t in self.texts(v, fn, part) if t] + self.texts(last, fn, part)
         if isinstance(node, ast.Name):
-            values = _bound(node.id, fn)
+            values = bound_values(node.id, fn)
             if not values and node.id in self.consts:
                 values = [self.consts[node.id]]
             return [t for v in values for t in self.texts(v, fn, part)] if values else [part]

@@ -15,6 +15,7 @@ from primetui.sft.check import check_text
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic, apply_fix
 from primetui.sft.templates import MULTI_NODE, ONLINE_EVAL, WALKTHROUGH
+from tests.unit.rule_sites import bound_values
 
 HOSTED = CheckContext()
 LOCAL = CheckContext(hosted=False)
@@ -1405,22 +1406,6 @@ def _pristine_functions() -> dict[str, ast.FunctionDef]:
     return out
 
 
-def _bound(name: str, fn: ast.FunctionDef) -> list[ast.expr]:
-    """The values a local name takes: each assignment to it, each item of a ``for`` over a literal tuple."""
-    values: list[ast.expr] = []
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == [name]:
-            values.append(node.value)
-        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Tuple):
-            if isinstance(node.target, ast.Name) and node.target.id == name:
-                values += node.iter.elts
-            elif isinstance(node.target, ast.Tuple):
-                for i, t in enumerate(node.target.elts):
-                    if isinstance(t, ast.Name) and t.id == name:
-                        values += [e.elts[i] for e in node.iter.elts if isinstance(e, ast.Tuple)]
-    return values
-
-
 def _texts(node: ast.expr, fn: ast.FunctionDef, funcs: dict[str, ast.FunctionDef], part: str = _ANY) -> list[str]:
     """Regular expressions for every text (message or dotted path) the expression can give."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -1430,7 +1415,7 @@ def _texts(node: ast.expr, fn: ast.FunctionDef, funcs: dict[str, ast.FunctionDef
     if isinstance(node, ast.IfExp):
         return _texts(node.body, fn, funcs, part) + _texts(node.orelse, fn, funcs, part)
     if isinstance(node, ast.Name):
-        values = _bound(node.id, fn)
+        values = bound_values(node.id, fn)
         return [t for v in values for t in _texts(v, fn, funcs, part)] if values else [part]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_p":
         return _texts(node.args[0], fn, funcs)
