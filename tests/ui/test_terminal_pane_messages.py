@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import socket
 
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.widgets import Static
 
 from primetui.api.client import PrimeClient
-from primetui.ui.terminal import open_spec
 from primetui.ui.terminal.screen import ShellScreen, ShellSpec
+from shell_helpers import ShellSpecApp
 
 
 class _DroppedLink:
@@ -48,18 +48,6 @@ def _dead_port() -> int:
         return s.getsockname()[1]  # closed again at once: nothing listens there
 
 
-class Dashboard(App):
-    def __init__(self, spec: ShellSpec) -> None:
-        super().__init__()
-        self.spec = spec
-
-    def compose(self) -> ComposeResult:
-        yield Static("dashboard")
-
-    def on_mount(self) -> None:
-        open_spec(self, self.spec)
-
-
 async def wait_for(pilot, predicate, what: str, tries: int = 500) -> None:
     for _ in range(tries):
         await pilot.pause(0.02)
@@ -86,7 +74,7 @@ def _pane_text(app: App) -> str:
 
 async def _press_r_after_the_drop(local: bool) -> tuple[str, str]:
     client = PrimeClient(f"http://127.0.0.1:{_dead_port()}", "key", timeout=2)
-    app = Dashboard(_spec(client, local=local))
+    app = ShellSpecApp(_spec(client, local=local))
     try:
         async with app.run_test(size=(100, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes, "the shell tab")
@@ -116,7 +104,7 @@ async def test_r_on_the_hosted_platform_keeps_the_hosted_advice() -> None:
 
 async def test_a_toast_does_not_cover_the_end_of_shell_message() -> None:
     client = PrimeClient(f"http://127.0.0.1:{_dead_port()}", "key", timeout=2)
-    app = Dashboard(_spec(client, local=True))
+    app = ShellSpecApp(_spec(client, local=True))
     try:
         async with app.run_test(size=(100, 24), notifications=True) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes, "the shell tab")
@@ -145,7 +133,7 @@ async def test_a_toast_does_not_cover_an_end_message_at_the_bottom() -> None:
 
     spec = _spec(client, local=True)
     spec.make_transport = lambda: _Full()
-    app = Dashboard(spec)
+    app = ShellSpecApp(spec)
     try:
         async with app.run_test(size=(100, 24), notifications=True) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen) and app.screen.panes, "the shell tab")

@@ -15,8 +15,9 @@ httpx = pytest.importorskip("httpx")
 
 from primetui.config.settings import Settings
 from primetui.shell.term.transport import PtyTransport
-from primetui.ui.terminal import ShellScreen, ShellSpec, open_shell, open_spec  # noqa: E402
+from primetui.ui.terminal import ShellScreen, ShellSpec, open_shell  # noqa: E402
 from primetui.ui.terminal.dialogs import LeaveDialog, StopSessionScreen  # noqa: E402
+from shell_helpers import ShellSpecApp  # noqa: E402
 from ssh_platform import create_volume, ssh_platform  # noqa: E402
 from tests.waiting import eventually, until
 
@@ -109,18 +110,6 @@ async def test_read_write_shell_runs_commands_then_stop_syncs_to_the_volume(plat
         await client.aclose()
 
 
-class SpecApp(App):
-    def __init__(self, spec: ShellSpec) -> None:
-        super().__init__()
-        self.spec = spec
-
-    def compose(self) -> ComposeResult:
-        yield Static("dashboard")
-
-    def on_mount(self) -> None:
-        open_spec(self, self.spec)
-
-
 @pytest.mark.skipif(BASH is None, reason="bash is needed for the pty shell")
 async def test_stop_and_sync_asks_once_when_the_hung_up_shell_exits_with_a_status(platform) -> None:
     """Stop-and-sync hangs the shell up. A shell that answers with its exit status (bash: 129) ends
@@ -138,7 +127,7 @@ async def test_stop_and_sync_asks_once_when_the_hung_up_shell_exits_with_a_statu
             session_id=session.id,
             client=client,
         )
-        app = SpecApp(spec)
+        app = ShellSpecApp(spec)
         async with app.run_test(size=(100, 30)) as pilot:
             await until(
                 pilot,
