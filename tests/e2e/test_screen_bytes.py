@@ -6,6 +6,9 @@ link a 12 kB repaint is 10 s. ``ui/frame_diff.py`` sends only the cells that dif
 terminal shows. Bytes are asserted, not rates: a key's bytes are those written from the key until the
 screen shows its answer and nothing more comes for ``QUIET`` seconds; the open run screen's polls are
 cut into bursts at ``GAP`` gaps (as in test_runs_poll_bytes.py).
+
+The test has a platform of its own: on the shared one, other tests' runs fill the runs list, and a
+switch to a full list writes more new cells (a CI run saw 5,221 bytes for ``r`` with the list full).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from primetui.api.client import PrimeClient
+from primetui.local.testing import LocalPlatform
 from tests.ui.dash_helpers import dispatch_paced_run, wait_status
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -42,6 +46,13 @@ async def stop(lp, run_id: str) -> None:
         await c.stop_run(run_id)
 
 
+@pytest.fixture
+def own_platform(tmp_path_factory):
+    """The demo platform with nothing else on it: what the runs list shows is the same on every run."""
+    with LocalPlatform.start(tmp_path_factory.mktemp("screen-bytes"), demo=True) as lp:
+        yield lp
+
+
 def key_bytes(app: PtyApp, key: str, shown, label: str) -> int:
     """Bytes written from ``key`` until ``shown`` is on screen and the app has been quiet for ``QUIET`` s."""
     start = len(app.reads)
@@ -51,12 +62,12 @@ def key_bytes(app: PtyApp, key: str, shown, label: str) -> int:
     return sum(n for _, n in app.reads[start:])
 
 
-def test_screen_switches_and_the_run_screens_polls_write_only_what_changed(local_platform, tmp_path):
+def test_screen_switches_and_the_run_screens_polls_write_only_what_changed(own_platform, tmp_path):
     # a step every half second at almost no CPU: each poll of the open run screen has something new to draw
-    run_id = asyncio.run(dispatch_paced_run(local_platform, "screen-bytes-live"))
+    run_id = asyncio.run(dispatch_paced_run(own_platform, "screen-bytes-live"))
     try:
-        asyncio.run(wait_status(local_platform, run_id, {"RUNNING"}, limit=120))
-        env = env_for(local_platform, str(tmp_path))
+        asyncio.run(wait_status(own_platform, run_id, {"RUNNING"}, limit=120))
+        env = env_for(own_platform, str(tmp_path))
         config = Path(env["PRIMETUI_CONFIG_DIR"])
         config.mkdir(parents=True, exist_ok=True)
         (config / "config.toml").write_text("[refresh]\nrun_detail = 1.0\n")
@@ -77,4 +88,4 @@ def test_screen_switches_and_the_run_screens_polls_write_only_what_changed(local
         assert len(polls) >= 2, f"the running run's screen changed fewer than twice in {WINDOW} s: {polls}"
         assert statistics.median(polls) <= MAX_POLL, f"the run screen's polls wrote {sorted(polls)} bytes"
     finally:
-        asyncio.run(stop(local_platform, run_id))
+        asyncio.run(stop(own_platform, run_id))
