@@ -12,6 +12,14 @@ a process of its own, so a crash, its memory and its exit handlers are its own.
 
 ``tests/test_cli_zygote.py`` proves a call gives the same bytes and exit code as a fresh process.
 ``PRIMETUI_CLI_ZYGOTE=0`` runs every call as a fresh process (to compare the two ways).
+
+A second zygote per worker does the same for local platforms (:data:`PLATFORM_PRELOAD`, through
+``primetui.local.testing.spawn_platforms_with``): a fresh ``primetui local serve`` spends about 1 s of CPU
+importing fastapi, uvicorn, asyncssh, boto3 and the platform before it binds its port, and the suite
+starts over a hundred. The forked server is its own process in its own session, with the log file as
+its stdout and stderr; its pid, signals and exit code are those the harness sees. It serves only a
+platform whose environment is the worker's own but for ``PRIMETUI_*`` keys (none of which the preloaded
+modules read at import) and the name of the current test; any other starts fresh. ``PRIMETUI_PLATFORM_ZYGOTE=0`` starts every platform fresh.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import importlib
 import json
 import locale
 import os
+import resource
 import runpy
 import select
 import signal
@@ -49,6 +58,29 @@ PRELOAD = (
 )
 """What every headless command imports (none of them numpy or textual, nor reads the environment at import)."""
 
+PLATFORM_PRELOAD = (
+    *PRELOAD,
+    "primetui.local.cli",
+    "primetui.local.server",
+    "primetui.local.state",
+    "primetui.local.demo",
+    "primetui.local.connwall",
+    "primetui.local.cluster",
+    "primetui.local.log_windows",
+    "primetui.local.supervisor",
+    "primetui.local.hub.routes",
+    "primetui.local.hub.hf_cli",
+    "primetui.local.sessions.keys",
+    "primetui.local.sessions.routes",
+    "primetui.local.transfers.routes",
+    "primetui.config.logcap",
+    "primetui.config.settings",
+    "uvicorn.protocols.http.h11_impl",
+    "uvicorn.lifespan.on",
+)
+"""What ``primetui local serve`` imports before it serves (none reads a ``PRIMETUI_*`` variable at import)."""
+PRELOADS = {"commands": PRELOAD, "platform": PLATFORM_PRELOAD}
+
 
 # ---------------------------------------------------------------- the zygote process (run as a script)
 
@@ -60,11 +92,15 @@ def _become(request: dict, fds: list[int]) -> None:
     _take_call(request, fds)
     site.USER_BASE = site.USER_SITE = None  # `site` read HOME at start: read it again under the call's
     site.getusersitepackages()
+    if request.get("session"):  # as Popen(start_new_session=True): a signal to the worker's group misses it
+        os.setsid()
+    if request.get("nofile") is not None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (request["nofile"], request["nofile"]))
 
 
-def _serve(path: str, lifeline: int, ready: int) -> dict:
+def _serve(path: str, lifeline: int, ready: int, preload: str) -> dict:
     """The zygote's loop: one forked helper per connection until the test worker goes. Returns only in a call."""
-    for name in PRELOAD:
+    for name in PRELOADS[preload]:
         importlib.import_module(name)
     return _listen(path, lifeline, ready, _become)
 
@@ -86,12 +122,14 @@ def _run_call(job: dict) -> None:
 
 
 class Zygote(ForkServer):
-    """A process that has imported the headless commands; :meth:`run` forks it into one call's process."""
+    """A process that has imported the headless commands (or the platform); :meth:`run` forks it into one call's
+    process."""
 
-    def __init__(self) -> None:
+    def __init__(self, preload: str = "commands") -> None:
         root = str(Path(__file__).resolve().parents[1])
+        self.env = dict(os.environ)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-        super().__init__(__file__, Path(tempfile.mkdtemp(prefix="primetui-zygote-")), env, "primetui")
+        super().__init__(__file__, Path(tempfile.mkdtemp(prefix="primetui-zygote-")), env, "primetui", preload)
 
     def run(
         self, args: list[str], env: dict[str, str], cwd: Path, timeout: float
@@ -105,16 +143,23 @@ class Zygote(ForkServer):
         """``python *args`` started in a child and left running: its output read as it comes, signals by pid."""
         return Forked(self.path, {"args": args, "env": env, "cwd": str(cwd)}, [sys.executable, *args])
 
+    def serves(self, env: dict[str, str]) -> bool:
+        """``env`` is the worker's environment (when this zygote started) but for ``PRIMETUI_*`` keys and
+        ``PYTEST_CURRENT_TEST`` (pytest sets it for each test)."""
+        keys = {k for k in set(env) | set(self.env) if not k.startswith("PRIMETUI_") and k != "PYTEST_CURRENT_TEST"}
+        return all(env.get(k) == self.env.get(k) for k in keys)
+
 
 class Forked:
     """A call forked from the zygote, running: the part of ``subprocess.Popen`` a script driver uses (``pid``,
     ``stdout`` and ``stderr`` as text, ``poll``, ``wait``, ``send_signal``, ``kill``, ``returncode``). Its exit
-    code comes from the zygote's helper, which waits for it (the call is the helper's child, not ours)."""
+    code comes from the zygote's helper, which waits for it (the call is the helper's child, not ours).
+    With ``output``, both go to that descriptor (a log file) and ``stdout``/``stderr`` are None."""
 
-    def __init__(self, path: str, body: dict, argv: list[str]) -> None:
+    def __init__(self, path: str, body: dict, argv: list[str], output: int | None = None) -> None:
         self.args = argv
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
+        out_r, out_w = os.pipe() if output is None else (-1, os.dup(output))
+        err_r, err_w = os.pipe() if output is None else (-1, os.dup(output))
         null = os.open(os.devnull, os.O_RDONLY)
         self._conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -125,8 +170,9 @@ class Forked:
             for fd in (null, out_w, err_w):
                 os.close(fd)
         (self.pid,) = _INT.unpack(_read_exactly(self._conn, _INT.size))
-        self.stdout = open(out_r, encoding=locale.getpreferredencoding(False))  # noqa: SIM115 - read by a thread
-        self.stderr = open(err_r, encoding=locale.getpreferredencoding(False))  # noqa: SIM115
+        encoding = locale.getpreferredencoding(False)
+        self.stdout = None if output is not None else open(out_r, encoding=encoding)  # noqa: SIM115 - read by a thread
+        self.stderr = None if output is not None else open(err_r, encoding=encoding)  # noqa: SIM115
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
@@ -157,6 +203,20 @@ class Forked:
 zygote = OnePerWorker(Zygote, "PRIMETUI_CLI_ZYGOTE")
 """This worker's primetui zygote, started on first use; None when PRIMETUI_CLI_ZYGOTE=0."""
 
+platform_zygote = OnePerWorker(lambda: Zygote("platform"), "PRIMETUI_PLATFORM_ZYGOTE")
+"""This worker's zygote of local platforms, started on first use; None when PRIMETUI_PLATFORM_ZYGOTE=0."""
+
+
+def spawn_platform(args: list[str], env: dict[str, str], output: int, nofile: int | None) -> Forked | None:
+    """``python *args`` (``-m primetui local serve …``) forked from the platform zygote in a new session, its
+    output to ``output``; None (start it fresh) when the zygote is off or does not serve ``env``
+    (``primetui.local.testing.spawn_platforms_with``)."""
+    z = platform_zygote()
+    if z is None or not z.serves(env):
+        return None
+    body = {"args": args, "env": env, "cwd": os.getcwd(), "session": True, "nofile": nofile}
+    return Forked(z.path, body, [sys.executable, *args], output=output)
+
 
 def python(
     args: list[str], env: dict[str, str], timeout: float, cwd: Path | None = None
@@ -175,4 +235,4 @@ def python(
 if __name__ == "__main__":
     _root = str(Path(__file__).resolve().parents[1])  # on PYTHONPATH for the imports above; a call's own sys.path
     sys.path[:] = [sys.path[0], *(p for p in sys.path[1:] if p != _root)]  # has only what its python would put
-    _run_call(_serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
+    _run_call(_serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]))

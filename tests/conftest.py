@@ -30,7 +30,12 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     for _name in ("COLUMNS", "LINES"):
         os.environ.pop(_name, None)
 
-from primetui.local.testing import LocalPlatform
+from primetui.local.testing import LocalPlatform, spawn_platforms_with
+
+from tests.cli_zygote import spawn_platform  # noqa: E402
+
+# Each local platform forks from a worker's process that has imported the server (tests/cli_zygote.py)
+spawn_platforms_with(spawn_platform)
 
 from tests.ci_skips import pytest_runtest_makereport  # noqa: F401, E402 - the hook: no tmux/chromium skips under CI=true
 

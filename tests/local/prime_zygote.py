@@ -221,14 +221,14 @@ class ForkServer:
     """A zygote process started from ``script`` in ``directory`` (its socket, log and home); shared with
     tests/cli_zygote.py. It lives until :meth:`close` or the end of the test worker (its lifeline closes)."""
 
-    def __init__(self, script: str, directory: Path, env: dict[str, str], name: str) -> None:
+    def __init__(self, script: str, directory: Path, env: dict[str, str], name: str, *extra: str) -> None:
         self.dir = directory
         self.path = str(directory / "sock")
         life_r, self._lifeline = os.pipe()
         ready_r, ready_w = os.pipe()
         with open(directory / "log", "wb") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, script, self.path, str(life_r), str(ready_w)],
+                [sys.executable, script, self.path, str(life_r), str(ready_w), *extra],
                 env=env,
                 cwd=directory,
                 stdin=subprocess.DEVNULL,

@@ -4,10 +4,24 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+
+class Child(Protocol):
+    """What the harness needs of a started server: a ``subprocess.Popen``, or a process forked for it."""
+
+    pid: int
+    returncode: int | None
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def send_signal(self, sig: int) -> None: ...
+
+    def kill(self) -> None: ...
 
 
 def pid_alive(pid: int) -> bool:
@@ -21,9 +35,7 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def wait_for_ready_file(
-    ready: Path, proc: subprocess.Popen[bytes], timeout: float, poll: float = 0.05
-) -> dict[str, Any] | None:
+def wait_for_ready_file(ready: Path, proc: Child, timeout: float, poll: float = 0.05) -> dict[str, Any] | None:
     """Wait until a started server writes its JSON ``ready`` file; return what it holds (the file is removed).
 
     Returns None when ``proc`` exits first or ``timeout`` seconds pass; the caller tells the two

@@ -15,18 +15,33 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from primetui.local.procs import wait_for_ready_file
+from primetui.local.procs import Child, wait_for_ready_file
 
 DEFAULT_TEST_SPEED = "10"
 IDLE_PACE = {"PRIMETUI_LOCAL_SLOW_POD": "0", "PRIMETUI_LOCAL_SLOW_SECONDS": "5"}
 """``[env_vars]`` of a run that stays RUNNING at almost no CPU: its only pod sleeps 5 s before each
 micro-batch (the trainer's slow-pod knob). Tests that only need a run *running* use it, so its
 trainer does not take a core from the rest of the suite."""
+
+
+Spawner = Callable[[list[str], dict[str, str], int, "int | None"], "Child | None"]
+"""Starts ``python -m primetui local serve …`` (argv after the interpreter, the environment, the log file's
+descriptor for stdout and stderr, the open-files limit or None) in a new session; None to decline."""
+
+_spawner: Spawner | None = None
+
+
+def spawn_platforms_with(spawner: Spawner | None) -> None:
+    """The test suite's seam: start each platform through ``spawner`` (a process forked from one that has
+    imported the server already, tests/cli_zygote.py) instead of a fresh interpreter; None for the default."""
+    global _spawner
+    _spawner = spawner
 
 
 class LocalPlatformError(RuntimeError):
@@ -47,7 +62,7 @@ class LocalPlatform:
     """Extra ``primetui local serve`` options (``--allow-private-endpoints``)."""
     open_files: int | None = None
     """When set, the server's soft and hard limits on open files (RLIMIT_NOFILE), to test running out."""
-    _proc: subprocess.Popen[bytes] | None = None
+    _proc: Child | None = None
     _log_path: Path | None = None
 
     @classmethod
@@ -76,6 +91,11 @@ class LocalPlatform:
         return {"Authorization": f"Bearer {self.token}"}
 
     @property
+    def process(self) -> Child | None:
+        """The started server's process handle (a ``subprocess.Popen``, or what the spawner returned)."""
+        return self._proc
+
+    @property
     def api_url(self) -> str:
         return self.base_url + "/api/v1"
 
@@ -83,8 +103,7 @@ class LocalPlatform:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         ready = self.data_dir.parent / f"ready-{time.monotonic_ns()}.json"
         self._log_path = self.data_dir.parent / "server.log"
-        cmd = [
-            sys.executable,
+        args = [
             "-m",
             "primetui",
             "local",
@@ -99,13 +118,14 @@ class LocalPlatform:
             str(self._log_path),
         ]
         if self.demo:
-            cmd.append("--demo")
-        cmd.extend(self.serve_args)
+            args.append("--demo")
+        args.extend(self.serve_args)
         env = dict(os.environ, **self.env)
         env.pop("PRIMETUI_LOCAL_DATA_DIR", None)
         with open(self._log_path, "ab") as log:
-            self._proc = subprocess.Popen(
-                cmd,
+            forked = _spawner(args, env, log.fileno(), self.open_files) if _spawner is not None else None
+            proc: Child = forked or subprocess.Popen(
+                [sys.executable, *args],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -113,12 +133,13 @@ class LocalPlatform:
                 start_new_session=True,
                 preexec_fn=self._limit_open_files,
             )
-        info = wait_for_ready_file(ready, self._proc, timeout)
+        self._proc = proc
+        info = wait_for_ready_file(ready, proc, timeout)
         if info:
             self.base_url, self.token, self.pid = info["base_url"], info["token"], int(info["pid"])
             return
-        if self._proc.poll() is not None:
-            raise LocalPlatformError(f"the local server exited with {self._proc.returncode}: {self.output()}")
+        if proc.poll() is not None:
+            raise LocalPlatformError(f"the local server exited with {proc.returncode}: {self.output()}")
         self.kill()
         raise LocalPlatformError(f"the local server did not become ready within {timeout:.0f}s: {self.output()}")
 
