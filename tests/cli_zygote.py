@@ -15,11 +15,11 @@ a process of its own, so a crash, its memory and its exit handlers are its own.
 
 A second zygote per worker does the same for local platforms (:data:`PLATFORM_PRELOAD`, through
 ``primetui.local.testing.spawn_platforms_with``): a fresh ``primetui local serve`` spends about 1 s of CPU
-importing fastapi, uvicorn, asyncssh, boto3 and the platform before it binds its port, and the suite
-starts over a hundred. The forked server is its own process in its own session, with the log file as
-its stdout and stderr; its pid, signals and exit code are those the harness sees. It serves only a
-platform whose environment is the worker's own but for ``PRIMETUI_*`` keys (none of which the preloaded
-modules read at import) and the name of the current test; any other starts fresh. ``PRIMETUI_PLATFORM_ZYGOTE=0`` starts every platform fresh.
+importing fastapi, uvicorn, asyncssh, boto3 and the platform before it binds its port. The forked server
+is its own process in its own session, with the log file as its stdout and stderr; its pid, signals and
+exit code are those the harness sees. It serves only a platform whose environment is the worker's own
+but for keys no preloaded module reads at import (:data:`UNREAD`, ``PRIMETUI_*``); any other starts
+fresh. ``PRIMETUI_PLATFORM_ZYGOTE=0`` starts every platform fresh.
 """
 
 from __future__ import annotations
@@ -80,6 +80,10 @@ PLATFORM_PRELOAD = (
 )
 """What ``primetui local serve`` imports before it serves (none reads a ``PRIMETUI_*`` variable at import)."""
 PRELOADS = {"commands": PRELOAD, "platform": PLATFORM_PRELOAD}
+UNREAD = frozenset({"PYTEST_CURRENT_TEST", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"})
+"""Keys a call's environment may set to its own value: pytest names each test in the first, and the BLAS thread
+counts (set in a worker once a test imports the trainer) are read when numpy loads, which no preload imports
+(:func:`_serve` checks)."""
 
 
 # ---------------------------------------------------------------- the zygote process (run as a script)
@@ -102,6 +106,8 @@ def _serve(path: str, lifeline: int, ready: int, preload: str) -> dict:
     """The zygote's loop: one forked helper per connection until the test worker goes. Returns only in a call."""
     for name in PRELOADS[preload]:
         importlib.import_module(name)
+    if "numpy" in sys.modules:  # UNREAD's thread counts would then have been read by the zygote
+        raise SystemExit(f"the {preload} preload imports numpy: take the BLAS thread counts out of UNREAD")
     return _listen(path, lifeline, ready, _become)
 
 
@@ -144,9 +150,9 @@ class Zygote(ForkServer):
         return Forked(self.path, {"args": args, "env": env, "cwd": str(cwd)}, [sys.executable, *args])
 
     def serves(self, env: dict[str, str]) -> bool:
-        """``env`` is the worker's environment (when this zygote started) but for ``PRIMETUI_*`` keys and
-        ``PYTEST_CURRENT_TEST`` (pytest sets it for each test)."""
-        keys = {k for k in set(env) | set(self.env) if not k.startswith("PRIMETUI_") and k != "PYTEST_CURRENT_TEST"}
+        """``env`` is the worker's environment (when this zygote started) but for keys no preloaded module reads at
+        import (:data:`UNREAD`, and ``PRIMETUI_*``)."""
+        keys = {k for k in set(env) | set(self.env) if not k.startswith("PRIMETUI_") and k not in UNREAD}
         return all(env.get(k) == self.env.get(k) for k in keys)
 
 

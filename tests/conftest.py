@@ -37,6 +37,10 @@ from tests.cli_zygote import spawn_platform  # noqa: E402
 # Each local platform forks from a worker's process that has imported the server (tests/cli_zygote.py)
 spawn_platforms_with(spawn_platform)
 
+from tests.shared_css import install as share_parsed_css  # noqa: E402
+
+share_parsed_css()  # each stylesheet source parsed once per worker, not once per Pilot app (tests/shared_css.py)
+
 from tests.ci_skips import pytest_runtest_makereport  # noqa: F401, E402 - the hook: no tmux/chromium skips under CI=true
 
 if os.environ.get("PRIMETUI_CPU_PROFILE"):
