@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from tests.waiting import quiet, until
 from dash_helpers import make_app, notifications, screen_text
@@ -178,18 +180,33 @@ async def test_second_read_write_session_is_refused_with_a_tip(local_platform):
 
 async def test_a_volume_just_created_stays_selected_through_a_list_fetched_before_it(local_platform):
     """A full CI run: a poll answered before the create (without the new volume) landed after it and
-    reset the selection to the first volume, so `+` or `d` right after acted on `research`."""
-    app = make_app(local_platform)
+    reset the selection to the first volume, so `+` or `d` right after acted on `research`.
+
+    The order is made the same at any load: no periodic polls (``poll_scale=0``), and the list the
+    screen asks for after the create is held until the stale answer has landed (on a loaded machine
+    the fresh list came first, which a user can never see: one resource's polls land in order)."""
+    app = make_app(local_platform, poll_scale=0)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("v")
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen) and rows(app, "#volumes-table"), "listed")
         screen = app.screen
         stale = list(app.state.volumes)  # the list as a poll in flight before the create has it
+        release = asyncio.Event()
+        asked: list[bool] = []
+        list_volumes = app.client.list_volumes
+
+        async def the_list_after_the_create(*args, **kwargs):
+            asked.append(True)
+            await release.wait()
+            return await list_volumes(*args, **kwargs)
+
+        app.client.list_volumes = the_list_after_the_create
         screen.do_create("dash-vol-c", "10Gi")
-        await until(pilot, lambda: any("dash-vol-c created" in n for n in notifications(app)), "the create answered")
+        await until(pilot, lambda: asked, "the create answered and the screen asked for the list again")
         app.state.volumes = stale
         screen.render_volumes()  # that poll's answer lands now
         assert screen.selected == "dash-vol-c"
+        release.set()
         await until(pilot, lambda: "dash-vol-c" in rows(app, "#volumes-table"), "the next list has it")
         assert screen.selected == "dash-vol-c"
         await app.client.delete_volume("dash-vol-c")
