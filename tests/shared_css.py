@@ -17,11 +17,12 @@ from typing import Any
 
 from textual.css.stylesheet import Stylesheet
 
-_own_parse = Stylesheet._parse_rules
+textual_parse = Stylesheet._parse_rules
+"""Textual's own parse of one source (with its own stylesheet's cache only)."""
 _parsed: dict[tuple[Any, ...], Any] = {}
 
 
-def _parse_rules(
+def shared_parse(
     self: Stylesheet,
     css: str,
     read_from: tuple[str, str],
@@ -34,7 +35,7 @@ def _parse_rules(
         return _parsed[key]
     except KeyError:
         pass
-    rules = _own_parse(self, css, read_from, is_default_rules, tie_breaker, scope)
+    rules = textual_parse(self, css, read_from, is_default_rules, tie_breaker, scope)
     _parsed[key] = rules
     return rules
 
@@ -42,4 +43,9 @@ def _parse_rules(
 def install() -> None:
     """Share parsed rules between this process's apps, unless ``PRIMETUI_SHARED_CSS=0``."""
     if os.environ.get("PRIMETUI_SHARED_CSS") != "0":
-        Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
+        Stylesheet._parse_rules = shared_parse  # type: ignore[method-assign]
+
+
+def installed() -> bool:
+    """Whether this process's stylesheets share parsed rules."""
+    return Stylesheet._parse_rules is shared_parse

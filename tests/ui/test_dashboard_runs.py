@@ -157,7 +157,7 @@ async def test_restart_then_pause_then_resume_opens_the_new_run(local_platform):
         # offered until the answer (CREATING) and a later poll say the new trainer runs.
         await until(
             pilot,
-            lambda: not screen._action_in_flight and screen.check_action("pause", ()) is True,
+            lambda: not screen.action_in_flight and screen.check_action("pause", ()) is True,
             "the restarted run to be RUNNING again (pause offered)",
             timeout=60,
         )

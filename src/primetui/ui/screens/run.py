@@ -102,6 +102,11 @@ class RunScreen(RunCheckpointsMixin, RunLinksMixin, DashboardScreen):
     _action_in_flight: var[bool] = var(False, init=False, bindings=True)
     """An action was sent and not answered yet: the status actions are offered disabled meanwhile."""
 
+    @property
+    def action_in_flight(self) -> bool:
+        """An action was sent and not answered yet (read-only)."""
+        return self._action_in_flight
+
     def __init__(self, run_id: str, *, jump_to_anomaly: bool = False) -> None:
         super().__init__()
         self.pending_jump = jump_to_anomaly
