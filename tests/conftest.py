@@ -54,6 +54,14 @@ def local_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPl
 
 
 @pytest.fixture
+def own_demo_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPlatform]:
+    """The demo platform for one test: for asserts on everything a list shows (the shared one holds
+    whatever runs and volumes other tests left, so what it shows changes from run to run)."""
+    with LocalPlatform.start(tmp_path_factory.mktemp("own-demo-platform"), demo=True) as lp:
+        yield lp
+
+
+@pytest.fixture
 def fresh_platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPlatform]:
     with LocalPlatform.start(tmp_path_factory.mktemp("fresh-platform"), demo=False) as lp:
         yield lp

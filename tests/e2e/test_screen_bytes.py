@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from primetui.api.client import PrimeClient
-from primetui.local.testing import LocalPlatform
 from tests.ui.dash_helpers import dispatch_paced_run, wait_status
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -46,13 +45,6 @@ async def stop(lp, run_id: str) -> None:
         await c.stop_run(run_id)
 
 
-@pytest.fixture
-def own_platform(tmp_path_factory):
-    """The demo platform with nothing else on it: what the runs list shows is the same on every run."""
-    with LocalPlatform.start(tmp_path_factory.mktemp("screen-bytes"), demo=True) as lp:
-        yield lp
-
-
 def key_bytes(app: PtyApp, key: str, shown, label: str) -> int:
     """Bytes written from ``key`` until ``shown`` is on screen and the app has been quiet for ``QUIET`` s."""
     start = len(app.reads)
@@ -62,12 +54,12 @@ def key_bytes(app: PtyApp, key: str, shown, label: str) -> int:
     return sum(n for _, n in app.reads[start:])
 
 
-def test_screen_switches_and_the_run_screens_polls_write_only_what_changed(own_platform, tmp_path):
+def test_screen_switches_and_the_run_screens_polls_write_only_what_changed(own_demo_platform, tmp_path):
     # a step every half second at almost no CPU: each poll of the open run screen has something new to draw
-    run_id = asyncio.run(dispatch_paced_run(own_platform, "screen-bytes-live"))
+    run_id = asyncio.run(dispatch_paced_run(own_demo_platform, "screen-bytes-live"))
     try:
-        asyncio.run(wait_status(own_platform, run_id, {"RUNNING"}, limit=120))
-        env = env_for(own_platform, str(tmp_path))
+        asyncio.run(wait_status(own_demo_platform, run_id, {"RUNNING"}, limit=120))
+        env = env_for(own_demo_platform, str(tmp_path))
         config = Path(env["PRIMETUI_CONFIG_DIR"])
         config.mkdir(parents=True, exist_ok=True)
         (config / "config.toml").write_text("[refresh]\nrun_detail = 1.0\n")
@@ -88,4 +80,4 @@ def test_screen_switches_and_the_run_screens_polls_write_only_what_changed(own_p
         assert len(polls) >= 2, f"the running run's screen changed fewer than twice in {WINDOW} s: {polls}"
         assert statistics.median(polls) <= MAX_POLL, f"the run screen's polls wrote {sorted(polls)} bytes"
     finally:
-        asyncio.run(stop(own_platform, run_id))
+        asyncio.run(stop(own_demo_platform, run_id))

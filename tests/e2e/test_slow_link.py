@@ -42,10 +42,11 @@ async def stop(lp, run_id: str) -> None:
         await c.stop_run(run_id)
 
 
-def test_slow_link_badge_and_a_key_answered(local_platform, tmp_path):
-    run_id = asyncio.run(live(local_platform))
+def test_slow_link_badge_and_a_key_answered(own_demo_platform, tmp_path):
+    # a platform of its own: at 300 B/s each row costs time, and the shared one lists other tests' runs
+    run_id = asyncio.run(live(own_demo_platform))
     try:
-        env = env_for(local_platform, str(tmp_path))
+        env = env_for(own_demo_platform, str(tmp_path))
         config = Path(env["PRIMETUI_CONFIG_DIR"])
         config.mkdir(parents=True, exist_ok=True)
         (config / "config.toml").write_text("[refresh]\nruns_list = 1.0\n")
@@ -54,8 +55,6 @@ def test_slow_link_badge_and_a_key_answered(local_platform, tmp_path):
                 lambda s: "slow-live" in s and "RUNNING" in s, timeout=90, label="the runs list through the relay"
             )
             app.send("v")  # a screen switch: more than the link carries in a second
-            # The volume list's own rows (its Used / free column may sit past 80 columns
-            # when an earlier test on this platform left a session: the list is shared).
             app.wait_for(
                 lambda s: "Sessions of research" in s and "Live sessions" in s,
                 timeout=60,
@@ -63,4 +62,4 @@ def test_slow_link_badge_and_a_key_answered(local_platform, tmp_path):
             )
             app.wait_for(lambda _s: app.badge_seen, timeout=60, label="the header's ⏸ slow link")
     finally:
-        asyncio.run(stop(local_platform, run_id))
+        asyncio.run(stop(own_demo_platform, run_id))
