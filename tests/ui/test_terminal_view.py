@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -95,6 +96,23 @@ async def test_ctrl_c_and_app_keys_go_to_the_program() -> None:
             lambda: screen_text(app).count("after-interrupt") >= 4,
             'screen_text(app).count("after-interrupt") >= 4',
         )
+
+
+async def test_the_program_gets_sigint_whatever_the_dashboard_ignores() -> None:
+    """A dashboard started with `&` from a script ignores SIGINT (as a CI job did); the pane's program must not,
+    or ^C cannot stop it: it gets every signal at its default action, as from a terminal emulator."""
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        transport = PtyTransport(["sleep", "60"])
+        await transport.start(80, 24)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    try:
+        status = Path(f"/proc/{transport.pid}/status").read_text().splitlines()
+        ignored = int(next(line for line in status if line.startswith("SigIgn:")).split()[1], 16)
+        assert not ignored & (1 << (signal.SIGINT - 1)), f"the program ignores SIGINT (SigIgn {ignored:#x})"
+    finally:
+        await transport.close()
 
 
 async def test_paste_is_bracketed_when_the_program_asks() -> None:

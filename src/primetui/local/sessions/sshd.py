@@ -37,6 +37,7 @@ from primetui.local.sessions.keys import authorized_keys
 from primetui.local.sessions.mountns import MOUNT_POINT
 from primetui.local.sessions.sftp_server import ContainedSFTPServer
 from primetui.shell.algorithms import COMPRESSION_ALGS, ENCRYPTION_ALGS
+from primetui.shell.childsig import default_signals
 
 log = logging.getLogger("primetui.local.sessions")
 
@@ -96,37 +97,8 @@ def _set_winsize(fd: int, cols: int, rows: int) -> None:
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
-# Signals a session's programs get with their default action, as sshd gives them: the server may
-# have been started with some ignored or blocked (``nohup primetui local serve`` ignores SIGHUP, and a
-# shell's background job would then outlive the hangup of the session that started it).
-_DEFAULT_SIGNALS = tuple(
-    getattr(signal, name)
-    for name in (
-        "SIGHUP",
-        "SIGINT",
-        "SIGQUIT",
-        "SIGTERM",
-        "SIGPIPE",
-        "SIGTSTP",
-        "SIGTTIN",
-        "SIGTTOU",
-        "SIGCHLD",
-        "SIGALRM",
-        "SIGUSR1",
-        "SIGUSR2",
-    )
-    if hasattr(signal, name)
-)
-
-
-def _default_signals() -> None:  # runs in the child between fork and exec
-    for sig in _DEFAULT_SIGNALS:
-        signal.signal(sig, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-
-
 def _take_controlling_tty() -> None:  # runs in the child after setsid()
-    _default_signals()
+    default_signals()  # as sshd gives them: the server may have been started with some ignored or blocked
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
@@ -413,7 +385,7 @@ async def _run_piped(process: asyncssh.SSHServerProcess, cfg: EndpointConfig, ar
         cwd=cfg.root,
         env=env,
         start_new_session=True,
-        preexec_fn=_default_signals,
+        preexec_fn=default_signals,
     )
     cfg.processes.add(child)
 

@@ -22,6 +22,8 @@ import termios
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from primetui.shell.childsig import default_signals
+
 _READ_SIZE = 1 << 16
 _MAX_COALESCE = 1 << 16  # hand the screen at most 64 KiB at once so keys get in between chunks
 _MAX_QUEUED = 2  # chunks read ahead before we stop reading: back-pressure keeps an echo close behind
@@ -193,8 +195,10 @@ class PtyTransport:
 
 
 def _make_controlling_tty() -> None:
-    # start_new_session made us a session leader; make stdin (the pty slave) our controlling
-    # terminal so job control and ctrl+c reach the program.
+    # The program's signals at their default actions, whatever the dashboard inherited (started with
+    # `&`, it ignores SIGINT, and ^C would not stop the program); start_new_session made us a session
+    # leader: make stdin (the pty slave) our controlling terminal so job control and ctrl+c reach it.
+    default_signals()
     try:
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     except OSError:
