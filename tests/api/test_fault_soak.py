@@ -116,9 +116,10 @@ async def test_the_dashboard_fills_and_shows_staleness_through_faults(local_plat
                 "the log follower",
             )
             follower = next(fl for fl in pane.followers if isinstance(fl, f.LogFollower))
-            await until(
-                pilot, lambda: follower.done, "the trainer log's final fetch", timeout=120
-            )  # a bound on a hang: under load a fetch retries through the faults
+            # A bound on a hang. Each failed poll doubles the wait before the next (up to 20 s), and under
+            # load a 2 s timeout fails more than half the requests: a fresh-clone run at four workers
+            # ran past 120 s once, its run COMPLETED 1.2 s after it was created.
+            await until(pilot, lambda: follower.done, "the trainer log's final fetch", timeout=200)
             shown = pane.stores["trainer"].all_text()
             full = server_log(local_platform, run_id)
             assert follower.final_fetch_ok and follower.gaps == 0
