@@ -46,10 +46,10 @@ def test_a_forked_platform_is_the_server_process_a_fresh_start_makes(tmp_path: P
 
 
 def test_a_platform_killed_by_its_pid_reports_the_signal(tmp_path: Path) -> None:
-    lp = LocalPlatform.start(tmp_path)
-    assert isinstance(lp.process, Forked)
-    lp.kill()
-    assert lp.process.returncode == -signal.SIGKILL
+    with LocalPlatform.start(tmp_path) as lp:  # stopped on the way out if an assert fails first
+        assert isinstance(lp.process, Forked)
+        lp.kill()
+        assert lp.process.returncode == -signal.SIGKILL
 
 
 def test_a_platform_under_another_environment_starts_fresh(tmp_path: Path, monkeypatch) -> None:
