@@ -22,7 +22,7 @@ from primetui.sft.check import check_text
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic
 from primetui.sft.templates import RL_REVERSE_TEXT
-from tests.unit.rule_sites import bound_values
+from tests.unit.rule_sites import bound_values, pristine_module
 
 HOSTED = CheckContext(hosted=True)
 DISPATCH = CheckContext(hosted=True, at_dispatch=True)  # what prime train leaves to the platform is an error here
@@ -1457,30 +1457,9 @@ _ANY = ".+?"  # an interpolated value
 _KEY = "[^.]+"  # one key of a path (an index, a variable key)
 
 
-def _pristine_module() -> tuple[dict[str, ast.FunctionDef], dict[str, ast.expr]]:
-    """rules_rl's top-level functions as written, by name, and its module-level constants.
-
-    Under mutmut each mutant is a copy of its function named ``x_<f>__mutmut_<n>`` and the original is
-    ``x_<f>__mutmut_orig``: the copies are left out and the original is read under its own name.
-    """
-    source = Path(rules_rl.__file__).read_text(encoding="utf-8")
-    chunks = re.split(r"(?m)^(?=def )", source)
-    tree = ast.parse("".join(c for c in chunks if not re.match(r"def \w+__mutmut_\d+\(", c)))
-    funcs: dict[str, ast.FunctionDef] = {}
-    consts: dict[str, ast.expr] = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name.endswith("__mutmut_orig"):
-            funcs[node.name.removeprefix("x_").removesuffix("__mutmut_orig")] = node
-        elif isinstance(node, ast.FunctionDef):
-            funcs.setdefault(node.name, node)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            consts[node.targets[0].id] = node.value
-    return funcs, consts
-
-
 class _Reader:
     def __init__(self) -> None:
-        self.funcs, self.consts = _pristine_module()
+        self.funcs, self.consts = pristine_module(rules_rl.__file__)
 
     def texts(self, node: ast.expr, fn: ast.FunctionDef, part: str = _ANY) -> list[str]:
         """Regular expressions for every text (message or dotted path) the expression can give."""

@@ -15,7 +15,7 @@ from primetui.sft.check import check_text
 from primetui.sft.context import CheckContext
 from primetui.sft.diagnostics import Diagnostic, apply_fix
 from primetui.sft.templates import MULTI_NODE, ONLINE_EVAL, WALKTHROUGH
-from tests.unit.rule_sites import bound_values
+from tests.unit.rule_sites import bound_values, pristine_module
 
 HOSTED = CheckContext()
 LOCAL = CheckContext(hosted=False)
@@ -1387,25 +1387,6 @@ _ANY = ".+?"  # an interpolated value
 _KEY = "[^.]+"  # one key of a path (an index, a variable key)
 
 
-def _pristine_functions() -> dict[str, ast.FunctionDef]:
-    """rules_primerl's top-level functions as written, by name.
-
-    scripts/mutation.sh runs these tests on mutmut's rewrite of the module, where each mutant is a copy of its
-    function named ``x_<f>__mutmut_<n>`` and the original is ``x_<f>__mutmut_orig``: the copies are left out
-    (before parsing, so a run per mutant stays cheap) and the original is read under its own name.
-    """
-    source = Path(rules_primerl.__file__).read_text(encoding="utf-8")
-    chunks = re.split(r"(?m)^(?=def )", source)
-    tree = ast.parse("".join(c for c in chunks if not re.match(r"def \w+__mutmut_\d+\(", c)))
-    out: dict[str, ast.FunctionDef] = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name.endswith("__mutmut_orig"):
-            out[node.name.removeprefix("x_").removesuffix("__mutmut_orig")] = node
-        elif isinstance(node, ast.FunctionDef):
-            out.setdefault(node.name, node)
-    return out
-
-
 def _texts(node: ast.expr, fn: ast.FunctionDef, funcs: dict[str, ast.FunctionDef], part: str = _ANY) -> list[str]:
     """Regular expressions for every text (message or dotted path) the expression can give."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -1434,7 +1415,7 @@ def _texts(node: ast.expr, fn: ast.FunctionDef, funcs: dict[str, ast.FunctionDef
 
 def _call_sites() -> set[tuple[str, str, str, str]]:
     """(level, code, message, path) for each finding rules_primerl can make, message and path as regexes."""
-    funcs = _pristine_functions()
+    funcs, _ = pristine_module(rules_primerl.__file__)
     sites = set()
     for name, fn in funcs.items():
         if name in ("_err", "_warn"):
