@@ -37,9 +37,15 @@ from tests.cli_zygote import spawn_platform  # noqa: E402
 # Each local platform forks from a worker's process that has imported the server (tests/cli_zygote.py)
 spawn_platforms_with(spawn_platform)
 
-from tests.shared_css import install as share_parsed_css  # noqa: E402
 
-share_parsed_css()  # each stylesheet source parsed once per worker, not once per Pilot app (tests/shared_css.py)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Once a test module has loaded Textual, each stylesheet source is parsed once per worker, not once per Pilot
+    app (tests/shared_css.py); a run of tests that never start an app does not pay Textual's import for it."""
+    if "textual" in sys.modules:
+        from tests.shared_css import install
+
+        install()
+
 
 from tests.ci_skips import pytest_runtest_makereport  # noqa: F401, E402 - the hook: no tmux/chromium skips under CI=true
 

@@ -42,7 +42,7 @@ def shared_parse(
 
 def install() -> None:
     """Share parsed rules between this process's apps, unless ``PRIMETUI_SHARED_CSS=0``."""
-    if os.environ.get("PRIMETUI_SHARED_CSS") != "0":
+    if os.environ.get("PRIMETUI_SHARED_CSS") != "0" and not installed():
         Stylesheet._parse_rules = shared_parse  # type: ignore[method-assign]
 
 
