@@ -241,11 +241,12 @@ class ShellScreen(Screen):
                     )
                 await self.close_pane(pane)
             elif choice == STOP:
-                await pane.view.stop()
+                # The stop screen first: hanging the shell up waits for the link (up to 10 s on a dead one)
                 self.app.push_screen(
                     StopSessionScreen(spec.client, spec.volume or "", spec.session_id or ""),
                     cast("Callable[[Any], None]", lambda _r: self.call_later(self.close_pane, pane)),
                 )
+                await pane.view.stop()
 
         self.app.push_screen(dialog, chosen)
 
