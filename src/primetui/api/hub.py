@@ -39,7 +39,6 @@ import inspect
 import logging
 import random
 import time
-import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
@@ -595,20 +594,14 @@ def _run_of(key: Hashable) -> str | None:
     return key[1] if isinstance(key, tuple) and len(key) > 1 and _kind_of(key) in ("run", "metrics", "logs") else None
 
 
-_HUBS: weakref.WeakKeyDictionary[Any, FollowerHub] = weakref.WeakKeyDictionary()
-
-
 def hub_for(client: Any) -> FollowerHub:
-    """The hub of ``client``: every screen and pane that shares a client shares its followers."""
-    try:
-        hub = _HUBS.get(client)
-    except TypeError:  # a client that cannot be weakly referenced gets a hub on the object itself
-        hub = getattr(client, "_primetui_hub", None)
-        if hub is None:
-            hub = FollowerHub(client)
-            client._primetui_hub = hub
-        return hub
+    """The hub of ``client``: every screen and pane that shares a client shares its followers.
+
+    The hub lives on the client object itself, so it lives exactly as long as the client. (A
+    module-level weak map from client to hub kept every client alive for good: the hub, its value,
+    holds the client, so the weak key never died, and with the client the app its callbacks name.)"""
+    hub = getattr(client, "_primetui_hub", None)
     if hub is None:
         hub = FollowerHub(client)
-        _HUBS[client] = hub
+        client._primetui_hub = hub
     return hub
