@@ -9,17 +9,21 @@ import types
 import weakref
 from typing import TypeVar
 
+from tests.gc_settle import thaw
+
 T = TypeVar("T")
 
 
 def live(kind: type[T]) -> list[T]:
-    """Every object of ``kind`` alive after a collection."""
+    """Every object of ``kind`` alive after a collection (frozen ones too: tests/gc_settle.py)."""
+    thaw()
     gc.collect()
     return [o for o in gc.get_objects() if isinstance(o, kind)]
 
 
 def released(refs: list[weakref.ref]) -> bool:
-    """Every object behind ``refs`` is gone after a collection."""
+    """Every object behind ``refs`` is gone after a collection (of frozen cycles too)."""
+    thaw()
     gc.collect()
     return all(ref() is None for ref in refs)
 
@@ -27,6 +31,7 @@ def released(refs: list[weakref.ref]) -> bool:
 def holders(obj: object, depth: int = 8) -> str:
     """What keeps ``obj`` alive: one chain of referrers, from ``obj`` out to a module, a class or
     a frame (for the message of a failed wait; our own lists and frames are skipped)."""
+    thaw()  # a frozen referrer is not seen by gc.get_referrers
     gc.collect()
     mine = {id(inspect.currentframe())}
     chain: list[str] = []
