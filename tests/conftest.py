@@ -49,6 +49,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 from tests.ci_skips import pytest_runtest_makereport  # noqa: F401, E402 - the hook: no tmux/chromium skips under CI=true
 from tests.gc_settle import pytest_runtest_teardown  # noqa: F401, E402 - the hook: a module's survivors frozen at its end
+from tests.file_order import pytest_collection_modifyitems  # noqa: F401, E402 - the hook: longest files first
 
 if os.environ.get("PRIMETUI_CPU_PROFILE"):
     pytest_plugins = ["tests.cpu_profile"]  # CPU per test and per file (tests/cpu_profile.py), in every worker
