@@ -51,14 +51,16 @@ class Screen:
         return "\n".join(line.rstrip() for line in self.screen.display)
 
 
-def wait_for(page, screen: Screen, needle: str, timeout: float = 60.0) -> str:
+def wait_for(page, screen: Screen, *needles: str, timeout: float = 60.0) -> str:
+    """The browser's screen once it shows every one of ``needles`` (parts of one screen can land in
+    different frames: a screen's table before its header's title)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         text = screen.text()
-        if needle in text:
+        if all(needle in text for needle in needles):
             return text
         page.wait_for_timeout(200)
-    raise AssertionError(f"{needle!r} never appeared in the browser; it shows:\n{screen.text()}")
+    raise AssertionError(f"{needles!r} never all appeared in the browser; it shows:\n{screen.text()}")
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
@@ -81,8 +83,7 @@ def test_browser_shows_runs_and_a_key_reaches_the_app(local_platform, tmp_path):
             screen = Screen()
             page.on("websocket", lambda ws: ws.on("framereceived", screen.feed))
             page.goto(s.url)
-            runs = wait_for(page, screen, "browser-demo-run")
-            assert "Runs" in runs and "Status" in runs
+            wait_for(page, screen, "browser-demo-run", "Runs", "Status")
             assert len(s.app_processes()) == 1
             page.wait_for_timeout(500)
             shot = tmp_path / "serve-browser.png"
@@ -93,8 +94,7 @@ def test_browser_shows_runs_and_a_key_reaches_the_app(local_platform, tmp_path):
 
             page.locator("#terminal").click()
             page.keyboard.press("v")
-            volumes = wait_for(page, screen, "Sessions of research")
-            assert "Volumes" in volumes
+            wait_for(page, screen, "Sessions of research", "Volumes")  # the volumes screen, its title too
 
             page.close()  # closing the tab ends its app process
             s.wait_processes(0)

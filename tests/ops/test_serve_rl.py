@@ -49,8 +49,7 @@ def test_the_rl_tabs_in_the_browser(local_platform, tmp_path):
             wait_for(page, screen, f"Run {run['name']}")
             wait_for(page, screen, "Distributions")
             page.keyboard.press("6")
-            text = wait_for(page, screen, "Step 20 (2/2) · live · 128 samples · 8 groups")
-            assert "Problem" in text and "lcs=" in text
+            wait_for(page, screen, "Step 20 (2/2) · live · 128 samples · 8 groups", "Problem", "lcs=")
             page.keyboard.press("7")
             wait_for(page, screen, "Rewards · step 20 (20/20)")
             wait_for(page, screen, "All steps (x: step 1–20")
