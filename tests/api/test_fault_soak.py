@@ -120,6 +120,12 @@ async def test_the_dashboard_fills_and_shows_staleness_through_faults(local_plat
             # load a 2 s timeout fails more than half the requests: a fresh-clone run at four workers
             # ran past 120 s once, its run COMPLETED 1.2 s after it was created.
             await until(pilot, lambda: follower.done, "the trainer log's final fetch", timeout=200)
+            # The follower's lines reach the pane through the app's message pump, after the follower is done.
+            await until(
+                pilot,
+                lambda: "trainer" in pane.stores and len(pane.stores["trainer"]) >= follower.lines_received,
+                "the pane to hold every line the follower received",
+            )
             shown = pane.stores["trainer"].all_text()
             full = server_log(local_platform, run_id)
             assert follower.final_fetch_ok and follower.gaps == 0
