@@ -28,12 +28,13 @@ import pytest
 WALLS = Path(__file__).with_name("file_walls.json")
 
 
-def _walls() -> dict[str, float]:
+def _table() -> tuple[dict[str, float], int]:
+    """The profile's wall seconds per file, and the number of tests it measured ({} and 0 if unreadable)."""
     try:
         data = json.loads(WALLS.read_text())
-    except (OSError, ValueError):
-        return {}
-    return {str(k): float(v) for k, v in data.get("walls", {}).items()} if isinstance(data, dict) else {}
+        return {str(k): float(v) for k, v in data["walls"].items()}, int(data["tests"])
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}, 0
 
 
 def longest_first(items: list[pytest.Item], walls: dict[str, float], per_test: float) -> list[pytest.Item]:
@@ -48,11 +49,9 @@ def longest_first(items: list[pytest.Item], walls: dict[str, float], per_test: f
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    walls = _walls()
-    if not walls:
-        return
-    per_test = sum(walls.values()) / max(1, int(json.loads(WALLS.read_text()).get("tests", 1)))
-    items[:] = longest_first(items, walls, per_test)
+    walls, tests = _table()
+    if walls and tests:
+        items[:] = longest_first(items, walls, per_test=sum(walls.values()) / tests)
 
 
 def write(profile: Path) -> None:
