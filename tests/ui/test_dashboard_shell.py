@@ -296,7 +296,10 @@ async def test_cached_runs_paint_first_then_live_data_replaces_them(local_platfo
     )
     app = record_notifications(PrimeApp(LazyClient(settings), settings, None, poll_scale=0, cache=True))
     async with app.run_test(size=(120, 30)) as pilot:
-        await until(pilot, lambda: app.state.runs_loaded and app.state.find_run(run_id) is not None, "live list")
+        # The cache is written once the list is complete (a first page alone would overwrite a cache of every run).
+        await until(
+            pilot, lambda: app.state.runs_complete and app.state.find_run(run_id) is not None, "the complete live list"
+        )
     files = list((tmp_path / "cache").glob("runs-*.json"))
     assert len(files) == 1
     cached = files[0].read_text()
