@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
@@ -18,6 +18,7 @@ from primetui.ui.styles import tcss
 
 if TYPE_CHECKING:
     from textual.visual import VisualType
+    from textual.widget import Widget
 
 TONE_CLASS = {
     "success": "tone-success",
@@ -215,6 +216,22 @@ ESSENTIAL_FOOTER_ACTIONS = frozenset({"help", "letter_quit", "quit"})
 """Footer keys a newcomer needs at any width: how to get help and how to leave."""
 
 
+def _keys_born_with(widgets: Iterable[Widget], compact: bool) -> Iterator[Widget]:
+    """Each footer key already set to the footer's ``compact``.
+
+    A FooterKey is made compact and then bound to its footer: mounting it ran its watcher twice, each
+    adding or removing the ``-compact`` class and so styling it again (about 1.5 ms a key on every
+    footer rebuild). Born with the footer's value, the watcher finds nothing to change."""
+    from textual.widgets._footer import FooterKey
+
+    for widget in widgets:  # every key is yielded, those of a key group too
+        # Only the keys bound to the footer's value: the palette key keeps its own (compact).
+        if isinstance(widget, FooterKey) and "compact" in (widget._reactive_connect or {}):
+            widget.set_reactive(FooterKey.compact, compact)
+            widget.set_class(compact, "-compact", update=False)
+        yield widget
+
+
 class SteadyFooter(Footer):
     """Textual's footer that rebuilds its keys only when the keys it shows change.
 
@@ -251,7 +268,7 @@ class SteadyFooter(Footer):
 
     def compose(self) -> ComposeResult:
         self._shown = self._keys_shown()
-        yield from super().compose()
+        yield from _keys_born_with(super().compose(), self.compact)
 
     def bindings_changed(self, screen) -> None:  # type: ignore[no-untyped-def]
         self._bindings_ready = True
