@@ -36,6 +36,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 from tests.local.prime_zygote import (
@@ -80,10 +81,39 @@ PLATFORM_PRELOAD = (
 )
 """What ``primetui local serve`` imports before it serves (none reads a ``PRIMETUI_*`` variable at import)."""
 PRELOADS = {"commands": PRELOAD, "platform": PLATFORM_PRELOAD}
-UNREAD = frozenset({"PYTEST_CURRENT_TEST", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"})
+UNREAD = frozenset(
+    {"PYTEST_CURRENT_TEST", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "HOME", "PRIME_SSH_KEY_PATH"}
+)
 """Keys a call's environment may set to its own value: pytest names each test in the first, and the BLAS thread
 counts (set in a worker once a test imports the trainer) are read when numpy loads, which no preload imports
-(:func:`_serve` checks)."""
+(:func:`_serve` checks). What `site` and botocore take from HOME at import, :func:`_become` sets again under the
+call's (:func:`_home_again`); no preload reads PRIME_SSH_KEY_PATH at import. The SSH tests' platforms set both;
+``tests/test_platform_zygote.py`` checks that a call keeps nothing of the zygote's HOME."""
+
+KEPT_HOME = (
+    ("botocore.tokens", "SSOTokenProvider", "_SSO_TOKEN_CACHE_DIR", ".aws/sso/cache"),
+    ("botocore.credentials", "SSOProvider", "_SSO_TOKEN_CACHE_DIR", ".aws/sso/cache"),
+    ("botocore.utils", "JSONFileCache", "CACHE_DIR", ".aws/boto/cache"),
+    ("botocore.loaders", "Loader", "CUSTOMER_DATA_PATH", ".aws/models"),
+)
+"""(module, class, attribute, folder under HOME): the folders botocore's classes take from HOME when imported."""
+
+
+def _home_again() -> None:
+    """Set what the preloads took from the zygote's HOME at import again from the call's (:data:`KEPT_HOME`)."""
+    import site
+
+    site.USER_BASE = site.USER_SITE = None  # `site` read HOME at start
+    site.getusersitepackages()
+    for module, name, attribute, under in KEPT_HOME:
+        cls = getattr(sys.modules.get(module), name, None)
+        if cls is None:
+            continue
+        old, new = getattr(cls, attribute), os.path.join(os.path.expanduser("~"), *under.split("/"))
+        setattr(cls, attribute, new)
+        for method in vars(cls).values():  # a default argument taken from it (JSONFileCache's working_dir)
+            if isinstance(method, types.FunctionType) and method.__defaults__:
+                method.__defaults__ = tuple(new if d == old else d for d in method.__defaults__)
 
 
 # ---------------------------------------------------------------- the zygote process (run as a script)
@@ -91,11 +121,8 @@ counts (set in a worker once a test imports the trainer) are read when numpy loa
 
 def _become(request: dict, fds: list[int]) -> None:
     """In the call's child: take the caller's stdio, directory and environment (argv is set by the run)."""
-    import site
-
     _take_call(request, fds)
-    site.USER_BASE = site.USER_SITE = None  # `site` read HOME at start: read it again under the call's
-    site.getusersitepackages()
+    _home_again()
     if request.get("session"):  # as Popen(start_new_session=True): a signal to the worker's group misses it
         os.setsid()
     if request.get("nofile") is not None:
