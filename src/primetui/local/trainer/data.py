@@ -69,12 +69,11 @@ def split_files(root: Path, subset: str | None, split: str) -> list[Path]:
 def read_rows(path: Path) -> list[dict[str, Any]]:
     if path.suffix == ".parquet":
         import pyarrow.parquet as pq
-
-        # One file, read as a file: ``read_table`` would load pyarrow's dataset layer for it (a tenth of a
-        # CPU second of imports in each run's start).
         from pyarrow import ArrowException
 
         try:
+            # One file, read as a file: ``read_table`` would load pyarrow's dataset layer for it (a tenth of
+            # a CPU second of imports in each run's start).
             with path.open("rb") as fh:
                 return pq.ParquetFile(fh).read().to_pylist()
         except ArrowException as exc:
