@@ -226,9 +226,8 @@ def _keys_born_with(widgets: Iterable[Widget], compact: bool) -> Iterator[Widget
 
     for widget in widgets:  # every key is yielded, those of a key group too
         # Only the keys bound to the footer's value: the palette key keeps its own (compact).
-        if isinstance(widget, FooterKey) and "compact" in (widget._reactive_connect or {}):
-            widget.set_reactive(FooterKey.compact, compact)
-            widget.set_class(compact, "-compact", update=False)
+        if isinstance(widget, FooterKey) and "compact" in (getattr(widget, "_reactive_connect", None) or {}):
+            widget.set_reactive(FooterKey.compact, compact)  # its watcher, run as it mounts, sets the class
         yield widget
 
 
