@@ -113,8 +113,8 @@ def test_new_user_local_walkthrough_reaches_completed(new_user):
     tmux.keys("d")
     tmux.wait("Lifecycle", limit=60)
     tmux.wait("✓ COMPLETED", limit=120)
-    screen = tmux.wait("prime volumes get research runs/", limit=30)  # the step-10 checkpoint
-    assert "10/10" in screen
+    tmux.wait("prime volumes get research runs/", limit=30)  # the step-10 checkpoint
+    screen = tmux.wait("10/10", limit=30)  # the progress line, from its own follower
     assert "Traceback" not in screen
 
 

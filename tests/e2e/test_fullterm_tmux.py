@@ -178,6 +178,8 @@ def test_resizes_during_full_terminal_mode_do_not_freeze(tmux: Tmux) -> None:
     tmux.run("resize-window", "-t", "t", "-x", "100", "-y", "30")
     tmux.wait(lambda s: "load average" in s, "top still drawing after the resizes")
     tmux.type("q")
+    # top restores the terminal with TCSAFLUSH, which drops what was typed before it quit: wait for the prompt.
+    tmux.wait(lambda s: s.rstrip().splitlines()[-1:] == ["$"], "the prompt back after top quit")
     tmux.type("echo after-$((4*5))")
     tmux.keys("Enter")
     tmux.wait(lambda s: "after-20" in s, "the shell answering after top")
