@@ -18,7 +18,10 @@ A look is an ``assert``, a capture of the screen (``.screen()``, ``screen_text(.
 ``snap_compare(...)``), or the end of a ``run_before`` hook (the snapshot is taken right after it).
 A look whose last act-or-wait is an action breaks the rule. So does an assert that a value moved
 on from a copy taken earlier in the test (``frames = view.frames`` ... ``assert view.frames >
-frames``) when the wait before it does not name that value: it waited for something else.
+frames``) when the wait before it does not name that value: it waited for something else. And so does
+an assert that a text is on a screen (``screen = tmux.wait("A")`` ... ``assert "B" in screen``, or
+``assert "B" in tmux.screen()``) straight after a wait whose texts do not hold it: the screen was
+captured when A showed, and B may be drawn a moment later (a toast over it, another follower).
 """
 
 from __future__ import annotations
@@ -92,6 +95,9 @@ class _Rule:
         self.last: tuple[str, str] | None = None  # ("act", what) or ("wait", its source)
         self.saved: dict[str, str] = {}  # a local name -> the expression it copied
         self.straight_after = False  # only asserts since the last wait
+        self.captured: str | None = None  # the name the screen of the last wait went to
+        self.wait_texts: set[str] = set()  # the texts the last wait looked for
+        self.settled = False  # the last wait was for every queued message to be handled, not for a text
         self.poll_depth = 0  # inside a polling loop, a sleep is the poll's interval
 
     def _flag(self, line: int, why: str) -> None:
@@ -116,12 +122,30 @@ class _Rule:
                 if copied is not None and ast.unparse(live) == copied and copied not in waited:
                     self._flag(stmt.lineno, f"an assert that {copied} moved on, after waiting for something else")
 
+    def _shown_later(self, stmt: ast.Assert) -> None:
+        """An assert that a literal text is on a screen captured straight after a wait for other texts."""
+        if not self.straight_after or self.last is None or self.last[0] != "wait" or self.settled:
+            return
+        waited = self.wait_texts
+        for node in _nodes(stmt):
+            if not isinstance(node, ast.Compare) or len(node.ops) != 1 or not isinstance(node.ops[0], ast.In):
+                continue
+            text, screen = node.left, node.comparators[0]
+            if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+                continue
+            held = isinstance(screen, ast.Name) and screen.id == self.captured
+            fresh = isinstance(screen, ast.Call) and _call_name(screen)[0] in _LOOKS
+            if (held or fresh) and not any(text.value in w for w in waited):
+                self._flag(stmt.lineno, f"an assert that {text.value!r} is on a screen, after waiting for other text")
+
     def statement(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, ast.Assert):
             self._look(stmt.lineno, "an assert")
             self._moved_on(stmt)
+            self._shown_later(stmt)
             return
         self.straight_after = False
+        self.captured = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             if isinstance(stmt.value, (ast.Attribute, ast.Name, ast.Subscript)):
                 self.saved[stmt.targets[0].id] = ast.unparse(stmt.value)
@@ -149,6 +173,12 @@ class _Rule:
         if kind is not None:
             self.last = kind
             self.straight_after = kind[0] == "wait"
+            if kind[0] == "wait":
+                self.wait_texts = _texts(stmt)
+                self.settled = _settles(stmt)
+                named = any(isinstance(n, ast.Call) and _is_wait(_call_name(n)[0]) for n in _nodes(stmt))
+                if named and isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+                    self.captured = stmt.targets[0].id  # what a wait returned: the screen it saw
 
     def block(self, body: list[ast.stmt]) -> None:
         for stmt in body:
@@ -163,6 +193,7 @@ class _Rule:
                 self.poll_depth -= poll
                 if poll:
                     self.last = ("wait", "the poll " + ast.unparse(stmt).splitlines()[0])
+                    self.wait_texts = _texts(stmt)
                 self.block(stmt.orelse)
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
                 for item in stmt.items:
@@ -187,6 +218,20 @@ class _Rule:
                     self.block(case.body)
             else:
                 self.statement(stmt)
+
+
+def _texts(node: ast.AST) -> set[str]:
+    """The string constants of an expression, lambdas included (what a wait's condition looks for)."""
+    return {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+_SETTLES = {"quiet", "input_applied", "idle", "settle"}
+"""The suite's waits for the app to handle everything queued so far (tests/waiting.py): after one, what
+the screen shows is what the last input made, whatever text an assert then looks for."""
+
+
+def _settles(stmt: ast.stmt) -> bool:
+    return any(isinstance(n, ast.Call) and _call_name(n)[0] in _SETTLES for n in _nodes(stmt))
 
 
 def _sleeps(call: ast.Call) -> bool:
@@ -458,6 +503,49 @@ def test_what_the_rule_lets_through(tmp_path):
                 "    grown = fol.tail_lines\n"
                 "    fol.poll()\n"
                 "    assert fol.tail_lines < grown\n"
+            ),
+        )
+        == []
+    )
+
+
+def test_an_assert_that_a_text_is_on_a_screen_a_wait_took_for_another_text(tmp_path):
+    # tests/e2e/test_dashboard_tmux.py: the screen of the step-10 checkpoint's line did not yet show 10/10
+    found = _found(
+        tmp_path,
+        (
+            "def test_walkthrough(tmux):\n"
+            "    screen = tmux.wait('prime volumes get research runs/')\n"
+            "    assert '10/10' in screen\n"
+            "    assert 'Traceback' not in screen\n"
+            "async def test_help(pilot, app):\n"
+            "    await until(pilot, lambda: isinstance(app.screen, HelpScreen), 'help')\n"
+            "    assert 'volumes.stop_live_rw' in screen_text(app)\n"
+        ),
+    )
+    assert found == [
+        "test_walkthrough:3: an assert that '10/10' is on a screen, after waiting for other text",
+        "test_help:7: an assert that 'volumes.stop_live_rw' is on a screen, after waiting for other text",
+    ]
+
+
+def test_texts_a_wait_named_or_a_settled_app_pass(tmp_path):
+    assert (
+        _found(
+            tmp_path,
+            (
+                "def test_named(tmux):\n"
+                "    screen = tmux.wait('Step 20', 'Problem')\n"
+                "    assert 'Problem' in screen and 'Step 20' in screen\n"
+                "    screen = tmux.wait(lambda s: 'full-9' in s and '30 100' in s, 'the output')\n"
+                "    assert '30 100' in screen\n"
+                "async def test_settled(pilot, app):\n"
+                "    await pilot.press('s')\n"
+                "    await input_applied(pilot)\n"
+                "    assert 'smoothing 0.8' in screen_text(app)\n"
+                "async def test_not_a_screen(client, run):\n"  # a reply read once, not a screen drawn over time
+                "    logs = (await client.get_logs(run)).logs\n"
+                "    assert 'Step 6' in logs\n"
             ),
         )
         == []

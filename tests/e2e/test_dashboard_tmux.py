@@ -41,19 +41,20 @@ class Tmux:
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", self.target, "-l", text)
 
-    def wait(self, what: str, limit: float = 60.0) -> str:
-        """Wait until ``what`` is on screen (a wait, not a timing assertion)."""
+    def wait(self, *what: str, limit: float = 60.0) -> str:
+        """Wait until every text of ``what`` is on one screen (a wait, not a timing assertion)."""
         end = time.monotonic() + limit
         while True:
             screen = self.screen()
-            if what in screen:
+            if all(text in screen for text in what):
                 return screen
             if time.monotonic() > end:
                 panes = self.run(
                     "list-panes", "-a", "-F", "#{session_name} dead=#{pane_dead} status=#{pane_dead_status}"
                 )
+                missing = ", ".join(repr(text) for text in what if text not in screen)
                 raise AssertionError(
-                    f"{what!r} never appeared; tmux panes: {panes.strip() or 'none'}; the screen was:\n{screen}"
+                    f"{missing} never appeared; tmux panes: {panes.strip() or 'none'}; the screen was:\n{screen}"
                 )
             time.sleep(0.2)
 

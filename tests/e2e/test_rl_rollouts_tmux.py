@@ -47,8 +47,7 @@ def test_rollouts_and_distributions_through_the_real_terminal(local_platform, rl
     try:
         tmux.wait("Distributions", limit=90)
         tmux.keys("6")
-        screen = tmux.wait("Step 20 (2/2) · live · 128 samples · 8 groups", limit=60)
-        assert "Problem" in screen and "Signal" in screen and "lcs=" in screen
+        tmux.wait("Step 20 (2/2) · live · 128 samples · 8 groups", "Problem", "Signal", "lcs=", limit=60)
         tmux.keys("v")
         tmux.wait("Diff against the answer (ratio")
         tmux.keys("[")
@@ -57,8 +56,7 @@ def test_rollouts_and_distributions_through_the_real_terminal(local_platform, rl
         screen = tmux.wait("Rewards · step 20 (20/20)", limit=60)
         tmux.wait("All steps (x: step 1–20", limit=60)
         tmux.keys("o", "Left")
-        screen = tmux.wait("overlay 20")
-        assert "step 19 (19/20)" in screen and "▲" in screen and "△" in screen
+        screen = tmux.wait("overlay 20", "step 19 (19/20)", "▲", "△")
         assert "Traceback" not in screen
     finally:
         tmux.run("kill-server")

@@ -37,12 +37,10 @@ def test_an_rl_run_in_the_real_terminal(local_platform, tmp_path: Path) -> None:
     try:
         tmux.run("new-session", "-d", "-s", tmux.target, "-x", "80", "-y", "24", "-c", str(ROOT), f"env -i {command}")
         tmux.wait("Trainable", limit=90)
-        screen = tmux.wait("128/128", limit=60)
-        assert "16 per prompt / 128 rollouts" in screen and "reverse-text" in screen
+        tmux.wait("128/128", "16 per prompt / 128 rollouts", "reverse-text", limit=60)
         tmux.keys("4")  # the Charts tab
-        screen = tmux.wait("reward (mean, p10–p90)", limit=30)
         # 12 charts at 80x24: the grid scrolls; the status line says where the trainer's numbers come from.
-        assert "12 charts" in screen and "trainer log charts" in screen and "reward fn lcs" in screen
+        screen = tmux.wait("reward (mean, p10–p90)", "12 charts", "trainer log charts", "reward fn lcs", limit=30)
         assert "Traceback" not in screen
     finally:
         tmux.run("kill-server")

@@ -84,8 +84,11 @@ async def test_filter_narrows_the_list_and_escape_clears_it(local_platform, comp
         box.value = "no-such-run-x"
         box.cursor_position = len(box.value)
         await pilot.press("y", "z")
-        await until(pilot, lambda: table.row_count == 0, "filter hides everything")
-        assert "No run matches" in screen_text(app)
+        await until(
+            pilot,
+            lambda: table.row_count == 0 and "No run matches" in screen_text(app),
+            "the filter hiding everything and saying so",
+        )
         await pilot.press("escape")
         await until(pilot, lambda: table.row_count > 0, "filter cleared")
         await pilot.press("slash")

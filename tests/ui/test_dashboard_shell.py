@@ -58,8 +58,11 @@ async def test_help_is_generated_from_bindings_and_the_keymap_rebinds_by_id(loca
         await pilot.press("V")
         await until(pilot, lambda: isinstance(app.screen, VolumesScreen), "volumes by the remapped key")
         await pilot.press("f1")
-        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "help on volumes")
-        assert "volumes.stop_live_rw" in screen_text(app)
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, HelpScreen) and "volumes.stop_live_rw" in screen_text(app),
+            "help on volumes, listing the remapped action by its id",
+        )
 
 
 @pytest.fixture(scope="module")

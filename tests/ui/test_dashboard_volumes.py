@@ -131,8 +131,12 @@ async def test_read_write_session_is_flagged_and_stopped_through_final_sync(loca
         app.screen.query_one("#volumes-table", DataTable).focus()
         await pilot.press("S")
         await until(pilot, lambda: any("final sync" in n for n in notifications(app)), "stop sent")
-        await until(pilot, lambda: not flag.has_class("visible"), "flag gone after the sync", timeout=60)
-        assert "stopped" in screen_text(app)
+        await until(
+            pilot,
+            lambda: not flag.has_class("visible") and "stopped" in screen_text(app),
+            "the flag gone and the session stopped after the sync",
+            timeout=60,
+        )
         # A read-only session, stopped from the sessions table with s.
         await pilot.press("O")
         await until(pilot, lambda: any("(read-only) on dash-vol-s" in n for n in notifications(app)), "RO session")
@@ -167,12 +171,11 @@ async def test_second_read_write_session_is_refused_with_a_tip(local_platform):
         )
         app.screen.selected = "dash-vol-w"
         await pilot.press("o")
-        answer = await until(
+        await until(  # the 409 explained, with the tip
             pilot,
-            lambda: next((n for n in notifications(app) if "read-write" in n or "dash-vol-w" in n), None),
-            "the answer to o (a toast)",
+            lambda: any(("read-write" in n or "dash-vol-w" in n) and "Tip: press O" in n for n in notifications(app)),
+            "the answer to o (a toast) with its tip",
         )
-        assert "Tip: press O" in answer, notifications(app)  # the 409 explained, with the tip
         assert len([n for n in notifications(app) if "HTTP 409" in n]) == 1, notifications(app)  # once, not twice
         assert "unreachable" not in app.health[1], app.health  # a refusal, not a connection error
         await app.client.stop_session("dash-vol-w", first.id)

@@ -129,5 +129,6 @@ def test_kill_nine_two_seconds_after_typing_loses_nothing(tmuxes, tmp_path):
     tmux = tmuxes()
     _start(tmux, tmp_path, path, first_sight="Unsaved changes found")
     tmux.run("send-keys", "-t", "ed", "r")
-    screen = tmux.wait("Draft restored")
-    assert "# typed just before the crash" in screen and LINE_2.search(screen)
+    tmux.wait("Draft restored")
+    tmux.wait("# typed just before the crash")
+    tmux.wait(LINE_2)

@@ -132,6 +132,10 @@ async def test_a_log_tab_not_shown_does_no_drawing_and_catches_up_when_shown():
         assert layouts == []
         pane.query_one("TabbedContent").active = "log-all"
         await until(pilot, lambda: "row 0079" in screen_text(app), timeout=20, what="the all tab shows every line")
-        await until(pilot, lambda: merged.virtual_size.height == 80, timeout=20, what="its scroll range counts them")
+        await until(
+            pilot,
+            lambda: merged.virtual_size.height == 80 and "80 lines" in screen_text(app),
+            timeout=20,
+            what="its scroll range and its status line counting them",
+        )
         assert merged.following
-        assert "80 lines" in screen_text(app)

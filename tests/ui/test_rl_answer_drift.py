@@ -112,8 +112,11 @@ async def test_the_run_screen_flags_the_reward_without_the_answer_and_jumps_to_i
             flag = next(a for a in screen.links.anomalies if a.kind == "answer_drift")
             assert flag.step == 20 and "reward rose 0.215 → 0.515 from step 10 to step 20" in flag.message
             table = screen.query_one("#run-anomalies", DataTable)
-            await until(pilot, lambda: table.row_count >= 1, "the anomaly row on the Overview")
-            assert "reward without the answer" in screen_text(app)
+            await until(
+                pilot,
+                lambda: table.row_count >= 1 and "reward without the answer" in screen_text(app),
+                "the anomaly row on the Overview",
+            )
             table.focus()
             await pilot.press("enter")
             await input_applied(pilot)

@@ -73,11 +73,16 @@ async def test_step_keys_move_between_sample_steps_and_f_follows_again(local_pla
     async with app.run_test(size=(160, 48)) as pilot:
         pane = await open_rollouts(pilot, app)
         await pilot.press("left_square_bracket")
-        await until(pilot, lambda: pane.current.complete and pane.step == 10, "step 10 read")
-        assert not pane.following and "Step 10 (1/2) · f: latest" in screen_text(app)
+        await until(
+            pilot,
+            lambda: pane.current.complete and pane.step == 10 and "Step 10 (1/2) · f: latest" in screen_text(app),
+            "step 10 read and shown",
+        )
+        assert not pane.following
         await pilot.press("f")
-        await until(pilot, lambda: pane.step == 20, "back on the latest step")
-        assert "Step 20 (2/2) · live" in screen_text(app)
+        await until(
+            pilot, lambda: pane.step == 20 and "Step 20 (2/2) · live" in screen_text(app), "back on the latest step"
+        )
     await client.aclose()
 
 
@@ -278,10 +283,10 @@ async def test_distributions_cursor_type_overlay_and_strip(local_platform, rl_ru
     async with app.run_test(size=(160, 48)) as pilot:
         pane = app.query_one(DistributionsPane)
         await until(pilot, lambda: len(pane.data["rewards"]) == 20, "every step's rewards histogram")
+        truth = await client.get_distribution(run.id, "rewards", 20)
         pane.focus()
         await quiet(pilot)
         assert pane.step == 20 and "Rewards · step 20 (20/20) · following latest" in screen_text(app)
-        truth = await client.get_distribution(run.id, "rewards", 20)
         assert f"n {truth.stats.total:g} · mean {truth.stats.mean:.3f}" in screen_text(app)
         assert "All steps (x: step 1–20, y: rewards" in screen_text(app)
         await pilot.press("o", "left", "left")
