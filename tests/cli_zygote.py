@@ -265,6 +265,13 @@ def python(
     )
 
 
+def primetui_cli(args: list[str], env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """``python -m primetui *args`` as a user's shell runs it, in ``env`` (through this worker's zygote), with
+    the output read as text."""
+    done = python(["-m", "primetui", *args], env, timeout)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
 if __name__ == "__main__":
     _root = str(Path(__file__).resolve().parents[1])  # on PYTHONPATH for the imports above; a call's own sys.path
     sys.path[:] = [sys.path[0], *(p for p in sys.path[1:] if p != _root)]  # has only what its python would put

@@ -8,7 +8,9 @@ import subprocess
 import sys
 
 import pytest
-from dash_helpers import dispatch_walkthrough, wait_status
+from dash_helpers import PACED_DATA, dispatch_walkthrough, wait_status
+
+from tests.cli_zygote import primetui_cli
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -16,9 +18,7 @@ pytestmark = pytest.mark.timeout(300)
 def run_cli(args: list[str], env_extra: dict[str, str], tmp_path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
     env.update(HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), **env_extra)
-    return subprocess.run(
-        [sys.executable, "-m", "primetui", *args], capture_output=True, text=True, env=env, timeout=180
-    )
+    return primetui_cli(args, env)
 
 
 def test_headless_never_imports_the_ui_toolkit():
@@ -28,7 +28,7 @@ def test_headless_never_imports_the_ui_toolkit():
 
 
 async def test_runs_and_run_once_print_what_the_screens_show(local_platform, tmp_path):
-    run_id = await dispatch_walkthrough(local_platform)
+    run_id = await dispatch_walkthrough(local_platform, data=dict(PACED_DATA))  # 10 steps of short rows
     await wait_status(local_platform, run_id, {"COMPLETED"})
     env = {"PRIME_BASE_URL": local_platform.base_url, "PRIME_API_KEY": local_platform.token}
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 from dash_helpers import screen_text
+from tests.cli_zygote import primetui_cli
 from tests.waiting import until
 from tests.wire_platform import RUN_ID, Reply, WirePlatform, baseline
 
@@ -60,13 +59,7 @@ def test_run_once_json_reads_nan_from_the_trainer_log(tmp_path):
         env.update(
             HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_BASE_URL=wp.base_url, PRIME_API_KEY="k"
         )
-        out = subprocess.run(
-            [sys.executable, "-m", "primetui", "run", RUN_ID, "--once", "--json"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-        )
+        out = primetui_cli(["run", RUN_ID, "--once", "--json"], env, timeout=60)
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert (d["loss"], d["loss_nonfinite"], d["loss_step"]) == (None, "NaN", 5), d

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 from textual.widgets import DataTable, TabbedContent
@@ -22,6 +20,7 @@ from primetui.api.client import PrimeClient
 from primetui.ui.app import PrimeApp
 from primetui.ui.monitor.rollouts_pane import RolloutsPane
 from primetui.ui.screens.run import RunScreen
+from tests.cli_zygote import primetui_cli
 from tests.ui.dash_helpers import screen_text
 from tests.waiting import input_applied, until
 from tests.wire_platform import RUN_ID, Reply, WirePlatform, baseline, baseline_run
@@ -137,13 +136,7 @@ def test_run_once_json_carries_the_answer_drift_flag(tmp_path):
         env.update(
             HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_BASE_URL=wp.base_url, PRIME_API_KEY="k"
         )
-        out = subprocess.run(
-            [sys.executable, "-m", "primetui", "run", RUN_ID, "--once", "--json"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-        )
+        out = primetui_cli(["run", RUN_ID, "--once", "--json"], env, timeout=60)
         asked = [r for r in wp.requests if "/samples" in r]
     assert out.returncode == 0, out.stderr
     flags = [(a["kind"], a["step"]) for a in json.loads(out.stdout)["anomalies"]]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -25,6 +24,7 @@ from primetui.monitor_core import rl_metrics
 from primetui.ui.monitor import ChartsPane, LogsPane, RLChartsPane
 from primetui.ui.screens.run import RunScreen
 from primetui.ui.screens.runs import RunsScreen
+from tests.cli_zygote import primetui_cli
 from tests.local.conftest import dispatch, http, wait_status, walkthrough_config
 from tests.ui.dash_helpers import make_app, screen_text
 from tests.waiting import input_applied, until
@@ -266,9 +266,7 @@ def run_cli(args: list[str], lp: LocalPlatform, tmp_path: Any) -> subprocess.Com
         PRIME_BASE_URL=lp.base_url,
         PRIME_API_KEY=lp.token,
     )
-    return subprocess.run(
-        [sys.executable, "-m", "primetui", *args], capture_output=True, text=True, env=env, timeout=180
-    )
+    return primetui_cli(args, env)
 
 
 def test_groups_without_signal_raise_low_trainable_on_the_first_step_and_the_healthy_run_does_not(
