@@ -3,14 +3,14 @@ README's commands table names (every `serve` option, none that does not exist)."
 
 from __future__ import annotations
 
+import os
 import re
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 from primetui.commands import waiting
 from primetui.commands.exits import MEANING
+from tests.cli_zygote import primetui_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 WAIT_CODES = set(MEANING)
@@ -38,13 +38,7 @@ def test_every_code_wait_returns_is_in_the_one_table():
 
 
 def test_wait_help_lists_every_exit_code():
-    out = subprocess.run(
-        [sys.executable, "-m", "primetui", "wait", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    out = primetui_cli(["wait", "--help"], dict(os.environ), timeout=60)
     listed = {int(m) for m in re.findall(r"^\s+(\d+)\s{2,}\S", out.stdout.split("exit codes", 1)[1], re.M)}
     assert listed == WAIT_CODES, out.stdout
 

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from primetui.local.teams import LOCAL_TEAM_ID
+from tests.cli_zygote import primetui_cli
 from primetui.local.testing import LocalPlatform
 from tests.local.conftest import http, wait_status
 from tests.s3_server import Relay, S3Server
@@ -395,29 +396,24 @@ def test_primetui_transfers_and_wait_headless(
     exported: dict, lp: LocalPlatform, api: httpx.Client, s3: S3Server, tmp_path: Path
 ) -> None:
     import json
-    import subprocess
-    import sys
 
     missing = ended(api, start(api, s3, "import", "y", "s3://not-a-bucket/x/")["id"])
 
     env = dict(os.environ, PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token, HOME=str(tmp_path), NO_COLOR="1")
     env.pop("PRIME_TEAM_ID", None)
-    cmd = [sys.executable, "-m", "primetui"]
-    listed = subprocess.run([*cmd, "transfers", "data", "--json"], env=env, capture_output=True, text=True, timeout=120)
+    listed = primetui_cli(["transfers", "data", "--json"], env)
     assert listed.returncode == 0, listed.stderr
     rows = json.loads(listed.stdout)["transfers"]
     assert exported["id"] in [r["id"] for r in rows] and all("credentials" not in r for r in rows)
-    table = subprocess.run([*cmd, "transfers", "data"], env=env, capture_output=True, text=True, timeout=120)
+    table = primetui_cli(["transfers", "data"], env)
     assert table.stdout.splitlines()[0].split() == ["ID", "VOLUME", "DIRECTION", "PATH", "URL", "STATUS", "PROGRESS"]
     assert f"{exported['id']}  data" in table.stdout and "succeeded" in table.stdout
-    waited = subprocess.run(
-        [*cmd, "wait", f"data/{exported['id']}", "--json"], env=env, capture_output=True, text=True, timeout=120
-    )
+    waited = primetui_cli(["wait", f"data/{exported['id']}", "--json"], env)
     assert waited.returncode == 0, waited.stderr
     events = [json.loads(line) for line in waited.stdout.splitlines()]
     assert events[0]["event"] == "transfer" and events[0]["status"] == "succeeded"
     assert events[-1] == {"event": "done", "status": "SUCCEEDED", "exit": 0}
-    bare = subprocess.run([*cmd, "wait", missing["id"]], env=env, capture_output=True, text=True, timeout=120)
+    bare = primetui_cli(["wait", missing["id"]], env)
     assert (
         bare.returncode == 1 and missing["id"] in bare.stdout and "Bucket 'not-a-bucket' does not exist" in bare.stdout
     )

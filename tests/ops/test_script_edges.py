@@ -21,6 +21,7 @@ import tomlkit
 from primetui.commands import cli
 from primetui.local.testing import LocalPlatform
 from tests.api.faultproxy import FaultProxy
+from tests.cli_zygote import primetui_cli
 from tests.ops.script_helpers import Script, long_config, long_run, script_env
 from tests.waiting import wait_for_sync as wait_for
 
@@ -190,14 +191,7 @@ def test_a_usage_error_without_json_prints_only_to_stderr(capsys):
 
 def test_a_negative_timeout_is_refused_before_anything_waits(local_platform, tmp_path):
     """``--timeout -1`` used to wait forever: now it is a usage error, in a real process too."""
-    out = subprocess.run(
-        [sys.executable, "-m", "primetui", "wait", "r1", "--timeout", "-1", "--local"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=script_env(local_platform, tmp_path),
-        stdin=subprocess.DEVNULL,
-    )
+    out = primetui_cli(["wait", "r1", "--timeout", "-1", "--local"], script_env(local_platform, tmp_path), timeout=60)
     assert out.returncode == 64, out.stdout + out.stderr
     assert "--timeout: '-1' is not a positive, finite number of seconds" in out.stderr
 
@@ -257,14 +251,7 @@ def test_dispatch_json_without_wait_says_dispatched_not_completed(local_platform
     env = dict(
         script_env(local_platform, tmp_path), PRIME_BASE_URL=local_platform.base_url, PRIME_API_KEY=local_platform.token
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "primetui", "dispatch", str(path), "--volume", "research", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        stdin=subprocess.DEVNULL,
-    )
+    out = primetui_cli(["dispatch", str(path), "--volume", "research", "--json"], env, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     dispatched, done = [json.loads(line) for line in out.stdout.splitlines()]
     run_id = dispatched["run_id"]
@@ -277,14 +264,7 @@ def test_the_headless_deadline_is_a_timeout_too(local_platform, tmp_path):
     """``runs --once`` past PRIMETUI_HEADLESS_DEADLINE exits 2 (timed out), as ``wait --timeout`` does, not 1."""
     with FaultProxy(local_platform.base_url, rate=1.0, kinds=("stall",), stall_seconds=120) as proxy:
         env = dict(proxied_env(local_platform, proxy, tmp_path), PRIMETUI_HEADLESS_DEADLINE="2")
-        out = subprocess.run(
-            [sys.executable, "-m", "primetui", "runs", "--once"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=env,
-            stdin=subprocess.DEVNULL,
-        )
+        out = primetui_cli(["runs", "--once"], env, timeout=60)
     assert out.returncode == 2, out.stdout + out.stderr
     assert "gave up after 2 s" in out.stderr and "Traceback" not in out.stderr
 
@@ -322,17 +302,14 @@ def test_a_sigterm_while_the_first_poll_hangs_says_so_in_text_too(local_platform
 def test_a_timeout_before_the_platform_is_known_still_ends_each_run(local_platform, tmp_path):
     """A ``--timeout`` shorter than the start-up: ``done`` came alone, without the ``end`` line of each run
     (seen on a loaded machine with ``--timeout 2``). Now each run has its ``end``, its status never seen."""
-    out = subprocess.run(
-        [sys.executable, "-m", "primetui", "wait", "r1", "r2", "--json", "--timeout", "0.001"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=dict(
+    out = primetui_cli(
+        ["wait", "r1", "r2", "--json", "--timeout", "0.001"],
+        dict(
             script_env(local_platform, tmp_path),
             PRIME_BASE_URL=local_platform.base_url,
             PRIME_API_KEY=local_platform.token,
         ),
-        stdin=subprocess.DEVNULL,
+        timeout=60,
     )
     assert out.returncode == 2, out.stdout + out.stderr
     events = [json.loads(line) for line in out.stdout.splitlines()]
