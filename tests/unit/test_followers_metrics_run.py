@@ -196,6 +196,24 @@ async def test_watcher_backs_off_and_reports_staleness():
     assert w.error is None
 
 
+async def test_a_failed_step_read_does_not_hold_back_the_status_and_an_ended_run_waits_for_its_step():
+    # Through a half-faulted link (tests/api/test_fault_soak.py) a poll needed both reads to succeed, a
+    # quarter of the time: the run's end reached the screen and the log follower minutes late.
+    t = FakeTime()
+    client = Scripted(
+        runs=[run_status("RUNNING"), run_status("COMPLETED"), run_status("COMPLETED")], progress=[3, SERVER, 10]
+    )
+    w = _watcher(client, t)
+    await w.poll()
+    ended = await w.poll()
+    assert [(e.run.status, e.step) for e in ended if isinstance(e, f.RunUpdate)] == [("COMPLETED", 3)]
+    assert w.status == "COMPLETED" and not w.done and w.state == "retrying" and w.step_error is SERVER
+    assert w.next_delay > 0
+    last = await w.poll()
+    assert [(e.run.status, e.step) for e in last if isinstance(e, f.RunUpdate)] == [("COMPLETED", 10)]
+    assert w.done and w.step_error is None and last[-1] == f.Stopped("The run is COMPLETED.")
+
+
 async def test_paused_is_terminal():
     t = FakeTime()
     w = _watcher(Scripted(runs=[run_status("PAUSED")], progress=[4]), t)

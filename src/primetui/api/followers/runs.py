@@ -25,6 +25,9 @@ class RunWatcher(_Follower):
         """The latest step the platform reports (R12 `latestStep`), if known."""
         self.track_step = track_step
         """Also read R12 for the step; switched off by itself if the platform lacks R12."""
+        self.step_error: PrimeAPIError | None = None
+        """Why the last read of the step failed (its poll kept the status and the step before); None after one
+        that succeeded."""
 
     @property
     def status(self) -> str | None:
@@ -44,6 +47,12 @@ class RunWatcher(_Follower):
                     step = (await self.client.get_progress(self.run_id)).latest_step
                 except NotFoundError:
                     self.track_step = False  # the platform has no progress for this run
+                except PrimeAPIError as exc:
+                    # The status came through: a run that ended is not held back by a failed read of
+                    # its step (on a flaky link, both in one poll succeeded a quarter of the time).
+                    self.step_error = exc
+                else:
+                    self.step_error = None
         except PrimeAPIError as exc:
             self._failed(exc, events)
             return events
@@ -54,6 +63,10 @@ class RunWatcher(_Follower):
         self.latest, self.step = run, step
         if previous is None or previous != run or previous_step != step:
             events.append(RunUpdate(run, previous, step, previous_step))
+        if self.step_error is not None:
+            # The step is read again, paced as any failed read; an ended run is not done before its last step.
+            self._failed(self.step_error, events)
+            return events
         self._succeeded(events)
         if run.is_terminal:
             self._finish(f"The run is {run.status}.", events)
