@@ -213,6 +213,13 @@ async def test_a_failed_step_read_does_not_hold_back_the_status_and_an_ended_run
     assert [(e.run.status, e.step) for e in last if isinstance(e, f.RunUpdate)] == [("COMPLETED", 10)]
     assert w.done and w.step_error is None and last[-1] == f.Stopped("The run is COMPLETED.")
 
+    # A failed read, then a platform that has no progress for the run: the status alone ends it.
+    w = _watcher(Scripted(runs=[run_status("COMPLETED"), run_status("COMPLETED")], progress=[SERVER, NO_PROGRESS]), t)
+    await w.poll()
+    assert not w.done
+    await w.poll()
+    assert w.done and not w.track_step and w.step_error is None
+
 
 async def test_paused_is_terminal():
     t = FakeTime()

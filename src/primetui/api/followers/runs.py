@@ -42,6 +42,7 @@ class RunWatcher(_Follower):
             self.polls += 1
             run = await self.client.get_run(self.run_id)
             step = self.step
+            self.step_error = None
             if self.track_step:
                 try:
                     step = (await self.client.get_progress(self.run_id)).latest_step
@@ -51,8 +52,6 @@ class RunWatcher(_Follower):
                     # The status came through: a run that ended is not held back by a failed read of
                     # its step (on a flaky link, both in one poll succeeded a quarter of the time).
                     self.step_error = exc
-                else:
-                    self.step_error = None
         except PrimeAPIError as exc:
             self._failed(exc, events)
             return events
