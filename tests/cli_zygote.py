@@ -272,6 +272,13 @@ def primetui_cli(args: list[str], env: dict[str, str], timeout: float = 180) -> 
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
+def headless(args: list[str], home: Path, timeout: float = 180, **env: str) -> subprocess.CompletedProcess[str]:
+    """``primetui *args`` as a new user runs it against a platform given in ``env`` (``PRIME_BASE_URL``,
+    ``PRIME_API_KEY``): none of the worker's ``PRIME*`` variables, ``home`` as HOME, its config under it."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
+    return primetui_cli(args, {**base, "HOME": str(home), "PRIMETUI_CONFIG_DIR": str(home / "cfg"), **env}, timeout)
+
+
 if __name__ == "__main__":
     _root = str(Path(__file__).resolve().parents[1])  # on PYTHONPATH for the imports above; a call's own sys.path
     sys.path[:] = [sys.path[0], *(p for p in sys.path[1:] if p != _root)]  # has only what its python would put

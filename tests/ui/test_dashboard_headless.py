@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 from dash_helpers import PACED_DATA, dispatch_walkthrough, wait_status
 
-from tests.cli_zygote import primetui_cli
+from tests.cli_zygote import headless
 
 pytestmark = pytest.mark.timeout(300)
 
 
 def run_cli(args: list[str], env_extra: dict[str, str], tmp_path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
-    env.update(HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), **env_extra)
-    return primetui_cli(args, env)
+    return headless(args, tmp_path, **env_extra)
 
 
 def test_headless_never_imports_the_ui_toolkit():

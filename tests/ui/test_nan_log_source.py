@@ -5,11 +5,10 @@ read the trainer log and say NaN @5, over real HTTP from a platform that serves 
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from dash_helpers import screen_text
-from tests.cli_zygote import primetui_cli
+from tests.cli_zygote import headless
 from tests.waiting import until
 from tests.wire_platform import RUN_ID, Reply, WirePlatform, baseline
 
@@ -55,11 +54,7 @@ async def test_the_run_screen_reads_nan_from_the_trainer_log():
 
 def test_run_once_json_reads_nan_from_the_trainer_log(tmp_path):
     with WirePlatform(reply) as wp:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
-        env.update(
-            HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_BASE_URL=wp.base_url, PRIME_API_KEY="k"
-        )
-        out = primetui_cli(["run", RUN_ID, "--once", "--json"], env, timeout=60)
+        out = headless(["run", RUN_ID, "--once", "--json"], tmp_path, 60, PRIME_BASE_URL=wp.base_url, PRIME_API_KEY="k")
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert (d["loss"], d["loss_nonfinite"], d["loss_step"]) == (None, "NaN", 5), d

@@ -11,7 +11,6 @@ rollouts; ``run --once --json`` carries the flag.
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from textual.widgets import DataTable, TabbedContent
@@ -20,7 +19,7 @@ from primetui.api.client import PrimeClient
 from primetui.ui.app import PrimeApp
 from primetui.ui.monitor.rollouts_pane import RolloutsPane
 from primetui.ui.screens.run import RunScreen
-from tests.cli_zygote import primetui_cli
+from tests.cli_zygote import headless
 from tests.ui.dash_helpers import screen_text
 from tests.waiting import input_applied, until
 from tests.wire_platform import RUN_ID, Reply, WirePlatform, baseline, baseline_run
@@ -132,11 +131,7 @@ async def test_the_run_screen_flags_the_reward_without_the_answer_and_jumps_to_i
 
 def test_run_once_json_carries_the_answer_drift_flag(tmp_path):
     with WirePlatform(reply) as wp:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
-        env.update(
-            HOME=str(tmp_path), PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"), PRIME_BASE_URL=wp.base_url, PRIME_API_KEY="k"
-        )
-        out = primetui_cli(["run", RUN_ID, "--once", "--json"], env, timeout=60)
+        out = headless(["run", RUN_ID, "--once", "--json"], tmp_path, 60, PRIME_BASE_URL=wp.base_url, PRIME_API_KEY="k")
         asked = [r for r in wp.requests if "/samples" in r]
     assert out.returncode == 0, out.stderr
     flags = [(a["kind"], a["step"]) for a in json.loads(out.stdout)["anomalies"]]

@@ -9,7 +9,6 @@ the runs list and compare show RL beside SFT, and ``run --once --json`` carries 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -24,7 +23,7 @@ from primetui.monitor_core import rl_metrics
 from primetui.ui.monitor import ChartsPane, LogsPane, RLChartsPane
 from primetui.ui.screens.run import RunScreen
 from primetui.ui.screens.runs import RunsScreen
-from tests.cli_zygote import primetui_cli
+from tests.cli_zygote import headless
 from tests.local.conftest import dispatch, http, wait_status, walkthrough_config
 from tests.ui.dash_helpers import make_app, screen_text
 from tests.waiting import input_applied, until
@@ -259,14 +258,7 @@ async def test_compare_overlays_the_reward_curves_of_rl_runs(local_platform, run
 
 
 def run_cli(args: list[str], lp: LocalPlatform, tmp_path: Any) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PRIME")}
-    env.update(
-        HOME=str(tmp_path),
-        PRIMETUI_CONFIG_DIR=str(tmp_path / "cfg"),
-        PRIME_BASE_URL=lp.base_url,
-        PRIME_API_KEY=lp.token,
-    )
-    return primetui_cli(args, env)
+    return headless(args, tmp_path, PRIME_BASE_URL=lp.base_url, PRIME_API_KEY=lp.token)
 
 
 def test_groups_without_signal_raise_low_trainable_on_the_first_step_and_the_healthy_run_does_not(
