@@ -221,8 +221,25 @@ class _Rule:
 
 
 def _texts(node: ast.AST) -> set[str]:
-    """The string constants of an expression, lambdas included (what a wait's condition looks for)."""
-    return {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    """The string constants of an expression, lambdas included (what a wait's condition looks for), but not
+    a wait's description of its condition (``until(pilot, cond, "what")``, ``what=``): naming a text there
+    does not wait for it."""
+    said: set[int] = set()
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call) and _is_wait(_call_name(call)[0]):
+            after_condition = False
+            for arg in call.args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    if after_condition:
+                        said.add(id(arg))
+                else:
+                    after_condition = True
+            said.update(id(kw.value) for kw in call.keywords if kw.arg == "what")
+    return {
+        n.value
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in said
+    }
 
 
 _SETTLES = {"quiet", "input_applied", "idle", "settle"}
@@ -521,11 +538,15 @@ def test_an_assert_that_a_text_is_on_a_screen_a_wait_took_for_another_text(tmp_p
             "async def test_help(pilot, app):\n"
             "    await until(pilot, lambda: isinstance(app.screen, HelpScreen), 'help')\n"
             "    assert 'volumes.stop_live_rw' in screen_text(app)\n"
+            "def test_described(tmux):\n"  # named in the wait's description only: not waited for
+            "    screen = tmux.wait(lambda s: 'Full terminal' in s, 'the dashboard back, after-20 shown')\n"
+            "    assert 'after-20' in screen\n"
         ),
     )
     assert found == [
         "test_walkthrough:3: an assert that '10/10' is on a screen, after waiting for other text",
         "test_help:7: an assert that 'volumes.stop_live_rw' is on a screen, after waiting for other text",
+        "test_described:10: an assert that 'after-20' is on a screen, after waiting for other text",
     ]
 
 
