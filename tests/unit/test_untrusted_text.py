@@ -61,3 +61,27 @@ def test_colour_goes_without_a_trace_and_a_tab_keeps_its_stops() -> None:
 @pytest.mark.parametrize("text", ["\x1b[31m", "a\tb", "\x07", "\u2028"], ids=["esc", "tab", "bel", "line-sep"])
 def test_is_safe_says_no_to_any_control_and_to_a_tab(text: str) -> None:
     assert not is_safe(text)
+
+
+def test_every_character_the_neutraliser_replaces_is_replaced_on_each_log_path_and_dropped_by_the_filter() -> None:
+    """A log batch takes a fast path when it holds nothing to neutralise; that path read a copy of the list
+    that had fallen behind it (a soft hyphen or a zero-width space went to the screen as it was). Every code
+    point of the one list, alone, beside plain lines and beside a line of colour codes, comes out as
+    :func:`neutralise` gives it, and the last-line filter drops each one."""
+    from primetui.monitor_core.escapes import REPLACED
+    from primetui.monitor_core.lines import LineParser
+    from primetui.monitor_core.store import LogStore
+
+    missed: list[str] = []
+    # \n separates the lines of a batch; \r returns the carriage, as a progress bar's line is drawn (tested apart)
+    for code in sorted(REPLACED - {0x0A, 0x0D}):
+        ch = chr(code)
+        for batch in ([f"a{ch}b"], ["plain", f"INFO {ch}", "more"], ["\x1b[31mred\x1b[0m", f"{ch}"]):
+            store = LogStore(chunk_lines=8)
+            store.append(LineParser().parse_batch(batch))
+            shown = [store.text(g) for g in range(store.first, store.end)]
+            if shown != [neutralise(line) for line in batch] or not all(is_safe(t) for t in shown):
+                missed.append(f"U+{code:04X} in {batch!r}: {shown!r}")
+        if "".join(s.text for s in ControlFilter().apply([Segment(f"a{ch}b")], None)) != "ab":
+            missed.append(f"U+{code:04X} kept by the filter")
+    assert not missed, missed[:10]

@@ -43,6 +43,12 @@ for _code in (0x2028, 0x2029):
 
 _CONTROL = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_FORMAT}]")
 
+REPLACED: frozenset[int] = frozenset(_TABLE)
+"""Every code point :func:`neutralise` and :func:`clean` replace with a visible one (tab, expanded, is not
+listed): the one list. A fast path that decides a text needs no neutralising reads it from here."""
+UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_FORMAT}]")
+"""One character a terminal would act on or not show: :data:`REPLACED` and tab."""
+
 
 def _picture(match: re.Match[str]) -> str:
     return _TABLE[ord(match.group())]
@@ -95,4 +101,4 @@ def clean_block(text: str) -> str:
 
 def is_safe(text: str) -> bool:
     """True when ``text`` contains nothing a terminal would interpret."""
-    return not any(ord(ch) in _TABLE or ch == "\t" for ch in text)
+    return UNSAFE.search(text) is None

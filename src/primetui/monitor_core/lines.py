@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from primetui.monitor_core.escapes import neutralise, strip_sgr
+from primetui.monitor_core.escapes import REPLACED, neutralise, strip_sgr
 
 # Level codes, ordered by severity (a minimum-level filter compares them).
 NONE, TRACE, DEBUG, INFO, SUCCESS, WARNING, ERROR, CRITICAL = range(8)
@@ -306,10 +306,10 @@ _FIXED_PACKED_CODES = np.array(
 )
 
 
-# The characters beyond C0, DEL and C1 that the neutraliser replaces (escapes._TABLE).
-_WIDE_CONTROLS = np.array(
-    [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C, 0x2028, 0x2029, 0xFEFF], dtype=np.uint16
-)
+# The characters of the Basic Multilingual Plane beyond C0, DEL and C1 that the neutraliser replaces (bidi marks,
+# line separators, every invisible format character), read from its own list: a batch with one of them takes the
+# slow path. A batch with a character beyond the BMP always does (``_Rows.units`` is None).
+_WIDE_CONTROLS = np.array(sorted(c for c in REPLACED if 0xA0 <= c <= 0xFFFF), dtype=np.uint16)
 
 
 def _steps_found(blob: str) -> list[tuple[int, int]]:

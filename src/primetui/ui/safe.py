@@ -15,7 +15,6 @@ file names, env names) is drawn through one of these:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rich.segment import Segment
@@ -25,7 +24,7 @@ from textual.content import Content
 from textual.filter import LineFilter
 from textual.widgets import DataTable
 
-from primetui.monitor_core.escapes import clean, clean_block
+from primetui.monitor_core.escapes import UNSAFE, clean, clean_block
 
 __all__ = ["ControlFilter", "SafeTable", "clean", "clean_block", "plain"]
 
@@ -202,9 +201,10 @@ class SafeTable(DataTable):
             self.refresh()
 
 
-# C0 (but not nothing else: segments never hold \n), DEL, C1, bidi overrides/isolates/marks, line and
-# paragraph separators, BOM. Rich measures all of these as zero cells, so dropping keeps the layout.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029\ufeff]")
+# C0, DEL, C1, line and paragraph separators and every invisible format character (bidi overrides, isolates and
+# marks, BOM, zero-width spaces, soft hyphen): the neutraliser's own list. Rich measures all of these as zero cells,
+# so dropping keeps the layout.
+_UNSAFE = UNSAFE
 
 
 class ControlFilter(LineFilter):
