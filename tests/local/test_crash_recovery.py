@@ -14,21 +14,18 @@ from pathlib import Path
 
 import httpx
 
+from primetui.local.procs import trainer_in
 from primetui.local.testing import LocalPlatform
 from tests.local.conftest import http, wait_status
 from tests.local.test_runs import small_config
 
 
 def trainer_pid(lp: LocalPlatform, run_id: str) -> int:
-    run_dir = str(lp.data_dir / "runs" / run_id).encode()
+    """The pid of the run's trainer, found as the platform finds it (a fresh interpreter or a fork)."""
+    run_dir = lp.data_dir / "runs" / run_id
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmd = (entry / "cmdline").read_bytes().split(b"\x00")
-            except OSError:
-                continue
-            if run_dir in cmd and b"primetui.local.trainer" in cmd:
-                return int(entry.name)
+        if entry.name.isdigit() and trainer_in(int(entry.name), run_dir, exact=True):
+            return int(entry.name)
     raise AssertionError(f"no trainer process for {run_id}")
 
 

@@ -33,13 +33,14 @@ from primetui.local.paths import safe_join
 from primetui.local.environ import worker_environment
 from primetui.local.ingest import PROTOCOL_FILES, RunIngestor
 from primetui.local.paths import dir_size_bytes, volume_key
-from primetui.local.procs import pid_alive
+from primetui.local.procs import Child, pid_alive, trainer_in
 from primetui.local.session_hooks import live_read_write_session
 from primetui.local.storage.grants import live_upload_lease
 from primetui.local.transfers.registry import live_import
 from primetui.local.state import LocalState
 from primetui.local.state import MAX_RUNS_ENV
 from primetui.local.store import ACTIVE_RUN_STATUSES, BUSY_RUN_STATUSES, WAITING_RUN_STATUSES, iso_now
+from primetui.local.trainer.forks import ForkServer, ForkedTrainer
 from primetui.local.trainer.rl import STANDIN as RL_STANDIN
 from primetui.local.trainer.rl import is_rl_config
 
@@ -53,16 +54,7 @@ SHUTDOWN_PAUSE_SECONDS = 8.0
 
 def _pid_runs(pid: int, run_dir: Path) -> bool:
     """True when ``pid`` is alive and is the trainer of ``run_dir`` (guards against pid reuse)."""
-    if not pid_alive(pid):
-        return False
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\x00")
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    if ") Z" in stat:  # a zombie is dead for our purposes
-        return False
-    return str(run_dir).encode() in cmdline
+    return trainer_in(pid, run_dir, exact=True)
 
 
 class Supervisor:
@@ -71,7 +63,8 @@ class Supervisor:
     def __init__(self, state: LocalState) -> None:
         self.state = state
         self.store = state.store
-        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.procs: dict[str, Child] = {}
+        self.forks = ForkServer()
         self.adopted: dict[str, int] = {}
         self.ingestors: dict[str, RunIngestor] = {}
         self.busy: set[str] = set()  # runs a request handler is restarting right now
@@ -133,6 +126,7 @@ class Supervisor:
                     proc.wait(timeout=2)
                 except subprocess.TimeoutExpired:
                     pass
+        self.forks.close()
 
     # process helpers -------------------------------------------------------------------------
     def _live_pids(self) -> dict[str, int]:
@@ -142,6 +136,11 @@ class Supervisor:
 
     def _alive(self, run_id: str) -> bool:
         proc = self.procs.get(run_id)
+        if isinstance(proc, ForkedTrainer) and proc.lost:
+            # The fork server stopped before this trainer's exit: follow it by its pid, as after a restart.
+            del self.procs[run_id]
+            self.adopted[run_id] = proc.pid
+            proc = None
         if proc is not None:
             return proc.poll() is None
         pid = self.adopted.get(run_id)
@@ -213,20 +212,22 @@ class Supervisor:
         if row["resume_from"]:
             self.platform_log(run_id, "INFO", f"Local platform: resuming from {row['resume_from']}")
         env = worker_environment(PYTHONUNBUFFERED="1")
-        out = open(run_dir / "process.out", "ab")
-        try:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "primetui.local.trainer", "--run-dir", str(run_dir)],
-                cwd=run_dir,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=True,
-                close_fds=True,
-            )
-        finally:
-            out.close()
+        proc: Child | None = self.forks.spawn(run_dir, env)  # the same process, without its imports
+        if proc is None:
+            out = open(run_dir / "process.out", "ab")
+            try:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "primetui.local.trainer", "--run-dir", str(run_dir)],
+                    cwd=run_dir,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            finally:
+                out.close()
         self.procs[run_id] = proc
         self.adopted.pop(run_id, None)
         self.store.update_run(run_id, status="CREATING", pid=proc.pid, queue_reason=None, runs_ahead=None)

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from primetui.local.procs import Child, wait_for_ready_file
+from primetui.local.procs import Child, trainer_in, wait_for_ready_file
 
 DEFAULT_TEST_SPEED = "10"
 IDLE_PACE = {"PRIMETUI_LOCAL_SLOW_POD": "0", "PRIMETUI_LOCAL_SLOW_SECONDS": "5"}
@@ -195,11 +195,7 @@ class LocalPlatform:
         except sqlite3.Error:
             return
         for pid in pids:
-            try:
-                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if str(self.data_dir).encode() in cmdline:
+            if trainer_in(pid, self.data_dir):
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:

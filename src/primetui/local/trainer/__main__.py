@@ -7,10 +7,15 @@ import os
 import sys
 from pathlib import Path
 
-# Pin BLAS threads before numpy loads: the machine is shared by the server, other runs and tests.
-_THREADS = os.environ.get("PRIMETUI_TRAINER_THREADS", "1")
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, _THREADS)
+
+def pin_blas_threads() -> None:
+    """Pin BLAS threads before numpy loads: the machine is shared by the server, other runs and tests."""
+    threads = os.environ.get("PRIMETUI_TRAINER_THREADS", "1")
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, threads)
+
+
+pin_blas_threads()
 
 
 OUTPUT = "process.out"
