@@ -36,8 +36,6 @@ from typing import Any
 from primetui.local.procs import pid_alive
 
 MODULE = "primetui.local.trainer.forks"
-OUTPUT = "process.out"
-"""The file a trainer's stdout and stderr go to, in its run dir (``primetui.local.trainer.__main__.OUTPUT``)."""
 ENABLED_ENV = "PRIMETUI_LOCAL_TRAINER_FORKS"
 THREADS_ENV = "PRIMETUI_TRAINER_THREADS"
 START_SECONDS = 60.0
@@ -55,6 +53,9 @@ def _become_trainer(request: dict[str, Any]) -> None:
     """In the forked child: become ``python -m primetui.local.trainer --run-dir RUN_DIR``, then exit."""
     code = 1
     try:
+        # Imported by this server already: its BLAS pin took effect here, before numpy loaded.
+        from primetui.local.trainer.__main__ import OUTPUT, main, pin_blas_threads
+
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.setsid()
@@ -68,11 +69,8 @@ def _become_trainer(request: dict[str, Any]) -> None:
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
         os.environ.clear()
         os.environ.update(request["env"])
-        from primetui.local.trainer.__main__ import main, pin_blas_threads
-
         pin_blas_threads()  # what the trainer's import set in a fresh interpreter
         sys.argv = [sys.executable, "-m", "primetui.local.trainer", "--run-dir", run_dir]
-
         code = main(sys.argv[3:])
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
