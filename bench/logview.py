@@ -84,9 +84,19 @@ def child(kind: str, n: int) -> dict:
             if kind == "monitor":
                 from primetui.ui.monitor import LogsPane
 
-                yield LogsPane(
-                    None, {"id": "bench", "status": "RUNNING", "runConfig": {}}, follow=False, max_lines=n + 10
+                from primetui.api.models import RLRun
+
+                run = RLRun.model_validate(
+                    {
+                        "id": "bench",
+                        "userId": "u",
+                        "status": "RUNNING",
+                        "createdAt": "2026-01-01T00:00:00Z",
+                        "updatedAt": "2026-01-01T00:00:00Z",
+                        "runConfig": {},
+                    }
                 )
+                yield LogsPane(None, run, follow=False, max_lines=n + 10)
             else:
                 yield Log()
 

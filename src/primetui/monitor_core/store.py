@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from primetui.monitor_core.filters import folding_lines, wide_lines
 from primetui.monitor_core.lines import GAP, Batch, gap_line
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ first); a search or filter reads spilled chunks one at a time and keeps none."""
 
 
 class _Chunk:
-    __slots__ = ("start", "count", "blob", "offsets", "levels", "kinds", "steps", "times", "spilled")
+    __slots__ = ("start", "count", "blob", "offsets", "levels", "kinds", "steps", "times", "spilled", "_wide", "_folds")
 
     def __init__(
         self,
@@ -70,6 +71,8 @@ class _Chunk:
         self.blob = blob
         newlines = np.flatnonzero(np.frombuffer(self.blob, dtype=np.uint8) == 10)
         self.offsets = np.concatenate(([0], newlines + 1)).astype(np.int64)
+        self._wide: np.ndarray | None = None
+        self._folds: np.ndarray | None = None
         self.levels = np.asarray(levels, dtype=np.uint8)
         self.kinds = np.asarray(kinds, dtype=np.uint8)
         self.steps = np.asarray(steps, dtype=np.int64)
@@ -86,6 +89,19 @@ class _Chunk:
         if self.blob is None:
             return 0
         return len(self.blob) + sum(a.nbytes for a in (self.offsets, self.levels, self.kinds, self.steps, self.times))
+
+    def wide(self, data: _Chunk) -> np.ndarray:
+        """The lines holding a character beyond ASCII, which a search asks again as ``str`` (found in ``data``,
+        this chunk or its copy paged in, on first use and kept with the chunk, spilled or not)."""
+        if self._wide is None:
+            self._wide = wide_lines(data.blob, data.offsets)
+        return self._wide
+
+    def folds(self, data: _Chunk) -> np.ndarray:
+        """Those of them holding a character that a search ignoring case matches to an ASCII letter."""
+        if self._folds is None:
+            self._folds = folding_lines(data.blob, data.offsets, self.wide(data))
+        return self._folds
 
     def text(self, i: int) -> str:
         return self.blob[self.offsets[i] : self.offsets[i + 1] - 1].decode("utf-8", "replace")
@@ -465,7 +481,9 @@ class LogStore:
             if chunk.start >= g1:
                 break
             data = self._data(chunk, keep=False)
-            rows = matcher.rows(data.blob, data.offsets) + chunk.start
+            wide = chunk.wide(data) if matcher.asks_wide_lines else None
+            folds = chunk.folds(data) if matcher.asks_folding_lines else None
+            rows = matcher.rows(data.blob, data.offsets, wide, folds) + chunk.start
             found.append(rows[(rows >= g0) & (rows < g1)])
         if g1 > self._tail_start:
             lo = max(g0 - self._tail_start, 0)
