@@ -85,10 +85,10 @@ UNREAD = frozenset(
     {"PYTEST_CURRENT_TEST", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "HOME", "PRIME_SSH_KEY_PATH"}
 )
 """Keys a call's environment may set to its own value: pytest names each test in the first, and the BLAS thread
-counts (set in a worker once a test imports the trainer) are read when numpy loads, which no preload imports
-(:func:`_serve` checks). What `site` and botocore take from HOME at import, :func:`_become` sets again under the
-call's (:func:`_home_again`); no preload reads PRIME_SSH_KEY_PATH at import. The SSH tests' platforms set both;
-``tests/test_platform_zygote.py`` checks that a call keeps nothing of the zygote's HOME."""
+counts (set in a worker once a test imports the local eval's inference server) are read when numpy loads, which no
+preload imports (:func:`_serve` checks). What `site` and botocore take from HOME at import, :func:`_become` sets
+again under the call's (:func:`_home_again`); no preload reads PRIME_SSH_KEY_PATH at import. The SSH tests'
+platforms set both; ``tests/test_platform_zygote.py`` checks that a call keeps nothing of the zygote's HOME."""
 
 KEPT_HOME = (
     ("botocore.tokens", "SSOTokenProvider", "_SSO_TOKEN_CACHE_DIR", ".aws/sso/cache"),

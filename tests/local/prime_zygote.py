@@ -44,7 +44,9 @@ from pathlib import Path
 PRIME = str(Path(sys.executable).with_name("prime"))
 # The environment every prime_env call sets alike: the zygote imports the CLI under these.
 CONSTANT = {"PRIME_DISABLE_VERSION_CHECK": "1", "COLUMNS": "200", "NO_COLOR": "1"}
-# Keys a call may set to its own value: the CLI reads none of them at import (HOME's three reads are redone).
+# Keys a call may set to its own value: the CLI reads none of them at import (HOME's three reads are redone). The
+# BLAS thread counts are read when numpy loads, which the CLI's import does not load (_serve checks);
+# a worker gets them once a test imports the local eval's inference server, whose import sets them.
 CALL_KEYS = frozenset(
     {
         "HOME",
@@ -54,6 +56,9 @@ CALL_KEYS = frozenset(
         "AWS_ACCESS_KEY_ID",
         "AWS_SECRET_ACCESS_KEY",
         "PYTEST_CURRENT_TEST",
+        "OPENBLAS_NUM_THREADS",
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
     }
 )
 # Without the zygote, ~/.prime/config.json is written by the CLI's config.py loaded alone (not its whole package).
@@ -180,6 +185,8 @@ def _serve(path: str, lifeline: int, ready: int) -> dict:
     import botocore.credentials  # noqa: F401
     import botocore.session  # noqa: F401
 
+    if "numpy" in sys.modules:  # CALL_KEYS' thread counts would then have been read by the zygote
+        raise SystemExit("the prime CLI's import loads numpy: take the BLAS thread counts out of CALL_KEYS")
     return _listen(path, lifeline, ready, _become)
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 
 def pin_blas_threads() -> None:
-    """Pin BLAS threads before numpy loads: the machine is shared by the server, other runs and tests."""
+    """Pin BLAS threads before numpy loads: the machine is shared by the server, other runs and tests.
+
+    Called by the trainer's process before anything imports numpy, never on import: a process that imports
+    this module (the fork server, a test) keeps its environment."""
     threads = os.environ.get("PRIMETUI_TRAINER_THREADS", "1")
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, threads)
-
-
-pin_blas_threads()
 
 
 OUTPUT = "process.out"
@@ -51,4 +51,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    pin_blas_threads()
     sys.exit(main())

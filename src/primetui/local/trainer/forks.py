@@ -53,7 +53,7 @@ def _become_trainer(request: dict[str, Any]) -> None:
     """In the forked child: become ``python -m primetui.local.trainer --run-dir RUN_DIR``, then exit."""
     code = 1
     try:
-        # Imported by this server already: its BLAS pin took effect here, before numpy loaded.
+        # Imported by this server already, which pinned its BLAS threads before numpy loaded.
         from primetui.local.trainer.__main__ import OUTPUT, main, pin_blas_threads
 
         signal.set_wakeup_fd(-1)
@@ -144,7 +144,9 @@ def _main() -> None:
     sock = socket.socket(fileno=int(sys.argv[1]))
     # What every trainer imports before it reads its config: numpy, the SFT and the RL trainer. The trainer's
     # entry first: it pins BLAS to one thread before numpy loads, so this process holds no thread when it forks.
-    import primetui.local.trainer.__main__  # noqa: F401
+    from primetui.local.trainer.__main__ import pin_blas_threads
+
+    pin_blas_threads()
     import numpy  # noqa: F401
     import primetui.local.trainer.loop  # noqa: F401
     import primetui.local.trainer.rl.run  # noqa: F401

@@ -292,21 +292,34 @@ class RunLinksMixin(_ScreenBase):
         return True
 
     def _focus_pane(self, target: str, component: str | None = None) -> None:
-        """Focus follows the jump (a focused widget in another tab would pull that tab back)."""
+        """Focus follows the jump (a focused widget in another tab would pull that tab back).
+
+        The focus left in the tab shown before goes at once, as a key's tab switch drops it (``action_tab``),
+        and the target takes it once its tab is shown: until then its widgets cannot be focused."""
         links = self.links
         if links is None:
             return
+        self.set_focus(None)
         if target == "tab-logs" and links.logs is not None:
             tab = links.logs.tabs.get(component or "") or next(iter(links.logs.tabs.values()), None)
             if tab is not None:
-                tab.view.focus()
+                self._focus_when_shown(tab.view)
         elif target == "tab-charts" and links.feeder is not None:
-            links.feeder.focus()
+            self._focus_when_shown(links.feeder)
         elif target == "tab-rollouts":
             from primetui.ui.monitor.rollouts_pane import RolloutsPane
 
             for pane in self.query(RolloutsPane):
-                pane.focus()
+                self._focus_when_shown(pane)
+
+    def _focus_when_shown(self, widget: Any, refreshes: int = 20) -> None:
+        """Focus ``widget`` as soon as it can take the focus (its tab shown), trying after each refresh."""
+        if not widget.is_attached or self.focused is not None:
+            return  # gone, or the user (or another jump) has put the focus somewhere meanwhile
+        if widget.focusable:
+            widget.focus()
+        elif refreshes:
+            self.call_after_refresh(self._focus_when_shown, widget, refreshes - 1)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id != "run-anomalies" or self.links is None:
