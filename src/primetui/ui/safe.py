@@ -201,20 +201,17 @@ class SafeTable(DataTable):
             self.refresh()
 
 
-# C0, DEL, C1, line and paragraph separators and every invisible format character (bidi overrides, isolates and
-# marks, BOM, zero-width spaces, soft hyphen): the neutraliser's own list. Rich measures all of these as zero cells,
-# so dropping keeps the layout.
-_UNSAFE = UNSAFE
-
-
 class ControlFilter(LineFilter):
-    """Drop any control character left in a rendered line (the app's own escapes are not in segments)."""
+    """Drop any control character left in a rendered line (the app's own escapes are not in segments).
+
+    What it drops is the neutraliser's own list (``escapes.UNSAFE``: C0, DEL, C1, line separators and every
+    invisible format character). Rich measures all of these as zero cells, so dropping keeps the layout."""
 
     def apply(self, segments: list[Segment], background: Any) -> list[Segment]:
-        search = _UNSAFE.search
+        search = UNSAFE.search
         if not any(search(text) for text, _, control in segments if not control):
             return segments
         return [
-            seg if seg.control or not search(seg.text) else Segment(_UNSAFE.sub("", seg.text), seg.style)
+            seg if seg.control or not search(seg.text) else Segment(UNSAFE.sub("", seg.text), seg.style)
             for seg in segments
         ]
