@@ -74,7 +74,10 @@ class Gateway:
         if self._server is not None:
             self._server.close()
         for transport in list(self._transports):  # aborting either side ends its relay
-            transport.abort()
+            # Python 3.11.2 (Debian 12's) raises AttributeError aborting an SSL transport already
+            # closed (CPython fixed it in 3.11.3); that side is ending anyway.
+            with contextlib.suppress(AttributeError):
+                transport.abort()
         if self._server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._server.wait_closed(), 5)
