@@ -164,11 +164,15 @@ def test_the_difficulty_pool_sampler_draws_with_replacement_by_pool_weight():
 
 
 def test_a_group_of_equal_rewards_has_no_advantage_at_all():
-    """Ten rewards of 0.1 sum to 0.9999999999999999 in floats: reward minus that mean is not 0, and the
-    orchestrator's line counted such a group (no signal) as trainable."""
+    """Ten rewards of 0.1 added one by one make 0.9999999999999999: reward minus that mean is not 0, and the
+    orchestrator's line counted such a group (no signal) as trainable. (Python 3.12's ``sum`` compensates
+    and makes 1.0; 3.11's does not, and numpy adds pairwise: the rule must not rest on either.)"""
     from primetui.local.trainer.rl.rollouts import group_advantages
 
-    assert sum([0.1] * 10) / 10 != 0.1
+    total = 0.0
+    for _ in range(10):
+        total += 0.1
+    assert total / 10 != 0.1
     assert group_advantages([0.1] * 10) == [0.0] * 10
     assert group_advantages([1.0, 0.0]) == [0.5, -0.5]
 

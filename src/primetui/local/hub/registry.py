@@ -15,7 +15,7 @@ import logging
 from primetui.config.fileio import atomic_write
 from dataclasses import dataclass
 from importlib import resources
-from importlib.abc import Traversable
+from importlib.resources.abc import Traversable  # importlib.abc.Traversable is gone in Python 3.14
 
 log = logging.getLogger("primetui.local.hub")
 
