@@ -26,7 +26,7 @@ from urllib.parse import unquote
 
 import asyncssh
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from primetui.local.paths import PathEscapeError, resolve_volume_path
@@ -214,6 +214,7 @@ def _storage_decision(root: Path, grant: Grant, url_key: str, write: bool) -> Pa
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(url_key=_key(), grant_name=st.sampled_from(sorted(GRANTS)))
+@example(url_key="datasets/up/ｒｕｎｓ", grant_name="put entries")  # a look-alike of runs/, through a symlink
 def test_a_storage_key_lands_inside_its_grant_and_never_in_runs_for_a_writer(
     volume: Path, url_key: str, grant_name: str
 ) -> None:
@@ -258,6 +259,7 @@ def _sftp(root: Path) -> ContainedSFTPServer:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(path=_key(), lead=st.sampled_from(["", "/", "/volume/", "volume/", "/volume/../", "/../../"]))
+@example(path="datasets/up/ｒｕｎｓ", lead="")  # a look-alike of runs/, through a symlink
 def test_an_sftp_write_stays_in_the_volume_and_out_of_runs(volume: Path, path: str, lead: str) -> None:
     raw = lead + path
     server = _sftp(volume)

@@ -95,6 +95,20 @@ class VolumePath:
         return self.rel.split("/", 1)[0]
 
 
+def looks_like(part: str, name: str) -> bool:
+    """``part`` reads as ``name`` once compatibility forms and case are folded (``ｒｕｎｓ``, ``Runs``, ``runs``)."""
+    return unicodedata.normalize("NFKC", part).casefold() == name
+
+
+def in_runs(rel: str) -> bool:
+    """``rel`` (a resolved ``VolumePath.rel``) lies in ``runs/`` or in a top-level look-alike of it.
+
+    The lexical check refuses a path that starts with a look-alike, but a symlink on the way
+    (``datasets/up`` -> ``..``) can still land on one: on a case-insensitive file system ``Runs`` is
+    ``runs`` itself, so a writer is kept out of every folder that reads as ``runs``."""
+    return looks_like(rel.split("/", 1)[0], PROTECTED_TOP[0])
+
+
 def _shown(raw: str) -> str:
     return repr(raw[:80])
 
@@ -146,9 +160,8 @@ def canonical_parts(raw: str | bytes, *, mount: bool = False) -> tuple[list[str]
     if mount and parts and parts[0] == MOUNT_POINT:
         parts = parts[1:]
     if parts:
-        folded = unicodedata.normalize("NFKC", parts[0]).casefold()
         for name in PROTECTED_TOP:
-            if folded == name and parts[0] != name:
+            if looks_like(parts[0], name) and parts[0] != name:
                 raise PathEscapeError(
                     f"the path {_shown(raw)} starts with a look-alike of {name}/; write {name} exactly"
                 )

@@ -27,7 +27,7 @@ from asyncssh.constants import (
     FXF_WRITE,
 )
 
-from primetui.local.paths import PathEscapeError, VolumePath, resolve_volume_path
+from primetui.local.paths import PathEscapeError, VolumePath, in_runs, resolve_volume_path
 
 READ_ONLY_MESSAGE = "Read-only file system: this is a read-only session; open a read-write session to change the volume"
 RUNS_MESSAGE = "runs/ holds run outputs and is read-only; put elsewhere"
@@ -57,10 +57,10 @@ class ContainedSFTPServer(asyncssh.SFTPServer):
         return str(self._decide(path, follow_last=False).path).encode("utf-8", "surrogateescape")
 
     def _check_write(self, path: bytes, follow_last: bool = True) -> None:
-        """Refuse a write in a read-only session, or one whose RESOLVED place is under ``runs/``."""
+        """Refuse a write in a read-only session, or one whose RESOLVED place is under ``runs/`` (or a look-alike)."""
         if self._read_only:
             raise asyncssh.SFTPPermissionDenied(READ_ONLY_MESSAGE)
-        if self._decide(path, follow_last).top == "runs":
+        if in_runs(self._decide(path, follow_last).rel):
             raise asyncssh.SFTPPermissionDenied(RUNS_MESSAGE)
 
     # -- operations that change something ----------------------------------------------------

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from primetui.local.errors import fail
-from primetui.local.paths import PathEscapeError, VolumePath, canonical_parts, volume_name_of
+from primetui.local.paths import PathEscapeError, VolumePath, canonical_parts, in_runs, volume_name_of
 
 GET_SECONDS = 60 * 60
 PUT_SECONDS = 15 * 60
@@ -75,8 +75,9 @@ class Grant:
 
 
 def is_runs(rel: str) -> bool:
-    """``rel`` lies in ``runs/``; ``rel`` is canonical (a ``VolumePath.rel`` or a ``clean_path`` result)."""
-    return rel == "runs" or rel.startswith("runs/")
+    """``rel`` lies in ``runs/`` or a look-alike of it (:func:`primetui.local.paths.in_runs`); ``rel`` is
+    canonical (a ``VolumePath.rel`` or a ``clean_path`` result)."""
+    return in_runs(rel)
 
 
 def clean_path(path: object) -> str:

@@ -67,7 +67,7 @@ async def transfer_route(request: Request, name: str, body: Any = Body(None)) ->
     if lease_id is not None and not isinstance(lease_id, str):
         raise fail(400, "leaseId must be the string a put's route returned.")
     if mode == "put":
-        if is_runs(base) or (not base and entries is not None and "runs" in entries):
+        if is_runs(base) or (not base and entries is not None and any(is_runs(e) for e in entries)):
             raise fail(400, RUNS_READ_ONLY)
         if not base and entries is None:
             raise fail(400, "A put to the volume root must name the top-level entries it writes (entries).")

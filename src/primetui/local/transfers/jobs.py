@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from primetui.local.paths import PathEscapeError, canonical_parts, resolve_volume_path, volume_name_of
+from primetui.local.paths import PathEscapeError, canonical_parts, in_runs, resolve_volume_path, volume_name_of
 from primetui.local.storage.room import Ledger, file_size
 from primetui.local.transfers import s3io
 from primetui.local.transfers.reach import S3Url
@@ -222,7 +222,7 @@ class Job:
             target = resolve_volume_path(self.root, f"{self.path}/{rel}", follow_last=False)
         except PathEscapeError as exc:
             raise Stop(f"{refused[:-1]} ({exc}).") from None
-        if target.top == "runs":
+        if in_runs(target.rel):
             raise Stop(
                 f"Object key '{key[:200]}' would land in runs/, which holds run outputs and is read-only; "
                 "nothing was copied."
