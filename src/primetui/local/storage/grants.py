@@ -70,14 +70,8 @@ class Grant:
             and self.lease is not None
             and self.lease.live(now)
             and self.reaches(target)
-            and not is_runs(target.rel)
+            and not in_runs(target.rel)
         )
-
-
-def is_runs(rel: str) -> bool:
-    """``rel`` lies in ``runs/`` or a look-alike of it (:func:`primetui.local.paths.in_runs`); ``rel`` is
-    canonical (a ``VolumePath.rel`` or a ``clean_path`` result)."""
-    return in_runs(rel)
 
 
 def clean_path(path: object) -> str:

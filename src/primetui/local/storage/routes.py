@@ -16,11 +16,11 @@ from typing import Any
 from fastapi import APIRouter, Body, Request, Response
 
 from primetui.local.errors import fail
-from primetui.local.paths import volume_name_of
+from primetui.local.paths import in_runs, volume_name_of
 from primetui.local.routes_volumes import get_volume_or_404
 from primetui.local.scope import volume_key_of
 from primetui.local.state import LocalState
-from primetui.local.storage.grants import RUNS_READ_ONLY, clean_entries, clean_path, is_runs
+from primetui.local.storage.grants import RUNS_READ_ONLY, clean_entries, clean_path
 from primetui.local.storage.s3 import BUCKET, MOUNT, storage_of
 
 router = APIRouter()
@@ -67,7 +67,7 @@ async def transfer_route(request: Request, name: str, body: Any = Body(None)) ->
     if lease_id is not None and not isinstance(lease_id, str):
         raise fail(400, "leaseId must be the string a put's route returned.")
     if mode == "put":
-        if is_runs(base) or (not base and entries is not None and any(is_runs(e) for e in entries)):
+        if in_runs(base) or (not base and entries is not None and any(in_runs(e) for e in entries)):
             raise fail(400, RUNS_READ_ONLY)
         if not base and entries is None:
             raise fail(400, "A put to the volume root must name the top-level entries it writes (entries).")

@@ -35,6 +35,7 @@ from primetui.api import sigv4
 from primetui.local.paths import (
     PathEscapeError,
     VolumePath,
+    in_runs,
     resolve_volume_path,
     safe_join,
     split_volume_key,
@@ -43,7 +44,7 @@ from primetui.local.paths import (
 from primetui.local.state import LocalState
 from primetui.local.storage import meta
 from primetui.local.storage.body import MAX_PART, TOO_LARGE, BodyError, receive
-from primetui.local.storage.grants import Grant, Grants, Lease, is_runs
+from primetui.local.storage.grants import Grant, Grants, Lease
 from primetui.local.storage.objects import Entry, list_keys, object_path
 from primetui.local.storage.room import NoRoom, Reservation, file_size, ledger_of
 
@@ -262,7 +263,7 @@ def _decide(storage: Storage, grant: Grant, key: str, *, write: bool) -> VolumeP
     if write and not grant.may_write(target, time.time()):
         why = (
             "runs/ holds run outputs and is read-only; put elsewhere."
-            if is_runs(target.rel)
+            if in_runs(target.rel)
             else "These credentials are read-only, or their upload lease has ended; ask the transfer route "
             "for put credentials."
         )

@@ -7,10 +7,10 @@ from typing import Any
 from fastapi import APIRouter, Body, Request, Response
 
 from primetui.local.errors import fail
-from primetui.local.paths import PathEscapeError, resolve_volume_path, volume_name_of
+from primetui.local.paths import PathEscapeError, in_runs, resolve_volume_path, volume_name_of
 from primetui.local.routes_volumes import get_volume_or_404
 from primetui.local.scope import volume_key_of
-from primetui.local.storage.grants import RUNS_READ_ONLY, clean_path, is_runs, live_upload_lease
+from primetui.local.storage.grants import RUNS_READ_ONLY, clean_path, live_upload_lease
 from primetui.local.session_hooks import live_read_write_session
 from primetui.local.transfers import reach, s3io
 from primetui.local.transfers.registry import live_import, transfers_of
@@ -75,7 +75,7 @@ async def create_transfer(request: Request, name: str, body: Any = Body(None)) -
     if direction not in ("import", "export"):
         raise fail(400, 'direction must be "import" or "export".')
     path = clean_path(body.get("path", ""))
-    if direction == "import" and is_runs(path):
+    if direction == "import" and in_runs(path):
         raise fail(400, RUNS_READ_ONLY.replace("put elsewhere", "import elsewhere"))
     try:
         target = reach.parse_s3_url(body.get("url"))
