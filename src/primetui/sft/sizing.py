@@ -59,11 +59,15 @@ def checkpoints_kept(max_steps: int | None, interval: int | None, keep_last: int
     """How many step directories stay on disk at the end of a run with a [ckpt] table (None: unbounded)."""
     if max_steps is None:
         return keep_last
-    saves = {max_steps}
-    if interval:
-        saves.update(range(interval, max_steps, interval))
-    n = len(saves)
+    # The saves are every interval-th step before the last, and the last: counted, not listed (a config
+    # being typed can say max_steps = 10**12, and a set of its saves took all memory).
+    n = 1 + (_range_len(interval, max_steps, interval) if interval else 0)
     return min(n, keep_last) if keep_last else n
+
+
+def _range_len(start: int, stop: int, step: int) -> int:
+    """``len(range(start, stop, step))`` for any size (``len`` of a range past ``sys.maxsize`` raises)."""
+    return max(0, (stop - start + step - (1 if step > 0 else -1)) // step)
 
 
 def volume_size_for(
