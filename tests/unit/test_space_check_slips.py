@@ -29,7 +29,7 @@ def test_a_walkthrough_too_big_for_its_volume_is_an_error_in_the_editor_as_in_th
 
 
 _HUGE_RUN = r"""
-import resource, sys, tomllib
+import resource
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # listing the saves would need far more
 from primetui.sft.check import check_text
 from primetui.sft.context import CheckContext
