@@ -90,6 +90,10 @@ class VolumePath:
         """``rel`` as an S3 key: with the trailing ``/`` the client wrote (none for the root)."""
         return self.rel + "/" if self.directory and self.rel else self.rel
 
+    @property
+    def top(self) -> str:
+        return self.rel.split("/", 1)[0]
+
 
 def looks_like(part: str, name: str) -> bool:
     """``part`` reads as ``name`` once compatibility forms and case are folded (``ｒｕｎｓ``, ``Runs``, ``runs``)."""
