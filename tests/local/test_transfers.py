@@ -417,3 +417,24 @@ def test_primetui_transfers_and_wait_headless(
     assert (
         bare.returncode == 1 and missing["id"] in bare.stdout and "Bucket 'not-a-bucket' does not exist" in bare.stdout
     )
+
+
+def test_a_small_file_goes_in_one_round_trip_and_a_big_one_asks_first(s3: S3Server, tmp_path: Path) -> None:
+    """botocore asks ``Expect: 100-continue`` before every body, a round trip per file that an export of many
+    small files pays once each; up to s3io.CONTINUE_ABOVE the body goes at once."""
+    from primetui.local.transfers import s3io
+
+    client = s3io.client(s3io.Secret(s3.key, s3.secret), "us-east-1", s3.endpoint)
+    sent: dict[str, object] = {}
+    client.meta.events.register(
+        "before-send.s3.PutObject",
+        lambda request, **_: sent.update({request.url.rsplit("/", 1)[1]: request.headers.get("Expect")}),
+    )
+    sizes = {"small": 10, "limit": s3io.CONTINUE_ABOVE, "over": s3io.CONTINUE_ABOVE + 1, "empty": 0}
+    for name, size in sizes.items():
+        (tmp_path / name).write_bytes(b"x" * size)
+        moved: list[int] = []
+        s3io.put_small(client, tmp_path / name, BUCKET, f"expect/{name}", {"mtime": "1.0"}, size, moved.append)
+        assert moved == [size]
+        assert s3.client().get_object(Bucket=BUCKET, Key=f"expect/{name}")["Body"].read() == b"x" * size
+    assert sent == {"small": None, "limit": None, "over": b"100-continue", "empty": None}

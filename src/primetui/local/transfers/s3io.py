@@ -19,7 +19,7 @@ import boto3
 from boto3.s3.transfer import TransferConfig, create_transfer_manager
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError, NoCredentialsError
-from botocore.utils import parse_timestamp
+from botocore.utils import determine_content_length, parse_timestamp
 from s3transfer.subscribers import BaseSubscriber
 
 PART_BYTES = 8 * 1024 * 1024
@@ -91,7 +91,7 @@ def client(secret: Secret, region: str, endpoint: str | None) -> Any:
         response_checksum_validation="when_required",
     )
     with _SESSION_LOCK:  # a boto3 session is not safe to create clients from in two threads at once
-        return _session().client(
+        made = _session().client(
             "s3",
             region_name=region,
             endpoint_url=endpoint,
@@ -100,6 +100,22 @@ def client(secret: Secret, region: str, endpoint: str | None) -> Any:
             aws_session_token=secret.session_token or None,
             config=config,
         )
+    # after botocore's own handler, which is registered for every S3 call (the more specific names run first)
+    made.meta.events.register_last("before-call.s3", _no_continue_for_small_bodies)
+    return made
+
+
+CONTINUE_ABOVE = 1024 * 1024
+"""botocore asks ``Expect: 100-continue`` before every body, a round trip that only pays when the server may
+refuse a big body before it is sent; a body up to this size goes at once."""
+
+
+def _no_continue_for_small_bodies(params: dict, **_: Any) -> None:
+    body, headers = params.get("body"), params.get("headers", {})
+    if "Expect" in headers:
+        size = determine_content_length(body)
+        if size is not None and size <= CONTINUE_ABOVE:
+            del headers["Expect"]
 
 
 def manager(s3: Any) -> Any:
