@@ -14,7 +14,9 @@ from tests.ui.monitor_helpers import PaneApp
 
 async def test_an_eight_pod_run_is_followed_pod_by_pod_and_names_the_slowest(local_platform: LocalPlatform) -> None:
     config = tomllib.loads((local_platform.data_dir / "glm53-sft.toml").read_text())
-    config["env_vars"]["PRIMETUI_LOCAL_SLOW_POD"] = "5"  # local-only knob: node 5 sleeps 0.3 s per micro-batch
+    config["env_vars"]["PRIMETUI_LOCAL_SLOW_POD"] = "5"  # local-only knob: node 5 sleeps per micro-batch
+    # 1.5 s, not the default 0.3 s: on a machine at load 8 another pod's step 4 once took 0.41 s
+    config["env_vars"]["PRIMETUI_LOCAL_SLOW_SECONDS"] = "1.5"
     with http(local_platform) as c:
         run_id = dispatch(c, config)
         assert wait_status(c, run_id, timeout=240)["status"] == "COMPLETED"
