@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,20 +87,16 @@ async def client(local_platform: LocalPlatform) -> AsyncIterator[object]:
 ACTIVE = {"PENDING", "QUEUED", "CREATING", "RUNNING", "PAUSING"}
 
 
-def _live_sessions(lp: LocalPlatform) -> set[tuple[str, str, tuple]]:
+def _live_sessions(api: Any) -> set[tuple[str, str, tuple]]:
     """(volume, session id, scope params) of every session not yet ended, in every scope."""
-    import httpx
-
     from primetui.api.wire import DEAD_SESSION_STATUSES
 
-    teams = httpx.get(lp.api_url + "/user/teams", headers=lp.headers, timeout=30).json().get("data", [])
+    teams = api.get("/user/teams").json().get("data", [])
     live: set[tuple[str, str, tuple]] = set()
     for scope in ({}, *({"teamId": t["teamId"]} for t in teams)):
-        volumes = httpx.get(lp.api_url + "/training/volumes", headers=lp.headers, params=scope, timeout=30)
+        volumes = api.get("/training/volumes", params=scope)
         for v in volumes.json().get("volumes", []):
-            reply = httpx.get(
-                f"{lp.api_url}/training/volumes/{v['name']}/sessions", headers=lp.headers, params=scope, timeout=30
-            )
+            reply = api.get(f"/training/volumes/{v['name']}/sessions", params=scope)
             live |= {
                 (v["name"], s["id"], tuple(scope.items()))
                 for s in reply.json().get("sessions", [])
@@ -108,10 +105,8 @@ def _live_sessions(lp: LocalPlatform) -> set[tuple[str, str, tuple]]:
     return live
 
 
-def _active_runs(lp: LocalPlatform) -> set[str]:
-    import httpx
-
-    reply = httpx.get(lp.api_url + "/rft/runs", headers=lp.headers, params={"limit": 1000}, timeout=30)
+def _active_runs(api: Any) -> set[str]:
+    reply = api.get("/rft/runs", params={"limit": 1000})
     return {r["id"] for r in reply.json().get("runs", []) if r["status"] in ACTIVE}
 
 
@@ -154,16 +149,12 @@ def _stop_the_runs_a_test_leaves_going(request: pytest.FixtureRequest) -> Iterat
     runs_after, sessions_after = _live_ids(lp)
     if not (runs_after - runs_before or sessions_after - sessions_before):
         return
-    import httpx
+    from tests.local.conftest import http
 
-    for run_id in _active_runs(lp) - runs_before:
-        httpx.put(f"{lp.api_url}/rft/runs/{run_id}/stop", headers=lp.headers, timeout=30)
-    # A read-write session left open holds its volume (one writer): every later run on it waits.
-    for volume, session_id, scope in _live_sessions(lp):
-        if session_id not in sessions_before:
-            httpx.delete(
-                f"{lp.api_url}/training/volumes/{volume}/sessions/{session_id}",
-                headers=lp.headers,
-                params=dict(scope),
-                timeout=30,
-            )
+    with http(lp) as api:  # one client (and TLS context) for every request of the clean-up
+        for run_id in _active_runs(api) - runs_before:
+            api.put(f"/rft/runs/{run_id}/stop")
+        # A read-write session left open holds its volume (one writer): every later run on it waits.
+        for volume, session_id, scope in _live_sessions(api):
+            if session_id not in sessions_before:
+                api.delete(f"/training/volumes/{volume}/sessions/{session_id}", params=dict(scope))

@@ -10,13 +10,15 @@ from typing import Any
 import httpx
 import pytest
 
+from primetui.api.client import shared_ssl_context
 from primetui.local.testing import LocalPlatform
 
 TERMINAL = {"COMPLETED", "FAILED", "STOPPED", "PAUSED"}
 
 
 def http(lp: LocalPlatform) -> httpx.Client:
-    return httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30.0)
+    # the product's one TLS context: a client makes its own otherwise (30 ms of CPU, plain HTTP or not)
+    return httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30.0, verify=shared_ssl_context())
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from primetui.api.client import shared_ssl_context
 from primetui.local.testing import LocalPlatform
 from primetui.local.wall import MAX_JSON_DEPTH, MiB, body_rule, json_too_deep
 
@@ -78,7 +79,7 @@ def lp(tmp_path_factory) -> Iterator[LocalPlatform]:
 
 @pytest.fixture
 def api(lp: LocalPlatform) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=60) as c:
+    with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=60, verify=shared_ssl_context()) as c:
         yield c
 
 

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
 
 from primetui.local.testing import LocalPlatform
+from tests.local.conftest import http
 from tests.api.ssh_helpers import make_key
 
 __all__ = ["create_volume", "make_key", "ssh_platform"]
@@ -24,7 +24,7 @@ def ssh_platform(tmp: Path) -> Iterator[tuple[LocalPlatform, Path]]:
 
 def create_volume(lp: LocalPlatform, name: str, size: str = "10Gi") -> Path:
     """Create a volume over HTTP and return its directory on disk."""
-    with httpx.Client(base_url=lp.api_url, headers=lp.headers, timeout=30) as c:
+    with http(lp) as c:
         reply = c.post("/training/volumes", json={"name": name, "size": size, "warm": False})
         assert reply.status_code == 200, reply.text
     return lp.data_dir / "volumes" / name

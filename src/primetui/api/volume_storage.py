@@ -26,6 +26,7 @@ from xml.etree import ElementTree
 
 from primetui.api import sigv4
 from primetui.api._httpx import httpx
+from primetui.api.client import shared_ssl_context
 
 PART_SIZE = 64 * 1024 * 1024
 MAX_XML = 8 * 1024 * 1024
@@ -97,7 +98,7 @@ class VolumeStorage:
         if not (self.endpoint and self.bucket and self.prefix.endswith("/") and self._key and self._secret):
             raise StorageError("The platform's storage route came without complete credentials; use a session instead.")
         self._base = urlsplit(self.endpoint)
-        self._http = httpx.Client(timeout=timeout)
+        self._http = httpx.Client(timeout=timeout, verify=shared_ssl_context())
 
     def close(self) -> None:
         self._http.close()
