@@ -20,7 +20,7 @@ from textual.reactive import var
 
 from primetui.monitor_core.notify import RunEvent
 from primetui.viewmodel.clipboard import refusal_reason
-from primetui.ui import layout_fix, output_gate
+from primetui.ui import output_gate, textual_fixes
 from primetui.ui.app_health import HealthReports
 from primetui.ui.app_leaving import ScreenSettling
 from primetui.ui.app_navigation import Navigation
@@ -126,7 +126,7 @@ class PrimeApp(HealthReports, Watching, Navigation, ScreenSettling, KeysToDialog
         from primetui.ui.terminal.altkeys import install as keep_alt_keys
 
         keep_alt_keys()  # the shell pane gets Alt+key as the terminal sent it (before the driver starts)
-        layout_fix.install()  # a widget laid out twice before it idles takes its new content's size
+        textual_fixes.install()  # a widget laid out twice takes its new size; call_later reads no signature
         output_gate.install()  # frames wait while the terminal is behind (before the driver starts its writer)
         super().__init__()
         self._filters.append(ControlFilter())  # backstop: no control char from data reaches the terminal
