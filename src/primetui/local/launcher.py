@@ -29,9 +29,14 @@ def _answers(base_url: str, token: str) -> bool:
     """True when the server at ``base_url`` accepts ``token`` (it is ours and it is up)."""
     import httpx
 
+    from primetui.api.client import shared_ssl_context
+
     try:
         reply = httpx.get(
-            f"{base_url}/api/v1/training/volumes", headers={"Authorization": f"Bearer {token}"}, timeout=3.0
+            f"{base_url}/api/v1/training/volumes",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=3.0,
+            verify=shared_ssl_context(),  # asked at each look for the server: no CA bundle load each time
         )
     except httpx.HTTPError:
         return False
