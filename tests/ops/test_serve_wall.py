@@ -14,6 +14,7 @@ import aiohttp
 import httpx
 import pytest
 
+from primetui.api.client import shared_ssl_context
 from primetui.commands.serve import COOKIE, host_name
 from tests.ops.serve_helpers import URL_RE, serve
 
@@ -59,13 +60,12 @@ HOSTS = [
 
 def test_the_host_header_must_name_loopback(served):
     s = served
-    for host, allowed in HOSTS:
-        reply = httpx.get(
-            f"{s.base}/", params={"token": s.token}, headers={"Host": host.format(port=s.port)}, timeout=10
-        )
-        assert reply.status_code == (200 if allowed else 403), (host, reply.text)
-        if not allowed:
-            assert "--allow-remote" in reply.text
+    with httpx.Client(timeout=10, verify=shared_ssl_context()) as client:
+        for host, allowed in HOSTS:
+            reply = client.get(f"{s.base}/", params={"token": s.token}, headers={"Host": host.format(port=s.port)})
+            assert reply.status_code == (200 if allowed else 403), (host, reply.text)
+            if not allowed:
+                assert "--allow-remote" in reply.text
 
 
 async def test_a_websocket_under_another_host_name_is_refused(served):

@@ -80,6 +80,15 @@ def test_a_partial_counts_what_its_function_takes_less_what_it_binds(monkeypatch
     assert callback.count_parameters(partial(box.three, 1)) == 2
     assert callback.count_parameters(partial(box.three, 1, 2)) == 1
     assert len(reads) == 2  # once for each function, however many partials of it
+    seen: list[int] = []
+    assert callback.count_parameters(partial(seen.append)) == 1  # a builtin method: read each time, as before
+    assert callback.count_parameters(partial(seen.append, 1)) == 0
+
+    class Ring:
+        def __call__(self, a: int) -> None:
+            pass
+
+    assert callback.count_parameters(partial(Ring())) == 1
 
 
 async def test_call_later_passes_each_callback_what_it_takes() -> None:
@@ -92,5 +101,6 @@ async def test_call_later_passes_each_callback_what_it_takes() -> None:
         app.call_later(partial(box.three, 4), 5, 6)
         app.call_later(lambda: got.append(()))
         app.call_later(lambda x: got.append((x,)), 7)
-        await until(pilot, lambda: len(box.seen) == 2 and len(got) == 2, "the four callbacks")
-        assert box.seen == [(1, 2, 3), (4, 5, 6)] and got == [(), (7,)]
+        app.call_later(got.append, (8,))  # a builtin method (one a stop dialog's wait once crashed on)
+        await until(pilot, lambda: len(box.seen) == 2 and len(got) == 3, "the five callbacks")
+        assert box.seen == [(1, 2, 3), (4, 5, 6)] and got == [(), (7,), (8,)]

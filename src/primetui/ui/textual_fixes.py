@@ -21,6 +21,7 @@ count less what the partial binds.
 from __future__ import annotations
 
 from functools import partial
+from types import FunctionType, MethodType
 from typing import Any
 
 
@@ -45,7 +46,9 @@ def install() -> None:
     count = callback.count_parameters
 
     def count_parameters(func: Any) -> int:
-        if isinstance(func, partial):  # new at each call_later: count its function once, on the function
+        # A partial is new at each call_later: count its function once, on the function. A builtin (a list's
+        # append, a future's set_result) keeps no count: Textual's own way reads its signature as before.
+        if isinstance(func, partial) and isinstance(func.func, FunctionType | MethodType | partial):
             return count_parameters(func.func) - (len(func.args) + len(func.keywords))
         return count(func)
 
