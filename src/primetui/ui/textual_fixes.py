@@ -12,9 +12,9 @@ that would have been made anyway.
 
 **Every ``call_later`` read its callback's signature.** ``call_later(f, *args)`` posts
 ``partial(f, *args)``, and Textual counts a callable's parameters once per object, caching the count
-on it: a partial is new each time, so each call ran ``inspect.signature`` on ``f`` again (20 to 60 µs).
+on it: a partial is new each time, so each call ran ``inspect.signature`` on ``f`` again.
 A screen's every widget gets such calls (Pilot's and the app's own waits for queues to drain); a
-profile of the ui tests found 1.2 % of all CPU there. A partial's count is now its function's cached
+profile of the ui tests found 1.2 % of its samples there. A partial's count is now its function's cached
 count less what the partial binds.
 """
 
