@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from primetui.api.client import shared_ssl_context
+from primetui.api._httpx import shared_ssl_context
 from primetui.local.testing import LocalPlatform
 
 TERMINAL = {"COMPLETED", "FAILED", "STOPPED", "PAUSED"}

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from primetui.api.client import shared_ssl_context
+from primetui.api._httpx import shared_ssl_context
 from primetui.local.testing import LocalPlatform
 from primetui.local.wall import MAX_JSON_DEPTH, MiB, body_rule, json_too_deep
 

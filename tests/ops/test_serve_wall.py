@@ -14,7 +14,7 @@ import aiohttp
 import httpx
 import pytest
 
-from primetui.api.client import shared_ssl_context
+from primetui.api._httpx import shared_ssl_context
 from primetui.commands.serve import COOKIE, host_name
 from tests.ops.serve_helpers import URL_RE, serve
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import ssl
 import zlib
 import sys
 from collections.abc import Callable, Coroutine
@@ -28,7 +27,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from primetui import __version__
-from primetui.api._httpx import httpx
+from primetui.api._httpx import httpx, shared_ssl_context
 from primetui.api import models as m
 from primetui.api.boundary import (
     ACCEPT_ENCODING,
@@ -82,18 +81,6 @@ USER_AGENT = f"primetui/{__version__} python/{sys.version_info.major}.{sys.versi
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 T = TypeVar("T")
-
-
-_ssl_context: ssl.SSLContext | None = None
-
-
-def shared_ssl_context() -> ssl.SSLContext:
-    """One verified TLS context per process, for every client: building one loads the CA bundle (about
-    30 ms of CPU here), and an httpx client builds one whenever it is made, plain-HTTP URLs included."""
-    global _ssl_context
-    if _ssl_context is None:
-        _ssl_context = httpx.create_ssl_context()
-    return _ssl_context
 
 
 def _seg(value: str) -> str:

@@ -25,8 +25,7 @@ from urllib.parse import quote, unquote, urlsplit
 from xml.etree import ElementTree
 
 from primetui.api import sigv4
-from primetui.api._httpx import httpx
-from primetui.api.client import shared_ssl_context
+from primetui.api._httpx import httpx, shared_ssl_context
 
 PART_SIZE = 64 * 1024 * 1024
 MAX_XML = 8 * 1024 * 1024
