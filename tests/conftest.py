@@ -41,11 +41,12 @@ spawn_platforms_with(spawn_platform)
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Once a test module has loaded Textual, each stylesheet source is parsed once per worker, not once per Pilot
-    app (tests/shared_css.py); a run of tests that never start an app does not pay Textual's import for it."""
+    app, as in the product (``primetui.ui.textual_fixes``; a plain ``App`` of a test takes it too); a run of tests
+    that never start an app does not pay Textual's import for it."""
     if "textual" in sys.modules:
-        from tests.shared_css import install
+        from primetui.ui.textual_fixes import share_parsed_css
 
-        install()
+        share_parsed_css()
 
 
 from tests.ci_skips import pytest_runtest_makereport  # noqa: F401, E402 - the hook: no tmux/chromium skips under CI=true

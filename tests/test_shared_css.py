@@ -1,4 +1,4 @@
-"""The rules tests/shared_css.py hands a worker's later apps are the ones a fresh parse gives each source.
+"""The rules primetui.ui.textual_fixes hands a process's later apps are the ones a fresh parse gives each source.
 
 Two dashboards start one after the other in this process, the second under another theme; every source of
 each app's stylesheet is parsed again by a stylesheet of its own (Textual's own parse, no sharing) under
@@ -13,7 +13,7 @@ from textual.css.stylesheet import Stylesheet
 
 from primetui.api.client import PrimeClient
 from primetui.ui.app import PrimeApp
-from tests import shared_css
+from primetui.ui import textual_fixes
 
 
 def _described(rules: list[Any]) -> list[str]:
@@ -28,12 +28,12 @@ def _fresh_rules(app: PrimeApp) -> list[str]:
     own = Stylesheet(variables=app.get_css_variables())
     rules: list[Any] = []
     for read_from, (css, is_default, tie_breaker, scope) in app.stylesheet.source.items():
-        rules += shared_css.textual_parse(own, css, read_from, is_default, tie_breaker, scope)
+        rules += textual_fixes.textual_parse(own, css, read_from, is_default, tie_breaker, scope)
     return _described(rules)
 
 
 async def test_later_apps_hold_the_rules_a_fresh_parse_gives() -> None:
-    assert shared_css.installed()  # the conftest shared the parses
+    assert textual_fixes.parsed_css_shared()  # the conftest shared the parses, as PrimeApp does
     for theme in (None, "textual-light"):
         app = PrimeApp(PrimeClient("http://127.0.0.1:9", "unused"), None, None, poll_scale=0)
         async with app.run_test():

@@ -1,19 +1,22 @@
 """primetui.ui.textual_fixes: a widget whose content is replaced twice with a layout of the screen in
 between takes its new content's height (the run screen's summary once stayed one row high), and a
-callback posted with ``call_later`` gets the arguments it takes without a signature read per call."""
+callback posted with ``call_later`` gets the arguments it takes without a signature read per call, and
+CSS parsed once in a process serves every later stylesheet of the same theme."""
 
 from __future__ import annotations
 
 import asyncio
 from functools import partial
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.color import Color
 from textual.widgets import Static
 
 from primetui.ui import textual_fixes
-from tests.waiting import until
+from tests.waiting import quiet, until
 
 TEN_ROWS = "\n".join(f"row {i}" for i in range(10))
 
@@ -104,3 +107,54 @@ async def test_call_later_passes_each_callback_what_it_takes() -> None:
         app.call_later(got.append, (8,))  # a builtin method (one a stop dialog's wait once crashed on)
         await until(pilot, lambda: len(box.seen) == 2 and len(got) == 3, "the five callbacks")
         assert box.seen == [(1, 2, 3), (4, 5, 6)] and got == [(), (7,), (8,)]
+
+
+class Badge(Static):
+    DEFAULT_CSS = "Badge { background: $primary; }"
+
+
+class Themed(App):
+    def compose(self) -> ComposeResult:
+        yield Badge("badge")
+
+
+async def test_css_is_parsed_once_per_theme_and_each_theme_draws_its_own_colours(monkeypatch) -> None:
+    import textual.css.stylesheet as stylesheet
+
+    textual_fixes.install()
+    parsed: list[str] = []
+    real = stylesheet.parse
+
+    def counted(scope: str, css: str, *args: Any, **kwargs: Any) -> Any:
+        parsed.append(css)
+        return real(scope, css, *args, **kwargs)
+
+    monkeypatch.setattr(stylesheet, "parse", counted)
+
+    def badge_parses() -> int:
+        return parsed.count(Badge.DEFAULT_CSS)
+
+    def primary(app: App) -> Color:
+        return Color.parse(app.current_theme.primary)
+
+    first = Themed()
+    async with first.run_test(size=(40, 5)) as pilot:
+        badge = first.query_one(Badge)
+        await until(pilot, lambda: badge.styles.background == primary(first), "the badge in the dark theme's primary")
+        await quiet(pilot)
+    assert badge_parses() == 1
+    second = Themed()
+    async with second.run_test(size=(40, 5)) as pilot:
+        badge = second.query_one(Badge)
+        await until(pilot, lambda: badge.styles.background == primary(second), "the second app's badge")
+        await quiet(pilot)  # the theme set on mount has been applied
+        assert badge_parses() == 1  # the same source and theme: the first app's rules
+        dark = primary(second)
+        second.theme = "textual-light"
+        light = primary(second)
+        assert light != dark
+        await until(pilot, lambda: badge.styles.background == light, "the badge in the light theme's primary")
+        assert badge_parses() == 2  # other variables: parsed again, not taken from the dark theme
+        second.theme = "textual-dark"
+        await until(pilot, lambda: badge.styles.background == dark, "the badge back in the dark primary")
+        assert badge_parses() == 2
