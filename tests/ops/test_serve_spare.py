@@ -19,6 +19,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from primetui.commands.serve import Spares
 from primetui.commands.spare import BadStart, parse_go, read_line
 from primetui.shell.term import Terminal
 from tests.ops.serve_helpers import seed_run, serve
@@ -106,6 +107,22 @@ def test_parse_go_clamps_like_the_server_and_read_line_stops_at_the_newline():
     assert read_line(read) == b"go 80 24"
     assert os.read(read, 100) == b"rest"
     os.close(read)
+
+
+async def test_a_tab_that_comes_while_the_spare_is_being_started_takes_that_spare():
+    """The spare's process exists (a tab's test saw it) before the server's start of it has returned: a tab
+    in that window once started a process of its own, and the spare waited for the next tab."""
+    spares = Spares("exec cat")  # any command: a process that waits on its input
+    starting = asyncio.ensure_future(spares.start())
+    taken = asyncio.ensure_future(spares.take())  # runs once start() is inside its spawn
+    process = await taken
+    await starting
+    assert process is not None and process.returncode is None, "the tab did not get the spare being started"
+    assert await spares.take() is None  # one spare, now the tab's
+    assert process.stdin is not None
+    process.stdin.close()  # cat ends at end of input
+    assert await process.wait() == 0
+    await spares.close()
 
 
 # --- the server ---------------------------------------------------------------------------------

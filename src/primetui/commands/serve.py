@@ -136,28 +136,40 @@ class Spares:
     def __init__(self, command: str, enabled: bool = True) -> None:
         self.command = command
         self.enabled = enabled
-        self.process: Process | None = None
+        self._next: asyncio.Future[Process] | None = None
+        """The next tab's spare: being started, or started and waiting (one slot, so a tab that comes
+        while the spare is still being started waits for it instead of starting a process of its own)."""
         self._refill: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        if not self.enabled or self.process is not None:
+        if not self.enabled or self._next is not None:
             return
         from primetui.commands.spare import MARKER
 
         env = tab_environment()
         env[MARKER] = "1"
-        self.process = await asyncio.create_subprocess_shell(
-            self.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
+        self._next = asyncio.ensure_future(
+            asyncio.create_subprocess_shell(
+                self.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+            )
         )
+        try:
+            await asyncio.shield(self._next)
+        except Exception as exc:  # noqa: BLE001 - no spare: tabs start their own process, as without one
+            log.warning("the spare app process could not be started (%s); tabs start their own", type(exc).__name__)
 
-    def take(self) -> Process | None:
-        """The waiting spare, now the caller's; None when there is none alive."""
-        process, self.process = self.process, None
-        if process is None:
+    async def take(self) -> Process | None:
+        """The spare (waited for if it is still being started), now the caller's; None when there is none alive."""
+        pending, self._next = self._next, None
+        if pending is None:
+            return None
+        try:
+            process = await pending
+        except Exception:  # noqa: BLE001 - reported by start()
             return None
         if process.returncode is not None:
             log.warning(
@@ -185,8 +197,8 @@ class Spares:
         """End the waiting spare: end of input tells it to go; killed if it has not within STOP_GRACE."""
         if self._refill is not None:
             self._refill.cancel()
-        process, self.process = self.process, None
-        if process is None or process.returncode is not None:
+        process = await self.take()
+        if process is None:
             return
         if process.stdin is not None:
             process.stdin.close()
@@ -210,7 +222,7 @@ class TabService(AppService):
         self.from_spare = False
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
-        process = self.spares.take() if self.spares is not None else None
+        process = await self.spares.take() if self.spares is not None else None
         if process is not None and process.stdin is not None:
             try:
                 process.stdin.write(f"go {width} {height}\n".encode())
