@@ -162,16 +162,20 @@ class Spares:
         except Exception as exc:  # noqa: BLE001 - no spare: tabs start their own process, as without one
             log.warning("the spare app process could not be started (%s); tabs start their own", type(exc).__name__)
 
-    async def take(self) -> Process | None:
-        """The spare (waited for if it is still being started), now the caller's; None when there is none alive."""
+    async def _claim(self) -> Process | None:
+        """The slot's process (waited for if it is still being started), the slot emptied; None when empty."""
         pending, self._next = self._next, None
         if pending is None:
             return None
         try:
-            process = await pending
+            return await pending
         except Exception:  # noqa: BLE001 - reported by start()
             return None
-        if process.returncode is not None:
+
+    async def take(self) -> Process | None:
+        """The spare (waited for if it is still being started), now the caller's; None when there is none alive."""
+        process = await self._claim()
+        if process is not None and process.returncode is not None:
             log.warning(
                 "the spare app process ended before a tab took it (status %s); tabs start their own", process.returncode
             )
@@ -197,8 +201,8 @@ class Spares:
         """End the waiting spare: end of input tells it to go; killed if it has not within STOP_GRACE."""
         if self._refill is not None:
             self._refill.cancel()
-        process = await self.take()
-        if process is None:
+        process = await self._claim()
+        if process is None or process.returncode is not None:
             return
         if process.stdin is not None:
             process.stdin.close()

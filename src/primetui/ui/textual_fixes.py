@@ -20,8 +20,8 @@ count less what the partial binds.
 **Every stylesheet parsed all of its CSS again.** A stylesheet caches the rules it parsed from each
 source, but the cache is its own: the app's stylesheet starts empty, and each new screen's CSS and
 each theme change (``reparse``) builds a fresh stylesheet that parses every source again, the default
-CSS of every widget class included. Opening the dashboard on a run spent a tenth of its CPU in the
-tokenizer. The rules parsed from a source depend only on its text, where it came from, its place
+CSS of every widget class included: a dashboard started on a run parsed 68 times for 33 distinct
+sources. The rules parsed from a source depend only on its text, where it came from, its place
 among the sources and the CSS variables (the theme), and no one changes a parsed rule, so one cache
 per process now serves every stylesheet: a screen's CSS or a theme seen before is not parsed again.
 """
@@ -35,9 +35,13 @@ from typing import Any
 from textual.cache import LRUCache
 from textual.css.stylesheet import Stylesheet
 
-
 PARSED_SOURCES = 1024
 """How many parsed sources the process keeps (a source per widget class with CSS, per theme in use)."""
+
+textual_parse = Stylesheet._parse_rules
+"""Textual's own parse of one source, with its stylesheet's own cache only."""
+_parsed: LRUCache[tuple, list] = LRUCache(PARSED_SOURCES)
+_themes: dict[tuple, int] = {}  # each set of variables seen, numbered: a key hashes a number, not 150 pairs
 
 
 def install() -> None:
@@ -81,12 +85,6 @@ def share_parsed_css() -> None:
 def parsed_css_shared() -> bool:
     """Whether this process's stylesheets share parsed rules (:func:`share_parsed_css` ran)."""
     return Stylesheet._parse_rules is _shared_parse
-
-
-textual_parse = Stylesheet._parse_rules
-"""Textual's own parse of one source, with its stylesheet's own cache only."""
-_parsed: LRUCache[tuple, list] = LRUCache(PARSED_SOURCES)
-_themes: dict[tuple, int] = {}  # each set of variables seen, numbered: a key hashes a number, not 150 pairs
 
 
 def _theme_key(sheet: Any) -> int:
