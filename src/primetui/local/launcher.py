@@ -27,9 +27,7 @@ class LauncherError(RuntimeError):
 
 def _answers(base_url: str, token: str) -> bool:
     """True when the server at ``base_url`` accepts ``token`` (it is ours and it is up)."""
-    import httpx
-
-    from primetui.api._httpx import shared_ssl_context
+    from primetui.api._httpx import httpx, shared_ssl_context
 
     try:
         reply = httpx.get(
