@@ -14,6 +14,7 @@ examples are derandomized, so every machine runs the same ones.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -242,6 +243,7 @@ class EditorMachine(RuleBasedStateMachine):
                     self.loop.run_until_complete(self.session)  # re-raises what ended the app, if anything did
             finally:
                 self.loop.close()
+                shutil.rmtree(self.tmp, ignore_errors=True)  # each example's folder goes with it
 
 
 TestEditorMachine = EditorMachine.TestCase
