@@ -70,8 +70,9 @@ class DashboardScreen(HubSinks, Screen):
 
     @property
     def alive(self) -> bool:
-        """Mounted and still in the DOM: a worker finishing after the screen closed must not draw."""
-        return self.is_mounted and self.is_attached and not self._closing
+        """Mounted, still in the DOM and not on its way out: a worker finishing after the screen closed must
+        not draw. A screen being removed is pruning before it is closing, and a mount under it does nothing."""
+        return self.is_mounted and self.is_attached and not (self._pruning or self._closing)
 
     @property
     def client(self) -> Any:
